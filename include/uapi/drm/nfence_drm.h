@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef _UAPI_NFENCE_DRM_H_
+#define _UAPI_NFENCE_DRM_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/**
+ * DOC: nfence uapi
+ *
+ * nfence is a DRM render-only driver for a simulated GPU that implements the
+ * WDDM 3.1/3.2 native GPU fence and user-mode work submission model. Each
+ * simulated adapter is one DRM device named "nfence" with a render node.
+ *
+ * Conventions shared by every ioctl:
+ *
+ * - Every @flags, @pad and @reserved field must be zero on input; unknown
+ *   flag bits and non-zero padding fail with -EINVAL.
+ * - Handles are per open file (per &struct drm_file); 0 is never a valid
+ *   handle. A handle that does not name an object of the right kind fails
+ *   with -ENOENT.
+ * - User pointers are passed as __u64. A pointer that cannot be read or
+ *   written fails with -EFAULT.
+ * - Variable-sized results use the two-call protocol of
+ *   &struct drm_nfence_query: ask for the size with @size = 0, then call
+ *   again with a buffer at least that large.
+ */
+
+#define DRM_NFENCE_QUERY		0x00
+#define DRM_NFENCE_DEVICE_CREATE	0x01
+#define DRM_NFENCE_DEVICE_DESTROY	0x02
+
+#define DRM_IOCTL_NFENCE_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
+#define DRM_IOCTL_NFENCE_DEVICE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_DEVICE_CREATE, \
+		 struct drm_nfence_device_create)
+#define DRM_IOCTL_NFENCE_DEVICE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_DEVICE_DESTROY, \
+		struct drm_nfence_device_destroy)
+
+/**
+ * enum drm_nfence_query_type - what &struct drm_nfence_query returns
+ * @DRM_NFENCE_QUERY_ADAPTER: &struct drm_nfence_query_adapter
+ * @DRM_NFENCE_QUERY_SEGMENTS: &struct drm_nfence_query_segments
+ * @DRM_NFENCE_QUERY_ENGINES: &struct drm_nfence_query_engines
+ * @DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS: &struct drm_nfence_query_fence_caps
+ * @DRM_NFENCE_QUERY_UMS_CAPS: &struct drm_nfence_query_ums_caps
+ * @DRM_NFENCE_QUERY_TIMESTAMP: &struct drm_nfence_query_timestamp
+ * @DRM_NFENCE_QUERY_COUNT: number of query types, not a valid type
+ */
+enum drm_nfence_query_type {
+	DRM_NFENCE_QUERY_ADAPTER = 0,
+	DRM_NFENCE_QUERY_SEGMENTS = 1,
+	DRM_NFENCE_QUERY_ENGINES = 2,
+	DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS = 3,
+	DRM_NFENCE_QUERY_UMS_CAPS = 4,
+	DRM_NFENCE_QUERY_TIMESTAMP = 5,
+	DRM_NFENCE_QUERY_COUNT,
+};
+
+/**
+ * struct drm_nfence_query - query adapter information
+ *
+ * With @size = 0 the kernel only writes the number of bytes the answer
+ * needs into @size. With @size smaller than that it fails with -EINVAL and
+ * writes nothing. With @size at least that large it writes the answer at
+ * @data and sets @size to the number of bytes written.
+ */
+struct drm_nfence_query {
+	/** @type: one of &enum drm_nfence_query_type */
+	__u32 type;
+	/** @size: in: bytes available at @data (0: ask); out: bytes needed/written */
+	__u32 size;
+	/** @data: user pointer to the answer buffer */
+	__u64 data;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @reserved: must be zero */
+	__u64 reserved[2];
+};
+
+/* Adapter capability bits (&drm_nfence_query_adapter.flags). */
+/* DRM_NFENCE_ADAPTER_NATIVE_FENCE: native GPU fences (NativeGpuFenceSupported) */
+#define DRM_NFENCE_ADAPTER_NATIVE_FENCE		(1u << 0)
+/* DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION: doorbells on some engine */
+#define DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION	(1u << 1)
+/* DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS: the GPU only updates 32 bits atomically */
+#define DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS	(1u << 2)
+
+/**
+ * struct drm_nfence_query_adapter - DRM_NFENCE_QUERY_ADAPTER
+ */
+struct drm_nfence_query_adapter {
+	/** @luid_low: LowPart of the adapter LUID, unique while the module is loaded */
+	__u32 luid_low;
+	/** @luid_high: HighPart of the adapter LUID (signed on Windows) */
+	__u32 luid_high;
+	/** @index: adapter index, 0 .. number of adapters - 1 */
+	__u32 index;
+	/** @flags: DRM_NFENCE_ADAPTER_* bits */
+	__u32 flags;
+	/** @num_engines: number of engines (WDDM nodes) */
+	__u32 num_engines;
+	/** @num_segments: number of memory segments */
+	__u32 num_segments;
+	/** @timestamp_frequency: GPU timestamp ticks per second */
+	__u64 timestamp_frequency;
+};
+
+/* DRM_NFENCE_SEGMENT_LOCAL: VRAM (memory-backed local segment) */
+#define DRM_NFENCE_SEGMENT_LOCAL	(1u << 0)
+/* DRM_NFENCE_SEGMENT_SYSTEM: system memory (aperture) segment */
+#define DRM_NFENCE_SEGMENT_SYSTEM	(1u << 1)
+/* DRM_NFENCE_SEGMENT_CPU_VISIBLE: some or all of the segment is CPU-visible */
+#define DRM_NFENCE_SEGMENT_CPU_VISIBLE	(1u << 2)
+
+/**
+ * struct drm_nfence_segment_info - one memory segment
+ */
+struct drm_nfence_segment_info {
+	/** @id: segment id, 1-based as WDDM segment ids */
+	__u32 id;
+	/** @flags: DRM_NFENCE_SEGMENT_* bits */
+	__u32 flags;
+	/** @size: size in bytes */
+	__u64 size;
+	/** @cpu_visible_size: bytes from the start of the segment the CPU can map */
+	__u64 cpu_visible_size;
+};
+
+/**
+ * struct drm_nfence_query_segments - DRM_NFENCE_QUERY_SEGMENTS
+ */
+struct drm_nfence_query_segments {
+	/** @num_segments: number of entries in @segments */
+	__u32 num_segments;
+	/** @pad: zero */
+	__u32 pad;
+	/** @segments: the segments */
+	struct drm_nfence_segment_info segments[];
+};
+
+/**
+ * enum drm_nfence_engine_class - what an engine executes
+ * @DRM_NFENCE_ENGINE_CLASS_3D: graphics (DXGK_ENGINE_TYPE_3D)
+ * @DRM_NFENCE_ENGINE_CLASS_COMPUTE: compute (DXGK_ENGINE_TYPE_COMPUTE)
+ * @DRM_NFENCE_ENGINE_CLASS_COPY: copy (DXGK_ENGINE_TYPE_COPY)
+ */
+enum drm_nfence_engine_class {
+	DRM_NFENCE_ENGINE_CLASS_3D = 0,
+	DRM_NFENCE_ENGINE_CLASS_COMPUTE = 1,
+	DRM_NFENCE_ENGINE_CLASS_COPY = 2,
+};
+
+/* DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION: UserModeSubmissionSupported */
+#define DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION	(1u << 0)
+
+/**
+ * struct drm_nfence_engine_info - one engine (WDDM node)
+ */
+struct drm_nfence_engine_info {
+	/** @ordinal: node ordinal, 0 .. num_engines - 1 */
+	__u32 ordinal;
+	/** @engine_class: &enum drm_nfence_engine_class */
+	__u32 engine_class;
+	/** @flags: DRM_NFENCE_ENGINE_* bits */
+	__u32 flags;
+	/** @pad: zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_nfence_query_engines - DRM_NFENCE_QUERY_ENGINES
+ */
+struct drm_nfence_query_engines {
+	/** @num_engines: number of entries in @engines */
+	__u32 num_engines;
+	/** @pad: zero */
+	__u32 pad;
+	/** @engines: the engines */
+	struct drm_nfence_engine_info engines[];
+};
+
+/* DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT: MonitoredValue may live in VRAM */
+#define DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT	(1u << 0)
+/* DRM_NFENCE_FENCE_CAP_INTRA_GPU: INTRA_GPU fences (both values in VRAM) */
+#define DRM_NFENCE_FENCE_CAP_INTRA_GPU		(1u << 1)
+/* DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER: cross-adapter fences */
+#define DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER	(1u << 2)
+/* DRM_NFENCE_FENCE_CAP_LOG_BUFFERS: native fence log buffers */
+#define DRM_NFENCE_FENCE_CAP_LOG_BUFFERS	(1u << 3)
+
+/**
+ * struct drm_nfence_query_fence_caps - DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS
+ *
+ * All zero when the adapter does not support native fences.
+ */
+struct drm_nfence_query_fence_caps {
+	/** @flags: DRM_NFENCE_FENCE_CAP_* bits */
+	__u32 flags;
+	/** @value_stride: bytes between packed CurrentValues of non-shared fences */
+	__u32 value_stride;
+	/** @value_bits: 64, or 32 on a GPU without 64-bit atomics */
+	__u32 value_bits;
+	/** @max_log_entries: largest NativeFenceLogBufferNumberOfEntries */
+	__u32 max_log_entries;
+	/** @log_header_size: bytes of a log buffer header */
+	__u32 log_header_size;
+	/** @log_entry_size: bytes of a log buffer entry */
+	__u32 log_entry_size;
+};
+
+/**
+ * enum drm_nfence_doorbell_model - how doorbells reach the CMP
+ * @DRM_NFENCE_DOORBELL_DEDICATED: one physical doorbell per connected queue,
+ *	virtualized over more queues by victimizing the least recently used
+ * @DRM_NFENCE_DOORBELL_GLOBAL: one doorbell shared by every queue
+ */
+enum drm_nfence_doorbell_model {
+	DRM_NFENCE_DOORBELL_DEDICATED = 1,
+	DRM_NFENCE_DOORBELL_GLOBAL = 2,
+};
+
+/**
+ * struct drm_nfence_query_ums_caps - DRM_NFENCE_QUERY_UMS_CAPS
+ *
+ * DXGK_USERMODESUBMISSION_CAPS; all zero without user-mode submission.
+ */
+struct drm_nfence_query_ums_caps {
+	/** @doorbell_size: bytes of one doorbell (DXGK_USERMODESUBMISSION_CAPS) */
+	__u32 doorbell_size;
+	/** @doorbell_model: &enum drm_nfence_doorbell_model */
+	__u32 doorbell_model;
+	/** @num_doorbells: number of physical doorbells */
+	__u32 num_doorbells;
+	/** @pad: zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_nfence_query_timestamp - DRM_NFENCE_QUERY_TIMESTAMP
+ *
+ * A correlated pair of the GPU timestamp clock and CLOCK_MONOTONIC.
+ */
+struct drm_nfence_query_timestamp {
+	/** @gpu_timestamp: GPU timestamp, in ticks of timestamp_frequency */
+	__u64 gpu_timestamp;
+	/** @cpu_monotonic_ns: CLOCK_MONOTONIC at the same instant, in ns */
+	__u64 cpu_monotonic_ns;
+};
+
+/**
+ * struct drm_nfence_device_create - create a device (D3DKMTCreateDevice)
+ *
+ * A device is the per-process container of contexts, allocations and
+ * synchronization objects on one adapter. At most
+ * %DRM_NFENCE_MAX_DEVICES_PER_FILE devices exist per file; one more fails
+ * with -ENOSPC.
+ */
+struct drm_nfence_device_create {
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @handle: out: the device handle, never 0 */
+	__u32 handle;
+};
+
+/* DRM_NFENCE_MAX_DEVICES_PER_FILE: devices one open file may hold */
+#define DRM_NFENCE_MAX_DEVICES_PER_FILE	1024
+
+/**
+ * struct drm_nfence_device_destroy - destroy a device (D3DKMTDestroyDevice)
+ *
+ * Destroys everything the device owns. -ENOENT if @handle names no device
+ * of this file.
+ */
+struct drm_nfence_device_destroy {
+	/** @handle: the device handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_NFENCE_DRM_H_ */
