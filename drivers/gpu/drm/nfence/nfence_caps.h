@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_CAPS_H__
+#define __NFENCE_CAPS_H__
+
+#include <linux/types.h>
+
+struct nfence_gpu;
+
+size_t nfence_caps_size(const struct nfence_gpu *gpu, u32 type);
+void nfence_caps_fill(const struct nfence_gpu *gpu, u32 type, void *buf);
+
+#endif /* __NFENCE_CAPS_H__ */

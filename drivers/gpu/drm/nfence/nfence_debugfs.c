@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include <drm/drm_debugfs.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "nfence_drv.h"
+
+/**
+ * DOC: debugfs
+ *
+ * Each adapter has, under /sys/kernel/debug/dri/<card minor>/:
+ *
+ * - nfence_adapter: configuration, LUID, live device and client counts;
+ * - nfence_segments: size, CPU-visible size and use of each segment;
+ * - nfence_cmp: CMP thread state, pid, wakeups and passes;
+ * - nfence_clients: one line per open file with its process and devices.
+ *
+ * Every file is plain "key: value" text meant for tests and people alike.
+ */
+
+static struct nfence_adapter *node_to_adapter(struct seq_file *m)
+{
+	struct drm_info_node *node = m->private;
+
+	return to_nfence_adapter(node->minor->dev);
+}
+
+static int nfence_debugfs_adapter(struct seq_file *m, void *unused)
+{
+	struct nfence_adapter *adapter = node_to_adapter(m);
+	struct drm_printer p = drm_seq_file_printer(m);
+	unsigned int clients = 0;
+	struct nfence_file *nfile;
+
+	nfence_gpu_print(&adapter->gpu, &p);
+	mutex_lock(&adapter->clients_lock);
+	list_for_each_entry(nfile, &adapter->clients, link)
+		clients++;
+	mutex_unlock(&adapter->clients_lock);
+	drm_printf(&p, "clients: %u\n", clients);
+	drm_printf(&p, "devices: %d\n", atomic_read(&adapter->num_devices));
+	return 0;
+}
+
+static int nfence_debugfs_segments(struct seq_file *m, void *unused)
+{
+	struct nfence_adapter *adapter = node_to_adapter(m);
+	struct drm_printer p = drm_seq_file_printer(m);
+	int i;
+
+	for (i = 0; i < NFENCE_NUM_SEGMENTS; i++)
+		nfence_segment_print(&adapter->gpu.segments[i], &p);
+	return 0;
+}
+
+static int nfence_debugfs_cmp(struct seq_file *m, void *unused)
+{
+	struct nfence_adapter *adapter = node_to_adapter(m);
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	nfence_cmp_print(&adapter->gpu.cmp, &p);
+	return 0;
+}
+
+static int nfence_debugfs_clients(struct seq_file *m, void *unused)
+{
+	struct nfence_adapter *adapter = node_to_adapter(m);
+	struct nfence_file *nfile;
+
+	mutex_lock(&adapter->clients_lock);
+	list_for_each_entry(nfile, &adapter->clients, link)
+		seq_printf(m, "pid %d comm %s devices %u\n", nfile->tgid,
+			   nfile->comm, READ_ONCE(nfile->num_devices));
+	mutex_unlock(&adapter->clients_lock);
+	return 0;
+}
+
+static const struct drm_info_list nfence_debugfs_list[] = {
+	{ "nfence_adapter", nfence_debugfs_adapter, 0 },
+	{ "nfence_segments", nfence_debugfs_segments, 0 },
+	{ "nfence_cmp", nfence_debugfs_cmp, 0 },
+	{ "nfence_clients", nfence_debugfs_clients, 0 },
+};
+
+/**
+ * nfence_debugfs_init - create the debugfs files of an adapter
+ * @minor: the DRM minor whose directory receives them
+ */
+void nfence_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_create_files(nfence_debugfs_list,
+				 ARRAY_SIZE(nfence_debugfs_list),
+				 minor->debugfs_root, minor);
+}

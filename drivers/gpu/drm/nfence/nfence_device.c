@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/slab.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_device.h"
+#include "nfence_drv.h"
+
+/**
+ * DOC: devices
+ *
+ * A device (D3DKMTCreateDevice) is per open file. Its handle comes from the
+ * file's xarray, allocated cyclically in [1, UINT_MAX] so that a destroyed
+ * handle is not handed out again at once; at most
+ * %DRM_NFENCE_MAX_DEVICES_PER_FILE devices live at a time, counted under the
+ * xarray's lock.
+ * Objects created later on a device (contexts, fences, queues) take a
+ * reference on it; destroying the device removes its handle at once, and the
+ * memory goes with the last reference.
+ */
+
+static void nfence_device_release(struct kref *ref)
+{
+	struct nfence_device *dev = container_of(ref, struct nfence_device, ref);
+
+	atomic_dec(&dev->file->adapter->num_devices);
+	kfree(dev);
+}
+
+/**
+ * nfence_device_put - drop a reference to a device
+ * @dev: the device, or NULL
+ */
+void nfence_device_put(struct nfence_device *dev)
+{
+	if (dev)
+		kref_put(&dev->ref, nfence_device_release);
+}
+
+/**
+ * nfence_device_lookup - find a device by handle and take a reference
+ * @nfile: the file
+ * @handle: the device handle
+ *
+ * Return: the device with a reference the caller must drop with
+ * nfence_device_put(), or NULL if @handle names no live device of @nfile.
+ */
+struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
+					   u32 handle)
+{
+	struct nfence_device *dev;
+
+	xa_lock(&nfile->devices);
+	dev = xa_load(&nfile->devices, handle);
+	if (dev && !kref_get_unless_zero(&dev->ref))
+		dev = NULL;
+	xa_unlock(&nfile->devices);
+	return dev;
+}
+
+/**
+ * nfence_file_devices_init - set up the device table of a new file
+ * @nfile: the file
+ */
+void nfence_file_devices_init(struct nfence_file *nfile)
+{
+	xa_init_flags(&nfile->devices, XA_FLAGS_ALLOC1);
+	nfile->next_device = 1;
+}
+
+/**
+ * nfence_file_devices_fini - destroy every device a closing file still holds
+ * @nfile: the file
+ */
+void nfence_file_devices_fini(struct nfence_file *nfile)
+{
+	struct nfence_device *dev;
+	unsigned long handle;
+
+	xa_for_each(&nfile->devices, handle, dev) {
+		xa_erase(&nfile->devices, handle);
+		nfence_device_put(dev);
+	}
+	nfile->num_devices = 0;
+	xa_destroy(&nfile->devices);
+}
+
+/**
+ * nfence_device_create_ioctl - DRM_IOCTL_NFENCE_DEVICE_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_device_create
+ * @file: the caller's file
+ *
+ * Return: 0, -EINVAL on bad flags, -ENOSPC when the file holds
+ * %DRM_NFENCE_MAX_DEVICES_PER_FILE devices, -ENOMEM, -ENODEV after unplug.
+ */
+int nfence_device_create_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_nfence_device_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *dev;
+	int ret, idx;
+	u32 handle;
+
+	if (args->flags)
+		return -EINVAL;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	kref_init(&dev->ref);
+	dev->file = nfile;
+
+	/*
+	 * Reserve a slot in the count before allocating: __xa_alloc_cyclic()
+	 * may drop the lock to allocate memory, and a concurrent create must
+	 * see the reservation.
+	 */
+	xa_lock(&nfile->devices);
+	if (nfile->num_devices >= DRM_NFENCE_MAX_DEVICES_PER_FILE) {
+		ret = -ENOSPC;
+	} else {
+		nfile->num_devices++;
+		ret = __xa_alloc_cyclic(&nfile->devices, &handle, dev,
+					xa_limit_32b, &nfile->next_device,
+					GFP_KERNEL);
+		if (ret < 0)
+			nfile->num_devices--;
+	}
+	xa_unlock(&nfile->devices);
+	if (ret < 0) {
+		kfree(dev);
+		goto out;
+	}
+
+	dev->handle = handle;
+	atomic_inc(&nfile->adapter->num_devices);
+	args->handle = handle;
+	ret = 0;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * nfence_device_destroy_ioctl - DRM_IOCTL_NFENCE_DEVICE_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_device_destroy
+ * @file: the caller's file
+ *
+ * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
+ * device of this file.
+ */
+int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct drm_nfence_device_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *dev;
+
+	if (args->pad)
+		return -EINVAL;
+
+	xa_lock(&nfile->devices);
+	dev = __xa_erase(&nfile->devices, args->handle);
+	if (dev)
+		nfile->num_devices--;
+	xa_unlock(&nfile->devices);
+	if (!dev)
+		return -ENOENT;
+
+	nfence_device_put(dev);
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_DEVICE_H__
+#define __NFENCE_DEVICE_H__
+
+#include <linux/kref.h>
+#include <linux/types.h>
+
+struct nfence_file;
+
+/**
+ * struct nfence_device - a D3DKMT device: one process's container of
+ * contexts, allocations and synchronization objects on one adapter
+ *
+ * Lifetime: kref-counted. The file's handle table holds one reference from
+ * create until destroy (or file close); lookups take their own with
+ * nfence_device_lookup() and drop it with nfence_device_put().
+ */
+struct nfence_device {
+	/** @ref: reference count */
+	struct kref ref;
+	/** @file: the file that created the device; outlives it */
+	struct nfence_file *file;
+	/** @handle: the device's handle in @file */
+	u32 handle;
+};
+
+struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
+					   u32 handle);
+void nfence_device_put(struct nfence_device *dev);
+
+#endif /* __NFENCE_DEVICE_H__ */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_compat.h"
+#include "nfence_drv.h"
+
+/**
+ * DOC: nfence
+ *
+ * nfence brings the WDDM 3.1/3.2 native GPU fence and user-mode work
+ * submission model to Linux. It drives a simulated GPU (see nfence_gpu.c):
+ * memory segments backed by kernel memory, engines, a timestamp clock and a
+ * context management processor (CMP) that runs as a kernel thread.
+ *
+ * Each simulated adapter is a platform device "nfence.<index>" with one DRM
+ * device, named "nfence", that has a render node. Module parameters choose
+ * how many adapters there are and what each is built with; every adapter of
+ * one load is built the same.
+ *
+ * Lock order (outer to inner), the one place it is written down:
+ *
+ * 1. &nfence_adapter.clients_lock
+ * 2. &nfence_file.devices xarray lock
+ * 3. &nfence_segment.lock
+ *
+ * No lock is held across a call into the CMP, and the CMP thread takes none
+ * of the locks above while it holds its own state.
+ */
+
+static unsigned int num_adapters = 1;
+module_param(num_adapters, uint, 0444);
+MODULE_PARM_DESC(num_adapters, "Number of simulated adapters (1-8, default 1)");
+
+static unsigned int num_engines = 3;
+module_param(num_engines, uint, 0444);
+MODULE_PARM_DESC(num_engines, "Engines per adapter (1-8, default 3)");
+
+static unsigned int vram_mb = 64;
+module_param(vram_mb, uint, 0444);
+MODULE_PARM_DESC(vram_mb, "VRAM (local segment) per adapter in MiB (default 64)");
+
+static unsigned int vram_visible_mb = 16;
+module_param(vram_visible_mb, uint, 0444);
+MODULE_PARM_DESC(vram_visible_mb, "CPU-visible part of VRAM in MiB (default 16)");
+
+static unsigned int sysmem_mb = 256;
+module_param(sysmem_mb, uint, 0444);
+MODULE_PARM_DESC(sysmem_mb, "System memory segment (aperture) in MiB (default 256)");
+
+static bool native_fences = true;
+module_param(native_fences, bool, 0444);
+MODULE_PARM_DESC(native_fences, "Adapters support native GPU fences (default Y)");
+
+static bool optimized_default_fence = true;
+module_param(optimized_default_fence, bool, 0444);
+MODULE_PARM_DESC(optimized_default_fence,
+		 "DEFAULT fences keep MonitoredValue in VRAM (default Y)");
+
+static bool user_mode_submission = true;
+module_param(user_mode_submission, bool, 0444);
+MODULE_PARM_DESC(user_mode_submission,
+		 "Engines support user-mode submission (default Y)");
+
+static unsigned int doorbell_model = DRM_NFENCE_DOORBELL_DEDICATED;
+module_param(doorbell_model, uint, 0444);
+MODULE_PARM_DESC(doorbell_model, "1 = dedicated doorbells, 2 = global doorbell (default 1)");
+
+static unsigned int num_doorbells = 16;
+module_param(num_doorbells, uint, 0444);
+MODULE_PARM_DESC(num_doorbells, "Physical doorbells per adapter (1-1024, default 16)");
+
+static bool no_64bit_atomics;
+module_param(no_64bit_atomics, bool, 0444);
+MODULE_PARM_DESC(no_64bit_atomics,
+		 "Simulate a GPU that updates only 32 bits atomically (default N)");
+
+#define NFENCE_MAX_ADAPTERS	8
+
+static struct nfence_adapter *nfence_adapters[NFENCE_MAX_ADAPTERS];
+
+static int nfence_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct nfence_file *nfile;
+
+	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
+	if (!nfile)
+		return -ENOMEM;
+
+	nfile->adapter = adapter;
+	nfile->tgid = task_tgid_nr(current);
+	get_task_comm(nfile->comm, current);
+	nfence_file_devices_init(nfile);
+	file->driver_priv = nfile;
+
+	mutex_lock(&adapter->clients_lock);
+	list_add_tail(&nfile->link, &adapter->clients);
+	mutex_unlock(&adapter->clients_lock);
+	return 0;
+}
+
+static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct nfence_file *nfile = to_nfence_file(file);
+
+	mutex_lock(&adapter->clients_lock);
+	list_del(&nfile->link);
+	mutex_unlock(&adapter->clients_lock);
+
+	nfence_file_devices_fini(nfile);
+	kfree(nfile);
+	file->driver_priv = NULL;
+}
+
+static const struct drm_ioctl_desc nfence_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(NFENCE_QUERY, nfence_query_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_CREATE, nfence_device_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_DESTROY, nfence_device_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(nfence_fops);
+
+static const struct drm_driver nfence_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = nfence_open,
+	.postclose = nfence_postclose,
+	.ioctls = nfence_ioctls,
+	.num_ioctls = ARRAY_SIZE(nfence_ioctls),
+	.fops = &nfence_fops,
+	.debugfs_init = nfence_debugfs_init,
+	.name = DRIVER_NAME,
+	.desc = DRIVER_DESC,
+	NFENCE_DRIVER_DATE
+	.major = DRIVER_MAJOR,
+	.minor = DRIVER_MINOR,
+};
+
+static void nfence_gpu_release(struct drm_device *drm, void *data)
+{
+	struct nfence_adapter *adapter = data;
+
+	nfence_gpu_fini(&adapter->gpu);
+}
+
+static struct nfence_adapter *
+nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
+{
+	struct platform_device *pdev;
+	struct nfence_adapter *adapter;
+	char name[16];
+	int ret;
+
+	pdev = platform_device_register_simple(DRIVER_NAME, index, NULL, 0);
+	if (IS_ERR(pdev))
+		return ERR_CAST(pdev);
+
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_unregister;
+	}
+
+	adapter = devm_drm_dev_alloc(&pdev->dev, &nfence_drm_driver,
+				     struct nfence_adapter, drm);
+	if (IS_ERR(adapter)) {
+		ret = PTR_ERR(adapter);
+		goto err_devres;
+	}
+	adapter->pdev = pdev;
+	INIT_LIST_HEAD(&adapter->clients);
+	atomic_set(&adapter->num_devices, 0);
+	ret = drmm_mutex_init(&adapter->drm, &adapter->clients_lock);
+	if (ret)
+		goto err_devres;
+
+	snprintf(name, sizeof(name), "%u", index);
+	ret = nfence_gpu_init(&adapter->gpu, cfg, index, name);
+	if (ret)
+		goto err_devres;
+	/* The GPU lives as long as the DRM device: open files may outlive unbind. */
+	ret = drmm_add_action_or_reset(&adapter->drm, nfence_gpu_release,
+				       adapter);
+	if (ret)
+		goto err_devres;
+
+	ret = drm_dev_register(&adapter->drm, 0);
+	if (ret)
+		goto err_devres;
+
+	return adapter;
+
+err_devres:
+	devres_release_group(&pdev->dev, NULL);
+err_unregister:
+	platform_device_unregister(pdev);
+	return ERR_PTR(ret);
+}
+
+static void nfence_adapter_destroy(struct nfence_adapter *adapter)
+{
+	struct platform_device *pdev = adapter->pdev;
+
+	drm_dev_unplug(&adapter->drm);
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+}
+
+static void nfence_config_from_params(struct nfence_gpu_config *cfg)
+{
+	cfg->num_engines = num_engines;
+	cfg->vram_size = (u64)vram_mb << 20;
+	cfg->vram_visible_size = (u64)vram_visible_mb << 20;
+	cfg->sysmem_size = (u64)sysmem_mb << 20;
+	cfg->native_fence = native_fences;
+	cfg->optimized_default_fence = native_fences && optimized_default_fence;
+	cfg->user_mode_submission = user_mode_submission;
+	cfg->doorbell_model = doorbell_model;
+	cfg->num_doorbells = num_doorbells;
+	cfg->no_64bit_atomics = no_64bit_atomics;
+}
+
+static void nfence_destroy_adapters(void)
+{
+	int i;
+
+	for (i = NFENCE_MAX_ADAPTERS - 1; i >= 0; i--) {
+		if (nfence_adapters[i])
+			nfence_adapter_destroy(nfence_adapters[i]);
+		nfence_adapters[i] = NULL;
+	}
+}
+
+static int __init nfence_init(void)
+{
+	struct nfence_gpu_config cfg = {};
+	u32 i;
+	int ret;
+
+	if (!num_adapters || num_adapters > NFENCE_MAX_ADAPTERS) {
+		pr_err("nfence: num_adapters must be 1-%d\n", NFENCE_MAX_ADAPTERS);
+		return -EINVAL;
+	}
+	nfence_config_from_params(&cfg);
+	ret = nfence_gpu_config_validate(&cfg);
+	if (ret) {
+		pr_err("nfence: invalid adapter configuration\n");
+		return ret;
+	}
+
+	for (i = 0; i < num_adapters; i++) {
+		struct nfence_adapter *adapter = nfence_adapter_create(i, &cfg);
+
+		if (IS_ERR(adapter)) {
+			ret = PTR_ERR(adapter);
+			nfence_destroy_adapters();
+			return ret;
+		}
+		nfence_adapters[i] = adapter;
+	}
+	return 0;
+}
+
+static void __exit nfence_exit(void)
+{
+	nfence_destroy_adapters();
+}
+
+module_init(nfence_init);
+module_exit(nfence_exit);
+
+MODULE_AUTHOR("The nfence authors");
+MODULE_DESCRIPTION(DRIVER_DESC);
+MODULE_LICENSE("GPL");

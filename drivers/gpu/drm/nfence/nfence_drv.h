@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_DRV_H__
+#define __NFENCE_DRV_H__
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_device.h>
+
+#include "nfence_gpu.h"
+
+#define DRIVER_NAME	"nfence"
+#define DRIVER_DESC	"WDDM native fence model over a simulated GPU"
+#define DRIVER_DATE	"20261121"
+#define DRIVER_MAJOR	0
+#define DRIVER_MINOR	1
+
+struct drm_file;
+struct platform_device;
+
+/**
+ * struct nfence_adapter - one simulated adapter: a DRM device
+ *
+ * Lifetime: allocated with devm_drm_dev_alloc() on its platform device,
+ * freed when the last reference to @drm goes (open files hold one).
+ */
+struct nfence_adapter {
+	/** @drm: the DRM device */
+	struct drm_device drm;
+	/** @pdev: the platform device it hangs off */
+	struct platform_device *pdev;
+	/** @gpu: the simulated GPU */
+	struct nfence_gpu gpu;
+	/** @clients_lock: protects @clients; see the lock order in nfence_drv.c */
+	struct mutex clients_lock;
+	/** @clients: open files, &struct nfence_file.link */
+	struct list_head clients;
+	/** @num_devices: live devices on all files of the adapter */
+	atomic_t num_devices;
+};
+
+/**
+ * struct nfence_file - per open file state (&drm_file.driver_priv)
+ *
+ * Lifetime: from open to postclose; everything it holds dies with it.
+ */
+struct nfence_file {
+	/** @adapter: the adapter the file was opened on */
+	struct nfence_adapter *adapter;
+	/** @link: entry in &nfence_adapter.clients */
+	struct list_head link;
+	/** @devices: device handle -> &struct nfence_device */
+	struct xarray devices;
+	/** @next_device: cyclic allocation cursor for @devices */
+	u32 next_device;
+	/** @num_devices: live devices in @devices, under the xarray lock */
+	u32 num_devices;
+	/** @tgid: thread group id of the opener */
+	pid_t tgid;
+	/** @comm: command name of the opener */
+	char comm[TASK_COMM_LEN];
+};
+
+static inline struct nfence_adapter *to_nfence_adapter(struct drm_device *drm)
+{
+	return container_of(drm, struct nfence_adapter, drm);
+}
+
+static inline struct nfence_file *to_nfence_file(struct drm_file *file)
+{
+	return file->driver_priv;
+}
+
+/* nfence_caps.c */
+int nfence_query_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file);
+
+/* nfence_device.c */
+void nfence_file_devices_init(struct nfence_file *nfile);
+void nfence_file_devices_fini(struct nfence_file *nfile);
+int nfence_device_create_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file);
+
+/* nfence_debugfs.c */
+void nfence_debugfs_init(struct drm_minor *minor);
+
+#endif /* __NFENCE_DRV_H__ */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_GPU_H__
+#define __NFENCE_GPU_H__
+
+#include <linux/types.h>
+
+#include "nfence_cmp.h"
+#include "nfence_segment.h"
+
+struct drm_printer;
+
+#define NFENCE_MAX_ENGINES		8
+#define NFENCE_MAX_DOORBELLS		1024
+#define NFENCE_NUM_SEGMENTS		2
+#define NFENCE_SEGMENT_ID_SYSTEM	1
+#define NFENCE_SEGMENT_ID_LOCAL		2
+#define NFENCE_TIMESTAMP_FREQUENCY	100000000ULL
+#define NFENCE_FENCE_VALUE_STRIDE	64
+#define NFENCE_MAX_LOG_ENTRIES		4096
+#define NFENCE_LOG_HEADER_SIZE		40
+#define NFENCE_LOG_ENTRY_SIZE		48
+#define NFENCE_DOORBELL_SIZE		4096
+
+/**
+ * struct nfence_gpu_config - what a simulated adapter is built with
+ *
+ * Filled from the module parameters; checked by nfence_gpu_config_validate().
+ */
+struct nfence_gpu_config {
+	/** @num_engines: engines (WDDM nodes), 1..NFENCE_MAX_ENGINES */
+	u32 num_engines;
+	/** @doorbell_model: &enum drm_nfence_doorbell_model */
+	u32 doorbell_model;
+	/** @num_doorbells: physical doorbells, 1..NFENCE_MAX_DOORBELLS */
+	u32 num_doorbells;
+	/** @vram_size: bytes of VRAM, page-aligned, non-zero */
+	u64 vram_size;
+	/** @vram_visible_size: CPU-visible bytes of VRAM */
+	u64 vram_visible_size;
+	/** @sysmem_size: bytes of the system memory aperture */
+	u64 sysmem_size;
+	/** @native_fence: native GPU fences supported */
+	bool native_fence;
+	/** @optimized_default_fence: MonitoredValue of DEFAULT fences in VRAM */
+	bool optimized_default_fence;
+	/** @user_mode_submission: doorbells supported */
+	bool user_mode_submission;
+	/** @no_64bit_atomics: the GPU only writes 32 bits atomically */
+	bool no_64bit_atomics;
+};
+
+/**
+ * struct nfence_engine - one engine (WDDM node)
+ */
+struct nfence_engine {
+	/** @ordinal: node ordinal */
+	u32 ordinal;
+	/** @engine_class: &enum drm_nfence_engine_class */
+	u32 engine_class;
+	/** @flags: DRM_NFENCE_ENGINE_* bits */
+	u32 flags;
+};
+
+/**
+ * struct nfence_gpu - the simulated GPU behind one adapter
+ *
+ * Owns the memory segments, the engines, the timestamp clock and the CMP.
+ * Everything in it but the CMP state and the segment allocators is fixed
+ * after nfence_gpu_init().
+ */
+struct nfence_gpu {
+	/** @cfg: configuration */
+	struct nfence_gpu_config cfg;
+	/** @index: adapter index */
+	u32 index;
+	/** @luid_low: LowPart of the adapter LUID */
+	u32 luid_low;
+	/** @luid_high: HighPart of the adapter LUID */
+	u32 luid_high;
+	/** @engines: the engines, @cfg.num_engines of them */
+	struct nfence_engine engines[NFENCE_MAX_ENGINES];
+	/** @segments: system segment then local segment */
+	struct nfence_segment segments[NFENCE_NUM_SEGMENTS];
+	/** @vram: memory backing the local segment */
+	void *vram;
+	/** @timestamp_base_ns: CLOCK_MONOTONIC at GPU timestamp 0 */
+	u64 timestamp_base_ns;
+	/** @cmp: the context management processor */
+	struct nfence_cmp cmp;
+};
+
+int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg);
+void nfence_gpu_setup_engines(struct nfence_gpu *gpu);
+int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
+		    u32 index, const char *name);
+void nfence_gpu_fini(struct nfence_gpu *gpu);
+u64 nfence_gpu_ns_to_ticks(u64 ns);
+u64 nfence_gpu_timestamp(const struct nfence_gpu *gpu, u64 *cpu_ns);
+struct nfence_segment *nfence_gpu_segment(struct nfence_gpu *gpu, u32 id);
+void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p);
+
+#endif /* __NFENCE_GPU_H__ */
