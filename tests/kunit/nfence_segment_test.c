@@ -49,6 +49,15 @@ static struct nfence_segment *test_seg(struct kunit *test)
 	return &((struct segment_test *)test->priv)->seg;
 }
 
+static struct nfence_segment_node *test_nodes(struct kunit *test, int count)
+{
+	struct nfence_segment_node *n;
+
+	n = kunit_kcalloc(test, count, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	return n;
+}
+
 static void segment_init_rejects_bad_geometry(struct kunit *test)
 {
 	struct nfence_segment seg;
@@ -124,7 +133,8 @@ static void segment_alignment(struct kunit *test)
 static void segment_cpu_visible_placement(struct kunit *test)
 {
 	struct nfence_segment *seg = test_seg(test);
-	struct nfence_segment_node n[SEG_VISIBLE / SZ_64K + 1] = {};
+	const int count = SEG_VISIBLE / SZ_64K + 1;
+	struct nfence_segment_node *n = test_nodes(test, count);
 	int i;
 
 	/* Fill the visible part exactly; one more visible node cannot fit. */
@@ -143,7 +153,7 @@ static void segment_cpu_visible_placement(struct kunit *test)
 	/* The invisible part is still free for unconstrained allocations. */
 	KUNIT_EXPECT_EQ(test, 0, nfence_segment_alloc(seg, &n[i], SZ_64K, 0, 0));
 	KUNIT_EXPECT_FALSE(test, nfence_segment_node_cpu_visible(&n[i]));
-	for (i = 0; i < ARRAY_SIZE(n); i++)
+	for (i = 0; i < count; i++)
 		nfence_segment_free(&n[i]);
 }
 
@@ -151,7 +161,7 @@ static void segment_invisible_preference(struct kunit *test)
 {
 	struct nfence_segment *seg = test_seg(test);
 	const int invisible = (SEG_SIZE - SEG_VISIBLE) / SZ_64K;
-	struct nfence_segment_node n[(SEG_SIZE - SEG_VISIBLE) / SZ_64K + 1] = {};
+	struct nfence_segment_node *n = test_nodes(test, invisible + 1);
 	int i;
 
 	for (i = 0; i < invisible; i++) {
@@ -174,12 +184,13 @@ static void segment_invisible_preference(struct kunit *test)
 static void segment_exhaustion_and_reuse(struct kunit *test)
 {
 	struct nfence_segment *seg = test_seg(test);
-	struct nfence_segment_node n[SEG_SIZE / SZ_128K] = {};
+	const int count = SEG_SIZE / SZ_128K;
+	struct nfence_segment_node *n = test_nodes(test, count);
 	struct nfence_segment_node extra = {};
 	u64 hole;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(n); i++)
+	for (i = 0; i < count; i++)
 		KUNIT_ASSERT_EQ(test, 0,
 				nfence_segment_alloc(seg, &n[i], SZ_128K, 0, 0));
 	KUNIT_EXPECT_EQ(test, nfence_segment_used(seg), (u64)SEG_SIZE);
@@ -195,7 +206,7 @@ static void segment_exhaustion_and_reuse(struct kunit *test)
 			nfence_segment_alloc(seg, &extra, SZ_128K, 0, 0));
 	KUNIT_EXPECT_EQ(test, extra.node.start, hole);
 	nfence_segment_free(&extra);
-	for (i = 0; i < ARRAY_SIZE(n); i++)
+	for (i = 0; i < count; i++)
 		nfence_segment_free(&n[i]);
 	KUNIT_EXPECT_EQ(test, nfence_segment_used(seg), 0ull);
 }
