@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * The handle table: a chained hash table keyed by handle, under one mutex.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "handle.h"
+
+#define NF_HASH_MIN_BUCKETS	64u
+
+static pthread_mutex_t nf_handle_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nf_object **nf_buckets;	/* nf_nbuckets entries */
+static unsigned int nf_nbuckets;	/* a power of two, or 0 */
+static unsigned int nf_nobjects;
+static D3DKMT_HANDLE nf_next_handle = 1;
+
+/* A fork()ed child must not inherit the lock held by another thread. */
+static void nf_handle_prefork(void)
+{
+	pthread_mutex_lock(&nf_handle_lock);
+}
+
+static void nf_handle_postfork(void)
+{
+	pthread_mutex_unlock(&nf_handle_lock);
+}
+
+__attribute__((constructor))
+static void nf_handle_init(void)
+{
+	pthread_atfork(nf_handle_prefork, nf_handle_postfork,
+		       nf_handle_postfork);
+}
+
+/* Leave nothing behind for leak checkers when every handle is closed. */
+__attribute__((destructor))
+static void nf_handle_fini(void)
+{
+	pthread_mutex_lock(&nf_handle_lock);
+	if (!nf_nobjects) {
+		free(nf_buckets);
+		nf_buckets = NULL;
+		nf_nbuckets = 0;
+	}
+	pthread_mutex_unlock(&nf_handle_lock);
+}
+
+static unsigned int nf_hash(D3DKMT_HANDLE handle, unsigned int nbuckets)
+{
+	/* Fibonacci hashing; handles are mostly sequential anyway. */
+	return (unsigned int)((handle * 2654435769u) >> 8) & (nbuckets - 1);
+}
+
+void nf_object_init(struct nf_object *obj, enum nf_handle_type type,
+		    nf_release_fn release)
+{
+	obj->type = type;
+	obj->handle = 0;
+	atomic_init(&obj->refcount, 1);
+	obj->release = release;
+	obj->hash_next = NULL;
+}
+
+void nf_object_get(struct nf_object *obj)
+{
+	atomic_fetch_add_explicit(&obj->refcount, 1, memory_order_relaxed);
+}
+
+void nf_object_put(struct nf_object *obj)
+{
+	if (!obj)
+		return;
+	if (atomic_fetch_sub_explicit(&obj->refcount, 1,
+				      memory_order_acq_rel) == 1)
+		obj->release(obj);
+}
+
+/* Called with the lock held. */
+static struct nf_object *nf_find(D3DKMT_HANDLE handle)
+{
+	struct nf_object *obj;
+
+	if (!nf_nbuckets)
+		return NULL;
+	for (obj = nf_buckets[nf_hash(handle, nf_nbuckets)]; obj;
+	     obj = obj->hash_next)
+		if (obj->handle == handle)
+			return obj;
+	return NULL;
+}
+
+/* Called with the lock held; keeps the load factor at most 1. */
+static int nf_grow(void)
+{
+	unsigned int n = nf_nbuckets ? nf_nbuckets * 2 : NF_HASH_MIN_BUCKETS;
+	struct nf_object **b;
+	unsigned int i;
+
+	if (nf_nobjects < nf_nbuckets)
+		return 0;
+	b = calloc(n, sizeof(*b));
+	if (!b)
+		return -1;
+	for (i = 0; i < nf_nbuckets; i++) {
+		struct nf_object *obj = nf_buckets[i], *next;
+
+		for (; obj; obj = next) {
+			unsigned int h = nf_hash(obj->handle, n);
+
+			next = obj->hash_next;
+			obj->hash_next = b[h];
+			b[h] = obj;
+		}
+	}
+	free(nf_buckets);
+	nf_buckets = b;
+	nf_nbuckets = n;
+	return 0;
+}
+
+NTSTATUS nf_handle_insert(struct nf_object *obj, D3DKMT_HANDLE *handle)
+{
+	D3DKMT_HANDLE h;
+	unsigned int b;
+
+	pthread_mutex_lock(&nf_handle_lock);
+	if (nf_nobjects >= NF_HANDLE_MAX_OPEN) {
+		pthread_mutex_unlock(&nf_handle_lock);
+		return STATUS_INSUFFICIENT_RESOURCES;
+	}
+	if (nf_grow()) {
+		pthread_mutex_unlock(&nf_handle_lock);
+		return STATUS_NO_MEMORY;
+	}
+	/*
+	 * Ends: fewer than 2^32 - 1 handles are open, so some value is free.
+	 * Unsigned overflow wraps the counter; 0 is skipped.
+	 */
+	do {
+		h = nf_next_handle++;
+	} while (h == 0 || nf_find(h));
+
+	obj->handle = h;
+	nf_object_get(obj);
+	b = nf_hash(h, nf_nbuckets);
+	obj->hash_next = nf_buckets[b];
+	nf_buckets[b] = obj;
+	nf_nobjects++;
+	pthread_mutex_unlock(&nf_handle_lock);
+
+	*handle = h;
+	return STATUS_SUCCESS;
+}
+
+struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
+				   enum nf_handle_type type)
+{
+	struct nf_object *obj;
+
+	if (!handle)
+		return NULL;
+	pthread_mutex_lock(&nf_handle_lock);
+	obj = nf_find(handle);
+	if (obj && obj->type == type)
+		nf_object_get(obj);
+	else
+		obj = NULL;
+	pthread_mutex_unlock(&nf_handle_lock);
+	return obj;
+}
+
+struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
+				   enum nf_handle_type type)
+{
+	struct nf_object **link, *obj = NULL;
+
+	if (!handle)
+		return NULL;
+	pthread_mutex_lock(&nf_handle_lock);
+	if (nf_nbuckets) {
+		link = &nf_buckets[nf_hash(handle, nf_nbuckets)];
+		for (; *link; link = &(*link)->hash_next) {
+			if ((*link)->handle != handle)
+				continue;
+			if ((*link)->type == type) {
+				obj = *link;
+				*link = obj->hash_next;
+				obj->hash_next = NULL;
+				nf_nobjects--;
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&nf_handle_lock);
+	return obj;
+}
+
+void nf_handle_set_next(D3DKMT_HANDLE next)
+{
+	pthread_mutex_lock(&nf_handle_lock);
+	nf_next_handle = next;
+	pthread_mutex_unlock(&nf_handle_lock);
+}
+
+unsigned int nf_handle_count(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&nf_handle_lock);
+	n = nf_nobjects;
+	pthread_mutex_unlock(&nf_handle_lock);
+	return n;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * The process-wide D3DKMT handle table.
+ *
+ * Every object a D3DKMT handle names embeds a struct nf_object. Objects
+ * are reference counted: the table holds one reference while the handle is
+ * open, each lookup takes another that the caller drops with
+ * nf_object_put(). Handles come from a 32-bit counter that skips 0 and
+ * handles still open, so a closed handle is not handed out again until the
+ * counter wraps.
+ */
+#ifndef _NFENCE_HANDLE_H_
+#define _NFENCE_HANDLE_H_
+
+#include <stdatomic.h>
+
+#include <nfence/d3dkmthk.h>
+
+/* enum nf_handle_type - kinds of objects in the handle table */
+enum nf_handle_type {
+	NF_HANDLE_ADAPTER = 1,	/* struct nf_adapter_handle */
+	NF_HANDLE_DEVICE,	/* struct nf_device */
+	/* sync objects, contexts, hardware queues, allocations go here */
+	NF_HANDLE_TYPE_MAX,
+};
+
+/* NF_HANDLE_MAX_OPEN - open handles per process */
+#define NF_HANDLE_MAX_OPEN	(1u << 24)
+
+struct nf_object;
+
+/* nf_release_fn - frees an object once its last reference is dropped */
+typedef void (*nf_release_fn)(struct nf_object *obj);
+
+struct nf_object {
+	enum nf_handle_type type;
+	D3DKMT_HANDLE handle;		/* 0 while not in the table */
+	atomic_uint refcount;
+	nf_release_fn release;
+	struct nf_object *hash_next;	/* under the table lock */
+};
+
+void nf_object_init(struct nf_object *obj, enum nf_handle_type type,
+		    nf_release_fn release);
+void nf_object_get(struct nf_object *obj);
+void nf_object_put(struct nf_object *obj);
+
+/*
+ * nf_handle_insert() - give @obj a handle; the table takes its own
+ * reference. Returns STATUS_SUCCESS, or STATUS_NO_MEMORY /
+ * STATUS_INSUFFICIENT_RESOURCES with @obj untouched.
+ */
+NTSTATUS nf_handle_insert(struct nf_object *obj, D3DKMT_HANDLE *handle);
+
+/*
+ * nf_handle_lookup() - the object @handle names if it is of @type, with a
+ * new reference; NULL otherwise.
+ */
+struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
+				   enum nf_handle_type type);
+
+/*
+ * nf_handle_remove() - close @handle if it names an object of @type and
+ * return the object with the table's reference, now the caller's; NULL
+ * otherwise. Of concurrent removals of one handle exactly one succeeds.
+ */
+struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
+				   enum nf_handle_type type);
+
+/* nf_handle_set_next() - where the handle counter continues (tests only) */
+void nf_handle_set_next(D3DKMT_HANDLE next);
+
+/* nf_handle_count() - number of open handles (tests only) */
+unsigned int nf_handle_count(void);
+
+#endif /* _NFENCE_HANDLE_H_ */

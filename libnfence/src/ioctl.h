@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Helpers around the nfence ioctls.
+ */
+#ifndef _NFENCE_IOCTL_H_
+#define _NFENCE_IOCTL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nfence/d3dkmthk.h>
+#include "drm/nfence_drm.h"
+
+/*
+ * nf_ioctl() - drmIoctl(), returning 0 or a positive errno. drmIoctl()
+ * restarts on EINTR and EAGAIN; an ioctl that must report those (an
+ * interruptible wait) has to call ioctl() itself.
+ */
+int nf_ioctl(int fd, unsigned long request, void *arg);
+
+/* nf_ioctl_status() - nf_ioctl() with its result mapped to an NTSTATUS */
+static inline NTSTATUS nf_ioctl_status(int fd, unsigned long request,
+				       void *arg)
+{
+	return NFenceStatusFromErrno(nf_ioctl(fd, request, arg));
+}
+
+/*
+ * nf_query() - DRM_IOCTL_NFENCE_QUERY with the two-call protocol. On
+ * success *@data is a malloc()ed buffer of *@size bytes (NULL if 0) that the
+ * caller frees.
+ */
+NTSTATUS nf_query(int fd, uint32_t type, void **data, uint32_t *size);
+
+/*
+ * nf_query_fixed() - nf_query() into a fixed-size kernel struct of @size
+ * bytes: a shorter answer (an older kernel) is zero-extended, extra bytes
+ * (a newer kernel) are dropped.
+ */
+NTSTATUS nf_query_fixed(int fd, uint32_t type, void *data, size_t size);
+
+#endif /* _NFENCE_IOCTL_H_ */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * The public API without any nfence adapter: argument checks, invalid
+ * handles, and enumeration of directories with no nfence node.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nfence/d3dkmthk.h>
+
+#include "kselftest_harness.h"
+
+/* Handles no call has issued (no adapter exists in these tests). */
+static const D3DKMT_HANDLE bad_handles[] = {
+	0, 1, 2, 0x40000000, 0xdeadbeef, 0xffffffff,
+};
+
+TEST(null_arguments)
+{
+	D3DKMT_QUERYADAPTERINFO q = { 0 };
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTEnumAdapters2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTOpenAdapterFromLuid(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCloseAdapter(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDevice(NULL));
+
+	/* A NULL answer buffer, whatever the type and size. */
+	q.Type = KMTQAITYPE_WDDM_3_1_CAPS;
+	q.PrivateDriverDataSize = sizeof(D3DKMT_WDDM_3_1_CAPS);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = KMTQAITYPE_NFENCE_SEGMENTS;
+	q.PrivateDriverDataSize = 4096;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+}
+
+TEST(query_arguments_checked_before_handle)
+{
+	union {
+		D3DKMT_WDDM_3_1_CAPS caps;
+		D3DKMT_NFENCE_SEGMENTS segs;
+		char raw[256];
+	} buf;
+	D3DKMT_QUERYADAPTERINFO q = {
+		.hAdapter = 0,
+		.pPrivateDriverData = &buf,
+	};
+
+	/* Unknown types: Windows values nfence does not provide, and junk. */
+	q.PrivateDriverDataSize = sizeof(buf.caps);
+	q.Type = (KMTQUERYADAPTERINFOTYPE)0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = (KMTQUERYADAPTERINFOTYPE)74;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = (KMTQUERYADAPTERINFOTYPE)0x4E460006;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = (KMTQUERYADAPTERINFOTYPE)-1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+
+	/* Fixed-size types want their exact size. */
+	q.Type = KMTQAITYPE_WDDM_3_1_CAPS;
+	q.PrivateDriverDataSize = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.PrivateDriverDataSize = sizeof(buf.caps) + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = KMTQAITYPE_NFENCE_TIMESTAMP;
+	q.PrivateDriverDataSize = sizeof(D3DKMT_NFENCE_TIMESTAMP) - 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+
+	/* Arrays want at least their header. */
+	q.Type = KMTQAITYPE_NFENCE_SEGMENTS;
+	q.PrivateDriverDataSize = D3DKMT_NFENCE_SEGMENTS_SIZE(0) - 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = KMTQAITYPE_NFENCE_ENGINES;
+	q.PrivateDriverDataSize = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+
+	/* Good arguments: now the handle is looked at. */
+	q.Type = KMTQAITYPE_WDDM_3_1_CAPS;
+	q.PrivateDriverDataSize = sizeof(buf.caps);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
+	q.Type = KMTQAITYPE_NFENCE_SEGMENTS;
+	q.PrivateDriverDataSize = D3DKMT_NFENCE_SEGMENTS_SIZE(0);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
+}
+
+TEST(create_device_flags)
+{
+	D3DKMT_CREATEDEVICE c;
+
+	memset(&c, 0, sizeof(c));
+	c.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&c));
+	memset(&c, 0, sizeof(c));
+	c.Flags.LegacyMode = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateDevice(&c));
+	/* Flags without effect pass; then the handle fails. */
+	memset(&c, 0, sizeof(c));
+	c.Flags.RequestVSync = 1;
+	c.Flags.DisableGpuTimeout = 1;
+	c.Flags.TestDevice = 1;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&c));
+	EXPECT_EQ(0u, c.hDevice);
+}
+
+TEST(invalid_handles)
+{
+	D3DKMT_WDDM_3_1_CAPS caps;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_handles); i++) {
+		D3DKMT_HANDLE h = bad_handles[i];
+		D3DKMT_CLOSEADAPTER ca = { .hAdapter = h };
+		D3DKMT_QUERYADAPTERINFO q = {
+			.hAdapter = h,
+			.Type = KMTQAITYPE_WDDM_3_1_CAPS,
+			.pPrivateDriverData = &caps,
+			.PrivateDriverDataSize = sizeof(caps),
+		};
+		D3DKMT_CREATEDEVICE cd = { .hAdapter = h };
+		D3DKMT_DESTROYDEVICE dd = { .hDevice = h };
+
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCloseAdapter(&ca))
+			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q))
+			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&cd))
+			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyDevice(&dd))
+			TH_LOG("handle 0x%x", h);
+		errno = 0;
+		EXPECT_EQ(-1, NFenceGetAdapterFd(h));
+		EXPECT_EQ(EBADF, errno);
+	}
+}
+
+FIXTURE(dri_dir) {
+	char dir[64];
+};
+
+FIXTURE_SETUP(dri_dir)
+{
+	strcpy(self->dir, "/tmp/nfence-api-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, setenv("NFENCE_DRI_DIR", self->dir, 1));
+}
+
+FIXTURE_TEARDOWN(dri_dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+static void enum_expect_none(struct __test_metadata *_metadata)
+{
+	D3DKMT_ADAPTERINFO infos[4];
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = 77, .pAdapters = NULL };
+	D3DKMT_OPENADAPTERFROMLUID o = {
+		.AdapterLuid = { .LowPart = 0x1000, .HighPart = 0 },
+		.hAdapter = 0x1234,
+	};
+
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	EXPECT_EQ(0u, e.NumAdapters);
+
+	memset(infos, 0xa5, sizeof(infos));
+	e.NumAdapters = ARRAY_SIZE(infos);
+	e.pAdapters = infos;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	EXPECT_EQ(0u, e.NumAdapters);
+	EXPECT_EQ(0xa5a5a5a5u, infos[0].hAdapter);
+
+	e.NumAdapters = 0;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	EXPECT_EQ(0u, e.NumAdapters);
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTOpenAdapterFromLuid(&o));
+	EXPECT_EQ(0x1234u, o.hAdapter);
+}
+
+TEST_F(dri_dir, empty_dir_has_no_adapter)
+{
+	enum_expect_none(_metadata);
+}
+
+TEST_F(dri_dir, missing_dir_has_no_adapter)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/missing", self->dir);
+	ASSERT_EQ(0, setenv("NFENCE_DRI_DIR", path, 1));
+	enum_expect_none(_metadata);
+}
+
+TEST_F(dri_dir, other_nodes_are_skipped)
+{
+	char path[128];
+	int fd;
+
+	/* A regular file, a character device that is not DRM, a directory. */
+	snprintf(path, sizeof(path), "%s/renderD128", self->dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(4, write(fd, "junk", 4));
+	close(fd);
+	snprintf(path, sizeof(path), "%s/renderD129", self->dir);
+	ASSERT_EQ(0, symlink("/dev/null", path));
+	snprintf(path, sizeof(path), "%s/renderD130", self->dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/renderD131", self->dir);
+	ASSERT_EQ(0, symlink("/nonexistent", path));
+	snprintf(path, sizeof(path), "%s/card0", self->dir);
+	ASSERT_EQ(0, symlink("/dev/null", path));
+
+	enum_expect_none(_metadata);
+}
+
+TEST_HARNESS_MAIN

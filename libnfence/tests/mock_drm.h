@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * A fake nfence driver for host tests. The test program defines ioctl()
+ * and close(), which take precedence over libc's for libdrm and libnfence
+ * too: ioctls on the regular files registered here (fake render nodes)
+ * behave as the kernel contract (.notes/kernel-contract.md) says; every
+ * other file descriptor goes to libc.
+ */
+#ifndef _NFENCE_MOCK_DRM_H_
+#define _NFENCE_MOCK_DRM_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The module parameters one fake adapter reflects. */
+struct mock_adapter {
+	const char *driver_name;	/* "nfence", or another driver */
+	uint32_t index;
+	uint32_t luid_low, luid_high;
+	uint32_t num_engines;
+	uint32_t vram_mb, vram_visible_mb, sysmem_mb;
+	bool native_fences, optimized_default_fence, user_mode_submission;
+	bool no_64bit_atomics;
+	uint32_t doorbell_model, num_doorbells;
+};
+
+/* A fake adapter with the module's default parameters. */
+struct mock_adapter mock_default_adapter(uint32_t index);
+
+/* Create regular file @dir/@name and make it a node of @adapter. */
+int mock_add_node(const char *dir, const char *name,
+		  const struct mock_adapter *adapter);
+
+/* Forget every fake node (the files stay). */
+void mock_reset(void);
+
+/* Number of open file descriptors of this process on fake nodes. */
+unsigned int mock_open_files(void);
+
+/* Live devices over all open files. */
+unsigned int mock_live_devices(void);
+
+/* Make the next nfence ioctl on any fake node fail with @err. */
+void mock_fail_next(int err);
+
+#endif /* _NFENCE_MOCK_DRM_H_ */

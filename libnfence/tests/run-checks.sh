@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Run libnfence's host checks (called by "make check"): every kselftest
+# binary, the export list check and nfence-info against the fake driver.
+# Sums the kselftest totals and closes with
+# "libnfence: N passed, N failed, N skipped".
+set -u
+
+pass=0 fail=0 skip=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+for t in $TESTS; do
+	echo "== $t"
+	"$O/tests/$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	totals=$(grep '^# Totals: ' "$log" | tail -n 1)
+	if [ -z "$totals" ]; then
+		fail=$((fail + 1))
+		continue
+	fi
+	p=$(echo "$totals" | sed -n 's/.* pass:\([0-9]*\).*/\1/p')
+	f=$(echo "$totals" | sed -n 's/.* fail:\([0-9]*\).*/\1/p')
+	e=$(echo "$totals" | sed -n 's/.*error:\([0-9]*\).*/\1/p')
+	s=$(echo "$totals" | sed -n 's/.*skip:\([0-9]*\).*/\1/p')
+	pass=$((pass + p)) fail=$((fail + f + e)) skip=$((skip + s))
+	[ "$rc" -ne 0 ] && [ $((f + e)) -eq 0 ] && fail=$((fail + 1))
+done
+
+echo "== check-exports"
+if sh tests/check-exports.sh "$SHLIB" libnfence.map include/nfence/d3dkmthk.h; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== nfence-info (fake driver)"
+if sh tests/run-nfence-info.sh "$INFO" "$O/tests/libmock-nfence.so"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "libnfence: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * The errno -> NTSTATUS table, the status values and NT_SUCCESS().
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include <nfence/d3dkmthk.h>
+
+#include "kselftest_harness.h"
+
+/* The documented table, written out independently of status.c. */
+static const struct {
+	int err;
+	NTSTATUS status;
+} table[] = {
+	{ 0, STATUS_SUCCESS },
+	{ EINVAL, STATUS_INVALID_PARAMETER },
+	{ ERANGE, STATUS_INVALID_PARAMETER },
+	{ EOVERFLOW, STATUS_INVALID_PARAMETER },
+	{ E2BIG, STATUS_INVALID_PARAMETER },
+	{ ENOENT, STATUS_INVALID_HANDLE },
+	{ EBADF, STATUS_INVALID_HANDLE },
+	{ ENOMEM, STATUS_NO_MEMORY },
+	{ ENOSPC, STATUS_INSUFFICIENT_RESOURCES },
+	{ EMFILE, STATUS_INSUFFICIENT_RESOURCES },
+	{ ENFILE, STATUS_INSUFFICIENT_RESOURCES },
+	{ ENOBUFS, STATUS_INSUFFICIENT_RESOURCES },
+	{ EOPNOTSUPP, STATUS_NOT_SUPPORTED },
+	{ ENOTTY, STATUS_NOT_SUPPORTED },
+	{ ENOSYS, STATUS_NOT_SUPPORTED },
+	{ ETIME, STATUS_TIMEOUT },
+	{ ETIMEDOUT, STATUS_TIMEOUT },
+	{ ENODEV, STATUS_DEVICE_REMOVED },
+	{ ENXIO, STATUS_DEVICE_REMOVED },
+	{ EIO, STATUS_DEVICE_REMOVED },
+	{ EFAULT, STATUS_ACCESS_VIOLATION },
+	{ EACCES, STATUS_ACCESS_DENIED },
+	{ EPERM, STATUS_ACCESS_DENIED },
+	{ EBUSY, STATUS_DEVICE_BUSY },
+	{ EAGAIN, STATUS_GRAPHICS_TRY_AGAIN_LATER },
+	{ ECANCELED, STATUS_CANCELLED },
+};
+
+TEST(documented_errnos)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		EXPECT_EQ(table[i].status, NFenceStatusFromErrno(table[i].err))
+			TH_LOG("errno %d", table[i].err);
+	}
+}
+
+TEST(negative_errnos_are_kernel_style)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		EXPECT_EQ(table[i].status, NFenceStatusFromErrno(-table[i].err))
+			TH_LOG("errno -%d", table[i].err);
+	}
+	EXPECT_EQ(STATUS_UNSUCCESSFUL, NFenceStatusFromErrno(INT_MIN));
+}
+
+TEST(undocumented_errnos_are_unsuccessful)
+{
+	static const int others[] = {
+		EINTR, EEXIST, EXDEV, ESRCH, EPIPE, EDEADLK, ENOTDIR, EISDIR,
+		ENOLINK, EPROTO, EILSEQ, 4095, INT_MAX,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
+		EXPECT_EQ(STATUS_UNSUCCESSFUL, NFenceStatusFromErrno(others[i]))
+			TH_LOG("errno %d", others[i]);
+	}
+}
+
+TEST(every_errno_maps_to_one_status)
+{
+	int err;
+
+	/* Each errno gives the same answer every time, and a known code. */
+	for (err = 0; err < 4096; err++) {
+		NTSTATUS st = NFenceStatusFromErrno(err);
+		size_t i;
+		int found = st == STATUS_UNSUCCESSFUL;
+
+		for (i = 0; i < ARRAY_SIZE(table); i++)
+			if (table[i].status == st)
+				found = 1;
+		EXPECT_TRUE(found) TH_LOG("errno %d -> 0x%08x", err, st);
+		EXPECT_EQ(st, NFenceStatusFromErrno(err));
+	}
+}
+
+/* Values of Windows' ntstatus.h. */
+TEST(windows_values)
+{
+	EXPECT_EQ(0x00000000, (uint32_t)STATUS_SUCCESS);
+	EXPECT_EQ(0x00000102, (uint32_t)STATUS_TIMEOUT);
+	EXPECT_EQ(0x00000103, (uint32_t)STATUS_PENDING);
+	EXPECT_EQ(0x80000011, (uint32_t)STATUS_DEVICE_BUSY);
+	EXPECT_EQ(0xC0000001, (uint32_t)STATUS_UNSUCCESSFUL);
+	EXPECT_EQ(0xC0000002, (uint32_t)STATUS_NOT_IMPLEMENTED);
+	EXPECT_EQ(0xC0000005, (uint32_t)STATUS_ACCESS_VIOLATION);
+	EXPECT_EQ(0xC0000008, (uint32_t)STATUS_INVALID_HANDLE);
+	EXPECT_EQ(0xC000000D, (uint32_t)STATUS_INVALID_PARAMETER);
+	EXPECT_EQ(0xC0000017, (uint32_t)STATUS_NO_MEMORY);
+	EXPECT_EQ(0xC0000022, (uint32_t)STATUS_ACCESS_DENIED);
+	EXPECT_EQ(0xC0000023, (uint32_t)STATUS_BUFFER_TOO_SMALL);
+	EXPECT_EQ(0xC000009A, (uint32_t)STATUS_INSUFFICIENT_RESOURCES);
+	EXPECT_EQ(0xC00000BB, (uint32_t)STATUS_NOT_SUPPORTED);
+	EXPECT_EQ(0xC0000120, (uint32_t)STATUS_CANCELLED);
+	EXPECT_EQ(0xC0000184, (uint32_t)STATUS_INVALID_DEVICE_STATE);
+	EXPECT_EQ(0xC0000225, (uint32_t)STATUS_NOT_FOUND);
+	EXPECT_EQ(0xC00002B6, (uint32_t)STATUS_DEVICE_REMOVED);
+	EXPECT_EQ(0xC01E0100, (uint32_t)STATUS_GRAPHICS_NO_VIDEO_MEMORY);
+	EXPECT_EQ(0xC01E0104, (uint32_t)STATUS_GRAPHICS_TRY_AGAIN_LATER);
+	EXPECT_EQ(4u, sizeof(NTSTATUS));
+	EXPECT_EQ(75, KMTQAITYPE_WDDM_3_1_CAPS);
+}
+
+TEST(nt_success)
+{
+	static const NTSTATUS ok[] = {
+		STATUS_SUCCESS, STATUS_WAIT_0, STATUS_USER_APC, STATUS_ALERTED,
+		STATUS_TIMEOUT, STATUS_PENDING,
+	};
+	static const NTSTATUS bad[] = {
+		STATUS_BUFFER_OVERFLOW, STATUS_DEVICE_BUSY, STATUS_UNSUCCESSFUL,
+		STATUS_NOT_IMPLEMENTED, STATUS_ACCESS_VIOLATION,
+		STATUS_INVALID_HANDLE, STATUS_INVALID_PARAMETER,
+		STATUS_INVALID_DEVICE_REQUEST, STATUS_NO_MEMORY,
+		STATUS_ACCESS_DENIED, STATUS_BUFFER_TOO_SMALL,
+		STATUS_OBJECT_TYPE_MISMATCH, STATUS_INTEGER_OVERFLOW,
+		STATUS_INSUFFICIENT_RESOURCES, STATUS_NOT_SUPPORTED,
+		STATUS_CANCELLED, STATUS_INVALID_DEVICE_STATE, STATUS_NOT_FOUND,
+		STATUS_DEVICE_REMOVED, STATUS_GRAPHICS_NO_VIDEO_MEMORY,
+		STATUS_GRAPHICS_CANT_LOCK_MEMORY,
+		STATUS_GRAPHICS_ALLOCATION_BUSY,
+		STATUS_GRAPHICS_TOO_MANY_REFERENCES,
+		STATUS_GRAPHICS_TRY_AGAIN_LATER, STATUS_GRAPHICS_TRY_AGAIN_NOW,
+		STATUS_GRAPHICS_ALLOCATION_INVALID,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++)
+		EXPECT_TRUE(NT_SUCCESS(ok[i])) TH_LOG("0x%08x", ok[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_FALSE(NT_SUCCESS(bad[i])) TH_LOG("0x%08x", bad[i]);
+}
+
+TEST_HARNESS_MAIN
