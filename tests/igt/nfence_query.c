@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("DRM_IOCTL_NFENCE_QUERY: the answer of every query "
+		     "type, the size negotiation protocol and the rejection "
+		     "of every invalid input without side effects.");
+
+#define CANARY		0xa5
+#define SLACK		64
+#define MIB		(1024ull * 1024ull)
+#define TS_FREQUENCY	100000000ull
+
+#define ADAPTER_FLAGS	(DRM_NFENCE_ADAPTER_NATIVE_FENCE | \
+			 DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION | \
+			 DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS)
+#define FENCE_CAPS	(DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT | \
+			 DRM_NFENCE_FENCE_CAP_INTRA_GPU | \
+			 DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER | \
+			 DRM_NFENCE_FENCE_CAP_LOG_BUFFERS)
+
+static int fd = -1;
+static struct drm_nfence_query_adapter adapter;
+
+/* The size the contract says each answer has on this adapter. */
+static uint32_t expected_size(uint32_t type)
+{
+	switch (type) {
+	case DRM_NFENCE_QUERY_ADAPTER:
+		return sizeof(struct drm_nfence_query_adapter);
+	case DRM_NFENCE_QUERY_SEGMENTS:
+		return sizeof(struct drm_nfence_query_segments) +
+			adapter.num_segments *
+			sizeof(struct drm_nfence_segment_info);
+	case DRM_NFENCE_QUERY_ENGINES:
+		return sizeof(struct drm_nfence_query_engines) +
+			adapter.num_engines *
+			sizeof(struct drm_nfence_engine_info);
+	case DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS:
+		return sizeof(struct drm_nfence_query_fence_caps);
+	case DRM_NFENCE_QUERY_UMS_CAPS:
+		return sizeof(struct drm_nfence_query_ums_caps);
+	case DRM_NFENCE_QUERY_TIMESTAMP:
+		return sizeof(struct drm_nfence_query_timestamp);
+	}
+	igt_assert_f(false, "no query type %u\n", type);
+	return 0;
+}
+
+static uint8_t *canary_alloc(size_t len)
+{
+	uint8_t *p = malloc(len);
+
+	igt_assert(p);
+	memset(p, CANARY, len);
+	return p;
+}
+
+static void assert_canary(const uint8_t *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		igt_assert_f(p[i] == CANARY,
+			     "byte %zu of the answer buffer was written (%#x)\n",
+			     i, p[i]);
+}
+
+static void assert_zero(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		igt_assert_f(!p[i], "byte %zu is %#x\n", i, p[i]);
+}
+
+/*
+ * Run @in against a canary buffer of in->size + SLACK bytes and expect
+ * -EINVAL, the struct exactly as passed in (drm_ioctl copies it back even
+ * on failure) and not one byte of the buffer written.
+ */
+static void expect_einval(const struct drm_nfence_query *in)
+{
+	struct drm_nfence_query q = *in, orig;
+	uint8_t *buf = canary_alloc((size_t)in->size + SLACK);
+
+	q.data = (uintptr_t)buf;
+	orig = q;
+	igt_assert_eq(__nfence_query(fd, &q), -EINVAL);
+	igt_assert_f(!memcmp(&q, &orig, sizeof(q)),
+		     "query struct changed on failure: type %u size %u -> %u\n",
+		     orig.type, orig.size, q.size);
+	assert_canary(buf, 0, (size_t)in->size + SLACK);
+	free(buf);
+}
+
+/*
+ * Expect -EFAULT for @in (whose data the kernel cannot write). Every input
+ * field must come back unchanged; @size may come back as given or as the
+ * needed size (the contract does not say which on -EFAULT).
+ */
+static void expect_efault(const struct drm_nfence_query *in)
+{
+	struct drm_nfence_query q = *in;
+
+	igt_assert_eq(__nfence_query(fd, &q), -EFAULT);
+	igt_assert_eq_u32(q.type, in->type);
+	igt_assert_eq_u64(q.data, in->data);
+	igt_assert_eq_u32(q.flags, in->flags);
+	igt_assert_eq_u32(q.pad, in->pad);
+	igt_assert_eq_u64(q.reserved[0], in->reserved[0]);
+	igt_assert_eq_u64(q.reserved[1], in->reserved[1]);
+	igt_assert_f(q.size == in->size || q.size == expected_size(in->type),
+		     "size %u -> %u on -EFAULT\n", in->size, q.size);
+}
+
+/* The sizes invalid-field tests run with: asking, and a complete buffer. */
+static uint32_t probe_size(uint32_t type, int i)
+{
+	return i == 0 ? 0 : expected_size(type);
+}
+
+static void test_adapter(void)
+{
+	struct drm_nfence_query_adapter a;
+	uint64_t v;
+	bool b;
+
+	nfence_query_adapter(fd, &a);
+
+	igt_assert_neq_u64((uint64_t)a.luid_high << 32 | a.luid_low, 0);
+	igt_assert_lt(a.index, nfence_count_adapters());
+	igt_assert_eq_u32(a.flags & ~ADAPTER_FLAGS, 0);
+	igt_assert_lte(1, a.num_engines);
+	igt_assert_lte(a.num_engines, 8);
+	igt_assert_eq_u32(a.num_segments, 2);
+	igt_assert_eq_u64(a.timestamp_frequency, TS_FREQUENCY);
+
+	/*
+	 * NO_64BIT_ATOMICS is a property of the GPU (DXGK_VIDSCHCAPS::
+	 * No64BitAtomics, a WDDM 2.0 monitored fence cap), reported with or
+	 * without native fences: it is checked against the parameter below.
+	 */
+	if (nfence_param_bool("native_fences", &b))
+		igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE), b);
+	if (nfence_param_bool("user_mode_submission", &b))
+		igt_assert_eq(!!(a.flags &
+				 DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION), b);
+	if (nfence_param_bool("no_64bit_atomics", &b))
+		igt_assert_eq(!!(a.flags &
+				 DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS), b);
+	if (nfence_param_u64("num_engines", &v))
+		igt_assert_eq_u64(a.num_engines, v);
+}
+
+static void test_segments(void)
+{
+	struct drm_nfence_query_segments *s;
+	struct drm_nfence_segment_info *sys, *vram;
+	uint32_t size;
+	uint64_t v;
+
+	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, &size);
+	igt_assert_eq_u32(size, expected_size(DRM_NFENCE_QUERY_SEGMENTS));
+	igt_assert_eq_u32(s->num_segments, adapter.num_segments);
+	igt_assert_eq_u32(s->num_segments, 2);
+	igt_assert_eq_u32(s->pad, 0);
+
+	sys = &s->segments[0];
+	igt_assert_eq_u32(sys->id, 1);
+	igt_assert_eq_u32(sys->flags, DRM_NFENCE_SEGMENT_SYSTEM |
+				      DRM_NFENCE_SEGMENT_CPU_VISIBLE);
+	igt_assert_neq_u64(sys->size, 0);
+	igt_assert_eq_u64(sys->size % MIB, 0);
+	igt_assert_eq_u64(sys->cpu_visible_size, sys->size);
+	if (nfence_param_u64("sysmem_mb", &v))
+		igt_assert_eq_u64(sys->size, v * MIB);
+
+	vram = &s->segments[1];
+	igt_assert_eq_u32(vram->id, 2);
+	igt_assert_eq_u32(vram->flags & ~DRM_NFENCE_SEGMENT_CPU_VISIBLE,
+			  DRM_NFENCE_SEGMENT_LOCAL);
+	igt_assert_neq_u64(vram->size, 0);
+	igt_assert_eq_u64(vram->size % MIB, 0);
+	igt_assert_lte_u64(vram->cpu_visible_size, vram->size);
+	igt_assert_eq_u64(vram->cpu_visible_size % MIB, 0);
+	igt_assert_eq(!!(vram->flags & DRM_NFENCE_SEGMENT_CPU_VISIBLE),
+		      vram->cpu_visible_size > 0);
+	if (nfence_param_u64("vram_mb", &v))
+		igt_assert_eq_u64(vram->size, v * MIB);
+	if (nfence_param_u64("vram_visible_mb", &v))
+		igt_assert_eq_u64(vram->cpu_visible_size, v * MIB);
+
+	free(s);
+}
+
+static void test_engines(void)
+{
+	struct drm_nfence_query_engines *e;
+	bool ums = adapter.flags & DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION;
+	uint32_t size;
+
+	e = nfence_query_alloc(fd, DRM_NFENCE_QUERY_ENGINES, &size);
+	igt_assert_eq_u32(size, expected_size(DRM_NFENCE_QUERY_ENGINES));
+	igt_assert_eq_u32(e->num_engines, adapter.num_engines);
+	igt_assert_eq_u32(e->pad, 0);
+
+	for (uint32_t i = 0; i < e->num_engines; i++) {
+		struct drm_nfence_engine_info *info = &e->engines[i];
+
+		igt_assert_eq_u32(info->ordinal, i);
+		igt_assert_eq_u32(info->engine_class, i % 3);
+		igt_assert_eq_u32(info->flags,
+				  ums ? DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION :
+					0);
+		igt_assert_eq_u32(info->pad, 0);
+	}
+	free(e);
+}
+
+static void test_native_fence_caps(void)
+{
+	struct drm_nfence_query_fence_caps c;
+	bool b;
+
+	memset(&c, CANARY, sizeof(c));
+	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS,
+				       &c, sizeof(c)), sizeof(c));
+
+	if (!(adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE)) {
+		assert_zero((const uint8_t *)&c, sizeof(c));
+		return;
+	}
+
+	igt_assert_eq_u32(c.flags & ~FENCE_CAPS, 0);
+	igt_assert_eq_u32(c.flags & (DRM_NFENCE_FENCE_CAP_INTRA_GPU |
+				     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
+				     DRM_NFENCE_FENCE_CAP_LOG_BUFFERS),
+			  DRM_NFENCE_FENCE_CAP_INTRA_GPU |
+			  DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
+			  DRM_NFENCE_FENCE_CAP_LOG_BUFFERS);
+	if (nfence_param_bool("optimized_default_fence", &b))
+		igt_assert_eq(!!(c.flags &
+				 DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT), b);
+	igt_assert_eq_u32(c.value_stride, 64);
+	igt_assert_eq_u32(c.value_bits,
+			  adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS ?
+			  32 : 64);
+	igt_assert_eq_u32(c.max_log_entries, 4096);
+	igt_assert_eq_u32(c.log_header_size, 40);
+	igt_assert_eq_u32(c.log_entry_size, 48);
+}
+
+static void test_ums_caps(void)
+{
+	struct drm_nfence_query_ums_caps c;
+	uint64_t v;
+
+	memset(&c, CANARY, sizeof(c));
+	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_UMS_CAPS,
+				       &c, sizeof(c)), sizeof(c));
+
+	if (!(adapter.flags & DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION)) {
+		assert_zero((const uint8_t *)&c, sizeof(c));
+		return;
+	}
+
+	igt_assert_eq_u32(c.doorbell_size, 4096);
+	igt_assert_f(c.doorbell_model == DRM_NFENCE_DOORBELL_DEDICATED ||
+		     c.doorbell_model == DRM_NFENCE_DOORBELL_GLOBAL,
+		     "doorbell model %u\n", c.doorbell_model);
+	igt_assert_lte(1, c.num_doorbells);
+	igt_assert_lte(c.num_doorbells, 1024);
+	igt_assert_eq_u32(c.pad, 0);
+	if (nfence_param_u64("doorbell_model", &v))
+		igt_assert_eq_u64(c.doorbell_model, v);
+	if (nfence_param_u64("num_doorbells", &v))
+		igt_assert_eq_u64(c.num_doorbells, v);
+}
+
+static void test_timestamp(void)
+{
+	struct drm_nfence_query_timestamp ts;
+	uint64_t before, after;
+
+	before = nfence_monotonic_ns();
+	nfence_query_timestamp(fd, &ts);
+	after = nfence_monotonic_ns();
+
+	igt_assert_lte_u64(before, ts.cpu_monotonic_ns);
+	igt_assert_lte_u64(ts.cpu_monotonic_ns, after);
+	igt_assert_neq_u64(ts.gpu_timestamp, 0);
+}
+
+static void test_timestamp_correlated(void)
+{
+	struct drm_nfence_query_timestamp t0, t1;
+	uint64_t dcpu, dgpu_ns, slack;
+
+	nfence_query_timestamp(fd, &t0);
+	usleep(50 * 1000);
+	nfence_query_timestamp(fd, &t1);
+
+	igt_assert_lt_u64(t0.gpu_timestamp, t1.gpu_timestamp);
+	igt_assert_lt_u64(t0.cpu_monotonic_ns, t1.cpu_monotonic_ns);
+
+	dcpu = t1.cpu_monotonic_ns - t0.cpu_monotonic_ns;
+	dgpu_ns = (t1.gpu_timestamp - t0.gpu_timestamp) * 1000000000ull /
+		  adapter.timestamp_frequency;
+	slack = dcpu / 20 + 1000000;
+	igt_info("cpu %" PRIu64 " ns, gpu %" PRIu64 " ns\n", dcpu, dgpu_ns);
+	igt_assert_f(dgpu_ns + slack >= dcpu && dgpu_ns <= dcpu + slack,
+		     "GPU clock advanced %" PRIu64 " ns over %" PRIu64
+		     " ns of CLOCK_MONOTONIC\n", dgpu_ns, dcpu);
+}
+
+static void test_size_zero(void)
+{
+	size_t ro_size;
+	void *ro = nfence_readonly_page(&ro_size);
+	const uint64_t datas[] = {
+		0,				/* may be NULL when asking */
+		(uintptr_t)ro,			/* not writable */
+		0xffff800000000000ull,		/* kernel address */
+		~0ull,
+	};
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		for (unsigned int i = 0; i < sizeof(datas) / sizeof(datas[0]);
+		     i++) {
+			struct drm_nfence_query q = {
+				.type = type,
+				.data = datas[i],
+			};
+
+			igt_assert_eq(__nfence_query(fd, &q), 0);
+			igt_assert_eq_u32(q.size, expected_size(type));
+			igt_assert_eq_u32(q.type, type);
+			igt_assert_eq_u64(q.data, datas[i]);
+			igt_assert_eq_u32(q.flags, 0);
+			igt_assert_eq_u32(q.pad, 0);
+			igt_assert_eq_u64(q.reserved[0], 0);
+			igt_assert_eq_u64(q.reserved[1], 0);
+		}
+
+		{
+			/* Asking writes nothing at data. */
+			uint8_t *buf = canary_alloc(SLACK);
+			struct drm_nfence_query q = {
+				.type = type,
+				.data = (uintptr_t)buf,
+			};
+
+			igt_assert_eq(__nfence_query(fd, &q), 0);
+			igt_assert_eq_u32(q.size, expected_size(type));
+			assert_canary(buf, 0, SLACK);
+			free(buf);
+		}
+	}
+	assert_zero(ro, ro_size);
+	munmap(ro, ro_size);
+}
+
+/* Query @type with a buffer of @size, check what came back. */
+static void query_with_size(uint32_t type, uint32_t size, size_t alloc)
+{
+	uint32_t needed = expected_size(type);
+	uint8_t *buf = canary_alloc(alloc + SLACK);
+	uint8_t *ref = calloc(1, needed);
+	struct drm_nfence_query q = {
+		.type = type,
+		.size = size,
+		.data = (uintptr_t)buf,
+	};
+
+	igt_assert(ref);
+	igt_assert_eq(__nfence_query(fd, &q), 0);
+	igt_assert_eq_u32(q.size, needed);
+	igt_assert_eq_u64(q.data, (uintptr_t)buf);
+	/* Exactly the needed bytes are written, nothing after them. */
+	assert_canary(buf, needed, alloc + SLACK);
+
+	if (type != DRM_NFENCE_QUERY_TIMESTAMP) {
+		igt_assert_eq_u32(nfence_query(fd, type, ref, needed), needed);
+		igt_assert(!memcmp(buf, ref, needed));
+	}
+	free(ref);
+	free(buf);
+}
+
+static void test_exact_size(void)
+{
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++)
+		query_with_size(type, expected_size(type), expected_size(type));
+}
+
+static void test_larger_size(void)
+{
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		uint32_t needed = expected_size(type);
+
+		query_with_size(type, needed + 1, needed + 1);
+		query_with_size(type, needed + 8, needed + 8);
+		query_with_size(type, 4096, 4096);
+	}
+}
+
+static void test_size_u32_max(void)
+{
+	/*
+	 * The kernel must write (and check) only the needed bytes, not try
+	 * to validate or clear 4 GiB.
+	 */
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++)
+		query_with_size(type, UINT32_MAX, expected_size(type));
+}
+
+static void test_short_size(uint32_t type)
+{
+	uint32_t needed = expected_size(type);
+
+	for (uint32_t size = 1; size < needed; size++) {
+		struct drm_nfence_query q = { .type = type, .size = size };
+
+		expect_einval(&q);
+	}
+}
+
+static void test_bad_flags(void)
+{
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		for (int i = 0; i < 2; i++) {
+			for (int bit = 0; bit < 32; bit++) {
+				struct drm_nfence_query q = {
+					.type = type,
+					.size = probe_size(type, i),
+					.flags = 1u << bit,
+				};
+
+				expect_einval(&q);
+			}
+		}
+	}
+}
+
+static void test_bad_pad(void)
+{
+	const uint32_t pads[] = { 1, 0x80000000u, UINT32_MAX };
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		for (int i = 0; i < 2; i++) {
+			for (unsigned int p = 0; p < 3; p++) {
+				struct drm_nfence_query q = {
+					.type = type,
+					.size = probe_size(type, i),
+					.pad = pads[p],
+				};
+
+				expect_einval(&q);
+			}
+		}
+	}
+}
+
+static void test_bad_reserved(int word)
+{
+	const uint64_t values[] = { 1, 1ull << 32, 1ull << 63, UINT64_MAX };
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		for (int i = 0; i < 2; i++) {
+			for (unsigned int v = 0; v < 4; v++) {
+				struct drm_nfence_query q = {
+					.type = type,
+					.size = probe_size(type, i),
+				};
+
+				q.reserved[word] = values[v];
+				expect_einval(&q);
+			}
+		}
+	}
+}
+
+static void test_bad_type(uint32_t type)
+{
+	const uint32_t sizes[] = { 0, 1, 4096 };
+
+	for (unsigned int i = 0; i < 3; i++) {
+		struct drm_nfence_query q = { .type = type, .size = sizes[i] };
+
+		expect_einval(&q);
+	}
+}
+
+static void test_bad_type_range(void)
+{
+	for (uint32_t type = DRM_NFENCE_QUERY_COUNT;
+	     type < DRM_NFENCE_QUERY_COUNT + 64; type++)
+		test_bad_type(type);
+	for (int bit = 3; bit < 32; bit++)
+		test_bad_type(1u << bit);
+	test_bad_type(INT32_MAX);
+}
+
+static void test_null_data(void)
+{
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		struct drm_nfence_query q = {
+			.type = type,
+			.size = expected_size(type),
+		};
+
+		expect_efault(&q);
+		q.size = 4096;
+		expect_efault(&q);
+	}
+}
+
+static void test_readonly_data(void)
+{
+	size_t ro_size;
+	uint8_t *ro = nfence_readonly_page(&ro_size);
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		struct drm_nfence_query q = {
+			.type = type,
+			.size = expected_size(type),
+			.data = (uintptr_t)ro,
+		};
+
+		expect_efault(&q);
+		q.data = (uintptr_t)(ro + ro_size - expected_size(type));
+		expect_efault(&q);
+	}
+	assert_zero(ro, ro_size);
+	munmap(ro, ro_size);
+}
+
+static void test_straddle_readonly(void)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	uint8_t *map;
+
+	/* A writable page followed by a read-only one. */
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(map != MAP_FAILED);
+	igt_assert_eq(mprotect(map + page, page, PROT_READ), 0);
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		uint32_t needed = expected_size(type);
+		struct drm_nfence_query q = {
+			.type = type,
+			.size = needed,
+			.data = (uintptr_t)(map + page - needed / 2),
+		};
+
+		expect_efault(&q);
+	}
+	assert_zero(map + page, page);
+	munmap(map, 2 * page);
+}
+
+static void test_unmapped_data(void)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	uint8_t *map;
+
+	map = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(map != MAP_FAILED);
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		struct drm_nfence_query q = {
+			.type = type,
+			.size = expected_size(type),
+			.data = (uintptr_t)map,
+		};
+
+		/* PROT_NONE, then not mapped at all. */
+		expect_efault(&q);
+	}
+	munmap(map, page);
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		struct drm_nfence_query q = {
+			.type = type,
+			.size = expected_size(type),
+			.data = (uintptr_t)map,
+		};
+
+		expect_efault(&q);
+	}
+}
+
+static void test_kernel_data(void)
+{
+	const uint64_t datas[] = {
+		0xffff800000000000ull,	/* kernel half */
+		0xffffffff81000000ull,	/* kernel text */
+		UINT64_MAX - 7,		/* data + size wraps around */
+		1ull << 63,		/* non-canonical */
+	};
+
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		for (unsigned int i = 0; i < 4; i++) {
+			struct drm_nfence_query q = {
+				.type = type,
+				.size = expected_size(type),
+				.data = datas[i],
+			};
+
+			expect_efault(&q);
+		}
+	}
+}
+
+static void test_stable(void)
+{
+	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
+		uint32_t s0, s1;
+		void *a, *b;
+
+		if (type == DRM_NFENCE_QUERY_TIMESTAMP)
+			continue;
+		a = nfence_query_alloc(fd, type, &s0);
+		b = nfence_query_alloc(fd, type, &s1);
+		igt_assert_eq_u32(s0, s1);
+		igt_assert_f(!memcmp(a, b, s0), "%s answer changed\n",
+			     nfence_query_name(type));
+		free(a);
+		free(b);
+	}
+}
+
+static void test_every_adapter(void)
+{
+	int count = nfence_count_adapters();
+
+	for (int i = 0; i < count; i++) {
+		struct drm_nfence_query_adapter a;
+		int afd = nfence_open_adapter(i);
+
+		nfence_query_adapter(afd, &a);
+		igt_assert_eq_u32(a.index, i);
+		for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++)
+			free(nfence_query_alloc(afd, type, NULL));
+		close(afd);
+	}
+}
+
+static void test_forked(void)
+{
+	igt_fork(child, 4) {
+		struct drm_nfence_query_timestamp prev, cur;
+		struct drm_nfence_query_adapter a;
+
+		nfence_query_timestamp(fd, &prev);
+		for (int i = 0; i < 500; i++) {
+			nfence_query_adapter(fd, &a);
+			igt_assert(!memcmp(&a, &adapter, sizeof(a)));
+			nfence_query_timestamp(fd, &cur);
+			igt_assert_lte_u64(prev.gpu_timestamp,
+					   cur.gpu_timestamp);
+			prev = cur;
+		}
+	}
+	igt_waitchildren();
+}
+
+igt_main
+{
+	igt_fixture {
+		fd = nfence_open();
+		nfence_query_adapter(fd, &adapter);
+	}
+
+	igt_describe("ADAPTER: LUID, index, capability flags, engine and "
+		     "segment counts and the timestamp frequency match the "
+		     "contract and the module parameters.");
+	igt_subtest("adapter")
+		test_adapter();
+
+	igt_describe("SEGMENTS: a system segment (id 1) and a local one "
+		     "(id 2) sized by the module parameters.");
+	igt_subtest("segments")
+		test_segments();
+
+	igt_describe("ENGINES: one entry per engine, ordinals in order, "
+		     "classes 3D/COMPUTE/COPY round robin.");
+	igt_subtest("engines")
+		test_engines();
+
+	igt_describe("NATIVE_FENCE_CAPS: the documented capabilities, or all "
+		     "zero without native fences.");
+	igt_subtest("native-fence-caps")
+		test_native_fence_caps();
+
+	igt_describe("UMS_CAPS: doorbell size, model and count, or all zero "
+		     "without user-mode submission.");
+	igt_subtest("ums-caps")
+		test_ums_caps();
+
+	igt_describe("TIMESTAMP: cpu_monotonic_ns lies between two "
+		     "CLOCK_MONOTONIC reads around the call.");
+	igt_subtest("timestamp")
+		test_timestamp();
+
+	igt_describe("TIMESTAMP: over a sleep, the GPU clock advances as much "
+		     "as CLOCK_MONOTONIC at timestamp_frequency.");
+	igt_subtest("timestamp-correlated")
+		test_timestamp_correlated();
+
+	igt_describe("size 0 asks: returns the needed size for every type, "
+		     "data may be NULL or unwritable and is not touched.");
+	igt_subtest("size-zero")
+		test_size_zero();
+
+	igt_describe("A buffer of exactly the needed size is filled and "
+		     "nothing past it is written.");
+	igt_subtest("exact-size")
+		test_exact_size();
+
+	igt_describe("A larger buffer works; size is written back as the "
+		     "needed size and the rest is untouched.");
+	igt_subtest("larger-size")
+		test_larger_size();
+
+	igt_describe("size = UINT32_MAX only writes the needed bytes.");
+	igt_subtest("size-u32-max")
+		test_size_u32_max();
+
+	/* volatile: the loop variables survive the subtests' siglongjmp. */
+	for (volatile uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT;
+	     type++) {
+		igt_describe("Every size from 1 to one byte short of the "
+			     "answer fails with -EINVAL and writes nothing.");
+		igt_subtest_f("short-size-%s", nfence_query_name(type))
+			test_short_size(type);
+	}
+
+	igt_describe("Each non-zero flags bit fails with -EINVAL for every "
+		     "type, asking or not, and changes nothing.");
+	igt_subtest("bad-flags")
+		test_bad_flags();
+
+	igt_describe("Non-zero pad fails with -EINVAL and changes nothing.");
+	igt_subtest("bad-pad")
+		test_bad_pad();
+
+	for (volatile int word = 0; word < 2; word++) {
+		igt_describe("A non-zero reserved word fails with -EINVAL and "
+			     "changes nothing.");
+		igt_subtest_f("bad-reserved-%d", word)
+			test_bad_reserved(word);
+	}
+
+	igt_describe("type DRM_NFENCE_QUERY_COUNT is not a query: -EINVAL, "
+		     "also when only asking for the size.");
+	igt_subtest("bad-type-count")
+		test_bad_type(DRM_NFENCE_QUERY_COUNT);
+
+	igt_describe("type 0xffffffff fails with -EINVAL.");
+	igt_subtest("bad-type-max")
+		test_bad_type(UINT32_MAX);
+
+	igt_describe("Types past the last one and with high bits set fail "
+		     "with -EINVAL.");
+	igt_subtest("bad-type-range")
+		test_bad_type_range();
+
+	igt_describe("NULL data with a large enough size fails with -EFAULT.");
+	igt_subtest("null-data")
+		test_null_data();
+
+	igt_describe("data in a read-only mapping fails with -EFAULT.");
+	igt_subtest("readonly-data")
+		test_readonly_data();
+
+	igt_describe("An answer crossing from a writable into a read-only "
+		     "page fails with -EFAULT.");
+	igt_subtest("straddle-readonly")
+		test_straddle_readonly();
+
+	igt_describe("data in a PROT_NONE or unmapped page fails with "
+		     "-EFAULT.");
+	igt_subtest("unmapped-data")
+		test_unmapped_data();
+
+	igt_describe("Kernel, non-canonical and wrapping data pointers fail "
+		     "with -EFAULT.");
+	igt_subtest("kernel-data")
+		test_kernel_data();
+
+	igt_describe("Repeated queries give identical answers.");
+	igt_subtest("stable")
+		test_stable();
+
+	igt_describe("Every adapter answers every query type.");
+	igt_subtest("every-adapter")
+		test_every_adapter();
+
+	igt_describe("Forked children sharing the file query concurrently.");
+	igt_subtest("forked")
+		test_forked();
+
+	igt_fixture {
+		close(fd);
+	}
+}
