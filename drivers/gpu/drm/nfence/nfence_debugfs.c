@@ -18,7 +18,8 @@
  * Each adapter has, under /sys/kernel/debug/dri/<card minor>/:
  *
  * - nfence_adapter: configuration, LUID, live device and client counts;
- * - nfence_segments: size, CPU-visible size and use of each segment;
+ * - nfence_segments: id, flags, size, CPU-visible size and use of each
+ *   segment, one block of lines per segment, blocks separated by a blank line;
  * - nfence_cmp: CMP thread state, pid, wakeups and passes;
  * - nfence_clients: one line per open file with its process and devices.
  *
@@ -55,8 +56,11 @@ static int nfence_debugfs_segments(struct seq_file *m, void *unused)
 	struct drm_printer p = drm_seq_file_printer(m);
 	int i;
 
-	for (i = 0; i < NFENCE_NUM_SEGMENTS; i++)
+	for (i = 0; i < NFENCE_NUM_SEGMENTS; i++) {
+		if (i)
+			drm_puts(&p, "\n");
 		nfence_segment_print(&adapter->gpu.segments[i], &p);
+	}
 	return 0;
 }
 

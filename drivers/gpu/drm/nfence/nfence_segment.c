@@ -203,10 +203,10 @@ void *nfence_segment_node_vaddr(const struct nfence_segment_node *node)
 void nfence_segment_print(struct nfence_segment *seg, struct drm_printer *p)
 {
 	mutex_lock(&seg->lock);
-	drm_printf(p, "segment %u:\n", seg->id);
-	drm_printf(p, "  flags: 0x%x\n", seg->flags);
-	drm_printf(p, "  size: %llu\n", seg->size);
-	drm_printf(p, "  cpu_visible_size: %llu\n", seg->cpu_visible_size);
-	drm_printf(p, "  used: %llu\n", seg->used);
+	drm_printf(p, "id: %u\n", seg->id);
+	drm_printf(p, "flags: 0x%x\n", seg->flags);
+	drm_printf(p, "size: %llu\n", seg->size);
+	drm_printf(p, "cpu_visible_size: %llu\n", seg->cpu_visible_size);
+	drm_printf(p, "used: %llu\n", seg->used);
 	mutex_unlock(&seg->lock);
 }
