@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nfence: top-level build and test entry points.
+#
+#   make                 build nfence.ko (for KVER), libnfence and every test
+#   make check           lint + libnfence host tests + VM suites on every
+#                        supported kernel + KUnit; ends with "N passed, N failed"
+#   make check-vm KVER=  boot KVER in a VM and run IGT, kselftests and the demo
+#   make check-kunit     KUnit suites with kunit.py (UML, linux-source-6.12)
+#   make check-debug     the VM suites on a KASAN + lockdep + kmemleak 6.12
+#   make demo KVER=      boot KVER in a VM, load the driver, run nfence-info
+#   make lint            checkpatch --strict, sparse and W=1 on both kernels
+#   make deps            install every dependency on Debian 12 (idempotent)
+
+# Default kernel: the running one if its headers are installed, else the
+# newest supported kernel installed (the sandbox's own kernel has none).
+KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
+	else scripts/kernels.sh | tr ' ' '\n' | tail -n1; fi)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= $(CURDIR)/build
+KMOD_DIR := $(BUILD)/kmod-$(KVER)
+DRV_SRC := $(CURDIR)/drivers/gpu/drm/nfence
+SELFTEST_DIR := tools/testing/selftests/drivers/gpu/nfence
+
+# The kernels the project supports: Debian's 6.1 and the 6.12 LTS, whichever
+# of them are installed with headers (make deps installs both).
+KVERS ?= $(shell scripts/kernels.sh)
+
+export BUILD
+
+.PHONY: all module lib igt selftests check check-host check-vm check-kunit \
+	check-debug debug-kernel demo lint deps clean
+
+all: module lib igt selftests
+
+# The driver is built out of tree in a per-kernel copy of its sources, so
+# that builds for several kernels never share objects.
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR) (make deps, or set KVER/KDIR)"; exit 1; }
+	@mkdir -p $(KMOD_DIR)
+	@rsync -a --checksum --delete --exclude=tests --exclude='*.o' \
+		--exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod*' \
+		--exclude=Module.symvers --exclude=modules.order \
+		$(DRV_SRC)/ $(KMOD_DIR)/
+	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) NFENCE_UAPI=$(CURDIR)/include/uapi \
+		CONFIG_DRM_NFENCE=m W=1 modules
+	@echo "built $(KMOD_DIR)/nfence.ko"
+
+lib:
+	$(MAKE) -C libnfence
+
+igt: lib
+	$(MAKE) -C tests/igt
+
+selftests: lib
+	$(MAKE) -C $(SELFTEST_DIR)
+
+check-host: lib
+	$(MAKE) -C libnfence check
+
+check-vm: module lib igt selftests
+	scripts/check-vm.sh $(KVER)
+
+demo: module lib
+	scripts/check-vm.sh --demo $(KVER)
+
+check-kunit:
+	scripts/kunit.sh
+
+# KVER=debug builds nfence.ko against the debug kernel tree.
+debug-kernel:
+	@scripts/debug-kernel.sh >/dev/null
+
+check-debug: debug-kernel lib igt selftests
+	$(MAKE) module KVER=debug KDIR=$$(scripts/debug-kernel.sh | tail -n1)
+	scripts/check-vm.sh debug
+
+lint:
+	scripts/lint.sh $(KVERS)
+
+# Everything, summed into one closing line.
+check:
+	scripts/check.sh $(KVERS)
+
+deps:
+	scripts/deps.sh
+
+clean:
+	rm -rf $(BUILD)
+	-$(MAKE) -C libnfence clean
+	-$(MAKE) -C tests/igt clean
+	-$(MAKE) -C $(SELFTEST_DIR) clean

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (once) a 6.12 LTS debug kernel from linux-source-6.12 with
+# virtme-ng's defconfig plus scripts/debug-kernel.config (KASAN, lockdep,
+# kmemleak, ...) for the VM suite. The build lives under
+# ~/.cache/nfence/debug-kernel/<source version>-<config hash> and is reused
+# while neither changes. Prints the build directory (the KDIR for nfence.ko
+# and the kernel tree vng boots) on its last line.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${NFENCE_CACHE:-$HOME/.cache/nfence}
+SRC=$(readlink -f "${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}")
+JOBS=${JOBS:-$(nproc)}
+frag=$top/scripts/debug-kernel.config
+
+key=$(basename "$SRC")-$(cat "$frag" | sha1sum | cut -c1-12)
+out=$CACHE/debug-kernel/$key
+
+if [ ! -e "$out/.nfence-built" ]; then
+	mkdir -p "$out"
+	start=$SECONDS
+	echo "debug-kernel: configuring $out" >&2
+	(cd "$SRC" && virtme-configkernel --defconfig --custom "$frag" \
+		O="$out") >&2
+	# virtme's defconfig may disable what the fragment asks for: merge again.
+	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$out" \
+		"$out/.config" "$frag") >&2
+	make -C "$SRC" O="$out" olddefconfig >&2
+	for opt in KASAN PROVE_LOCKING DEBUG_KMEMLEAK DRM MODULES; do
+		grep -q "^CONFIG_$opt=y" "$out/.config" || {
+			echo "debug-kernel: CONFIG_$opt did not stick" >&2
+			exit 1
+		}
+	done
+	echo "debug-kernel: building with $JOBS jobs, log in $out/build.log" >&2
+	if ! make -C "$SRC" O="$out" -j"$JOBS" bzImage modules_prepare \
+		>"$out/build.log" 2>&1; then
+		tail -n 40 "$out/build.log" >&2
+		exit 1
+	fi
+	touch "$out/.nfence-built"
+	echo "debug-kernel: built in $((SECONDS - start)) s" >&2
+fi
+echo "$out"

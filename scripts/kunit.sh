@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the nfence KUnit suites with kunit.py (UML) in a linux-source-6.12
+# tree. The driver is dropped into drivers/gpu/drm/nfence of a hard-linked
+# copy of the pristine tree, exactly as it would sit in-tree, and its
+# Kconfig is sourced from drivers/gpu/drm. Tree and build directory are cached
+# under ~/.cache/nfence/kunit, keyed by the source version and the
+# .kunitconfig, so a warm run only rebuilds what changed.
+#
+# Prints "kunit: N passed, N failed, N skipped" and exits non-zero on failure.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${NFENCE_CACHE:-$HOME/.cache/nfence}
+SRC=${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}
+JOBS=${JOBS:-$(nproc)}
+
+if [ ! -e "$SRC/tools/testing/kunit/kunit.py" ]; then
+	echo "kunit: no kernel source at $SRC (run 'make deps')" >&2
+	exit 1
+fi
+src=$(readlink -f "$SRC")
+key=$(basename "$src")-$(sha1sum "$top/tests/kunit/.kunitconfig" | cut -c1-12)
+tree=$CACHE/kunit/tree-$(basename "$src")
+build=$CACHE/kunit/build-$key
+
+if [ ! -e "$tree/.nfence-tree" ]; then
+	rm -rf "$tree"
+	mkdir -p "$CACHE/kunit"
+	cp -al "$src" "$tree"
+	# Hook the driver into drivers/gpu/drm as an in-tree driver would be.
+	# sed -i writes new files, so the hard links to the pristine tree break.
+	sed -i '$a source "drivers/gpu/drm/nfence/Kconfig"' \
+		"$tree/drivers/gpu/drm/Kconfig"
+	sed -i '$a obj-$(CONFIG_DRM_NFENCE) += nfence/' \
+		"$tree/drivers/gpu/drm/Makefile"
+	touch "$tree/.nfence-tree"
+fi
+
+# Copy (not link) the driver, its tests and the uapi header in; --checksum
+# keeps the timestamps of unchanged files so the build stays incremental.
+rsync -a --checksum --copy-links --delete \
+	"$top/drivers/gpu/drm/nfence/" "$tree/drivers/gpu/drm/nfence/"
+rsync -a --checksum "$top/include/uapi/drm/nfence_drm.h" \
+	"$tree/include/uapi/drm/nfence_drm.h"
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+(cd "$tree" && python3 tools/testing/kunit/kunit.py run \
+	--kunitconfig=drivers/gpu/drm/nfence/tests/.kunitconfig \
+	--build_dir="$build" --jobs="$JOBS" --timeout=600) 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+
+# kunit.py's closing line: "Testing complete. Ran N tests: passed: P,
+# failed: F, skipped: S, errors: E" (fields absent when zero).
+line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n1 || true)
+field() { echo "$line" | grep -oE "$1: [0-9]+" | grep -oE '[0-9]+' || echo 0; }
+passed=$(field passed)
+failed=$(( $(field failed) + $(field crashed) + $(field errors) ))
+skipped=$(field skipped)
+if [ -z "$line" ] || [ "$passed" -eq 0 ]; then
+	failed=$((failed + 1))
+	echo "kunit: kunit.py did not report any test run" >&2
+fi
+if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	failed=1
+fi
+echo "kunit: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks of the kernel code: checkpatch --strict on every driver,
+# KUnit and uapi file; sparse (C=2) and W=1 builds against each kernel given.
+#
+#   scripts/lint.sh KVER...
+#
+# Prints one line per check and "lint: N passed, N failed, 0 skipped".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${NFENCE_CACHE:-$HOME/.cache/nfence}
+SRC=${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}
+BUILD=${BUILD:-$top/build}
+pass=0 fail=0
+
+result() {
+	echo "lint: $1: $2"
+	if [ "$1" = pass ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+
+checkpatch=$SRC/scripts/checkpatch.pl
+files=$(cd "$top" && ls drivers/gpu/drm/nfence/*.[ch] tests/kunit/*.c \
+	include/uapi/drm/nfence_drm.h)
+if [ -x "$checkpatch" ] || [ -r "$checkpatch" ]; then
+	for f in $files; do
+		out=$(cd "$top" && perl "$checkpatch" --strict --no-tree --quiet \
+			--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+			-f "$f" 2>&1)
+		if [ -z "$out" ]; then
+			result pass "checkpatch --strict $f"
+		else
+			echo "$out"
+			result fail "checkpatch --strict $f"
+		fi
+	done
+else
+	result fail "checkpatch.pl not found at $checkpatch (make deps)"
+fi
+
+for kver in "$@"; do
+	kdir=/lib/modules/$kver/build
+	work=$BUILD/lint-$kver
+	rm -rf "$work"
+	mkdir -p "$work"
+	rsync -a --exclude=tests "$top/drivers/gpu/drm/nfence/" "$work/"
+	log=$work/build.log
+	if make -C "$kdir" M="$work" NFENCE_UAPI="$top/include/uapi" \
+		CONFIG_DRM_NFENCE=m W=1 C=2 CHECK="sparse" modules >"$log" 2>&1; then
+		# Only our files count: the kernel headers are not ours to fix.
+		if grep -E "^$work/[^:]+:[0-9]+:[0-9]*:? ?(warning|error)" "$log"; then
+			result fail "sparse + W=1 on $kver"
+		else
+			result pass "sparse + W=1 on $kver"
+		fi
+	else
+		tail -n 30 "$log"
+		result fail "build with sparse + W=1 on $kver"
+	fi
+done
+
+echo "lint: $pass passed, $fail failed, 0 skipped"
+[ "$fail" -eq 0 ]

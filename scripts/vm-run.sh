@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the virtme-ng guest (see check-vm.sh):
+#   vm-run.sh full|demo KVER NFENCE_KO BUILD
+#
+# full: module parameter checks, unload-while-open, the libnfence demo, the
+# IGT tests, the kselftests, a second load with another configuration, unload;
+# then the kernel log must be free of splats. demo: load, demo, unload, log.
+set -u
+
+mode=$1 kver=$2 ko=$3 build=$4
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0 skip=0
+
+result() { # status name [detail]
+	echo "vm-check: $1: $2${3:+ ($3)}"
+	case $1 in
+	pass) pass=$((pass + 1)) ;;
+	skip) skip=$((skip + 1)) ;;
+	*) fail=$((fail + 1)) ;;
+	esac
+}
+check() { # name command...
+	local name=$1
+	shift
+	if "$@"; then result pass "$name"; else result fail "$name"; fi
+}
+check_fails() { # name command... (the command must fail)
+	local name=$1
+	shift
+	if "$@" 2>/dev/null; then result fail "$name"; else result pass "$name"; fi
+}
+
+echo "vm-run: kernel $(uname -r), $(nproc) cpus"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+dmesg -C
+for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+	modprobe "$dep"
+done
+
+nfence_loaded() { grep -q '^nfence ' /proc/modules; }
+num_nodes() {
+	local n=0 d
+	for d in /sys/kernel/debug/dri/*/name; do
+		grep -q '^nfence ' "$d" 2>/dev/null && n=$((n + 1))
+	done
+	# Both the card and the render minor have a directory on 6.1.
+	echo "$n"
+}
+render_nodes() {
+	local d
+	for d in /sys/class/drm/renderD*; do
+		[ "$(basename "$(readlink -f "$d/device/subsystem")")" = platform ] &&
+			case $(basename "$(readlink -f "$d/device")") in
+			nfence.*) echo "/dev/dri/$(basename "$d")" ;;
+			esac
+	done
+}
+
+if [ "$mode" = full ]; then
+	# Invalid configurations are refused at load time.
+	check_fails "insmod refuses num_adapters=0" insmod "$ko" num_adapters=0
+	check_fails "insmod refuses num_adapters=9" insmod "$ko" num_adapters=9
+	check_fails "insmod refuses num_engines=9" insmod "$ko" num_engines=9
+	check_fails "insmod refuses vram_visible_mb > vram_mb" \
+		insmod "$ko" vram_mb=16 vram_visible_mb=32
+	check_fails "insmod refuses doorbell_model=3" insmod "$ko" doorbell_model=3
+	check_fails "insmod refuses num_doorbells=0" insmod "$ko" num_doorbells=0
+	check "no module left after refused loads" bash -c '! grep -q "^nfence " /proc/modules'
+fi
+
+adapters=1
+[ "$mode" = full ] && adapters=2
+if ! insmod "$ko" num_adapters=$adapters; then
+	result fail "insmod nfence num_adapters=$adapters"
+	echo "vm: $pass passed, $fail failed, $skip skipped"
+	echo "vm-run: complete"
+	exit 1
+fi
+result pass "insmod nfence num_adapters=$adapters"
+mapfile -t nodes < <(render_nodes)
+check "$adapters render nodes" test "${#nodes[@]}" -eq "$adapters"
+check "CMP threads running" bash -c "[ \$(pgrep -c '^nfence-cmp/') -eq $adapters ]"
+
+if [ "$mode" = full ]; then
+	# Unload must be refused while a file is open, and work after close.
+	exec 3<>"${nodes[0]}"
+	check_fails "rmmod refused with an open render node" rmmod nfence
+	check "module still loaded" nfence_loaded
+	exec 3>&-
+fi
+
+check "libnfence demo (nfence-info)" "$build/libnfence/nfence-info"
+
+if [ "$mode" = full ]; then
+	IGT_REQUIRE_PASS=1 IGT_VERBOSE=1 "$top/tests/igt/run-igt.sh" "$build/tests/igt"
+	ksft_log=$(mktemp)
+	"$build/selftests/nfence_process_test" 2>&1 | tee "$ksft_log"
+	totals=$(grep -E '^# Totals: ' "$ksft_log" | tail -n1)
+	kp=$(echo "$totals" | sed -nE 's/.* pass:([0-9]+).*/\1/p')
+	kf=$(echo "$totals" | sed -nE 's/.* fail:([0-9]+).*/\1/p')
+	ks=$(echo "$totals" | sed -nE 's/.*skip:([0-9]+).*/\1/p')
+	ke=$(echo "$totals" | sed -nE 's/.*error:([0-9]+).*/\1/p')
+	if [ -z "$totals" ]; then
+		kp=0 kf=1 ks=0 ke=0
+		echo "kselftest: no totals line"
+	fi
+	echo "kselftest: $kp passed, $((kf + ke)) failed, $ks skipped"
+	rm -f "$ksft_log"
+fi
+
+check "rmmod nfence" rmmod nfence
+check "no CMP thread after unload" bash -c "! pgrep '^nfence-cmp/' >/dev/null"
+
+if [ "$mode" = full ]; then
+	# A second adapter model: no native fences, no doorbells, 32-bit
+	# atomics, the most engines, VRAM with no CPU-visible part.
+	conf="num_engines=8 native_fences=0 optimized_default_fence=0 user_mode_submission=0 no_64bit_atomics=1 vram_mb=8 vram_visible_mb=0"
+	if insmod "$ko" $conf; then
+		result pass "insmod nfence $conf"
+		check "libnfence demo on a WDDM 2.x-style adapter" \
+			"$build/libnfence/nfence-info"
+		check "IGT nfence_query on a WDDM 2.x-style adapter" \
+			"$build/tests/igt/nfence_query"
+		check "rmmod nfence (second configuration)" rmmod nfence
+	else
+		result fail "insmod nfence $conf"
+	fi
+fi
+
+# The kernel log must show no splat of any kind.
+if dmesg | grep -E -i 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|KASAN|UBSAN|refcount_t|memory leak|kmemleak|general protection|INFO: task .* blocked' >/tmp/nfence-splat; then
+	cat /tmp/nfence-splat
+	result fail "kernel log free of WARN/BUG/Oops/lockdep/KASAN/refcount/leak"
+else
+	result pass "kernel log free of WARN/BUG/Oops/lockdep/KASAN/refcount/leak"
+fi
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	if grep -q nfence /sys/kernel/debug/kmemleak; then
+		result fail "kmemleak finds no nfence leak"
+	else
+		result pass "kmemleak finds no nfence leak"
+	fi
+fi
+
+echo "vm: $pass passed, $fail failed, $skip skipped"
+echo "vm-run: complete"
