@@ -18,10 +18,11 @@ frag=$top/scripts/debug-kernel.config
 key=$(basename "$SRC")-$(cat "$frag" | sha1sum | cut -c1-12)
 out=$CACHE/debug-kernel/$key
 
-if [ ! -e "$out/.nfence-built" ]; then
+if [ ! -e "$out/.nfence-built" ] || [ ! -e "$out/Module.symvers" ]; then
 	mkdir -p "$out"
 	start=$SECONDS
 	echo "debug-kernel: configuring $out" >&2
+	[ -e "$out/.config" ] ||
 	(cd "$SRC" && virtme-configkernel --defconfig --custom "$frag" \
 		O="$out") >&2
 	# virtme's defconfig may disable what the fragment asks for: merge again.
@@ -35,7 +36,7 @@ if [ ! -e "$out/.nfence-built" ]; then
 		}
 	done
 	echo "debug-kernel: building with $JOBS jobs, log in $out/build.log" >&2
-	if ! make -C "$SRC" O="$out" -j"$JOBS" bzImage modules_prepare \
+	if ! make -C "$SRC" O="$out" -j"$JOBS" bzImage modules \
 		>"$out/build.log" 2>&1; then
 		tail -n 40 "$out/build.log" >&2
 		exit 1
