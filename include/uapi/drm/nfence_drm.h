@@ -35,6 +35,12 @@ extern "C" {
 #define DRM_NFENCE_QUERY		0x00
 #define DRM_NFENCE_DEVICE_CREATE	0x01
 #define DRM_NFENCE_DEVICE_DESTROY	0x02
+#define DRM_NFENCE_FENCE_CREATE		0x03
+#define DRM_NFENCE_FENCE_DESTROY	0x04
+#define DRM_NFENCE_FENCE_SHARE		0x05
+#define DRM_NFENCE_FENCE_OPEN		0x06
+#define DRM_NFENCE_FENCE_WAIT		0x07
+#define DRM_NFENCE_FENCE_SIGNAL		0x08
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -44,6 +50,24 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_DEVICE_DESTROY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_DEVICE_DESTROY, \
 		struct drm_nfence_device_destroy)
+#define DRM_IOCTL_NFENCE_FENCE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_CREATE, \
+		 struct drm_nfence_fence_create)
+#define DRM_IOCTL_NFENCE_FENCE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_DESTROY, \
+		struct drm_nfence_fence_destroy)
+#define DRM_IOCTL_NFENCE_FENCE_SHARE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_SHARE, \
+		 struct drm_nfence_fence_share)
+#define DRM_IOCTL_NFENCE_FENCE_OPEN \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_OPEN, \
+		 struct drm_nfence_fence_open)
+#define DRM_IOCTL_NFENCE_FENCE_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_WAIT, \
+		 struct drm_nfence_fence_wait)
+#define DRM_IOCTL_NFENCE_FENCE_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_SIGNAL, \
+		struct drm_nfence_fence_signal)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -285,6 +309,228 @@ struct drm_nfence_device_create {
 struct drm_nfence_device_destroy {
 	/** @handle: the device handle */
 	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+
+/**
+ * DOC: native fences
+ *
+ * A native fence has a 64-bit CurrentValue, which the CPU may read through a
+ * read-only mapping and which GPU engines read and write through a GPU
+ * virtual address, and a MonitoredValue that only the kernel and the GPU
+ * see: the least value a CPU waiter waits for, minus one, or UINT64_MAX
+ * when nobody waits. The GPU interrupts the CPU only when a signal makes
+ * CurrentValue exceed MonitoredValue.
+ *
+ * A fence is a global object; each open file reaches it through a local
+ * handle (per file, like device handles). Sharing turns a fence created
+ * with %DRM_NFENCE_FENCE_SHARED | %DRM_NFENCE_FENCE_NT_SECURITY_SHARING into
+ * a file descriptor (an "NT handle": close-on-exec, passable over a unix
+ * socket); opening that fd on any file of the same adapter gives a new local
+ * handle with new mappings. The global object lives until its last local
+ * handle and its last fd are gone.
+ *
+ * CurrentValue never decreases: a CPU signal of a value at or below it
+ * leaves it unchanged and succeeds.
+ */
+
+/**
+ * enum drm_nfence_fence_type - D3DDDI_NATIVEFENCE_TYPE
+ * @DRM_NFENCE_FENCE_TYPE_DEFAULT: CurrentValue in system memory, CPU-visible;
+ *	MonitoredValue in system memory, or in VRAM on adapters with
+ *	%DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT (moved back to system memory
+ *	when VRAM is short)
+ * @DRM_NFENCE_FENCE_TYPE_INTRA_GPU: both values in VRAM the CPU cannot see;
+ *	no CPU mapping, no CPU wait, no CPU signal
+ */
+enum drm_nfence_fence_type {
+	DRM_NFENCE_FENCE_TYPE_DEFAULT = 0,
+	DRM_NFENCE_FENCE_TYPE_INTRA_GPU = 1,
+};
+
+/* Fence flags: D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS. */
+/* DRM_NFENCE_FENCE_SHARED: the fence may be shared (Shared) */
+#define DRM_NFENCE_FENCE_SHARED			(1u << 0)
+/* DRM_NFENCE_FENCE_NT_SECURITY_SHARING: shared as an fd; needs SHARED */
+#define DRM_NFENCE_FENCE_NT_SECURITY_SHARING	(1u << 1)
+/* DRM_NFENCE_FENCE_CROSS_ADAPTER: CrossAdapter; not supported yet: -EOPNOTSUPP */
+#define DRM_NFENCE_FENCE_CROSS_ADAPTER		(1u << 2)
+/* DRM_NFENCE_FENCE_NO_SIGNAL: this handle never signals (NoSignal) */
+#define DRM_NFENCE_FENCE_NO_SIGNAL		(1u << 3)
+/* DRM_NFENCE_FENCE_NO_WAIT: this handle never waits (NoWait) */
+#define DRM_NFENCE_FENCE_NO_WAIT		(1u << 4)
+
+/**
+ * struct drm_nfence_fence_mapping - where a fence's values are
+ *
+ * NativeFenceMapping. The CPU view of CurrentValue is
+ * mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, @cpu_mmap_offset) +
+ * @cpu_value_offset; the mapping cannot be made writable.
+ */
+struct drm_nfence_fence_mapping {
+	/** @cpu_mmap_offset: mmap offset of the page holding CurrentValue, 0 if none */
+	__u64 cpu_mmap_offset;
+	/** @cpu_value_offset: byte offset of CurrentValue in that page */
+	__u32 cpu_value_offset;
+	/** @pad: zero */
+	__u32 pad;
+	/** @current_value_gpu_va: GPU VA of CurrentValue in this file's address space */
+	__u64 current_value_gpu_va;
+	/** @monitored_value_gpu_va: GPU VA of MonitoredValue (GPU read-only) */
+	__u64 monitored_value_gpu_va;
+};
+
+/**
+ * struct drm_nfence_fence_create - create a native fence (D3DKMTCreateNativeFence)
+ *
+ * -EOPNOTSUPP on an adapter without native fences; -ENOENT if @device names
+ * no device; -EINVAL for an unknown @type, unknown or contradictory @flags
+ * (NO_SIGNAL with NO_WAIT, NT_SECURITY_SHARING without SHARED), engine bits
+ * the adapter does not have, or non-zero @pad; -ENOSPC past
+ * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file.
+ */
+struct drm_nfence_fence_create {
+	/** @device: device handle */
+	__u32 device;
+	/** @type: &enum drm_nfence_fence_type */
+	__u32 type;
+	/** @flags: DRM_NFENCE_FENCE_* flags */
+	__u32 flags;
+	/** @engine_affinity: engines that use the fence, bit per ordinal; 0: all */
+	__u32 engine_affinity;
+	/** @initial_value: InitialFenceValue */
+	__u64 initial_value;
+	/** @handle: out: local fence handle, never 0 */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @mapping: out: where the values are */
+	struct drm_nfence_fence_mapping mapping;
+};
+
+/* DRM_NFENCE_MAX_FENCES_PER_FILE: local fence handles one open file may hold */
+#define DRM_NFENCE_MAX_FENCES_PER_FILE	65536
+
+/**
+ * struct drm_nfence_fence_destroy - close a local fence handle
+ *
+ * D3DKMTDestroySynchronizationObject. The global fence dies with its last
+ * local handle and its last shared fd.
+ */
+struct drm_nfence_fence_destroy {
+	/** @handle: local fence handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_nfence_fence_share - get an NT handle (fd) for a shared fence
+ *
+ * D3DKMTShareObjects. -EINVAL unless the fence was created with
+ * %DRM_NFENCE_FENCE_SHARED and %DRM_NFENCE_FENCE_NT_SECURITY_SHARING.
+ */
+struct drm_nfence_fence_share {
+	/** @handle: local fence handle */
+	__u32 handle;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @fd: out: a new close-on-exec file descriptor for the fence */
+	__s32 fd;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_nfence_fence_open - open a shared fence from its fd
+ *
+ * D3DKMTOpenNativeFenceFromNtHandle. -EBADF if @fd is not open, -EINVAL if
+ * it is not an nfence fence fd or belongs to another adapter.
+ */
+struct drm_nfence_fence_open {
+	/** @fd: the fence fd (NT handle) */
+	__s32 fd;
+	/** @device: device handle the new local handle belongs to */
+	__u32 device;
+	/** @flags: only %DRM_NFENCE_FENCE_NO_SIGNAL and %DRM_NFENCE_FENCE_NO_WAIT */
+	__u32 flags;
+	/** @engine_affinity: as in &struct drm_nfence_fence_create */
+	__u32 engine_affinity;
+	/** @handle: out: new local fence handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @mapping: out: the values, mapped for this file */
+	struct drm_nfence_fence_mapping mapping;
+};
+
+/* DRM_NFENCE_MAX_WAIT_FENCES: fences one wait or signal call may name */
+#define DRM_NFENCE_MAX_WAIT_FENCES	64
+
+/* Wait flags. */
+/* DRM_NFENCE_WAIT_ANY: satisfied when any fence reaches its value */
+#define DRM_NFENCE_WAIT_ANY		(1u << 0)
+/* DRM_NFENCE_WAIT_ASYNC: return at once; signal @eventfd when satisfied */
+#define DRM_NFENCE_WAIT_ASYNC		(1u << 1)
+
+/* DRM_NFENCE_TIMEOUT_INFINITE: a wait deadline that never passes */
+#define DRM_NFENCE_TIMEOUT_INFINITE	0x7fffffffffffffffll
+
+/**
+ * struct drm_nfence_fence_wait - CPU wait (D3DKMTWaitForSynchronizationObjectFromCpu)
+ *
+ * Waits until every fence (or, with %DRM_NFENCE_WAIT_ANY, one fence) has a
+ * CurrentValue at least its value. @timeout_ns is an absolute
+ * CLOCK_MONOTONIC deadline: one in the past polls, and
+ * %DRM_NFENCE_TIMEOUT_INFINITE never passes. Returns 0 when satisfied,
+ * -ETIME at the deadline, -ERESTARTSYS when interrupted (the call restarts
+ * with the same deadline). With %DRM_NFENCE_WAIT_ASYNC it returns 0 at once
+ * and adds 1 to @eventfd when satisfied; @timeout_ns must then be 0.
+ * -EACCES for a handle opened with %DRM_NFENCE_FENCE_NO_WAIT, -EINVAL for an
+ * INTRA_GPU fence.
+ */
+struct drm_nfence_fence_wait {
+	/** @device: device handle */
+	__u32 device;
+	/** @count: fences, 1..%DRM_NFENCE_MAX_WAIT_FENCES */
+	__u32 count;
+	/** @handles: user pointer to @count __u32 local fence handles */
+	__u64 handles;
+	/** @values: user pointer to @count __u64 values */
+	__u64 values;
+	/** @timeout_ns: absolute CLOCK_MONOTONIC deadline */
+	__s64 timeout_ns;
+	/** @flags: DRM_NFENCE_WAIT_* */
+	__u32 flags;
+	/** @eventfd: with %DRM_NFENCE_WAIT_ASYNC, the eventfd; else must be 0 */
+	__s32 eventfd;
+	/** @first_signaled: out: index of a satisfied fence (of the first with WAIT_ANY) */
+	__u32 first_signaled;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_nfence_fence_signal - CPU signal (D3DKMTSignalSynchronizationObjectFromCpu)
+ *
+ * Sets each fence's CurrentValue to its value (never lowering it), wakes
+ * the CPU waiters and GPU queues it releases. Every handle is checked before
+ * any fence is signaled. -EACCES for a handle opened with
+ * %DRM_NFENCE_FENCE_NO_SIGNAL, -EINVAL for an INTRA_GPU fence.
+ */
+struct drm_nfence_fence_signal {
+	/** @device: device handle */
+	__u32 device;
+	/** @count: fences, 1..%DRM_NFENCE_MAX_WAIT_FENCES */
+	__u32 count;
+	/** @handles: user pointer to @count __u32 local fence handles */
+	__u64 handles;
+	/** @values: user pointer to @count __u64 values */
+	__u64 values;
+	/** @flags: must be zero */
+	__u32 flags;
 	/** @pad: must be zero */
 	__u32 pad;
 };
