@@ -313,7 +313,6 @@ struct drm_nfence_device_destroy {
 	__u32 pad;
 };
 
-
 /**
  * DOC: native fences
  *

@@ -19,4 +19,28 @@
 #define NFENCE_DRIVER_DATE
 #endif
 
+#include <linux/eventfd.h>
+#include <linux/mm.h>
+
+/* eventfd_signal() lost its count argument in 6.8. */
+static inline void nfence_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#ifdef NFENCE_HAVE_EVENTFD_SIGNAL_1ARG
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
+
+/* vma->vm_flags became read-only behind vm_flags_*() in 6.3. */
+static inline void nfence_vm_flags_mod(struct vm_area_struct *vma,
+				       unsigned long set, unsigned long clear)
+{
+#ifdef NFENCE_HAVE_VM_FLAGS_MOD
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
 #endif /* __NFENCE_COMPAT_H__ */

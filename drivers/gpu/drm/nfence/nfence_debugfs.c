@@ -11,6 +11,7 @@
 #include <drm/drm_print.h>
 
 #include "nfence_drv.h"
+#include "nfence_fence.h"
 
 /**
  * DOC: debugfs
@@ -21,7 +22,10 @@
  * - nfence_segments: id, flags, size, CPU-visible size and use of each
  *   segment, one block of lines per segment, blocks separated by a blank line;
  * - nfence_cmp: CMP thread state, pid, wakeups and passes;
- * - nfence_clients: one line per open file with its process and devices.
+ * - nfence_clients: one line per open file with its process and devices;
+ * - nfence_fences: one line per global fence: id, type, the CPU mmap offset
+ *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
+ * - nfence_interrupts: the native fence interrupt path counters.
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
@@ -86,11 +90,29 @@ static int nfence_debugfs_clients(struct seq_file *m, void *unused)
 	return 0;
 }
 
+static int nfence_debugfs_fences(struct seq_file *m, void *unused)
+{
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	nfence_fences_print(node_to_adapter(m), &p);
+	return 0;
+}
+
+static int nfence_debugfs_interrupts(struct seq_file *m, void *unused)
+{
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	nfence_irq_stats_print(node_to_adapter(m), &p);
+	return 0;
+}
+
 static const struct drm_info_list nfence_debugfs_list[] = {
 	{ "nfence_adapter", nfence_debugfs_adapter, 0 },
 	{ "nfence_segments", nfence_debugfs_segments, 0 },
 	{ "nfence_cmp", nfence_debugfs_cmp, 0 },
 	{ "nfence_clients", nfence_debugfs_clients, 0 },
+	{ "nfence_fences", nfence_debugfs_fences, 0 },
+	{ "nfence_interrupts", nfence_debugfs_interrupts, 0 },
 };
 
 /**

@@ -12,6 +12,7 @@
 
 #include "nfence_device.h"
 #include "nfence_drv.h"
+#include "nfence_fence.h"
 
 /**
  * DOC: devices
@@ -182,6 +183,7 @@ int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
 	if (!dev)
 		return -ENOENT;
 
+	nfence_device_close_fences(dev);
 	nfence_device_put(dev);
 	return 0;
 }

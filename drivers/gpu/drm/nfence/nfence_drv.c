@@ -7,6 +7,7 @@
 #include <linux/platform_device.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -17,6 +18,7 @@
 
 #include "nfence_compat.h"
 #include "nfence_drv.h"
+#include "nfence_fence.h"
 
 /**
  * DOC: nfence
@@ -33,9 +35,13 @@
  *
  * Lock order (outer to inner), the one place it is written down:
  *
- * 1. &nfence_adapter.clients_lock
- * 2. &nfence_file.devices xarray lock
- * 3. &nfence_segment.lock
+ * 1. &nfence_adapter.clients_lock, &nfence_file.async_lock
+ * 2. &nfence_file.pool_lock
+ * 3. &nfence_vm.lock, &nfence_segment.lock
+ * 4. &nfence_file.devices and &nfence_file.fences xarray locks,
+ *    &nfence_adapter.fences xarray lock
+ * 5. &nfence_waitlist.lock (a fence's waiters); never two at once
+ * 6. the wait queue and eventfd locks taken when a wait completes
  *
  * No lock is held across a call into the CMP, and the CMP thread takes none
  * of the locks above while it holds its own state.
@@ -102,9 +108,12 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 
 	nfile->adapter = adapter;
+	nfile->drm_file = file;
 	nfile->tgid = task_tgid_nr(current);
 	get_task_comm(nfile->comm, current);
 	nfence_file_devices_init(nfile);
+	nfence_file_fences_init(nfile);
+	nfence_file_waits_init(nfile);
 	file->driver_priv = nfile;
 
 	mutex_lock(&adapter->clients_lock);
@@ -122,6 +131,8 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	list_del(&nfile->link);
 	mutex_unlock(&adapter->clients_lock);
 
+	nfence_file_waits_fini(nfile);
+	nfence_file_fences_fini(nfile);
 	nfence_file_devices_fini(nfile);
 	kfree(nfile);
 	file->driver_priv = NULL;
@@ -132,6 +143,18 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_CREATE, nfence_device_create_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_DESTROY, nfence_device_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_CREATE, nfence_fence_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_DESTROY, nfence_fence_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_SHARE, nfence_fence_share_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_OPEN, nfence_fence_open_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_WAIT, nfence_fence_wait_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_SIGNAL, nfence_fence_signal_ioctl,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -158,6 +181,10 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 	struct nfence_adapter *adapter = data;
 
 	nfence_gpu_fini(&adapter->gpu);
+	/* Every fence held a reference on the device: none is left. */
+	WARN_ON(!xa_empty(&adapter->fences));
+	xa_destroy(&adapter->fences);
+	destroy_workqueue(adapter->wait_wq);
 }
 
 static struct nfence_adapter *
@@ -190,10 +217,20 @@ nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 	if (ret)
 		goto err_devres;
 
+	xa_init_flags(&adapter->fences, XA_FLAGS_ALLOC1);
+	adapter->wait_wq = alloc_workqueue("nfence-wait/%u", WQ_UNBOUND, 0,
+					   index);
+	if (!adapter->wait_wq) {
+		ret = -ENOMEM;
+		goto err_devres;
+	}
+
 	snprintf(name, sizeof(name), "%u", index);
 	ret = nfence_gpu_init(&adapter->gpu, cfg, index, name);
-	if (ret)
+	if (ret) {
+		destroy_workqueue(adapter->wait_wq);
 		goto err_devres;
+	}
 	/* The GPU lives as long as the DRM device: open files may outlive unbind. */
 	ret = drmm_add_action_or_reset(&adapter->drm, nfence_gpu_release,
 				       adapter);

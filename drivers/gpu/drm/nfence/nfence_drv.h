@@ -13,6 +13,8 @@
 #include <drm/drm_device.h>
 
 #include "nfence_gpu.h"
+#include "nfence_vm.h"
+#include "nfence_wait.h"
 
 #define DRIVER_NAME	"nfence"
 #define DRIVER_DESC	"WDDM native fence model over a simulated GPU"
@@ -20,8 +22,12 @@
 #define DRIVER_MAJOR	0
 #define DRIVER_MINOR	1
 
+/* Pending asynchronous (eventfd) waits one open file may have. */
+#define NFENCE_MAX_ASYNC_WAITS	4096
+
 struct drm_file;
 struct platform_device;
+struct workqueue_struct;
 
 /**
  * struct nfence_adapter - one simulated adapter: a DRM device
@@ -42,6 +48,12 @@ struct nfence_adapter {
 	struct list_head clients;
 	/** @num_devices: live devices on all files of the adapter */
 	atomic_t num_devices;
+	/** @fences: global fences by id; its lock nests outside waitlist locks */
+	struct xarray fences;
+	/** @irq_stats: native fence interrupt path counters */
+	struct nfence_irq_stats irq_stats;
+	/** @wait_wq: completes asynchronous waits */
+	struct workqueue_struct *wait_wq;
 };
 
 /**
@@ -60,6 +72,28 @@ struct nfence_file {
 	u32 next_device;
 	/** @num_devices: live devices in @devices, under the xarray lock */
 	u32 num_devices;
+	/** @drm_file: the DRM file */
+	struct drm_file *drm_file;
+	/** @fences: local fence handle -> &struct nfence_fence_local */
+	struct xarray fences;
+	/** @next_fence: cyclic allocation cursor for @fences */
+	u32 next_fence;
+	/** @num_fences: live local fence handles, under the xarray lock */
+	u32 num_fences;
+	/** @pool_lock: protects @cv_pool and @mv_pool */
+	struct mutex pool_lock;
+	/** @cv_pool: CurrentValue pages of non-shared fences */
+	struct list_head cv_pool;
+	/** @mv_pool: MonitoredValue pages of non-shared fences */
+	struct list_head mv_pool;
+	/** @vm: the file's GPU virtual address space */
+	struct nfence_vm vm;
+	/** @async_lock: protects @async_waits and @num_async */
+	struct mutex async_lock;
+	/** @async_waits: pending asynchronous waits */
+	struct list_head async_waits;
+	/** @num_async: entries in @async_waits */
+	u32 num_async;
 	/** @tgid: thread group id of the opener */
 	pid_t tgid;
 	/** @comm: command name of the opener */

@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vma_manager.h>
+
+#include "nfence_compat.h"
+#include "nfence_device.h"
+#include "nfence_drv.h"
+#include "nfence_fence.h"
+#include "nfence_wait.h"
+
+/**
+ * DOC: native fence objects
+ *
+ * The seed's "global and local handles for shared fences", in Linux terms:
+ *
+ * - &struct nfence_fence is the global object (hGlobalNativeFence). It owns
+ *   the storage of CurrentValue and MonitoredValue and the CPU waiters.
+ * - &struct nfence_fence_local is a local handle (hLocalNativeFence): one
+ *   per create or open, in the file's ``fences`` xarray, with the GPU VA
+ *   mappings and the CPU mmap permission of that file.
+ * - Sharing gives a file descriptor (the NT handle) of an anonymous inode
+ *   whose private data is a reference to the global object; opening it
+ *   checks the file operations, so an fd of any other kind is refused.
+ *
+ * Storage follows the seed: a non-shared DEFAULT fence packs its
+ * CurrentValue into a CPU-mappable pool page of its file and its
+ * MonitoredValue into a kernel-only pool page (or into VRAM the CPU cannot
+ * see when the adapter has the optimized DEFAULT fence, falling back to the
+ * pool when VRAM is short); a shared fence gets pages of its own; an
+ * INTRA_GPU fence keeps both values in invisible VRAM and has no CPU
+ * mapping. CurrentValue pages are mapped read-only: the mmap callback
+ * refuses VM_WRITE and clears VM_MAYWRITE, so mprotect() cannot add it.
+ *
+ * 64-bit values are written with single 64-bit stores (WRITE_ONCE on a
+ * naturally aligned u64, or cmpxchg64), never torn.
+ */
+
+static const struct file_operations nfence_fence_fops;
+
+static struct nfence_fence_page *to_fence_page(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct nfence_fence_page, base);
+}
+
+static void nfence_fence_page_free(struct drm_gem_object *obj)
+{
+	struct nfence_fence_page *fp = to_fence_page(obj);
+
+	nfence_vm_unmap(&fp->map);
+	drm_gem_object_release(obj);
+	__free_page(fp->page);
+	kfree(fp);
+}
+
+static int nfence_fence_page_mmap(struct drm_gem_object *obj,
+				  struct vm_area_struct *vma)
+{
+	struct nfence_fence_page *fp = to_fence_page(obj);
+
+	/* CurrentValue is read-only for user space, now and forever. */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	nfence_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+	return vm_insert_page(vma, vma->vm_start, fp->page);
+}
+
+static const struct vm_operations_struct nfence_fence_page_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs nfence_fence_page_funcs = {
+	.free = nfence_fence_page_free,
+	.mmap = nfence_fence_page_mmap,
+	.vm_ops = &nfence_fence_page_vm_ops,
+};
+
+/* A zeroed page of fence values; @mappable gives it a CPU mmap offset. */
+static struct nfence_fence_page *
+nfence_fence_page_create(struct nfence_adapter *adapter, bool mappable)
+{
+	struct nfence_fence_page *fp;
+	int ret;
+
+	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
+	if (!fp)
+		return ERR_PTR(-ENOMEM);
+	fp->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!fp->page) {
+		kfree(fp);
+		return ERR_PTR(-ENOMEM);
+	}
+	fp->vaddr = page_address(fp->page);
+	spin_lock_init(&fp->lock);
+	INIT_LIST_HEAD(&fp->link);
+	fp->base.funcs = &nfence_fence_page_funcs;
+	drm_gem_private_object_init(&adapter->drm, &fp->base, PAGE_SIZE);
+
+	if (mappable) {
+		ret = drm_gem_create_mmap_offset(&fp->base);
+		if (ret) {
+			drm_gem_object_put(&fp->base);
+			return ERR_PTR(ret);
+		}
+	}
+	return fp;
+}
+
+/* Take a free slot of @fp; -ENOSPC when full. */
+static int nfence_fence_page_take(struct nfence_fence_page *fp)
+{
+	unsigned long slot;
+
+	spin_lock(&fp->lock);
+	slot = find_first_zero_bit(fp->used, NFENCE_FENCE_SLOTS);
+	if (slot < NFENCE_FENCE_SLOTS)
+		__set_bit(slot, fp->used);
+	spin_unlock(&fp->lock);
+	return slot < NFENCE_FENCE_SLOTS ? (int)slot : -ENOSPC;
+}
+
+static void nfence_fence_page_give(struct nfence_fence_page *fp, u32 slot)
+{
+	spin_lock(&fp->lock);
+	__clear_bit(slot, fp->used);
+	spin_unlock(&fp->lock);
+}
+
+static void nfence_slot_set(struct nfence_fence_slot *slot,
+			    struct nfence_fence_page *fp, u32 index)
+{
+	slot->page = fp;
+	slot->offset = index * NFENCE_FENCE_VALUE_STRIDE;
+	slot->value = fp->vaddr + slot->offset;
+}
+
+/*
+ * A slot from the file's pool of @mappable pages; pool pages are mapped into
+ * the file's GPU VA space once, CurrentValue pages GPU-writable.
+ */
+static int nfence_pool_take(struct nfence_file *nfile,
+			    struct nfence_fence_slot *slot, bool mappable)
+{
+	struct list_head *pool = mappable ? &nfile->cv_pool : &nfile->mv_pool;
+	struct nfence_fence_page *fp;
+	int index, ret;
+
+	mutex_lock(&nfile->pool_lock);
+	list_for_each_entry(fp, pool, link) {
+		index = nfence_fence_page_take(fp);
+		if (index >= 0)
+			goto found;
+	}
+
+	fp = nfence_fence_page_create(nfile->adapter, mappable);
+	if (IS_ERR(fp)) {
+		ret = PTR_ERR(fp);
+		goto out;
+	}
+	ret = nfence_vm_map(&nfile->vm, &fp->map, fp->vaddr, PAGE_SIZE,
+			    mappable ? 0 : NFENCE_VM_READ_ONLY);
+	if (!ret && mappable)
+		ret = drm_vma_node_allow(&fp->base.vma_node, nfile->drm_file);
+	if (ret) {
+		drm_gem_object_put(&fp->base);
+		goto out;
+	}
+	/* The pool's reference; dropped when the file closes. */
+	list_add(&fp->link, pool);
+	index = nfence_fence_page_take(fp);
+found:
+	drm_gem_object_get(&fp->base);
+	nfence_slot_set(slot, fp, index);
+	ret = 0;
+out:
+	mutex_unlock(&nfile->pool_lock);
+	return ret;
+}
+
+/* A page of its own, for a shared fence. */
+static int nfence_page_take(struct nfence_adapter *adapter,
+			    struct nfence_fence_slot *slot, bool mappable)
+{
+	struct nfence_fence_page *fp;
+
+	fp = nfence_fence_page_create(adapter, mappable);
+	if (IS_ERR(fp))
+		return PTR_ERR(fp);
+	nfence_slot_set(slot, fp, nfence_fence_page_take(fp));
+	return 0;
+}
+
+static int nfence_vram_take(struct nfence_adapter *adapter,
+			    struct nfence_fence_slot *slot)
+{
+	struct nfence_segment *vram;
+	int ret;
+
+	vram = nfence_gpu_segment(&adapter->gpu, NFENCE_SEGMENT_ID_LOCAL);
+	ret = nfence_segment_alloc(vram, &slot->vram, sizeof(u64),
+				   NFENCE_FENCE_VALUE_STRIDE,
+				   NFENCE_SEGMENT_ALLOC_INVISIBLE);
+	if (ret)
+		return ret;
+	slot->page = NULL;
+	slot->value = nfence_segment_node_vaddr(&slot->vram);
+	return 0;
+}
+
+static void nfence_slot_release(struct nfence_fence_slot *slot)
+{
+	if (slot->page) {
+		nfence_fence_page_give(slot->page,
+				       slot->offset / NFENCE_FENCE_VALUE_STRIDE);
+		drm_gem_object_put(&slot->page->base);
+		slot->page = NULL;
+	} else {
+		nfence_segment_free(&slot->vram);
+	}
+	slot->value = NULL;
+}
+
+static void nfence_fence_release(struct kref *ref)
+{
+	struct nfence_fence *fence = container_of(ref, struct nfence_fence,
+						  ref);
+	struct nfence_adapter *adapter = fence->adapter;
+
+	if (fence->id)
+		xa_erase(&adapter->fences, fence->id);
+	if (fence->cv.value)
+		nfence_slot_release(&fence->cv);
+	if (fence->mv.value)
+		nfence_slot_release(&fence->mv);
+	kfree(fence);
+	drm_dev_put(&adapter->drm);
+}
+
+/**
+ * nfence_fence_put - drop a reference to a global fence
+ * @fence: the fence, or NULL
+ */
+void nfence_fence_put(struct nfence_fence *fence)
+{
+	if (fence)
+		kref_put(&fence->ref, nfence_fence_release);
+}
+
+/* A local handle or an fd is gone; the last one orphans the fence. */
+static void nfence_fence_drop_handle(struct nfence_fence *fence)
+{
+	if (atomic_dec_and_test(&fence->handles)) {
+		WRITE_ONCE(fence->orphaned, true);
+		nfence_fence_release_waiters(fence);
+	}
+}
+
+/**
+ * nfence_fence_read - read CurrentValue
+ * @fence: the fence
+ *
+ * Return: the value, read with one 64-bit load.
+ */
+u64 nfence_fence_read(struct nfence_fence *fence)
+{
+	return READ_ONCE(*fence->cv.value);
+}
+
+static struct nfence_fence *
+nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial)
+{
+	struct nfence_adapter *adapter = nfile->adapter;
+	const struct nfence_gpu_config *cfg = &adapter->gpu.cfg;
+	bool shared = flags & DRM_NFENCE_FENCE_SHARED;
+	struct nfence_fence *fence;
+	u32 id;
+	int ret;
+
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&fence->ref);
+	atomic_set(&fence->handles, 0);
+	fence->adapter = adapter;
+	fence->type = type;
+	fence->flags = flags;
+	drm_dev_get(&adapter->drm);
+
+	if (type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
+		ret = nfence_vram_take(adapter, &fence->cv);
+		if (!ret)
+			ret = nfence_vram_take(adapter, &fence->mv);
+	} else {
+		ret = shared ? nfence_page_take(adapter, &fence->cv, true) :
+			       nfence_pool_take(nfile, &fence->cv, true);
+		/*
+		 * Optimized DEFAULT: MonitoredValue in VRAM when there is
+		 * room, demoted to system memory when there is not.
+		 */
+		if (!ret && cfg->optimized_default_fence) {
+			ret = nfence_vram_take(adapter, &fence->mv);
+			if (ret == -ENOSPC)
+				ret = 0;
+		}
+		if (!ret && !fence->mv.value)
+			ret = shared ?
+			      nfence_page_take(adapter, &fence->mv, false) :
+			      nfence_pool_take(nfile, &fence->mv, false);
+	}
+	if (!ret) {
+		WRITE_ONCE(*fence->cv.value, initial);
+		nfence_waitlist_init(&fence->waiters, fence->cv.value,
+				     fence->mv.value);
+		/* Visible to debugfs and interrupts only once complete. */
+		ret = xa_alloc(&adapter->fences, &id, fence, xa_limit_32b,
+			       GFP_KERNEL);
+	}
+	if (ret) {
+		nfence_fence_put(fence);
+		return ERR_PTR(ret);
+	}
+	fence->id = id;
+	return fence;
+}
+
+/* Map @slot into the file's VA space unless its pool page already is. */
+static int nfence_local_map_slot(struct nfence_file *nfile,
+				 struct nfence_fence_slot *slot,
+				 struct nfence_vm_mapping *map, u32 flags,
+				 u64 *va)
+{
+	int ret;
+
+	if (slot->page && slot->page->map.vm == &nfile->vm) {
+		*va = slot->page->map.node.start + slot->offset;
+		return 0;
+	}
+	ret = nfence_vm_map(&nfile->vm, map, slot->value, sizeof(u64), flags);
+	if (ret)
+		return ret;
+	*va = map->node.start;
+	return 0;
+}
+
+static void nfence_local_free(struct nfence_file *nfile,
+			      struct nfence_fence_local *local)
+{
+	struct nfence_fence *fence = local->fence;
+
+	nfence_vm_unmap(&local->cv_map);
+	nfence_vm_unmap(&local->mv_map);
+	if (local->mmap_allowed)
+		drm_vma_node_revoke(&fence->cv.page->base.vma_node,
+				    nfile->drm_file);
+	nfence_fence_drop_handle(fence);
+	nfence_fence_put(fence);
+	nfence_device_put(local->device);
+	kfree(local);
+}
+
+/*
+ * Make a local handle for @fence (whose reference it takes over) in @nfile,
+ * with mappings, and install it.
+ */
+static int nfence_local_create(struct nfence_file *nfile,
+			       struct nfence_device *dev,
+			       struct nfence_fence *fence, u32 flags,
+			       u32 engine_affinity,
+			       struct nfence_fence_local **out)
+{
+	struct nfence_fence_local *local;
+	struct nfence_fence_page *cv_page = fence->cv.page;
+	u32 handle;
+	int ret;
+
+	local = kzalloc(sizeof(*local), GFP_KERNEL);
+	if (!local) {
+		nfence_fence_put(fence);
+		return -ENOMEM;
+	}
+	local->fence = fence;
+	kref_get(&dev->ref);
+	local->device = dev;
+	local->flags = flags;
+	local->engine_affinity = engine_affinity;
+	atomic_inc(&fence->handles);
+
+	ret = nfence_local_map_slot(nfile, &fence->cv, &local->cv_map, 0,
+				    &local->mapping.current_value_gpu_va);
+	if (!ret)
+		ret = nfence_local_map_slot(nfile, &fence->mv, &local->mv_map,
+					    NFENCE_VM_READ_ONLY,
+					    &local->mapping.monitored_value_gpu_va);
+	if (ret)
+		goto err;
+
+	if (cv_page) {
+		if (cv_page->map.vm != &nfile->vm) {
+			ret = drm_vma_node_allow(&cv_page->base.vma_node,
+						 nfile->drm_file);
+			if (ret)
+				goto err;
+			local->mmap_allowed = true;
+		}
+		local->mapping.cpu_mmap_offset =
+			drm_vma_node_offset_addr(&cv_page->base.vma_node);
+		local->mapping.cpu_value_offset = fence->cv.offset;
+	}
+
+	xa_lock(&nfile->fences);
+	if (nfile->num_fences >= DRM_NFENCE_MAX_FENCES_PER_FILE) {
+		ret = -ENOSPC;
+	} else {
+		nfile->num_fences++;
+		ret = __xa_alloc_cyclic(&nfile->fences, &handle, local,
+					xa_limit_32b, &nfile->next_fence,
+					GFP_KERNEL);
+		if (ret < 0)
+			nfile->num_fences--;
+	}
+	xa_unlock(&nfile->fences);
+	if (ret < 0)
+		goto err;
+
+	local->handle = handle;
+	*out = local;
+	return 0;
+
+err:
+	nfence_local_free(nfile, local);
+	return ret;
+}
+
+/**
+ * nfence_fence_get - look up a local handle
+ * @nfile: the file
+ * @handle: local fence handle
+ * @device: the device the handle must belong to
+ * @local_flags: out: the handle's NO_SIGNAL / NO_WAIT flags
+ *
+ * Return: the global fence with a reference, or NULL if @handle names no
+ * fence of @device in @nfile.
+ */
+struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
+				      u32 device, u32 *local_flags)
+{
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence = NULL;
+
+	xa_lock(&nfile->fences);
+	local = xa_load(&nfile->fences, handle);
+	if (local && local->device->handle == device) {
+		fence = local->fence;
+		kref_get(&fence->ref);
+		*local_flags = local->flags;
+	}
+	xa_unlock(&nfile->fences);
+	return fence;
+}
+
+static int nfence_check_engines(struct nfence_adapter *adapter, u32 affinity)
+{
+	u32 n = adapter->gpu.cfg.num_engines;
+
+	return (affinity & ~GENMASK(n - 1, 0)) ? -EINVAL : 0;
+}
+
+#define NFENCE_FENCE_FLAGS (DRM_NFENCE_FENCE_SHARED | \
+			    DRM_NFENCE_FENCE_NT_SECURITY_SHARING | \
+			    DRM_NFENCE_FENCE_CROSS_ADAPTER | \
+			    DRM_NFENCE_FENCE_NO_SIGNAL | \
+			    DRM_NFENCE_FENCE_NO_WAIT)
+#define NFENCE_LOCAL_FLAGS (DRM_NFENCE_FENCE_NO_SIGNAL | \
+			    DRM_NFENCE_FENCE_NO_WAIT)
+
+/**
+ * nfence_fence_create_ioctl - DRM_IOCTL_NFENCE_FENCE_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_create
+ * @file: the caller's file
+ *
+ * Return: 0 or -errno as the uapi documents.
+ */
+int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_fence_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence;
+	struct nfence_device *dev;
+	int ret, idx;
+
+	if (args->pad || (args->flags & ~NFENCE_FENCE_FLAGS) ||
+	    args->type > DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
+		return -EINVAL;
+	if ((args->flags & NFENCE_LOCAL_FLAGS) == NFENCE_LOCAL_FLAGS)
+		return -EINVAL;
+	if ((args->flags & DRM_NFENCE_FENCE_NT_SECURITY_SHARING) &&
+	    !(args->flags & DRM_NFENCE_FENCE_SHARED))
+		return -EINVAL;
+	if (nfence_check_engines(adapter, args->engine_affinity))
+		return -EINVAL;
+	if (args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)
+		return -EOPNOTSUPP;
+	if (!adapter->gpu.cfg.native_fence)
+		return -EOPNOTSUPP;
+
+	dev = nfence_device_lookup(nfile, args->device);
+	if (!dev)
+		return -ENOENT;
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out_dev;
+	}
+
+	fence = nfence_fence_alloc(nfile, args->type, args->flags,
+				   args->initial_value);
+	if (IS_ERR(fence)) {
+		ret = PTR_ERR(fence);
+		goto out_exit;
+	}
+	ret = nfence_local_create(nfile, dev, fence,
+				  args->flags & NFENCE_LOCAL_FLAGS,
+				  args->engine_affinity, &local);
+	if (ret)
+		goto out_exit;
+
+	args->handle = local->handle;
+	args->mapping = local->mapping;
+out_exit:
+	drm_dev_exit(idx);
+out_dev:
+	nfence_device_put(dev);
+	return ret;
+}
+
+static struct nfence_fence_local *
+nfence_local_remove(struct nfence_file *nfile, u32 handle)
+{
+	struct nfence_fence_local *local;
+
+	xa_lock(&nfile->fences);
+	local = __xa_erase(&nfile->fences, handle);
+	if (local)
+		nfile->num_fences--;
+	xa_unlock(&nfile->fences);
+	return local;
+}
+
+/**
+ * nfence_fence_destroy_ioctl - DRM_IOCTL_NFENCE_FENCE_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_destroy
+ * @file: the caller's file
+ *
+ * Return: 0, -EINVAL on non-zero padding, -ENOENT for an unknown handle.
+ */
+int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_nfence_fence_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_fence_local *local;
+
+	if (args->pad)
+		return -EINVAL;
+	local = nfence_local_remove(nfile, args->handle);
+	if (!local)
+		return -ENOENT;
+	nfence_local_free(nfile, local);
+	return 0;
+}
+
+static int nfence_fence_fd_release(struct inode *inode, struct file *filp)
+{
+	struct nfence_fence *fence = filp->private_data;
+
+	nfence_fence_drop_handle(fence);
+	nfence_fence_put(fence);
+	return 0;
+}
+
+static const struct file_operations nfence_fence_fops = {
+	.owner = THIS_MODULE,
+	.release = nfence_fence_fd_release,
+};
+
+/**
+ * nfence_fence_share_ioctl - DRM_IOCTL_NFENCE_FENCE_SHARE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_share
+ * @file: the caller's file
+ *
+ * Return: 0 with a new close-on-exec fd, or -errno.
+ */
+int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	const u32 nt = DRM_NFENCE_FENCE_SHARED |
+		       DRM_NFENCE_FENCE_NT_SECURITY_SHARING;
+	struct drm_nfence_fence_share *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence = NULL;
+	struct file *filp;
+	int fd;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	xa_lock(&nfile->fences);
+	local = xa_load(&nfile->fences, args->handle);
+	if (local) {
+		fence = local->fence;
+		kref_get(&fence->ref);
+	}
+	xa_unlock(&nfile->fences);
+	if (!fence)
+		return -ENOENT;
+	if ((fence->flags & nt) != nt) {
+		nfence_fence_put(fence);
+		return -EINVAL;
+	}
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		nfence_fence_put(fence);
+		return fd;
+	}
+	filp = anon_inode_getfile("nfence-fence", &nfence_fence_fops, fence,
+				  O_RDWR | O_CLOEXEC);
+	if (IS_ERR(filp)) {
+		put_unused_fd(fd);
+		nfence_fence_put(fence);
+		return PTR_ERR(filp);
+	}
+	/* The fd's reference is the one taken above; it is also a handle. */
+	atomic_inc(&fence->handles);
+	/*
+	 * Install last: once the fd is visible user space may close it. The
+	 * DRM core copies args back after this, which cannot fail the fd.
+	 */
+	args->fd = fd;
+	fd_install(fd, filp);
+	return 0;
+}
+
+/**
+ * nfence_fence_open_ioctl - DRM_IOCTL_NFENCE_FENCE_OPEN
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_open
+ * @file: the caller's file
+ *
+ * Return: 0 or -errno as the uapi documents.
+ */
+int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_fence_open *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence;
+	struct nfence_device *dev;
+	struct file *filp;
+	int ret, idx;
+
+	if (args->pad || (args->flags & ~NFENCE_LOCAL_FLAGS) ||
+	    (args->flags & NFENCE_LOCAL_FLAGS) == NFENCE_LOCAL_FLAGS)
+		return -EINVAL;
+	if (nfence_check_engines(adapter, args->engine_affinity))
+		return -EINVAL;
+
+	filp = fget(args->fd);
+	if (!filp)
+		return -EBADF;
+	if (filp->f_op != &nfence_fence_fops) {
+		fput(filp);
+		return -EINVAL;
+	}
+	fence = filp->private_data;
+	if (fence->adapter != adapter) {
+		fput(filp);
+		return -EINVAL;
+	}
+	/* The fd holds a handle: the fence cannot be orphaned under us. */
+	kref_get(&fence->ref);
+	fput(filp);
+
+	dev = nfence_device_lookup(nfile, args->device);
+	if (!dev) {
+		nfence_fence_put(fence);
+		return -ENOENT;
+	}
+	if (!drm_dev_enter(drm, &idx)) {
+		nfence_fence_put(fence);
+		ret = -ENODEV;
+		goto out_dev;
+	}
+	ret = nfence_local_create(nfile, dev, fence, args->flags,
+				  args->engine_affinity, &local);
+	if (!ret) {
+		args->handle = local->handle;
+		args->mapping = local->mapping;
+	}
+	drm_dev_exit(idx);
+out_dev:
+	nfence_device_put(dev);
+	return ret;
+}
+
+/**
+ * nfence_file_fences_init - set up the fence state of a new file
+ * @nfile: the file
+ */
+void nfence_file_fences_init(struct nfence_file *nfile)
+{
+	xa_init_flags(&nfile->fences, XA_FLAGS_ALLOC1);
+	nfile->next_fence = 1;
+	nfile->num_fences = 0;
+	mutex_init(&nfile->pool_lock);
+	INIT_LIST_HEAD(&nfile->cv_pool);
+	INIT_LIST_HEAD(&nfile->mv_pool);
+	nfence_vm_init(&nfile->vm);
+}
+
+static void nfence_pool_fini(struct nfence_file *nfile, struct list_head *pool)
+{
+	struct nfence_fence_page *fp, *tmp;
+
+	list_for_each_entry_safe(fp, tmp, pool, link) {
+		list_del_init(&fp->link);
+		if (drm_mm_node_allocated(&fp->base.vma_node.vm_node))
+			drm_vma_node_revoke(&fp->base.vma_node, nfile->drm_file);
+		/* No fence uses the page any more: unmap it from this file. */
+		nfence_vm_unmap(&fp->map);
+		drm_gem_object_put(&fp->base);
+	}
+}
+
+/**
+ * nfence_file_fences_fini - close every fence handle of a closing file
+ * @nfile: the file
+ */
+void nfence_file_fences_fini(struct nfence_file *nfile)
+{
+	struct nfence_fence_local *local;
+	unsigned long handle;
+
+	xa_for_each(&nfile->fences, handle, local) {
+		xa_erase(&nfile->fences, handle);
+		nfence_local_free(nfile, local);
+	}
+	nfile->num_fences = 0;
+	xa_destroy(&nfile->fences);
+	nfence_pool_fini(nfile, &nfile->cv_pool);
+	nfence_pool_fini(nfile, &nfile->mv_pool);
+	nfence_vm_fini(&nfile->vm);
+	mutex_destroy(&nfile->pool_lock);
+}
+
+/**
+ * nfence_device_close_fences - close the fence handles of a destroyed device
+ * @dev: the device
+ */
+void nfence_device_close_fences(struct nfence_device *dev)
+{
+	struct nfence_file *nfile = dev->file;
+	struct nfence_fence_local *local;
+	unsigned long handle;
+
+	xa_for_each(&nfile->fences, handle, local) {
+		if (local->device != dev)
+			continue;
+		local = nfence_local_remove(nfile, handle);
+		if (local)
+			nfence_local_free(nfile, local);
+	}
+}
+
+/**
+ * nfence_fences_print - list an adapter's fences for debugfs
+ * @adapter: the adapter
+ * @p: where to print
+ */
+void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
+{
+	struct nfence_fence *fence;
+	unsigned long id;
+
+	xa_lock(&adapter->fences);
+	xa_for_each(&adapter->fences, id, fence) {
+		u64 offset = 0;
+
+		if (fence->cv.page &&
+		    drm_mm_node_allocated(&fence->cv.page->base.vma_node.vm_node))
+			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);
+		drm_printf(p, "fence %u type %u cpu %llu:%u ", fence->id,
+			   fence->type, offset,
+			   fence->cv.page ? fence->cv.offset : 0);
+		drm_printf(p, "current %llu monitored %llu waiters %u\n",
+			   READ_ONCE(*fence->cv.value),
+			   READ_ONCE(*fence->mv.value),
+			   nfence_waitlist_count(&fence->waiters));
+	}
+	xa_unlock(&adapter->fences);
+}

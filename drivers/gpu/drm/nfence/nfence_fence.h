@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_FENCE_H__
+#define __NFENCE_FENCE_H__
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <drm/drm_gem.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_gpu.h"
+#include "nfence_vm.h"
+#include "nfence_waitlist.h"
+
+struct drm_printer;
+struct nfence_adapter;
+struct nfence_device;
+struct nfence_file;
+
+#define NFENCE_FENCE_SLOTS	(PAGE_SIZE / NFENCE_FENCE_VALUE_STRIDE)
+
+/**
+ * struct nfence_fence_page - a page of fence values (a GEM object)
+ *
+ * CurrentValue pages are CPU-mappable read-only through the GEM mmap offset;
+ * MonitoredValue pages never get one. A pool page packs the values of the
+ * non-shared fences of one file at %NFENCE_FENCE_VALUE_STRIDE; a shared
+ * fence has a page of its own.
+ */
+struct nfence_fence_page {
+	/** @base: the GEM object; its reference count is the page's */
+	struct drm_gem_object base;
+	/** @page: the memory */
+	struct page *page;
+	/** @vaddr: kernel address of @page */
+	void *vaddr;
+	/** @lock: protects @used */
+	spinlock_t lock;
+	/** @used: allocated slots */
+	DECLARE_BITMAP(used, NFENCE_FENCE_SLOTS);
+	/** @link: entry in the owning file's pool while it may have free slots */
+	struct list_head link;
+	/** @map: pool pages: the page in the owning file's GPU VA space */
+	struct nfence_vm_mapping map;
+};
+
+/**
+ * struct nfence_fence_slot - where one value lives
+ */
+struct nfence_fence_slot {
+	/** @page: the page holding the value, or NULL when in VRAM */
+	struct nfence_fence_page *page;
+	/** @offset: byte offset of the value in @page */
+	u32 offset;
+	/** @vram: the VRAM range holding the value */
+	struct nfence_segment_node vram;
+	/** @value: kernel address of the value */
+	u64 *value;
+};
+
+/**
+ * struct nfence_fence - a native fence: the global object
+ *
+ * Lifetime: kref-counted; references are held by local handles, shared fds
+ * and in-flight waits. @handles counts only local handles and fds, the
+ * holders that can still signal it: when it drops to zero the fence can
+ * never change again and its waiters are released with -ENOENT.
+ */
+struct nfence_fence {
+	/** @ref: reference count */
+	struct kref ref;
+	/** @adapter: the adapter; the fence holds a reference on its DRM device */
+	struct nfence_adapter *adapter;
+	/** @id: adapter-wide id (debugfs) */
+	u32 id;
+	/** @type: &enum drm_nfence_fence_type */
+	u32 type;
+	/** @flags: DRM_NFENCE_FENCE_* creation flags */
+	u32 flags;
+	/** @handles: local handles and shared fds */
+	atomic_t handles;
+	/** @orphaned: set once @handles reached zero */
+	bool orphaned;
+	/** @cv: CurrentValue */
+	struct nfence_fence_slot cv;
+	/** @mv: MonitoredValue */
+	struct nfence_fence_slot mv;
+	/** @waiters: CPU waiters; owns MonitoredValue */
+	struct nfence_waitlist waiters;
+};
+
+/**
+ * struct nfence_fence_local - a local handle to a fence in one file
+ */
+struct nfence_fence_local {
+	/** @fence: the global fence (a reference) */
+	struct nfence_fence *fence;
+	/** @device: the device the handle belongs to (a reference) */
+	struct nfence_device *device;
+	/** @handle: the handle */
+	u32 handle;
+	/** @flags: DRM_NFENCE_FENCE_NO_SIGNAL / NO_WAIT of this handle */
+	u32 flags;
+	/** @engine_affinity: engines that use the fence */
+	u32 engine_affinity;
+	/** @mapping: what the ioctl returned */
+	struct drm_nfence_fence_mapping mapping;
+	/** @cv_map: CurrentValue mapped for this handle (not in a pool page) */
+	struct nfence_vm_mapping cv_map;
+	/** @mv_map: MonitoredValue mapped for this handle (not in a pool page) */
+	struct nfence_vm_mapping mv_map;
+	/** @mmap_allowed: this file may mmap the fence's own CurrentValue page */
+	bool mmap_allowed;
+};
+
+void nfence_file_fences_init(struct nfence_file *nfile);
+void nfence_file_fences_fini(struct nfence_file *nfile);
+void nfence_device_close_fences(struct nfence_device *dev);
+
+struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
+				      u32 device, u32 *local_flags);
+void nfence_fence_put(struct nfence_fence *fence);
+u64 nfence_fence_read(struct nfence_fence *fence);
+void nfence_fences_print(struct nfence_adapter *adapter,
+			 struct drm_printer *p);
+
+int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+
+#endif /* __NFENCE_FENCE_H__ */

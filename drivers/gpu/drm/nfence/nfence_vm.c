@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/mm.h>
+#include <linux/overflow.h>
+
+#include "nfence_vm.h"
+
+/**
+ * DOC: GPU virtual address spaces
+ *
+ * Every open file has one GPU virtual address space, as every Windows
+ * process has one on each adapter. Fence storage is mapped into it when a
+ * fence is created or opened, and the simulated engines reach memory only by
+ * translating GPU VAs through it: a VA outside every mapping, or a write to a
+ * read-only mapping, translates to nothing and is a GPU page fault.
+ *
+ * Ranges are page-granular and never overlap; translation finds the one
+ * mapping that contains the whole access.
+ */
+
+/**
+ * nfence_vm_init - set up an empty address space
+ * @vm: the address space
+ */
+void nfence_vm_init(struct nfence_vm *vm)
+{
+	mutex_init(&vm->lock);
+	drm_mm_init(&vm->mm, NFENCE_VM_START, NFENCE_VM_END - NFENCE_VM_START);
+}
+
+/**
+ * nfence_vm_fini - tear down an address space
+ * @vm: the address space; every mapping must be gone
+ */
+void nfence_vm_fini(struct nfence_vm *vm)
+{
+	drm_mm_takedown(&vm->mm);
+	mutex_destroy(&vm->lock);
+}
+
+/**
+ * nfence_vm_map - map memory at a new range of GPU VAs
+ * @vm: the address space
+ * @map: zeroed mapping to fill in
+ * @vaddr: kernel address of the memory
+ * @size: bytes, non-zero
+ * @flags: NFENCE_VM_READ_ONLY to forbid GPU writes
+ *
+ * Return: 0, -EINVAL on bad arguments, -ENOSPC when the space is full.
+ */
+int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
+		  void *vaddr, u64 size, u32 flags)
+{
+	int ret;
+
+	if (!vaddr || !size || size > NFENCE_VM_END - NFENCE_VM_START ||
+	    (flags & ~NFENCE_VM_READ_ONLY))
+		return -EINVAL;
+
+	mutex_lock(&vm->lock);
+	ret = drm_mm_insert_node_generic(&vm->mm, &map->node,
+					 round_up(size, PAGE_SIZE), PAGE_SIZE,
+					 0, DRM_MM_INSERT_BEST);
+	mutex_unlock(&vm->lock);
+	if (ret)
+		return ret;
+
+	map->vm = vm;
+	map->vaddr = vaddr;
+	map->size = size;
+	map->flags = flags;
+	return 0;
+}
+
+/**
+ * nfence_vm_unmap - remove a mapping
+ * @map: the mapping; unmapping one that is not mapped does nothing
+ */
+void nfence_vm_unmap(struct nfence_vm_mapping *map)
+{
+	struct nfence_vm *vm = map->vm;
+
+	if (!vm)
+		return;
+	mutex_lock(&vm->lock);
+	drm_mm_remove_node(&map->node);
+	mutex_unlock(&vm->lock);
+	map->vm = NULL;
+}
+
+/**
+ * nfence_vm_translate - translate a GPU access to a kernel address
+ * @vm: the address space
+ * @va: GPU virtual address
+ * @len: bytes accessed, non-zero
+ * @write: whether the access writes
+ *
+ * The caller must keep the mapping alive while it uses the result (for the
+ * CMP: the queue it executes holds what its command stream references).
+ *
+ * Return: the kernel address, or NULL for a GPU page fault.
+ */
+void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write)
+{
+	struct nfence_vm_mapping *map;
+	struct drm_mm_node *node;
+	void *vaddr = NULL;
+	u64 end;
+
+	if (!len || check_add_overflow(va, len, &end))
+		return NULL;
+
+	mutex_lock(&vm->lock);
+	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
+		map = container_of(node, struct nfence_vm_mapping, node);
+		if (va < node->start || end > node->start + map->size)
+			break;
+		if (write && (map->flags & NFENCE_VM_READ_ONLY))
+			break;
+		vaddr = map->vaddr + (va - node->start);
+		break;
+	}
+	mutex_unlock(&vm->lock);
+	return vaddr;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_VM_H__
+#define __NFENCE_VM_H__
+
+#include <linux/bits.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include <drm/drm_mm.h>
+
+/* The range of GPU virtual addresses handed out: [4 GiB, 1 TiB). */
+#define NFENCE_VM_START		BIT_ULL(32)
+#define NFENCE_VM_END		BIT_ULL(40)
+
+/* Mapping flags. */
+#define NFENCE_VM_READ_ONLY	BIT(0)
+
+/**
+ * struct nfence_vm - one GPU virtual address space (per open file)
+ */
+struct nfence_vm {
+	/** @lock: protects @mm and every mapping's node */
+	struct mutex lock;
+	/** @mm: allocated ranges; each node is in a &struct nfence_vm_mapping */
+	struct drm_mm mm;
+};
+
+/**
+ * struct nfence_vm_mapping - memory mapped at a range of GPU VAs
+ *
+ * The simulated GPU reaches memory only through mappings: the range
+ * [@node.start, @node.start + @size) translates to [@vaddr, @vaddr + @size).
+ * The VA range itself is page-granular.
+ */
+struct nfence_vm_mapping {
+	/** @node: the VA range */
+	struct drm_mm_node node;
+	/** @vm: the address space, NULL when not mapped */
+	struct nfence_vm *vm;
+	/** @vaddr: kernel address of the memory behind the range */
+	void *vaddr;
+	/** @size: bytes of memory behind the range */
+	u64 size;
+	/** @flags: NFENCE_VM_* */
+	u32 flags;
+};
+
+void nfence_vm_init(struct nfence_vm *vm);
+void nfence_vm_fini(struct nfence_vm *vm);
+int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
+		  void *vaddr, u64 size, u32 flags);
+void nfence_vm_unmap(struct nfence_vm_mapping *map);
+void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write);
+
+#endif /* __NFENCE_VM_H__ */

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/eventfd.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_compat.h"
+#include "nfence_device.h"
+#include "nfence_drv.h"
+#include "nfence_fence.h"
+#include "nfence_wait.h"
+
+/**
+ * DOC: CPU waits, CPU signals and the interrupt path
+ *
+ * A wait call becomes a &struct nfence_wait with one waiter per fence, each
+ * queued on its fence's &struct nfence_waitlist (which keeps MonitoredValue
+ * right; see nfence_waitlist.c). A blocking wait sleeps interruptibly until
+ * the wait completes, its absolute CLOCK_MONOTONIC deadline passes, or a
+ * signal arrives (-ERESTARTSYS: the restarted call has the same deadline),
+ * then dequeues whatever is still queued. An asynchronous wait stays on its
+ * file's list and signals its eventfd when it completes; a work item then
+ * dequeues and frees it. Closing the file cancels the asynchronous waits it
+ * still has.
+ *
+ * A signal (from the CPU through DRM_IOCTL_NFENCE_FENCE_SIGNAL, the
+ * "update current values from CPU" path, or later from the CMP) follows the
+ * seed: full barrier, 64-bit store of CurrentValue (which never moves
+ * backwards), full barrier, then the conditional interrupt check: only if
+ * CurrentValue now exceeds MonitoredValue is the interrupt path taken. The
+ * interrupt path, given the signaled fences or none (scan every fence),
+ * satisfies the waiters their values reached and advances MonitoredValue.
+ *
+ * A fence whose last local handle and last fd are gone can never be
+ * signaled again: its waiters are released and their waits fail with
+ * -ENOENT.
+ */
+
+struct nfence_wait;
+
+struct nfence_wait_entry {
+	struct nfence_waiter waiter;
+	struct nfence_fence *fence;
+	struct nfence_wait *wait;
+};
+
+struct nfence_wait {
+	struct kref ref;
+	struct nfence_file *file;
+	struct list_head link;
+	wait_queue_head_t wq;
+	atomic_t remaining;
+	atomic_t completed;
+	int error;
+	struct eventfd_ctx *eventfd;
+	struct work_struct work;
+	u32 count;
+	struct nfence_wait_entry entries[] __counted_by(count);
+};
+
+static void nfence_wait_release(struct kref *ref)
+{
+	struct nfence_wait *wait = container_of(ref, struct nfence_wait, ref);
+	u32 i;
+
+	for (i = 0; i < wait->count; i++)
+		nfence_fence_put(wait->entries[i].fence);
+	if (wait->eventfd)
+		eventfd_ctx_put(wait->eventfd);
+	kfree(wait);
+}
+
+static void nfence_wait_put(struct nfence_wait *wait)
+{
+	kref_put(&wait->ref, nfence_wait_release);
+}
+
+static bool nfence_wait_completed(struct nfence_wait *wait)
+{
+	return atomic_read(&wait->completed);
+}
+
+/* Called once, under the lock of the waitlist that completed the wait. */
+static void nfence_wait_complete(struct nfence_wait *wait)
+{
+	if (atomic_xchg(&wait->completed, 1))
+		return;
+	if (wait->eventfd) {
+		nfence_eventfd_signal(wait->eventfd);
+		kref_get(&wait->ref);
+		queue_work(wait->file->adapter->wait_wq, &wait->work);
+	} else {
+		wake_up(&wait->wq);
+	}
+}
+
+static void nfence_wait_entry_done(struct nfence_waiter *waiter)
+{
+	struct nfence_wait_entry *e = container_of(waiter,
+						   struct nfence_wait_entry,
+						   waiter);
+	struct nfence_wait *wait = e->wait;
+
+	if (nfence_fence_read(e->fence) < waiter->value) {
+		/* Released without reaching the value: orphaned fence. */
+		WRITE_ONCE(wait->error, -ENOENT);
+		nfence_wait_complete(wait);
+		return;
+	}
+	atomic64_inc(&wait->file->adapter->irq_stats.woken);
+	if (atomic_dec_and_test(&wait->remaining))
+		nfence_wait_complete(wait);
+}
+
+/* Dequeue every waiter still queued; safe to call more than once. */
+static void nfence_wait_dequeue(struct nfence_wait *wait)
+{
+	u32 i;
+
+	for (i = 0; i < wait->count; i++) {
+		struct nfence_wait_entry *e = &wait->entries[i];
+
+		nfence_waitlist_remove(&e->fence->waiters, &e->waiter);
+	}
+}
+
+static void nfence_wait_work(struct work_struct *work)
+{
+	struct nfence_wait *wait = container_of(work, struct nfence_wait, work);
+	struct nfence_file *nfile = wait->file;
+	bool owner = false;
+
+	mutex_lock(&nfile->async_lock);
+	if (!list_empty(&wait->link)) {
+		list_del_init(&wait->link);
+		nfile->num_async--;
+		owner = true;
+	}
+	mutex_unlock(&nfile->async_lock);
+	if (owner) {
+		nfence_wait_dequeue(wait);
+		nfence_wait_put(wait);
+	}
+	nfence_wait_put(wait);
+}
+
+/* Index of the first fence that reached its value, or count if none. */
+static u32 nfence_wait_first_reached(struct nfence_wait *wait)
+{
+	u32 i;
+
+	for (i = 0; i < wait->count; i++) {
+		struct nfence_wait_entry *e = &wait->entries[i];
+
+		if (nfence_fence_read(e->fence) >= e->waiter.value)
+			break;
+	}
+	return i;
+}
+
+static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
+{
+	u32 i, reached = 0;
+
+	for (i = 0; i < wait->count; i++) {
+		struct nfence_wait_entry *e = &wait->entries[i];
+
+		if (nfence_fence_read(e->fence) >= e->waiter.value)
+			reached++;
+	}
+	return any ? reached > 0 : reached == wait->count;
+}
+
+/* Copy in handles and values, take the fences; all checked before use. */
+static struct nfence_wait *
+nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
+		    u64 handles_ptr, u64 values_ptr, u32 forbidden, bool any)
+{
+	u32 __user *handles = u64_to_user_ptr(handles_ptr);
+	u64 __user *values = u64_to_user_ptr(values_ptr);
+	struct nfence_wait *wait;
+	int ret = 0;
+	u32 i;
+
+	wait = kzalloc(struct_size(wait, entries, count), GFP_KERNEL);
+	if (!wait)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&wait->ref);
+	wait->count = count;
+	wait->file = nfile;
+	INIT_LIST_HEAD(&wait->link);
+	init_waitqueue_head(&wait->wq);
+	INIT_WORK(&wait->work, nfence_wait_work);
+	atomic_set(&wait->remaining, any ? 1 : count);
+
+	for (i = 0; i < count; i++) {
+		struct nfence_wait_entry *e = &wait->entries[i];
+		u32 handle, flags;
+		u64 value;
+
+		if (get_user(handle, &handles[i]) || get_user(value, &values[i])) {
+			ret = -EFAULT;
+			break;
+		}
+		e->wait = wait;
+		e->waiter.value = value;
+		e->waiter.done = nfence_wait_entry_done;
+		RB_CLEAR_NODE(&e->waiter.node);
+		e->fence = nfence_fence_get(nfile, handle, device, &flags);
+		if (!e->fence) {
+			ret = -ENOENT;
+			break;
+		}
+		if (flags & forbidden) {
+			ret = -EACCES;
+			break;
+		}
+		if (e->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
+			ret = -EINVAL;
+			break;
+		}
+	}
+	if (ret) {
+		nfence_wait_put(wait);
+		return ERR_PTR(ret);
+	}
+	return wait;
+}
+
+static int nfence_check_device(struct nfence_file *nfile, u32 handle)
+{
+	struct nfence_device *dev = nfence_device_lookup(nfile, handle);
+
+	if (!dev)
+		return -ENOENT;
+	nfence_device_put(dev);
+	return 0;
+}
+
+static int nfence_wait_async(struct nfence_file *nfile,
+			     struct nfence_wait *wait, int fd)
+{
+	struct eventfd_ctx *ev;
+	u32 i;
+
+	ev = eventfd_ctx_fdget(fd);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	wait->eventfd = ev;
+
+	mutex_lock(&nfile->async_lock);
+	if (nfile->num_async >= NFENCE_MAX_ASYNC_WAITS) {
+		mutex_unlock(&nfile->async_lock);
+		return -ENOSPC;
+	}
+	/* The list's reference. */
+	kref_get(&wait->ref);
+	list_add_tail(&wait->link, &nfile->async_waits);
+	nfile->num_async++;
+	mutex_unlock(&nfile->async_lock);
+
+	/* From here on the wait may complete, and be freed by its work. */
+	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
+		nfence_waitlist_add(&wait->entries[i].fence->waiters,
+				    &wait->entries[i].waiter);
+	return 0;
+}
+
+static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
+{
+	long ret = 0;
+	u32 i;
+
+	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
+		nfence_waitlist_add(&wait->entries[i].fence->waiters,
+				    &wait->entries[i].waiter);
+
+	if (timeout_ns == DRM_NFENCE_TIMEOUT_INFINITE) {
+		ret = wait_event_interruptible(wait->wq,
+					       nfence_wait_completed(wait));
+	} else {
+		ktime_t left = ktime_sub(ns_to_ktime(timeout_ns), ktime_get());
+
+		if (ktime_to_ns(left) <= 0)
+			ret = nfence_wait_completed(wait) ? 0 : -ETIME;
+		else
+			ret = wait_event_interruptible_hrtimeout(wait->wq,
+								 nfence_wait_completed(wait),
+								 left);
+	}
+
+	nfence_wait_dequeue(wait);
+	if (nfence_wait_completed(wait))
+		return READ_ONCE(wait->error);
+	return ret;
+}
+
+#define NFENCE_WAIT_FLAGS (DRM_NFENCE_WAIT_ANY | DRM_NFENCE_WAIT_ASYNC)
+
+/**
+ * nfence_fence_wait_ioctl - DRM_IOCTL_NFENCE_FENCE_WAIT
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_wait
+ * @file: the caller's file
+ *
+ * Return: 0 when satisfied (or queued, for an asynchronous wait), -ETIME,
+ * -ERESTARTSYS, or -errno for bad input as the uapi documents.
+ */
+int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_nfence_fence_wait *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	bool async = args->flags & DRM_NFENCE_WAIT_ASYNC;
+	bool any = args->flags & DRM_NFENCE_WAIT_ANY;
+	struct nfence_wait *wait;
+	int ret;
+
+	if (args->pad || (args->flags & ~NFENCE_WAIT_FLAGS) || !args->count ||
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
+		return -EINVAL;
+	if (async ? args->timeout_ns != 0 : args->eventfd != 0)
+		return -EINVAL;
+	ret = nfence_check_device(nfile, args->device);
+	if (ret)
+		return ret;
+
+	wait = nfence_wait_prepare(nfile, args->device, args->count,
+				   args->handles, args->values,
+				   DRM_NFENCE_FENCE_NO_WAIT, any);
+	if (IS_ERR(wait))
+		return PTR_ERR(wait);
+
+	if (nfence_wait_satisfied(wait, any)) {
+		/* Already there: no waiter, no MonitoredValue change. */
+		if (async) {
+			wait->eventfd = eventfd_ctx_fdget(args->eventfd);
+			if (IS_ERR(wait->eventfd)) {
+				ret = PTR_ERR(wait->eventfd);
+				wait->eventfd = NULL;
+			} else {
+				nfence_eventfd_signal(wait->eventfd);
+			}
+		}
+	} else if (async) {
+		ret = nfence_wait_async(nfile, wait, args->eventfd);
+	} else {
+		ret = nfence_wait_block(wait, args->timeout_ns);
+	}
+
+	if (!ret && !async)
+		args->first_signaled = any ? nfence_wait_first_reached(wait) : 0;
+	nfence_wait_put(wait);
+	return ret;
+}
+
+/**
+ * nfence_fence_signal - signal a fence: the CPU path and the GPU's
+ * @fence: the fence
+ * @value: the new CurrentValue; ignored unless above the current one
+ *
+ * Barrier, 64-bit store, barrier, then the conditional interrupt check
+ * against MonitoredValue.
+ */
+void nfence_fence_signal(struct nfence_fence *fence, u64 value)
+{
+	struct nfence_irq_stats *stats = &fence->adapter->irq_stats;
+	u64 old = READ_ONCE(*fence->cv.value);
+
+	atomic64_inc(&stats->signals);
+	/* Whatever was written before the signal is visible before it. */
+	smp_mb();
+	for (;;) {
+		u64 prev;
+
+		if (value <= old)
+			break;
+		prev = cmpxchg64(fence->cv.value, old, value);
+		if (prev == old)
+			break;
+		old = prev;
+	}
+	/* Order the CurrentValue store before the MonitoredValue load. */
+	smp_mb();
+	if (READ_ONCE(*fence->cv.value) > READ_ONCE(*fence->mv.value)) {
+		atomic64_inc(&stats->interrupts);
+		nfence_interrupt(fence->adapter, &fence, 1);
+	} else {
+		atomic64_inc(&stats->suppressed);
+	}
+}
+
+/**
+ * nfence_interrupt - the native fence signaled interrupt
+ * @adapter: the adapter
+ * @fences: the signaled fences, or NULL to scan every fence with waiters
+ * @count: entries in @fences
+ */
+void nfence_interrupt(struct nfence_adapter *adapter,
+		      struct nfence_fence **fences, unsigned int count)
+{
+	unsigned int i, woken = 0;
+	struct nfence_fence *fence;
+	unsigned long id;
+
+	if (fences) {
+		for (i = 0; i < count; i++)
+			woken += nfence_waitlist_process(&fences[i]->waiters);
+	} else {
+		xa_lock(&adapter->fences);
+		xa_for_each(&adapter->fences, id, fence)
+			if (nfence_waitlist_count(&fence->waiters))
+				woken += nfence_waitlist_process(&fence->waiters);
+		xa_unlock(&adapter->fences);
+	}
+	if (!woken)
+		atomic64_inc(&adapter->irq_stats.spurious);
+}
+
+/**
+ * nfence_fence_release_waiters - release the waiters of an orphaned fence
+ * @fence: the fence, whose last handle just went away
+ */
+void nfence_fence_release_waiters(struct nfence_fence *fence)
+{
+	nfence_waitlist_flush(&fence->waiters);
+}
+
+/**
+ * nfence_fence_signal_ioctl - DRM_IOCTL_NFENCE_FENCE_SIGNAL
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_signal
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno for bad input as the uapi documents; nothing is
+ * signaled unless every handle is valid.
+ */
+int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_fence_signal *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_wait *batch;
+	int ret;
+	u32 i;
+
+	if (args->pad || args->flags || !args->count ||
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
+		return -EINVAL;
+	ret = nfence_check_device(nfile, args->device);
+	if (ret)
+		return ret;
+
+	/* The wait container doubles as the batch: checked fences + values. */
+	batch = nfence_wait_prepare(nfile, args->device, args->count,
+				    args->handles, args->values,
+				    DRM_NFENCE_FENCE_NO_SIGNAL, false);
+	if (IS_ERR(batch))
+		return PTR_ERR(batch);
+
+	for (i = 0; i < batch->count; i++)
+		nfence_fence_signal(batch->entries[i].fence,
+				    batch->entries[i].waiter.value);
+	/* Queues blocked on these fences may run again. */
+	nfence_cmp_kick(&adapter->gpu.cmp);
+	nfence_wait_put(batch);
+	return 0;
+}
+
+/**
+ * nfence_file_waits_init - set up the asynchronous waits of a new file
+ * @nfile: the file
+ */
+void nfence_file_waits_init(struct nfence_file *nfile)
+{
+	mutex_init(&nfile->async_lock);
+	INIT_LIST_HEAD(&nfile->async_waits);
+	nfile->num_async = 0;
+}
+
+/**
+ * nfence_file_waits_fini - cancel the asynchronous waits of a closing file
+ * @nfile: the file
+ */
+void nfence_file_waits_fini(struct nfence_file *nfile)
+{
+	struct nfence_wait *wait, *tmp;
+	LIST_HEAD(cancel);
+
+	mutex_lock(&nfile->async_lock);
+	list_splice_init(&nfile->async_waits, &cancel);
+	nfile->num_async = 0;
+	mutex_unlock(&nfile->async_lock);
+
+	list_for_each_entry_safe(wait, tmp, &cancel, link) {
+		list_del_init(&wait->link);
+		nfence_wait_dequeue(wait);
+		nfence_wait_put(wait);
+	}
+	/* Completion work items may still look at this file's list. */
+	flush_workqueue(nfile->adapter->wait_wq);
+	mutex_destroy(&nfile->async_lock);
+}
+
+/**
+ * nfence_irq_stats_print - interrupt path counters for debugfs
+ * @adapter: the adapter
+ * @p: where to print
+ */
+void nfence_irq_stats_print(struct nfence_adapter *adapter,
+			    struct drm_printer *p)
+{
+	struct nfence_irq_stats *s = &adapter->irq_stats;
+
+	drm_printf(p, "signals: %lld\n", (long long)atomic64_read(&s->signals));
+	drm_printf(p, "interrupts: %lld\n",
+		   (long long)atomic64_read(&s->interrupts));
+	drm_printf(p, "suppressed: %lld\n",
+		   (long long)atomic64_read(&s->suppressed));
+	drm_printf(p, "woken: %lld\n", (long long)atomic64_read(&s->woken));
+	drm_printf(p, "spurious: %lld\n",
+		   (long long)atomic64_read(&s->spurious));
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/compiler.h>
+#include <linux/limits.h>
+
+#include "nfence_waitlist.h"
+
+/**
+ * DOC: CPU waiters and MonitoredValue
+ *
+ * The seed's contract for DxgkDdiUpdateMonitoredValues: write the new
+ * MonitoredValue, execute a full barrier, re-sample CurrentValue and satisfy
+ * any waiter the new value releases. The signal side is the mirror image:
+ * write CurrentValue, full barrier, read MonitoredValue and take the
+ * interrupt path if CurrentValue exceeds it. Each side stores and then loads
+ * the other's location with a full barrier in between, so at least one of
+ * them sees the other's store: either the waiter sees the new CurrentValue,
+ * or the signaller sees the new MonitoredValue and raises the interrupt. No
+ * wakeup is lost.
+ *
+ * Every change of the waiter set goes through nfence_waitlist_settle(),
+ * which loops until the least queued value is above CurrentValue as
+ * re-sampled after the barrier.
+ */
+
+static bool nfence_waiter_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct nfence_waiter, node)->value <
+	       rb_entry(b, struct nfence_waiter, node)->value;
+}
+
+/*
+ * Satisfy the waiters CurrentValue has reached, then publish the new
+ * MonitoredValue and re-check. Called with the lock held.
+ */
+static unsigned int nfence_waitlist_settle(struct nfence_waitlist *wl)
+{
+	unsigned int woken = 0;
+
+	lockdep_assert_held(&wl->lock);
+	for (;;) {
+		u64 cv = READ_ONCE(*wl->cv);
+		struct nfence_waiter *least = NULL;
+		struct rb_node *first;
+
+		while ((first = rb_first_cached(&wl->tree))) {
+			least = rb_entry(first, struct nfence_waiter, node);
+			if (least->value > cv)
+				break;
+			rb_erase_cached(first, &wl->tree);
+			RB_CLEAR_NODE(first);
+			least->queued = false;
+			wl->count--;
+			least->done(least);
+			woken++;
+			least = NULL;
+		}
+
+		WRITE_ONCE(*wl->mv, least ? least->value - 1 : U64_MAX);
+		/* Order the MonitoredValue store before the re-sample. */
+		smp_mb();
+		if (!least || READ_ONCE(*wl->cv) < least->value)
+			return woken;
+	}
+}
+
+/**
+ * nfence_waitlist_init - set up the waitlist of a fence
+ * @wl: the waitlist
+ * @cv: the fence's CurrentValue
+ * @mv: the fence's MonitoredValue, set to U64_MAX (no waiter)
+ */
+void nfence_waitlist_init(struct nfence_waitlist *wl, u64 *cv, u64 *mv)
+{
+	spin_lock_init(&wl->lock);
+	wl->tree = RB_ROOT_CACHED;
+	wl->count = 0;
+	wl->cv = cv;
+	wl->mv = mv;
+	WRITE_ONCE(*mv, U64_MAX);
+}
+
+/**
+ * nfence_waitlist_add - queue a waiter
+ * @wl: the waitlist
+ * @waiter: the waiter, with @value and @done set
+ *
+ * If CurrentValue already reached the value, @done runs before this returns
+ * and the waiter is not queued.
+ *
+ * Return: true if the waiter was satisfied at once.
+ */
+bool nfence_waitlist_add(struct nfence_waitlist *wl,
+			 struct nfence_waiter *waiter)
+{
+	bool satisfied;
+
+	spin_lock(&wl->lock);
+	rb_add_cached(&waiter->node, &wl->tree, nfence_waiter_less);
+	waiter->queued = true;
+	wl->count++;
+	nfence_waitlist_settle(wl);
+	satisfied = !waiter->queued;
+	spin_unlock(&wl->lock);
+	return satisfied;
+}
+
+/**
+ * nfence_waitlist_remove - dequeue a waiter that is no longer interested
+ * @wl: the waitlist
+ * @waiter: the waiter; nothing happens if it is not queued
+ *
+ * MonitoredValue moves up to the next least value. Other waiters that
+ * CurrentValue has reached meanwhile are satisfied.
+ */
+void nfence_waitlist_remove(struct nfence_waitlist *wl,
+			    struct nfence_waiter *waiter)
+{
+	spin_lock(&wl->lock);
+	if (waiter->queued) {
+		rb_erase_cached(&waiter->node, &wl->tree);
+		RB_CLEAR_NODE(&waiter->node);
+		waiter->queued = false;
+		wl->count--;
+		nfence_waitlist_settle(wl);
+	}
+	spin_unlock(&wl->lock);
+}
+
+/**
+ * nfence_waitlist_process - the interrupt path for one fence
+ * @wl: the waitlist
+ *
+ * Satisfies every waiter CurrentValue has reached and advances
+ * MonitoredValue.
+ *
+ * Return: the number of waiters satisfied.
+ */
+unsigned int nfence_waitlist_process(struct nfence_waitlist *wl)
+{
+	unsigned int woken;
+
+	spin_lock(&wl->lock);
+	woken = nfence_waitlist_settle(wl);
+	spin_unlock(&wl->lock);
+	return woken;
+}
+
+/**
+ * nfence_waitlist_flush - satisfy every waiter, reached or not
+ * @wl: the waitlist
+ *
+ * For a fence that can no longer change: the device is in error
+ * (AlwaysSignaled) or nobody holds it any more. MonitoredValue becomes
+ * U64_MAX.
+ *
+ * Return: the number of waiters released.
+ */
+unsigned int nfence_waitlist_flush(struct nfence_waitlist *wl)
+{
+	struct rb_node *first;
+	unsigned int woken = 0;
+
+	spin_lock(&wl->lock);
+	while ((first = rb_first_cached(&wl->tree))) {
+		struct nfence_waiter *w = rb_entry(first, struct nfence_waiter,
+						   node);
+
+		rb_erase_cached(first, &wl->tree);
+		RB_CLEAR_NODE(first);
+		w->queued = false;
+		wl->count--;
+		w->done(w);
+		woken++;
+	}
+	WRITE_ONCE(*wl->mv, U64_MAX);
+	spin_unlock(&wl->lock);
+	return woken;
+}
+
+/**
+ * nfence_waitlist_count - number of queued waiters
+ * @wl: the waitlist
+ *
+ * Return: the count, a snapshot.
+ */
+u32 nfence_waitlist_count(struct nfence_waitlist *wl)
+{
+	return READ_ONCE(wl->count);
+}
