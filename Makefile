@@ -10,6 +10,7 @@
 #   make check-debug     the VM suites on a KASAN + lockdep + kmemleak 6.12
 #   make demo KVER=      boot KVER in a VM, load the driver, run nfence-info
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels
+#   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make deps            install every dependency on Debian 12 (idempotent)
 
 # Default kernel: the running one if its headers are installed, else the
@@ -29,7 +30,7 @@ KVERS ?= $(shell scripts/kernels.sh)
 export BUILD
 
 .PHONY: all module lib igt selftests check check-host check-vm check-kunit \
-	check-debug debug-kernel demo lint deps clean
+	check-debug debug-kernel bench-waiters demo lint deps clean
 
 all: module lib igt selftests
 
@@ -66,6 +67,10 @@ demo: module lib
 
 check-kunit:
 	scripts/kunit.sh
+
+bench-waiters:
+	@KUNIT_FILTER='nfencebench_waitlist' KUNIT_SHOW='waiters +[0-9]+:' \
+		scripts/kunit.sh | grep -E 'waiters +[0-9]+:|^kunit:'
 
 # KVER=debug builds nfence.ko against the debug kernel tree.
 debug-kernel:

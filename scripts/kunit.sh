@@ -9,6 +9,8 @@
 # .kunitconfig, so a warm run only rebuilds what changed.
 #
 # Prints "kunit: N passed, N failed, N skipped" and exits non-zero on failure.
+# KUNIT_FILTER selects suites (default "nfence_*": every suite but the
+# benchmarks, which are "nfencebench_*" and run with "make bench-waiters").
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +52,8 @@ trap 'rm -f "$log"' EXIT
 set +e
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=drivers/gpu/drm/nfence/tests/.kunitconfig \
-	--build_dir="$build" --jobs="$JOBS" --timeout=600) 2>&1 | tee "$log"
+	--build_dir="$build" --jobs="$JOBS" --timeout=600 \
+	"${KUNIT_FILTER:-nfence_*}") 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 
@@ -67,6 +70,10 @@ if [ -z "$line" ] || [ "$passed" -eq 0 ]; then
 fi
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1
+fi
+# KUNIT_SHOW: a pattern of raw kernel log lines to print (benchmark results).
+if [ -n "${KUNIT_SHOW:-}" ] && [ -e "$build/test.log" ]; then
+	grep -E "$KUNIT_SHOW" "$build/test.log" | sed 's/^.*\] *//; s/^ *# *//'
 fi
 echo "kunit: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
