@@ -5,11 +5,13 @@
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
+#include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 
@@ -25,7 +27,9 @@
  * - nfence_clients: one line per open file with its process and devices;
  * - nfence_fences: one line per global fence: id, type, the CPU mmap offset
  *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
- * - nfence_interrupts: the native fence interrupt path counters.
+ * - nfence_interrupts: the native fence interrupt path counters;
+ * - nfence_device_error (write-only): "PID HANDLE" puts that device of that
+ *   process in error, for tests of the device-lost paths.
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
@@ -115,6 +119,45 @@ static const struct drm_info_list nfence_debugfs_list[] = {
 	{ "nfence_interrupts", nfence_debugfs_interrupts, 0 },
 };
 
+/*
+ * Test hook: "echo PID HANDLE > nfence_device_error" puts device HANDLE of
+ * the file(s) process PID opened in error, as a device-lost event would.
+ */
+static ssize_t nfence_device_error_write(struct file *filp,
+					 const char __user *ubuf, size_t len,
+					 loff_t *ppos)
+{
+	struct nfence_adapter *adapter = filp->private_data;
+	struct nfence_file *nfile;
+	int pid, ret = -ENOENT;
+	u32 handle;
+	char buf[32];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%d %u", &pid, &handle) != 2)
+		return -EINVAL;
+
+	mutex_lock(&adapter->clients_lock);
+	list_for_each_entry(nfile, &adapter->clients, link) {
+		if (nfile->tgid == pid && !nfence_device_set_error(nfile, handle)) {
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&adapter->clients_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations nfence_device_error_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = nfence_device_error_write,
+};
+
 /**
  * nfence_debugfs_init - create the debugfs files of an adapter
  * @minor: the DRM minor whose directory receives them
@@ -124,4 +167,7 @@ void nfence_debugfs_init(struct drm_minor *minor)
 	drm_debugfs_create_files(nfence_debugfs_list,
 				 ARRAY_SIZE(nfence_debugfs_list),
 				 minor->debugfs_root, minor);
+	debugfs_create_file("nfence_device_error", 0200, minor->debugfs_root,
+			    to_nfence_adapter(minor->dev),
+			    &nfence_device_error_fops);
 }

@@ -67,6 +67,28 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 }
 
 /**
+ * nfence_device_set_error - put a device in error
+ * @nfile: the file
+ * @handle: the device handle
+ *
+ * What a GPU hang or a device-lost event does to the device: the fences it
+ * created become AlwaysSignaled, and new fences it creates are born so.
+ *
+ * Return: 0, or -ENOENT if @handle names no device of @nfile.
+ */
+int nfence_device_set_error(struct nfence_file *nfile, u32 handle)
+{
+	struct nfence_device *dev = nfence_device_lookup(nfile, handle);
+
+	if (!dev)
+		return -ENOENT;
+	WRITE_ONCE(dev->error, true);
+	nfence_device_fences_error(dev);
+	nfence_device_put(dev);
+	return 0;
+}
+
+/**
  * nfence_file_devices_init - set up the device table of a new file
  * @nfile: the file
  */

@@ -25,7 +25,11 @@ struct nfence_device {
 	struct nfence_file *file;
 	/** @handle: the device's handle in @file */
 	u32 handle;
+	/** @error: the device is in error (device lost) */
+	bool error;
 };
+
+int nfence_device_set_error(struct nfence_file *nfile, u32 handle);
 
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 					   u32 handle);

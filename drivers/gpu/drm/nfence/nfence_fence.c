@@ -541,6 +541,10 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 				  args->engine_affinity, &local);
 	if (ret)
 		goto out_exit;
+	local->creator = true;
+	/* A device in error makes fences that are signaled from birth. */
+	if (READ_ONCE(dev->error))
+		nfence_fence_set_always_signaled(fence);
 
 	args->handle = local->handle;
 	args->mapping = local->mapping;
@@ -796,6 +800,33 @@ void nfence_device_close_fences(struct nfence_device *dev)
 }
 
 /**
+ * nfence_device_fences_error - make the fences a device created AlwaysSignaled
+ * @dev: the device, just put in error
+ */
+void nfence_device_fences_error(struct nfence_device *dev)
+{
+	struct nfence_file *nfile = dev->file;
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence;
+	unsigned long handle;
+
+	xa_for_each(&nfile->fences, handle, local) {
+		fence = NULL;
+		xa_lock(&nfile->fences);
+		local = xa_load(&nfile->fences, handle);
+		if (local && local->device == dev && local->creator) {
+			fence = local->fence;
+			kref_get(&fence->ref);
+		}
+		xa_unlock(&nfile->fences);
+		if (fence) {
+			nfence_fence_set_always_signaled(fence);
+			nfence_fence_put(fence);
+		}
+	}
+}
+
+/**
  * nfence_fences_print - list an adapter's fences for debugfs
  * @adapter: the adapter
  * @p: where to print
@@ -815,10 +846,12 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 		drm_printf(p, "fence %u type %u cpu %llu:%u ", fence->id,
 			   fence->type, offset,
 			   fence->cv.page ? fence->cv.offset : 0);
-		drm_printf(p, "current %llu monitored %llu waiters %u\n",
+		drm_printf(p, "current %llu monitored %llu waiters %u%s\n",
 			   READ_ONCE(*fence->cv.value),
 			   READ_ONCE(*fence->mv.value),
-			   nfence_waitlist_count(&fence->waiters));
+			   nfence_waitlist_count(&fence->waiters),
+			   READ_ONCE(fence->always_signaled) ?
+			   " always_signaled" : "");
 	}
 	xa_unlock(&adapter->fences);
 }

@@ -88,6 +88,8 @@ struct nfence_fence {
 	atomic_t handles;
 	/** @orphaned: set once @handles reached zero */
 	bool orphaned;
+	/** @always_signaled: the creating device is in error (AlwaysSignaled) */
+	bool always_signaled;
 	/** @cv: CurrentValue */
 	struct nfence_fence_slot cv;
 	/** @mv: MonitoredValue */
@@ -118,11 +120,30 @@ struct nfence_fence_local {
 	struct nfence_vm_mapping mv_map;
 	/** @mmap_allowed: this file may mmap the fence's own CurrentValue page */
 	bool mmap_allowed;
+	/** @creator: this handle created the fence (its device is the parent) */
+	bool creator;
 };
+
+/* CurrentValue of an AlwaysSignaled fence, from the seed. */
+#define NFENCE_ALWAYS_SIGNALED_VALUE	0xFFFFFFFFull
+
+/**
+ * nfence_fence_reached - whether a fence has reached a value
+ * @fence: the fence
+ * @value: the value
+ *
+ * Return: true if CurrentValue >= @value or the fence is AlwaysSignaled.
+ */
+static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
+{
+	return READ_ONCE(fence->always_signaled) ||
+	       READ_ONCE(*fence->cv.value) >= value;
+}
 
 void nfence_file_fences_init(struct nfence_file *nfile);
 void nfence_file_fences_fini(struct nfence_file *nfile);
 void nfence_device_close_fences(struct nfence_device *dev);
+void nfence_device_fences_error(struct nfence_device *dev);
 
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);

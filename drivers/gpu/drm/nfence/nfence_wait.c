@@ -45,6 +45,11 @@
  * A fence whose last local handle and last fd are gone can never be
  * signaled again: its waiters are released and their waits fail with
  * -ENOENT.
+ *
+ * When the device that created a fence is put in error, the fence becomes
+ * AlwaysSignaled as the seed describes: CurrentValue is raised to the
+ * seed's 0xFFFFFFFF (never lowered), every wait on it is satisfied at once,
+ * and signals no longer touch its storage.
  */
 
 struct nfence_wait;
@@ -112,7 +117,7 @@ static void nfence_wait_entry_done(struct nfence_waiter *waiter)
 						   waiter);
 	struct nfence_wait *wait = e->wait;
 
-	if (nfence_fence_read(e->fence) < waiter->value) {
+	if (!nfence_fence_reached(e->fence, waiter->value)) {
 		/* Released without reaching the value: orphaned fence. */
 		WRITE_ONCE(wait->error, -ENOENT);
 		nfence_wait_complete(wait);
@@ -163,7 +168,7 @@ static u32 nfence_wait_first_reached(struct nfence_wait *wait)
 	for (i = 0; i < wait->count; i++) {
 		struct nfence_wait_entry *e = &wait->entries[i];
 
-		if (nfence_fence_read(e->fence) >= e->waiter.value)
+		if (nfence_fence_reached(e->fence, e->waiter.value))
 			break;
 	}
 	return i;
@@ -176,7 +181,7 @@ static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
 	for (i = 0; i < wait->count; i++) {
 		struct nfence_wait_entry *e = &wait->entries[i];
 
-		if (nfence_fence_read(e->fence) >= e->waiter.value)
+		if (nfence_fence_reached(e->fence, e->waiter.value))
 			reached++;
 	}
 	return any ? reached > 0 : reached == wait->count;
@@ -378,6 +383,9 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	struct nfence_irq_stats *stats = &fence->adapter->irq_stats;
 	u64 old = READ_ONCE(*fence->cv.value);
 
+	/* AlwaysSignaled: the storage is not touched any more. */
+	if (READ_ONCE(fence->always_signaled))
+		return;
 	atomic64_inc(&stats->signals);
 	/* Whatever was written before the signal is visible before it. */
 	smp_mb();
@@ -426,6 +434,22 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 	}
 	if (!woken)
 		atomic64_inc(&adapter->irq_stats.spurious);
+}
+
+/**
+ * nfence_fence_set_always_signaled - the parent device of a fence is in error
+ * @fence: the fence
+ */
+void nfence_fence_set_always_signaled(struct nfence_fence *fence)
+{
+	u64 old = READ_ONCE(*fence->cv.value);
+
+	if (old < NFENCE_ALWAYS_SIGNALED_VALUE)
+		cmpxchg64(fence->cv.value, old, NFENCE_ALWAYS_SIGNALED_VALUE);
+	WRITE_ONCE(fence->always_signaled, true);
+	/* Publish the flag before releasing the waiters that test it. */
+	smp_mb();
+	nfence_waitlist_flush(&fence->waiters);
 }
 
 /**
