@@ -14,11 +14,15 @@
 #include "handle.h"
 #include "ioctl.h"
 
+struct nf_fence_page;
+
 struct nf_adapter {
 	int refs;			/* under the adapter list lock */
 	int fd;				/* the render node file, owned */
 	struct drm_nfence_query_adapter info; /* as read at open */
 	struct nf_adapter *next;	/* adapter list */
+	/* fence pages mapped from @fd, under the lock of fence_page.c */
+	struct nf_fence_page *fence_pages;
 };
 
 /* An adapter handle (NF_HANDLE_ADAPTER). */

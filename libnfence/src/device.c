@@ -3,12 +3,14 @@
  * Copyright (C) 2026 The nfence authors
  *
  * D3DKMTCreateDevice / D3DKMTDestroyDevice over
- * DRM_IOCTL_NFENCE_DEVICE_CREATE / DESTROY.
+ * DRM_IOCTL_NFENCE_DEVICE_CREATE / DESTROY. Destroying a device also
+ * closes the handles of its sync objects (fence.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
+#include "fence.h"
 
 static void nf_device_release(struct nf_object *obj)
 {
@@ -103,6 +105,9 @@ NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
 	if (!obj)
 		return STATUS_INVALID_HANDLE;
 	dev = (struct nf_device *)obj;
+
+	/* The kernel closes the device's fences; close their handles. */
+	nf_device_close_syncobjs(dev);
 
 	memset(&args, 0, sizeof(args));
 	args.handle = dev->kernel_handle;

@@ -9,13 +9,20 @@
 #ifndef _NFENCE_DEVICE_H_
 #define _NFENCE_DEVICE_H_
 
+#include <stdbool.h>
+
 #include "adapter.h"
+
+struct nf_syncobj;
 
 /* A device handle (NF_HANDLE_DEVICE). */
 struct nf_device {
 	struct nf_object base;
 	struct nf_adapter *adapter;	/* one reference */
 	uint32_t kernel_handle;		/* drm_nfence_device_create.handle */
+	/* under the sync object lock of fence.c: */
+	struct nf_syncobj *syncobjs;	/* sync objects with open handles */
+	bool destroyed;			/* D3DKMTDestroyDevice() has begun */
 };
 
 /*

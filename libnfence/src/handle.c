@@ -17,7 +17,15 @@ static unsigned int nf_nbuckets;	/* a power of two, or 0 */
 static unsigned int nf_nobjects;
 static D3DKMT_HANDLE nf_next_handle = 1;
 
-/* A fork()ed child must not inherit the lock held by another thread. */
+/*
+ * A fork()ed child must not inherit the lock held by another thread.
+ *
+ * The handle lock is the innermost lock of libnfence: other code may take
+ * it while holding its own lock (fence.c inserts handles under the sync
+ * object lock), never the reverse. The prepare handlers of pthread_atfork()
+ * run in reverse order of registration, so this one is registered first,
+ * by a constructor with a priority, to take the handle lock last.
+ */
 static void nf_handle_prefork(void)
 {
 	pthread_mutex_lock(&nf_handle_lock);
@@ -28,7 +36,7 @@ static void nf_handle_postfork(void)
 	pthread_mutex_unlock(&nf_handle_lock);
 }
 
-__attribute__((constructor))
+__attribute__((constructor(101)))
 static void nf_handle_init(void)
 {
 	pthread_atfork(nf_handle_prefork, nf_handle_postfork,

@@ -22,7 +22,8 @@
 enum nf_handle_type {
 	NF_HANDLE_ADAPTER = 1,	/* struct nf_adapter_handle */
 	NF_HANDLE_DEVICE,	/* struct nf_device */
-	/* sync objects, contexts, hardware queues, allocations go here */
+	NF_HANDLE_SYNCOBJ,	/* struct nf_syncobj (native fences) */
+	/* contexts, hardware queues, allocations go here */
 	NF_HANDLE_TYPE_MAX,
 };
 

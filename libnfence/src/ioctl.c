@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <xf86drm.h>
 
 #include "ioctl.h"
@@ -17,6 +18,13 @@
 int nf_ioctl(int fd, unsigned long request, void *arg)
 {
 	if (drmIoctl(fd, request, arg) == 0)
+		return 0;
+	return errno ? errno : EIO;
+}
+
+int nf_ioctl_once(int fd, unsigned long request, void *arg)
+{
+	if (ioctl(fd, request, arg) == 0)
 		return 0;
 	return errno ? errno : EIO;
 }

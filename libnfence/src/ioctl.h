@@ -15,10 +15,13 @@
 
 /*
  * nf_ioctl() - drmIoctl(), returning 0 or a positive errno. drmIoctl()
- * restarts on EINTR and EAGAIN; an ioctl that must report those (an
- * interruptible wait) has to call ioctl() itself.
+ * restarts on EINTR and EAGAIN; an ioctl that must see those (an
+ * interruptible wait) uses nf_ioctl_once().
  */
 int nf_ioctl(int fd, unsigned long request, void *arg);
+
+/* nf_ioctl_once() - one ioctl(), returning 0 or a positive errno */
+int nf_ioctl_once(int fd, unsigned long request, void *arg);
 
 /* nf_ioctl_status() - nf_ioctl() with its result mapped to an NTSTATUS */
 static inline NTSTATUS nf_ioctl_status(int fd, unsigned long request,

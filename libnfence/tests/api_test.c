@@ -32,6 +32,18 @@ TEST(null_arguments)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDevice(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenNativeFenceFromNtHandle(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTDestroySynchronizationObject(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(NULL, 0,
+								   NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(NULL));
 
 	/* A NULL answer buffer, whatever the type and size. */
 	q.Type = KMTQAITYPE_WDDM_3_1_CAPS;
@@ -111,6 +123,164 @@ TEST(create_device_flags)
 	EXPECT_EQ(0u, c.hDevice);
 }
 
+TEST(share_objects_arguments)
+{
+	D3DKMT_HANDLE h[2] = { 1, 2 };
+	HANDLE nt = (HANDLE)(intptr_t)77;
+
+	/* Exactly one object, and somewhere to put its NT handle. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(0, h, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(2, h, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, NULL, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, h, NULL, 0, NULL));
+	EXPECT_EQ((HANDLE)(intptr_t)77, nt);
+	/* Attributes and access rights are ignored; then the handle fails. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTShareObjects(1, h, &nt, 0x1f0003, &nt));
+	EXPECT_EQ((HANDLE)(intptr_t)77, nt);
+}
+
+TEST(fence_arguments_checked_before_handles)
+{
+	D3DKMT_HANDLE objs[D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1] = { 0 };
+	UINT64 values[D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1] = { 0 };
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.ObjectCount = 1,
+		.ObjectHandleArray = objs,
+		.FenceValueArray = values,
+	};
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.ObjectCount = 1,
+		.ObjectHandleArray = objs,
+		.FenceValueArray = values,
+	};
+	D3DKMT_CREATENATIVEFENCE c;
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+
+	/* Good arguments reach the (bad) device handle. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+
+	/* Object counts: 1 .. 64. */
+	w.ObjectCount = s.ObjectCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	w.ObjectCount = s.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	w.ObjectCount = s.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+
+	/* NULL arrays. */
+	w.ObjectHandleArray = NULL;
+	s.FenceValueArray = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	w.ObjectHandleArray = objs;
+	w.FenceValueArray = NULL;
+	s.FenceValueArray = values;
+	s.ObjectHandleArray = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	w.FenceValueArray = values;
+	s.ObjectHandleArray = objs;
+
+	/* Flags. */
+	w.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	w.Flags.Value = 0;
+	w.Flags.WaitAny = 1;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	s.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.Flags.DXGK_SIGNAL_FLAG_INTERNAL0 = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.Flags.AllowFenceRewind = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.Flags.EnqueueCpuEvent = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.Flags.SignalAtSubmission = 1;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+
+	/* An asynchronous wait has no timeout; its event is an fd. */
+	w.hAsyncEvent = (HANDLE)(intptr_t)3;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0,
+								   NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 1000,
+								   NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w,
+								   UINT64_MAX,
+								   NULL));
+	w.hAsyncEvent = (HANDLE)(intptr_t)-1;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+
+	/* Create: Flags, Type and Info.Flags before the device. */
+	memset(&c, 0, sizeof(c));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&c));
+	c.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
+	c.Flags.Value = 0;
+	c.Info.Type = (D3DDDI_NATIVEFENCE_TYPE)2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
+	c.Info.Type = (D3DDDI_NATIVEFENCE_TYPE)-1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
+	c.Info.Type = D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&c));
+	c.Info.Flags.TopOfPipeline = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateNativeFence(&c));
+	c.Info.Flags.SignalByKmd = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
+	EXPECT_EQ(0u, c.hSyncObject);
+
+	/* Open: Flags, then the NT handle, then the device. */
+	memset(&o, 0, sizeof(o));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	o.Flags.NoGPUAccess = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	o.Flags.Value = 1u << 31;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	o.Flags.Value = 0;
+	o.hNtHandle = (HANDLE)(intptr_t)-5;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	EXPECT_EQ(0u, o.hSyncObject);
+}
+
 TEST(invalid_handles)
 {
 	D3DKMT_WDDM_3_1_CAPS caps;
@@ -127,6 +297,8 @@ TEST(invalid_handles)
 		};
 		D3DKMT_CREATEDEVICE cd = { .hAdapter = h };
 		D3DKMT_DESTROYDEVICE dd = { .hDevice = h };
+		D3DKMT_DESTROYSYNCHRONIZATIONOBJECT ds = { .hSyncObject = h };
+		HANDLE nt = NULL;
 
 		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCloseAdapter(&ca))
 			TH_LOG("handle 0x%x", h);
@@ -136,6 +308,13 @@ TEST(invalid_handles)
 			TH_LOG("handle 0x%x", h);
 		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyDevice(&dd))
 			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTDestroySynchronizationObject(&ds))
+			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTShareObjects(1, &h, NULL, 0, &nt))
+			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(NULL, nt);
 		errno = 0;
 		EXPECT_EQ(-1, NFenceGetAdapterFd(h));
 		EXPECT_EQ(EBADF, errno);

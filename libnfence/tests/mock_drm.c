@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,17 +27,79 @@
 #define MOCK_MAX_NODES	16
 #define MOCK_MAX_FDS	4096
 
+/*
+ * Native fences. CurrentValues live in pages of one memfd, 64 bytes apart,
+ * so that the values are shared with forked children like the kernel's;
+ * the fake mmap offset of page i is MOCK_PAGE_OFFSET + i * MOCK_PAGE_SIZE.
+ * A shared fence's NT handle is a duplicate of a memfd of its own (its
+ * "token"), which identifies it. Fences and pages are never freed (each
+ * test is its own process).
+ */
+#define MOCK_MAX_FENCES		65536
+#define MOCK_MAX_PAGES		4096
+#define MOCK_MAX_LOCAL		256	/* fence handles per file */
+#define MOCK_MAX_ASYNC		64	/* pending async waits */
+#define MOCK_PAGE_SIZE		4096u
+#define MOCK_VALUE_STRIDE	64u
+#define MOCK_PAGE_OFFSET	(1ull << 32)
+#define MOCK_FENCE_FLAGS	0x1fu
+#define MOCK_BLOCK		1	/* mock_dispatch(): wait unlocked */
+
 struct mock_node {
 	dev_t dev;
 	ino_t ino;
 	struct mock_adapter adapter;
 };
 
-/* One open file of a fake node: its devices (a drm_file). */
+/* A page of CurrentValues. */
+struct mock_page {
+	unsigned int index;		/* page of mock_memfd */
+	uint64_t offset;		/* fake mmap offset */
+	char *map;			/* in the mock's own mapping */
+	int owner_fd;			/* file of non-shared fences; -1: shared */
+	unsigned int used;		/* values handed out */
+};
+
+/* A global fence. */
+struct mock_fence {
+	uint32_t id;
+	const struct mock_node *node;
+	uint32_t type, flags;
+	struct mock_page *page;		/* NULL for INTRA_GPU */
+	uint32_t value_offset;
+	uint64_t intra_value;		/* CurrentValue of INTRA_GPU fences */
+	int token;			/* memfd naming a shared fence, or -1 */
+	dev_t token_dev;
+	ino_t token_ino;
+};
+
+/* A local fence handle. */
+struct mock_local {
+	uint32_t handle;
+	uint32_t device;
+	uint32_t flags;			/* NO_SIGNAL, NO_WAIT */
+	struct mock_fence *fence;
+};
+
+/* One open file of a fake node: its devices and fences (a drm_file). */
 struct mock_file {
 	uint32_t next_handle;
 	unsigned int ndevices;
 	uint32_t devices[DRM_NFENCE_MAX_DEVICES_PER_FILE];
+	uint32_t next_fence_handle;
+	unsigned int nlocals;
+	struct mock_local locals[MOCK_MAX_LOCAL];
+	struct mock_page *pack;		/* page for the next non-shared fence */
+};
+
+/* What a wait waits for, gathered under the lock. */
+struct mock_wait {
+	unsigned int count;
+	bool any;
+	const uint64_t *cur[DRM_NFENCE_MAX_WAIT_FENCES];
+	uint64_t want[DRM_NFENCE_MAX_WAIT_FENCES];
+	int64_t deadline;
+	int fd, eventfd;		/* async waits */
 };
 
 static pthread_mutex_t mock_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,9 +107,19 @@ static struct mock_node mock_nodes[MOCK_MAX_NODES];
 static unsigned int mock_nnodes;
 static struct mock_file *mock_files[MOCK_MAX_FDS];
 static int mock_fail_err;
+static struct mock_fence *mock_fences[MOCK_MAX_FENCES];
+static unsigned int mock_nfences;
+static struct mock_page *mock_pages[MOCK_MAX_PAGES];
+static unsigned int mock_npages;
+static int mock_memfd = -1;		/* MOCK_MAX_PAGES pages */
+static char *mock_memfd_map;
+static struct mock_wait mock_async[MOCK_MAX_ASYNC];
+static bool mock_async_used[MOCK_MAX_ASYNC];
+static unsigned int mock_interrupts;
 
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 
 static void mock_resolve(void)
 {
@@ -55,6 +128,9 @@ static void mock_resolve(void)
 			dlsym(RTLD_NEXT, "ioctl");
 	if (!real_close)
 		real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	if (!real_mmap)
+		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
 }
 
 struct mock_adapter mock_default_adapter(uint32_t index)
@@ -159,6 +235,29 @@ unsigned int mock_live_devices(void)
 	for (fd = 0; fd < MOCK_MAX_FDS; fd++)
 		if (mock_files[fd])
 			n += mock_files[fd]->ndevices;
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+unsigned int mock_live_fences(void)
+{
+	unsigned int n = 0;
+	int fd;
+
+	pthread_mutex_lock(&mock_lock);
+	for (fd = 0; fd < MOCK_MAX_FDS; fd++)
+		if (mock_files[fd])
+			n += mock_files[fd]->nlocals;
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+unsigned int mock_wait_interrupts(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mock_lock);
+	n = mock_interrupts;
 	pthread_mutex_unlock(&mock_lock);
 	return n;
 }
@@ -310,8 +409,10 @@ static struct mock_file *mock_file_of(int fd)
 		return NULL;
 	if (!mock_files[fd]) {
 		mock_files[fd] = calloc(1, sizeof(*mock_files[fd]));
-		if (mock_files[fd])
+		if (mock_files[fd]) {
 			mock_files[fd]->next_handle = 1;
+			mock_files[fd]->next_fence_handle = 1;
+		}
 	}
 	return mock_files[fd];
 }
@@ -358,11 +459,498 @@ static int mock_device_destroy(int fd, struct drm_nfence_device_destroy *args)
 	if (i < 0)
 		return -ENOENT;
 	f->devices[i] = f->devices[--f->ndevices];
+	/* The device's fence handles go with it. */
+	for (i = 0; i < (int)f->nlocals;) {
+		if (f->locals[i].device == args->handle)
+			f->locals[i] = f->locals[--f->nlocals];
+		else
+			i++;
+	}
 	return 0;
 }
 
+static uint64_t mock_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t *mock_value(struct mock_fence *fence)
+{
+	return (uint64_t *)(fence->page->map + fence->value_offset);
+}
+
+static struct mock_page *mock_page_new(int owner_fd)
+{
+	const size_t size = (size_t)MOCK_MAX_PAGES * MOCK_PAGE_SIZE;
+	struct mock_page *page;
+	void *map;
+
+	if (mock_memfd < 0) {
+		mock_memfd = memfd_create("nfence-mock-fences", MFD_CLOEXEC);
+		if (mock_memfd < 0)
+			return NULL;
+		map = MAP_FAILED;
+		if (!ftruncate(mock_memfd, (off_t)size))
+			map = real_mmap(NULL, size, PROT_READ | PROT_WRITE,
+					MAP_SHARED, mock_memfd, 0);
+		if (map == MAP_FAILED) {
+			real_close(mock_memfd);
+			mock_memfd = -1;
+			return NULL;
+		}
+		mock_memfd_map = map;
+	}
+	if (mock_npages == MOCK_MAX_PAGES)
+		return NULL;
+	page = calloc(1, sizeof(*page));
+	if (!page)
+		return NULL;
+	page->index = mock_npages;
+	page->offset = MOCK_PAGE_OFFSET +
+		       (uint64_t)page->index * MOCK_PAGE_SIZE;
+	page->map = mock_memfd_map + (size_t)page->index * MOCK_PAGE_SIZE;
+	page->owner_fd = owner_fd;
+	mock_pages[mock_npages++] = page;
+	return page;
+}
+
+static struct mock_local *mock_find_local(struct mock_file *f, uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nlocals; i++)
+		if (f->locals[i].handle == handle)
+			return &f->locals[i];
+	return NULL;
+}
+
+/* A new local handle of @fence on @f; NULL past the limit. */
+static struct mock_local *mock_local_new(struct mock_file *f, uint32_t device,
+					 uint32_t flags,
+					 struct mock_fence *fence)
+{
+	struct mock_local *l;
+	uint32_t h;
+
+	if (f->nlocals == MOCK_MAX_LOCAL)
+		return NULL;
+	do {
+		h = f->next_fence_handle++;
+	} while (!h || mock_find_local(f, h));
+	l = &f->locals[f->nlocals++];
+	l->handle = h;
+	l->device = device;
+	l->flags = flags & (DRM_NFENCE_FENCE_NO_SIGNAL | DRM_NFENCE_FENCE_NO_WAIT);
+	l->fence = fence;
+	return l;
+}
+
+static void mock_fill_mapping(const struct mock_fence *fence,
+			      struct drm_nfence_fence_mapping *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (fence->page) {
+		m->cpu_mmap_offset = fence->page->offset;
+		m->cpu_value_offset = fence->value_offset;
+	}
+	m->current_value_gpu_va = 0x100000000ull + fence->id * 16ull;
+	m->monitored_value_gpu_va = m->current_value_gpu_va + 8;
+}
+
+static bool mock_engines_ok(const struct mock_node *node, uint32_t affinity)
+{
+	return node->adapter.num_engines >= 32 ||
+	       !(affinity >> node->adapter.num_engines);
+}
+
+static int mock_fence_create(int fd, const struct mock_node *node,
+			     struct drm_nfence_fence_create *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_fence *fence;
+	struct mock_local *l;
+	struct mock_page *page = NULL;
+	bool shared = args->flags & DRM_NFENCE_FENCE_SHARED;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad || (args->flags & ~MOCK_FENCE_FLAGS) || args->type > 1)
+		return -EINVAL;
+	if ((args->flags & DRM_NFENCE_FENCE_NO_SIGNAL) &&
+	    (args->flags & DRM_NFENCE_FENCE_NO_WAIT))
+		return -EINVAL;
+	if ((args->flags & DRM_NFENCE_FENCE_NT_SECURITY_SHARING) && !shared)
+		return -EINVAL;
+	if (!mock_engines_ok(node, args->engine_affinity))
+		return -EINVAL;
+	if (args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)
+		return -EOPNOTSUPP;
+	if (!node->adapter.native_fences)
+		return -EOPNOTSUPP;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	if (f->nlocals == MOCK_MAX_LOCAL || mock_nfences == MOCK_MAX_FENCES)
+		return -ENOSPC;
+
+	if (args->type == DRM_NFENCE_FENCE_TYPE_DEFAULT) {
+		if (shared) {
+			page = mock_page_new(-1);
+		} else {
+			if (!f->pack || f->pack->used ==
+					MOCK_PAGE_SIZE / MOCK_VALUE_STRIDE)
+				f->pack = mock_page_new(fd);
+			page = f->pack;
+		}
+		if (!page)
+			return -ENOMEM;
+	}
+	fence = calloc(1, sizeof(*fence));
+	if (!fence)
+		return -ENOMEM;
+	fence->id = mock_nfences + 1;
+	fence->node = node;
+	fence->type = args->type;
+	fence->flags = args->flags;
+	fence->page = page;
+	fence->token = -1;
+	if (page) {
+		fence->value_offset = page->used++ * MOCK_VALUE_STRIDE;
+		__atomic_store_n(mock_value(fence), args->initial_value,
+				 __ATOMIC_RELEASE);
+	} else {
+		fence->intra_value = args->initial_value;
+	}
+	mock_fences[mock_nfences++] = fence;
+
+	l = mock_local_new(f, args->device, args->flags, fence);
+	args->handle = l->handle;
+	mock_fill_mapping(fence, &args->mapping);
+	return 0;
+}
+
+static int mock_fence_destroy(int fd, struct drm_nfence_fence_destroy *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_local *l;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad)
+		return -EINVAL;
+	l = mock_find_local(f, args->handle);
+	if (!l)
+		return -ENOENT;
+	*l = f->locals[--f->nlocals];
+	return 0;
+}
+
+static int mock_fence_share(int fd, struct drm_nfence_fence_share *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	const uint32_t need = DRM_NFENCE_FENCE_SHARED |
+			      DRM_NFENCE_FENCE_NT_SECURITY_SHARING;
+	struct mock_local *l;
+	int nfd;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || args->pad)
+		return -EINVAL;
+	l = mock_find_local(f, args->handle);
+	if (!l)
+		return -ENOENT;
+	if ((l->fence->flags & need) != need || !l->fence->page)
+		return -EINVAL;
+	if (l->fence->token < 0) {
+		struct stat st;
+		int token = memfd_create("nfence-mock-fence", MFD_CLOEXEC);
+
+		if (token < 0)
+			return -errno;
+		if (fstat(token, &st)) {
+			real_close(token);
+			return -EIO;
+		}
+		l->fence->token = token;
+		l->fence->token_dev = st.st_dev;
+		l->fence->token_ino = st.st_ino;
+	}
+	nfd = fcntl(l->fence->token, F_DUPFD_CLOEXEC, 0);
+	if (nfd < 0)
+		return -errno;
+	args->fd = nfd;
+	return 0;
+}
+
+static int mock_fence_open(int fd, const struct mock_node *node,
+			   struct drm_nfence_fence_open *args)
+{
+	const uint32_t allowed = DRM_NFENCE_FENCE_NO_SIGNAL |
+				 DRM_NFENCE_FENCE_NO_WAIT;
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_fence *fence = NULL;
+	struct mock_local *l;
+	struct stat st;
+	unsigned int i;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad || (args->flags & ~allowed) || args->flags == allowed)
+		return -EINVAL;
+	if (!mock_engines_ok(node, args->engine_affinity))
+		return -EINVAL;
+	if (args->fd < 0 || fstat(args->fd, &st))
+		return -EBADF;
+	for (i = 0; i < mock_nfences; i++)
+		if (mock_fences[i]->token >= 0 &&
+		    mock_fences[i]->token_dev == st.st_dev &&
+		    mock_fences[i]->token_ino == st.st_ino)
+			fence = mock_fences[i];
+	if (!fence || fence->node != node)
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	l = mock_local_new(f, args->device, args->flags, fence);
+	if (!l)
+		return -ENOSPC;
+	args->handle = l->handle;
+	mock_fill_mapping(fence, &args->mapping);
+	return 0;
+}
+
+/*
+ * The fences of a wait or signal: ENOENT for unknown handles, EACCES for
+ * a handle with @deny, EINVAL for INTRA_GPU fences. Pointers are user
+ * memory of this process, read directly.
+ */
+static int mock_fences_of(struct mock_file *f, uint32_t device,
+			  uint32_t count, uint64_t handles, uint32_t deny,
+			  struct mock_fence **out)
+{
+	const uint32_t *h = (const uint32_t *)(uintptr_t)handles;
+	struct mock_local *l;
+	uint32_t i;
+
+	if (mock_find_device(f, device) < 0)
+		return -ENOENT;
+	for (i = 0; i < count; i++) {
+		l = mock_find_local(f, h[i]);
+		if (!l)
+			return -ENOENT;
+		if (l->flags & deny)
+			return -EACCES;
+		if (!l->fence->page)
+			return -EINVAL;
+		out[i] = l->fence;
+	}
+	return 0;
+}
+
+/* The first satisfied index (ALL: 0 when all are), or -1. */
+static int mock_satisfied(const struct mock_wait *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->count; i++) {
+		bool ok = __atomic_load_n(w->cur[i], __ATOMIC_ACQUIRE) >=
+			  w->want[i];
+
+		if (ok && w->any)
+			return (int)i;
+		if (!ok && !w->any)
+			return -1;
+	}
+	return w->any ? -1 : 0;
+}
+
+static void mock_eventfd_signal(int eventfd)
+{
+	uint64_t one = 1;
+
+	if (write(eventfd, &one, sizeof(one)) != sizeof(one))
+		return;	/* the test closed it: nobody to tell */
+}
+
+/* Complete the async waits a signal satisfied. Locked. */
+static void mock_async_check(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MOCK_MAX_ASYNC; i++) {
+		if (mock_async_used[i] && mock_satisfied(&mock_async[i]) >= 0) {
+			mock_eventfd_signal(mock_async[i].eventfd);
+			mock_async_used[i] = false;
+		}
+	}
+}
+
+static bool mock_is_eventfd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = 0;
+	return !strcmp(target, "anon_inode:[eventfd]");
+}
+
+static int mock_fence_wait(int fd, struct drm_nfence_fence_wait *args,
+			   struct mock_wait *w)
+{
+	const uint32_t known = DRM_NFENCE_WAIT_ANY | DRM_NFENCE_WAIT_ASYNC;
+	struct mock_fence *fences[DRM_NFENCE_MAX_WAIT_FENCES];
+	struct mock_file *f = mock_file_of(fd);
+	bool async = args->flags & DRM_NFENCE_WAIT_ASYNC;
+	const uint64_t *values;
+	unsigned int i;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad || (args->flags & ~known) || !args->count ||
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
+		return -EINVAL;
+	if ((async && args->timeout_ns) || (!async && args->eventfd))
+		return -EINVAL;
+	if (async) {
+		if (fcntl(args->eventfd, F_GETFD) < 0)
+			return -EBADF;
+		if (!mock_is_eventfd(args->eventfd))
+			return -EINVAL;
+	}
+	if (!args->handles || !args->values)
+		return -EFAULT;
+	ret = mock_fences_of(f, args->device, args->count, args->handles,
+			     DRM_NFENCE_FENCE_NO_WAIT, fences);
+	if (ret)
+		return ret;
+
+	values = (const uint64_t *)(uintptr_t)args->values;
+	memset(w, 0, sizeof(*w));
+	w->count = args->count;
+	w->any = args->flags & DRM_NFENCE_WAIT_ANY;
+	for (i = 0; i < args->count; i++) {
+		w->cur[i] = mock_value(fences[i]);
+		w->want[i] = values[i];
+	}
+	w->deadline = args->timeout_ns;
+	w->fd = fd;
+	w->eventfd = args->eventfd;
+
+	if (!async)
+		return MOCK_BLOCK;
+	if (mock_satisfied(w) >= 0) {
+		mock_eventfd_signal(w->eventfd);
+		return 0;
+	}
+	for (i = 0; i < MOCK_MAX_ASYNC; i++) {
+		if (!mock_async_used[i]) {
+			mock_async[i] = *w;
+			mock_async_used[i] = true;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+/*
+ * A blocking wait, without the lock: polls the values until satisfied or
+ * the deadline; a signal handler interrupts it with EINTR, as the kernel
+ * does without SA_RESTART.
+ */
+static int mock_wait_block(const struct mock_wait *w,
+			   struct drm_nfence_fence_wait *args)
+{
+	struct timespec ts;
+	uint64_t now, left;
+	int idx;
+
+	for (;;) {
+		idx = mock_satisfied(w);
+		if (idx >= 0) {
+			args->first_signaled = (uint32_t)idx;
+			return 0;
+		}
+		now = mock_now_ns();
+		if (w->deadline <= 0 || now >= (uint64_t)w->deadline)
+			return -ETIME;
+		left = (uint64_t)w->deadline - now;
+		if (left > 1000000)
+			left = 1000000;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left;
+		if (nanosleep(&ts, NULL) && errno == EINTR) {
+			pthread_mutex_lock(&mock_lock);
+			mock_interrupts++;
+			pthread_mutex_unlock(&mock_lock);
+			return -EINTR;
+		}
+	}
+}
+
+static int mock_fence_signal(int fd, struct drm_nfence_fence_signal *args)
+{
+	struct mock_fence *fences[DRM_NFENCE_MAX_WAIT_FENCES];
+	struct mock_file *f = mock_file_of(fd);
+	const uint64_t *values;
+	unsigned int i;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || args->pad || !args->count ||
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
+		return -EINVAL;
+	if (!args->handles || !args->values)
+		return -EFAULT;
+	ret = mock_fences_of(f, args->device, args->count, args->handles,
+			     DRM_NFENCE_FENCE_NO_SIGNAL, fences);
+	if (ret)
+		return ret;
+	values = (const uint64_t *)(uintptr_t)args->values;
+	for (i = 0; i < args->count; i++) {
+		uint64_t *cur = mock_value(fences[i]);
+
+		if (values[i] > __atomic_load_n(cur, __ATOMIC_ACQUIRE))
+			__atomic_store_n(cur, values[i], __ATOMIC_RELEASE);
+	}
+	mock_async_check();
+	return 0;
+}
+
+/* mmap() of a fake node: the read-only view of one fence page. */
+static void *mock_mmap(int fd, size_t len, int prot, int flags, off_t off)
+{
+	struct mock_page *page = NULL;
+	unsigned int i;
+
+	if (prot & PROT_WRITE) {
+		errno = EACCES;
+		return MAP_FAILED;
+	}
+	for (i = 0; i < mock_npages; i++)
+		if (mock_pages[i]->offset == (uint64_t)off)
+			page = mock_pages[i];
+	if (!page || len > MOCK_PAGE_SIZE) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (page->owner_fd >= 0 && page->owner_fd != fd) {
+		errno = EACCES;
+		return MAP_FAILED;
+	}
+	return real_mmap(NULL, len, prot, flags, mock_memfd,
+			 (off_t)page->index * MOCK_PAGE_SIZE);
+}
+
 static int mock_dispatch(int fd, const struct mock_node *node,
-			 unsigned long request, void *arg)
+			 unsigned long request, void *arg, struct mock_wait *w)
 {
 	if (request == DRM_IOCTL_VERSION)
 		return mock_version(node, arg);
@@ -381,6 +969,18 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_device_create(fd, arg);
 	case DRM_IOCTL_NFENCE_DEVICE_DESTROY:
 		return mock_device_destroy(fd, arg);
+	case DRM_IOCTL_NFENCE_FENCE_CREATE:
+		return mock_fence_create(fd, node, arg);
+	case DRM_IOCTL_NFENCE_FENCE_DESTROY:
+		return mock_fence_destroy(fd, arg);
+	case DRM_IOCTL_NFENCE_FENCE_SHARE:
+		return mock_fence_share(fd, arg);
+	case DRM_IOCTL_NFENCE_FENCE_OPEN:
+		return mock_fence_open(fd, node, arg);
+	case DRM_IOCTL_NFENCE_FENCE_WAIT:
+		return mock_fence_wait(fd, arg, w);
+	case DRM_IOCTL_NFENCE_FENCE_SIGNAL:
+		return mock_fence_signal(fd, arg);
 	}
 	return -ENOTTY;
 }
@@ -389,6 +989,7 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 int ioctl(int fd, unsigned long request, ...)
 {
 	const struct mock_node *node;
+	struct mock_wait w;
 	va_list ap;
 	void *arg;
 	int ret;
@@ -397,11 +998,14 @@ int ioctl(int fd, unsigned long request, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 
+	mock_resolve();
 	pthread_mutex_lock(&mock_lock);
 	node = mock_node_of(fd);
 	if (node) {
-		ret = mock_dispatch(fd, node, request, arg);
+		ret = mock_dispatch(fd, node, request, arg, &w);
 		pthread_mutex_unlock(&mock_lock);
+		if (ret == MOCK_BLOCK)
+			ret = mock_wait_block(&w, arg);
 		if (ret < 0) {
 			errno = -ret;
 			return -1;
@@ -410,17 +1014,42 @@ int ioctl(int fd, unsigned long request, ...)
 	}
 	pthread_mutex_unlock(&mock_lock);
 
-	mock_resolve();
 	return real_ioctl(fd, request, arg);
 }
 
-/* Closing a fake node's file destroys its devices, as the kernel does. */
+/* Takes precedence over libc's mmap(): fence pages of fake nodes. */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *ret;
+
+	mock_resolve();
+	if (fd >= 0) {
+		pthread_mutex_lock(&mock_lock);
+		if (mock_node_of(fd)) {
+			ret = mock_mmap(fd, len, prot, flags, off);
+			pthread_mutex_unlock(&mock_lock);
+			return ret;
+		}
+		pthread_mutex_unlock(&mock_lock);
+	}
+	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+/*
+ * Closing a fake node's file destroys its devices and fence handles and
+ * ends its async waits, as the kernel does.
+ */
 int close(int fd)
 {
+	unsigned int i;
+
 	pthread_mutex_lock(&mock_lock);
 	if (fd >= 0 && fd < MOCK_MAX_FDS && mock_files[fd]) {
 		free(mock_files[fd]);
 		mock_files[fd] = NULL;
+		for (i = 0; i < MOCK_MAX_ASYNC; i++)
+			if (mock_async_used[i] && mock_async[i].fd == fd)
+				mock_async_used[i] = false;
 	}
 	pthread_mutex_unlock(&mock_lock);
 

@@ -2,11 +2,14 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * A fake nfence driver for host tests. The test program defines ioctl()
- * and close(), which take precedence over libc's for libdrm and libnfence
- * too: ioctls on the regular files registered here (fake render nodes)
- * behave as the kernel contract (.notes/kernel-contract.md) says; every
- * other file descriptor goes to libc.
+ * A fake nfence driver for host tests. The test program defines ioctl(),
+ * mmap() and close(), which take precedence over libc's for libdrm and
+ * libnfence too: ioctls on the regular files registered here (fake render
+ * nodes) behave as the kernel contract (.notes/kernel-contract.md) says,
+ * and mmap() of them maps fence pages; every other file descriptor goes to
+ * libc. Fence values live in a memfd shared with forked children, so a
+ * child's signal reaches its parent's wait; a shared fence's NT handle is
+ * a duplicate of a memfd standing for the fence.
  */
 #ifndef _NFENCE_MOCK_DRM_H_
 #define _NFENCE_MOCK_DRM_H_
@@ -41,6 +44,12 @@ unsigned int mock_open_files(void);
 
 /* Live devices over all open files. */
 unsigned int mock_live_devices(void);
+
+/* Local fence handles over all open files. */
+unsigned int mock_live_fences(void);
+
+/* Blocking fence waits a signal handler interrupted (returned EINTR). */
+unsigned int mock_wait_interrupts(void);
 
 /* Make the next nfence ioctl on any fake node fail with @err. */
 void mock_fail_next(int err);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Run libnfence's host checks (called by "make check"): every kselftest
-# binary, the export list check and nfence-info against the fake driver.
+# binary, the export list check, and nfence-info and nfence-fence-demo
+# against the fake driver.
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -38,6 +39,13 @@ fi
 
 echo "== nfence-info (fake driver)"
 if sh tests/run-nfence-info.sh "$INFO" "$O/tests/libmock-nfence.so"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== nfence-fence-demo (fake driver)"
+if sh tests/run-fence-demo.sh "$DEMO" "$O/tests/libmock-nfence.so"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

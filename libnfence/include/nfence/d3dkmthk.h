@@ -476,7 +476,9 @@ typedef struct _D3DKMT_DESTROYDEVICE {
  * D3DKMTDestroyDevice() - destroy a device and everything it owns
  * @pDestroyDevice: in: hDevice
  *
- * hDevice is invalid after the call whatever it returns.
+ * hDevice is invalid after the call whatever it returns, and so are the
+ * handles of the sync objects created or opened on the device and their
+ * CPU mappings (NT handles of shared fences stay valid).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyDevice is
  * NULL; STATUS_INVALID_HANDLE if hDevice is not a device handle (or the
@@ -486,8 +488,365 @@ typedef struct _D3DKMT_DESTROYDEVICE {
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice);
 
 /* ------------------------------------------------------------------ */
+/* Synchronization objects: native GPU fences                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A native fence is a synchronization object (a D3DKMT_HANDLE named
+ * hSyncObject) of a device: a 64-bit CurrentValue that GPU engines signal
+ * and wait on through GPU virtual addresses and that the CPU reads through
+ * a read-only mapping, plus a MonitoredValue only the kernel and the GPU
+ * see. CurrentValue never decreases.
+ *
+ * Sync object handles are per process like every D3DKMT handle. A sync
+ * object belongs to the device it was created or opened on: destroying the
+ * device destroys its sync objects (their handles become invalid and their
+ * CPU mappings go away). CurrentValueCpuVa stays valid until the sync
+ * object is destroyed; several fences may share one mapped page.
+ */
+
+/* D3DDDI_NATIVE_FENCE_PDD_SIZE: bytes of private driver data of a fence */
+#define D3DDDI_NATIVE_FENCE_PDD_SIZE	64
+
+/* D3DDDI_NATIVEFENCE_TYPE: where a native fence keeps its values. */
+typedef enum _D3DDDI_NATIVEFENCE_TYPE {
+	/* full CPU and GPU interoperability; CurrentValue CPU-readable */
+	D3DDDI_NATIVEFENCE_TYPE_DEFAULT		= 0,
+	/* engine-to-engine only: no CPU mapping, no CPU wait or signal */
+	D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU	= 1,
+} D3DDDI_NATIVEFENCE_TYPE;
+
+/*
+ * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS: sync object flags, in the bit order
+ * of Windows' d3dukmdt.h. For native fences:
+ *
+ *   Shared                 the fence can be shared (needed to share it)
+ *   NtSecuritySharing      shared as an NT handle (a file descriptor);
+ *                          needs Shared
+ *   CrossAdapter           STATUS_NOT_SUPPORTED while the kernel does not
+ *                          implement cross-adapter fences
+ *   TopOfPipeline          STATUS_NOT_SUPPORTED (a signal semantics of
+ *                          packet-based sync objects, not of native fences)
+ *   NoSignal               this handle never signals (signals through it
+ *                          fail with STATUS_ACCESS_DENIED)
+ *   NoWait                 this handle never waits (STATUS_ACCESS_DENIED);
+ *                          not together with NoSignal
+ *   NoSignalMaxValueOnTdr  STATUS_NOT_SUPPORTED: nfence does not define
+ *                          fence values after a device reset yet
+ *   NoGPUAccess            STATUS_NOT_SUPPORTED: a native fence always has
+ *                          GPU virtual addresses
+ *   SignalByKmd            STATUS_INVALID_PARAMETER (for CPU notification
+ *                          objects only, as on Windows)
+ *   Reserved, D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0
+ *                          must be zero: STATUS_INVALID_PARAMETER
+ *
+ * Invalid bits are reported before unsupported ones.
+ * D3DKMTOpenNativeFenceFromNtHandle() ignores Shared and NtSecuritySharing
+ * (the object's sharing was fixed when it was created) and treats the
+ * other bits as above.
+ */
+typedef struct _D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS {
+	union {
+		struct {
+			UINT Shared			: 1;
+			UINT NtSecuritySharing		: 1;
+			UINT CrossAdapter		: 1;
+			UINT TopOfPipeline		: 1;
+			UINT NoSignal			: 1;
+			UINT NoWait			: 1;
+			UINT NoSignalMaxValueOnTdr	: 1;
+			UINT NoGPUAccess		: 1;
+			UINT SignalByKmd		: 1;
+			UINT Reserved			: 22;
+			UINT D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0 : 1;
+		};
+		UINT Value;
+	};
+} D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS;
+
+/* D3DDDI_NATIVEFENCEMAPPING: where a fence's values are in this process. */
+typedef struct _D3DDDI_NATIVEFENCEMAPPING {
+	/* read-only CPU view of CurrentValue (a UINT64); NULL for INTRA_GPU */
+	VOID *CurrentValueCpuVa;
+	/* GPU read/write address of CurrentValue */
+	D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa;
+	/* GPU address of MonitoredValue (read-only for GPU engines) */
+	D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa;
+	BYTE Reserved[32];		/* ignored */
+} D3DDDI_NATIVEFENCEMAPPING;
+
+/* D3DDDI_NATIVEFENCEINFO: attributes of a native fence. */
+typedef struct _D3DDDI_NATIVEFENCEINFO {
+	UINT64 InitialFenceValue;	/* in: CurrentValue at creation */
+	/* in: engines (bit per node ordinal) that use the fence; 0: all */
+	UINT EngineAffinity;
+	D3DDDI_NATIVEFENCE_TYPE Type;	/* in */
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags;	/* in */
+	D3DDDI_NATIVEFENCEMAPPING NativeFenceMapping;	/* out */
+	BYTE Reserved[28];		/* ignored */
+} D3DDDI_NATIVEFENCEINFO;
+
+/* D3DKMT_CREATENATIVEFENCE_FLAGS: no flag is defined; Value must be 0. */
+typedef struct _D3DKMT_CREATENATIVEFENCE_FLAGS {
+	union {
+		struct {
+			UINT Reserved			: 32;
+		};
+		UINT Value;
+	};
+} D3DKMT_CREATENATIVEFENCE_FLAGS;
+
+/* D3DKMT_CREATENATIVEFENCE: argument of D3DKMTCreateNativeFence. */
+typedef struct _D3DKMT_CREATENATIVEFENCE {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	D3DKMT_HANDLE hSyncObject;	/* out: the new sync object */
+	/* in/out: left unchanged, the nfence kernel driver takes none */
+	BYTE PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE];
+	D3DDDI_NATIVEFENCEINFO Info;	/* in: attributes; out: mapping */
+	D3DKMT_CREATENATIVEFENCE_FLAGS Flags;	/* in: must be 0 */
+	BYTE Reserved[28];		/* ignored */
+} D3DKMT_CREATENATIVEFENCE;
+
+/**
+ * D3DKMTCreateNativeFence() - create a native GPU fence on a device
+ * @pCreateNativeFence: in: hDevice, Info (InitialFenceValue,
+ *	EngineAffinity, Type, Flags), Flags; out: hSyncObject and
+ *	Info.NativeFenceMapping
+ *
+ * CurrentValue starts at Info.InitialFenceValue. For a DEFAULT fence,
+ * Info.NativeFenceMapping.CurrentValueCpuVa points at CurrentValue in a
+ * read-only mapping (writing through it faults), valid until the sync
+ * object is destroyed; for an INTRA_GPU fence it is NULL. The outputs are
+ * written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if
+ * @pCreateNativeFence is NULL, Flags.Value is not 0, Info.Type is unknown,
+ * Info.Flags is invalid (see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS, also
+ * NoSignal with NoWait or NtSecuritySharing without Shared) or
+ * Info.EngineAffinity names an engine the adapter does not have;
+ * STATUS_NOT_SUPPORTED for unsupported Info.Flags bits or an adapter
+ * without native fences; STATUS_INVALID_HANDLE if hDevice is not a device
+ * handle; STATUS_INSUFFICIENT_RESOURCES past the kernel's fence limit;
+ * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence);
+
+/**
+ * D3DKMTShareObjects() - make an NT handle for a shared object
+ * @cObjects: number of handles at @hObjects; must be 1
+ * @hObjects: the sync object to share
+ * @pObjectAttributes: ignored, may be NULL (Windows security attributes)
+ * @dwDesiredAccess: ignored, any value (Windows access rights)
+ * @phSharedNtHandle: out: the NT handle
+ *
+ * Only native fences created with Shared and NtSecuritySharing can be
+ * shared. Each call makes a new NT handle: a close-on-exec file descriptor
+ * returned as (HANDLE)(intptr_t)fd, owned by the caller and closed with
+ * close(). It keeps the fence alive after every sync object handle of it
+ * is destroyed, can be passed to another process (fork, a unix socket) and
+ * is opened there with D3DKMTOpenNativeFenceFromNtHandle().
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @cObjects is not 1,
+ * @hObjects or @phSharedNtHandle is NULL, or the fence was not created
+ * shareable as an NT handle; STATUS_INVALID_HANDLE if the handle is not a
+ * sync object; STATUS_INSUFFICIENT_RESOURCES when the process is out of
+ * file descriptors; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTShareObjects(UINT cObjects, const D3DKMT_HANDLE *hObjects, void *pObjectAttributes, DWORD dwDesiredAccess, HANDLE *phSharedNtHandle);
+
+/*
+ * D3DKMT_OPENNATIVEFENCEFROMNTHANDLE: argument of
+ * D3DKMTOpenNativeFenceFromNtHandle.
+ */
+typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
+	HANDLE hNtHandle;		/* in: NT handle (fd) of the fence */
+	D3DKMT_HANDLE hDevice;		/* in: device to open the fence on */
+	UINT EngineAffinity;		/* in: as in D3DDDI_NATIVEFENCEINFO */
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags;	/* in: NoSignal, NoWait */
+	D3DKMT_HANDLE hSyncObject;	/* out: the new sync object */
+	D3DDDI_NATIVEFENCEMAPPING NativeFenceMapping;	/* out */
+	/* in/out: left unchanged, the nfence kernel driver takes none */
+	BYTE PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE];
+	BYTE Reserved[32];		/* ignored */
+} D3DKMT_OPENNATIVEFENCEFROMNTHANDLE;
+
+/**
+ * D3DKMTOpenNativeFenceFromNtHandle() - open a shared native fence
+ * @pOpen: in: hNtHandle, hDevice, EngineAffinity, Flags; out: hSyncObject,
+ *	NativeFenceMapping
+ *
+ * Opens the fence an NT handle from D3DKMTShareObjects() names, in this or
+ * another process, on a device of the same adapter. The new sync object
+ * shares CurrentValue with every other handle of the fence; its mapping is
+ * as for D3DKMTCreateNativeFence(). @hNtHandle is not consumed: the caller
+ * still closes it. The outputs are written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL,
+ * Flags is invalid (see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity
+ * names an engine the adapter does not have, or hNtHandle is an open file
+ * that is not a fence of this adapter; STATUS_NOT_SUPPORTED for unsupported
+ * Flags bits; STATUS_INVALID_HANDLE if hDevice is not a device handle or
+ * hNtHandle is NULL or not an open file descriptor; STATUS_NO_MEMORY;
+ * otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *pOpen);
+
+/*
+ * D3DKMT_DESTROYSYNCHRONIZATIONOBJECT: argument of
+ * D3DKMTDestroySynchronizationObject.
+ */
+typedef struct _D3DKMT_DESTROYSYNCHRONIZATIONOBJECT {
+	D3DKMT_HANDLE hSyncObject;	/* in: sync object to destroy */
+} D3DKMT_DESTROYSYNCHRONIZATIONOBJECT;
+
+/**
+ * D3DKMTDestroySynchronizationObject() - destroy a sync object handle
+ * @pDestroy: in: hSyncObject
+ *
+ * hSyncObject and its CurrentValueCpuVa are invalid after the call
+ * whatever it returns. A shared fence lives on while other handles or NT
+ * handles of it exist.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroy is NULL;
+ * STATUS_INVALID_HANDLE if hSyncObject is not a sync object handle (or the
+ * kernel no longer knows the fence, e.g. a child process destroyed it
+ * through the file it shares with its parent).
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONOBJECT *pDestroy);
+
+/* D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS: CPU wait flags. */
+typedef struct _D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS {
+	union {
+		struct {
+			/* satisfied when any one object reaches its value */
+			UINT WaitAny			: 1;
+			UINT Reserved			: 31;
+		};
+		UINT Value;
+	};
+} D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS;
+
+/* D3DKMT_NFENCE_MAX_SYNC_OBJECTS: objects one CPU wait or signal names */
+#define D3DKMT_NFENCE_MAX_SYNC_OBJECTS	64
+
+/*
+ * D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU: argument of
+ * D3DKMTWaitForSynchronizationObjectFromCpu.
+ */
+typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	const UINT64 *FenceValueArray;	/* in: value to wait for, per object */
+	/* in: NULL to block; else an eventfd (HANDLE)(intptr_t)fd */
+	HANDLE hAsyncEvent;
+	D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS Flags;	/* in */
+} D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU;
+
+/**
+ * D3DKMTWaitForSynchronizationObjectFromCpu() - wait for fence values
+ * @pWait: hDevice, the objects and their values, hAsyncEvent, Flags
+ *
+ * Waits until every object (with Flags.WaitAny, one object) has a
+ * CurrentValue of at least its value. The sync objects must be of the
+ * adapter of hDevice. With hAsyncEvent NULL the call blocks, without
+ * timeout, until the wait is satisfied. A blocking wait is interruptible by
+ * signals at the kernel level: signal handlers run, and libnfence then
+ * resumes the wait. With hAsyncEvent an eventfd, the call returns at once
+ * and the kernel adds 1 to the eventfd's counter (making it readable) when
+ * the wait is satisfied, immediately if it already is.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array is
+ * NULL, ObjectCount is 0 or above 64, Flags.Reserved is not 0, an object
+ * is an INTRA_GPU fence, or hAsyncEvent is not an eventfd;
+ * STATUS_INVALID_HANDLE if hDevice is not a device handle, an object is not
+ * a sync object of the device's adapter, or hAsyncEvent is not an open file
+ * descriptor; STATUS_ACCESS_DENIED for an object opened with NoWait;
+ * otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *pWait);
+
+/*
+ * D3DDDICB_SIGNALFLAGS: signal flags, in the bit order of Windows'
+ * d3dukmdt.h. For a CPU signal: SignalAtSubmission is ignored (a CPU signal
+ * happens when it is submitted); EnqueueCpuEvent and AllowFenceRewind are
+ * STATUS_NOT_SUPPORTED (CurrentValue never decreases on nfence); Reserved
+ * and DXGK_SIGNAL_FLAG_INTERNAL0 must be zero (STATUS_INVALID_PARAMETER).
+ */
+typedef struct _D3DDDICB_SIGNALFLAGS {
+	union {
+		struct {
+			UINT SignalAtSubmission		: 1;
+			UINT EnqueueCpuEvent		: 1;
+			UINT AllowFenceRewind		: 1;
+			UINT Reserved			: 28;
+			UINT DXGK_SIGNAL_FLAG_INTERNAL0	: 1;
+		};
+		UINT Value;
+	};
+} D3DDDICB_SIGNALFLAGS;
+
+/* D3DDDI_SIGNALSYNCHRONIZATIONOBJECTFROMCPU_FLAGS: the CPU signal flags */
+typedef D3DDDICB_SIGNALFLAGS D3DDDI_SIGNALSYNCHRONIZATIONOBJECTFROMCPU_FLAGS;
+
+/*
+ * D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU: argument of
+ * D3DKMTSignalSynchronizationObjectFromCpu.
+ */
+typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	const UINT64 *FenceValueArray;	/* in: value to signal, per object */
+	D3DDDICB_SIGNALFLAGS Flags;	/* in */
+} D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU;
+
+/**
+ * D3DKMTSignalSynchronizationObjectFromCpu() - signal fences from the CPU
+ * @pSignal: hDevice, the objects and their values, Flags
+ *
+ * Sets each object's CurrentValue to its value, unless it already is at
+ * least that (a lower value changes nothing and succeeds); the same object
+ * twice takes the larger value. Every object is checked before any is
+ * signaled. CPU waiters and GPU queues the new values satisfy are released.
+ * The sync objects must be of the adapter of hDevice.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSignal or an array
+ * is NULL, ObjectCount is 0 or above 64, Flags is invalid (see
+ * D3DDDICB_SIGNALFLAGS) or an object is an INTRA_GPU fence;
+ * STATUS_NOT_SUPPORTED for unsupported Flags; STATUS_INVALID_HANDLE if
+ * hDevice is not a device handle or an object is not a sync object of the
+ * device's adapter; STATUS_ACCESS_DENIED for an object opened with
+ * NoSignal; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromCpu(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU *pSignal);
+
+/* ------------------------------------------------------------------ */
 /* nfence extensions                                                  */
 /* ------------------------------------------------------------------ */
+
+/**
+ * NFenceWaitForSynchronizationObjectFromCpuTimeout() - CPU wait with timeout
+ * @pWait: as for D3DKMTWaitForSynchronizationObjectFromCpu()
+ * @TimeoutNs: relative timeout in nanoseconds; 0 polls; UINT64_MAX never
+ *	expires (nor does a timeout so long that the deadline would pass
+ *	INT64_MAX ns of CLOCK_MONOTONIC, some 292 years of uptime)
+ * @pFirstSignaled: NULL, or out: on STATUS_SUCCESS of a blocking wait, the
+ *	index in ObjectHandleArray of a satisfied object (with WaitAny the
+ *	lowest satisfied index, otherwise 0); untouched otherwise
+ *
+ * D3DKMTWaitForSynchronizationObjectFromCpu() with a timeout. The deadline
+ * is computed once, on CLOCK_MONOTONIC, when the call starts; a wait
+ * interrupted by a signal handler resumes with that same deadline, so
+ * signals never make the wait longer. With hAsyncEvent set, @TimeoutNs must
+ * be UINT64_MAX (an asynchronous wait has no timeout).
+ *
+ * Return: as D3DKMTWaitForSynchronizationObjectFromCpu(), plus
+ * STATUS_TIMEOUT (an NT_SUCCESS code, as on Windows: test for
+ * STATUS_SUCCESS) when the deadline passed before the wait was satisfied,
+ * and STATUS_INVALID_PARAMETER for a timeout with hAsyncEvent.
+ */
+NFENCE_EXPORT NTSTATUS NFenceWaitForSynchronizationObjectFromCpuTimeout(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *pWait, UINT64 TimeoutNs, UINT *pFirstSignaled);
 
 /**
  * NFenceStatusFromErrno() - the NTSTATUS libnfence reports for an errno

@@ -1,0 +1,940 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Native fences through the public API against the fake driver
+ * (mock_drm.c): create, CPU mapping, share, open, destroy, CPU signal and
+ * wait (blocking, timeout, interrupted, asynchronous), flag and status
+ * mapping, handle types and lifetimes, fork.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nfence/d3dkmthk.h>
+
+#include "mock_drm.h"
+#include "kselftest_harness.h"
+
+#define MS	1000000ull	/* ns */
+
+/* Adapter 0 and 1 have native fences, adapter 2 has none. */
+#define LUID0_LOW	0x1000u
+#define NADAPTERS	3
+
+FIXTURE(fence) {
+	char dir[64];
+	D3DKMT_ADAPTERINFO adapters[NADAPTERS];
+	D3DKMT_HANDLE dev;	/* on adapter 0 */
+	D3DKMT_HANDLE dev1;	/* on adapter 1 */
+	D3DKMT_HANDLE dev2;	/* on adapter 2, without native fences */
+};
+
+static NTSTATUS create_device(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE *hDevice)
+{
+	D3DKMT_CREATEDEVICE c = { .hAdapter = hAdapter };
+	NTSTATUS st = D3DKMTCreateDevice(&c);
+
+	*hDevice = c.hDevice;
+	return st;
+}
+
+static NTSTATUS destroy_device(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYDEVICE d = { .hDevice = h };
+
+	return D3DKMTDestroyDevice(&d);
+}
+
+FIXTURE_SETUP(fence)
+{
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = NADAPTERS };
+	struct mock_adapter a[NADAPTERS];
+	char name[32];
+	int i;
+
+	strcpy(self->dir, "/tmp/nfence-fence-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	for (i = 0; i < NADAPTERS; i++) {
+		a[i] = mock_default_adapter(i);
+		snprintf(name, sizeof(name), "renderD%d", 128 + i);
+		if (i == 2)
+			a[i].native_fences = false;
+		ASSERT_EQ(0, mock_add_node(self->dir, name, &a[i]));
+	}
+	ASSERT_EQ(0, setenv("NFENCE_DRI_DIR", self->dir, 1));
+
+	e.pAdapters = self->adapters;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	ASSERT_EQ(NADAPTERS, e.NumAdapters);
+	ASSERT_EQ(LUID0_LOW, self->adapters[0].AdapterLuid.LowPart);
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[0].hAdapter,
+						&self->dev));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[1].hAdapter,
+						&self->dev1));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[2].hAdapter,
+						&self->dev2));
+}
+
+FIXTURE_TEARDOWN(fence)
+{
+	D3DKMT_CLOSEADAPTER c;
+	char cmd[128];
+	int i;
+
+	/* Devices a test destroyed already fail; that is fine. */
+	destroy_device(self->dev);
+	destroy_device(self->dev1);
+	destroy_device(self->dev2);
+	for (i = 0; i < NADAPTERS; i++) {
+		c.hAdapter = self->adapters[i].hAdapter;
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTCloseAdapter(&c));
+	}
+	EXPECT_EQ(0u, mock_live_fences());
+	EXPECT_EQ(0u, mock_open_files());
+	mock_reset();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* Create a fence; @cf is filled in with Microsoft's fields. */
+static NTSTATUS create_fence_ex(D3DKMT_HANDLE dev, D3DDDI_NATIVEFENCE_TYPE type,
+				UINT flags, UINT64 initial,
+				D3DKMT_CREATENATIVEFENCE *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->hDevice = dev;
+	cf->Info.InitialFenceValue = initial;
+	cf->Info.Type = type;
+	cf->Info.Flags.Value = flags;
+	return D3DKMTCreateNativeFence(cf);
+}
+
+/* Create a DEFAULT fence; returns its handle, *@cpu its CPU view. */
+static D3DKMT_HANDLE create_fence(struct __test_metadata *_metadata,
+				  D3DKMT_HANDLE dev, UINT flags, UINT64 initial,
+				  volatile UINT64 **cpu)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+
+	EXPECT_EQ(STATUS_SUCCESS,
+		  create_fence_ex(dev, D3DDDI_NATIVEFENCE_TYPE_DEFAULT, flags,
+				  initial, &cf));
+	if (cpu)
+		*cpu = cf.Info.NativeFenceMapping.CurrentValueCpuVa;
+	return cf.hSyncObject;
+}
+
+static NTSTATUS destroy_sync(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { .hSyncObject = h };
+
+	return D3DKMTDestroySynchronizationObject(&d);
+}
+
+static NTSTATUS signal_n(D3DKMT_HANDLE dev, UINT n, const D3DKMT_HANDLE *h,
+			 const UINT64 *v)
+{
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.hDevice = dev,
+		.ObjectCount = n,
+		.ObjectHandleArray = h,
+		.FenceValueArray = v,
+	};
+
+	return D3DKMTSignalSynchronizationObjectFromCpu(&s);
+}
+
+static NTSTATUS signal1(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 v)
+{
+	return signal_n(dev, 1, &h, &v);
+}
+
+/* Wait with the timeout extension; UINT64_MAX: the blocking D3DKMT call. */
+static NTSTATUS wait_n(D3DKMT_HANDLE dev, UINT n, const D3DKMT_HANDLE *h,
+		       const UINT64 *v, bool any, UINT64 timeout_ns,
+		       UINT *first)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev,
+		.ObjectCount = n,
+		.ObjectHandleArray = h,
+		.FenceValueArray = v,
+	};
+
+	w.Flags.WaitAny = any;
+	if (timeout_ns == UINT64_MAX && !first)
+		return D3DKMTWaitForSynchronizationObjectFromCpu(&w);
+	return NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ns,
+								first);
+}
+
+static NTSTATUS wait1(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 v,
+		      UINT64 timeout_ns)
+{
+	return wait_n(dev, 1, &h, &v, false, timeout_ns, NULL);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Is the page holding @p mapped in this process? */
+static bool mapped(const volatile void *p)
+{
+	uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
+	unsigned char vec;
+
+	return mincore((void *)page, 4096, &vec) == 0;
+}
+
+static uintptr_t page_of(const volatile void *p)
+{
+	return (uintptr_t)p & ~(uintptr_t)4095;
+}
+
+TEST(flags_have_windows_bit_order)
+{
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS f;
+	D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS w;
+	D3DDDICB_SIGNALFLAGS s;
+
+#define BIT_IS(var, field, bit) do {				\
+		memset(&var, 0, sizeof(var));			\
+		var.field = 1;					\
+		EXPECT_EQ(1u << (bit), var.Value) TH_LOG(#field); \
+	} while (0)
+
+	EXPECT_EQ(4u, sizeof(f));
+	BIT_IS(f, Shared, 0);
+	BIT_IS(f, NtSecuritySharing, 1);
+	BIT_IS(f, CrossAdapter, 2);
+	BIT_IS(f, TopOfPipeline, 3);
+	BIT_IS(f, NoSignal, 4);
+	BIT_IS(f, NoWait, 5);
+	BIT_IS(f, NoSignalMaxValueOnTdr, 6);
+	BIT_IS(f, NoGPUAccess, 7);
+	BIT_IS(f, SignalByKmd, 8);
+	BIT_IS(f, Reserved, 9);
+	BIT_IS(f, D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0, 31);
+	BIT_IS(w, WaitAny, 0);
+	BIT_IS(s, SignalAtSubmission, 0);
+	BIT_IS(s, EnqueueCpuEvent, 1);
+	BIT_IS(s, AllowFenceRewind, 2);
+	BIT_IS(s, Reserved, 3);
+	BIT_IS(s, DXGK_SIGNAL_FLAG_INTERNAL0, 31);
+#undef BIT_IS
+	EXPECT_EQ(64, D3DDDI_NATIVE_FENCE_PDD_SIZE);
+	EXPECT_EQ(0, D3DDDI_NATIVEFENCE_TYPE_DEFAULT);
+	EXPECT_EQ(1, D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU);
+}
+
+TEST_F(fence, create_default_and_read)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+	volatile UINT64 *cpu;
+	D3DDDI_NATIVEFENCEMAPPING *m = &cf.Info.NativeFenceMapping;
+	int i;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = self->dev;
+	cf.Info.InitialFenceValue = 0x123456789abcull;
+	cf.Info.EngineAffinity = 0x5;
+	memset(cf.PrivateDriverData, 0xa5, sizeof(cf.PrivateDriverData));
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateNativeFence(&cf));
+	EXPECT_NE(0u, cf.hSyncObject);
+	EXPECT_NE(self->dev, cf.hSyncObject);
+	ASSERT_NE(NULL, m->CurrentValueCpuVa);
+	EXPECT_EQ(0u, (uintptr_t)m->CurrentValueCpuVa % 8);
+	EXPECT_NE(0u, m->CurrentValueGpuVa);
+	EXPECT_NE(0u, m->MonitoredValueGpuVa);
+	EXPECT_NE(m->CurrentValueGpuVa, m->MonitoredValueGpuVa);
+	for (i = 0; i < D3DDDI_NATIVE_FENCE_PDD_SIZE; i++)
+		EXPECT_EQ(0xa5, cf.PrivateDriverData[i]);
+	EXPECT_EQ(1u, mock_live_fences());
+
+	cpu = m->CurrentValueCpuVa;
+	EXPECT_EQ(0x123456789abcull, *cpu);
+	ASSERT_EQ(STATUS_SUCCESS, signal1(self->dev, cf.hSyncObject,
+					  0x123456789abdull));
+	EXPECT_EQ(0x123456789abdull, *cpu);
+
+	ASSERT_EQ(STATUS_SUCCESS, destroy_sync(cf.hSyncObject));
+	EXPECT_EQ(0u, mock_live_fences());
+	EXPECT_FALSE(mapped(cpu));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(cf.hSyncObject));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(self->dev, cf.hSyncObject, 1));
+}
+
+TEST_F(fence, create_intra_gpu_has_no_cpu_access)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+	D3DKMT_HANDLE h;
+
+	ASSERT_EQ(STATUS_SUCCESS,
+		  create_fence_ex(self->dev, D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU,
+				  0, 3, &cf));
+	h = cf.hSyncObject;
+	EXPECT_EQ(NULL, cf.Info.NativeFenceMapping.CurrentValueCpuVa);
+	EXPECT_NE(0u, cf.Info.NativeFenceMapping.CurrentValueGpuVa);
+	EXPECT_NE(0u, cf.Info.NativeFenceMapping.MonitoredValueGpuVa);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal1(self->dev, h, 4));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, wait1(self->dev, h, 1, 0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+}
+
+TEST_F(fence, create_errors)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+	const D3DDDI_NATIVEFENCE_TYPE def = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
+	static const struct {
+		UINT flags;
+		NTSTATUS st;
+	} bad[] = {
+		{ 1u << 1, STATUS_INVALID_PARAMETER },	/* NtSecurity, !Shared */
+		{ 1u << 2, STATUS_NOT_SUPPORTED },	/* CrossAdapter */
+		{ 1u << 3, STATUS_NOT_SUPPORTED },	/* TopOfPipeline */
+		{ 3u << 4, STATUS_INVALID_PARAMETER },	/* NoSignal|NoWait */
+		{ 1u << 6, STATUS_NOT_SUPPORTED },	/* NoSignalMaxValueOnTdr */
+		{ 1u << 7, STATUS_NOT_SUPPORTED },	/* NoGPUAccess */
+		{ 1u << 8, STATUS_INVALID_PARAMETER },	/* SignalByKmd */
+		{ 1u << 9, STATUS_INVALID_PARAMETER },	/* Reserved */
+		{ 1u << 30, STATUS_INVALID_PARAMETER },	/* Reserved */
+		{ 1u << 31, STATUS_INVALID_PARAMETER },	/* RESERVED0 */
+		{ (1u << 8) | (1u << 3), STATUS_INVALID_PARAMETER },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(bad[i].st, create_fence_ex(self->dev, def,
+						     bad[i].flags, 0, &cf))
+			TH_LOG("flags 0x%x", bad[i].flags);
+		EXPECT_EQ(0u, cf.hSyncObject);
+	}
+
+	/* Engines the adapter does not have (it has 3). */
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = self->dev;
+	cf.Info.EngineAffinity = 1u << 3;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
+	cf.Info.EngineAffinity = 0;
+	cf.Flags.Value = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
+
+	/* No native fences on adapter 2. */
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  create_fence_ex(self->dev2, def, 0, 0, &cf));
+
+	/* Not a device. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_fence_ex(self->adapters[0].hAdapter, def, 0, 0, &cf));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, create_fence_ex(0, def, 0, 0, &cf));
+
+	/* Kernel errors are mapped. */
+	mock_fail_next(ENOSPC);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
+		  create_fence_ex(self->dev, def, 0, 0, &cf));
+	mock_fail_next(ENOMEM);
+	EXPECT_EQ(STATUS_NO_MEMORY, create_fence_ex(self->dev, def, 0, 0, &cf));
+	EXPECT_EQ(0u, cf.hSyncObject);
+	EXPECT_EQ(0u, mock_live_fences());
+}
+
+TEST_F(fence, handle_types)
+{
+	D3DKMT_HANDLE h = create_fence(_metadata, self->dev, 0, 0, NULL);
+	D3DKMT_HANDLE dev = self->dev, ad = self->adapters[0].hAdapter;
+	D3DKMT_CREATENATIVEFENCE cf;
+	HANDLE nt = NULL;
+
+	/* A device or adapter handle is no sync object. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(dev));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(ad));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(dev, dev, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(dev, ad, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTShareObjects(1, &dev, NULL, 0,
+							    &nt));
+	EXPECT_EQ(NULL, nt);
+
+	/* A sync object is no device. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(h, h, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(h, h, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_fence_ex(h, D3DDDI_NATIVEFENCE_TYPE_DEFAULT, 0, 0,
+				  &cf));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(h));
+
+	/* A sync object of another adapter is not one of this device's. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(self->dev1, h, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(self->dev1, h, 0, 0));
+
+	/* All of that left the fence alone. */
+	EXPECT_EQ(STATUS_SUCCESS, signal1(dev, h, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+}
+
+TEST_F(fence, pages_are_shared_and_unmapped_with_last_fence)
+{
+	volatile UINT64 *a, *b, *c, *s;
+	D3DKMT_HANDLE ha, hb, hc, hs;
+
+	ha = create_fence(_metadata, self->dev, 0, 1, &a);
+	hb = create_fence(_metadata, self->dev, 0, 2, &b);
+	hs = create_fence(_metadata, self->dev, 3, 4, &s);	/* shared */
+	hc = create_fence(_metadata, self->dev1, 0, 3, &c);	/* adapter 1 */
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, s);
+
+	/* Non-shared fences of a file share a page; a shared one does not. */
+	EXPECT_NE(a, b);
+	EXPECT_EQ(page_of(a), page_of(b));
+	EXPECT_NE(page_of(a), page_of(s));
+	EXPECT_NE(page_of(a), page_of(c));
+	EXPECT_EQ(1u, *a);
+	EXPECT_EQ(2u, *b);
+	EXPECT_EQ(3u, *c);
+	EXPECT_EQ(4u, *s);
+
+	/* The page stays while a fence uses it. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(ha));
+	EXPECT_TRUE(mapped(b));
+	EXPECT_EQ(2u, *b);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hb));
+	EXPECT_FALSE(mapped(b));
+	EXPECT_TRUE(mapped(s));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hs));
+	EXPECT_FALSE(mapped(s));
+	EXPECT_EQ(3u, *c);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hc));
+	EXPECT_FALSE(mapped(c));
+}
+
+TEST_F(fence, signal_never_lowers)
+{
+	volatile UINT64 *a, *b;
+	D3DKMT_HANDLE h[2];
+	UINT64 v[2];
+
+	h[0] = create_fence(_metadata, self->dev, 0, 10, &a);
+	h[1] = create_fence(_metadata, self->dev, 0, 0, &b);
+
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, h[0], 5));
+	EXPECT_EQ(10u, *a);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, h[0], 10));
+	EXPECT_EQ(10u, *a);
+	v[0] = 20;
+	v[1] = UINT64_MAX;
+	EXPECT_EQ(STATUS_SUCCESS, signal_n(self->dev, 2, h, v));
+	EXPECT_EQ(20u, *a);
+	EXPECT_EQ(UINT64_MAX, *b);
+
+	/* One bad handle: nothing is signaled. */
+	v[0] = 30;
+	h[1] = self->dev;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, signal_n(self->dev, 2, h, v));
+	EXPECT_EQ(20u, *a);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h[0]));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  destroy_sync(create_fence(_metadata, self->dev, 0, 0, NULL)));
+}
+
+TEST_F(fence, wait_status)
+{
+	D3DKMT_HANDLE h[2];
+	UINT64 v[2];
+	UINT first;
+	uint64_t t0;
+
+	h[0] = create_fence(_metadata, self->dev, 0, 10, NULL);
+	h[1] = create_fence(_metadata, self->dev, 0, 0, NULL);
+
+	/* Satisfied: at once, blocking or not. */
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h[0], 10, UINT64_MAX));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h[0], 3, 0));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h[0], 10, UINT64_MAX - 1));
+
+	/* Not satisfied: STATUS_TIMEOUT, a success code, after the timeout. */
+	EXPECT_EQ(STATUS_TIMEOUT, wait1(self->dev, h[0], 11, 0));
+	EXPECT_TRUE(NT_SUCCESS(STATUS_TIMEOUT));
+	t0 = now_ns();
+	EXPECT_EQ(STATUS_TIMEOUT, wait1(self->dev, h[0], 11, 50 * MS));
+	EXPECT_LE(50 * MS, now_ns() - t0);
+	EXPECT_GT(2000 * MS, now_ns() - t0);
+
+	/* All vs. any, and the first satisfied index. */
+	v[0] = 100;
+	v[1] = 0;
+	EXPECT_EQ(STATUS_TIMEOUT, wait_n(self->dev, 2, h, v, false, 0, NULL));
+	first = 77;
+	EXPECT_EQ(STATUS_SUCCESS, wait_n(self->dev, 2, h, v, true, 0, &first));
+	EXPECT_EQ(1u, first);
+	v[0] = 5;
+	first = 77;
+	EXPECT_EQ(STATUS_SUCCESS, wait_n(self->dev, 2, h, v, true, 0, &first));
+	EXPECT_EQ(0u, first);
+	first = 77;
+	EXPECT_EQ(STATUS_SUCCESS, wait_n(self->dev, 2, h, v, false, 0, &first));
+	EXPECT_EQ(0u, first);
+	first = 77;
+	v[1] = 1;
+	EXPECT_EQ(STATUS_TIMEOUT, wait_n(self->dev, 2, h, v, false, 0, &first));
+	EXPECT_EQ(77u, first);
+
+	/* Kernel errors are mapped. */
+	mock_fail_next(EFAULT);
+	EXPECT_EQ(STATUS_ACCESS_VIOLATION, wait1(self->dev, h[0], 1, 0));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h[0]));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h[1]));
+}
+
+struct signaler {
+	D3DKMT_HANDLE dev, h;
+	UINT64 value;
+	unsigned int delay_ms;
+	NTSTATUS st;
+};
+
+static void *signal_later(void *p)
+{
+	struct signaler *s = p;
+
+	usleep(s->delay_ms * 1000);
+	s->st = signal1(s->dev, s->h, s->value);
+	return NULL;
+}
+
+TEST_F(fence, blocking_wait_until_signal)
+{
+	struct signaler s = { .dev = self->dev, .value = 7, .delay_ms = 50 };
+	volatile UINT64 *cpu;
+	pthread_t th;
+	uint64_t t0;
+
+	s.h = create_fence(_metadata, self->dev, 0, 0, &cpu);
+	t0 = now_ns();
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &s));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, s.h, 7, UINT64_MAX));
+	EXPECT_LE(40 * MS, now_ns() - t0);
+	EXPECT_EQ(7u, *cpu);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, s.st);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(s.h));
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* SIGALRM without SA_RESTART every @ms ms (0: off). */
+static void alarm_every(unsigned int ms)
+{
+	struct itimerval it = {
+		.it_interval = { .tv_usec = ms * 1000 },
+		.it_value = { .tv_usec = ms * 1000 },
+	};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+TEST_F(fence, interrupted_wait_resumes_with_same_deadline)
+{
+	struct signaler s = { .dev = self->dev, .value = 2, .delay_ms = 120 };
+	D3DKMT_HANDLE h = create_fence(_metadata, self->dev, 0, 0, NULL);
+	pthread_t th;
+	uint64_t t0, dt;
+
+	/* A timed wait ends at its deadline, neither before nor much after. */
+	alarms = 0;
+	alarm_every(20);
+	t0 = now_ns();
+	EXPECT_EQ(STATUS_TIMEOUT, wait1(self->dev, h, 1, 150 * MS));
+	dt = now_ns() - t0;
+	alarm_every(0);
+	EXPECT_LE(150 * MS, dt);
+	EXPECT_GT(1000 * MS, dt);
+	EXPECT_LE(2, alarms);
+	EXPECT_LE(2u, mock_wait_interrupts());
+
+	/* A blocking wait survives the interruptions until the signal. */
+	s.h = h;
+	alarms = 0;
+	alarm_every(20);
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &s));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h, 2, UINT64_MAX));
+	alarm_every(0);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, s.st);
+	EXPECT_LE(1, alarms);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+}
+
+static bool readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+TEST_F(fence, async_wait_signals_eventfd)
+{
+	D3DKMT_HANDLE h = create_fence(_metadata, self->dev, 0, 1, NULL);
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = self->dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+	};
+	UINT64 v = 5, count = 0;
+	UINT first = 77;
+	int efd, pfd[2];
+
+	w.FenceValueArray = &v;
+	efd = eventfd(0, EFD_CLOEXEC);
+	ASSERT_LE(0, efd);
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+
+	/* Returns at once; the eventfd fires on the signal. */
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w,
+								   UINT64_MAX,
+								   &first));
+	EXPECT_EQ(77u, first);
+	EXPECT_FALSE(readable(efd, 20));
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, h, 4));
+	EXPECT_FALSE(readable(efd, 20));
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, h, 5));
+	EXPECT_TRUE(readable(efd, 1000));
+	EXPECT_EQ(8, read(efd, &count, sizeof(count)));
+	EXPECT_EQ(1u, count);
+
+	/* Already satisfied: fires at once. */
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_TRUE(readable(efd, 1000));
+	EXPECT_EQ(8, read(efd, &count, sizeof(count)));
+
+	/* Not an eventfd; not a file descriptor. */
+	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
+	w.hAsyncEvent = (HANDLE)(intptr_t)pfd[0];
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	close(pfd[0]);
+	close(pfd[1]);
+	w.hAsyncEvent = (HANDLE)(intptr_t)pfd[0];
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+
+	close(efd);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+}
+
+static NTSTATUS open_fence(D3DKMT_HANDLE dev, HANDLE nt, UINT flags,
+			   D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->hNtHandle = nt;
+	o->hDevice = dev;
+	o->Flags.Value = flags;
+	return D3DKMTOpenNativeFenceFromNtHandle(o);
+}
+
+TEST_F(fence, share_and_open)
+{
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o, ons, onw;
+	D3DKMT_HANDLE h, hplain, hshared_only, dev2;
+	volatile UINT64 *cpu, *ocpu;
+	HANDLE nt = NULL, nt2 = NULL;
+	int fd, pfd[2];
+
+	h = create_fence(_metadata, self->dev, 3, 11, &cpu);
+	hplain = create_fence(_metadata, self->dev, 0, 0, NULL);
+	hshared_only = create_fence(_metadata, self->dev, 1, 0, NULL);
+
+	/* Only Shared + NtSecuritySharing fences become NT handles. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, &hplain, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, &hshared_only, NULL, 0, &nt));
+	EXPECT_EQ(NULL, nt);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(2, &h, NULL, 0, &nt));
+	EXPECT_EQ(NULL, nt);
+
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &h, NULL, 0, &nt));
+	fd = (int)(intptr_t)nt;
+	ASSERT_LT(0, fd);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &h, NULL, 0, &nt2));
+	EXPECT_NE(nt, nt2);
+	close((int)(intptr_t)nt2);
+
+	/* Open on another device of the adapter; values are shared. */
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[0].hAdapter,
+						&dev2));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(dev2, nt, 0, &o));
+	EXPECT_NE(0u, o.hSyncObject);
+	EXPECT_NE(h, o.hSyncObject);
+	ocpu = o.NativeFenceMapping.CurrentValueCpuVa;
+	ASSERT_NE(NULL, ocpu);
+	EXPECT_NE(0u, o.NativeFenceMapping.CurrentValueGpuVa);
+	EXPECT_EQ(11u, *ocpu);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(dev2, o.hSyncObject, 12));
+	EXPECT_EQ(12u, *cpu);
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h, 12, 0));
+	/* The other device of the same file may name it too. */
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, o.hSyncObject, 12, 0));
+
+	/* NoSignal / NoWait handles; Shared bits are ignored on open. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 1u << 4, &ons));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 3u | 1u << 5,
+					     &onw));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, signal1(self->dev, ons.hSyncObject, 13));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, ons.hSyncObject, 12, 0));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, wait1(self->dev, onw.hSyncObject, 1, 0));
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, onw.hSyncObject, 13));
+	EXPECT_EQ(13u, *ocpu);
+
+	/* Bad opens. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(self->dev, nt, 3u << 4, &o));	/* both */
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  open_fence(self->dev, nt, 1u << 2, &o));	/* CrossAdapter */
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  open_fence(self->dev, nt, 1u << 6, &o));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(self->dev1, nt, 0, &o));		/* adapter 1 */
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  open_fence(self->adapters[0].hAdapter, nt, 0, &o));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(self->dev, NULL, 0, &o));
+	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(self->dev, (HANDLE)(intptr_t)pfd[0], 0, &o));
+	close(pfd[0]);
+	close(pfd[1]);
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  open_fence(self->dev, (HANDLE)(intptr_t)pfd[0], 0, &o));
+	memset(&o, 0, sizeof(o));
+	o.hNtHandle = nt;
+	o.hDevice = self->dev;
+	o.EngineAffinity = 1u << 7;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	EXPECT_EQ(0u, o.hSyncObject);
+
+	/* The NT handle keeps the fence: reopen after every handle is gone. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(ons.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(onw.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(dev2));  /* closes o */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(o.hSyncObject));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 0, &o));
+	ocpu = o.NativeFenceMapping.CurrentValueCpuVa;
+	EXPECT_EQ(13u, *ocpu);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(0, close(fd));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hplain));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hshared_only));
+}
+
+TEST_F(fence, destroy_device_closes_its_sync_objects)
+{
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+	volatile UINT64 *a, *s, *k;
+	D3DKMT_HANDLE ha, hs, hk;
+	HANDLE nt;
+
+	ha = create_fence(_metadata, self->dev, 0, 1, &a);
+	hs = create_fence(_metadata, self->dev, 3, 2, &s);
+	hk = create_fence(_metadata, self->dev1, 0, 3, &k);
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &hs, NULL, 0, &nt));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 0, &o));
+	EXPECT_EQ(4u, mock_live_fences());
+
+	ASSERT_EQ(STATUS_SUCCESS, destroy_device(self->dev));
+	EXPECT_EQ(1u, mock_live_fences());
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(ha));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(hs));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTShareObjects(1, &hs, NULL, 0, &nt));
+	EXPECT_FALSE(mapped(a));
+	EXPECT_FALSE(mapped(s));
+
+	/* Other devices' sync objects are untouched. */
+	EXPECT_EQ(3u, *k);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev1, hk, 4));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hk));
+	close((int)(intptr_t)nt);
+}
+
+TEST_F(fence, fork_child_opens_and_signals)
+{
+	volatile UINT64 *cpu;
+	D3DKMT_HANDLE h;
+	HANDLE nt;
+	pid_t pid;
+	int status;
+
+	h = create_fence(_metadata, self->dev, 3, 0, &cpu);
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &h, NULL, 0, &nt));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		D3DKMT_OPENADAPTERFROMLUID oa = {
+			.AdapterLuid = self->adapters[0].AdapterLuid,
+		};
+		D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+		D3DKMT_CLOSEADAPTER ca;
+		D3DKMT_HANDLE dev;
+		int bad = 0;
+
+		usleep(50000);
+		bad |= D3DKMTOpenAdapterFromLuid(&oa) != STATUS_SUCCESS;
+		bad |= create_device(oa.hAdapter, &dev) != STATUS_SUCCESS;
+		bad |= open_fence(dev, nt, 0, &o) != STATUS_SUCCESS;
+		bad |= signal1(dev, o.hSyncObject, 9) != STATUS_SUCCESS;
+		bad |= destroy_sync(o.hSyncObject) != STATUS_SUCCESS;
+		bad |= destroy_device(dev) != STATUS_SUCCESS;
+		ca.hAdapter = oa.hAdapter;
+		bad |= D3DKMTCloseAdapter(&ca) != STATUS_SUCCESS;
+		_exit(bad);
+	}
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h, 9, 5000 * MS));
+	EXPECT_EQ(9u, *cpu);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+	close((int)(intptr_t)nt);
+}
+
+#define THREADS		8
+#define ROUNDS		100
+
+static D3DKMT_HANDLE thread_dev;
+
+static void *fence_thread(void *p)
+{
+	int *failures = p;
+	D3DKMT_CREATENATIVEFENCE cf;
+	D3DKMT_HANDLE h[4];
+	UINT64 v[4] = { 1, 2, 3, 4 };
+	volatile UINT64 *cpu[4];
+	int r, i;
+
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < 4; i++) {
+			if (create_fence_ex(thread_dev,
+					    D3DDDI_NATIVEFENCE_TYPE_DEFAULT,
+					    i == 3 ? 3 : 0, 0, &cf))
+				(*failures)++;
+			h[i] = cf.hSyncObject;
+			cpu[i] = cf.Info.NativeFenceMapping.CurrentValueCpuVa;
+		}
+		if (signal_n(thread_dev, 4, h, v) ||
+		    wait_n(thread_dev, 4, h, v, false, 0, NULL))
+			(*failures)++;
+		for (i = 0; i < 4; i++) {
+			if (!cpu[i] || *cpu[i] != v[i])
+				(*failures)++;
+			if (destroy_sync(h[i]))
+				(*failures)++;
+		}
+	}
+	return NULL;
+}
+
+TEST_F(fence, concurrent_fences)
+{
+	pthread_t th[THREADS];
+	int failures[THREADS] = { 0 };
+	int i;
+
+	thread_dev = self->dev;
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, fence_thread,
+					    &failures[i]));
+	for (i = 0; i < THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		EXPECT_EQ(0, failures[i]);
+	}
+	EXPECT_EQ(0u, mock_live_fences());
+}
+
+static void *create_until_gone(void *p)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+	D3DKMT_HANDLE ring[8] = { 0 };
+	int *created = p;
+	NTSTATUS st;
+	int i;
+
+	/*
+	 * Create and destroy until the device is gone: destroys race the
+	 * device's, the survivors die with it.
+	 */
+	for (i = 0; i < 2000; i++) {
+		st = create_fence_ex(thread_dev, D3DDDI_NATIVEFENCE_TYPE_DEFAULT,
+				     i % 3 ? 0 : 3, 0, &cf);
+		if (st != STATUS_SUCCESS) {
+			if (!i)	/* let the main thread go on */
+				__atomic_store_n(created, -1, __ATOMIC_RELAXED);
+			break;
+		}
+		__atomic_add_fetch(created, 1, __ATOMIC_RELAXED);
+		if (ring[i % 8])
+			destroy_sync(ring[i % 8]);
+		ring[i % 8] = cf.hSyncObject;
+	}
+	return NULL;
+}
+
+TEST_F(fence, destroy_device_races_create)
+{
+	pthread_t th[4];
+	int created[4] = { 0 };
+	int i;
+
+	thread_dev = self->dev;
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, create_until_gone,
+					    &created[i]));
+	/* Once every thread is under way. */
+	for (i = 0; i < 4; i++)
+		while (!__atomic_load_n(&created[i], __ATOMIC_RELAXED))
+			usleep(100);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(self->dev));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	EXPECT_EQ(0u, mock_live_fences());
+}
+
+TEST_HARNESS_MAIN
