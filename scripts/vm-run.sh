@@ -92,22 +92,31 @@ if [ "$mode" = full ]; then
 fi
 
 check "libnfence demo (nfence-info)" "$build/libnfence/nfence-info"
+[ "$mode" = full ] &&
+	check "libnfence fence demo (nfence-fence-demo)" \
+		"$build/libnfence/nfence-fence-demo"
 
 if [ "$mode" = full ]; then
 	IGT_REQUIRE_PASS=1 IGT_VERBOSE=1 "$top/tests/igt/run-igt.sh" "$build/tests/igt"
+	# Every kselftest binary; their KTAP totals are summed.
+	kp=0 kf=0 ks=0
 	ksft_log=$(mktemp)
-	"$build/selftests/nfence_process_test" 2>&1 | tee "$ksft_log"
-	totals=$(grep -E '^# Totals: ' "$ksft_log" | tail -n1)
-	kp=$(echo "$totals" | sed -nE 's/.* pass:([0-9]+).*/\1/p')
-	kf=$(echo "$totals" | sed -nE 's/.* fail:([0-9]+).*/\1/p')
-	ks=$(echo "$totals" | sed -nE 's/.*skip:([0-9]+).*/\1/p')
-	ke=$(echo "$totals" | sed -nE 's/.*error:([0-9]+).*/\1/p')
-	if [ -z "$totals" ]; then
-		kp=0 kf=1 ks=0 ke=0
-		echo "kselftest: no totals line"
-	fi
-	echo "kselftest: $kp passed, $((kf + ke)) failed, $ks skipped"
+	for t in "$build"/selftests/*; do
+		[ -x "$t" ] || continue
+		"$t" 2>&1 | tee "$ksft_log"
+		totals=$(grep -E '^# Totals: ' "$ksft_log" | tail -n1)
+		if [ -z "$totals" ]; then
+			echo "kselftest: $(basename "$t") printed no totals"
+			kf=$((kf + 1))
+			continue
+		fi
+		kp=$((kp + $(echo "$totals" | sed -nE 's/.* pass:([0-9]+).*/\1/p')))
+		kf=$((kf + $(echo "$totals" | sed -nE 's/.* fail:([0-9]+).*/\1/p')))
+		kf=$((kf + $(echo "$totals" | sed -nE 's/.*error:([0-9]+).*/\1/p')))
+		ks=$((ks + $(echo "$totals" | sed -nE 's/.*skip:([0-9]+).*/\1/p')))
+	done
 	rm -f "$ksft_log"
+	echo "kselftest: $kp passed, $kf failed, $ks skipped"
 fi
 
 check "rmmod nfence" rmmod nfence
