@@ -35,7 +35,7 @@
  * "token"), which identifies it. Fences and pages are never freed (each
  * test is its own process).
  */
-#define MOCK_MAX_FENCES		65536
+#define MOCK_MAX_FENCES		8192
 #define MOCK_MAX_PAGES		4096
 #define MOCK_MAX_LOCAL		256	/* fence handles per file */
 #define MOCK_MAX_ASYNC		64	/* pending async waits */

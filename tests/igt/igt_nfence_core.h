@@ -31,6 +31,7 @@
  *    the body and exit(0)s; false in the parent. igt_waitchildren() reaps
  *    them and fails the subtest if a child failed.
  *  - igt_info()/igt_debug()/igt_warn(): igt_log().
+ *  - igt_set_timeout(): a watchdog alarm that fails the subtest.
  */
 #ifndef IGT_NFENCE_CORE_H
 #define IGT_NFENCE_CORE_H
@@ -120,6 +121,15 @@ bool __igt_fork(void);
 int __igt_waitchildren(void);
 void igt_waitchildren(void);
 void igt_waitchildren_timeout(int seconds, const char *reason);
+
+/*
+ * alarm(seconds) with a SIGALRM handler (no SA_RESTART) that fails the
+ * running subtest with "Timed out: op"; 0 cancels. The handler calls
+ * igt_fail(), which in a thread other than the main one only ends that
+ * thread, so threads that may block should block SIGALRM.
+ */
+void igt_set_timeout(unsigned int seconds, const char *op);
+void igt_reset_timeout(void);
 
 void igt_log(const char *domain, enum igt_log_level level,
 	     const char *format, ...)

@@ -9,10 +9,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -38,6 +41,21 @@ static int nfence_ioctl(int fd, unsigned long request, void *arg)
 
 	/* drmIoctl() restarts on EINTR and EAGAIN. */
 	if (drmIoctl(fd, request, arg))
+		err = -errno;
+	errno = 0;
+	return err;
+}
+
+/*
+ * One ioctl() call: unlike drmIoctl() it does not restart on EINTR, so a
+ * wait interrupted by a signal handler installed without SA_RESTART shows
+ * up as -EINTR.
+ */
+static int nfence_ioctl_once(int fd, unsigned long request, void *arg)
+{
+	int err = 0;
+
+	if (ioctl(fd, request, arg))
 		err = -errno;
 	errno = 0;
 	return err;
@@ -646,4 +664,500 @@ void *nfence_readonly_page(size_t *size)
 	igt_assert(ptr != MAP_FAILED);
 	*size = sz;
 	return ptr;
+}
+
+/**
+ * nfence_watchdog: fail the running subtest if it is still running in
+ * @seconds (igt_set_timeout()); 0 cancels
+ *
+ * Threads that may block must be started with nfence_thread_create() so
+ * that the SIGALRM reaches the main thread.
+ */
+void nfence_watchdog(unsigned int seconds)
+{
+	igt_set_timeout(seconds, seconds ? "nfence subtest watchdog" : NULL);
+}
+
+/**
+ * nfence_thread_create: pthread_create() of a thread that blocks SIGALRM
+ * (the watchdog and the tests' own timers are for the main thread)
+ *
+ * Returns 0 or a positive error number, as pthread_create().
+ */
+int nfence_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t block, old;
+	int ret;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	ret = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/**
+ * nfence_thread_join: join @thread if it ends within @timeout_ms
+ *
+ * Returns 0 when joined, ETIMEDOUT (the thread still runs) otherwise.
+ */
+int nfence_thread_join(pthread_t thread, unsigned int timeout_ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return pthread_timedjoin_np(thread, NULL, &ts);
+}
+
+/**
+ * nfence_has_native_fences: whether the adapter behind @fd has
+ * DRM_NFENCE_ADAPTER_NATIVE_FENCE
+ */
+bool nfence_has_native_fences(int fd)
+{
+	struct drm_nfence_query_adapter adapter;
+
+	nfence_query_adapter(fd, &adapter);
+	return adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
+}
+
+void nfence_query_fence_caps(int fd, struct drm_nfence_query_fence_caps *caps)
+{
+	memset(caps, 0, sizeof(*caps));
+	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS,
+				       caps, sizeof(*caps)),
+			  sizeof(*caps));
+}
+
+/**
+ * __nfence_fence_create: DRM_IOCTL_NFENCE_FENCE_CREATE, 0 or -errno
+ */
+int __nfence_fence_create(int fd, struct drm_nfence_fence_create *create)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_CREATE, create);
+}
+
+/**
+ * nfence_fence_create: create a fence on @device and return its (non-zero)
+ * handle; its mapping is returned in @mapping unless that is NULL
+ */
+uint32_t nfence_fence_create(int fd, uint32_t device, uint32_t type,
+			     uint32_t flags, uint64_t initial_value,
+			     struct drm_nfence_fence_mapping *mapping)
+{
+	struct drm_nfence_fence_create create = {
+		.device = device,
+		.type = type,
+		.flags = flags,
+		.initial_value = initial_value,
+	};
+
+	igt_assert_eq(__nfence_fence_create(fd, &create), 0);
+	igt_assert_neq_u32(create.handle, 0);
+	if (mapping)
+		*mapping = create.mapping;
+	return create.handle;
+}
+
+/**
+ * __nfence_fence_destroy: DRM_IOCTL_NFENCE_FENCE_DESTROY, 0 or -errno
+ */
+int __nfence_fence_destroy(int fd, struct drm_nfence_fence_destroy *destroy)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_DESTROY, destroy);
+}
+
+int __nfence_fence_destroy_handle(int fd, uint32_t handle)
+{
+	struct drm_nfence_fence_destroy destroy = { .handle = handle };
+
+	return __nfence_fence_destroy(fd, &destroy);
+}
+
+void nfence_fence_destroy(int fd, uint32_t handle)
+{
+	igt_assert_eq(__nfence_fence_destroy_handle(fd, handle), 0);
+}
+
+/**
+ * __nfence_fence_share: DRM_IOCTL_NFENCE_FENCE_SHARE, 0 or -errno
+ */
+int __nfence_fence_share(int fd, struct drm_nfence_fence_share *share)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_SHARE, share);
+}
+
+/**
+ * nfence_fence_share: the new fd (NT handle) of a shareable fence
+ */
+int nfence_fence_share(int fd, uint32_t handle)
+{
+	struct drm_nfence_fence_share share = { .handle = handle, .fd = -1 };
+
+	igt_assert_eq(__nfence_fence_share(fd, &share), 0);
+	igt_assert_fd(share.fd);
+	return share.fd;
+}
+
+/**
+ * __nfence_fence_open: DRM_IOCTL_NFENCE_FENCE_OPEN, 0 or -errno
+ */
+int __nfence_fence_open(int fd, struct drm_nfence_fence_open *open)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_OPEN, open);
+}
+
+/**
+ * nfence_fence_open: open the shared fence @fence_fd on @device and return
+ * the new local handle (and its mapping in @mapping unless NULL)
+ */
+uint32_t nfence_fence_open(int fd, uint32_t device, int fence_fd,
+			   uint32_t flags,
+			   struct drm_nfence_fence_mapping *mapping)
+{
+	struct drm_nfence_fence_open open = {
+		.fd = fence_fd,
+		.device = device,
+		.flags = flags,
+	};
+
+	igt_assert_eq(__nfence_fence_open(fd, &open), 0);
+	igt_assert_neq_u32(open.handle, 0);
+	if (mapping)
+		*mapping = open.mapping;
+	return open.handle;
+}
+
+/**
+ * __nfence_fence_wait: DRM_IOCTL_NFENCE_FENCE_WAIT, 0 or -errno
+ *
+ * A single ioctl() call, not restarted on EINTR: a wait interrupted by a
+ * handler installed without SA_RESTART returns -EINTR. The deadline is
+ * absolute, so calling again with the same struct is the restart.
+ */
+int __nfence_fence_wait(int fd, struct drm_nfence_fence_wait *wait)
+{
+	return nfence_ioctl_once(fd, DRM_IOCTL_NFENCE_FENCE_WAIT, wait);
+}
+
+/**
+ * __nfence_fence_wait_one: wait until @handle reaches @value or the
+ * absolute CLOCK_MONOTONIC deadline @timeout_ns passes
+ */
+int __nfence_fence_wait_one(int fd, uint32_t device, uint32_t handle,
+			    uint64_t value, int64_t timeout_ns)
+{
+	struct drm_nfence_fence_wait wait = {
+		.device = device,
+		.count = 1,
+		.handles = (uintptr_t)&handle,
+		.values = (uintptr_t)&value,
+		.timeout_ns = timeout_ns,
+	};
+
+	return __nfence_fence_wait(fd, &wait);
+}
+
+/**
+ * __nfence_fence_signal: DRM_IOCTL_NFENCE_FENCE_SIGNAL, 0 or -errno
+ */
+int __nfence_fence_signal(int fd, struct drm_nfence_fence_signal *signal)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_SIGNAL, signal);
+}
+
+int __nfence_fence_signal_one(int fd, uint32_t device, uint32_t handle,
+			      uint64_t value)
+{
+	struct drm_nfence_fence_signal signal = {
+		.device = device,
+		.count = 1,
+		.handles = (uintptr_t)&handle,
+		.values = (uintptr_t)&value,
+	};
+
+	return __nfence_fence_signal(fd, &signal);
+}
+
+void nfence_fence_signal(int fd, uint32_t device, uint32_t handle,
+			 uint64_t value)
+{
+	igt_assert_eq(__nfence_fence_signal_one(fd, device, handle, value), 0);
+}
+
+/**
+ * nfence_deadline_ms: the absolute CLOCK_MONOTONIC deadline @ms from now,
+ * as a wait's timeout_ns
+ */
+int64_t nfence_deadline_ms(unsigned int ms)
+{
+	return (int64_t)(nfence_monotonic_ns() + (uint64_t)ms * 1000000ull);
+}
+
+/**
+ * __nfence_fence_mmap: mmap() one fence page of @fd at @offset with @prot
+ * (MAP_SHARED); 0 and the address in @ptr, or -errno
+ */
+int __nfence_fence_mmap(int fd, uint64_t offset, int prot, void **ptr)
+{
+	void *p;
+
+	p = mmap(NULL, NFENCE_FENCE_PAGE_SIZE, prot, MAP_SHARED, fd,
+		 (off_t)offset);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		errno = 0;
+		return err;
+	}
+	*ptr = p;
+	return 0;
+}
+
+/**
+ * nfence_fence_map: map the CurrentValue of a DEFAULT fence read-only
+ *
+ * Returns a pointer to the value; release it with nfence_fence_unmap().
+ */
+const volatile uint64_t *
+nfence_fence_map(int fd, const struct drm_nfence_fence_mapping *mapping)
+{
+	void *page = NULL;
+	int ret;
+
+	igt_assert_neq_u64(mapping->cpu_mmap_offset, 0);
+	igt_assert_lt_u64(mapping->cpu_value_offset, NFENCE_FENCE_PAGE_SIZE);
+	igt_assert_eq_u32(mapping->cpu_value_offset % 8, 0);
+	ret = __nfence_fence_mmap(fd, mapping->cpu_mmap_offset, PROT_READ,
+				  &page);
+	igt_assert_f(ret == 0, "mmap of fence page %#" PRIx64 " failed: %s\n",
+		     (uint64_t)mapping->cpu_mmap_offset, strerror(-ret));
+	return (const volatile uint64_t *)((char *)page +
+					   mapping->cpu_value_offset);
+}
+
+void nfence_fence_unmap(const volatile uint64_t *value)
+{
+	uintptr_t page = (uintptr_t)value &
+		~(uintptr_t)(NFENCE_FENCE_PAGE_SIZE - 1);
+
+	igt_assert_eq(munmap((void *)page, NFENCE_FENCE_PAGE_SIZE), 0);
+}
+
+/**
+ * __nfence_debugfs_fences_dir: the debugfs directory of the adapter behind
+ * @fd if it has readable nfence_fences and nfence_interrupts, else -errno
+ */
+int __nfence_debugfs_fences_dir(int fd)
+{
+	int dir = __nfence_debugfs_dir(fd);
+
+	if (dir < 0)
+		return dir;
+	if (faccessat(dir, "nfence_fences", R_OK, 0) ||
+	    faccessat(dir, "nfence_interrupts", R_OK, 0)) {
+		int err = -errno;
+
+		close(dir);
+		return err;
+	}
+	return dir;
+}
+
+/**
+ * nfence_debugfs_fences_dir: __nfence_debugfs_fences_dir(), skipping the
+ * running subtest without it
+ */
+int nfence_debugfs_fences_dir(int fd)
+{
+	int dir = __nfence_debugfs_fences_dir(fd);
+
+	igt_require_f(dir >= 0, "no nfence_fences in debugfs: %s\n",
+		      strerror(-dir));
+	return dir;
+}
+
+/*
+ * "fence <id> type <t> cpu <off>:<voff> current <cv> monitored <mv>
+ * waiters <n>"; 1 parsed, 0 not a fence line, -EINVAL a malformed one.
+ */
+static int nfence_parse_fence_line(const char *line,
+				   struct nfence_debugfs_fence *f)
+{
+	line += strspn(line, " \t");
+	if (strncmp(line, "fence ", 6))
+		return 0;
+	if (sscanf(line,
+		   "fence %" SCNu64 " type %" SCNu32 " cpu %" SCNu64 ":%" SCNu32
+		   " current %" SCNu64 " monitored %" SCNu64
+		   " waiters %" SCNu64,
+		   &f->id, &f->type, &f->cpu_mmap_offset, &f->cpu_value_offset,
+		   &f->current, &f->monitored, &f->waiters) != 7)
+		return -EINVAL;
+	return 1;
+}
+
+/**
+ * __nfence_debugfs_fences: call @fn for every line of nfence_fences until
+ * it returns true
+ *
+ * Returns the number of fence lines visited, or -errno (-EINVAL for a
+ * line that starts with "fence" but does not have the documented format).
+ */
+int __nfence_debugfs_fences(int dir, nfence_debugfs_fence_fn fn, void *data)
+{
+	char *line = NULL;
+	size_t len = 0;
+	int count = 0, ret = 0, lfd;
+	FILE *file;
+
+	lfd = openat(dir, "nfence_fences", O_RDONLY | O_CLOEXEC);
+	if (lfd < 0)
+		return -errno;
+	file = fdopen(lfd, "r");
+	if (!file) {
+		ret = -errno;
+		close(lfd);
+		return ret;
+	}
+
+	while (getline(&line, &len, file) >= 0) {
+		struct nfence_debugfs_fence f;
+		int parsed = nfence_parse_fence_line(line, &f);
+
+		if (parsed < 0) {
+			igt_warn("nfence_fences: malformed line: %s", line);
+			ret = parsed;
+			break;
+		}
+		if (!parsed)
+			continue;
+		count++;
+		if (fn && fn(&f, data))
+			break;
+	}
+
+	free(line);
+	fclose(file);
+	return ret ?: count;
+}
+
+/**
+ * nfence_debugfs_count_fences: the number of global fences on the adapter
+ */
+int64_t nfence_debugfs_count_fences(int dir)
+{
+	int ret = __nfence_debugfs_fences(dir, NULL, NULL);
+
+	igt_assert_f(ret >= 0, "reading nfence_fences failed: %s\n",
+		     strerror(-ret));
+	return ret;
+}
+
+struct nfence_fence_find {
+	const struct drm_nfence_fence_mapping *m;
+	struct nfence_debugfs_fence *f;
+	bool found;
+};
+
+static bool nfence_fence_match(const struct nfence_debugfs_fence *f,
+			       void *data)
+{
+	struct nfence_fence_find *find = data;
+
+	if (f->cpu_mmap_offset != find->m->cpu_mmap_offset ||
+	    f->cpu_value_offset != find->m->cpu_value_offset)
+		return false;
+	*find->f = *f;
+	find->found = true;
+	return true;
+}
+
+/**
+ * __nfence_debugfs_fence: the nfence_fences line of the DEFAULT fence with
+ * mapping @m (found by its cpu offset pair); 0, -ENOENT or -errno
+ */
+int __nfence_debugfs_fence(int dir, const struct drm_nfence_fence_mapping *m,
+			   struct nfence_debugfs_fence *f)
+{
+	struct nfence_debugfs_fence tmp;
+	struct nfence_fence_find find = { .m = m, .f = f ?: &tmp };
+	int ret;
+
+	if (!m->cpu_mmap_offset)
+		return -EINVAL;	/* INTRA_GPU: "cpu 0:0" is not unique */
+	ret = __nfence_debugfs_fences(dir, nfence_fence_match, &find);
+	if (ret < 0)
+		return ret;
+	return find.found ? 0 : -ENOENT;
+}
+
+void nfence_debugfs_fence(int dir, const struct drm_nfence_fence_mapping *m,
+			  struct nfence_debugfs_fence *f)
+{
+	int ret = __nfence_debugfs_fence(dir, m, f);
+
+	igt_assert_f(ret == 0,
+		     "no nfence_fences line for cpu %" PRIu64 ":%u: %s\n",
+		     (uint64_t)m->cpu_mmap_offset, m->cpu_value_offset,
+		     strerror(-ret));
+}
+
+/**
+ * nfence_debugfs_fence_wait: poll the fence's nfence_fences line until it
+ * shows @waiters waiters, for at most @timeout_ms
+ *
+ * Returns 0 (and the line in @f unless NULL), -ETIMEDOUT (@f holds the
+ * last line read), or the error of __nfence_debugfs_fence().
+ */
+int nfence_debugfs_fence_wait(int dir, const struct drm_nfence_fence_mapping *m,
+			      uint64_t waiters, unsigned int timeout_ms,
+			      struct nfence_debugfs_fence *f)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+	struct nfence_debugfs_fence tmp;
+
+	if (!f)
+		f = &tmp;
+	for (;;) {
+		int ret = __nfence_debugfs_fence(dir, m, f);
+
+		if (ret)
+			return ret;
+		if (f->waiters == waiters)
+			return 0;
+		if (nfence_monotonic_ns() > end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/**
+ * nfence_debugfs_fence_wait_gone: poll until the fence's line is gone, for
+ * at most @timeout_ms; 0 or -ETIMEDOUT (or another -errno)
+ */
+int nfence_debugfs_fence_wait_gone(int dir,
+				   const struct drm_nfence_fence_mapping *m,
+				   unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+
+	for (;;) {
+		int ret = __nfence_debugfs_fence(dir, m, NULL);
+
+		if (ret == -ENOENT)
+			return 0;
+		if (ret)
+			return ret;
+		if (nfence_monotonic_ns() > end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
 }

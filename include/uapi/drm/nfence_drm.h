@@ -410,7 +410,7 @@ struct drm_nfence_fence_create {
 };
 
 /* DRM_NFENCE_MAX_FENCES_PER_FILE: local fence handles one open file may hold */
-#define DRM_NFENCE_MAX_FENCES_PER_FILE	65536
+#define DRM_NFENCE_MAX_FENCES_PER_FILE	8192
 
 /**
  * struct drm_nfence_fence_destroy - close a local fence handle

@@ -287,6 +287,11 @@ static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 	long ret = 0;
 	u32 i;
 
+	/* A deadline already past polls: the caller found it unsatisfied. */
+	if (timeout_ns != DRM_NFENCE_TIMEOUT_INFINITE &&
+	    timeout_ns <= (s64)ktime_get_ns())
+		return -ETIME;
+
 	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
 		nfence_waitlist_add(&wait->entries[i].fence->waiters,
 				    &wait->entries[i].waiter);
@@ -295,14 +300,15 @@ static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 		ret = wait_event_interruptible(wait->wq,
 					       nfence_wait_completed(wait));
 	} else {
-		ktime_t left = ktime_sub(ns_to_ktime(timeout_ns), ktime_get());
+		s64 now = ktime_get_ns();
 
-		if (ktime_to_ns(left) <= 0)
+		/* Compare before subtracting: any s64 deadline is valid. */
+		if (timeout_ns <= now)
 			ret = nfence_wait_completed(wait) ? 0 : -ETIME;
 		else
 			ret = wait_event_interruptible_hrtimeout(wait->wq,
 								 nfence_wait_completed(wait),
-								 left);
+								 ns_to_ktime(timeout_ns - now));
 	}
 
 	nfence_wait_dequeue(wait);

@@ -1,0 +1,1950 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("Native fences: DRM_IOCTL_NFENCE_FENCE_CREATE/DESTROY/"
+		     "SHARE/OPEN, the read-only CPU mapping of CurrentValue, "
+		     "the GPU addresses, sharing across files and processes, "
+		     "lifetimes and the rejection of every invalid input.");
+
+#define POISON		0xdeadbeefu
+#define WATCHDOG_S	60
+#define GONE_MS		2000
+#define FENCE_PAGE	NFENCE_FENCE_PAGE_SIZE
+#define TYPE_DEFAULT	DRM_NFENCE_FENCE_TYPE_DEFAULT
+#define TYPE_INTRA_GPU	DRM_NFENCE_FENCE_TYPE_INTRA_GPU
+#define SHAREABLE	NFENCE_FENCE_SHAREABLE
+#define NO_SIGNAL	DRM_NFENCE_FENCE_NO_SIGNAL
+#define NO_WAIT		DRM_NFENCE_FENCE_NO_WAIT
+#define MAX_FENCES	DRM_NFENCE_MAX_FENCES_PER_FILE
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+static int fd = -1;
+static uint32_t dev;
+static int dbg = -1;
+static bool native;
+static struct drm_nfence_query_adapter adapter;
+static struct drm_nfence_query_fence_caps caps;
+
+/*
+ * Global fences on the adapter according to debugfs, or -1 without it;
+ * the checks below only run when it is readable.
+ */
+static int64_t live_fences(void)
+{
+	return dbg < 0 ? -1 : nfence_debugfs_count_fences(dbg);
+}
+
+/* Freeing may be deferred a little: poll for the expected count. */
+static void assert_fences(int64_t base, int64_t delta)
+{
+	uint64_t end = nfence_monotonic_ns() + GONE_MS * 1000000ull;
+
+	if (base < 0)
+		return;
+	while (live_fences() != base + delta &&
+	       nfence_monotonic_ns() < end)
+		usleep(1000);
+	igt_assert_eq_s64(live_fences(), base + delta);
+}
+
+static void assert_alive(const struct drm_nfence_fence_mapping *m)
+{
+	if (dbg >= 0)
+		nfence_debugfs_fence(dbg, m, NULL);
+}
+
+static void assert_gone(const struct drm_nfence_fence_mapping *m)
+{
+	int ret;
+
+	if (dbg < 0)
+		return;
+	ret = nfence_debugfs_fence_wait_gone(dbg, m, GONE_MS);
+	igt_assert_f(ret == 0, "fence %" PRIu64 ":%u still listed: %s\n",
+		     (uint64_t)m->cpu_mmap_offset, m->cpu_value_offset,
+		     strerror(-ret));
+}
+
+static uint32_t create(uint32_t flags, uint64_t initial,
+		       struct drm_nfence_fence_mapping *m)
+{
+	return nfence_fence_create(fd, dev, TYPE_DEFAULT, flags, initial, m);
+}
+
+static uint64_t read_value(int rfd, const struct drm_nfence_fence_mapping *m)
+{
+	const volatile uint64_t *v = nfence_fence_map(rfd, m);
+	uint64_t value = *v;
+
+	nfence_fence_unmap(v);
+	return value;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void assert_unique_u32(const uint32_t *v, int n)
+{
+	uint32_t *sorted = malloc(n * sizeof(*sorted));
+
+	igt_assert(sorted);
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u32);
+	for (int i = 1; i < n; i++)
+		igt_assert_f(sorted[i] != sorted[i - 1],
+			     "%u handed out twice\n", sorted[i]);
+	free(sorted);
+}
+
+static void assert_unique_u64(const uint64_t *v, int n)
+{
+	uint64_t *sorted = malloc(n * sizeof(*sorted));
+
+	igt_assert(sorted);
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	for (int i = 1; i < n; i++)
+		igt_assert_f(sorted[i] != sorted[i - 1],
+			     "%#" PRIx64 " handed out twice\n", sorted[i]);
+	free(sorted);
+}
+
+/* The mapping of a DEFAULT fence as the contract describes it. */
+static void assert_default_mapping(const struct drm_nfence_fence_mapping *m)
+{
+	igt_assert_neq_u64(m->cpu_mmap_offset, 0);
+	igt_assert_eq_u64(m->cpu_mmap_offset % FENCE_PAGE, 0);
+	igt_assert_lt_u64(m->cpu_value_offset, FENCE_PAGE);
+	igt_assert_eq_u32(m->cpu_value_offset % caps.value_stride, 0);
+	igt_assert_eq_u32(m->pad, 0);
+	igt_assert_neq_u64(m->current_value_gpu_va, 0);
+	igt_assert_neq_u64(m->monitored_value_gpu_va, 0);
+	igt_assert_eq_u64(m->current_value_gpu_va % 8, 0);
+	igt_assert_eq_u64(m->monitored_value_gpu_va % 8, 0);
+	igt_assert_neq_u64(m->current_value_gpu_va, m->monitored_value_gpu_va);
+}
+
+/*
+ * A failed create returns @err and leaves the struct exactly as it was (no
+ * handle, no mapping written).
+ */
+static void __expect_create_error(int cfd,
+				  const struct drm_nfence_fence_create *in,
+				  int err)
+{
+	struct drm_nfence_fence_create c = *in, orig;
+
+	c.handle = POISON;
+	memset(&c.mapping, 0xa5, sizeof(c.mapping));
+	orig = c;
+	igt_assert_eq(__nfence_fence_create(cfd, &c), err);
+	igt_assert_f(!memcmp(&c, &orig, sizeof(c)),
+		     "create struct changed on failure (handle %#x)\n",
+		     c.handle);
+}
+
+/* ... and leaves no fence behind. */
+static void expect_create_error(int cfd,
+				const struct drm_nfence_fence_create *in,
+				int err)
+{
+	int64_t base = live_fences();
+
+	__expect_create_error(cfd, in, err);
+	assert_fences(base, 0);
+}
+
+static struct drm_nfence_fence_create create_args(uint32_t type,
+						  uint32_t flags)
+{
+	struct drm_nfence_fence_create c = {
+		.device = dev,
+		.type = type,
+		.flags = flags,
+		.initial_value = 1,
+	};
+
+	return c;
+}
+
+static void expect_destroy_error(int dfd, uint32_t handle, uint32_t pad,
+				 int err)
+{
+	struct drm_nfence_fence_destroy d = { .handle = handle, .pad = pad };
+
+	igt_assert_eq(__nfence_fence_destroy(dfd, &d), err);
+	igt_assert_eq_u32(d.handle, handle);
+	igt_assert_eq_u32(d.pad, pad);
+}
+
+static void expect_share_error(int sfd, uint32_t handle, uint32_t flags,
+			       uint32_t pad, int err)
+{
+	struct drm_nfence_fence_share s = {
+		.handle = handle,
+		.flags = flags,
+		.fd = -1,
+		.pad = pad,
+	};
+
+	igt_assert_eq(__nfence_fence_share(sfd, &s), err);
+	igt_assert_eq(s.fd, -1);
+}
+
+/* A failed open returns @err and writes neither handle nor mapping. */
+static void expect_open_error(int ofd, const struct drm_nfence_fence_open *in,
+			      int err)
+{
+	struct drm_nfence_fence_open o = *in, orig;
+
+	o.handle = POISON;
+	memset(&o.mapping, 0xa5, sizeof(o.mapping));
+	orig = o;
+	igt_assert_eq(__nfence_fence_open(ofd, &o), err);
+	igt_assert_f(!memcmp(&o, &orig, sizeof(o)),
+		     "open struct changed on failure (handle %#x)\n",
+		     o.handle);
+}
+
+/* A shared fence and an fd for it. */
+static uint32_t create_shared(uint64_t initial,
+			      struct drm_nfence_fence_mapping *m, int *sfd)
+{
+	uint32_t h = create(SHAREABLE, initial, m);
+
+	*sfd = nfence_fence_share(fd, h);
+	return h;
+}
+
+static void test_create_destroy(void)
+{
+	struct drm_nfence_fence_mapping m;
+	int64_t base = live_fences();
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create(0, 0, &m);
+	assert_default_mapping(&m);
+	assert_fences(base, 1);
+	if (dbg >= 0) {
+		struct nfence_debugfs_fence f;
+
+		nfence_debugfs_fence(dbg, &m, &f);
+		igt_assert_eq_u32(f.type, TYPE_DEFAULT);
+		igt_assert_eq_u64(f.current, 0);
+		igt_assert_eq_u64(f.monitored, UINT64_MAX);
+		igt_assert_eq_u64(f.waiters, 0);
+	}
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+	assert_fences(base, 0);
+	expect_destroy_error(fd, h, 0, -ENOENT);
+}
+
+static void test_create_many(void)
+{
+	const int n = 256;
+	struct drm_nfence_fence_mapping m[256];
+	uint32_t handles[256];
+	uint64_t where[256];
+	int64_t base = live_fences();
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < n; i++) {
+		handles[i] = create(i % 4 == 3 ? SHAREABLE : 0, i, &m[i]);
+		assert_default_mapping(&m[i]);
+		where[i] = m[i].cpu_mmap_offset + m[i].cpu_value_offset;
+	}
+	assert_unique_u32(handles, n);
+	/* Every fence has its own CurrentValue. */
+	assert_unique_u64(where, n);
+	assert_fences(base, n);
+	for (int i = 0; i < n; i += 17)
+		igt_assert_eq_u64(read_value(fd, &m[i]), i);
+
+	for (int i = 0; i < n; i++)
+		nfence_fence_destroy(fd, handles[(i * 37) % n]);
+	assert_fences(base, 0);
+}
+
+static void test_handles_not_reused(void)
+{
+	const int n = 64;
+	uint32_t handles[64];
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < n; i++) {
+		handles[i] = create(0, 0, NULL);
+		nfence_fence_destroy(fd, handles[i]);
+	}
+	assert_unique_u32(handles, n);
+}
+
+static void test_create_flags(void)
+{
+	const uint32_t flags[] = {
+		0,
+		DRM_NFENCE_FENCE_SHARED,
+		SHAREABLE,
+		NO_SIGNAL,
+		NO_WAIT,
+		DRM_NFENCE_FENCE_SHARED | NO_SIGNAL,
+		SHAREABLE | NO_SIGNAL,
+		SHAREABLE | NO_WAIT,
+	};
+	int64_t base = live_fences();
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
+		struct drm_nfence_fence_mapping m;
+		uint32_t h = create(flags[i], 1000 + i, &m);
+
+		assert_default_mapping(&m);
+		if (flags[i] & DRM_NFENCE_FENCE_SHARED)
+			igt_assert_eq_u32(m.cpu_value_offset, 0);
+		igt_assert_eq_u64(read_value(fd, &m), 1000 + i);
+		nfence_fence_destroy(fd, h);
+	}
+	assert_fences(base, 0);
+}
+
+static void test_create_bad_pad(void)
+{
+	const uint32_t pads[] = { 1, 0x80000000u, UINT32_MAX };
+	struct drm_nfence_fence_create c = create_args(TYPE_DEFAULT, 0);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(pads); i++) {
+		c.pad = pads[i];
+		expect_create_error(fd, &c, -EINVAL);
+	}
+	for (int bit = 0; bit < 32; bit++) {
+		c.pad = 1u << bit;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+}
+
+static void test_create_bad_flags(void)
+{
+	const uint32_t valid[] = { 0, SHAREABLE, NO_SIGNAL, NO_WAIT };
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int bit = 5; bit < 32; bit++) {
+		for (unsigned int i = 0; i < ARRAY_SIZE(valid); i++) {
+			struct drm_nfence_fence_create c =
+				create_args(TYPE_DEFAULT, valid[i] | 1u << bit);
+
+			expect_create_error(fd, &c, -EINVAL);
+		}
+	}
+	{
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, ~NFENCE_FENCE_VALID_FLAGS);
+
+		expect_create_error(fd, &c, -EINVAL);
+		c.flags = UINT32_MAX;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+}
+
+static void test_create_bad_type(void)
+{
+	const uint32_t types[] = {
+		2, 3, 4, 0x100, 0x10000, 0x80000000u, UINT32_MAX - 1,
+		UINT32_MAX,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(types); i++) {
+		struct drm_nfence_fence_create c = create_args(types[i], 0);
+
+		expect_create_error(fd, &c, -EINVAL);
+	}
+}
+
+static void test_create_bad_flag_combos(void)
+{
+	const uint32_t combos[] = {
+		NO_SIGNAL | NO_WAIT,
+		DRM_NFENCE_FENCE_SHARED | NO_SIGNAL | NO_WAIT,
+		SHAREABLE | NO_SIGNAL | NO_WAIT,
+		DRM_NFENCE_FENCE_NT_SECURITY_SHARING,
+		DRM_NFENCE_FENCE_NT_SECURITY_SHARING | NO_SIGNAL,
+		DRM_NFENCE_FENCE_NT_SECURITY_SHARING | NO_WAIT,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(combos); i++) {
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, combos[i]);
+
+		expect_create_error(fd, &c, -EINVAL);
+		if (caps.flags & DRM_NFENCE_FENCE_CAP_INTRA_GPU) {
+			c.type = TYPE_INTRA_GPU;
+			expect_create_error(fd, &c, -EINVAL);
+		}
+	}
+}
+
+static void test_create_bad_engine_affinity(void)
+{
+	uint32_t all = (1u << adapter.num_engines) - 1;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(adapter.num_engines < 32);
+	for (uint32_t bit = adapter.num_engines; bit < 32; bit++) {
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, 0);
+
+		c.engine_affinity = 1u << bit;
+		expect_create_error(fd, &c, -EINVAL);
+		c.engine_affinity |= all;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+	{
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, 0);
+
+		c.engine_affinity = UINT32_MAX;
+		expect_create_error(fd, &c, -EINVAL);
+		c.engine_affinity = ~all;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+}
+
+static void test_create_engine_affinity(void)
+{
+	uint32_t all = (1u << adapter.num_engines) - 1;
+	int64_t base = live_fences();
+
+	nfence_watchdog(WATCHDOG_S);
+	for (uint32_t bit = 0; bit <= adapter.num_engines; bit++) {
+		/* Each engine alone, then (bit == num_engines) all of them. */
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, 0);
+
+		c.engine_affinity = bit < adapter.num_engines ? 1u << bit : all;
+		igt_assert_eq(__nfence_fence_create(fd, &c), 0);
+		igt_assert_neq_u32(c.handle, 0);
+		assert_default_mapping(&c.mapping);
+		nfence_fence_destroy(fd, c.handle);
+	}
+	assert_fences(base, 0);
+}
+
+static void test_create_cross_adapter(void)
+{
+	const uint32_t flags[] = {
+		DRM_NFENCE_FENCE_CROSS_ADAPTER,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | DRM_NFENCE_FENCE_SHARED,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | NO_SIGNAL,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | NO_WAIT,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, flags[i]);
+
+		expect_create_error(fd, &c, -EOPNOTSUPP);
+	}
+}
+
+static void test_create_check_order(void)
+{
+	struct drm_nfence_fence_create c;
+	uint32_t cross = DRM_NFENCE_FENCE_CROSS_ADAPTER;
+
+	nfence_watchdog(WATCHDOG_S);
+	/* Every -EINVAL check comes before CROSS_ADAPTER's -EOPNOTSUPP ... */
+	c = create_args(TYPE_DEFAULT, cross);
+	c.pad = 1;
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(TYPE_DEFAULT, cross | 1u << 5);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(2, cross);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(TYPE_DEFAULT, cross | NO_SIGNAL | NO_WAIT);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(TYPE_DEFAULT,
+			cross | DRM_NFENCE_FENCE_NT_SECURITY_SHARING);
+	expect_create_error(fd, &c, -EINVAL);
+	if (adapter.num_engines < 32) {
+		c = create_args(TYPE_DEFAULT, cross);
+		c.engine_affinity = 1u << adapter.num_engines;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+
+	/* ... which comes before the device lookup ... */
+	c = create_args(TYPE_DEFAULT, cross);
+	c.device = 0;
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+	c.device = dev + 1000;
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+
+	/* ... and so does every -EINVAL check. */
+	c = create_args(TYPE_DEFAULT, 0);
+	c.device = 0;
+	c.pad = 1;
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(UINT32_MAX, 0);
+	c.device = 0;
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(TYPE_DEFAULT, NO_SIGNAL | NO_WAIT);
+	c.device = 0;
+	expect_create_error(fd, &c, -EINVAL);
+}
+
+static void test_create_bad_device(void)
+{
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	uint32_t gone = nfence_device_create(fd2);
+	struct drm_nfence_fence_create c = create_args(TYPE_DEFAULT, 0);
+	const uint32_t fixed[] = { 0, UINT32_MAX, 0x80000000u, POISON };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_device_destroy(fd2, gone);
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(fixed); i++) {
+		if (fixed[i] == dev2)
+			continue;
+		c.device = fixed[i];
+		expect_create_error(fd2, &c, -ENOENT);
+	}
+	for (uint32_t i = 1; i <= 16; i++) {
+		c.device = gone + i;
+		if (c.device != dev2)
+			expect_create_error(fd2, &c, -ENOENT);
+	}
+	c.device = gone;
+	expect_create_error(fd2, &c, -ENOENT);
+
+	/* The device belongs to fd; a file without devices knows none. */
+	close(fd2);
+	fd2 = nfence_open();
+	c.device = dev;
+	expect_create_error(fd2, &c, -ENOENT);
+	close(fd2);
+}
+
+static void test_create_no_native_fences(void)
+{
+	struct drm_nfence_fence_create c;
+	int64_t base;
+	uint32_t d;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(!native, "adapter has native fences\n");
+	base = live_fences();
+	d = nfence_device_create(fd);
+	c = (struct drm_nfence_fence_create){ .device = d };
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+	c.flags = SHAREABLE;
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+	c.flags = 0;
+	c.type = TYPE_INTRA_GPU;
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+	assert_fences(base, 0);
+	nfence_device_destroy(fd, d);
+}
+
+static void test_create_max_fences(void)
+{
+	static uint32_t handles[MAX_FENCES];
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	struct drm_nfence_fence_create c = {
+		.device = dev2,
+		.type = TYPE_DEFAULT,
+	};
+	int64_t base = live_fences();
+
+	nfence_watchdog(110);
+	for (int i = 0; i < MAX_FENCES; i++) {
+		igt_assert_f(__nfence_fence_create(fd2, &c) == 0,
+			     "fence %d of %d failed\n", i, MAX_FENCES);
+		handles[i] = c.handle;
+	}
+	assert_unique_u32(handles, MAX_FENCES);
+
+	__expect_create_error(fd2, &c, -ENOSPC);
+	c.flags = SHAREABLE;
+	__expect_create_error(fd2, &c, -ENOSPC);
+	c.flags = 0;
+
+	/* Freeing one allows exactly one more. */
+	nfence_fence_destroy(fd2, handles[MAX_FENCES / 2]);
+	handles[MAX_FENCES / 2] = nfence_fence_create(fd2, dev2, TYPE_DEFAULT,
+						      0, 0, NULL);
+	__expect_create_error(fd2, &c, -ENOSPC);
+
+	/* Invalid input still wins over a full table. */
+	c.pad = 1;
+	__expect_create_error(fd2, &c, -EINVAL);
+
+	/* The limit is per file: fd still has room. */
+	nfence_fence_destroy(fd, create(0, 0, NULL));
+
+	close(fd2);
+	assert_fences(base, 0);
+}
+
+static void test_device_destroy_closes_fences(void)
+{
+	struct drm_nfence_fence_mapping m1, m2;
+	uint32_t d = nfence_device_create(fd);
+	int64_t base = live_fences();
+	uint32_t h1, h2, h3;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h1 = nfence_fence_create(fd, d, TYPE_DEFAULT, 0, 0, &m1);
+	h2 = nfence_fence_create(fd, d, TYPE_DEFAULT, SHAREABLE, 5, &m2);
+	sfd = nfence_fence_share(fd, h2);
+	assert_fences(base, 2);
+
+	nfence_device_destroy(fd, d);
+	expect_destroy_error(fd, h1, 0, -ENOENT);
+	expect_destroy_error(fd, h2, 0, -ENOENT);
+	assert_gone(&m1);
+	/* The fd still holds the shared one. */
+	assert_fences(base, 1);
+	assert_alive(&m2);
+
+	h3 = nfence_fence_open(fd, dev, sfd, 0, NULL);
+	close(sfd);
+	nfence_fence_destroy(fd, h3);
+	assert_gone(&m2);
+	assert_fences(base, 0);
+}
+
+static void test_close_frees_fences(void)
+{
+	struct drm_nfence_fence_mapping m[8];
+	int64_t base = live_fences();
+	uint32_t h[8];
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(base >= 0, "needs nfence debugfs\n");
+	for (int round = 0; round < 4; round++) {
+		int fd2 = nfence_open();
+		uint32_t d = nfence_device_create(fd2);
+
+		for (int i = 0; i < 8; i++)
+			h[i] = nfence_fence_create(fd2, d, TYPE_DEFAULT,
+						   i == 7 ? SHAREABLE : 0, i,
+						   &m[i]);
+		/* Odd rounds: a partially destroyed set. */
+		if (round % 2)
+			nfence_fence_destroy(fd2, h[0]);
+		assert_fences(base, round % 2 ? 7 : 8);
+		igt_assert_eq(close(fd2), 0);
+		for (int i = 0; i < 8; i++)
+			assert_gone(&m[i]);
+		assert_fences(base, 0);
+	}
+}
+
+static void test_destroy_bad_pad(void)
+{
+	const uint32_t pads[] = { 1, 0x80000000u, UINT32_MAX };
+	struct drm_nfence_fence_mapping m;
+	uint32_t h = create(0, 3, &m);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(pads); i++)
+		expect_destroy_error(fd, h, pads[i], -EINVAL);
+	for (int bit = 0; bit < 32; bit++)
+		expect_destroy_error(fd, h, 1u << bit, -EINVAL);
+	/* Still there and working. */
+	assert_alive(&m);
+	nfence_fence_signal(fd, dev, h, 4);
+	igt_assert_eq_u64(read_value(fd, &m), 4);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_destroy_bad_handle(void)
+{
+	struct drm_nfence_fence_mapping m;
+	int fd2 = nfence_open();
+	uint32_t gone = create(0, 0, NULL);
+	uint32_t h = create(0, 0, &m);
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_fence_destroy(fd, gone);
+	expect_destroy_error(fd, 0, 0, -ENOENT);
+	expect_destroy_error(fd, gone, 0, -ENOENT);
+	expect_destroy_error(fd, gone, 0, -ENOENT);
+	for (uint32_t i = 1; i <= 16; i++)
+		expect_destroy_error(fd, h + i, 0, -ENOENT);
+	expect_destroy_error(fd, UINT32_MAX, 0, -ENOENT);
+	expect_destroy_error(fd, 0x80000000u, 0, -ENOENT);
+	/* fd2 holds no fence: fd's handle means nothing there. */
+	expect_destroy_error(fd2, h, 0, -ENOENT);
+	/* Pad is checked before the handle. */
+	expect_destroy_error(fd, 0, 1, -EINVAL);
+
+	assert_alive(&m);
+	nfence_fence_destroy(fd, h);
+	close(fd2);
+}
+
+static void test_share_cloexec(void)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t h = create(SHAREABLE, 0, &m);
+	int a, b, flags;
+	struct stat sa, sb;
+
+	nfence_watchdog(WATCHDOG_S);
+	a = nfence_fence_share(fd, h);
+	b = nfence_fence_share(fd, h);
+	igt_assert_neq(a, b);
+	for (int i = 0; i < 2; i++) {
+		int sfd = i ? b : a;
+
+		flags = fcntl(sfd, F_GETFD);
+		igt_assert_f(flags >= 0 && (flags & FD_CLOEXEC),
+			     "shared fd %d is not close-on-exec (%#x)\n",
+			     sfd, flags);
+	}
+	/* Two fds of the same fence. */
+	igt_assert_eq(fstat(a, &sa), 0);
+	igt_assert_eq(fstat(b, &sb), 0);
+
+	/* Both open the same fence. */
+	for (int i = 0; i < 2; i++) {
+		struct drm_nfence_fence_mapping om;
+		uint32_t o = nfence_fence_open(fd, dev, i ? b : a, 0, &om);
+
+		nfence_fence_signal(fd, dev, o, 10 + i);
+		igt_assert_eq_u64(read_value(fd, &m), 10 + i);
+		nfence_fence_destroy(fd, o);
+	}
+	close(a);
+	close(b);
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+}
+
+static void test_share_not_shareable(void)
+{
+	const uint32_t flags[] = {
+		0, DRM_NFENCE_FENCE_SHARED, NO_SIGNAL, NO_WAIT,
+		DRM_NFENCE_FENCE_SHARED | NO_WAIT,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
+		uint32_t h = create(flags[i], 0, NULL);
+
+		expect_share_error(fd, h, 0, 0, -EINVAL);
+		nfence_fence_destroy(fd, h);
+	}
+}
+
+static void test_share_bad_flags(void)
+{
+	uint32_t h = create(SHAREABLE, 0, NULL);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int bit = 0; bit < 32; bit++)
+		expect_share_error(fd, h, 1u << bit, 0, -EINVAL);
+	expect_share_error(fd, h, UINT32_MAX, 0, -EINVAL);
+	close(nfence_fence_share(fd, h));
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_share_bad_pad(void)
+{
+	uint32_t h = create(SHAREABLE, 0, NULL);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int bit = 0; bit < 32; bit++)
+		expect_share_error(fd, h, 0, 1u << bit, -EINVAL);
+	expect_share_error(fd, h, 0, UINT32_MAX, -EINVAL);
+	close(nfence_fence_share(fd, h));
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_share_bad_handle(void)
+{
+	int fd2 = nfence_open();
+	uint32_t gone = create(SHAREABLE, 0, NULL);
+	uint32_t h = create(SHAREABLE, 0, NULL);
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_fence_destroy(fd, gone);
+	expect_share_error(fd, 0, 0, 0, -ENOENT);
+	expect_share_error(fd, gone, 0, 0, -ENOENT);
+	for (uint32_t i = 1; i <= 16; i++)
+		expect_share_error(fd, h + i, 0, 0, -ENOENT);
+	expect_share_error(fd, UINT32_MAX, 0, 0, -ENOENT);
+	/* fd2 holds no fence: fd's handle means nothing there. */
+	expect_share_error(fd2, h, 0, 0, -ENOENT);
+	close(fd2);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_open_same_file(void)
+{
+	struct drm_nfence_fence_mapping m, om;
+	int64_t base = live_fences();
+	uint32_t h, o;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(21, &m, &sfd);
+	o = nfence_fence_open(fd, dev, sfd, 0, &om);
+	igt_assert_neq_u32(o, h);
+	assert_default_mapping(&om);
+	/* One global fence, two local handles. */
+	assert_fences(base, 1);
+	igt_assert_eq_u64(read_value(fd, &om), 21);
+
+	nfence_fence_signal(fd, dev, o, 22);
+	igt_assert_eq_u64(read_value(fd, &m), 22);
+	nfence_fence_signal(fd, dev, h, 23);
+	igt_assert_eq_u64(read_value(fd, &om), 23);
+
+	/* Each handle is closed on its own. */
+	nfence_fence_destroy(fd, h);
+	close(sfd);
+	assert_alive(&m);
+	nfence_fence_signal(fd, dev, o, 24);
+	igt_assert_eq_u64(read_value(fd, &om), 24);
+	nfence_fence_destroy(fd, o);
+	assert_gone(&m);
+	assert_fences(base, 0);
+}
+
+static void test_open_other_file(void)
+{
+	struct drm_nfence_fence_mapping m, om;
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	uint32_t h, o;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(100, &m, &sfd);
+	o = nfence_fence_open(fd2, dev2, sfd, 0, &om);
+	assert_default_mapping(&om);
+	igt_assert_eq_u64(read_value(fd2, &om), 100);
+
+	nfence_fence_signal(fd, dev, h, 101);
+	igt_assert_eq_u64(read_value(fd2, &om), 101);
+	nfence_fence_signal(fd2, dev2, o, 102);
+	igt_assert_eq_u64(read_value(fd, &m), 102);
+	igt_assert_eq(__nfence_fence_wait_one(fd2, dev2, o, 102, 0), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 102, 0), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd2, dev2, o, 103, 0), -ETIME);
+
+	/* Closing the creator's file leaves the fence to the other. */
+	nfence_fence_destroy(fd, h);
+	close(sfd);
+	assert_alive(&m);
+	nfence_fence_signal(fd2, dev2, o, 103);
+	igt_assert_eq_u64(read_value(fd2, &om), 103);
+	close(fd2);
+	assert_gone(&m);
+}
+
+static void test_open_other_device(void)
+{
+	struct drm_nfence_fence_mapping m, om;
+	uint32_t d = nfence_device_create(fd);
+	uint32_t h, o;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(7, &m, &sfd);
+	o = nfence_fence_open(fd, d, sfd, 0, &om);
+	nfence_fence_signal(fd, d, o, 8);
+	igt_assert_eq_u64(read_value(fd, &m), 8);
+
+	/* The opened handle belongs to d and goes with it. */
+	nfence_device_destroy(fd, d);
+	expect_destroy_error(fd, o, 0, -ENOENT);
+	nfence_fence_signal(fd, dev, h, 9);
+	igt_assert_eq_u64(read_value(fd, &m), 9);
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+}
+
+static void test_open_forked_child(void)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t h;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(50, &m, &sfd);
+
+	/* The child inherits sfd (close-on-exec is not close-on-fork). */
+	igt_fork(child, 1) {
+		struct drm_nfence_fence_mapping om;
+		int cfd = nfence_open();
+		uint32_t cdev = nfence_device_create(cfd);
+		uint32_t o = nfence_fence_open(cfd, cdev, sfd, 0, &om);
+
+		igt_assert_eq_u64(read_value(cfd, &om), 50);
+		nfence_fence_signal(cfd, cdev, o, 51);
+		igt_assert_eq_u64(read_value(cfd, &om), 51);
+		close(cfd);
+	}
+	igt_waitchildren();
+
+	igt_assert_eq_u64(read_value(fd, &m), 51);
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+}
+
+static int send_fd(int sock, int sfd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte = 'F';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &sfd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int rfd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -errno;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
+	    cmsg->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&rfd, CMSG_DATA(cmsg), sizeof(int));
+	return rfd;
+}
+
+static void test_open_scm_rights(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct timeval tv = { .tv_sec = 20 };
+	int sv[2], sfd, ret;
+	ssize_t got = -1;
+	char ack = 0;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+
+	/* The child exists before the fd does: only the socket carries it. */
+	igt_fork(child, 1) {
+		struct drm_nfence_fence_mapping om;
+		int cfd = nfence_open();
+		uint32_t cdev = nfence_device_create(cfd);
+		const char yes = 'A';
+		int rfd;
+		uint32_t o;
+
+		close(sv[0]);
+		rfd = recv_fd(sv[1]);
+		igt_assert_f(rfd >= 0, "recvmsg: %s\n", strerror(-rfd));
+		o = nfence_fence_open(cfd, cdev, rfd, 0, &om);
+		igt_assert_eq_u64(read_value(cfd, &om), 70);
+		nfence_fence_signal(cfd, cdev, o, 77);
+		close(rfd);
+		igt_assert_eq(write(sv[1], &yes, 1), 1);
+		close(cfd);
+	}
+
+	close(sv[1]);
+	h = create_shared(70, &m, &sfd);
+	ret = send_fd(sv[0], sfd);
+	close(sfd);
+	/* The child acks (or dies and closes the socket: EOF). */
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (!ret)
+		got = read(sv[0], &ack, 1);
+	igt_waitchildren();
+	close(sv[0]);
+	igt_assert_f(ret == 0, "sendmsg: %s\n", strerror(-ret));
+	igt_assert_eq(got, 1);
+	igt_assert_eq(ack, 'A');
+
+	igt_assert_eq_u64(read_value(fd, &m), 77);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 77, 0), 0);
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+}
+
+static void test_open_after_creator_destroy(void)
+{
+	struct drm_nfence_fence_mapping m, om;
+	int64_t base = live_fences();
+	uint32_t h, o;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(0, &m, &sfd);
+	nfence_fence_signal(fd, dev, h, 42);
+	nfence_fence_destroy(fd, h);
+
+	/* Only the fd is left and it keeps the fence alive. */
+	assert_alive(&m);
+	assert_fences(base, 1);
+	o = nfence_fence_open(fd, dev, sfd, 0, &om);
+	igt_assert_eq_u64(read_value(fd, &om), 42);
+	nfence_fence_signal(fd, dev, o, 43);
+	igt_assert_eq_u64(read_value(fd, &om), 43);
+	nfence_fence_destroy(fd, o);
+	assert_alive(&m);
+
+	/* Still openable as long as the fd lives. */
+	o = nfence_fence_open(fd, dev, sfd, 0, &om);
+	igt_assert_eq_u64(read_value(fd, &om), 43);
+	nfence_fence_destroy(fd, o);
+	close(sfd);
+	assert_gone(&m);
+	assert_fences(base, 0);
+}
+
+static void test_open_after_creator_close(void)
+{
+	struct drm_nfence_fence_mapping m, om;
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	uint32_t h, o;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd2, dev2, TYPE_DEFAULT, SHAREABLE, 0, &m);
+	nfence_fence_signal(fd2, dev2, h, 1234);
+	sfd = nfence_fence_share(fd2, h);
+	close(fd2);
+
+	assert_alive(&m);
+	o = nfence_fence_open(fd, dev, sfd, 0, &om);
+	close(sfd);
+	igt_assert_eq_u64(read_value(fd, &om), 1234);
+	nfence_fence_destroy(fd, o);
+	assert_gone(&m);
+}
+
+static void test_share_fd_lifetime(void)
+{
+	struct drm_nfence_fence_mapping m;
+	int64_t base = live_fences();
+	uint32_t h, o;
+	int sfd, fd2;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(base >= 0, "needs nfence debugfs\n");
+
+	/* Handle first, then the fd. */
+	h = create_shared(0, &m, &sfd);
+	nfence_fence_destroy(fd, h);
+	assert_alive(&m);
+	close(sfd);
+	assert_gone(&m);
+
+	/* The fd first, then the handle. */
+	h = create_shared(0, &m, &sfd);
+	close(sfd);
+	assert_alive(&m);
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+
+	/* Several fds and a handle on another file: the last one frees. */
+	fd2 = nfence_open();
+	h = create_shared(0, &m, &sfd);
+	o = nfence_fence_open(fd2, nfence_device_create(fd2), sfd, 0, NULL);
+	{
+		int sfd2 = nfence_fence_share(fd, h);
+
+		nfence_fence_destroy(fd, h);
+		close(sfd);
+		assert_alive(&m);
+		close(sfd2);
+		assert_alive(&m);
+	}
+	nfence_fence_destroy(fd2, o);
+	assert_gone(&m);
+
+	/* Closing the file instead of destroying the handle. */
+	h = create_shared(0, &m, &sfd);
+	o = nfence_fence_open(fd2, nfence_device_create(fd2), sfd, 0, NULL);
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+	assert_alive(&m);
+	close(fd2);
+	assert_gone(&m);
+	assert_fences(base, 0);
+}
+
+static struct drm_nfence_fence_open open_args(int sfd)
+{
+	struct drm_nfence_fence_open o = { .fd = sfd, .device = dev };
+
+	return o;
+}
+
+static void test_open_bad_pad(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_fence_open o;
+	int64_t base;
+	uint32_t h;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(0, &m, &sfd);
+	base = live_fences();
+	o = open_args(sfd);
+	for (int bit = 0; bit < 32; bit++) {
+		o.pad = 1u << bit;
+		expect_open_error(fd, &o, -EINVAL);
+	}
+	o.pad = UINT32_MAX;
+	expect_open_error(fd, &o, -EINVAL);
+	assert_fences(base, 0);
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+	assert_gone(&m);
+}
+
+static void test_open_bad_flags(void)
+{
+	struct drm_nfence_fence_open o;
+	uint32_t h;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(0, NULL, &sfd);
+	o = open_args(sfd);
+	for (int bit = 0; bit < 32; bit++) {
+		uint32_t flag = 1u << bit;
+
+		if (flag == NO_SIGNAL || flag == NO_WAIT)
+			continue;
+		o.flags = flag;
+		expect_open_error(fd, &o, -EINVAL);
+		o.flags = flag | NO_SIGNAL;
+		expect_open_error(fd, &o, -EINVAL);
+	}
+	o.flags = NO_SIGNAL | NO_WAIT;
+	expect_open_error(fd, &o, -EINVAL);
+	o.flags = SHAREABLE;
+	expect_open_error(fd, &o, -EINVAL);
+	o.flags = UINT32_MAX;
+	expect_open_error(fd, &o, -EINVAL);
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_open_bad_engine_affinity(void)
+{
+	uint32_t all = (1u << adapter.num_engines) - 1;
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_fence_open o;
+	uint32_t h;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(adapter.num_engines < 32);
+	h = create_shared(0, &m, &sfd);
+	o = open_args(sfd);
+	for (uint32_t bit = adapter.num_engines; bit < 32; bit++) {
+		o.engine_affinity = 1u << bit;
+		expect_open_error(fd, &o, -EINVAL);
+		o.engine_affinity |= all;
+		expect_open_error(fd, &o, -EINVAL);
+	}
+	o.engine_affinity = UINT32_MAX;
+	expect_open_error(fd, &o, -EINVAL);
+
+	/* Every valid affinity opens. */
+	for (uint32_t bit = 0; bit <= adapter.num_engines; bit++) {
+		uint32_t oh;
+
+		o = open_args(sfd);
+		o.engine_affinity = bit < adapter.num_engines ? 1u << bit : all;
+		igt_assert_eq(__nfence_fence_open(fd, &o), 0);
+		oh = o.handle;
+		nfence_fence_destroy(fd, oh);
+	}
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_open_bad_fd(void)
+{
+	struct drm_nfence_fence_open o;
+	int p[2];
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	close(p[1]);
+
+	/* p[0] is closed now; nobody else opens files in this process. */
+	o = open_args(p[0]);
+	expect_open_error(fd, &o, -EBADF);
+	o.fd = -1;
+	expect_open_error(fd, &o, -EBADF);
+	o.fd = INT_MIN;
+	expect_open_error(fd, &o, -EBADF);
+	o.fd = INT_MAX;
+	expect_open_error(fd, &o, -EBADF);
+}
+
+static void test_open_not_fence_fd(void)
+{
+	struct drm_nfence_fence_open o;
+	int p[2], efd, nfd, sv[2], fd2;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	efd = eventfd(0, EFD_CLOEXEC);
+	igt_assert_fd(efd);
+	nfd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	igt_assert_fd(nfd);
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	fd2 = nfence_open();
+
+	{
+		const int fds[] = { p[0], p[1], efd, nfd, sv[0], fd, fd2 };
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(fds); i++) {
+			o = open_args(fds[i]);
+			expect_open_error(fd, &o, -EINVAL);
+		}
+	}
+	close(fd2);
+	close(sv[0]);
+	close(sv[1]);
+	close(nfd);
+	close(efd);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void test_open_other_adapter(void)
+{
+	int count = nfence_count_adapters();
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_fence_open o;
+	uint32_t h, d1, h1;
+	int fd1, sfd, sfd1;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(count >= 2, "needs 2 adapters, have %d\n", count);
+	fd1 = nfence_open_adapter(1);
+	igt_require(nfence_has_native_fences(fd1));
+	d1 = nfence_device_create(fd1);
+
+	/* Adapter 0's fence on adapter 1 ... */
+	h = create_shared(0, &m, &sfd);
+	o = (struct drm_nfence_fence_open){ .fd = sfd, .device = d1 };
+	expect_open_error(fd1, &o, -EINVAL);
+
+	/* ... and adapter 1's on adapter 0. */
+	h1 = nfence_fence_create(fd1, d1, TYPE_DEFAULT, SHAREABLE, 0, NULL);
+	sfd1 = nfence_fence_share(fd1, h1);
+	o = open_args(sfd1);
+	expect_open_error(fd, &o, -EINVAL);
+
+	/* Both are fine on their own adapter. */
+	nfence_fence_destroy(fd, nfence_fence_open(fd, dev, sfd, 0, NULL));
+	nfence_fence_destroy(fd1, nfence_fence_open(fd1, d1, sfd1, 0, NULL));
+
+	close(sfd1);
+	close(sfd);
+	close(fd1);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_open_bad_device(void)
+{
+	struct drm_nfence_fence_open o;
+	uint32_t h, gone;
+	int sfd, fd2;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = create_shared(0, NULL, &sfd);
+	gone = nfence_device_create(fd);
+	nfence_device_destroy(fd, gone);
+
+	o = open_args(sfd);
+	o.device = 0;
+	expect_open_error(fd, &o, -ENOENT);
+	o.device = gone;
+	expect_open_error(fd, &o, -ENOENT);
+	o.device = UINT32_MAX;
+	expect_open_error(fd, &o, -ENOENT);
+
+	/* fd's device on a file without devices. */
+	fd2 = nfence_open();
+	o.device = dev;
+	expect_open_error(fd2, &o, -ENOENT);
+	close(fd2);
+
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_open_intra_gpu(void)
+{
+	struct drm_nfence_fence_mapping m, om;
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	uint32_t h, o;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(caps.flags & DRM_NFENCE_FENCE_CAP_INTRA_GPU);
+	h = nfence_fence_create(fd, dev, TYPE_INTRA_GPU, SHAREABLE, 0, &m);
+	sfd = nfence_fence_share(fd, h);
+	o = nfence_fence_open(fd2, dev2, sfd, 0, &om);
+	igt_assert_eq_u64(om.cpu_mmap_offset, 0);
+	igt_assert_eq_u32(om.cpu_value_offset, 0);
+	igt_assert_neq_u64(om.current_value_gpu_va, 0);
+	igt_assert_neq_u64(om.monitored_value_gpu_va, 0);
+	nfence_fence_destroy(fd2, o);
+	close(sfd);
+	nfence_fence_destroy(fd, h);
+	close(fd2);
+}
+
+static void test_mapping_initial_value(void)
+{
+	const uint64_t values[] = {
+		0, 1, 0x12345678, 0x7fffffff, 0x80000000u, 0xffffffffu,
+		0x100000000ull, 0x123456789abcdefull, 1ull << 63,
+		UINT64_MAX - 1, UINT64_MAX,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(values); i++) {
+		for (int shared = 0; shared < 2; shared++) {
+			struct drm_nfence_fence_mapping m;
+			uint32_t h;
+
+			if (caps.value_bits < 64 && values[i] > UINT32_MAX)
+				continue;
+			h = create(shared ? SHAREABLE : 0, values[i], &m);
+			igt_assert_eq_u64(read_value(fd, &m), values[i]);
+			if (dbg >= 0) {
+				struct nfence_debugfs_fence f;
+
+				nfence_debugfs_fence(dbg, &m, &f);
+				igt_assert_eq_u64(f.current, values[i]);
+			}
+			nfence_fence_destroy(fd, h);
+		}
+	}
+}
+
+static void test_mapping_follows_signal(void)
+{
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *v;
+	uint32_t h = create(0, 0, &m);
+	uint64_t value = 0;
+
+	nfence_watchdog(WATCHDOG_S);
+	v = nfence_fence_map(fd, &m);
+	for (int i = 1; i <= 1000; i++) {
+		nfence_fence_signal(fd, dev, h, i);
+		igt_assert_eq_u64(*v, i);
+	}
+	for (int shift = 10; shift < (int)caps.value_bits; shift++) {
+		value = 1ull << shift | 1;
+		nfence_fence_signal(fd, dev, h, value);
+		igt_assert_eq_u64(*v, value);
+	}
+	/* A second mapping of the same page sees the same. */
+	igt_assert_eq_u64(read_value(fd, &m), value);
+	nfence_fence_unmap(v);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_mapping_packed(void)
+{
+	const int n = 64;
+	struct drm_nfence_fence_mapping m[64];
+	const volatile uint64_t *v[64];
+	uint32_t h[64];
+	uint64_t pages[64];
+	int npages = 0;
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert_eq_u32(caps.value_stride, 64);
+	for (int i = 0; i < n; i++) {
+		h[i] = nfence_fence_create(fd2, dev2, TYPE_DEFAULT, 0,
+					   1000 + i, &m[i]);
+		assert_default_mapping(&m[i]);
+	}
+
+	/* Fences on one page have distinct slots at the value stride. */
+	for (int i = 0; i < n; i++) {
+		int j;
+
+		for (j = 0; j < npages; j++)
+			if (pages[j] == m[i].cpu_mmap_offset)
+				break;
+		if (j == npages)
+			pages[npages++] = m[i].cpu_mmap_offset;
+		for (int k = 0; k < i; k++)
+			if (m[k].cpu_mmap_offset == m[i].cpu_mmap_offset)
+				igt_assert_neq_u32(m[k].cpu_value_offset,
+						   m[i].cpu_value_offset);
+	}
+	igt_info("%d non-shared fences on %d pages\n", n, npages);
+	/* A fresh file packs: the first two share a page, 64 fit in two. */
+	igt_assert_eq_u64(m[0].cpu_mmap_offset, m[1].cpu_mmap_offset);
+	igt_assert_lte(npages, 2);
+
+	/* Each slot is its own fence's CurrentValue. */
+	for (int i = 0; i < n; i++)
+		v[i] = nfence_fence_map(fd2, &m[i]);
+	for (int i = 0; i < n; i++)
+		igt_assert_eq_u64(*v[i], 1000 + i);
+	nfence_fence_signal(fd2, dev2, h[5], 5555);
+	for (int i = 0; i < n; i++)
+		igt_assert_eq_u64(*v[i], i == 5 ? 5555 : 1000 + i);
+
+	/* A destroyed fence's slot does not disturb its neighbours. */
+	nfence_fence_destroy(fd2, h[6]);
+	nfence_fence_signal(fd2, dev2, h[7], 7777);
+	igt_assert_eq_u64(*v[5], 5555);
+	igt_assert_eq_u64(*v[7], 7777);
+	for (int i = 0; i < n; i++)
+		nfence_fence_unmap(v[i]);
+	close(fd2);
+}
+
+static void test_mapping_shared_own_page(void)
+{
+	const int n = 16;
+	struct drm_nfence_fence_mapping m[16];
+	uint32_t h[16];
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < n; i++)
+		h[i] = create(i % 2 ? SHAREABLE : 0, i, &m[i]);
+	for (int i = 1; i < n; i += 2) {
+		igt_assert_eq_u32(m[i].cpu_value_offset, 0);
+		for (int j = 0; j < n; j++)
+			if (j != i)
+				igt_assert_neq_u64(m[i].cpu_mmap_offset,
+						   m[j].cpu_mmap_offset);
+		igt_assert_eq_u64(read_value(fd, &m[i]), i);
+	}
+	for (int i = 0; i < n; i++)
+		nfence_fence_destroy(fd, h[i]);
+}
+
+static void test_mapping_no_write_mmap(void)
+{
+	const int prots[] = { PROT_READ | PROT_WRITE, PROT_WRITE };
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int shared = 0; shared < 2; shared++) {
+		struct drm_nfence_fence_mapping m;
+		uint32_t h = create(shared ? SHAREABLE : 0, 9, &m);
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(prots); i++) {
+			void *p = NULL;
+			int ret = __nfence_fence_mmap(fd, m.cpu_mmap_offset,
+						      prots[i], &p);
+
+			igt_assert_f(ret == -EACCES || ret == -EPERM,
+				     "writable mmap: %d\n", ret);
+		}
+		/* Read-only still works and the value is untouched. */
+		igt_assert_eq_u64(read_value(fd, &m), 9);
+		nfence_fence_destroy(fd, h);
+	}
+}
+
+static void test_mapping_no_mprotect_write(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	for (int shared = 0; shared < 2; shared++) {
+		struct drm_nfence_fence_mapping m;
+		uint32_t h = create(shared ? SHAREABLE : 0, 11, &m);
+		void *p = NULL;
+
+		igt_assert_eq(__nfence_fence_mmap(fd, m.cpu_mmap_offset,
+						  PROT_READ, &p), 0);
+		igt_assert_eq(mprotect(p, FENCE_PAGE, PROT_READ | PROT_WRITE),
+			      -1);
+		igt_assert_eq(errno, EACCES);
+		igt_assert_eq(mprotect(p, FENCE_PAGE, PROT_WRITE), -1);
+		igt_assert_eq(errno, EACCES);
+		/* Still readable. */
+		igt_assert_eq_u64(*(volatile uint64_t *)((char *)p +
+							 m.cpu_value_offset),
+				  11);
+		munmap(p, FENCE_PAGE);
+		nfence_fence_destroy(fd, h);
+	}
+}
+
+static sigjmp_buf segv_env;
+static volatile sig_atomic_t segv_signo;
+
+static void segv_handler(int sig)
+{
+	segv_signo = sig;
+	siglongjmp(segv_env, 1);
+}
+
+/* Whether writing @value at @p faults; SIGSEGV or SIGBUS in segv_signo. */
+static bool write_faults(volatile uint64_t *p, uint64_t value)
+{
+	struct sigaction sa = { .sa_handler = segv_handler }, old_segv, old_bus;
+	bool faulted;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	segv_signo = 0;
+	if (sigsetjmp(segv_env, 1) == 0) {
+		*p = value;
+		faulted = false;
+	} else {
+		faulted = true;
+	}
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return faulted;
+}
+
+static void test_mapping_write_faults(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	for (int shared = 0; shared < 2; shared++) {
+		struct drm_nfence_fence_mapping m;
+		uint32_t h = create(shared ? SHAREABLE : 0, 13, &m);
+		const volatile uint64_t *v = nfence_fence_map(fd, &m);
+
+		igt_assert_f(write_faults((volatile uint64_t *)v, 0xbad),
+			     "a write through the mapping worked\n");
+		igt_assert_eq(segv_signo, SIGSEGV);
+		igt_assert_eq_u64(*v, 13);
+		/* The fence is unharmed. */
+		nfence_fence_signal(fd, dev, h, 14);
+		igt_assert_eq_u64(*v, 14);
+		nfence_fence_unmap(v);
+		nfence_fence_destroy(fd, h);
+	}
+}
+
+static void test_mapping_other_file(void)
+{
+	struct drm_nfence_fence_mapping m;
+	int fd2 = nfence_open();
+	uint32_t h = create(0, 15, &m);
+	void *p = NULL;
+	int ret;
+
+	nfence_watchdog(WATCHDOG_S);
+	ret = __nfence_fence_mmap(fd2, m.cpu_mmap_offset, PROT_READ, &p);
+	igt_assert_f(ret == -EACCES || ret == -EINVAL,
+		     "mmap of another file's fence page: %d\n", ret);
+
+	/* Also when fd2 has fences of its own. */
+	nfence_fence_create(fd2, nfence_device_create(fd2), TYPE_DEFAULT, 0,
+			    0, NULL);
+	ret = __nfence_fence_mmap(fd2, m.cpu_mmap_offset, PROT_READ, &p);
+	igt_assert_f(ret == -EACCES || ret == -EINVAL,
+		     "mmap of another file's fence page: %d\n", ret);
+
+	igt_assert_eq_u64(read_value(fd, &m), 15);
+	close(fd2);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_mapping_intra_gpu(void)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(caps.flags & DRM_NFENCE_FENCE_CAP_INTRA_GPU);
+	h = nfence_fence_create(fd, dev, TYPE_INTRA_GPU, 0, 5, &m);
+	igt_assert_eq_u64(m.cpu_mmap_offset, 0);
+	igt_assert_eq_u32(m.cpu_value_offset, 0);
+	igt_assert_neq_u64(m.current_value_gpu_va, 0);
+	igt_assert_neq_u64(m.monitored_value_gpu_va, 0);
+	igt_assert_eq_u64(m.current_value_gpu_va % 8, 0);
+	igt_assert_eq_u64(m.monitored_value_gpu_va % 8, 0);
+	igt_assert_neq_u64(m.current_value_gpu_va, m.monitored_value_gpu_va);
+	nfence_fence_destroy(fd, h);
+}
+
+static void test_mapping_gpu_va(void)
+{
+	const int n = 96;
+	struct drm_nfence_fence_mapping m[96];
+	uint64_t va[2 * 96];
+	uint32_t h[96];
+	bool intra = caps.flags & DRM_NFENCE_FENCE_CAP_INTRA_GPU;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < n; i++) {
+		uint32_t type = intra && i % 3 == 2 ? TYPE_INTRA_GPU :
+						      TYPE_DEFAULT;
+
+		h[i] = nfence_fence_create(fd, dev, type,
+					   i % 3 == 1 ? SHAREABLE : 0, 0,
+					   &m[i]);
+		igt_assert_neq_u64(m[i].current_value_gpu_va, 0);
+		igt_assert_neq_u64(m[i].monitored_value_gpu_va, 0);
+		igt_assert_eq_u64(m[i].current_value_gpu_va % 8, 0);
+		igt_assert_eq_u64(m[i].monitored_value_gpu_va % 8, 0);
+		va[2 * i] = m[i].current_value_gpu_va;
+		va[2 * i + 1] = m[i].monitored_value_gpu_va;
+	}
+	/* Distinct values of distinct fences have distinct addresses. */
+	assert_unique_u64(va, 2 * n);
+	for (int i = 0; i < n; i++)
+		nfence_fence_destroy(fd, h[i]);
+}
+
+igt_main
+{
+	igt_fixture {
+		fd = nfence_open();
+		nfence_query_adapter(fd, &adapter);
+		native = adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
+		nfence_query_fence_caps(fd, &caps);
+		dbg = __nfence_debugfs_fences_dir(fd);
+		if (dbg < 0)
+			igt_info("no nfence debugfs: lifetime checks "
+				 "skipped\n");
+	}
+
+	igt_describe("Without native fences, create fails with -EOPNOTSUPP "
+		     "for every type and flag.");
+	igt_subtest("create-no-native-fences")
+		test_create_no_native_fences();
+
+	igt_subtest_group {
+		igt_fixture {
+			igt_require_f(native, "adapter has no native fences\n");
+			igt_assert_f(caps.value_stride && caps.value_bits,
+				     "native fences without caps\n");
+			dev = nfence_device_create(fd);
+		}
+
+		igt_describe("Create a DEFAULT fence: handle, mapping as "
+			     "documented, a debugfs line; destroy removes it.");
+		igt_subtest("create-destroy")
+			test_create_destroy();
+
+		igt_describe("Many fences: distinct handles and distinct "
+			     "CurrentValue locations.");
+		igt_subtest("create-many")
+			test_create_many();
+
+		igt_describe("A destroyed fence handle is not handed out "
+			     "again right away.");
+		igt_subtest("handles-not-reused")
+			test_handles_not_reused();
+
+		igt_describe("Every valid flag combination creates a fence "
+			     "reading its initial value.");
+		igt_subtest("create-flags")
+			test_create_flags();
+
+		igt_describe("Non-zero create pad fails with -EINVAL and "
+			     "creates nothing.");
+		igt_subtest("create-bad-pad")
+			test_create_bad_pad();
+
+		igt_describe("Every unknown flag bit fails with -EINVAL.");
+		igt_subtest("create-bad-flags")
+			test_create_bad_flags();
+
+		igt_describe("A type other than DEFAULT and INTRA_GPU fails "
+			     "with -EINVAL.");
+		igt_subtest("create-bad-type")
+			test_create_bad_type();
+
+		igt_describe("NO_SIGNAL with NO_WAIT, and NT_SECURITY_SHARING "
+			     "without SHARED, fail with -EINVAL.");
+		igt_subtest("create-bad-flag-combos")
+			test_create_bad_flag_combos();
+
+		igt_describe("engine_affinity bits at or above num_engines "
+			     "fail with -EINVAL.");
+		igt_subtest("create-bad-engine-affinity")
+			test_create_bad_engine_affinity();
+
+		igt_describe("Each engine alone and all engines are valid "
+			     "affinities.");
+		igt_subtest("create-engine-affinity")
+			test_create_engine_affinity();
+
+		igt_describe("CROSS_ADAPTER is not supported: -EOPNOTSUPP.");
+		igt_subtest("create-cross-adapter")
+			test_create_cross_adapter();
+
+		igt_describe("The create checks run in the documented order: "
+			     "-EINVAL, then -EOPNOTSUPP, then -ENOENT.");
+		igt_subtest("create-check-order")
+			test_create_check_order();
+
+		igt_describe("Device 0, unknown, destroyed and other-file "
+			     "devices fail with -ENOENT.");
+		igt_subtest("create-bad-device")
+			test_create_bad_device();
+
+		igt_describe("8192 fences per file, the next fails with "
+			     "-ENOSPC, freeing one allows one more.");
+		igt_subtest("create-max-fences")
+			test_create_max_fences();
+
+		igt_describe("Destroying a device closes its fence handles; a "
+			     "shared fd keeps its fence alive.");
+		igt_subtest("device-destroy-closes-fences")
+			test_device_destroy_closes_fences();
+
+		igt_describe("Closing a file frees its fences (debugfs lines "
+			     "disappear).");
+		igt_subtest("close-frees-fences")
+			test_close_frees_fences();
+
+		igt_describe("Non-zero destroy pad fails with -EINVAL and the "
+			     "fence survives.");
+		igt_subtest("destroy-bad-pad")
+			test_destroy_bad_pad();
+
+		igt_describe("Handle 0, unknown, destroyed and other-file "
+			     "fence handles fail with -ENOENT.");
+		igt_subtest("destroy-bad-handle")
+			test_destroy_bad_handle();
+
+		igt_describe("Share returns a new close-on-exec fd per call; "
+			     "each opens the fence.");
+		igt_subtest("share-cloexec")
+			test_share_cloexec();
+
+		igt_describe("Sharing a fence not created SHARED | "
+			     "NT_SECURITY_SHARING fails with -EINVAL.");
+		igt_subtest("share-not-shareable")
+			test_share_not_shareable();
+
+		igt_describe("Every share flag bit fails with -EINVAL.");
+		igt_subtest("share-bad-flags")
+			test_share_bad_flags();
+
+		igt_describe("Non-zero share pad fails with -EINVAL.");
+		igt_subtest("share-bad-pad")
+			test_share_bad_pad();
+
+		igt_describe("Sharing handle 0, unknown, destroyed or "
+			     "other-file handles fails with -ENOENT.");
+		igt_subtest("share-bad-handle")
+			test_share_bad_handle();
+
+		igt_describe("Opening on the same file gives a second handle "
+			     "to the same CurrentValue.");
+		igt_subtest("open-same-file")
+			test_open_same_file();
+
+		igt_describe("Opening on another file: signals through either "
+			     "handle show in both mappings.");
+		igt_subtest("open-other-file")
+			test_open_other_file();
+
+		igt_describe("An opened handle belongs to the device it was "
+			     "opened on and goes with it.");
+		igt_subtest("open-other-device")
+			test_open_other_device();
+
+		igt_describe("A forked child opens the inherited fd on its own "
+			     "file and signals the parent's fence.");
+		igt_subtest("open-forked-child")
+			test_open_forked_child();
+
+		igt_describe("The fd passed over a unix socket (SCM_RIGHTS) "
+			     "opens in another process, which signals.");
+		igt_subtest("open-scm-rights")
+			test_open_scm_rights();
+
+		igt_describe("The fd keeps the fence, and its value, alive "
+			     "after the creator destroys its handle.");
+		igt_subtest("open-after-creator-destroy")
+			test_open_after_creator_destroy();
+
+		igt_describe("The fd keeps the fence alive after the creating "
+			     "file is closed.");
+		igt_subtest("open-after-creator-close")
+			test_open_after_creator_close();
+
+		igt_describe("The global fence lives until its last handle and "
+			     "last fd are gone, in any order.");
+		igt_subtest("share-fd-lifetime")
+			test_share_fd_lifetime();
+
+		igt_describe("Non-zero open pad fails with -EINVAL.");
+		igt_subtest("open-bad-pad")
+			test_open_bad_pad();
+
+		igt_describe("Open flags other than NO_SIGNAL/NO_WAIT, or "
+			     "both, fail with -EINVAL.");
+		igt_subtest("open-bad-flags")
+			test_open_bad_flags();
+
+		igt_describe("Open engine_affinity bits at or above "
+			     "num_engines fail with -EINVAL.");
+		igt_subtest("open-bad-engine-affinity")
+			test_open_bad_engine_affinity();
+
+		igt_describe("Open of a closed or negative fd fails with "
+			     "-EBADF.");
+		igt_subtest("open-bad-fd")
+			test_open_bad_fd();
+
+		igt_describe("Open of a pipe, eventfd, socket, /dev/null or a "
+			     "render node fd fails with -EINVAL.");
+		igt_subtest("open-not-fence-fd")
+			test_open_not_fence_fd();
+
+		igt_describe("A fence fd of another adapter fails with "
+			     "-EINVAL.");
+		igt_subtest("open-other-adapter")
+			test_open_other_adapter();
+
+		igt_describe("Open on device 0, destroyed or other-file "
+			     "devices fails with -ENOENT.");
+		igt_subtest("open-bad-device")
+			test_open_bad_device();
+
+		igt_describe("A shared INTRA_GPU fence opens without a CPU "
+			     "mapping.");
+		igt_subtest("open-intra-gpu")
+			test_open_intra_gpu();
+
+		igt_describe("The CPU mapping reads initial_value, up to "
+			     "UINT64_MAX.");
+		igt_subtest("mapping-initial-value")
+			test_mapping_initial_value();
+
+		igt_describe("The CPU mapping follows every signal.");
+		igt_subtest("mapping-follows-signal")
+			test_mapping_follows_signal();
+
+		igt_describe("Non-shared fences share pages, each at its own "
+			     "64-byte slot.");
+		igt_subtest("mapping-packed")
+			test_mapping_packed();
+
+		igt_describe("A shared fence has a page of its own at offset "
+			     "0.");
+		igt_subtest("mapping-shared-own-page")
+			test_mapping_shared_own_page();
+
+		igt_describe("mmap with PROT_WRITE fails.");
+		igt_subtest("mapping-no-write-mmap")
+			test_mapping_no_write_mmap();
+
+		igt_describe("mprotect to PROT_WRITE fails with EACCES.");
+		igt_subtest("mapping-no-mprotect-write")
+			test_mapping_no_mprotect_write();
+
+		igt_describe("A write through the mapping raises SIGSEGV and "
+			     "changes nothing.");
+		igt_subtest("mapping-write-faults")
+			test_mapping_write_faults();
+
+		igt_describe("Another file cannot mmap this file's "
+			     "non-shared fence page.");
+		igt_subtest("mapping-other-file")
+			test_mapping_other_file();
+
+		igt_describe("INTRA_GPU fences have no CPU mapping but GPU "
+			     "addresses.");
+		igt_subtest("mapping-intra-gpu")
+			test_mapping_intra_gpu();
+
+		igt_describe("GPU VAs are non-zero, 8-byte aligned and "
+			     "distinct.");
+		igt_subtest("mapping-gpu-va")
+			test_mapping_gpu_va();
+
+		igt_fixture {
+			nfence_device_destroy(fd, dev);
+		}
+	}
+
+	igt_fixture {
+		nfence_watchdog(0);
+		if (dbg >= 0)
+			close(dbg);
+		close(fd);
+	}
+}
