@@ -5,10 +5,10 @@
 #   make                 build nfence.ko (for KVER), libnfence and every test
 #   make check           lint + libnfence host tests + VM suites on every
 #                        supported kernel + KUnit; ends with "N passed, N failed"
-#   make check-vm KVER=  boot KVER in a VM and run IGT, kselftests and the demo
+#   make check-vm KVER=  boot KVER in a VM and run IGT, kselftests and the demos
 #   make check-kunit     KUnit suites with kunit.py (UML, linux-source-6.12)
 #   make check-debug     the VM suites on a KASAN + lockdep + kmemleak 6.12
-#   make demo KVER=      boot KVER in a VM, load the driver, run nfence-info
+#   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make deps            install every dependency on Debian 12 (idempotent)

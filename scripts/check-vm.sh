@@ -43,11 +43,14 @@ done
 
 log=$BUILD/vm-$kver.log
 mkdir -p "$BUILD"
+# The guest runs a copy, so that editing the script during a run is safe.
+runner=$BUILD/vm-run-$kver.sh
+cp "$top/scripts/vm-run.sh" "$runner"
 echo "check-vm: booting $kver (TCG), log in $log"
 set +e
 timeout --kill-after=30 "$VM_TIMEOUT" \
 	vng --run "$img" --disable-kvm --cpus 2 --memory 2G --cwd "$top" \
-	--exec "$top/scripts/vm-run.sh $mode $kver $ko $BUILD" \
+	--exec "$runner $mode $kver $ko $BUILD $top" \
 	</dev/null 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e

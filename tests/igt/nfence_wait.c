@@ -1642,6 +1642,48 @@ static void test_wait_interrupted_restart(void)
 	nfence_watchdog(WATCHDOG_S);
 }
 
+/*
+ * No64BitAtomics (context-monitoring seed): wait and signal values more
+ * than UINT_MAX/2 ahead of the current value are refused, and the window
+ * moves with the value, across the 32-bit wrap.
+ */
+static void test_value32_window(bool signal)
+{
+	const uint64_t half = UINT32_MAX / 2;
+	struct drm_nfence_fence_mapping m;
+	uint64_t cv = 5;
+	uint32_t h;
+	int i;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(caps.value_bits == 32, "%u-bit fence values\n",
+		      caps.value_bits);
+	h = create(0, cv, &m);
+	for (i = 0; i < 4; i++) {
+		if (signal) {
+			igt_assert_eq(signal_many(1, &h, (uint64_t[]){ cv + half + 1 }),
+				      -EINVAL);
+			assert_value(&m, cv);
+			igt_assert_eq(signal_many(1, &h, (uint64_t[]){ UINT64_MAX }),
+				      -EINVAL);
+		} else {
+			igt_assert_eq(poll_one(h, cv + half + 1), -EINVAL);
+			igt_assert_eq(poll_one(h, UINT64_MAX), -EINVAL);
+			igt_assert_eq(poll_one(h, cv + half), -ETIME);
+			igt_assert_eq(poll_one(h, cv + 1), -ETIME);
+		}
+		/* At or below the current value is always fine. */
+		igt_assert_eq(poll_one(h, cv), 0);
+		igt_assert_eq(poll_one(h, 0), 0);
+		/* The largest allowed step moves the window; 4 steps wrap. */
+		nfence_fence_signal(fd, dev, h, cv + half);
+		cv += half;
+		assert_value(&m, cv);
+	}
+	igt_assert_lt_u64(UINT32_MAX, cv);
+	nfence_fence_destroy(fd, h);
+}
+
 static void test_values(uint64_t value)
 {
 	struct drm_nfence_fence_mapping m, m0;
@@ -1649,9 +1691,9 @@ static void test_values(uint64_t value)
 	struct waiter w;
 
 	nfence_watchdog(WATCHDOG_S);
-	if (value > UINT32_MAX)
-		igt_require_f(caps.value_bits == 64, "%u-bit fence values\n",
-			      caps.value_bits);
+	/* 32-bit adapters have their own subtests (value-32bit-*). */
+	igt_require_f(caps.value_bits == 64, "%u-bit fence values\n",
+		      caps.value_bits);
 
 	h = create(0, value - 1, &m);
 	assert_value(&m, value - 1);
@@ -2709,6 +2751,16 @@ igt_main
 	igt_describe("Wait for UINT64_MAX and signal UINT64_MAX.");
 	igt_subtest("value-max")
 		test_values(UINT64_MAX);
+
+	igt_describe("32-bit atomics: waits more than UINT_MAX/2 ahead are "
+		     "refused; the window moves across the 32-bit wrap.");
+	igt_subtest("value-32bit-window-wait")
+		test_value32_window(false);
+
+	igt_describe("32-bit atomics: signals more than UINT_MAX/2 ahead are "
+		     "refused and change nothing.");
+	igt_subtest("value-32bit-window-signal")
+		test_value32_window(true);
 
 	igt_describe("A lower or equal signal succeeds and leaves the value "
 		     "and its waiters alone.");

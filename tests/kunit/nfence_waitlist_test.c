@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/random.h>
 
+#include "../nfence_fence.h"
 #include "../nfence_waitlist.h"
 
 struct wl_test {
@@ -219,7 +220,42 @@ static void waitlist_matches_model(struct kunit *test)
 	}
 }
 
+/* The 32-bit atomics window, around 2^31, 2^32 and U64_MAX. */
+static void value32_window(struct kunit *test)
+{
+	const u64 half = U32_MAX / 2;
+	static const u64 bases[] = {
+		0, 1, (1ull << 31) - 1, 1ull << 31, U32_MAX, 1ull << 32,
+		(1ull << 32) + 1, 1ull << 63, U64_MAX - half - 1,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bases); i++) {
+		u64 cv = bases[i];
+
+		KUNIT_EXPECT_TRUE(test, nfence_value32_in_window(cv, cv));
+		KUNIT_EXPECT_TRUE(test, nfence_value32_in_window(cv, cv + 1));
+		KUNIT_EXPECT_TRUE(test, nfence_value32_in_window(cv, cv + half));
+		KUNIT_EXPECT_FALSE(test,
+				   nfence_value32_in_window(cv, cv + half + 1));
+		KUNIT_EXPECT_FALSE(test, nfence_value32_in_window(cv, U64_MAX));
+		KUNIT_EXPECT_TRUE(test,
+				  nfence_value32_in_window(U64_MAX - half,
+							   U64_MAX));
+		/* Behind is always fine: it is already reached. */
+		KUNIT_EXPECT_TRUE(test, nfence_value32_in_window(cv, 0));
+		if (cv)
+			KUNIT_EXPECT_TRUE(test,
+					  nfence_value32_in_window(cv, cv - 1));
+	}
+	/* Across the 32-bit wrap, the window is about the 64-bit value. */
+	KUNIT_EXPECT_TRUE(test, nfence_value32_in_window(U32_MAX - 5,
+							 (1ull << 32) + 5));
+	KUNIT_EXPECT_FALSE(test, nfence_value32_in_window(5, 5 + (1ull << 32)));
+}
+
 static struct kunit_case nfence_waitlist_cases[] = {
+	KUNIT_CASE(value32_window),
 	KUNIT_CASE(waitlist_no_waiter_is_max),
 	KUNIT_CASE(waitlist_mv_is_least_minus_one),
 	KUNIT_CASE(waitlist_already_reached),

@@ -46,6 +46,10 @@
  * signaled again: its waiters are released and their waits fail with
  * -ENOENT.
  *
+ * On an adapter without 64-bit atomics (the context-monitoring seed's
+ * No64BitAtomics), a wait or signal value more than UINT_MAX/2 ahead of the
+ * fence's current value is refused with -EINVAL.
+ *
  * When the device that created a fence is put in error, the fence becomes
  * AlwaysSignaled as the seed describes: CurrentValue is raised to the
  * seed's 0xFFFFFFFF (never lowered), every wait on it is satisfied at once,
@@ -232,6 +236,12 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 			break;
 		}
 		if (e->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
+			ret = -EINVAL;
+			break;
+		}
+		if (nfile->adapter->gpu.cfg.no_64bit_atomics &&
+		    !nfence_value32_in_window(nfence_fence_read(e->fence),
+					      value)) {
 			ret = -EINVAL;
 			break;
 		}
