@@ -230,13 +230,14 @@ static void *waiter_fn(void *arg)
 	return NULL;
 }
 
-static void waiter_start_many(struct waiter *w, uint32_t count,
-			      const uint32_t *handles, const uint64_t *values,
-			      uint32_t flags, int64_t timeout_ns)
+static void waiter_start_full(struct waiter *w, uint32_t device,
+			      uint32_t count, const uint32_t *handles,
+			      const uint64_t *values, uint32_t flags,
+			      int64_t timeout_ns)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
-	w->device = dev;
+	w->device = device;
 	w->count = count;
 	memcpy(w->handles, handles, count * sizeof(*handles));
 	memcpy(w->values, values, count * sizeof(*values));
@@ -245,6 +246,20 @@ static void waiter_start_many(struct waiter *w, uint32_t count,
 	w->result = 1;
 	igt_assert_eq(nfence_thread_create(&w->thread, waiter_fn, w), 0);
 	w->running = true;
+}
+
+static void waiter_start_many(struct waiter *w, uint32_t count,
+			      const uint32_t *handles, const uint64_t *values,
+			      uint32_t flags, int64_t timeout_ns)
+{
+	waiter_start_full(w, dev, count, handles, values, flags, timeout_ns);
+}
+
+static void waiter_start_dev(struct waiter *w, uint32_t device,
+			     uint32_t handle, uint64_t value,
+			     int64_t timeout_ns)
+{
+	waiter_start_full(w, device, 1, &handle, &value, 0, timeout_ns);
 }
 
 static void waiter_start(struct waiter *w, uint32_t handle, uint64_t value,
@@ -2536,6 +2551,73 @@ static void test_wait_fork_child(void)
 	nfence_fence_destroy(fd, h);
 }
 
+/* Put device @device of this process in error through the debugfs hook. */
+static void device_error(uint32_t device)
+{
+	char buf[64];
+	int dir, f, n;
+
+	dir = nfence_debugfs_dir(fd);
+	f = openat(dir, "nfence_device_error", O_WRONLY);
+	igt_require_f(f >= 0, "no nfence_device_error in debugfs\n");
+	n = snprintf(buf, sizeof(buf), "%d %u", getpid(), device);
+	igt_assert_eq(write(f, buf, n), n);
+	close(f);
+	close(dir);
+}
+
+static void test_device_error(void)
+{
+	struct drm_nfence_fence_mapping m, m2;
+	uint32_t dev2, h, h2, later;
+	struct waiter w;
+
+	nfence_watchdog(WATCHDOG_S);
+	/* A device of its own, so that the error spares the fixture's. */
+	dev2 = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev2, TYPE_DEFAULT, 0, 1, &m);
+	h2 = create(0, 1, &m2);
+
+	waiter_start_dev(&w, dev2, h, 100, nfence_deadline_ms(WAITER_MS));
+	usleep(100 * 1000);
+	assert_still_waiting(&w);
+	device_error(dev2);
+
+	/* AlwaysSignaled: the waiter returns, every value is reached. */
+	igt_assert_eq(waiter_join(&w, JOIN_MS), 0);
+	assert_value(&m, 0xffffffffull);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, h, UINT64_MAX, 0), 0);
+	/* Signals succeed and no longer touch the storage. */
+	igt_assert_eq(__nfence_fence_signal_one(fd, dev2, h, 1ull << 40), 0);
+	assert_value(&m, 0xffffffffull);
+
+	/* Fences the device creates afterwards are signaled from birth. */
+	later = nfence_fence_create(fd, dev2, TYPE_DEFAULT, 0, 3, NULL);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, later, UINT64_MAX, 0),
+		      0);
+
+	/* Other devices are not affected. */
+	igt_assert_eq(poll_one(h2, 2), -ETIME);
+	assert_value(&m2, 1);
+
+	/* Unknown device: the hook refuses. */
+	{
+		char buf[64];
+		int dir = nfence_debugfs_dir(fd);
+		int f = openat(dir, "nfence_device_error", O_WRONLY);
+		int n = snprintf(buf, sizeof(buf), "%d %u", getpid(), 0xfffffff0u);
+
+		igt_assert(f >= 0);
+		igt_assert_eq(write(f, buf, n), -1);
+		igt_assert_eq(errno, ENOENT);
+		close(f);
+		close(dir);
+	}
+
+	nfence_fence_destroy(fd, h2);
+	nfence_device_destroy(fd, dev2);
+}
+
 static void test_wait_cross_process(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -2751,6 +2833,12 @@ igt_main
 	igt_describe("Wait for UINT64_MAX and signal UINT64_MAX.");
 	igt_subtest("value-max")
 		test_values(UINT64_MAX);
+
+	igt_describe("Device error: the fences the device created become "
+		     "AlwaysSignaled; waiters return, signals change nothing, "
+		     "other devices are unaffected.");
+	igt_subtest("device-error-always-signaled")
+		test_device_error();
 
 	igt_describe("32-bit atomics: waits more than UINT_MAX/2 ahead are "
 		     "refused; the window moves across the 32-bit wrap.");
