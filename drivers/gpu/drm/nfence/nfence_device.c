@@ -83,6 +83,8 @@ int nfence_device_set_error(struct nfence_file *nfile, u32 handle)
 	if (!dev)
 		return -ENOENT;
 	WRITE_ONCE(dev->error, true);
+	/* Pairs with the barrier in fence create: one of them sees the other. */
+	smp_mb();
 	nfence_device_fences_error(dev);
 	nfence_device_put(dev);
 	return 0;
@@ -160,8 +162,16 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 		ret = __xa_alloc_cyclic(&nfile->devices, &handle, dev,
 					xa_limit_32b, &nfile->next_device,
 					GFP_KERNEL);
-		if (ret < 0)
+		if (ret < 0) {
 			nfile->num_devices--;
+		} else {
+			/*
+			 * The device is visible now: finish it before the
+			 * lock goes, another thread may destroy it at once.
+			 */
+			dev->handle = handle;
+			atomic_inc(&nfile->adapter->num_devices);
+		}
 	}
 	xa_unlock(&nfile->devices);
 	if (ret < 0) {
@@ -169,8 +179,6 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 		goto out;
 	}
 
-	dev->handle = handle;
-	atomic_inc(&nfile->adapter->num_devices);
 	args->handle = handle;
 	ret = 0;
 out:

@@ -27,6 +27,8 @@ struct nfence_device {
 	u32 handle;
 	/** @error: the device is in error (device lost) */
 	bool error;
+	/** @dead: destroyed; no new fence handle may join it (fences xa lock) */
+	bool dead;
 };
 
 int nfence_device_set_error(struct nfence_file *nfile, u32 handle);

@@ -380,8 +380,9 @@ static void nfence_local_free(struct nfence_file *nfile,
 static int nfence_local_create(struct nfence_file *nfile,
 			       struct nfence_device *dev,
 			       struct nfence_fence *fence, u32 flags,
-			       u32 engine_affinity,
-			       struct nfence_fence_local **out)
+			       u32 engine_affinity, bool creator,
+			       u32 *out_handle,
+			       struct drm_nfence_fence_mapping *out_mapping)
 {
 	struct nfence_fence_local *local;
 	struct nfence_fence_page *cv_page = fence->cv.page;
@@ -422,23 +423,32 @@ static int nfence_local_create(struct nfence_file *nfile,
 		local->mapping.cpu_value_offset = fence->cv.offset;
 	}
 
+	local->creator = creator;
 	xa_lock(&nfile->fences);
-	if (nfile->num_fences >= DRM_NFENCE_MAX_FENCES_PER_FILE) {
+	if (dev->dead) {
+		ret = -ENOENT;
+	} else if (nfile->num_fences >= DRM_NFENCE_MAX_FENCES_PER_FILE) {
 		ret = -ENOSPC;
 	} else {
 		nfile->num_fences++;
 		ret = __xa_alloc_cyclic(&nfile->fences, &handle, local,
 					xa_limit_32b, &nfile->next_fence,
 					GFP_KERNEL);
-		if (ret < 0)
+		if (ret < 0) {
 			nfile->num_fences--;
+		} else {
+			/*
+			 * Visible now: another thread may destroy it as soon
+			 * as the lock goes, so fill in the outputs here.
+			 */
+			local->handle = handle;
+			*out_handle = handle;
+			*out_mapping = local->mapping;
+		}
 	}
 	xa_unlock(&nfile->fences);
 	if (ret < 0)
 		goto err;
-
-	local->handle = handle;
-	*out = local;
 	return 0;
 
 err:
@@ -502,7 +512,6 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_fence_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_fence_local *local;
 	struct nfence_fence *fence;
 	struct nfence_device *dev;
 	int ret, idx;
@@ -536,18 +545,19 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 		ret = PTR_ERR(fence);
 		goto out_exit;
 	}
-	ret = nfence_local_create(nfile, dev, fence,
-				  args->flags & NFENCE_LOCAL_FLAGS,
-				  args->engine_affinity, &local);
-	if (ret)
-		goto out_exit;
-	local->creator = true;
-	/* A device in error makes fences that are signaled from birth. */
+	/*
+	 * A device in error makes fences that are signaled from birth. Check
+	 * before publishing the handle; nfence_device_set_error() sets the
+	 * flag before it scans, and a full barrier on each side orders them.
+	 */
+	smp_mb();
 	if (READ_ONCE(dev->error))
 		nfence_fence_set_always_signaled(fence);
-
-	args->handle = local->handle;
-	args->mapping = local->mapping;
+	/* Outputs are written under the lock that publishes the handle. */
+	ret = nfence_local_create(nfile, dev, fence,
+				  args->flags & NFENCE_LOCAL_FLAGS,
+				  args->engine_affinity, true, &args->handle,
+				  &args->mapping);
 out_exit:
 	drm_dev_exit(idx);
 out_dev:
@@ -629,41 +639,48 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 	if (args->flags || args->pad)
 		return -EINVAL;
 
+	/*
+	 * The fd's reference and handle, taken while the local handle still
+	 * holds one, so that the fence cannot be orphaned in between.
+	 */
 	xa_lock(&nfile->fences);
 	local = xa_load(&nfile->fences, args->handle);
 	if (local) {
 		fence = local->fence;
 		kref_get(&fence->ref);
+		atomic_inc(&fence->handles);
 	}
 	xa_unlock(&nfile->fences);
 	if (!fence)
 		return -ENOENT;
 	if ((fence->flags & nt) != nt) {
-		nfence_fence_put(fence);
-		return -EINVAL;
+		fd = -EINVAL;
+		goto err;
 	}
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0) {
-		nfence_fence_put(fence);
-		return fd;
-	}
+	if (fd < 0)
+		goto err;
 	filp = anon_inode_getfile("nfence-fence", &nfence_fence_fops, fence,
-				  O_RDWR | O_CLOEXEC);
+				  O_RDWR);
 	if (IS_ERR(filp)) {
 		put_unused_fd(fd);
-		nfence_fence_put(fence);
-		return PTR_ERR(filp);
+		fd = PTR_ERR(filp);
+		goto err;
 	}
-	/* The fd's reference is the one taken above; it is also a handle. */
-	atomic_inc(&fence->handles);
 	/*
-	 * Install last: once the fd is visible user space may close it. The
-	 * DRM core copies args back after this, which cannot fail the fd.
+	 * Install last: once the fd is visible user space may close it. (As
+	 * with PRIME, if the DRM core then fails to copy the args back, the
+	 * process has an fd it was not told about.)
 	 */
 	args->fd = fd;
 	fd_install(fd, filp);
 	return 0;
+
+err:
+	nfence_fence_drop_handle(fence);
+	nfence_fence_put(fence);
+	return fd;
 }
 
 /**
@@ -680,7 +697,6 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_fence_open *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_fence_local *local;
 	struct nfence_fence *fence;
 	struct nfence_device *dev;
 	struct file *filp;
@@ -704,29 +720,34 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		fput(filp);
 		return -EINVAL;
 	}
-	/* The fd holds a handle: the fence cannot be orphaned under us. */
+	/*
+	 * Take a reference and a handle while the fd still holds one, so the
+	 * fence cannot be orphaned before the new local handle exists.
+	 */
 	kref_get(&fence->ref);
+	atomic_inc(&fence->handles);
 	fput(filp);
 
 	dev = nfence_device_lookup(nfile, args->device);
 	if (!dev) {
-		nfence_fence_put(fence);
-		return -ENOENT;
+		ret = -ENOENT;
+		goto out;
 	}
 	if (!drm_dev_enter(drm, &idx)) {
-		nfence_fence_put(fence);
 		ret = -ENODEV;
 		goto out_dev;
 	}
+	/* The local handle takes a reference and a handle of its own. */
+	kref_get(&fence->ref);
 	ret = nfence_local_create(nfile, dev, fence, args->flags,
-				  args->engine_affinity, &local);
-	if (!ret) {
-		args->handle = local->handle;
-		args->mapping = local->mapping;
-	}
+				  args->engine_affinity, false, &args->handle,
+				  &args->mapping);
 	drm_dev_exit(idx);
 out_dev:
 	nfence_device_put(dev);
+out:
+	nfence_fence_drop_handle(fence);
+	nfence_fence_put(fence);
 	return ret;
 }
 
@@ -790,10 +811,22 @@ void nfence_device_close_fences(struct nfence_device *dev)
 	struct nfence_fence_local *local;
 	unsigned long handle;
 
+	/* From here on no create or open can add a handle to the device. */
+	xa_lock(&nfile->fences);
+	dev->dead = true;
+	xa_unlock(&nfile->fences);
+
 	xa_for_each(&nfile->fences, handle, local) {
-		if (local->device != dev)
-			continue;
-		local = nfence_local_remove(nfile, handle);
+		/* Re-check under the lock: the entry may be gone already. */
+		xa_lock(&nfile->fences);
+		local = xa_load(&nfile->fences, handle);
+		if (local && local->device == dev) {
+			__xa_erase(&nfile->fences, handle);
+			nfile->num_fences--;
+		} else {
+			local = NULL;
+		}
+		xa_unlock(&nfile->fences);
 		if (local)
 			nfence_local_free(nfile, local);
 	}

@@ -100,11 +100,15 @@ static bool nfence_wait_completed(struct nfence_wait *wait)
 	return atomic_read(&wait->completed);
 }
 
-/* Called once, under the lock of the waitlist that completed the wait. */
-static void nfence_wait_complete(struct nfence_wait *wait)
+/*
+ * Called under the lock of the waitlist that completes the wait; only the
+ * first completion counts, so a satisfied wait keeps its result.
+ */
+static void nfence_wait_complete(struct nfence_wait *wait, int error)
 {
-	if (atomic_xchg(&wait->completed, 1))
+	if (atomic_cmpxchg(&wait->completed, 0, 1))
 		return;
+	WRITE_ONCE(wait->error, error);
 	if (wait->eventfd) {
 		nfence_eventfd_signal(wait->eventfd);
 		kref_get(&wait->ref);
@@ -123,13 +127,12 @@ static void nfence_wait_entry_done(struct nfence_waiter *waiter)
 
 	if (!nfence_fence_reached(e->fence, waiter->value)) {
 		/* Released without reaching the value: orphaned fence. */
-		WRITE_ONCE(wait->error, -ENOENT);
-		nfence_wait_complete(wait);
+		nfence_wait_complete(wait, -ENOENT);
 		return;
 	}
 	atomic64_inc(&wait->file->adapter->irq_stats.woken);
 	if (atomic_dec_and_test(&wait->remaining))
-		nfence_wait_complete(wait);
+		nfence_wait_complete(wait, 0);
 }
 
 /* Dequeue every waiter still queued; safe to call more than once. */
@@ -283,12 +286,15 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	kref_get(&wait->ref);
 	list_add_tail(&wait->link, &nfile->async_waits);
 	nfile->num_async++;
-	mutex_unlock(&nfile->async_lock);
-
-	/* From here on the wait may complete, and be freed by its work. */
+	/*
+	 * Queue the waiters with the lock held: the wait may complete as soon
+	 * as one is queued, and its work item must not dequeue (and free)
+	 * it before every waiter that will be queued is.
+	 */
 	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
 		nfence_waitlist_add(&wait->entries[i].fence->waiters,
 				    &wait->entries[i].waiter);
+	mutex_unlock(&nfile->async_lock);
 	return 0;
 }
 
@@ -460,8 +466,14 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 {
 	u64 old = READ_ONCE(*fence->cv.value);
 
-	if (old < NFENCE_ALWAYS_SIGNALED_VALUE)
-		cmpxchg64(fence->cv.value, old, NFENCE_ALWAYS_SIGNALED_VALUE);
+	while (old < NFENCE_ALWAYS_SIGNALED_VALUE) {
+		u64 prev = cmpxchg64(fence->cv.value, old,
+				     NFENCE_ALWAYS_SIGNALED_VALUE);
+
+		if (prev == old)
+			break;
+		old = prev;
+	}
 	WRITE_ONCE(fence->always_signaled, true);
 	/* Publish the flag before releasing the waiters that test it. */
 	smp_mb();
@@ -536,19 +548,24 @@ void nfence_file_waits_init(struct nfence_file *nfile)
  */
 void nfence_file_waits_fini(struct nfence_file *nfile)
 {
-	struct nfence_wait *wait, *tmp;
-	LIST_HEAD(cancel);
+	struct nfence_wait *wait;
 
+	/*
+	 * Take each wait off the list under the lock, as the completion work
+	 * does: whoever unlinks a wait owns its dequeue and the list's
+	 * reference.
+	 */
 	mutex_lock(&nfile->async_lock);
-	list_splice_init(&nfile->async_waits, &cancel);
-	nfile->num_async = 0;
-	mutex_unlock(&nfile->async_lock);
-
-	list_for_each_entry_safe(wait, tmp, &cancel, link) {
+	while ((wait = list_first_entry_or_null(&nfile->async_waits,
+						struct nfence_wait, link))) {
 		list_del_init(&wait->link);
+		nfile->num_async--;
+		mutex_unlock(&nfile->async_lock);
 		nfence_wait_dequeue(wait);
 		nfence_wait_put(wait);
+		mutex_lock(&nfile->async_lock);
 	}
+	mutex_unlock(&nfile->async_lock);
 	/* Completion work items may still look at this file's list. */
 	flush_workqueue(nfile->adapter->wait_wq);
 	mutex_destroy(&nfile->async_lock);

@@ -78,6 +78,7 @@ void nfence_waitlist_init(struct nfence_waitlist *wl, u64 *cv, u64 *mv)
 	spin_lock_init(&wl->lock);
 	wl->tree = RB_ROOT_CACHED;
 	wl->count = 0;
+	wl->closed = false;
 	wl->cv = cv;
 	wl->mv = mv;
 	WRITE_ONCE(*mv, U64_MAX);
@@ -99,6 +100,13 @@ bool nfence_waitlist_add(struct nfence_waitlist *wl,
 	bool satisfied;
 
 	spin_lock(&wl->lock);
+	if (wl->closed) {
+		/* The fence can never change again: release at once. */
+		waiter->queued = false;
+		waiter->done(waiter);
+		spin_unlock(&wl->lock);
+		return true;
+	}
 	rb_add_cached(&waiter->node, &wl->tree, nfence_waiter_less);
 	waiter->queued = true;
 	wl->count++;
@@ -150,12 +158,12 @@ unsigned int nfence_waitlist_process(struct nfence_waitlist *wl)
 }
 
 /**
- * nfence_waitlist_flush - satisfy every waiter, reached or not
+ * nfence_waitlist_flush - release every waiter, reached or not, for good
  * @wl: the waitlist
  *
  * For a fence that can no longer change: the device is in error
  * (AlwaysSignaled) or nobody holds it any more. MonitoredValue becomes
- * U64_MAX.
+ * U64_MAX, and waiters added afterwards are released at once.
  *
  * Return: the number of waiters released.
  */
@@ -165,6 +173,7 @@ unsigned int nfence_waitlist_flush(struct nfence_waitlist *wl)
 	unsigned int woken = 0;
 
 	spin_lock(&wl->lock);
+	wl->closed = true;
 	while ((first = rb_first_cached(&wl->tree))) {
 		struct nfence_waiter *w = rb_entry(first, struct nfence_waiter,
 						   node);

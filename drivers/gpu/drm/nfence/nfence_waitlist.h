@@ -25,6 +25,8 @@ struct nfence_waitlist {
 	struct rb_root_cached tree;
 	/** @count: queued waiters */
 	u32 count;
+	/** @closed: flushed for good: waiters added later complete at once */
+	bool closed;
 	/** @cv: CurrentValue; written by the GPU and the CPU signal path */
 	u64 *cv;
 	/** @mv: MonitoredValue; read by the GPU */
