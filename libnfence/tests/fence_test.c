@@ -26,6 +26,7 @@
 #include <nfence/d3dkmthk.h>
 
 #include "mock_drm.h"
+#include "test_helpers.h"
 #include "kselftest_harness.h"
 
 #define MS	1000000ull	/* ns */
@@ -41,22 +42,6 @@ FIXTURE(fence) {
 	D3DKMT_HANDLE dev1;	/* on adapter 1 */
 	D3DKMT_HANDLE dev2;	/* on adapter 2, without native fences */
 };
-
-static NTSTATUS create_device(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE *hDevice)
-{
-	D3DKMT_CREATEDEVICE c = { .hAdapter = hAdapter };
-	NTSTATUS st = D3DKMTCreateDevice(&c);
-
-	*hDevice = c.hDevice;
-	return st;
-}
-
-static NTSTATUS destroy_device(D3DKMT_HANDLE h)
-{
-	D3DKMT_DESTROYDEVICE d = { .hDevice = h };
-
-	return D3DKMTDestroyDevice(&d);
-}
 
 FIXTURE_SETUP(fence)
 {

@@ -18,6 +18,7 @@
 #include "drm/nfence_drm.h"
 
 #include "mock_drm.h"
+#include "test_helpers.h"
 #include "kselftest_harness.h"
 
 static NTSTATUS query(D3DKMT_HANDLE h, KMTQUERYADAPTERINFOTYPE type,
@@ -38,22 +39,6 @@ static NTSTATUS close_adapter(D3DKMT_HANDLE h)
 	D3DKMT_CLOSEADAPTER c = { .hAdapter = h };
 
 	return D3DKMTCloseAdapter(&c);
-}
-
-static NTSTATUS create_device(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE *hDevice)
-{
-	D3DKMT_CREATEDEVICE c = { .hAdapter = hAdapter };
-	NTSTATUS st = D3DKMTCreateDevice(&c);
-
-	*hDevice = c.hDevice;
-	return st;
-}
-
-static NTSTATUS destroy_device(D3DKMT_HANDLE h)
-{
-	D3DKMT_DESTROYDEVICE d = { .hDevice = h };
-
-	return D3DKMTDestroyDevice(&d);
 }
 
 static NTSTATUS open_luid(DWORD low, LONG high, D3DKMT_HANDLE *h)
