@@ -41,6 +41,17 @@ extern "C" {
 #define DRM_NFENCE_FENCE_OPEN		0x06
 #define DRM_NFENCE_FENCE_WAIT		0x07
 #define DRM_NFENCE_FENCE_SIGNAL		0x08
+#define DRM_NFENCE_ALLOC_CREATE		0x09
+#define DRM_NFENCE_ALLOC_DESTROY	0x0a
+#define DRM_NFENCE_ALLOC_LOCK		0x0b
+#define DRM_NFENCE_CONTEXT_CREATE	0x0c
+#define DRM_NFENCE_CONTEXT_DESTROY	0x0d
+#define DRM_NFENCE_CONTEXT_CONTROL	0x0e
+#define DRM_NFENCE_HWQUEUE_CREATE	0x0f
+#define DRM_NFENCE_HWQUEUE_DESTROY	0x10
+#define DRM_NFENCE_SUBMIT		0x11
+#define DRM_NFENCE_SUBMIT_WAIT		0x12
+#define DRM_NFENCE_SUBMIT_SIGNAL	0x13
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -68,6 +79,38 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_FENCE_SIGNAL \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_SIGNAL, \
 		struct drm_nfence_fence_signal)
+#define DRM_IOCTL_NFENCE_ALLOC_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_ALLOC_CREATE, \
+		 struct drm_nfence_alloc_create)
+#define DRM_IOCTL_NFENCE_ALLOC_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_ALLOC_DESTROY, \
+		struct drm_nfence_alloc_destroy)
+#define DRM_IOCTL_NFENCE_ALLOC_LOCK \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_ALLOC_LOCK, \
+		 struct drm_nfence_alloc_lock)
+#define DRM_IOCTL_NFENCE_CONTEXT_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_CONTEXT_CREATE, \
+		 struct drm_nfence_context_create)
+#define DRM_IOCTL_NFENCE_CONTEXT_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_CONTEXT_DESTROY, \
+		struct drm_nfence_context_destroy)
+#define DRM_IOCTL_NFENCE_CONTEXT_CONTROL \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_CONTEXT_CONTROL, \
+		 struct drm_nfence_context_control)
+#define DRM_IOCTL_NFENCE_HWQUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_HWQUEUE_CREATE, \
+		 struct drm_nfence_hwqueue_create)
+#define DRM_IOCTL_NFENCE_HWQUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_HWQUEUE_DESTROY, \
+		struct drm_nfence_hwqueue_destroy)
+#define DRM_IOCTL_NFENCE_SUBMIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SUBMIT, struct drm_nfence_submit)
+#define DRM_IOCTL_NFENCE_SUBMIT_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SUBMIT_WAIT, \
+		struct drm_nfence_submit_sync)
+#define DRM_IOCTL_NFENCE_SUBMIT_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SUBMIT_SIGNAL, \
+		struct drm_nfence_submit_sync)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -533,6 +576,416 @@ struct drm_nfence_fence_signal {
 	/** @pad: must be zero */
 	__u32 pad;
 };
+
+/**
+ * DOC: allocations
+ *
+ * An allocation is memory of one segment mapped at a GPU VA in the file's
+ * GPU address space (D3DKMTCreateAllocation2 with the VA of
+ * D3DKMTMapGpuVirtualAddress returned at once). The simulated engines reach
+ * it only through that VA. An allocation made with
+ * %DRM_NFENCE_ALLOC_CPU_VISIBLE can be mapped by the CPU: D3DKMTLock2 is
+ * &struct drm_nfence_alloc_lock followed by mmap() of the returned offset
+ * (read/write, shared with the GPU), D3DKMTUnlock2 is munmap().
+ *
+ * A VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE lands in system
+ * memory when VRAM (or its CPU-visible part) is full; @placed_segment_id
+ * says where it went. Without that flag a full segment fails with -ENOSPC.
+ * Destroying an allocation unmaps its GPU VA at once: later GPU accesses to
+ * it are GPU page faults. CPU mappings keep the memory alive until munmap.
+ */
+
+/* Allocation flags. */
+/* DRM_NFENCE_ALLOC_CPU_VISIBLE: the CPU may map it (Lock2) */
+#define DRM_NFENCE_ALLOC_CPU_VISIBLE	(1u << 0)
+/* DRM_NFENCE_ALLOC_ALLOW_DEMOTE: a VRAM request may fall back to system memory */
+#define DRM_NFENCE_ALLOC_ALLOW_DEMOTE	(1u << 1)
+
+/* DRM_NFENCE_MAX_ALLOC_SIZE: largest allocation, in bytes */
+#define DRM_NFENCE_MAX_ALLOC_SIZE	(256ull << 20)
+/* DRM_NFENCE_MAX_ALLOCS_PER_FILE: live allocations one open file may hold */
+#define DRM_NFENCE_MAX_ALLOCS_PER_FILE	4096
+
+/**
+ * struct drm_nfence_alloc_create - create an allocation
+ *
+ * -ENOENT for an unknown @device; -EINVAL for a @size of 0 or above
+ * %DRM_NFENCE_MAX_ALLOC_SIZE, a @segment_id that is not 1 (system) or 2
+ * (local), unknown @flags, ALLOW_DEMOTE on a system request, CPU_VISIBLE on
+ * an adapter without CPU-visible VRAM, or non-zero @pad; -ENOSPC when the
+ * segment (and, with ALLOW_DEMOTE, system memory) is full or past
+ * %DRM_NFENCE_MAX_ALLOCS_PER_FILE allocations.
+ */
+struct drm_nfence_alloc_create {
+	/** @device: device handle */
+	__u32 device;
+	/** @flags: DRM_NFENCE_ALLOC_* */
+	__u32 flags;
+	/** @size: bytes, rounded up to whole pages */
+	__u64 size;
+	/** @segment_id: requested segment: 1 system memory, 2 VRAM */
+	__u32 segment_id;
+	/** @handle: out: allocation handle, never 0 */
+	__u32 handle;
+	/** @gpu_va: out: GPU VA of the first byte, page aligned */
+	__u64 gpu_va;
+	/** @placed_segment_id: out: the segment the memory came from */
+	__u32 placed_segment_id;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * struct drm_nfence_alloc_destroy - destroy an allocation
+ *
+ * D3DKMTDestroyAllocation2. -ENOENT for an unknown @device or @handle.
+ */
+struct drm_nfence_alloc_destroy {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: allocation handle */
+	__u32 handle;
+};
+
+/**
+ * struct drm_nfence_alloc_lock - get the CPU mapping offset (D3DKMTLock2)
+ *
+ * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags or
+ * @pad or an allocation made without %DRM_NFENCE_ALLOC_CPU_VISIBLE.
+ */
+struct drm_nfence_alloc_lock {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: allocation handle */
+	__u32 handle;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @mmap_offset: out: offset to mmap() on the DRM fd */
+	__u64 mmap_offset;
+	/** @size: out: bytes to map (the page-rounded size) */
+	__u64 size;
+};
+
+/**
+ * DOC: contexts and hardware queues
+ *
+ * A context (D3DKMTCreateContextVirtual) runs on one engine of the adapter;
+ * its hardware queues (D3DKMTCreateHwQueue) are what the CMP schedules.
+ * Every queue has a progress fence, returned as a local fence handle of the
+ * queue's device with its mapping: a native fence when
+ * %DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE is set (the adapter must have
+ * native fences), otherwise a monitored fence with the same layout. After
+ * each kernel-mode submission completes, the CMP signals the progress fence
+ * with the submission's @progress_fence_value. The progress fence handle is
+ * closed with the queue; %DRM_IOCTL_NFENCE_FENCE_DESTROY on it fails with
+ * -EBUSY.
+ *
+ * A GPU page fault or an invalid command puts the context in error: its
+ * queues drop their pending work, their progress fences become
+ * AlwaysSignaled, and further submissions to them fail with -EIO. A queue
+ * that runs one command for longer than the adapter's TDR timeout (module
+ * parameter tdr_timeout_ms) puts its whole device in error (device lost):
+ * every fence of the device becomes AlwaysSignaled, every queue of the
+ * device stops, and submissions fail with -EIO; other devices keep running.
+ *
+ * Suspending a context (test hook for the OS-initiated suspend) stops the
+ * CMP from scheduling its queues at the next command boundary; submissions
+ * are still accepted. Resuming lets them run again.
+ */
+
+/**
+ * struct drm_nfence_context_create - create a context on an engine
+ *
+ * -ENOENT for an unknown @device, -EINVAL for an @engine the adapter does
+ * not have or non-zero @flags, -ENOSPC past %DRM_NFENCE_MAX_CONTEXTS_PER_FILE.
+ */
+struct drm_nfence_context_create {
+	/** @device: device handle */
+	__u32 device;
+	/** @engine: engine ordinal (NodeOrdinal) */
+	__u32 engine;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @handle: out: context handle, never 0 */
+	__u32 handle;
+};
+
+/* DRM_NFENCE_MAX_CONTEXTS_PER_FILE: live contexts one open file may hold */
+#define DRM_NFENCE_MAX_CONTEXTS_PER_FILE	256
+
+/**
+ * struct drm_nfence_context_destroy - destroy a context and its queues
+ *
+ * D3DKMTDestroyContext. Work still queued is dropped. -ENOENT for an
+ * unknown @device or @handle.
+ */
+struct drm_nfence_context_destroy {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: context handle */
+	__u32 handle;
+};
+
+/**
+ * enum drm_nfence_context_op - what &struct drm_nfence_context_control does
+ * @DRM_NFENCE_CONTEXT_OP_QUERY: only report @state and @fault_va
+ * @DRM_NFENCE_CONTEXT_OP_SUSPEND: stop scheduling the context's queues
+ * @DRM_NFENCE_CONTEXT_OP_RESUME: schedule them again
+ */
+enum drm_nfence_context_op {
+	DRM_NFENCE_CONTEXT_OP_QUERY = 0,
+	DRM_NFENCE_CONTEXT_OP_SUSPEND = 1,
+	DRM_NFENCE_CONTEXT_OP_RESUME = 2,
+};
+
+/* Context state bits reported by DRM_IOCTL_NFENCE_CONTEXT_CONTROL. */
+/* DRM_NFENCE_CONTEXT_STATE_SUSPENDED: suspended */
+#define DRM_NFENCE_CONTEXT_STATE_SUSPENDED	(1u << 0)
+/* DRM_NFENCE_CONTEXT_STATE_FAULTED: a GPU page fault or invalid command */
+#define DRM_NFENCE_CONTEXT_STATE_FAULTED	(1u << 1)
+/* DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST: its device is in error */
+#define DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST	(1u << 2)
+
+/**
+ * struct drm_nfence_context_control - suspend, resume or query a context
+ *
+ * -ENOENT for an unknown @device or @context, -EINVAL for an unknown @op
+ * or non-zero @pad. Suspending a suspended context and resuming a running
+ * one succeed and change nothing.
+ */
+struct drm_nfence_context_control {
+	/** @device: device handle */
+	__u32 device;
+	/** @context: context handle */
+	__u32 context;
+	/** @op: &enum drm_nfence_context_op */
+	__u32 op;
+	/** @state: out: DRM_NFENCE_CONTEXT_STATE_* after the operation */
+	__u32 state;
+	/** @fault_va: out: GPU VA of the first fault, 0 if none */
+	__u64 fault_va;
+	/** @fault_reason: out: &enum drm_nfence_fault_reason of the first fault */
+	__u32 fault_reason;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/**
+ * enum drm_nfence_fault_reason - why a context faulted
+ * @DRM_NFENCE_FAULT_NONE: no fault
+ * @DRM_NFENCE_FAULT_PAGE: a GPU VA with no (or a read-only) mapping
+ * @DRM_NFENCE_FAULT_MISALIGNED: a GPU VA not 8-byte aligned
+ * @DRM_NFENCE_FAULT_BAD_COMMAND: unknown opcode, bad length or non-zero
+ *	reserved bits in a command
+ */
+enum drm_nfence_fault_reason {
+	DRM_NFENCE_FAULT_NONE = 0,
+	DRM_NFENCE_FAULT_PAGE = 1,
+	DRM_NFENCE_FAULT_MISALIGNED = 2,
+	DRM_NFENCE_FAULT_BAD_COMMAND = 3,
+};
+
+/* Hardware queue flags: D3DDDI_CREATEHWQUEUEFLAGS. */
+/* DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT: never TDR this queue */
+#define DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT	(1u << 0)
+/* DRM_NFENCE_HWQUEUE_NO_BROADCAST_SIGNAL: accepted, no meaning on one adapter */
+#define DRM_NFENCE_HWQUEUE_NO_BROADCAST_SIGNAL	(1u << 1)
+/* DRM_NFENCE_HWQUEUE_NO_BROADCAST_WAIT: accepted, no meaning on one adapter */
+#define DRM_NFENCE_HWQUEUE_NO_BROADCAST_WAIT	(1u << 2)
+/* DRM_NFENCE_HWQUEUE_NO_KMD_ACCESS: accepted, no meaning here */
+#define DRM_NFENCE_HWQUEUE_NO_KMD_ACCESS	(1u << 3)
+/* DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION: doorbell queue; not yet: -EOPNOTSUPP */
+#define DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION	(1u << 4)
+/* DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE: the progress fence is a native fence */
+#define DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE	(1u << 5)
+
+/* DRM_NFENCE_MAX_HWQUEUES_PER_FILE: live hardware queues one open file may hold */
+#define DRM_NFENCE_MAX_HWQUEUES_PER_FILE	1024
+
+/**
+ * struct drm_nfence_hwqueue_create - create a hardware queue (D3DKMTCreateHwQueue)
+ *
+ * -ENOENT for an unknown @device or @context, -EINVAL for unknown @flags
+ * or non-zero @pad, -EOPNOTSUPP for USER_MODE_SUBMISSION (doorbells are not
+ * implemented yet) and for NATIVE_PROGRESS_FENCE on an adapter without
+ * native fences, -ENOSPC past %DRM_NFENCE_MAX_HWQUEUES_PER_FILE, -EIO when
+ * the context or device is in error.
+ */
+struct drm_nfence_hwqueue_create {
+	/** @device: device handle */
+	__u32 device;
+	/** @context: context handle (hHwContext) */
+	__u32 context;
+	/** @flags: DRM_NFENCE_HWQUEUE_* */
+	__u32 flags;
+	/** @handle: out: queue handle, never 0 */
+	__u32 handle;
+	/** @progress_fence: out: local fence handle of the progress fence */
+	__u32 progress_fence;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @progress_fence_mapping: out: where the progress fence's values are */
+	struct drm_nfence_fence_mapping progress_fence_mapping;
+};
+
+/**
+ * struct drm_nfence_hwqueue_destroy - destroy a hardware queue
+ *
+ * D3DKMTDestroyHwQueue. Work still queued is dropped, and the progress
+ * fence handle is closed. -ENOENT for an unknown @device or @handle.
+ */
+struct drm_nfence_hwqueue_destroy {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: queue handle */
+	__u32 handle;
+};
+
+/* DRM_NFENCE_MAX_SUBMIT_SIZE: largest command buffer, in bytes */
+#define DRM_NFENCE_MAX_SUBMIT_SIZE	(1u << 20)
+/* DRM_NFENCE_MAX_QUEUED: submissions one queue holds before submit blocks */
+#define DRM_NFENCE_MAX_QUEUED		256
+
+/**
+ * struct drm_nfence_submit - kernel-mode submission (D3DKMTSubmitCommandToHwQueue)
+ *
+ * Queues the command buffer at @commands_gpu_va (in the file's GPU address
+ * space) for the CMP, which signals the queue's progress fence with
+ * @progress_fence_value once every command has run. The buffer is checked
+ * when submitted and again when it runs (the CPU can still write it): an
+ * invalid command found at submission fails the ioctl with -EINVAL, one
+ * found at run time faults the context.
+ *
+ * -ENOENT for an unknown @device or @hwqueue; -EINVAL for non-zero @flags,
+ * @size of 0, above %DRM_NFENCE_MAX_SUBMIT_SIZE or not a multiple of 8, a
+ * @commands_gpu_va not 8-byte aligned or not mapped for the whole @size, an
+ * invalid command, or a @progress_fence_value not above the previous
+ * submission's; -EIO when the context or device is in error. When
+ * %DRM_NFENCE_MAX_QUEUED submissions are pending, the call waits for room
+ * (interruptibly: -ERESTARTSYS).
+ */
+struct drm_nfence_submit {
+	/** @device: device handle */
+	__u32 device;
+	/** @hwqueue: queue handle */
+	__u32 hwqueue;
+	/** @commands_gpu_va: GPU VA of the command buffer, 8-byte aligned */
+	__u64 commands_gpu_va;
+	/** @size: bytes of commands */
+	__u32 size;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @progress_fence_value: HwQueueProgressFenceId for this submission */
+	__u64 progress_fence_value;
+};
+
+/**
+ * struct drm_nfence_submit_sync - legacy GPU wait or signal through the CPU
+ *
+ * D3DKMTSubmitWaitForSyncObjectsToHwQueue and
+ * D3DKMTSubmitSignalSyncObjectsToHwQueue as WDDM 2.x monitored fences do
+ * them: the queue is held by the kernel, not the GPU. A wait entry blocks
+ * the queue until the driver's CPU waiters on every fence are satisfied
+ * (they raise MonitoredValue and take the interrupt path); a signal entry
+ * is run by a kernel worker through the update-from-CPU path once the
+ * queue reaches it. This is the baseline native GPU waits are measured
+ * against.
+ *
+ * -ENOENT for an unknown @device, @hwqueue or fence handle; -EINVAL for
+ * @count of 0 or above %DRM_NFENCE_MAX_WAIT_FENCES, non-zero @flags or
+ * @pad, or an INTRA_GPU fence; -EACCES for a fence handle opened with
+ * NO_WAIT (wait) or NO_SIGNAL (signal); -EIO when the context or device
+ * is in error. Blocks for room as &struct drm_nfence_submit does.
+ */
+struct drm_nfence_submit_sync {
+	/** @device: device handle */
+	__u32 device;
+	/** @hwqueue: queue handle */
+	__u32 hwqueue;
+	/** @handles: user pointer to @count __u32 local fence handles */
+	__u64 handles;
+	/** @values: user pointer to @count __u64 values */
+	__u64 values;
+	/** @count: fences, 1..%DRM_NFENCE_MAX_WAIT_FENCES */
+	__u32 count;
+	/** @flags: must be zero */
+	__u32 flags;
+};
+
+/**
+ * DOC: command stream (the simulated engines' ISA)
+ *
+ * A command buffer is a sequence of commands, little endian. Every command
+ * is a whole number of 8-byte units and starts with a 32-bit header:
+ *
+ * - bits 0-7: opcode (&enum drm_nfence_cs_opcode)
+ * - bits 8-15: flags, must be zero (reserved for log-buffer payloads)
+ * - bits 16-31: length of the command in 32-bit words, header included;
+ *   it must be exactly the opcode's length
+ *
+ * followed by a 32-bit word that must be zero and the opcode's 64-bit
+ * operands. Every GPU VA operand must be 8-byte aligned and translate,
+ * through the submitting file's GPU address space, to memory mapped for the
+ * access (fence MonitoredValues are read-only to the GPU). 64-bit reads and
+ * writes are single atomic accesses.
+ *
+ * - NOP (2 words): nothing.
+ * - FENCE_WAIT (6 words: va, value): the queue stops until the 64-bit value
+ *   at va is at least value. The CMP re-checks a stopped queue whenever an
+ *   engine writes memory or the CPU signals a fence; the queue never polls.
+ * - FENCE_SIGNAL (8 words: cv_va, mv_va, value): write value at cv_va
+ *   (CurrentValue), full barrier, read the MonitoredValue at mv_va, and raise
+ *   the native fence signaled interrupt if value > MonitoredValue. mv_va 0
+ *   skips the check (no CPU can be waiting, e.g. INTRA_GPU fences). The
+ *   write is a plain store, as on hardware: a lower value lowers the fence.
+ *   A fence whose device is in error (AlwaysSignaled) is not written.
+ * - WRITE64 (6 words: va, value): write value at va.
+ * - TIMESTAMP (4 words: va): write the GPU timestamp (ticks of the
+ *   adapter's timestamp_frequency) at va.
+ * - WORK (4 words: duration_ns): occupy the engine for duration_ns
+ *   (at most %DRM_NFENCE_CS_MAX_WORK_NS); other engines keep running.
+ */
+
+/**
+ * enum drm_nfence_cs_opcode - command opcodes
+ * @DRM_NFENCE_CS_NOP: no operation
+ * @DRM_NFENCE_CS_FENCE_WAIT: wait for a 64-bit value to reach a value
+ * @DRM_NFENCE_CS_FENCE_SIGNAL: signal a fence, with the interrupt check
+ * @DRM_NFENCE_CS_WRITE64: write a 64-bit value
+ * @DRM_NFENCE_CS_TIMESTAMP: write the GPU timestamp
+ * @DRM_NFENCE_CS_WORK: busy the engine for a time
+ */
+enum drm_nfence_cs_opcode {
+	DRM_NFENCE_CS_NOP = 0x00,
+	DRM_NFENCE_CS_FENCE_WAIT = 0x01,
+	DRM_NFENCE_CS_FENCE_SIGNAL = 0x02,
+	DRM_NFENCE_CS_WRITE64 = 0x03,
+	DRM_NFENCE_CS_TIMESTAMP = 0x04,
+	DRM_NFENCE_CS_WORK = 0x05,
+};
+
+/* DRM_NFENCE_CS_HEADER: build a command header */
+#define DRM_NFENCE_CS_HEADER(opcode, words) \
+	((__u32)(opcode) | ((__u32)(words) << 16))
+/* DRM_NFENCE_CS_OPCODE: the opcode of a header */
+#define DRM_NFENCE_CS_OPCODE(header)	((header) & 0xffu)
+/* DRM_NFENCE_CS_FLAGS: the flags of a header */
+#define DRM_NFENCE_CS_FLAGS(header)	(((header) >> 8) & 0xffu)
+/* DRM_NFENCE_CS_WORDS: the length in 32-bit words of a header */
+#define DRM_NFENCE_CS_WORDS(header)	((header) >> 16)
+
+/* Command lengths in 32-bit words. */
+#define DRM_NFENCE_CS_NOP_WORDS			2
+#define DRM_NFENCE_CS_FENCE_WAIT_WORDS		6
+#define DRM_NFENCE_CS_FENCE_SIGNAL_WORDS	8
+#define DRM_NFENCE_CS_WRITE64_WORDS		6
+#define DRM_NFENCE_CS_TIMESTAMP_WORDS		4
+#define DRM_NFENCE_CS_WORK_WORDS		4
+
+/* DRM_NFENCE_CS_MAX_WORK_NS: longest WORK command (60 s) */
+#define DRM_NFENCE_CS_MAX_WORK_NS	60000000000ull
 
 #if defined(__cplusplus)
 }
