@@ -4,13 +4,14 @@
  *
  * D3DKMTCreateDevice / D3DKMTDestroyDevice over
  * DRM_IOCTL_NFENCE_DEVICE_CREATE / DESTROY. Destroying a device also
- * closes the handles of its sync objects (fence.c).
+ * closes the handles of its GPU objects (gpu.c) and sync objects (fence.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 #include "fence.h"
+#include "gpu.h"
 
 static void nf_device_release(struct nf_object *obj)
 {
@@ -106,7 +107,11 @@ NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
 		return STATUS_INVALID_HANDLE;
 	dev = (struct nf_device *)obj;
 
-	/* The kernel closes the device's fences; close their handles. */
+	/*
+	 * The kernel destroys the device's allocations, contexts, queues and
+	 * fences; close their handles (queues close their progress fences).
+	 */
+	nf_device_close_gpu(dev);
 	nf_device_close_syncobjs(dev);
 
 	memset(&args, 0, sizeof(args));

@@ -13,6 +13,7 @@
 
 #include "adapter.h"
 
+struct nf_link;
 struct nf_syncobj;
 
 /* A device handle (NF_HANDLE_DEVICE). */
@@ -23,6 +24,10 @@ struct nf_device {
 	/* under the sync object lock of fence.c: */
 	struct nf_syncobj *syncobjs;	/* sync objects with open handles */
 	bool destroyed;			/* D3DKMTDestroyDevice() has begun */
+	/* under nf_gpu_lock (gpu.h): */
+	struct nf_link *allocations;	/* nf_allocation.link */
+	struct nf_link *contexts;	/* nf_context.link */
+	bool gpu_closed;		/* no new allocation or context joins */
 };
 
 /*

@@ -7,6 +7,7 @@
  * D3DKMTDestroySynchronizationObject over DRM_IOCTL_NFENCE_FENCE_CREATE,
  * _OPEN, _SHARE and _DESTROY, and the sync object lifetime.
  */
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -123,31 +124,28 @@ static NTSTATUS nf_syncobj_map(struct nf_syncobj *so,
 	return STATUS_SUCCESS;
 }
 
-/*
- * nf_syncobj_new() - wrap the local fence handle @kernel_handle that was
- * just created or opened on @dev in a new sync object handle, mapping it as
- * @km says. On failure the kernel handle is closed (unless the device is
- * being destroyed, which closes it). On success *@handle and *@mapping are
- * set.
- */
-static NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
-			       const struct drm_nfence_fence_mapping *km,
-			       D3DKMT_HANDLE *handle,
-			       D3DDDI_NATIVEFENCEMAPPING *mapping)
+NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
+			const struct drm_nfence_fence_mapping *km, bool progress,
+			D3DKMT_HANDLE *handle,
+			D3DDDI_NATIVEFENCEMAPPING *mapping,
+			struct nf_syncobj **so_out)
 {
 	struct nf_syncobj *so;
-	bool close_kernel = true;
+	bool close_kernel = !progress;
 	NTSTATUS st;
 
 	so = calloc(1, sizeof(*so));
 	if (!so) {
-		nf_kernel_fence_destroy(dev->adapter->fd, kernel_handle);
+		if (close_kernel)
+			nf_kernel_fence_destroy(dev->adapter->fd,
+						kernel_handle);
 		return STATUS_NO_MEMORY;
 	}
 	nf_object_init(&so->base, NF_HANDLE_SYNCOBJ, nf_syncobj_release);
 	nf_object_get(&dev->base);
 	so->device = dev;
 	so->kernel_handle = kernel_handle;
+	so->progress = progress;
 
 	st = nf_syncobj_map(so, km);
 	if (NT_SUCCESS(st)) {
@@ -171,8 +169,10 @@ static NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
 	}
 	if (!NT_SUCCESS(st) && close_kernel)
 		nf_kernel_fence_destroy(dev->adapter->fd, kernel_handle);
-	/* On success the table holds the handle's reference. */
-	nf_syncobj_put(so);
+	if (NT_SUCCESS(st) && so_out)
+		*so_out = so;	/* the caller's reference */
+	else
+		nf_syncobj_put(so); /* the table holds the handle's */
 	return st;
 }
 
@@ -220,6 +220,20 @@ void nf_device_close_syncobjs(struct nf_device *dev)
 	}
 }
 
+void nf_syncobj_forget(struct nf_syncobj *so)
+{
+	struct nf_object *obj;
+
+	/* Whoever removes the handle tears the sync object down. */
+	obj = nf_handle_remove(so->base.handle, NF_HANDLE_SYNCOBJ);
+	if (!obj)
+		return;
+	pthread_mutex_lock(&nf_syncobj_lock);
+	nf_syncobj_unlink(so);
+	pthread_mutex_unlock(&nf_syncobj_lock);
+	nf_object_put(obj);
+}
+
 NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 {
 	D3DKMT_CREATENATIVEFENCE *p = pCreateNativeFence;
@@ -254,8 +268,8 @@ NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_CREATE,
 			     &args);
 	if (NT_SUCCESS(st))
-		st = nf_syncobj_new(dev, args.handle, &args.mapping, &handle,
-				    &mapping);
+		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
+				    &handle, &mapping, NULL);
 	nf_device_put(dev);
 	if (!NT_SUCCESS(st))
 		return st;
@@ -300,8 +314,8 @@ NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *p
 	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_OPEN,
 			     &args);
 	if (NT_SUCCESS(st))
-		st = nf_syncobj_new(dev, args.handle, &args.mapping, &handle,
-				    &mapping);
+		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
+				    &handle, &mapping, NULL);
 	nf_device_put(dev);
 	if (!NT_SUCCESS(st))
 		return st;
@@ -352,6 +366,15 @@ NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONO
 
 	if (!pDestroy)
 		return STATUS_INVALID_PARAMETER;
+
+	/* A progress fence goes with its queue only (the kernel's EBUSY). */
+	so = nf_syncobj_lookup(pDestroy->hSyncObject);
+	if (!so)
+		return STATUS_INVALID_HANDLE;
+	err = so->progress ? EBUSY : 0;
+	nf_syncobj_put(so);
+	if (err)
+		return NFenceStatusFromErrno(err);
 
 	/* Unlink first: of concurrent destroys exactly one reaches here. */
 	obj = nf_handle_remove(pDestroy->hSyncObject, NF_HANDLE_SYNCOBJ);

@@ -26,6 +26,8 @@ struct nf_syncobj {
 	uint32_t kernel_handle;		/* local fence handle on the file */
 	struct nf_fence_page *page;	/* holds CurrentValue; NULL if none */
 	D3DDDI_NATIVEFENCEMAPPING mapping; /* as returned to the caller */
+	/* the progress fence of a hardware queue: closed with the queue */
+	bool progress;
 	/* nf_device.syncobjs, under the sync object lock; pprev NULL if off */
 	struct nf_syncobj *next;
 	struct nf_syncobj **pprev;
@@ -42,6 +44,37 @@ static inline void nf_syncobj_put(struct nf_syncobj *so)
 {
 	nf_object_put(&so->base);
 }
+
+/*
+ * nf_syncobj_new() - wrap the local fence handle @kernel_handle that was
+ * just created or opened on @dev (or, with @progress, that the kernel made
+ * as a hardware queue's progress fence) in a new sync object handle,
+ * mapping it as @km says. On failure the kernel fence handle is closed,
+ * unless the device is being destroyed (which closes it) or @progress (the
+ * caller destroys the queue, which closes it). On success *@so_out (if
+ * not NULL) is the new sync object with a reference of the caller's, and
+ * *@handle and *@mapping are set.
+ */
+NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
+			const struct drm_nfence_fence_mapping *km, bool progress,
+			D3DKMT_HANDLE *handle,
+			D3DDDI_NATIVEFENCEMAPPING *mapping,
+			struct nf_syncobj **so_out);
+
+/*
+ * nf_syncobj_forget() - close the handle of @so, if still open, without
+ * telling the kernel: for fences the kernel closed itself (progress fences
+ * of destroyed queues).
+ */
+void nf_syncobj_forget(struct nf_syncobj *so);
+
+/*
+ * nf_sync_handles() - the kernel handles of the @count sync objects
+ * @handles names, into @out. Each must be a sync object on @dev's adapter
+ * (kernel handles are per file); which device of it the kernel checks.
+ */
+NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
+			 const D3DKMT_HANDLE *handles, uint32_t *out);
 
 /*
  * nf_device_close_syncobjs() - mark @dev as being destroyed, so no new sync

@@ -26,13 +26,8 @@
 _Static_assert(D3DKMT_NFENCE_MAX_SYNC_OBJECTS == DRM_NFENCE_MAX_WAIT_FENCES,
 	       "the public limit is the kernel's");
 
-/*
- * nf_sync_handles() - the kernel handles of the @count sync objects
- * @handles names, into @out. Each must be a sync object on @dev's adapter
- * (kernel handles are per file); which device of it the kernel checks.
- */
-static NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
-				const D3DKMT_HANDLE *handles, uint32_t *out)
+NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
+			 const D3DKMT_HANDLE *handles, uint32_t *out)
 {
 	struct nf_syncobj *so;
 	bool same_file;

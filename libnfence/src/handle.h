@@ -23,7 +23,9 @@ enum nf_handle_type {
 	NF_HANDLE_ADAPTER = 1,	/* struct nf_adapter_handle */
 	NF_HANDLE_DEVICE,	/* struct nf_device */
 	NF_HANDLE_SYNCOBJ,	/* struct nf_syncobj (native fences) */
-	/* contexts, hardware queues, allocations go here */
+	NF_HANDLE_ALLOCATION,	/* struct nf_allocation */
+	NF_HANDLE_CONTEXT,	/* struct nf_context */
+	NF_HANDLE_HWQUEUE,	/* struct nf_hwqueue */
 	NF_HANDLE_TYPE_MAX,
 };
 

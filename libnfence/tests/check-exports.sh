@@ -3,7 +3,8 @@
 #
 # check-exports.sh LIB MAP [HEADER]: the dynamic symbols LIB defines must be
 # exactly the global symbols of the version script MAP, nothing more, nothing
-# less; and, given HEADER, exactly the functions it declares NFENCE_EXPORT.
+# less, each with the version of the node MAP lists it in; and, given HEADER,
+# exactly the functions it declares NFENCE_EXPORT.
 set -eu
 
 lib=$1
@@ -14,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Names between "global:" and "local:", comments stripped.
 sed -e 's|/\*.*\*/||g' "$map" |
-	awk '/global:/ { on = 1; next } /local:/ { on = 0 } on' |
+	awk '/global:/ { on = 1; next } /local:|}/ { on = 0 } on' |
 	tr -d ' \t;' | grep -v '^$' | sort > "$tmp/map"
 
 # Defined dynamic symbols, minus the version node itself (type A),
@@ -38,12 +39,19 @@ if [ -n "$header" ]; then
 		exit 1
 	fi
 fi
-# Every export must carry the map's version node.
-ver=$(sed -e 's|/\*.*\*/||g' "$map" | awk '/{/ { print $1; exit }')
-if nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' |
-		grep -v "@@$ver\$" > "$tmp/unversioned"; then
-	echo "not ok check-exports: symbols without version $ver:"
-	sed -e 's/^/# /' "$tmp/unversioned"
+# Every export must carry the version of its node in the map.
+sed -e 's|/\*.*\*/||g' "$map" |
+	awk '/{/ { node = $1; next }
+	     /global:/ { on = 1; next } /local:|}/ { on = 0 }
+	     on { gsub(/[ \t;]/, ""); if ($0 != "") print $0 "@@" node }' |
+	sort > "$tmp/mapver"
+nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' |
+	sort > "$tmp/libver"
+if ! diff -u "$tmp/mapver" "$tmp/libver" > "$tmp/diff"; then
+	echo "not ok check-exports: symbol versions differ from $map" \
+	     "(- map, + library):"
+	sed -e 's/^/# /' "$tmp/diff"
 	exit 1
 fi
-echo "ok check-exports: $(wc -l < "$tmp/lib") symbols, all in $ver"
+nodes=$(sed -e 's/.*@@//' "$tmp/mapver" | sort -u | tr '\n' ' ')
+echo "ok check-exports: $(wc -l < "$tmp/lib") symbols, versions ${nodes% }"

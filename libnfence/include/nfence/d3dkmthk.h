@@ -9,7 +9,9 @@
  * and status codes carry Microsoft's names and, where Windows has them,
  * Microsoft's numeric values. Additions specific to nfence use the prefix
  * NFence (functions), D3DKMT_NFENCE_ (types) or KMTQAITYPE_NFENCE_ (query
- * types).
+ * types); what a UMD would own rather than the thunk (the allocation
+ * description passed as private driver data, the command encoder) uses
+ * NFENCE_.
  *
  * Linux conventions:
  * - D3DKMT_HANDLE values are per process, 0 is never valid, and a closed
@@ -822,6 +824,620 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU {
 NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromCpu(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU *pSignal);
 
 /* ------------------------------------------------------------------ */
+/* Allocations                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An allocation is memory of one segment (system memory or VRAM) mapped at
+ * a GPU virtual address in the process's GPU address space, which is where
+ * the engines reach it. Its GPU VA is an output of D3DKMTCreateAllocation2()
+ * (D3DDDI_ALLOCATIONINFO2::GpuVirtualAddress), as if
+ * D3DKMTMapGpuVirtualAddress() had been called at creation:
+ * D3DKMTMapGpuVirtualAddress is not provided. Allocations belong to the
+ * device they were created on; destroying the device destroys them.
+ * Resources (hResource) and the D3D9-era D3DKMTCreateAllocation (with
+ * D3DDDI_ALLOCATIONINFO) are not provided either.
+ *
+ * What the allocation is made of is driver-private data on Windows; on
+ * nfence it is an NFENCE_ALLOCATION_DESC passed as the pPrivateDriverData
+ * of each D3DDDI_ALLOCATIONINFO2.
+ */
+
+/* D3DDDI_VIDEO_PRESENT_SOURCE_ID: a display source; nfence has none */
+typedef UINT D3DDDI_VIDEO_PRESENT_SOURCE_ID;
+
+/* ULONG_PTR: an unsigned integer of pointer size */
+typedef uintptr_t ULONG_PTR;
+
+/* NFENCE_SEGMENT_ID_*: the SegmentId of NFENCE_ALLOCATION_DESC */
+#define NFENCE_SEGMENT_ID_SYSTEM	1u	/* system memory (aperture) */
+#define NFENCE_SEGMENT_ID_LOCAL		2u	/* VRAM */
+
+/* NFENCE_ALLOCATION_FLAGS: how an allocation may be placed and used. */
+typedef struct _NFENCE_ALLOCATION_FLAGS {
+	union {
+		struct {
+			/*
+			 * the CPU may map it with D3DKMTLock2(); implied
+			 * for system memory; VRAM comes from the
+			 * CPU-visible part of the segment
+			 */
+			UINT CpuVisible			: 1;
+			/* a full VRAM segment falls back to system memory */
+			UINT AllowDemote		: 1;
+			UINT Reserved			: 30;
+		};
+		UINT Value;
+	};
+} NFENCE_ALLOCATION_FLAGS;
+
+/*
+ * NFENCE_ALLOCATION_DESC: nfence's private driver data of one allocation,
+ * at D3DDDI_ALLOCATIONINFO2::pPrivateDriverData with PrivateDriverDataSize
+ * sizeof(NFENCE_ALLOCATION_DESC). Read only.
+ */
+typedef struct _NFENCE_ALLOCATION_DESC {
+	UINT64 Size;			/* bytes, 1 .. 256 MiB; page rounded */
+	UINT SegmentId;			/* NFENCE_SEGMENT_ID_SYSTEM or _LOCAL */
+	NFENCE_ALLOCATION_FLAGS Flags;
+} NFENCE_ALLOCATION_DESC;
+
+/*
+ * D3DDDI_ALLOCATIONINFO2: one allocation of D3DKMTCreateAllocation2().
+ * hSection/pSystemMem (existing memory) must be NULL; VidPnSourceId,
+ * Priority and Flags.OverridePriority are ignored; Flags.Primary and
+ * Flags.Stereo are STATUS_NOT_SUPPORTED (nfence has no display); Reserved
+ * is ignored.
+ */
+typedef struct _D3DDDI_ALLOCATIONINFO2 {
+	D3DKMT_HANDLE hAllocation;	/* out: allocation handle */
+	union {
+		HANDLE hSection;	/* in: must be NULL */
+		const VOID *pSystemMem;	/* in: must be NULL */
+	};
+	/* in: an NFENCE_ALLOCATION_DESC */
+	const VOID *pPrivateDriverData;
+	UINT PrivateDriverDataSize;	/* in: sizeof(NFENCE_ALLOCATION_DESC) */
+	D3DDDI_VIDEO_PRESENT_SOURCE_ID VidPnSourceId;	/* in: ignored */
+	union {
+		struct {
+			UINT Primary		: 1;
+			UINT Stereo		: 1;
+			UINT OverridePriority	: 1;
+			UINT Reserved		: 29;
+		};
+		UINT Value;
+	} Flags;			/* in */
+	/* out: GPU VA of the first byte, page aligned */
+	D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress;
+	union {
+		UINT Priority;		/* in: ignored */
+		ULONG_PTR Unused;
+	};
+	ULONG_PTR Reserved[5];		/* ignored */
+} D3DDDI_ALLOCATIONINFO2;
+
+/*
+ * D3DKMT_CREATEALLOCATIONFLAGS: in the bit order of Windows' d3dkmthk.h.
+ * Accepted and without effect: NonSecure, RestrictSharedAccess,
+ * SwapChainBackBuffer, AllowNotZeroed, NoKmdAccess. Zeroed is an output:
+ * set, as nfence memory always starts zeroed. Reserved must be zero
+ * (STATUS_INVALID_PARAMETER). Every other bit (resources, sharing,
+ * protected, existing memory, cache attributes, cross-adapter, write
+ * watch, standard allocations, read-only, physically contiguous,
+ * displayable) is STATUS_NOT_SUPPORTED.
+ */
+typedef struct _D3DKMT_CREATEALLOCATIONFLAGS {
+	union {
+		struct {
+			UINT CreateResource		: 1;
+			UINT CreateShared		: 1;
+			UINT NonSecure			: 1;
+			UINT CreateProtected		: 1;
+			UINT RestrictSharedAccess	: 1;
+			UINT ExistingSysMem		: 1;
+			UINT NtSecuritySharing		: 1;
+			UINT ReadOnly			: 1;
+			UINT CreateWriteCombined	: 1;
+			UINT CreateCached		: 1;
+			UINT SwapChainBackBuffer	: 1;
+			UINT CrossAdapter		: 1;
+			UINT OpenCrossAdapter		: 1;
+			UINT PartialSharedCreation	: 1;
+			UINT Zeroed			: 1;
+			UINT WriteWatch			: 1;
+			UINT StandardAllocation		: 1;
+			UINT ExistingSection		: 1;
+			UINT AllowNotZeroed		: 1;
+			UINT PhysicallyContiguous	: 1;
+			UINT NoKmdAccess		: 1;
+			UINT SharedDisplayable		: 1;
+			UINT Reserved			: 10;
+		};
+		UINT Value;
+	};
+} D3DKMT_CREATEALLOCATIONFLAGS;
+
+/*
+ * D3DKMT_CREATEALLOCATION: argument of D3DKMTCreateAllocation2. The
+ * resource-level fields (hResource, pPrivateRuntimeData,
+ * pPrivateDriverData) are for runtimes that group allocations in
+ * resources; nfence has no resources: hResource must be 0, the private
+ * data are ignored, hGlobalShare is set to 0.
+ */
+typedef struct _D3DKMT_CREATEALLOCATION {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	D3DKMT_HANDLE hResource;	/* in: must be 0 */
+	D3DKMT_HANDLE hGlobalShare;	/* out: 0 (no sharing) */
+	const VOID *pPrivateRuntimeData;	/* in: ignored */
+	UINT PrivateRuntimeDataSize;	/* in: ignored */
+	const VOID *pPrivateDriverData;	/* in: ignored (resource data) */
+	UINT PrivateDriverDataSize;	/* in: ignored */
+	UINT NumAllocations;		/* in: entries at pAllocationInfo2, >= 1 */
+	D3DDDI_ALLOCATIONINFO2 *pAllocationInfo2;	/* in/out */
+	D3DKMT_CREATEALLOCATIONFLAGS Flags;	/* in/out */
+	HANDLE hPrivateRuntimeResourceHandle;	/* in: ignored */
+} D3DKMT_CREATEALLOCATION;
+
+/**
+ * D3DKMTCreateAllocation2() - create allocations on a device
+ * @pCreateAllocation: in: hDevice, NumAllocations, pAllocationInfo2 (each
+ *	with an NFENCE_ALLOCATION_DESC), Flags; out: in each
+ *	pAllocationInfo2 entry hAllocation and GpuVirtualAddress, and
+ *	Flags.Zeroed
+ *
+ * Creates NumAllocations allocations, each as its NFENCE_ALLOCATION_DESC
+ * says: Size bytes (rounded up to whole pages) of segment SegmentId, mapped
+ * for the GPU at GpuVirtualAddress and zeroed. A VRAM request with
+ * Flags.AllowDemote lands in system memory when VRAM (or, with CpuVisible,
+ * its CPU-visible part) is full; NFenceQueryAllocation() tells where it
+ * went. Either every allocation is created or none is; the outputs are
+ * written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateAllocation
+ * or pAllocationInfo2 is NULL, NumAllocations is 0, hResource is not 0,
+ * Flags.Reserved is not 0, an entry's private data is not an
+ * NFENCE_ALLOCATION_DESC (NULL or of another size), has Flags.Reserved set,
+ * or its Size, SegmentId or Flags are refused by the kernel (a size of 0 or
+ * above 256 MiB, a segment other than 1 or 2, AllowDemote for system
+ * memory, CpuVisible VRAM on an adapter without CPU-visible VRAM), or an
+ * entry has hSection/pSystemMem set; STATUS_NOT_SUPPORTED for unsupported
+ * Flags or entry flags; STATUS_INVALID_HANDLE if hDevice is not a device
+ * handle; STATUS_INSUFFICIENT_RESOURCES when the segment is full or the
+ * kernel's allocation limit is reached; STATUS_NO_MEMORY; otherwise see
+ * NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *pCreateAllocation);
+
+/* D3DDDICB_DESTROYALLOCATION2FLAGS: AssumeNotInUse, SynchronousDestroy */
+typedef struct _D3DDDICB_DESTROYALLOCATION2FLAGS {
+	union {
+		struct {
+			UINT AssumeNotInUse		: 1;
+			UINT SynchronousDestroy		: 1;
+			UINT Reserved			: 29;
+			UINT SystemUseOnly		: 1;
+		};
+		UINT Value;
+	};
+} D3DDDICB_DESTROYALLOCATION2FLAGS;
+
+/* D3DKMT_DESTROYALLOCATION2: argument of D3DKMTDestroyAllocation2. */
+typedef struct _D3DKMT_DESTROYALLOCATION2 {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	D3DKMT_HANDLE hResource;	/* in: must be 0 */
+	const D3DKMT_HANDLE *phAllocationList;	/* in: allocations */
+	UINT AllocationCount;		/* in: entries at phAllocationList */
+	D3DDDICB_DESTROYALLOCATION2FLAGS Flags;	/* in */
+} D3DKMT_DESTROYALLOCATION2;
+
+/**
+ * D3DKMTDestroyAllocation2() - destroy allocations
+ * @pDestroyAllocation: in: hDevice, phAllocationList, AllocationCount,
+ *	Flags
+ *
+ * Every handle is checked before any allocation is destroyed. Destroying an
+ * allocation unmaps it from the GPU at once (later GPU accesses fault the
+ * context that makes them; nfence does not wait for work in flight, so
+ * Flags.AssumeNotInUse and Flags.SynchronousDestroy change nothing) and
+ * unmaps its D3DKMTLock2() CPU mapping whatever its lock count.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyAllocation
+ * or phAllocationList is NULL, AllocationCount is 0, hResource is not 0 or
+ * Flags.Reserved or Flags.SystemUseOnly is set; STATUS_INVALID_HANDLE if
+ * hDevice is not a device handle or a handle is not an allocation of it
+ * (nothing destroyed), or a handle is listed twice (the others are
+ * destroyed).
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAllocation);
+
+/* D3DDDICB_LOCK2FLAGS: no flag is defined; Value must be 0. */
+typedef struct _D3DDDICB_LOCK2FLAGS {
+	union {
+		struct {
+			UINT Reserved			: 32;
+		};
+		UINT Value;
+	};
+} D3DDDICB_LOCK2FLAGS;
+
+/* D3DKMT_LOCK2: argument of D3DKMTLock2. */
+typedef struct _D3DKMT_LOCK2 {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	D3DKMT_HANDLE hAllocation;	/* in: allocation handle */
+	D3DDDICB_LOCK2FLAGS Flags;	/* in: must be 0 */
+	VOID *pData;			/* out: CPU address of the first byte */
+} D3DKMT_LOCK2;
+
+/**
+ * D3DKMTLock2() - map an allocation for the CPU
+ * @pLock: in: hDevice, hAllocation, Flags; out: pData
+ *
+ * Maps the whole allocation read/write, shared with the GPU: what the CPU
+ * writes the engines read and the reverse (no cache flush is needed). The
+ * allocation must be CPU-visible (system memory, or VRAM created with
+ * CpuVisible). Locks nest: while an allocation is locked, D3DKMTLock2()
+ * returns the same pData and counts one more lock; the mapping goes with the
+ * last D3DKMTUnlock2(), or when the allocation or its device is destroyed.
+ * The count is per process, not per thread.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pLock is NULL,
+ * Flags is not 0 or the allocation is not CPU-visible;
+ * STATUS_INVALID_HANDLE if hDevice is not a device handle or hAllocation
+ * is not an allocation of it; otherwise the status of the kernel's or of
+ * mmap()'s errno (see NFenceStatusFromErrno()).
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock);
+
+/* D3DKMT_UNLOCK2: argument of D3DKMTUnlock2. */
+typedef struct _D3DKMT_UNLOCK2 {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	D3DKMT_HANDLE hAllocation;	/* in: allocation handle */
+} D3DKMT_UNLOCK2;
+
+/**
+ * D3DKMTUnlock2() - drop one lock of an allocation
+ * @pUnlock: in: hDevice, hAllocation
+ *
+ * The last unlock unmaps the allocation from the CPU: the pData of
+ * D3DKMTLock2() is invalid from then on.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pUnlock is NULL or
+ * the allocation is not locked; STATUS_INVALID_HANDLE if hDevice is not a
+ * device handle or hAllocation is not an allocation of it.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTUnlock2(const D3DKMT_UNLOCK2 *pUnlock);
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A context runs on one engine (node) of the adapter; it is the parent of
+ * hardware queues. The context handle alone names it: libnfence remembers
+ * its device. Destroying a context destroys its hardware queues;
+ * destroying its device destroys it.
+ */
+
+/*
+ * D3DDDI_CREATECONTEXTFLAGS: in the bit order of Windows' d3dukmdt.h.
+ * DisableGpuTimeout applies to every hardware queue of the context (as
+ * D3DDDI_CREATEHWQUEUEFLAGS::DisableGpuTimeout); InitialData,
+ * SynchronizationOnly, HwQueueSupported (nfence contexts always have
+ * hardware queues) and NoKmdAccess are accepted without effect;
+ * NullRendering is STATUS_NOT_SUPPORTED; Reserved must be zero.
+ */
+typedef struct _D3DDDI_CREATECONTEXTFLAGS {
+	union {
+		struct {
+			UINT NullRendering		: 1;
+			UINT InitialData		: 1;
+			UINT DisableGpuTimeout		: 1;
+			UINT SynchronizationOnly	: 1;
+			UINT HwQueueSupported		: 1;
+			UINT NoKmdAccess		: 1;
+			UINT Reserved			: 26;
+		};
+		UINT Value;
+	};
+} D3DDDI_CREATECONTEXTFLAGS;
+
+/* D3DKMT_CLIENTHINT: which runtime creates a context; only a hint. */
+typedef enum _D3DKMT_CLIENTHINT {
+	D3DKMT_CLIENTHINT_UNKNOWN	= 0,
+	D3DKMT_CLIENTHINT_OPENGL	= 1,
+	D3DKMT_CLIENTHINT_CDD		= 2,
+	D3DKMT_CLIENTHINT_OPENCL	= 3,
+	D3DKMT_CLIENTHINT_VULKAN	= 4,
+	D3DKMT_CLIENTHINT_CUDA		= 5,
+	D3DKMT_CLIENTHINT_RESERVED	= 6,
+	D3DKMT_CLIENTHINT_DX7		= 7,
+	D3DKMT_CLIENTHINT_DX8		= 8,
+	D3DKMT_CLIENTHINT_DX9		= 9,
+	D3DKMT_CLIENTHINT_DX10		= 10,
+	D3DKMT_CLIENTHINT_DX11		= 11,
+	D3DKMT_CLIENTHINT_DX12		= 12,
+	D3DKMT_CLIENTHINT_9ON12		= 13,
+	D3DKMT_CLIENTHINT_11ON12	= 14,
+	D3DKMT_CLIENTHINT_MFT_ENCODE	= 15,
+	D3DKMT_CLIENTHINT_GLON12	= 16,
+	D3DKMT_CLIENTHINT_CLON12	= 17,
+} D3DKMT_CLIENTHINT;
+
+/* D3DKMT_CREATECONTEXTVIRTUAL: argument of D3DKMTCreateContextVirtual. */
+typedef struct _D3DKMT_CREATECONTEXTVIRTUAL {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	UINT NodeOrdinal;		/* in: engine, 0 .. NumEngines - 1 */
+	/* in: physical adapters of a linked adapter: 0 or 1 (one adapter) */
+	UINT EngineAffinity;
+	D3DDDI_CREATECONTEXTFLAGS Flags;	/* in */
+	/* in: ignored, the nfence kernel driver takes none */
+	VOID *pPrivateDriverData;
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	D3DKMT_CLIENTHINT ClientHint;	/* in: ignored */
+	D3DKMT_HANDLE hContext;		/* out: context handle */
+} D3DKMT_CREATECONTEXTVIRTUAL;
+
+/**
+ * D3DKMTCreateContextVirtual() - create a context on an engine
+ * @pCreateContext: in: hDevice, NodeOrdinal, EngineAffinity, Flags,
+ *	pPrivateDriverData, PrivateDriverDataSize, ClientHint; out: hContext
+ *
+ * The outputs are written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateContext is
+ * NULL, EngineAffinity is above 1, Flags.Reserved is set,
+ * PrivateDriverDataSize is not 0 with pPrivateDriverData NULL, or the
+ * adapter has no engine NodeOrdinal; STATUS_NOT_SUPPORTED for
+ * Flags.NullRendering; STATUS_INVALID_HANDLE if hDevice is not a device
+ * handle; STATUS_INSUFFICIENT_RESOURCES past the kernel's context limit;
+ * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext);
+
+/* D3DKMT_DESTROYCONTEXT: argument of D3DKMTDestroyContext. */
+typedef struct _D3DKMT_DESTROYCONTEXT {
+	D3DKMT_HANDLE hContext;		/* in: context handle */
+} D3DKMT_DESTROYCONTEXT;
+
+/**
+ * D3DKMTDestroyContext() - destroy a context and its hardware queues
+ * @pDestroyContext: in: hContext
+ *
+ * Work still queued on the context's hardware queues is dropped. hContext,
+ * the handles of its queues and of their progress fences, and the progress
+ * fences' CPU mappings are invalid after the call whatever it returns.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyContext is
+ * NULL; STATUS_INVALID_HANDLE if hContext is not a context handle.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext);
+
+/* ------------------------------------------------------------------ */
+/* Hardware queues and submission                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A hardware queue of a context is what the scheduler (the simulated GPU's
+ * context management processor) runs. Each has a progress fence: a sync
+ * object of the queue's device, created with the queue, that the scheduler
+ * signals with a submission's HwQueueProgressFenceId once the submission
+ * has run. It can be read through HwQueueProgressFenceCPUVirtualAddress,
+ * waited for (D3DKMTWaitForSynchronizationObjectFromCpu() on its device,
+ * or a GPU wait at HwQueueProgressFenceGPUVirtualAddress) and, as any
+ * fence, signaled; it is destroyed with the queue only:
+ * D3DKMTDestroySynchronizationObject() refuses it with STATUS_DEVICE_BUSY.
+ *
+ * A GPU page fault or an invalid command on a queue faults its context:
+ * the context's queues drop their pending work, their progress fences
+ * become AlwaysSignaled (CurrentValue at least 0xFFFFFFFF) and every
+ * submission to them fails with STATUS_DEVICE_REMOVED;
+ * NFenceQueryContextState() tells what faulted where. A command running
+ * longer than the adapter's timeout (TDR) on a queue without
+ * DisableGpuTimeout loses the whole device, with the same effects on all
+ * its queues and fences.
+ */
+
+/*
+ * D3DDDI_CREATEHWQUEUEFLAGS: hardware queue flags, in the bit order of
+ * Windows' d3dukmdt.h. NoBroadcastSignal, NoBroadcastWait and NoKmdAccess
+ * are accepted without effect; UserModeSubmission (doorbells) is
+ * STATUS_NOT_SUPPORTED until the kernel implements it; NativeProgressFence
+ * makes the progress fence a native fence (STATUS_NOT_SUPPORTED on an
+ * adapter without native fences), otherwise it is a monitored fence with
+ * the same CPU and GPU view; Reserved must be zero.
+ */
+typedef struct _D3DDDI_CREATEHWQUEUEFLAGS {
+	union {
+		struct {
+			UINT DisableGpuTimeout		: 1;
+			UINT NoBroadcastSignal		: 1;
+			UINT NoBroadcastWait		: 1;
+			UINT NoKmdAccess		: 1;
+			UINT UserModeSubmission		: 1;
+			UINT NativeProgressFence	: 1;
+			UINT Reserved			: 26;
+		};
+		UINT Value;
+	};
+} D3DDDI_CREATEHWQUEUEFLAGS;
+
+/*
+ * D3DKMT_CREATEHWQUEUE: argument of D3DKMTCreateHwQueue. The native fence
+ * log buffer fields are the seed's; they are 64-bit GPU VAs (the seed's
+ * comments say so) and are 0 until nfence implements log buffers.
+ */
+typedef struct _D3DKMT_CREATEHWQUEUE {
+	D3DKMT_HANDLE hHwContext;	/* in: context handle */
+	D3DDDI_CREATEHWQUEUEFLAGS Flags;	/* in */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	/* in: ignored, the nfence kernel driver takes none */
+	VOID *pPrivateDriverData;
+	D3DKMT_HANDLE hHwQueue;		/* out: queue handle */
+	D3DKMT_HANDLE hHwQueueProgressFence;	/* out: its progress fence */
+	/* out: read-only CPU view of the progress fence's value (a UINT64) */
+	VOID *HwQueueProgressFenceCPUVirtualAddress;
+	/* out: GPU VA of the progress fence's value */
+	D3DGPU_VIRTUAL_ADDRESS HwQueueProgressFenceGPUVirtualAddress;
+	/* out: GPU VA of the native fence wait log buffer; 0 for now */
+	D3DGPU_VIRTUAL_ADDRESS NativeFenceWaitLogBufferGpuVa;
+	/* out: GPU VA of the native fence signal log buffer; 0 for now */
+	D3DGPU_VIRTUAL_ADDRESS NativeFenceSignalLogBufferGpuVa;
+	/* out: entries of each log buffer; 0 for now */
+	UINT NativeFenceLogBufferNumberOfEntries;
+} D3DKMT_CREATEHWQUEUE;
+
+/**
+ * D3DKMTCreateHwQueue() - create a hardware queue on a context
+ * @pCreateHwQueue: in: hHwContext, Flags, PrivateDriverDataSize,
+ *	pPrivateDriverData; out: hHwQueue, hHwQueueProgressFence and its
+ *	CPU and GPU addresses, the log buffer fields (0)
+ *
+ * The progress fence starts at 0. Its CPU view is mapped read-only as a
+ * native fence's CurrentValueCpuVa is, and stays valid until the queue is
+ * destroyed. The outputs are written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateHwQueue is
+ * NULL, Flags.Reserved is set or PrivateDriverDataSize is not 0 with
+ * pPrivateDriverData NULL; STATUS_NOT_SUPPORTED for UserModeSubmission, or
+ * NativeProgressFence without native fences; STATUS_INVALID_HANDLE if
+ * hHwContext is not a context handle; STATUS_DEVICE_REMOVED if the context
+ * faulted or its device is lost; STATUS_INSUFFICIENT_RESOURCES past the
+ * kernel's queue limit; STATUS_NO_MEMORY; otherwise see
+ * NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateHwQueue(D3DKMT_CREATEHWQUEUE *pCreateHwQueue);
+
+/* D3DKMT_DESTROYHWQUEUE: argument of D3DKMTDestroyHwQueue. */
+typedef struct _D3DKMT_DESTROYHWQUEUE {
+	D3DKMT_HANDLE hHwQueue;		/* in: queue handle */
+} D3DKMT_DESTROYHWQUEUE;
+
+/**
+ * D3DKMTDestroyHwQueue() - destroy a hardware queue
+ * @pDestroyHwQueue: in: hHwQueue
+ *
+ * Work still queued is dropped. hHwQueue, its progress fence handle and
+ * the progress fence's CPU view are invalid after the call whatever it
+ * returns.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyHwQueue is
+ * NULL; STATUS_INVALID_HANDLE if hHwQueue is not a queue handle.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwQueue(const D3DKMT_DESTROYHWQUEUE *pDestroyHwQueue);
+
+/*
+ * D3DKMT_SUBMITCOMMANDTOHWQUEUE: argument of D3DKMTSubmitCommandToHwQueue.
+ * The primaries (NumPrimaries, WrittenPrimaries) are for display and are
+ * ignored; so is the private driver data.
+ */
+typedef struct _D3DKMT_SUBMITCOMMANDTOHWQUEUE {
+	D3DKMT_HANDLE hHwQueue;		/* in: queue handle */
+	/* in: progress fence value once this submission has run */
+	UINT64 HwQueueProgressFenceId;
+	D3DGPU_VIRTUAL_ADDRESS CommandBuffer;	/* in: GPU VA, 8-byte aligned */
+	UINT CommandLength;		/* in: bytes, a multiple of 8 */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	VOID *pPrivateDriverData;	/* in: ignored */
+	UINT NumPrimaries;		/* in: ignored */
+	const D3DKMT_HANDLE *WrittenPrimaries;	/* in: ignored */
+} D3DKMT_SUBMITCOMMANDTOHWQUEUE;
+
+/**
+ * D3DKMTSubmitCommandToHwQueue() - kernel-mode submission of a command buffer
+ * @pSubmit: in: hHwQueue, HwQueueProgressFenceId, CommandBuffer,
+ *	CommandLength (the rest is ignored)
+ *
+ * Queues the commands at CommandBuffer (see NFENCE_CS for how to write
+ * them) behind the queue's earlier submissions; once they have all run,
+ * the queue's progress fence is signaled with HwQueueProgressFenceId. The
+ * commands are read when they run, so the CPU must not rewrite the buffer
+ * before the progress fence says so. The commands are checked now and
+ * again when they run (an invalid command then faults the context). When
+ * the queue holds 256 pending submissions the call waits for room.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSubmit is NULL, a
+ * pointer whose size is not 0 is NULL, CommandLength is 0, above 1 MiB or
+ * not a multiple of 8, CommandBuffer is not 8-byte aligned or not inside
+ * one allocation for CommandLength bytes, a command is invalid, or
+ * HwQueueProgressFenceId is not above the queue's previous one;
+ * STATUS_INVALID_HANDLE if hHwQueue is not a queue handle;
+ * STATUS_DEVICE_REMOVED if the context faulted or the device is lost;
+ * otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSubmitCommandToHwQueue(const D3DKMT_SUBMITCOMMANDTOHWQUEUE *pSubmit);
+
+/*
+ * D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE: argument of
+ * D3DKMTSubmitWaitForSyncObjectsToHwQueue.
+ */
+typedef struct _D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE {
+	D3DKMT_HANDLE hHwQueue;		/* in: queue handle */
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	const UINT64 *FenceValueArray;	/* in: value to wait for, per object */
+} D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE;
+
+/**
+ * D3DKMTSubmitWaitForSyncObjectsToHwQueue() - queue a wait, WDDM 2.x style
+ * @pWait: in: hHwQueue, the objects and their values
+ *
+ * The queue stops at this point, behind its earlier submissions, until
+ * every object has reached its value. As WDDM 2.x monitored fences do it,
+ * the wait is resolved by the kernel through the CPU (its waiter and the
+ * fence signaled interrupt), not by the GPU: it is the baseline that
+ * native GPU waits (NFenceCsFenceWait()) are measured against. The objects
+ * must be sync objects of the queue's device.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array is
+ * NULL, ObjectCount is 0 or above 64, or an object is an INTRA_GPU fence;
+ * STATUS_INVALID_HANDLE if hHwQueue is not a queue handle or an object is
+ * not a sync object of the queue's device; STATUS_ACCESS_DENIED for an
+ * object opened with NoWait; STATUS_DEVICE_REMOVED if the context faulted
+ * or the device is lost; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSubmitWaitForSyncObjectsToHwQueue(const D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE *pWait);
+
+/*
+ * D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE: argument of
+ * D3DKMTSubmitSignalSyncObjectsToHwQueue. Flags are D3DDDICB_SIGNALFLAGS:
+ * SignalAtSubmission, EnqueueCpuEvent and AllowFenceRewind are
+ * STATUS_NOT_SUPPORTED (the signal happens when the queue reaches it and
+ * never lowers a fence); Reserved and DXGK_SIGNAL_FLAG_INTERNAL0 must be 0.
+ */
+typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
+	D3DDDICB_SIGNALFLAGS Flags;	/* in */
+	UINT BroadcastHwQueueCount;	/* in: queues at BroadcastHwQueueArray */
+	const D3DKMT_HANDLE *BroadcastHwQueueArray;	/* in: >= 1 queue */
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	const UINT64 *FenceValueArray;	/* in: value to signal, per object */
+} D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE;
+
+/**
+ * D3DKMTSubmitSignalSyncObjectsToHwQueue() - queue a signal, WDDM 2.x style
+ * @pSignal: in: Flags, the queues, the objects and their values
+ *
+ * Queues, on each queue of BroadcastHwQueueArray in order, a signal of the
+ * objects that runs once the queue reaches it: a kernel worker signals them
+ * as a CPU signal would (never lowering a value), without GPU fence
+ * commands. The objects must be sync objects of each queue's device. Every
+ * queue and object is checked before anything is queued; if the kernel
+ * then refuses the signal on one queue, the call returns that status and
+ * the signals queued on the queues before it stay queued.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSignal or an array
+ * is NULL, BroadcastHwQueueCount is 0, ObjectCount is 0 or above 64, Flags
+ * is invalid or an object is an INTRA_GPU fence; STATUS_NOT_SUPPORTED for
+ * unsupported Flags; STATUS_INVALID_HANDLE if a queue is not a queue handle
+ * or an object is not a sync object of the queue's device;
+ * STATUS_ACCESS_DENIED for an object opened with NoSignal;
+ * STATUS_DEVICE_REMOVED if a context faulted or a device is lost;
+ * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE *pSignal);
+
+/* ------------------------------------------------------------------ */
 /* nfence extensions                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -886,6 +1502,225 @@ NFENCE_EXPORT NTSTATUS NFenceStatusFromErrno(int err);
  * is not an open adapter handle.
  */
 NFENCE_EXPORT int NFenceGetAdapterFd(D3DKMT_HANDLE hAdapter);
+
+/* D3DKMT_NFENCE_ALLOCATION_INFO: what NFenceQueryAllocation() returns. */
+typedef struct _D3DKMT_NFENCE_ALLOCATION_INFO {
+	D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress;	/* first byte */
+	UINT64 Size;			/* bytes, page rounded */
+	UINT SegmentId;			/* segment asked for */
+	UINT PlacedSegmentId;		/* segment the memory came from */
+	NFENCE_ALLOCATION_FLAGS Flags;	/* as created */
+	UINT LockCount;			/* D3DKMTLock2() locks held */
+} D3DKMT_NFENCE_ALLOCATION_INFO;
+
+/**
+ * NFenceQueryAllocation() - where an allocation is
+ * @hDevice: the allocation's device
+ * @hAllocation: the allocation
+ * @pInfo: out: its GPU VA, size, segments, flags and lock count
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pInfo is NULL;
+ * STATUS_INVALID_HANDLE if @hDevice is not a device handle or
+ * @hAllocation is not an allocation of it.
+ */
+NFENCE_EXPORT NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DKMT_NFENCE_ALLOCATION_INFO *pInfo);
+
+/* ------------------------------------------------------------------ */
+/* The command encoder                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * NFENCE_CS builds a command buffer for the simulated engines, as a UMD
+ * would, into memory the caller provides: typically a CPU-visible
+ * allocation mapped with D3DKMTLock2(), whose GpuVirtualAddress is passed
+ * as GpuVa so that the buffer can be submitted with
+ * D3DKMTSubmitCommandToHwQueue(CommandBuffer = NFenceCsGpuVa(),
+ * CommandLength = NFenceCsSize()).
+ *
+ * Every command is a whole number of 8-byte units, little endian: a 32-bit
+ * header (opcode in bits 0-7, flags 0 in bits 8-15, length in 32-bit words
+ * in bits 16-31; DRM_NFENCE_CS_HEADER() of the uapi), a zero 32-bit word,
+ * then the 64-bit operands:
+ *
+ *   NFenceCsNop            NOP            2 words
+ *   NFenceCsFenceWait      FENCE_WAIT     6 words: va, value
+ *   NFenceCsFenceSignal    FENCE_SIGNAL   8 words: cv_va, mv_va, value
+ *   NFenceCsWrite64        WRITE64        6 words: va, value
+ *   NFenceCsTimestamp      TIMESTAMP      4 words: va
+ *   NFenceCsWork           WORK           4 words: duration_ns
+ *
+ * Errors are sticky: the first failing call records its status in Status,
+ * writes nothing, and every later call (but NFenceCsInit() and
+ * NFenceCsReset()) returns that status without writing anything, so a
+ * buffer can be built without checking each call and checked once with
+ * NFenceCsStatus(). A command that does not fit in the rest of the buffer
+ * is STATUS_BUFFER_TOO_SMALL; a GPU VA operand that is not 8-byte aligned
+ * (except a MonitoredValue VA of 0) and a WORK longer than 60 s are
+ * STATUS_INVALID_PARAMETER. The fields are for reading; change them only
+ * through the functions.
+ */
+typedef struct _NFENCE_CS {
+	BYTE *pBuffer;			/* the commands, as the CPU writes them */
+	D3DGPU_VIRTUAL_ADDRESS GpuVa;	/* GPU VA of pBuffer[0] */
+	UINT Capacity;			/* bytes at pBuffer, a multiple of 8 */
+	UINT Size;			/* bytes written so far */
+	NTSTATUS Status;		/* STATUS_SUCCESS, or the first error */
+	UINT Reserved;			/* 0 */
+} NFENCE_CS;
+
+/**
+ * NFenceCsInit() - start a command buffer
+ * @pCs: the encoder to set up
+ * @pBuffer: where the commands go (CPU address); 8-byte aligned
+ * @BufferSize: bytes at @pBuffer; only whole 8-byte units are used
+ * @GpuVa: the GPU VA the engines read @pBuffer at; 8-byte aligned
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCs is NULL, or
+ * @pBuffer is NULL or misaligned or @GpuVa misaligned (then also recorded
+ * in @pCs, which gets no buffer: every later call fails with it).
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsInit(NFENCE_CS *pCs, VOID *pBuffer, UINT BufferSize, D3DGPU_VIRTUAL_ADDRESS GpuVa);
+
+/**
+ * NFenceCsReset() - empty a command buffer to write it again
+ * @pCs: an encoder set up by NFenceCsInit()
+ *
+ * Size becomes 0 and Status STATUS_SUCCESS, unless NFenceCsInit() failed
+ * (Status stays). Only once the GPU is done with the old commands.
+ */
+NFENCE_EXPORT VOID NFenceCsReset(NFENCE_CS *pCs);
+
+/* NFenceCsNop() - append a NOP */
+NFENCE_EXPORT NTSTATUS NFenceCsNop(NFENCE_CS *pCs);
+
+/**
+ * NFenceCsFenceWait() - append a FENCE_WAIT
+ * @pCs: the encoder
+ * @GpuVa: GPU VA of a 64-bit value, e.g. a fence's CurrentValueGpuVa
+ * @Value: the value to wait for
+ *
+ * The queue stops until the 64-bit value at @GpuVa is at least @Value;
+ * the GPU resolves the wait itself, without the CPU.
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceWait(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value);
+
+/**
+ * NFenceCsFenceSignal() - append a FENCE_SIGNAL
+ * @pCs: the encoder
+ * @CurrentValueGpuVa: GPU VA of the fence's CurrentValue
+ * @MonitoredValueGpuVa: GPU VA of its MonitoredValue; 0 skips the
+ *	interrupt check (no CPU can wait, e.g. an INTRA_GPU fence)
+ * @Value: the value to write
+ *
+ * Writes @Value to CurrentValue (a plain store: a lower value lowers the
+ * fence), then raises the CPU interrupt only if @Value is above
+ * MonitoredValue, i.e. only if a CPU waiter needs it.
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceSignal(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa, D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa, UINT64 Value);
+
+/* NFenceCsWaitNativeFence() - NFenceCsFenceWait() on a native fence */
+NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
+
+/*
+ * NFenceCsSignalNativeFence() - NFenceCsFenceSignal() on a native fence,
+ * with its CurrentValueGpuVa and MonitoredValueGpuVa
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
+
+/* NFenceCsWrite64() - append a WRITE64 of @Value at @GpuVa */
+NFENCE_EXPORT NTSTATUS NFenceCsWrite64(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value);
+
+/*
+ * NFenceCsTimestamp() - append a TIMESTAMP: the engine writes the GPU
+ * timestamp (ticks of D3DKMT_NFENCE_ADAPTER::TimestampFrequency) at @GpuVa
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsTimestamp(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa);
+
+/*
+ * NFenceCsWork() - append a WORK: the engine is busy for @DurationNs ns
+ * (at most 60 s; a command longer than the adapter's TDR timeout loses the
+ * device unless the queue has DisableGpuTimeout)
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsWork(NFENCE_CS *pCs, UINT64 DurationNs);
+
+/* NFenceCsSize() - bytes written so far: the CommandLength to submit */
+NFENCE_EXPORT UINT NFenceCsSize(const NFENCE_CS *pCs);
+
+/* NFenceCsGpuVa() - GPU VA of the first command: the CommandBuffer */
+NFENCE_EXPORT D3DGPU_VIRTUAL_ADDRESS NFenceCsGpuVa(const NFENCE_CS *pCs);
+
+/* NFenceCsStatus() - STATUS_SUCCESS, or the first error (sticky) */
+NFENCE_EXPORT NTSTATUS NFenceCsStatus(const NFENCE_CS *pCs);
+
+/* ------------------------------------------------------------------ */
+/* Test hooks: OS-initiated context events                            */
+/* ------------------------------------------------------------------ */
+
+/* D3DKMT_NFENCE_CONTEXT_STATE_FLAGS: what a context is going through. */
+typedef struct _D3DKMT_NFENCE_CONTEXT_STATE_FLAGS {
+	union {
+		struct {
+			/* suspended: its queues are not scheduled */
+			UINT Suspended			: 1;
+			/* a GPU page fault or invalid command */
+			UINT Faulted			: 1;
+			/* its device is lost (TDR or device error) */
+			UINT DeviceLost			: 1;
+			UINT Reserved			: 29;
+		};
+		UINT Value;
+	};
+} D3DKMT_NFENCE_CONTEXT_STATE_FLAGS;
+
+/* D3DKMT_NFENCE_FAULT_REASON: why a context faulted. */
+typedef enum _D3DKMT_NFENCE_FAULT_REASON {
+	D3DKMT_NFENCE_FAULT_NONE		= 0,
+	/* a GPU VA with no mapping, or a write to a read-only one */
+	D3DKMT_NFENCE_FAULT_PAGE		= 1,
+	/* a GPU VA operand not 8-byte aligned */
+	D3DKMT_NFENCE_FAULT_MISALIGNED		= 2,
+	/* unknown opcode, wrong length or reserved bits set */
+	D3DKMT_NFENCE_FAULT_BAD_COMMAND		= 3,
+} D3DKMT_NFENCE_FAULT_REASON;
+
+/* D3DKMT_NFENCE_CONTEXT_STATE: what NFenceQueryContextState() returns. */
+typedef struct _D3DKMT_NFENCE_CONTEXT_STATE {
+	D3DKMT_NFENCE_CONTEXT_STATE_FLAGS Flags;
+	D3DKMT_NFENCE_FAULT_REASON FaultReason;	/* of the first fault */
+	D3DGPU_VIRTUAL_ADDRESS FaultGpuVa;	/* of the first fault, or 0 */
+} D3DKMT_NFENCE_CONTEXT_STATE;
+
+/**
+ * NFenceSuspendContext() - suspend a context, as the OS would
+ * @hContext: the context
+ *
+ * Its queues stop at the next command boundary (a WORK command already
+ * running finishes); submissions are still accepted. Suspending a
+ * suspended context changes nothing.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_HANDLE if @hContext is not a
+ * context handle; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS NFenceSuspendContext(D3DKMT_HANDLE hContext);
+
+/**
+ * NFenceResumeContext() - resume a suspended context
+ * @hContext: the context
+ *
+ * Return: as NFenceSuspendContext().
+ */
+NFENCE_EXPORT NTSTATUS NFenceResumeContext(D3DKMT_HANDLE hContext);
+
+/**
+ * NFenceQueryContextState() - whether a context is suspended, faulted or lost
+ * @hContext: the context
+ * @pState: out: the state flags and, after a fault, where and why
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pState is NULL;
+ * STATUS_INVALID_HANDLE if @hContext is not a context handle; otherwise
+ * see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext, D3DKMT_NFENCE_CONTEXT_STATE *pState);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Allocations: D3DKMTCreateAllocation2 / D3DKMTDestroyAllocation2 over
+ * DRM_IOCTL_NFENCE_ALLOC_CREATE / _DESTROY, and D3DKMTLock2 /
+ * D3DKMTUnlock2: DRM_IOCTL_NFENCE_ALLOC_LOCK and mmap() of the offset it
+ * returns, made by the first lock and undone by the last unlock (or by
+ * destroying the allocation or its device).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gpu.h"
+
+_Static_assert(NFENCE_SEGMENT_ID_SYSTEM == 1 && NFENCE_SEGMENT_ID_LOCAL == 2,
+	       "the uapi's segment ids");
+
+/* D3DKMT_CREATEALLOCATIONFLAGS bits that change nothing on nfence. */
+#define NF_ALLOC_IGNORED_FLAGS	(1u << 2 |	/* NonSecure */		\
+				 1u << 4 |	/* RestrictSharedAccess */ \
+				 1u << 10 |	/* SwapChainBackBuffer */ \
+				 1u << 14 |	/* Zeroed (an output) */ \
+				 1u << 18 |	/* AllowNotZeroed */	\
+				 1u << 20)	/* NoKmdAccess */
+#define NF_ALLOC_RESERVED_FLAGS	0xffc00000u
+
+static void nf_allocation_release(struct nf_object *obj)
+{
+	struct nf_allocation *alloc = (struct nf_allocation *)obj;
+
+	nf_device_put(alloc->device);
+	free(alloc);
+}
+
+static int nf_kernel_alloc_destroy(const struct nf_device *dev,
+				   uint32_t kernel_handle)
+{
+	struct drm_nfence_alloc_destroy args = {
+		.device = dev->kernel_handle,
+		.handle = kernel_handle,
+	};
+
+	return nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_ALLOC_DESTROY, &args);
+}
+
+/* The unmapped CPU view of @alloc, if it has one. Locked. */
+static void nf_allocation_unmap(struct nf_allocation *alloc)
+{
+	if (alloc->cpu_va)
+		munmap(alloc->cpu_va, alloc->map_size);
+	alloc->cpu_va = NULL;
+	alloc->lock_count = 0;
+}
+
+NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc)
+{
+	bool listed;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	alloc->dead = true;
+	listed = nf_link_del(&alloc->link);
+	nf_allocation_unmap(alloc);
+	pthread_mutex_unlock(&nf_gpu_lock);
+
+	if (!listed)
+		return STATUS_SUCCESS;
+	return NFenceStatusFromErrno(nf_kernel_alloc_destroy(alloc->device,
+							     alloc->kernel_handle));
+}
+
+/* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
+static NTSTATUS nf_allocation_desc(const D3DDDI_ALLOCATIONINFO2 *info,
+				   const NFENCE_ALLOCATION_DESC **desc)
+{
+	const NFENCE_ALLOCATION_DESC *d = info->pPrivateDriverData;
+
+	if (!d || info->PrivateDriverDataSize != sizeof(*d) ||
+	    d->Flags.Reserved || info->pSystemMem || info->Flags.Reserved)
+		return STATUS_INVALID_PARAMETER;
+	/* nfence has no display: no primaries. */
+	if (info->Flags.Primary || info->Flags.Stereo)
+		return STATUS_NOT_SUPPORTED;
+	*desc = d;
+	return STATUS_SUCCESS;
+}
+
+/*
+ * nf_allocation_new() - create the allocation @desc describes on @dev and
+ * give it a handle. On failure nothing is left behind.
+ */
+static NTSTATUS nf_allocation_new(struct nf_device *dev,
+				  const NFENCE_ALLOCATION_DESC *desc,
+				  D3DKMT_HANDLE *handle, uint64_t *gpu_va)
+{
+	struct drm_nfence_alloc_create args;
+	struct nf_allocation *alloc;
+	bool destroy_kernel = true;
+	NTSTATUS st;
+
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.size = desc->Size;
+	args.segment_id = desc->SegmentId;
+	if (desc->Flags.CpuVisible)
+		args.flags |= DRM_NFENCE_ALLOC_CPU_VISIBLE;
+	if (desc->Flags.AllowDemote)
+		args.flags |= DRM_NFENCE_ALLOC_ALLOW_DEMOTE;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_ALLOC_CREATE,
+			     &args);
+	if (!NT_SUCCESS(st))
+		return st;
+
+	alloc = calloc(1, sizeof(*alloc));
+	if (!alloc) {
+		nf_kernel_alloc_destroy(dev, args.handle);
+		return STATUS_NO_MEMORY;
+	}
+	nf_object_init(&alloc->base, NF_HANDLE_ALLOCATION,
+		       nf_allocation_release);
+	nf_object_get(&dev->base);
+	alloc->device = dev;
+	alloc->kernel_handle = args.handle;
+	alloc->gpu_va = args.gpu_va;
+	alloc->size = (desc->Size + 4095) & ~(uint64_t)4095;
+	alloc->segment_id = desc->SegmentId;
+	alloc->placed_segment_id = args.placed_segment_id;
+	alloc->flags = desc->Flags.Value;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	if (dev->gpu_closed) {
+		/* Lost a race with D3DKMTDestroyDevice(), which destroys it. */
+		st = STATUS_INVALID_HANDLE;
+		destroy_kernel = false;
+	} else {
+		st = nf_handle_insert(&alloc->base, handle);
+	}
+	if (NT_SUCCESS(st))
+		nf_link_add(&dev->allocations, &alloc->link);
+	pthread_mutex_unlock(&nf_gpu_lock);
+
+	if (!NT_SUCCESS(st) && destroy_kernel)
+		nf_kernel_alloc_destroy(dev, args.handle);
+	if (NT_SUCCESS(st))
+		*gpu_va = alloc->gpu_va;
+	/* On success the table holds the handle's reference. */
+	nf_object_put(&alloc->base);
+	return st;
+}
+
+/* Destroy the allocation behind @handle, which this call created. */
+static void nf_allocation_undo(D3DKMT_HANDLE handle)
+{
+	struct nf_object *obj = nf_handle_remove(handle, NF_HANDLE_ALLOCATION);
+
+	if (obj) {
+		nf_allocation_teardown((struct nf_allocation *)obj);
+		nf_object_put(obj);
+	}
+}
+
+NTSTATUS D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *pCreateAllocation)
+{
+	D3DKMT_CREATEALLOCATION *p = pCreateAllocation;
+	const NFENCE_ALLOCATION_DESC *desc;
+	D3DKMT_HANDLE *handles;
+	uint64_t *vas;
+	struct nf_device *dev;
+	uint32_t flags;
+	NTSTATUS st = STATUS_SUCCESS;
+	UINT i, j;
+
+	if (!p || !p->pAllocationInfo2 || !p->NumAllocations || p->hResource)
+		return STATUS_INVALID_PARAMETER;
+	flags = p->Flags.Value;
+	if (flags & NF_ALLOC_RESERVED_FLAGS)
+		return STATUS_INVALID_PARAMETER;
+	if (flags & ~NF_ALLOC_IGNORED_FLAGS)
+		return STATUS_NOT_SUPPORTED;
+	for (i = 0; i < p->NumAllocations; i++) {
+		st = nf_allocation_desc(&p->pAllocationInfo2[i], &desc);
+		if (!NT_SUCCESS(st))
+			return st;
+	}
+
+	dev = nf_device_lookup(p->hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+	handles = calloc(p->NumAllocations, sizeof(*handles));
+	vas = calloc(p->NumAllocations, sizeof(*vas));
+	if (!handles || !vas) {
+		st = STATUS_NO_MEMORY;
+		goto out;
+	}
+
+	/* All or nothing: undo the ones made before a failure. */
+	for (i = 0; i < p->NumAllocations; i++) {
+		nf_allocation_desc(&p->pAllocationInfo2[i], &desc);
+		st = nf_allocation_new(dev, desc, &handles[i], &vas[i]);
+		if (!NT_SUCCESS(st)) {
+			for (j = 0; j < i; j++)
+				nf_allocation_undo(handles[j]);
+			goto out;
+		}
+	}
+
+	for (i = 0; i < p->NumAllocations; i++) {
+		p->pAllocationInfo2[i].hAllocation = handles[i];
+		p->pAllocationInfo2[i].GpuVirtualAddress = vas[i];
+	}
+	p->hGlobalShare = 0;
+	p->Flags.Zeroed = 1;
+out:
+	free(handles);
+	free(vas);
+	nf_device_put(dev);
+	return st;
+}
+
+/*
+ * nf_device_allocation() - the allocation @handle names if it is one of
+ * @dev's, with a new reference; NULL otherwise.
+ */
+static struct nf_allocation *nf_device_allocation(const struct nf_device *dev,
+						  D3DKMT_HANDLE handle)
+{
+	struct nf_allocation *alloc = nf_allocation_lookup(handle);
+
+	if (alloc && alloc->device != dev) {
+		nf_object_put(&alloc->base);
+		alloc = NULL;
+	}
+	return alloc;
+}
+
+NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAllocation)
+{
+	const D3DKMT_DESTROYALLOCATION2 *p = pDestroyAllocation;
+	struct nf_allocation *alloc;
+	struct nf_object *obj;
+	struct nf_device *dev;
+	NTSTATUS st = STATUS_SUCCESS, st2;
+	UINT i;
+
+	if (!p || !p->phAllocationList || !p->AllocationCount ||
+	    p->hResource || p->Flags.Reserved || p->Flags.SystemUseOnly)
+		return STATUS_INVALID_PARAMETER;
+
+	dev = nf_device_lookup(p->hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+
+	/* Every handle first: a bad one destroys nothing. */
+	for (i = 0; i < p->AllocationCount; i++) {
+		alloc = nf_device_allocation(dev, p->phAllocationList[i]);
+		if (!alloc) {
+			st = STATUS_INVALID_HANDLE;
+			goto out;
+		}
+		nf_object_put(&alloc->base);
+	}
+
+	for (i = 0; i < p->AllocationCount; i++) {
+		/* Unlink first: of concurrent destroys exactly one wins. */
+		obj = nf_handle_remove(p->phAllocationList[i],
+				       NF_HANDLE_ALLOCATION);
+		if (!obj) {
+			st = STATUS_INVALID_HANDLE;	/* listed twice */
+			continue;
+		}
+		st2 = nf_allocation_teardown((struct nf_allocation *)obj);
+		if (NT_SUCCESS(st))
+			st = st2;
+		nf_object_put(obj);
+	}
+out:
+	nf_device_put(dev);
+	return st;
+}
+
+/*
+ * nf_allocation_map() - map @alloc for the CPU: the kernel's mmap offset,
+ * then mmap(). Called with nf_gpu_lock held.
+ */
+static NTSTATUS nf_allocation_map(struct nf_allocation *alloc)
+{
+	const struct nf_device *dev = alloc->device;
+	struct drm_nfence_alloc_lock args;
+	void *addr;
+	int err;
+
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.handle = alloc->kernel_handle;
+	err = nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_ALLOC_LOCK, &args);
+	if (err)
+		return NFenceStatusFromErrno(err);
+	/* mmap() takes an off_t and a size_t. */
+	if (args.mmap_offset > (uint64_t)INT64_MAX || !args.size ||
+	    args.size > SIZE_MAX)
+		return STATUS_UNSUCCESSFUL;
+
+	addr = mmap(NULL, (size_t)args.size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED, dev->adapter->fd, (off_t)args.mmap_offset);
+	if (addr == MAP_FAILED)
+		return NFenceStatusFromErrno(errno ? errno : ENOMEM);
+	alloc->cpu_va = addr;
+	alloc->map_size = (size_t)args.size;
+	return STATUS_SUCCESS;
+}
+
+NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock)
+{
+	struct nf_allocation *alloc;
+	struct nf_device *dev;
+	void *cpu_va = NULL;
+	NTSTATUS st = STATUS_SUCCESS;
+
+	if (!pLock || pLock->Flags.Value)
+		return STATUS_INVALID_PARAMETER;
+	dev = nf_device_lookup(pLock->hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+	alloc = nf_device_allocation(dev, pLock->hAllocation);
+	nf_device_put(dev);
+	if (!alloc)
+		return STATUS_INVALID_HANDLE;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	if (alloc->dead)
+		st = STATUS_INVALID_HANDLE;	/* destroyed meanwhile */
+	else if (alloc->lock_count == UINT32_MAX)
+		st = STATUS_INTEGER_OVERFLOW;
+	else if (!alloc->lock_count)
+		st = nf_allocation_map(alloc);
+	if (NT_SUCCESS(st)) {
+		alloc->lock_count++;
+		cpu_va = alloc->cpu_va;
+	}
+	pthread_mutex_unlock(&nf_gpu_lock);
+
+	nf_object_put(&alloc->base);
+	if (NT_SUCCESS(st))
+		pLock->pData = cpu_va;
+	return st;
+}
+
+NTSTATUS D3DKMTUnlock2(const D3DKMT_UNLOCK2 *pUnlock)
+{
+	struct nf_allocation *alloc;
+	struct nf_device *dev;
+	NTSTATUS st = STATUS_SUCCESS;
+
+	if (!pUnlock)
+		return STATUS_INVALID_PARAMETER;
+	dev = nf_device_lookup(pUnlock->hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+	alloc = nf_device_allocation(dev, pUnlock->hAllocation);
+	nf_device_put(dev);
+	if (!alloc)
+		return STATUS_INVALID_HANDLE;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	if (alloc->dead)
+		st = STATUS_INVALID_HANDLE;
+	else if (!alloc->lock_count)
+		st = STATUS_INVALID_PARAMETER;	/* not locked */
+	else if (--alloc->lock_count == 0)
+		nf_allocation_unmap(alloc);
+	pthread_mutex_unlock(&nf_gpu_lock);
+
+	nf_object_put(&alloc->base);
+	return st;
+}
+
+NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation,
+			       D3DKMT_NFENCE_ALLOCATION_INFO *pInfo)
+{
+	D3DKMT_NFENCE_ALLOCATION_INFO info;
+	struct nf_allocation *alloc;
+	struct nf_device *dev;
+
+	if (!pInfo)
+		return STATUS_INVALID_PARAMETER;
+	dev = nf_device_lookup(hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+	alloc = nf_device_allocation(dev, hAllocation);
+	nf_device_put(dev);
+	if (!alloc)
+		return STATUS_INVALID_HANDLE;
+
+	memset(&info, 0, sizeof(info));
+	info.GpuVirtualAddress = alloc->gpu_va;
+	info.SegmentId = alloc->segment_id;
+	info.PlacedSegmentId = alloc->placed_segment_id;
+	info.Flags.Value = alloc->flags;
+	info.Size = alloc->size;
+	pthread_mutex_lock(&nf_gpu_lock);
+	info.LockCount = alloc->lock_count;
+	pthread_mutex_unlock(&nf_gpu_lock);
+	nf_object_put(&alloc->base);
+
+	*pInfo = info;
+	return STATUS_SUCCESS;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * GPU objects: allocations, contexts and hardware queues. Each is a handle
+ * of the process-wide table naming a kernel object of its device on the
+ * adapter's file; the kernel names them per device, and the D3DKMT calls
+ * that omit hDevice find the device through the object.
+ *
+ * Lifetimes follow the kernel's: destroying a device destroys its
+ * allocations and contexts, destroying a context destroys its queues, and
+ * destroying a queue closes its progress fence. To mirror that, each device
+ * lists its allocations and contexts and each context its queues, under
+ * one lock (nf_gpu_lock). As for sync objects (fence.h), whoever removes an
+ * object's handle from the table tears it down; the kernel object is
+ * destroyed by the one who also took it off its parent's list, or else by
+ * the parent's destruction, already under way.
+ *
+ * Lock order: nf_gpu_lock, then the handle table's lock. nf_gpu_lock is
+ * never held while taking the sync object or fence page locks.
+ */
+#ifndef _NFENCE_GPU_H_
+#define _NFENCE_GPU_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "device.h"
+#include "fence.h"
+
+/* Intrusive list link; pprev NULL when off a list. Under nf_gpu_lock. */
+struct nf_link {
+	struct nf_link *next;
+	struct nf_link **pprev;
+};
+
+#define nf_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static inline void nf_link_add(struct nf_link **head, struct nf_link *link)
+{
+	link->next = *head;
+	if (link->next)
+		link->next->pprev = &link->next;
+	link->pprev = head;
+	*head = link;
+}
+
+/* Take @link off its list; true if it was on one. */
+static inline bool nf_link_del(struct nf_link *link)
+{
+	if (!link->pprev)
+		return false;
+	*link->pprev = link->next;
+	if (link->next)
+		link->next->pprev = link->pprev;
+	link->next = NULL;
+	link->pprev = NULL;
+	return true;
+}
+
+/* Every list and flag this header says is under it. */
+extern pthread_mutex_t nf_gpu_lock;
+
+/* An allocation handle (NF_HANDLE_ALLOCATION). */
+struct nf_allocation {
+	struct nf_object base;
+	struct nf_device *device;	/* one reference */
+	uint32_t kernel_handle;
+	uint64_t gpu_va;
+	uint64_t size;			/* page rounded */
+	uint32_t segment_id, placed_segment_id;
+	uint32_t flags;			/* NFENCE_ALLOCATION_FLAGS.Value */
+	/* under nf_gpu_lock: */
+	struct nf_link link;		/* nf_device.allocations */
+	bool dead;			/* torn down: no new CPU mapping */
+	unsigned int lock_count;	/* D3DKMTLock2() locks */
+	void *cpu_va;			/* the mapping while lock_count > 0 */
+	size_t map_size;		/* its size */
+};
+
+/* A context handle (NF_HANDLE_CONTEXT). */
+struct nf_context {
+	struct nf_object base;
+	struct nf_device *device;	/* one reference */
+	uint32_t kernel_handle;
+	uint32_t engine;
+	uint32_t queue_flags;		/* DRM_NFENCE_HWQUEUE_* for every queue */
+	/* under nf_gpu_lock: */
+	struct nf_link link;		/* nf_device.contexts */
+	struct nf_link *queues;		/* nf_hwqueue.link */
+	bool destroyed;			/* no new queue joins */
+};
+
+/* A hardware queue handle (NF_HANDLE_HWQUEUE). */
+struct nf_hwqueue {
+	struct nf_object base;
+	struct nf_context *context;	/* one reference */
+	struct nf_device *device;	/* the context's */
+	uint32_t kernel_handle;
+	struct nf_syncobj *progress;	/* one reference */
+	/* under nf_gpu_lock: */
+	struct nf_link link;		/* nf_context.queues */
+};
+
+/*
+ * nf_*_lookup() - the object @handle names, with a new reference (drop it
+ * with nf_object_put()); NULL if @handle names no object of that kind.
+ */
+struct nf_allocation *nf_allocation_lookup(D3DKMT_HANDLE handle);
+struct nf_context *nf_context_lookup(D3DKMT_HANDLE handle);
+struct nf_hwqueue *nf_hwqueue_lookup(D3DKMT_HANDLE handle);
+
+/*
+ * nf_allocation_teardown(), nf_context_teardown(), nf_hwqueue_teardown() -
+ * tear down an object whose handle the caller removed from the table (the
+ * table's reference is still the caller's to drop): take it off its
+ * parent's list and, if it was on it, destroy the kernel object; then undo
+ * the library's side: an allocation's CPU mapping, a context's queues, a
+ * queue's progress fence. Return the status of the kernel's destroy
+ * (STATUS_SUCCESS if there was none to make).
+ */
+NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc);
+NTSTATUS nf_context_teardown(struct nf_context *ctx);
+NTSTATUS nf_hwqueue_teardown(struct nf_hwqueue *queue);
+
+/*
+ * nf_device_close_gpu() - close the handles of @dev's allocations,
+ * contexts and queues, unmapping what is locked. Called by
+ * D3DKMTDestroyDevice() once the device handle is removed; the kernel
+ * destroys their objects with the device.
+ */
+void nf_device_close_gpu(struct nf_device *dev);
+
+#endif /* _NFENCE_GPU_H_ */
