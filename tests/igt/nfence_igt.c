@@ -1161,3 +1161,1138 @@ int nfence_debugfs_fence_wait_gone(int dir,
 		usleep(1000);
 	}
 }
+
+/* GPU work: allocations, contexts, hardware queues, submission */
+
+/**
+ * __nfence_alloc_create: DRM_IOCTL_NFENCE_ALLOC_CREATE, 0 or -errno
+ */
+int __nfence_alloc_create(int fd, struct drm_nfence_alloc_create *create)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_ALLOC_CREATE, create);
+}
+
+/**
+ * nfence_alloc_create: create an allocation of @size bytes in @segment_id
+ * and return its (non-zero) handle; its GPU VA in @gpu_va unless NULL
+ */
+uint32_t nfence_alloc_create(int fd, uint32_t device, uint64_t size,
+			     uint32_t segment_id, uint32_t flags,
+			     uint64_t *gpu_va)
+{
+	struct drm_nfence_alloc_create create = {
+		.device = device,
+		.flags = flags,
+		.size = size,
+		.segment_id = segment_id,
+	};
+	int ret;
+
+	ret = __nfence_alloc_create(fd, &create);
+	igt_assert_f(ret == 0, "alloc of %" PRIu64 " bytes in segment %u "
+		     "(flags %#x) failed: %s\n", size, segment_id, flags,
+		     strerror(-ret));
+	igt_assert_neq_u32(create.handle, 0);
+	igt_assert_neq_u64(create.gpu_va, 0);
+	if (gpu_va)
+		*gpu_va = create.gpu_va;
+	return create.handle;
+}
+
+/**
+ * __nfence_alloc_destroy: DRM_IOCTL_NFENCE_ALLOC_DESTROY, 0 or -errno
+ */
+int __nfence_alloc_destroy(int fd, struct drm_nfence_alloc_destroy *destroy)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_ALLOC_DESTROY, destroy);
+}
+
+int __nfence_alloc_destroy_handle(int fd, uint32_t device, uint32_t handle)
+{
+	struct drm_nfence_alloc_destroy destroy = {
+		.device = device,
+		.handle = handle,
+	};
+
+	return __nfence_alloc_destroy(fd, &destroy);
+}
+
+void nfence_alloc_destroy(int fd, uint32_t device, uint32_t handle)
+{
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, device, handle), 0);
+}
+
+/**
+ * __nfence_alloc_lock: DRM_IOCTL_NFENCE_ALLOC_LOCK, 0 or -errno
+ */
+int __nfence_alloc_lock(int fd, struct drm_nfence_alloc_lock *lock)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_ALLOC_LOCK, lock);
+}
+
+/**
+ * nfence_alloc_lock: the mmap offset of a CPU-visible allocation; the
+ * number of bytes to map in @size unless NULL
+ */
+uint64_t nfence_alloc_lock(int fd, uint32_t device, uint32_t handle,
+			   uint64_t *size)
+{
+	struct drm_nfence_alloc_lock lock = {
+		.device = device,
+		.handle = handle,
+	};
+
+	igt_assert_eq(__nfence_alloc_lock(fd, &lock), 0);
+	igt_assert_neq_u64(lock.mmap_offset, 0);
+	igt_assert_neq_u64(lock.size, 0);
+	if (size)
+		*size = lock.size;
+	return lock.mmap_offset;
+}
+
+/**
+ * nfence_alloc_map: Lock2 and mmap() a CPU-visible allocation read/write;
+ * munmap() the result (of *@size bytes) when done
+ */
+void *nfence_alloc_map(int fd, uint32_t device, uint32_t handle,
+		       uint64_t *size)
+{
+	uint64_t sz, offset = nfence_alloc_lock(fd, device, handle, &sz);
+	void *p;
+
+	p = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)offset);
+	igt_assert_f(p != MAP_FAILED, "mmap of allocation %u at %#" PRIx64
+		     " failed: %m\n", handle, offset);
+	if (size)
+		*size = sz;
+	return p;
+}
+
+/**
+ * nfence_bo_create: an allocation and, if the CPU can see it (system
+ * memory or CPU_VISIBLE), its mapping
+ */
+void nfence_bo_create(int fd, uint32_t device, uint64_t size,
+		      uint32_t segment_id, uint32_t flags,
+		      struct nfence_bo *bo)
+{
+	struct drm_nfence_alloc_create create = {
+		.device = device,
+		.flags = flags,
+		.size = size,
+		.segment_id = segment_id,
+	};
+	int ret;
+
+	memset(bo, 0, sizeof(*bo));
+	ret = __nfence_alloc_create(fd, &create);
+	igt_assert_f(ret == 0, "alloc of %" PRIu64 " bytes in segment %u "
+		     "(flags %#x) failed: %s\n", size, segment_id, flags,
+		     strerror(-ret));
+	igt_assert_neq_u32(create.handle, 0);
+	igt_assert_neq_u64(create.gpu_va, 0);
+	bo->fd = fd;
+	bo->device = device;
+	bo->handle = create.handle;
+	bo->segment_id = create.placed_segment_id;
+	bo->gpu_va = create.gpu_va;
+	bo->size = size;
+	if (create.placed_segment_id == NFENCE_SEGMENT_SYSTEM ||
+	    (flags & DRM_NFENCE_ALLOC_CPU_VISIBLE)) {
+		bo->cpu = nfence_alloc_map(fd, device, bo->handle, &bo->size);
+		igt_assert_lte_u64(size, bo->size);
+	}
+}
+
+/* munmap() the allocation's CPU mapping, if any. */
+void nfence_bo_unmap(struct nfence_bo *bo)
+{
+	if (bo->cpu)
+		igt_assert_eq(munmap(bo->cpu, bo->size), 0);
+	bo->cpu = NULL;
+}
+
+void nfence_bo_destroy(struct nfence_bo *bo)
+{
+	nfence_bo_unmap(bo);
+	if (bo->handle)
+		nfence_alloc_destroy(bo->fd, bo->device, bo->handle);
+	bo->handle = 0;
+}
+
+/**
+ * __nfence_context_create: DRM_IOCTL_NFENCE_CONTEXT_CREATE, 0 or -errno
+ */
+int __nfence_context_create(int fd, struct drm_nfence_context_create *create)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_CONTEXT_CREATE, create);
+}
+
+/**
+ * nfence_context_create: a context on engine @engine; its (non-zero) handle
+ */
+uint32_t nfence_context_create(int fd, uint32_t device, uint32_t engine)
+{
+	struct drm_nfence_context_create create = {
+		.device = device,
+		.engine = engine,
+	};
+	int ret;
+
+	ret = __nfence_context_create(fd, &create);
+	igt_assert_f(ret == 0, "context on engine %u failed: %s\n", engine,
+		     strerror(-ret));
+	igt_assert_neq_u32(create.handle, 0);
+	return create.handle;
+}
+
+/**
+ * __nfence_context_destroy: DRM_IOCTL_NFENCE_CONTEXT_DESTROY, 0 or -errno
+ */
+int __nfence_context_destroy(int fd,
+			     struct drm_nfence_context_destroy *destroy)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_CONTEXT_DESTROY, destroy);
+}
+
+int __nfence_context_destroy_handle(int fd, uint32_t device, uint32_t handle)
+{
+	struct drm_nfence_context_destroy destroy = {
+		.device = device,
+		.handle = handle,
+	};
+
+	return __nfence_context_destroy(fd, &destroy);
+}
+
+void nfence_context_destroy(int fd, uint32_t device, uint32_t handle)
+{
+	igt_assert_eq(__nfence_context_destroy_handle(fd, device, handle), 0);
+}
+
+/**
+ * __nfence_context_control: DRM_IOCTL_NFENCE_CONTEXT_CONTROL, 0 or -errno
+ */
+int __nfence_context_control(int fd,
+			     struct drm_nfence_context_control *control)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_CONTEXT_CONTROL, control);
+}
+
+/**
+ * nfence_context_control: run @op on a context; returns the state after it
+ * (and the whole answer in @out unless NULL)
+ */
+uint32_t nfence_context_control(int fd, uint32_t device, uint32_t context,
+				uint32_t op,
+				struct drm_nfence_context_control *out)
+{
+	struct drm_nfence_context_control control = {
+		.device = device,
+		.context = context,
+		.op = op,
+	};
+
+	igt_assert_eq(__nfence_context_control(fd, &control), 0);
+	if (out)
+		*out = control;
+	return control.state;
+}
+
+uint32_t nfence_context_state(int fd, uint32_t device, uint32_t context)
+{
+	return nfence_context_control(fd, device, context,
+				      DRM_NFENCE_CONTEXT_OP_QUERY, NULL);
+}
+
+/**
+ * __nfence_hwqueue_create: DRM_IOCTL_NFENCE_HWQUEUE_CREATE, 0 or -errno
+ */
+int __nfence_hwqueue_create(int fd, struct drm_nfence_hwqueue_create *create)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_HWQUEUE_CREATE, create);
+}
+
+/**
+ * nfence_hwqueue_create: a hardware queue on @context; returns its
+ * (non-zero) handle, its progress fence handle in @progress_fence and the
+ * progress fence's mapping in @mapping (each unless NULL)
+ */
+uint32_t nfence_hwqueue_create(int fd, uint32_t device, uint32_t context,
+			       uint32_t flags, uint32_t *progress_fence,
+			       struct drm_nfence_fence_mapping *mapping)
+{
+	struct drm_nfence_hwqueue_create create = {
+		.device = device,
+		.context = context,
+		.flags = flags,
+	};
+	int ret;
+
+	ret = __nfence_hwqueue_create(fd, &create);
+	igt_assert_f(ret == 0, "hw queue (flags %#x) failed: %s\n", flags,
+		     strerror(-ret));
+	igt_assert_neq_u32(create.handle, 0);
+	igt_assert_neq_u32(create.progress_fence, 0);
+	if (progress_fence)
+		*progress_fence = create.progress_fence;
+	if (mapping)
+		*mapping = create.progress_fence_mapping;
+	return create.handle;
+}
+
+/**
+ * __nfence_hwqueue_destroy: DRM_IOCTL_NFENCE_HWQUEUE_DESTROY, 0 or -errno
+ */
+int __nfence_hwqueue_destroy(int fd,
+			     struct drm_nfence_hwqueue_destroy *destroy)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_HWQUEUE_DESTROY, destroy);
+}
+
+int __nfence_hwqueue_destroy_handle(int fd, uint32_t device, uint32_t handle)
+{
+	struct drm_nfence_hwqueue_destroy destroy = {
+		.device = device,
+		.handle = handle,
+	};
+
+	return __nfence_hwqueue_destroy(fd, &destroy);
+}
+
+void nfence_hwqueue_destroy(int fd, uint32_t device, uint32_t handle)
+{
+	igt_assert_eq(__nfence_hwqueue_destroy_handle(fd, device, handle), 0);
+}
+
+/**
+ * __nfence_submit: DRM_IOCTL_NFENCE_SUBMIT, 0 or -errno
+ *
+ * A single ioctl() call: a submit blocked for room and interrupted shows
+ * up as -EINTR.
+ */
+int __nfence_submit(int fd, struct drm_nfence_submit *submit)
+{
+	return nfence_ioctl_once(fd, DRM_IOCTL_NFENCE_SUBMIT, submit);
+}
+
+/**
+ * __nfence_submit_wait: DRM_IOCTL_NFENCE_SUBMIT_WAIT, 0 or -errno
+ */
+int __nfence_submit_wait(int fd, struct drm_nfence_submit_sync *sync)
+{
+	return nfence_ioctl_once(fd, DRM_IOCTL_NFENCE_SUBMIT_WAIT, sync);
+}
+
+/**
+ * __nfence_submit_signal: DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, 0 or -errno
+ */
+int __nfence_submit_signal(int fd, struct drm_nfence_submit_sync *sync)
+{
+	return nfence_ioctl_once(fd, DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, sync);
+}
+
+int __nfence_submit_wait_one(int fd, uint32_t device, uint32_t hwqueue,
+			     uint32_t fence, uint64_t value)
+{
+	struct drm_nfence_submit_sync sync = {
+		.device = device,
+		.hwqueue = hwqueue,
+		.handles = (uintptr_t)&fence,
+		.values = (uintptr_t)&value,
+		.count = 1,
+	};
+
+	return __nfence_submit_wait(fd, &sync);
+}
+
+int __nfence_submit_signal_one(int fd, uint32_t device, uint32_t hwqueue,
+			       uint32_t fence, uint64_t value)
+{
+	struct drm_nfence_submit_sync sync = {
+		.device = device,
+		.hwqueue = hwqueue,
+		.handles = (uintptr_t)&fence,
+		.values = (uintptr_t)&value,
+		.count = 1,
+	};
+
+	return __nfence_submit_signal(fd, &sync);
+}
+
+/**
+ * nfence_cs_init: start encoding commands into @size bytes at @cpu, which
+ * the GPU sees at @gpu_va
+ */
+void nfence_cs_init(struct nfence_cs *cs, void *cpu, uint64_t gpu_va,
+		    uint32_t size)
+{
+	igt_assert_eq_u64((uintptr_t)cpu % 8, 0);
+	igt_assert_eq_u64(gpu_va % 8, 0);
+	cs->cpu = cpu;
+	cs->gpu_va = gpu_va;
+	cs->size = size;
+	cs->len = 0;
+}
+
+/**
+ * nfence_cs_raw: append a command made of @header, the second word
+ * @word1 and @count 64-bit operands, whatever they are; returns its offset
+ */
+uint32_t nfence_cs_raw(struct nfence_cs *cs, uint32_t header, uint32_t word1,
+		       const uint64_t *operands, unsigned int count)
+{
+	uint32_t offset = cs->len;
+	uint32_t *p;
+
+	igt_assert_f(cs->len + 8 + 8 * count <= cs->size,
+		     "command buffer full (%u of %u bytes)\n", cs->len,
+		     cs->size);
+	p = cs->cpu + offset / 4;
+	p[0] = header;
+	p[1] = word1;
+	for (unsigned int i = 0; i < count; i++) {
+		p[2 + 2 * i] = (uint32_t)operands[i];
+		p[3 + 2 * i] = (uint32_t)(operands[i] >> 32);
+	}
+	cs->len += 8 + 8 * count;
+	return offset;
+}
+
+uint32_t nfence_cs_nop(struct nfence_cs *cs)
+{
+	return nfence_cs_raw(cs, DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_NOP,
+						      DRM_NFENCE_CS_NOP_WORDS),
+			     0, NULL, 0);
+}
+
+uint32_t nfence_cs_fence_wait(struct nfence_cs *cs, uint64_t va,
+			      uint64_t value)
+{
+	const uint64_t op[] = { va, value };
+
+	return nfence_cs_raw(cs,
+			     DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_FENCE_WAIT,
+						  DRM_NFENCE_CS_FENCE_WAIT_WORDS),
+			     0, op, 2);
+}
+
+uint32_t nfence_cs_fence_signal(struct nfence_cs *cs, uint64_t cv_va,
+				uint64_t mv_va, uint64_t value)
+{
+	const uint64_t op[] = { cv_va, mv_va, value };
+
+	return nfence_cs_raw(cs,
+			     DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_FENCE_SIGNAL,
+						  DRM_NFENCE_CS_FENCE_SIGNAL_WORDS),
+			     0, op, 3);
+}
+
+uint32_t nfence_cs_write64(struct nfence_cs *cs, uint64_t va, uint64_t value)
+{
+	const uint64_t op[] = { va, value };
+
+	return nfence_cs_raw(cs,
+			     DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_WRITE64,
+						  DRM_NFENCE_CS_WRITE64_WORDS),
+			     0, op, 2);
+}
+
+uint32_t nfence_cs_timestamp(struct nfence_cs *cs, uint64_t va)
+{
+	return nfence_cs_raw(cs,
+			     DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_TIMESTAMP,
+						  DRM_NFENCE_CS_TIMESTAMP_WORDS),
+			     0, &va, 1);
+}
+
+uint32_t nfence_cs_work(struct nfence_cs *cs, uint64_t duration_ns)
+{
+	return nfence_cs_raw(cs, DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_WORK,
+						      DRM_NFENCE_CS_WORK_WORDS),
+			     0, &duration_ns, 1);
+}
+
+uint32_t nfence_cs_signal_fence(struct nfence_cs *cs,
+				const struct drm_nfence_fence_mapping *m,
+				uint64_t value)
+{
+	return nfence_cs_fence_signal(cs, m->current_value_gpu_va,
+				      m->monitored_value_gpu_va, value);
+}
+
+uint32_t nfence_cs_wait_fence(struct nfence_cs *cs,
+			      const struct drm_nfence_fence_mapping *m,
+			      uint64_t value)
+{
+	return nfence_cs_fence_wait(cs, m->current_value_gpu_va, value);
+}
+
+/**
+ * nfence_queue_create_on: a hardware queue with @flags on an existing
+ * context, a system-memory command buffer and the progress fence mapped
+ */
+void nfence_queue_create_on(struct nfence_queue *q, int fd, uint32_t device,
+			    uint32_t context, uint32_t flags)
+{
+	memset(q, 0, sizeof(*q));
+	q->fd = fd;
+	q->device = device;
+	q->context = context;
+	q->flags = flags;
+	q->handle = nfence_hwqueue_create(fd, device, context, flags,
+					  &q->progress_fence,
+					  &q->progress_mapping);
+	q->progress = nfence_fence_map(fd, &q->progress_mapping);
+	nfence_bo_create(fd, device, NFENCE_QUEUE_CMDS_SIZE,
+			 NFENCE_SEGMENT_SYSTEM, DRM_NFENCE_ALLOC_CPU_VISIBLE,
+			 &q->cmds);
+}
+
+/**
+ * nfence_queue_create: nfence_queue_create_on() a new context on @engine
+ */
+void nfence_queue_create(struct nfence_queue *q, int fd, uint32_t device,
+			 uint32_t engine, uint32_t flags)
+{
+	uint32_t context = nfence_context_create(fd, device, engine);
+
+	nfence_queue_create_on(q, fd, device, context, flags);
+	q->engine = engine;
+	q->own_context = true;
+}
+
+/**
+ * nfence_queue_forget: drop the CPU mappings only, for a queue whose
+ * device (or context) was destroyed some other way
+ */
+void nfence_queue_forget(struct nfence_queue *q)
+{
+	if (q->progress)
+		nfence_fence_unmap(q->progress);
+	q->progress = NULL;
+	nfence_bo_unmap(&q->cmds);
+	q->cmds.handle = 0;
+	q->handle = 0;
+}
+
+/**
+ * nfence_queue_destroy: destroy the queue, its command buffer and, if it
+ * made it, its context
+ */
+void nfence_queue_destroy(struct nfence_queue *q)
+{
+	if (q->handle)
+		nfence_hwqueue_destroy(q->fd, q->device, q->handle);
+	q->handle = 0;
+	nfence_bo_destroy(&q->cmds);
+	if (q->progress)
+		nfence_fence_unmap(q->progress);
+	q->progress = NULL;
+	if (q->own_context)
+		nfence_context_destroy(q->fd, q->device, q->context);
+	q->own_context = false;
+}
+
+/**
+ * nfence_queue_begin: start a command buffer in the queue's command
+ * allocation, after the previous one; when the allocation is used up the
+ * queue is first waited idle and the space reused
+ */
+void nfence_queue_begin(struct nfence_queue *q, struct nfence_cs *cs)
+{
+	const uint32_t room = 4096;
+
+	if (q->head + room > q->cmds.size) {
+		nfence_queue_sync(q);
+		q->head = 0;
+	}
+	nfence_cs_init(cs, (char *)q->cmds.cpu + q->head,
+		       q->cmds.gpu_va + q->head, room);
+}
+
+/**
+ * __nfence_queue_submit: submit @cs with the next progress value; 0 or
+ * -errno
+ */
+int __nfence_queue_submit(struct nfence_queue *q, const struct nfence_cs *cs)
+{
+	struct drm_nfence_submit submit = {
+		.device = q->device,
+		.hwqueue = q->handle,
+		.commands_gpu_va = cs->gpu_va,
+		.size = cs->len,
+		.progress_fence_value = q->submitted + 1,
+	};
+	int ret;
+
+	ret = __nfence_submit(q->fd, &submit);
+	if (ret)
+		return ret;
+	q->submitted++;
+	if (cs->gpu_va == q->cmds.gpu_va + q->head)
+		q->head += (cs->len + 63) & ~63u;
+	return 0;
+}
+
+/**
+ * nfence_queue_submit: submit @cs; returns the progress fence value that
+ * marks its completion
+ */
+uint64_t nfence_queue_submit(struct nfence_queue *q,
+			     const struct nfence_cs *cs)
+{
+	int ret = __nfence_queue_submit(q, cs);
+
+	igt_assert_f(ret == 0, "submit of %u bytes failed: %s\n", cs->len,
+		     strerror(-ret));
+	return q->submitted;
+}
+
+int __nfence_queue_submit_wait(struct nfence_queue *q, uint32_t fence,
+			       uint64_t value)
+{
+	return __nfence_submit_wait_one(q->fd, q->device, q->handle, fence,
+					value);
+}
+
+int __nfence_queue_submit_signal(struct nfence_queue *q, uint32_t fence,
+				 uint64_t value)
+{
+	return __nfence_submit_signal_one(q->fd, q->device, q->handle, fence,
+					  value);
+}
+
+/**
+ * nfence_queue_wait: CPU wait (FENCE_WAIT) for the progress fence to reach
+ * @value, for at most @timeout_ms; 0 or -errno (-ETIME)
+ */
+int nfence_queue_wait(struct nfence_queue *q, uint64_t value,
+		      unsigned int timeout_ms)
+{
+	int64_t deadline = nfence_deadline_ms(timeout_ms);
+	int ret;
+
+	do {
+		ret = __nfence_fence_wait_one(q->fd, q->device,
+					      q->progress_fence, value,
+					      deadline);
+	} while (ret == -EINTR);
+	return ret;
+}
+
+/**
+ * nfence_queue_sync: wait (10 s at most) for every submission to complete
+ */
+void nfence_queue_sync(struct nfence_queue *q)
+{
+	int ret = nfence_queue_wait(q, q->submitted, 10000);
+
+	igt_assert_f(ret == 0, "queue %u: progress %" PRIu64 " of %" PRIu64
+		     " after 10 s: %s\n", q->handle, *q->progress,
+		     q->submitted, strerror(-ret));
+}
+
+/**
+ * nfence_queue_poll: watch the CPU mapping of the progress fence, without
+ * registering a waiter (no interrupt), until it reaches @value or
+ * @timeout_ms pass; whether it did
+ */
+bool nfence_queue_poll(const struct nfence_queue *q, uint64_t value,
+		       unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+
+	for (;;) {
+		if (*q->progress >= value)
+			return true;
+		if (nfence_monotonic_ns() > end)
+			return *q->progress >= value;
+		usleep(500);
+	}
+}
+
+/**
+ * nfence_queue_state: CONTEXT_CONTROL QUERY of the queue's context
+ */
+uint32_t nfence_queue_state(const struct nfence_queue *q,
+			    struct drm_nfence_context_control *out)
+{
+	return nfence_context_control(q->fd, q->device, q->context,
+				      DRM_NFENCE_CONTEXT_OP_QUERY, out);
+}
+
+bool nfence_tdr_timeout_ms(uint64_t *ms)
+{
+	return nfence_param_u64("tdr_timeout_ms", ms);
+}
+
+/**
+ * nfence_debugfs_interrupts: the counters of nfence_interrupts
+ */
+void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq)
+{
+	irq->signals = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+					      "signals");
+	irq->interrupts = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						 "interrupts");
+	irq->suppressed = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						 "suppressed");
+	irq->woken = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+					    "woken");
+	irq->spurious = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+					       "spurious");
+}
+
+/**
+ * __nfence_debugfs_segment_used: the "used" bytes of the nfence_segments
+ * block with "id: @id"; 0, -ENOENT or -errno
+ */
+int __nfence_debugfs_segment_used(int dir, uint32_t id, uint64_t *used)
+{
+	char buf[4096], *line, *save;
+	bool in_block = false;
+	int len;
+
+	len = __nfence_debugfs_read(dir, "nfence_segments", buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long v;
+
+		line += strspn(line, " \t");
+		if (sscanf(line, "id: %llu", &v) == 1)
+			in_block = v == id;
+		else if (in_block && sscanf(line, "used: %llu", &v) == 1) {
+			*used = v;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * "queue <id> pid <tgid> device <h> context <h> engine <n> state <s>
+ * pending <n> progress <value>"; 1 parsed, 0 not a queue line, -EINVAL a
+ * malformed one.
+ */
+static int nfence_parse_queue_line(const char *line,
+				   struct nfence_debugfs_queue *q)
+{
+	line += strspn(line, " \t");
+	if (strncmp(line, "queue ", 6))
+		return 0;
+	if (sscanf(line,
+		   "queue %" SCNu64 " pid %" SCNd64 " device %" SCNu32
+		   " context %" SCNu32 " engine %" SCNu32 " state %31s"
+		   " pending %" SCNu64 " progress %" SCNu64,
+		   &q->id, &q->pid, &q->device, &q->context, &q->engine,
+		   q->state, &q->pending, &q->progress) != 8)
+		return -EINVAL;
+	return 1;
+}
+
+/**
+ * __nfence_debugfs_queues: call @fn for every line of nfence_queues until
+ * it returns true; the number of queue lines visited or -errno (-EINVAL
+ * for a "queue" line not in the documented format)
+ */
+int __nfence_debugfs_queues(int dir, nfence_debugfs_queue_fn fn, void *data)
+{
+	char *line = NULL;
+	size_t len = 0;
+	int count = 0, ret = 0, lfd;
+	FILE *file;
+
+	lfd = openat(dir, "nfence_queues", O_RDONLY | O_CLOEXEC);
+	if (lfd < 0)
+		return -errno;
+	file = fdopen(lfd, "r");
+	if (!file) {
+		ret = -errno;
+		close(lfd);
+		return ret;
+	}
+	while (getline(&line, &len, file) >= 0) {
+		struct nfence_debugfs_queue q;
+		int parsed = nfence_parse_queue_line(line, &q);
+
+		if (parsed < 0) {
+			igt_warn("nfence_queues: malformed line: %s", line);
+			ret = parsed;
+			break;
+		}
+		if (!parsed)
+			continue;
+		count++;
+		if (fn && fn(&q, data))
+			break;
+	}
+	free(line);
+	fclose(file);
+	return ret ?: count;
+}
+
+struct nfence_queue_find {
+	int64_t pid;
+	uint32_t device;
+	uint32_t context;
+	struct nfence_debugfs_queue *out;
+	int count;
+};
+
+static bool nfence_queue_count_pid(const struct nfence_debugfs_queue *q,
+				   void *data)
+{
+	struct nfence_queue_find *find = data;
+
+	if (q->pid == find->pid)
+		find->count++;
+	return false;
+}
+
+/**
+ * nfence_debugfs_count_queues: queues nfence_queues lists for process @pid
+ */
+int nfence_debugfs_count_queues(int dir, int64_t pid)
+{
+	struct nfence_queue_find find = { .pid = pid };
+	int ret = __nfence_debugfs_queues(dir, nfence_queue_count_pid, &find);
+
+	igt_assert_f(ret >= 0, "reading nfence_queues failed: %s\n",
+		     strerror(-ret));
+	return find.count;
+}
+
+static bool nfence_queue_match(const struct nfence_debugfs_queue *q,
+			       void *data)
+{
+	struct nfence_queue_find *find = data;
+
+	if (q->pid != find->pid || q->device != find->device ||
+	    q->context != find->context)
+		return false;
+	*find->out = *q;
+	find->count++;
+	return true;
+}
+
+/**
+ * __nfence_debugfs_queue: the first nfence_queues line of a queue of
+ * context @context of device @device of process @pid; 0 or -ENOENT/-errno
+ */
+int __nfence_debugfs_queue(int dir, int64_t pid, uint32_t device,
+			   uint32_t context, struct nfence_debugfs_queue *out)
+{
+	struct nfence_debugfs_queue tmp;
+	struct nfence_queue_find find = {
+		.pid = pid,
+		.device = device,
+		.context = context,
+		.out = out ?: &tmp,
+	};
+	int ret = __nfence_debugfs_queues(dir, nfence_queue_match, &find);
+
+	if (ret < 0)
+		return ret;
+	return find.count ? 0 : -ENOENT;
+}
+
+/**
+ * nfence_debugfs_queue_wait_state: poll until that queue's line shows
+ * @state, for at most @timeout_ms; 0 (the line in @out unless NULL),
+ * -ETIMEDOUT (@out holds the last line) or -errno
+ */
+int nfence_debugfs_queue_wait_state(int dir, int64_t pid, uint32_t device,
+				    uint32_t context, const char *state,
+				    unsigned int timeout_ms,
+				    struct nfence_debugfs_queue *out)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+	struct nfence_debugfs_queue tmp;
+
+	if (!out)
+		out = &tmp;
+	for (;;) {
+		int ret = __nfence_debugfs_queue(dir, pid, device, context,
+						 out);
+
+		if (ret)
+			return ret;
+		if (!strcmp(out->state, state))
+			return 0;
+		if (nfence_monotonic_ns() > end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/**
+ * nfence_debugfs_queues_wait_gone: poll until nfence_queues lists no queue
+ * of process @pid, for at most @timeout_ms; 0 or -ETIMEDOUT
+ */
+int nfence_debugfs_queues_wait_gone(int dir, int64_t pid,
+				    unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+
+	for (;;) {
+		if (!nfence_debugfs_count_queues(dir, pid))
+			return 0;
+		if (nfence_monotonic_ns() > end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/**
+ * nfence_device_exists: whether @device names a device of @fd (an
+ * allocation on it is attempted and freed again)
+ */
+bool nfence_device_exists(int fd, uint32_t device)
+{
+	struct drm_nfence_alloc_create create = {
+		.device = device,
+		.size = 4096,
+		.segment_id = NFENCE_SEGMENT_SYSTEM,
+	};
+	int ret = __nfence_alloc_create(fd, &create);
+
+	if (!ret)
+		nfence_alloc_destroy(fd, device, create.handle);
+	return ret != -ENOENT;
+}
+
+/**
+ * nfence_alloc_exists: whether @handle names an allocation of @device
+ * (ALLOC_LOCK answers something other than -ENOENT)
+ */
+bool nfence_alloc_exists(int fd, uint32_t device, uint32_t handle)
+{
+	struct drm_nfence_alloc_lock lock = {
+		.device = device,
+		.handle = handle,
+	};
+
+	return __nfence_alloc_lock(fd, &lock) != -ENOENT;
+}
+
+/**
+ * nfence_context_exists: whether @handle names a context of @device
+ */
+bool nfence_context_exists(int fd, uint32_t device, uint32_t handle)
+{
+	struct drm_nfence_context_control control = {
+		.device = device,
+		.context = handle,
+		.op = DRM_NFENCE_CONTEXT_OP_QUERY,
+	};
+
+	return __nfence_context_control(fd, &control) != -ENOENT;
+}
+
+/**
+ * nfence_fence_exists: whether @handle names a fence of @device (a poll
+ * for value 0 answers something other than -ENOENT)
+ */
+bool nfence_fence_exists(int fd, uint32_t device, uint32_t handle)
+{
+	return __nfence_fence_wait_one(fd, device, handle, 0, 0) != -ENOENT;
+}
+
+/**
+ * nfence_bad_name: subtest-friendly name of a way a handle is invalid
+ */
+const char *nfence_bad_name(enum nfence_bad bad)
+{
+	static const char * const names[NFENCE_BAD_COUNT] = {
+		[NFENCE_BAD_ZERO] = "zero",
+		[NFENCE_BAD_UNKNOWN] = "unknown",
+		[NFENCE_BAD_DESTROYED] = "destroyed",
+		[NFENCE_BAD_OTHER_DEVICE] = "other-device",
+		[NFENCE_BAD_OTHER_FD] = "other-fd",
+		[NFENCE_BAD_WRONG_KIND] = "wrong-kind",
+	};
+
+	return bad < NFENCE_BAD_COUNT ? names[bad] : "?";
+}
+
+/**
+ * nfence_env_init: a fresh device on @fd, a second one, and a second file
+ * of adapter 0 with a device of its own
+ */
+void nfence_env_init(struct nfence_env *env, int fd)
+{
+	env->fd = fd;
+	env->dev = nfence_device_create(fd);
+	env->dev2 = nfence_device_create(fd);
+	env->fd2 = nfence_open();
+	env->fd2_dev = nfence_device_create(env->fd2);
+}
+
+void nfence_env_fini(struct nfence_env *env)
+{
+	nfence_device_destroy(env->fd, env->dev);
+	nfence_device_destroy(env->fd, env->dev2);
+	close(env->fd2);
+	env->fd2 = -1;
+}
+
+/**
+ * nfence_make: a simple live object of @kind on @device: a page of system
+ * memory, a context on engine 0, a queue on a new context, a DEFAULT fence
+ */
+uint32_t nfence_make(int fd, uint32_t device, enum nfence_kind kind)
+{
+	switch (kind) {
+	case NFENCE_KIND_ALLOC:
+		return nfence_alloc_create(fd, device, 4096,
+					   NFENCE_SEGMENT_SYSTEM, 0, NULL);
+	case NFENCE_KIND_CONTEXT:
+		return nfence_context_create(fd, device, 0);
+	case NFENCE_KIND_HWQUEUE:
+		return nfence_hwqueue_create(fd, device,
+					     nfence_context_create(fd, device,
+								   0),
+					     0, NULL, NULL);
+	case NFENCE_KIND_FENCE:
+		return nfence_fence_create(fd, device,
+					   DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+					   NULL);
+	}
+	igt_assert(!"unknown kind");
+	return 0;
+}
+
+void nfence_unmake(int fd, uint32_t device, enum nfence_kind kind,
+		   uint32_t handle)
+{
+	switch (kind) {
+	case NFENCE_KIND_ALLOC:
+		nfence_alloc_destroy(fd, device, handle);
+		return;
+	case NFENCE_KIND_CONTEXT:
+		nfence_context_destroy(fd, device, handle);
+		return;
+	case NFENCE_KIND_HWQUEUE:
+		nfence_hwqueue_destroy(fd, device, handle);
+		return;
+	case NFENCE_KIND_FENCE:
+		nfence_fence_destroy(fd, handle);
+		return;
+	}
+	igt_assert(!"unknown kind");
+}
+
+static bool nfence_in(uint32_t h, const uint32_t *set, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == h)
+			return true;
+	return false;
+}
+
+/*
+ * Whether @h may name an object of @kind on @device: by a probe where one
+ * exists, else (queues) by the caller's list of live handles.
+ */
+static bool nfence_kind_live(int fd, uint32_t device, enum nfence_kind kind,
+			     uint32_t h, const uint32_t *live, int nlive)
+{
+	if (nfence_in(h, live, nlive))
+		return true;
+	switch (kind) {
+	case NFENCE_KIND_ALLOC:
+		return nfence_alloc_exists(fd, device, h);
+	case NFENCE_KIND_CONTEXT:
+		return nfence_context_exists(fd, device, h);
+	case NFENCE_KIND_FENCE:
+		return nfence_fence_exists(fd, device, h);
+	case NFENCE_KIND_HWQUEUE:
+		return false;
+	}
+	return true;
+}
+
+/**
+ * nfence_bad_device: a device handle for @env->fd that is invalid in the
+ * way @bad says (NFENCE_BAD_OTHER_DEVICE makes no sense for a device)
+ */
+uint32_t nfence_bad_device(const struct nfence_env *env, enum nfence_bad bad)
+{
+	uint32_t h;
+
+	switch (bad) {
+	case NFENCE_BAD_ZERO:
+		return 0;
+	case NFENCE_BAD_UNKNOWN:
+		return UINT32_MAX;
+	case NFENCE_BAD_DESTROYED:
+		h = nfence_device_create(env->fd);
+		nfence_device_destroy(env->fd, h);
+		return h;
+	case NFENCE_BAD_OTHER_FD:
+		do {
+			h = nfence_device_create(env->fd2);
+		} while (nfence_device_exists(env->fd, h));
+		return h;
+	case NFENCE_BAD_WRONG_KIND:
+		do {
+			h = nfence_context_create(env->fd, env->dev, 0);
+		} while (nfence_device_exists(env->fd, h));
+		return h;
+	default:
+		break;
+	}
+	igt_assert_f(false, "no bad device of kind %d\n", bad);
+	return 0;
+}
+
+/**
+ * nfence_bad_handle: a handle for an object of @kind on @env->dev that is
+ * invalid in the way @bad says; @live lists the handles of that kind the
+ * caller made on @env->dev (for kinds without a probe)
+ */
+uint32_t nfence_bad_handle(const struct nfence_env *env, enum nfence_kind kind,
+			   enum nfence_bad bad, const uint32_t *live,
+			   int nlive)
+{
+	enum nfence_kind other;
+	uint32_t h;
+
+	switch (bad) {
+	case NFENCE_BAD_ZERO:
+		return 0;
+	case NFENCE_BAD_UNKNOWN:
+		return UINT32_MAX;
+	case NFENCE_BAD_DESTROYED:
+		h = nfence_make(env->fd, env->dev, kind);
+		nfence_unmake(env->fd, env->dev, kind, h);
+		return h;
+	case NFENCE_BAD_OTHER_DEVICE:
+		return nfence_make(env->fd, env->dev2, kind);
+	case NFENCE_BAD_OTHER_FD:
+		do {
+			h = nfence_make(env->fd2, env->fd2_dev, kind);
+		} while (nfence_kind_live(env->fd, env->dev, kind, h, live,
+					  nlive));
+		return h;
+	case NFENCE_BAD_WRONG_KIND:
+		/* A context for a queue or an allocation, etc. */
+		other = kind == NFENCE_KIND_ALLOC ? NFENCE_KIND_CONTEXT :
+			kind == NFENCE_KIND_CONTEXT ? NFENCE_KIND_HWQUEUE :
+			kind == NFENCE_KIND_HWQUEUE ? NFENCE_KIND_CONTEXT :
+			NFENCE_KIND_ALLOC;
+		do {
+			h = nfence_make(env->fd, env->dev, other);
+		} while (nfence_kind_live(env->fd, env->dev, kind, h, live,
+					  nlive));
+		return h;
+	default:
+		break;
+	}
+	igt_assert_f(false, "no bad handle of kind %d\n", bad);
+	return 0;
+}

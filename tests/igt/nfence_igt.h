@@ -134,6 +134,279 @@ int nfence_debugfs_fence_wait_gone(int dir,
 				   const struct drm_nfence_fence_mapping *m,
 				   unsigned int timeout_ms);
 
+/* GPU work: allocations, contexts, hardware queues, submission */
+#define NFENCE_SEGMENT_SYSTEM	1
+#define NFENCE_SEGMENT_VRAM	2
+/* NFENCE_ALLOC_VALID_FLAGS: every DRM_NFENCE_ALLOC_* bit */
+#define NFENCE_ALLOC_VALID_FLAGS \
+	(DRM_NFENCE_ALLOC_CPU_VISIBLE | DRM_NFENCE_ALLOC_ALLOW_DEMOTE)
+/* NFENCE_HWQUEUE_VALID_FLAGS: every DRM_NFENCE_HWQUEUE_* bit */
+#define NFENCE_HWQUEUE_VALID_FLAGS \
+	(DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT | \
+	 DRM_NFENCE_HWQUEUE_NO_BROADCAST_SIGNAL | \
+	 DRM_NFENCE_HWQUEUE_NO_BROADCAST_WAIT | \
+	 DRM_NFENCE_HWQUEUE_NO_KMD_ACCESS | \
+	 DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION | \
+	 DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE)
+/* NFENCE_ALWAYS_SIGNALED: CurrentValue of an AlwaysSignaled fence */
+#define NFENCE_ALWAYS_SIGNALED	0xffffffffull
+
+/* DRM_IOCTL_NFENCE_ALLOC_CREATE / DESTROY / LOCK */
+int __nfence_alloc_create(int fd, struct drm_nfence_alloc_create *create);
+uint32_t nfence_alloc_create(int fd, uint32_t device, uint64_t size,
+			     uint32_t segment_id, uint32_t flags,
+			     uint64_t *gpu_va);
+int __nfence_alloc_destroy(int fd, struct drm_nfence_alloc_destroy *destroy);
+int __nfence_alloc_destroy_handle(int fd, uint32_t device, uint32_t handle);
+void nfence_alloc_destroy(int fd, uint32_t device, uint32_t handle);
+int __nfence_alloc_lock(int fd, struct drm_nfence_alloc_lock *lock);
+uint64_t nfence_alloc_lock(int fd, uint32_t device, uint32_t handle,
+			   uint64_t *size);
+void *nfence_alloc_map(int fd, uint32_t device, uint32_t handle,
+		       uint64_t *size);
+
+/*
+ * An allocation with, when it is CPU-visible, its Lock2 mapping: @cpu is
+ * NULL for VRAM the CPU cannot see.
+ */
+struct nfence_bo {
+	int fd;
+	uint32_t device;
+	uint32_t handle;
+	uint32_t segment_id;
+	uint64_t gpu_va;
+	uint64_t size;
+	void *cpu;
+};
+
+void nfence_bo_create(int fd, uint32_t device, uint64_t size,
+		      uint32_t segment_id, uint32_t flags,
+		      struct nfence_bo *bo);
+void nfence_bo_unmap(struct nfence_bo *bo);
+void nfence_bo_destroy(struct nfence_bo *bo);
+/* The 64-bit word at byte @offset of a mapped allocation. */
+static inline volatile uint64_t *nfence_bo_u64(const struct nfence_bo *bo,
+					       uint64_t offset)
+{
+	return (volatile uint64_t *)((char *)bo->cpu + offset);
+}
+
+/* DRM_IOCTL_NFENCE_CONTEXT_CREATE / DESTROY / CONTROL */
+int __nfence_context_create(int fd, struct drm_nfence_context_create *create);
+uint32_t nfence_context_create(int fd, uint32_t device, uint32_t engine);
+int __nfence_context_destroy(int fd,
+			     struct drm_nfence_context_destroy *destroy);
+int __nfence_context_destroy_handle(int fd, uint32_t device, uint32_t handle);
+void nfence_context_destroy(int fd, uint32_t device, uint32_t handle);
+int __nfence_context_control(int fd,
+			     struct drm_nfence_context_control *control);
+uint32_t nfence_context_control(int fd, uint32_t device, uint32_t context,
+				uint32_t op,
+				struct drm_nfence_context_control *out);
+uint32_t nfence_context_state(int fd, uint32_t device, uint32_t context);
+
+/* DRM_IOCTL_NFENCE_HWQUEUE_CREATE / DESTROY */
+int __nfence_hwqueue_create(int fd, struct drm_nfence_hwqueue_create *create);
+uint32_t nfence_hwqueue_create(int fd, uint32_t device, uint32_t context,
+			       uint32_t flags, uint32_t *progress_fence,
+			       struct drm_nfence_fence_mapping *mapping);
+int __nfence_hwqueue_destroy(int fd,
+			     struct drm_nfence_hwqueue_destroy *destroy);
+int __nfence_hwqueue_destroy_handle(int fd, uint32_t device, uint32_t handle);
+void nfence_hwqueue_destroy(int fd, uint32_t device, uint32_t handle);
+
+/* DRM_IOCTL_NFENCE_SUBMIT / SUBMIT_WAIT / SUBMIT_SIGNAL */
+int __nfence_submit(int fd, struct drm_nfence_submit *submit);
+int __nfence_submit_wait(int fd, struct drm_nfence_submit_sync *sync);
+int __nfence_submit_signal(int fd, struct drm_nfence_submit_sync *sync);
+int __nfence_submit_wait_one(int fd, uint32_t device, uint32_t hwqueue,
+			     uint32_t fence, uint64_t value);
+int __nfence_submit_signal_one(int fd, uint32_t device, uint32_t hwqueue,
+			       uint32_t fence, uint64_t value);
+
+/*
+ * Command stream encoder: commands are written at @cpu (the CPU view of
+ * GPU memory at @gpu_va), @len bytes so far out of @size. Each emitter
+ * returns the byte offset of the command it wrote, so that a test can
+ * find (and rewrite) it later; nfence_cs_va() is its GPU VA.
+ */
+struct nfence_cs {
+	uint32_t *cpu;
+	uint64_t gpu_va;
+	uint32_t size;
+	uint32_t len;
+};
+
+void nfence_cs_init(struct nfence_cs *cs, void *cpu, uint64_t gpu_va,
+		    uint32_t size);
+uint32_t nfence_cs_raw(struct nfence_cs *cs, uint32_t header, uint32_t word1,
+		       const uint64_t *operands, unsigned int count);
+uint32_t nfence_cs_nop(struct nfence_cs *cs);
+uint32_t nfence_cs_fence_wait(struct nfence_cs *cs, uint64_t va,
+			      uint64_t value);
+uint32_t nfence_cs_fence_signal(struct nfence_cs *cs, uint64_t cv_va,
+				uint64_t mv_va, uint64_t value);
+uint32_t nfence_cs_write64(struct nfence_cs *cs, uint64_t va, uint64_t value);
+uint32_t nfence_cs_timestamp(struct nfence_cs *cs, uint64_t va);
+uint32_t nfence_cs_work(struct nfence_cs *cs, uint64_t duration_ns);
+/* Signal a fence through its mapping, with the interrupt check. */
+uint32_t nfence_cs_signal_fence(struct nfence_cs *cs,
+				const struct drm_nfence_fence_mapping *m,
+				uint64_t value);
+/* Wait for a fence through its mapping. */
+uint32_t nfence_cs_wait_fence(struct nfence_cs *cs,
+			      const struct drm_nfence_fence_mapping *m,
+			      uint64_t value);
+static inline uint64_t nfence_cs_va(const struct nfence_cs *cs,
+				    uint32_t offset)
+{
+	return cs->gpu_va + offset;
+}
+static inline uint32_t *nfence_cs_ptr(const struct nfence_cs *cs,
+				      uint32_t offset)
+{
+	return cs->cpu + offset / 4;
+}
+
+/*
+ * A context with one hardware queue, a command buffer allocation and the
+ * CPU view of the queue's progress fence: what most GPU-work subtests need.
+ */
+#define NFENCE_QUEUE_CMDS_SIZE	(256u << 10)
+
+struct nfence_queue {
+	int fd;
+	uint32_t device;
+	uint32_t engine;
+	uint32_t context;
+	bool own_context;
+	uint32_t handle;
+	uint32_t flags;
+	uint32_t progress_fence;
+	struct drm_nfence_fence_mapping progress_mapping;
+	const volatile uint64_t *progress;
+	uint64_t submitted;
+	struct nfence_bo cmds;
+	uint32_t head;
+};
+
+void nfence_queue_create(struct nfence_queue *q, int fd, uint32_t device,
+			 uint32_t engine, uint32_t flags);
+void nfence_queue_create_on(struct nfence_queue *q, int fd, uint32_t device,
+			    uint32_t context, uint32_t flags);
+void nfence_queue_destroy(struct nfence_queue *q);
+void nfence_queue_forget(struct nfence_queue *q);
+void nfence_queue_begin(struct nfence_queue *q, struct nfence_cs *cs);
+int __nfence_queue_submit(struct nfence_queue *q, const struct nfence_cs *cs);
+uint64_t nfence_queue_submit(struct nfence_queue *q,
+			     const struct nfence_cs *cs);
+int __nfence_queue_submit_wait(struct nfence_queue *q, uint32_t fence,
+			       uint64_t value);
+int __nfence_queue_submit_signal(struct nfence_queue *q, uint32_t fence,
+				 uint64_t value);
+int nfence_queue_wait(struct nfence_queue *q, uint64_t value,
+		      unsigned int timeout_ms);
+void nfence_queue_sync(struct nfence_queue *q);
+bool nfence_queue_poll(const struct nfence_queue *q, uint64_t value,
+		       unsigned int timeout_ms);
+uint32_t nfence_queue_state(const struct nfence_queue *q,
+			    struct drm_nfence_context_control *out);
+
+/*
+ * Whether a handle names a live object of that kind (probes that leave
+ * nothing behind); for building "foreign" handles that name nothing.
+ */
+bool nfence_device_exists(int fd, uint32_t device);
+bool nfence_alloc_exists(int fd, uint32_t device, uint32_t handle);
+bool nfence_context_exists(int fd, uint32_t device, uint32_t handle);
+bool nfence_fence_exists(int fd, uint32_t device, uint32_t handle);
+
+/*
+ * Invalid handles, each in a single way: every ioctl that takes a handle
+ * has one subtest per way, with everything else valid.
+ */
+enum nfence_bad {
+	NFENCE_BAD_ZERO,	/* 0, never a handle */
+	NFENCE_BAD_UNKNOWN,	/* never handed out */
+	NFENCE_BAD_DESTROYED,	/* was valid, destroyed */
+	NFENCE_BAD_OTHER_DEVICE,/* of another device of the same file */
+	NFENCE_BAD_OTHER_FD,	/* of another open file (names nothing here) */
+	NFENCE_BAD_WRONG_KIND,	/* a live handle of another kind */
+	NFENCE_BAD_COUNT,
+};
+
+enum nfence_kind {
+	NFENCE_KIND_ALLOC,
+	NFENCE_KIND_CONTEXT,
+	NFENCE_KIND_HWQUEUE,
+	NFENCE_KIND_FENCE,
+};
+
+/*
+ * The file under test with a fresh device, a second device of the same
+ * file and a second open file of the same adapter with a device.
+ */
+struct nfence_env {
+	int fd;
+	uint32_t dev;
+	uint32_t dev2;
+	int fd2;
+	uint32_t fd2_dev;
+};
+
+const char *nfence_bad_name(enum nfence_bad bad);
+void nfence_env_init(struct nfence_env *env, int fd);
+void nfence_env_fini(struct nfence_env *env);
+uint32_t nfence_make(int fd, uint32_t device, enum nfence_kind kind);
+void nfence_unmake(int fd, uint32_t device, enum nfence_kind kind,
+		   uint32_t handle);
+uint32_t nfence_bad_device(const struct nfence_env *env, enum nfence_bad bad);
+uint32_t nfence_bad_handle(const struct nfence_env *env, enum nfence_kind kind,
+			   enum nfence_bad bad, const uint32_t *live,
+			   int nlive);
+
+/* Module parameter tdr_timeout_ms; false if it cannot be read. */
+bool nfence_tdr_timeout_ms(uint64_t *ms);
+
+/* debugfs nfence_interrupts */
+struct nfence_interrupts {
+	uint64_t signals;
+	uint64_t interrupts;
+	uint64_t suppressed;
+	uint64_t woken;
+	uint64_t spurious;
+};
+
+void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq);
+
+/* debugfs nfence_segments: "used" of segment @id */
+int __nfence_debugfs_segment_used(int dir, uint32_t id, uint64_t *used);
+
+/* One line of debugfs nfence_queues. */
+struct nfence_debugfs_queue {
+	uint64_t id;
+	int64_t pid;
+	uint32_t device;
+	uint32_t context;
+	uint32_t engine;
+	char state[32];
+	uint64_t pending;
+	uint64_t progress;
+};
+
+typedef bool (*nfence_debugfs_queue_fn)(const struct nfence_debugfs_queue *q,
+					void *data);
+int __nfence_debugfs_queues(int dir, nfence_debugfs_queue_fn fn, void *data);
+int nfence_debugfs_count_queues(int dir, int64_t pid);
+int __nfence_debugfs_queue(int dir, int64_t pid, uint32_t device,
+			   uint32_t context, struct nfence_debugfs_queue *out);
+int nfence_debugfs_queue_wait_state(int dir, int64_t pid, uint32_t device,
+				    uint32_t context, const char *state,
+				    unsigned int timeout_ms,
+				    struct nfence_debugfs_queue *out);
+int nfence_debugfs_queues_wait_gone(int dir, int64_t pid,
+				    unsigned int timeout_ms);
+
 /* misc */
 uint64_t nfence_monotonic_ns(void);
 void *nfence_readonly_page(size_t *size);

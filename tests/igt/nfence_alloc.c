@@ -1,0 +1,1196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("Allocations: DRM_IOCTL_NFENCE_ALLOC_CREATE/DESTROY/"
+		     "LOCK, placement in system memory and VRAM (visible, "
+		     "invisible, demotion), the Lock2 mapping, lifetimes, "
+		     "limits and the rejection of every invalid input.");
+
+#define POISON		0xdeadbeefu
+#define POISON64	0xdeadbeefcafef00dull
+#define WATCHDOG_S	60
+#define PAGE		4096ull
+#define MIB		(1ull << 20)
+#define SYSTEM		NFENCE_SEGMENT_SYSTEM
+#define VRAM		NFENCE_SEGMENT_VRAM
+#define CPU_VISIBLE	DRM_NFENCE_ALLOC_CPU_VISIBLE
+#define ALLOW_DEMOTE	DRM_NFENCE_ALLOC_ALLOW_DEMOTE
+#define MAX_SIZE	DRM_NFENCE_MAX_ALLOC_SIZE
+#define MAX_ALLOCS	DRM_NFENCE_MAX_ALLOCS_PER_FILE
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+static int fd = -1;
+static int dbg = -1;
+static struct drm_nfence_query_adapter adapter;
+static uint64_t vram_size, vram_visible;
+
+static void query_segments(void)
+{
+	struct drm_nfence_query_segments *s;
+
+	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
+	for (uint32_t i = 0; i < s->num_segments; i++) {
+		if (s->segments[i].id != VRAM)
+			continue;
+		vram_size = s->segments[i].size;
+		vram_visible = s->segments[i].cpu_visible_size;
+	}
+	free(s);
+}
+
+/* Bytes used in segment @id according to debugfs, or -1 without it. */
+static int64_t used(uint32_t id)
+{
+	uint64_t v;
+
+	if (dbg < 0 || __nfence_debugfs_segment_used(dbg, id, &v))
+		return -1;
+	return v;
+}
+
+static void assert_used(uint32_t id, int64_t base, int64_t delta)
+{
+	if (base < 0)
+		return;
+	igt_assert_eq_s64(used(id), base + delta);
+}
+
+static struct drm_nfence_alloc_create create_args(uint32_t device,
+						  uint64_t size,
+						  uint32_t segment,
+						  uint32_t flags)
+{
+	struct drm_nfence_alloc_create c = {
+		.device = device,
+		.flags = flags,
+		.size = size,
+		.segment_id = segment,
+	};
+
+	return c;
+}
+
+/*
+ * A create that must fail with @err: the struct comes back exactly as it
+ * went in (no handle, VA or segment written) and no segment use changes.
+ */
+static void expect_create_error(int cfd,
+				const struct drm_nfence_alloc_create *in,
+				int err)
+{
+	struct drm_nfence_alloc_create c = *in, orig;
+	int64_t sys = cfd == fd ? used(SYSTEM) : -1;
+	int64_t vram = cfd == fd ? used(VRAM) : -1;
+
+	c.handle = POISON;
+	c.gpu_va = POISON64;
+	c.placed_segment_id = POISON;
+	orig = c;
+	igt_assert_eq(__nfence_alloc_create(cfd, &c), err);
+	igt_assert_f(!memcmp(&c, &orig, sizeof(c)),
+		     "create struct changed on failure (handle %#x, va %#"
+		     PRIx64 ", segment %#x)\n", c.handle, (uint64_t)c.gpu_va,
+		     c.placed_segment_id);
+	assert_used(SYSTEM, sys, 0);
+	assert_used(VRAM, vram, 0);
+}
+
+/* The same request without the mistake works. */
+static void expect_create_ok(const struct drm_nfence_alloc_create *in)
+{
+	struct drm_nfence_alloc_create c = *in;
+
+	igt_assert_eq(__nfence_alloc_create(fd, &c), 0);
+	nfence_alloc_destroy(fd, c.device, c.handle);
+}
+
+static void expect_lock_error(const struct drm_nfence_alloc_lock *in, int err)
+{
+	struct drm_nfence_alloc_lock l = *in, orig;
+
+	l.mmap_offset = POISON64;
+	l.size = POISON64;
+	orig = l;
+	igt_assert_eq(__nfence_alloc_lock(fd, &l), err);
+	igt_assert_f(!memcmp(&l, &orig, sizeof(l)),
+		     "lock struct changed on failure (offset %#" PRIx64
+		     ", size %#" PRIx64 ")\n", (uint64_t)l.mmap_offset,
+		     (uint64_t)l.size);
+}
+
+static void expect_destroy_error(const struct drm_nfence_alloc_destroy *in,
+				 int err)
+{
+	struct drm_nfence_alloc_destroy d = *in;
+
+	igt_assert_eq(__nfence_alloc_destroy(fd, &d), err);
+	igt_assert_eq_u32(d.device, in->device);
+	igt_assert_eq_u32(d.handle, in->handle);
+}
+
+/* ALLOC_CREATE semantics */
+
+static void test_create_destroy(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	int64_t base = used(SYSTEM);
+	struct drm_nfence_alloc_create c = create_args(dev, PAGE, SYSTEM, 0);
+
+	nfence_watchdog(WATCHDOG_S);
+	c.handle = POISON;
+	igt_assert_eq(__nfence_alloc_create(fd, &c), 0);
+	igt_assert_neq_u32(c.handle, 0);
+	igt_assert_neq_u32(c.handle, POISON);
+	igt_assert_neq_u64(c.gpu_va, 0);
+	igt_assert_eq_u64(c.gpu_va % PAGE, 0);
+	igt_assert_eq_u32(c.placed_segment_id, SYSTEM);
+	igt_assert_eq_u32(c.pad, 0);
+	assert_used(SYSTEM, base, PAGE);
+
+	nfence_alloc_destroy(fd, dev, c.handle);
+	assert_used(SYSTEM, base, 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, c.handle),
+		      -ENOENT);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_vram(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	int64_t base = used(VRAM);
+	struct drm_nfence_alloc_create c = create_args(dev, 64 * 1024, VRAM,
+						       0);
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert_eq(__nfence_alloc_create(fd, &c), 0);
+	igt_assert_eq_u32(c.placed_segment_id, VRAM);
+	igt_assert_eq_u64(c.gpu_va % PAGE, 0);
+	assert_used(VRAM, base, 64 * 1024);
+	nfence_alloc_destroy(fd, dev, c.handle);
+	assert_used(VRAM, base, 0);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_vram_cpu_visible(void)
+{
+	uint32_t dev;
+	struct nfence_bo bo;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	dev = nfence_device_create(fd);
+	nfence_bo_create(fd, dev, 3 * PAGE, VRAM, CPU_VISIBLE, &bo);
+	igt_assert_eq_u32(bo.segment_id, VRAM);
+	igt_assert(bo.cpu);
+	igt_assert_eq_u64(bo.size, 3 * PAGE);
+	for (uint64_t off = 0; off < bo.size; off += 8)
+		*nfence_bo_u64(&bo, off) = off ^ POISON64;
+	for (uint64_t off = 0; off < bo.size; off += 8)
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, off), off ^ POISON64);
+	nfence_bo_destroy(&bo);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_system_always_visible(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int visible = 0; visible < 2; visible++) {
+		struct nfence_bo bo;
+
+		nfence_bo_create(fd, dev, PAGE, SYSTEM,
+				 visible ? CPU_VISIBLE : 0, &bo);
+		igt_assert_eq_u32(bo.segment_id, SYSTEM);
+		igt_assert(bo.cpu);
+		*nfence_bo_u64(&bo, 8) = 42;
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, 8), 42);
+		nfence_bo_destroy(&bo);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_size_rounded(void)
+{
+	const uint64_t sizes[] = { 1, 8, PAGE - 1, PAGE, PAGE + 1,
+				   16 * PAGE + 17 };
+	uint32_t dev = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint64_t rounded = (sizes[i] + PAGE - 1) & ~(PAGE - 1);
+		int64_t base = used(SYSTEM);
+		uint64_t lock_size;
+		uint32_t h;
+
+		h = nfence_alloc_create(fd, dev, sizes[i], SYSTEM, 0, NULL);
+		nfence_alloc_lock(fd, dev, h, &lock_size);
+		igt_assert_eq_u64(lock_size, rounded);
+		assert_used(SYSTEM, base, rounded);
+		nfence_alloc_destroy(fd, dev, h);
+		assert_used(SYSTEM, base, 0);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_max_size(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_alloc_create c = create_args(dev, MAX_SIZE, SYSTEM,
+						       0);
+	int ret;
+
+	nfence_watchdog(WATCHDOG_S);
+	/* The largest size is valid: it fits, or the segment is full. */
+	ret = __nfence_alloc_create(fd, &c);
+	igt_assert_f(ret == 0 || ret == -ENOSPC,
+		     "%llu bytes: %s\n", MAX_SIZE, strerror(-ret));
+	if (!ret)
+		nfence_alloc_destroy(fd, dev, c.handle);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_memory_zeroed(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	/* Dirty memory, free it, allocate again: whatever comes is zero. */
+	for (int round = 0; round < 3; round++) {
+		struct nfence_bo bo;
+
+		nfence_bo_create(fd, dev, 64 * PAGE, SYSTEM, 0, &bo);
+		for (uint64_t off = 0; off < bo.size; off += 8)
+			igt_assert_f(*nfence_bo_u64(&bo, off) == 0,
+				     "round %d: byte %" PRIu64 " of a new "
+				     "allocation is not zero\n", round, off);
+		memset(bo.cpu, 0xa5, bo.size);
+		nfence_bo_destroy(&bo);
+	}
+	if (vram_visible) {
+		for (int round = 0; round < 2; round++) {
+			struct nfence_bo bo;
+
+			nfence_bo_create(fd, dev, 16 * PAGE, VRAM,
+					 CPU_VISIBLE, &bo);
+			for (uint64_t off = 0; off < bo.size; off += 8)
+				igt_assert_eq_u64(*nfence_bo_u64(&bo, off), 0);
+			memset(bo.cpu, 0x5a, bo.size);
+			nfence_bo_destroy(&bo);
+		}
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+struct range {
+	uint64_t start, end;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void test_gpu_va_distinct(void)
+{
+	const int n = 64;
+	uint32_t dev = nfence_device_create(fd), dev2 = nfence_device_create(fd);
+	struct range r[64];
+	uint32_t h[64];
+
+	nfence_watchdog(WATCHDOG_S);
+	/* Both devices of the file share its GPU address space. */
+	for (int i = 0; i < n; i++) {
+		uint64_t size = PAGE * (1 + i % 5);
+		uint32_t d = i % 2 ? dev2 : dev;
+
+		h[i] = nfence_alloc_create(fd, d, size,
+					   i % 3 == 2 ? VRAM : SYSTEM, 0,
+					   &r[i].start);
+		igt_assert_eq_u64(r[i].start % PAGE, 0);
+		r[i].end = r[i].start + size;
+	}
+	qsort(r, n, sizeof(r[0]), cmp_range);
+	for (int i = 1; i < n; i++)
+		igt_assert_f(r[i].start >= r[i - 1].end,
+			     "[%#" PRIx64 ", %#" PRIx64 ") overlaps [%#"
+			     PRIx64 ", %#" PRIx64 ")\n", r[i].start, r[i].end,
+			     r[i - 1].start, r[i - 1].end);
+	for (int i = 0; i < n; i++)
+		nfence_alloc_destroy(fd, i % 2 ? dev2 : dev, h[i]);
+	nfence_device_destroy(fd, dev);
+	nfence_device_destroy(fd, dev2);
+}
+
+static void test_handles_not_reused(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t h[32];
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < 32; i++) {
+		h[i] = nfence_alloc_create(fd, dev, PAGE, SYSTEM, 0, NULL);
+		igt_assert_neq_u32(h[i], 0);
+		nfence_alloc_destroy(fd, dev, h[i]);
+		for (int j = 0; j < i; j++)
+			igt_assert_f(h[j] != h[i], "handle %u handed out "
+				     "twice\n", h[i]);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_map_twice(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t s1, s2;
+	volatile uint64_t *a, *b;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_alloc_create(fd, dev, 2 * PAGE, SYSTEM, 0, NULL);
+	a = nfence_alloc_map(fd, dev, h, &s1);
+	b = nfence_alloc_map(fd, dev, h, &s2);
+	igt_assert_eq_u64(s1, s2);
+	a[0] = 1;
+	b[PAGE / 8] = 2;
+	igt_assert_eq_u64(b[0], 1);
+	igt_assert_eq_u64(a[PAGE / 8], 2);
+	munmap((void *)a, s1);
+	igt_assert_eq_u64(b[0], 1);
+	munmap((void *)b, s2);
+	nfence_alloc_destroy(fd, dev, h);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_destroyed_while_mapped(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct nfence_bo bo;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_bo_create(fd, dev, 4 * PAGE, SYSTEM, 0, &bo);
+	for (uint64_t off = 0; off < bo.size; off += 8)
+		*nfence_bo_u64(&bo, off) = off + 1;
+
+	/* Destroy: the handle is gone, the CPU mapping keeps the memory. */
+	nfence_alloc_destroy(fd, dev, bo.handle);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, bo.handle),
+		      -ENOENT);
+	for (uint64_t off = 0; off < bo.size; off += 8)
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, off), off + 1);
+	for (uint64_t off = 0; off < bo.size; off += 8)
+		*nfence_bo_u64(&bo, off) = ~off;
+	for (uint64_t off = 0; off < bo.size; off += 8)
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, off), ~off);
+
+	/* Also after the device and a new allocation reusing memory. */
+	nfence_device_destroy(fd, dev);
+	dev = nfence_device_create(fd);
+	{
+		struct nfence_bo other;
+
+		nfence_bo_create(fd, dev, 4 * PAGE, SYSTEM, 0, &other);
+		memset(other.cpu, 0x77, other.size);
+		for (uint64_t off = 0; off < bo.size; off += 8)
+			igt_assert_eq_u64(*nfence_bo_u64(&bo, off), ~off);
+		nfence_bo_destroy(&other);
+	}
+	bo.handle = 0;
+	nfence_bo_unmap(&bo);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_device_destroy_frees(void)
+{
+	int64_t sys = used(SYSTEM), vram = used(VRAM);
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t h[8];
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(sys >= 0, "no nfence_segments in debugfs\n");
+	for (int i = 0; i < 8; i++)
+		h[i] = nfence_alloc_create(fd, dev, PAGE * (i + 1),
+					   i % 2 ? VRAM : SYSTEM, 0, NULL);
+	igt_assert_lt_s64(sys, used(SYSTEM));
+	igt_assert_lt_s64(vram, used(VRAM));
+	nfence_device_destroy(fd, dev);
+	assert_used(SYSTEM, sys, 0);
+	assert_used(VRAM, vram, 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, h[0]), -ENOENT);
+}
+
+static void test_close_frees(void)
+{
+	int64_t sys = used(SYSTEM), vram = used(VRAM);
+	int fd2 = nfence_open();
+	uint32_t dev = nfence_device_create(fd2);
+	void *p;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(sys >= 0, "no nfence_segments in debugfs\n");
+	for (int i = 0; i < 8; i++)
+		nfence_alloc_create(fd2, dev, 8 * PAGE, i % 2 ? VRAM : SYSTEM,
+				    0, NULL);
+	/* One still mapped when the file is closed. */
+	p = nfence_alloc_map(fd2, dev,
+			     nfence_alloc_create(fd2, dev, PAGE, SYSTEM, 0,
+						 NULL), NULL);
+	close(fd2);
+	munmap(p, PAGE);
+	assert_used(VRAM, vram, 0);
+	assert_used(SYSTEM, sys, 0);
+}
+
+/*
+ * Fill @segment (with @flags) until -ENOSPC with ever smaller pieces; the
+ * handles go to @h (room for @max), their number is returned.
+ */
+static int fill(uint32_t dev, uint32_t segment, uint32_t flags, uint32_t *h,
+		int max)
+{
+	const uint64_t chunks[] = { 4 * MIB, 256 * 1024, PAGE };
+	int n = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(chunks); i++) {
+		for (;;) {
+			struct drm_nfence_alloc_create c =
+				create_args(dev, chunks[i], segment, flags);
+			int ret = __nfence_alloc_create(fd, &c);
+
+			if (ret == -ENOSPC)
+				break;
+			igt_assert_eq(ret, 0);
+			igt_assert_eq_u32(c.placed_segment_id, segment);
+			igt_assert_lt(n, max);
+			h[n++] = c.handle;
+		}
+	}
+	return n;
+}
+
+static void test_vram_full_demote(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_alloc_create c;
+	uint32_t h[512];
+	struct nfence_bo bo;
+	int n;
+
+	nfence_watchdog(WATCHDOG_S);
+	n = fill(dev, VRAM, 0, h, ARRAY_SIZE(h));
+	igt_assert_lt(0, n);
+
+	/* Full: a page fails without ALLOW_DEMOTE ... */
+	c = create_args(dev, PAGE, VRAM, 0);
+	expect_create_error(fd, &c, -ENOSPC);
+	/* ... and lands in system memory with it, mappable there. */
+	nfence_bo_create(fd, dev, 2 * PAGE, VRAM, ALLOW_DEMOTE, &bo);
+	igt_assert_eq_u32(bo.segment_id, SYSTEM);
+	igt_assert(bo.cpu);
+	*nfence_bo_u64(&bo, 0) = 5;
+	igt_assert_eq_u64(*nfence_bo_u64(&bo, 0), 5);
+	nfence_bo_destroy(&bo);
+
+	/* Room again: VRAM it is. */
+	nfence_alloc_destroy(fd, dev, h[0]);
+	c = create_args(dev, PAGE, VRAM, ALLOW_DEMOTE);
+	igt_assert_eq(__nfence_alloc_create(fd, &c), 0);
+	igt_assert_eq_u32(c.placed_segment_id, VRAM);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_visible_full_demote(void)
+{
+	uint32_t dev;
+	struct drm_nfence_alloc_create c;
+	uint32_t h[512];
+	struct nfence_bo bo;
+	int n;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	dev = nfence_device_create(fd);
+	n = fill(dev, VRAM, CPU_VISIBLE, h, ARRAY_SIZE(h));
+	igt_assert_lt(0, n);
+	igt_assert_lte_u64((uint64_t)n * PAGE, vram_visible);
+
+	c = create_args(dev, PAGE, VRAM, CPU_VISIBLE);
+	expect_create_error(fd, &c, -ENOSPC);
+	nfence_bo_create(fd, dev, PAGE, VRAM, CPU_VISIBLE | ALLOW_DEMOTE, &bo);
+	igt_assert_eq_u32(bo.segment_id, SYSTEM);
+	igt_assert(bo.cpu);
+	nfence_bo_destroy(&bo);
+
+	/* The invisible part still has room. */
+	if (vram_size > vram_visible) {
+		c = create_args(dev, PAGE, VRAM, 0);
+		igt_assert_eq(__nfence_alloc_create(fd, &c), 0);
+		igt_assert_eq_u32(c.placed_segment_id, VRAM);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+/* ALLOC_CREATE invalid input */
+
+static void test_create_bad_flags(void)
+{
+	struct nfence_env env;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	for (int bit = 2; bit < 32; bit++) {
+		struct drm_nfence_alloc_create c =
+			create_args(env.dev, PAGE, VRAM, 1u << bit);
+
+		expect_create_error(fd, &c, -EINVAL);
+		c.flags |= ALLOW_DEMOTE;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+	{
+		struct drm_nfence_alloc_create c =
+			create_args(env.dev, PAGE, VRAM, ~0u);
+
+		expect_create_error(fd, &c, -EINVAL);
+		c.flags = ~NFENCE_ALLOC_VALID_FLAGS;
+		expect_create_error(fd, &c, -EINVAL);
+		c.flags = 0;
+		expect_create_ok(&c);
+	}
+	nfence_env_fini(&env);
+}
+
+static void test_create_bad_pad(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_create c;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	c = create_args(env.dev, PAGE, SYSTEM, 0);
+	for (int bit = 0; bit < 32; bit++) {
+		c.pad = 1u << bit;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+	c.pad = 0;
+	expect_create_ok(&c);
+	nfence_env_fini(&env);
+}
+
+static void test_create_size_zero(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_create c;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	for (int seg = SYSTEM; seg <= VRAM; seg++) {
+		c = create_args(env.dev, 0, seg, 0);
+		expect_create_error(fd, &c, -EINVAL);
+		c.size = 1;
+		expect_create_ok(&c);
+	}
+	nfence_env_fini(&env);
+}
+
+static void test_create_size_too_big(void)
+{
+	const uint64_t sizes[] = {
+		MAX_SIZE + 1, MAX_SIZE + PAGE, 2 * MAX_SIZE, 1ull << 32,
+		1ull << 63, UINT64_MAX - PAGE + 2, UINT64_MAX,
+	};
+	struct nfence_env env;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++) {
+		for (int seg = SYSTEM; seg <= VRAM; seg++) {
+			struct drm_nfence_alloc_create c =
+				create_args(env.dev, sizes[i], seg, 0);
+
+			/* -EINVAL, not -ENOSPC: a size check. */
+			expect_create_error(fd, &c, -EINVAL);
+			c.flags = seg == VRAM ? ALLOW_DEMOTE : 0;
+			expect_create_error(fd, &c, -EINVAL);
+		}
+	}
+	nfence_env_fini(&env);
+}
+
+static void test_create_bad_segment(void)
+{
+	const uint32_t segments[] = { 0, 3, 4, 0x100, 0x80000000u, UINT32_MAX };
+	struct nfence_env env;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	for (unsigned int i = 0; i < ARRAY_SIZE(segments); i++) {
+		struct drm_nfence_alloc_create c =
+			create_args(env.dev, PAGE, segments[i], 0);
+
+		expect_create_error(fd, &c, -EINVAL);
+		c.flags = ALLOW_DEMOTE;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+	nfence_env_fini(&env);
+}
+
+static void test_create_demote_system(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_create c;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	c = create_args(env.dev, PAGE, SYSTEM, ALLOW_DEMOTE);
+	expect_create_error(fd, &c, -EINVAL);
+	c.flags |= CPU_VISIBLE;
+	expect_create_error(fd, &c, -EINVAL);
+	c.flags = CPU_VISIBLE;
+	expect_create_ok(&c);
+	nfence_env_fini(&env);
+}
+
+static void test_create_cpu_visible_no_visible_vram(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_create c;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(!vram_visible, "the adapter has CPU-visible VRAM\n");
+	nfence_env_init(&env, fd);
+	c = create_args(env.dev, PAGE, VRAM, CPU_VISIBLE);
+	expect_create_error(fd, &c, -EINVAL);
+	c.flags |= ALLOW_DEMOTE;
+	expect_create_error(fd, &c, -EINVAL);
+	c.flags = 0;
+	expect_create_ok(&c);
+	nfence_env_fini(&env);
+}
+
+static void test_create_bad_device(enum nfence_bad bad)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_create c;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	c = create_args(nfence_bad_device(&env, bad), PAGE, SYSTEM, 0);
+	expect_create_error(fd, &c, -ENOENT);
+	c.segment_id = VRAM;
+	expect_create_error(fd, &c, -ENOENT);
+	c.device = env.dev;
+	expect_create_ok(&c);
+	nfence_env_fini(&env);
+}
+
+static void test_create_max_allocs(void)
+{
+	int fd2 = nfence_open();
+	uint32_t dev = nfence_device_create(fd2);
+	uint32_t dev2 = nfence_device_create(fd2);
+	struct drm_nfence_alloc_create c;
+	uint32_t *h = calloc(MAX_ALLOCS, sizeof(*h));
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert(h);
+	/* The limit is per file, over all its devices. */
+	for (int i = 0; i < MAX_ALLOCS; i++)
+		h[i] = nfence_alloc_create(fd2, i % 2 ? dev2 : dev, PAGE,
+					   SYSTEM, 0, NULL);
+	c = create_args(dev, PAGE, SYSTEM, 0);
+	expect_create_error(fd2, &c, -ENOSPC);
+	c.device = dev2;
+	expect_create_error(fd2, &c, -ENOSPC);
+
+	/* Freeing one makes room for one. */
+	nfence_alloc_destroy(fd2, dev, h[0]);
+	c.device = dev;
+	igt_assert_eq(__nfence_alloc_create(fd2, &c), 0);
+	c = create_args(dev, PAGE, SYSTEM, 0);
+	expect_create_error(fd2, &c, -ENOSPC);
+
+	/* Another file has its own budget. */
+	{
+		uint32_t d = nfence_device_create(fd);
+		uint32_t a = nfence_alloc_create(fd, d, PAGE, SYSTEM, 0, NULL);
+
+		nfence_alloc_destroy(fd, d, a);
+		nfence_device_destroy(fd, d);
+	}
+	close(fd2);
+	free(h);
+}
+
+static void test_create_vram_full(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_alloc_create c;
+	uint32_t h[512];
+
+	nfence_watchdog(WATCHDOG_S);
+	/* Larger than the whole segment. */
+	c = create_args(dev, vram_size + PAGE, VRAM, 0);
+	expect_create_error(fd, &c, -ENOSPC);
+	/* Full. */
+	igt_assert_lt(0, fill(dev, VRAM, 0, h, ARRAY_SIZE(h)));
+	c = create_args(dev, PAGE, VRAM, 0);
+	expect_create_error(fd, &c, -ENOSPC);
+	if (vram_visible) {
+		c.flags = CPU_VISIBLE;
+		expect_create_error(fd, &c, -ENOSPC);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_visible_full(void)
+{
+	uint32_t dev;
+	struct drm_nfence_alloc_create c;
+	uint32_t h[512];
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	dev = nfence_device_create(fd);
+	c = create_args(dev, vram_visible + PAGE, VRAM, CPU_VISIBLE);
+	expect_create_error(fd, &c, -ENOSPC);
+	igt_assert_lt(0, fill(dev, VRAM, CPU_VISIBLE, h, ARRAY_SIZE(h)));
+	c = create_args(dev, PAGE, VRAM, CPU_VISIBLE);
+	expect_create_error(fd, &c, -ENOSPC);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_check_order(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_create c;
+	uint32_t h[512];
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	/* -EINVAL before -ENOENT. */
+	c = create_args(0, PAGE, SYSTEM, 1u << 7);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(0, 0, SYSTEM, 0);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(0, PAGE, 7, 0);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(0, PAGE, SYSTEM, ALLOW_DEMOTE);
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(0, PAGE, SYSTEM, 0);
+	c.pad = 1;
+	expect_create_error(fd, &c, -EINVAL);
+	/* -ENOENT before -ENOSPC. */
+	igt_assert_lt(0, fill(env.dev, VRAM, 0, h, ARRAY_SIZE(h)));
+	c = create_args(env.dev, PAGE, VRAM, 0);
+	expect_create_error(fd, &c, -ENOSPC);
+	c.device = UINT32_MAX;
+	expect_create_error(fd, &c, -ENOENT);
+	nfence_env_fini(&env);
+}
+
+/* ALLOC_DESTROY invalid input */
+
+static void test_destroy_bad_device(enum nfence_bad bad)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_destroy d;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	h = nfence_alloc_create(fd, env.dev, PAGE, SYSTEM, 0, NULL);
+	d.device = nfence_bad_device(&env, bad);
+	d.handle = h;
+	expect_destroy_error(&d, -ENOENT);
+	/* The allocation is still there. */
+	igt_assert(nfence_alloc_exists(fd, env.dev, h));
+	nfence_alloc_destroy(fd, env.dev, h);
+	nfence_env_fini(&env);
+}
+
+static void test_destroy_bad_handle(enum nfence_bad bad)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_destroy d;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	h = nfence_alloc_create(fd, env.dev, PAGE, SYSTEM, 0, NULL);
+	d.device = env.dev;
+	d.handle = nfence_bad_handle(&env, NFENCE_KIND_ALLOC, bad, &h, 1);
+	expect_destroy_error(&d, -ENOENT);
+	igt_assert(nfence_alloc_exists(fd, env.dev, h));
+	nfence_alloc_destroy(fd, env.dev, h);
+	nfence_env_fini(&env);
+}
+
+static void test_destroy_twice(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_alloc_destroy d = { .device = dev };
+
+	nfence_watchdog(WATCHDOG_S);
+	d.handle = nfence_alloc_create(fd, dev, PAGE, VRAM, 0, NULL);
+	igt_assert_eq(__nfence_alloc_destroy(fd, &d), 0);
+	expect_destroy_error(&d, -ENOENT);
+	nfence_device_destroy(fd, dev);
+}
+
+/* ALLOC_LOCK */
+
+static void test_lock_bad_flags(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_lock l = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	l.device = env.dev;
+	l.handle = nfence_alloc_create(fd, env.dev, PAGE, SYSTEM, 0, NULL);
+	for (int bit = 0; bit < 32; bit++) {
+		l.flags = 1u << bit;
+		expect_lock_error(&l, -EINVAL);
+	}
+	l.flags = 0;
+	igt_assert_eq(__nfence_alloc_lock(fd, &l), 0);
+	nfence_env_fini(&env);
+}
+
+static void test_lock_bad_pad(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_lock l = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	l.device = env.dev;
+	l.handle = nfence_alloc_create(fd, env.dev, PAGE, SYSTEM, 0, NULL);
+	for (int bit = 0; bit < 32; bit++) {
+		l.pad = 1u << bit;
+		expect_lock_error(&l, -EINVAL);
+	}
+	l.pad = 0;
+	igt_assert_eq(__nfence_alloc_lock(fd, &l), 0);
+	nfence_env_fini(&env);
+}
+
+static void test_lock_not_cpu_visible(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_lock l = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	l.device = env.dev;
+	l.handle = nfence_alloc_create(fd, env.dev, PAGE, VRAM, 0, NULL);
+	expect_lock_error(&l, -EINVAL);
+	/* ALLOW_DEMOTE alone does not make VRAM visible either. */
+	l.handle = nfence_alloc_create(fd, env.dev, PAGE, VRAM, ALLOW_DEMOTE,
+				       NULL);
+	expect_lock_error(&l, -EINVAL);
+	nfence_env_fini(&env);
+}
+
+static void test_lock_bad_device(enum nfence_bad bad)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_lock l = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	l.handle = nfence_alloc_create(fd, env.dev, PAGE, SYSTEM, 0, NULL);
+	l.device = nfence_bad_device(&env, bad);
+	expect_lock_error(&l, -ENOENT);
+	l.device = env.dev;
+	igt_assert_eq(__nfence_alloc_lock(fd, &l), 0);
+	nfence_env_fini(&env);
+}
+
+static void test_lock_bad_handle(enum nfence_bad bad)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_lock l = { 0 };
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	h = nfence_alloc_create(fd, env.dev, PAGE, SYSTEM, 0, NULL);
+	l.device = env.dev;
+	l.handle = nfence_bad_handle(&env, NFENCE_KIND_ALLOC, bad, &h, 1);
+	expect_lock_error(&l, -ENOENT);
+	l.handle = h;
+	igt_assert_eq(__nfence_alloc_lock(fd, &l), 0);
+	nfence_env_fini(&env);
+}
+
+static void test_lock_check_order(void)
+{
+	struct nfence_env env;
+	struct drm_nfence_alloc_lock l = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	/* -EINVAL (flags, pad) before -ENOENT. */
+	l.device = UINT32_MAX;
+	l.handle = UINT32_MAX;
+	l.flags = 1;
+	expect_lock_error(&l, -EINVAL);
+	l.flags = 0;
+	l.pad = 1;
+	expect_lock_error(&l, -EINVAL);
+	nfence_env_fini(&env);
+}
+
+/* The ioctl argument itself unreadable. */
+static void test_bad_arg_pointer(void)
+{
+	const unsigned long requests[] = {
+		DRM_IOCTL_NFENCE_ALLOC_CREATE,
+		DRM_IOCTL_NFENCE_ALLOC_DESTROY,
+		DRM_IOCTL_NFENCE_ALLOC_LOCK,
+	};
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(requests); i++) {
+		errno = 0;
+		igt_assert_eq(ioctl(fd, requests[i], NULL), -1);
+		igt_assert_eq(errno, EFAULT);
+		errno = 0;
+		igt_assert_eq(ioctl(fd, requests[i], (void *)8), -1);
+		igt_assert_eq(errno, EFAULT);
+	}
+}
+
+igt_main
+{
+	static const enum nfence_bad bad_devices[] = {
+		NFENCE_BAD_ZERO, NFENCE_BAD_UNKNOWN, NFENCE_BAD_DESTROYED,
+		NFENCE_BAD_OTHER_FD, NFENCE_BAD_WRONG_KIND,
+	};
+
+	igt_fixture {
+		fd = nfence_open();
+		nfence_query_adapter(fd, &adapter);
+		query_segments();
+		dbg = __nfence_debugfs_dir(fd);
+		if (dbg >= 0 && faccessat(dbg, "nfence_segments", R_OK, 0)) {
+			close(dbg);
+			dbg = -1;
+		}
+		if (dbg < 0)
+			igt_info("no nfence_segments in debugfs: segment use "
+				 "checks skipped\n");
+	}
+
+	igt_describe("Create a system-memory allocation: non-zero handle, "
+		     "page-aligned VA, placed in segment 1, counted in "
+		     "nfence_segments; destroy gives the memory back.");
+	igt_subtest("create-destroy")
+		test_create_destroy();
+
+	igt_describe("A VRAM allocation is placed in segment 2.");
+	igt_subtest("create-vram")
+		test_create_vram();
+
+	igt_describe("A CPU_VISIBLE VRAM allocation maps read/write through "
+		     "Lock2.");
+	igt_subtest("create-vram-cpu-visible")
+		test_create_vram_cpu_visible();
+
+	igt_describe("System allocations are CPU-mappable with or without "
+		     "CPU_VISIBLE.");
+	igt_subtest("system-always-visible")
+		test_system_always_visible();
+
+	igt_describe("Sizes are rounded up to whole pages (Lock2 size and "
+		     "segment use).");
+	igt_subtest("size-rounded")
+		test_size_rounded();
+
+	igt_describe("DRM_NFENCE_MAX_ALLOC_SIZE itself is a valid size.");
+	igt_subtest("max-size")
+		test_max_size();
+
+	igt_describe("New allocations read zero, also when they reuse memory "
+		     "an earlier one dirtied.");
+	igt_subtest("memory-zeroed")
+		test_memory_zeroed();
+
+	igt_describe("Allocations of both devices of a file get "
+		     "non-overlapping page-aligned VA ranges.");
+	igt_subtest("gpu-va-distinct")
+		test_gpu_va_distinct();
+
+	igt_describe("A destroyed allocation handle is not handed out again "
+		     "right away.");
+	igt_subtest("handles-not-reused")
+		test_handles_not_reused();
+
+	igt_describe("Two Lock2 mappings of an allocation share its memory.");
+	igt_subtest("map-twice")
+		test_map_twice();
+
+	igt_describe("An allocation destroyed while the CPU has it mapped "
+		     "keeps the memory valid for the CPU until munmap.");
+	igt_subtest("destroyed-while-mapped")
+		test_destroyed_while_mapped();
+
+	igt_describe("Destroying a device frees its allocations.");
+	igt_subtest("device-destroy-frees")
+		test_device_destroy_frees();
+
+	igt_describe("Closing the file (and unmapping what was still mapped) "
+		     "frees its allocations.");
+	igt_subtest("close-frees")
+		test_close_frees();
+
+	igt_describe("With VRAM full, ALLOW_DEMOTE places a VRAM request in "
+		     "system memory; with room again, in VRAM.");
+	igt_subtest("vram-full-demote")
+		test_vram_full_demote();
+
+	igt_describe("With the CPU-visible part of VRAM full, CPU_VISIBLE | "
+		     "ALLOW_DEMOTE lands in system memory; the invisible part "
+		     "is still usable.");
+	igt_subtest("visible-full-demote")
+		test_visible_full_demote();
+
+	igt_describe("Unknown ALLOC_CREATE flag bits fail with -EINVAL.");
+	igt_subtest("create-bad-flags")
+		test_create_bad_flags();
+
+	igt_describe("Non-zero ALLOC_CREATE pad fails with -EINVAL.");
+	igt_subtest("create-bad-pad")
+		test_create_bad_pad();
+
+	igt_describe("Size 0 fails with -EINVAL.");
+	igt_subtest("create-size-zero")
+		test_create_size_zero();
+
+	igt_describe("Sizes above DRM_NFENCE_MAX_ALLOC_SIZE fail with -EINVAL "
+		     "(not -ENOSPC), also with ALLOW_DEMOTE.");
+	igt_subtest("create-size-too-big")
+		test_create_size_too_big();
+
+	igt_describe("Segment ids other than 1 and 2 fail with -EINVAL.");
+	igt_subtest("create-bad-segment")
+		test_create_bad_segment();
+
+	igt_describe("ALLOW_DEMOTE on a system-memory request fails with "
+		     "-EINVAL.");
+	igt_subtest("create-demote-system")
+		test_create_demote_system();
+
+	igt_describe("CPU_VISIBLE VRAM on an adapter without CPU-visible "
+		     "VRAM fails with -EINVAL.");
+	igt_subtest("create-cpu-visible-no-visible-vram")
+		test_create_cpu_visible_no_visible_vram();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices); i++) {
+		igt_describe_f("ALLOC_CREATE on a %s device handle fails with "
+			       "-ENOENT.", nfence_bad_name(bad_devices[i]));
+		igt_subtest_f("create-device-%s",
+			      nfence_bad_name(bad_devices[i]))
+			test_create_bad_device(bad_devices[i]);
+	}
+
+	igt_describe("4096 allocations per file over all its devices; the "
+		     "next fails with -ENOSPC; freeing one makes room.");
+	igt_subtest("create-max-allocs")
+		test_create_max_allocs();
+
+	igt_describe("A full VRAM segment (or a request larger than it) "
+		     "fails with -ENOSPC without ALLOW_DEMOTE.");
+	igt_subtest("create-vram-full")
+		test_create_vram_full();
+
+	igt_describe("A full CPU-visible VRAM part fails CPU_VISIBLE requests "
+		     "with -ENOSPC.");
+	igt_subtest("create-visible-full")
+		test_create_visible_full();
+
+	igt_describe("ALLOC_CREATE checks in order: -EINVAL, -ENOENT, "
+		     "-ENOSPC.");
+	igt_subtest("create-check-order")
+		test_create_check_order();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices); i++) {
+		igt_describe_f("ALLOC_DESTROY with a %s device handle fails "
+			       "with -ENOENT and destroys nothing.",
+			       nfence_bad_name(bad_devices[i]));
+		igt_subtest_f("destroy-device-%s",
+			      nfence_bad_name(bad_devices[i]))
+			test_destroy_bad_device(bad_devices[i]);
+	}
+
+	for (volatile int b = 0; b < NFENCE_BAD_COUNT; b++) {
+		igt_describe_f("ALLOC_DESTROY of a %s allocation handle fails "
+			       "with -ENOENT.", nfence_bad_name(b));
+		igt_subtest_f("destroy-handle-%s", nfence_bad_name(b))
+			test_destroy_bad_handle(b);
+	}
+
+	igt_describe("Destroying an allocation twice fails with -ENOENT.");
+	igt_subtest("destroy-twice")
+		test_destroy_twice();
+
+	igt_describe("Any ALLOC_LOCK flag bit fails with -EINVAL, nothing "
+		     "written.");
+	igt_subtest("lock-bad-flags")
+		test_lock_bad_flags();
+
+	igt_describe("Non-zero ALLOC_LOCK pad fails with -EINVAL.");
+	igt_subtest("lock-bad-pad")
+		test_lock_bad_pad();
+
+	igt_describe("Lock of VRAM made without CPU_VISIBLE fails with "
+		     "-EINVAL.");
+	igt_subtest("lock-not-cpu-visible")
+		test_lock_not_cpu_visible();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices); i++) {
+		igt_describe_f("ALLOC_LOCK with a %s device handle fails with "
+			       "-ENOENT.", nfence_bad_name(bad_devices[i]));
+		igt_subtest_f("lock-device-%s",
+			      nfence_bad_name(bad_devices[i]))
+			test_lock_bad_device(bad_devices[i]);
+	}
+
+	for (volatile int b = 0; b < NFENCE_BAD_COUNT; b++) {
+		igt_describe_f("ALLOC_LOCK of a %s allocation handle fails "
+			       "with -ENOENT.", nfence_bad_name(b));
+		igt_subtest_f("lock-handle-%s", nfence_bad_name(b))
+			test_lock_bad_handle(b);
+	}
+
+	igt_describe("ALLOC_LOCK checks flags and pad before handles.");
+	igt_subtest("lock-check-order")
+		test_lock_check_order();
+
+	igt_describe("An unreadable ioctl argument fails with -EFAULT.");
+	igt_subtest("bad-arg-pointer")
+		test_bad_arg_pointer();
+
+	igt_fixture {
+		nfence_watchdog(0);
+		if (dbg >= 0)
+			close(dbg);
+		close(fd);
+	}
+}
