@@ -3,14 +3,22 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 
 #include <drm/drm_print.h>
 
 #include "nfence_cmp.h"
+#include "nfence_context.h"
+#include "nfence_device.h"
+#include "nfence_drv.h"
+#include "nfence_engine.h"
+#include "nfence_fence.h"
 #include "nfence_gpu.h"
+#include "nfence_hwqueue.h"
 
 /**
  * DOC: context management processor
@@ -18,10 +26,26 @@
  * The CMP is the simulated GPU's scheduler: one kernel thread per adapter,
  * named "nfence-cmp/<index>". It sleeps in TASK_IDLE on its wait queue, so an
  * idle adapter costs no CPU time and does not add to the load average. Work
- * sources (doorbells, kernel-mode submissions, CPU fence signals) call
- * nfence_cmp_kick(), which sets a request bit and wakes the thread; the
- * thread clears the bit *before* it looks at the runlists, so a kick that
- * arrives while it works makes it look again and no request is lost.
+ * sources (kernel-mode submissions, CPU fence signals, legacy waits and
+ * signals completing, context resume) call nfence_cmp_kick(), which sets a
+ * request bit and wakes the thread; the thread clears the bit *before* it
+ * looks at the runlists, so a kick that arrives while it works makes it
+ * look again and no request is lost. A WORK command that keeps an engine
+ * busy sets a deadline: the thread sleeps on an hrtimer until the earliest
+ * one, never polling.
+ *
+ * A pass gives each engine's runnable queues a turn, round robin, in the
+ * engine's runlist order. A queue parked on FENCE_WAIT re-runs that command
+ * on its turn; since every pass that changed memory (any command run) is
+ * followed by another pass, a GPU signal on any engine releases GPU waiters
+ * on every engine without the driver's interrupt path, and a CPU signal
+ * does through the kick. Engines are simulated concurrently: a WORK command
+ * occupies only its own engine, so WORK on two engines overlaps in time.
+ *
+ * Hang detection (TDR): a queue whose WORK command has run for the
+ * adapter's tdr_timeout_ms (and that was not created with
+ * DisableGpuTimeout) puts its device in error. Suspended contexts are
+ * skipped at command boundaries; a WORK already started finishes.
  *
  * The thread is created with the GPU and stopped with it
  * (kthread_stop() waits for the current pass to finish).
@@ -29,37 +53,193 @@
 
 #define NFENCE_CMP_KICK	0
 
-/*
- * One pass over the engines' runlists. Returns true if it did work, in which
- * case the caller makes another pass. The runlists (hardware queues) come with
- * the queue code; until then a pass finds nothing to run.
- */
-static bool nfence_cmp_pass(struct nfence_cmp *cmp)
+static bool nfence_queue_runnable(struct nfence_hwqueue *q)
 {
-	atomic64_inc(&cmp->passes);
+	switch (q->state) {
+	case NFENCE_QUEUE_READY:
+	case NFENCE_QUEUE_WAIT_FENCE:
+	case NFENCE_QUEUE_WAIT_CPU:
+		return !q->ctx->suspended;
+	default:
+		return false;
+	}
+}
+
+/**
+ * nfence_cmp_device_lost_locked - stop every queue of a device in error
+ * @cmp: the CMP, whose lock is held
+ * @dev: the device
+ * @dropped: where the queues' pending submissions go
+ *
+ * Marks the device in error and makes its fences AlwaysSignaled. The
+ * device's file is alive: its queues are on the runlists, and they leave
+ * them only under the lock held here.
+ */
+void nfence_cmp_device_lost_locked(struct nfence_cmp *cmp,
+				   struct nfence_device *dev,
+				   struct list_head *dropped)
+{
+	struct nfence_hwqueue *q;
+	u32 i;
+
+	lockdep_assert_held(&cmp->lock);
+	if (!READ_ONCE(dev->error)) {
+		WRITE_ONCE(dev->error, true);
+		/* Pairs with the barrier in fence create. */
+		smp_mb();
+		nfence_device_fences_error(dev);
+	}
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
+			if (q->ctx->device == dev)
+				nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST,
+							   dropped);
+}
+
+/**
+ * nfence_cmp_device_lost - stop every queue of a device put in error
+ * @cmp: the CMP
+ * @dev: the device, whose file is alive (the caller holds it open)
+ */
+void nfence_cmp_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev)
+{
+	LIST_HEAD(dropped);
+
+	mutex_lock(&cmp->lock);
+	nfence_cmp_device_lost_locked(cmp, dev, &dropped);
+	mutex_unlock(&cmp->lock);
+	nfence_submissions_drop(&dropped);
+	nfence_cmp_kick(cmp);
+}
+
+/* An engine whose WORK command is running: done, hung or still going. */
+static bool nfence_cmp_engine_busy(struct nfence_cmp *cmp,
+				   struct nfence_cmp_engine *e, u64 now,
+				   u64 *deadline, struct list_head *dropped)
+{
+	struct nfence_hwqueue *q = e->busy;
+	u64 end = e->busy_until_ns;
+
+	if (cmp->tdr_ns && !(q->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT)) {
+		u64 tdr = q->work_start_ns + cmp->tdr_ns;
+
+		if (now >= tdr && now < end) {
+			atomic64_inc(&cmp->hangs);
+			drm_dbg_driver(&container_of(cmp->gpu,
+						     struct nfence_adapter,
+						     gpu)->drm,
+				       "queue %u hung: device %u lost\n", q->id,
+				       q->ctx->device->handle);
+			nfence_cmp_device_lost_locked(cmp, q->ctx->device,
+						      dropped);
+			return false;
+		}
+		end = min(end, tdr);
+	}
+	if (now < e->busy_until_ns) {
+		if (!*deadline || end < *deadline)
+			*deadline = end;
+		return true;
+	}
+	e->busy = NULL;
+	q->state = NFENCE_QUEUE_READY;
 	return false;
 }
 
-static bool nfence_cmp_should_wake(struct nfence_cmp *cmp)
+/*
+ * One pass over the engines' runlists. Returns true if it ran anything, in
+ * which case the caller makes another pass; *deadline is the earliest time
+ * a busy engine needs a look again (0 for none).
+ */
+static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 {
-	return test_bit(NFENCE_CMP_KICK, &cmp->pending) ||
-	       kthread_should_stop();
+	u64 now = ktime_get_ns();
+	bool progress = false;
+	LIST_HEAD(dropped);
+	u32 i, n;
+
+	atomic64_inc(&cmp->passes);
+	*deadline = 0;
+	mutex_lock(&cmp->lock);
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
+		struct nfence_cmp_engine *e = &cmp->engines[i];
+
+		if (e->busy && nfence_cmp_engine_busy(cmp, e, now, deadline,
+						      &dropped))
+			continue;
+
+		for (n = e->num_queues; n && !e->busy; n--) {
+			struct nfence_hwqueue *q;
+			unsigned int ran;
+			int res;
+
+			q = list_first_entry(&e->runlist, struct nfence_hwqueue,
+					     engine_link);
+			list_move_tail(&q->engine_link, &e->runlist);
+			if (!nfence_queue_runnable(q))
+				continue;
+			res = nfence_engine_run(cmp, e, q, now, &ran, &dropped);
+			if (ran || res == NFENCE_RUN_FAULT)
+				progress = true;
+			if (res == NFENCE_RUN_BUSY) {
+				if (!*deadline || e->busy_until_ns < *deadline)
+					*deadline = e->busy_until_ns;
+				if (cmp->tdr_ns &&
+				    !(q->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT) &&
+				    now + cmp->tdr_ns < *deadline)
+					*deadline = now + cmp->tdr_ns;
+			}
+		}
+	}
+	mutex_unlock(&cmp->lock);
+	if (!list_empty(&dropped)) {
+		nfence_submissions_drop(&dropped);
+		progress = true;
+	}
+	return progress;
+}
+
+/* Sleep until kicked, stopped, or @deadline (ns, 0 for none) passes. */
+static void nfence_cmp_sleep(struct nfence_cmp *cmp, u64 deadline)
+{
+	DEFINE_WAIT(wait);
+
+	for (;;) {
+		prepare_to_wait(&cmp->wq, &wait, TASK_IDLE);
+		if (test_bit(NFENCE_CMP_KICK, &cmp->pending) ||
+		    kthread_should_stop())
+			break;
+		if (deadline) {
+			ktime_t expires = ns_to_ktime(deadline);
+
+			if (ktime_get_ns() >= deadline)
+				break;
+			schedule_hrtimeout_range(&expires, 20 * NSEC_PER_USEC,
+						 HRTIMER_MODE_ABS);
+		} else {
+			schedule();
+		}
+	}
+	finish_wait(&cmp->wq, &wait);
 }
 
 static int nfence_cmp_thread(void *data)
 {
 	struct nfence_cmp *cmp = data;
+	u64 deadline = 0;
 
 	while (!kthread_should_stop()) {
-		wait_event_idle(cmp->wq, nfence_cmp_should_wake(cmp));
-		if (!test_and_clear_bit(NFENCE_CMP_KICK, &cmp->pending))
-			continue;
+		nfence_cmp_sleep(cmp, deadline);
+		if (kthread_should_stop())
+			break;
+		clear_bit(NFENCE_CMP_KICK, &cmp->pending);
+		/* Pairs with the barrier implied by set_bit + wake_up. */
+		smp_mb__after_atomic();
 
 		atomic64_inc(&cmp->wakeups);
 		WRITE_ONCE(cmp->busy, true);
-		/* Pairs with the barrier implied by set_bit + wake_up. */
-		smp_mb__after_atomic();
-		while (nfence_cmp_pass(cmp) && !kthread_should_stop())
+		while (nfence_cmp_pass(cmp, &deadline) &&
+		       !kthread_should_stop())
 			cond_resched();
 		WRITE_ONCE(cmp->busy, false);
 	}
@@ -78,24 +258,38 @@ int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		     const char *name)
 {
 	struct task_struct *thread;
+	u32 i;
 
 	cmp->gpu = gpu;
 	cmp->pending = 0;
 	cmp->busy = false;
+	cmp->next_id = 0;
+	cmp->tdr_ns = (u64)gpu->cfg.tdr_timeout_ms * NSEC_PER_MSEC;
+	mutex_init(&cmp->lock);
+	for (i = 0; i < NFENCE_MAX_ENGINES; i++) {
+		INIT_LIST_HEAD(&cmp->engines[i].runlist);
+		cmp->engines[i].busy = NULL;
+		cmp->engines[i].num_queues = 0;
+	}
 	atomic64_set(&cmp->wakeups, 0);
 	atomic64_set(&cmp->passes, 0);
+	atomic64_set(&cmp->commands, 0);
+	atomic64_set(&cmp->faults, 0);
+	atomic64_set(&cmp->hangs, 0);
 	init_waitqueue_head(&cmp->wq);
 
 	thread = kthread_run(nfence_cmp_thread, cmp, "nfence-cmp/%s", name);
-	if (IS_ERR(thread))
+	if (IS_ERR(thread)) {
+		mutex_destroy(&cmp->lock);
 		return PTR_ERR(thread);
+	}
 	cmp->thread = thread;
 	return 0;
 }
 
 /**
  * nfence_cmp_stop - stop the CMP thread
- * @cmp: a started CMP
+ * @cmp: a started CMP; every queue is gone
  */
 void nfence_cmp_stop(struct nfence_cmp *cmp)
 {
@@ -103,13 +297,15 @@ void nfence_cmp_stop(struct nfence_cmp *cmp)
 		return;
 	kthread_stop(cmp->thread);
 	cmp->thread = NULL;
+	mutex_destroy(&cmp->lock);
 }
 
 /**
  * nfence_cmp_kick - tell the CMP there may be work
  * @cmp: the CMP
  *
- * Safe from any context that may call wake_up().
+ * Safe from any context that may call wake_up(), with any nfence lock but
+ * the wait queue's held.
  */
 void nfence_cmp_kick(struct nfence_cmp *cmp)
 {
@@ -139,4 +335,25 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "pid: %d\n", nfence_cmp_pid(cmp));
 	drm_printf(p, "wakeups: %lld\n", (long long)atomic64_read(&cmp->wakeups));
 	drm_printf(p, "passes: %lld\n", (long long)atomic64_read(&cmp->passes));
+	drm_printf(p, "commands: %lld\n",
+		   (long long)atomic64_read(&cmp->commands));
+	drm_printf(p, "faults: %lld\n", (long long)atomic64_read(&cmp->faults));
+	drm_printf(p, "hangs: %lld\n", (long long)atomic64_read(&cmp->hangs));
+}
+
+/**
+ * nfence_cmp_print_queues - list every hardware queue for debugfs
+ * @cmp: the CMP
+ * @p: where to print
+ */
+void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p)
+{
+	struct nfence_hwqueue *q;
+	u32 i;
+
+	mutex_lock(&cmp->lock);
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
+			nfence_hwqueue_print(q, p);
+	mutex_unlock(&cmp->lock);
 }

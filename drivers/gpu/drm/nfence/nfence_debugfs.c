@@ -23,7 +23,10 @@
  * - nfence_adapter: configuration, LUID, live device and client counts;
  * - nfence_segments: id, flags, size, CPU-visible size and use of each
  *   segment, one block of lines per segment, blocks separated by a blank line;
- * - nfence_cmp: CMP thread state, pid, wakeups and passes;
+ * - nfence_cmp: CMP thread state, pid, wakeups, passes, commands run,
+ *   contexts faulted and hangs detected;
+ * - nfence_queues: one line per hardware queue: id, owner pid, device,
+ *   context, engine, state, pending submissions, progress fence value;
  * - nfence_clients: one line per open file with its process and devices;
  * - nfence_fences: one line per global fence: id, type, the CPU mmap offset
  *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
@@ -81,6 +84,15 @@ static int nfence_debugfs_cmp(struct seq_file *m, void *unused)
 	return 0;
 }
 
+static int nfence_debugfs_queues(struct seq_file *m, void *unused)
+{
+	struct nfence_adapter *adapter = node_to_adapter(m);
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	nfence_cmp_print_queues(&adapter->gpu.cmp, &p);
+	return 0;
+}
+
 static int nfence_debugfs_clients(struct seq_file *m, void *unused)
 {
 	struct nfence_adapter *adapter = node_to_adapter(m);
@@ -114,6 +126,7 @@ static const struct drm_info_list nfence_debugfs_list[] = {
 	{ "nfence_adapter", nfence_debugfs_adapter, 0 },
 	{ "nfence_segments", nfence_debugfs_segments, 0 },
 	{ "nfence_cmp", nfence_debugfs_cmp, 0 },
+	{ "nfence_queues", nfence_debugfs_queues, 0 },
 	{ "nfence_clients", nfence_debugfs_clients, 0 },
 	{ "nfence_fences", nfence_debugfs_fences, 0 },
 	{ "nfence_interrupts", nfence_debugfs_interrupts, 0 },

@@ -10,6 +10,9 @@
 #include <drm/drm_file.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_alloc.h"
+#include "nfence_cmp.h"
+#include "nfence_context.h"
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
@@ -72,7 +75,8 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
  * @handle: the device handle
  *
  * What a GPU hang or a device-lost event does to the device: the fences it
- * created become AlwaysSignaled, and new fences it creates are born so.
+ * created become AlwaysSignaled, and new fences it creates are born so;
+ * its queues stop and refuse new work.
  *
  * Return: 0, or -ENOENT if @handle names no device of @nfile.
  */
@@ -86,8 +90,28 @@ int nfence_device_set_error(struct nfence_file *nfile, u32 handle)
 	/* Pairs with the barrier in fence create: one of them sees the other. */
 	smp_mb();
 	nfence_device_fences_error(dev);
+	nfence_cmp_device_lost(&nfile->adapter->gpu.cmp, dev);
 	nfence_device_put(dev);
 	return 0;
+}
+
+/*
+ * No object may join @dev from now on. Creators check @dead under the lock
+ * of the table they publish in; taking each lock once after setting it
+ * makes every creator either see it or finish publishing before the
+ * close functions scan the tables.
+ */
+static void nfence_device_mark_dead(struct nfence_device *dev)
+{
+	struct nfence_file *nfile = dev->file;
+
+	xa_lock(&nfile->fences);
+	dev->dead = true;
+	xa_unlock(&nfile->fences);
+	xa_lock(&nfile->allocs);
+	xa_unlock(&nfile->allocs);
+	mutex_lock(&nfile->sched_lock);
+	mutex_unlock(&nfile->sched_lock);
 }
 
 /**
@@ -213,6 +237,10 @@ int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
 	if (!dev)
 		return -ENOENT;
 
+	nfence_device_mark_dead(dev);
+	/* Queues first: the CMP stops using the memory and fences. */
+	nfence_device_close_contexts(dev);
+	nfence_device_close_allocs(dev);
 	nfence_device_close_fences(dev);
 	nfence_device_put(dev);
 	return 0;

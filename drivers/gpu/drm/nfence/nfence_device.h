@@ -27,7 +27,7 @@ struct nfence_device {
 	u32 handle;
 	/** @error: the device is in error (device lost) */
 	bool error;
-	/** @dead: destroyed; no new fence handle may join it (fences xa lock) */
+	/** @dead: destroyed; no new object may join it (see nfence_device_mark_dead()) */
 	bool dead;
 };
 

@@ -17,8 +17,11 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_compat.h"
+#include "nfence_alloc.h"
+#include "nfence_context.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
+#include "nfence_hwqueue.h"
 
 /**
  * DOC: nfence
@@ -36,15 +39,21 @@
  * Lock order (outer to inner), the one place it is written down:
  *
  * 1. &nfence_adapter.clients_lock, &nfence_file.async_lock
- * 2. &nfence_file.pool_lock
+ * 2. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
  * 3. &nfence_vm.lock, &nfence_segment.lock
- * 4. &nfence_file.devices and &nfence_file.fences xarray locks,
- *    &nfence_adapter.fences xarray lock
+ * 4. &nfence_fence_page.lock, the xarray locks of the file's handle tables
+ *    (&nfence_file.devices, .fences, .allocs, .contexts, .hwqueues) and
+ *    &nfence_adapter.fences
  * 5. &nfence_waitlist.lock (a fence's waiters); never two at once
- * 6. the wait queue and eventfd locks taken when a wait completes
+ * 6. the wait queue and eventfd locks taken when a wait completes, and the
+ *    CMP's wait queue (nfence_cmp_kick())
  *
- * No lock is held across a call into the CMP, and the CMP thread takes none
- * of the locks above while it holds its own state.
+ * The CMP thread runs commands holding &nfence_cmp.lock and takes 3-6
+ * inside it (translating GPU VAs, signalling fences, raising the native
+ * fence signaled interrupt). So nothing may take &nfence_cmp.lock while it
+ * holds a lock of level 3 or deeper; waiter callbacks that must tell the
+ * CMP something use atomics and nfence_cmp_kick(), which takes no lock of
+ * levels 1-5.
  */
 
 static unsigned int num_adapters = 1;
@@ -89,6 +98,11 @@ static unsigned int num_doorbells = 16;
 module_param(num_doorbells, uint, 0444);
 MODULE_PARM_DESC(num_doorbells, "Physical doorbells per adapter (1-1024, default 16)");
 
+static unsigned int tdr_timeout_ms = 2000;
+module_param(tdr_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(tdr_timeout_ms,
+		 "GPU hang detection: longest a command may run, 0 = never (0-60000, default 2000)");
+
 static bool no_64bit_atomics;
 module_param(no_64bit_atomics, bool, 0444);
 MODULE_PARM_DESC(no_64bit_atomics,
@@ -114,6 +128,9 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	nfence_file_devices_init(nfile);
 	nfence_file_fences_init(nfile);
 	nfence_file_waits_init(nfile);
+	nfence_file_allocs_init(nfile);
+	nfence_file_contexts_init(nfile);
+	nfence_file_hwqueues_init(nfile);
 	file->driver_priv = nfile;
 
 	mutex_lock(&adapter->clients_lock);
@@ -132,6 +149,10 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	mutex_unlock(&adapter->clients_lock);
 
 	nfence_file_waits_fini(nfile);
+	/* Queues first: once they are off the runlists the CMP is done. */
+	nfence_file_contexts_fini(nfile);
+	nfence_file_hwqueues_fini(nfile);
+	nfence_file_allocs_fini(nfile);
 	nfence_file_fences_fini(nfile);
 	nfence_file_devices_fini(nfile);
 	kfree(nfile);
@@ -155,6 +176,27 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_WAIT, nfence_fence_wait_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_SIGNAL, nfence_fence_signal_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_ALLOC_CREATE, nfence_alloc_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_ALLOC_DESTROY, nfence_alloc_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_ALLOC_LOCK, nfence_alloc_lock_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_CONTEXT_CREATE, nfence_context_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_CONTEXT_DESTROY, nfence_context_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_CONTEXT_CONTROL, nfence_context_control_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_HWQUEUE_CREATE, nfence_hwqueue_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_HWQUEUE_DESTROY, nfence_hwqueue_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_SUBMIT, nfence_submit_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_SUBMIT_WAIT, nfence_submit_wait_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_SUBMIT_SIGNAL, nfence_submit_signal_ioctl,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -271,6 +313,7 @@ static void nfence_config_from_params(struct nfence_gpu_config *cfg)
 	cfg->doorbell_model = doorbell_model;
 	cfg->num_doorbells = num_doorbells;
 	cfg->no_64bit_atomics = no_64bit_atomics;
+	cfg->tdr_timeout_ms = tdr_timeout_ms;
 }
 
 static void nfence_destroy_adapters(void)

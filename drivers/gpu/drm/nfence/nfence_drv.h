@@ -11,6 +11,7 @@
 #include <linux/xarray.h>
 
 #include <drm/drm_device.h>
+#include <drm/drm_file.h>
 
 #include "nfence_gpu.h"
 #include "nfence_vm.h"
@@ -94,6 +95,26 @@ struct nfence_file {
 	struct list_head async_waits;
 	/** @num_async: entries in @async_waits */
 	u32 num_async;
+	/** @sched_lock: serializes creating and destroying contexts and queues */
+	struct mutex sched_lock;
+	/** @allocs: allocation handle -> &struct nfence_alloc */
+	struct xarray allocs;
+	/** @next_alloc: cyclic allocation cursor for @allocs */
+	u32 next_alloc;
+	/** @num_allocs: live allocations, under the xarray lock */
+	u32 num_allocs;
+	/** @contexts: context handle -> &struct nfence_context */
+	struct xarray contexts;
+	/** @next_context: cyclic allocation cursor for @contexts */
+	u32 next_context;
+	/** @num_contexts: live contexts, under the xarray lock */
+	u32 num_contexts;
+	/** @hwqueues: queue handle -> &struct nfence_hwqueue */
+	struct xarray hwqueues;
+	/** @next_hwqueue: cyclic allocation cursor for @hwqueues */
+	u32 next_hwqueue;
+	/** @num_hwqueues: live queues, under the xarray lock */
+	u32 num_hwqueues;
 	/** @tgid: thread group id of the opener */
 	pid_t tgid;
 	/** @comm: command name of the opener */

@@ -138,6 +138,15 @@ static void nfence_fence_page_give(struct nfence_fence_page *fp, u32 slot)
 {
 	spin_lock(&fp->lock);
 	__clear_bit(slot, fp->used);
+	fp->fences[slot] = NULL;
+	spin_unlock(&fp->lock);
+}
+
+static void nfence_page_publish(struct nfence_fence_page *fp, u32 offset,
+				struct nfence_fence *fence)
+{
+	spin_lock(&fp->lock);
+	fp->fences[offset / NFENCE_FENCE_VALUE_STRIDE] = fence;
 	spin_unlock(&fp->lock);
 }
 
@@ -147,6 +156,25 @@ static void nfence_slot_set(struct nfence_fence_slot *slot,
 	slot->page = fp;
 	slot->offset = index * NFENCE_FENCE_VALUE_STRIDE;
 	slot->value = fp->vaddr + slot->offset;
+}
+
+/* &nfence_vm_mapping.fence_at of a CurrentValue pool page. */
+static struct nfence_fence *nfence_pool_fence_at(struct nfence_vm_mapping *map,
+						 u64 offset)
+{
+	struct nfence_fence_page *fp = container_of(map, struct nfence_fence_page,
+						    map);
+	struct nfence_fence *fence;
+
+	if (offset >= PAGE_SIZE)
+		return NULL;
+	spin_lock(&fp->lock);
+	fence = fp->fences[offset / NFENCE_FENCE_VALUE_STRIDE];
+	/* A fence being released is still in its slot: skip it. */
+	if (fence && !kref_get_unless_zero(&fence->ref))
+		fence = NULL;
+	spin_unlock(&fp->lock);
+	return fence;
 }
 
 /*
@@ -172,6 +200,8 @@ static int nfence_pool_take(struct nfence_file *nfile,
 		ret = PTR_ERR(fp);
 		goto out;
 	}
+	if (mappable)
+		fp->map.fence_at = nfence_pool_fence_at;
 	ret = nfence_vm_map(&nfile->vm, &fp->map, fp->vaddr, PAGE_SIZE,
 			    mappable ? 0 : NFENCE_VM_READ_ONLY);
 	if (!ret && mappable)
@@ -326,6 +356,10 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial)
 		WRITE_ONCE(*fence->cv.value, initial);
 		nfence_waitlist_init(&fence->waiters, fence->cv.value,
 				     fence->mv.value);
+		/* The engines may find it by GPU VA from now on. */
+		if (fence->cv.page)
+			nfence_page_publish(fence->cv.page, fence->cv.offset,
+					    fence);
 		/* Visible to debugfs and interrupts only once complete. */
 		ret = xa_alloc(&adapter->fences, &id, fence, xa_limit_32b,
 			       GFP_KERNEL);
@@ -336,6 +370,18 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial)
 	}
 	fence->id = id;
 	return fence;
+}
+
+/* &nfence_vm_mapping.fence_at of a handle's own CurrentValue mapping. */
+static struct nfence_fence *nfence_local_fence_at(struct nfence_vm_mapping *map,
+						  u64 offset)
+{
+	struct nfence_fence_local *local =
+		container_of(map, struct nfence_fence_local, cv_map);
+
+	/* Mapped, so the handle and its reference are alive. */
+	kref_get(&local->fence->ref);
+	return local->fence;
 }
 
 /* Map @slot into the file's VA space unless its pool page already is. */
@@ -381,7 +427,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 			       struct nfence_device *dev,
 			       struct nfence_fence *fence, u32 flags,
 			       u32 engine_affinity, bool creator,
-			       u32 *out_handle,
+			       bool progress, u32 *out_handle,
 			       struct drm_nfence_fence_mapping *out_mapping)
 {
 	struct nfence_fence_local *local;
@@ -401,6 +447,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	local->engine_affinity = engine_affinity;
 	atomic_inc(&fence->handles);
 
+	local->cv_map.fence_at = nfence_local_fence_at;
 	ret = nfence_local_map_slot(nfile, &fence->cv, &local->cv_map, 0,
 				    &local->mapping.current_value_gpu_va);
 	if (!ret)
@@ -424,6 +471,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	}
 
 	local->creator = creator;
+	local->progress = progress;
 	xa_lock(&nfile->fences);
 	if (dev->dead) {
 		ret = -ENOENT;
@@ -556,26 +604,13 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	/* Outputs are written under the lock that publishes the handle. */
 	ret = nfence_local_create(nfile, dev, fence,
 				  args->flags & NFENCE_LOCAL_FLAGS,
-				  args->engine_affinity, true, &args->handle,
-				  &args->mapping);
+				  args->engine_affinity, true, false,
+				  &args->handle, &args->mapping);
 out_exit:
 	drm_dev_exit(idx);
 out_dev:
 	nfence_device_put(dev);
 	return ret;
-}
-
-static struct nfence_fence_local *
-nfence_local_remove(struct nfence_file *nfile, u32 handle)
-{
-	struct nfence_fence_local *local;
-
-	xa_lock(&nfile->fences);
-	local = __xa_erase(&nfile->fences, handle);
-	if (local)
-		nfile->num_fences--;
-	xa_unlock(&nfile->fences);
-	return local;
 }
 
 /**
@@ -595,11 +630,76 @@ int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
 
 	if (args->pad)
 		return -EINVAL;
-	local = nfence_local_remove(nfile, args->handle);
+	xa_lock(&nfile->fences);
+	local = xa_load(&nfile->fences, args->handle);
+	if (local && local->progress) {
+		/* A queue's progress fence goes with the queue. */
+		local = ERR_PTR(-EBUSY);
+	} else if (local) {
+		__xa_erase(&nfile->fences, args->handle);
+		nfile->num_fences--;
+	}
+	xa_unlock(&nfile->fences);
+	if (IS_ERR(local))
+		return PTR_ERR(local);
 	if (!local)
 		return -ENOENT;
 	nfence_local_free(nfile, local);
 	return 0;
+}
+
+/**
+ * nfence_fence_create_progress - create the progress fence of a queue
+ * @nfile: the file
+ * @dev: the queue's device
+ * @handle: out: the local handle (which FENCE_DESTROY refuses to close)
+ * @mapping: out: where its values are
+ *
+ * Return: the fence with a reference for the queue, or an ERR_PTR.
+ */
+struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
+						  struct nfence_device *dev,
+						  u32 *handle,
+						  struct drm_nfence_fence_mapping *mapping)
+{
+	struct nfence_fence *fence;
+	int ret;
+
+	fence = nfence_fence_alloc(nfile, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0);
+	if (IS_ERR(fence))
+		return fence;
+	kref_get(&fence->ref);
+	ret = nfence_local_create(nfile, dev, fence, 0, 0, true, true, handle,
+				  mapping);
+	if (ret) {
+		nfence_fence_put(fence);
+		return ERR_PTR(ret);
+	}
+	return fence;
+}
+
+/**
+ * nfence_fence_close_progress - close the handle of a queue's progress fence
+ * @nfile: the file
+ * @handle: the handle nfence_fence_create_progress() returned
+ *
+ * Nothing happens if the handle is gone already (its device was destroyed).
+ */
+void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle)
+{
+	struct nfence_fence_local *local;
+
+	xa_lock(&nfile->fences);
+	local = xa_load(&nfile->fences, handle);
+	if (local && local->progress) {
+		__xa_erase(&nfile->fences, handle);
+		nfile->num_fences--;
+	} else {
+		local = NULL;
+	}
+	xa_unlock(&nfile->fences);
+	if (local)
+		nfence_local_free(nfile, local);
 }
 
 static int nfence_fence_fd_release(struct inode *inode, struct file *filp)
@@ -740,8 +840,8 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	/* The local handle takes a reference and a handle of its own. */
 	kref_get(&fence->ref);
 	ret = nfence_local_create(nfile, dev, fence, args->flags,
-				  args->engine_affinity, false, &args->handle,
-				  &args->mapping);
+				  args->engine_affinity, false, false,
+				  &args->handle, &args->mapping);
 	drm_dev_exit(idx);
 out_dev:
 	nfence_device_put(dev);

@@ -45,6 +45,8 @@ struct nfence_fence_page {
 	spinlock_t lock;
 	/** @used: allocated slots */
 	DECLARE_BITMAP(used, NFENCE_FENCE_SLOTS);
+	/** @fences: CurrentValue pool pages: the fence of each used slot */
+	struct nfence_fence *fences[NFENCE_FENCE_SLOTS];
 	/** @link: entry in the owning file's pool while it may have free slots */
 	struct list_head link;
 	/** @map: pool pages: the page in the owning file's GPU VA space */
@@ -122,6 +124,8 @@ struct nfence_fence_local {
 	bool mmap_allowed;
 	/** @creator: this handle created the fence (its device is the parent) */
 	bool creator;
+	/** @progress: a hardware queue's progress fence, closed with the queue */
+	bool progress;
 };
 
 /* CurrentValue of an AlwaysSignaled fence, from the seed. */
@@ -167,6 +171,11 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);
 void nfence_fence_put(struct nfence_fence *fence);
 u64 nfence_fence_read(struct nfence_fence *fence);
+struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
+						  struct nfence_device *dev,
+						  u32 *handle,
+						  struct drm_nfence_fence_mapping *mapping);
+void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);
 void nfence_fences_print(struct nfence_adapter *adapter,
 			 struct drm_printer *p);
 

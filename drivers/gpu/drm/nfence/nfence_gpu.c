@@ -58,6 +58,8 @@ int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg)
 		    cfg->num_doorbells > NFENCE_MAX_DOORBELLS)
 			return -EINVAL;
 	}
+	if (cfg->tdr_timeout_ms > NFENCE_MAX_TDR_TIMEOUT_MS)
+		return -EINVAL;
 	/* The optimized DEFAULT fence is a native fence feature. */
 	if (cfg->optimized_default_fence && !cfg->native_fence)
 		return -EINVAL;
@@ -225,6 +227,7 @@ void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p)
 	drm_printf(p, "optimized_default_fence: %d\n",
 		   cfg->optimized_default_fence);
 	drm_printf(p, "no_64bit_atomics: %d\n", cfg->no_64bit_atomics);
+	drm_printf(p, "tdr_timeout_ms: %u\n", cfg->tdr_timeout_ms);
 	drm_printf(p, "user_mode_submission: %d\n", cfg->user_mode_submission);
 	drm_printf(p, "doorbell_model: %u\n", cfg->doorbell_model);
 	drm_printf(p, "doorbells: %u\n", cfg->num_doorbells);

@@ -12,8 +12,8 @@
 
 struct drm_printer;
 
-#define NFENCE_MAX_ENGINES		8
 #define NFENCE_MAX_DOORBELLS		1024
+#define NFENCE_MAX_TDR_TIMEOUT_MS	60000
 #define NFENCE_NUM_SEGMENTS		2
 #define NFENCE_SEGMENT_ID_SYSTEM	1
 #define NFENCE_SEGMENT_ID_LOCAL		2
@@ -48,6 +48,8 @@ struct nfence_gpu_config {
 	bool optimized_default_fence;
 	/** @user_mode_submission: doorbells supported */
 	bool user_mode_submission;
+	/** @tdr_timeout_ms: GPU hang timeout, 0 for none */
+	u32 tdr_timeout_ms;
 	/** @no_64bit_atomics: the GPU only writes 32 bits atomically */
 	bool no_64bit_atomics;
 };

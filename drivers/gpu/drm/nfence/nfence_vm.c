@@ -3,7 +3,10 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/string.h>
 #include <linux/overflow.h>
 
 #include "nfence_vm.h"
@@ -49,6 +52,8 @@ void nfence_vm_fini(struct nfence_vm *vm)
  * @size: bytes, non-zero
  * @flags: NFENCE_VM_READ_ONLY to forbid GPU writes
  *
+ * @map->fence_at, if the memory holds fence values, must be set before.
+ *
  * Return: 0, -EINVAL on bad arguments, -ENOSPC when the space is full.
  */
 int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
@@ -60,19 +65,18 @@ int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
 	    (flags & ~NFENCE_VM_READ_ONLY))
 		return -EINVAL;
 
+	/* Complete before the lock goes: translation may find it at once. */
+	map->vaddr = vaddr;
+	map->size = size;
+	map->flags = flags;
 	mutex_lock(&vm->lock);
 	ret = drm_mm_insert_node_generic(&vm->mm, &map->node,
 					 round_up(size, PAGE_SIZE), PAGE_SIZE,
 					 0, DRM_MM_INSERT_BEST);
+	if (!ret)
+		map->vm = vm;
 	mutex_unlock(&vm->lock);
-	if (ret)
-		return ret;
-
-	map->vm = vm;
-	map->vaddr = vaddr;
-	map->size = size;
-	map->flags = flags;
-	return 0;
+	return ret;
 }
 
 /**
@@ -105,24 +109,111 @@ void nfence_vm_unmap(struct nfence_vm_mapping *map)
  */
 void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write)
 {
+	void *vaddr;
+
+	mutex_lock(&vm->lock);
+	vaddr = nfence_vm_find_locked(vm, va, len, write, NULL);
+	mutex_unlock(&vm->lock);
+	return vaddr;
+}
+
+/**
+ * nfence_vm_find_locked - translate a GPU access, address space locked
+ * @vm: the address space, whose @lock the caller holds
+ * @va: GPU virtual address
+ * @len: bytes accessed, non-zero
+ * @write: whether the access writes
+ * @mapp: out, optional: the mapping that holds the access
+ *
+ * The result stays valid while the caller holds @vm->lock: unmapping takes
+ * the lock, and memory is freed only after it is unmapped. This is how the
+ * CMP touches memory that user space may free at any time.
+ *
+ * Return: the kernel address, or NULL for a GPU page fault.
+ */
+void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
+			    struct nfence_vm_mapping **mapp)
+{
 	struct nfence_vm_mapping *map;
 	struct drm_mm_node *node;
-	void *vaddr = NULL;
 	u64 end;
 
+	lockdep_assert_held(&vm->lock);
 	if (!len || check_add_overflow(va, len, &end))
 		return NULL;
 
-	mutex_lock(&vm->lock);
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
 		map = container_of(node, struct nfence_vm_mapping, node);
 		if (va < node->start || end > node->start + map->size)
-			break;
+			return NULL;
 		if (write && (map->flags & NFENCE_VM_READ_ONLY))
+			return NULL;
+		if (mapp)
+			*mapp = map;
+		return map->vaddr + (va - node->start);
+	}
+	return NULL;
+}
+
+/**
+ * nfence_vm_read - copy memory out through GPU VAs
+ * @vm: the address space
+ * @va: GPU virtual address
+ * @buf: where to copy
+ * @len: bytes, non-zero
+ *
+ * The range may span several mappings, each of which must cover its part.
+ *
+ * Return: 0, or -EFAULT if any byte does not translate.
+ */
+int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len)
+{
+	struct nfence_vm_mapping *map;
+	int ret = 0;
+
+	mutex_lock(&vm->lock);
+	while (len) {
+		void *src = nfence_vm_find_locked(vm, va, 1, false, &map);
+		u64 n;
+
+		if (!src) {
+			ret = -EFAULT;
 			break;
-		vaddr = map->vaddr + (va - node->start);
-		break;
+		}
+		n = min_t(u64, len, map->node.start + map->size - va);
+		memcpy(buf, src, n);
+		buf += n;
+		va += n;
+		len -= n;
 	}
 	mutex_unlock(&vm->lock);
-	return vaddr;
+	return ret;
+}
+
+/**
+ * nfence_vm_range_mapped - whether every byte of a range translates
+ * @vm: the address space
+ * @va: GPU virtual address
+ * @len: bytes, non-zero
+ *
+ * Return: true if a read of the whole range would not fault now.
+ */
+bool nfence_vm_range_mapped(struct nfence_vm *vm, u64 va, u64 len)
+{
+	struct nfence_vm_mapping *map;
+	bool ok = true;
+	u64 end;
+
+	if (!len || check_add_overflow(va, len, &end))
+		return false;
+	mutex_lock(&vm->lock);
+	while (va < end) {
+		if (!nfence_vm_find_locked(vm, va, 1, false, &map)) {
+			ok = false;
+			break;
+		}
+		va = map->node.start + map->size;
+	}
+	mutex_unlock(&vm->lock);
+	return ok;
 }

@@ -11,6 +11,21 @@
 
 #include <drm/drm_mm.h>
 
+struct nfence_fence;
+struct nfence_vm_mapping;
+
+/**
+ * typedef nfence_vm_fence_at_t - which fence a GPU VA of a mapping holds
+ * @map: the mapping
+ * @offset: byte offset of the access in the mapping
+ *
+ * Called with the address space's lock held.
+ *
+ * Return: the fence whose value lives there with a new reference, or NULL.
+ */
+typedef struct nfence_fence *(*nfence_vm_fence_at_t)(struct nfence_vm_mapping *map,
+						       u64 offset);
+
 /* The range of GPU virtual addresses handed out: [4 GiB, 1 TiB). */
 #define NFENCE_VM_START		BIT_ULL(32)
 #define NFENCE_VM_END		BIT_ULL(40)
@@ -46,6 +61,8 @@ struct nfence_vm_mapping {
 	u64 size;
 	/** @flags: NFENCE_VM_* */
 	u32 flags;
+	/** @fence_at: for fence storage: finds the fence at an offset */
+	nfence_vm_fence_at_t fence_at;
 };
 
 void nfence_vm_init(struct nfence_vm *vm);
@@ -54,5 +71,9 @@ int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
 		  void *vaddr, u64 size, u32 flags);
 void nfence_vm_unmap(struct nfence_vm_mapping *map);
 void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write);
+void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
+			    struct nfence_vm_mapping **mapp);
+int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len);
+bool nfence_vm_range_mapped(struct nfence_vm *vm, u64 va, u64 len);
 
 #endif /* __NFENCE_VM_H__ */

@@ -478,6 +478,8 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 	/* Publish the flag before releasing the waiters that test it. */
 	smp_mb();
 	nfence_waitlist_flush(&fence->waiters);
+	/* GPU waits on it pass now. */
+	nfence_cmp_kick(&fence->adapter->gpu.cmp);
 }
 
 /**

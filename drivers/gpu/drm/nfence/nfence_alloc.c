@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_vma_manager.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_alloc.h"
+#include "nfence_compat.h"
+#include "nfence_device.h"
+#include "nfence_drv.h"
+
+/**
+ * DOC: allocations
+ *
+ * An allocation is a GEM object whose memory comes from one segment: a
+ * vmalloc_user() buffer accounted in the system-memory aperture, or a range
+ * of the memory-backed VRAM (from its CPU-visible part when the CPU must
+ * reach it). It is mapped into the file's GPU address space at creation,
+ * and the simulated engines reach it only through that VA.
+ *
+ * D3DKMTLock2 is the GEM mmap offset: the CPU mapping is the same memory
+ * the GPU sees, pages inserted at mmap time. A CPU mapping holds a GEM
+ * reference, so destroying the allocation removes its handle and its GPU VA
+ * at once while the memory stays valid for the CPU until munmap().
+ *
+ * VRAM pressure: a VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE
+ * lands in system memory when VRAM is full, as WDDM demotes allocations
+ * whose preferred segment has no room. nfence does not evict resident
+ * allocations: what the seeds allow to be evicted (VRAM behind a CPU
+ * mapping, under the OS's control) it keeps, and the caller sees -ENOSPC
+ * or the demotion instead.
+ */
+
+static struct nfence_alloc *to_nfence_alloc(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct nfence_alloc, base);
+}
+
+static void nfence_alloc_free(struct drm_gem_object *obj)
+{
+	struct nfence_alloc *alloc = to_nfence_alloc(obj);
+
+	nfence_vm_unmap(&alloc->map);
+	nfence_segment_free(&alloc->node);
+	if (alloc->sysmem)
+		vfree(alloc->vaddr);
+	drm_gem_object_release(obj);
+	kfree(alloc);
+}
+
+static int nfence_alloc_mmap(struct drm_gem_object *obj,
+			     struct vm_area_struct *vma)
+{
+	struct nfence_alloc *alloc = to_nfence_alloc(obj);
+	unsigned long pgoff = vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
+	unsigned long addr;
+	void *vaddr;
+	int ret;
+
+	if (!alloc->cpu_visible)
+		return -EINVAL;
+	nfence_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, 0);
+	vaddr = alloc->vaddr + (pgoff << PAGE_SHIFT);
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, addr, vmalloc_to_page(vaddr));
+		if (ret)
+			return ret;
+		vaddr += PAGE_SIZE;
+	}
+	return 0;
+}
+
+static const struct vm_operations_struct nfence_alloc_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs nfence_alloc_funcs = {
+	.free = nfence_alloc_free,
+	.mmap = nfence_alloc_mmap,
+	.vm_ops = &nfence_alloc_vm_ops,
+};
+
+/* Take memory for @alloc: VRAM (maybe demoted) or system memory. */
+static int nfence_alloc_place(struct nfence_adapter *adapter,
+			      struct nfence_alloc *alloc, u64 size,
+			      u32 segment_id, u32 flags)
+{
+	struct nfence_gpu *gpu = &adapter->gpu;
+	struct nfence_segment *seg;
+	int ret;
+
+	if (segment_id == NFENCE_SEGMENT_ID_LOCAL) {
+		seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_LOCAL);
+		ret = nfence_segment_alloc(seg, &alloc->node, size, PAGE_SIZE,
+					   alloc->cpu_visible ?
+					   NFENCE_SEGMENT_ALLOC_CPU_VISIBLE :
+					   NFENCE_SEGMENT_ALLOC_INVISIBLE);
+		if (!ret) {
+			alloc->segment_id = NFENCE_SEGMENT_ID_LOCAL;
+			alloc->vaddr = nfence_segment_node_vaddr(&alloc->node);
+			memset(alloc->vaddr, 0, size);
+			return 0;
+		}
+		if (ret != -ENOSPC || !(flags & DRM_NFENCE_ALLOC_ALLOW_DEMOTE))
+			return ret;
+	}
+
+	seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_SYSTEM);
+	ret = nfence_segment_alloc(seg, &alloc->node, size, PAGE_SIZE, 0);
+	if (ret)
+		return ret;
+	alloc->vaddr = vmalloc_user(size);
+	if (!alloc->vaddr) {
+		nfence_segment_free(&alloc->node);
+		return -ENOMEM;
+	}
+	alloc->sysmem = true;
+	alloc->segment_id = NFENCE_SEGMENT_ID_SYSTEM;
+	return 0;
+}
+
+/* Remove @handle of @device from the table; NULL if it names nothing. */
+static struct nfence_alloc *nfence_alloc_remove(struct nfence_file *nfile,
+						u32 device, u32 handle)
+{
+	struct nfence_alloc *alloc;
+
+	xa_lock(&nfile->allocs);
+	alloc = xa_load(&nfile->allocs, handle);
+	if (alloc && alloc->device->handle == device) {
+		__xa_erase(&nfile->allocs, handle);
+		nfile->num_allocs--;
+	} else {
+		alloc = NULL;
+	}
+	xa_unlock(&nfile->allocs);
+	return alloc;
+}
+
+/* Tear down a removed allocation: GPU VA and handle now, memory later. */
+static void nfence_alloc_close(struct nfence_file *nfile,
+			       struct nfence_alloc *alloc)
+{
+	nfence_vm_unmap(&alloc->map);
+	if (alloc->cpu_visible)
+		drm_vma_node_revoke(&alloc->base.vma_node, nfile->drm_file);
+	nfence_device_put(alloc->device);
+	alloc->device = NULL;
+	drm_gem_object_put(&alloc->base);
+}
+
+#define NFENCE_ALLOC_FLAGS \
+	(DRM_NFENCE_ALLOC_CPU_VISIBLE | DRM_NFENCE_ALLOC_ALLOW_DEMOTE)
+
+static int nfence_alloc_check(struct nfence_adapter *adapter,
+			      const struct drm_nfence_alloc_create *args)
+{
+	if ((args->flags & ~NFENCE_ALLOC_FLAGS) || args->pad)
+		return -EINVAL;
+	if (!args->size || args->size > DRM_NFENCE_MAX_ALLOC_SIZE)
+		return -EINVAL;
+	switch (args->segment_id) {
+	case NFENCE_SEGMENT_ID_SYSTEM:
+		if (args->flags & DRM_NFENCE_ALLOC_ALLOW_DEMOTE)
+			return -EINVAL;
+		break;
+	case NFENCE_SEGMENT_ID_LOCAL:
+		if ((args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE) &&
+		    !adapter->gpu.cfg.vram_visible_size)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * nfence_alloc_create_ioctl - DRM_IOCTL_NFENCE_ALLOC_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_alloc_create
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_alloc_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *dev;
+	struct nfence_alloc *alloc;
+	u64 size;
+	u32 handle;
+	int ret;
+
+	ret = nfence_alloc_check(adapter, args);
+	if (ret)
+		return ret;
+	dev = nfence_device_lookup(nfile, args->device);
+	if (!dev)
+		return -ENOENT;
+
+	size = PAGE_ALIGN(args->size);
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	if (!alloc) {
+		nfence_device_put(dev);
+		return -ENOMEM;
+	}
+	alloc->device = dev;
+	alloc->cpu_visible = args->segment_id == NFENCE_SEGMENT_ID_SYSTEM ||
+			     (args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE);
+	alloc->base.funcs = &nfence_alloc_funcs;
+	drm_gem_private_object_init(drm, &alloc->base, size);
+
+	ret = nfence_alloc_place(adapter, alloc, size, args->segment_id,
+				 args->flags);
+	if (!ret && alloc->cpu_visible) {
+		ret = drm_gem_create_mmap_offset(&alloc->base);
+		if (!ret)
+			ret = drm_vma_node_allow(&alloc->base.vma_node, file);
+		if (ret)
+			alloc->cpu_visible = false;
+	}
+	if (!ret)
+		ret = nfence_vm_map(&nfile->vm, &alloc->map, alloc->vaddr,
+				    size, 0);
+	if (ret)
+		goto err;
+
+	xa_lock(&nfile->allocs);
+	if (dev->dead) {
+		ret = -ENOENT;
+	} else if (nfile->num_allocs >= DRM_NFENCE_MAX_ALLOCS_PER_FILE) {
+		ret = -ENOSPC;
+	} else {
+		nfile->num_allocs++;
+		ret = __xa_alloc_cyclic(&nfile->allocs, &handle, alloc,
+					xa_limit_32b, &nfile->next_alloc,
+					GFP_KERNEL);
+		if (ret < 0) {
+			nfile->num_allocs--;
+		} else {
+			/* Visible now: fill in everything before unlocking. */
+			alloc->handle = handle;
+			args->handle = handle;
+			args->gpu_va = alloc->map.node.start;
+			args->placed_segment_id = alloc->segment_id;
+			ret = 0;
+		}
+	}
+	xa_unlock(&nfile->allocs);
+	if (ret < 0)
+		goto err;
+	return 0;
+
+err:
+	nfence_alloc_close(nfile, alloc);
+	return ret;
+}
+
+/**
+ * nfence_alloc_destroy_ioctl - DRM_IOCTL_NFENCE_ALLOC_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_alloc_destroy
+ * @file: the caller's file
+ *
+ * Return: 0, or -ENOENT if the handle names no allocation of the device.
+ */
+int nfence_alloc_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_nfence_alloc_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_alloc *alloc;
+
+	alloc = nfence_alloc_remove(nfile, args->device, args->handle);
+	if (!alloc)
+		return -ENOENT;
+	nfence_alloc_close(nfile, alloc);
+	return 0;
+}
+
+/**
+ * nfence_alloc_lock_ioctl - DRM_IOCTL_NFENCE_ALLOC_LOCK
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_alloc_lock
+ * @file: the caller's file
+ *
+ * Return: 0, -EINVAL for bad input or an allocation the CPU cannot map,
+ * -ENOENT if the handle names no allocation of the device.
+ */
+int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file)
+{
+	struct drm_nfence_alloc_lock *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_alloc *alloc;
+	int ret = 0;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	xa_lock(&nfile->allocs);
+	alloc = xa_load(&nfile->allocs, args->handle);
+	if (!alloc || alloc->device->handle != args->device) {
+		ret = -ENOENT;
+	} else if (!alloc->cpu_visible) {
+		ret = -EINVAL;
+	} else {
+		args->mmap_offset = drm_vma_node_offset_addr(&alloc->base.vma_node);
+		args->size = alloc->base.size;
+	}
+	xa_unlock(&nfile->allocs);
+	return ret;
+}
+
+/**
+ * nfence_device_close_allocs - destroy the allocations of a destroyed device
+ * @dev: the device, already marked dead
+ */
+void nfence_device_close_allocs(struct nfence_device *dev)
+{
+	struct nfence_file *nfile = dev->file;
+	struct nfence_alloc *alloc;
+	unsigned long handle;
+
+	xa_for_each(&nfile->allocs, handle, alloc) {
+		alloc = nfence_alloc_remove(nfile, dev->handle, handle);
+		if (alloc)
+			nfence_alloc_close(nfile, alloc);
+	}
+}
+
+/**
+ * nfence_file_allocs_init - set up the allocation table of a new file
+ * @nfile: the file
+ */
+void nfence_file_allocs_init(struct nfence_file *nfile)
+{
+	xa_init_flags(&nfile->allocs, XA_FLAGS_ALLOC1);
+	nfile->next_alloc = 1;
+}
+
+/**
+ * nfence_file_allocs_fini - destroy every allocation a closing file holds
+ * @nfile: the file
+ */
+void nfence_file_allocs_fini(struct nfence_file *nfile)
+{
+	struct nfence_alloc *alloc;
+	unsigned long handle;
+
+	xa_for_each(&nfile->allocs, handle, alloc) {
+		xa_erase(&nfile->allocs, handle);
+		nfence_alloc_close(nfile, alloc);
+	}
+	nfile->num_allocs = 0;
+	xa_destroy(&nfile->allocs);
+}

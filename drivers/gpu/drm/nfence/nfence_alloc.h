@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_ALLOC_H__
+#define __NFENCE_ALLOC_H__
+
+#include <linux/types.h>
+
+#include <drm/drm_gem.h>
+
+#include "nfence_segment.h"
+#include "nfence_vm.h"
+
+struct drm_file;
+struct nfence_device;
+struct nfence_file;
+
+/**
+ * struct nfence_alloc - an allocation: memory of one segment at a GPU VA
+ *
+ * Lifetime: the GEM reference count. The file's allocation table holds one
+ * reference from create until destroy; every CPU mapping holds one, so the
+ * memory outlives a destroy for as long as user space keeps it mapped.
+ * The GPU VA goes away at destroy.
+ */
+struct nfence_alloc {
+	/** @base: the GEM object (size page-rounded, mmap offset for Lock2) */
+	struct drm_gem_object base;
+	/** @vaddr: kernel address of the memory */
+	void *vaddr;
+	/** @sysmem: @vaddr is a vmalloc_user() buffer of its own */
+	bool sysmem;
+	/** @cpu_visible: the CPU may map it */
+	bool cpu_visible;
+	/** @segment_id: the segment the memory came from */
+	u32 segment_id;
+	/** @node: the range of the segment it takes */
+	struct nfence_segment_node node;
+	/** @device: the device (a reference), until destroy */
+	struct nfence_device *device;
+	/** @handle: handle in the file's allocation table */
+	u32 handle;
+	/** @map: the memory in the file's GPU address space */
+	struct nfence_vm_mapping map;
+};
+
+void nfence_device_close_allocs(struct nfence_device *dev);
+void nfence_file_allocs_init(struct nfence_file *nfile);
+void nfence_file_allocs_fini(struct nfence_file *nfile);
+int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int nfence_alloc_destroy_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
+			    struct drm_file *file);
+
+#endif /* __NFENCE_ALLOC_H__ */

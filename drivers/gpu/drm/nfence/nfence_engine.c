@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/atomic.h>
+#include <linux/minmax.h>
+
+#include <drm/nfence_drm.h>
+
+#include "nfence_cmp.h"
+#include "nfence_context.h"
+#include "nfence_cs.h"
+#include "nfence_drv.h"
+#include "nfence_engine.h"
+#include "nfence_fence.h"
+#include "nfence_hwqueue.h"
+#include "nfence_vm.h"
+
+/**
+ * DOC: engines
+ *
+ * The CMP runs a queue's commands on the queue's engine. Every memory
+ * access goes through the queue's GPU address space under its lock, so
+ * memory that user space frees meanwhile is either still mapped (and
+ * alive) or a GPU page fault; 64-bit reads and writes are single accesses
+ * (READ_ONCE()/WRITE_ONCE() of naturally aligned u64), never torn.
+ *
+ * FENCE_SIGNAL follows the order the seed prescribes: a full barrier so
+ * that everything the queue wrote before is visible first, the 64-bit
+ * CurrentValue store, a full barrier, then the MonitoredValue load and the
+ * conditional interrupt. When the CurrentValue address is fence storage the
+ * engine knows which fence it is (the hardware's view of its own fence
+ * table) and passes it in the interrupt's signaled-fence array; for any
+ * other memory it passes NULL and the driver scans every fence with
+ * waiters. Waking GPU waiters takes no interrupt: the CMP re-checks parked
+ * queues itself after any engine write.
+ */
+
+static struct nfence_adapter *nfence_cmp_adapter(struct nfence_cmp *cmp)
+{
+	return container_of(cmp->gpu, struct nfence_adapter, gpu);
+}
+
+/* Signal through resolved pointers; returns whether to raise the interrupt. */
+static bool nfence_engine_store_signal(struct nfence_adapter *adapter,
+				       u64 *cv, u64 *mv, u64 value)
+{
+	atomic64_inc(&adapter->irq_stats.signals);
+	/* Everything written before the signal is visible before it. */
+	smp_mb();
+	WRITE_ONCE(*cv, value);
+	/* Order the CurrentValue store before the MonitoredValue load. */
+	smp_mb();
+	if (!mv)
+		return false;
+	if (value > READ_ONCE(*mv)) {
+		atomic64_inc(&adapter->irq_stats.interrupts);
+		return true;
+	}
+	atomic64_inc(&adapter->irq_stats.suppressed);
+	return false;
+}
+
+/**
+ * nfence_engine_signal_fence - the GPU signals a fence it knows
+ * @cmp: the CMP
+ * @fence: the fence (a queue's progress fence)
+ * @value: the new CurrentValue
+ *
+ * A fence that is AlwaysSignaled is not written.
+ */
+void nfence_engine_signal_fence(struct nfence_cmp *cmp,
+				struct nfence_fence *fence, u64 value)
+{
+	struct nfence_adapter *adapter = nfence_cmp_adapter(cmp);
+
+	if (READ_ONCE(fence->always_signaled))
+		return;
+	if (nfence_engine_store_signal(adapter, fence->cv.value,
+				       fence->mv.value, value))
+		nfence_interrupt(adapter, &fence, 1);
+}
+
+/* FENCE_SIGNAL: returns 0 or the faulting VA's reason with *fault_va set. */
+static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
+				      struct nfence_vm *vm,
+				      const struct nfence_cs_cmd *cmd,
+				      u64 *fault_va)
+{
+	struct nfence_adapter *adapter = nfence_cmp_adapter(cmp);
+	struct nfence_fence *fence = NULL;
+	struct nfence_vm_mapping *map;
+	bool irq = false;
+	u64 *cv, *mv = NULL;
+
+	mutex_lock(&vm->lock);
+	cv = nfence_vm_find_locked(vm, cmd->va, sizeof(u64), true, &map);
+	if (!cv) {
+		*fault_va = cmd->va;
+		goto fault;
+	}
+	if (cmd->va2) {
+		mv = nfence_vm_find_locked(vm, cmd->va2, sizeof(u64), false,
+					   NULL);
+		if (!mv) {
+			*fault_va = cmd->va2;
+			goto fault;
+		}
+	}
+	if (map->fence_at)
+		fence = map->fence_at(map, cmd->va - map->node.start);
+	if (!fence || !READ_ONCE(fence->always_signaled))
+		irq = nfence_engine_store_signal(adapter, cv, mv, cmd->value);
+	mutex_unlock(&vm->lock);
+
+	if (irq)
+		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
+	nfence_fence_put(fence);
+	return 0;
+
+fault:
+	mutex_unlock(&vm->lock);
+	return DRM_NFENCE_FAULT_PAGE;
+}
+
+/* One 64-bit GPU access; returns false for a page fault. */
+static bool nfence_engine_access64(struct nfence_vm *vm, u64 va, u64 *value,
+				   bool write)
+{
+	u64 *p;
+
+	mutex_lock(&vm->lock);
+	p = nfence_vm_find_locked(vm, va, sizeof(u64), write, NULL);
+	if (p) {
+		if (write)
+			WRITE_ONCE(*p, *value);
+		else
+			*value = READ_ONCE(*p);
+	}
+	mutex_unlock(&vm->lock);
+	return p;
+}
+
+/* Fetch and decode the command at @va; 0 or a fault reason. */
+static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, u64 left,
+			       struct nfence_cs_cmd *cmd)
+{
+	u8 buf[NFENCE_CS_MAX_CMD_BYTES];
+	u32 bytes, reason;
+	__le32 header;
+
+	if (left < 8)
+		return DRM_NFENCE_FAULT_BAD_COMMAND;
+	if (nfence_vm_read(vm, va, buf, 8))
+		return DRM_NFENCE_FAULT_PAGE;
+	memcpy(&header, buf, sizeof(header));
+	bytes = nfence_cs_cmd_bytes(le32_to_cpu(header));
+	if (!bytes || bytes > left)
+		return DRM_NFENCE_FAULT_BAD_COMMAND;
+	if (bytes > 8 && nfence_vm_read(vm, va + 8, buf + 8, bytes - 8))
+		return DRM_NFENCE_FAULT_PAGE;
+	if (nfence_cs_decode(buf, bytes, cmd, &reason) < 0)
+		return reason;
+	return 0;
+}
+
+/* Run one command; 0, or a fault reason with *fault_va set. */
+static int nfence_engine_exec(struct nfence_cmp *cmp,
+			      struct nfence_cmp_engine *e,
+			      struct nfence_hwqueue *q,
+			      const struct nfence_cs_cmd *cmd, u64 now,
+			      int *result, u64 *fault_va)
+{
+	u64 value;
+
+	*fault_va = cmd->va;
+	switch (cmd->opcode) {
+	case DRM_NFENCE_CS_FENCE_WAIT:
+		if (!nfence_engine_access64(q->vm, cmd->va, &value, false))
+			return DRM_NFENCE_FAULT_PAGE;
+		if (value < cmd->value) {
+			q->state = NFENCE_QUEUE_WAIT_FENCE;
+			q->wait_va = cmd->va;
+			q->wait_value = cmd->value;
+			*result = NFENCE_RUN_BLOCKED;
+		}
+		return 0;
+	case DRM_NFENCE_CS_FENCE_SIGNAL:
+		return nfence_engine_fence_signal(cmp, q->vm, cmd, fault_va);
+	case DRM_NFENCE_CS_WRITE64:
+		value = cmd->value;
+		if (!nfence_engine_access64(q->vm, cmd->va, &value, true))
+			return DRM_NFENCE_FAULT_PAGE;
+		return 0;
+	case DRM_NFENCE_CS_TIMESTAMP:
+		value = nfence_gpu_timestamp(cmp->gpu, NULL);
+		if (!nfence_engine_access64(q->vm, cmd->va, &value, true))
+			return DRM_NFENCE_FAULT_PAGE;
+		return 0;
+	case DRM_NFENCE_CS_WORK:
+		if (cmd->value) {
+			e->busy = q;
+			e->busy_until_ns = now + cmd->value;
+			q->state = NFENCE_QUEUE_RUNNING;
+			q->work_start_ns = now;
+			*result = NFENCE_RUN_BUSY;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * nfence_engine_run - give a queue a turn on its engine
+ * @cmp: the CMP, whose lock is held
+ * @e: the queue's engine, not busy
+ * @q: a runnable queue
+ * @now: the current CLOCK_MONOTONIC time in ns
+ * @ran: out: commands and submissions completed
+ * @dropped: where the submissions of a faulting context go
+ *
+ * Runs up to %NFENCE_ENGINE_BUDGET commands. A FENCE_WAIT that is not
+ * satisfied leaves the queue parked at that command; it runs again when the
+ * CMP gives the queue its next turn.
+ *
+ * Return: &enum nfence_run_result.
+ */
+int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
+		      struct nfence_hwqueue *q, u64 now, unsigned int *ran,
+		      struct list_head *dropped)
+{
+	struct nfence_submission *sub;
+	struct nfence_cs_cmd cmd;
+	int result = NFENCE_RUN_YIELD;
+	u64 fault_va;
+	int reason;
+
+	lockdep_assert_held(&cmp->lock);
+	*ran = 0;
+	q->state = NFENCE_QUEUE_READY;
+	while (*ran < NFENCE_ENGINE_BUDGET) {
+		sub = list_first_entry_or_null(&q->pending,
+					       struct nfence_submission, link);
+		if (!sub) {
+			q->state = NFENCE_QUEUE_IDLE;
+			return NFENCE_RUN_IDLE;
+		}
+		if (sub->kind != NFENCE_SUB_COMMANDS) {
+			if (!nfence_submission_legacy_step(cmp, sub)) {
+				q->state = NFENCE_QUEUE_WAIT_CPU;
+				return NFENCE_RUN_BLOCKED;
+			}
+			nfence_hwqueue_complete_locked(q, sub);
+			(*ran)++;
+			continue;
+		}
+		if (sub->offset >= sub->size) {
+			nfence_engine_signal_fence(cmp, q->progress,
+						   sub->progress_value);
+			nfence_hwqueue_complete_locked(q, sub);
+			(*ran)++;
+			continue;
+		}
+
+		fault_va = sub->va + sub->offset;
+		reason = nfence_engine_fetch(q->vm, fault_va,
+					     sub->size - sub->offset, &cmd);
+		if (!reason)
+			reason = nfence_engine_exec(cmp, e, q, &cmd, now,
+						    &result, &fault_va);
+		if (reason) {
+			atomic64_inc(&cmp->faults);
+			nfence_context_fault_locked(q->ctx, fault_va, reason,
+						    dropped);
+			return NFENCE_RUN_FAULT;
+		}
+		if (result == NFENCE_RUN_BLOCKED)
+			return result;
+		sub->offset += cmd.bytes;
+		atomic64_inc(&cmp->commands);
+		(*ran)++;
+		if (result == NFENCE_RUN_BUSY)
+			return result;
+	}
+	return NFENCE_RUN_YIELD;
+}
