@@ -2296,3 +2296,39 @@ uint32_t nfence_bad_handle(const struct nfence_env *env, enum nfence_kind kind,
 	igt_assert_f(false, "no bad handle of kind %d\n", bad);
 	return 0;
 }
+
+/**
+ * __nfence_device_error: put device @device of this process on the
+ * adapter of @fd in error through debugfs nfence_device_error; 0 or -errno
+ */
+int __nfence_device_error(int fd, uint32_t device)
+{
+	char buf[64];
+	int dir, f, n, ret = 0;
+
+	dir = __nfence_debugfs_dir(fd);
+	if (dir < 0)
+		return dir;
+	f = openat(dir, "nfence_device_error", O_WRONLY | O_CLOEXEC);
+	close(dir);
+	if (f < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d %u", getpid(), device);
+	if (write(f, buf, n) != n)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+/**
+ * nfence_device_error: __nfence_device_error(), skipping without the hook
+ */
+void nfence_device_error(int fd, uint32_t device)
+{
+	int ret = __nfence_device_error(fd, device);
+
+	igt_require_f(ret != -ENOENT || __nfence_debugfs_dir(fd) >= 0,
+		      "no nfence_device_error in debugfs\n");
+	igt_assert_f(ret == 0, "device error hook failed: %s\n",
+		     strerror(-ret));
+}

@@ -365,6 +365,10 @@ uint32_t nfence_bad_handle(const struct nfence_env *env, enum nfence_kind kind,
 			   enum nfence_bad bad, const uint32_t *live,
 			   int nlive);
 
+/* debugfs nfence_device_error: put @device of this process in error */
+int __nfence_device_error(int fd, uint32_t device);
+void nfence_device_error(int fd, uint32_t device);
+
 /* Module parameter tdr_timeout_ms; false if it cannot be read. */
 bool nfence_tdr_timeout_ms(uint64_t *ms);
 
