@@ -247,20 +247,18 @@ static int nfence_cmp_thread(void *data)
 }
 
 /**
- * nfence_cmp_start - start the CMP thread of a GPU
+ * nfence_cmp_init - set up a CMP's state, without its thread
  * @cmp: the CMP
- * @gpu: the GPU it schedules
- * @name: thread name suffix
+ * @gpu: the GPU it schedules, whose configuration is set
  *
- * Return: 0 or -errno.
+ * KUnit drives a CMP set up this way by calling the engine directly.
  */
-int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
-		     const char *name)
+void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu)
 {
-	struct task_struct *thread;
 	u32 i;
 
 	cmp->gpu = gpu;
+	cmp->thread = NULL;
 	cmp->pending = 0;
 	cmp->busy = false;
 	cmp->next_id = 0;
@@ -277,7 +275,22 @@ int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	atomic64_set(&cmp->faults, 0);
 	atomic64_set(&cmp->hangs, 0);
 	init_waitqueue_head(&cmp->wq);
+}
 
+/**
+ * nfence_cmp_start - start the CMP thread of a GPU
+ * @cmp: the CMP
+ * @gpu: the GPU it schedules
+ * @name: thread name suffix
+ *
+ * Return: 0 or -errno.
+ */
+int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
+		     const char *name)
+{
+	struct task_struct *thread;
+
+	nfence_cmp_init(cmp, gpu);
 	thread = kthread_run(nfence_cmp_thread, cmp, "nfence-cmp/%s", name);
 	if (IS_ERR(thread)) {
 		mutex_destroy(&cmp->lock);

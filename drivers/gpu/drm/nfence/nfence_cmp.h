@@ -72,6 +72,7 @@ struct nfence_cmp {
 	atomic64_t hangs;
 };
 
+void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu);
 int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		     const char *name);
 void nfence_cmp_stop(struct nfence_cmp *cmp);

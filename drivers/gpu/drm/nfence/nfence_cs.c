@@ -5,6 +5,7 @@
 
 #include <linux/align.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/string.h>
 #include <asm/byteorder.h>
 

@@ -82,7 +82,7 @@ void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 		nfence_interrupt(adapter, &fence, 1);
 }
 
-/* FENCE_SIGNAL: returns 0 or the faulting VA's reason with *fault_va set. */
+/* FENCE_SIGNAL, address space locked: 0, or a fault reason. */
 static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 				      struct nfence_vm *vm,
 				      const struct nfence_cs_cmd *cmd,
@@ -91,58 +91,67 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 	struct nfence_adapter *adapter = nfence_cmp_adapter(cmp);
 	struct nfence_fence *fence = NULL;
 	struct nfence_vm_mapping *map;
-	bool irq = false;
 	u64 *cv, *mv = NULL;
 
-	mutex_lock(&vm->lock);
 	cv = nfence_vm_find_locked(vm, cmd->va, sizeof(u64), true, &map);
 	if (!cv) {
 		*fault_va = cmd->va;
-		goto fault;
+		return DRM_NFENCE_FAULT_PAGE;
 	}
 	if (cmd->va2) {
 		mv = nfence_vm_find_locked(vm, cmd->va2, sizeof(u64), false,
 					   NULL);
 		if (!mv) {
 			*fault_va = cmd->va2;
-			goto fault;
+			return DRM_NFENCE_FAULT_PAGE;
 		}
 	}
 	if (map->fence_at)
 		fence = map->fence_at(map, cmd->va - map->node.start);
-	if (!fence || !READ_ONCE(fence->always_signaled))
-		irq = nfence_engine_store_signal(adapter, cv, mv, cmd->value);
-	mutex_unlock(&vm->lock);
-
-	if (irq)
+	if ((!fence || !READ_ONCE(fence->always_signaled)) &&
+	    nfence_engine_store_signal(adapter, cv, mv, cmd->value))
 		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
 	nfence_fence_put(fence);
 	return 0;
-
-fault:
-	mutex_unlock(&vm->lock);
-	return DRM_NFENCE_FAULT_PAGE;
 }
 
-/* One 64-bit GPU access; returns false for a page fault. */
+/* One 64-bit GPU access, address space locked; false for a page fault. */
 static bool nfence_engine_access64(struct nfence_vm *vm, u64 va, u64 *value,
 				   bool write)
 {
-	u64 *p;
+	u64 *p = nfence_vm_find_locked(vm, va, sizeof(u64), write, NULL);
 
-	mutex_lock(&vm->lock);
-	p = nfence_vm_find_locked(vm, va, sizeof(u64), write, NULL);
-	if (p) {
-		if (write)
-			WRITE_ONCE(*p, *value);
-		else
-			*value = READ_ONCE(*p);
-	}
-	mutex_unlock(&vm->lock);
-	return p;
+	if (!p)
+		return false;
+	if (write)
+		WRITE_ONCE(*p, *value);
+	else
+		*value = READ_ONCE(*p);
+	return true;
 }
 
-/* Fetch and decode the command at @va; 0 or a fault reason. */
+/* Copy GPU memory out, address space locked; false for a page fault. */
+static bool nfence_engine_read(struct nfence_vm *vm, u64 va, void *buf,
+			       u32 len)
+{
+	struct nfence_vm_mapping *map;
+	void *src;
+	u64 n;
+
+	while (len) {
+		src = nfence_vm_find_locked(vm, va, 1, false, &map);
+		if (!src)
+			return false;
+		n = min_t(u64, len, map->node.start + map->size - va);
+		memcpy(buf, src, n);
+		buf += n;
+		va += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Fetch and decode the command at @va, address space locked. */
 static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, u64 left,
 			       struct nfence_cs_cmd *cmd)
 {
@@ -152,20 +161,20 @@ static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, u64 left,
 
 	if (left < 8)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
-	if (nfence_vm_read(vm, va, buf, 8))
+	if (!nfence_engine_read(vm, va, buf, 8))
 		return DRM_NFENCE_FAULT_PAGE;
 	memcpy(&header, buf, sizeof(header));
 	bytes = nfence_cs_cmd_bytes(le32_to_cpu(header));
 	if (!bytes || bytes > left)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
-	if (bytes > 8 && nfence_vm_read(vm, va + 8, buf + 8, bytes - 8))
+	if (bytes > 8 && !nfence_engine_read(vm, va + 8, buf + 8, bytes - 8))
 		return DRM_NFENCE_FAULT_PAGE;
 	if (nfence_cs_decode(buf, bytes, cmd, &reason) < 0)
 		return reason;
 	return 0;
 }
 
-/* Run one command; 0, or a fault reason with *fault_va set. */
+/* Run one command, address space locked; 0, or a fault reason. */
 static int nfence_engine_exec(struct nfence_cmp *cmp,
 			      struct nfence_cmp_engine *e,
 			      struct nfence_hwqueue *q,
@@ -212,24 +221,11 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	}
 }
 
-/**
- * nfence_engine_run - give a queue a turn on its engine
- * @cmp: the CMP, whose lock is held
- * @e: the queue's engine, not busy
- * @q: a runnable queue
- * @now: the current CLOCK_MONOTONIC time in ns
- * @ran: out: commands and submissions completed
- * @dropped: where the submissions of a faulting context go
- *
- * Runs up to %NFENCE_ENGINE_BUDGET commands. A FENCE_WAIT that is not
- * satisfied leaves the queue parked at that command; it runs again when the
- * CMP gives the queue its next turn.
- *
- * Return: &enum nfence_run_result.
- */
-int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
-		      struct nfence_hwqueue *q, u64 now, unsigned int *ran,
-		      struct list_head *dropped)
+/* A queue's turn, with its address space locked. */
+static int nfence_engine_turn(struct nfence_cmp *cmp,
+			      struct nfence_cmp_engine *e,
+			      struct nfence_hwqueue *q, u64 now,
+			      unsigned int *ran, struct list_head *dropped)
 {
 	struct nfence_submission *sub;
 	struct nfence_cs_cmd cmd;
@@ -237,8 +233,6 @@ int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
 	u64 fault_va;
 	int reason;
 
-	lockdep_assert_held(&cmp->lock);
-	*ran = 0;
 	q->state = NFENCE_QUEUE_READY;
 	while (*ran < NFENCE_ENGINE_BUDGET) {
 		sub = list_first_entry_or_null(&q->pending,
@@ -285,4 +279,34 @@ int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
 			return result;
 	}
 	return NFENCE_RUN_YIELD;
+}
+
+/**
+ * nfence_engine_run - give a queue a turn on its engine
+ * @cmp: the CMP, whose lock is held
+ * @e: the queue's engine, not busy
+ * @q: a runnable queue
+ * @now: the current CLOCK_MONOTONIC time in ns
+ * @ran: out: commands and submissions completed
+ * @dropped: where the submissions of a faulting context go
+ *
+ * Runs up to %NFENCE_ENGINE_BUDGET commands. A FENCE_WAIT that is not
+ * satisfied leaves the queue parked at that command; it runs again when the
+ * CMP gives the queue its next turn.
+ *
+ * Return: &enum nfence_run_result.
+ */
+int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
+		      struct nfence_hwqueue *q, u64 now, unsigned int *ran,
+		      struct list_head *dropped)
+{
+	int ret;
+
+	lockdep_assert_held(&cmp->lock);
+	*ran = 0;
+	/* One address space lock for the whole turn. */
+	mutex_lock(&q->vm->lock);
+	ret = nfence_engine_turn(cmp, e, q, now, ran, dropped);
+	mutex_unlock(&q->vm->lock);
+	return ret;
 }
