@@ -142,6 +142,20 @@ static void expect_destroy_error(const struct drm_nfence_alloc_destroy *in,
 	igt_assert_eq_u32(d.handle, in->handle);
 }
 
+/*
+ * Run @fn in a child process with a file of its own, so that what it
+ * fills (VRAM) is given back when it exits, also when it fails.
+ */
+static void in_child(void (*fn)(void))
+{
+	nfence_watchdog(WATCHDOG_S);
+	igt_fork(child, 1) {
+		fd = nfence_open();
+		fn();
+	}
+	igt_waitchildren();
+}
+
 /* ALLOC_CREATE semantics */
 
 static void test_create_destroy(void)
@@ -484,7 +498,7 @@ static int fill(uint32_t dev, uint32_t segment, uint32_t flags, uint32_t *h,
 	return n;
 }
 
-static void test_vram_full_demote(void)
+static void __test_vram_full_demote(void)
 {
 	uint32_t dev = nfence_device_create(fd);
 	struct drm_nfence_alloc_create c;
@@ -499,8 +513,13 @@ static void test_vram_full_demote(void)
 	/* Full: a page fails without ALLOW_DEMOTE ... */
 	c = create_args(dev, PAGE, VRAM, 0);
 	expect_create_error(fd, &c, -ENOSPC);
-	/* ... and lands in system memory with it, mappable there. */
+	/* ... and lands in system memory with it. */
 	nfence_bo_create(fd, dev, 2 * PAGE, VRAM, ALLOW_DEMOTE, &bo);
+	igt_assert_eq_u32(bo.segment_id, SYSTEM);
+	nfence_bo_destroy(&bo);
+	/* With CPU_VISIBLE too, and then it is mappable there. */
+	nfence_bo_create(fd, dev, 2 * PAGE, VRAM, ALLOW_DEMOTE | CPU_VISIBLE,
+			 &bo);
 	igt_assert_eq_u32(bo.segment_id, SYSTEM);
 	igt_assert(bo.cpu);
 	*nfence_bo_u64(&bo, 0) = 5;
@@ -515,7 +534,12 @@ static void test_vram_full_demote(void)
 	nfence_device_destroy(fd, dev);
 }
 
-static void test_visible_full_demote(void)
+static void test_vram_full_demote(void)
+{
+	in_child(__test_vram_full_demote);
+}
+
+static void __test_visible_full_demote(void)
 {
 	uint32_t dev;
 	struct drm_nfence_alloc_create c;
@@ -544,6 +568,12 @@ static void test_visible_full_demote(void)
 		igt_assert_eq_u32(c.placed_segment_id, VRAM);
 	}
 	nfence_device_destroy(fd, dev);
+}
+
+static void test_visible_full_demote(void)
+{
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	in_child(__test_visible_full_demote);
 }
 
 /* ALLOC_CREATE invalid input */
@@ -737,7 +767,7 @@ static void test_create_max_allocs(void)
 	free(h);
 }
 
-static void test_create_vram_full(void)
+static void __test_create_vram_full(void)
 {
 	uint32_t dev = nfence_device_create(fd);
 	struct drm_nfence_alloc_create c;
@@ -758,7 +788,12 @@ static void test_create_vram_full(void)
 	nfence_device_destroy(fd, dev);
 }
 
-static void test_create_visible_full(void)
+static void test_create_vram_full(void)
+{
+	in_child(__test_create_vram_full);
+}
+
+static void __test_create_visible_full(void)
 {
 	uint32_t dev;
 	struct drm_nfence_alloc_create c;
@@ -775,7 +810,13 @@ static void test_create_visible_full(void)
 	nfence_device_destroy(fd, dev);
 }
 
-static void test_create_check_order(void)
+static void test_create_visible_full(void)
+{
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	in_child(__test_create_visible_full);
+}
+
+static void __test_create_check_order(void)
 {
 	struct nfence_env env;
 	struct drm_nfence_alloc_create c;
@@ -802,6 +843,11 @@ static void test_create_check_order(void)
 	c.device = UINT32_MAX;
 	expect_create_error(fd, &c, -ENOENT);
 	nfence_env_fini(&env);
+}
+
+static void test_create_check_order(void)
+{
+	in_child(__test_create_check_order);
 }
 
 /* ALLOC_DESTROY invalid input */

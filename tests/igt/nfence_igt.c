@@ -1270,8 +1270,8 @@ void *nfence_alloc_map(int fd, uint32_t device, uint32_t handle,
 }
 
 /**
- * nfence_bo_create: an allocation and, if the CPU can see it (system
- * memory or CPU_VISIBLE), its mapping
+ * nfence_bo_create: an allocation and, if the CPU can see it (requested
+ * in system memory or CPU_VISIBLE), its mapping
  */
 void nfence_bo_create(int fd, uint32_t device, uint64_t size,
 		      uint32_t segment_id, uint32_t flags,
@@ -1298,7 +1298,8 @@ void nfence_bo_create(int fd, uint32_t device, uint64_t size,
 	bo->segment_id = create.placed_segment_id;
 	bo->gpu_va = create.gpu_va;
 	bo->size = size;
-	if (create.placed_segment_id == NFENCE_SEGMENT_SYSTEM ||
+	/* Demoted VRAM is only mappable if it was asked to be. */
+	if (segment_id == NFENCE_SEGMENT_SYSTEM ||
 	    (flags & DRM_NFENCE_ALLOC_CPU_VISIBLE)) {
 		bo->cpu = nfence_alloc_map(fd, device, bo->handle, &bo->size);
 		igt_assert_lte_u64(size, bo->size);
