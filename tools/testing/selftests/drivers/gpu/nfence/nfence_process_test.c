@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -267,6 +268,26 @@ static int nf_read_key(const char *dir, const char *file, const char *key,
 	fclose(f);
 
 	return ret;
+}
+
+/* Read a whole (small) debugfs file; returns bytes read or -errno. */
+static int nf_read_file(const char *dir, const char *file, char *buf,
+			size_t len)
+{
+	char path[PATH_MAX];
+	size_t n;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return n;
 }
 
 static int nf_read_key_u64(const char *dir, const char *file, const char *key,
@@ -1288,6 +1309,97 @@ TEST_F_TIMEOUT(nfence, cmp_thread_idle_no_cpu, 30)
 		EXPECT_EQ(0ULL, t1[i] - t0[i])
 			TH_LOG("pid %d used %llu clock ticks while idle",
 			       pids[i], t1[i] - t0[i]);
+}
+
+/*
+ * The issue's idle check: after real GPU work, with a queue parked on a
+ * FENCE_WAIT nobody will satisfy, the CMP sleeps: no CPU time and no
+ * wakeups over 10 s.
+ */
+TEST_F_TIMEOUT(nfence, cmp_idle_with_parked_queue, 60)
+{
+	struct drm_nfence_device_create dc = {};
+	struct drm_nfence_alloc_create ac = {};
+	struct drm_nfence_alloc_lock al = {};
+	struct drm_nfence_context_create cc = {};
+	struct drm_nfence_hwqueue_create qc = {};
+	struct drm_nfence_fence_create fc = {};
+	struct drm_nfence_submit sub = {};
+	unsigned long long pid, w0 = 0, w1 = 0;
+	char state[32] = "", queues[512];
+	struct nf_task_stat ts;
+	unsigned long long t0;
+	__u32 *cs;
+	__u64 v;
+	int i, n = 0;
+
+	if (!self->dbg[0])
+		SKIP(return, "needs debugfs to find the CMP and its queues");
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_DEVICE_CREATE, &dc));
+	fc.device = dc.handle;
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_FENCE_CREATE, &fc));
+	ac.device = dc.handle;
+	ac.size = 4096;
+	ac.segment_id = 1;
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_ALLOC_CREATE, &ac));
+	al.device = dc.handle;
+	al.handle = ac.handle;
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_ALLOC_LOCK, &al));
+	cs = mmap(NULL, al.size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		  al.mmap_offset);
+	ASSERT_NE(MAP_FAILED, cs);
+	cc.device = dc.handle;
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_CONTEXT_CREATE, &cc));
+	qc.device = dc.handle;
+	qc.context = cc.handle;
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_HWQUEUE_CREATE, &qc));
+
+	/* WORK 1 ms, then wait for a value the fence never reaches. */
+	cs[n++] = DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_WORK, 4);
+	cs[n++] = 0;
+	v = 1000000;
+	memcpy(&cs[n], &v, 8);
+	n += 2;
+	cs[n++] = DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_FENCE_WAIT, 6);
+	cs[n++] = 0;
+	memcpy(&cs[n], &fc.mapping.current_value_gpu_va, 8);
+	n += 2;
+	v = 1;
+	memcpy(&cs[n], &v, 8);
+	n += 2;
+	sub.device = dc.handle;
+	sub.hwqueue = qc.handle;
+	sub.commands_gpu_va = ac.gpu_va;
+	sub.size = n * 4;
+	sub.progress_fence_value = 1;
+	ASSERT_EQ(0, nf_ioctl(self->fd, DRM_IOCTL_NFENCE_SUBMIT, &sub));
+
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, nf_read_key(self->dbg, "nfence_cmp", "state",
+					 state, sizeof(state)));
+		queues[0] = '\0';
+		nf_read_file(self->dbg, "nfence_queues", queues, sizeof(queues));
+		if (!strcmp(state, "idle") && strstr(queues, "state wait-fence"))
+			break;
+		nf_sleep_ms(10);
+	}
+	ASSERT_STREQ("idle", state);
+	ASSERT_NE(NULL, strstr(queues, "state wait-fence"));
+
+	ASSERT_EQ(0, nf_read_key_u64(self->dbg, "nfence_cmp", "pid", &pid));
+	nf_read_key_u64(self->dbg, "nfence_cmp", "wakeups", &w0);
+	ASSERT_EQ(0, nf_read_task_stat(pid, &ts));
+	t0 = ts.utime + ts.stime;
+	nf_sleep_ms(10000);
+	ASSERT_EQ(0, nf_read_task_stat(pid, &ts));
+	nf_read_key_u64(self->dbg, "nfence_cmp", "wakeups", &w1);
+	TH_LOG("CMP pid %llu with a parked queue: %llu ticks, %llu wakeups in 10 s",
+	       pid, ts.utime + ts.stime - t0, w1 - w0);
+	EXPECT_EQ(0ULL, ts.utime + ts.stime - t0);
+	EXPECT_EQ(0ULL, w1 - w0);
+
+	munmap(cs, al.size);
+	ASSERT_EQ(0, nf_device_destroy(self->fd, dc.handle));
 }
 
 int main(int argc, char **argv)
