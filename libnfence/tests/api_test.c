@@ -321,6 +321,103 @@ TEST(invalid_handles)
 	}
 }
 
+TEST(gpu_null_arguments)
+{
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyAllocation2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTLock2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTUnlock2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyContext(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitCommandToHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitWaitForSyncObjectsToHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(1, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryAllocation(1, 1, NULL));
+}
+
+TEST(gpu_invalid_handles)
+{
+	D3DKMT_NFENCE_CONTEXT_STATE state;
+	D3DKMT_NFENCE_ALLOCATION_INFO info;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_handles); i++) {
+		D3DKMT_HANDLE h = bad_handles[i];
+		NFENCE_ALLOCATION_DESC desc = { .Size = 4096, .SegmentId = 1 };
+		D3DDDI_ALLOCATIONINFO2 ai = {
+			.pPrivateDriverData = &desc,
+			.PrivateDriverDataSize = sizeof(desc),
+		};
+		D3DKMT_CREATEALLOCATION ca = {
+			.hDevice = h,
+			.NumAllocations = 1,
+			.pAllocationInfo2 = &ai,
+		};
+		D3DKMT_DESTROYALLOCATION2 da = {
+			.hDevice = h,
+			.phAllocationList = &h,
+			.AllocationCount = 1,
+		};
+		D3DKMT_LOCK2 lk = { .hDevice = h, .hAllocation = h };
+		D3DKMT_UNLOCK2 ul = { .hDevice = h, .hAllocation = h };
+		D3DKMT_CREATECONTEXTVIRTUAL cc = { .hDevice = h };
+		D3DKMT_DESTROYCONTEXT dc = { .hContext = h };
+		D3DKMT_CREATEHWQUEUE cq = { .hHwContext = h };
+		D3DKMT_DESTROYHWQUEUE dq = { .hHwQueue = h };
+		D3DKMT_SUBMITCOMMANDTOHWQUEUE sc = {
+			.hHwQueue = h,
+			.HwQueueProgressFenceId = 1,
+			.CommandBuffer = 4096,
+			.CommandLength = 8,
+		};
+		UINT64 v = 1;
+		D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE sw = {
+			.hHwQueue = h,
+			.ObjectCount = 1,
+			.ObjectHandleArray = &h,
+			.FenceValueArray = &v,
+		};
+		D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE ss = {
+			.BroadcastHwQueueCount = 1,
+			.BroadcastHwQueueArray = &h,
+			.ObjectCount = 1,
+			.ObjectHandleArray = &h,
+			.FenceValueArray = &v,
+		};
+
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateAllocation2(&ca));
+		EXPECT_EQ(0u, ai.hAllocation);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyAllocation2(&da));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTLock2(&lk));
+		EXPECT_EQ(NULL, lk.pData);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTUnlock2(&ul));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateContextVirtual(&cc));
+		EXPECT_EQ(0u, cc.hContext);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyContext(&dc));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateHwQueue(&cq));
+		EXPECT_EQ(0u, cq.hHwQueue);
+		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyHwQueue(&dq));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSubmitCommandToHwQueue(&sc));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&sw));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&ss));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSuspendContext(h));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(h));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  NFenceQueryContextState(h, &state));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  NFenceQueryAllocation(h, h, &info));
+	}
+}
+
 FIXTURE(dri_dir) {
 	char dir[64];
 };

@@ -3,6 +3,13 @@
  * Copyright (C) 2026 The nfence authors
  *
  * A fake nfence driver for host tests; see mock_drm.h.
+ *
+ * GPU work is emulated synchronously: the "CMP" (mock_cmp_run()) runs
+ * every runnable queue as far as it can, under the mock's lock, whenever a
+ * submission, a CPU signal or a resume may have made progress possible.
+ * WORK commands take no time; TIMESTAMP writes CLOCK_MONOTONIC / 10 (the
+ * 100 MHz of the adapter); MonitoredValues read UINT64_MAX (the mock keeps
+ * no CPU waiter bookkeeping, so nothing ever "interrupts").
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -10,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,26 @@
 #define MOCK_FENCE_FLAGS	0x1fu
 #define MOCK_BLOCK		1	/* mock_dispatch(): wait unlocked */
 
+/*
+ * GPU objects. GPU VAs: a fence's CurrentValue is at MOCK_FENCE_VA +
+ * id * 16, its MonitoredValue 8 bytes further (read-only); allocations
+ * are placed from MOCK_ALLOC_VA up, per file, never reusing a VA. An
+ * allocation's memory is a memfd of its own; its fake mmap offset is
+ * MOCK_ALLOC_OFFSET + a global sequence number * 256 MiB.
+ */
+#define MOCK_MAX_ALLOCS		256	/* per file */
+#define MOCK_MAX_CONTEXTS	64	/* per file */
+#define MOCK_MAX_QUEUES		64	/* per file */
+#define MOCK_MAX_PENDING	4096	/* entries per queue */
+#define MOCK_FENCE_VA		0x100000000ull
+#define MOCK_ALLOC_VA		0x200000000ull
+#define MOCK_ALLOC_OFFSET	(1ull << 40)
+#define MOCK_ALLOC_STRIDE	(256ull << 20)
+#define MOCK_ALLOC_FLAGS	(DRM_NFENCE_ALLOC_CPU_VISIBLE | \
+				 DRM_NFENCE_ALLOC_ALLOW_DEMOTE)
+#define MOCK_HWQUEUE_FLAGS	0x3fu
+#define MOCK_ALWAYS_SIGNALED	0xffffffffull
+
 struct mock_node {
 	dev_t dev;
 	ino_t ino;
@@ -79,6 +107,61 @@ struct mock_local {
 	uint32_t device;
 	uint32_t flags;			/* NO_SIGNAL, NO_WAIT */
 	struct mock_fence *fence;
+	uint32_t queue;			/* progress fence of this queue, or 0 */
+};
+
+/* Where an allocation's memory came from (usage accounting). */
+enum mock_pool {
+	MOCK_POOL_SYSTEM,
+	MOCK_POOL_VRAM_VISIBLE,
+	MOCK_POOL_VRAM_INVISIBLE,
+	MOCK_POOLS,
+};
+
+struct mock_alloc {
+	uint32_t handle, device;
+	uint32_t flags, placed;
+	enum mock_pool pool;
+	unsigned int node;		/* index in mock_nodes */
+	bool cpu_visible;
+	uint64_t size, gpu_va, mmap_offset;
+	int memfd;
+	char *map;			/* the mock's own mapping */
+};
+
+struct mock_context {
+	uint32_t handle, device, engine;
+	uint32_t state;			/* DRM_NFENCE_CONTEXT_STATE_* */
+	uint64_t fault_va;
+	uint32_t fault_reason;
+};
+
+/* A pending submission of a queue. */
+enum mock_entry_kind {
+	MOCK_ENTRY_COMMANDS,
+	MOCK_ENTRY_WAIT,
+	MOCK_ENTRY_SIGNAL,
+};
+
+struct mock_entry {
+	struct mock_entry *next;
+	enum mock_entry_kind kind;
+	uint64_t va;			/* COMMANDS: the buffer */
+	uint32_t size, pos;		/* its size, the next command */
+	uint64_t progress;		/* COMMANDS: progress fence value */
+	unsigned int count;		/* WAIT, SIGNAL: the fences */
+	struct mock_fence *fences[DRM_NFENCE_MAX_WAIT_FENCES];
+	uint64_t values[DRM_NFENCE_MAX_WAIT_FENCES];
+};
+
+struct mock_queue {
+	uint32_t handle, device, context;
+	uint32_t flags;
+	uint32_t progress_handle;	/* local handle of the progress fence */
+	struct mock_fence *progress;
+	uint64_t last_value;		/* last progress_fence_value submitted */
+	struct mock_entry *head, *tail;
+	unsigned int pending;
 };
 
 /* One open file of a fake node: its devices and fences (a drm_file). */
@@ -90,6 +173,12 @@ struct mock_file {
 	unsigned int nlocals;
 	struct mock_local locals[MOCK_MAX_LOCAL];
 	struct mock_page *pack;		/* page for the next non-shared fence */
+	uint32_t next_alloc_handle, next_context_handle, next_queue_handle;
+	uint64_t next_va;
+	unsigned int nallocs, ncontexts, nqueues;
+	struct mock_alloc allocs[MOCK_MAX_ALLOCS];
+	struct mock_context contexts[MOCK_MAX_CONTEXTS];
+	struct mock_queue queues[MOCK_MAX_QUEUES];
 };
 
 /* What a wait waits for, gathered under the lock. */
@@ -116,6 +205,14 @@ static char *mock_memfd_map;
 static struct mock_wait mock_async[MOCK_MAX_ASYNC];
 static bool mock_async_used[MOCK_MAX_ASYNC];
 static unsigned int mock_interrupts;
+static uint64_t mock_pool_used[MOCK_MAX_NODES][MOCK_POOLS];
+static uint64_t mock_alloc_seq;
+static unsigned int mock_calls[0x20];	/* per nfence ioctl number */
+static uint32_t mock_hwqueue_flags_last;
+
+static void mock_cmp_run(void);
+static void mock_file_free_gpu(struct mock_file *f);
+static void mock_remove_device_gpu(struct mock_file *f, uint32_t device);
 
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
@@ -189,6 +286,7 @@ void mock_reset(void)
 {
 	pthread_mutex_lock(&mock_lock);
 	mock_nnodes = 0;
+	memset(mock_pool_used, 0, sizeof(mock_pool_used));
 	pthread_mutex_unlock(&mock_lock);
 }
 
@@ -258,6 +356,82 @@ unsigned int mock_wait_interrupts(void)
 
 	pthread_mutex_lock(&mock_lock);
 	n = mock_interrupts;
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+/* Sum of one counter over all open files. Locked. */
+static unsigned int mock_count(size_t offset)
+{
+	unsigned int n = 0;
+	int fd;
+
+	for (fd = 0; fd < MOCK_MAX_FDS; fd++)
+		if (mock_files[fd])
+			n += *(const unsigned int *)((const char *)mock_files[fd] +
+						     offset);
+	return n;
+}
+
+unsigned int mock_live_allocations(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mock_lock);
+	n = mock_count(offsetof(struct mock_file, nallocs));
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+unsigned int mock_live_contexts(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mock_lock);
+	n = mock_count(offsetof(struct mock_file, ncontexts));
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+unsigned int mock_live_queues(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mock_lock);
+	n = mock_count(offsetof(struct mock_file, nqueues));
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+unsigned int mock_pending(void)
+{
+	unsigned int n = 0, i;
+	int fd;
+
+	pthread_mutex_lock(&mock_lock);
+	for (fd = 0; fd < MOCK_MAX_FDS; fd++)
+		for (i = 0; mock_files[fd] && i < mock_files[fd]->nqueues; i++)
+			n += mock_files[fd]->queues[i].pending;
+	pthread_mutex_unlock(&mock_lock);
+	return n;
+}
+
+uint32_t mock_last_hwqueue_flags(void)
+{
+	uint32_t flags;
+
+	pthread_mutex_lock(&mock_lock);
+	flags = mock_hwqueue_flags_last;
+	pthread_mutex_unlock(&mock_lock);
+	return flags;
+}
+
+unsigned int mock_ioctl_calls(unsigned int nr)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mock_lock);
+	n = nr < 0x20 ? mock_calls[nr] : 0;
 	pthread_mutex_unlock(&mock_lock);
 	return n;
 }
@@ -412,6 +586,10 @@ static struct mock_file *mock_file_of(int fd)
 		if (mock_files[fd]) {
 			mock_files[fd]->next_handle = 1;
 			mock_files[fd]->next_fence_handle = 1;
+			mock_files[fd]->next_alloc_handle = 1;
+			mock_files[fd]->next_context_handle = 1;
+			mock_files[fd]->next_queue_handle = 1;
+			mock_files[fd]->next_va = MOCK_ALLOC_VA;
 		}
 	}
 	return mock_files[fd];
@@ -459,7 +637,8 @@ static int mock_device_destroy(int fd, struct drm_nfence_device_destroy *args)
 	if (i < 0)
 		return -ENOENT;
 	f->devices[i] = f->devices[--f->ndevices];
-	/* The device's fence handles go with it. */
+	/* Its allocations, contexts and queues go with it, and its fences. */
+	mock_remove_device_gpu(f, args->handle);
 	for (i = 0; i < (int)f->nlocals;) {
 		if (f->locals[i].device == args->handle)
 			f->locals[i] = f->locals[--f->nlocals];
@@ -545,6 +724,7 @@ static struct mock_local *mock_local_new(struct mock_file *f, uint32_t device,
 	l->device = device;
 	l->flags = flags & (DRM_NFENCE_FENCE_NO_SIGNAL | DRM_NFENCE_FENCE_NO_WAIT);
 	l->fence = fence;
+	l->queue = 0;
 	return l;
 }
 
@@ -556,7 +736,7 @@ static void mock_fill_mapping(const struct mock_fence *fence,
 		m->cpu_mmap_offset = fence->page->offset;
 		m->cpu_value_offset = fence->value_offset;
 	}
-	m->current_value_gpu_va = 0x100000000ull + fence->id * 16ull;
+	m->current_value_gpu_va = MOCK_FENCE_VA + fence->id * 16ull;
 	m->monitored_value_gpu_va = m->current_value_gpu_va + 8;
 }
 
@@ -566,13 +746,52 @@ static bool mock_engines_ok(const struct mock_node *node, uint32_t affinity)
 	       !(affinity >> node->adapter.num_engines);
 }
 
+/* A new global fence of file @f (fd @fd); NULL without memory. */
+static struct mock_fence *mock_fence_new(struct mock_file *f, int fd,
+					 const struct mock_node *node,
+					 uint32_t type, uint32_t flags,
+					 uint64_t initial)
+{
+	struct mock_page *page = NULL;
+	struct mock_fence *fence;
+
+	if (type == DRM_NFENCE_FENCE_TYPE_DEFAULT) {
+		if (flags & DRM_NFENCE_FENCE_SHARED) {
+			page = mock_page_new(-1);
+		} else {
+			if (!f->pack || f->pack->used ==
+					MOCK_PAGE_SIZE / MOCK_VALUE_STRIDE)
+				f->pack = mock_page_new(fd);
+			page = f->pack;
+		}
+		if (!page)
+			return NULL;
+	}
+	fence = calloc(1, sizeof(*fence));
+	if (!fence)
+		return NULL;
+	fence->id = mock_nfences + 1;
+	fence->node = node;
+	fence->type = type;
+	fence->flags = flags;
+	fence->page = page;
+	fence->token = -1;
+	if (page) {
+		fence->value_offset = page->used++ * MOCK_VALUE_STRIDE;
+		__atomic_store_n(mock_value(fence), initial, __ATOMIC_RELEASE);
+	} else {
+		fence->intra_value = initial;
+	}
+	mock_fences[mock_nfences++] = fence;
+	return fence;
+}
+
 static int mock_fence_create(int fd, const struct mock_node *node,
 			     struct drm_nfence_fence_create *args)
 {
 	struct mock_file *f = mock_file_of(fd);
 	struct mock_fence *fence;
 	struct mock_local *l;
-	struct mock_page *page = NULL;
 	bool shared = args->flags & DRM_NFENCE_FENCE_SHARED;
 
 	if (!f)
@@ -595,36 +814,10 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 	if (f->nlocals == MOCK_MAX_LOCAL || mock_nfences == MOCK_MAX_FENCES)
 		return -ENOSPC;
 
-	if (args->type == DRM_NFENCE_FENCE_TYPE_DEFAULT) {
-		if (shared) {
-			page = mock_page_new(-1);
-		} else {
-			if (!f->pack || f->pack->used ==
-					MOCK_PAGE_SIZE / MOCK_VALUE_STRIDE)
-				f->pack = mock_page_new(fd);
-			page = f->pack;
-		}
-		if (!page)
-			return -ENOMEM;
-	}
-	fence = calloc(1, sizeof(*fence));
+	fence = mock_fence_new(f, fd, node, args->type, args->flags,
+			       args->initial_value);
 	if (!fence)
 		return -ENOMEM;
-	fence->id = mock_nfences + 1;
-	fence->node = node;
-	fence->type = args->type;
-	fence->flags = args->flags;
-	fence->page = page;
-	fence->token = -1;
-	if (page) {
-		fence->value_offset = page->used++ * MOCK_VALUE_STRIDE;
-		__atomic_store_n(mock_value(fence), args->initial_value,
-				 __ATOMIC_RELEASE);
-	} else {
-		fence->intra_value = args->initial_value;
-	}
-	mock_fences[mock_nfences++] = fence;
-
 	l = mock_local_new(f, args->device, args->flags, fence);
 	args->handle = l->handle;
 	mock_fill_mapping(fence, &args->mapping);
@@ -643,6 +836,8 @@ static int mock_fence_destroy(int fd, struct drm_nfence_fence_destroy *args)
 	l = mock_find_local(f, args->handle);
 	if (!l)
 		return -ENOENT;
+	if (l->queue)
+		return -EBUSY;	/* a progress fence goes with its queue */
 	*l = f->locals[--f->nlocals];
 	return 0;
 }
@@ -921,15 +1116,839 @@ static int mock_fence_signal(int fd, struct drm_nfence_fence_signal *args)
 			__atomic_store_n(cur, values[i], __ATOMIC_RELEASE);
 	}
 	mock_async_check();
+	mock_cmp_run();
 	return 0;
 }
 
-/* mmap() of a fake node: the read-only view of one fence page. */
+/* ------------------------------------------------------------------ */
+/* Allocations                                                        */
+/* ------------------------------------------------------------------ */
+
+static struct mock_alloc *mock_find_alloc(struct mock_file *f, uint32_t device,
+					  uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nallocs; i++)
+		if (f->allocs[i].handle == handle &&
+		    f->allocs[i].device == device)
+			return &f->allocs[i];
+	return NULL;
+}
+
+static bool mock_alloc_handle_used(struct mock_file *f, uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nallocs; i++)
+		if (f->allocs[i].handle == handle)
+			return true;
+	return false;
+}
+
+/* The pool a request takes memory from, or -ENOSPC. Locked. */
+static int mock_pick_pool(const struct mock_node *node, uint32_t segment,
+			  uint32_t flags, uint64_t size)
+{
+	const struct mock_adapter *a = &node->adapter;
+	const uint64_t *used = mock_pool_used[node - mock_nodes];
+	uint64_t visible = (uint64_t)a->vram_visible_mb << 20;
+	uint64_t invisible = ((uint64_t)a->vram_mb << 20) - visible;
+	uint64_t system = (uint64_t)a->sysmem_mb << 20;
+
+	if (segment == 2) {
+		if (!(flags & DRM_NFENCE_ALLOC_CPU_VISIBLE) &&
+		    used[MOCK_POOL_VRAM_INVISIBLE] + size <= invisible)
+			return MOCK_POOL_VRAM_INVISIBLE;
+		if (used[MOCK_POOL_VRAM_VISIBLE] + size <= visible)
+			return MOCK_POOL_VRAM_VISIBLE;
+		if (!(flags & DRM_NFENCE_ALLOC_ALLOW_DEMOTE))
+			return -ENOSPC;
+	}
+	if (used[MOCK_POOL_SYSTEM] + size <= system)
+		return MOCK_POOL_SYSTEM;
+	return -ENOSPC;
+}
+
+static int mock_alloc_create(int fd, const struct mock_node *node,
+			     struct drm_nfence_alloc_create *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_alloc *a;
+	uint64_t size;
+	int pool, memfd;
+	char *map;
+	uint32_t h;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad || (args->flags & ~MOCK_ALLOC_FLAGS) || !args->size ||
+	    args->size > DRM_NFENCE_MAX_ALLOC_SIZE ||
+	    (args->segment_id != 1 && args->segment_id != 2))
+		return -EINVAL;
+	if (args->segment_id == 1 &&
+	    (args->flags & DRM_NFENCE_ALLOC_ALLOW_DEMOTE))
+		return -EINVAL;
+	if (args->segment_id == 2 &&
+	    (args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE) &&
+	    !node->adapter.vram_visible_mb)
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	if (f->nallocs == MOCK_MAX_ALLOCS)
+		return -ENOSPC;
+	size = (args->size + MOCK_PAGE_SIZE - 1) & ~(uint64_t)(MOCK_PAGE_SIZE - 1);
+	pool = mock_pick_pool(node, args->segment_id, args->flags, size);
+	if (pool < 0)
+		return pool;
+
+	memfd = memfd_create("nfence-mock-alloc", MFD_CLOEXEC);
+	if (memfd < 0)
+		return -ENOMEM;
+	map = MAP_FAILED;
+	if (!ftruncate(memfd, (off_t)size))
+		map = real_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				memfd, 0);
+	if (map == MAP_FAILED) {
+		real_close(memfd);
+		return -ENOMEM;
+	}
+
+	do {
+		h = f->next_alloc_handle++;
+	} while (!h || mock_alloc_handle_used(f, h));
+	a = &f->allocs[f->nallocs++];
+	memset(a, 0, sizeof(*a));
+	a->handle = h;
+	a->device = args->device;
+	a->flags = args->flags;
+	a->pool = (enum mock_pool)pool;
+	a->node = (unsigned int)(node - mock_nodes);
+	a->placed = pool == MOCK_POOL_SYSTEM ? 1 : 2;
+	a->cpu_visible = pool != MOCK_POOL_VRAM_INVISIBLE;
+	a->size = size;
+	a->gpu_va = f->next_va;
+	f->next_va += size + MOCK_PAGE_SIZE;	/* a guard page */
+	a->mmap_offset = MOCK_ALLOC_OFFSET + mock_alloc_seq++ * MOCK_ALLOC_STRIDE;
+	a->memfd = memfd;
+	a->map = map;
+	mock_pool_used[node - mock_nodes][pool] += size;
+
+	args->handle = h;
+	args->gpu_va = a->gpu_va;
+	args->placed_segment_id = a->placed;
+	return 0;
+}
+
+/* Free the @i-th allocation of @f. Locked. */
+static void mock_alloc_free(struct mock_file *f, unsigned int i)
+{
+	struct mock_alloc *a = &f->allocs[i];
+
+	mock_pool_used[a->node][a->pool] -= a->size;
+	munmap(a->map, a->size);
+	real_close(a->memfd);
+	*a = f->allocs[--f->nallocs];
+}
+
+static int mock_alloc_destroy(int fd, struct drm_nfence_alloc_destroy *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_alloc *a;
+
+	if (!f)
+		return -ENOMEM;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	a = mock_find_alloc(f, args->device, args->handle);
+	if (!a)
+		return -ENOENT;
+	mock_alloc_free(f, (unsigned int)(a - f->allocs));
+	return 0;
+}
+
+static int mock_alloc_lock(int fd, struct drm_nfence_alloc_lock *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_alloc *a;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	a = mock_find_alloc(f, args->device, args->handle);
+	if (!a)
+		return -ENOENT;
+	if (!a->cpu_visible)
+		return -EINVAL;
+	args->mmap_offset = a->mmap_offset;
+	args->size = a->size;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Contexts and queues                                                */
+/* ------------------------------------------------------------------ */
+
+static struct mock_context *mock_find_context(struct mock_file *f,
+					      uint32_t device, uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->ncontexts; i++)
+		if (f->contexts[i].handle == handle &&
+		    f->contexts[i].device == device)
+			return &f->contexts[i];
+	return NULL;
+}
+
+static struct mock_queue *mock_find_queue(struct mock_file *f, uint32_t device,
+					  uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nqueues; i++)
+		if (f->queues[i].handle == handle &&
+		    f->queues[i].device == device)
+			return &f->queues[i];
+	return NULL;
+}
+
+static int mock_context_create(int fd, const struct mock_node *node,
+			       struct drm_nfence_context_create *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_context *c;
+	unsigned int i;
+	uint32_t h;
+	bool used;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || args->engine >= node->adapter.num_engines)
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	if (f->ncontexts == MOCK_MAX_CONTEXTS)
+		return -ENOSPC;
+	do {
+		h = f->next_context_handle++;
+		used = !h;
+		for (i = 0; i < f->ncontexts; i++)
+			used |= f->contexts[i].handle == h;
+	} while (used);
+	c = &f->contexts[f->ncontexts++];
+	memset(c, 0, sizeof(*c));
+	c->handle = h;
+	c->device = args->device;
+	c->engine = args->engine;
+	args->handle = h;
+	return 0;
+}
+
+/* Drop the pending work of @q. */
+static void mock_queue_drop(struct mock_queue *q)
+{
+	struct mock_entry *e, *next;
+
+	for (e = q->head; e; e = next) {
+		next = e->next;
+		free(e);
+	}
+	q->head = q->tail = NULL;
+	q->pending = 0;
+}
+
+/* Free the @i-th queue of @f and its progress fence handle. Locked. */
+static void mock_queue_free(struct mock_file *f, unsigned int i)
+{
+	struct mock_queue *q = &f->queues[i];
+	struct mock_local *l = mock_find_local(f, q->progress_handle);
+
+	if (l)
+		*l = f->locals[--f->nlocals];
+	mock_queue_drop(q);
+	*q = f->queues[--f->nqueues];
+}
+
+/* Free the queues of context @ctx of @device (every context: 0). Locked. */
+static void mock_free_queues(struct mock_file *f, uint32_t device,
+			     uint32_t ctx)
+{
+	unsigned int i = 0;
+
+	while (i < f->nqueues) {
+		if (f->queues[i].device == device &&
+		    (!ctx || f->queues[i].context == ctx))
+			mock_queue_free(f, i);
+		else
+			i++;
+	}
+}
+
+static int mock_context_destroy(int fd, struct drm_nfence_context_destroy *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_context *c;
+
+	if (!f)
+		return -ENOMEM;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	c = mock_find_context(f, args->device, args->handle);
+	if (!c)
+		return -ENOENT;
+	mock_free_queues(f, args->device, args->handle);
+	*c = f->contexts[--f->ncontexts];
+	return 0;
+}
+
+static int mock_context_control(int fd, struct drm_nfence_context_control *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_context *c;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad || args->op > DRM_NFENCE_CONTEXT_OP_RESUME)
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	c = mock_find_context(f, args->device, args->context);
+	if (!c)
+		return -ENOENT;
+	if (args->op == DRM_NFENCE_CONTEXT_OP_SUSPEND)
+		c->state |= DRM_NFENCE_CONTEXT_STATE_SUSPENDED;
+	else if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
+		c->state &= ~DRM_NFENCE_CONTEXT_STATE_SUSPENDED;
+	args->state = c->state;
+	args->fault_va = c->fault_va;
+	args->fault_reason = c->fault_reason;
+	if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
+		mock_cmp_run();
+	return 0;
+}
+
+static int mock_hwqueue_create(int fd, const struct mock_node *node,
+			       struct drm_nfence_hwqueue_create *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_context *c;
+	struct mock_fence *fence;
+	struct mock_local *l;
+	struct mock_queue *q;
+	unsigned int i;
+	uint32_t h;
+	bool used;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->pad || (args->flags & ~MOCK_HWQUEUE_FLAGS))
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	c = mock_find_context(f, args->device, args->context);
+	if (!c)
+		return -ENOENT;
+	if ((args->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION) ||
+	    ((args->flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE) &&
+	     !node->adapter.native_fences))
+		return -EOPNOTSUPP;
+	if (f->nqueues == MOCK_MAX_QUEUES || f->nlocals == MOCK_MAX_LOCAL ||
+	    mock_nfences == MOCK_MAX_FENCES)
+		return -ENOSPC;
+	if (c->state & DRM_NFENCE_CONTEXT_STATE_FAULTED)
+		return -EIO;
+
+	fence = mock_fence_new(f, fd, node, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0);
+	if (!fence)
+		return -ENOMEM;
+	do {
+		h = f->next_queue_handle++;
+		used = !h;
+		for (i = 0; i < f->nqueues; i++)
+			used |= f->queues[i].handle == h;
+	} while (used);
+	l = mock_local_new(f, args->device, 0, fence);
+	l->queue = h;
+	q = &f->queues[f->nqueues++];
+	memset(q, 0, sizeof(*q));
+	q->handle = h;
+	q->device = args->device;
+	q->context = args->context;
+	q->flags = args->flags;
+	mock_hwqueue_flags_last = args->flags;
+	q->progress_handle = l->handle;
+	q->progress = fence;
+
+	args->handle = h;
+	args->progress_fence = l->handle;
+	mock_fill_mapping(fence, &args->progress_fence_mapping);
+	return 0;
+}
+
+static int mock_hwqueue_destroy(int fd, struct drm_nfence_hwqueue_destroy *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_queue *q;
+
+	if (!f)
+		return -ENOMEM;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	q = mock_find_queue(f, args->device, args->handle);
+	if (!q)
+		return -ENOENT;
+	mock_queue_free(f, (unsigned int)(q - f->queues));
+	return 0;
+}
+
+static void mock_remove_device_gpu(struct mock_file *f, uint32_t device)
+{
+	unsigned int i;
+
+	mock_free_queues(f, device, 0);
+	for (i = 0; i < f->ncontexts;) {
+		if (f->contexts[i].device == device)
+			f->contexts[i] = f->contexts[--f->ncontexts];
+		else
+			i++;
+	}
+	for (i = 0; i < f->nallocs;) {
+		if (f->allocs[i].device == device)
+			mock_alloc_free(f, i);
+		else
+			i++;
+	}
+}
+
+static void mock_file_free_gpu(struct mock_file *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nqueues; i++)
+		mock_queue_drop(&f->queues[i]);
+	while (f->nallocs)
+		mock_alloc_free(f, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The GPU: address translation, the ISA, the CMP                     */
+/* ------------------------------------------------------------------ */
+
+static uint64_t mock_monitored = UINT64_MAX;
+
+/*
+ * The CPU view of 8 bytes at GPU VA @va of file @f, for a write if
+ * @write; NULL with *@reason set on a fault.
+ */
+static uint64_t *mock_gpu_ptr(struct mock_file *f, uint64_t va, bool write,
+			      uint32_t *reason)
+{
+	struct mock_fence *fence;
+	uint64_t id;
+	unsigned int i;
+
+	*reason = DRM_NFENCE_FAULT_MISALIGNED;
+	if (va % 8)
+		return NULL;
+	*reason = DRM_NFENCE_FAULT_PAGE;
+	if (va >= MOCK_FENCE_VA + 16 &&
+	    va < MOCK_FENCE_VA + 16ull * (mock_nfences + 1)) {
+		id = (va - MOCK_FENCE_VA) / 16;
+		fence = mock_fences[id - 1];
+		if ((va - MOCK_FENCE_VA) % 16)	/* MonitoredValue */
+			return write ? NULL : &mock_monitored;
+		return fence->page ? mock_value(fence) : &fence->intra_value;
+	}
+	for (i = 0; i < f->nallocs; i++)
+		if (va >= f->allocs[i].gpu_va &&
+		    va - f->allocs[i].gpu_va < f->allocs[i].size)
+			return (uint64_t *)(f->allocs[i].map +
+					    (va - f->allocs[i].gpu_va));
+	return NULL;
+}
+
+static uint32_t mock_cs_words(uint32_t opcode)
+{
+	switch (opcode) {
+	case DRM_NFENCE_CS_NOP:
+		return DRM_NFENCE_CS_NOP_WORDS;
+	case DRM_NFENCE_CS_FENCE_WAIT:
+		return DRM_NFENCE_CS_FENCE_WAIT_WORDS;
+	case DRM_NFENCE_CS_FENCE_SIGNAL:
+		return DRM_NFENCE_CS_FENCE_SIGNAL_WORDS;
+	case DRM_NFENCE_CS_WRITE64:
+		return DRM_NFENCE_CS_WRITE64_WORDS;
+	case DRM_NFENCE_CS_TIMESTAMP:
+		return DRM_NFENCE_CS_TIMESTAMP_WORDS;
+	case DRM_NFENCE_CS_WORK:
+		return DRM_NFENCE_CS_WORK_WORDS;
+	}
+	return 0;
+}
+
+/*
+ * The command at @cmd (at most @left bytes): its length in bytes, or 0 if
+ * it is invalid (unknown opcode, wrong length, flags, reserved word, too
+ * long a WORK, past the end).
+ */
+static uint32_t mock_cs_check(const uint32_t *cmd, uint32_t left)
+{
+	uint32_t words = mock_cs_words(DRM_NFENCE_CS_OPCODE(cmd[0]));
+	uint64_t ns;
+
+	if (left < 8 || !words || DRM_NFENCE_CS_WORDS(cmd[0]) != words ||
+	    DRM_NFENCE_CS_FLAGS(cmd[0]) || cmd[1] || words * 4 > left)
+		return 0;
+	if (DRM_NFENCE_CS_OPCODE(cmd[0]) == DRM_NFENCE_CS_WORK) {
+		memcpy(&ns, &cmd[2], sizeof(ns));
+		if (ns > DRM_NFENCE_CS_MAX_WORK_NS)
+			return 0;
+	}
+	return words * 4;
+}
+
+/* The allocation of @f holding [@va, @va + @size), or NULL. */
+static struct mock_alloc *mock_alloc_at(struct mock_file *f, uint64_t va,
+					uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nallocs; i++)
+		if (va >= f->allocs[i].gpu_va &&
+		    va - f->allocs[i].gpu_va + size <= f->allocs[i].size)
+			return &f->allocs[i];
+	return NULL;
+}
+
+static struct mock_context *mock_context_of(struct mock_file *f,
+					    const struct mock_queue *q)
+{
+	return mock_find_context(f, q->device, q->context);
+}
+
+/* Fault context @c of @f: its queues drop their work. Locked. */
+static void mock_fault(struct mock_file *f, struct mock_context *c,
+		       uint64_t va, uint32_t reason)
+{
+	unsigned int i;
+	uint64_t *cv;
+
+	if (!(c->state & DRM_NFENCE_CONTEXT_STATE_FAULTED)) {
+		c->state |= DRM_NFENCE_CONTEXT_STATE_FAULTED;
+		c->fault_va = va;
+		c->fault_reason = reason;
+	}
+	for (i = 0; i < f->nqueues; i++) {
+		if (f->queues[i].device != c->device ||
+		    f->queues[i].context != c->handle)
+			continue;
+		mock_queue_drop(&f->queues[i]);
+		cv = mock_value(f->queues[i].progress);
+		if (*cv < MOCK_ALWAYS_SIGNALED)
+			__atomic_store_n(cv, MOCK_ALWAYS_SIGNALED,
+					 __ATOMIC_RELEASE);
+	}
+	mock_async_check();
+}
+
+static uint64_t mock_load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void mock_store(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/*
+ * Run the commands of @e on @q as far as they go: 1 when they are done,
+ * 0 when blocked on a FENCE_WAIT, -1 after a fault. *@moved is set when a
+ * command ran.
+ */
+static int mock_run_commands(struct mock_file *f, struct mock_queue *q,
+			     struct mock_entry *e, bool *moved)
+{
+	uint32_t cmd[DRM_NFENCE_CS_FENCE_SIGNAL_WORDS], reason, len;
+	struct mock_context *c = mock_context_of(f, q);
+	uint64_t ops[3], *p, *mv;
+	struct mock_alloc *a;
+
+	while (e->pos < e->size) {
+		a = mock_alloc_at(f, e->va + e->pos, 8);
+		if (!a) {
+			mock_fault(f, c, e->va + e->pos, DRM_NFENCE_FAULT_PAGE);
+			return -1;
+		}
+		memset(cmd, 0, sizeof(cmd));
+		len = e->size - e->pos;
+		if (len > sizeof(cmd))
+			len = sizeof(cmd);
+		if (e->va + e->pos - a->gpu_va + len > a->size)
+			len = (uint32_t)(a->size - (e->va + e->pos - a->gpu_va));
+		memcpy(cmd, a->map + (e->va + e->pos - a->gpu_va), len);
+		len = mock_cs_check(cmd, len);
+		if (!len) {
+			mock_fault(f, c, e->va + e->pos,
+				   DRM_NFENCE_FAULT_BAD_COMMAND);
+			return -1;
+		}
+		memcpy(ops, &cmd[2], len - 8);
+
+		switch (DRM_NFENCE_CS_OPCODE(cmd[0])) {
+		case DRM_NFENCE_CS_FENCE_WAIT:
+			p = mock_gpu_ptr(f, ops[0], false, &reason);
+			if (!p)
+				goto fault;
+			if (mock_load(p) < ops[1])
+				return 0;
+			break;
+		case DRM_NFENCE_CS_FENCE_SIGNAL:
+			p = mock_gpu_ptr(f, ops[0], true, &reason);
+			if (!p)
+				goto fault;
+			mv = ops[1] ? mock_gpu_ptr(f, ops[1], false, &reason) :
+				      &mock_monitored;
+			if (!mv) {
+				ops[0] = ops[1];
+				goto fault;
+			}
+			mock_store(p, ops[2]);
+			mock_async_check();
+			break;
+		case DRM_NFENCE_CS_WRITE64:
+			p = mock_gpu_ptr(f, ops[0], true, &reason);
+			if (!p)
+				goto fault;
+			mock_store(p, ops[1]);
+			break;
+		case DRM_NFENCE_CS_TIMESTAMP:
+			p = mock_gpu_ptr(f, ops[0], true, &reason);
+			if (!p)
+				goto fault;
+			mock_store(p, mock_now_ns() / 10);
+			break;
+		}
+		e->pos += len;
+		*moved = true;
+	}
+	return 1;
+fault:
+	mock_fault(f, c, ops[0], reason);
+	return -1;
+}
+
+/* Run @q's head entry; true if the queue moved. Locked. */
+static bool mock_run_queue(struct mock_file *f, struct mock_queue *q)
+{
+	struct mock_context *c = mock_context_of(f, q);
+	struct mock_entry *e;
+	bool moved = false, done;
+	unsigned int i;
+	int ret;
+
+	while ((e = q->head) && c && !c->state) {
+		done = true;
+		switch (e->kind) {
+		case MOCK_ENTRY_COMMANDS:
+			ret = mock_run_commands(f, q, e, &moved);
+			if (ret < 0)
+				return true;	/* the queue was dropped */
+			done = ret > 0;
+			if (done) {
+				mock_store(mock_value(q->progress), e->progress);
+				mock_async_check();
+			}
+			break;
+		case MOCK_ENTRY_WAIT:
+			for (i = 0; i < e->count; i++)
+				done &= mock_load(mock_value(e->fences[i])) >=
+					e->values[i];
+			break;
+		case MOCK_ENTRY_SIGNAL:
+			for (i = 0; i < e->count; i++)
+				if (e->values[i] >
+				    mock_load(mock_value(e->fences[i])))
+					mock_store(mock_value(e->fences[i]),
+						   e->values[i]);
+			mock_async_check();
+			break;
+		}
+		if (!done)
+			break;
+		q->head = e->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->pending--;
+		free(e);
+		moved = true;
+	}
+	return moved;
+}
+
+/* Run every queue until none can move. Locked. */
+static void mock_cmp_run(void)
+{
+	bool moved;
+	unsigned int i;
+	int fd;
+
+	do {
+		moved = false;
+		for (fd = 0; fd < MOCK_MAX_FDS; fd++)
+			for (i = 0; mock_files[fd] &&
+			     i < mock_files[fd]->nqueues; i++)
+				moved |= mock_run_queue(mock_files[fd],
+						       &mock_files[fd]->queues[i]);
+	} while (moved);
+}
+
+/* Append @e to @q and run. */
+static void mock_queue_push(struct mock_queue *q, struct mock_entry *e)
+{
+	if (q->tail)
+		q->tail->next = e;
+	else
+		q->head = e;
+	q->tail = e;
+	q->pending++;
+	mock_cmp_run();
+}
+
+/* The queue of a submission, or an errno (ENOENT, EIO, ENOSPC). */
+static int mock_submit_queue(struct mock_file *f, uint32_t device,
+			     uint32_t handle, struct mock_queue **out)
+{
+	struct mock_context *c;
+	struct mock_queue *q;
+
+	if (mock_find_device(f, device) < 0)
+		return -ENOENT;
+	q = mock_find_queue(f, device, handle);
+	if (!q)
+		return -ENOENT;
+	c = mock_context_of(f, q);
+	if (!c || (c->state & DRM_NFENCE_CONTEXT_STATE_FAULTED))
+		return -EIO;
+	if (q->pending == MOCK_MAX_PENDING)
+		return -ENOSPC;
+	*out = q;
+	return 0;
+}
+
+static int mock_submit(int fd, struct drm_nfence_submit *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	struct mock_entry *e;
+	struct mock_alloc *a;
+	struct mock_queue *q;
+	uint32_t pos, len;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || !args->size || args->size > DRM_NFENCE_MAX_SUBMIT_SIZE ||
+	    args->size % 8 || args->commands_gpu_va % 8)
+		return -EINVAL;
+	ret = mock_submit_queue(f, args->device, args->hwqueue, &q);
+	if (ret)
+		return ret;
+	a = mock_alloc_at(f, args->commands_gpu_va, args->size);
+	if (!a || args->progress_fence_value <= q->last_value)
+		return -EINVAL;
+	for (pos = 0; pos < args->size; pos += len) {
+		len = mock_cs_check((const uint32_t *)(a->map +
+				    (args->commands_gpu_va - a->gpu_va) + pos),
+				    args->size - pos);
+		if (!len)
+			return -EINVAL;
+	}
+
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->kind = MOCK_ENTRY_COMMANDS;
+	e->va = args->commands_gpu_va;
+	e->size = args->size;
+	e->progress = args->progress_fence_value;
+	q->last_value = args->progress_fence_value;
+	mock_queue_push(q, e);
+	return 0;
+}
+
+static int mock_submit_sync(int fd, struct drm_nfence_submit_sync *args,
+			    bool signal)
+{
+	const uint32_t deny = signal ? DRM_NFENCE_FENCE_NO_SIGNAL :
+				       DRM_NFENCE_FENCE_NO_WAIT;
+	struct mock_file *f = mock_file_of(fd);
+	const uint32_t *h = (const uint32_t *)(uintptr_t)args->handles;
+	const uint64_t *v = (const uint64_t *)(uintptr_t)args->values;
+	struct mock_entry *e;
+	struct mock_local *l;
+	struct mock_queue *q;
+	unsigned int i;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || !args->count ||
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
+		return -EINVAL;
+	if (!h || !v)
+		return -EFAULT;
+	ret = mock_submit_queue(f, args->device, args->hwqueue, &q);
+	if (ret)
+		return ret;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < args->count; i++) {
+		l = mock_find_local(f, h[i]);
+		ret = !l || l->device != args->device ? -ENOENT :
+		      l->flags & deny ? -EACCES :
+		      !l->fence->page ? -EINVAL : 0;
+		if (ret) {
+			free(e);
+			return ret;
+		}
+		e->fences[i] = l->fence;
+		e->values[i] = v[i];
+	}
+	e->kind = signal ? MOCK_ENTRY_SIGNAL : MOCK_ENTRY_WAIT;
+	e->count = args->count;
+	mock_queue_push(q, e);
+	return 0;
+}
+
+/*
+ * mmap() of a fake node: the read-only view of one fence page, or an
+ * allocation's memory (read/write).
+ */
 static void *mock_mmap(int fd, size_t len, int prot, int flags, off_t off)
 {
 	struct mock_page *page = NULL;
+	struct mock_file *f;
 	unsigned int i;
 
+	if ((uint64_t)off >= MOCK_ALLOC_OFFSET) {
+		f = fd < MOCK_MAX_FDS ? mock_files[fd] : NULL;
+		for (i = 0; f && i < f->nallocs; i++) {
+			if (f->allocs[i].mmap_offset != (uint64_t)off ||
+			    !f->allocs[i].cpu_visible)
+				continue;
+			if (len > f->allocs[i].size)
+				break;
+			return real_mmap(NULL, len, prot, flags,
+					 f->allocs[i].memfd, 0);
+		}
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
 	if (prot & PROT_WRITE) {
 		errno = EACCES;
 		return MAP_FAILED;
@@ -962,6 +1981,10 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		mock_fail_err = 0;
 		return -err;
 	}
+	if (_IOC_TYPE(request) == DRM_IOCTL_BASE &&
+	    _IOC_NR(request) >= DRM_COMMAND_BASE &&
+	    _IOC_NR(request) < DRM_COMMAND_BASE + 0x20)
+		mock_calls[_IOC_NR(request) - DRM_COMMAND_BASE]++;
 	switch (request) {
 	case DRM_IOCTL_NFENCE_QUERY:
 		return mock_query(node, arg);
@@ -981,6 +2004,28 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_fence_wait(fd, arg, w);
 	case DRM_IOCTL_NFENCE_FENCE_SIGNAL:
 		return mock_fence_signal(fd, arg);
+	case DRM_IOCTL_NFENCE_ALLOC_CREATE:
+		return mock_alloc_create(fd, node, arg);
+	case DRM_IOCTL_NFENCE_ALLOC_DESTROY:
+		return mock_alloc_destroy(fd, arg);
+	case DRM_IOCTL_NFENCE_ALLOC_LOCK:
+		return mock_alloc_lock(fd, arg);
+	case DRM_IOCTL_NFENCE_CONTEXT_CREATE:
+		return mock_context_create(fd, node, arg);
+	case DRM_IOCTL_NFENCE_CONTEXT_DESTROY:
+		return mock_context_destroy(fd, arg);
+	case DRM_IOCTL_NFENCE_CONTEXT_CONTROL:
+		return mock_context_control(fd, arg);
+	case DRM_IOCTL_NFENCE_HWQUEUE_CREATE:
+		return mock_hwqueue_create(fd, node, arg);
+	case DRM_IOCTL_NFENCE_HWQUEUE_DESTROY:
+		return mock_hwqueue_destroy(fd, arg);
+	case DRM_IOCTL_NFENCE_SUBMIT:
+		return mock_submit(fd, arg);
+	case DRM_IOCTL_NFENCE_SUBMIT_WAIT:
+		return mock_submit_sync(fd, arg, false);
+	case DRM_IOCTL_NFENCE_SUBMIT_SIGNAL:
+		return mock_submit_sync(fd, arg, true);
 	}
 	return -ENOTTY;
 }
@@ -1045,6 +2090,7 @@ int close(int fd)
 
 	pthread_mutex_lock(&mock_lock);
 	if (fd >= 0 && fd < MOCK_MAX_FDS && mock_files[fd]) {
+		mock_file_free_gpu(mock_files[fd]);
 		free(mock_files[fd]);
 		mock_files[fd] = NULL;
 		for (i = 0; i < MOCK_MAX_ASYNC; i++)

@@ -48,6 +48,20 @@ unsigned int mock_live_devices(void);
 /* Local fence handles over all open files. */
 unsigned int mock_live_fences(void);
 
+/* Live allocations, contexts and hardware queues over all open files. */
+unsigned int mock_live_allocations(void);
+unsigned int mock_live_contexts(void);
+unsigned int mock_live_queues(void);
+
+/* Queued submissions not yet run (blocked or suspended) over all queues. */
+unsigned int mock_pending(void);
+
+/* The flags of the last hardware queue created. */
+uint32_t mock_last_hwqueue_flags(void);
+
+/* Calls so far of nfence ioctl number @nr (DRM_NFENCE_*), any file. */
+unsigned int mock_ioctl_calls(unsigned int nr);
+
 /* Blocking fence waits a signal handler interrupted (returned EINTR). */
 unsigned int mock_wait_interrupts(void);
 

@@ -1,0 +1,1279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Allocations, contexts, hardware queues and submission through the
+ * public API against the fake driver (mock_drm.c), whose "GPU" runs
+ * submitted command buffers synchronously: argument checks, errno to
+ * NTSTATUS, Lock2 counting and unmapping, which device each context,
+ * queue and allocation belongs to, the teardown of children with their
+ * parent, broadcast signals, and command buffers built with NFENCE_CS
+ * running as expected.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <nfence/d3dkmthk.h>
+#include "drm/nfence_drm.h"
+
+#include "mock_drm.h"
+#include "test_helpers.h"
+#include "kselftest_harness.h"
+
+/*
+ * Adapter 0: the defaults; adapter 1: no native fences; adapter 2: 2 MiB
+ * of VRAM of which 1 MiB is CPU-visible, 4 MiB of system memory.
+ */
+#define NADAPTERS	3
+#define PAGE		4096u
+
+FIXTURE(gpu) {
+	char dir[64];
+	D3DKMT_ADAPTERINFO adapters[NADAPTERS];
+	D3DKMT_HANDLE dev, dev_b;	/* two devices on adapter 0 */
+	D3DKMT_HANDLE dev1, dev2;	/* on adapters 1 and 2 */
+};
+
+FIXTURE_SETUP(gpu)
+{
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = NADAPTERS };
+	struct mock_adapter a[NADAPTERS];
+	char name[32];
+	int i;
+
+	strcpy(self->dir, "/tmp/nfence-gpu-test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	for (i = 0; i < NADAPTERS; i++) {
+		a[i] = mock_default_adapter(i);
+		if (i == 1)
+			a[i].native_fences = false;
+		if (i == 2) {
+			a[i].vram_mb = 2;
+			a[i].vram_visible_mb = 1;
+			a[i].sysmem_mb = 4;
+		}
+		snprintf(name, sizeof(name), "renderD%d", 128 + i);
+		ASSERT_EQ(0, mock_add_node(self->dir, name, &a[i]));
+	}
+	ASSERT_EQ(0, setenv("NFENCE_DRI_DIR", self->dir, 1));
+
+	e.pAdapters = self->adapters;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	ASSERT_EQ(NADAPTERS, e.NumAdapters);
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[0].hAdapter,
+						&self->dev));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[0].hAdapter,
+						&self->dev_b));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[1].hAdapter,
+						&self->dev1));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[2].hAdapter,
+						&self->dev2));
+}
+
+FIXTURE_TEARDOWN(gpu)
+{
+	D3DKMT_CLOSEADAPTER c;
+	char cmd[128];
+	int i;
+
+	/* Devices a test destroyed already fail; that is fine. */
+	destroy_device(self->dev);
+	destroy_device(self->dev_b);
+	destroy_device(self->dev1);
+	destroy_device(self->dev2);
+	for (i = 0; i < NADAPTERS; i++) {
+		c.hAdapter = self->adapters[i].hAdapter;
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTCloseAdapter(&c));
+	}
+	EXPECT_EQ(0u, mock_live_allocations());
+	EXPECT_EQ(0u, mock_live_contexts());
+	EXPECT_EQ(0u, mock_live_queues());
+	EXPECT_EQ(0u, mock_live_fences());
+	EXPECT_EQ(0u, mock_open_files());
+	mock_reset();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* ---- helpers ------------------------------------------------------- */
+
+struct alloc {
+	D3DKMT_HANDLE h;
+	D3DGPU_VIRTUAL_ADDRESS va;
+};
+
+static NTSTATUS create_alloc(D3DKMT_HANDLE dev, UINT64 size, UINT segment,
+			     UINT flags, struct alloc *out)
+{
+	NFENCE_ALLOCATION_DESC desc = {
+		.Size = size,
+		.SegmentId = segment,
+	};
+	D3DDDI_ALLOCATIONINFO2 info;
+	D3DKMT_CREATEALLOCATION ca;
+	NTSTATUS st;
+
+	desc.Flags.Value = flags;
+	memset(&info, 0, sizeof(info));
+	info.pPrivateDriverData = &desc;
+	info.PrivateDriverDataSize = sizeof(desc);
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = dev;
+	ca.NumAllocations = 1;
+	ca.pAllocationInfo2 = &info;
+	st = D3DKMTCreateAllocation2(&ca);
+	out->h = info.hAllocation;
+	out->va = info.GpuVirtualAddress;
+	return st;
+}
+
+static NTSTATUS destroy_alloc(D3DKMT_HANDLE dev, D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYALLOCATION2 d = {
+		.hDevice = dev,
+		.phAllocationList = &h,
+		.AllocationCount = 1,
+	};
+
+	return D3DKMTDestroyAllocation2(&d);
+}
+
+static NTSTATUS lock(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, void **p)
+{
+	D3DKMT_LOCK2 l = { .hDevice = dev, .hAllocation = h };
+	NTSTATUS st = D3DKMTLock2(&l);
+
+	*p = l.pData;
+	return st;
+}
+
+static NTSTATUS unlock(D3DKMT_HANDLE dev, D3DKMT_HANDLE h)
+{
+	D3DKMT_UNLOCK2 u = { .hDevice = dev, .hAllocation = h };
+
+	return D3DKMTUnlock2(&u);
+}
+
+static NTSTATUS create_context(D3DKMT_HANDLE dev, UINT node,
+			       D3DKMT_HANDLE *h)
+{
+	D3DKMT_CREATECONTEXTVIRTUAL c = {
+		.hDevice = dev,
+		.NodeOrdinal = node,
+		.ClientHint = D3DKMT_CLIENTHINT_DX12,
+	};
+	NTSTATUS st = D3DKMTCreateContextVirtual(&c);
+
+	*h = c.hContext;
+	return st;
+}
+
+static NTSTATUS destroy_context(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYCONTEXT d = { .hContext = h };
+
+	return D3DKMTDestroyContext(&d);
+}
+
+static NTSTATUS create_queue(D3DKMT_HANDLE ctx, UINT flags,
+			     D3DKMT_CREATEHWQUEUE *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->hHwContext = ctx;
+	q->Flags.Value = flags;
+	return D3DKMTCreateHwQueue(q);
+}
+
+static NTSTATUS destroy_queue(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYHWQUEUE d = { .hHwQueue = h };
+
+	return D3DKMTDestroyHwQueue(&d);
+}
+
+static NTSTATUS destroy_sync(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { .hSyncObject = h };
+
+	return D3DKMTDestroySynchronizationObject(&d);
+}
+
+static NTSTATUS submit(D3DKMT_HANDLE queue, const NFENCE_CS *cs,
+		       UINT64 progress)
+{
+	D3DKMT_SUBMITCOMMANDTOHWQUEUE s = {
+		.hHwQueue = queue,
+		.HwQueueProgressFenceId = progress,
+		.CommandBuffer = NFenceCsGpuVa(cs),
+		.CommandLength = NFenceCsSize(cs),
+	};
+
+	return D3DKMTSubmitCommandToHwQueue(&s);
+}
+
+static NTSTATUS queue_wait(D3DKMT_HANDLE queue, D3DKMT_HANDLE fence,
+			   UINT64 value)
+{
+	D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
+		.hHwQueue = queue,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = &value,
+	};
+
+	return D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w);
+}
+
+static NTSTATUS queue_signal(const D3DKMT_HANDLE *queues, UINT nqueues,
+			     D3DKMT_HANDLE fence, UINT64 value)
+{
+	D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE s = {
+		.BroadcastHwQueueCount = nqueues,
+		.BroadcastHwQueueArray = queues,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = &value,
+	};
+
+	return D3DKMTSubmitSignalSyncObjectsToHwQueue(&s);
+}
+
+static NTSTATUS cpu_signal(D3DKMT_HANDLE dev, D3DKMT_HANDLE fence,
+			   UINT64 value)
+{
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.hDevice = dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = &value,
+	};
+
+	return D3DKMTSignalSynchronizationObjectFromCpu(&s);
+}
+
+static NTSTATUS cpu_wait(D3DKMT_HANDLE dev, D3DKMT_HANDLE fence,
+			 UINT64 value, UINT64 timeout_ns)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = &value,
+	};
+
+	return NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ns,
+								NULL);
+}
+
+/* A native DEFAULT fence; *@m its mapping. */
+static D3DKMT_HANDLE create_fence(struct __test_metadata *_metadata,
+				  D3DKMT_HANDLE dev, UINT64 initial,
+				  D3DDDI_NATIVEFENCEMAPPING *m)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = dev;
+	cf.Info.InitialFenceValue = initial;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCreateNativeFence(&cf));
+	if (m)
+		*m = cf.Info.NativeFenceMapping;
+	return cf.hSyncObject;
+}
+
+static UINT64 rd(const volatile void *p)
+{
+	return __atomic_load_n((const UINT64 *)p, __ATOMIC_ACQUIRE);
+}
+
+/* Is the page holding @p mapped in this process? */
+static bool mapped(const volatile void *p)
+{
+	uintptr_t page = (uintptr_t)p & ~(uintptr_t)(PAGE - 1);
+	unsigned char vec;
+
+	return mincore((void *)page, PAGE, &vec) == 0;
+}
+
+/* ---- structures ---------------------------------------------------- */
+
+TEST(flags_have_windows_bit_order)
+{
+	D3DDDI_CREATEHWQUEUEFLAGS q;
+	D3DDDI_CREATECONTEXTFLAGS c;
+	D3DKMT_CREATEALLOCATIONFLAGS a;
+	D3DDDICB_DESTROYALLOCATION2FLAGS d;
+	NFENCE_ALLOCATION_FLAGS n;
+	D3DKMT_NFENCE_CONTEXT_STATE_FLAGS s;
+
+#define BIT_IS(var, field, bit) do {				\
+		memset(&var, 0, sizeof(var));			\
+		var.field = 1;					\
+		EXPECT_EQ(1u << (bit), var.Value) TH_LOG(#field); \
+	} while (0)
+
+	/* The seed's D3DDDI_CREATEHWQUEUEFLAGS, which the uapi mirrors. */
+	BIT_IS(q, DisableGpuTimeout, 0);
+	BIT_IS(q, NoBroadcastSignal, 1);
+	BIT_IS(q, NoBroadcastWait, 2);
+	BIT_IS(q, NoKmdAccess, 3);
+	BIT_IS(q, UserModeSubmission, 4);
+	BIT_IS(q, NativeProgressFence, 5);
+	BIT_IS(q, Reserved, 6);
+	EXPECT_EQ(DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE, 1u << 5);
+	BIT_IS(c, NullRendering, 0);
+	BIT_IS(c, InitialData, 1);
+	BIT_IS(c, DisableGpuTimeout, 2);
+	BIT_IS(c, SynchronizationOnly, 3);
+	BIT_IS(c, HwQueueSupported, 4);
+	BIT_IS(c, NoKmdAccess, 5);
+	BIT_IS(a, CreateResource, 0);
+	BIT_IS(a, NtSecuritySharing, 6);
+	BIT_IS(a, Zeroed, 14);
+	BIT_IS(a, AllowNotZeroed, 18);
+	BIT_IS(a, NoKmdAccess, 20);
+	BIT_IS(a, SharedDisplayable, 21);
+	BIT_IS(a, Reserved, 22);
+	BIT_IS(d, AssumeNotInUse, 0);
+	BIT_IS(d, SynchronousDestroy, 1);
+	BIT_IS(d, SystemUseOnly, 31);
+	BIT_IS(n, CpuVisible, 0);
+	BIT_IS(n, AllowDemote, 1);
+	BIT_IS(s, Suspended, 0);
+	BIT_IS(s, Faulted, 1);
+	BIT_IS(s, DeviceLost, 2);
+#undef BIT_IS
+	EXPECT_EQ(16u, sizeof(NFENCE_ALLOCATION_DESC));
+	EXPECT_EQ(DRM_NFENCE_FAULT_BAD_COMMAND, D3DKMT_NFENCE_FAULT_BAD_COMMAND);
+}
+
+/* ---- allocations --------------------------------------------------- */
+
+TEST_F(gpu, allocation_create_lock_write_destroy)
+{
+	D3DKMT_NFENCE_ALLOCATION_INFO info;
+	struct alloc a, b;
+	UINT64 *p, *p2;
+	void *v;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, 5000, 1, 0, &a));
+	EXPECT_NE(0u, a.h);
+	EXPECT_NE(0u, a.va);
+	EXPECT_EQ(0u, a.va % PAGE);
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 2, 1, &b));
+	EXPECT_NE(a.va, b.va);
+	EXPECT_EQ(2u, mock_live_allocations());
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev, a.h, &info));
+	EXPECT_EQ(a.va, info.GpuVirtualAddress);
+	EXPECT_EQ(2 * PAGE, info.Size);
+	EXPECT_EQ(1u, info.SegmentId);
+	EXPECT_EQ(1u, info.PlacedSegmentId);
+	EXPECT_EQ(0u, info.LockCount);
+
+	/* Zeroed memory, read/write, shared with the GPU. */
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &v));
+	p = v;
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(0u, p[0]);
+	EXPECT_EQ(0u, p[2 * PAGE / 8 - 1]);
+	p[1] = 0x1234;
+
+	/* Nested locks: same pointer, one kernel lock and one mapping. */
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &v));
+	EXPECT_EQ(p, v);
+	EXPECT_EQ(1u, mock_ioctl_calls(DRM_NFENCE_ALLOC_LOCK));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev, a.h, &info));
+	EXPECT_EQ(2u, info.LockCount);
+	EXPECT_EQ(STATUS_SUCCESS, unlock(self->dev, a.h));
+	EXPECT_TRUE(mapped(p));
+	EXPECT_EQ(0x1234u, p[1]);
+	EXPECT_EQ(STATUS_SUCCESS, unlock(self->dev, a.h));
+	EXPECT_FALSE(mapped(p));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, unlock(self->dev, a.h));
+
+	/* Locked again: a new mapping, the same memory. */
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &v));
+	p2 = v;
+	EXPECT_EQ(0x1234u, p2[1]);
+	EXPECT_EQ(2u, mock_ioctl_calls(DRM_NFENCE_ALLOC_LOCK));
+
+	/* Destroying unmaps whatever the lock count. */
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &v));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
+	EXPECT_FALSE(mapped(p2));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev, a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->dev, a.h, &v));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(self->dev, a.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, b.h));
+	EXPECT_EQ(0u, mock_live_allocations());
+}
+
+TEST_F(gpu, allocation_belongs_to_its_device)
+{
+	struct alloc a;
+	void *v = NULL;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 1, 0, &a));
+	/* Another device of the same adapter does not own it. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->dev_b, a.h, &v));
+	EXPECT_EQ(NULL, v);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(self->dev_b, a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev_b, a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev1, a.h));
+	/* Handles of other kinds are not allocations. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->dev, self->dev, &v));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(a.h, a.h, &v));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(a.h));
+	EXPECT_EQ(1u, mock_live_allocations());
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
+}
+
+TEST_F(gpu, allocation_argument_checks)
+{
+	NFENCE_ALLOCATION_DESC desc = { .Size = PAGE, .SegmentId = 1 };
+	D3DDDI_ALLOCATIONINFO2 info;
+	D3DKMT_CREATEALLOCATION ca;
+	struct alloc a;
+	void *v;
+
+#define RESET() do {						\
+		memset(&info, 0, sizeof(info));			\
+		info.pPrivateDriverData = &desc;		\
+		info.PrivateDriverDataSize = sizeof(desc);	\
+		memset(&ca, 0, sizeof(ca));			\
+		ca.hDevice = self->dev;				\
+		ca.NumAllocations = 1;				\
+		ca.pAllocationInfo2 = &info;			\
+	} while (0)
+
+	RESET();
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(1u, (UINT)ca.Flags.Zeroed);
+	EXPECT_EQ(0u, ca.hGlobalShare);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, info.hAllocation));
+
+	RESET();
+	info.PrivateDriverDataSize = sizeof(desc) - 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	info.pPrivateDriverData = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.NumAllocations = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.pAllocationInfo2 = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.hResource = 5;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.Flags.CreateShared = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.Flags.CreateResource = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	info.Flags.Primary = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	info.pSystemMem = &desc;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	RESET();
+	ca.hDevice = self->adapters[0].hAdapter;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(0u, info.hAllocation);
+	EXPECT_EQ(0u, info.GpuVirtualAddress);
+	/* Hints that change nothing are accepted. */
+	RESET();
+	ca.Flags.AllowNotZeroed = 1;
+	ca.Flags.NoKmdAccess = 1;
+	info.Flags.OverridePriority = 1;
+	info.Priority = 7;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, info.hAllocation));
+#undef RESET
+
+	/* What the kernel refuses. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_alloc(self->dev, 0, 1, 0, &a));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(self->dev, (256ull << 20) + 1, 1, 0, &a));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_alloc(self->dev, PAGE, 3, 0, &a));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_alloc(self->dev, PAGE, 0, 0, &a));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(self->dev, PAGE, 1, 2, &a));	/* demote */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(self->dev, PAGE, 1, 4, &a));	/* reserved */
+	mock_fail_next(ENOSPC);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
+		  create_alloc(self->dev, PAGE, 1, 0, &a));
+	EXPECT_EQ(0u, mock_live_allocations());
+
+	/* VRAM made without CpuVisible cannot be locked. */
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 2, 0, &a));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(self->dev, a.h, &v));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
+
+	/* Lock2 flags, Destroy2 arguments. */
+	{
+		D3DKMT_LOCK2 l = { .hDevice = self->dev };
+		D3DKMT_DESTROYALLOCATION2 d = { .hDevice = self->dev };
+		D3DKMT_HANDLE h = 1;
+
+		l.Flags.Value = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTLock2(&l));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+		d.phAllocationList = &h;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+		d.AllocationCount = 1;
+		d.Flags.SystemUseOnly = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+		d.Flags.Value = 0;
+		d.hResource = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+	}
+}
+
+TEST_F(gpu, allocations_all_or_nothing)
+{
+	NFENCE_ALLOCATION_DESC d[3] = {
+		{ .Size = PAGE, .SegmentId = 1 },
+		{ .Size = 3 * PAGE, .SegmentId = 2 },
+		{ .Size = 0, .SegmentId = 1 },		/* refused */
+	};
+	D3DDDI_ALLOCATIONINFO2 info[3];
+	D3DKMT_CREATEALLOCATION ca;
+	D3DKMT_DESTROYALLOCATION2 da;
+	D3DKMT_HANDLE hs[3];
+	int i;
+
+	memset(info, 0, sizeof(info));
+	for (i = 0; i < 3; i++) {
+		info[i].pPrivateDriverData = &d[i];
+		info[i].PrivateDriverDataSize = sizeof(d[i]);
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = self->dev;
+	ca.NumAllocations = 3;
+	ca.pAllocationInfo2 = info;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(0u, mock_live_allocations());
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0u, info[i].hAllocation);
+
+	d[2].Size = 1;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(3u, mock_live_allocations());
+	for (i = 0; i < 3; i++) {
+		EXPECT_NE(0u, info[i].hAllocation);
+		EXPECT_NE(0u, info[i].GpuVirtualAddress);
+		hs[i] = info[i].hAllocation;
+	}
+
+	/* One bad handle in the list: nothing is destroyed. */
+	memset(&da, 0, sizeof(da));
+	da.hDevice = self->dev;
+	da.phAllocationList = hs;
+	da.AllocationCount = 3;
+	hs[1] = self->dev;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyAllocation2(&da));
+	EXPECT_EQ(3u, mock_live_allocations());
+	/* A handle twice: the others go, the call says so. */
+	hs[1] = hs[0];
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyAllocation2(&da));
+	EXPECT_EQ(1u, mock_live_allocations());
+	hs[0] = info[1].hAllocation;
+	da.AllocationCount = 1;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTDestroyAllocation2(&da));
+	EXPECT_EQ(0u, mock_live_allocations());
+}
+
+TEST_F(gpu, allocation_demotes_when_vram_is_full)
+{
+	D3DKMT_NFENCE_ALLOCATION_INFO info;
+	struct alloc vis, inv, dem, x;
+
+	/* Adapter 2: 1 MiB invisible VRAM, 1 MiB visible, 4 MiB system. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  create_alloc(self->dev2, 1u << 20, 2, 1, &vis));
+	ASSERT_EQ(STATUS_SUCCESS,
+		  create_alloc(self->dev2, 1u << 20, 2, 0, &inv));
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
+		  create_alloc(self->dev2, PAGE, 2, 0, &x));
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev2, PAGE, 2, 2, &dem));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev2, dem.h,
+							&info));
+	EXPECT_EQ(2u, info.SegmentId);
+	EXPECT_EQ(1u, info.PlacedSegmentId);
+	EXPECT_EQ(2u, info.Flags.Value);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev2, vis.h,
+							&info));
+	EXPECT_EQ(2u, info.PlacedSegmentId);
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  NFenceQueryAllocation(self->dev, vis.h, &info));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceQueryAllocation(self->dev2, vis.h, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev2, vis.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev2, inv.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev2, dem.h));
+}
+
+/* ---- contexts and queues ------------------------------------------- */
+
+TEST_F(gpu, context_arguments)
+{
+	D3DKMT_CREATECONTEXTVIRTUAL c;
+	D3DKMT_HANDLE ctx;
+	char pdd[8];
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = self->dev;
+	c.NodeOrdinal = 3;	/* the adapter has 3 engines */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
+	c.NodeOrdinal = 2;
+	c.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
+	c.EngineAffinity = 1;
+	c.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
+	c.Flags.Value = 0;
+	c.Flags.NullRendering = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateContextVirtual(&c));
+	c.Flags.Value = 0;
+	c.PrivateDriverDataSize = sizeof(pdd);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
+	c.pPrivateDriverData = pdd;
+	c.hDevice = self->adapters[0].hAdapter;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateContextVirtual(&c));
+	EXPECT_EQ(0u, c.hContext);
+	EXPECT_EQ(0u, mock_live_contexts());
+
+	/* Flags without effect, private data, any hint. */
+	c.hDevice = self->dev;
+	c.Flags.HwQueueSupported = 1;
+	c.Flags.InitialData = 1;
+	c.Flags.SynchronizationOnly = 1;
+	c.Flags.NoKmdAccess = 1;
+	c.ClientHint = (D3DKMT_CLIENTHINT)99;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateContextVirtual(&c));
+	EXPECT_NE(0u, c.hContext);
+	EXPECT_EQ(1u, mock_live_contexts());
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(c.hContext));
+
+	mock_fail_next(ENOSPC);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
+		  create_context(self->dev, 0, &ctx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyContext(NULL));
+}
+
+TEST_F(gpu, queue_and_progress_fence)
+{
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx;
+	UINT64 *cpu;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q));
+	EXPECT_NE(0u, q.hHwQueue);
+	EXPECT_NE(0u, q.hHwQueueProgressFence);
+	EXPECT_NE(q.hHwQueue, q.hHwQueueProgressFence);
+	cpu = q.HwQueueProgressFenceCPUVirtualAddress;
+	ASSERT_NE(NULL, cpu);
+	EXPECT_NE(0u, q.HwQueueProgressFenceGPUVirtualAddress);
+	EXPECT_EQ(0u, q.NativeFenceWaitLogBufferGpuVa);
+	EXPECT_EQ(0u, q.NativeFenceSignalLogBufferGpuVa);
+	EXPECT_EQ(0u, q.NativeFenceLogBufferNumberOfEntries);
+	EXPECT_EQ(0u, rd(cpu));
+	EXPECT_EQ(1u, mock_live_queues());
+	EXPECT_EQ(1u, mock_live_fences());
+
+	/* A sync object of the queue's device: waitable, signalable. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->dev, q.hHwQueueProgressFence,
+					   0, 0));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(self->dev, q.hHwQueueProgressFence,
+					   1, 0));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev,
+					     q.hHwQueueProgressFence, 3));
+	EXPECT_EQ(3u, rd(cpu));
+	/* ... but destroyed only with the queue. */
+	EXPECT_EQ(STATUS_DEVICE_BUSY, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->dev, q.hHwQueueProgressFence,
+					   3, 0));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(0u, mock_live_queues());
+	EXPECT_EQ(0u, mock_live_fences());
+	EXPECT_FALSE(mapped(cpu));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  cpu_wait(self->dev, q.hHwQueueProgressFence, 0, 0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+}
+
+TEST_F(gpu, queue_arguments)
+{
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx, ctx1;
+	char pdd[4];
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev1, 0, &ctx1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(ctx, 1u << 6, &q));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, create_queue(ctx, 1u << 4, &q));
+	/* No native fences on adapter 1: a monitored progress fence only. */
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, create_queue(ctx1, 1u << 5, &q));
+	EXPECT_EQ(0u, q.hHwQueue);
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx1, 0, &q));
+	EXPECT_NE(NULL, q.HwQueueProgressFenceCPUVirtualAddress);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(self->dev, 0, &q));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(0, 0, &q));
+	memset(&q, 0, sizeof(q));
+	q.hHwContext = ctx;
+	q.PrivateDriverDataSize = sizeof(pdd);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwQueue(&q));
+	q.pPrivateDriverData = pdd;
+	q.Flags.NoBroadcastSignal = 1;
+	q.Flags.NoBroadcastWait = 1;
+	q.Flags.NoKmdAccess = 1;
+	q.Flags.DisableGpuTimeout = 1;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCreateHwQueue(&q));
+	mock_fail_next(ENOSPC);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES, create_queue(ctx, 0, &q));
+	mock_fail_next(EIO);
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, create_queue(ctx, 0, &q));
+	EXPECT_EQ(2u, mock_live_queues());
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwQueue(NULL));
+	/* Destroying the contexts destroys their queues. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx1));
+	EXPECT_EQ(0u, mock_live_queues());
+}
+
+TEST_F(gpu, context_destroy_closes_its_queues)
+{
+	D3DKMT_CREATEHWQUEUE q1, q2, q3;
+	D3DKMT_HANDLE c1, c2;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c1));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &c2));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c1, 0, &q1));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c1, 1u << 5, &q2));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c2, 0, &q3));
+	EXPECT_EQ(3u, mock_live_queues());
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
+	EXPECT_EQ(1u, mock_live_queues());
+	EXPECT_EQ(1u, mock_live_fences());
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q1.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q2.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q1.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  cpu_wait(self->dev, q2.hHwQueueProgressFence, 0, 0));
+	/* The other context's queue is untouched. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev,
+					     q3.hHwQueueProgressFence, 1));
+	EXPECT_EQ(1u, rd(q3.HwQueueProgressFenceCPUVirtualAddress));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q3.hHwQueue));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c2));
+}
+
+TEST_F(gpu, device_destroy_closes_everything)
+{
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx, ctxb, fence;
+	struct alloc a, ab;
+	void *p, *pb;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 1, 0, &a));
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev_b, PAGE, 1, 0, &ab));
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &p));
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev_b, ab.h, &pb));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev_b, 0, &ctxb));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q));
+	fence = create_fence(_metadata, self->dev, 0, NULL);
+
+	ASSERT_EQ(STATUS_SUCCESS, destroy_device(self->dev));
+	EXPECT_FALSE(mapped(p));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev, a.h));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(ctx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(fence));
+	EXPECT_EQ(1u, mock_live_allocations());
+	EXPECT_EQ(1u, mock_live_contexts());
+	EXPECT_EQ(0u, mock_live_queues());
+	EXPECT_EQ(0u, mock_live_fences());
+
+	/* The other device of the adapter keeps its objects. */
+	EXPECT_TRUE(mapped(pb));
+	EXPECT_EQ(STATUS_SUCCESS, unlock(self->dev_b, ab.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctxb));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev_b, ab.h));
+}
+
+/* ---- submission ----------------------------------------------------- */
+
+/* A CPU-visible system allocation locked for the CPU. */
+struct buf {
+	struct alloc a;
+	UINT64 *cpu;
+};
+
+static void make_buf(struct __test_metadata *_metadata, D3DKMT_HANDLE dev,
+		     UINT64 size, struct buf *b)
+{
+	void *p = NULL;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(dev, size, 1, 1, &b->a));
+	ASSERT_EQ(STATUS_SUCCESS, lock(dev, b->a.h, &p));
+	b->cpu = p;
+}
+
+TEST_F(gpu, submit_runs_commands_and_signals_progress)
+{
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx;
+	struct buf cmd, data;
+	NFENCE_CS cs;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q));
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va));
+	NFenceCsWork(&cs, 1000);
+	NFenceCsTimestamp(&cs, data.a.va);
+	NFenceCsWrite64(&cs, data.a.va + 8, 0xfeedull);
+	NFenceCsNop(&cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 5));
+	EXPECT_EQ(0xfeedu, rd(&data.cpu[1]));
+	EXPECT_NE(0u, rd(&data.cpu[0]));
+	EXPECT_EQ(5u, rd(q.HwQueueProgressFenceCPUVirtualAddress));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->dev, q.hHwQueueProgressFence,
+					   5, 0));
+
+	/* The progress value must grow. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, submit(q.hHwQueue, &cs, 5));
+	/* Kernel-side checks of the buffer. */
+	{
+		D3DKMT_SUBMITCOMMANDTOHWQUEUE s = {
+			.hHwQueue = q.hHwQueue,
+			.HwQueueProgressFenceId = 6,
+			.CommandBuffer = cmd.a.va,
+			.CommandLength = 12,
+		};
+
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+		s.CommandLength = 0;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+		s.CommandLength = 8;
+		s.CommandBuffer = 0x10;		/* no allocation there */
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+		s.CommandBuffer = cmd.a.va;
+		s.PrivateDriverDataSize = 4;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+		s.PrivateDriverDataSize = 0;
+		s.NumPrimaries = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+		s.NumPrimaries = 0;
+		s.hHwQueue = ctx;
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(NULL));
+	}
+	/* An invalid command is refused at submission. */
+	cmd.cpu[0] = 0x00030000;	/* NOP with a length of 3 */
+	{
+		D3DKMT_SUBMITCOMMANDTOHWQUEUE s = {
+			.hHwQueue = q.hHwQueue,
+			.HwQueueProgressFenceId = 6,
+			.CommandBuffer = cmd.a.va,
+			.CommandLength = 8,
+		};
+
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitCommandToHwQueue(&s));
+	}
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, cmd.a.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, data.a.h));
+}
+
+TEST_F(gpu, native_fence_between_queues)
+{
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_CREATEHWQUEUE q0, q1;
+	D3DKMT_HANDLE c0, c1, f;
+	struct buf cmd0, cmd1, data;
+	NFENCE_CS cs0, cs1;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd0);
+	make_buf(_metadata, self->dev, PAGE, &cmd1);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	f = create_fence(_metadata, self->dev, 0, &m);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c0));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &c1));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c0, 1u << 5, &q0));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c1, 1u << 5, &q1));
+
+	/* Engine 1 waits for the fence the CPU, then engine 0, signals. */
+	NFenceCsInit(&cs1, cmd1.cpu, PAGE, cmd1.a.va);
+	NFenceCsWaitNativeFence(&cs1, &m, 2);
+	NFenceCsWrite64(&cs1, data.a.va, 7);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q1.hHwQueue, &cs1, 1));
+	EXPECT_EQ(0u, rd(&data.cpu[0]));
+	EXPECT_EQ(1u, mock_pending());
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 1));
+	EXPECT_EQ(0u, rd(&data.cpu[0]));
+
+	NFenceCsInit(&cs0, cmd0.cpu, PAGE, cmd0.a.va);
+	NFenceCsSignalNativeFence(&cs0, &m, 2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q0.hHwQueue, &cs0, 1));
+	EXPECT_EQ(2u, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(7u, rd(&data.cpu[0]));
+	EXPECT_EQ(1u, rd(q1.HwQueueProgressFenceCPUVirtualAddress));
+	EXPECT_EQ(0u, mock_pending());
+
+	/* Engine 1 waits on engine 0's progress fence by its GPU VA. */
+	NFenceCsReset(&cs1);
+	NFenceCsFenceWait(&cs1, q0.HwQueueProgressFenceGPUVirtualAddress, 2);
+	NFenceCsWrite64(&cs1, data.a.va, 8);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q1.hHwQueue, &cs1, 2));
+	EXPECT_EQ(7u, rd(&data.cpu[0]));
+	NFenceCsReset(&cs0);
+	NFenceCsNop(&cs0);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q0.hHwQueue, &cs0, 2));
+	EXPECT_EQ(8u, rd(&data.cpu[0]));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
+}
+
+TEST_F(gpu, legacy_wait_and_broadcast_signal)
+{
+	D3DKMT_CREATEHWQUEUE q0, q1, qb;
+	D3DKMT_HANDLE c0, c1, cb, f, fb, qs[3];
+	UINT64 v[2] = { 4, 5 };
+	D3DKMT_HANDLE fs[2];
+	D3DDDI_NATIVEFENCEMAPPING m;
+	unsigned int calls;
+
+	f = create_fence(_metadata, self->dev, 0, &m);
+	fb = create_fence(_metadata, self->dev_b, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c0));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &c1));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev_b, 1, &cb));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c0, 0, &q0));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c1, 0, &q1));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(cb, 0, &qb));
+
+	/* q1 waits for 3, the CPU signals 3: the queue moves on. */
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(q1.hHwQueue, f, 3));
+	EXPECT_EQ(1u, mock_pending());
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 3));
+	EXPECT_EQ(0u, mock_pending());
+
+	/* One SUBMIT_SIGNAL per broadcast queue, in order. */
+	qs[0] = q0.hHwQueue;
+	qs[1] = q1.hHwQueue;
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL);
+	ASSERT_EQ(STATUS_SUCCESS, queue_signal(qs, 2, f, 4));
+	EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+	EXPECT_EQ(4u, rd(m.CurrentValueCpuVa));
+
+	/* A bad queue or object anywhere: nothing is queued. */
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL);
+	qs[1] = c1;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(qs, 2, f, 9));
+	qs[1] = q1.hHwQueue;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(qs, 2, c0, 9));
+	EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+	EXPECT_EQ(4u, rd(m.CurrentValueCpuVa));
+	/* The kernel refuses on the third queue (another device's fence). */
+	qs[2] = qb.hHwQueue;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(qs, 3, f, 6));
+	EXPECT_EQ(calls + 3, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+	EXPECT_EQ(6u, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, queue_signal(&qb.hHwQueue, 1, fb, 1));
+	/* A fence of another device, for a wait. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q0.hHwQueue, fb, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q0.hHwQueue, c0, 1));
+
+	/* Several objects. */
+	fs[0] = f;
+	fs[1] = q0.hHwQueueProgressFence;
+	{
+		D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE s = {
+			.BroadcastHwQueueCount = 1,
+			.BroadcastHwQueueArray = &q1.hHwQueue,
+			.ObjectCount = 2,
+			.ObjectHandleArray = fs,
+			.FenceValueArray = v,
+		};
+		D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
+			.hHwQueue = q1.hHwQueue,
+			.ObjectCount = 2,
+			.ObjectHandleArray = fs,
+			.FenceValueArray = v,
+		};
+
+		v[0] = 7;
+		EXPECT_EQ(STATUS_SUCCESS,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+		EXPECT_EQ(7u, rd(m.CurrentValueCpuVa));
+		EXPECT_EQ(5u, rd(q0.HwQueueProgressFenceCPUVirtualAddress));
+		EXPECT_EQ(STATUS_SUCCESS,
+			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+		EXPECT_EQ(0u, mock_pending());
+
+		/* Argument checks. */
+		s.Flags.SignalAtSubmission = 1;
+		EXPECT_EQ(STATUS_NOT_SUPPORTED,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+		s.Flags.Value = 0;
+		s.Flags.AllowFenceRewind = 1;
+		EXPECT_EQ(STATUS_NOT_SUPPORTED,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+		s.Flags.Value = 0;
+		s.Flags.Reserved = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+		s.Flags.Value = 0;
+		s.BroadcastHwQueueCount = 0;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+		s.BroadcastHwQueueCount = 1;
+		s.ObjectCount = 65;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+		w.ObjectCount = 0;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+		w.ObjectCount = 1;
+		w.FenceValueArray = NULL;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+		w.FenceValueArray = v;
+		w.hHwQueue = f;
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+	}
+	mock_fail_next(EACCES);
+	EXPECT_EQ(STATUS_ACCESS_DENIED, queue_wait(q0.hHwQueue, f, 1));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(fb));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(cb));
+}
+
+TEST_F(gpu, suspend_resume_and_fault)
+{
+	D3DKMT_NFENCE_CONTEXT_STATE state;
+	D3DKMT_CREATEHWQUEUE q, q2, qo;
+	D3DKMT_HANDLE ctx, other;
+	struct buf cmd, data;
+	NFENCE_CS cs;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 2, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 2, &other));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q2));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(other, 1u << 5, &qo));
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryContextState(ctx, &state));
+	EXPECT_EQ(0u, state.Flags.Value);
+
+	/* Suspended: submissions are accepted, not run. */
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryContextState(ctx, &state));
+	EXPECT_EQ(1u, (UINT)state.Flags.Suspended);
+	EXPECT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	NFenceCsInit(&cs, cmd.cpu, PAGE / 2, cmd.a.va);
+	NFenceCsWrite64(&cs, data.a.va, 1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
+	EXPECT_EQ(0u, rd(&data.cpu[0]));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+	EXPECT_EQ(1u, rd(&data.cpu[0]));
+	EXPECT_EQ(1u, rd(q.HwQueueProgressFenceCPUVirtualAddress));
+
+	/* A write to an unmapped VA faults the context, not the other one. */
+	NFenceCsInit(&cs, (char *)cmd.cpu + PAGE / 2, PAGE / 2,
+		     cmd.a.va + PAGE / 2);
+	NFenceCsWrite64(&cs, 0x7770000ull, 1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 2));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryContextState(ctx, &state));
+	EXPECT_EQ(1u, (UINT)state.Flags.Faulted);
+	EXPECT_EQ(0u, (UINT)state.Flags.Suspended);
+	EXPECT_EQ(D3DKMT_NFENCE_FAULT_PAGE, state.FaultReason);
+	EXPECT_EQ(0x7770000ull, state.FaultGpuVa);
+	/* Its progress fences are AlwaysSignaled; submissions fail. */
+	EXPECT_LE(0xffffffffull, rd(q2.HwQueueProgressFenceCPUVirtualAddress));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->dev, q.hHwQueueProgressFence,
+					   100, 0));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, submit(q2.hHwQueue, &cs, 3));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED,
+		  queue_wait(q.hHwQueue, q2.hHwQueueProgressFence, 1));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, create_queue(ctx, 0, &q2));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryContextState(other, &state));
+	EXPECT_EQ(0u, state.Flags.Value);
+	EXPECT_EQ(0u, state.FaultGpuVa);
+	NFenceCsReset(&cs);
+	NFenceCsWrite64(&cs, data.a.va, 2);
+	EXPECT_EQ(STATUS_SUCCESS, submit(qo.hHwQueue, &cs, 1));
+	EXPECT_EQ(2u, rd(&data.cpu[0]));
+
+	/* Argument checks and errno mapping. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(ctx, NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSuspendContext(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceQueryContextState(self->dev,
+								 &state));
+	mock_fail_next(EBUSY);
+	EXPECT_EQ(STATUS_DEVICE_BUSY, NFenceSuspendContext(ctx));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(other));
+}
+
+TEST_F(gpu, bad_command_at_run_time_faults)
+{
+	D3DKMT_NFENCE_CONTEXT_STATE state;
+	D3DKMT_CREATEHWQUEUE q;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_HANDLE ctx, f;
+	struct buf cmd;
+	NFENCE_CS cs;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	f = create_fence(_metadata, self->dev, 0, &m);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q));
+
+	/* Waits for the CPU; the CPU then rewrites the next command. */
+	NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va);
+	NFenceCsWaitNativeFence(&cs, &m, 1);
+	NFenceCsNop(&cs);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
+	cmd.cpu[3] = 0x000200ffull;		/* opcode 0xff */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 1));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryContextState(ctx, &state));
+	EXPECT_EQ(1u, (UINT)state.Flags.Faulted);
+	EXPECT_EQ(D3DKMT_NFENCE_FAULT_BAD_COMMAND, state.FaultReason);
+	EXPECT_EQ(cmd.a.va + 24, state.FaultGpuVa);
+
+	/* A GPU write to a MonitoredValue (read-only) faults too. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
+	NFenceCsReset(&cs);
+	NFenceCsWrite64(&cs, m.MonitoredValueGpuVa, 1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryContextState(ctx, &state));
+	EXPECT_EQ(D3DKMT_NFENCE_FAULT_PAGE, state.FaultReason);
+	EXPECT_EQ(m.MonitoredValueGpuVa, state.FaultGpuVa);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+}
+
+TEST_F(gpu, kernel_errors_are_mapped)
+{
+	static const struct {
+		int err;
+		NTSTATUS st;
+	} map[] = {
+		{ EIO, STATUS_DEVICE_REMOVED },
+		{ EBUSY, STATUS_DEVICE_BUSY },
+		{ ENOSPC, STATUS_INSUFFICIENT_RESOURCES },
+		{ EOPNOTSUPP, STATUS_NOT_SUPPORTED },
+		{ EFAULT, STATUS_ACCESS_VIOLATION },
+		{ ENOENT, STATUS_INVALID_HANDLE },
+		{ ENOMEM, STATUS_NO_MEMORY },
+	};
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx;
+	struct buf cmd;
+	NFENCE_CS cs;
+	struct alloc a;
+	void *p;
+	size_t i;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 1, 0, &a));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
+	NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va);
+	NFenceCsNop(&cs);
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		mock_fail_next(map[i].err);
+		EXPECT_EQ(map[i].st, submit(q.hHwQueue, &cs, 1))
+			TH_LOG("errno %d", map[i].err);
+		mock_fail_next(map[i].err);
+		EXPECT_EQ(map[i].st, lock(self->dev, a.h, &p));
+		mock_fail_next(map[i].err);
+		EXPECT_EQ(map[i].st, create_context(self->dev, 0, &ctx));
+	}
+	/* Kernel destroy errors are reported, the handle is gone anyway. */
+	mock_fail_next(EIO);
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
+}
+
+TEST_F(gpu, disable_gpu_timeout_context_flag_reaches_queues)
+{
+	D3DKMT_CREATECONTEXTVIRTUAL c = { .hDevice = self->dev };
+	D3DKMT_CREATEHWQUEUE q;
+
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateContextVirtual(&c));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c.hContext, 1u << 5, &q));
+	EXPECT_EQ(DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE,
+		  mock_last_hwqueue_flags());
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+
+	/* A context's DisableGpuTimeout is every one of its queues'. */
+	c.Flags.DisableGpuTimeout = 1;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateContextVirtual(&c));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c.hContext, 1u << 5, &q));
+	EXPECT_EQ(DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE |
+		  DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT,
+		  mock_last_hwqueue_flags());
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+}
+
+TEST_HARNESS_MAIN
