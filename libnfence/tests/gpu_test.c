@@ -608,6 +608,7 @@ TEST_F(gpu, allocation_demotes_when_vram_is_full)
 {
 	D3DKMT_NFENCE_ALLOCATION_INFO info;
 	struct alloc vis, inv, dem, x;
+	void *p;
 
 	/* Adapter 2: 1 MiB invisible VRAM, 1 MiB visible, 4 MiB system. */
 	ASSERT_EQ(STATUS_SUCCESS,
@@ -622,6 +623,8 @@ TEST_F(gpu, allocation_demotes_when_vram_is_full)
 	EXPECT_EQ(2u, info.SegmentId);
 	EXPECT_EQ(1u, info.PlacedSegmentId);
 	EXPECT_EQ(2u, info.Flags.Value);
+	/* Demoted to system memory, but not asked to be CPU-visible. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(self->dev2, dem.h, &p));
 	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev2, vis.h,
 							&info));
 	EXPECT_EQ(2u, info.PlacedSegmentId);

@@ -7,8 +7,8 @@
  * GPU work is emulated synchronously: the "CMP" (mock_cmp_run()) runs
  * every runnable queue as far as it can, under the mock's lock, whenever a
  * submission, a CPU signal or a resume may have made progress possible.
- * WORK commands take no time; TIMESTAMP writes CLOCK_MONOTONIC / 10 (the
- * 100 MHz of the adapter); MonitoredValues read UINT64_MAX (the mock keeps
+ * WORK commands take no time but move the GPU clock: TIMESTAMP writes
+ * (CLOCK_MONOTONIC + the WORK so far) / 10, at the adapter's 100 MHz; MonitoredValues read UINT64_MAX (the mock keeps
  * no CPU waiter bookkeeping, so nothing ever "interrupts").
  */
 #include <dirent.h>
@@ -1225,7 +1225,9 @@ static int mock_alloc_create(int fd, const struct mock_node *node,
 	a->pool = (enum mock_pool)pool;
 	a->node = (unsigned int)(node - mock_nodes);
 	a->placed = pool == MOCK_POOL_SYSTEM ? 1 : 2;
-	a->cpu_visible = pool != MOCK_POOL_VRAM_INVISIBLE;
+	/* As the kernel: demoted VRAM is mappable only if asked so. */
+	a->cpu_visible = args->segment_id == 1 ||
+			 (args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE);
 	a->size = size;
 	a->gpu_va = f->next_va;
 	f->next_va += size + MOCK_PAGE_SIZE;	/* a guard page */
@@ -1539,6 +1541,7 @@ static void mock_file_free_gpu(struct mock_file *f)
 /* ------------------------------------------------------------------ */
 
 static uint64_t mock_monitored = UINT64_MAX;
+static uint64_t mock_work_ns;		/* WORK run so far */
 
 /*
  * The CPU view of 8 bytes at GPU VA @va of file @f, for a write if
@@ -1730,7 +1733,10 @@ static int mock_run_commands(struct mock_file *f, struct mock_queue *q,
 			p = mock_gpu_ptr(f, ops[0], true, &reason);
 			if (!p)
 				goto fault;
-			mock_store(p, mock_now_ns() / 10);
+			mock_store(p, (mock_now_ns() + mock_work_ns) / 10);
+			break;
+		case DRM_NFENCE_CS_WORK:
+			mock_work_ns += ops[0];
 			break;
 		}
 		e->pos += len;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Run libnfence's host checks (called by "make check"): every kselftest
-# binary, the export list check, and nfence-info and nfence-fence-demo
-# against the fake driver.
+# binary, the export list check, and nfence-info, nfence-fence-demo,
+# nfence-pipeline-demo and a quick nfence-gpu-bench against the fake driver.
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -46,6 +46,20 @@ fi
 
 echo "== nfence-fence-demo (fake driver)"
 if sh tests/run-fence-demo.sh "$DEMO" "$O/tests/libmock-nfence.so"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== nfence-pipeline-demo (fake driver)"
+if sh tests/run-pipeline-demo.sh "$PIPELINE" "$O/tests/libmock-nfence.so"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== nfence-gpu-bench -q (fake driver)"
+if sh tests/run-gpu-bench.sh "$BENCH" "$O/tests/libmock-nfence.so"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

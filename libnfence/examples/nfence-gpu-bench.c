@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * nfence-gpu-bench: what native GPU fences buy, measured in one run on the
+ * first adapter with native fences and two engines, each result printed
+ * with its ratio to a baseline measured in the same run:
+ *
+ *  a) engine-to-engine ping-pong. Native: queue A (engine 0) runs
+ *     FENCE_SIGNAL(F1, i); FENCE_WAIT(F2, i) and queue B (engine 1)
+ *     FENCE_WAIT(F1, i); FENCE_SIGNAL(F2, i) for i = 1..N, all on the GPU.
+ *     Legacy (the baseline): the same round trips as WDDM 2.x queued
+ *     signals and waits (D3DKMTSubmitSignalSyncObjectsToHwQueue /
+ *     D3DKMTSubmitWaitForSyncObjectsToHwQueue, one ioctl each), resolved
+ *     by the kernel through the CPU. Round trips per second, and the ratio
+ *     native / legacy (the goal is 10x or more).
+ *  b) CPU interrupts per 100,000 GPU signals (the "interrupts:" counter of
+ *     debugfs nfence_interrupts): with no CPU waiter (the GPU checks
+ *     MonitoredValue and suppresses the interrupt; the target is 0), and,
+ *     as the baseline, with one CPU waiter per signal (the GPU does
+ *     FENCE_WAIT(Fgo, i); FENCE_SIGNAL(F, i) while the CPU waits
+ *     asynchronously for F >= i before it signals Fgo = i: about one
+ *     interrupt per signal). Fewer signals than 100,000 may run (the time
+ *     budget); the counts are then scaled, and the output says so.
+ *  c) kernel-mode submission: one-NOP submissions per second, queued back
+ *     to back, against the baseline of one submission at a time (submit,
+ *     then wait for the progress fence), whose mean latency is printed too.
+ *
+ * Every part is sized from a short calibration run to take about the time
+ * budget (-t SECONDS, default 1.5) of wall time. -q runs tiny fixed sizes
+ * (a smoke test). debugfs is found from the adapter's render node
+ * (/sys/kernel/debug/dri/<card minor>); -d DIR names the directory.
+ *
+ * Exit status: 0 if every call succeeded (whatever the numbers), 1
+ * otherwise.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nfence/d3dkmthk.h>
+
+#define MAX_ADAPTERS	16
+#define CMD_SIZE	(1u << 20)	/* the largest submission */
+#define WAIT_NS		(60ull * 1000000000ull)
+#define SCALE		100000u		/* signals the interrupt counts are per */
+
+/* Bytes per round trip: a FENCE_SIGNAL (32) and a FENCE_WAIT (24). */
+#define PINGPONG_BYTES	56u
+#define PINGPONG_MAX	(CMD_SIZE / PINGPONG_BYTES)
+#define SIGNAL_BYTES	32u
+#define SIGNALS_MAX	(CMD_SIZE / SIGNAL_BYTES)
+
+static const char *prog = "nfence-gpu-bench";
+
+struct queue {
+	D3DKMT_HANDLE hContext;
+	D3DKMT_CREATEHWQUEUE hw;
+	D3DKMT_HANDLE hCommands;
+	D3DGPU_VIRTUAL_ADDRESS commands_va;
+	VOID *commands;
+	UINT64 progress;		/* last HwQueueProgressFenceId */
+	NFENCE_CS cs;
+};
+
+struct bench {
+	D3DKMT_HANDLE hAdapter, hDevice;
+	D3DKMT_NFENCE_ADAPTER info;
+	struct queue q[2];		/* engines 0 and 1 */
+	char debugfs[PATH_MAX];		/* "" without debugfs */
+	double budget;			/* seconds per measurement */
+	bool quick;
+};
+
+/* A failed call: report it and leave (the kernel cleans up). */
+static void fail(NTSTATUS st, const char *what)
+{
+	fprintf(stderr, "%s: %s: NTSTATUS 0x%08" PRIX32 "\n", prog, what,
+		(uint32_t)st);
+	exit(1);
+}
+
+static void ok(NTSTATUS st, const char *what)
+{
+	if (st != STATUS_SUCCESS)
+		fail(st, what);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static UINT64 read64(const volatile void *p)
+{
+	return __atomic_load_n((const UINT64 *)p, __ATOMIC_ACQUIRE);
+}
+
+/* ---- debugfs -------------------------------------------------------- */
+
+/* The value of "key: value" in @file of the debugfs directory; -1 if none. */
+static long long debugfs_read(const struct bench *b, const char *file,
+			      const char *key)
+{
+	char path[PATH_MAX + 64], line[256];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f;
+
+	if (!b->debugfs[0])
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", b->debugfs, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':')
+			v = strtoll(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static bool debugfs_usable(const char *dir)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/nfence_interrupts", dir);
+	return access(path, R_OK) == 0;
+}
+
+/*
+ * The adapter's debugfs directory: /sys/kernel/debug/dri/<N> with N the
+ * minor of its card node (from the render node's sysfs device), else the
+ * directory whose nfence_adapter has our adapter index.
+ */
+static void find_debugfs(struct bench *b)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	unsigned int n;
+	DIR *d;
+	int fd = NFenceGetAdapterFd(b->hAdapter);
+
+	b->debugfs[0] = '\0';
+	if (fd >= 0 && !fstat(fd, &st) && S_ISCHR(st.st_mode)) {
+		snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/drm",
+			 major(st.st_rdev), minor(st.st_rdev));
+		d = opendir(path);
+		while (d && (de = readdir(d))) {
+			if (sscanf(de->d_name, "card%u", &n) != 1)
+				continue;
+			snprintf(dir, sizeof(dir), "/sys/kernel/debug/dri/%u", n);
+			if (debugfs_usable(dir)) {
+				snprintf(b->debugfs, sizeof(b->debugfs), "%s",
+					 dir);
+				break;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	if (b->debugfs[0])
+		return;
+	d = opendir("/sys/kernel/debug/dri");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(b->debugfs, sizeof(b->debugfs),
+			 "/sys/kernel/debug/dri/%.64s", de->d_name);
+		if (debugfs_usable(b->debugfs) &&
+		    debugfs_read(b, "nfence_adapter", "index") ==
+		    (long long)b->info.AdapterIndex)
+			break;
+		b->debugfs[0] = '\0';
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ---- setup ---------------------------------------------------------- */
+
+static void setup_queue(struct bench *b, struct queue *q, UINT node)
+{
+	NFENCE_ALLOCATION_DESC desc = {
+		.Size = CMD_SIZE,
+		.SegmentId = NFENCE_SEGMENT_ID_SYSTEM,
+	};
+	D3DKMT_CREATECONTEXTVIRTUAL cc;
+	D3DDDI_ALLOCATIONINFO2 info;
+	D3DKMT_CREATEALLOCATION ca;
+	D3DKMT_LOCK2 lock;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.hDevice = b->hDevice;
+	cc.NodeOrdinal = node;
+	ok(D3DKMTCreateContextVirtual(&cc), "create context");
+	q->hContext = cc.hContext;
+
+	memset(&q->hw, 0, sizeof(q->hw));
+	q->hw.hHwContext = q->hContext;
+	q->hw.Flags.NativeProgressFence = 1;
+	ok(D3DKMTCreateHwQueue(&q->hw), "create hardware queue");
+
+	desc.Flags.CpuVisible = 1;
+	memset(&info, 0, sizeof(info));
+	info.pPrivateDriverData = &desc;
+	info.PrivateDriverDataSize = sizeof(desc);
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = b->hDevice;
+	ca.NumAllocations = 1;
+	ca.pAllocationInfo2 = &info;
+	ok(D3DKMTCreateAllocation2(&ca), "create command buffer");
+	q->hCommands = info.hAllocation;
+	q->commands_va = info.GpuVirtualAddress;
+
+	memset(&lock, 0, sizeof(lock));
+	lock.hDevice = b->hDevice;
+	lock.hAllocation = q->hCommands;
+	ok(D3DKMTLock2(&lock), "lock command buffer");
+	q->commands = lock.pData;
+	ok(NFenceCsInit(&q->cs, q->commands, CMD_SIZE, q->commands_va),
+	   "init encoder");
+}
+
+static void open_adapter(struct bench *b)
+{
+	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
+	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
+				    .pAdapters = adapters };
+	D3DKMT_CREATEDEVICE cd;
+	ULONG i;
+
+	ok(D3DKMTEnumAdapters2(&ea), "enumerate adapters");
+	for (i = 0; i < ea.NumAdapters; i++) {
+		D3DKMT_QUERYADAPTERINFO q = {
+			.hAdapter = adapters[i].hAdapter,
+			.Type = KMTQAITYPE_NFENCE_ADAPTER,
+			.pPrivateDriverData = &b->info,
+			.PrivateDriverDataSize = sizeof(b->info),
+		};
+		D3DKMT_CLOSEADAPTER c = { .hAdapter = adapters[i].hAdapter };
+
+		/* Keep the first that qualifies open, close the others. */
+		if (!b->hAdapter && D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
+		    b->info.Flags.NativeGpuFence && b->info.NumEngines >= 2)
+			b->hAdapter = adapters[i].hAdapter;
+		else
+			D3DKMTCloseAdapter(&c);
+	}
+	if (!b->hAdapter) {
+		fprintf(stderr, "%s: no adapter with native fences and two "
+			"engines\n", prog);
+		exit(1);
+	}
+	memset(&cd, 0, sizeof(cd));
+	cd.hAdapter = b->hAdapter;
+	ok(D3DKMTCreateDevice(&cd), "create device");
+	b->hDevice = cd.hDevice;
+}
+
+/* ---- helpers -------------------------------------------------------- */
+
+static D3DKMT_HANDLE create_fence(struct bench *b,
+				  D3DDDI_NATIVEFENCEMAPPING *mapping)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = b->hDevice;
+	cf.Info.Type = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
+	ok(D3DKMTCreateNativeFence(&cf), "create native fence");
+	*mapping = cf.Info.NativeFenceMapping;
+	return cf.hSyncObject;
+}
+
+static void destroy_fence(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { .hSyncObject = h };
+
+	ok(D3DKMTDestroySynchronizationObject(&d), "destroy native fence");
+}
+
+/* Block until @h reaches @value (a CPU waiter: one interrupt, maybe). */
+static void wait_fence(struct bench *b, D3DKMT_HANDLE h, UINT64 value)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = b->hDevice,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &value,
+	};
+	NTSTATUS st;
+
+	st = NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
+							      NULL);
+	if (st == STATUS_TIMEOUT)
+		fprintf(stderr, "%s: the GPU made no progress in %llu s\n",
+			prog, WAIT_NS / 1000000000ull);
+	ok(st, "CPU wait");
+}
+
+static void signal_fence(struct bench *b, D3DKMT_HANDLE h, UINT64 value)
+{
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.hDevice = b->hDevice,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &value,
+	};
+
+	ok(D3DKMTSignalSynchronizationObjectFromCpu(&s), "CPU signal");
+}
+
+/* Poll a CPU-visible value until it reaches @value, without a waiter. */
+static void poll_value(const volatile void *cpu_va, UINT64 value)
+{
+	struct timespec ts = { .tv_nsec = 100000 };
+	double deadline = now() + (double)(WAIT_NS / 1000000000ull);
+
+	while (read64(cpu_va) < value) {
+		if (now() > deadline)
+			fail(STATUS_TIMEOUT, "poll a fence value");
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void submit(struct queue *q)
+{
+	D3DKMT_SUBMITCOMMANDTOHWQUEUE s;
+
+	ok(NFenceCsStatus(&q->cs), "encode commands");
+	memset(&s, 0, sizeof(s));
+	s.hHwQueue = q->hw.hHwQueue;
+	s.HwQueueProgressFenceId = ++q->progress;
+	s.CommandBuffer = NFenceCsGpuVa(&q->cs);
+	s.CommandLength = NFenceCsSize(&q->cs);
+	ok(D3DKMTSubmitCommandToHwQueue(&s), "submit commands");
+}
+
+/* Wait, polling, until @q has run everything submitted. */
+static void queue_idle(struct queue *q)
+{
+	poll_value(q->hw.HwQueueProgressFenceCPUVirtualAddress, q->progress);
+}
+
+static void queue_signal(struct queue *q, D3DKMT_HANDLE fence, UINT64 value)
+{
+	D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE s = {
+		.BroadcastHwQueueCount = 1,
+		.BroadcastHwQueueArray = &q->hw.hHwQueue,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = &value,
+	};
+
+	ok(D3DKMTSubmitSignalSyncObjectsToHwQueue(&s), "queue a signal");
+}
+
+static void queue_wait(struct queue *q, D3DKMT_HANDLE fence, UINT64 value)
+{
+	D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
+		.hHwQueue = q->hw.hHwQueue,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = &value,
+	};
+
+	ok(D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w), "queue a wait");
+}
+
+/* How many of something to run for the budget, at @rate per second. */
+static unsigned long size_for(const struct bench *b, double rate,
+			      unsigned long min, unsigned long max)
+{
+	double n = rate * b->budget;
+
+	if (n < (double)min)
+		return min;
+	if (n > (double)max)
+		return max;
+	return (unsigned long)n;
+}
+
+static double ratio(double a, double base)
+{
+	return base > 0 ? a / base : 0;
+}
+
+/* ---- a) ping-pong --------------------------------------------------- */
+
+/* @n native round trips between queues 0 and 1; returns seconds. */
+static double pingpong_native(struct bench *b, unsigned long n)
+{
+	D3DDDI_NATIVEFENCEMAPPING m1, m2;
+	D3DKMT_HANDLE f1, f2;
+	struct queue *qa = &b->q[0], *qb = &b->q[1];
+	unsigned long i;
+	double t0, t;
+
+	f1 = create_fence(b, &m1);
+	f2 = create_fence(b, &m2);
+	NFenceCsReset(&qa->cs);
+	NFenceCsReset(&qb->cs);
+	for (i = 1; i <= n; i++) {
+		NFenceCsSignalNativeFence(&qa->cs, &m1, i);
+		NFenceCsWaitNativeFence(&qa->cs, &m2, i);
+		NFenceCsWaitNativeFence(&qb->cs, &m1, i);
+		NFenceCsSignalNativeFence(&qb->cs, &m2, i);
+	}
+	t0 = now();
+	submit(qb);
+	submit(qa);
+	wait_fence(b, f2, n);
+	t = now() - t0;
+	queue_idle(qa);
+	queue_idle(qb);
+	destroy_fence(f1);
+	destroy_fence(f2);
+	return t;
+}
+
+/* @n round trips as queued WDDM 2.x signals and waits; returns seconds. */
+static double pingpong_legacy(struct bench *b, unsigned long n)
+{
+	D3DDDI_NATIVEFENCEMAPPING m1, m2;
+	D3DKMT_HANDLE f1, f2;
+	struct queue *qa = &b->q[0], *qb = &b->q[1];
+	unsigned long i;
+	double t0, t;
+
+	f1 = create_fence(b, &m1);
+	f2 = create_fence(b, &m2);
+	t0 = now();
+	/* Interleaved, so that neither queue waits for room forever. */
+	for (i = 1; i <= n; i++) {
+		queue_signal(qa, f1, i);
+		queue_wait(qa, f2, i);
+		queue_wait(qb, f1, i);
+		queue_signal(qb, f2, i);
+	}
+	wait_fence(b, f2, n);
+	t = now() - t0;
+	destroy_fence(f1);
+	destroy_fence(f2);
+	return t;
+}
+
+static void bench_pingpong(struct bench *b)
+{
+	unsigned long nn, nl;
+	double tn, tl, rn, rl;
+
+	/* Calibrate on a short run, then size the real one. */
+	nn = b->quick ? 50 : 200;
+	tn = pingpong_native(b, nn);
+	if (!b->quick)
+		nn = size_for(b, nn / tn, 100, PINGPONG_MAX);
+	tn = pingpong_native(b, nn);
+	rn = nn / tn;
+	printf("ping-pong native: %lu round trips in %.3f s: %.0f round "
+	       "trips/s\n", nn, tn, rn);
+
+	nl = b->quick ? 20 : 50;
+	tl = pingpong_legacy(b, nl);
+	if (!b->quick)
+		nl = size_for(b, nl / tl, 20, 1000000);
+	tl = pingpong_legacy(b, nl);
+	rl = nl / tl;
+	printf("ping-pong legacy (queued waits/signals): %lu round trips in "
+	       "%.3f s: %.0f round trips/s\n", nl, tl, rl);
+	printf("ping-pong ratio native/legacy: %.1fx (goal >= 10x: %s)\n",
+	       ratio(rn, rl), ratio(rn, rl) >= 10 ? "met" : "missed");
+}
+
+/* ---- b) interrupts -------------------------------------------------- */
+
+struct counters {
+	long long signals, interrupts, suppressed;
+};
+
+static void read_counters(const struct bench *b, struct counters *c)
+{
+	c->signals = debugfs_read(b, "nfence_interrupts", "signals");
+	c->interrupts = debugfs_read(b, "nfence_interrupts", "interrupts");
+	c->suppressed = debugfs_read(b, "nfence_interrupts", "suppressed");
+}
+
+static void print_interrupts(const char *what, const struct counters *c0,
+			     const struct counters *c1, unsigned long signals,
+			     double t, double *per)
+{
+	long long irqs = c1->interrupts - c0->interrupts;
+
+	*per = -1;
+	if (c0->interrupts < 0 || c1->interrupts < 0) {
+		printf("interrupts, %s: %lu GPU signals in %.3f s; "
+		       "interrupts: n/a (no debugfs nfence_interrupts)\n",
+		       what, signals, t);
+		return;
+	}
+	*per = (double)irqs * SCALE / (double)signals;
+	printf("interrupts, %s: %lld in %lu GPU signals (%.3f s): %.1f per "
+	       "%u signals%s; signals +%lld, suppressed +%lld\n", what, irqs,
+	       signals, t, *per, SCALE,
+	       signals == SCALE ? "" : " (scaled)",
+	       c1->signals - c0->signals, c1->suppressed - c0->suppressed);
+}
+
+/* @n GPU signals of a fence nobody waits for. */
+static void interrupts_no_waiter(struct bench *b, unsigned long total,
+				 double *per)
+{
+	D3DDDI_NATIVEFENCEMAPPING m;
+	struct counters c0, c1;
+	struct queue *q = &b->q[0];
+	unsigned long i = 0, chunk, k;
+	D3DKMT_HANDLE f;
+	double t0, t;
+
+	f = create_fence(b, &m);
+	read_counters(b, &c0);
+	t0 = now();
+	while (i < total) {
+		chunk = total - i < SIGNALS_MAX ? total - i : SIGNALS_MAX;
+		NFenceCsReset(&q->cs);
+		for (k = 0; k < chunk; k++)
+			NFenceCsSignalNativeFence(&q->cs, &m, ++i);
+		submit(q);
+		/* Poll: a CPU waiter would be an interrupt of our own. */
+		queue_idle(q);
+	}
+	t = now() - t0;
+	read_counters(b, &c1);
+	if (read64(m.CurrentValueCpuVa) != total)
+		fail(STATUS_UNSUCCESSFUL, "the fence did not reach the count");
+	print_interrupts("no CPU waiter", &c0, &c1, total, t, per);
+	destroy_fence(f);
+}
+
+/* Up to @max GPU signals, each with a CPU waiter; for the time budget. */
+static void interrupts_one_waiter(struct bench *b, unsigned long max,
+				  double *per)
+{
+	D3DDDI_NATIVEFENCEMAPPING m, mgo;
+	struct counters c0, c1;
+	struct queue *q = &b->q[1];
+	D3DKMT_HANDLE f, fgo;
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w;
+	unsigned long i, n = 0;
+	UINT64 value, count;
+	double t0, t;
+	int efd;
+
+	f = create_fence(b, &m);
+	fgo = create_fence(b, &mgo);
+	NFenceCsReset(&q->cs);
+	for (i = 1; i <= max; i++) {
+		NFenceCsWaitNativeFence(&q->cs, &mgo, i);
+		NFenceCsSignalNativeFence(&q->cs, &m, i);
+	}
+	submit(q);
+	efd = eventfd(0, EFD_CLOEXEC);
+	if (efd < 0)
+		fail(STATUS_INSUFFICIENT_RESOURCES, "eventfd");
+	memset(&w, 0, sizeof(w));
+	w.hDevice = b->hDevice;
+	w.ObjectCount = 1;
+	w.ObjectHandleArray = &f;
+	w.FenceValueArray = &value;
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+
+	read_counters(b, &c0);
+	t0 = now();
+	while (n < max && (b->quick || n < 16 || now() - t0 < b->budget)) {
+		value = ++n;
+		/* The waiter first, so that the GPU's signal must tell it. */
+		ok(D3DKMTWaitForSynchronizationObjectFromCpu(&w),
+		   "asynchronous CPU wait");
+		signal_fence(b, fgo, n);
+		if (read(efd, &count, sizeof(count)) != sizeof(count))
+			fail(STATUS_UNSUCCESSFUL, "read eventfd");
+	}
+	t = now() - t0;
+	read_counters(b, &c1);
+	/* Release the rest of the queue, with nobody waiting. */
+	signal_fence(b, fgo, max);
+	queue_idle(q);
+	close(efd);
+	print_interrupts("one CPU waiter per signal", &c0, &c1, n, t, per);
+	destroy_fence(f);
+	destroy_fence(fgo);
+}
+
+static void bench_interrupts(struct bench *b)
+{
+	double none, one;
+
+	interrupts_no_waiter(b, b->quick ? 1000 : SCALE, &none);
+	interrupts_one_waiter(b, b->quick ? 100 : PINGPONG_MAX, &one);
+	if (none >= 0 && one > 0)
+		printf("interrupts ratio no-waiter/one-waiter: %.4f "
+		       "(target 0: %s)\n", ratio(none, one),
+		       none == 0 ? "met" : "missed");
+}
+
+/* ---- c) submission -------------------------------------------------- */
+
+static void bench_submission(struct bench *b)
+{
+	struct queue *q = &b->q[0];
+	unsigned long n = 0, rt = 0;
+	double t0, tq, trt, rq, rrt;
+	UINT64 first;
+
+	/* One NOP at the start of the buffer, submitted again and again. */
+	queue_idle(q);
+	NFenceCsReset(&q->cs);
+	NFenceCsNop(&q->cs);
+
+	first = q->progress;
+	t0 = now();
+	do {
+		submit(q);
+		n++;
+	} while (b->quick ? n < 200 : (n % 64 || now() - t0 < b->budget));
+	wait_fence(b, q->hw.hHwQueueProgressFence, q->progress);
+	tq = now() - t0;
+	if (q->progress - first != n)
+		fail(STATUS_UNSUCCESSFUL, "count submissions");
+	rq = n / tq;
+	printf("submission, queued back to back: %lu one-NOP submissions in "
+	       "%.3f s: %.0f submissions/s\n", n, tq, rq);
+
+	t0 = now();
+	do {
+		submit(q);
+		wait_fence(b, q->hw.hHwQueueProgressFence, q->progress);
+		rt++;
+	} while (b->quick ? rt < 50 : now() - t0 < b->budget);
+	trt = now() - t0;
+	rrt = rt / trt;
+	printf("submission, one at a time (submit, wait for progress): %lu in "
+	       "%.3f s: %.0f round trips/s, mean latency %.1f us\n", rt, trt,
+	       rrt, trt / rt * 1e6);
+	printf("submission ratio queued/one-at-a-time: %.1fx\n",
+	       ratio(rq, rrt));
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-d DEBUGFS_DIR]\n",
+		prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b;
+	const char *dir = NULL;
+	D3DKMT_DESTROYDEVICE dd;
+	D3DKMT_CLOSEADAPTER ca;
+	int opt;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	memset(&b, 0, sizeof(b));
+	b.budget = 1.5;
+	while ((opt = getopt(argc, argv, "qt:d:")) != -1) {
+		switch (opt) {
+		case 'q':
+			b.quick = true;
+			break;
+		case 't':
+			b.budget = strtod(optarg, NULL);
+			if (b.budget <= 0)
+				usage();
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+
+	open_adapter(&b);
+	if (dir)
+		snprintf(b.debugfs, sizeof(b.debugfs), "%s", dir);
+	else
+		find_debugfs(&b);
+	setup_queue(&b, &b.q[0], 0);
+	setup_queue(&b, &b.q[1], 1);
+	printf("%s: adapter %u, engines 0 and 1, %s%s, %.1f s per "
+	       "measurement%s\n", prog, b.info.AdapterIndex,
+	       b.debugfs[0] ? "debugfs " : "no debugfs",
+	       b.debugfs, b.budget, b.quick ? " (quick)" : "");
+
+	bench_pingpong(&b);
+	bench_interrupts(&b);
+	bench_submission(&b);
+
+	/* Destroying the device destroys everything it holds. */
+	dd.hDevice = b.hDevice;
+	ok(D3DKMTDestroyDevice(&dd), "destroy device");
+	ca.hAdapter = b.hAdapter;
+	ok(D3DKMTCloseAdapter(&ca), "close adapter");
+	printf("%s: done\n", prog);
+	return 0;
+}

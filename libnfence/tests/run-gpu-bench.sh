@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-gpu-bench.sh NFENCE_GPU_BENCH MOCK_SO: a quick run (-q) of the
+# nfence-gpu-bench example against the fake driver, which has no debugfs:
+# every part must run and report, whatever the numbers.
+EXAMPLE_ARGS=-q exec sh "$(dirname "$0")/run-example.sh" nfence-gpu-bench \
+	"$1" "$2" \
+	"^ping-pong native: 50 round trips in" \
+	"^ping-pong legacy (queued waits/signals): 20 round trips in" \
+	"^ping-pong ratio native/legacy: " \
+	"^interrupts, no CPU waiter: 1000 GPU signals in .* n/a" \
+	"^interrupts, one CPU waiter per signal: 100 GPU signals in" \
+	"^submission, queued back to back: 200 one-NOP submissions" \
+	"^submission, one at a time .*: 50 in .* mean latency" \
+	"^nfence-gpu-bench: done"
