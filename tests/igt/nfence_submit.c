@@ -1,0 +1,1770 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("Kernel-mode submission: DRM_IOCTL_NFENCE_SUBMIT, "
+		     "SUBMIT_WAIT and SUBMIT_SIGNAL, the command stream "
+		     "checked at submission, what the engines do with each "
+		     "command, run-time faults (bad VA, read-only, misaligned, "
+		     "bad command) and the rejection of every invalid input.");
+
+#define WATCHDOG_S	60
+#define WAIT_MS		10000
+#define QUIET_MS	150
+#define PAGE		4096ull
+#define SYSTEM		NFENCE_SEGMENT_SYSTEM
+#define VRAM		NFENCE_SEGMENT_VRAM
+#define CPU_VISIBLE	DRM_NFENCE_ALLOC_CPU_VISIBLE
+#define TYPE_DEFAULT	DRM_NFENCE_FENCE_TYPE_DEFAULT
+#define TYPE_INTRA_GPU	DRM_NFENCE_FENCE_TYPE_INTRA_GPU
+#define NO_SIGNAL	DRM_NFENCE_FENCE_NO_SIGNAL
+#define NO_WAIT		DRM_NFENCE_FENCE_NO_WAIT
+#define MAX_SUBMIT	DRM_NFENCE_MAX_SUBMIT_SIZE
+#define MAX_QUEUED	DRM_NFENCE_MAX_QUEUED
+#define MAX_FENCES	DRM_NFENCE_MAX_WAIT_FENCES
+#define ST_FAULTED	DRM_NFENCE_CONTEXT_STATE_FAULTED
+#define ST_LOST		DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST
+#define ALWAYS		NFENCE_ALWAYS_SIGNALED
+#define HDR(op, words)	DRM_NFENCE_CS_HEADER(op, words)
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+static int fd = -1;
+static bool native;
+static struct drm_nfence_query_adapter adapter;
+
+static void require_native(void)
+{
+	igt_require_f(native, "adapter has no native fences\n");
+}
+
+/* What most subtests work with. */
+struct t {
+	struct nfence_env env;
+	struct nfence_queue q;	/* on env.dev, engine 0 */
+	struct nfence_bo bo;	/* 64 KiB of system memory */
+};
+
+static void t_init(struct t *t)
+{
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&t->env, fd);
+	nfence_queue_create(&t->q, fd, t->env.dev, 0, 0);
+	nfence_bo_create(fd, t->env.dev, 64 * 1024, SYSTEM, 0, &t->bo);
+}
+
+static void t_fini(struct t *t)
+{
+	nfence_bo_destroy(&t->bo);
+	nfence_queue_destroy(&t->q);
+	nfence_env_fini(&t->env);
+}
+
+static volatile uint64_t *word(struct t *t, uint64_t off)
+{
+	return nfence_bo_u64(&t->bo, off);
+}
+
+/*
+ * The queue still works and nothing a rejected call asked for happened:
+ * a WRITE64 submitted now lands with the next progress value, and the
+ * word at @untouched (if not ~0) is still 0.
+ */
+static void assert_queue_ok(struct t *t, uint64_t untouched)
+{
+	struct nfence_cs cs;
+	uint64_t v;
+
+	nfence_queue_begin(&t->q, &cs);
+	nfence_cs_write64(&cs, t->bo.gpu_va + 0x800, 0x600d + t->q.submitted);
+	v = nfence_queue_submit(&t->q, &cs);
+	igt_assert_eq(nfence_queue_wait(&t->q, v, WAIT_MS), 0);
+	igt_assert_eq_u64(*t->q.progress, v);
+	igt_assert_eq_u64(*word(t, 0x800), 0x600d + v - 1);
+	if (untouched != ~0ull)
+		igt_assert_eq_u64(*word(t, untouched), 0);
+}
+
+/* A valid submission: WRITE64 of 1 at bo + 0x100, then a NOP. */
+static struct drm_nfence_submit valid_submit(struct t *t, struct nfence_cs *cs)
+{
+	struct drm_nfence_submit s = {
+		.device = t->env.dev,
+		.hwqueue = t->q.handle,
+		.progress_fence_value = t->q.submitted + 1,
+	};
+
+	nfence_queue_begin(&t->q, cs);
+	nfence_cs_write64(cs, t->bo.gpu_va + 0x100, 1);
+	nfence_cs_nop(cs);
+	s.commands_gpu_va = cs->gpu_va;
+	s.size = cs->len;
+	return s;
+}
+
+static void expect_submit_error(struct drm_nfence_submit *s, int err)
+{
+	struct drm_nfence_submit orig = *s;
+
+	igt_assert_eq(__nfence_submit(fd, s), err);
+	igt_assert(!memcmp(s, &orig, sizeof(*s)));
+}
+
+/* The same submission once fixed is accepted and runs. */
+static void expect_submit_ok(struct t *t, struct drm_nfence_submit *s)
+{
+	s->progress_fence_value = t->q.submitted + 1;
+	igt_assert_eq(__nfence_submit(fd, s), 0);
+	t->q.submitted++;
+	igt_assert_eq(nfence_queue_wait(&t->q, t->q.submitted, WAIT_MS), 0);
+}
+
+/* SUBMIT invalid input */
+
+static void test_submit_bad_flags(void)
+{
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	for (int bit = 0; bit < 32; bit++) {
+		struct drm_nfence_submit s = valid_submit(&t, &cs);
+
+		s.flags = 1u << bit;
+		expect_submit_error(&s, -EINVAL);
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_size_zero(void)
+{
+	struct nfence_cs cs;
+	struct drm_nfence_submit s;
+	struct t t;
+
+	t_init(&t);
+	s = valid_submit(&t, &cs);
+	s.size = 0;
+	expect_submit_error(&s, -EINVAL);
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_size_too_big(void)
+{
+	const uint32_t sizes[] = {
+		MAX_SUBMIT + 8, MAX_SUBMIT + 4096, 2 * MAX_SUBMIT,
+		UINT32_MAX & ~7u,
+	};
+	struct drm_nfence_submit s = { 0 };
+	struct nfence_bo big;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	/* 2 MiB of NOPs: every size below is mapped and valid commands. */
+	nfence_bo_create(fd, t.env.dev, 2 * MAX_SUBMIT, SYSTEM, 0, &big);
+	nfence_cs_init(&cs, big.cpu, big.gpu_va, big.size);
+	while (cs.len < cs.size)
+		nfence_cs_nop(&cs);
+	s.device = t.env.dev;
+	s.hwqueue = t.q.handle;
+	s.commands_gpu_va = big.gpu_va;
+	for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++) {
+		s.size = sizes[i];
+		s.progress_fence_value = t.q.submitted + 1;
+		expect_submit_error(&s, -EINVAL);
+	}
+	/* The largest size is fine. */
+	s.size = MAX_SUBMIT;
+	expect_submit_ok(&t, &s);
+	assert_queue_ok(&t, ~0ull);
+	nfence_bo_destroy(&big);
+	t_fini(&t);
+}
+
+static void test_submit_size_misaligned(void)
+{
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	for (uint32_t sz = 1; sz < 32; sz++) {
+		struct drm_nfence_submit s = valid_submit(&t, &cs);
+
+		if (sz % 8 == 0)
+			continue;
+		s.size = sz;
+		expect_submit_error(&s, -EINVAL);
+	}
+	{
+		struct drm_nfence_submit s = valid_submit(&t, &cs);
+
+		s.size += 4;
+		expect_submit_error(&s, -EINVAL);
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_va_misaligned(void)
+{
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	for (uint64_t off = 1; off < 8; off++) {
+		struct drm_nfence_submit s = valid_submit(&t, &cs);
+		const uint32_t nops[4] = {
+			HDR(DRM_NFENCE_CS_NOP, DRM_NFENCE_CS_NOP_WORDS), 0,
+			HDR(DRM_NFENCE_CS_NOP, DRM_NFENCE_CS_NOP_WORDS), 0,
+		};
+
+		/* Two valid NOPs at a misaligned address. */
+		memcpy((char *)cs.cpu + off, nops, sizeof(nops));
+		s.commands_gpu_va += off;
+		s.size = 16;
+		expect_submit_error(&s, -EINVAL);
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_va_unmapped(void)
+{
+	struct drm_nfence_submit s;
+	struct nfence_bo gone;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	s = valid_submit(&t, &cs);
+	/* Page 0: no allocation starts at VA 0. */
+	s.commands_gpu_va = 0;
+	expect_submit_error(&s, -EINVAL);
+	s.commands_gpu_va = 8;
+	expect_submit_error(&s, -EINVAL);
+	/* A destroyed allocation that held valid commands. */
+	nfence_bo_create(fd, t.env.dev, PAGE, SYSTEM, 0, &gone);
+	nfence_cs_init(&cs, gone.cpu, gone.gpu_va, PAGE);
+	nfence_cs_nop(&cs);
+	nfence_cs_write64(&cs, t.bo.gpu_va + 0x100, 1);
+	nfence_bo_destroy(&gone);
+	s.commands_gpu_va = gone.gpu_va;
+	s.size = cs.len;
+	expect_submit_error(&s, -EINVAL);
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_va_partly_mapped(void)
+{
+	struct drm_nfence_submit s = { 0 };
+	struct nfence_bo a, b;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_bo_create(fd, t.env.dev, PAGE, SYSTEM, 0, &a);
+	nfence_cs_init(&cs, a.cpu, a.gpu_va, PAGE);
+	while (cs.len < cs.size)
+		nfence_cs_nop(&cs);
+	s.device = t.env.dev;
+	s.hwqueue = t.q.handle;
+	s.progress_fence_value = t.q.submitted + 1;
+
+	/* The last NOP of the page and 8 bytes past its end. */
+	s.commands_gpu_va = a.gpu_va + PAGE - 8;
+	s.size = 16;
+	expect_submit_error(&s, -EINVAL);
+	/* The whole page and one unit more. */
+	s.commands_gpu_va = a.gpu_va;
+	s.size = PAGE + 8;
+	expect_submit_error(&s, -EINVAL);
+	/* Into a destroyed neighbour. */
+	nfence_bo_create(fd, t.env.dev, PAGE, SYSTEM, 0, &b);
+	nfence_bo_destroy(&b);
+	s.commands_gpu_va = b.gpu_va - 8;
+	s.size = 16;
+	expect_submit_error(&s, -EINVAL);
+
+	/* The page itself is fine. */
+	s.commands_gpu_va = a.gpu_va;
+	s.size = PAGE;
+	expect_submit_ok(&t, &s);
+	nfence_bo_destroy(&a);
+	assert_queue_ok(&t, ~0ull);
+	t_fini(&t);
+}
+
+static void test_submit_bad_device(enum nfence_bad bad)
+{
+	struct drm_nfence_submit s;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	s = valid_submit(&t, &cs);
+	s.device = nfence_bad_device(&t.env, bad);
+	expect_submit_error(&s, -ENOENT);
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_bad_hwqueue(enum nfence_bad bad)
+{
+	struct drm_nfence_submit s;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	s = valid_submit(&t, &cs);
+	s.hwqueue = nfence_bad_handle(&t.env, NFENCE_KIND_HWQUEUE, bad,
+				      &t.q.handle, 1);
+	expect_submit_error(&s, -ENOENT);
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_submit_progress_not_increasing(void)
+{
+	struct drm_nfence_submit s;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	/* The first value must be above 0. */
+	s = valid_submit(&t, &cs);
+	s.progress_fence_value = 0;
+	expect_submit_error(&s, -EINVAL);
+
+	s.progress_fence_value = 10;
+	igt_assert_eq(__nfence_submit(fd, &s), 0);
+	t.q.submitted = 10;
+	igt_assert_eq(nfence_queue_wait(&t.q, 10, WAIT_MS), 0);
+	*word(&t, 0x100) = 0;
+
+	/* Equal, lower, 0. */
+	s = valid_submit(&t, &cs);
+	s.progress_fence_value = 10;
+	expect_submit_error(&s, -EINVAL);
+	s.progress_fence_value = 9;
+	expect_submit_error(&s, -EINVAL);
+	s.progress_fence_value = 1;
+	expect_submit_error(&s, -EINVAL);
+	s.progress_fence_value = 0;
+	expect_submit_error(&s, -EINVAL);
+	/* Also against a submission still queued, not yet run. */
+	if (native) {
+		struct drm_nfence_fence_mapping m;
+		uint32_t f = nfence_fence_create(fd, t.env.dev, TYPE_DEFAULT,
+						 0, 0, &m);
+
+		nfence_queue_begin(&t.q, &cs);
+		nfence_cs_wait_fence(&cs, &m, 1);
+		igt_assert_eq_u64(nfence_queue_submit(&t.q, &cs), 11);
+		s = valid_submit(&t, &cs);
+		s.progress_fence_value = 11;
+		expect_submit_error(&s, -EINVAL);
+		nfence_fence_signal(fd, t.env.dev, f, 1);
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+/* Invalid commands at submission */
+
+/*
+ * Submit a valid WRITE64 (of 1 at bo + 0x100) followed by @count raw
+ * words, @size bytes in all (0: all of it): must fail with -EINVAL and
+ * run nothing.
+ */
+static void expect_cmds_rejected(struct t *t, const uint32_t *raw,
+				 unsigned int count, uint32_t size)
+{
+	struct drm_nfence_submit s;
+	struct nfence_cs cs;
+
+	s = valid_submit(t, &cs);
+	cs.len -= 8;	/* drop the NOP */
+	memcpy((char *)cs.cpu + cs.len, raw, count * 4);
+	cs.len += count * 4;
+	s.size = size ? size : cs.len;
+	expect_submit_error(&s, -EINVAL);
+}
+
+static void test_cmd_unknown_opcode(void)
+{
+	const uint32_t opcodes[] = { 0x06, 0x07, 0x10, 0x7f, 0x80, 0xff };
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		for (uint32_t words = 2; words <= 8; words += 2) {
+			uint32_t raw[8] = { HDR(opcodes[i], words) };
+
+			expect_cmds_rejected(&t, raw, words, 0);
+		}
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static const struct {
+	uint32_t opcode;
+	uint32_t words;
+} opcodes[] = {
+	{ DRM_NFENCE_CS_NOP, DRM_NFENCE_CS_NOP_WORDS },
+	{ DRM_NFENCE_CS_FENCE_WAIT, DRM_NFENCE_CS_FENCE_WAIT_WORDS },
+	{ DRM_NFENCE_CS_FENCE_SIGNAL, DRM_NFENCE_CS_FENCE_SIGNAL_WORDS },
+	{ DRM_NFENCE_CS_WRITE64, DRM_NFENCE_CS_WRITE64_WORDS },
+	{ DRM_NFENCE_CS_TIMESTAMP, DRM_NFENCE_CS_TIMESTAMP_WORDS },
+	{ DRM_NFENCE_CS_WORK, DRM_NFENCE_CS_WORK_WORDS },
+};
+
+/* A valid command of opcode @i into @raw (room for 16 words). */
+static unsigned int valid_cmd(struct t *t, unsigned int i, uint32_t *raw)
+{
+	uint64_t va = t->bo.gpu_va + 0x200;
+
+	memset(raw, 0, 16 * 4);
+	raw[0] = HDR(opcodes[i].opcode, opcodes[i].words);
+	switch (opcodes[i].opcode) {
+	case DRM_NFENCE_CS_FENCE_WAIT:
+	case DRM_NFENCE_CS_FENCE_SIGNAL:
+	case DRM_NFENCE_CS_WRITE64:
+	case DRM_NFENCE_CS_TIMESTAMP:
+		raw[2] = (uint32_t)va;
+		raw[3] = (uint32_t)(va >> 32);
+		break;
+	case DRM_NFENCE_CS_WORK:
+		raw[2] = 1000;
+		break;
+	}
+	return opcodes[i].words;
+}
+
+static void test_cmd_wrong_length(void)
+{
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		const uint32_t lengths[] = { 0, 2, 4, 6, 8, 10, 12, 0xfffe };
+
+		for (unsigned int l = 0; l < ARRAY_SIZE(lengths); l++) {
+			uint32_t raw[16];
+			unsigned int n = valid_cmd(&t, i, raw);
+
+			if (lengths[l] == opcodes[i].words)
+				continue;
+			raw[0] = HDR(opcodes[i].opcode, lengths[l]);
+			/* The buffer holds n words, or the claimed length. */
+			if (lengths[l] > n && lengths[l] <= 16)
+				n = lengths[l];
+			expect_cmds_rejected(&t, raw, n, 0);
+		}
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_cmd_header_flags(void)
+{
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		for (int bit = 8; bit < 16; bit++) {
+			uint32_t raw[16];
+			unsigned int n = valid_cmd(&t, i, raw);
+
+			raw[0] |= 1u << bit;
+			expect_cmds_rejected(&t, raw, n, 0);
+		}
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_cmd_second_word(void)
+{
+	const uint32_t values[] = { 1, 0x100, 0x80000000u, UINT32_MAX };
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		for (unsigned int v = 0; v < ARRAY_SIZE(values); v++) {
+			uint32_t raw[16];
+			unsigned int n = valid_cmd(&t, i, raw);
+
+			raw[1] = values[v];
+			expect_cmds_rejected(&t, raw, n, 0);
+		}
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_cmd_truncated(void)
+{
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		uint32_t raw[16];
+		unsigned int n = valid_cmd(&t, i, raw);
+
+		/* Every whole-unit cut short of the full command. */
+		for (unsigned int keep = 2; keep < n; keep += 2)
+			expect_cmds_rejected(&t, raw, keep, 0);
+		/* The size, not the buffer, ends it. */
+		if (n > 2)
+			expect_cmds_rejected(&t, raw, n,
+					     24 + (n - 2) * 4);
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_cmd_misaligned_va(void)
+{
+	/* (opcode index, operand index) of every GPU VA operand */
+	const struct { unsigned int op, operand; } vas[] = {
+		{ 1, 0 },	/* FENCE_WAIT va */
+		{ 2, 0 },	/* FENCE_SIGNAL cv_va */
+		{ 2, 1 },	/* FENCE_SIGNAL mv_va */
+		{ 3, 0 },	/* WRITE64 va */
+		{ 4, 0 },	/* TIMESTAMP va */
+	};
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(vas); i++) {
+		for (uint64_t off = 1; off < 8; off++) {
+			uint64_t va = t.bo.gpu_va + 0x300 + off;
+			uint32_t raw[16];
+			unsigned int n = valid_cmd(&t, vas[i].op, raw);
+
+			raw[2 + 2 * vas[i].operand] = (uint32_t)va;
+			raw[3 + 2 * vas[i].operand] = (uint32_t)(va >> 32);
+			expect_cmds_rejected(&t, raw, n, 0);
+		}
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+static void test_cmd_work_too_long(void)
+{
+	const uint64_t durations[] = {
+		DRM_NFENCE_CS_MAX_WORK_NS + 1, DRM_NFENCE_CS_MAX_WORK_NS * 2,
+		1ull << 63, UINT64_MAX,
+	};
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(durations); i++) {
+		uint32_t raw[4] = {
+			HDR(DRM_NFENCE_CS_WORK, DRM_NFENCE_CS_WORK_WORDS), 0,
+			(uint32_t)durations[i], (uint32_t)(durations[i] >> 32),
+		};
+
+		expect_cmds_rejected(&t, raw, 4, 0);
+	}
+	assert_queue_ok(&t, 0x100);
+
+	/* The maximum is valid: queued behind a wait, dropped with it. */
+	if (native) {
+		struct drm_nfence_fence_mapping m;
+		struct nfence_queue q;
+		struct nfence_cs cs;
+
+		nfence_fence_create(fd, t.env.dev, TYPE_DEFAULT, 0, 0, &m);
+		nfence_queue_create(&q, fd, t.env.dev, 0, 0);
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_wait_fence(&cs, &m, 1);
+		nfence_cs_work(&cs, DRM_NFENCE_CS_MAX_WORK_NS);
+		nfence_queue_submit(&q, &cs);
+		nfence_queue_destroy(&q);
+	}
+	t_fini(&t);
+}
+
+/* A submission with nothing but invalid commands, and a valid prefix. */
+static void test_cmd_bad_after_valid(void)
+{
+	struct t t;
+
+	t_init(&t);
+	/* The invalid command deep in a long buffer of valid ones. */
+	{
+		struct drm_nfence_submit s;
+		struct nfence_cs cs;
+
+		s = valid_submit(&t, &cs);
+		while (cs.len < cs.size - 16)
+			nfence_cs_nop(&cs);
+		nfence_cs_raw(&cs, HDR(0x42, 2), 0, NULL, 0);
+		s.size = cs.len;
+		expect_submit_error(&s, -EINVAL);
+	}
+	/* Alone. */
+	{
+		uint32_t raw[2] = { HDR(0x42, 2), 0 };
+		struct drm_nfence_submit s;
+		struct nfence_cs cs;
+
+		s = valid_submit(&t, &cs);
+		memcpy(cs.cpu, raw, sizeof(raw));
+		s.size = 8;
+		expect_submit_error(&s, -EINVAL);
+	}
+	assert_queue_ok(&t, 0x100);
+	t_fini(&t);
+}
+
+/* SUBMIT_WAIT / SUBMIT_SIGNAL invalid input */
+
+enum sync_op { SYNC_WAIT, SYNC_SIGNAL };
+
+static const char *sync_name(enum sync_op op)
+{
+	return op == SYNC_WAIT ? "submit-wait" : "submit-signal";
+}
+
+static int do_sync(enum sync_op op, struct drm_nfence_submit_sync *s)
+{
+	return op == SYNC_WAIT ? __nfence_submit_wait(fd, s) :
+		__nfence_submit_signal(fd, s);
+}
+
+struct ts {
+	struct t t;
+	uint32_t fence;
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *cv;
+	uint32_t handles[MAX_FENCES + 1];
+	uint64_t values[MAX_FENCES + 1];
+};
+
+static void ts_init(struct ts *s)
+{
+	require_native();
+	t_init(&s->t);
+	s->fence = nfence_fence_create(fd, s->t.env.dev, TYPE_DEFAULT, 0, 0,
+				       &s->m);
+	s->cv = nfence_fence_map(fd, &s->m);
+	for (int i = 0; i <= MAX_FENCES; i++) {
+		s->handles[i] = s->fence;
+		/* Not yet reached: a wrongly accepted wait holds the queue. */
+		s->values[i] = 5;
+	}
+}
+
+static void ts_fini(struct ts *s)
+{
+	nfence_fence_unmap(s->cv);
+	t_fini(&s->t);
+}
+
+static struct drm_nfence_submit_sync sync_args(struct ts *s, uint32_t count)
+{
+	struct drm_nfence_submit_sync a = {
+		.device = s->t.env.dev,
+		.hwqueue = s->t.q.handle,
+		.handles = (uintptr_t)s->handles,
+		.values = (uintptr_t)s->values,
+		.count = count,
+	};
+
+	return a;
+}
+
+static void expect_sync_error(enum sync_op op, struct drm_nfence_submit_sync *a,
+			      int err)
+{
+	struct drm_nfence_submit_sync orig = *a;
+
+	igt_assert_eq(do_sync(op, a), err);
+	igt_assert(!memcmp(a, &orig, sizeof(*a)));
+}
+
+/* Nothing was queued: the queue runs, the fence was not signaled. */
+static void sync_assert_nothing(struct ts *s)
+{
+	assert_queue_ok(&s->t, ~0ull);
+	igt_assert_eq_u64(*s->cv, 0);
+}
+
+/* The fixed call works (a wait for 0, a signal of 1). */
+static void sync_expect_ok(enum sync_op op, struct ts *s,
+			   struct drm_nfence_submit_sync *a)
+{
+	uint64_t v = op == SYNC_WAIT ? 0 : 1;
+
+	a->values = (uintptr_t)&v;
+	a->count = 1;
+	igt_assert_eq(do_sync(op, a), 0);
+	assert_queue_ok(&s->t, ~0ull);
+	if (op == SYNC_SIGNAL)
+		igt_assert_eq_u64(*s->cv, 1);
+}
+
+static void test_sync_bad_flags(enum sync_op op)
+{
+	struct drm_nfence_submit_sync a;
+	struct ts s;
+
+	ts_init(&s);
+	a = sync_args(&s, 1);
+	for (int bit = 0; bit < 32; bit++) {
+		a.flags = 1u << bit;
+		expect_sync_error(op, &a, -EINVAL);
+	}
+	sync_assert_nothing(&s);
+	a.flags = 0;
+	sync_expect_ok(op, &s, &a);
+	ts_fini(&s);
+}
+
+static void test_sync_bad_count(enum sync_op op)
+{
+	const uint32_t counts[] = { 0, MAX_FENCES + 1, 1000, UINT32_MAX };
+	struct drm_nfence_submit_sync a;
+	struct ts s;
+
+	ts_init(&s);
+	for (unsigned int i = 0; i < ARRAY_SIZE(counts); i++) {
+		a = sync_args(&s, counts[i]);
+		expect_sync_error(op, &a, -EINVAL);
+	}
+	sync_assert_nothing(&s);
+	/* 64 is fine. */
+	for (int i = 0; i < MAX_FENCES; i++)
+		s.values[i] = op == SYNC_WAIT ? 0 : 1;
+	a = sync_args(&s, MAX_FENCES);
+	igt_assert_eq(do_sync(op, &a), 0);
+	assert_queue_ok(&s.t, ~0ull);
+	ts_fini(&s);
+}
+
+/* Two pages, the second PROT_NONE. */
+static char *guarded_pages(void)
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	igt_assert(p != MAP_FAILED);
+	igt_assert_eq(mprotect(p + PAGE, PAGE, PROT_NONE), 0);
+	return p;
+}
+
+static void test_sync_bad_handles_pointer(enum sync_op op)
+{
+	char *guard = guarded_pages();
+	char *edge = guard + PAGE;
+	struct drm_nfence_submit_sync a;
+	struct ts s;
+
+	ts_init(&s);
+	a = sync_args(&s, 1);
+	a.handles = 0;
+	expect_sync_error(op, &a, -EFAULT);
+	a.handles = (uintptr_t)edge;
+	expect_sync_error(op, &a, -EFAULT);
+	a.handles = 0xffff800000000000ull;
+	expect_sync_error(op, &a, -EFAULT);
+	/* The second element unreadable. */
+	memcpy(edge - 4, &s.fence, 4);
+	a = sync_args(&s, 2);
+	a.handles = (uintptr_t)(edge - 4);
+	expect_sync_error(op, &a, -EFAULT);
+	sync_assert_nothing(&s);
+	a = sync_args(&s, 1);
+	sync_expect_ok(op, &s, &a);
+	munmap(guard, 2 * PAGE);
+	ts_fini(&s);
+}
+
+static void test_sync_bad_values_pointer(enum sync_op op)
+{
+	char *guard = guarded_pages();
+	char *edge = guard + PAGE;
+	struct drm_nfence_submit_sync a;
+	uint64_t five = 5;
+	struct ts s;
+
+	ts_init(&s);
+	a = sync_args(&s, 1);
+	a.values = 0;
+	expect_sync_error(op, &a, -EFAULT);
+	a.values = (uintptr_t)edge;
+	expect_sync_error(op, &a, -EFAULT);
+	a.values = 0xffff800000000000ull;
+	expect_sync_error(op, &a, -EFAULT);
+	memcpy(edge - 8, &five, 8);
+	a = sync_args(&s, 2);
+	a.values = (uintptr_t)(edge - 8);
+	expect_sync_error(op, &a, -EFAULT);
+	sync_assert_nothing(&s);
+	a = sync_args(&s, 1);
+	sync_expect_ok(op, &s, &a);
+	munmap(guard, 2 * PAGE);
+	ts_fini(&s);
+}
+
+static void test_sync_bad_device(enum sync_op op, enum nfence_bad bad)
+{
+	struct drm_nfence_submit_sync a;
+	struct ts s;
+
+	ts_init(&s);
+	a = sync_args(&s, 1);
+	a.device = nfence_bad_device(&s.t.env, bad);
+	expect_sync_error(op, &a, -ENOENT);
+	sync_assert_nothing(&s);
+	a.device = s.t.env.dev;
+	sync_expect_ok(op, &s, &a);
+	ts_fini(&s);
+}
+
+static void test_sync_bad_hwqueue(enum sync_op op, enum nfence_bad bad)
+{
+	struct drm_nfence_submit_sync a;
+	struct ts s;
+
+	ts_init(&s);
+	a = sync_args(&s, 1);
+	a.hwqueue = nfence_bad_handle(&s.t.env, NFENCE_KIND_HWQUEUE, bad,
+				      &s.t.q.handle, 1);
+	expect_sync_error(op, &a, -ENOENT);
+	sync_assert_nothing(&s);
+	a.hwqueue = s.t.q.handle;
+	sync_expect_ok(op, &s, &a);
+	ts_fini(&s);
+}
+
+static void test_sync_bad_fence(enum sync_op op, enum nfence_bad bad)
+{
+	struct drm_nfence_submit_sync a;
+	uint32_t h;
+	struct ts s;
+
+	ts_init(&s);
+	h = nfence_bad_handle(&s.t.env, NFENCE_KIND_FENCE, bad, &s.fence, 1);
+	/* At each position of an array of good handles. */
+	for (int pos = 0; pos < 3; pos++) {
+		for (int i = 0; i < 3; i++)
+			s.handles[i] = i == pos ? h : s.fence;
+		a = sync_args(&s, 3);
+		expect_sync_error(op, &a, -ENOENT);
+	}
+	sync_assert_nothing(&s);
+	s.handles[0] = s.fence;
+	a = sync_args(&s, 1);
+	sync_expect_ok(op, &s, &a);
+	ts_fini(&s);
+}
+
+static void test_sync_access(enum sync_op op)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_submit_sync a;
+	uint32_t h;
+	struct ts s;
+
+	ts_init(&s);
+	/* A wait through a NO_WAIT handle, a signal through NO_SIGNAL. */
+	h = nfence_fence_create(fd, s.t.env.dev, TYPE_DEFAULT,
+				op == SYNC_WAIT ? NO_WAIT : NO_SIGNAL, 0, &m);
+	for (int pos = 0; pos < 2; pos++) {
+		s.handles[0] = pos ? s.fence : h;
+		s.handles[1] = pos ? h : s.fence;
+		a = sync_args(&s, 2);
+		expect_sync_error(op, &a, -EACCES);
+	}
+	sync_assert_nothing(&s);
+	/* A NO_SIGNAL handle may wait and a NO_WAIT one signal. */
+	{
+		struct drm_nfence_fence_mapping om;
+		uint32_t other = nfence_fence_create(fd, s.t.env.dev,
+						     TYPE_DEFAULT,
+						     op == SYNC_WAIT ?
+						     NO_SIGNAL : NO_WAIT,
+						     0, &om);
+
+		uint64_t v = op == SYNC_WAIT ? 0 : 1;
+		const volatile uint64_t *cv;
+
+		s.handles[0] = other;
+		a = sync_args(&s, 1);
+		a.values = (uintptr_t)&v;
+		igt_assert_eq(do_sync(op, &a), 0);
+		assert_queue_ok(&s.t, ~0ull);
+		/* (A NO_WAIT handle cannot be waited on: read it.) */
+		cv = nfence_fence_map(fd, &om);
+		igt_assert_eq_u64(*cv, v);
+		nfence_fence_unmap(cv);
+	}
+	ts_fini(&s);
+}
+
+static void test_sync_intra_gpu(enum sync_op op)
+{
+	struct drm_nfence_submit_sync a;
+	uint32_t h;
+	struct ts s;
+
+	ts_init(&s);
+	h = nfence_fence_create(fd, s.t.env.dev, TYPE_INTRA_GPU, 0, 0, NULL);
+	for (int pos = 0; pos < 2; pos++) {
+		s.handles[0] = pos ? s.fence : h;
+		s.handles[1] = pos ? h : s.fence;
+		a = sync_args(&s, 2);
+		expect_sync_error(op, &a, -EINVAL);
+	}
+	sync_assert_nothing(&s);
+	s.handles[0] = s.fence;
+	a = sync_args(&s, 1);
+	sync_expect_ok(op, &s, &a);
+	ts_fini(&s);
+}
+
+static void test_sync_check_order(enum sync_op op)
+{
+	struct drm_nfence_submit_sync a;
+	struct ts s;
+
+	ts_init(&s);
+	/* -EINVAL (flags, count) before -ENOENT and -EFAULT... */
+	a = sync_args(&s, 1);
+	a.device = UINT32_MAX;
+	a.flags = 1;
+	expect_sync_error(op, &a, -EINVAL);
+	a = sync_args(&s, 0);
+	a.device = UINT32_MAX;
+	a.handles = 0;
+	expect_sync_error(op, &a, -EINVAL);
+	a = sync_args(&s, 1);
+	a.flags = 1;
+	a.handles = 0;
+	a.values = 0;
+	expect_sync_error(op, &a, -EINVAL);
+	a = sync_args(&s, MAX_FENCES + 1);
+	a.hwqueue = UINT32_MAX;
+	expect_sync_error(op, &a, -EINVAL);
+	sync_assert_nothing(&s);
+	ts_fini(&s);
+}
+
+/* What the commands do */
+
+static void test_write64(void)
+{
+	const uint64_t values[] = {
+		0, 1, 0x8000000000000000ull, UINT64_MAX, 0x0123456789abcdefull,
+	};
+	struct nfence_bo vis = { 0 };
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	memset(t.bo.cpu, 0xff, 0x400);
+	nfence_queue_begin(&t.q, &cs);
+	for (unsigned int i = 0; i < ARRAY_SIZE(values); i++)
+		nfence_cs_write64(&cs, t.bo.gpu_va + 8 * i, values[i]);
+	/* The last write to an address wins. */
+	nfence_cs_write64(&cs, t.bo.gpu_va + 0x200, 1);
+	nfence_cs_write64(&cs, t.bo.gpu_va + 0x200, 2);
+	/* The last word of the allocation. */
+	nfence_cs_write64(&cs, t.bo.gpu_va + t.bo.size - 8, 0x1a57);
+	{
+		struct drm_nfence_query_segments *seg;
+		bool visible = false;
+
+		seg = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
+		for (uint32_t i = 0; i < seg->num_segments; i++)
+			if (seg->segments[i].id == VRAM &&
+			    seg->segments[i].cpu_visible_size)
+				visible = true;
+		free(seg);
+		if (visible) {
+			nfence_bo_create(fd, t.env.dev, PAGE, VRAM,
+					 CPU_VISIBLE, &vis);
+			nfence_cs_write64(&cs, vis.gpu_va + 64, 0x7a3);
+		}
+	}
+	nfence_queue_submit(&t.q, &cs);
+	nfence_queue_sync(&t.q);
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(values); i++)
+		igt_assert_eq_u64(*word(&t, 8 * i), values[i]);
+	/* Only the addressed words changed. */
+	igt_assert_eq_u64(*word(&t, 8 * ARRAY_SIZE(values)), UINT64_MAX);
+	igt_assert_eq_u64(*word(&t, 0x200), 2);
+	igt_assert_eq_u64(*word(&t, t.bo.size - 8), 0x1a57);
+	if (vis.cpu) {
+		igt_assert_eq_u64(*nfence_bo_u64(&vis, 64), 0x7a3);
+		nfence_bo_destroy(&vis);
+	}
+	t_fini(&t);
+}
+
+static void test_write64_invisible_vram(void)
+{
+	struct nfence_bo inv;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_bo_create(fd, t.env.dev, PAGE, VRAM, 0, &inv);
+	igt_assert_eq_u32(inv.segment_id, VRAM);
+	/* The GPU writes memory the CPU cannot see, then reads it back. */
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_write64(&cs, inv.gpu_va + 8, 77);
+	nfence_cs_fence_wait(&cs, inv.gpu_va + 8, 77);
+	nfence_cs_write64(&cs, t.bo.gpu_va, 1);
+	nfence_queue_submit(&t.q, &cs);
+	nfence_queue_sync(&t.q);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	nfence_bo_destroy(&inv);
+	t_fini(&t);
+}
+
+static void test_cpu_write_gpu_read(void)
+{
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	/* Written by the CPU before the submission: the GPU sees it. */
+	*word(&t, 0x40) = 1234;
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_fence_wait(&cs, t.bo.gpu_va + 0x40, 1234);
+	nfence_cs_write64(&cs, t.bo.gpu_va + 0x48, 1);
+	nfence_queue_submit(&t.q, &cs);
+	igt_assert_eq(nfence_queue_wait(&t.q, 1, WAIT_MS), 0);
+	igt_assert_eq_u64(*word(&t, 0x48), 1);
+	t_fini(&t);
+}
+
+static void test_timestamp(void)
+{
+	const uint64_t work_ns = 20 * 1000 * 1000;
+	struct drm_nfence_query_timestamp before, after;
+	uint64_t t0, t1, min_ticks;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_query_timestamp(fd, &before);
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_timestamp(&cs, t.bo.gpu_va);
+	nfence_cs_work(&cs, work_ns);
+	nfence_cs_timestamp(&cs, t.bo.gpu_va + 8);
+	nfence_queue_submit(&t.q, &cs);
+	nfence_queue_sync(&t.q);
+	nfence_query_timestamp(fd, &after);
+
+	t0 = *word(&t, 0);
+	t1 = *word(&t, 8);
+	igt_info("timestamps %" PRIu64 " .. %" PRIu64 " (query %" PRIu64
+		 " .. %" PRIu64 ")\n", t0, t1, (uint64_t)before.gpu_timestamp,
+		 (uint64_t)after.gpu_timestamp);
+	igt_assert_lte_u64(before.gpu_timestamp, t0);
+	igt_assert_lte_u64(t1, after.gpu_timestamp);
+	min_ticks = work_ns * adapter.timestamp_frequency / 1000000000ull;
+	igt_assert_f(t1 - t0 >= min_ticks, "WORK of %" PRIu64 " ns took %"
+		     PRIu64 " ticks, expected at least %" PRIu64 "\n",
+		     work_ns, t1 - t0, min_ticks);
+	t_fini(&t);
+}
+
+static void test_progress_values(void)
+{
+	const uint64_t values[] = {
+		1, 2, 5, 1000, 1ull << 32, (1ull << 40) + 3, UINT64_MAX - 1,
+	};
+	struct t t;
+
+	t_init(&t);
+	for (unsigned int i = 0; i < ARRAY_SIZE(values); i++) {
+		struct drm_nfence_submit s;
+		struct nfence_cs cs;
+
+		s = valid_submit(&t, &cs);
+		s.progress_fence_value = values[i];
+		igt_assert_eq(__nfence_submit(fd, &s), 0);
+		t.q.submitted = values[i];
+		igt_assert_eq(nfence_queue_wait(&t.q, values[i], WAIT_MS), 0);
+		igt_assert_eq_u64(*t.q.progress, values[i]);
+	}
+	t_fini(&t);
+}
+
+static void test_progress_in_order(void)
+{
+	const int n = 32;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	/* Each submission checks the previous one's write. */
+	for (int i = 0; i < n; i++) {
+		nfence_queue_begin(&t.q, &cs);
+		if (i)
+			nfence_cs_fence_wait(&cs, t.bo.gpu_va + 8 * (i - 1),
+					     i);
+		nfence_cs_write64(&cs, t.bo.gpu_va + 8 * i, i + 1);
+		nfence_queue_submit(&t.q, &cs);
+	}
+	igt_assert_eq(nfence_queue_wait(&t.q, n, WAIT_MS), 0);
+	for (int i = 0; i < n; i++)
+		igt_assert_eq_u64(*word(&t, 8 * i), i + 1);
+	/* Every intermediate value was passed, none is pending. */
+	igt_assert_eq(nfence_queue_wait(&t.q, n + 1, 0), -ETIME);
+	t_fini(&t);
+}
+
+static void test_max_size_runs(void)
+{
+	struct drm_nfence_submit s = { 0 };
+	struct nfence_bo big;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_bo_create(fd, t.env.dev, MAX_SUBMIT, SYSTEM, 0, &big);
+	nfence_cs_init(&cs, big.cpu, big.gpu_va, big.size);
+	while (cs.len < cs.size - 24)
+		nfence_cs_nop(&cs);
+	nfence_cs_write64(&cs, t.bo.gpu_va, 0xb16);
+	igt_assert_eq_u32(cs.len, MAX_SUBMIT);
+	s.device = t.env.dev;
+	s.hwqueue = t.q.handle;
+	s.commands_gpu_va = big.gpu_va;
+	s.size = cs.len;
+	expect_submit_ok(&t, &s);
+	igt_assert_eq_u64(*word(&t, 0), 0xb16);
+	nfence_bo_destroy(&big);
+	t_fini(&t);
+}
+
+static void test_queues_share_context(void)
+{
+	struct nfence_queue q2;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create_on(&q2, fd, t.env.dev, t.q.context, 0);
+	nfence_queue_begin(&q2, &cs);
+	nfence_cs_write64(&cs, t.bo.gpu_va + 16, 2);
+	nfence_queue_submit(&q2, &cs);
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_write64(&cs, t.bo.gpu_va + 8, 1);
+	nfence_queue_submit(&t.q, &cs);
+	nfence_queue_sync(&q2);
+	nfence_queue_sync(&t.q);
+	igt_assert_eq_u64(*word(&t, 8), 1);
+	igt_assert_eq_u64(*word(&t, 16), 2);
+	/* Each queue has its own progress. */
+	igt_assert_eq_u64(*q2.progress, 1);
+	igt_assert_eq_u64(*t.q.progress, 1);
+	nfence_queue_destroy(&q2);
+	t_fini(&t);
+}
+
+/* SUBMIT blocks while DRM_NFENCE_MAX_QUEUED submissions are pending. */
+struct filler {
+	struct t *t;
+	int total;
+	int done;
+	int error;
+};
+
+static void *filler_fn(void *arg)
+{
+	struct filler *f = arg;
+
+	for (int i = 0; i < f->total; i++) {
+		struct nfence_cs cs;
+		int ret;
+
+		nfence_cs_init(&cs, (char *)f->t->bo.cpu + 0x8000,
+			       f->t->bo.gpu_va + 0x8000, 64);
+		nfence_cs_nop(&cs);
+		do {
+			ret = __nfence_queue_submit(&f->t->q, &cs);
+		} while (ret == -EINTR);
+		if (ret) {
+			f->error = ret;
+			break;
+		}
+		__atomic_store_n(&f->done, i + 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void test_submit_blocks_when_full(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct filler f = { .total = MAX_QUEUED + 40 };
+	struct nfence_cs cs;
+	pthread_t thread;
+	uint32_t h;
+	int stuck;
+	struct t t;
+
+	require_native();
+	t_init(&t);
+	f.t = &t;
+	h = nfence_fence_create(fd, t.env.dev, TYPE_DEFAULT, 0, 0, &m);
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_wait_fence(&cs, &m, 1);
+	nfence_queue_submit(&t.q, &cs);
+
+	igt_assert_eq(nfence_thread_create(&thread, filler_fn, &f), 0);
+	/* Let it fill the queue until it blocks. */
+	for (int last = -1, same = 0; same < 5; usleep(50 * 1000)) {
+		int now = __atomic_load_n(&f.done, __ATOMIC_SEQ_CST);
+
+		same = now == last ? same + 1 : 0;
+		last = now;
+	}
+	stuck = __atomic_load_n(&f.done, __ATOMIC_SEQ_CST);
+	igt_info("%d submissions accepted behind the parked one\n", stuck);
+	nfence_fence_signal(fd, t.env.dev, h, 1);
+	igt_assert_eq(nfence_thread_join(thread, 20000), 0);
+	igt_assert_eq(f.error, 0);
+	igt_assert_eq(f.done, f.total);
+	nfence_queue_sync(&t.q);
+	igt_assert_eq_u64(*t.q.progress, f.total + 1);
+	/* MAX_QUEUED pending, counting the parked one or not. */
+	igt_assert_lte(MAX_QUEUED - 1, stuck);
+	igt_assert_lte(stuck, MAX_QUEUED);
+	t_fini(&t);
+}
+
+/* Run-time faults */
+
+/*
+ * How the submission that faults is made: @build appends its commands to
+ * @cs (valid at submission); @break_it then breaks them through the CPU
+ * mapping (or otherwise) while the queue is parked, and says which GPU
+ * VA and reason the fault must report.
+ */
+struct fault {
+	struct nfence_env env;
+	struct nfence_queue qa, qa2, qb;
+	struct nfence_bo bo, victim;
+	uint32_t park, other;
+	struct drm_nfence_fence_mapping park_m, other_m;
+	struct nfence_cs cs;
+	uint32_t offset;
+	uint64_t fault_va;
+	uint32_t reason;
+	bool va_in_command;
+};
+
+typedef void (*fault_fn)(struct fault *f);
+
+static void put_u64(struct fault *f, uint32_t word_index, uint64_t v)
+{
+	uint32_t *p = nfence_cs_ptr(&f->cs, f->offset) + word_index;
+
+	p[0] = (uint32_t)v;
+	p[1] = (uint32_t)(v >> 32);
+}
+
+static void build_write(struct fault *f)
+{
+	f->offset = nfence_cs_write64(&f->cs, f->bo.gpu_va + 0x10, 0x11);
+}
+
+static void break_unmapped(struct fault *f)
+{
+	put_u64(f, 2, 8);
+	f->fault_va = 8;
+	f->reason = DRM_NFENCE_FAULT_PAGE;
+}
+
+static void break_destroyed(struct fault *f)
+{
+	put_u64(f, 2, f->victim.gpu_va + 0x18);
+	nfence_bo_destroy(&f->victim);
+	f->fault_va = f->victim.gpu_va + 0x18;
+	f->reason = DRM_NFENCE_FAULT_PAGE;
+}
+
+static void break_read_only(struct fault *f)
+{
+	put_u64(f, 2, f->other_m.monitored_value_gpu_va);
+	f->fault_va = f->other_m.monitored_value_gpu_va;
+	f->reason = DRM_NFENCE_FAULT_PAGE;
+}
+
+static void break_misaligned(struct fault *f)
+{
+	put_u64(f, 2, f->bo.gpu_va + 0x14);
+	f->fault_va = f->bo.gpu_va + 0x14;
+	f->reason = DRM_NFENCE_FAULT_MISALIGNED;
+}
+
+static void break_opcode(struct fault *f)
+{
+	*nfence_cs_ptr(&f->cs, f->offset) = HDR(0x7f,
+						DRM_NFENCE_CS_WRITE64_WORDS);
+	f->fault_va = nfence_cs_va(&f->cs, f->offset);
+	f->va_in_command = true;
+	f->reason = DRM_NFENCE_FAULT_BAD_COMMAND;
+}
+
+static void break_length(struct fault *f)
+{
+	*nfence_cs_ptr(&f->cs, f->offset) = HDR(DRM_NFENCE_CS_WRITE64, 8);
+	f->fault_va = nfence_cs_va(&f->cs, f->offset);
+	f->va_in_command = true;
+	f->reason = DRM_NFENCE_FAULT_BAD_COMMAND;
+}
+
+static void build_signal(struct fault *f)
+{
+	f->offset = nfence_cs_fence_signal(&f->cs, f->bo.gpu_va + 0x10, 0,
+					   0x11);
+}
+
+static void build_fence_wait(struct fault *f)
+{
+	f->offset = nfence_cs_fence_wait(&f->cs, f->bo.gpu_va + 0x10, 0);
+}
+
+static void break_wait_unmapped(struct fault *f)
+{
+	put_u64(f, 2, 0x10);
+	f->fault_va = 0x10;
+	f->reason = DRM_NFENCE_FAULT_PAGE;
+}
+
+static void build_timestamp(struct fault *f)
+{
+	f->offset = nfence_cs_timestamp(&f->cs, f->bo.gpu_va + 0x10);
+}
+
+static void run_fault(fault_fn build, fault_fn break_it)
+{
+	struct drm_nfence_context_control ctl, again;
+	struct drm_nfence_hwqueue_create qc = { 0 };
+	struct fault f;
+	struct nfence_cs cs;
+	uint64_t faulting;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_native();
+	memset(&f, 0, sizeof(f));
+	nfence_env_init(&f.env, fd);
+	nfence_bo_create(fd, f.env.dev, 64 * 1024, SYSTEM, 0, &f.bo);
+	nfence_bo_create(fd, f.env.dev, PAGE, SYSTEM, 0, &f.victim);
+	f.park = nfence_fence_create(fd, f.env.dev, TYPE_DEFAULT, 0, 0,
+				     &f.park_m);
+	f.other = nfence_fence_create(fd, f.env.dev, TYPE_DEFAULT, 0, 0,
+				      &f.other_m);
+	/* qa and qa2 on context A, qb on context B, same engine. */
+	nfence_queue_create(&f.qa, fd, f.env.dev, 0, 0);
+	nfence_queue_create_on(&f.qa2, fd, f.env.dev, f.qa.context, 0);
+	nfence_queue_create(&f.qb, fd, f.env.dev, 0, 0);
+
+	/* qa: park; the command that will fault; more work after it. */
+	nfence_queue_begin(&f.qa, &cs);
+	nfence_cs_wait_fence(&cs, &f.park_m, 1);
+	nfence_queue_submit(&f.qa, &cs);
+	nfence_queue_begin(&f.qa, &f.cs);
+	nfence_cs_nop(&f.cs);
+	build(&f);
+	nfence_cs_write64(&f.cs, f.bo.gpu_va + 0x20, 0x22);
+	faulting = nfence_queue_submit(&f.qa, &f.cs);
+	nfence_queue_begin(&f.qa, &cs);
+	nfence_cs_write64(&cs, f.bo.gpu_va + 0x30, 0x33);
+	nfence_queue_submit(&f.qa, &cs);
+	/* qa2: work released only after the fault. */
+	nfence_queue_begin(&f.qa2, &cs);
+	nfence_cs_wait_fence(&cs, &f.park_m, 2);
+	nfence_cs_write64(&cs, f.bo.gpu_va + 0x40, 0x44);
+	nfence_queue_submit(&f.qa2, &cs);
+
+	/* Break it while parked, then release. */
+	break_it(&f);
+	nfence_fence_signal(fd, f.env.dev, f.park, 1);
+
+	/* The progress fence becomes AlwaysSignaled. */
+	igt_assert_eq(nfence_queue_wait(&f.qa, faulting, WAIT_MS), 0);
+	igt_assert_eq(nfence_queue_wait(&f.qa, UINT64_MAX, 0), 0);
+	igt_assert_eq_u64(*f.qa.progress, ALWAYS);
+
+	nfence_queue_state(&f.qa, &ctl);
+	igt_info("state %#x fault_va %#" PRIx64 " reason %u\n", ctl.state,
+		 (uint64_t)ctl.fault_va, ctl.fault_reason);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert(!(ctl.state & ST_LOST));
+	igt_assert_eq_u32(ctl.fault_reason, f.reason);
+	if (f.va_in_command)
+		igt_assert_f(ctl.fault_va >= f.fault_va &&
+			     ctl.fault_va < f.fault_va + 24,
+			     "fault_va %#" PRIx64 " not in the command at %#"
+			     PRIx64 "\n", (uint64_t)ctl.fault_va, f.fault_va);
+	else
+		igt_assert_eq_u64(ctl.fault_va, f.fault_va);
+
+	/* Work before the fault ran, work after it did not. */
+	nfence_fence_signal(fd, f.env.dev, f.park, 2);
+	{
+		struct nfence_cs bcs;
+
+		nfence_queue_begin(&f.qb, &bcs);
+		nfence_cs_wait_fence(&bcs, &f.park_m, 2);
+		nfence_cs_write64(&bcs, f.bo.gpu_va + 0x50, 0x55);
+		nfence_queue_submit(&f.qb, &bcs);
+		nfence_queue_sync(&f.qb);
+		usleep(QUIET_MS * 1000);
+	}
+	igt_assert_eq_u64(*nfence_bo_u64(&f.bo, 0x50), 0x55);
+	igt_assert_eq_u64(*nfence_bo_u64(&f.bo, 0x20), 0);
+	igt_assert_eq_u64(*nfence_bo_u64(&f.bo, 0x30), 0);
+	igt_assert_eq_u64(*nfence_bo_u64(&f.bo, 0x40), 0);
+	/* The other queue of the context went down with it. */
+	igt_assert_eq_u64(*f.qa2.progress, ALWAYS);
+
+	/* Submissions to the faulted context fail with -EIO. */
+	nfence_queue_begin(&f.qa, &cs);
+	nfence_cs_nop(&cs);
+	igt_assert_eq(__nfence_queue_submit(&f.qa, &cs), -EIO);
+	nfence_queue_begin(&f.qa2, &cs);
+	nfence_cs_nop(&cs);
+	igt_assert_eq(__nfence_queue_submit(&f.qa2, &cs), -EIO);
+	igt_assert_eq(__nfence_queue_submit_wait(&f.qa, f.park, 1), -EIO);
+	igt_assert_eq(__nfence_queue_submit_signal(&f.qa, f.park, 3), -EIO);
+	qc.device = f.env.dev;
+	qc.context = f.qa.context;
+	igt_assert_eq(__nfence_hwqueue_create(fd, &qc), -EIO);
+
+	/* Context B of the same device still runs. */
+	nfence_queue_begin(&f.qb, &cs);
+	nfence_cs_write64(&cs, f.bo.gpu_va + 0x58, 0x58);
+	nfence_queue_submit(&f.qb, &cs);
+	nfence_queue_sync(&f.qb);
+	igt_assert_eq_u64(*nfence_bo_u64(&f.bo, 0x58), 0x58);
+	igt_assert_eq_u32(nfence_queue_state(&f.qb, NULL), 0);
+	/* The other fences of the device are not AlwaysSignaled. */
+	igt_assert_eq(__nfence_fence_wait_one(fd, f.env.dev, f.other, 1, 0),
+		      -ETIME);
+
+	/* The first fault stays. */
+	nfence_queue_state(&f.qa, &again);
+	igt_assert_eq_u64(again.fault_va, ctl.fault_va);
+	igt_assert_eq_u32(again.fault_reason, ctl.fault_reason);
+
+	nfence_queue_destroy(&f.qb);
+	nfence_queue_destroy(&f.qa2);
+	nfence_queue_destroy(&f.qa);
+	if (f.victim.handle)
+		nfence_bo_destroy(&f.victim);
+	nfence_bo_destroy(&f.bo);
+	nfence_env_fini(&f.env);
+}
+
+static void test_bad_arg_pointer(void)
+{
+	const unsigned long requests[] = {
+		DRM_IOCTL_NFENCE_SUBMIT,
+		DRM_IOCTL_NFENCE_SUBMIT_WAIT,
+		DRM_IOCTL_NFENCE_SUBMIT_SIGNAL,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(requests); i++) {
+		errno = 0;
+		igt_assert_eq(ioctl(fd, requests[i], NULL), -1);
+		igt_assert_eq(errno, EFAULT);
+		errno = 0;
+		igt_assert_eq(ioctl(fd, requests[i], (void *)8), -1);
+		igt_assert_eq(errno, EFAULT);
+	}
+}
+
+igt_main
+{
+	static const enum nfence_bad bad_devices[] = {
+		NFENCE_BAD_ZERO, NFENCE_BAD_UNKNOWN, NFENCE_BAD_DESTROYED,
+		NFENCE_BAD_OTHER_FD, NFENCE_BAD_WRONG_KIND,
+	};
+	static const struct {
+		const char *name;
+		const char *desc;
+		fault_fn build, break_it;
+	} faults[] = {
+		{ "unmapped-va", "a WRITE64 to an unmapped VA",
+		  build_write, break_unmapped },
+		{ "destroyed-alloc", "a WRITE64 to an allocation destroyed "
+		  "after the submission", build_write, break_destroyed },
+		{ "read-only", "a WRITE64 to a fence's MonitoredValue "
+		  "(GPU read-only)", build_write, break_read_only },
+		{ "signal-read-only", "a FENCE_SIGNAL whose CurrentValue VA "
+		  "is a MonitoredValue", build_signal, break_read_only },
+		{ "timestamp-read-only", "a TIMESTAMP to a MonitoredValue",
+		  build_timestamp, break_read_only },
+		{ "wait-unmapped-va", "a FENCE_WAIT reading an unmapped VA",
+		  build_fence_wait, break_wait_unmapped },
+		{ "misaligned", "a WRITE64 to a VA not 8-byte aligned",
+		  build_write, break_misaligned },
+		{ "bad-opcode", "a command rewritten to an unknown opcode",
+		  build_write, break_opcode },
+		{ "bad-length", "a command rewritten to a wrong length",
+		  build_write, break_length },
+	};
+
+	igt_fixture {
+		fd = nfence_open();
+		nfence_query_adapter(fd, &adapter);
+		native = adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
+	}
+
+	igt_describe("Any SUBMIT flag bit fails with -EINVAL; nothing runs.");
+	igt_subtest("submit-bad-flags")
+		test_submit_bad_flags();
+
+	igt_describe("SUBMIT of size 0 fails with -EINVAL.");
+	igt_subtest("submit-size-zero")
+		test_submit_size_zero();
+
+	igt_describe("SUBMIT above DRM_NFENCE_MAX_SUBMIT_SIZE fails with "
+		     "-EINVAL (mapped, valid commands); the maximum works.");
+	igt_subtest("submit-size-too-big")
+		test_submit_size_too_big();
+
+	igt_describe("SUBMIT sizes that are not a multiple of 8 fail with "
+		     "-EINVAL.");
+	igt_subtest("submit-size-misaligned")
+		test_submit_size_misaligned();
+
+	igt_describe("A command buffer VA not 8-byte aligned fails with "
+		     "-EINVAL.");
+	igt_subtest("submit-va-misaligned")
+		test_submit_va_misaligned();
+
+	igt_describe("A command buffer at an unmapped VA (page 0, a "
+		     "destroyed allocation) fails with -EINVAL.");
+	igt_subtest("submit-va-unmapped")
+		test_submit_va_unmapped();
+
+	igt_describe("A command buffer running past its allocation fails "
+		     "with -EINVAL.");
+	igt_subtest("submit-va-partly-mapped")
+		test_submit_va_partly_mapped();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices); i++) {
+		igt_describe_f("SUBMIT on a %s device handle fails with "
+			       "-ENOENT.", nfence_bad_name(bad_devices[i]));
+		igt_subtest_f("submit-device-%s",
+			      nfence_bad_name(bad_devices[i]))
+			test_submit_bad_device(bad_devices[i]);
+	}
+
+	for (volatile int b = 0; b < NFENCE_BAD_COUNT; b++) {
+		igt_describe_f("SUBMIT to a %s queue handle fails with "
+			       "-ENOENT.", nfence_bad_name(b));
+		igt_subtest_f("submit-hwqueue-%s", nfence_bad_name(b))
+			test_submit_bad_hwqueue(b);
+	}
+
+	igt_describe("A progress fence value not above the previous "
+		     "submission's (0 first, equal, lower) fails with "
+		     "-EINVAL.");
+	igt_subtest("submit-progress-not-increasing")
+		test_submit_progress_not_increasing();
+
+	igt_describe("An unknown opcode fails the submission with -EINVAL.");
+	igt_subtest("cmd-unknown-opcode")
+		test_cmd_unknown_opcode();
+
+	igt_describe("A length other than the opcode's fails with -EINVAL, "
+		     "for every opcode.");
+	igt_subtest("cmd-wrong-length")
+		test_cmd_wrong_length();
+
+	igt_describe("Non-zero header flags fail with -EINVAL.");
+	igt_subtest("cmd-header-flags")
+		test_cmd_header_flags();
+
+	igt_describe("A non-zero second word fails with -EINVAL.");
+	igt_subtest("cmd-second-word")
+		test_cmd_second_word();
+
+	igt_describe("A last command cut short by the size fails with "
+		     "-EINVAL.");
+	igt_subtest("cmd-truncated")
+		test_cmd_truncated();
+
+	igt_describe("A GPU VA operand not 8-byte aligned fails with -EINVAL, "
+		     "for every VA operand.");
+	igt_subtest("cmd-misaligned-va")
+		test_cmd_misaligned_va();
+
+	igt_describe("WORK above DRM_NFENCE_CS_MAX_WORK_NS fails with "
+		     "-EINVAL; the maximum is accepted.");
+	igt_subtest("cmd-work-too-long")
+		test_cmd_work_too_long();
+
+	igt_describe("An invalid command after many valid ones, or alone, "
+		     "fails the whole submission.");
+	igt_subtest("cmd-bad-after-valid")
+		test_cmd_bad_after_valid();
+
+	for (volatile int op = SYNC_WAIT; op <= SYNC_SIGNAL; op++) {
+		igt_describe_f("Any %s flag bit fails with -EINVAL; nothing "
+			       "is queued.", sync_name(op));
+		igt_subtest_f("%s-bad-flags", sync_name(op))
+			test_sync_bad_flags(op);
+
+		igt_describe_f("%s count 0 or above 64 fails with -EINVAL; "
+			       "64 works.", sync_name(op));
+		igt_subtest_f("%s-bad-count", sync_name(op))
+			test_sync_bad_count(op);
+
+		igt_describe_f("%s with an unreadable handles array fails "
+			       "with -EFAULT.", sync_name(op));
+		igt_subtest_f("%s-bad-handles-pointer", sync_name(op))
+			test_sync_bad_handles_pointer(op);
+
+		igt_describe_f("%s with an unreadable values array fails "
+			       "with -EFAULT.", sync_name(op));
+		igt_subtest_f("%s-bad-values-pointer", sync_name(op))
+			test_sync_bad_values_pointer(op);
+
+		for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices);
+		     i++) {
+			igt_describe_f("%s on a %s device handle fails with "
+				       "-ENOENT.", sync_name(op),
+				       nfence_bad_name(bad_devices[i]));
+			igt_subtest_f("%s-device-%s", sync_name(op),
+				      nfence_bad_name(bad_devices[i]))
+				test_sync_bad_device(op, bad_devices[i]);
+		}
+
+		for (volatile int b = 0; b < NFENCE_BAD_COUNT; b++) {
+			igt_describe_f("%s to a %s queue handle fails with "
+				       "-ENOENT.", sync_name(op),
+				       nfence_bad_name(b));
+			igt_subtest_f("%s-hwqueue-%s", sync_name(op),
+				      nfence_bad_name(b))
+				test_sync_bad_hwqueue(op, b);
+		}
+
+		for (volatile int b = 0; b < NFENCE_BAD_COUNT; b++) {
+			igt_describe_f("%s with a %s fence handle at any "
+				       "position fails with -ENOENT.",
+				       sync_name(op), nfence_bad_name(b));
+			igt_subtest_f("%s-fence-%s", sync_name(op),
+				      nfence_bad_name(b))
+				test_sync_bad_fence(op, b);
+		}
+
+		igt_describe_f("%s through a handle opened %s fails with "
+			       "-EACCES; the other restriction is allowed.",
+			       sync_name(op),
+			       op == SYNC_WAIT ? "NO_WAIT" : "NO_SIGNAL");
+		igt_subtest_f("%s-%s", sync_name(op),
+			      op == SYNC_WAIT ? "no-wait-handle" :
+			      "no-signal-handle")
+			test_sync_access(op);
+
+		igt_describe_f("%s of an INTRA_GPU fence fails with -EINVAL.",
+			       sync_name(op));
+		igt_subtest_f("%s-intra-gpu", sync_name(op))
+			test_sync_intra_gpu(op);
+
+		igt_describe_f("%s checks flags and count before handles "
+			       "and pointers.", sync_name(op));
+		igt_subtest_f("%s-check-order", sync_name(op))
+			test_sync_check_order(op);
+	}
+
+	igt_describe("WRITE64 results read through Lock2 (system memory and "
+		     "CPU-visible VRAM): exact values, only the addressed "
+		     "words, the last write wins.");
+	igt_subtest("write64")
+		test_write64();
+
+	igt_describe("The GPU writes invisible VRAM and reads it back.");
+	igt_subtest("write64-invisible-vram")
+		test_write64_invisible_vram();
+
+	igt_describe("A value the CPU wrote through Lock2 is what the GPU "
+		     "reads.");
+	igt_subtest("cpu-write-gpu-read")
+		test_cpu_write_gpu_read();
+
+	igt_describe("TIMESTAMPs around a WORK lie between two timestamp "
+		     "queries and at least the WORK's duration apart.");
+	igt_subtest("timestamp")
+		test_timestamp();
+
+	igt_describe("The progress fence takes each submission's value, up "
+		     "to 64-bit values.");
+	igt_subtest("progress-values")
+		test_progress_values();
+
+	igt_describe("Submissions on a queue run in order; the progress "
+		     "fence passes every value.");
+	igt_subtest("progress-in-order")
+		test_progress_in_order();
+
+	igt_describe("A command buffer of DRM_NFENCE_MAX_SUBMIT_SIZE runs.");
+	igt_subtest("max-size-runs")
+		test_max_size_runs();
+
+	igt_describe("Two queues of one context both run, each with its own "
+		     "progress fence.");
+	igt_subtest("queues-share-context")
+		test_queues_share_context();
+
+	igt_describe("SUBMIT waits for room when DRM_NFENCE_MAX_QUEUED "
+		     "submissions are pending and continues when they run.");
+	igt_subtest("submit-blocks-when-full")
+		test_submit_blocks_when_full();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(faults); i++) {
+		igt_describe_f("At run time, %s faults the context: FAULTED "
+			       "with fault_va and fault_reason, progress "
+			       "fences AlwaysSignaled, later work dropped, "
+			       "SUBMIT* and HWQUEUE_CREATE -EIO; another "
+			       "context of the device still runs.",
+			       faults[i].desc);
+		igt_subtest_f("fault-%s", faults[i].name)
+			run_fault(faults[i].build, faults[i].break_it);
+	}
+
+	igt_describe("An unreadable ioctl argument fails with -EFAULT.");
+	igt_subtest("bad-arg-pointer")
+		test_bad_arg_pointer();
+
+	igt_fixture {
+		nfence_watchdog(0);
+		close(fd);
+	}
+}
