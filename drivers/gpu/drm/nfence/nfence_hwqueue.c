@@ -660,10 +660,11 @@ void nfence_hwqueue_print(struct nfence_hwqueue *q, struct drm_printer *p)
 	if (q->ctx->suspended && q->state != NFENCE_QUEUE_FAULTED &&
 	    q->state != NFENCE_QUEUE_LOST)
 		state = "suspended";
-	drm_printf(p, "queue %u pid %d device %u context %u engine %u state %s pending %u progress %llu\n",
+	drm_printf(p, "queue %u pid %d device %u context %u engine %u ",
 		   q->id, q->ctx->device->file->tgid, q->ctx->device->handle,
-		   q->ctx->handle, q->ctx->engine, state, q->num_pending,
-		   nfence_fence_read(q->progress));
+		   q->ctx->handle, q->ctx->engine);
+	drm_printf(p, "state %s pending %u progress %llu\n", state,
+		   q->num_pending, nfence_fence_read(q->progress));
 }
 
 /**
