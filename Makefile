@@ -11,6 +11,8 @@
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
+#   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
+#                        submission rates: nfence-gpu-bench in a VM
 #   make deps            install every dependency on Debian 12 (idempotent)
 
 # Default kernel: the running one if its headers are installed, else the
@@ -30,7 +32,7 @@ KVERS ?= $(shell scripts/kernels.sh)
 export BUILD
 
 .PHONY: all module lib igt selftests check check-host check-vm check-kunit \
-	check-debug debug-kernel bench-waiters demo lint deps clean
+	check-debug debug-kernel bench-waiters bench-gpu demo lint deps clean
 
 all: module lib igt selftests
 
@@ -71,6 +73,11 @@ check-kunit:
 bench-waiters:
 	@KUNIT_FILTER='nfencebench_waitlist' KUNIT_SHOW='waiters +[0-9]+:' \
 		scripts/kunit.sh | grep -E 'waiters +[0-9]+:|^kunit:'
+
+# BENCH_GPU_ARGS: e.g. "-t 3" for 3 s per measurement (default 1.5).
+bench-gpu: module lib
+	scripts/vm-exec.sh $(KVER) $(BUILD)/libnfence/nfence-gpu-bench \
+		$(BENCH_GPU_ARGS)
 
 # KVER=debug builds nfence.ko against the debug kernel tree.
 debug-kernel:

@@ -51,25 +51,31 @@
 
 #define MAX_ADAPTERS	16
 #define CMD_SIZE	(1u << 20)	/* the largest submission */
+#define CMD_SLICES	16u		/* submissions one command buffer holds */
 #define WAIT_NS		(60ull * 1000000000ull)
 #define SCALE		100000u		/* signals the interrupt counts are per */
 
 /* Bytes per round trip: a FENCE_SIGNAL (32) and a FENCE_WAIT (24). */
 #define PINGPONG_BYTES	56u
-#define PINGPONG_MAX	(CMD_SIZE / PINGPONG_BYTES)
+#define PINGPONG_SLICE	(CMD_SIZE / PINGPONG_BYTES)
+#define PINGPONG_MAX	(CMD_SLICES * PINGPONG_SLICE)
 #define SIGNAL_BYTES	32u
-#define SIGNALS_MAX	(CMD_SIZE / SIGNAL_BYTES)
+#define SIGNAL_SLICE	(CMD_SIZE / SIGNAL_BYTES)
 
 static const char *prog = "nfence-gpu-bench";
 
+/*
+ * A queue and its command buffer: CMD_SLICES slices of CMD_SIZE bytes, so
+ * that up to CMD_SLICES submissions can be pending at once.
+ */
 struct queue {
 	D3DKMT_HANDLE hContext;
 	D3DKMT_CREATEHWQUEUE hw;
 	D3DKMT_HANDLE hCommands;
 	D3DGPU_VIRTUAL_ADDRESS commands_va;
-	VOID *commands;
+	BYTE *commands;
 	UINT64 progress;		/* last HwQueueProgressFenceId */
-	NFENCE_CS cs;
+	NFENCE_CS cs[CMD_SLICES];	/* an encoder per slice */
 };
 
 struct bench {
@@ -195,7 +201,7 @@ static void find_debugfs(struct bench *b)
 static void setup_queue(struct bench *b, struct queue *q, UINT node)
 {
 	NFENCE_ALLOCATION_DESC desc = {
-		.Size = CMD_SIZE,
+		.Size = (UINT64)CMD_SLICES * CMD_SIZE,
 		.SegmentId = NFENCE_SEGMENT_ID_SYSTEM,
 	};
 	D3DKMT_CREATECONTEXTVIRTUAL cc;
@@ -231,8 +237,18 @@ static void setup_queue(struct bench *b, struct queue *q, UINT node)
 	lock.hAllocation = q->hCommands;
 	ok(D3DKMTLock2(&lock), "lock command buffer");
 	q->commands = lock.pData;
-	ok(NFenceCsInit(&q->cs, q->commands, CMD_SIZE, q->commands_va),
+}
+
+/*
+ * The encoder of slice @i of @q's command buffer, emptied to be written
+ * again (the GPU must be done with what it held).
+ */
+static NFENCE_CS *slice(struct queue *q, unsigned int i)
+{
+	ok(NFenceCsInit(&q->cs[i], q->commands + (size_t)i * CMD_SIZE,
+			CMD_SIZE, q->commands_va + (UINT64)i * CMD_SIZE),
 	   "init encoder");
+	return &q->cs[i];
 }
 
 static void open_adapter(struct bench *b)
@@ -337,16 +353,17 @@ static void poll_value(const volatile void *cpu_va, UINT64 value)
 	}
 }
 
-static void submit(struct queue *q)
+/* Submit the commands of @cs (a slice of @q's) to @q. */
+static void submit(struct queue *q, const NFENCE_CS *cs)
 {
 	D3DKMT_SUBMITCOMMANDTOHWQUEUE s;
 
-	ok(NFenceCsStatus(&q->cs), "encode commands");
+	ok(NFenceCsStatus(cs), "encode commands");
 	memset(&s, 0, sizeof(s));
 	s.hHwQueue = q->hw.hHwQueue;
 	s.HwQueueProgressFenceId = ++q->progress;
-	s.CommandBuffer = NFenceCsGpuVa(&q->cs);
-	s.CommandLength = NFenceCsSize(&q->cs);
+	s.CommandBuffer = NFenceCsGpuVa(cs);
+	s.CommandLength = NFenceCsSize(cs);
 	ok(D3DKMTSubmitCommandToHwQueue(&s), "submit commands");
 }
 
@@ -381,17 +398,29 @@ static void queue_wait(struct queue *q, D3DKMT_HANDLE fence, UINT64 value)
 	ok(D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w), "queue a wait");
 }
 
-/* How many of something to run for the budget, at @rate per second. */
-static unsigned long size_for(const struct bench *b, double rate,
-			      unsigned long min, unsigned long max)
+/*
+ * Run @fn with @n = @first, then, while the run took less than a third of
+ * the budget, again with @n sized from the rate seen (at least doubled, at
+ * most @max); returns the seconds of the last run, *@n its size. -q runs
+ * @first once.
+ */
+static double calibrated(struct bench *b,
+			 double (*fn)(struct bench *, unsigned long),
+			 unsigned long first, unsigned long max,
+			 unsigned long *n)
 {
-	double n = rate * b->budget;
+	double t, want;
 
-	if (n < (double)min)
-		return min;
-	if (n > (double)max)
-		return max;
-	return (unsigned long)n;
+	*n = first;
+	for (;;) {
+		t = fn(b, *n);
+		if (b->quick || *n >= max || t >= b->budget / 3)
+			return t;
+		want = t > 0 ? *n / t * b->budget : (double)max;
+		if (want < 2.0 * *n)
+			want = 2.0 * *n;
+		*n = want > (double)max ? max : (unsigned long)want;
+	}
 }
 
 static double ratio(double a, double base)
@@ -410,19 +439,28 @@ static double pingpong_native(struct bench *b, unsigned long n)
 	unsigned long i;
 	double t0, t;
 
+	unsigned int s, slices = (n + PINGPONG_SLICE - 1) / PINGPONG_SLICE;
+	unsigned long end;
+
 	f1 = create_fence(b, &m1);
 	f2 = create_fence(b, &m2);
-	NFenceCsReset(&qa->cs);
-	NFenceCsReset(&qb->cs);
-	for (i = 1; i <= n; i++) {
-		NFenceCsSignalNativeFence(&qa->cs, &m1, i);
-		NFenceCsWaitNativeFence(&qa->cs, &m2, i);
-		NFenceCsWaitNativeFence(&qb->cs, &m1, i);
-		NFenceCsSignalNativeFence(&qb->cs, &m2, i);
+	/* Encode every slice first: only submission is timed. */
+	for (s = 0, i = 1; s < slices; s++) {
+		NFENCE_CS *ping = slice(qa, s), *pong = slice(qb, s);
+
+		end = i + PINGPONG_SLICE < n + 1 ? i + PINGPONG_SLICE : n + 1;
+		for (; i < end; i++) {
+			NFenceCsSignalNativeFence(ping, &m1, i);
+			NFenceCsWaitNativeFence(ping, &m2, i);
+			NFenceCsWaitNativeFence(pong, &m1, i);
+			NFenceCsSignalNativeFence(pong, &m2, i);
+		}
 	}
 	t0 = now();
-	submit(qb);
-	submit(qa);
+	for (s = 0; s < slices; s++) {
+		submit(qb, &qb->cs[s]);
+		submit(qa, &qa->cs[s]);
+	}
 	wait_fence(b, f2, n);
 	t = now() - t0;
 	queue_idle(qa);
@@ -463,21 +501,16 @@ static void bench_pingpong(struct bench *b)
 	unsigned long nn, nl;
 	double tn, tl, rn, rl;
 
-	/* Calibrate on a short run, then size the real one. */
-	nn = b->quick ? 50 : 200;
-	tn = pingpong_native(b, nn);
-	if (!b->quick)
-		nn = size_for(b, nn / tn, 100, PINGPONG_MAX);
-	tn = pingpong_native(b, nn);
+	tn = calibrated(b, pingpong_native, b->quick ? 50 : 1000,
+			PINGPONG_MAX, &nn);
 	rn = nn / tn;
 	printf("ping-pong native: %lu round trips in %.3f s: %.0f round "
-	       "trips/s\n", nn, tn, rn);
+	       "trips/s%s\n", nn, tn, rn,
+	       nn == PINGPONG_MAX && tn < b->budget / 3 ?
+	       " (the most one run holds)" : "");
 
-	nl = b->quick ? 20 : 50;
-	tl = pingpong_legacy(b, nl);
-	if (!b->quick)
-		nl = size_for(b, nl / tl, 20, 1000000);
-	tl = pingpong_legacy(b, nl);
+	tl = calibrated(b, pingpong_legacy, b->quick ? 20 : 100, 10000000,
+			&nl);
 	rl = nl / tl;
 	printf("ping-pong legacy (queued waits/signals): %lu round trips in "
 	       "%.3f s: %.0f round trips/s\n", nl, tl, rl);
@@ -526,7 +559,9 @@ static void interrupts_no_waiter(struct bench *b, unsigned long total,
 	D3DDDI_NATIVEFENCEMAPPING m;
 	struct counters c0, c1;
 	struct queue *q = &b->q[0];
-	unsigned long i = 0, chunk, k;
+	unsigned long i = 0, k;
+	unsigned int s = 0;
+	NFENCE_CS *cs;
 	D3DKMT_HANDLE f;
 	double t0, t;
 
@@ -534,14 +569,18 @@ static void interrupts_no_waiter(struct bench *b, unsigned long total,
 	read_counters(b, &c0);
 	t0 = now();
 	while (i < total) {
-		chunk = total - i < SIGNALS_MAX ? total - i : SIGNALS_MAX;
-		NFenceCsReset(&q->cs);
-		for (k = 0; k < chunk; k++)
-			NFenceCsSignalNativeFence(&q->cs, &m, ++i);
-		submit(q);
-		/* Poll: a CPU waiter would be an interrupt of our own. */
-		queue_idle(q);
+		/* The slices in turn; one is free again once 16 are queued. */
+		if (s == CMD_SLICES) {
+			queue_idle(q);
+			s = 0;
+		}
+		cs = slice(q, s++);
+		for (k = 0; k < SIGNAL_SLICE && i < total; k++)
+			NFenceCsSignalNativeFence(cs, &m, ++i);
+		submit(q, cs);
 	}
+	/* Poll: a CPU waiter would be an interrupt of our own. */
+	queue_idle(q);
 	t = now() - t0;
 	read_counters(b, &c1);
 	if (read64(m.CurrentValueCpuVa) != total)
@@ -561,17 +600,18 @@ static void interrupts_one_waiter(struct bench *b, unsigned long max,
 	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w;
 	unsigned long i, n = 0;
 	UINT64 value, count;
+	NFENCE_CS *cs;
 	double t0, t;
 	int efd;
 
 	f = create_fence(b, &m);
 	fgo = create_fence(b, &mgo);
-	NFenceCsReset(&q->cs);
+	cs = slice(q, 0);
 	for (i = 1; i <= max; i++) {
-		NFenceCsWaitNativeFence(&q->cs, &mgo, i);
-		NFenceCsSignalNativeFence(&q->cs, &m, i);
+		NFenceCsWaitNativeFence(cs, &mgo, i);
+		NFenceCsSignalNativeFence(cs, &m, i);
 	}
-	submit(q);
+	submit(q, cs);
 	efd = eventfd(0, EFD_CLOEXEC);
 	if (efd < 0)
 		fail(STATUS_INSUFFICIENT_RESOURCES, "eventfd");
@@ -609,7 +649,7 @@ static void bench_interrupts(struct bench *b)
 	double none, one;
 
 	interrupts_no_waiter(b, b->quick ? 1000 : SCALE, &none);
-	interrupts_one_waiter(b, b->quick ? 100 : PINGPONG_MAX, &one);
+	interrupts_one_waiter(b, b->quick ? 100 : PINGPONG_SLICE, &one);
 	if (none >= 0 && one > 0)
 		printf("interrupts ratio no-waiter/one-waiter: %.4f "
 		       "(target 0: %s)\n", ratio(none, one),
@@ -620,20 +660,22 @@ static void bench_interrupts(struct bench *b)
 
 static void bench_submission(struct bench *b)
 {
+	struct timespec nap = { .tv_nsec = 50000 };
 	struct queue *q = &b->q[0];
-	unsigned long n = 0, rt = 0;
-	double t0, tq, trt, rq, rrt;
+	NFENCE_CS *cs;
+	unsigned long n = 0, rt = 0, rp = 0;
+	double t0, tq, trt, tp, rq, rrt, rp_rate;
 	UINT64 first;
 
 	/* One NOP at the start of the buffer, submitted again and again. */
 	queue_idle(q);
-	NFenceCsReset(&q->cs);
-	NFenceCsNop(&q->cs);
+	cs = slice(q, 0);
+	NFenceCsNop(cs);
 
 	first = q->progress;
 	t0 = now();
 	do {
-		submit(q);
+		submit(q, cs);
 		n++;
 	} while (b->quick ? n < 200 : (n % 64 || now() - t0 < b->budget));
 	wait_fence(b, q->hw.hHwQueueProgressFence, q->progress);
@@ -646,7 +688,7 @@ static void bench_submission(struct bench *b)
 
 	t0 = now();
 	do {
-		submit(q);
+		submit(q, cs);
 		wait_fence(b, q->hw.hHwQueueProgressFence, q->progress);
 		rt++;
 	} while (b->quick ? rt < 50 : now() - t0 < b->budget);
@@ -655,6 +697,21 @@ static void bench_submission(struct bench *b)
 	printf("submission, one at a time (submit, wait for progress): %lu in "
 	       "%.3f s: %.0f round trips/s, mean latency %.1f us\n", rt, trt,
 	       rrt, trt / rt * 1e6);
+
+	/* The same, polling the progress fence: no waiter, no interrupt. */
+	t0 = now();
+	do {
+		submit(q, cs);
+		while (read64(q->hw.HwQueueProgressFenceCPUVirtualAddress) <
+		       q->progress)
+			nanosleep(&nap, NULL);
+		rp++;
+	} while (b->quick ? rp < 50 : now() - t0 < b->budget);
+	tp = now() - t0;
+	rp_rate = rp / tp;
+	printf("submission, one at a time, polling the progress fence every "
+	       "50 us: %lu in %.3f s: %.0f round trips/s, mean latency %.1f "
+	       "us\n", rp, tp, rp_rate, tp / rp * 1e6);
 	printf("submission ratio queued/one-at-a-time: %.1fx\n",
 	       ratio(rq, rrt));
 }
