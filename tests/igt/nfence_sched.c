@@ -1,0 +1,1523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("The command processor: native GPU waits and "
+		     "signals across engines and the interrupts they raise "
+		     "(or not), CPU signals releasing GPU waits, legacy "
+		     "SUBMIT_WAIT/SUBMIT_SIGNAL ordering, concurrent engines, "
+		     "suspend, TDR and device loss, processes killed and "
+		     "objects destroyed with work in flight, and lost-wakeup "
+		     "stress loops.");
+
+#define WATCHDOG_S	60
+#define WAIT_MS		10000
+#define QUIET_MS	200
+#define STATE_MS	5000
+#define GONE_MS		10000
+#define MS		((uint64_t)1000000)
+#define SYSTEM		NFENCE_SEGMENT_SYSTEM
+#define TYPE_DEFAULT	DRM_NFENCE_FENCE_TYPE_DEFAULT
+#define TYPE_INTRA_GPU	DRM_NFENCE_FENCE_TYPE_INTRA_GPU
+#define SHAREABLE	NFENCE_FENCE_SHAREABLE
+#define NO_TDR		DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT
+#define Q_NATIVE	DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE
+#define ST_SUSPENDED	DRM_NFENCE_CONTEXT_STATE_SUSPENDED
+#define ST_FAULTED	DRM_NFENCE_CONTEXT_STATE_FAULTED
+#define ST_LOST		DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST
+#define ALWAYS		NFENCE_ALWAYS_SIGNALED
+#define INFINITE	DRM_NFENCE_TIMEOUT_INFINITE
+
+#define STRESS_ITERATIONS	2000
+#define STRESS_CAP_S		15
+#define STRESS_MIN		500
+#define STRESS_WAIT_MS		5000
+
+static int fd = -1;
+static int dbg = -1;
+static struct drm_nfence_query_adapter adapter;
+static uint64_t tdr_ms;
+
+static void require_debugfs(void)
+{
+	igt_require_f(dbg >= 0, "needs nfence_queues, nfence_fences and "
+		      "nfence_interrupts in debugfs\n");
+}
+
+static void require_engines(uint32_t n)
+{
+	igt_require_f(adapter.num_engines >= n, "needs %u engines\n", n);
+}
+
+/* A test device with a system-memory buffer for results. */
+struct t {
+	uint32_t dev;
+	struct nfence_bo bo;
+};
+
+static void t_init(struct t *t)
+{
+	nfence_watchdog(WATCHDOG_S);
+	t->dev = nfence_device_create(fd);
+	nfence_bo_create(fd, t->dev, 64 * 1024, SYSTEM, 0, &t->bo);
+}
+
+static void t_fini(struct t *t)
+{
+	nfence_bo_destroy(&t->bo);
+	nfence_device_destroy(fd, t->dev);
+}
+
+static volatile uint64_t *word(struct t *t, uint64_t off)
+{
+	return nfence_bo_u64(&t->bo, off);
+}
+
+static uint64_t va(struct t *t, uint64_t off)
+{
+	return t->bo.gpu_va + off;
+}
+
+static uint32_t fence(struct t *t, uint64_t initial,
+		      struct drm_nfence_fence_mapping *m)
+{
+	return nfence_fence_create(fd, t->dev, TYPE_DEFAULT, 0, initial, m);
+}
+
+static void irq(struct nfence_interrupts *i)
+{
+	nfence_debugfs_interrupts(dbg, i);
+}
+
+static void log_irq(const char *when, const struct nfence_interrupts *i)
+{
+	igt_info("%s: signals %" PRIu64 " interrupts %" PRIu64
+		 " suppressed %" PRIu64 " woken %" PRIu64 " spurious %"
+		 PRIu64 "\n", when, i->signals, i->interrupts, i->suppressed,
+		 i->woken, i->spurious);
+}
+
+/* The queue's nfence_queues line reaches @state. */
+static void assert_queue_state(const struct nfence_queue *q,
+			       const char *state)
+{
+	struct nfence_debugfs_queue line;
+	int ret;
+
+	if (dbg < 0)
+		return;
+	ret = nfence_debugfs_queue_wait_state(dbg, getpid(), q->device,
+					      q->context, state, STATE_MS,
+					      &line);
+	igt_assert_f(ret == 0, "queue of context %u: state %s, expected %s "
+		     "(%s)\n", q->context, ret == -ETIMEDOUT ? line.state :
+		     "?", state, strerror(-ret));
+}
+
+/* Poll, without a CPU waiter, until the queue's progress reaches @v. */
+static void poll_progress(const struct nfence_queue *q, uint64_t v)
+{
+	igt_assert_f(nfence_queue_poll(q, v, WAIT_MS),
+		     "progress %" PRIu64 " after %u ms, expected %" PRIu64
+		     "\n", *q->progress, WAIT_MS, v);
+}
+
+/* A thread doing one FENCE_WAIT. */
+struct waiter {
+	pthread_t thread;
+	uint32_t device;
+	uint32_t handle;
+	uint64_t value;
+	int64_t deadline;
+	int result;
+	int done;
+};
+
+static void *waiter_fn(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->result = __nfence_fence_wait_one(fd, w->device, w->handle,
+					    w->value, w->deadline);
+	__atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void waiter_start(struct waiter *w, uint32_t device, uint32_t handle,
+			 uint64_t value)
+{
+	memset(w, 0, sizeof(*w));
+	w->device = device;
+	w->handle = handle;
+	w->value = value;
+	w->deadline = nfence_deadline_ms(WAIT_MS);
+	w->result = 1;
+	igt_assert_eq(nfence_thread_create(&w->thread, waiter_fn, w), 0);
+}
+
+static int waiter_join(struct waiter *w)
+{
+	igt_assert_f(nfence_thread_join(w->thread, WAIT_MS + 2000) == 0,
+		     "waiter did not return\n");
+	return w->result;
+}
+
+/* Native GPU fences between engines */
+
+static void test_native_engines_no_interrupt(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_interrupts before, after;
+	struct nfence_queue a, b;
+	struct nfence_cs cs;
+	struct t t;
+
+	require_debugfs();
+	require_engines(2);
+	t_init(&t);
+	fence(&t, 0, &m);
+	nfence_queue_create(&a, fd, t.dev, 0, Q_NATIVE);
+	nfence_queue_create(&b, fd, t.dev, 1, Q_NATIVE);
+
+	irq(&before);
+	log_irq("before", &before);
+	/* B waits for the fence ... */
+	nfence_queue_begin(&b, &cs);
+	nfence_cs_wait_fence(&cs, &m, 1);
+	nfence_cs_write64(&cs, va(&t, 0), 0xb);
+	nfence_queue_submit(&b, &cs);
+	assert_queue_state(&b, "wait-fence");
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	igt_assert_eq_u64(*b.progress, 0);
+
+	/* ... that A signals, with the MonitoredValue check. */
+	nfence_queue_begin(&a, &cs);
+	nfence_cs_work(&cs, 20 * MS);
+	nfence_cs_write64(&cs, va(&t, 8), 0xa);
+	nfence_cs_signal_fence(&cs, &m, 1);
+	nfence_queue_submit(&a, &cs);
+
+	/* Watched through the mappings: no CPU waiter anywhere. */
+	poll_progress(&a, 1);
+	poll_progress(&b, 1);
+	igt_assert_eq_u64(*word(&t, 0), 0xb);
+	igt_assert_eq_u64(*word(&t, 8), 0xa);
+	irq(&after);
+	log_irq("after", &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	/* The fence signal and both progress fence signals. */
+	igt_assert_lte_u64(before.signals + 3, after.signals);
+
+	nfence_queue_destroy(&a);
+	nfence_queue_destroy(&b);
+	t_fini(&t);
+}
+
+static void test_interrupt_cpu_waiter_once(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_interrupts before, after;
+	struct nfence_debugfs_fence line;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	struct waiter w;
+	uint32_t h;
+	struct t t;
+
+	require_debugfs();
+	t_init(&t);
+	h = fence(&t, 0, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+
+	waiter_start(&w, t.dev, h, 10);
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m, 1, STATE_MS, &line),
+		      0);
+	igt_assert_eq_u64(line.monitored, 9);
+
+	irq(&before);
+	log_irq("before", &before);
+	/* 1..9 stay at or below MonitoredValue, 10 exceeds it. */
+	nfence_queue_begin(&q, &cs);
+	for (uint64_t v = 1; v <= 10; v++)
+		nfence_cs_signal_fence(&cs, &m, v);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(waiter_join(&w), 0);
+	/* The progress fence has no waiter: no interrupt for it. */
+	poll_progress(&q, 1);
+	irq(&after);
+	log_irq("after", &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
+	igt_assert_lte_u64(before.woken + 1, after.woken);
+	igt_assert_lte_u64(before.signals + 11, after.signals);
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m, 0, STATE_MS, &line),
+		      0);
+	igt_assert_eq_u64(line.monitored, UINT64_MAX);
+	igt_assert_eq_u64(line.current, 10);
+
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+static void test_interrupt_progress_fence(void)
+{
+	struct nfence_interrupts before, after;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	struct waiter w;
+	struct t t;
+
+	require_debugfs();
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+
+	/* Progress signals nobody waits for raise no interrupt. */
+	irq(&before);
+	for (int i = 0; i < 20; i++) {
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_write64(&cs, va(&t, 8 * i), i + 1);
+		nfence_queue_submit(&q, &cs);
+	}
+	poll_progress(&q, 20);
+	irq(&after);
+	log_irq("no waiter", &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_lte_u64(before.signals + 20, after.signals);
+
+	/* A CPU waiter on the progress fence gets exactly one. */
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait(&cs, va(&t, 0x400), 1);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_write64(&cs, va(&t, 0x408), 1);
+	nfence_queue_submit(&q, &cs);
+	waiter_start(&w, t.dev, q.progress_fence, 22);
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &q.progress_mapping, 1,
+						STATE_MS, NULL), 0);
+	irq(&before);
+	/* Release the queue by an engine write (another queue). */
+	{
+		struct nfence_queue r;
+
+		nfence_queue_create(&r, fd, t.dev, 0, 0);
+		nfence_queue_begin(&r, &cs);
+		nfence_cs_write64(&cs, va(&t, 0x400), 1);
+		nfence_queue_submit(&r, &cs);
+		poll_progress(&r, 1);
+		igt_assert_eq(waiter_join(&w), 0);
+		irq(&after);
+		log_irq("one waiter", &after);
+		igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
+		nfence_queue_destroy(&r);
+	}
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+static void test_intra_gpu_fence(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue a, b;
+	struct nfence_cs cs;
+	struct t t;
+
+	require_engines(2);
+	t_init(&t);
+	nfence_fence_create(fd, t.dev, TYPE_INTRA_GPU, 0, 0, &m);
+	nfence_queue_create(&a, fd, t.dev, 0, 0);
+	nfence_queue_create(&b, fd, t.dev, 1, 0);
+	nfence_queue_begin(&b, &cs);
+	nfence_cs_fence_wait(&cs, m.current_value_gpu_va, 1);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&b, &cs);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	/* No CPU can wait on it: no MonitoredValue check (mv_va 0). */
+	nfence_queue_begin(&a, &cs);
+	nfence_cs_work(&cs, 10 * MS);
+	nfence_cs_fence_signal(&cs, m.current_value_gpu_va, 0, 1);
+	nfence_queue_submit(&a, &cs);
+	nfence_queue_sync(&b);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	nfence_queue_destroy(&a);
+	nfence_queue_destroy(&b);
+	t_fini(&t);
+}
+
+static void test_gpu_write_releases_wait(void)
+{
+	struct nfence_queue a, b;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&a, fd, t.dev, 0, 0);
+	nfence_queue_create(&b, fd, t.dev, adapter.num_engines - 1, 0);
+	/* B waits for a plain memory word ... */
+	nfence_queue_begin(&b, &cs);
+	nfence_cs_fence_wait(&cs, va(&t, 0x100), 3);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&b, &cs);
+	assert_queue_state(&b, "wait-fence");
+	/* ... that an engine writes, too low first. */
+	nfence_queue_begin(&a, &cs);
+	nfence_cs_write64(&cs, va(&t, 0x100), 2);
+	nfence_queue_submit(&a, &cs);
+	nfence_queue_sync(&a);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	igt_assert_eq_u64(*b.progress, 0);
+	nfence_queue_begin(&a, &cs);
+	nfence_cs_write64(&cs, va(&t, 0x100), 3);
+	nfence_queue_submit(&a, &cs);
+	nfence_queue_sync(&b);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	nfence_queue_destroy(&a);
+	nfence_queue_destroy(&b);
+	t_fini(&t);
+}
+
+static void test_cpu_signal_releases_gpu_wait(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t h;
+	struct t t;
+
+	t_init(&t);
+	h = fence(&t, 0, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_wait_fence(&cs, &m, 5);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&q, &cs);
+	assert_queue_state(&q, "wait-fence");
+
+	/* A lower value does not release it. */
+	nfence_fence_signal(fd, t.dev, h, 3);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	igt_assert_eq_u64(*q.progress, 0);
+	assert_queue_state(&q, "wait-fence");
+
+	nfence_fence_signal(fd, t.dev, h, 5);
+	igt_assert_eq(nfence_queue_wait(&q, 1, WAIT_MS), 0);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+/* Legacy SUBMIT_WAIT / SUBMIT_SIGNAL */
+
+static void test_legacy_wait_holds_queue(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_debugfs_fence line;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t h;
+	struct t t;
+
+	t_init(&t);
+	h = fence(&t, 0, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	igt_assert_eq(__nfence_queue_submit_wait(&q, h, 3), 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&q, &cs);
+
+	assert_queue_state(&q, "wait-cpu");
+	if (dbg >= 0) {
+		/* The kernel waits as a CPU waiter: MonitoredValue 2. */
+		igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m, 1, STATE_MS,
+							&line), 0);
+		igt_assert_eq_u64(line.monitored, 2);
+	}
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	igt_assert_eq_u64(*q.progress, 0);
+
+	nfence_fence_signal(fd, t.dev, h, 2);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	assert_queue_state(&q, "wait-cpu");
+
+	nfence_fence_signal(fd, t.dev, h, 3);
+	igt_assert_eq(nfence_queue_wait(&q, 1, WAIT_MS), 0);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	if (dbg >= 0) {
+		igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m, 0, STATE_MS,
+							&line), 0);
+		igt_assert_eq_u64(line.monitored, UINT64_MAX);
+	}
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+static void test_legacy_signal_after_work(void)
+{
+	struct drm_nfence_fence_mapping pm, gm;
+	const volatile uint64_t *g;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t park, h;
+	struct t t;
+
+	t_init(&t);
+	park = fence(&t, 0, &pm);
+	h = fence(&t, 0, &gm);
+	g = nfence_fence_map(fd, &gm);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_wait_fence(&cs, &pm, 1);
+	nfence_cs_work(&cs, 50 * MS);
+	nfence_cs_write64(&cs, va(&t, 0), 7);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(__nfence_queue_submit_signal(&q, h, 1), 0);
+
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*g, 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, t.dev, h, 1, 0), -ETIME);
+
+	nfence_fence_signal(fd, t.dev, park, 1);
+	igt_assert_eq(__nfence_fence_wait_one(fd, t.dev, h, 1,
+					      nfence_deadline_ms(WAIT_MS)), 0);
+	/* Signaled only after the earlier work completed. */
+	igt_assert_eq_u64(*word(&t, 0), 7);
+	igt_assert_lte_u64(1, *q.progress);
+	igt_assert_eq_u64(*g, 1);
+	nfence_fence_unmap(g);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+static void test_legacy_signal_releases_gpu(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue a, b;
+	struct nfence_cs cs;
+	uint32_t h;
+	struct t t;
+
+	t_init(&t);
+	h = fence(&t, 0, &m);
+	nfence_queue_create(&a, fd, t.dev, 0, 0);
+	nfence_queue_create(&b, fd, t.dev, adapter.num_engines - 1, 0);
+	/* A native GPU wait released by a legacy (kernel worker) signal. */
+	nfence_queue_begin(&b, &cs);
+	nfence_cs_wait_fence(&cs, &m, 4);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&b, &cs);
+	nfence_queue_begin(&a, &cs);
+	nfence_cs_write64(&cs, va(&t, 8), 1);
+	nfence_queue_submit(&a, &cs);
+	igt_assert_eq(__nfence_queue_submit_signal(&a, h, 4), 0);
+	nfence_queue_sync(&b);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	igt_assert_eq_u64(*word(&t, 8), 1);
+	nfence_queue_destroy(&a);
+	nfence_queue_destroy(&b);
+	t_fini(&t);
+}
+
+/* Engines and suspend */
+
+static void test_engines_concurrent(void)
+{
+	const uint64_t work = 300 * MS;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q[2];
+	uint64_t s[2], e[2], min_ticks;
+	struct nfence_cs cs;
+	uint32_t h;
+	struct t t;
+
+	require_engines(2);
+	t_init(&t);
+	h = fence(&t, 0, &m);
+	/* Both parked on one fence, then released at once. */
+	for (int i = 0; i < 2; i++) {
+		nfence_queue_create(&q[i], fd, t.dev, i, 0);
+		nfence_queue_begin(&q[i], &cs);
+		nfence_cs_wait_fence(&cs, &m, 1);
+		nfence_cs_timestamp(&cs, va(&t, 16 * i));
+		nfence_cs_work(&cs, work);
+		nfence_cs_timestamp(&cs, va(&t, 16 * i + 8));
+		nfence_queue_submit(&q[i], &cs);
+	}
+	nfence_fence_signal(fd, t.dev, h, 1);
+	for (int i = 0; i < 2; i++) {
+		nfence_queue_sync(&q[i]);
+		s[i] = *word(&t, 16 * i);
+		e[i] = *word(&t, 16 * i + 8);
+		igt_info("engine %d: %" PRIu64 " .. %" PRIu64 "\n", i, s[i],
+			 e[i]);
+	}
+	min_ticks = work * adapter.timestamp_frequency / 1000000000ull;
+	for (int i = 0; i < 2; i++)
+		igt_assert_lte_u64(s[i] + min_ticks, e[i]);
+	/* The intervals overlap. */
+	igt_assert_f(s[0] < e[1] && s[1] < e[0],
+		     "[%" PRIu64 ", %" PRIu64 "] and [%" PRIu64 ", %" PRIu64
+		     "] do not overlap\n", s[0], e[0], s[1], e[1]);
+	for (int i = 0; i < 2; i++)
+		nfence_queue_destroy(&q[i]);
+	t_fini(&t);
+}
+
+static void test_suspend_holds_work(void)
+{
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	igt_assert_eq_u32(nfence_context_control(fd, t.dev, q.context,
+						 DRM_NFENCE_CONTEXT_OP_SUSPEND,
+						 NULL), ST_SUSPENDED);
+	/* Submissions are accepted, not run. */
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_write64(&cs, va(&t, 8), 2);
+	nfence_queue_submit(&q, &cs);
+	assert_queue_state(&q, "suspended");
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*q.progress, 0);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	igt_assert_eq(nfence_queue_wait(&q, 1, 0), -ETIME);
+
+	igt_assert_eq_u32(nfence_context_control(fd, t.dev, q.context,
+						 DRM_NFENCE_CONTEXT_OP_RESUME,
+						 NULL), 0);
+	igt_assert_eq(nfence_queue_wait(&q, 2, WAIT_MS), 0);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	igt_assert_eq_u64(*word(&t, 8), 2);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+static void test_suspend_command_boundary(void)
+{
+	const uint64_t work = 800 * MS;
+	struct drm_nfence_query_timestamp resume;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t start;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_timestamp(&cs, va(&t, 0));
+	nfence_cs_work(&cs, work);
+	nfence_cs_timestamp(&cs, va(&t, 8));
+	nfence_cs_write64(&cs, va(&t, 16), 1);
+	nfence_queue_submit(&q, &cs);
+
+	/* Suspend once the WORK has started. */
+	start = nfence_monotonic_ns();
+	while (!*word(&t, 0)) {
+		igt_assert_f(nfence_monotonic_ns() - start < WAIT_MS * MS,
+			     "the queue did not start\n");
+		usleep(500);
+	}
+	start = nfence_monotonic_ns();
+	nfence_context_control(fd, t.dev, q.context,
+			       DRM_NFENCE_CONTEXT_OP_SUSPEND, NULL);
+	igt_assert_f(!*word(&t, 8), "suspended too late to test anything\n");
+
+	/*
+	 * Well past the end of the WORK: the commands after it have not
+	 * run (the second TIMESTAMP included).
+	 */
+	while (nfence_monotonic_ns() - start < work + 500 * MS)
+		usleep(10 * 1000);
+	assert_queue_state(&q, "suspended");
+	igt_assert_eq_u64(*word(&t, 8), 0);
+	igt_assert_eq_u64(*word(&t, 16), 0);
+	igt_assert_eq_u64(*q.progress, 0);
+
+	nfence_query_timestamp(fd, &resume);
+	nfence_context_control(fd, t.dev, q.context,
+			       DRM_NFENCE_CONTEXT_OP_RESUME, NULL);
+	igt_assert_eq(nfence_queue_wait(&q, 1, WAIT_MS), 0);
+	igt_assert_eq_u64(*word(&t, 16), 1);
+	/* The second TIMESTAMP ran after the resume, the WORK before. */
+	igt_info("WORK from %" PRIu64 ", next command at %" PRIu64
+		 ", resumed at %" PRIu64 "\n", (uint64_t)*word(&t, 0),
+		 (uint64_t)*word(&t, 8), (uint64_t)resume.gpu_timestamp);
+	igt_assert_lte_u64(resume.gpu_timestamp, *word(&t, 8));
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+/* TDR */
+
+static void require_tdr(void)
+{
+	igt_require_f(tdr_ms > 0 && tdr_ms <= 10000,
+		      "tdr_timeout_ms is %" PRIu64 " (0: off; above 10 s: too "
+		      "slow to test)\n", tdr_ms);
+}
+
+/* Some work on @q completes and the context is fine. */
+static void assert_runs(struct nfence_queue *q, struct nfence_bo *bo,
+			uint64_t off)
+{
+	struct nfence_cs cs;
+	uint64_t v;
+
+	nfence_queue_begin(q, &cs);
+	nfence_cs_work(&cs, 10 * MS);
+	nfence_cs_write64(&cs, bo->gpu_va + off, 0x600d);
+	v = nfence_queue_submit(q, &cs);
+	igt_assert_eq(nfence_queue_wait(q, v, WAIT_MS), 0);
+	igt_assert_eq_u64(*q->progress, v);
+	igt_assert_eq_u64(*nfence_bo_u64(bo, off), 0x600d);
+	igt_assert_eq_u32(nfence_queue_state(q, NULL), 0);
+}
+
+static void test_hang_device_lost(void)
+{
+	struct drm_nfence_hwqueue_create qc = { 0 };
+	struct drm_nfence_fence_mapping fm;
+	struct nfence_queue lost, lost2, other, other_e0, far;
+	struct nfence_bo obo, fbo;
+	struct nfence_cs cs;
+	uint32_t keep_dev, far_dev, f, kf;
+	uint64_t start, elapsed;
+	int fd1;
+	struct t t;
+
+	require_tdr();
+	require_engines(2);
+	fd1 = __nfence_open_adapter(1);
+	igt_require_f(fd1 >= 0, "needs a second adapter\n");
+	t_init(&t);
+	nfence_watchdog(WATCHDOG_S + tdr_ms / 1000);
+	keep_dev = nfence_device_create(fd);
+	far_dev = nfence_device_create(fd1);
+	nfence_bo_create(fd, keep_dev, 4096, SYSTEM, 0, &obo);
+	nfence_bo_create(fd1, far_dev, 4096, SYSTEM, 0, &fbo);
+	f = fence(&t, 0, &fm);
+	kf = nfence_fence_create(fd, keep_dev, TYPE_DEFAULT, 0, 0, NULL);
+	nfence_queue_create(&lost, fd, t.dev, 0, 0);
+	nfence_queue_create(&lost2, fd, t.dev, 1, 0);
+	nfence_queue_create(&other, fd, keep_dev, 1, 0);
+	nfence_queue_create(&other_e0, fd, keep_dev, 0, 0);
+	nfence_queue_create(&far, fd1, far_dev, 0, 0);
+
+	/* A WORK far longer than the TDR timeout, then more work. */
+	nfence_queue_begin(&lost2, &cs);
+	nfence_cs_wait_fence(&cs, &fm, 1);
+	nfence_cs_write64(&cs, va(&t, 8), 2);
+	nfence_queue_submit(&lost2, &cs);
+	nfence_queue_begin(&lost, &cs);
+	nfence_cs_work(&cs, (tdr_ms + 5000) * MS);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&lost, &cs);
+	start = nfence_monotonic_ns();
+
+	/* Meanwhile another device of the file and the other adapter run. */
+	assert_runs(&other, &obo, 0);
+	assert_runs(&far, &fbo, 0);
+
+	igt_assert_eq(nfence_queue_wait(&lost, 1, tdr_ms + WAIT_MS), 0);
+	elapsed = (nfence_monotonic_ns() - start) / MS;
+	igt_info("device lost after %" PRIu64 " ms (tdr_timeout_ms %" PRIu64
+		 ")\n", elapsed, tdr_ms);
+	igt_assert_lte_u64(tdr_ms * 9 / 10, elapsed);
+	igt_assert_lt_u64(elapsed, tdr_ms + 4000);
+
+	/* Device lost: every context, every fence of the device. */
+	igt_assert(nfence_queue_state(&lost, NULL) & ST_LOST);
+	igt_assert(nfence_queue_state(&lost2, NULL) & ST_LOST);
+	igt_assert_eq_u64(*lost.progress, ALWAYS);
+	igt_assert_eq_u64(*lost2.progress, ALWAYS);
+	igt_assert_eq(__nfence_fence_wait_one(fd, t.dev, f, UINT64_MAX, 0), 0);
+	assert_queue_state(&lost, "lost");
+	nfence_queue_begin(&lost, &cs);
+	nfence_cs_nop(&cs);
+	igt_assert_eq(__nfence_queue_submit(&lost, &cs), -EIO);
+	igt_assert_eq(__nfence_queue_submit_wait(&lost, f, 1), -EIO);
+	igt_assert_eq(__nfence_queue_submit_signal(&lost, f, 1), -EIO);
+	qc.device = t.dev;
+	qc.context = lost.context;
+	igt_assert_eq(__nfence_hwqueue_create(fd, &qc), -EIO);
+
+	/* The others still run, on the hung engine too. */
+	assert_runs(&other_e0, &obo, 8);
+	assert_runs(&other, &obo, 16);
+	assert_runs(&far, &fbo, 8);
+	igt_assert_eq(__nfence_fence_wait_one(fd, keep_dev, kf, 1, 0), -ETIME);
+	/* The work after the WORK and behind the wait never ran. */
+	nfence_fence_signal(fd, t.dev, f, 1);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	igt_assert_eq_u64(*word(&t, 8), 0);
+
+	nfence_queue_destroy(&lost);
+	nfence_queue_destroy(&lost2);
+	nfence_queue_destroy(&other);
+	nfence_queue_destroy(&other_e0);
+	nfence_queue_destroy(&far);
+	nfence_bo_destroy(&obo);
+	nfence_bo_destroy(&fbo);
+	nfence_device_destroy(fd, keep_dev);
+	nfence_device_destroy(fd1, far_dev);
+	close(fd1);
+	t_fini(&t);
+}
+
+static void test_disable_gpu_timeout(void)
+{
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t f;
+	struct t t;
+
+	require_tdr();
+	t_init(&t);
+	nfence_watchdog(WATCHDOG_S + tdr_ms / 1000);
+	f = fence(&t, 0, NULL);
+	nfence_queue_create(&q, fd, t.dev, 0, NO_TDR);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_work(&cs, (tdr_ms + 500) * MS);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, 1, tdr_ms + 500 + WAIT_MS), 0);
+	/* Completed, not AlwaysSignaled. */
+	igt_assert_eq_u64(*q.progress, 1);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	igt_assert_eq_u32(nfence_queue_state(&q, NULL), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, t.dev, f, 1, 0), -ETIME);
+	assert_runs(&q, &t.bo, 8);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+/* Work in flight when things go away */
+
+struct child_info {
+	volatile int ready;
+	volatile int error;
+};
+
+/* No igt_assert in there: it runs in a plain fork()ed child. */
+static int child_queue(int cfd, uint32_t dev, uint32_t engine, uint32_t flags,
+		       uint32_t *context, uint32_t *queue)
+{
+	struct drm_nfence_context_create c = { .device = dev, .engine = engine };
+	struct drm_nfence_hwqueue_create q = { .device = dev, .flags = flags };
+	int ret = __nfence_context_create(cfd, &c);
+
+	if (ret)
+		return ret;
+	q.context = c.handle;
+	ret = __nfence_hwqueue_create(cfd, &q);
+	*context = c.handle;
+	*queue = q.handle;
+	return ret;
+}
+
+static int child_submit(int cfd, uint32_t dev, uint32_t queue, uint64_t va,
+			uint32_t size)
+{
+	struct drm_nfence_submit s = {
+		.device = dev,
+		.hwqueue = queue,
+		.commands_gpu_va = va,
+		.size = size,
+		.progress_fence_value = 1,
+	};
+
+	return __nfence_submit(cfd, &s);
+}
+
+static int child_main(void)
+{
+	struct drm_nfence_alloc_create a = {
+		.size = 4096, .segment_id = SYSTEM,
+	};
+	struct drm_nfence_fence_create fc = { .type = TYPE_DEFAULT };
+	struct drm_nfence_device_create d = { 0 };
+	struct drm_nfence_alloc_lock l = { 0 };
+	uint32_t ctx, q[3];
+	struct nfence_cs cs;
+	uint32_t off[3];
+	char *cpu;
+	int cfd;
+
+	cfd = __nfence_open_adapter(0);
+	if (cfd < 0 || __nfence_device_create(cfd, &d))
+		return 2;
+	a.device = fc.device = l.device = d.handle;
+	if (__nfence_alloc_create(cfd, &a) || __nfence_fence_create(cfd, &fc))
+		return 3;
+	l.handle = a.handle;
+	if (__nfence_alloc_lock(cfd, &l))
+		return 4;
+	cpu = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, cfd,
+		   l.mmap_offset);
+	if (cpu == MAP_FAILED)
+		return 5;
+	/* A long WORK, a GPU wait, a legacy wait: three queues. */
+	if (child_queue(cfd, d.handle, adapter.num_engines - 1, NO_TDR, &ctx,
+			&q[0]) ||
+	    child_queue(cfd, d.handle, 0, 0, &ctx, &q[1]) ||
+	    child_queue(cfd, d.handle, 0, 0, &ctx, &q[2]))
+		return 6;
+	nfence_cs_init(&cs, cpu, a.gpu_va, 4096);
+	off[0] = cs.len;
+	nfence_cs_work(&cs, 5000 * MS);
+	off[1] = cs.len;
+	nfence_cs_wait_fence(&cs, &fc.mapping, 1);
+	off[2] = cs.len;
+	nfence_cs_nop(&cs);
+	if (child_submit(cfd, d.handle, q[0], a.gpu_va + off[0], 16) ||
+	    child_submit(cfd, d.handle, q[1], a.gpu_va + off[1], 24) ||
+	    __nfence_submit_wait_one(cfd, d.handle, q[2], fc.handle, 1) ||
+	    child_submit(cfd, d.handle, q[2], a.gpu_va + off[2], 8))
+		return 7;
+	return 0;
+}
+
+static bool clients_lists(pid_t pid)
+{
+	char buf[16384], needle[64];
+
+	if (__nfence_debugfs_read(dbg, "nfence_clients", buf, sizeof(buf)) < 0)
+		return false;
+	snprintf(needle, sizeof(needle), "pid %d ", pid);
+	return strstr(buf, needle);
+}
+
+static void test_killed_with_work_in_flight(void)
+{
+	struct child_info *info;
+	struct nfence_queue q;
+	int status = 0, ret;
+	uint64_t start;
+	pid_t pid;
+	struct t t;
+
+	require_debugfs();
+	t_init(&t);
+	info = mmap(NULL, sizeof(*info), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(info != MAP_FAILED);
+	pid = fork();
+	igt_assert_lte(0, pid);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		info->error = child_main();
+		__atomic_store_n(&info->ready, 1, __ATOMIC_SEQ_CST);
+		for (;;)
+			pause();
+	}
+	start = nfence_monotonic_ns();
+	while (!__atomic_load_n(&info->ready, __ATOMIC_SEQ_CST) &&
+	       nfence_monotonic_ns() - start < WAIT_MS * MS)
+		usleep(1000);
+	if (!info->ready || info->error)
+		kill(pid, SIGKILL);
+	igt_assert_f(info->ready, "child not ready\n");
+	igt_assert_f(!info->error, "child setup failed at step %d\n",
+		     info->error);
+
+	/* Its three queues: running, waiting on the GPU, on the CPU. */
+	for (int i = 0; i < 100 && nfence_debugfs_count_queues(dbg, pid) < 3;
+	     i++)
+		usleep(10000);
+	ret = nfence_debugfs_count_queues(dbg, pid);
+	usleep(QUIET_MS * 1000);
+	kill(pid, SIGKILL);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	igt_assert_eq(ret, 3);
+
+	start = nfence_monotonic_ns();
+	igt_assert_eq(nfence_debugfs_queues_wait_gone(dbg, pid, GONE_MS), 0);
+	igt_info("queues gone %" PRIu64 " ms after the kill\n",
+		 (nfence_monotonic_ns() - start) / MS);
+	while (clients_lists(pid) &&
+	       nfence_monotonic_ns() - start < GONE_MS * MS)
+		usleep(1000);
+	igt_assert_f(!clients_lists(pid), "pid %d still in nfence_clients\n",
+		     pid);
+
+	/* The engines serve others. */
+	nfence_queue_create(&q, fd, t.dev, adapter.num_engines - 1, 0);
+	assert_runs(&q, &t.bo, 0);
+	nfence_queue_destroy(&q);
+	munmap(info, sizeof(*info));
+	t_fini(&t);
+}
+
+/* Queues parked on a fence with work behind, a CPU waiter on progress. */
+struct inflight {
+	struct t t;
+	uint32_t park;
+	struct drm_nfence_fence_mapping pm;
+	struct nfence_queue q[2];
+	struct waiter w[2];
+	uint64_t work_start;
+};
+
+static void inflight_start(struct inflight *f, bool same_context)
+{
+	struct nfence_cs cs;
+
+	t_init(&f->t);
+	f->park = fence(&f->t, 0, &f->pm);
+	nfence_queue_create(&f->q[0], fd, f->t.dev, 0, 0);
+	if (same_context)
+		nfence_queue_create_on(&f->q[1], fd, f->t.dev,
+				       f->q[0].context, 0);
+	else
+		nfence_queue_create(&f->q[1], fd, f->t.dev,
+				    adapter.num_engines - 1, NO_TDR);
+	nfence_queue_begin(&f->q[0], &cs);
+	nfence_cs_wait_fence(&cs, &f->pm, 1);
+	nfence_queue_submit(&f->q[0], &cs);
+	for (int i = 0; i < 4; i++) {
+		nfence_queue_begin(&f->q[0], &cs);
+		nfence_cs_write64(&cs, va(&f->t, 8 * i), 1);
+		nfence_queue_submit(&f->q[0], &cs);
+	}
+	/* The other one busy in a WORK. */
+	nfence_queue_begin(&f->q[1], &cs);
+	nfence_cs_timestamp(&cs, va(&f->t, 0x100));
+	nfence_cs_work(&cs, 1000 * MS);
+	nfence_cs_write64(&cs, va(&f->t, 0x108), 1);
+	nfence_queue_submit(&f->q[1], &cs);
+	for (int i = 0; i < 2; i++)
+		waiter_start(&f->w[i], f->t.dev, f->q[i].progress_fence,
+			     f->q[i].submitted);
+	assert_queue_state(&f->q[0], "wait-fence");
+	while (!*word(&f->t, 0x100))
+		usleep(1000);
+	f->work_start = nfence_monotonic_ns();
+}
+
+/* Whatever was in flight never ran; waiters came back. */
+static void inflight_check(struct inflight *f, int nqueues)
+{
+	for (int i = 0; i < nqueues; i++) {
+		int ret = waiter_join(&f->w[i]);
+
+		igt_info("waiter on destroyed queue %d: %d (%s)\n", i, ret,
+			 strerror(-ret));
+		igt_assert_lte(ret, 0);
+		igt_assert_neq(ret, -ETIME);
+	}
+	/* Past the end of the WORK that was running. */
+	while (nfence_monotonic_ns() < f->work_start + 1200 * MS)
+		usleep(10 * 1000);
+	for (int i = 0; i < 4; i++)
+		igt_assert_eq_u64(*word(&f->t, 8 * i), 0);
+	igt_assert_eq_u64(*word(&f->t, 0x108), 0);
+	if (dbg >= 0)
+		for (int i = 0; i < nqueues; i++)
+			igt_assert_eq(__nfence_debugfs_queue(dbg, getpid(),
+							     f->t.dev,
+							     f->q[i].context,
+							     NULL), -ENOENT);
+}
+
+static void test_destroy_queue_in_flight(void)
+{
+	struct inflight f;
+	uint64_t start;
+
+	inflight_start(&f, false);
+	start = nfence_monotonic_ns();
+	nfence_hwqueue_destroy(fd, f.t.dev, f.q[0].handle);
+	nfence_hwqueue_destroy(fd, f.t.dev, f.q[1].handle);
+	igt_info("destroyed in %" PRIu64 " ms\n",
+		 (nfence_monotonic_ns() - start) / MS);
+	f.q[0].handle = f.q[1].handle = 0;
+	/* Releasing the wait now runs nothing. */
+	nfence_fence_signal(fd, f.t.dev, f.park, 1);
+	inflight_check(&f, 2);
+	igt_assert_eq(__nfence_fence_destroy_handle(fd,
+						    f.q[0].progress_fence),
+		      -ENOENT);
+	/* The context takes new queues that run. */
+	{
+		struct nfence_queue q;
+
+		nfence_queue_create_on(&q, fd, f.t.dev, f.q[0].context, 0);
+		assert_runs(&q, &f.t.bo, 0x200);
+		nfence_queue_destroy(&q);
+	}
+	for (int i = 0; i < 2; i++)
+		nfence_queue_destroy(&f.q[i]);
+	t_fini(&f.t);
+}
+
+static void test_destroy_context_in_flight(void)
+{
+	struct inflight f;
+
+	inflight_start(&f, true);
+	nfence_context_destroy(fd, f.t.dev, f.q[0].context);
+	f.q[0].own_context = false;
+	nfence_fence_signal(fd, f.t.dev, f.park, 1);
+	inflight_check(&f, 2);
+	for (int i = 0; i < 2; i++)
+		igt_assert_eq(__nfence_hwqueue_destroy_handle(fd, f.t.dev,
+							      f.q[i].handle),
+			      -ENOENT);
+	for (int i = 0; i < 2; i++) {
+		f.q[i].handle = 0;
+		nfence_queue_destroy(&f.q[i]);
+	}
+	t_fini(&f.t);
+}
+
+static void test_destroy_device_in_flight(void)
+{
+	struct drm_nfence_fence_mapping pm;
+	struct inflight f;
+	int base = dbg >= 0 ? nfence_debugfs_count_queues(dbg, getpid()) : 0;
+
+	inflight_start(&f, false);
+	pm = f.pm;
+	nfence_bo_unmap(&f.t.bo);
+	for (int i = 0; i < 2; i++)
+		nfence_queue_forget(&f.q[i]);
+	nfence_device_destroy(fd, f.t.dev);
+	for (int i = 0; i < 2; i++) {
+		int ret = waiter_join(&f.w[i]);
+
+		igt_assert_lte(ret, 0);
+		igt_assert_neq(ret, -ETIME);
+	}
+	if (dbg >= 0) {
+		igt_assert_eq(nfence_debugfs_count_queues(dbg, getpid()),
+			      base);
+		igt_assert_eq(nfence_debugfs_fence_wait_gone(dbg, &pm, GONE_MS),
+			      0);
+	}
+	/* Other devices run on. */
+	t_init(&f.t);
+	{
+		struct nfence_queue q;
+
+		nfence_queue_create(&q, fd, f.t.dev, 0, 0);
+		assert_runs(&q, &f.t.bo, 0);
+		nfence_queue_destroy(&q);
+	}
+	t_fini(&f.t);
+}
+
+static void test_close_with_work_in_flight(void)
+{
+	struct drm_nfence_fence_mapping m;
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	struct nfence_queue q[2];
+	struct nfence_cs cs;
+	uint64_t start;
+	int base;
+	struct t t;
+
+	require_debugfs();
+	t_init(&t);
+	base = nfence_debugfs_count_queues(dbg, getpid());
+	nfence_fence_create(fd2, dev2, TYPE_DEFAULT, 0, 0, &m);
+	nfence_queue_create(&q[0], fd2, dev2, 0, 0);
+	nfence_queue_create(&q[1], fd2, dev2, adapter.num_engines - 1, NO_TDR);
+	nfence_queue_begin(&q[0], &cs);
+	nfence_cs_wait_fence(&cs, &m, 1);
+	nfence_queue_submit(&q[0], &cs);
+	nfence_queue_begin(&q[1], &cs);
+	nfence_cs_work(&cs, 2000 * MS);
+	nfence_queue_submit(&q[1], &cs);
+	assert_queue_state(&q[0], "wait-fence");
+	igt_assert_eq(nfence_debugfs_count_queues(dbg, getpid()), base + 2);
+	for (int i = 0; i < 2; i++)
+		nfence_queue_forget(&q[i]);
+	close(fd2);
+	igt_assert_eq(nfence_debugfs_fence_wait_gone(dbg, &m, GONE_MS), 0);
+	/* The closed file's queues (of this process) are gone. */
+	start = nfence_monotonic_ns();
+	while (nfence_debugfs_count_queues(dbg, getpid()) != base &&
+	       nfence_monotonic_ns() - start < GONE_MS * MS)
+		usleep(1000);
+	igt_assert_eq(nfence_debugfs_count_queues(dbg, getpid()), base);
+	{
+		struct nfence_queue mine;
+
+		nfence_queue_create(&mine, fd, t.dev, 0, 0);
+		assert_runs(&mine, &t.bo, 0);
+		nfence_queue_destroy(&mine);
+	}
+	t_fini(&t);
+}
+
+static void test_fence_wait_other_device(void)
+{
+	struct drm_nfence_fence_mapping ma, mb;
+	uint32_t devb, ha, hb;
+	struct nfence_queue qa, qb;
+	struct nfence_cs cs;
+	int sfd;
+	struct t t;
+
+	t_init(&t);
+	devb = nfence_device_create(fd);
+	ha = nfence_fence_create(fd, t.dev, TYPE_DEFAULT, SHAREABLE, 0, &ma);
+	sfd = nfence_fence_share(fd, ha);
+	hb = nfence_fence_open(fd, devb, sfd, 0, &mb);
+	close(sfd);
+	nfence_queue_create(&qb, fd, devb, 0, 0);
+	nfence_queue_create(&qa, fd, t.dev, adapter.num_engines - 1, 0);
+
+	/* Device B's queue waits through both mappings and the handle. */
+	nfence_queue_begin(&qb, &cs);
+	nfence_cs_wait_fence(&cs, &mb, 3);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&qb, &cs);
+	nfence_queue_begin(&qb, &cs);
+	nfence_cs_wait_fence(&cs, &ma, 4);
+	nfence_cs_write64(&cs, va(&t, 8), 1);
+	nfence_queue_submit(&qb, &cs);
+	igt_assert_eq(__nfence_queue_submit_wait(&qb, hb, 5), 0);
+	nfence_queue_begin(&qb, &cs);
+	nfence_cs_write64(&cs, va(&t, 16), 1);
+	nfence_queue_submit(&qb, &cs);
+	/* A's handle is not one of B's: -ENOENT. */
+	igt_assert_eq(__nfence_queue_submit_wait(&qb, ha, 1), -ENOENT);
+
+	for (uint64_t v = 3; v <= 5; v++) {
+		usleep(QUIET_MS * 1000 / 2);
+		igt_assert_eq_u64(*word(&t, 8 * (v - 3)), 0);
+		nfence_fence_signal(fd, t.dev, ha, v);
+		igt_assert_eq(nfence_queue_wait(&qb, v - 2, WAIT_MS), 0);
+		igt_assert_eq_u64(*word(&t, 8 * (v - 3)), 1);
+	}
+
+	/* And the other way: A's queue signals, a CPU waits through B. */
+	nfence_queue_begin(&qa, &cs);
+	nfence_cs_work(&cs, 10 * MS);
+	nfence_cs_signal_fence(&cs, &ma, 9);
+	nfence_queue_submit(&qa, &cs);
+	igt_assert_eq(__nfence_fence_wait_one(fd, devb, hb, 9,
+					      nfence_deadline_ms(WAIT_MS)), 0);
+
+	nfence_queue_destroy(&qa);
+	nfence_queue_destroy(&qb);
+	nfence_device_destroy(fd, devb);
+	t_fini(&t);
+}
+
+/* Stress: lost wake-ups between the GPU and the CPU */
+
+struct stress {
+	struct t *t;
+	struct nfence_queue *q;
+	uint32_t h;
+	struct drm_nfence_fence_mapping m;
+	uint64_t iterations;
+	uint64_t ready;
+	int stop;
+	int error;
+	uint64_t error_at;
+	uint64_t done;
+};
+
+static void stress_fail(struct stress *s, uint64_t i, int err)
+{
+	int zero = 0;
+
+	if (__atomic_compare_exchange_n(&s->error, &zero, err, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		s->error_at = i;
+	__atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *stress_waiter_fn(void *arg)
+{
+	struct stress *s = arg;
+
+	for (uint64_t i = 1; i <= s->iterations; i++) {
+		int ret;
+
+		if (__atomic_load_n(&s->stop, __ATOMIC_SEQ_CST))
+			break;
+		__atomic_store_n(&s->ready, i, __ATOMIC_SEQ_CST);
+		/* Alternately the signaled fence and the progress fence. */
+		ret = __nfence_fence_wait_one(fd, s->t->dev,
+					      i % 2 ? s->h :
+					      s->q->progress_fence, i,
+					      nfence_deadline_ms(STRESS_WAIT_MS));
+		if (ret) {
+			stress_fail(s, i, ret);
+			break;
+		}
+		__atomic_store_n(&s->done, i, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static void stress_report(struct stress *s, const char *what, uint64_t start)
+{
+	igt_info("%s: %" PRIu64 " of %" PRIu64 " rounds in %" PRIu64 " ms\n",
+		 what, s->done, s->iterations,
+		 (nfence_monotonic_ns() - start) / MS);
+	igt_assert_f(!s->error, "round %" PRIu64 ": %d (%s)\n", s->error_at,
+		     s->error, strerror(-s->error));
+	igt_assert_lte_u64(STRESS_MIN, s->done);
+}
+
+static void test_stress_gpu_signal_cpu_wait(void)
+{
+	struct nfence_queue q;
+	struct stress s;
+	pthread_t thread;
+	uint64_t start, cap;
+	struct t t;
+
+	t_init(&t);
+	nfence_watchdog(STRESS_CAP_S + 2 * STRESS_WAIT_MS / 1000 + 30);
+	memset(&s, 0, sizeof(s));
+	s.t = &t;
+	s.q = &q;
+	s.iterations = STRESS_ITERATIONS;
+	s.h = fence(&t, 0, &s.m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	start = nfence_monotonic_ns();
+	cap = start + STRESS_CAP_S * 1000 * MS;
+	igt_assert_eq(nfence_thread_create(&thread, stress_waiter_fn, &s), 0);
+
+	for (uint64_t i = 1; i <= s.iterations; i++) {
+		struct nfence_cs cs;
+		int ret;
+
+		/* The waiter is about to wait for i (or already does). */
+		while (__atomic_load_n(&s.ready, __ATOMIC_SEQ_CST) < i &&
+		       !__atomic_load_n(&s.stop, __ATOMIC_SEQ_CST))
+			sched_yield();
+		if (__atomic_load_n(&s.stop, __ATOMIC_SEQ_CST))
+			break;
+		if (nfence_monotonic_ns() > cap) {
+			__atomic_store_n(&s.stop, 1, __ATOMIC_SEQ_CST);
+			break;
+		}
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_signal_fence(&cs, &s.m, i);
+		ret = __nfence_queue_submit(&q, &cs);
+		if (ret) {
+			stress_fail(&s, i, ret);
+			break;
+		}
+	}
+	igt_assert_eq(nfence_thread_join(thread, 2 * STRESS_WAIT_MS + 5000),
+		      0);
+	stress_report(&s, "GPU signals, CPU waits", start);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+static void test_stress_cpu_signal_gpu_wait(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct stress s;
+	uint64_t start, cap;
+	uint32_t h;
+	struct t t;
+
+	t_init(&t);
+	nfence_watchdog(STRESS_CAP_S + STRESS_WAIT_MS / 1000 + 30);
+	memset(&s, 0, sizeof(s));
+	s.iterations = STRESS_ITERATIONS;
+	h = fence(&t, 0, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	start = nfence_monotonic_ns();
+	cap = start + STRESS_CAP_S * 1000 * MS;
+
+	for (uint64_t i = 1; i <= s.iterations; i++) {
+		struct nfence_cs cs;
+		int ret;
+
+		if (nfence_monotonic_ns() > cap)
+			break;
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_wait_fence(&cs, &m, i);
+		nfence_queue_submit(&q, &cs);
+		/* Mostly right after the queue reaches the wait. */
+		if (i % 8 == 0)
+			sched_yield();
+		nfence_fence_signal(fd, t.dev, h, i);
+		ret = nfence_queue_wait(&q, i, STRESS_WAIT_MS);
+		if (ret) {
+			stress_fail(&s, i, ret);
+			break;
+		}
+		s.done = i;
+	}
+	stress_report(&s, "CPU signals, GPU waits", start);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+igt_main
+{
+	igt_fixture {
+		fd = nfence_open();
+		nfence_query_adapter(fd, &adapter);
+		igt_require_f(adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE,
+			      "adapter has no native fences\n");
+		if (!nfence_tdr_timeout_ms(&tdr_ms))
+			tdr_ms = 0;
+		dbg = __nfence_debugfs_dir(fd);
+		if (dbg >= 0 && (faccessat(dbg, "nfence_queues", R_OK, 0) ||
+				 faccessat(dbg, "nfence_interrupts", R_OK, 0) ||
+				 faccessat(dbg, "nfence_fences", R_OK, 0))) {
+			close(dbg);
+			dbg = -1;
+		}
+	}
+
+	igt_describe("Engine A signals a native fence (FENCE_SIGNAL with its "
+		     "MonitoredValue VA), engine B waits for it: B runs after "
+		     "A, and with no CPU waiter no interrupt is raised.");
+	igt_subtest("native-engines-no-interrupt")
+		test_native_engines_no_interrupt();
+
+	igt_describe("A CPU waiting for 10 while the GPU signals 1..9 then "
+		     "10 takes exactly one interrupt.");
+	igt_subtest("interrupt-cpu-waiter-once")
+		test_interrupt_cpu_waiter_once();
+
+	igt_describe("Progress fence signals count as signals but raise no "
+		     "interrupt without a waiter, exactly one with one.");
+	igt_subtest("interrupt-progress-fence")
+		test_interrupt_progress_fence();
+
+	igt_describe("An INTRA_GPU fence synchronizes two engines.");
+	igt_subtest("intra-gpu-fence")
+		test_intra_gpu_fence();
+
+	igt_describe("A queue parked on FENCE_WAIT of a memory word is "
+		     "released by another engine's write of a high enough "
+		     "value.");
+	igt_subtest("gpu-write-releases-wait")
+		test_gpu_write_releases_wait();
+
+	igt_describe("A CPU FENCE_SIGNAL releases a queue parked on "
+		     "FENCE_WAIT (a lower value does not).");
+	igt_subtest("cpu-signal-releases-gpu-wait")
+		test_cpu_signal_releases_gpu_wait();
+
+	igt_describe("A legacy SUBMIT_WAIT holds later work (state wait-cpu, "
+		     "a kernel CPU waiter) until the CPU signals the value.");
+	igt_subtest("legacy-wait-holds-queue")
+		test_legacy_wait_holds_queue();
+
+	igt_describe("A legacy SUBMIT_SIGNAL happens only after the earlier "
+		     "work of its queue completed.");
+	igt_subtest("legacy-signal-after-work")
+		test_legacy_signal_after_work();
+
+	igt_describe("A legacy SUBMIT_SIGNAL releases a native GPU wait on "
+		     "another engine.");
+	igt_subtest("legacy-signal-releases-gpu")
+		test_legacy_signal_releases_gpu();
+
+	igt_describe("Two engines each running WORK 300 ms: the timestamped "
+		     "intervals overlap.");
+	igt_subtest("engines-concurrent")
+		test_engines_concurrent();
+
+	igt_describe("A suspended context's queue accepts work and does not "
+		     "run it (progress stays) until resumed.");
+	igt_subtest("suspend-holds-work")
+		test_suspend_holds_work();
+
+	igt_describe("Suspend during a WORK: it finishes, the next command "
+		     "waits for resume.");
+	igt_subtest("suspend-command-boundary")
+		test_suspend_command_boundary();
+
+	igt_describe("A WORK longer than tdr_timeout_ms loses the device: "
+		     "fences AlwaysSignaled, DEVICE_LOST, -EIO; another "
+		     "device of the file and the other adapter keep running.");
+	igt_subtest("hang-device-lost")
+		test_hang_device_lost();
+
+	igt_describe("A DISABLE_GPU_TIMEOUT queue survives a WORK longer than "
+		     "the TDR timeout.");
+	igt_subtest("disable-gpu-timeout")
+		test_disable_gpu_timeout();
+
+	igt_describe("A process killed with a long WORK, a GPU wait and a "
+		     "legacy wait in flight: its file closes and its queues "
+		     "leave nfence_queues; the engines serve others.");
+	igt_subtest("killed-with-work-in-flight")
+		test_killed_with_work_in_flight();
+
+	igt_describe("Destroying queues with work parked or running drops "
+		     "the work and returns their CPU waiters.");
+	igt_subtest("destroy-queue-in-flight")
+		test_destroy_queue_in_flight();
+
+	igt_describe("Destroying a context with work in flight on its queues "
+		     "drops it.");
+	igt_subtest("destroy-context-in-flight")
+		test_destroy_context_in_flight();
+
+	igt_describe("Destroying a device with work in flight drops it and "
+		     "its fences.");
+	igt_subtest("destroy-device-in-flight")
+		test_destroy_device_in_flight();
+
+	igt_describe("Closing a file with work in flight frees its queues "
+		     "and fences.");
+	igt_subtest("close-with-work-in-flight")
+		test_close_with_work_in_flight();
+
+	igt_describe("Queues wait (natively and legacy) on a fence another "
+		     "device of the file created, opened through share/open.");
+	igt_subtest("fence-wait-other-device")
+		test_fence_wait_other_device();
+
+	igt_describe("Lost wake-ups: a queue signals while a CPU thread "
+		     "waits, thousands of times.");
+	igt_subtest("stress-gpu-signal-cpu-wait")
+		test_stress_gpu_signal_cpu_wait();
+
+	igt_describe("Lost wake-ups: CPU signals release a GPU wait "
+		     "thousands of times.");
+	igt_subtest("stress-cpu-signal-gpu-wait")
+		test_stress_cpu_signal_gpu_wait();
+
+	igt_fixture {
+		nfence_watchdog(0);
+		if (dbg >= 0)
+			close(dbg);
+		close(fd);
+	}
+}
