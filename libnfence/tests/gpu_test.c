@@ -11,6 +11,7 @@
  * running as expected.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1277,6 +1278,121 @@ TEST_F(gpu, disable_gpu_timeout_context_flag_reaches_queues)
 		  DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT,
 		  mock_last_hwqueue_flags());
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+}
+
+/* ---- threads ------------------------------------------------------- */
+
+#define THREADS	4
+
+struct locker {
+	D3DKMT_HANDLE dev, alloc;
+	void *first;		/* the pointer every lock must return */
+	int failures;
+};
+
+static void *lock_unlock(void *p)
+{
+	struct locker *l = p;
+	void *v;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (lock(l->dev, l->alloc, &v) != STATUS_SUCCESS)
+			l->failures++;
+		/* Someone always holds a lock: the mapping never moves. */
+		else if (v != l->first)
+			l->failures++;
+		else
+			((volatile UINT64 *)v)[1]++;
+		if (unlock(l->dev, l->alloc) != STATUS_SUCCESS)
+			l->failures++;
+	}
+	return NULL;
+}
+
+TEST_F(gpu, concurrent_lock_unlock)
+{
+	struct locker l[THREADS];
+	D3DKMT_NFENCE_ALLOCATION_INFO info;
+	pthread_t th[THREADS];
+	struct alloc a;
+	void *first;
+	int i;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 1, 0, &a));
+	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &first));
+	for (i = 0; i < THREADS; i++) {
+		l[i] = (struct locker){ .dev = self->dev, .alloc = a.h,
+					.first = first };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, lock_unlock, &l[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		EXPECT_EQ(0, l[i].failures);
+	}
+	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev, a.h, &info));
+	EXPECT_EQ(1u, info.LockCount);
+	EXPECT_EQ(1u, mock_ioctl_calls(DRM_NFENCE_ALLOC_LOCK));
+	EXPECT_EQ(STATUS_SUCCESS, unlock(self->dev, a.h));
+	EXPECT_FALSE(mapped(first));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
+}
+
+static D3DKMT_HANDLE race_dev;
+
+static void *create_gpu_objects_until_gone(void *p)
+{
+	int *created = p;
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx;
+	struct alloc a;
+	void *v;
+	int i;
+
+	/* Create (and sometimes destroy) until the device is gone. */
+	for (i = 0; i < 2000; i++) {
+		if (create_context(race_dev, i % 3, &ctx) != STATUS_SUCCESS ||
+		    create_alloc(race_dev, PAGE, 1, 0, &a) != STATUS_SUCCESS)
+			break;
+		lock(race_dev, a.h, &v);
+		if (create_queue(ctx, i % 2 ? 1u << 5 : 0, &q) != STATUS_SUCCESS)
+			break;
+		__atomic_add_fetch(created, 1, __ATOMIC_RELAXED);
+		if (i % 4 == 1)
+			destroy_queue(q.hHwQueue);
+		if (i % 4 == 2)
+			destroy_context(ctx);
+		if (i % 4 == 3)
+			destroy_alloc(race_dev, a.h);
+	}
+	if (!i)	/* let the main thread go on */
+		__atomic_store_n(created, -1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+TEST_F(gpu, destroy_device_races_gpu_objects)
+{
+	pthread_t th[THREADS];
+	int created[THREADS] = { 0 };
+	int i;
+
+	race_dev = self->dev;
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL,
+					    create_gpu_objects_until_gone,
+					    &created[i]));
+	/* Once every thread is under way. */
+	for (i = 0; i < THREADS; i++)
+		while (!__atomic_load_n(&created[i], __ATOMIC_RELAXED))
+			usleep(100);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(self->dev));
+	for (i = 0; i < THREADS; i++)
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+	/* The other devices' nothing; this one's everything is gone. */
+	EXPECT_EQ(0u, mock_live_allocations());
+	EXPECT_EQ(0u, mock_live_contexts());
+	EXPECT_EQ(0u, mock_live_queues());
+	EXPECT_EQ(0u, mock_live_fences());
 }
 
 TEST_HARNESS_MAIN
