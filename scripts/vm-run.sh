@@ -134,6 +134,17 @@ if [ "$mode" = full ]; then
 			"$build/libnfence/nfence-info"
 		check "IGT nfence_query on a WDDM 2.x-style adapter" \
 			"$build/tests/igt/nfence_query"
+		# The paths only this adapter model has; one subtest per
+		# run, so that a skip (exit 77) counts as a failure.
+		check "IGT NATIVE_PROGRESS_FENCE refused without native fences" \
+			"$build/tests/igt/nfence_queue" --run-subtest \
+			hwqueue-create-native-progress-unsupported
+		check "IGT monitored progress fence without native fences" \
+			"$build/tests/igt/nfence_queue" --run-subtest \
+			hwqueue-monitored-progress
+		check "IGT CPU_VISIBLE VRAM refused without visible VRAM" \
+			"$build/tests/igt/nfence_alloc" --run-subtest \
+			create-cpu-visible-no-visible-vram
 		check "rmmod nfence (second configuration)" rmmod nfence
 	else
 		result fail "insmod nfence $conf"

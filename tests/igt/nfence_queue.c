@@ -497,7 +497,7 @@ static void test_device_error_queues(void)
 
 	igt_assert(nfence_context_state(fd, dev, q.context) & ST_LOST);
 	igt_assert_eq_u64(*q.progress, NFENCE_ALWAYS_SIGNALED);
-	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, 0), 0);
+	igt_assert_eq(nfence_queue_wait(&q, NFENCE_ALWAYS_SIGNALED, 0), 0);
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_nop(&cs);
 	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EIO);
