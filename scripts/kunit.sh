@@ -42,9 +42,9 @@ fi
 
 # Copy (not link) the driver, its tests and the uapi header in; --checksum
 # keeps the timestamps of unchanged files so the build stays incremental.
-rsync -a --checksum --copy-links --delete \
+rsync -a --no-times --checksum --copy-links --delete \
 	"$top/drivers/gpu/drm/nfence/" "$tree/drivers/gpu/drm/nfence/"
-rsync -a --checksum "$top/include/uapi/drm/nfence_drm.h" \
+rsync -a --no-times --checksum "$top/include/uapi/drm/nfence_drm.h" \
 	"$tree/include/uapi/drm/nfence_drm.h"
 
 log=$(mktemp)

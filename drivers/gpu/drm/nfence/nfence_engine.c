@@ -130,6 +130,25 @@ static bool nfence_engine_access64(struct nfence_vm *vm, u64 va, u64 *value,
 	return true;
 }
 
+/*
+ * Whether @va is the CurrentValue of an AlwaysSignaled fence, which every
+ * wait passes whatever its storage holds (values above 0xFFFFFFFF too).
+ */
+static bool nfence_engine_always_signaled(struct nfence_vm *vm, u64 va)
+{
+	struct nfence_vm_mapping *map;
+	struct nfence_fence *fence;
+	bool ret;
+
+	if (!nfence_vm_find_locked(vm, va, sizeof(u64), false, &map) ||
+	    !map->fence_at)
+		return false;
+	fence = map->fence_at(map, va - map->node.start);
+	ret = fence && READ_ONCE(fence->always_signaled);
+	nfence_fence_put(fence);
+	return ret;
+}
+
 /* Copy GPU memory out, address space locked; false for a page fault. */
 static bool nfence_engine_read(struct nfence_vm *vm, u64 va, void *buf,
 			       u32 len)
@@ -188,7 +207,8 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	case DRM_NFENCE_CS_FENCE_WAIT:
 		if (!nfence_engine_access64(q->vm, cmd->va, &value, false))
 			return DRM_NFENCE_FAULT_PAGE;
-		if (value < cmd->value) {
+		if (value < cmd->value &&
+		    !nfence_engine_always_signaled(q->vm, cmd->va)) {
 			q->state = NFENCE_QUEUE_WAIT_FENCE;
 			q->wait_va = cmd->va;
 			q->wait_value = cmd->value;

@@ -141,8 +141,13 @@ void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 	lockdep_assert_held(&vm->lock);
 	if (!len || check_add_overflow(va, len, &end))
 		return NULL;
+	/* Outside the space the iterator yields drm_mm's head node. */
+	if (va < NFENCE_VM_START || end > NFENCE_VM_END)
+		return NULL;
 
 	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
+		if (node == &vm->mm.head_node)
+			return NULL;
 		map = container_of(node, struct nfence_vm_mapping, node);
 		if (va < node->start || end > node->start + map->size)
 			return NULL;
