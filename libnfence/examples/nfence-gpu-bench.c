@@ -12,8 +12,9 @@
  *     Legacy (the baseline): the same round trips as WDDM 2.x queued
  *     signals and waits (D3DKMTSubmitSignalSyncObjectsToHwQueue /
  *     D3DKMTSubmitWaitForSyncObjectsToHwQueue, one ioctl each), resolved
- *     by the kernel through the CPU. Round trips per second, and the ratio
- *     native / legacy (the goal is 10x or more).
+ *     by the kernel through the CPU. Round trips per second, the best of
+ *     three runs each, and the ratio of the bests native / legacy (the
+ *     goal is 10x or more).
  *  b) CPU interrupts per 100,000 GPU signals (the "interrupts:" counter of
  *     debugfs nfence_interrupts): with no CPU waiter (the GPU checks
  *     MonitoredValue and suppresses the interrupt; the target is 0), and,
@@ -399,14 +400,14 @@ static void queue_wait(struct queue *q, D3DKMT_HANDLE fence, UINT64 value)
 }
 
 /*
- * Run @fn with @n = @first, then, while the run took less than a third of
- * the budget, again with @n sized from the rate seen (at least doubled, at
- * most @max); returns the seconds of the last run, *@n its size. -q runs
- * @first once.
+ * Run @fn with @n = @first, then, while the run took less than half of
+ * @target seconds, again with @n sized from the rate seen to take @target
+ * (at least doubled, at most @max); returns the seconds of the last run,
+ * *@n its size. -q runs @first once.
  */
 static double calibrated(struct bench *b,
 			 double (*fn)(struct bench *, unsigned long),
-			 unsigned long first, unsigned long max,
+			 unsigned long first, unsigned long max, double target,
 			 unsigned long *n)
 {
 	double t, want;
@@ -414,9 +415,9 @@ static double calibrated(struct bench *b,
 	*n = first;
 	for (;;) {
 		t = fn(b, *n);
-		if (b->quick || *n >= max || t >= b->budget / 3)
+		if (b->quick || *n >= max || t >= target / 2)
 			return t;
-		want = t > 0 ? *n / t * b->budget : (double)max;
+		want = t > 0 ? *n / t * target : (double)max;
 		if (want < 2.0 * *n)
 			want = 2.0 * *n;
 		*n = want > (double)max ? max : (unsigned long)want;
@@ -496,24 +497,43 @@ static double pingpong_legacy(struct bench *b, unsigned long n)
 	return t;
 }
 
+#define RUNS	3
+
+/*
+ * Size @fn for a third of the budget, then run it RUNS times and print
+ * every rate; returns the best. Under emulation one run can stall on CPU
+ * wake-ups (the legacy path most), so the best is the fair figure for each
+ * side, and the ratio of the bests is conservative.
+ */
+static double best_rate(struct bench *b, const char *what,
+			double (*fn)(struct bench *, unsigned long),
+			unsigned long first, unsigned long max)
+{
+	double t, rate[RUNS], best = 0;
+	unsigned long n;
+	int k;
+
+	calibrated(b, fn, first, max, b->budget / RUNS, &n);
+	for (k = 0; k < RUNS; k++) {
+		t = fn(b, n);
+		rate[k] = n / t;
+		if (rate[k] > best)
+			best = rate[k];
+	}
+	printf("ping-pong %s: %d runs of %lu round trips: %.0f, %.0f, %.0f "
+	       "round trips/s; best %.0f\n", what, RUNS, n, rate[0], rate[1],
+	       rate[2], best);
+	return best;
+}
+
 static void bench_pingpong(struct bench *b)
 {
-	unsigned long nn, nl;
-	double tn, tl, rn, rl;
+	double rn, rl;
 
-	tn = calibrated(b, pingpong_native, b->quick ? 50 : 1000,
-			PINGPONG_MAX, &nn);
-	rn = nn / tn;
-	printf("ping-pong native: %lu round trips in %.3f s: %.0f round "
-	       "trips/s%s\n", nn, tn, rn,
-	       nn == PINGPONG_MAX && tn < b->budget / 3 ?
-	       " (the most one run holds)" : "");
-
-	tl = calibrated(b, pingpong_legacy, b->quick ? 20 : 100, 10000000,
-			&nl);
-	rl = nl / tl;
-	printf("ping-pong legacy (queued waits/signals): %lu round trips in "
-	       "%.3f s: %.0f round trips/s\n", nl, tl, rl);
+	rn = best_rate(b, "native", pingpong_native, b->quick ? 50 : 1000,
+		       PINGPONG_MAX);
+	rl = best_rate(b, "legacy (queued waits/signals)", pingpong_legacy,
+		       b->quick ? 20 : 100, 10000000);
 	printf("ping-pong ratio native/legacy: %.1fx (goal >= 10x: %s)\n",
 	       ratio(rn, rl), ratio(rn, rl) >= 10 ? "met" : "missed");
 }
