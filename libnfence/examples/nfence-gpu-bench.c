@@ -400,25 +400,36 @@ static void queue_wait(struct queue *q, D3DKMT_HANDLE fence, UINT64 value)
 }
 
 /*
- * Run @fn with @n = @first, then, while the run took less than half of
- * @target seconds, again with @n sized from the rate seen to take @target
- * (at least doubled, at most @max); returns the seconds of the last run,
- * *@n its size. -q runs @first once.
+ * Size @fn to take @target seconds: runs of growing size (at least
+ * doubled, at most @max), each sized from the best rate seen so far, until
+ * one takes at least half of @target at no less than half that best rate.
+ * The first run (of @first) is a warm-up: a phase's first run may stall on
+ * emulated CPU wake-ups, and a stalled run is not a measure. At most
+ * eight runs. *@n is the size. -q only runs @first once.
  */
-static double calibrated(struct bench *b,
-			 double (*fn)(struct bench *, unsigned long),
-			 unsigned long first, unsigned long max, double target,
-			 unsigned long *n)
+static void calibrated(struct bench *b,
+		       double (*fn)(struct bench *, unsigned long),
+		       unsigned long first, unsigned long max, double target,
+		       unsigned long *n)
 {
-	double t, want;
+	double t, rate, best, want;
+	int runs;
 
 	*n = first;
-	for (;;) {
+	t = fn(b, first);
+	if (b->quick)
+		return;
+	best = t > 0 ? first / t : (double)max / target;
+	for (runs = 1; ; runs++) {
 		t = fn(b, *n);
-		if (b->quick || *n >= max || t >= target / 2)
-			return t;
-		want = t > 0 ? *n / t * target : (double)max;
-		if (want < 2.0 * *n)
+		rate = t > 0 ? *n / t : (double)max / target;
+		if (rate > best)
+			best = rate;
+		if (*n >= max || runs == 8 ||
+		    (t >= target / 2 && rate >= best / 2))
+			return;
+		want = best * target;
+		if (t < target / 2 && want < 2.0 * *n)
 			want = 2.0 * *n;
 		*n = want > (double)max ? max : (unsigned long)want;
 	}
