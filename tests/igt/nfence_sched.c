@@ -1235,12 +1235,7 @@ static void test_fence_wait_other_device(void)
 /* Stress: lost wake-ups between the GPU and the CPU */
 
 struct stress {
-	struct t *t;
-	struct nfence_queue *q;
-	uint32_t h;
-	struct drm_nfence_fence_mapping m;
 	uint64_t iterations;
-	uint64_t ready;
 	int stop;
 	int error;
 	uint64_t error_at;
@@ -1257,30 +1252,6 @@ static void stress_fail(struct stress *s, uint64_t i, int err)
 	__atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
 }
 
-static void *stress_waiter_fn(void *arg)
-{
-	struct stress *s = arg;
-
-	for (uint64_t i = 1; i <= s->iterations; i++) {
-		int ret;
-
-		if (__atomic_load_n(&s->stop, __ATOMIC_SEQ_CST))
-			break;
-		__atomic_store_n(&s->ready, i, __ATOMIC_SEQ_CST);
-		/* Alternately the signaled fence and the progress fence. */
-		ret = __nfence_fence_wait_one(fd, s->t->dev,
-					      i % 2 ? s->h :
-					      s->q->progress_fence, i,
-					      nfence_deadline_ms(STRESS_WAIT_MS));
-		if (ret) {
-			stress_fail(s, i, ret);
-			break;
-		}
-		__atomic_store_n(&s->done, i, __ATOMIC_SEQ_CST);
-	}
-	return NULL;
-}
-
 static void stress_report(struct stress *s, const char *what, uint64_t start)
 {
 	igt_info("%s: %" PRIu64 " of %" PRIu64 " rounds in %" PRIu64 " ms\n",
@@ -1293,48 +1264,48 @@ static void stress_report(struct stress *s, const char *what, uint64_t start)
 
 static void test_stress_gpu_signal_cpu_wait(void)
 {
+	struct drm_nfence_fence_mapping m;
 	struct nfence_queue q;
 	struct stress s;
-	pthread_t thread;
 	uint64_t start, cap;
+	uint32_t h;
 	struct t t;
 
 	t_init(&t);
-	nfence_watchdog(STRESS_CAP_S + 2 * STRESS_WAIT_MS / 1000 + 30);
+	nfence_watchdog(STRESS_CAP_S + STRESS_WAIT_MS / 1000 + 30);
 	memset(&s, 0, sizeof(s));
-	s.t = &t;
-	s.q = &q;
 	s.iterations = STRESS_ITERATIONS;
-	s.h = fence(&t, 0, &s.m);
+	h = fence(&t, 0, &m);
 	nfence_queue_create(&q, fd, t.dev, 0, 0);
 	start = nfence_monotonic_ns();
 	cap = start + STRESS_CAP_S * 1000 * MS;
-	igt_assert_eq(nfence_thread_create(&thread, stress_waiter_fn, &s), 0);
 
+	/*
+	 * The GPU signals i while this thread goes to sleep waiting for i:
+	 * right away, or after a short WORK so that the signal lands while
+	 * the wait is being set up or already sleeps.
+	 */
 	for (uint64_t i = 1; i <= s.iterations; i++) {
 		struct nfence_cs cs;
 		int ret;
 
-		/* The waiter is about to wait for i (or already does). */
-		while (__atomic_load_n(&s.ready, __ATOMIC_SEQ_CST) < i &&
-		       !__atomic_load_n(&s.stop, __ATOMIC_SEQ_CST))
-			sched_yield();
-		if (__atomic_load_n(&s.stop, __ATOMIC_SEQ_CST))
+		if (nfence_monotonic_ns() > cap)
 			break;
-		if (nfence_monotonic_ns() > cap) {
-			__atomic_store_n(&s.stop, 1, __ATOMIC_SEQ_CST);
-			break;
-		}
 		nfence_queue_begin(&q, &cs);
-		nfence_cs_signal_fence(&cs, &s.m, i);
-		ret = __nfence_queue_submit(&q, &cs);
+		if (i % 4 == 0)
+			nfence_cs_work(&cs, 50000);
+		nfence_cs_signal_fence(&cs, &m, i);
+		nfence_queue_submit(&q, &cs);
+		/* Alternately the signaled fence and the progress fence. */
+		ret = __nfence_fence_wait_one(fd, t.dev,
+					      i % 2 ? h : q.progress_fence, i,
+					      nfence_deadline_ms(STRESS_WAIT_MS));
 		if (ret) {
 			stress_fail(&s, i, ret);
 			break;
 		}
+		s.done = i;
 	}
-	igt_assert_eq(nfence_thread_join(thread, 2 * STRESS_WAIT_MS + 5000),
-		      0);
 	stress_report(&s, "GPU signals, CPU waits", start);
 	nfence_queue_destroy(&q);
 	t_fini(&t);
