@@ -804,6 +804,7 @@ static void test_disable_gpu_timeout(void)
 	nfence_cs_work(&cs, (tdr_ms + 500) * MS);
 	nfence_cs_write64(&cs, va(&t, 0), 1);
 	nfence_queue_submit(&q, &cs);
+	assert_queue_state(&q, "running");
 	igt_assert_eq(nfence_queue_wait(&q, 1, tdr_ms + 500 + WAIT_MS), 0);
 	/* Completed, not AlwaysSignaled. */
 	igt_assert_eq_u64(*q.progress, 1);

@@ -44,6 +44,7 @@ IGT_TEST_DESCRIPTION("Kernel-mode submission: DRM_IOCTL_NFENCE_SUBMIT, "
 #endif
 
 static int fd = -1;
+static int dbg = -1;
 static bool native;
 static struct drm_nfence_query_adapter adapter;
 
@@ -1416,6 +1417,17 @@ static void run_fault(fault_fn build, fault_fn break_it)
 	igt_assert_eq(nfence_queue_wait(&f.qa, faulting, WAIT_MS), 0);
 	igt_assert_eq(nfence_queue_wait(&f.qa, UINT64_MAX, 0), 0);
 	igt_assert_eq_u64(*f.qa.progress, ALWAYS);
+	if (dbg >= 0) {
+		struct nfence_debugfs_queue line;
+		int ret = nfence_debugfs_queue_wait_state(dbg, getpid(),
+							  f.env.dev,
+							  f.qa.context,
+							  "faulted", 5000,
+							  &line);
+
+		igt_assert_f(ret == 0, "queue state %s, expected faulted\n",
+			     line.state);
+	}
 
 	nfence_queue_state(&f.qa, &ctl);
 	igt_info("state %#x fault_va %#" PRIx64 " reason %u\n", ctl.state,
@@ -1542,6 +1554,11 @@ igt_main
 		fd = nfence_open();
 		nfence_query_adapter(fd, &adapter);
 		native = adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
+		dbg = __nfence_debugfs_dir(fd);
+		if (dbg >= 0 && faccessat(dbg, "nfence_queues", R_OK, 0)) {
+			close(dbg);
+			dbg = -1;
+		}
 	}
 
 	igt_describe("Any SUBMIT flag bit fails with -EINVAL; nothing runs.");
@@ -1765,6 +1782,8 @@ igt_main
 
 	igt_fixture {
 		nfence_watchdog(0);
+		if (dbg >= 0)
+			close(dbg);
 		close(fd);
 	}
 }
