@@ -93,6 +93,8 @@ fi
 check "libnfence demo (nfence-info)" "$build/libnfence/nfence-info"
 check "libnfence fence demo (nfence-fence-demo)" \
 	"$build/libnfence/nfence-fence-demo"
+check "libnfence pipeline demo (nfence-pipeline-demo)" \
+	"$build/libnfence/nfence-pipeline-demo"
 
 if [ "$mode" = full ]; then
 	# Under emulation a process start (libigt pulls in cairo, glib, ...)
