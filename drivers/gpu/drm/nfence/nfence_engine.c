@@ -170,25 +170,31 @@ static bool nfence_engine_read(struct nfence_vm *vm, u64 va, void *buf,
 	return true;
 }
 
-/* Fetch and decode the command at @va, address space locked. */
-static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, u64 left,
-			       struct nfence_cs_cmd *cmd)
+/*
+ * Fetch and decode the command at @va, address space locked. @base is the
+ * kernel address of @va when the whole rest of the buffer translates in
+ * one mapping (the common case: one lookup per turn), NULL otherwise.
+ */
+static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, const u8 *base,
+			       u64 left, struct nfence_cs_cmd *cmd)
 {
 	u8 buf[NFENCE_CS_MAX_CMD_BYTES];
+	const u8 *p = base ? base : buf;
 	u32 bytes, reason;
 	__le32 header;
 
 	if (left < 8)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
-	if (!nfence_engine_read(vm, va, buf, 8))
+	if (!base && !nfence_engine_read(vm, va, buf, 8))
 		return DRM_NFENCE_FAULT_PAGE;
-	memcpy(&header, buf, sizeof(header));
+	memcpy(&header, p, sizeof(header));
 	bytes = nfence_cs_cmd_bytes(le32_to_cpu(header));
 	if (!bytes || bytes > left)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
-	if (bytes > 8 && !nfence_engine_read(vm, va + 8, buf + 8, bytes - 8))
+	if (!base && bytes > 8 &&
+	    !nfence_engine_read(vm, va + 8, buf + 8, bytes - 8))
 		return DRM_NFENCE_FAULT_PAGE;
-	if (nfence_cs_decode(buf, bytes, cmd, &reason) < 0)
+	if (nfence_cs_decode(p, bytes, cmd, &reason) < 0)
 		return reason;
 	return 0;
 }
@@ -247,7 +253,8 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 			      struct nfence_hwqueue *q, u64 now,
 			      unsigned int *ran, struct list_head *dropped)
 {
-	struct nfence_submission *sub;
+	struct nfence_submission *sub, *mapped = NULL;
+	const u8 *base = NULL;
 	struct nfence_cs_cmd cmd;
 	int result = NFENCE_RUN_YIELD;
 	u64 fault_va;
@@ -274,12 +281,19 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 			nfence_engine_signal_fence(cmp, q->progress,
 						   sub->progress_value);
 			nfence_hwqueue_complete_locked(q, sub);
+			mapped = NULL;
 			(*ran)++;
 			continue;
 		}
 
 		fault_va = sub->va + sub->offset;
+		if (sub != mapped) {
+			mapped = sub;
+			base = nfence_vm_find_locked(q->vm, sub->va, sub->size,
+						     false, NULL);
+		}
 		reason = nfence_engine_fetch(q->vm, fault_va,
+					     base ? base + sub->offset : NULL,
 					     sub->size - sub->offset, &cmd);
 		if (!reason)
 			reason = nfence_engine_exec(cmp, e, q, &cmd, now,
