@@ -1146,9 +1146,11 @@ static void sched_fault_reasons(struct kunit *test)
 		va = sched_write64(f, sched_data_va(f, 0), 1);
 		break;
 	case SCHED_FAULT_MISALIGNED:
-		va = sched_emit(f, DRM_NFENCE_CS_WRITE64,
-				DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
-		sched_put64(sched_cmd_ptr(f, va) + 8, sched_data_va(f, 0) + 4);
+		cmd = sched_emit(f, DRM_NFENCE_CS_WRITE64,
+				 DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		/* The fault names the misaligned operand. */
+		va = sched_data_va(f, 0) + 4;
+		sched_put64(sched_cmd_ptr(f, cmd) + 8, va);
 		break;
 	case SCHED_FAULT_COMMANDS_UNMAPPED:
 		break;
@@ -1245,7 +1247,7 @@ static void sched_fault_stops_context(struct kunit *test)
 /*
  * The command buffer is read again when it runs: a valid command rewritten
  * after submission with a misaligned operand is a MISALIGNED fault, at the
- * command's address.
+ * misaligned operand.
  */
 static void sched_misaligned_after_submit(struct kunit *test)
 {
@@ -1267,7 +1269,8 @@ static void sched_misaligned_after_submit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ran, 1);
 	KUNIT_EXPECT_EQ(test, f->data[0], 1);
 	KUNIT_EXPECT_EQ(test, f->data[1], 0);
-	sched_expect_fault(test, f, cmd, DRM_NFENCE_FAULT_MISALIGNED, 1);
+	sched_expect_fault(test, f, sched_data_va(f, 1) + 4,
+			   DRM_NFENCE_FAULT_MISALIGNED, 1);
 	nfence_submissions_drop(&f->dropped);
 }
 

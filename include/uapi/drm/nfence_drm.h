@@ -764,7 +764,11 @@ struct drm_nfence_context_control {
 	__u32 op;
 	/** @state: out: DRM_NFENCE_CONTEXT_STATE_* after the operation */
 	__u32 state;
-	/** @fault_va: out: first fault: the faulting operand for a page fault, the command's address otherwise; 0 if none */
+	/**
+	 * @fault_va: out: the first fault's GPU VA: the operand for a page
+	 * fault or a misaligned operand, the command's address for an invalid
+	 * command; 0 if none
+	 */
 	__u64 fault_va;
 	/** @fault_reason: out: &enum drm_nfence_fault_reason of the first fault */
 	__u32 fault_reason;

@@ -69,7 +69,8 @@ static u64 nfence_cs_u64(const u8 *p, u32 index)
  * nfence_cs_decode - decode the command at the start of a buffer
  * @buf: the commands
  * @len: bytes available at @buf
- * @cmd: out: the command
+ * @cmd: out: the command; also filled in when an operand is misaligned,
+ *	so that the caller can tell which one
  * @reason: out on error: &enum drm_nfence_fault_reason
  *
  * Return: bytes the command takes (> 0), or -EINVAL for an invalid or

@@ -295,7 +295,10 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 		reason = nfence_engine_fetch(q->vm, fault_va,
 					     base ? base + sub->offset : NULL,
 					     sub->size - sub->offset, &cmd);
-		if (!reason)
+		if (reason == DRM_NFENCE_FAULT_MISALIGNED)
+			/* The decoder filled in the operands: blame the bad one. */
+			fault_va = IS_ALIGNED(cmd.va, 8) ? cmd.va2 : cmd.va;
+		else if (!reason)
 			reason = nfence_engine_exec(cmp, e, q, &cmd, now,
 						    &result, &fault_va);
 		if (reason) {

@@ -525,17 +525,19 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 
 	if ((args->flags & ~NFENCE_HWQUEUE_FLAGS) || args->pad)
 		return -EINVAL;
-	if (args->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)
-		return -EOPNOTSUPP;
-	if ((args->flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE) &&
-	    !adapter->gpu.cfg.native_fence)
-		return -EOPNOTSUPP;
 
 	mutex_lock(&nfile->sched_lock);
 	ctx = nfence_context_lookup(nfile, args->device, args->context);
 	if (!ctx) {
 		ret = -ENOENT;
 		goto out_unlock;
+	}
+	/* Input checks, then handles, then what the adapter or state allow. */
+	if ((args->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION) ||
+	    ((args->flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE) &&
+	     !adapter->gpu.cfg.native_fence)) {
+		ret = -EOPNOTSUPP;
+		goto out_ctx;
 	}
 	if (READ_ONCE(ctx->device->error) || READ_ONCE(ctx->faulted)) {
 		ret = -EIO;
