@@ -76,6 +76,10 @@ for bin in "$bindir"/*; do
 				;;
 			esac
 		done
+		# Where the time goes: the binary's total and its slowest subtests.
+		sed -nE 's/^Subtest ([^:]+): [A-Z]+ \(([0-9.]+)s\)/\2 \1/p' "$log" |
+			sort -rn | awk -v b="$name" '{ t += $1 } NR <= 3 { s = s " " $2 "=" $1 "s" }
+				END { if (NR) printf "igt-time: %s %.1fs, slowest:%s\n", b, t, s }'
 		if [ "${IGT_VERBOSE:-0}" = 1 ] && grep -qE '^Subtest .*: (FAIL|CRASH|TIMEOUT)' "$log"; then
 			sed 's/^/    /' "$log"
 		fi
