@@ -397,7 +397,7 @@ enum drm_nfence_fence_type {
 #define DRM_NFENCE_FENCE_SHARED			(1u << 0)
 /* DRM_NFENCE_FENCE_NT_SECURITY_SHARING: shared as an fd; needs SHARED */
 #define DRM_NFENCE_FENCE_NT_SECURITY_SHARING	(1u << 1)
-/* DRM_NFENCE_FENCE_CROSS_ADAPTER: CrossAdapter; not supported yet: -EOPNOTSUPP */
+/* DRM_NFENCE_FENCE_CROSS_ADAPTER: CrossAdapter: openable on every adapter; needs SHARED, DEFAULT */
 #define DRM_NFENCE_FENCE_CROSS_ADAPTER		(1u << 2)
 /* DRM_NFENCE_FENCE_NO_SIGNAL: this handle never signals (NoSignal) */
 #define DRM_NFENCE_FENCE_NO_SIGNAL		(1u << 3)
@@ -429,7 +429,8 @@ struct drm_nfence_fence_mapping {
  *
  * -EOPNOTSUPP on an adapter without native fences; -ENOENT if @device names
  * no device; -EINVAL for an unknown @type, unknown or contradictory @flags
- * (NO_SIGNAL with NO_WAIT, NT_SECURITY_SHARING without SHARED), engine bits
+ * (NO_SIGNAL with NO_WAIT, NT_SECURITY_SHARING without SHARED,
+ * CROSS_ADAPTER without SHARED or with INTRA_GPU), engine bits
  * the adapter does not have, or non-zero @pad; -ENOSPC past
  * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file.
  */
@@ -489,7 +490,14 @@ struct drm_nfence_fence_share {
  * struct drm_nfence_fence_open - open a shared fence from its fd
  *
  * D3DKMTOpenNativeFenceFromNtHandle. -EBADF if @fd is not open, -EINVAL if
- * it is not an nfence fence fd or belongs to another adapter.
+ * it is not an nfence fence fd or belongs to another adapter and was not
+ * created with %DRM_NFENCE_FENCE_CROSS_ADAPTER.
+ *
+ * A cross-adapter fence opened on another adapter gets an instance there
+ * that shares the CurrentValue page; on every adapter its MonitoredValue
+ * is 0 for good, so every signal raises the native fence signaled
+ * interrupt and the driver passes it on to the other adapters' CPU
+ * waiters and GPU queues (the seed's NotificationOnly update).
  */
 struct drm_nfence_fence_open {
 	/** @fd: the fence fd (NT handle) */

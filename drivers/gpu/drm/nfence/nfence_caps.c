@@ -87,7 +87,8 @@ static void nfence_caps_fence(const struct nfence_gpu *gpu,
 		return;
 
 	/* Cross-adapter fences and log buffers: not implemented yet. */
-	out->flags = DRM_NFENCE_FENCE_CAP_INTRA_GPU;
+	out->flags = DRM_NFENCE_FENCE_CAP_INTRA_GPU |
+		     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER;
 	if (cfg->optimized_default_fence)
 		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT;
 	out->value_stride = NFENCE_FENCE_VALUE_STRIDE;

@@ -15,6 +15,7 @@
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 
+#include "nfence_cmp.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
 #include "nfence_drv.h"
@@ -61,7 +62,8 @@ static void nfence_fence_page_free(struct drm_gem_object *obj)
 
 	nfence_vm_unmap(&fp->map);
 	drm_gem_object_release(obj);
-	__free_page(fp->page);
+	/* An alias of a cross-adapter fence's page shares it. */
+	put_page(fp->page);
 	kfree(fp);
 }
 
@@ -90,9 +92,14 @@ static const struct drm_gem_object_funcs nfence_fence_page_funcs = {
 	.vm_ops = &nfence_fence_page_vm_ops,
 };
 
-/* A zeroed page of fence values; @mappable gives it a CPU mmap offset. */
+/*
+ * A page of fence values; @mappable gives it a CPU mmap offset. With @page,
+ * a GEM object of this adapter for another adapter's page (a cross-adapter
+ * fence's CurrentValue), otherwise a new zeroed page.
+ */
 static struct nfence_fence_page *
-nfence_fence_page_create(struct nfence_adapter *adapter, bool mappable)
+nfence_fence_page_create(struct nfence_adapter *adapter, bool mappable,
+			 struct page *page)
 {
 	struct nfence_fence_page *fp;
 	int ret;
@@ -100,7 +107,12 @@ nfence_fence_page_create(struct nfence_adapter *adapter, bool mappable)
 	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
 	if (!fp)
 		return ERR_PTR(-ENOMEM);
-	fp->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (page) {
+		get_page(page);
+		fp->page = page;
+	} else {
+		fp->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	}
 	if (!fp->page) {
 		kfree(fp);
 		return ERR_PTR(-ENOMEM);
@@ -195,7 +207,7 @@ static int nfence_pool_take(struct nfence_file *nfile,
 			goto found;
 	}
 
-	fp = nfence_fence_page_create(nfile->adapter, mappable);
+	fp = nfence_fence_page_create(nfile->adapter, mappable, NULL);
 	if (IS_ERR(fp)) {
 		ret = PTR_ERR(fp);
 		goto out;
@@ -228,7 +240,7 @@ static int nfence_page_take(struct nfence_adapter *adapter,
 {
 	struct nfence_fence_page *fp;
 
-	fp = nfence_fence_page_create(adapter, mappable);
+	fp = nfence_fence_page_create(adapter, mappable, NULL);
 	if (IS_ERR(fp))
 		return PTR_ERR(fp);
 	nfence_slot_set(slot, fp, nfence_fence_page_take(fp));
@@ -265,6 +277,11 @@ static void nfence_slot_release(struct nfence_fence_slot *slot)
 	slot->value = NULL;
 }
 
+static void nfence_xgroup_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct nfence_xgroup, ref));
+}
+
 static void nfence_fence_release(struct kref *ref)
 {
 	struct nfence_fence *fence = container_of(ref, struct nfence_fence,
@@ -273,6 +290,12 @@ static void nfence_fence_release(struct kref *ref)
 
 	if (fence->id)
 		xa_erase(&adapter->fences, fence->id);
+	if (fence->xgroup) {
+		spin_lock(&fence->xgroup->lock);
+		list_del(&fence->xlink);
+		spin_unlock(&fence->xgroup->lock);
+		kref_put(&fence->xgroup->ref, nfence_xgroup_release);
+	}
 	if (fence->cv.value)
 		nfence_slot_release(&fence->cv);
 	if (fence->mv.value)
@@ -311,13 +334,90 @@ u64 nfence_fence_read(struct nfence_fence *fence)
 	return READ_ONCE(*fence->cv.value);
 }
 
-static struct nfence_fence *
-nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial)
+/* Take @fence's CurrentValue: its own storage, or @peer's page (cross-adapter). */
+static int nfence_fence_take_cv(struct nfence_file *nfile,
+				struct nfence_fence *fence,
+				struct nfence_fence *peer)
 {
 	struct nfence_adapter *adapter = nfile->adapter;
-	const struct nfence_gpu_config *cfg = &adapter->gpu.cfg;
-	bool shared = flags & DRM_NFENCE_FENCE_SHARED;
+	struct nfence_fence_page *fp;
+
+	if (peer) {
+		/* Same memory, a GEM object (mmap offset) of this adapter. */
+		fp = nfence_fence_page_create(adapter, true, peer->cv.page->page);
+		if (IS_ERR(fp))
+			return PTR_ERR(fp);
+		fence->cv.page = fp;
+		fence->cv.offset = peer->cv.offset;
+		fence->cv.value = fp->vaddr + fence->cv.offset;
+		return 0;
+	}
+	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
+		return nfence_vram_take(adapter, &fence->cv);
+	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
+		return nfence_page_take(adapter, &fence->cv, true);
+	return nfence_pool_take(nfile, &fence->cv, true);
+}
+
+static int nfence_fence_take_mv(struct nfence_file *nfile,
+				struct nfence_fence *fence)
+{
+	struct nfence_adapter *adapter = nfile->adapter;
+	int ret;
+
+	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
+		return nfence_vram_take(adapter, &fence->mv);
+	/*
+	 * Optimized DEFAULT: MonitoredValue in VRAM when there is room,
+	 * demoted to system memory when there is not.
+	 */
+	if (adapter->gpu.cfg.optimized_default_fence) {
+		ret = nfence_vram_take(adapter, &fence->mv);
+		if (ret != -ENOSPC)
+			return ret;
+	}
+	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
+		return nfence_page_take(adapter, &fence->mv, false);
+	return nfence_pool_take(nfile, &fence->mv, false);
+}
+
+/* Join @fence to @peer's cross-adapter group, or start one. */
+static int nfence_xgroup_join(struct nfence_fence *fence,
+			      struct nfence_fence *peer)
+{
+	struct nfence_xgroup *xg;
+
+	if (peer) {
+		xg = peer->xgroup;
+		kref_get(&xg->ref);
+	} else {
+		xg = kzalloc(sizeof(*xg), GFP_KERNEL);
+		if (!xg)
+			return -ENOMEM;
+		kref_init(&xg->ref);
+		spin_lock_init(&xg->lock);
+		INIT_LIST_HEAD(&xg->instances);
+	}
+	spin_lock(&xg->lock);
+	list_add_tail(&fence->xlink, &xg->instances);
+	spin_unlock(&xg->lock);
+	fence->xgroup = xg;
+	return 0;
+}
+
+/*
+ * A new global fence in @nfile's adapter. With @peer, the instance of the
+ * cross-adapter fence @peer on this adapter: same CurrentValue page, and
+ * @initial is not written.
+ */
+static struct nfence_fence *
+nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
+		   struct nfence_fence *peer)
+{
+	struct nfence_adapter *adapter = nfile->adapter;
+	bool cross = flags & DRM_NFENCE_FENCE_CROSS_ADAPTER;
 	struct nfence_fence *fence;
+	u64 *mv;
 	u32 id;
 	int ret;
 
@@ -326,36 +426,31 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&fence->ref);
 	atomic_set(&fence->handles, 0);
+	INIT_LIST_HEAD(&fence->xlink);
 	fence->adapter = adapter;
 	fence->type = type;
 	fence->flags = flags;
 	drm_dev_get(&adapter->drm);
 
-	if (type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
-		ret = nfence_vram_take(adapter, &fence->cv);
-		if (!ret)
-			ret = nfence_vram_take(adapter, &fence->mv);
-	} else {
-		ret = shared ? nfence_page_take(adapter, &fence->cv, true) :
-			       nfence_pool_take(nfile, &fence->cv, true);
-		/*
-		 * Optimized DEFAULT: MonitoredValue in VRAM when there is
-		 * room, demoted to system memory when there is not.
-		 */
-		if (!ret && cfg->optimized_default_fence) {
-			ret = nfence_vram_take(adapter, &fence->mv);
-			if (ret == -ENOSPC)
-				ret = 0;
-		}
-		if (!ret && !fence->mv.value)
-			ret = shared ?
-			      nfence_page_take(adapter, &fence->mv, false) :
-			      nfence_pool_take(nfile, &fence->mv, false);
-	}
+	ret = nfence_fence_take_cv(nfile, fence, peer);
+	if (!ret)
+		ret = nfence_fence_take_mv(nfile, fence);
+	if (!ret && cross)
+		ret = nfence_xgroup_join(fence, peer);
 	if (!ret) {
-		WRITE_ONCE(*fence->cv.value, initial);
-		nfence_waitlist_init(&fence->waiters, fence->cv.value,
-				     fence->mv.value);
+		if (!peer)
+			WRITE_ONCE(*fence->cv.value, initial);
+		/*
+		 * A cross-adapter fence's MonitoredValue is 0 for good, so
+		 * that every signal interrupts; its waiters keep their bound
+		 * in @cpu_mv instead.
+		 */
+		mv = fence->mv.value;
+		if (cross) {
+			WRITE_ONCE(*mv, 0);
+			mv = &fence->cpu_mv;
+		}
+		nfence_waitlist_init(&fence->waiters, fence->cv.value, mv);
 		/* The engines may find it by GPU VA from now on. */
 		if (fence->cv.page)
 			nfence_page_publish(fence->cv.page, fence->cv.offset,
@@ -370,6 +465,35 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial)
 	}
 	fence->id = id;
 	return fence;
+}
+
+/**
+ * nfence_fence_propagate - pass a cross-adapter fence's signal on
+ * @fence: the instance that was signaled (by its GPU or the CPU)
+ *
+ * The seed's NotificationOnly update: the CurrentValue they share has
+ * changed, so every other instance releases the CPU waiters it satisfies
+ * and its adapter's CMP re-checks the queues parked on it.
+ *
+ * Return: the number of CPU waiters released.
+ */
+unsigned int nfence_fence_propagate(struct nfence_fence *fence)
+{
+	struct nfence_xgroup *xg = fence->xgroup;
+	struct nfence_fence *other;
+	unsigned int woken = 0;
+
+	if (!xg)
+		return 0;
+	spin_lock(&xg->lock);
+	list_for_each_entry(other, &xg->instances, xlink) {
+		if (other == fence)
+			continue;
+		woken += nfence_waitlist_process(&other->waiters);
+		nfence_cmp_kick(&other->adapter->gpu.cmp);
+	}
+	spin_unlock(&xg->lock);
+	return woken;
 }
 
 /* &nfence_vm_mapping.fence_at of a handle's own CurrentValue mapping. */
@@ -572,10 +696,13 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	if ((args->flags & DRM_NFENCE_FENCE_NT_SECURITY_SHARING) &&
 	    !(args->flags & DRM_NFENCE_FENCE_SHARED))
 		return -EINVAL;
+	/* CrossAdapter: shared DEFAULT fences only. */
+	if ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
+	    (!(args->flags & DRM_NFENCE_FENCE_SHARED) ||
+	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+		return -EINVAL;
 	if (nfence_check_engines(adapter, args->engine_affinity))
 		return -EINVAL;
-	if (args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)
-		return -EOPNOTSUPP;
 	if (!adapter->gpu.cfg.native_fence)
 		return -EOPNOTSUPP;
 
@@ -588,7 +715,7 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	}
 
 	fence = nfence_fence_alloc(nfile, args->type, args->flags,
-				   args->initial_value);
+				   args->initial_value, NULL);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_exit;
@@ -665,7 +792,8 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 	struct nfence_fence *fence;
 	int ret;
 
-	fence = nfence_fence_alloc(nfile, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0);
+	fence = nfence_fence_alloc(nfile, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				   NULL);
 	if (IS_ERR(fence))
 		return fence;
 	kref_get(&fence->ref);
@@ -797,7 +925,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_fence_open *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_fence *fence;
+	struct nfence_fence *fence, *instance;
 	struct nfence_device *dev;
 	struct file *filp;
 	int ret, idx;
@@ -816,7 +944,9 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 	fence = filp->private_data;
-	if (fence->adapter != adapter) {
+	if (fence->adapter != adapter &&
+	    (!(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
+	     !adapter->gpu.cfg.native_fence)) {
 		fput(filp);
 		return -EINVAL;
 	}
@@ -837,11 +967,23 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		ret = -ENODEV;
 		goto out_dev;
 	}
-	/* The local handle takes a reference and a handle of its own. */
-	kref_get(&fence->ref);
-	ret = nfence_local_create(nfile, dev, fence, args->flags,
+	if (fence->adapter != adapter) {
+		/* A cross-adapter fence: this adapter's instance of it. */
+		instance = nfence_fence_alloc(nfile, fence->type, fence->flags,
+					      0, fence);
+		if (IS_ERR(instance)) {
+			ret = PTR_ERR(instance);
+			goto out_exit;
+		}
+	} else {
+		/* The local handle takes a reference of its own. */
+		instance = fence;
+		kref_get(&fence->ref);
+	}
+	ret = nfence_local_create(nfile, dev, instance, args->flags,
 				  args->engine_affinity, false, false,
 				  &args->handle, &args->mapping);
+out_exit:
 	drm_dev_exit(idx);
 out_dev:
 	nfence_device_put(dev);

@@ -68,6 +68,25 @@ struct nfence_fence_slot {
 };
 
 /**
+ * struct nfence_xgroup - the instances of one cross-adapter fence
+ *
+ * A cross-adapter fence has one global object (instance) per adapter it is
+ * open on; all share one CurrentValue page in system memory, each has its
+ * own MonitoredValue, 0 for good, so every signal interrupts and the driver
+ * passes it on to the other instances (the seed's NotificationOnly).
+ *
+ * Lifetime: kref-counted by its instances.
+ */
+struct nfence_xgroup {
+	/** @ref: one reference per instance */
+	struct kref ref;
+	/** @lock: protects @instances; nests inside xarray locks */
+	spinlock_t lock;
+	/** @instances: &struct nfence_fence.xlink of every instance */
+	struct list_head instances;
+};
+
+/**
  * struct nfence_fence - a native fence: the global object
  *
  * Lifetime: kref-counted; references are held by local handles, shared fds
@@ -96,8 +115,14 @@ struct nfence_fence {
 	struct nfence_fence_slot cv;
 	/** @mv: MonitoredValue */
 	struct nfence_fence_slot mv;
-	/** @waiters: CPU waiters; owns MonitoredValue */
+	/** @waiters: CPU waiters; owns MonitoredValue (or @cpu_mv) */
 	struct nfence_waitlist waiters;
+	/** @xgroup: cross-adapter fences: the instances on every adapter */
+	struct nfence_xgroup *xgroup;
+	/** @xlink: entry in &nfence_xgroup.instances */
+	struct list_head xlink;
+	/** @cpu_mv: cross-adapter fences: the waiters' bound; MV stays 0 */
+	u64 cpu_mv;
 };
 
 /**
@@ -170,6 +195,7 @@ void nfence_device_fences_error(struct nfence_device *dev);
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);
 void nfence_fence_put(struct nfence_fence *fence);
+unsigned int nfence_fence_propagate(struct nfence_fence *fence);
 u64 nfence_fence_read(struct nfence_fence *fence);
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct nfence_device *dev,

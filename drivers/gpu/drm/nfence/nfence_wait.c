@@ -445,13 +445,17 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 	unsigned long id;
 
 	if (fences) {
-		for (i = 0; i < count; i++)
+		for (i = 0; i < count; i++) {
 			woken += nfence_waitlist_process(&fences[i]->waiters);
+			woken += nfence_fence_propagate(fences[i]);
+		}
 	} else {
 		xa_lock(&adapter->fences);
-		xa_for_each(&adapter->fences, id, fence)
+		xa_for_each(&adapter->fences, id, fence) {
 			if (nfence_waitlist_count(&fence->waiters))
 				woken += nfence_waitlist_process(&fence->waiters);
+			woken += nfence_fence_propagate(fence);
+		}
 		xa_unlock(&adapter->fences);
 	}
 	if (!woken)
@@ -478,8 +482,9 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 	/* Publish the flag before releasing the waiters that test it. */
 	smp_mb();
 	nfence_waitlist_flush(&fence->waiters);
-	/* GPU waits on it pass now. */
+	/* GPU waits on it pass now, and on its other adapters' instances. */
 	nfence_cmp_kick(&fence->adapter->gpu.cmp);
+	nfence_fence_propagate(fence);
 }
 
 /**
