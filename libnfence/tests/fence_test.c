@@ -293,7 +293,7 @@ TEST_F(fence, create_errors)
 		NTSTATUS st;
 	} bad[] = {
 		{ 1u << 1, STATUS_INVALID_PARAMETER },	/* NtSecurity, !Shared */
-		{ 1u << 2, STATUS_NOT_SUPPORTED },	/* CrossAdapter */
+		{ 1u << 2, STATUS_INVALID_PARAMETER },	/* CrossAdapter, !Shared */
 		{ 1u << 3, STATUS_NOT_SUPPORTED },	/* TopOfPipeline */
 		{ 3u << 4, STATUS_INVALID_PARAMETER },	/* NoSignal|NoWait */
 		{ 1u << 6, STATUS_NOT_SUPPORTED },	/* NoSignalMaxValueOnTdr */

@@ -805,8 +805,9 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 		return -EINVAL;
 	if (!mock_engines_ok(node, args->engine_affinity))
 		return -EINVAL;
-	if (args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)
-		return -EOPNOTSUPP;
+	if ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
+	    (!shared || args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+		return -EINVAL;
 	if (!node->adapter.native_fences)
 		return -EOPNOTSUPP;
 	if (mock_find_device(f, args->device) < 0)

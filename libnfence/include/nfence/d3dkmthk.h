@@ -525,8 +525,10 @@ typedef enum _D3DDDI_NATIVEFENCE_TYPE {
  *   Shared                 the fence can be shared (needed to share it)
  *   NtSecuritySharing      shared as an NT handle (a file descriptor);
  *                          needs Shared
- *   CrossAdapter           STATUS_NOT_SUPPORTED while the kernel does not
- *                          implement cross-adapter fences
+ *   CrossAdapter           the fence can be opened on every adapter (its
+ *                          NT handle); needs Shared and the DEFAULT type
+ *                          (STATUS_INVALID_PARAMETER otherwise); fixed at
+ *                          creation, so STATUS_NOT_SUPPORTED on open
  *   TopOfPipeline          STATUS_NOT_SUPPORTED (a signal semantics of
  *                          packet-based sync objects, not of native fences)
  *   NoSignal               this handle never signals (signals through it
