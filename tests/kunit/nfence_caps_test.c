@@ -192,7 +192,8 @@ static void caps_native_fence(struct kunit *test)
 	f = caps_query(test, caps_gpu(test, &cfg),
 		       DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS);
 	KUNIT_EXPECT_EQ(test, f->flags, DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT |
-			DRM_NFENCE_FENCE_CAP_INTRA_GPU);
+			DRM_NFENCE_FENCE_CAP_INTRA_GPU |
+			DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER);
 	KUNIT_EXPECT_EQ(test, f->value_stride, NFENCE_FENCE_VALUE_STRIDE);
 	KUNIT_EXPECT_EQ(test, f->value_bits, 64);
 	KUNIT_EXPECT_EQ(test, f->log_header_size, NFENCE_LOG_HEADER_SIZE);
