@@ -435,8 +435,6 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	ret = nfence_fence_take_cv(nfile, fence, peer);
 	if (!ret)
 		ret = nfence_fence_take_mv(nfile, fence);
-	if (!ret && cross)
-		ret = nfence_xgroup_join(fence, peer);
 	if (!ret) {
 		if (!peer)
 			WRITE_ONCE(*fence->cv.value, initial);
@@ -451,6 +449,11 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 			mv = &fence->cpu_mv;
 		}
 		nfence_waitlist_init(&fence->waiters, fence->cv.value, mv);
+		/* Other adapters' signals reach it once it is complete. */
+		if (cross)
+			ret = nfence_xgroup_join(fence, peer);
+	}
+	if (!ret) {
 		/* The engines may find it by GPU VA from now on. */
 		if (fence->cv.page)
 			nfence_page_publish(fence->cv.page, fence->cv.offset,
