@@ -321,6 +321,8 @@ static void test_create_flags(void)
 		DRM_NFENCE_FENCE_SHARED | NO_SIGNAL,
 		SHAREABLE | NO_SIGNAL,
 		SHAREABLE | NO_WAIT,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | DRM_NFENCE_FENCE_SHARED,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE | NO_WAIT,
 	};
 	int64_t base = live_fences();
 
@@ -401,6 +403,13 @@ static void test_create_bad_flag_combos(void)
 		DRM_NFENCE_FENCE_NT_SECURITY_SHARING,
 		DRM_NFENCE_FENCE_NT_SECURITY_SHARING | NO_SIGNAL,
 		DRM_NFENCE_FENCE_NT_SECURITY_SHARING | NO_WAIT,
+		/* CROSS_ADAPTER needs SHARED. */
+		DRM_NFENCE_FENCE_CROSS_ADAPTER,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | NO_SIGNAL,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER |
+			DRM_NFENCE_FENCE_NT_SECURITY_SHARING,
+		DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE | NO_SIGNAL |
+			NO_WAIT,
 	};
 
 	nfence_watchdog(WATCHDOG_S);
@@ -464,56 +473,154 @@ static void test_create_engine_affinity(void)
 
 static void test_create_cross_adapter(void)
 {
-	const uint32_t flags[] = {
-		DRM_NFENCE_FENCE_CROSS_ADAPTER,
-		DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE,
-		DRM_NFENCE_FENCE_CROSS_ADAPTER | DRM_NFENCE_FENCE_SHARED,
-		DRM_NFENCE_FENCE_CROSS_ADAPTER | NO_SIGNAL,
-		DRM_NFENCE_FENCE_CROSS_ADAPTER | NO_WAIT,
+	const uint32_t cross = DRM_NFENCE_FENCE_CROSS_ADAPTER;
+	const uint32_t shared = DRM_NFENCE_FENCE_SHARED;
+	const uint32_t nt = DRM_NFENCE_FENCE_NT_SECURITY_SHARING;
+	const uint32_t valid[] = {
+		cross | shared,
+		cross | SHAREABLE,
+		cross | shared | NO_SIGNAL,
+		cross | shared | NO_WAIT,
+		cross | SHAREABLE | NO_SIGNAL,
+		cross | SHAREABLE | NO_WAIT,
 	};
+	/* Not shared, or not shareable at all: -EINVAL. */
+	const uint32_t unshared[] = {
+		cross,
+		cross | NO_SIGNAL,
+		cross | NO_WAIT,
+		cross | nt,
+		cross | nt | NO_SIGNAL,
+		cross | nt | NO_WAIT,
+	};
+	int64_t base = live_fences();
 
 	nfence_watchdog(WATCHDOG_S);
-	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
-		struct drm_nfence_fence_create c =
-			create_args(TYPE_DEFAULT, flags[i]);
+	igt_assert_f(caps.flags & DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER,
+		     "native fences without the CROSS_ADAPTER capability "
+		     "(caps %#x)\n", caps.flags);
 
-		expect_create_error(fd, &c, -EOPNOTSUPP);
+	for (unsigned int i = 0; i < ARRAY_SIZE(unshared); i++) {
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_DEFAULT, unshared[i]);
+
+		expect_create_error(fd, &c, -EINVAL);
+		c.type = TYPE_INTRA_GPU;
+		expect_create_error(fd, &c, -EINVAL);
+	}
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(valid); i++) {
+		struct drm_nfence_fence_create c =
+			create_args(TYPE_INTRA_GPU, valid[i]);
+		struct drm_nfence_fence_mapping m;
+		uint64_t initial = 100 + i;
+		uint32_t h;
+		int ret;
+
+		/* DEFAULT only: INTRA_GPU is -EINVAL. */
+		expect_create_error(fd, &c, -EINVAL);
+
+		h = create(valid[i], initial, &m);
+		assert_default_mapping(&m);
+		/* Shared: a page of its own. */
+		igt_assert_eq_u32(m.cpu_value_offset, 0);
+		igt_assert_eq_u64(read_value(fd, &m), initial);
+		assert_fences(base, 1);
+		if (dbg >= 0) {
+			struct nfence_debugfs_fence f;
+
+			nfence_debugfs_fence(dbg, &m, &f);
+			igt_assert_eq_u32(f.type, TYPE_DEFAULT);
+			igt_assert_eq_u64(f.current, initial);
+			/* Every signal must interrupt: MonitoredValue 0. */
+			igt_assert_eq_u64(f.monitored, 0);
+		}
+
+		/* The creator's NO_SIGNAL and NO_WAIT hold. */
+		ret = __nfence_fence_signal_one(fd, dev, h, initial + 1);
+		igt_assert_eq(ret, valid[i] & NO_SIGNAL ? -EACCES : 0);
+		igt_assert_eq_u64(read_value(fd, &m), valid[i] & NO_SIGNAL ?
+				  initial : initial + 1);
+		ret = __nfence_fence_wait_one(fd, dev, h, initial, 0);
+		igt_assert_eq(ret, valid[i] & NO_WAIT ? -EACCES : 0);
+
+		/* Only with NT_SECURITY_SHARING can it become an fd. */
+		if (valid[i] & nt) {
+			struct drm_nfence_fence_mapping om;
+			int sfd = nfence_fence_share(fd, h);
+			uint32_t o = nfence_fence_open(fd, dev, sfd, 0, &om);
+
+			nfence_fence_signal(fd, dev, o, initial + 5);
+			igt_assert_eq_u64(read_value(fd, &m), initial + 5);
+			nfence_fence_destroy(fd, o);
+			close(sfd);
+		} else {
+			expect_share_error(fd, h, 0, 0, -EINVAL);
+		}
+		nfence_fence_destroy(fd, h);
+		assert_gone(&m);
+		assert_fences(base, 0);
 	}
 }
 
 static void test_create_check_order(void)
 {
+	const uint32_t cross = DRM_NFENCE_FENCE_CROSS_ADAPTER;
+	const uint32_t xs = cross | DRM_NFENCE_FENCE_SHARED;
 	struct drm_nfence_fence_create c;
-	uint32_t cross = DRM_NFENCE_FENCE_CROSS_ADAPTER;
 
 	nfence_watchdog(WATCHDOG_S);
-	/* Every -EINVAL check comes before CROSS_ADAPTER's -EOPNOTSUPP ... */
-	c = create_args(TYPE_DEFAULT, cross);
+	/*
+	 * Every -EINVAL check comes before the device lookup: each case is
+	 * a valid cross-adapter create but for one defect, on device 0.
+	 */
+	c = create_args(TYPE_DEFAULT, xs);
+	c.device = 0;
 	c.pad = 1;
 	expect_create_error(fd, &c, -EINVAL);
-	c = create_args(TYPE_DEFAULT, cross | 1u << 5);
+	c = create_args(TYPE_DEFAULT, xs | 1u << 5);
+	c.device = 0;
 	expect_create_error(fd, &c, -EINVAL);
-	c = create_args(2, cross);
+	c = create_args(2, xs);
+	c.device = 0;
 	expect_create_error(fd, &c, -EINVAL);
-	c = create_args(TYPE_DEFAULT, cross | NO_SIGNAL | NO_WAIT);
+	c = create_args(TYPE_DEFAULT, xs | NO_SIGNAL | NO_WAIT);
+	c.device = 0;
 	expect_create_error(fd, &c, -EINVAL);
 	c = create_args(TYPE_DEFAULT,
 			cross | DRM_NFENCE_FENCE_NT_SECURITY_SHARING);
+	c.device = 0;
+	expect_create_error(fd, &c, -EINVAL);
+	/* CROSS_ADAPTER without SHARED ... */
+	c = create_args(TYPE_DEFAULT, cross);
+	c.device = 0;
+	expect_create_error(fd, &c, -EINVAL);
+	/* ... or with INTRA_GPU. */
+	c = create_args(TYPE_INTRA_GPU, xs);
+	c.device = 0;
+	expect_create_error(fd, &c, -EINVAL);
+	c = create_args(TYPE_INTRA_GPU, xs |
+			DRM_NFENCE_FENCE_NT_SECURITY_SHARING);
+	c.device = 0;
 	expect_create_error(fd, &c, -EINVAL);
 	if (adapter.num_engines < 32) {
-		c = create_args(TYPE_DEFAULT, cross);
+		c = create_args(TYPE_DEFAULT, xs);
+		c.device = 0;
 		c.engine_affinity = 1u << adapter.num_engines;
 		expect_create_error(fd, &c, -EINVAL);
 	}
 
-	/* ... which comes before the device lookup ... */
-	c = create_args(TYPE_DEFAULT, cross);
+	/* A valid cross-adapter create on no device: -ENOENT. */
+	c = create_args(TYPE_DEFAULT, xs);
 	c.device = 0;
-	expect_create_error(fd, &c, -EOPNOTSUPP);
+	expect_create_error(fd, &c, -ENOENT);
 	c.device = dev + 1000;
-	expect_create_error(fd, &c, -EOPNOTSUPP);
+	expect_create_error(fd, &c, -ENOENT);
+	c = create_args(TYPE_DEFAULT, cross | SHAREABLE | NO_WAIT);
+	c.device = 0;
+	expect_create_error(fd, &c, -ENOENT);
 
-	/* ... and so does every -EINVAL check. */
+	/* And every other -EINVAL check comes first as well. */
 	c = create_args(TYPE_DEFAULT, 0);
 	c.device = 0;
 	c.pad = 1;
@@ -576,6 +683,18 @@ static void test_create_no_native_fences(void)
 	c.flags = 0;
 	c.type = TYPE_INTRA_GPU;
 	expect_create_error(fd, &c, -EOPNOTSUPP);
+	/* A valid cross-adapter create: -EOPNOTSUPP, before the device. */
+	c.type = TYPE_DEFAULT;
+	c.flags = DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE;
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+	c.device = 0;
+	expect_create_error(fd, &c, -EOPNOTSUPP);
+	/* An invalid one: -EINVAL first. */
+	c.flags = DRM_NFENCE_FENCE_CROSS_ADAPTER;
+	expect_create_error(fd, &c, -EINVAL);
+	c.flags = DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE;
+	c.type = TYPE_INTRA_GPU;
+	expect_create_error(fd, &c, -EINVAL);
 	assert_fences(base, 0);
 	nfence_device_destroy(fd, d);
 }
@@ -1687,7 +1806,8 @@ igt_main
 	}
 
 	igt_describe("Without native fences, create fails with -EOPNOTSUPP "
-		     "for every type and flag.");
+		     "for every type and flag (CROSS_ADAPTER too), after the "
+		     "-EINVAL checks and before the device lookup.");
 	igt_subtest("create-no-native-fences")
 		test_create_no_native_fences();
 
@@ -1734,7 +1854,8 @@ igt_main
 			test_create_bad_type();
 
 		igt_describe("NO_SIGNAL with NO_WAIT, and NT_SECURITY_SHARING "
-			     "without SHARED, fail with -EINVAL.");
+			     "or CROSS_ADAPTER without SHARED, fail with "
+			     "-EINVAL.");
 		igt_subtest("create-bad-flag-combos")
 			test_create_bad_flag_combos();
 
@@ -1748,12 +1869,16 @@ igt_main
 		igt_subtest("create-engine-affinity")
 			test_create_engine_affinity();
 
-		igt_describe("CROSS_ADAPTER is not supported: -EOPNOTSUPP.");
+		igt_describe("CROSS_ADAPTER needs SHARED and type DEFAULT "
+			     "(else -EINVAL); it creates a fence with "
+			     "MonitoredValue 0, shareable only with "
+			     "NT_SECURITY_SHARING.");
 		igt_subtest("create-cross-adapter")
 			test_create_cross_adapter();
 
 		igt_describe("The create checks run in the documented order: "
-			     "-EINVAL, then -EOPNOTSUPP, then -ENOENT.");
+			     "every -EINVAL (CROSS_ADAPTER without SHARED or "
+			     "with INTRA_GPU included) before -ENOENT.");
 		igt_subtest("create-check-order")
 			test_create_check_order();
 

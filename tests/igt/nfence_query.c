@@ -239,13 +239,14 @@ static void test_native_fence_caps(void)
 
 	igt_assert_eq_u32(c.flags & ~FENCE_CAPS, 0);
 	/*
-	 * INTRA_GPU fences exist; cross-adapter fences and log buffers are
-	 * not implemented yet, so they must not be advertised.
+	 * INTRA_GPU and cross-adapter fences exist; log buffers are not
+	 * implemented yet, so they must not be advertised.
 	 */
 	igt_assert_eq_u32(c.flags & (DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 				     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
 				     DRM_NFENCE_FENCE_CAP_LOG_BUFFERS),
-			  DRM_NFENCE_FENCE_CAP_INTRA_GPU);
+			  DRM_NFENCE_FENCE_CAP_INTRA_GPU |
+			  DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER);
 	if (nfence_param_bool("optimized_default_fence", &b))
 		igt_assert_eq(!!(c.flags &
 				 DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT), b);
