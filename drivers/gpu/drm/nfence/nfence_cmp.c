@@ -112,33 +112,46 @@ void nfence_cmp_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev)
 	nfence_cmp_kick(cmp);
 }
 
+/* Whether the hang timeout applies to @q's running WORK command. */
+static bool nfence_cmp_tdr_applies(struct nfence_cmp *cmp,
+				   struct nfence_hwqueue *q)
+{
+	return cmp->tdr_ns &&
+	       !(q->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT);
+}
+
+/* When a busy engine needs a look: its WORK ends, or its TDR fires. */
+static void nfence_cmp_wake_at(struct nfence_cmp *cmp,
+			       struct nfence_cmp_engine *e, u64 *deadline)
+{
+	struct nfence_hwqueue *q = e->busy;
+	u64 at = e->busy_until_ns;
+
+	if (nfence_cmp_tdr_applies(cmp, q))
+		at = min(at, q->work_start_ns + cmp->tdr_ns);
+	if (!*deadline || at < *deadline)
+		*deadline = at;
+}
+
 /* An engine whose WORK command is running: done, hung or still going. */
 static bool nfence_cmp_engine_busy(struct nfence_cmp *cmp,
 				   struct nfence_cmp_engine *e, u64 now,
 				   u64 *deadline, struct list_head *dropped)
 {
 	struct nfence_hwqueue *q = e->busy;
-	u64 end = e->busy_until_ns;
 
-	if (cmp->tdr_ns && !(q->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT)) {
-		u64 tdr = q->work_start_ns + cmp->tdr_ns;
-
-		if (now >= tdr && now < end) {
-			atomic64_inc(&cmp->hangs);
-			drm_dbg_driver(&container_of(cmp->gpu,
-						     struct nfence_adapter,
-						     gpu)->drm,
-				       "queue %u hung: device %u lost\n", q->id,
-				       q->ctx->device->handle);
-			nfence_cmp_device_lost_locked(cmp, q->ctx->device,
-						      dropped);
-			return false;
-		}
-		end = min(end, tdr);
+	if (nfence_cmp_tdr_applies(cmp, q) &&
+	    now >= q->work_start_ns + cmp->tdr_ns && now < e->busy_until_ns) {
+		atomic64_inc(&cmp->hangs);
+		drm_dbg_driver(&container_of(cmp->gpu, struct nfence_adapter,
+					     gpu)->drm,
+			       "queue %u hung: device %u lost\n", q->id,
+			       q->ctx->device->handle);
+		nfence_cmp_device_lost_locked(cmp, q->ctx->device, dropped);
+		return false;
 	}
 	if (now < e->busy_until_ns) {
-		if (!*deadline || end < *deadline)
-			*deadline = end;
+		nfence_cmp_wake_at(cmp, e, deadline);
 		return true;
 	}
 	e->busy = NULL;
@@ -181,14 +194,8 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			res = nfence_engine_run(cmp, e, q, now, &ran, &dropped);
 			if (ran || res == NFENCE_RUN_FAULT)
 				progress = true;
-			if (res == NFENCE_RUN_BUSY) {
-				if (!*deadline || e->busy_until_ns < *deadline)
-					*deadline = e->busy_until_ns;
-				if (cmp->tdr_ns &&
-				    !(q->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT) &&
-				    now + cmp->tdr_ns < *deadline)
-					*deadline = now + cmp->tdr_ns;
-			}
+			if (res == NFENCE_RUN_BUSY)
+				nfence_cmp_wake_at(cmp, e, deadline);
 		}
 	}
 	mutex_unlock(&cmp->lock);

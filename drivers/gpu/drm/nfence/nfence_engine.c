@@ -115,59 +115,42 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 	return 0;
 }
 
-/* One 64-bit GPU access, address space locked; false for a page fault. */
-static bool nfence_engine_access64(struct nfence_vm *vm, u64 va, u64 *value,
-				   bool write)
+/* One 64-bit GPU write, address space locked; false for a page fault. */
+static bool nfence_engine_write64(struct nfence_vm *vm, u64 va, u64 value)
 {
-	u64 *p = nfence_vm_find_locked(vm, va, sizeof(u64), write, NULL);
+	u64 *p = nfence_vm_find_locked(vm, va, sizeof(u64), true, NULL);
 
-	if (!p)
-		return false;
-	if (write)
-		WRITE_ONCE(*p, *value);
-	else
-		*value = READ_ONCE(*p);
-	return true;
+	if (p)
+		WRITE_ONCE(*p, value);
+	return p;
 }
 
 /*
- * Whether @va is the CurrentValue of an AlwaysSignaled fence, which every
- * wait passes whatever its storage holds (values above 0xFFFFFFFF too).
+ * FENCE_WAIT, address space locked: whether the 64-bit value at @va has
+ * reached @value. The CurrentValue of an AlwaysSignaled fence has, whatever
+ * its storage holds (values above 0xFFFFFFFF too). False with *@fault set
+ * for a page fault.
  */
-static bool nfence_engine_always_signaled(struct nfence_vm *vm, u64 va)
+static bool nfence_engine_wait_done(struct nfence_vm *vm, u64 va, u64 value,
+				    bool *fault)
 {
 	struct nfence_vm_mapping *map;
 	struct nfence_fence *fence;
-	bool ret;
+	bool done;
+	u64 *p;
 
-	if (!nfence_vm_find_locked(vm, va, sizeof(u64), false, &map) ||
-	    !map->fence_at)
+	p = nfence_vm_find_locked(vm, va, sizeof(u64), false, &map);
+	*fault = !p;
+	if (!p)
+		return false;
+	if (READ_ONCE(*p) >= value)
+		return true;
+	if (!map->fence_at)
 		return false;
 	fence = map->fence_at(map, va - map->node.start);
-	ret = fence && READ_ONCE(fence->always_signaled);
+	done = fence && READ_ONCE(fence->always_signaled);
 	nfence_fence_put(fence);
-	return ret;
-}
-
-/* Copy GPU memory out, address space locked; false for a page fault. */
-static bool nfence_engine_read(struct nfence_vm *vm, u64 va, void *buf,
-			       u32 len)
-{
-	struct nfence_vm_mapping *map;
-	void *src;
-	u64 n;
-
-	while (len) {
-		src = nfence_vm_find_locked(vm, va, 1, false, &map);
-		if (!src)
-			return false;
-		n = min_t(u64, len, map->node.start + map->size - va);
-		memcpy(buf, src, n);
-		buf += n;
-		va += n;
-		len -= n;
-	}
-	return true;
+	return done;
 }
 
 /*
@@ -185,14 +168,14 @@ static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, const u8 *base,
 
 	if (left < 8)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
-	if (!base && !nfence_engine_read(vm, va, buf, 8))
+	if (!base && nfence_vm_read_locked(vm, va, buf, 8))
 		return DRM_NFENCE_FAULT_PAGE;
 	memcpy(&header, p, sizeof(header));
 	bytes = nfence_cs_cmd_bytes(le32_to_cpu(header));
 	if (!bytes || bytes > left)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
 	if (!base && bytes > 8 &&
-	    !nfence_engine_read(vm, va + 8, buf + 8, bytes - 8))
+	    nfence_vm_read_locked(vm, va + 8, buf + 8, bytes - 8))
 		return DRM_NFENCE_FAULT_PAGE;
 	if (nfence_cs_decode(p, bytes, cmd, &reason) < 0)
 		return reason;
@@ -206,15 +189,15 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			      const struct nfence_cs_cmd *cmd, u64 now,
 			      int *result, u64 *fault_va)
 {
-	u64 value;
+	bool fault;
 
 	*fault_va = cmd->va;
 	switch (cmd->opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
-		if (!nfence_engine_access64(q->vm, cmd->va, &value, false))
-			return DRM_NFENCE_FAULT_PAGE;
-		if (value < cmd->value &&
-		    !nfence_engine_always_signaled(q->vm, cmd->va)) {
+		if (!nfence_engine_wait_done(q->vm, cmd->va, cmd->value,
+					     &fault)) {
+			if (fault)
+				return DRM_NFENCE_FAULT_PAGE;
 			q->state = NFENCE_QUEUE_WAIT_FENCE;
 			q->wait_va = cmd->va;
 			q->wait_value = cmd->value;
@@ -224,13 +207,12 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	case DRM_NFENCE_CS_FENCE_SIGNAL:
 		return nfence_engine_fence_signal(cmp, q->vm, cmd, fault_va);
 	case DRM_NFENCE_CS_WRITE64:
-		value = cmd->value;
-		if (!nfence_engine_access64(q->vm, cmd->va, &value, true))
+		if (!nfence_engine_write64(q->vm, cmd->va, cmd->value))
 			return DRM_NFENCE_FAULT_PAGE;
 		return 0;
 	case DRM_NFENCE_CS_TIMESTAMP:
-		value = nfence_gpu_timestamp(cmp->gpu, NULL);
-		if (!nfence_engine_access64(q->vm, cmd->va, &value, true))
+		if (!nfence_engine_write64(q->vm, cmd->va,
+					   nfence_gpu_timestamp(cmp->gpu, NULL)))
 			return DRM_NFENCE_FAULT_PAGE;
 		return 0;
 	case DRM_NFENCE_CS_WORK:

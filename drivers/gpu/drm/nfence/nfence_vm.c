@@ -161,36 +161,50 @@ void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 }
 
 /**
- * nfence_vm_read - copy memory out through GPU VAs
- * @vm: the address space
+ * nfence_vm_read_locked - copy memory out through GPU VAs, space locked
+ * @vm: the address space, whose @lock the caller holds
  * @va: GPU virtual address
  * @buf: where to copy
- * @len: bytes, non-zero
+ * @len: bytes
  *
  * The range may span several mappings, each of which must cover its part.
  *
  * Return: 0, or -EFAULT if any byte does not translate.
  */
-int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len)
+int nfence_vm_read_locked(struct nfence_vm *vm, u64 va, void *buf, size_t len)
 {
 	struct nfence_vm_mapping *map;
-	int ret = 0;
 
-	mutex_lock(&vm->lock);
 	while (len) {
 		void *src = nfence_vm_find_locked(vm, va, 1, false, &map);
 		u64 n;
 
-		if (!src) {
-			ret = -EFAULT;
-			break;
-		}
+		if (!src)
+			return -EFAULT;
 		n = min_t(u64, len, map->node.start + map->size - va);
 		memcpy(buf, src, n);
 		buf += n;
 		va += n;
 		len -= n;
 	}
+	return 0;
+}
+
+/**
+ * nfence_vm_read - copy memory out through GPU VAs
+ * @vm: the address space
+ * @va: GPU virtual address
+ * @buf: where to copy
+ * @len: bytes
+ *
+ * Return: 0, or -EFAULT if any byte does not translate.
+ */
+int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len)
+{
+	int ret;
+
+	mutex_lock(&vm->lock);
+	ret = nfence_vm_read_locked(vm, va, buf, len);
 	mutex_unlock(&vm->lock);
 	return ret;
 }

@@ -73,6 +73,7 @@ void nfence_vm_unmap(struct nfence_vm_mapping *map);
 void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write);
 void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 			    struct nfence_vm_mapping **mapp);
+int nfence_vm_read_locked(struct nfence_vm *vm, u64 va, void *buf, size_t len);
 int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len);
 bool nfence_vm_range_mapped(struct nfence_vm *vm, u64 va, u64 len);
 
