@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/minmax.h>
+#include <linux/ktime.h>
 
 #include <drm/nfence_drm.h>
 
@@ -217,6 +218,12 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 		return 0;
 	case DRM_NFENCE_CS_WORK:
 		if (cmd->value) {
+			/*
+			 * From when it runs, not from the pass's start: the
+			 * commands before it in this pass took time, and a
+			 * TIMESTAMP just before it must see it last its time.
+			 */
+			now = ktime_get_ns();
 			e->busy = q;
 			e->busy_until_ns = now + cmd->value;
 			q->state = NFENCE_QUEUE_RUNNING;
