@@ -155,12 +155,15 @@ fi
 
 if [ "$mode" = full ]; then
 	# A GPU with native fences but only 32-bit atomics: the UINT_MAX/2
-	# window of the context-monitoring seed.
+	# window of the context-monitoring seed, and the GPU's half stores
+	# completed by the driver.
 	conf="no_64bit_atomics=1"
 	if insmod "$ko" $conf; then
 		result pass "insmod nfence $conf"
 		check "IGT 32-bit fence value window" \
 			"$build/tests/igt/nfence_wait" --run-subtest 'value-32bit-*'
+		check "IGT 32-bit GPU: carries, waits across 2^32, window" \
+			"$build/tests/igt/nfence_sched" --run-subtest 'gpu32-*'
 		check "rmmod nfence (32-bit atomics)" rmmod nfence
 	else
 		result fail "insmod nfence $conf"

@@ -1844,6 +1844,8 @@ void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq)
 					    "woken");
 	irq->spurious = nfence_debugfs_get_u64(dir, "nfence_interrupts",
 					       "spurious");
+	irq->carries = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+					      "carries");
 }
 
 /**

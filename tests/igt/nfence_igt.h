@@ -379,6 +379,8 @@ struct nfence_interrupts {
 	uint64_t suppressed;
 	uint64_t woken;
 	uint64_t spurious;
+	/* values a 32-bit GPU half stored that the driver completed */
+	uint64_t carries;
 };
 
 void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq);

@@ -329,6 +329,207 @@ static void test_interrupt_progress_fence(void)
 	t_fini(&t);
 }
 
+/* GPUs without 64-bit atomics (the no_64bit_atomics module parameter) */
+
+#define HALF	((uint64_t)UINT32_MAX / 2)
+
+static void require_gpu32(void)
+{
+	struct drm_nfence_query_fence_caps caps;
+
+	require_debugfs();
+	nfence_query_fence_caps(fd, &caps);
+	igt_require_f(caps.value_bits == 32, "%u-bit fence values (load the "
+		      "module with no_64bit_atomics=1)\n", caps.value_bits);
+}
+
+/* One FENCE_SIGNAL of @m to @value on @q, waited for through the mapping. */
+static void gpu_signal(struct nfence_queue *q,
+		       const struct drm_nfence_fence_mapping *m,
+		       uint64_t value)
+{
+	struct nfence_cs cs;
+
+	nfence_queue_begin(q, &cs);
+	nfence_cs_signal_fence(&cs, m, value);
+	poll_progress(q, nfence_queue_submit(q, &cs));
+}
+
+/*
+ * The GPU stores the low half; crossing 2^32 takes one interrupt, with
+ * which the driver stores the whole value, even with no waiter; signals
+ * within a high half take none. Up and down, and the waiter is released.
+ */
+static void test_gpu32_signal_carry(void)
+{
+	struct nfence_interrupts before, after;
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *cv;
+	struct nfence_queue q;
+	struct waiter w;
+	uint32_t h;
+	struct t t;
+
+	require_gpu32();
+	t_init(&t);
+	h = fence(&t, 0xfffffff0ull - 100, &m);
+	cv = nfence_fence_map(fd, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+
+	irq(&before);
+	for (uint64_t v = 0xfffffff0ull - 99; v <= 0xfffffff0ull; v++)
+		gpu_signal(&q, &m, v);
+	irq(&after);
+	log_irq("within a high half", &after);
+	igt_assert_eq_u64(*cv, 0xfffffff0ull);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_eq_u64(after.carries, before.carries);
+
+	/* Across 2^32, nobody waiting: one interrupt, the value whole. */
+	gpu_signal(&q, &m, 0x100000005ull);
+	igt_assert_eq_u64(*cv, 0x100000005ull);
+	irq(&after);
+	log_irq("across 2^32", &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
+	igt_assert_eq_u64(after.carries, before.carries + 1);
+
+	/* A waiter across the next 2^32 is released by the carry. */
+	gpu_signal(&q, &m, 0x100000005ull + HALF);
+	waiter_start(&w, t.dev, h, 0x200000000ull);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST), 0);
+	gpu_signal(&q, &m, 0x200000003ull);
+	igt_assert_eq(waiter_join(&w), 0);
+	igt_assert_eq_u64(*cv, 0x200000003ull);
+
+	/* Down across 2^32: a plain store, the high half follows. */
+	irq(&before);
+	gpu_signal(&q, &m, 0x1fffffff0ull);
+	igt_assert_eq_u64(*cv, 0x1fffffff0ull);
+	irq(&after);
+	igt_assert_eq_u64(after.carries, before.carries + 1);
+
+	nfence_queue_destroy(&q);
+	nfence_fence_unmap(cv);
+	nfence_fence_destroy(fd, h);
+	t_fini(&t);
+}
+
+/*
+ * A GPU wait across 2^32 holds until the value gets there: the low halves
+ * compare as serial numbers (0xfffffff0 is before 0x1_00000010, though its
+ * low half is larger).
+ */
+static void test_gpu32_wait_across_wrap(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t done;
+	uint32_t h;
+	struct t t;
+
+	require_gpu32();
+	t_init(&t);
+	h = fence(&t, 0xfffffff0ull, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_wait_fence(&cs, &m, 0x100000010ull);
+	nfence_cs_write64(&cs, va(&t, 0), 0xb);
+	done = nfence_queue_submit(&q, &cs);
+	assert_queue_state(&q, "wait-fence");
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+
+	nfence_fence_signal(fd, t.dev, h, 0x10000000full);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq_u64(*word(&t, 0), 0);
+	assert_queue_state(&q, "wait-fence");
+
+	nfence_fence_signal(fd, t.dev, h, 0x100000010ull);
+	poll_progress(&q, done);
+	igt_assert_eq_u64(*word(&t, 0), 0xb);
+
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+	t_fini(&t);
+}
+
+static int submit_progress(struct nfence_queue *q, uint64_t progress)
+{
+	struct drm_nfence_submit s = {
+		.device = q->device,
+		.hwqueue = q->handle,
+		.progress_fence_value = progress,
+	};
+	struct nfence_cs cs;
+
+	nfence_queue_begin(q, &cs);
+	nfence_cs_nop(&cs);
+	s.commands_gpu_va = cs.gpu_va;
+	s.size = cs.len;
+	return __nfence_submit(fd, &s);
+}
+
+/*
+ * Submission values more than UINT_MAX/2 above the fence's value are
+ * refused (SUBMIT's progress value, SUBMIT_WAIT and SUBMIT_SIGNAL values),
+ * the window moves with the fence, and the progress fence crosses 2^32
+ * through the carry.
+ */
+static void test_gpu32_submit_window(void)
+{
+	struct nfence_interrupts before, after;
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *cv;
+	struct nfence_queue q;
+	uint32_t h;
+	struct t t;
+
+	require_gpu32();
+	t_init(&t);
+	h = fence(&t, 10, &m);
+	cv = nfence_fence_map(fd, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+
+	igt_assert_eq(__nfence_queue_submit_signal(&q, h, 10 + HALF + 1),
+		      -EINVAL);
+	igt_assert_eq(__nfence_queue_submit_wait(&q, h, 10 + HALF + 1),
+		      -EINVAL);
+	igt_assert_eq(__nfence_queue_submit_wait(&q, h, UINT64_MAX), -EINVAL);
+	igt_assert_eq(__nfence_queue_submit_signal(&q, h, 10 + HALF), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, t.dev, h, 10 + HALF,
+					      nfence_deadline_ms(WAIT_MS)), 0);
+	/* At or below the value is always fine. */
+	igt_assert_eq(__nfence_queue_submit_wait(&q, h, 3), 0);
+	igt_assert_eq(__nfence_queue_submit_signal(&q, h, 10 + 2 * HALF), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, t.dev, h, 10 + 2 * HALF,
+					      nfence_deadline_ms(WAIT_MS)), 0);
+	igt_assert_eq_u64(*cv, 10 + 2 * HALF);
+
+	/* The progress fence is at 0 here (SUBMIT_* do not signal it). */
+	igt_assert_eq_u64(*q.progress, 0);
+	igt_assert_eq(submit_progress(&q, HALF + 1), -EINVAL);
+	igt_assert_eq(submit_progress(&q, HALF), 0);
+	poll_progress(&q, HALF);
+	igt_assert_eq(submit_progress(&q, 2 * HALF + 1), -EINVAL);
+	igt_assert_eq(submit_progress(&q, 2 * HALF), 0);
+	poll_progress(&q, 2 * HALF);
+
+	irq(&before);
+	igt_assert_eq(submit_progress(&q, 0x100000005ull), 0);
+	poll_progress(&q, 0x100000005ull);
+	igt_assert_eq_u64(*q.progress, 0x100000005ull);
+	irq(&after);
+	igt_assert_eq_u64(after.carries, before.carries + 1);
+
+	nfence_queue_destroy(&q);
+	nfence_fence_unmap(cv);
+	nfence_fence_destroy(fd, h);
+	t_fini(&t);
+}
+
 static void test_intra_gpu_fence(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -1388,6 +1589,24 @@ igt_main
 		     "interrupt without a waiter, exactly one with one.");
 	igt_subtest("interrupt-progress-fence")
 		test_interrupt_progress_fence();
+
+	igt_describe("32-bit atomics: GPU signals store the low half; "
+		     "crossing 2^32 (up or down) takes one interrupt with "
+		     "which the driver stores the whole value, signals within "
+		     "a high half take none.");
+	igt_subtest("gpu32-signal-carry")
+		test_gpu32_signal_carry();
+
+	igt_describe("32-bit atomics: a GPU wait across 2^32 holds until the "
+		     "value gets there.");
+	igt_subtest("gpu32-wait-across-wrap")
+		test_gpu32_wait_across_wrap();
+
+	igt_describe("32-bit atomics: SUBMIT, SUBMIT_WAIT and SUBMIT_SIGNAL "
+		     "values more than UINT_MAX/2 ahead are refused; the "
+		     "progress fence crosses 2^32.");
+	igt_subtest("gpu32-submit-window")
+		test_gpu32_submit_window();
 
 	igt_describe("An INTRA_GPU fence synchronizes two engines.");
 	igt_subtest("intra-gpu-fence")

@@ -262,6 +262,7 @@ static int sched_init(struct kunit *test)
 	atomic64_set(&adapter->irq_stats.suppressed, 0);
 	atomic64_set(&adapter->irq_stats.woken, 0);
 	atomic64_set(&adapter->irq_stats.spurious, 0);
+	atomic64_set(&adapter->irq_stats.carries, 0);
 	xa_init(&adapter->fences);
 	nfence_cmp_init(&adapter->gpu.cmp, &adapter->gpu);
 	f->cmp = &adapter->gpu.cmp;
@@ -841,6 +842,146 @@ static void sched_fence_wait_always_signaled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 }
 
+/* Run @q's one pending submission to the end. */
+static void sched_run_idle(struct sched_fix *f, struct nfence_hwqueue *q)
+{
+	unsigned int ran;
+
+	KUNIT_EXPECT_EQ(f->test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
+}
+
+/*
+ * A GPU without 64-bit atomics: FENCE_SIGNAL stores the low half; a value
+ * whose high half differs from memory's raises the interrupt, with which
+ * the driver completes the value (one carry), whether or not a waiter
+ * wants it, up or down, for the progress fence as for fence storage.
+ * Ordinary memory gets both halves from the GPU. A later signal's low half
+ * is never overwritten by the completion of an earlier one.
+ */
+static void sched_32bit_signal_carry(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_hwqueue *q = f->q[0];
+	struct sched_waiter sw;
+	u64 start;
+
+	f->adapter->gpu.cfg.no_64bit_atomics = true;
+	f->fvals[0] = 0xfffffff0ull;
+
+	/* Same high half, no waiter: one store, no interrupt. */
+	start = sched_cursor(f);
+	sched_signal(f, f->fence_va, f->fence_va + 8, 0xfffffff8ull);
+	sched_submit(f, q, start, sched_cursor(f), 1);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffff8ull);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, interrupts), 0);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, suppressed), 2);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 0);
+
+	/* Across 2^32 below the waiter: the carry interrupt alone. */
+	sched_wait_on(test, f->fence, &sw, 0x100000010ull);
+	start = sched_cursor(f);
+	sched_signal(f, f->fence_va, f->fence_va + 8, 0x100000005ull);
+	sched_submit(f, q, start, sched_cursor(f), 2);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000005ull);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 1);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 0);
+	KUNIT_EXPECT_EQ(test, sw.fired, 0);
+	KUNIT_EXPECT_EQ(test, f->fvals[1], 0x10000000full);
+
+	/* Past the waiter within the high half: the MonitoredValue rule. */
+	start = sched_cursor(f);
+	sched_signal(f, f->fence_va, f->fence_va + 8, 0x100000010ull);
+	sched_submit(f, q, start, sched_cursor(f), 3);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000010ull);
+	KUNIT_EXPECT_EQ(test, sw.fired, 1);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 1);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, interrupts), 2);
+	KUNIT_EXPECT_EQ(test, f->fvals[1], U64_MAX);
+
+	/* Down across 2^32 (a plain store lowers): completed as well. */
+	start = sched_cursor(f);
+	sched_signal(f, f->fence_va, f->fence_va + 8, 0xfffffffeull);
+	sched_submit(f, q, start, sched_cursor(f), 4);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffffeull);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 2);
+
+	/* Ordinary memory: no fence to complete, the GPU writes both. */
+	f->data[2] = 0xffffffffull;
+	f->data[4] = U64_MAX;
+	start = sched_cursor(f);
+	sched_signal(f, sched_data_va(f, 2), 0, 0x200000001ull);
+	sched_write64(f, sched_data_va(f, 4), SCHED_VALUE);
+	sched_submit(f, q, start, sched_cursor(f), 5);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->data[2], 0x200000001ull);
+	KUNIT_EXPECT_EQ(test, f->data[4], SCHED_VALUE);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 2);
+
+	/* The progress fence crosses 2^32 too. */
+	start = sched_cursor(f);
+	sched_nop(f);
+	sched_submit(f, q, start, sched_cursor(f), 0x100000000ull);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0x100000000ull);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 3);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 0);
+
+	/* A later signal changed the low half: its value stands. */
+	f->fvals[0] = 0x500000007ull;
+	nfence_interrupt_carry(f->adapter, f->fence, 0x600000009ull);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x500000007ull);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 3);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 1);
+	f->fvals[0] = 0x500000009ull;
+	nfence_interrupt_carry(f->adapter, f->fence, 0x600000009ull);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x600000009ull);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 4);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
+}
+
+/*
+ * A GPU without 64-bit atomics compares the low halves as serial numbers:
+ * a wait across 2^32 holds until the value gets there (an unsigned 32-bit
+ * compare would pass at once), and beyond the UINT_MAX/2 window the low
+ * halves alone decide.
+ */
+static void sched_32bit_wait_serial(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_hwqueue *q = f->q[0];
+	unsigned int ran;
+	u64 start;
+
+	f->adapter->gpu.cfg.no_64bit_atomics = true;
+	f->data[0] = 0xfffffff0ull;
+	start = sched_cursor(f);
+	sched_wait(f, sched_data_va(f, 0), 0x100000010ull);
+	sched_write64(f, sched_data_va(f, 1), 1);
+	sched_wait(f, sched_data_va(f, 0), 0x200000003ull);
+	sched_write64(f, sched_data_va(f, 1), 2);
+	sched_submit(f, q, start, sched_cursor(f), 1);
+
+	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	f->data[0] = 0x10000000full;
+	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	/*
+	 * Reached. 0x2_00000003 is more than UINT_MAX/2 ahead, out of the
+	 * window: low 0x10 is past low 3, so the GPU passes it too.
+	 */
+	f->data[0] = 0x100000010ull;
+	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[1], 2);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+}
+
 /* WRITE64 and TIMESTAMP store 64-bit values through the address space. */
 static void sched_write64_timestamp(struct kunit *test)
 {
@@ -1386,6 +1527,8 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_fence_signal_scan),
 	KUNIT_CASE(sched_fence_signal_always_signaled),
 	KUNIT_CASE(sched_fence_wait_always_signaled),
+	KUNIT_CASE(sched_32bit_signal_carry),
+	KUNIT_CASE(sched_32bit_wait_serial),
 	KUNIT_CASE(sched_write64_timestamp),
 	KUNIT_CASE(sched_work_busy),
 	KUNIT_CASE(sched_budget_yields),

@@ -539,7 +539,9 @@ struct drm_nfence_fence_open {
  * with the same deadline). With %DRM_NFENCE_WAIT_ASYNC it returns 0 at once
  * and adds 1 to @eventfd when satisfied; @timeout_ns must then be 0.
  * -EACCES for a handle opened with %DRM_NFENCE_FENCE_NO_WAIT, -EINVAL for an
- * INTRA_GPU fence.
+ * INTRA_GPU fence or, on an adapter with
+ * %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, a value more than UINT_MAX/2 above
+ * the fence's CurrentValue.
  */
 struct drm_nfence_fence_wait {
 	/** @device: device handle */
@@ -568,7 +570,8 @@ struct drm_nfence_fence_wait {
  * Sets each fence's CurrentValue to its value (never lowering it), wakes
  * the CPU waiters and GPU queues it releases. Every handle is checked before
  * any fence is signaled. -EACCES for a handle opened with
- * %DRM_NFENCE_FENCE_NO_SIGNAL, -EINVAL for an INTRA_GPU fence.
+ * %DRM_NFENCE_FENCE_NO_SIGNAL, -EINVAL for an INTRA_GPU fence or a value
+ * outside the 32-bit window (see &struct drm_nfence_fence_wait).
  */
 struct drm_nfence_fence_signal {
 	/** @device: device handle */
@@ -874,9 +877,10 @@ struct drm_nfence_hwqueue_destroy {
  * @size of 0, above %DRM_NFENCE_MAX_SUBMIT_SIZE or not a multiple of 8, a
  * @commands_gpu_va not 8-byte aligned or not mapped for the whole @size, an
  * invalid command, or a @progress_fence_value not above the previous
- * submission's; -EIO when the context or device is in error. When
- * %DRM_NFENCE_MAX_QUEUED submissions are pending, the call waits for room
- * (interruptibly: -ERESTARTSYS).
+ * submission's or (%DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS) more than
+ * UINT_MAX/2 above the progress fence's CurrentValue; -EIO when the context
+ * or device is in error. When %DRM_NFENCE_MAX_QUEUED submissions are
+ * pending, the call waits for room (interruptibly: -ERESTARTSYS).
  */
 struct drm_nfence_submit {
 	/** @device: device handle */
@@ -907,7 +911,8 @@ struct drm_nfence_submit {
  *
  * -ENOENT for an unknown @device, @hwqueue or fence handle; -EINVAL for
  * @count of 0 or above %DRM_NFENCE_MAX_WAIT_FENCES, non-zero @flags or
- * @pad, or an INTRA_GPU fence; -EACCES for a fence handle opened with
+ * @pad, an INTRA_GPU fence, or a value outside the 32-bit window (see
+ * &struct drm_nfence_fence_wait); -EACCES for a fence handle opened with
  * NO_WAIT (wait) or NO_SIGNAL (signal); -EIO when the context or device
  * is in error. Blocks for room as &struct drm_nfence_submit does.
  */
@@ -941,7 +946,20 @@ struct drm_nfence_submit_sync {
  * operands. Every GPU VA operand must be 8-byte aligned and translate,
  * through the submitting file's GPU address space, to memory mapped for the
  * access (fence MonitoredValues are read-only to the GPU). 64-bit reads and
- * writes are single atomic accesses.
+ * writes are single atomic accesses, except on an adapter with
+ * %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, whose GPU stores 32 bits at a time
+ * and compares fence values 32 bits wide:
+ *
+ * - FENCE_SIGNAL stores the low half of the value. When the high half of
+ *   the fence must change too, the GPU raises the native fence signaled
+ *   interrupt and the driver stores the whole value; until then CPU readers
+ *   see the old high half. On memory that is not a fence's CurrentValue the
+ *   GPU stores the high half itself, after the low half.
+ * - FENCE_WAIT compares the low halves as serial numbers: it passes when
+ *   (__s32)(low(memory) - low(value)) >= 0, which is exact for values within
+ *   UINT_MAX/2 of the fence's value and undefined beyond.
+ * - WRITE64 and TIMESTAMP store the low half, then the high half.
+ *
  *
  * - NOP (2 words): nothing.
  * - FENCE_WAIT (6 words: va, value): the queue stops until the 64-bit value

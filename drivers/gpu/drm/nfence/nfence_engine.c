@@ -4,6 +4,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/ktime.h>
 
@@ -36,6 +37,21 @@
  * other memory it passes NULL and the driver scans every fence with
  * waiters. Waking GPU waiters takes no interrupt: the CMP re-checks parked
  * queues itself after any engine write.
+ *
+ * A GPU without 64-bit atomics (No64BitAtomics, the adapter's
+ * no_64bit_atomics) stores 32 bits at a time and compares fence values
+ * 32 bits wide. FENCE_SIGNAL stores the low half of the value; when the high
+ * half must change too (the value crossed a multiple of 2^32), the engine
+ * cannot make the update atomic and raises the native fence signaled
+ * interrupt, with which the driver writes the whole value
+ * (nfence_interrupt_carry()): the OS handles the wrap, as the
+ * context-monitoring seed says. Until it has, readers see the old high half
+ * (a value below the one signaled when counting up: late, never early).
+ * Memory that is not fence storage gets the high half as a second store.
+ * FENCE_WAIT compares the low halves as serial numbers, which is exact
+ * within UINT_MAX/2 of the fence's value, the window the driver enforces for
+ * every value it is given. WRITE64 and TIMESTAMP are two 32-bit stores, low
+ * half first.
  */
 
 static struct nfence_adapter *nfence_cmp_adapter(struct nfence_cmp *cmp)
@@ -43,24 +59,62 @@ static struct nfence_adapter *nfence_cmp_adapter(struct nfence_cmp *cmp)
 	return container_of(cmp->gpu, struct nfence_adapter, gpu);
 }
 
-/* Signal through resolved pointers; returns whether to raise the interrupt. */
-static bool nfence_engine_store_signal(struct nfence_adapter *adapter,
-				       u64 *cv, u64 *mv, u64 value)
+/* The low (@high false) or high 32-bit half of an aligned u64 in memory. */
+static u32 *nfence_half(u64 *p, bool high)
 {
+	return (u32 *)p + (high != IS_ENABLED(CONFIG_CPU_BIG_ENDIAN));
+}
+
+/*
+ * Store a 64-bit value as the GPU's memory interface can: one store, or on a
+ * GPU without 64-bit atomics the low half, returning whether the high half
+ * still differs from @value's (the caller completes it).
+ */
+static bool nfence_engine_store(const struct nfence_adapter *adapter, u64 *p,
+				u64 value)
+{
+	u32 high;
+
+	if (!adapter->gpu.cfg.no_64bit_atomics) {
+		WRITE_ONCE(*p, value);
+		return false;
+	}
+	high = READ_ONCE(*nfence_half(p, true));
+	WRITE_ONCE(*nfence_half(p, false), lower_32_bits(value));
+	return high != upper_32_bits(value);
+}
+
+/*
+ * Signal through resolved pointers: @fence is the fence whose CurrentValue
+ * @cv is, NULL for other memory; @mv NULL for no MonitoredValue.
+ */
+static void nfence_engine_store_signal(struct nfence_adapter *adapter,
+				       struct nfence_fence *fence, u64 *cv,
+				       u64 *mv, u64 value)
+{
+	bool carry, irq;
+
 	atomic64_inc(&adapter->irq_stats.signals);
 	/* Everything written before the signal is visible before it. */
 	smp_mb();
-	WRITE_ONCE(*cv, value);
+	carry = nfence_engine_store(adapter, cv, value);
+	if (carry && !fence) {
+		/* Not a fence the driver knows: the second half, in order. */
+		WRITE_ONCE(*nfence_half(cv, true), upper_32_bits(value));
+		carry = false;
+	}
 	/* Order the CurrentValue store before the MonitoredValue load. */
 	smp_mb();
-	if (!mv)
-		return false;
-	if (value > READ_ONCE(*mv)) {
+	irq = mv && value > READ_ONCE(*mv);
+	if (carry || irq)
 		atomic64_inc(&adapter->irq_stats.interrupts);
-		return true;
-	}
-	atomic64_inc(&adapter->irq_stats.suppressed);
-	return false;
+	else if (mv)
+		atomic64_inc(&adapter->irq_stats.suppressed);
+
+	if (carry)
+		nfence_interrupt_carry(adapter, fence, value);
+	else if (irq)
+		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
 }
 
 /**
@@ -74,13 +128,10 @@ static bool nfence_engine_store_signal(struct nfence_adapter *adapter,
 void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 				struct nfence_fence *fence, u64 value)
 {
-	struct nfence_adapter *adapter = nfence_cmp_adapter(cmp);
-
-	if (READ_ONCE(fence->always_signaled))
-		return;
-	if (nfence_engine_store_signal(adapter, fence->cv.value,
-				       fence->mv.value, value))
-		nfence_interrupt(adapter, &fence, 1);
+	if (!READ_ONCE(fence->always_signaled))
+		nfence_engine_store_signal(nfence_cmp_adapter(cmp), fence,
+					   fence->cv.value, fence->mv.value,
+					   value);
 }
 
 /* FENCE_SIGNAL, address space locked: 0, or a fault reason. */
@@ -89,7 +140,6 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 				      const struct nfence_cs_cmd *cmd,
 				      u64 *fault_va)
 {
-	struct nfence_adapter *adapter = nfence_cmp_adapter(cmp);
 	struct nfence_fence *fence = NULL;
 	struct nfence_vm_mapping *map;
 	u64 *cv, *mv = NULL;
@@ -109,20 +159,21 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 	}
 	if (map->fence_at)
 		fence = map->fence_at(map, cmd->va - map->node.start);
-	if ((!fence || !READ_ONCE(fence->always_signaled)) &&
-	    nfence_engine_store_signal(adapter, cv, mv, cmd->value))
-		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
+	if (!fence || !READ_ONCE(fence->always_signaled))
+		nfence_engine_store_signal(nfence_cmp_adapter(cmp), fence, cv,
+					   mv, cmd->value);
 	nfence_fence_put(fence);
 	return 0;
 }
 
-/* One 64-bit GPU write, address space locked; false for a page fault. */
-static bool nfence_engine_write64(struct nfence_vm *vm, u64 va, u64 value)
+/* A 64-bit GPU write, address space locked; false for a page fault. */
+static bool nfence_engine_write64(struct nfence_cmp *cmp, struct nfence_vm *vm,
+				  u64 va, u64 value)
 {
 	u64 *p = nfence_vm_find_locked(vm, va, sizeof(u64), true, NULL);
 
-	if (p)
-		WRITE_ONCE(*p, value);
+	if (p && nfence_engine_store(nfence_cmp_adapter(cmp), p, value))
+		WRITE_ONCE(*nfence_half(p, true), upper_32_bits(value));
 	return p;
 }
 
@@ -132,8 +183,8 @@ static bool nfence_engine_write64(struct nfence_vm *vm, u64 va, u64 value)
  * its storage holds (values above 0xFFFFFFFF too). False with *@fault set
  * for a page fault.
  */
-static bool nfence_engine_wait_done(struct nfence_vm *vm, u64 va, u64 value,
-				    bool *fault)
+static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm,
+				    u64 va, u64 value, bool *fault)
 {
 	struct nfence_vm_mapping *map;
 	struct nfence_fence *fence;
@@ -144,7 +195,9 @@ static bool nfence_engine_wait_done(struct nfence_vm *vm, u64 va, u64 value,
 	*fault = !p;
 	if (!p)
 		return false;
-	if (READ_ONCE(*p) >= value)
+	if (nfence_cmp_adapter(cmp)->gpu.cfg.no_64bit_atomics ?
+	    nfence_value32_reached(READ_ONCE(*p), value) :
+	    READ_ONCE(*p) >= value)
 		return true;
 	if (!map->fence_at)
 		return false;
@@ -195,7 +248,7 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	*fault_va = cmd->va;
 	switch (cmd->opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
-		if (!nfence_engine_wait_done(q->vm, cmd->va, cmd->value,
+		if (!nfence_engine_wait_done(cmp, q->vm, cmd->va, cmd->value,
 					     &fault)) {
 			if (fault)
 				return DRM_NFENCE_FAULT_PAGE;
@@ -208,11 +261,11 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	case DRM_NFENCE_CS_FENCE_SIGNAL:
 		return nfence_engine_fence_signal(cmp, q->vm, cmd, fault_va);
 	case DRM_NFENCE_CS_WRITE64:
-		if (!nfence_engine_write64(q->vm, cmd->va, cmd->value))
+		if (!nfence_engine_write64(cmp, q->vm, cmd->va, cmd->value))
 			return DRM_NFENCE_FAULT_PAGE;
 		return 0;
 	case DRM_NFENCE_CS_TIMESTAMP:
-		if (!nfence_engine_write64(q->vm, cmd->va,
+		if (!nfence_engine_write64(cmp, q->vm, cmd->va,
 					   nfence_gpu_timestamp(cmp->gpu, NULL)))
 			return DRM_NFENCE_FAULT_PAGE;
 		return 0;

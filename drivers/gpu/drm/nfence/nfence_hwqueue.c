@@ -265,7 +265,9 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 			break;
 		}
 		if (sub->kind == NFENCE_SUB_COMMANDS &&
-		    sub->progress_value <= q->last_queued) {
+		    (sub->progress_value <= q->last_queued ||
+		     !nfence_fence_value_allowed(q->progress,
+						 sub->progress_value))) {
 			ret = -EINVAL;
 			break;
 		}
@@ -406,7 +408,8 @@ static int nfence_submit_sync(struct drm_file *file,
 			ret = -EACCES;
 			break;
 		}
-		if (f->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
+		if (f->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
+		    !nfence_fence_value_allowed(f->fence, f->value)) {
 			ret = -EINVAL;
 			break;
 		}

@@ -194,6 +194,23 @@ static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
 	return any ? reached > 0 : reached == wait->count;
 }
 
+/**
+ * nfence_fence_value_allowed - whether a value may be waited for or signaled
+ * @fence: the fence
+ * @value: the value
+ *
+ * On an adapter whose GPU has no 64-bit atomics, values more than
+ * UINT_MAX/2 ahead of the fence's CurrentValue are refused
+ * (nfence_value32_in_window()); anything goes on the others.
+ *
+ * Return: true if @value may be used with @fence.
+ */
+bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value)
+{
+	return !fence->adapter->gpu.cfg.no_64bit_atomics ||
+	       nfence_value32_in_window(nfence_fence_read(fence), value);
+}
+
 /* Copy in handles and values, take the fences; all checked before use. */
 static struct nfence_wait *
 nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
@@ -242,9 +259,7 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 			ret = -EINVAL;
 			break;
 		}
-		if (nfile->adapter->gpu.cfg.no_64bit_atomics &&
-		    !nfence_value32_in_window(nfence_fence_read(e->fence),
-					      value)) {
+		if (!nfence_fence_value_allowed(e->fence, value)) {
 			ret = -EINVAL;
 			break;
 		}
@@ -431,14 +446,10 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	}
 }
 
-/**
- * nfence_interrupt - the native fence signaled interrupt
- * @adapter: the adapter
- * @fences: the signaled fences, or NULL to scan every fence with waiters
- * @count: entries in @fences
- */
-void nfence_interrupt(struct nfence_adapter *adapter,
-		      struct nfence_fence **fences, unsigned int count)
+/* Wake what the signaled fences satisfy; returns the waiters woken. */
+static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
+					     struct nfence_fence **fences,
+					     unsigned int count)
 {
 	unsigned int i, woken = 0;
 	struct nfence_fence *fence;
@@ -458,7 +469,51 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 		}
 		xa_unlock(&adapter->fences);
 	}
-	if (!woken)
+	return woken;
+}
+
+/**
+ * nfence_interrupt - the native fence signaled interrupt
+ * @adapter: the adapter
+ * @fences: the signaled fences, or NULL to scan every fence with waiters
+ * @count: entries in @fences
+ */
+void nfence_interrupt(struct nfence_adapter *adapter,
+		      struct nfence_fence **fences, unsigned int count)
+{
+	if (!nfence_interrupt_process(adapter, fences, count))
+		atomic64_inc(&adapter->irq_stats.spurious);
+}
+
+/**
+ * nfence_interrupt_carry - the interrupt of a GPU that stored half a value
+ * @adapter: the adapter, whose GPU has no 64-bit atomics
+ * @fence: the fence the GPU signaled
+ * @value: the value it signaled, whose low half it has stored
+ *
+ * A GPU without 64-bit atomics stores the low half of a fence value and,
+ * when the high half must change as well, raises the native fence signaled
+ * interrupt for the fence: the OS handles the wrap. This writes the whole
+ * value in one 64-bit store, unless the low half has changed since (a later
+ * signal, whose value stands), then wakes the waiters it satisfies as
+ * nfence_interrupt() does.
+ */
+void nfence_interrupt_carry(struct nfence_adapter *adapter,
+			    struct nfence_fence *fence, u64 value)
+{
+	u64 old = READ_ONCE(*fence->cv.value);
+	bool done = false;
+
+	while (!done && old != value &&
+	       lower_32_bits(old) == lower_32_bits(value)) {
+		u64 prev = cmpxchg64(fence->cv.value, old, value);
+
+		done = prev == old;
+		old = prev;
+	}
+	if (done)
+		atomic64_inc(&adapter->irq_stats.carries);
+	if (!nfence_interrupt_process(adapter, &fence, 1) && !done)
 		atomic64_inc(&adapter->irq_stats.spurious);
 }
 
@@ -596,4 +651,6 @@ void nfence_irq_stats_print(struct nfence_adapter *adapter,
 	drm_printf(p, "woken: %lld\n", (long long)atomic64_read(&s->woken));
 	drm_printf(p, "spurious: %lld\n",
 		   (long long)atomic64_read(&s->spurious));
+	drm_printf(p, "carries: %lld\n",
+		   (long long)atomic64_read(&s->carries));
 }

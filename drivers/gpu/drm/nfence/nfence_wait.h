@@ -29,11 +29,19 @@ struct nfence_irq_stats {
 	atomic64_t woken;
 	/** @spurious: interrupts that satisfied no waiter */
 	atomic64_t spurious;
+	/**
+	 * @carries: values a GPU without 64-bit atomics stored half of and
+	 * the interrupt path completed (nfence_interrupt_carry())
+	 */
+	atomic64_t carries;
 };
 
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
+bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
 void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count);
+void nfence_interrupt_carry(struct nfence_adapter *adapter,
+			    struct nfence_fence *fence, u64 value);
 void nfence_fence_release_waiters(struct nfence_fence *fence);
 void nfence_fence_set_always_signaled(struct nfence_fence *fence);
 void nfence_irq_stats_print(struct nfence_adapter *adapter,
