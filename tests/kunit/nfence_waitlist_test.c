@@ -254,8 +254,51 @@ static void value32_window(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nfence_value32_in_window(5, 5 + (1ull << 32)));
 }
 
+/*
+ * The 32-bit GPU's wait check agrees with the 64-bit comparison for every
+ * value inside the window, around 2^31, 2^32 and U64_MAX, including across
+ * the 32-bit wrap where the low halves alone run backwards.
+ */
+static void value32_reached(struct kunit *test)
+{
+	const u64 half = U32_MAX / 2;
+	static const u64 bases[] = {
+		0, 1, (1ull << 31) - 1, 1ull << 31, U32_MAX - 3, U32_MAX,
+		1ull << 32, (1ull << 32) + 1, 1ull << 63, U64_MAX - half - 1,
+	};
+	static const u64 steps[] = { 0, 1, 2, 7, 1ull << 30, half - 1, half };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(bases); i++) {
+		for (j = 0; j < ARRAY_SIZE(steps); j++) {
+			u64 cv = bases[i], ahead = cv + steps[j];
+
+			/* A value ahead in the window: reached iff equal. */
+			KUNIT_EXPECT_EQ_MSG(test,
+					    nfence_value32_reached(cv, ahead),
+					    cv >= ahead, "cv %#llx value %#llx",
+					    cv, ahead);
+			/* The fence moved ahead of the value: reached. */
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      nfence_value32_reached(ahead, cv),
+					      "cv %#llx value %#llx", ahead,
+					      cv);
+		}
+	}
+	/* Low halves 0xfffffff0 > 0x10, yet 0x1_00000010 is ahead. */
+	KUNIT_EXPECT_FALSE(test, nfence_value32_reached(0xfffffff0ull,
+							0x100000010ull));
+	KUNIT_EXPECT_TRUE(test, nfence_value32_reached(0x100000010ull,
+						       0xfffffff0ull));
+	/* Beyond the window only the low halves count. */
+	KUNIT_EXPECT_TRUE(test, nfence_value32_reached(0x100000010ull,
+						       0x200000003ull));
+	KUNIT_EXPECT_FALSE(test, nfence_value32_reached(5, 5 + half + 1));
+}
+
 static struct kunit_case nfence_waitlist_cases[] = {
 	KUNIT_CASE(value32_window),
+	KUNIT_CASE(value32_reached),
 	KUNIT_CASE(waitlist_no_waiter_is_max),
 	KUNIT_CASE(waitlist_mv_is_least_minus_one),
 	KUNIT_CASE(waitlist_already_reached),
