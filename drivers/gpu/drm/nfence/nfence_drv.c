@@ -229,7 +229,17 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 	destroy_workqueue(adapter->wait_wq);
 }
 
-static struct nfence_adapter *
+/**
+ * nfence_adapter_create - register one simulated adapter
+ * @index: adapter index: the id of its platform device and of its GPU
+ * @cfg: what the adapter is built with
+ *
+ * What module load does for each adapter. The KUnit suites make adapters of
+ * their own with it, to open files on and to unplug.
+ *
+ * Return: the adapter, its DRM device registered, or an ERR_PTR.
+ */
+struct nfence_adapter *
 nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 {
 	struct platform_device *pdev;
@@ -292,7 +302,14 @@ err_unregister:
 	return ERR_PTR(ret);
 }
 
-static void nfence_adapter_destroy(struct nfence_adapter *adapter)
+/**
+ * nfence_adapter_destroy - unplug and unregister an adapter
+ * @adapter: an adapter from nfence_adapter_create()
+ *
+ * The DRM device, and with it the GPU, lives on until the last open file
+ * and the last fence let go of it.
+ */
+void nfence_adapter_destroy(struct nfence_adapter *adapter)
 {
 	struct platform_device *pdev = adapter->pdev;
 

@@ -131,6 +131,11 @@ static inline struct nfence_file *to_nfence_file(struct drm_file *file)
 	return file->driver_priv;
 }
 
+/* nfence_drv.c */
+struct nfence_adapter *
+nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg);
+void nfence_adapter_destroy(struct nfence_adapter *adapter);
+
 /* nfence_caps.c */
 int nfence_query_ioctl(struct drm_device *drm, void *data,
 		       struct drm_file *file);
