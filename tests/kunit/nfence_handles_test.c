@@ -1,0 +1,1357 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the lifetimes of native fence handles (nfence_fence.c),
+ * the seed's "global and local handles for shared fences": the global
+ * object (&struct nfence_fence), the local handles of each file, the shared
+ * fds, and which of them keep what alive.
+ *
+ * Every test registers adapters of its own with nfence_adapter_create() and
+ * opens DRM files on their render nodes with mock_drm_getfile(), so that the
+ * driver's open and postclose run as they do for a process. The ioctl
+ * handlers are called through drm_ioctl_kernel() with their arguments in
+ * kernel memory. Shared fds land in the test thread's file table; the test
+ * closes them, and the DRM files, with __fput_sync(), because a kernel
+ * thread's last fput() is otherwise left to a work item and each step's
+ * effect is checked right after it.
+ *
+ * What may be gone is never dereferenced: a global fence is alive while its
+ * adapter's fence table holds it; its storage is back when the VRAM it took
+ * is free again, its pool slot is clear, or the mmap offset of its page is
+ * gone from the DRM device.
+ *
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <kunit/test.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_vma_manager.h>
+#include <drm/nfence_drm.h>
+
+#include "../nfence_context.h"
+#include "../nfence_device.h"
+#include "../nfence_drv.h"
+#include "../nfence_fence.h"
+#include "../nfence_hwqueue.h"
+#include "../nfence_segment.h"
+#include "../nfence_vm.h"
+#include "../nfence_wait.h"
+#include "../nfence_waitlist.h"
+
+#define HND_ADAPTERS	2
+#define HND_FILES	4
+#define HND_FDS		8
+
+/* A fence that can be shared as an fd. */
+#define HND_NT		(DRM_NFENCE_FENCE_SHARED | \
+			 DRM_NFENCE_FENCE_NT_SECURITY_SHARING)
+#define HND_CROSS	(HND_NT | DRM_NFENCE_FENCE_CROSS_ADAPTER)
+#define HND_DEFAULT	DRM_NFENCE_FENCE_TYPE_DEFAULT
+#define HND_INTRA	DRM_NFENCE_FENCE_TYPE_INTRA_GPU
+
+/*
+ * Adapter 0 keeps the MonitoredValue of DEFAULT fences in VRAM (the
+ * optimized DEFAULT fence), adapter 1 in system memory pages.
+ */
+static const struct nfence_gpu_config hnd_cfg = {
+	.num_engines = 2,
+	.vram_size = SZ_4M,
+	.vram_visible_size = SZ_1M,
+	.sysmem_size = SZ_16M,
+	.native_fence = true,
+	.optimized_default_fence = true,
+	.tdr_timeout_ms = 2000,
+};
+
+/* Platform device ids: past the module's own adapters, never reused. */
+static u32 hnd_next_index = 8;
+
+/**
+ * struct hnd_fix - what a test runs on
+ * @test: the test
+ * @adapter: the adapters; NULL once the test destroyed one
+ * @drm_refs: each adapter's DRM device references after creation
+ * @file: open DRM files; NULL once closed
+ * @nfiles: entries of @file used
+ * @fd: shared fds in the thread's file table; -1 once closed
+ * @nfds: entries of @fd used
+ */
+struct hnd_fix {
+	struct kunit *test;
+	struct nfence_adapter *adapter[HND_ADAPTERS];
+	unsigned int drm_refs[HND_ADAPTERS];
+	struct file *file[HND_FILES];
+	unsigned int nfiles;
+	int fd[HND_FDS];
+	unsigned int nfds;
+};
+
+/* A CPU waiter that counts its releases, as a FENCE_WAIT entry would. */
+struct hnd_waiter {
+	struct nfence_waiter w;
+	unsigned int fired;
+};
+
+static void hnd_waiter_done(struct nfence_waiter *w)
+{
+	container_of(w, struct hnd_waiter, w)->fired++;
+}
+
+/* Queue @hw on @fence for @value; true if it was released at once. */
+static bool hnd_wait_on(struct nfence_fence *fence, struct hnd_waiter *hw,
+			u64 value)
+{
+	memset(hw, 0, sizeof(*hw));
+	RB_CLEAR_NODE(&hw->w.node);
+	hw->w.value = value;
+	hw->w.done = hnd_waiter_done;
+	return nfence_waitlist_add(&fence->waiters, &hw->w);
+}
+
+/* ---- Files, fds and ioctls ---- */
+
+static unsigned int hnd_open(struct hnd_fix *f, unsigned int adapter)
+{
+	struct file *filp;
+
+	KUNIT_ASSERT_LT(f->test, f->nfiles, HND_FILES);
+	filp = mock_drm_getfile(f->adapter[adapter]->drm.render, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(f->test, filp);
+	f->file[f->nfiles] = filp;
+	return f->nfiles++;
+}
+
+/* The last reference to the DRM file: drm_release() and postclose now. */
+static void hnd_close(struct hnd_fix *f, unsigned int file)
+{
+	struct file *filp = f->file[file];
+
+	f->file[file] = NULL;
+	__fput_sync(filp);
+}
+
+static struct drm_file *hnd_drm_file(struct hnd_fix *f, unsigned int file)
+{
+	return f->file[file]->private_data;
+}
+
+static struct nfence_file *hnd_nfile(struct hnd_fix *f, unsigned int file)
+{
+	return to_nfence_file(hnd_drm_file(f, file));
+}
+
+/* Track an fd the thread's table holds; the exit function closes it. */
+static unsigned int hnd_track_fd(struct hnd_fix *f, int fd)
+{
+	KUNIT_ASSERT_LT(f->test, f->nfds, HND_FDS);
+	KUNIT_ASSERT_GE(f->test, fd, 0);
+	f->fd[f->nfds] = fd;
+	return f->nfds++;
+}
+
+/* close(2) on the fd; its file's release runs before this returns. */
+static void hnd_close_fd(struct hnd_fix *f, unsigned int slot)
+{
+	int fd = f->fd[slot];
+	struct file *filp;
+
+	f->fd[slot] = -1;
+	filp = fget(fd);
+	KUNIT_ASSERT_NOT_NULL(f->test, filp);
+	close_fd(fd);
+	__fput_sync(filp);
+}
+
+static int hnd_ioctl(struct hnd_fix *f, unsigned int file, drm_ioctl_t *func,
+		     void *args)
+{
+	return drm_ioctl_kernel(f->file[file], func, args, DRM_RENDER_ALLOW);
+}
+
+static u32 hnd_device(struct hnd_fix *f, unsigned int file)
+{
+	struct drm_nfence_device_create args = {};
+
+	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file, nfence_device_create_ioctl,
+					   &args), 0);
+	KUNIT_ASSERT_NE(f->test, args.handle, 0);
+	return args.handle;
+}
+
+static int hnd_device_destroy(struct hnd_fix *f, unsigned int file, u32 dev)
+{
+	struct drm_nfence_device_destroy args = { .handle = dev };
+
+	return hnd_ioctl(f, file, nfence_device_destroy_ioctl, &args);
+}
+
+static u32 hnd_create(struct hnd_fix *f, unsigned int file, u32 dev, u32 type,
+		      u32 flags, u64 initial,
+		      struct drm_nfence_fence_mapping *mapping)
+{
+	struct drm_nfence_fence_create args = {
+		.device = dev,
+		.type = type,
+		.flags = flags,
+		.initial_value = initial,
+	};
+
+	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file, nfence_fence_create_ioctl,
+					   &args), 0);
+	KUNIT_ASSERT_NE(f->test, args.handle, 0);
+	if (mapping)
+		*mapping = args.mapping;
+	return args.handle;
+}
+
+static int hnd_destroy(struct hnd_fix *f, unsigned int file, u32 handle)
+{
+	struct drm_nfence_fence_destroy args = { .handle = handle };
+
+	return hnd_ioctl(f, file, nfence_fence_destroy_ioctl, &args);
+}
+
+/* FENCE_SHARE; returns the fixture's slot of the new fd. */
+static unsigned int hnd_share(struct hnd_fix *f, unsigned int file,
+			      u32 handle)
+{
+	struct drm_nfence_fence_share args = { .handle = handle };
+
+	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file, nfence_fence_share_ioctl,
+					   &args), 0);
+	return hnd_track_fd(f, args.fd);
+}
+
+static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 dev, int fd,
+			u32 *handle, struct drm_nfence_fence_mapping *mapping)
+{
+	struct drm_nfence_fence_open args = { .fd = fd, .device = dev };
+	int ret;
+
+	ret = hnd_ioctl(f, file, nfence_fence_open_ioctl, &args);
+	if (!ret) {
+		*handle = args.handle;
+		if (mapping)
+			*mapping = args.mapping;
+	}
+	return ret;
+}
+
+/* FENCE_OPEN of the fd in fixture slot @slot. */
+static u32 hnd_open_fd(struct hnd_fix *f, unsigned int file, u32 dev,
+		       unsigned int slot,
+		       struct drm_nfence_fence_mapping *mapping)
+{
+	u32 handle = 0;
+
+	KUNIT_ASSERT_EQ(f->test, hnd_try_open(f, file, dev, f->fd[slot],
+					      &handle, mapping), 0);
+	KUNIT_ASSERT_NE(f->test, handle, 0);
+	return handle;
+}
+
+/* ---- What the driver holds ---- */
+
+static struct nfence_fence_local *hnd_local(struct hnd_fix *f,
+					    unsigned int file, u32 handle)
+{
+	struct nfence_file *nfile = hnd_nfile(f, file);
+	struct nfence_fence_local *local;
+
+	xa_lock(&nfile->fences);
+	local = xa_load(&nfile->fences, handle);
+	xa_unlock(&nfile->fences);
+	return local;
+}
+
+static struct nfence_fence *hnd_fence(struct hnd_fix *f, unsigned int file,
+				      u32 handle)
+{
+	struct nfence_fence_local *local = hnd_local(f, file, handle);
+
+	KUNIT_ASSERT_NOT_NULL(f->test, local);
+	return local->fence;
+}
+
+/* Whether @fence is in @adapter's fence table; @fence is not touched. */
+static bool hnd_live(struct nfence_adapter *adapter, struct nfence_fence *fence)
+{
+	struct nfence_fence *entry;
+	unsigned long id;
+	bool live = false;
+
+	xa_lock(&adapter->fences);
+	xa_for_each(&adapter->fences, id, entry)
+		live |= entry == fence;
+	xa_unlock(&adapter->fences);
+	return live;
+}
+
+static unsigned int hnd_num_fences(struct nfence_adapter *adapter)
+{
+	struct nfence_fence *entry;
+	unsigned int n = 0;
+	unsigned long id;
+
+	xa_lock(&adapter->fences);
+	xa_for_each(&adapter->fences, id, entry)
+		n++;
+	xa_unlock(&adapter->fences);
+	return n;
+}
+
+static u64 hnd_vram(struct nfence_adapter *adapter)
+{
+	return nfence_segment_used(nfence_gpu_segment(&adapter->gpu,
+						      NFENCE_SEGMENT_ID_LOCAL));
+}
+
+/* Whether a GEM object of @adapter has the mmap offset @offset. */
+static bool hnd_offset_live(struct nfence_adapter *adapter, u64 offset)
+{
+	struct drm_vma_offset_manager *mgr = adapter->drm.vma_offset_manager;
+	struct drm_vma_offset_node *node;
+
+	drm_vma_offset_lock_lookup(mgr);
+	node = drm_vma_offset_exact_lookup_locked(mgr, offset >> PAGE_SHIFT, 1);
+	drm_vma_offset_unlock_lookup(mgr);
+	return node;
+}
+
+/* Whether @file may mmap @fence's CurrentValue page. */
+static bool hnd_mmap_allowed(struct hnd_fix *f, unsigned int file,
+			     struct nfence_fence *fence)
+{
+	return drm_vma_node_is_allowed(&fence->cv.page->base.vma_node,
+				       hnd_drm_file(f, file));
+}
+
+static void *hnd_translate(struct hnd_fix *f, unsigned int file, u64 va,
+			   bool write)
+{
+	return nfence_vm_translate(&hnd_nfile(f, file)->vm, va, sizeof(u64),
+				   write);
+}
+
+static unsigned int hnd_count(struct list_head *list)
+{
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	list_for_each(pos, list)
+		n++;
+	return n;
+}
+
+/* ---- Fixture ---- */
+
+static int hnd_init(struct kunit *test)
+{
+	struct nfence_gpu_config cfg = hnd_cfg;
+	struct nfence_adapter *adapter;
+	struct hnd_fix *f;
+	unsigned int i;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->test = test;
+	for (i = 0; i < HND_FDS; i++)
+		f->fd[i] = -1;
+	test->priv = f;
+
+	for (i = 0; i < HND_ADAPTERS; i++) {
+		cfg.optimized_default_fence = i == 0;
+		adapter = nfence_adapter_create(hnd_next_index++, &cfg);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, adapter);
+		f->adapter[i] = adapter;
+		f->drm_refs[i] = kref_read(&adapter->drm.ref);
+	}
+	return 0;
+}
+
+/*
+ * Close what the test left open, then check that nothing is left behind:
+ * no fence, no device, no reference to the DRM device but the adapter's.
+ */
+static void hnd_exit(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *adapter;
+	unsigned int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nfds; i++)
+		if (f->fd[i] >= 0)
+			hnd_close_fd(f, i);
+	for (i = 0; i < f->nfiles; i++)
+		if (f->file[i])
+			hnd_close(f, i);
+	for (i = 0; i < HND_ADAPTERS; i++) {
+		adapter = f->adapter[i];
+		if (!adapter)
+			continue;
+		KUNIT_EXPECT_EQ(test, hnd_num_fences(adapter), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&adapter->num_devices), 0);
+		KUNIT_EXPECT_EQ(test, kref_read(&adapter->drm.ref),
+				f->drm_refs[i]);
+		nfence_adapter_destroy(adapter);
+	}
+}
+
+/* ---- Tests ---- */
+
+/*
+ * A non-shared DEFAULT fence: create makes the global object and one local
+ * handle; destroy takes both, and gives back the pool slot of CurrentValue
+ * and the VRAM of MonitoredValue.
+ */
+static void hnd_create_destroy(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_fence_mapping m;
+	struct nfence_fence_local *local;
+	struct nfence_fence_page *fp;
+	struct nfence_fence *fence;
+	struct nfence_device *dev;
+	unsigned int fa, slot;
+	u64 vram;
+	u32 da, h;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	vram = hnd_vram(a);
+
+	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 5, &m);
+	local = hnd_local(f, fa, h);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	KUNIT_EXPECT_EQ(test, local->handle, h);
+	KUNIT_EXPECT_TRUE(test, local->creator);
+	KUNIT_EXPECT_FALSE(test, local->progress);
+	dev = local->device;
+	KUNIT_EXPECT_EQ(test, dev->handle, da);
+	/* The file's table and the handle. */
+	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 2);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+
+	fence = local->fence;
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_NE(test, fence->id, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 1);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(fence), 5);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), f->drm_refs[0] + 2);
+
+	/* CurrentValue: a slot of the file's pool page, mapped in its VA space. */
+	fp = fence->cv.page;
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	slot = fence->cv.offset / NFENCE_FENCE_VALUE_STRIDE;
+	KUNIT_EXPECT_TRUE(test, test_bit(slot, fp->used));
+	KUNIT_EXPECT_PTR_EQ(test, fp->fences[slot], fence);
+	KUNIT_EXPECT_EQ(test, kref_read(&fp->base.refcount), 2);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
+						true), fence->cv.value);
+	/* MonitoredValue: VRAM, read-only for the GPU. */
+	KUNIT_EXPECT_NULL(test, fence->mv.page);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + sizeof(u64));
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
+						false), fence->mv.value);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
+					      true));
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h), 0);
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, h));
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 0);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_FALSE(test, test_bit(slot, fp->used));
+	KUNIT_EXPECT_NULL(test, fp->fences[slot]);
+	/* Only the pool holds the page now. */
+	KUNIT_EXPECT_EQ(test, kref_read(&fp->base.refcount), 1);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), f->drm_refs[0] + 1);
+
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), -ENOENT);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, 0), -ENOENT);
+
+	/* The slot is free again: the next fence of the file takes it. */
+	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	fence = hnd_fence(f, fa, h);
+	KUNIT_EXPECT_PTR_EQ(test, fence->cv.page, fp);
+	KUNIT_EXPECT_EQ(test, fence->cv.offset,
+			slot * NFENCE_FENCE_VALUE_STRIDE);
+}
+
+/*
+ * Handles are per file, never 0 and cyclic: a destroyed handle is not
+ * handed out again at once, and the cursor skips 0 and live handles when
+ * it wraps.
+ */
+static void hnd_per_file_cyclic(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_fence *fa1, *fa2;
+	unsigned int fa, fb;
+	u32 da, db, h1, h2, h3, hb, flags;
+
+	fa = hnd_open(f, 0);
+	fb = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+
+	h1 = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	h2 = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	KUNIT_EXPECT_NE(test, h1, h2);
+	fa1 = hnd_fence(f, fa, h1);
+	fa2 = hnd_fence(f, fa, h2);
+
+	/* The other file counts from the start, for fences of its own. */
+	hb = hnd_create(f, fb, db, HND_DEFAULT, 0, 0, NULL);
+	KUNIT_EXPECT_EQ(test, hb, h1);
+	KUNIT_EXPECT_PTR_NE(test, hnd_fence(f, fb, hb), fa1);
+
+	/* A's handle h2 names nothing in B: B cannot reach or close it. */
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fb, h2));
+	KUNIT_EXPECT_NULL(test, nfence_fence_get(hnd_nfile(f, fb), h2, db,
+						 &flags));
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, h2), -ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h2), fa2);
+	KUNIT_EXPECT_EQ(test, kref_read(&fa2->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fa2->handles), 1);
+
+	/* Not reused at once. */
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h1), 0);
+	h3 = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	KUNIT_EXPECT_NE(test, h3, h1);
+	KUNIT_EXPECT_EQ(test, h3, h2 + 1);
+
+	/* As if 2^32 handles had been handed out: the cursor wraps past 0. */
+	hnd_nfile(f, fa)->next_fence = U32_MAX;
+	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
+			U32_MAX);
+	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
+			h1);
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, 0));
+	/* h2 and h3 are live: the next one comes after them. */
+	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
+			h3 + 1);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 5);
+}
+
+/*
+ * Share gives an fd holding the global object; opening it in another file
+ * gives a new local handle, with mappings of that file, to the same object.
+ * Failed shares and opens take nothing; the fd keeps the object after every
+ * local handle is gone.
+ */
+static void hnd_share_open(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_fence_mapping ma, mb, mb2;
+	struct drm_nfence_fence_share share = {};
+	struct nfence_fence_local *lb;
+	struct nfence_fence *fence, *plain;
+	unsigned int fa, fb, fc, s, s2, sdrm;
+	u32 da, db, dc, ha, hb, hb2, hn, h;
+	struct file *filp;
+	u64 vram;
+	int fd;
+
+	fa = hnd_open(f, 0);
+	fb = hnd_open(f, 0);
+	fc = hnd_open(f, 1);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+	dc = hnd_device(f, fc);
+	vram = hnd_vram(a);
+
+	ha = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 3, &ma);
+	fence = hnd_fence(f, fa, ha);
+	/* Pages of its own: not from the file's pool. */
+	KUNIT_EXPECT_EQ(test, ma.cpu_value_offset, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&hnd_nfile(f, fa)->cv_pool));
+	KUNIT_EXPECT_TRUE(test, hnd_mmap_allowed(f, fa, fence));
+	KUNIT_EXPECT_FALSE(test, hnd_mmap_allowed(f, fb, fence));
+
+	/* Each share is a new fd, holding a reference and a handle. */
+	s = hnd_share(f, fa, ha);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 2);
+	filp = fget(f->fd[s]);
+	KUNIT_ASSERT_NOT_NULL(test, filp);
+	KUNIT_EXPECT_PTR_EQ(test, filp->private_data, (void *)fence);
+	fput(filp);
+	s2 = hnd_share(f, fa, ha);
+	KUNIT_EXPECT_NE(test, f->fd[s2], f->fd[s]);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
+	hnd_close_fd(f, s2);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 2);
+
+	/* Open in another file: a new handle and new mappings, same object. */
+	hb = hnd_open_fd(f, fb, db, s, &mb);
+	lb = hnd_local(f, fb, hb);
+	KUNIT_ASSERT_NOT_NULL(test, lb);
+	KUNIT_EXPECT_PTR_EQ(test, lb->fence, fence);
+	KUNIT_EXPECT_FALSE(test, lb->creator);
+	KUNIT_EXPECT_EQ(test, lb->device->handle, db);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 3);
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 1);
+	KUNIT_EXPECT_EQ(test, mb.cpu_mmap_offset, ma.cpu_mmap_offset);
+	KUNIT_EXPECT_TRUE(test, hnd_mmap_allowed(f, fb, fence));
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
+						true), fence->cv.value);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, ma.current_value_gpu_va,
+						true), fence->cv.value);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.monitored_value_gpu_va,
+						false), fence->mv.value);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mb.monitored_value_gpu_va,
+					      true));
+
+	/* A second handle in the same file has mappings of its own too. */
+	hb2 = hnd_open_fd(f, fb, db, s, &mb2);
+	KUNIT_EXPECT_NE(test, hb2, hb);
+	KUNIT_EXPECT_NE(test, mb2.current_value_gpu_va, mb.current_value_gpu_va);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 4);
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb2), 0);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mb2.current_value_gpu_va,
+					      false));
+	/* hb's mapping and mmap permission stay. */
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
+						false), fence->cv.value);
+	KUNIT_EXPECT_TRUE(test, hnd_mmap_allowed(f, fb, fence));
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 3);
+
+	/* Failures take nothing. */
+	hn = hnd_create(f, fa, da, HND_DEFAULT, DRM_NFENCE_FENCE_SHARED, 0,
+			NULL);
+	plain = hnd_fence(f, fa, hn);
+	share.handle = hn;
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_share_ioctl,
+					&share), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kref_read(&plain->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&plain->handles), 1);
+	share.handle = ha;
+	share.flags = 1;
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_share_ioctl,
+					&share), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fb, db + 100, f->fd[s], &h, NULL),
+			-ENOENT);
+	/* Another adapter, and the fence is not CROSS_ADAPTER. */
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fc, dc, f->fd[s], &h, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[1]), 0);
+	/* An fd that is no fence fd: the DRM file itself. */
+	sdrm = hnd_track_fd(f, get_unused_fd_flags(O_CLOEXEC));
+	fd_install(f->fd[sdrm], get_file(f->file[fb]));
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fb, db, f->fd[sdrm], &h, NULL),
+			-EINVAL);
+	hnd_close_fd(f, sdrm);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 3);
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, hn), 0);
+
+	/* The fd outlives every local handle; their mappings go with them. */
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 1);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(fence->orphaned));
+	KUNIT_EXPECT_FALSE(test, hnd_mmap_allowed(f, fa, fence));
+	KUNIT_EXPECT_FALSE(test, hnd_mmap_allowed(f, fb, fence));
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mb.current_value_gpu_va,
+					      false));
+	KUNIT_EXPECT_TRUE(test, hnd_offset_live(a, ma.cpu_mmap_offset));
+
+	/* ... and opens again, with the value it had. */
+	hb = hnd_open_fd(f, fb, db, s, NULL);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(hnd_fence(f, fb, hb)), 3);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
+	fd = f->fd[s];
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 1);
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fb, db, fd, &h, NULL), -EBADF);
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_FALSE(test, hnd_offset_live(a, ma.cpu_mmap_offset));
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+}
+
+/* The four holders of hnd_last_reference(), in the order they let go. */
+enum hnd_holder {
+	HND_LOCAL,	/* FENCE_DESTROY of the creator's handle */
+	HND_FD,		/* close of the shared fd */
+	HND_DEVICE,	/* DEVICE_DESTROY of the device of a handle */
+	HND_FILE,	/* close of a file holding a handle */
+	HND_HOLDERS
+};
+
+static const char * const hnd_holder_names[] = {
+	[HND_LOCAL] = "destroy",
+	[HND_FD] = "fd",
+	[HND_DEVICE] = "device",
+	[HND_FILE] = "file",
+};
+
+/* 4! orders, numbered in the factorial number system. */
+#define HND_ORDERS	24
+
+static void hnd_order(unsigned int n, unsigned int order[HND_HOLDERS])
+{
+	unsigned int left[HND_HOLDERS] = { 0, 1, 2, 3 };
+	unsigned int i, k, radix = HND_ORDERS;
+
+	for (i = 0; i < HND_HOLDERS; i++) {
+		radix /= HND_HOLDERS - i;
+		k = n / radix;
+		n %= radix;
+		order[i] = left[k];
+		memmove(&left[k], &left[k + 1],
+			(HND_HOLDERS - 1 - k) * sizeof(left[0]));
+	}
+}
+
+static const unsigned int hnd_order_ids[HND_ORDERS] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+	12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+};
+
+static const void *hnd_order_gen(const void *prev, char *desc)
+{
+	const unsigned int *id = prev ? (const unsigned int *)prev + 1 :
+				 hnd_order_ids;
+	unsigned int order[HND_HOLDERS];
+
+	if (id >= hnd_order_ids + HND_ORDERS)
+		return NULL;
+	hnd_order(*id, order);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, %s, %s, %s",
+		 hnd_holder_names[order[0]], hnd_holder_names[order[1]],
+		 hnd_holder_names[order[2]], hnd_holder_names[order[3]]);
+	return id;
+}
+
+/*
+ * A shared fence held by four holders of every kind: the creator's local
+ * handle, the fd, a handle of a device of another file, a handle in a third
+ * file. Whatever the order they let go in, the global object lives, with
+ * one reference and one handle count per holder left, until the last one,
+ * and then it goes with its storage and its DRM device reference.
+ */
+static void hnd_last_reference(struct kunit *test)
+{
+	const unsigned int *id = test->param_value;
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	unsigned int order[HND_HOLDERS], left, i, fa, fb, fc, s, drm_refs;
+	struct drm_nfence_fence_mapping ma, mb;
+	struct nfence_fence *fence;
+	u32 da, db, dc, ha, hb;
+	u64 vram;
+
+	fa = hnd_open(f, 0);
+	fb = hnd_open(f, 0);
+	fc = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+	dc = hnd_device(f, fc);
+	vram = hnd_vram(a);
+	drm_refs = kref_read(&a->drm.ref);
+
+	ha = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 7, &ma);
+	fence = hnd_fence(f, fa, ha);
+	s = hnd_share(f, fa, ha);
+	hb = hnd_open_fd(f, fb, db, s, &mb);
+	hnd_open_fd(f, fc, dc, s, NULL);
+	KUNIT_ASSERT_EQ(test, kref_read(&fence->ref), HND_HOLDERS);
+	KUNIT_ASSERT_EQ(test, atomic_read(&fence->handles), HND_HOLDERS);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), drm_refs + 1);
+	KUNIT_EXPECT_GT(test, hnd_vram(a), vram);
+
+	hnd_order(*id, order);
+	for (i = 0; i < HND_HOLDERS; i++) {
+		left = HND_HOLDERS - 1 - i;
+		switch (order[i]) {
+		case HND_LOCAL:
+			KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+			KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ha));
+			break;
+		case HND_FD:
+			hnd_close_fd(f, s);
+			break;
+		case HND_DEVICE:
+			KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fb, db), 0);
+			KUNIT_EXPECT_NULL(test, hnd_local(f, fb, hb));
+			KUNIT_EXPECT_EQ(test, hnd_nfile(f, fb)->num_fences, 0);
+			KUNIT_EXPECT_NULL(test,
+					  hnd_translate(f, fb,
+							mb.current_value_gpu_va,
+							false));
+			break;
+		case HND_FILE:
+			hnd_close(f, fc);
+			drm_refs--;
+			break;
+		}
+		if (!left)
+			break;
+		KUNIT_ASSERT_TRUE_MSG(test, hnd_live(a, fence),
+				      "freed with %u holders left", left);
+		/* A closed handle's file may no longer mmap the page. */
+		if (order[i] == HND_LOCAL)
+			KUNIT_EXPECT_FALSE(test, hnd_mmap_allowed(f, fa, fence));
+		if (order[i] == HND_DEVICE)
+			KUNIT_EXPECT_FALSE(test, hnd_mmap_allowed(f, fb, fence));
+		KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), left);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), left);
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(fence->orphaned));
+		KUNIT_EXPECT_EQ(test, nfence_fence_read(fence), 7);
+		KUNIT_EXPECT_TRUE(test, hnd_offset_live(a, ma.cpu_mmap_offset));
+		KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), drm_refs + 1);
+	}
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);
+	KUNIT_EXPECT_FALSE(test, hnd_offset_live(a, ma.cpu_mmap_offset));
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), drm_refs);
+}
+
+/*
+ * The last handle (local or fd) releases the CPU waiters: the fence can
+ * never change again. A wait's own reference keeps the object until the
+ * wait lets go of it. Once with the fd last, once with a handle of another
+ * file last, closed with its file.
+ */
+static void hnd_orphan_releases_waiters(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct nfence_fence *fence, *held;
+	struct hnd_waiter w, late;
+	unsigned int fa, fb, s;
+	u32 da, db, ha, flags;
+	u64 vram;
+
+	fa = hnd_open(f, 0);
+	fb = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+	vram = hnd_vram(a);
+
+	ha = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 0, NULL);
+	fence = hnd_fence(f, fa, ha);
+	s = hnd_share(f, fa, ha);
+	/* What FENCE_WAIT takes: a reference through the handle, a waiter. */
+	held = nfence_fence_get(hnd_nfile(f, fa), ha, da, &flags);
+	KUNIT_ASSERT_PTR_EQ(test, held, fence);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fence, &w, 10));
+	KUNIT_EXPECT_EQ(test, *fence->mv.value, 9);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	KUNIT_EXPECT_EQ(test, w.fired, 0);
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&fence->waiters), 1);
+	KUNIT_EXPECT_EQ(test, *fence->mv.value, 9);
+
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_FALSE(test, w.w.queued);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(fence->orphaned));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 0);
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&fence->waiters), 0);
+	KUNIT_EXPECT_EQ(test, *fence->mv.value, U64_MAX);
+	/* Released, not reached. */
+	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(fence, 10));
+	/* The wait's reference keeps the object. */
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 1);
+	/* A wait that comes late is released at once. */
+	KUNIT_EXPECT_TRUE(test, hnd_wait_on(fence, &late, 20));
+	KUNIT_EXPECT_EQ(test, late.fired, 1);
+	nfence_fence_put(held);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+
+	/* Again, the last holder a handle in another file, which closes. */
+	ha = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 0, NULL);
+	fence = hnd_fence(f, fa, ha);
+	s = hnd_share(f, fa, ha);
+	hnd_open_fd(f, fb, db, s, NULL);
+	held = nfence_fence_get(hnd_nfile(f, fa), ha, da, &flags);
+	KUNIT_ASSERT_PTR_EQ(test, held, fence);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fence, &w, 1));
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_EQ(test, w.fired, 0);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(fence->orphaned));
+	hnd_close(f, fb);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(fence->orphaned));
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 1);
+	nfence_fence_put(held);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+}
+
+/*
+ * Destroying a device closes its fence handles, and only its own: its
+ * non-shared and INTRA_GPU fences go with their storage, a shared one lives
+ * on through its fd. Nothing can join the dead device.
+ */
+static void hnd_device_destroy_closes(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct nfence_fence *shared, *other, *def, *intra, *late;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_fence_page *fp;
+	struct nfence_device *dev;
+	u32 d1, d2, hs, ho, hd, hi, h;
+	unsigned int fa, s, slot;
+	u64 vram_kept;
+
+	fa = hnd_open(f, 0);
+	d1 = hnd_device(f, fa);
+	d2 = hnd_device(f, fa);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 2);
+
+	hs = hnd_create(f, fa, d1, HND_DEFAULT, HND_NT, 0, NULL);
+	shared = hnd_fence(f, fa, hs);
+	s = hnd_share(f, fa, hs);
+	ho = hnd_create(f, fa, d2, HND_DEFAULT, 0, 0, NULL);
+	other = hnd_fence(f, fa, ho);
+	vram_kept = hnd_vram(a);
+	hd = hnd_create(f, fa, d1, HND_DEFAULT, 0, 0, NULL);
+	def = hnd_fence(f, fa, hd);
+	hi = hnd_create(f, fa, d1, HND_INTRA, 0, 0, NULL);
+	intra = hnd_fence(f, fa, hi);
+	KUNIT_EXPECT_NULL(test, intra->cv.page);
+	KUNIT_EXPECT_GT(test, hnd_vram(a), vram_kept);
+	fp = def->cv.page;
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	slot = def->cv.offset / NFENCE_FENCE_VALUE_STRIDE;
+
+	/* Our own reference, to look at the device once it is destroyed. */
+	dev = nfence_device_lookup(hnd_nfile(f, fa), d1);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	/* The table, three handles and ours. */
+	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 5);
+
+	KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fa, d1), 0);
+	KUNIT_EXPECT_TRUE(test, dev->dead);
+	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 1);
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hs));
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hd));
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hi));
+	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, ho), other);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&other->ref), 1);
+
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, def));
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, intra));
+	KUNIT_EXPECT_FALSE(test, test_bit(slot, fp->used));
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram_kept);
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, shared));
+	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&shared->handles), 1);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(shared->orphaned));
+
+	/*
+	 * Nothing joins the dead device, and the failures take nothing. A
+	 * create that looked the device up before the destroy cannot publish
+	 * a handle after it.
+	 */
+	late = nfence_fence_create_progress(hnd_nfile(f, fa), dev, &h, &m);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(late), -ENOENT);
+	if (!IS_ERR(late)) {
+		nfence_fence_close_progress(hnd_nfile(f, fa), h);
+		nfence_fence_put(late);
+	}
+	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 1);
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 2);
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fa, d1, f->fd[s], &h, NULL),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&shared->handles), 1);
+	KUNIT_EXPECT_EQ(test, hnd_device_destroy(f, fa, d1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	/* The other device opens the fd. */
+	h = hnd_open_fd(f, fa, d2, s, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h), shared);
+
+	nfence_device_put(dev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
+}
+
+/*
+ * Closing a file closes its handles and gives back its pool pages; a shared
+ * fence another file holds lives on and still works there.
+ */
+static void hnd_file_close(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[1];
+	struct drm_nfence_fence_mapping mp, ms, mb;
+	struct nfence_fence *plain[3], *shared;
+	unsigned int fa, fb, s, i, drm_refs;
+	u32 da, db, hs;
+
+	fa = hnd_open(f, 1);
+	fb = hnd_open(f, 1);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+
+	/* Adapter 1: both values of non-shared fences in pool pages. */
+	for (i = 0; i < ARRAY_SIZE(plain); i++) {
+		plain[i] = hnd_fence(f, fa, hnd_create(f, fa, da, HND_DEFAULT, 0,
+						       i, &mp));
+		KUNIT_EXPECT_NOT_NULL(test, plain[i]->mv.page);
+	}
+	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->cv_pool), 1);
+	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->mv_pool), 1);
+	KUNIT_EXPECT_TRUE(test, hnd_offset_live(a, mp.cpu_mmap_offset));
+
+	hs = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 0, &ms);
+	shared = hnd_fence(f, fa, hs);
+	s = hnd_share(f, fa, hs);
+	hnd_open_fd(f, fb, db, s, &mb);
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 2);
+	drm_refs = kref_read(&a->drm.ref);
+
+	hnd_close(f, fa);
+	for (i = 0; i < ARRAY_SIZE(plain); i++)
+		KUNIT_EXPECT_FALSE(test, hnd_live(a, plain[i]));
+	/* The pool page is gone with the file. */
+	KUNIT_EXPECT_FALSE(test, hnd_offset_live(a, mp.cpu_mmap_offset));
+	/* The file's reference and three fences'. */
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), drm_refs - 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
+
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 1);
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, shared));
+	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&shared->handles), 1);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(shared->orphaned));
+	KUNIT_EXPECT_TRUE(test, hnd_offset_live(a, ms.cpu_mmap_offset));
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
+						true), shared->cv.value);
+	nfence_fence_signal(shared, 4);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(shared), 4);
+
+	hnd_close(f, fb);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, shared));
+	KUNIT_EXPECT_FALSE(test, hnd_offset_live(a, ms.cpu_mmap_offset));
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), f->drm_refs[1]);
+}
+
+static u32 hnd_queue(struct hnd_fix *f, unsigned int file, u32 dev, u32 ctx,
+		     u32 *progress)
+{
+	struct drm_nfence_hwqueue_create args = {
+		.device = dev,
+		.context = ctx,
+		.flags = DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE,
+	};
+
+	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file, nfence_hwqueue_create_ioctl,
+					   &args), 0);
+	KUNIT_ASSERT_NE(f->test, args.progress_fence, 0);
+	*progress = args.progress_fence;
+	return args.handle;
+}
+
+/*
+ * A queue's progress fence is a fence handle of the file that FENCE_DESTROY
+ * refuses (-EBUSY); it goes with its queue, destroyed by itself or with its
+ * device.
+ */
+static void hnd_progress_fence(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_context_create cc = {};
+	struct drm_nfence_hwqueue_destroy qd = {};
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence;
+	struct nfence_hwqueue *q;
+	unsigned int fa;
+	u32 da, qh, ph;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	cc.device = da;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
+					&cc), 0);
+
+	qh = hnd_queue(f, fa, da, cc.handle, &ph);
+	local = hnd_local(f, fa, ph);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	KUNIT_EXPECT_TRUE(test, local->progress);
+	fence = local->fence;
+	q = xa_load(&hnd_nfile(f, fa)->hwqueues, qh);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_PTR_EQ(test, q->progress, fence);
+	KUNIT_EXPECT_EQ(test, q->progress_handle, ph);
+	/* The handle's reference and the queue's. */
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 1);
+
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ph), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_local(f, fa, ph), local);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 1);
+
+	qd.device = da;
+	qd.handle = qh;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_hwqueue_destroy_ioctl,
+					&qd), 0);
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ph));
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 0);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+
+	/* With the device: queue, then progress fence handle, then fence. */
+	qh = hnd_queue(f, fa, da, cc.handle, &ph);
+	fence = hnd_fence(f, fa, ph);
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
+	KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fa, da), 0);
+	KUNIT_EXPECT_NULL(test, xa_load(&hnd_nfile(f, fa)->hwqueues, qh));
+	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ph));
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);
+}
+
+/*
+ * A cross-adapter fence opened on the other adapter: an instance there, a
+ * global object of that adapter over the same CurrentValue page, in one
+ * group with the original. A signal of one releases the waiters of the
+ * other. Same adapter, same object.
+ */
+static void hnd_cross_setup(struct hnd_fix *f, unsigned int *fa,
+			    unsigned int *fb, u32 *ha, u32 *hb,
+			    unsigned int *s, struct nfence_fence **fx,
+			    struct nfence_fence **fy)
+{
+	struct kunit *test = f->test;
+	struct nfence_xgroup *xg;
+	struct hnd_waiter w;
+	u32 da, db, dc, hc;
+	unsigned int fc;
+	int pages;
+
+	*fa = hnd_open(f, 0);
+	*fb = hnd_open(f, 1);
+	fc = hnd_open(f, 0);
+	da = hnd_device(f, *fa);
+	db = hnd_device(f, *fb);
+	dc = hnd_device(f, fc);
+
+	*ha = hnd_create(f, *fa, da, HND_DEFAULT, HND_CROSS, 4, NULL);
+	*fx = hnd_fence(f, *fa, *ha);
+	xg = (*fx)->xgroup;
+	KUNIT_ASSERT_NOT_NULL(test, xg);
+	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&xg->instances));
+	pages = page_count((*fx)->cv.page->page);
+
+	*s = hnd_share(f, *fa, *ha);
+	*hb = hnd_open_fd(f, *fb, db, *s, NULL);
+	*fy = hnd_fence(f, *fb, *hb);
+	KUNIT_EXPECT_PTR_NE(test, *fy, *fx);
+	KUNIT_EXPECT_PTR_EQ(test, (*fy)->adapter, f->adapter[1]);
+	KUNIT_EXPECT_TRUE(test, hnd_live(f->adapter[1], *fy));
+	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[0], *fy));
+	KUNIT_EXPECT_TRUE(test, hnd_live(f->adapter[0], *fx));
+	KUNIT_EXPECT_PTR_EQ(test, (*fy)->xgroup, xg);
+	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 2);
+	KUNIT_EXPECT_EQ(test, hnd_count(&xg->instances), 2);
+	KUNIT_EXPECT_PTR_EQ(test, (*fy)->cv.page->page, (*fx)->cv.page->page);
+	KUNIT_EXPECT_EQ(test, page_count((*fx)->cv.page->page), pages + 1);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(*fy), 4);
+	/* MonitoredValue 0 for good: every signal interrupts. */
+	KUNIT_EXPECT_EQ(test, *(*fx)->mv.value, 0);
+	KUNIT_EXPECT_EQ(test, *(*fy)->mv.value, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&(*fx)->ref), 2);
+	KUNIT_EXPECT_EQ(test, kref_read(&(*fy)->ref), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&(*fy)->handles), 1);
+
+	/* On the fence's own adapter the fd opens the fence itself. */
+	hc = hnd_open_fd(f, fc, dc, *s, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fc, hc), *fx);
+	hnd_close(f, fc);
+	KUNIT_EXPECT_EQ(test, kref_read(&(*fx)->ref), 2);
+
+	/* A signal on adapter 0 releases adapter 1's waiters. */
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(*fy, &w, 6));
+	nfence_fence_signal(*fx, 6);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(*fy), 6);
+}
+
+/* The original goes first; the instance keeps the page and works on. */
+static void hnd_cross_creator_first(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_fence *fx, *fy;
+	struct nfence_xgroup *xg;
+	unsigned int fa, fb, s;
+	struct hnd_waiter w;
+	struct page *page;
+	u32 ha, hb;
+	int pages;
+
+	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
+	xg = fy->xgroup;
+	page = fy->cv.page->page;
+	pages = page_count(page);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &w, 10));
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[0], fx));
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[0]), 0);
+	/* The instance is not orphaned by the original's death. */
+	KUNIT_EXPECT_EQ(test, w.fired, 0);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(fy->orphaned));
+	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&xg->instances));
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&xg->instances,
+						   struct nfence_fence, xlink),
+			    fy);
+	KUNIT_EXPECT_EQ(test, page_count(page), pages - 1);
+
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(fy), 6);
+	nfence_fence_signal(fy, 10);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(fy), 10);
+	KUNIT_EXPECT_EQ(test, nfence_fence_propagate(fy), 0);
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[1], fy));
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[1]), 0);
+}
+
+/* The instance goes first; the original is alone in its group again. */
+static void hnd_cross_instance_first(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_fence *fx, *fy;
+	struct nfence_xgroup *xg;
+	unsigned int fa, fb, s;
+	struct hnd_waiter w;
+	struct page *page;
+	u32 ha, hb;
+	int pages;
+
+	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
+	xg = fx->xgroup;
+	page = fx->cv.page->page;
+	pages = page_count(page);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fx, &w, 10));
+
+	hnd_close(f, fb);
+	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[1], fy));
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[1]), 0);
+	KUNIT_EXPECT_EQ(test, w.fired, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&xg->instances));
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&xg->instances,
+						   struct nfence_fence, xlink),
+			    fx);
+	KUNIT_EXPECT_EQ(test, page_count(page), pages - 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&fx->ref), 2);
+
+	nfence_fence_signal(fx, 10);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_EQ(test, nfence_fence_propagate(fx), 0);
+
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_TRUE(test, hnd_live(f->adapter[0], fx));
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[0], fx));
+}
+
+/*
+ * A fence holds its adapter's DRM device: after the adapter is unplugged
+ * and its files are closed, a shared fd keeps the fence, and the fence
+ * holds the last reference to the device.
+ */
+static void hnd_adapter_unplug(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_fence_create create = {};
+	struct nfence_fence *shared, *plain;
+	unsigned int fa, s, drm_refs;
+	u32 da, hs, hp;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	hs = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 2, NULL);
+	shared = hnd_fence(f, fa, hs);
+	s = hnd_share(f, fa, hs);
+	hp = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	plain = hnd_fence(f, fa, hp);
+	drm_refs = kref_read(&a->drm.ref);
+
+	f->adapter[0] = NULL;
+	nfence_adapter_destroy(a);
+	KUNIT_EXPECT_TRUE(test, drm_dev_is_unplugged(&a->drm));
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), drm_refs - 1);
+	create.device = da;
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
+					&create), -ENODEV);
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, plain));
+
+	hnd_close(f, fa);
+	KUNIT_EXPECT_FALSE(test, hnd_live(a, plain));
+	KUNIT_EXPECT_TRUE(test, hnd_live(a, shared));
+	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 1);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(shared), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
+	/* The fence's reference is the last. */
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), 1);
+
+	hnd_close_fd(f, s);
+}
+
+static struct kunit_case nfence_handles_cases[] = {
+	KUNIT_CASE(hnd_create_destroy),
+	KUNIT_CASE(hnd_per_file_cyclic),
+	KUNIT_CASE(hnd_share_open),
+	KUNIT_CASE_PARAM(hnd_last_reference, hnd_order_gen),
+	KUNIT_CASE(hnd_orphan_releases_waiters),
+	KUNIT_CASE(hnd_device_destroy_closes),
+	KUNIT_CASE(hnd_file_close),
+	KUNIT_CASE(hnd_progress_fence),
+	KUNIT_CASE(hnd_cross_creator_first),
+	KUNIT_CASE(hnd_cross_instance_first),
+	KUNIT_CASE(hnd_adapter_unplug),
+	{}
+};
+
+static struct kunit_suite nfence_handles_suite = {
+	.name = "nfence_handles",
+	.init = hnd_init,
+	.exit = hnd_exit,
+	.test_cases = nfence_handles_cases,
+};
+
+kunit_test_suite(nfence_handles_suite);
