@@ -70,10 +70,12 @@ struct nfence_fence_slot {
 /**
  * struct nfence_xgroup - the instances of one cross-adapter fence
  *
- * A cross-adapter fence has one global object (instance) per adapter it is
- * open on; all share one CurrentValue page in system memory, each has its
- * own MonitoredValue, 0 for good, so every signal interrupts and the driver
- * passes it on to the other instances (the seed's NotificationOnly).
+ * A cross-adapter fence has one global object (instance) on its creator's
+ * adapter and one more per FENCE_OPEN on any other adapter (two opens on
+ * one adapter make two instances); all share one CurrentValue page in
+ * system memory, each has its own MonitoredValue, 0 for good, so every
+ * signal interrupts and the driver passes it on to the other instances (the
+ * seed's NotificationOnly).
  *
  * Lifetime: kref-counted by its instances.
  */
