@@ -30,7 +30,6 @@ IGT_TEST_DESCRIPTION("Allocations: DRM_IOCTL_NFENCE_ALLOC_CREATE/DESTROY/"
 #define MAX_SIZE	DRM_NFENCE_MAX_ALLOC_SIZE
 #define MAX_ALLOCS	DRM_NFENCE_MAX_ALLOCS_PER_FILE
 #ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 static int fd = -1;
@@ -1009,20 +1008,14 @@ static void test_lock_check_order(void)
 /* The ioctl argument itself unreadable. */
 static void test_bad_arg_pointer(void)
 {
-	const unsigned long requests[] = {
+	static const unsigned long requests[] = {
 		DRM_IOCTL_NFENCE_ALLOC_CREATE,
 		DRM_IOCTL_NFENCE_ALLOC_DESTROY,
 		DRM_IOCTL_NFENCE_ALLOC_LOCK,
 	};
+
 	nfence_watchdog(WATCHDOG_S);
-	for (unsigned int i = 0; i < ARRAY_SIZE(requests); i++) {
-		errno = 0;
-		igt_assert_eq(ioctl(fd, requests[i], NULL), -1);
-		igt_assert_eq(errno, EFAULT);
-		errno = 0;
-		igt_assert_eq(ioctl(fd, requests[i], (void *)8), -1);
-		igt_assert_eq(errno, EFAULT);
-	}
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
 }
 
 igt_main

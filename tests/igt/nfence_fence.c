@@ -34,7 +34,6 @@ IGT_TEST_DESCRIPTION("Native fences: DRM_IOCTL_NFENCE_FENCE_CREATE/DESTROY/"
 #define NO_WAIT		DRM_NFENCE_FENCE_NO_WAIT
 #define MAX_FENCES	DRM_NFENCE_MAX_FENCES_PER_FILE
 #ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 static int fd = -1;

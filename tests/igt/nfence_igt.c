@@ -679,6 +679,28 @@ void nfence_watchdog(unsigned int seconds)
 }
 
 /**
+ * nfence_assert_args_efault: each of the @count ioctl @requests fails with
+ * EFAULT when its argument is NULL and when it is an unmapped address (the
+ * ioctl's own argument, not a pointer inside it)
+ */
+void nfence_assert_args_efault(int fd, const unsigned long *requests,
+			       unsigned int count)
+{
+	static void *const bad[] = { NULL, (void *)8 };
+
+	for (unsigned int i = 0; i < count; i++) {
+		for (unsigned int j = 0; j < ARRAY_SIZE(bad); j++) {
+			errno = 0;
+			igt_assert_f(ioctl(fd, requests[i], bad[j]) == -1 &&
+				     errno == EFAULT,
+				     "ioctl %#lx with argument %p: errno %d, "
+				     "expected EFAULT\n", requests[i], bad[j],
+				     errno);
+		}
+	}
+}
+
+/**
  * nfence_thread_create: pthread_create() of a thread that blocks SIGALRM
  * (the watchdog and the tests' own timers are for the main thread)
  *
@@ -1004,6 +1026,44 @@ static int nfence_parse_fence_line(const char *line,
 	return 1;
 }
 
+/*
+ * The lines of a debugfs file, one at a time: nfence_lines_open(), then
+ * nfence_lines_next() until it returns NULL, then nfence_lines_close().
+ */
+struct nfence_lines {
+	FILE *file;
+	char *line;
+	size_t len;
+};
+
+static int nfence_lines_open(struct nfence_lines *l, int dir, const char *name)
+{
+	int lfd, ret;
+
+	memset(l, 0, sizeof(*l));
+	lfd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	if (lfd < 0)
+		return -errno;
+	l->file = fdopen(lfd, "r");
+	if (!l->file) {
+		ret = -errno;
+		close(lfd);
+		return ret;
+	}
+	return 0;
+}
+
+static const char *nfence_lines_next(struct nfence_lines *l)
+{
+	return getline(&l->line, &l->len, l->file) >= 0 ? l->line : NULL;
+}
+
+static void nfence_lines_close(struct nfence_lines *l)
+{
+	free(l->line);
+	fclose(l->file);
+}
+
 /**
  * __nfence_debugfs_fences: call @fn for every line of nfence_fences until
  * it returns true
@@ -1013,22 +1073,14 @@ static int nfence_parse_fence_line(const char *line,
  */
 int __nfence_debugfs_fences(int dir, nfence_debugfs_fence_fn fn, void *data)
 {
-	char *line = NULL;
-	size_t len = 0;
-	int count = 0, ret = 0, lfd;
-	FILE *file;
+	struct nfence_lines lines;
+	int count = 0, ret;
+	const char *line;
 
-	lfd = openat(dir, "nfence_fences", O_RDONLY | O_CLOEXEC);
-	if (lfd < 0)
-		return -errno;
-	file = fdopen(lfd, "r");
-	if (!file) {
-		ret = -errno;
-		close(lfd);
+	ret = nfence_lines_open(&lines, dir, "nfence_fences");
+	if (ret)
 		return ret;
-	}
-
-	while (getline(&line, &len, file) >= 0) {
+	while ((line = nfence_lines_next(&lines))) {
 		struct nfence_debugfs_fence f;
 		int parsed = nfence_parse_fence_line(line, &f);
 
@@ -1043,9 +1095,7 @@ int __nfence_debugfs_fences(int dir, nfence_debugfs_fence_fn fn, void *data)
 		if (fn && fn(&f, data))
 			break;
 	}
-
-	free(line);
-	fclose(file);
+	nfence_lines_close(&lines);
 	return ret ?: count;
 }
 
@@ -1904,21 +1954,14 @@ static int nfence_parse_queue_line(const char *line,
  */
 int __nfence_debugfs_queues(int dir, nfence_debugfs_queue_fn fn, void *data)
 {
-	char *line = NULL;
-	size_t len = 0;
-	int count = 0, ret = 0, lfd;
-	FILE *file;
+	struct nfence_lines lines;
+	int count = 0, ret;
+	const char *line;
 
-	lfd = openat(dir, "nfence_queues", O_RDONLY | O_CLOEXEC);
-	if (lfd < 0)
-		return -errno;
-	file = fdopen(lfd, "r");
-	if (!file) {
-		ret = -errno;
-		close(lfd);
+	ret = nfence_lines_open(&lines, dir, "nfence_queues");
+	if (ret)
 		return ret;
-	}
-	while (getline(&line, &len, file) >= 0) {
+	while ((line = nfence_lines_next(&lines))) {
 		struct nfence_debugfs_queue q;
 		int parsed = nfence_parse_queue_line(line, &q);
 
@@ -1933,8 +1976,7 @@ int __nfence_debugfs_queues(int dir, nfence_debugfs_queue_fn fn, void *data)
 		if (fn && fn(&q, data))
 			break;
 	}
-	free(line);
-	fclose(file);
+	nfence_lines_close(&lines);
 	return ret ?: count;
 }
 

@@ -18,6 +18,10 @@
 
 #include <drm/nfence_drm.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define NFENCE_DRIVER_NAME	"nfence"
 #define NFENCE_MAX_ADAPTERS	8
 
@@ -94,6 +98,10 @@ int __nfence_fence_mmap(int fd, uint64_t offset, int prot, void **ptr);
 const volatile uint64_t *
 nfence_fence_map(int fd, const struct drm_nfence_fence_mapping *mapping);
 void nfence_fence_unmap(const volatile uint64_t *value);
+
+/* Each ioctl fails with EFAULT for a NULL and an unmapped argument. */
+void nfence_assert_args_efault(int fd, const unsigned long *requests,
+			       unsigned int count);
 
 /* debugfs (/sys/kernel/debug/dri/<card minor>) */
 int __nfence_debugfs_dir(int fd);

@@ -35,7 +35,6 @@ IGT_TEST_DESCRIPTION("Contexts and hardware queues: DRM_IOCTL_NFENCE_"
 #define MAX_CONTEXTS	DRM_NFENCE_MAX_CONTEXTS_PER_FILE
 #define MAX_HWQUEUES	DRM_NFENCE_MAX_HWQUEUES_PER_FILE
 #ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 static int fd = -1;
@@ -967,7 +966,7 @@ static void test_q_destroy_bad_handle(enum nfence_bad bad)
 
 static void test_bad_arg_pointer(void)
 {
-	const unsigned long requests[] = {
+	static const unsigned long requests[] = {
 		DRM_IOCTL_NFENCE_CONTEXT_CREATE,
 		DRM_IOCTL_NFENCE_CONTEXT_DESTROY,
 		DRM_IOCTL_NFENCE_CONTEXT_CONTROL,
@@ -976,14 +975,7 @@ static void test_bad_arg_pointer(void)
 	};
 
 	nfence_watchdog(WATCHDOG_S);
-	for (unsigned int i = 0; i < ARRAY_SIZE(requests); i++) {
-		errno = 0;
-		igt_assert_eq(ioctl(fd, requests[i], NULL), -1);
-		igt_assert_eq(errno, EFAULT);
-		errno = 0;
-		igt_assert_eq(ioctl(fd, requests[i], (void *)8), -1);
-		igt_assert_eq(errno, EFAULT);
-	}
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
 }
 
 igt_main

@@ -40,7 +40,6 @@ IGT_TEST_DESCRIPTION("Kernel-mode submission: DRM_IOCTL_NFENCE_SUBMIT, "
 #define ALWAYS		NFENCE_ALWAYS_SIGNALED
 #define HDR(op, words)	DRM_NFENCE_CS_HEADER(op, words)
 #ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 static int fd = -1;
@@ -1502,21 +1501,14 @@ static void run_fault(fault_fn build, fault_fn break_it)
 
 static void test_bad_arg_pointer(void)
 {
-	const unsigned long requests[] = {
+	static const unsigned long requests[] = {
 		DRM_IOCTL_NFENCE_SUBMIT,
 		DRM_IOCTL_NFENCE_SUBMIT_WAIT,
 		DRM_IOCTL_NFENCE_SUBMIT_SIGNAL,
 	};
 
 	nfence_watchdog(WATCHDOG_S);
-	for (unsigned int i = 0; i < ARRAY_SIZE(requests); i++) {
-		errno = 0;
-		igt_assert_eq(ioctl(fd, requests[i], NULL), -1);
-		igt_assert_eq(errno, EFAULT);
-		errno = 0;
-		igt_assert_eq(ioctl(fd, requests[i], (void *)8), -1);
-		igt_assert_eq(errno, EFAULT);
-	}
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
 }
 
 igt_main

@@ -44,7 +44,6 @@ IGT_TEST_DESCRIPTION("Native fences: CPU waits and signals "
 #define FLAG_ASYNC	DRM_NFENCE_WAIT_ASYNC
 #define INFINITE	DRM_NFENCE_TIMEOUT_INFINITE
 #ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 #define RACE_ITERATIONS		20000

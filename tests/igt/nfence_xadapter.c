@@ -46,7 +46,6 @@ IGT_TEST_DESCRIPTION("Cross-adapter native fences (CROSS_ADAPTER): the "
 #define ALWAYS		NFENCE_ALWAYS_SIGNALED
 #define POISON		0xdeadbeefu
 #ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
 #define STRESS_ITERATIONS	2000
