@@ -356,14 +356,16 @@ static void gpu_signal(struct nfence_queue *q,
 }
 
 /*
- * The GPU stores the low half; crossing 2^32 takes one interrupt, with
- * which the driver stores the whole value, even with no waiter; signals
- * within a high half take none. Up and down, and the waiter is released.
+ * The GPU stores the low half within a high half, and raises no interrupt
+ * without a waiter; crossing 2^32 takes one interrupt, with which the
+ * driver stores the whole value, even with no waiter. Up and down, and a
+ * waiter is released.
  */
 static void test_gpu32_signal_carry(void)
 {
 	struct nfence_interrupts before, after;
 	struct drm_nfence_fence_mapping m;
+	struct nfence_debugfs_fence line;
 	const volatile uint64_t *cv;
 	struct nfence_queue q;
 	struct waiter w;
@@ -393,14 +395,24 @@ static void test_gpu32_signal_carry(void)
 	igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
 	igt_assert_eq_u64(after.carries, before.carries + 1);
 
-	/* A waiter across the next 2^32 is released by the carry. */
+	/*
+	 * A queued waiter across the next 2^32 is released once the carry
+	 * has stored the value (one interrupt: the carry and the
+	 * MonitoredValue rule coincide).
+	 */
 	gpu_signal(&q, &m, 0x100000005ull + HALF);
 	waiter_start(&w, t.dev, h, 0x200000000ull);
-	usleep(QUIET_MS * 1000);
-	igt_assert_eq(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST), 0);
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m, 1, STATE_MS, &line),
+		      0);
+	igt_assert_eq_u64(line.monitored, 0x1ffffffffull);
+	irq(&before);
 	gpu_signal(&q, &m, 0x200000003ull);
 	igt_assert_eq(waiter_join(&w), 0);
 	igt_assert_eq_u64(*cv, 0x200000003ull);
+	irq(&after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
+	igt_assert_eq_u64(after.carries, before.carries + 1);
+	igt_assert_lte_u64(before.woken + 1, after.woken);
 
 	/* Down across 2^32: a plain store, the high half follows. */
 	irq(&before);

@@ -78,6 +78,8 @@
  * @fence: the fence in fence storage
  * @fence_at_calls: calls of @fence_map's fence_at
  * @fence_at_offset: the offset of the last call
+ * @fence_at_stride: fence_at finds @fence at offsets 0-63 (a pool slot's
+ *	stride), not only at 0
  * @dev: the device of contexts 0 and 1
  * @dev2: another device, of context 2
  * @ctx: contexts 0 and 1 on engine 0, context 2 on engine 1
@@ -110,6 +112,7 @@ struct sched_fix {
 	struct nfence_fence *fence;
 	unsigned int fence_at_calls;
 	u64 fence_at_offset;
+	bool fence_at_stride;
 	struct nfence_device *dev;
 	struct nfence_device *dev2;
 	struct nfence_context *ctx[SCHED_QUEUES];
@@ -151,7 +154,7 @@ static struct nfence_fence *sched_fence_at(struct nfence_vm_mapping *map,
 	lockdep_assert_held(&map->vm->lock);
 	f->fence_at_calls++;
 	f->fence_at_offset = offset;
-	if (offset)
+	if (offset >= (f->fence_at_stride ? 64 : 1))
 		return NULL;
 	kref_get(&f->fence->ref);
 	return f->fence;
@@ -922,7 +925,8 @@ static void sched_32bit_signal_carry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->data[4], SCHED_VALUE);
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 2);
 
-	/* The progress fence crosses 2^32 too. */
+	/* The progress fence crosses 2^32 too (within the window). */
+	f->pv[0][0] = 0xfffffff0ull;
 	start = sched_cursor(f);
 	sched_nop(f);
 	sched_submit(f, q, start, sched_cursor(f), 0x100000000ull);
@@ -931,17 +935,53 @@ static void sched_32bit_signal_carry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 3);
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 0);
 
-	/* A later signal changed the low half: its value stands. */
-	f->fvals[0] = 0x500000007ull;
-	nfence_interrupt_carry(f->adapter, f->fence, 0x600000009ull);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x500000007ull);
-	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 3);
-	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 1);
-	f->fvals[0] = 0x500000009ull;
-	nfence_interrupt_carry(f->adapter, f->fence, 0x600000009ull);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x600000009ull);
+	/*
+	 * A CPU signal of a lower value got in first: the GPU's value, stored
+	 * whole by the carry, still lands (the CPU never saw half of it).
+	 */
+	f->fvals[0] = 0xfffffff0ull;
+	sched_wait_on(test, f->fence, &sw, 0x100000000ull);
+	nfence_fence_signal(f->fence, 0xfffffff8ull);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffff8ull);
+	KUNIT_EXPECT_EQ(test, sw.fired, 0);
+	start = sched_cursor(f);
+	sched_signal(f, f->fence_va, f->fence_va + 8, 0x100000000ull);
+	sched_submit(f, q, start, sched_cursor(f), 0x100000001ull);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000000ull);
+	KUNIT_EXPECT_EQ(test, sw.fired, 1);
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 4);
-	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 1);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
+}
+
+/*
+ * A pool page's fence_at answers for a slot's whole stride, but only the
+ * slot's first word is the fence's CurrentValue: a FENCE_SIGNAL of another
+ * word of the stride is ordinary memory. On a 32-bit GPU it gets both
+ * halves and no carry, and the fence itself is left alone (in any mode, its
+ * waiters are not in the interrupt's signaled-fence array).
+ */
+static void sched_32bit_signal_in_stride(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_hwqueue *q = f->q[0];
+	u64 start;
+
+	f->adapter->gpu.cfg.no_64bit_atomics = true;
+	f->fence_at_stride = true;
+	f->fvals[0] = 5;
+	f->fvals[2] = 5;
+	start = sched_cursor(f);
+	sched_signal(f, f->fence_va + 16, 0, 0x100000005ull);
+	sched_submit(f, q, start, sched_cursor(f), 1);
+	sched_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
+	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 16);
+	KUNIT_EXPECT_EQ(test, f->fvals[2], 0x100000005ull);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 5);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, carries), 0);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, interrupts), 0);
 	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
 }
 
@@ -1528,6 +1568,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_fence_signal_always_signaled),
 	KUNIT_CASE(sched_fence_wait_always_signaled),
 	KUNIT_CASE(sched_32bit_signal_carry),
+	KUNIT_CASE(sched_32bit_signal_in_stride),
 	KUNIT_CASE(sched_32bit_wait_serial),
 	KUNIT_CASE(sched_write64_timestamp),
 	KUNIT_CASE(sched_work_busy),

@@ -950,16 +950,16 @@ struct drm_nfence_submit_sync {
  * %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, whose GPU stores 32 bits at a time
  * and compares fence values 32 bits wide:
  *
- * - FENCE_SIGNAL stores the low half of the value. When the high half of
- *   the fence must change too, the GPU raises the native fence signaled
- *   interrupt and the driver stores the whole value; until then CPU readers
- *   see the old high half. On memory that is not a fence's CurrentValue the
- *   GPU stores the high half itself, after the low half.
+ * - FENCE_SIGNAL of a fence's CurrentValue stores the low half of the value
+ *   when the high half in memory already is the value's. When the high half
+ *   must change (the value crosses a multiple of 2^32), the GPU stores
+ *   nothing and raises the native fence signaled interrupt, with which the
+ *   driver stores the whole value: no reader sees half a value. FENCE_SIGNAL
+ *   to other memory stores the low half, then the high half.
  * - FENCE_WAIT compares the low halves as serial numbers: it passes when
  *   (__s32)(low(memory) - low(value)) >= 0, which is exact for values within
- *   UINT_MAX/2 of the fence's value and undefined beyond.
+ *   UINT_MAX/2 of the fence's value; beyond, the low halves alone decide.
  * - WRITE64 and TIMESTAMP store the low half, then the high half.
- *
  *
  * - NOP (2 words): nothing.
  * - FENCE_WAIT (6 words: va, value): the queue stops until the 64-bit value

@@ -26,10 +26,11 @@
  * access goes through the queue's GPU address space under its lock, so
  * memory that user space frees meanwhile is either still mapped (and
  * alive) or a GPU page fault; 64-bit reads and writes are single accesses
- * (READ_ONCE()/WRITE_ONCE() of naturally aligned u64), never torn.
+ * (READ_ONCE()/WRITE_ONCE() of naturally aligned u64), never torn, unless
+ * the GPU has no 64-bit atomics (below).
  *
  * FENCE_SIGNAL follows the order the seed prescribes: a full barrier so
- * that everything the queue wrote before is visible first, the 64-bit
+ * that everything the queue wrote before is visible first, the
  * CurrentValue store, a full barrier, then the MonitoredValue load and the
  * conditional interrupt. When the CurrentValue address is fence storage the
  * engine knows which fence it is (the hardware's view of its own fence
@@ -40,18 +41,17 @@
  *
  * A GPU without 64-bit atomics (No64BitAtomics, the adapter's
  * no_64bit_atomics) stores 32 bits at a time and compares fence values
- * 32 bits wide. FENCE_SIGNAL stores the low half of the value; when the high
- * half must change too (the value crossed a multiple of 2^32), the engine
- * cannot make the update atomic and raises the native fence signaled
- * interrupt, with which the driver writes the whole value
+ * 32 bits wide. FENCE_SIGNAL of a fence stores the low half of the value
+ * when the high half already is the value's. When the high half must change
+ * (the value crosses a multiple of 2^32, either way) the GPU cannot make the
+ * update atomic: it stores nothing and raises the native fence signaled
+ * interrupt, with which the driver stores the whole value
  * (nfence_interrupt_carry()): the OS handles the wrap, as the
- * context-monitoring seed says. Until it has, readers see the old high half
- * (a value below the one signaled when counting up: late, never early).
- * Memory that is not fence storage gets the high half as a second store.
- * FENCE_WAIT compares the low halves as serial numbers, which is exact
- * within UINT_MAX/2 of the fence's value, the window the driver enforces for
- * every value it is given. WRITE64 and TIMESTAMP are two 32-bit stores, low
- * half first.
+ * context-monitoring seed says, and no reader ever sees half a value.
+ * Memory that is not a fence's CurrentValue, and WRITE64 and TIMESTAMP, get
+ * two stores, low half first. FENCE_WAIT compares the low halves as serial
+ * numbers, which is exact within UINT_MAX/2 of the fence's value, the window
+ * the driver enforces for every value it is given.
  */
 
 static struct nfence_adapter *nfence_cmp_adapter(struct nfence_cmp *cmp)
@@ -66,22 +66,38 @@ static u32 *nfence_half(u64 *p, bool high)
 }
 
 /*
- * Store a 64-bit value as the GPU's memory interface can: one store, or on a
- * GPU without 64-bit atomics the low half, returning whether the high half
- * still differs from @value's (the caller completes it).
+ * A 64-bit store as a GPU without 64-bit atomics makes it to memory the
+ * driver does not track: two 32-bit stores, low half first, so that counting
+ * up a reader in between sees a value below the final one.
  */
-static bool nfence_engine_store(const struct nfence_adapter *adapter, u64 *p,
-				u64 value)
+static void nfence_engine_store_halves(u64 *p, u64 value)
 {
-	u32 high;
-
-	if (!adapter->gpu.cfg.no_64bit_atomics) {
-		WRITE_ONCE(*p, value);
-		return false;
-	}
-	high = READ_ONCE(*nfence_half(p, true));
 	WRITE_ONCE(*nfence_half(p, false), lower_32_bits(value));
-	return high != upper_32_bits(value);
+	/* The low half is visible before the high half. */
+	smp_wmb();
+	WRITE_ONCE(*nfence_half(p, true), upper_32_bits(value));
+}
+
+/*
+ * A GPU without 64-bit atomics stores a fence's CurrentValue: the low half,
+ * provided the high half already is @value's; false, with nothing stored,
+ * when the high half must change. The compare-and-exchange stands for "a
+ * 32-bit store into a word whose high half only the driver changes": a CPU
+ * signal landing between the look at the high half and the store must not
+ * leave a mix of both values.
+ */
+static bool nfence_engine_store_low(u64 *cv, u64 value)
+{
+	u64 old = READ_ONCE(*cv);
+
+	while (upper_32_bits(old) == upper_32_bits(value)) {
+		u64 prev = cmpxchg64(cv, old, value);
+
+		if (prev == old)
+			return true;
+		old = prev;
+	}
+	return false;
 }
 
 /*
@@ -92,17 +108,17 @@ static void nfence_engine_store_signal(struct nfence_adapter *adapter,
 				       struct nfence_fence *fence, u64 *cv,
 				       u64 *mv, u64 value)
 {
-	bool carry, irq;
+	bool carry = false, irq;
 
 	atomic64_inc(&adapter->irq_stats.signals);
 	/* Everything written before the signal is visible before it. */
 	smp_mb();
-	carry = nfence_engine_store(adapter, cv, value);
-	if (carry && !fence) {
-		/* Not a fence the driver knows: the second half, in order. */
-		WRITE_ONCE(*nfence_half(cv, true), upper_32_bits(value));
-		carry = false;
-	}
+	if (!adapter->gpu.cfg.no_64bit_atomics)
+		WRITE_ONCE(*cv, value);
+	else if (!fence)
+		nfence_engine_store_halves(cv, value);
+	else
+		carry = !nfence_engine_store_low(cv, value);
 	/* Order the CurrentValue store before the MonitoredValue load. */
 	smp_mb();
 	irq = mv && value > READ_ONCE(*mv);
@@ -115,6 +131,26 @@ static void nfence_engine_store_signal(struct nfence_adapter *adapter,
 		nfence_interrupt_carry(adapter, fence, value);
 	else if (irq)
 		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
+}
+
+/*
+ * The fence whose CurrentValue is at @va, @p in the kernel, with a
+ * reference; NULL for memory that is not one. A pool page's fence_at
+ * answers for the whole stride of a slot: only its first word is the value.
+ */
+static struct nfence_fence *nfence_engine_fence_at(struct nfence_vm_mapping *map,
+						   u64 va, u64 *p)
+{
+	struct nfence_fence *fence;
+
+	if (!map->fence_at)
+		return NULL;
+	fence = map->fence_at(map, va - map->node.start);
+	if (fence && fence->cv.value != p) {
+		nfence_fence_put(fence);
+		fence = NULL;
+	}
+	return fence;
 }
 
 /**
@@ -140,8 +176,8 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 				      const struct nfence_cs_cmd *cmd,
 				      u64 *fault_va)
 {
-	struct nfence_fence *fence = NULL;
 	struct nfence_vm_mapping *map;
+	struct nfence_fence *fence;
 	u64 *cv, *mv = NULL;
 
 	cv = nfence_vm_find_locked(vm, cmd->va, sizeof(u64), true, &map);
@@ -157,8 +193,7 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 			return DRM_NFENCE_FAULT_PAGE;
 		}
 	}
-	if (map->fence_at)
-		fence = map->fence_at(map, cmd->va - map->node.start);
+	fence = nfence_engine_fence_at(map, cmd->va, cv);
 	if (!fence || !READ_ONCE(fence->always_signaled))
 		nfence_engine_store_signal(nfence_cmp_adapter(cmp), fence, cv,
 					   mv, cmd->value);
@@ -172,14 +207,19 @@ static bool nfence_engine_write64(struct nfence_cmp *cmp, struct nfence_vm *vm,
 {
 	u64 *p = nfence_vm_find_locked(vm, va, sizeof(u64), true, NULL);
 
-	if (p && nfence_engine_store(nfence_cmp_adapter(cmp), p, value))
-		WRITE_ONCE(*nfence_half(p, true), upper_32_bits(value));
-	return p;
+	if (!p)
+		return false;
+	if (nfence_cmp_adapter(cmp)->gpu.cfg.no_64bit_atomics)
+		nfence_engine_store_halves(p, value);
+	else
+		WRITE_ONCE(*p, value);
+	return true;
 }
 
 /*
- * FENCE_WAIT, address space locked: whether the 64-bit value at @va has
- * reached @value. The CurrentValue of an AlwaysSignaled fence has, whatever
+ * FENCE_WAIT, address space locked: whether the value at @va has reached
+ * @value (64 bits wide, or the low halves as serial numbers on a GPU without
+ * 64-bit atomics). The CurrentValue of an AlwaysSignaled fence has, whatever
  * its storage holds (values above 0xFFFFFFFF too). False with *@fault set
  * for a page fault.
  */
@@ -199,9 +239,7 @@ static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm
 	    nfence_value32_reached(READ_ONCE(*p), value) :
 	    READ_ONCE(*p) >= value)
 		return true;
-	if (!map->fence_at)
-		return false;
-	fence = map->fence_at(map, va - map->node.start);
+	fence = nfence_engine_fence_at(map, va, p);
 	done = fence && READ_ONCE(fence->always_signaled);
 	nfence_fence_put(fence);
 	return done;

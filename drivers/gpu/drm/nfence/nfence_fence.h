@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/kernel.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>

@@ -201,13 +201,15 @@ static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
  *
  * On an adapter whose GPU has no 64-bit atomics, values more than
  * UINT_MAX/2 ahead of the fence's CurrentValue are refused
- * (nfence_value32_in_window()); anything goes on the others.
+ * (nfence_value32_in_window()), unless the fence is AlwaysSignaled (every
+ * value is reached); anything goes on the others.
  *
  * Return: true if @value may be used with @fence.
  */
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value)
 {
 	return !fence->adapter->gpu.cfg.no_64bit_atomics ||
+	       READ_ONCE(fence->always_signaled) ||
 	       nfence_value32_in_window(nfence_fence_read(fence), value);
 }
 
@@ -486,35 +488,31 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 }
 
 /**
- * nfence_interrupt_carry - the interrupt of a GPU that stored half a value
+ * nfence_interrupt_carry - the interrupt of a GPU that could not store a value
  * @adapter: the adapter, whose GPU has no 64-bit atomics
  * @fence: the fence the GPU signaled
- * @value: the value it signaled, whose low half it has stored
+ * @value: the value it signaled
  *
- * A GPU without 64-bit atomics stores the low half of a fence value and,
- * when the high half must change as well, raises the native fence signaled
- * interrupt for the fence: the OS handles the wrap. This writes the whole
- * value in one 64-bit store, unless the low half has changed since (a later
- * signal, whose value stands), then wakes the waiters it satisfies as
- * nfence_interrupt() does.
+ * A GPU without 64-bit atomics cannot store a fence value whose high half
+ * differs from the one in memory (a signal across a multiple of 2^32, up or
+ * down); it raises the native fence signaled interrupt for the fence
+ * instead, whatever MonitoredValue says, and the OS handles the wrap: this
+ * stores the whole value in one 64-bit store, as the GPU would have (a
+ * plain store, like every GPU signal), then wakes the waiters it satisfies
+ * as nfence_interrupt() does. Not spurious even if it wakes nobody.
+ *
+ * Context: the CMP thread, where nfence_interrupt() is called from.
  */
 void nfence_interrupt_carry(struct nfence_adapter *adapter,
 			    struct nfence_fence *fence, u64 value)
 {
-	u64 old = READ_ONCE(*fence->cv.value);
-	bool done = false;
-
-	while (!done && old != value &&
-	       lower_32_bits(old) == lower_32_bits(value)) {
-		u64 prev = cmpxchg64(fence->cv.value, old, value);
-
-		done = prev == old;
-		old = prev;
-	}
-	if (done)
+	if (!READ_ONCE(fence->always_signaled)) {
+		WRITE_ONCE(*fence->cv.value, value);
 		atomic64_inc(&adapter->irq_stats.carries);
-	if (!nfence_interrupt_process(adapter, &fence, 1) && !done)
-		atomic64_inc(&adapter->irq_stats.spurious);
+	}
+	/* The CurrentValue store before the waiters' MonitoredValue. */
+	smp_mb();
+	nfence_interrupt_process(adapter, &fence, 1);
 }
 
 /**

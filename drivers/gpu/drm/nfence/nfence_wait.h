@@ -21,17 +21,21 @@ struct nfence_file;
 struct nfence_irq_stats {
 	/** @signals: fence signals (CPU and GPU) */
 	atomic64_t signals;
-	/** @interrupts: signals that made CurrentValue exceed MonitoredValue */
+	/**
+	 * @interrupts: interrupts raised: signals that made CurrentValue
+	 * exceed MonitoredValue, and carries
+	 */
 	atomic64_t interrupts;
 	/** @suppressed: signals that did not (no interrupt raised) */
 	atomic64_t suppressed;
 	/** @woken: CPU waiters satisfied */
 	atomic64_t woken;
-	/** @spurious: interrupts that satisfied no waiter */
+	/** @spurious: interrupts that satisfied no waiter, carries excepted */
 	atomic64_t spurious;
 	/**
-	 * @carries: values a GPU without 64-bit atomics stored half of and
-	 * the interrupt path completed (nfence_interrupt_carry())
+	 * @carries: values a GPU without 64-bit atomics could not store
+	 * (their high half changed) and the interrupt path stored
+	 * (nfence_interrupt_carry())
 	 */
 	atomic64_t carries;
 };
