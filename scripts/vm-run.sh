@@ -32,6 +32,9 @@ check_fails() { # name command... (the command must fail)
 }
 
 echo "vm-run: kernel $(uname -r), $(nproc) cpus"
+# Where the guest's time goes: "vm-time: <stage> <seconds since boot>s".
+vm_time() { echo "vm-time: $1 $(cut -d. -f1 /proc/uptime)s"; }
+vm_time start
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 dmesg -C
 for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
@@ -100,8 +103,10 @@ if [ "$mode" = full ]; then
 	# Under emulation a process start (libigt pulls in cairo, glib, ...)
 	# costs seconds: run each IGT binary once with all its subtests rather
 	# than once per subtest. IGT_MODE=subtest restores full isolation.
+	vm_time igt
 	IGT_MODE=${IGT_MODE:-binary} IGT_REQUIRE_PASS=1 IGT_VERBOSE=1 \
 		"$top/tests/igt/run-igt.sh" "$build/tests/igt"
+	vm_time kselftest
 	# Every kselftest binary; their KTAP totals are summed.
 	kp=0 kf=0 ks=0
 	ksft_log=$(mktemp)
@@ -121,6 +126,7 @@ if [ "$mode" = full ]; then
 	done
 	rm -f "$ksft_log"
 	echo "kselftest: $kp passed, $kf failed, $ks skipped"
+	vm_time other-configurations
 fi
 
 check "rmmod nfence" rmmod nfence
@@ -170,6 +176,7 @@ if [ "$mode" = full ]; then
 	fi
 fi
 
+vm_time log-check
 # The kernel log must show no splat of any kind.
 if dmesg | grep -E -i 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|KASAN|UBSAN|refcount_t|memory leak|kmemleak|general protection|INFO: task .* blocked' >/tmp/nfence-splat; then
 	cat /tmp/nfence-splat

@@ -49,6 +49,7 @@ for bin in "$bindir"/*; do
 	*.o | *.so | *.sh) continue ;;
 	esac
 
+	start=$SECONDS
 	if ! subtests=$("$bin" --list-subtests 2>"$results/$name.list.err"); then
 		echo "fail: $name (--list-subtests failed)"
 		failed=$((failed + 1))
@@ -76,10 +77,13 @@ for bin in "$bindir"/*; do
 				;;
 			esac
 		done
-		# Where the time goes: the binary's total and its slowest subtests.
+		# Where the time goes: the binary's subtests, its wall time (with
+		# the process starts, which cost seconds under emulation) and its
+		# slowest subtests.
 		sed -nE 's/^Subtest ([^:]+): [A-Z]+ \(([0-9.]+)s\)/\2 \1/p' "$log" |
-			sort -rn | awk -v b="$name" '{ t += $1 } NR <= 3 { s = s " " $2 "=" $1 "s" }
-				END { if (NR) printf "igt-time: %s %.1fs, slowest:%s\n", b, t, s }'
+			sort -rn | awk -v b="$name" -v w=$((SECONDS - start)) \
+				'{ t += $1 } NR <= 3 { s = s " " $2 "=" $1 "s" }
+				END { if (NR) printf "igt-time: %s %.1fs (wall %ds), slowest:%s\n", b, t, w, s }'
 		if [ "${IGT_VERBOSE:-0}" = 1 ] && grep -qE '^Subtest .*: (FAIL|CRASH|TIMEOUT)' "$log"; then
 			sed 's/^/    /' "$log"
 		fi
