@@ -343,6 +343,16 @@ static void require_gpu32(void)
 		      "module with no_64bit_atomics=1)\n", caps.value_bits);
 }
 
+/* Tear down what a gpu32 subtest set up. */
+static void gpu32_fini(struct t *t, struct nfence_queue *q, uint32_t h,
+		       const volatile uint64_t *cv)
+{
+	nfence_queue_destroy(q);
+	nfence_fence_unmap(cv);
+	nfence_fence_destroy(fd, h);
+	t_fini(t);
+}
+
 /* One FENCE_SIGNAL of @m to @value on @q, waited for through the mapping. */
 static void gpu_signal(struct nfence_queue *q,
 		       const struct drm_nfence_fence_mapping *m,
@@ -421,10 +431,7 @@ static void test_gpu32_signal_carry(void)
 	irq(&after);
 	igt_assert_eq_u64(after.carries, before.carries + 1);
 
-	nfence_queue_destroy(&q);
-	nfence_fence_unmap(cv);
-	nfence_fence_destroy(fd, h);
-	t_fini(&t);
+	gpu32_fini(&t, &q, h, cv);
 }
 
 /*
@@ -536,10 +543,7 @@ static void test_gpu32_submit_window(void)
 	irq(&after);
 	igt_assert_eq_u64(after.carries, before.carries + 1);
 
-	nfence_queue_destroy(&q);
-	nfence_fence_unmap(cv);
-	nfence_fence_destroy(fd, h);
-	t_fini(&t);
+	gpu32_fini(&t, &q, h, cv);
 }
 
 static void test_intra_gpu_fence(void)

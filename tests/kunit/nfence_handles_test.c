@@ -1205,6 +1205,22 @@ static void hnd_cross_setup(struct hnd_fix *f, unsigned int *fa,
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(*fy), 6);
 }
 
+/*
+ * @survivor is the only instance left in @xg, and the shared CurrentValue
+ * page lost the reference of the instance that died (it had @pages).
+ */
+static void hnd_expect_alone(struct kunit *test, struct nfence_xgroup *xg,
+			     struct nfence_fence *survivor, struct page *page,
+			     int pages)
+{
+	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 1);
+	KUNIT_EXPECT_TRUE(test, list_is_singular(&xg->instances));
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&xg->instances,
+						   struct nfence_fence, xlink),
+			    survivor);
+	KUNIT_EXPECT_EQ(test, page_count(page), pages - 1);
+}
+
 /* The original goes first; the instance keeps the page and works on. */
 static void hnd_cross_creator_first(struct kunit *test)
 {
@@ -1230,12 +1246,7 @@ static void hnd_cross_creator_first(struct kunit *test)
 	/* The instance is not orphaned by the original's death. */
 	KUNIT_EXPECT_EQ(test, w.fired, 0);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(fy->orphaned));
-	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 1);
-	KUNIT_EXPECT_TRUE(test, list_is_singular(&xg->instances));
-	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&xg->instances,
-						   struct nfence_fence, xlink),
-			    fy);
-	KUNIT_EXPECT_EQ(test, page_count(page), pages - 1);
+	hnd_expect_alone(test, xg, fy, page, pages);
 
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(fy), 6);
 	nfence_fence_signal(fy, 10);
@@ -1270,12 +1281,7 @@ static void hnd_cross_instance_first(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[1], fy));
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[1]), 0);
 	KUNIT_EXPECT_EQ(test, w.fired, 0);
-	KUNIT_EXPECT_EQ(test, kref_read(&xg->ref), 1);
-	KUNIT_EXPECT_TRUE(test, list_is_singular(&xg->instances));
-	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&xg->instances,
-						   struct nfence_fence, xlink),
-			    fx);
-	KUNIT_EXPECT_EQ(test, page_count(page), pages - 1);
+	hnd_expect_alone(test, xg, fx, page, pages);
 	KUNIT_EXPECT_EQ(test, kref_read(&fx->ref), 2);
 
 	nfence_fence_signal(fx, 10);
