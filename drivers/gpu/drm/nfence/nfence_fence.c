@@ -1116,8 +1116,10 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 
 	xa_lock(&adapter->fences);
 	xa_for_each(&adapter->fences, id, fence) {
-		u64 offset = 0;
+		u64 offset = 0, monitored;
+		u32 waiters;
 
+		nfence_waitlist_snapshot(&fence->waiters, &monitored, &waiters);
 		if (fence->cv.page &&
 		    drm_mm_node_allocated(&fence->cv.page->base.vma_node.vm_node))
 			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);
@@ -1125,9 +1127,7 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 			   fence->type, offset,
 			   fence->cv.page ? fence->cv.offset : 0);
 		drm_printf(p, "current %llu monitored %llu waiters %u%s\n",
-			   READ_ONCE(*fence->cv.value),
-			   READ_ONCE(*fence->mv.value),
-			   nfence_waitlist_count(&fence->waiters),
+			   READ_ONCE(*fence->cv.value), monitored, waiters,
 			   READ_ONCE(fence->always_signaled) ?
 			   " always_signaled" : "");
 	}

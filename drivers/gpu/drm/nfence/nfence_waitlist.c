@@ -200,3 +200,21 @@ u32 nfence_waitlist_count(struct nfence_waitlist *wl)
 {
 	return READ_ONCE(wl->count);
 }
+
+/**
+ * nfence_waitlist_snapshot - MonitoredValue and the waiter count, together
+ * @wl: the waitlist
+ * @monitored: MonitoredValue
+ * @count: queued waiters
+ *
+ * Read under the lock, so the two agree: a reader never sees a new waiter
+ * counted before MonitoredValue has moved for it.
+ */
+void nfence_waitlist_snapshot(struct nfence_waitlist *wl, u64 *monitored,
+			      u32 *count)
+{
+	spin_lock(&wl->lock);
+	*monitored = READ_ONCE(*wl->mv);
+	*count = wl->count;
+	spin_unlock(&wl->lock);
+}
