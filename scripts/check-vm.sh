@@ -12,9 +12,13 @@
 # scripts/debug-kernel.sh (nfence.ko from build/kmod-debug).
 #
 # The guest sees the host filesystem, so it runs the binaries in $BUILD
-# directly. Prints the guest's per-suite lines and a closing
-# "vm-KVER: N passed, N failed, N skipped"; exits non-zero on any failure,
-# on a guest that did not finish, or on a kernel log with a splat.
+# directly. Its output is in $BUILD/vm-KVER.log, the kernel console in
+# $BUILD/vm-KVER.console.log. Closes with
+#   vm-KVER: N passed, N failed, N skipped, N errors
+# and exits 0 when all passed, 1 when a test failed (including a guest that
+# died or hung during the tests, or a kernel log with a splat), 2 when the
+# guest never started the tests (an infrastructure error: the reason and the
+# console's last lines are printed).
 set -euo pipefail
 
 mode=full
@@ -24,12 +28,13 @@ if [ "${1:-}" = --demo ]; then
 fi
 kver=${1:?usage: check-vm.sh [--demo] KVER}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 BUILD=${BUILD:-$top/build}
 VM_TIMEOUT=${VM_TIMEOUT:-1500}
-img=/boot/vmlinuz-$kver
 ko=$BUILD/kmod-$kver/nfence.ko
+img=$(nfence_vm_image "$kver")
 if [ "$kver" = debug ]; then
-	img=$("$top/scripts/debug-kernel.sh" | tail -n1)/arch/x86/boot/bzImage
 	# KASAN and lockdep make everything several times slower.
 	VM_TIMEOUT=${VM_TIMEOUT_DEBUG:-2400}
 fi
@@ -37,44 +42,53 @@ fi
 for f in "$img" "$ko"; do
 	if [ ! -r "$f" ]; then
 		echo "check-vm: missing $f (make deps; make module KVER=$kver)" >&2
-		exit 1
+		echo "vm-$kver: 0 passed, 0 failed, 0 skipped, 1 errors"
+		exit 2
 	fi
 done
 
 log=$BUILD/vm-$kver.log
+console=$BUILD/vm-$kver.console.log
 mkdir -p "$BUILD"
-# The guest runs a copy, so that editing the script during a run is safe.
+# The guest runs copies, so that editing the scripts during a run is safe.
 runner=$BUILD/vm-run-$kver.sh
 cp "$top/scripts/vm-run.sh" "$runner"
-boot() {
-	echo "check-vm: booting $kver (TCG), log in $log"
-	set +e
-	timeout --kill-after=30 "$VM_TIMEOUT" \
-		vng --run "$img" --disable-kvm --cpus 2 --memory 2G \
-		--cwd "$top" --exec "$runner $mode $kver $ko $BUILD $top" \
-		</dev/null 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	set -e
-}
-boot
-# A guest that never reached the runner (seen under TCG on a loaded
-# machine: virtme's boot gave up before running anything, no output at
-# all) is an infrastructure failure, not a test result: boot once more.
+cp "$top/scripts/lib.sh" "$BUILD/vm-lib-$kver.sh"
+cp "$top/tests/igt/run-igt.sh" "$BUILD/run-igt-$kver.sh"
+
+echo "check-vm: booting $kver (TCG), log in $log, console in $console"
+start=$SECONDS
+rc=0
+nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" \
+	"$runner $mode $kver $ko $BUILD $top $BUILD/vm-lib-$kver.sh" || rc=$?
+echo "check-vm: guest exited with status $rc after $((SECONDS - start)) s"
+
 if ! grep -q '^vm-run: kernel' "$log"; then
-	echo "check-vm: the guest never started the tests (exit $rc); retrying once" >&2
-	boot
+	why=$(nfence_vm_start_failure "$console" "$rc")
+	echo "check-vm: infrastructure error: the guest never started the tests: $why" >&2
+	echo "vm-$kver: 0 passed, 0 failed, 0 skipped, 1 errors"
+	exit 2
 fi
 
-total_pass=0 total_fail=0 total_skip=0
-while read -r p f s; do
+total_pass=0 total_fail=0 total_skip=0 total_err=0
+while read -r line; do
+	read -r p f s e < <(nfence_counts "$line")
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	total_skip=$((total_skip + ${s:-0}))
-done < <(sed -nE 's/^(igt|kselftest|vm): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?\r?$/\2 \3 \5/p' "$log")
+	total_skip=$((total_skip + s))
+	total_err=$((total_err + e))
+done < <(grep -E '^(igt|kselftest|vm): [0-9]+ passed' "$log" | tr -d '\r')
 
 if ! grep -q '^vm-run: complete' "$log"; then
-	echo "check-vm: the guest did not complete (exit $rc)" >&2
+	# The tests started and did not finish: a hang, an oops or a panic
+	# in the middle of them is a test failure, not an infrastructure one.
+	echo "check-vm: FAIL: the guest stopped during the tests (status $rc); last lines of the console:" >&2
+	sed -n '/nfence-vm-run: start/,$p' "$console" | nfence_splats >&2 || true
+	tail -n 40 "$console" >&2
 	total_fail=$((total_fail + 1))
 fi
-echo "vm-$kver: $total_pass passed, $total_fail failed, $total_skip skipped"
+echo "vm-$kver: $total_pass passed, $total_fail failed, $total_skip skipped, $total_err errors"
+if [ "$total_err" -ne 0 ]; then
+	exit 2
+fi
 [ "$total_fail" -eq 0 ]

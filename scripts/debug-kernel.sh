@@ -29,12 +29,20 @@ if [ ! -e "$out/.nfence-built" ] || [ ! -e "$out/Module.symvers" ]; then
 	(cd "$SRC" && scripts/kconfig/merge_config.sh -m -O "$out" \
 		"$out/.config" "$frag") >&2
 	make -C "$SRC" O="$out" olddefconfig >&2
-	for opt in KASAN PROVE_LOCKING DEBUG_KMEMLEAK DRM MODULES; do
-		grep -q "^CONFIG_$opt=y" "$out/.config" || {
-			echo "debug-kernel: CONFIG_$opt did not stick" >&2
+	# Every line of the fragment must have stuck (an option that needs
+	# another one, or is only visible with EXPERT, is silently dropped).
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=n) want="# ${line%=n} is not set" ;;
+		CONFIG_*) want=$line ;;
+		*) continue ;;
+		esac
+		if ! grep -qxF "$want" "$out/.config" &&
+		   ! { [ "${line#*=}" = n ] && ! grep -q "^${line%=n}=" "$out/.config"; }; then
+			echo "debug-kernel: $line did not stick" >&2
 			exit 1
-		}
-	done
+		fi
+	done <"$frag"
 	echo "debug-kernel: building with $JOBS jobs, log in $out/build.log" >&2
 	if ! make -C "$SRC" O="$out" -j"$JOBS" bzImage modules \
 		>"$out/build.log" 2>&1; then

@@ -18,10 +18,15 @@
 set -euo pipefail
 
 if [ "${1:-}" = --guest ]; then
-	# In the guest: --guest KO PARAMS PROGRAM [ARGS...]
+	# In the guest: --guest LIB KO PARAMS PROGRAM [ARGS...]
 	shift
-	ko=$1 params=$2
-	shift 2
+	# shellcheck source=scripts/lib.sh
+	. "$1"
+	ko=$2 params=$3
+	shift 3
+	# The host keeps the kernel console apart: everything of ours to stdout.
+	exec 2>&1
+	echo "vm-exec: guest started"
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	dmesg -C
 	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
@@ -42,7 +47,8 @@ if [ "${1:-}" = --guest ]; then
 		echo "vm-exec: rmmod nfence failed"
 		[ "$rc" -ne 0 ] || rc=1
 	fi
-	if dmesg | grep -E -i 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|KASAN|UBSAN|refcount_t|memory leak|general protection|INFO: task .* blocked'; then
+	dmesg >/tmp/nfence-dmesg
+	if nfence_splats /tmp/nfence-dmesg; then
 		echo "vm-exec: kernel log has a splat (above)"
 		[ "$rc" -ne 0 ] || rc=1
 	fi
@@ -59,13 +65,12 @@ kver=${1:?usage: vm-exec.sh [--insmod PARAMS] KVER PROGRAM [ARGS...]}
 shift
 [ $# -ge 1 ] || { echo "usage: vm-exec.sh [--insmod PARAMS] KVER PROGRAM [ARGS...]" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 BUILD=${BUILD:-$top/build}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
-img=/boot/vmlinuz-$kver
+img=$(nfence_vm_image "$kver")
 ko=$BUILD/kmod-$kver/nfence.ko
-if [ "$kver" = debug ]; then
-	img=$("$top/scripts/debug-kernel.sh" | tail -n1)/arch/x86/boot/bzImage
-fi
 for f in "$img" "$ko" "$1"; do
 	if [ ! -r "$f" ]; then
 		echo "vm-exec: missing $f (make deps; make module lib KVER=$kver)" >&2
@@ -76,21 +81,27 @@ prog=$(readlink -f "$1")
 shift
 
 log=$BUILD/vm-exec-$kver.log
+console=$BUILD/vm-exec-$kver.console.log
 mkdir -p "$BUILD"
-# The guest runs a copy, so that editing the script during a run is safe.
+# The guest runs copies, so that editing the scripts during a run is safe.
 runner=$BUILD/vm-exec-$kver.sh
 cp "$0" "$runner"
+cp "$top/scripts/lib.sh" "$BUILD/vm-exec-lib-$kver.sh"
 # One command line for the guest, every word quoted.
-cmd=$(printf '%q ' "$runner" --guest "$ko" "$params" "$prog" "$@")
+cmd=$(printf '%q ' "$runner" --guest "$BUILD/vm-exec-lib-$kver.sh" "$ko" \
+	"$params" "$prog" "$@")
 echo "vm-exec: booting $kver (TCG) for $(basename "$prog"), log in $log"
-set +e
-timeout --kill-after=30 "$VM_TIMEOUT" \
-	vng --run "$img" --disable-kvm --cpus 2 --memory 2G --cwd "$top" \
-	--exec "$cmd" </dev/null 2>&1 | tee "$log"
-set -e
+rc=0
+nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" "$cmd" || rc=$?
+if ! grep -q '^vm-exec: guest started' "$log"; then
+	why=$(nfence_vm_start_failure "$console" "$rc")
+	echo "vm-exec: infrastructure error: the guest never ran the program: $why" >&2
+	exit 2
+fi
 status=$(sed -nE 's/^vm-exec: status ([0-9]+)\r?$/\1/p' "$log" | tail -n1)
 if [ -z "$status" ]; then
-	echo "vm-exec: the guest did not finish" >&2
+	echo "vm-exec: the guest did not finish (status $rc); last lines of the console:" >&2
+	tail -n 40 "$console" >&2
 	exit 1
 fi
 exit "$status"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the virtme-ng guest (see check-vm.sh):
-#   vm-run.sh full|demo KVER NFENCE_KO BUILD TOP
+#   vm-run.sh full|demo KVER NFENCE_KO BUILD TOP LIB
+# LIB is (a copy of) scripts/lib.sh.
 #
 # full: module parameter checks, unload-while-open, the libnfence demo, the
 # IGT tests, the kselftests, a second load with another configuration, unload;
@@ -10,6 +11,10 @@
 set -u
 
 mode=$1 kver=$2 ko=$3 build=$4 top=$5
+# shellcheck source=scripts/lib.sh
+. "$6"
+# The host keeps the kernel console apart: everything of ours goes to stdout.
+exec 2>&1
 pass=0 fail=0 skip=0
 
 result() { # status name [detail]
@@ -37,19 +42,16 @@ vm_time() { echo "vm-time: $1 $(cut -d. -f1 /proc/uptime)s"; }
 vm_time start
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 dmesg -C
+# Where the tests start in the console log the host keeps. From here on the
+# console shows warnings and worse only (every splat, not IGT's per-subtest
+# info lines, which cost time on an emulated serial port); dmesg has it all.
+echo "<5>nfence-vm-run: start" >/dev/kmsg
+dmesg -n 5
 for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 	modprobe "$dep"
 done
 
 nfence_loaded() { grep -q '^nfence ' /proc/modules; }
-num_nodes() {
-	local n=0 d
-	for d in /sys/kernel/debug/dri/*/name; do
-		grep -q '^nfence ' "$d" 2>/dev/null && n=$((n + 1))
-	done
-	# Both the card and the render minor have a directory on 6.1.
-	echo "$n"
-}
 render_nodes() {
 	local d
 	for d in /sys/class/drm/renderD*; do
@@ -105,7 +107,7 @@ if [ "$mode" = full ]; then
 	# than once per subtest. IGT_MODE=subtest restores full isolation.
 	vm_time igt
 	IGT_MODE=${IGT_MODE:-binary} IGT_REQUIRE_PASS=1 IGT_VERBOSE=1 \
-		"$top/tests/igt/run-igt.sh" "$build/tests/igt"
+		"$build/run-igt-$kver.sh" "$build/tests/igt"
 	vm_time kselftest
 	# Every kselftest binary; their KTAP totals are summed.
 	kp=0 kf=0 ks=0
@@ -178,7 +180,8 @@ fi
 
 vm_time log-check
 # The kernel log must show no splat of any kind.
-if dmesg | grep -E -i 'WARNING:|BUG:|Oops|Call Trace|lockdep|possible circular|KASAN|UBSAN|refcount_t|memory leak|kmemleak|general protection|INFO: task .* blocked' >/tmp/nfence-splat; then
+dmesg >/tmp/nfence-dmesg
+if nfence_splats /tmp/nfence-dmesg >/tmp/nfence-splat; then
 	cat /tmp/nfence-splat
 	result fail "kernel log free of WARN/BUG/Oops/lockdep/KASAN/refcount/leak"
 else

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the test scripts (sourced, never run): the kernel-log splat
+# pattern, result-line parsing and the one way to boot a guest.
+#
+# Result lines: every suite closes with
+#   NAME: N passed, N failed, N skipped[, N errors]
+# "failed" counts tests that ran and failed; "errors" counts runs that could
+# not produce results at all (no guest, a runner that died, a missing
+# binary). Both fail "make check"; the summary keeps them apart.
+
+# A kernel log line that means a checker fired. Case-sensitive on purpose:
+# lockdep's boot banner says "MAX_LOCKDEP_KEYS", kmemleak's says "Kernel
+# memory leak detector initialized"; neither is a report. What each part
+# catches:
+#   WARNING: / BUG: / Oops / general protection / Kernel panic / Call Trace:
+#     WARN*(), BUG*(), oopses; also every lockdep report ("WARNING: possible
+#     circular locking dependency", "inconsistent lock state", ...), KASAN
+#     ("BUG: KASAN: ..."), sleeping in atomic context, soft lockups
+#     ("BUG: soft lockup") and workqueue lockups
+#   INFO: trying to register non-static key   lockdep, uninitialised lock
+#   INFO: task ... blocked                    the hung-task detector
+#   detected stall                            RCU stalls
+#   UBSAN:                                    undefined behaviour
+#   ODEBUG:                                   debug objects
+#   corruption                                DEBUG_LIST, slab freelists
+#   refcount_t:                               refcount saturation
+#   suspected memory leak                     kmemleak's own summary
+NFENCE_SPLAT_RE='WARNING:|BUG:|Oops|general protection|Kernel panic|Call Trace:|INFO: trying to register non-static key|INFO: task .* blocked|detected stall|UBSAN:|ODEBUG:|corruption|refcount_t:|suspected memory leak'
+
+# nfence_splats FILE: print the splat lines of a kernel log; true if any.
+nfence_splats() {
+	grep -E "$NFENCE_SPLAT_RE" "$1"
+}
+
+# nfence_counts LINE: the "N passed, N failed[, N skipped][, N errors]" of a
+# result line as "P F S E" (absent fields are 0).
+nfence_counts() {
+	local line=$1 n p=0 f=0 s=0 e=0
+	for n in passed failed skipped errors error; do
+		if [[ $line =~ ([0-9]+)\ $n ]]; then
+			case $n in
+			passed) p=${BASH_REMATCH[1]} ;;
+			failed) f=${BASH_REMATCH[1]} ;;
+			skipped) s=${BASH_REMATCH[1]} ;;
+			*) e=${BASH_REMATCH[1]} ;;
+			esac
+		fi
+	done
+	echo "$p $f $s $e"
+}
+
+# nfence_ktap_totals FILE: the "# Totals: pass:P fail:F xfail:X xpass:Y
+# skip:S error:E" line of a kselftest harness run as "P F S E", where F
+# counts fail and xpass and E counts error; nothing if there is none.
+nfence_ktap_totals() {
+	local line
+	line=$(grep -E '^# Totals: ' "$1" | tail -n1)
+	[ -n "$line" ] || return 1
+	echo "$line" | sed -nE \
+		's/.*pass:([0-9]+) fail:([0-9]+) xfail:[0-9]+ xpass:([0-9]+) skip:([0-9]+) error:([0-9]+).*/\1 \2 \3 \4 \5/p' |
+		awk '{ print $1, $2 + $3, $4, $5 }'
+}
+
+# nfence_vm_image KVER: the kernel image to boot, "debug" for the
+# KASAN + lockdep + kmemleak build of scripts/debug-kernel.sh.
+nfence_vm_image() {
+	if [ "$1" = debug ]; then
+		echo "$("$(dirname "${BASH_SOURCE[0]}")/debug-kernel.sh" | tail -n1)/arch/x86/boot/bzImage"
+	else
+		echo "/boot/vmlinuz-$1"
+	fi
+}
+
+# nfence_vng KVER TIMEOUT OUT CONSOLE CMD: boot KVER under TCG with the host
+# filesystem and run CMD (a shell command line) as root in the top
+# directory. The guest's stdout goes to OUT and to our stdout; the kernel
+# console (every boot message, virtme-init's steps, any splat) to CONSOLE
+# alone. Returns vng's status (the guest command's, 124 on timeout, 255
+# when virtme-init gave up before running CMD).
+nfence_vng() {
+	local kver=$1 limit=$2 out=$3 console=$4 cmd=$5 img kopt rc
+	local top
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	img=$(nfence_vm_image "$kver")
+	# Console at info level: virtme-init logs its steps at that level.
+	kopt=loglevel=7
+	if [ "$kver" = debug ]; then
+		# The debug kernel has 9p built in and boots without an
+		# initramfs, so these root mount options are the ones used. The
+		# root is read-only in the guest and the host changes nothing
+		# under it during a run, so the guest may cache it: without
+		# caching every exec and every page of every library is a 9p
+		# round trip, which is what made udev, and with it virtme-init,
+		# time out on this kernel. msize is the virtio transport's
+		# largest.
+		kopt="$kopt rootflags=version=9p2000.L,trans=virtio,access=any,cache=loose,msize=512000"
+	fi
+	set +e
+	timeout --kill-after=30 "$limit" \
+		vng --run "$img" --disable-kvm --cpus 2 --memory 2G \
+		--verbose --append "$kopt" --cwd "$top" --exec "$cmd" \
+		</dev/null 2>"$console" | tee "$out"
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+# nfence_vm_start_failure CONSOLE RC: why a guest did not reach its command,
+# from its console log, with the console's last lines.
+nfence_vm_start_failure() {
+	local console=$1 rc=$2 why
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		why="timed out"
+	elif grep -q 'cannot find script I/O ports' "$console"; then
+		why="virtme-init found no script ports (udev did not create /dev/virtio-ports/virtme.* in time)"
+	elif grep -q 'Kernel panic' "$console"; then
+		why="the kernel panicked during boot"
+	elif ! grep -q 'Run .* as init process' "$console"; then
+		why="the kernel never started init"
+	else
+		why="virtme-init stopped (exit $rc)"
+	fi
+	echo "$why"
+	echo "--- last 40 lines of the console ($console) ---" >&2
+	tail -n 40 "$console" >&2
+	echo "---" >&2
+}
