@@ -7,13 +7,20 @@
 #
 # Steps: build for every kernel, libnfence host tests, lint, the VM suites on
 # every kernel (IGT, kselftest, demo, dmesg check) and on a KASAN + lockdep +
-# kmemleak debug build of 6.12, KUnit. Each step ends with
-# a "name: N passed, N failed[, N skipped]" line; a step that fails without
-# counting a failure counts as one. Exits non-zero if anything failed.
+# kmemleak debug build of 6.12, KUnit. Each step ends with a
+# "name: N passed, N failed, N skipped[, N errors]" line (scripts/lib.sh).
+# A step that exits non-zero without counting anything counts as one
+# error, as does a step that prints no result line at all: an error means
+# the step could not test (no guest, a missing tool), a failure that a test
+# ran and failed. Closes with a per-step table and
+#   N passed, N failed, N skipped, N errors
+# and exits non-zero if anything failed or erred.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 BUILD=${BUILD:-$top/build}
 mkdir -p "$BUILD"
 kvers=("$@")
@@ -22,44 +29,44 @@ if [ "${#kvers[@]}" -eq 0 ]; then
 	exit 1
 fi
 
-P=0 F=0 S=0
+P=0 F=0 S=0 E=0
 summary=()
-re='^[A-Za-z0-9_.+~-]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
+re='^[A-Za-z0-9_.+~-]+: [0-9]+ passed, [0-9]+ failed'
 
 step() { # name command...
-	local name=$1 log rc line p=0 f=0 s=0 start=$SECONDS
+	local name=$1 log rc line p=0 f=0 s=0 e=0 start=$SECONDS note=
 	shift
 	log=$BUILD/check-$name.log
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E "$re" "$log" | tail -n1 | tr -d '\r')
-	if [ -z "$line" ]; then
-		# kselftest harness output (libnfence host tests).
-		line=$(grep -E '^# Totals: ' "$log" | tail -n1)
-		if [ -n "$line" ]; then
-			p=$(echo "$line" | sed -nE 's/.* pass:([0-9]+).*/\1/p')
-			f=$(( $(echo "$line" | sed -nE 's/.* fail:([0-9]+).*/\1/p') +
-			      $(echo "$line" | sed -nE 's/.*error:([0-9]+).*/\1/p') ))
-			s=$(echo "$line" | sed -nE 's/.*skip:([0-9]+).*/\1/p')
-		fi
-	elif [[ $line =~ $re ]]; then
-		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
+	if [ -n "$line" ]; then
+		read -r p f s e < <(nfence_counts "$line")
+	elif ! read -r p f s e < <(nfence_ktap_totals "$log"); then
+		# kselftest harness output (libnfence host tests) or nothing.
+		e=1 note="no result line"
 	fi
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && [ "$e" -eq 0 ]; then
+		e=1 note="exit $rc with nothing counted"
 	fi
-	P=$((P + p)) F=$((F + f)) S=$((S + s))
-	summary+=("$(printf '%-28s %4d passed %4d failed %4d skipped %5ds' \
-		"$name" "$p" "$f" "$s" $((SECONDS - start)))")
+	P=$((P + p)) F=$((F + f)) S=$((S + s)) E=$((E + e))
+	summary+=("$(printf '%-28s %4d passed %4d failed %4d skipped %2d errors %5ds %s' \
+		"$name" "$p" "$f" "$s" "$e" $((SECONDS - start)) "$note")")
 }
 
 build_all() {
 	local k
 	for k in "${kvers[@]}"; do
-		make -s module KVER="$k" || return 1
+		if ! make -s module KVER="$k"; then
+			echo "build: 0 passed, 1 failed"
+			return 1
+		fi
 	done
-	make -s lib igt selftests || return 1
+	if ! make -s lib igt selftests; then
+		echo "build: 0 passed, 1 failed"
+		return 1
+	fi
 	echo "build: ${#kvers[@]} passed, 0 failed"
 }
 
@@ -76,5 +83,5 @@ echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
 echo "check: took $SECONDS s"
-echo "$P passed, $F failed, $S skipped"
-[ "$F" -eq 0 ]
+echo "$P passed, $F failed, $S skipped, $E errors"
+[ "$F" -eq 0 ] && [ "$E" -eq 0 ]

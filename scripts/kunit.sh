@@ -14,6 +14,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 CACHE=${NFENCE_CACHE:-$HOME/.cache/nfence}
 SRC=${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}
 JOBS=${JOBS:-$(nproc)}
@@ -70,6 +72,16 @@ if [ -z "$line" ] || [ "$passed" -eq 0 ]; then
 fi
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1
+fi
+# A test can pass while the kernel under it complains: any checker's report
+# in the UML kernel's log (lockdep, a WARN, sleeping in atomic context,
+# debug objects, list corruption) fails the run.
+if [ ! -e "$build/test.log" ]; then
+	echo "kunit: no kernel log at $build/test.log" >&2
+	failed=$((failed + 1))
+elif nfence_splats "$build/test.log" >&2; then
+	echo "kunit: the kernel log above has a splat" >&2
+	failed=$((failed + 1))
 fi
 # KUNIT_SHOW: a pattern of raw kernel log lines to print (benchmark results).
 if [ -n "${KUNIT_SHOW:-}" ] && [ -e "$build/test.log" ]; then
