@@ -1119,7 +1119,8 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 		u64 offset = 0, monitored;
 		u32 waiters;
 
-		nfence_waitlist_snapshot(&fence->waiters, &monitored, &waiters);
+		waiters = nfence_waitlist_snapshot(&fence->waiters,
+						   fence->mv.value, &monitored);
 		if (fence->cv.page &&
 		    drm_mm_node_allocated(&fence->cv.page->base.vma_node.vm_node))
 			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);

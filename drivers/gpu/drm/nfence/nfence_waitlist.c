@@ -202,19 +202,26 @@ u32 nfence_waitlist_count(struct nfence_waitlist *wl)
 }
 
 /**
- * nfence_waitlist_snapshot - MonitoredValue and the waiter count, together
+ * nfence_waitlist_snapshot - the waiter count and a MonitoredValue, together
  * @wl: the waitlist
- * @monitored: MonitoredValue
- * @count: queued waiters
+ * @mv: the MonitoredValue to read: the fence's own, which is the waitlist's
+ *      bound except on a cross-adapter fence (where it stays 0)
+ * @monitored: out: *@mv
  *
- * Read under the lock, so the two agree: a reader never sees a new waiter
- * counted before MonitoredValue has moved for it.
+ * Read under the lock that orders MonitoredValue updates with the waiter
+ * set, so the two agree: a reader never sees a new waiter counted before
+ * MonitoredValue has moved for it.
+ *
+ * Return: the number of queued waiters.
  */
-void nfence_waitlist_snapshot(struct nfence_waitlist *wl, u64 *monitored,
-			      u32 *count)
+u32 nfence_waitlist_snapshot(struct nfence_waitlist *wl, const u64 *mv,
+			     u64 *monitored)
 {
+	u32 count;
+
 	spin_lock(&wl->lock);
-	*monitored = READ_ONCE(*wl->mv);
-	*count = wl->count;
+	*monitored = READ_ONCE(*mv);
+	count = wl->count;
 	spin_unlock(&wl->lock);
+	return count;
 }
