@@ -525,6 +525,9 @@ struct drm_nfence_fence_open {
 /* DRM_NFENCE_WAIT_ASYNC: return at once; signal @eventfd when satisfied */
 #define DRM_NFENCE_WAIT_ASYNC		(1u << 1)
 
+/* DRM_NFENCE_MAX_ASYNC_WAITS: pending asynchronous waits one open file may have */
+#define DRM_NFENCE_MAX_ASYNC_WAITS	4096
+
 /* DRM_NFENCE_TIMEOUT_INFINITE: a wait deadline that never passes */
 #define DRM_NFENCE_TIMEOUT_INFINITE	0x7fffffffffffffffll
 
@@ -541,7 +544,12 @@ struct drm_nfence_fence_open {
  * -EACCES for a handle opened with %DRM_NFENCE_FENCE_NO_WAIT, -EINVAL for an
  * INTRA_GPU fence or, on an adapter with
  * %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, a value more than UINT_MAX/2 above
- * the fence's CurrentValue.
+ * the fence's CurrentValue; -ENOENT for an unknown device or fence handle,
+ * and for a wait released because its fence lost its last handle (nobody
+ * can signal it any more). With %DRM_NFENCE_WAIT_ASYNC: -EBADF if @eventfd
+ * is not an open file descriptor, -EINVAL if it is not an eventfd, -ENOSPC
+ * if the file already has %DRM_NFENCE_MAX_ASYNC_WAITS asynchronous waits
+ * pending.
  */
 struct drm_nfence_fence_wait {
 	/** @device: device handle */

@@ -86,7 +86,7 @@ static void nfence_caps_fence(const struct nfence_gpu *gpu,
 	if (!cfg->native_fence)
 		return;
 
-	/* Cross-adapter fences and log buffers: not implemented yet. */
+	/* Log buffers: not implemented yet, so not reported. */
 	out->flags = DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 		     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER;
 	if (cfg->optimized_default_fence)

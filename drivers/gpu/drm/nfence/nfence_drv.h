@@ -23,9 +23,6 @@
 #define DRIVER_MAJOR	0
 #define DRIVER_MINOR	1
 
-/* Pending asynchronous (eventfd) waits one open file may have. */
-#define NFENCE_MAX_ASYNC_WAITS	4096
-
 struct drm_file;
 struct platform_device;
 struct workqueue_struct;

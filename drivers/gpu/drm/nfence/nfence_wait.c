@@ -295,7 +295,7 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	wait->eventfd = ev;
 
 	mutex_lock(&nfile->async_lock);
-	if (nfile->num_async >= NFENCE_MAX_ASYNC_WAITS) {
+	if (nfile->num_async >= DRM_NFENCE_MAX_ASYNC_WAITS) {
 		mutex_unlock(&nfile->async_lock);
 		return -ENOSPC;
 	}
