@@ -26,6 +26,13 @@ if [ ! -e "$SRC/tools/testing/kunit/kunit.py" ]; then
 fi
 src=$(readlink -f "$SRC")
 key=$(basename "$src")-$(sha1sum "$top/tests/kunit/.kunitconfig" | cut -c1-12)
+# NFENCE_HARNESS_SELFTEST=1: add the suite that WARNs on purpose (this run
+# must fail); its own build directory, so the normal one stays warm.
+extra=()
+if [ -n "${NFENCE_HARNESS_SELFTEST:-}" ]; then
+	extra=(--kconfig_add CONFIG_DRM_NFENCE_HARNESS_SELFTEST=y)
+	key=$key-harness
+fi
 tree=$CACHE/kunit/tree-$(basename "$src")
 build=$CACHE/kunit/build-$key
 
@@ -54,7 +61,7 @@ trap 'rm -f "$log"' EXIT
 set +e
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=drivers/gpu/drm/nfence/tests/.kunitconfig \
-	--build_dir="$build" --jobs="$JOBS" --timeout=600 \
+	--build_dir="$build" --jobs="$JOBS" --timeout=600 "${extra[@]}" \
 	"${KUNIT_FILTER:-nfence_*}") 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
@@ -73,6 +80,29 @@ fi
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	failed=1
 fi
+# Every suite of tests/kunit (but the benchmarks, and the harness
+# self-test unless asked for) ran, with as many cases as its source lists:
+# a suite left out of the build, or a case dropped from its table, fails.
+if [ -z "${KUNIT_FILTER:-}" ]; then
+	for f in "$top"/tests/kunit/*_test.c; do
+		suite=$(sed -nE 's/^\t\.name = "([a-z0-9_]+)",$/\1/p' "$f" | tail -n1)
+		if [ "$suite" = nfence_harness ] && [ -z "${NFENCE_HARNESS_SELFTEST:-}" ]; then
+			continue
+		fi
+		cases=$(grep -cE '^\s*KUNIT_CASE' "$f")
+		if ! grep -qE "=+ $suite \($cases subtests\) =+" "$log"; then
+			echo "kunit: suite $suite ($(basename "$f")) did not run its $cases cases" >&2
+			failed=$((failed + 1))
+		fi
+	done
+fi
+# A skipped case must be listed in tests/expected-skips.txt (load "kunit").
+while read -r name; do
+	if ! grep -qE "^kunit[[:space:]]+kunit:$name[[:space:]]" "$top/tests/expected-skips.txt"; then
+		echo "kunit: unexpected skip of $name (tests/expected-skips.txt does not list it)" >&2
+		failed=$((failed + 1))
+	fi
+done < <(sed -nE 's/.*\[SKIPPED\] ([^ ]+).*/\1/p' "$log")
 # A test can pass while the kernel under it complains: any checker's report
 # in the UML kernel's log (lockdep, a WARN, sleeping in atomic context,
 # debug objects, list corruption) fails the run.
