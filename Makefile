@@ -4,16 +4,30 @@
 #
 #   make                 build nfence.ko (for KVER), libnfence and every test
 #   make check           lint + libnfence host tests + VM suites on every
-#                        supported kernel + KUnit; ends with "N passed, N failed"
+#                        supported kernel and the debug kernel + KUnit; ends
+#                        with "N passed, N failed, N skipped, N errors"
 #   make check-vm KVER=  boot KVER in a VM and run IGT, kselftests and the demos
+#   make stress          build tests/stress/nfence_stress, the random-ioctl
+#                        stress tool (check-debug runs it; by hand where the
+#                        driver is loaded: nfence_stress --help)
 #   make check-kunit     KUnit suites with kunit.py (UML, linux-source-6.12)
-#   make check-debug     the VM suites on a KASAN + lockdep + kmemleak 6.12
+#   make check-debug     the VM suites on a KASAN + lockdep + kmemleak 6.12,
+#                        with the allocation-failure and stress loads
+#   make check-mutants   mutation testing: each fault of tests/mutants.txt
+#                        applied alone to the driver, the 6.12 VM suite run
+#                        on each; ends with "N mutants, K killed (P%)" and
+#                        the survivors. One VM run per mutant, so not part
+#                        of make check. MUTANTS="name ..." selects mutants,
+#                        MUTANTS_ARGS="--build-only" only builds them
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
 #                        submission rates: nfence-gpu-bench in a VM
 #   make deps            install every dependency on Debian 12 (idempotent)
+#
+# NFENCE_HARNESS_SELFTEST=1 with check-debug or check-kunit builds in a
+# deliberate leak or WARN that the run must catch (and so must fail).
 
 # Default kernel: the running one if its headers are installed, else the
 # newest supported kernel installed (the sandbox's own kernel has none).
@@ -31,10 +45,11 @@ KVERS ?= $(shell scripts/kernels.sh)
 
 export BUILD
 
-.PHONY: all module lib igt selftests check check-host check-vm check-kunit \
-	check-debug debug-kernel bench-waiters bench-gpu demo lint deps clean
+.PHONY: all module lib igt selftests stress check check-host check-vm \
+	check-kunit check-debug check-mutants debug-kernel bench-waiters \
+	bench-gpu demo lint deps clean
 
-all: module lib igt selftests
+all: module lib igt selftests stress
 
 # The driver is built out of tree in a per-kernel copy of its sources, so
 # that builds for several kernels never share objects.
@@ -46,7 +61,9 @@ module:
 		--exclude=Module.symvers --exclude=modules.order \
 		$(DRV_SRC)/ $(KMOD_DIR)/
 	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) NFENCE_UAPI=$(CURDIR)/include/uapi \
-		CONFIG_DRM_NFENCE=m W=1 modules
+		CONFIG_DRM_NFENCE=m W=1 \
+		$(if $(NFENCE_HARNESS_SELFTEST),CONFIG_DRM_NFENCE_HARNESS_SELFTEST=y) \
+		modules
 	@echo "built $(KMOD_DIR)/nfence.ko"
 
 lib:
@@ -58,10 +75,13 @@ igt: lib
 selftests: lib
 	$(MAKE) -C $(SELFTEST_DIR)
 
+stress:
+	$(MAKE) -C tests/stress
+
 check-host: lib
 	$(MAKE) -C libnfence check
 
-check-vm: module lib igt selftests
+check-vm: module lib igt selftests stress
 	scripts/check-vm.sh $(KVER)
 
 demo: module lib
@@ -69,6 +89,10 @@ demo: module lib
 
 check-kunit:
 	scripts/kunit.sh
+
+# scripts/mutants.sh --help says how mutants are run and judged.
+check-mutants: module lib igt selftests stress
+	scripts/mutants.sh $(MUTANTS_ARGS) $(MUTANTS)
 
 bench-waiters:
 	@KUNIT_FILTER='nfencebench_waitlist' KUNIT_SHOW='waiters +[0-9]+:' \
@@ -83,7 +107,7 @@ bench-gpu: module lib
 debug-kernel:
 	@scripts/debug-kernel.sh >/dev/null
 
-check-debug: debug-kernel lib igt selftests
+check-debug: debug-kernel lib igt selftests stress
 	$(MAKE) module KVER=debug KDIR=$$(scripts/debug-kernel.sh | tail -n1)
 	scripts/check-vm.sh debug
 
@@ -101,4 +125,5 @@ clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C libnfence clean
 	-$(MAKE) -C tests/igt clean
+	-$(MAKE) -C tests/stress clean
 	-$(MAKE) -C $(SELFTEST_DIR) clean

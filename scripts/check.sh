@@ -63,7 +63,7 @@ build_all() {
 			return 1
 		fi
 	done
-	if ! make -s lib igt selftests; then
+	if ! make -s lib igt selftests stress; then
 		echo "build: 0 passed, 1 failed"
 		return 1
 	fi
