@@ -692,8 +692,12 @@ TEST_F(fence, share_and_open)
 	EXPECT_EQ(STATUS_SUCCESS, signal1(dev2, o.hSyncObject, 12));
 	EXPECT_EQ(12u, *cpu);
 	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, h, 12, 0));
-	/* The other device of the same file may name it too. */
-	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, o.hSyncObject, 12, 0));
+	/*
+	 * Not through another device, even of the same adapter: the kernel
+	 * names a fence by device and handle.
+	 */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(self->dev, o.hSyncObject, 12, 0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(self->dev, o.hSyncObject, 12));
 
 	/* NoSignal / NoWait handles; Shared bits are ignored on open. */
 	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 1u << 4, &ons));
@@ -746,6 +750,46 @@ TEST_F(fence, share_and_open)
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hplain));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hshared_only));
+}
+
+/* As the kernel: a CrossAdapter fence opens on every adapter with native fences. */
+TEST_F(fence, cross_adapter_open)
+{
+	struct signaler s = { .dev = self->dev, .value = 9, .delay_ms = 50 };
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o, o2;
+	volatile UINT64 *cpu, *ocpu;
+	HANDLE nt = NULL;
+	pthread_t th;
+
+	/* Shared | NtSecuritySharing | CrossAdapter */
+	s.h = create_fence(_metadata, self->dev, 7, 5, &cpu);
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &s.h, NULL, 0, &nt));
+
+	/* Adapter 1's instance shares CurrentValue with adapter 0's. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev1, nt, 0, &o));
+	EXPECT_NE(0u, o.hSyncObject);
+	ocpu = o.NativeFenceMapping.CurrentValueCpuVa;
+	ASSERT_NE(NULL, ocpu);
+	EXPECT_NE(0u, o.NativeFenceMapping.CurrentValueGpuVa);
+	EXPECT_EQ(5u, *ocpu);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev1, o.hSyncObject, 6));
+	EXPECT_EQ(6u, *cpu);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, s.h, 8));
+	EXPECT_EQ(8u, *ocpu);
+
+	/* A waiter on adapter 1 is released by a signal on adapter 0. */
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &s));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev1, o.hSyncObject, 9, 5000 * MS));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, s.st);
+
+	/* Not on an adapter without native fences. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(self->dev2, nt, 0, &o2));
+	EXPECT_EQ(0u, o2.hSyncObject);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(s.h));
+	EXPECT_EQ(0, close((int)(intptr_t)nt));
 }
 
 TEST_F(fence, destroy_device_closes_its_sync_objects)

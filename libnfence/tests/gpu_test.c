@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -981,6 +983,102 @@ TEST_F(gpu, native_fence_between_queues)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
+}
+
+/* An asynchronous CPU wait for @value of @fence; returns its eventfd. */
+static int async_wait(struct __test_metadata *_metadata, D3DKMT_HANDLE dev,
+		      D3DKMT_HANDLE fence, const UINT64 *value)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.FenceValueArray = value,
+	};
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	EXPECT_LE(0, efd);
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	return efd;
+}
+
+static bool fired(int efd)
+{
+	struct pollfd p = { .fd = efd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/*
+ * MonitoredValue, as an engine reads it with a FENCE_WAIT at its GPU VA:
+ * the least value a CPU waiter (or a legacy queue wait the queue has
+ * reached) waits for, minus 1; UINT64_MAX without a waiter.
+ */
+TEST_F(gpu, monitored_value_follows_cpu_waiters)
+{
+	static const UINT64 v5 = 5, v10 = 10;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_CREATEHWQUEUE q, ql;
+	D3DKMT_HANDLE ctx, ctxl, f;
+	struct buf cmd, data;
+	NFENCE_CS cs;
+	int e10, e5;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	f = create_fence(_metadata, self->dev, 0, &m);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &ctxl));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 5, &q));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctxl, 1u << 5, &ql));
+
+/* Submission @n: wait for MonitoredValue >= @mv, then write @n. */
+#define MV_AT_LEAST(n, mv) do {						\
+		NFenceCsInit(&cs, (char *)cmd.cpu + (n) * 64, 64,	\
+			     cmd.a.va + (n) * 64);			\
+		NFenceCsFenceWait(&cs, m.MonitoredValueGpuVa, (mv));	\
+		NFenceCsWrite64(&cs, data.a.va, (n));			\
+		ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, (n)));\
+	} while (0)
+
+	MV_AT_LEAST(1, UINT64_MAX);
+	EXPECT_EQ(1u, rd(&data.cpu[0]));
+
+	e10 = async_wait(_metadata, self->dev, f, &v10);
+	MV_AT_LEAST(2, 9);
+	EXPECT_EQ(2u, rd(&data.cpu[0]));
+	MV_AT_LEAST(3, 10);
+	EXPECT_EQ(2u, rd(&data.cpu[0]));
+
+	/* A second waiter, for less: 4; it leaves at 5, back to 9. */
+	e5 = async_wait(_metadata, self->dev, f, &v5);
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 5));
+	EXPECT_TRUE(fired(e5));
+	EXPECT_FALSE(fired(e10));
+	EXPECT_EQ(2u, rd(&data.cpu[0]));
+
+	/* The last waiter leaves: UINT64_MAX, the GPU wait passes. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 10));
+	EXPECT_TRUE(fired(e10));
+	EXPECT_EQ(3u, rd(&data.cpu[0]));
+	EXPECT_EQ(3u, rd(q.HwQueueProgressFenceCPUVirtualAddress));
+
+	/* A legacy queue wait for 20, once reached, is a waiter too. */
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(ql.hHwQueue, f, 20));
+	MV_AT_LEAST(4, 19);
+	EXPECT_EQ(4u, rd(&data.cpu[0]));
+	MV_AT_LEAST(5, 20);
+	EXPECT_EQ(4u, rd(&data.cpu[0]));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 20));
+	EXPECT_EQ(5u, rd(&data.cpu[0]));
+#undef MV_AT_LEAST
+
+	close(e5);
+	close(e10);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctxl));
 }
 
 TEST_F(gpu, legacy_wait_and_broadcast_signal)

@@ -8,8 +8,20 @@
  * every runnable queue as far as it can, under the mock's lock, whenever a
  * submission, a CPU signal or a resume may have made progress possible.
  * WORK commands take no time but move the GPU clock: TIMESTAMP writes
- * (CLOCK_MONOTONIC + the WORK so far) / 10, at the adapter's 100 MHz; MonitoredValues read UINT64_MAX (the mock keeps
- * no CPU waiter bookkeeping, so nothing ever "interrupts").
+ * (CLOCK_MONOTONIC + the WORK so far) / 10, at the adapter's 100 MHz.
+ *
+ * MonitoredValue follows the kernel's waitlist (nfence_waitlist.c): the
+ * least value a queued CPU waiter waits for, minus 1, or UINT64_MAX with
+ * no waiter; 0 for good on a cross-adapter fence. The waiters are this
+ * process's blocking and asynchronous CPU waits and the legacy queue waits
+ * (SUBMIT_WAIT) a queue has reached; a waiter leaves when its value is
+ * reached or its wait ends. Nothing counts interrupts.
+ *
+ * Where the kernel would block a SUBMIT (a queue holding
+ * DRM_NFENCE_MAX_QUEUED pending submissions) the synchronous fake cannot
+ * wait for the GPU to make room: it aborts the process with a message, so
+ * that no host test can depend on what it does there. The VM test
+ * (nfence_libnfence_test) covers the blocking submission.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -46,7 +58,7 @@
 #define MOCK_MAX_FENCES		8192
 #define MOCK_MAX_PAGES		4096
 #define MOCK_MAX_LOCAL		256	/* fence handles per file */
-#define MOCK_MAX_ASYNC		64	/* pending async waits */
+#define MOCK_MAX_ASYNC		4096	/* pending async waits, per file */
 #define MOCK_PAGE_SIZE		4096u
 #define MOCK_VALUE_STRIDE	64u
 #define MOCK_PAGE_OFFSET	(1ull << 32)
@@ -63,7 +75,6 @@
 #define MOCK_MAX_ALLOCS		256	/* per file */
 #define MOCK_MAX_CONTEXTS	64	/* per file */
 #define MOCK_MAX_QUEUES		64	/* per file */
-#define MOCK_MAX_PENDING	4096	/* entries per queue */
 #define MOCK_FENCE_VA		0x100000000ull
 #define MOCK_ALLOC_VA		0x200000000ull
 #define MOCK_ALLOC_OFFSET	(1ull << 40)
@@ -96,6 +107,9 @@ struct mock_fence {
 	struct mock_page *page;		/* NULL for INTRA_GPU */
 	uint32_t value_offset;
 	uint64_t intra_value;		/* CurrentValue of INTRA_GPU fences */
+	uint64_t mv;			/* MonitoredValue, as the GPU reads it */
+	bool lowered;			/* on mock_lowered[] */
+	bool always;			/* AlwaysSignaled (a faulted queue's) */
 	int token;			/* memfd naming a shared fence, or -1 */
 	dev_t token_dev;
 	ino_t token_ino;
@@ -152,6 +166,10 @@ struct mock_entry {
 	unsigned int count;		/* WAIT, SIGNAL: the fences */
 	struct mock_fence *fences[DRM_NFENCE_MAX_WAIT_FENCES];
 	uint64_t values[DRM_NFENCE_MAX_WAIT_FENCES];
+	/* WAIT: the queue reached it, its CPU waiters are queued ... */
+	bool started;
+	/* ... and these have left (their value was reached) */
+	bool released[DRM_NFENCE_MAX_WAIT_FENCES];
 };
 
 struct mock_queue {
@@ -181,14 +199,20 @@ struct mock_file {
 	struct mock_queue queues[MOCK_MAX_QUEUES];
 };
 
-/* What a wait waits for, gathered under the lock. */
+/*
+ * What a wait waits for, gathered under the lock. While it is queued (a
+ * blocking wait on mock_blocking, an async one in mock_async[]) its
+ * waiters that have not left hold down their fences' MonitoredValues.
+ */
 struct mock_wait {
 	unsigned int count;
 	bool any;
-	const uint64_t *cur[DRM_NFENCE_MAX_WAIT_FENCES];
+	struct mock_fence *fences[DRM_NFENCE_MAX_WAIT_FENCES];
 	uint64_t want[DRM_NFENCE_MAX_WAIT_FENCES];
+	bool released[DRM_NFENCE_MAX_WAIT_FENCES];
 	int64_t deadline;
 	int fd, eventfd;		/* async waits */
+	struct mock_wait *next;		/* on mock_blocking */
 };
 
 static pthread_mutex_t mock_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -204,6 +228,9 @@ static int mock_memfd = -1;		/* MOCK_MAX_PAGES pages */
 static char *mock_memfd_map;
 static struct mock_wait mock_async[MOCK_MAX_ASYNC];
 static bool mock_async_used[MOCK_MAX_ASYNC];
+static struct mock_wait *mock_blocking;	/* blocking waits in progress */
+static struct mock_fence **mock_lowered;	/* fences whose mv is lowered */
+static unsigned int mock_nlowered, mock_lowered_cap;
 static unsigned int mock_interrupts;
 static uint64_t mock_pool_used[MOCK_MAX_NODES][MOCK_POOLS];
 static uint64_t mock_alloc_seq;
@@ -211,6 +238,7 @@ static unsigned int mock_calls[0x20];	/* per nfence ioctl number */
 static uint32_t mock_hwqueue_flags_last;
 
 static void mock_cmp_run(void);
+static void mock_settle(void);
 static void mock_file_free_gpu(struct mock_file *f);
 static void mock_remove_device_gpu(struct mock_file *f, uint32_t device);
 
@@ -518,9 +546,9 @@ static uint32_t mock_answer(const struct mock_adapter *a, uint32_t type,
 		struct drm_nfence_query_fence_caps *q = buf;
 
 		if (a->native_fences) {
+			/* As nfence_caps_fence(): no log buffers yet. */
 			q->flags = DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 				   DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
-				   DRM_NFENCE_FENCE_CAP_LOG_BUFFERS |
 				   (a->optimized_default_fence ?
 				    DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT : 0);
 			q->value_stride = 64;
@@ -656,7 +684,7 @@ static uint64_t mock_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t *mock_value(struct mock_fence *fence)
+static uint64_t *mock_value(const struct mock_fence *fence)
 {
 	return (uint64_t *)(fence->page->map + fence->value_offset);
 }
@@ -746,6 +774,16 @@ static bool mock_engines_ok(const struct mock_node *node, uint32_t affinity)
 	       !(affinity >> node->adapter.num_engines);
 }
 
+/*
+ * MonitoredValue without a waiter: UINT64_MAX, but 0 for good on a
+ * cross-adapter fence, so that every signal interrupts and the kernel
+ * passes it on to the fence's other adapters.
+ */
+static uint64_t mock_mv_default(const struct mock_fence *fence)
+{
+	return fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER ? 0 : UINT64_MAX;
+}
+
 /* A new global fence of file @f (fd @fd); NULL without memory. */
 static struct mock_fence *mock_fence_new(struct mock_file *f, int fd,
 					 const struct mock_node *node,
@@ -776,12 +814,41 @@ static struct mock_fence *mock_fence_new(struct mock_file *f, int fd,
 	fence->flags = flags;
 	fence->page = page;
 	fence->token = -1;
+	fence->mv = mock_mv_default(fence);
 	if (page) {
 		fence->value_offset = page->used++ * MOCK_VALUE_STRIDE;
 		__atomic_store_n(mock_value(fence), initial, __ATOMIC_RELEASE);
 	} else {
 		fence->intra_value = initial;
 	}
+	mock_fences[mock_nfences++] = fence;
+	return fence;
+}
+
+/*
+ * This adapter's instance of the cross-adapter fence @peer, as FENCE_OPEN
+ * makes one on another adapter: the same CurrentValue (page and offset),
+ * an id and a MonitoredValue of its own. NULL past the limit or without
+ * memory.
+ */
+static struct mock_fence *mock_fence_instance(const struct mock_node *node,
+					      const struct mock_fence *peer)
+{
+	struct mock_fence *fence;
+
+	if (mock_nfences == MOCK_MAX_FENCES)
+		return NULL;
+	fence = calloc(1, sizeof(*fence));
+	if (!fence)
+		return NULL;
+	fence->id = mock_nfences + 1;
+	fence->node = node;
+	fence->type = peer->type;
+	fence->flags = peer->flags;
+	fence->page = peer->page;
+	fence->value_offset = peer->value_offset;
+	fence->token = -1;
+	fence->mv = mock_mv_default(fence);
 	mock_fences[mock_nfences++] = fence;
 	return fence;
 }
@@ -905,10 +972,18 @@ static int mock_fence_open(int fd, const struct mock_node *node,
 		    mock_fences[i]->token_dev == st.st_dev &&
 		    mock_fences[i]->token_ino == st.st_ino)
 			fence = mock_fences[i];
-	if (!fence || fence->node != node)
+	/* Another adapter's fence only if it is cross-adapter, as the kernel. */
+	if (!fence || (fence->node != node &&
+		       (!(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
+			!node->adapter.native_fences)))
 		return -EINVAL;
 	if (mock_find_device(f, args->device) < 0)
 		return -ENOENT;
+	if (fence->node != node) {
+		fence = mock_fence_instance(node, fence);
+		if (!fence)
+			return -ENOMEM;
+	}
 	l = mock_local_new(f, args->device, args->flags, fence);
 	if (!l)
 		return -ENOSPC;
@@ -918,13 +993,17 @@ static int mock_fence_open(int fd, const struct mock_node *node,
 }
 
 /*
- * The fences of a wait or signal: ENOENT for unknown handles, EACCES for
- * a handle with @deny, EINVAL for INTRA_GPU fences. Pointers are user
- * memory of this process, read directly.
+ * The fences of a wait or signal on @device, checked in the kernel's
+ * order: ENOENT for an unknown device, EFAULT for unreadable arrays,
+ * ENOENT for a handle that is not a fence of that device (the kernel names
+ * a fence by file, handle and device: another device's handle is unknown
+ * here, even on the same file), EACCES for a handle with @deny, EINVAL
+ * for an INTRA_GPU fence. Pointers are user memory of this process, read
+ * directly.
  */
 static int mock_fences_of(struct mock_file *f, uint32_t device,
-			  uint32_t count, uint64_t handles, uint32_t deny,
-			  struct mock_fence **out)
+			  uint32_t count, uint64_t handles, uint64_t values,
+			  uint32_t deny, struct mock_fence **out)
 {
 	const uint32_t *h = (const uint32_t *)(uintptr_t)handles;
 	struct mock_local *l;
@@ -932,9 +1011,11 @@ static int mock_fences_of(struct mock_file *f, uint32_t device,
 
 	if (mock_find_device(f, device) < 0)
 		return -ENOENT;
+	if (!handles || !values)
+		return -EFAULT;
 	for (i = 0; i < count; i++) {
 		l = mock_find_local(f, h[i]);
-		if (!l)
+		if (!l || l->device != device)
 			return -ENOENT;
 		if (l->flags & deny)
 			return -EACCES;
@@ -945,14 +1026,20 @@ static int mock_fences_of(struct mock_file *f, uint32_t device,
 	return 0;
 }
 
+/* Whether @fence has reached @value, as nfence_fence_reached() says. */
+static bool mock_reached(const struct mock_fence *fence, uint64_t value)
+{
+	return __atomic_load_n(&fence->always, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(mock_value(fence), __ATOMIC_ACQUIRE) >= value;
+}
+
 /* The first satisfied index (ALL: 0 when all are), or -1. */
 static int mock_satisfied(const struct mock_wait *w)
 {
 	unsigned int i;
 
 	for (i = 0; i < w->count; i++) {
-		bool ok = __atomic_load_n(w->cur[i], __ATOMIC_ACQUIRE) >=
-			  w->want[i];
+		bool ok = mock_reached(w->fences[i], w->want[i]);
 
 		if (ok && w->any)
 			return (int)i;
@@ -970,15 +1057,97 @@ static void mock_eventfd_signal(int eventfd)
 		return;	/* the test closed it: nobody to tell */
 }
 
-/* Complete the async waits a signal satisfied. Locked. */
-static void mock_async_check(void)
+/* Keep @fence's MonitoredValue below @value, for a queued waiter. Locked. */
+static void mock_lower(struct mock_fence *fence, uint64_t value)
 {
+	struct mock_fence **p;
+	unsigned int cap;
+
+	/* A cross-adapter fence's is 0 for good. */
+	if (fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)
+		return;
+	if (!fence->lowered) {
+		if (mock_nlowered == mock_lowered_cap) {
+			cap = mock_lowered_cap ? 2 * mock_lowered_cap : 64;
+			p = realloc(mock_lowered, cap * sizeof(*p));
+			if (!p) {
+				fprintf(stderr, "mock_drm: out of memory for MonitoredValues\n");
+				abort();
+			}
+			mock_lowered = p;
+			mock_lowered_cap = cap;
+		}
+		mock_lowered[mock_nlowered++] = fence;
+		fence->lowered = true;
+	}
+	/* A queued waiter's value is above CurrentValue, so at least 1. */
+	if (value - 1 < fence->mv)
+		fence->mv = value - 1;
+}
+
+/*
+ * The waiters of @w whose values are reached leave (all of them once @w
+ * is satisfied: the wait is over); the others keep their fences'
+ * MonitoredValues down. Returns whether @w is satisfied. Locked.
+ */
+static bool mock_wait_settle(struct mock_wait *w)
+{
+	bool done = mock_satisfied(w) >= 0;
 	unsigned int i;
 
+	for (i = 0; i < w->count; i++) {
+		if (!w->released[i] &&
+		    (done || mock_reached(w->fences[i], w->want[i])))
+			w->released[i] = true;
+		if (!w->released[i])
+			mock_lower(w->fences[i], w->want[i]);
+	}
+	return done;
+}
+
+/*
+ * The kernel's waitlist bookkeeping (nfence_waitlist_settle()), redone
+ * whenever a value or the set of waiters may have changed: waiters whose
+ * values are reached leave, satisfied async waits signal their eventfds,
+ * and every MonitoredValue becomes the least value still waited for,
+ * minus 1, or its default without a waiter. Locked.
+ */
+static void mock_settle(void)
+{
+	struct mock_queue *q;
+	struct mock_entry *e;
+	struct mock_wait *w;
+	unsigned int i, j;
+	int fd;
+
+	for (i = 0; i < mock_nlowered; i++) {
+		mock_lowered[i]->mv = mock_mv_default(mock_lowered[i]);
+		mock_lowered[i]->lowered = false;
+	}
+	mock_nlowered = 0;
+
+	for (w = mock_blocking; w; w = w->next)
+		mock_wait_settle(w);
 	for (i = 0; i < MOCK_MAX_ASYNC; i++) {
-		if (mock_async_used[i] && mock_satisfied(&mock_async[i]) >= 0) {
+		if (mock_async_used[i] && mock_wait_settle(&mock_async[i])) {
 			mock_eventfd_signal(mock_async[i].eventfd);
 			mock_async_used[i] = false;
+		}
+	}
+	/* A legacy wait a queue has reached has CPU waiters in the kernel. */
+	for (fd = 0; fd < MOCK_MAX_FDS; fd++) {
+		for (i = 0; mock_files[fd] && i < mock_files[fd]->nqueues; i++) {
+			q = &mock_files[fd]->queues[i];
+			e = q->head;
+			if (!e || e->kind != MOCK_ENTRY_WAIT || !e->started)
+				continue;
+			for (j = 0; j < e->count; j++) {
+				if (!e->released[j] &&
+				    mock_reached(e->fences[j], e->values[j]))
+					e->released[j] = true;
+				if (!e->released[j])
+					mock_lower(e->fences[j], e->values[j]);
+			}
 		}
 	}
 }
@@ -1000,12 +1169,11 @@ static int mock_fence_wait(int fd, struct drm_nfence_fence_wait *args,
 			   struct mock_wait *w)
 {
 	const uint32_t known = DRM_NFENCE_WAIT_ANY | DRM_NFENCE_WAIT_ASYNC;
-	struct mock_fence *fences[DRM_NFENCE_MAX_WAIT_FENCES];
 	struct mock_file *f = mock_file_of(fd);
 	bool async = args->flags & DRM_NFENCE_WAIT_ASYNC;
 	const uint64_t *values;
 	unsigned int i;
-	int ret;
+	int ret, idx;
 
 	if (!f)
 		return -ENOMEM;
@@ -1014,54 +1182,66 @@ static int mock_fence_wait(int fd, struct drm_nfence_fence_wait *args,
 		return -EINVAL;
 	if ((async && args->timeout_ns) || (!async && args->eventfd))
 		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	ret = mock_fences_of(f, args->device, args->count, args->handles,
+			     args->values, DRM_NFENCE_FENCE_NO_WAIT, w->fences);
+	if (ret)
+		return ret;
+	/* As the kernel, the eventfd is looked at after the fences. */
 	if (async) {
 		if (fcntl(args->eventfd, F_GETFD) < 0)
 			return -EBADF;
 		if (!mock_is_eventfd(args->eventfd))
 			return -EINVAL;
 	}
-	if (!args->handles || !args->values)
-		return -EFAULT;
-	ret = mock_fences_of(f, args->device, args->count, args->handles,
-			     DRM_NFENCE_FENCE_NO_WAIT, fences);
-	if (ret)
-		return ret;
 
 	values = (const uint64_t *)(uintptr_t)args->values;
-	memset(w, 0, sizeof(*w));
 	w->count = args->count;
 	w->any = args->flags & DRM_NFENCE_WAIT_ANY;
-	for (i = 0; i < args->count; i++) {
-		w->cur[i] = mock_value(fences[i]);
+	for (i = 0; i < args->count; i++)
 		w->want[i] = values[i];
-	}
 	w->deadline = args->timeout_ns;
 	w->fd = fd;
 	w->eventfd = args->eventfd;
 
-	if (!async)
-		return MOCK_BLOCK;
-	if (mock_satisfied(w) >= 0) {
-		mock_eventfd_signal(w->eventfd);
+	/* Already satisfied: done at once, whatever the deadline. */
+	idx = mock_satisfied(w);
+	if (idx >= 0) {
+		if (async)
+			mock_eventfd_signal(w->eventfd);
+		else
+			args->first_signaled = (uint32_t)idx;
 		return 0;
 	}
-	for (i = 0; i < MOCK_MAX_ASYNC; i++) {
-		if (!mock_async_used[i]) {
-			mock_async[i] = *w;
-			mock_async_used[i] = true;
-			return 0;
+	if (async) {
+		for (i = 0; i < MOCK_MAX_ASYNC; i++) {
+			if (!mock_async_used[i]) {
+				mock_async[i] = *w;
+				mock_async_used[i] = true;
+				mock_settle();
+				return 0;
+			}
 		}
+		return -ENOSPC;
 	}
-	return -ENOMEM;
+	if (w->deadline != DRM_NFENCE_TIMEOUT_INFINITE &&
+	    w->deadline <= (int64_t)mock_now_ns())
+		return -ETIME;
+	/* Queued: its waiters hold MonitoredValues down until it ends. */
+	w->next = mock_blocking;
+	mock_blocking = w;
+	mock_settle();
+	return MOCK_BLOCK;
 }
 
 /*
- * A blocking wait, without the lock: polls the values until satisfied or
- * the deadline; a signal handler interrupts it with EINTR, as the kernel
- * does without SA_RESTART.
+ * A blocking wait, without the lock: polls the values (a forked child's
+ * signal changes them behind this process's mock) until satisfied or the
+ * deadline; a signal handler interrupts it with EINTR, as the kernel does
+ * without SA_RESTART.
  */
-static int mock_wait_block(const struct mock_wait *w,
-			   struct drm_nfence_fence_wait *args)
+static int mock_wait_poll(const struct mock_wait *w,
+			  struct drm_nfence_fence_wait *args)
 {
 	struct timespec ts;
 	uint64_t now, left;
@@ -1081,13 +1261,30 @@ static int mock_wait_block(const struct mock_wait *w,
 			left = 1000000;
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)left;
-		if (nanosleep(&ts, NULL) && errno == EINTR) {
-			pthread_mutex_lock(&mock_lock);
-			mock_interrupts++;
-			pthread_mutex_unlock(&mock_lock);
+		if (nanosleep(&ts, NULL) && errno == EINTR)
 			return -EINTR;
+	}
+}
+
+/* The rest of a blocking wait mock_fence_wait() queued: wait, dequeue. */
+static int mock_wait_block(struct mock_wait *w,
+			   struct drm_nfence_fence_wait *args)
+{
+	int ret = mock_wait_poll(w, args);
+	struct mock_wait **p;
+
+	pthread_mutex_lock(&mock_lock);
+	for (p = &mock_blocking; *p; p = &(*p)->next) {
+		if (*p == w) {
+			*p = w->next;
+			break;
 		}
 	}
+	if (ret == -EINTR)
+		mock_interrupts++;
+	mock_settle();
+	pthread_mutex_unlock(&mock_lock);
+	return ret;
 }
 
 static int mock_fence_signal(int fd, struct drm_nfence_fence_signal *args)
@@ -1103,20 +1300,21 @@ static int mock_fence_signal(int fd, struct drm_nfence_fence_signal *args)
 	if (args->flags || args->pad || !args->count ||
 	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
 		return -EINVAL;
-	if (!args->handles || !args->values)
-		return -EFAULT;
 	ret = mock_fences_of(f, args->device, args->count, args->handles,
-			     DRM_NFENCE_FENCE_NO_SIGNAL, fences);
+			     args->values, DRM_NFENCE_FENCE_NO_SIGNAL, fences);
 	if (ret)
 		return ret;
 	values = (const uint64_t *)(uintptr_t)args->values;
 	for (i = 0; i < args->count; i++) {
 		uint64_t *cur = mock_value(fences[i]);
 
+		/* AlwaysSignaled: the storage is not touched any more. */
+		if (fences[i]->always)
+			continue;
 		if (values[i] > __atomic_load_n(cur, __ATOMIC_ACQUIRE))
 			__atomic_store_n(cur, values[i], __ATOMIC_RELEASE);
 	}
-	mock_async_check();
+	mock_settle();
 	mock_cmp_run();
 	return 0;
 }
@@ -1374,6 +1572,8 @@ static void mock_queue_free(struct mock_file *f, unsigned int i)
 		*l = f->locals[--f->nlocals];
 	mock_queue_drop(q);
 	*q = f->queues[--f->nqueues];
+	/* A legacy wait it had reached no longer holds MonitoredValues. */
+	mock_settle();
 }
 
 /* Free the queues of context @ctx of @device (every context: 0). Locked. */
@@ -1541,20 +1741,21 @@ static void mock_file_free_gpu(struct mock_file *f)
 /* The GPU: address translation, the ISA, the CMP                     */
 /* ------------------------------------------------------------------ */
 
-static uint64_t mock_monitored = UINT64_MAX;
 static uint64_t mock_work_ns;		/* WORK run so far */
 
 /*
  * The CPU view of 8 bytes at GPU VA @va of file @f, for a write if
- * @write; NULL with *@reason set on a fault.
+ * @write; NULL with *@reason set on a fault. *@fence is set to the fence
+ * whose CurrentValue @va is, NULL for other memory.
  */
 static uint64_t *mock_gpu_ptr(struct mock_file *f, uint64_t va, bool write,
-			      uint32_t *reason)
+			      uint32_t *reason, struct mock_fence **fence)
 {
-	struct mock_fence *fence;
+	struct mock_fence *fn;
 	uint64_t id;
 	unsigned int i;
 
+	*fence = NULL;
 	*reason = DRM_NFENCE_FAULT_MISALIGNED;
 	if (va % 8)
 		return NULL;
@@ -1562,10 +1763,12 @@ static uint64_t *mock_gpu_ptr(struct mock_file *f, uint64_t va, bool write,
 	if (va >= MOCK_FENCE_VA + 16 &&
 	    va < MOCK_FENCE_VA + 16ull * (mock_nfences + 1)) {
 		id = (va - MOCK_FENCE_VA) / 16;
-		fence = mock_fences[id - 1];
-		if ((va - MOCK_FENCE_VA) % 16)	/* MonitoredValue */
-			return write ? NULL : &mock_monitored;
-		return fence->page ? mock_value(fence) : &fence->intra_value;
+		fn = mock_fences[id - 1];
+		/* MonitoredValue: read-only for the engines. */
+		if ((va - MOCK_FENCE_VA) % 16)
+			return write ? NULL : &fn->mv;
+		*fence = fn;
+		return fn->page ? mock_value(fn) : &fn->intra_value;
 	}
 	for (i = 0; i < f->nallocs; i++)
 		if (va >= f->allocs[i].gpu_va &&
@@ -1595,23 +1798,50 @@ static uint32_t mock_cs_words(uint32_t opcode)
 }
 
 /*
- * The command at @cmd (at most @left bytes): its length in bytes, or 0 if
- * it is invalid (unknown opcode, wrong length, flags, reserved word, too
- * long a WORK, past the end).
+ * Decode the command at @cmd (at most @left bytes) as nfence_cs_decode()
+ * does: its length in bytes with its operands in @ops, or 0 if it is
+ * invalid, with *@reason BAD_COMMAND (unknown opcode, wrong length,
+ * flags, reserved word, too long a WORK, past the end) or MISALIGNED and
+ * *@bad_va the misaligned VA operand.
  */
-static uint32_t mock_cs_check(const uint32_t *cmd, uint32_t left)
+static uint32_t mock_cs_decode(const uint32_t *cmd, uint32_t left,
+			       uint64_t ops[3], uint32_t *reason,
+			       uint64_t *bad_va)
 {
-	uint32_t words = mock_cs_words(DRM_NFENCE_CS_OPCODE(cmd[0]));
-	uint64_t ns;
+	uint32_t words, opcode;
+	uint64_t va = 0, va2 = 0;
 
-	if (left < 8 || !words || DRM_NFENCE_CS_WORDS(cmd[0]) != words ||
-	    DRM_NFENCE_CS_FLAGS(cmd[0]) || cmd[1] || words * 4 > left)
+	*reason = DRM_NFENCE_FAULT_BAD_COMMAND;
+	if (left < 8)
 		return 0;
-	if (DRM_NFENCE_CS_OPCODE(cmd[0]) == DRM_NFENCE_CS_WORK) {
-		memcpy(&ns, &cmd[2], sizeof(ns));
-		if (ns > DRM_NFENCE_CS_MAX_WORK_NS)
+	opcode = DRM_NFENCE_CS_OPCODE(cmd[0]);
+	words = mock_cs_words(opcode);
+	if (!words || DRM_NFENCE_CS_WORDS(cmd[0]) != words ||
+	    DRM_NFENCE_CS_FLAGS(cmd[0]) || words * 4 > left || cmd[1])
+		return 0;
+	memset(ops, 0, 3 * sizeof(ops[0]));
+	memcpy(ops, &cmd[2], words * 4 - 8);
+	switch (opcode) {
+	case DRM_NFENCE_CS_FENCE_WAIT:
+	case DRM_NFENCE_CS_WRITE64:
+	case DRM_NFENCE_CS_TIMESTAMP:
+		va = ops[0];
+		break;
+	case DRM_NFENCE_CS_FENCE_SIGNAL:
+		va = ops[0];
+		va2 = ops[1];
+		break;
+	case DRM_NFENCE_CS_WORK:
+		if (ops[0] > DRM_NFENCE_CS_MAX_WORK_NS)
 			return 0;
+		break;
 	}
+	if (va % 8 || va2 % 8) {
+		*reason = DRM_NFENCE_FAULT_MISALIGNED;
+		*bad_va = va % 8 ? va : va2;
+		return 0;
+	}
+	*reason = DRM_NFENCE_FAULT_NONE;
 	return words * 4;
 }
 
@@ -1634,10 +1864,15 @@ static struct mock_context *mock_context_of(struct mock_file *f,
 	return mock_find_context(f, q->device, q->context);
 }
 
-/* Fault context @c of @f: its queues drop their work. Locked. */
+/*
+ * Fault context @c of @f: its queues drop their work and their progress
+ * fences become AlwaysSignaled (CurrentValue raised to 0xFFFFFFFF, every
+ * value reached from now on). Locked.
+ */
 static void mock_fault(struct mock_file *f, struct mock_context *c,
 		       uint64_t va, uint32_t reason)
 {
+	struct mock_fence *progress;
 	unsigned int i;
 	uint64_t *cv;
 
@@ -1651,12 +1886,14 @@ static void mock_fault(struct mock_file *f, struct mock_context *c,
 		    f->queues[i].context != c->handle)
 			continue;
 		mock_queue_drop(&f->queues[i]);
-		cv = mock_value(f->queues[i].progress);
+		progress = f->queues[i].progress;
+		cv = mock_value(progress);
 		if (*cv < MOCK_ALWAYS_SIGNALED)
 			__atomic_store_n(cv, MOCK_ALWAYS_SIGNALED,
 					 __ATOMIC_RELEASE);
+		__atomic_store_n(&progress->always, true, __ATOMIC_RELEASE);
 	}
-	mock_async_check();
+	mock_settle();
 }
 
 static uint64_t mock_load(const uint64_t *p)
@@ -1679,7 +1916,8 @@ static int mock_run_commands(struct mock_file *f, struct mock_queue *q,
 {
 	uint32_t cmd[DRM_NFENCE_CS_FENCE_SIGNAL_WORDS], reason, len;
 	struct mock_context *c = mock_context_of(f, q);
-	uint64_t ops[3], *p, *mv;
+	uint64_t ops[3], *p, *mv, bad_va = 0;
+	struct mock_fence *fence, *unused;
 	struct mock_alloc *a;
 
 	while (e->pos < e->size) {
@@ -1695,43 +1933,49 @@ static int mock_run_commands(struct mock_file *f, struct mock_queue *q,
 		if (e->va + e->pos - a->gpu_va + len > a->size)
 			len = (uint32_t)(a->size - (e->va + e->pos - a->gpu_va));
 		memcpy(cmd, a->map + (e->va + e->pos - a->gpu_va), len);
-		len = mock_cs_check(cmd, len);
+		len = mock_cs_decode(cmd, len, ops, &reason, &bad_va);
 		if (!len) {
-			mock_fault(f, c, e->va + e->pos,
-				   DRM_NFENCE_FAULT_BAD_COMMAND);
+			/* The kernel blames a misaligned operand, else the command. */
+			mock_fault(f, c, reason == DRM_NFENCE_FAULT_MISALIGNED ?
+				   bad_va : e->va + e->pos, reason);
 			return -1;
 		}
-		memcpy(ops, &cmd[2], len - 8);
 
 		switch (DRM_NFENCE_CS_OPCODE(cmd[0])) {
 		case DRM_NFENCE_CS_FENCE_WAIT:
-			p = mock_gpu_ptr(f, ops[0], false, &reason);
+			p = mock_gpu_ptr(f, ops[0], false, &reason, &fence);
 			if (!p)
 				goto fault;
-			if (mock_load(p) < ops[1])
+			/* An AlwaysSignaled fence has reached every value. */
+			if (mock_load(p) < ops[1] &&
+			    !(fence && fence->always))
 				return 0;
 			break;
 		case DRM_NFENCE_CS_FENCE_SIGNAL:
-			p = mock_gpu_ptr(f, ops[0], true, &reason);
+			p = mock_gpu_ptr(f, ops[0], true, &reason, &fence);
 			if (!p)
 				goto fault;
-			mv = ops[1] ? mock_gpu_ptr(f, ops[1], false, &reason) :
-				      &mock_monitored;
-			if (!mv) {
-				ops[0] = ops[1];
-				goto fault;
+			mv = NULL;
+			if (ops[1]) {
+				mv = mock_gpu_ptr(f, ops[1], false, &reason,
+						  &unused);
+				if (!mv) {
+					ops[0] = ops[1];
+					goto fault;
+				}
 			}
-			mock_store(p, ops[2]);
-			mock_async_check();
+			if (!(fence && fence->always))
+				mock_store(p, ops[2]);
+			mock_settle();
 			break;
 		case DRM_NFENCE_CS_WRITE64:
-			p = mock_gpu_ptr(f, ops[0], true, &reason);
+			p = mock_gpu_ptr(f, ops[0], true, &reason, &unused);
 			if (!p)
 				goto fault;
 			mock_store(p, ops[1]);
 			break;
 		case DRM_NFENCE_CS_TIMESTAMP:
-			p = mock_gpu_ptr(f, ops[0], true, &reason);
+			p = mock_gpu_ptr(f, ops[0], true, &reason, &unused);
 			if (!p)
 				goto fault;
 			mock_store(p, (mock_now_ns() + mock_work_ns) / 10);
@@ -1767,22 +2011,32 @@ static bool mock_run_queue(struct mock_file *f, struct mock_queue *q)
 				return true;	/* the queue was dropped */
 			done = ret > 0;
 			if (done) {
-				mock_store(mock_value(q->progress), e->progress);
-				mock_async_check();
+				if (!q->progress->always)
+					mock_store(mock_value(q->progress),
+						   e->progress);
+				mock_settle();
 			}
 			break;
 		case MOCK_ENTRY_WAIT:
+			/*
+			 * Reached: the kernel queues a CPU waiter per fence,
+			 * which lowers its MonitoredValue until released.
+			 */
+			if (!e->started) {
+				e->started = true;
+				mock_settle();
+			}
 			for (i = 0; i < e->count; i++)
-				done &= mock_load(mock_value(e->fences[i])) >=
-					e->values[i];
+				done &= e->released[i];
 			break;
 		case MOCK_ENTRY_SIGNAL:
 			for (i = 0; i < e->count; i++)
-				if (e->values[i] >
+				if (!e->fences[i]->always &&
+				    e->values[i] >
 				    mock_load(mock_value(e->fences[i])))
 					mock_store(mock_value(e->fences[i]),
 						   e->values[i]);
-			mock_async_check();
+			mock_settle();
 			break;
 		}
 		if (!done)
@@ -1826,34 +2080,49 @@ static void mock_queue_push(struct mock_queue *q, struct mock_entry *e)
 	mock_cmp_run();
 }
 
-/* The queue of a submission, or an errno (ENOENT, EIO, ENOSPC). */
+/* The queue @handle of @device, or -ENOENT. */
 static int mock_submit_queue(struct mock_file *f, uint32_t device,
 			     uint32_t handle, struct mock_queue **out)
 {
-	struct mock_context *c;
-	struct mock_queue *q;
-
 	if (mock_find_device(f, device) < 0)
 		return -ENOENT;
-	q = mock_find_queue(f, device, handle);
-	if (!q)
-		return -ENOENT;
-	c = mock_context_of(f, q);
+	*out = mock_find_queue(f, device, handle);
+	return *out ? 0 : -ENOENT;
+}
+
+/*
+ * Whether @q takes one more submission (@progress: its progress value, 0
+ * for a legacy wait or signal): the kernel's nfence_hwqueue_push() checks,
+ * in its order. Where the kernel would block until the queue makes room,
+ * the fake, which runs the GPU only on the caller's own ioctls, would
+ * block for good: it aborts instead, loudly.
+ */
+static int mock_queue_admit(struct mock_file *f, struct mock_queue *q,
+			    uint64_t progress)
+{
+	struct mock_context *c = mock_context_of(f, q);
+
 	if (!c || (c->state & DRM_NFENCE_CONTEXT_STATE_FAULTED))
 		return -EIO;
-	if (q->pending == MOCK_MAX_PENDING)
-		return -ENOSPC;
-	*out = q;
+	if (progress && progress <= q->last_value)
+		return -EINVAL;
+	if (q->pending >= DRM_NFENCE_MAX_QUEUED) {
+		fprintf(stderr,
+			"mock_drm: queue %u already holds %u pending submissions: the kernel blocks this one until the queue makes room, which the synchronous fake cannot do (see nfence_libnfence_test for the real behaviour)\n",
+			q->handle, q->pending);
+		abort();
+	}
 	return 0;
 }
 
 static int mock_submit(int fd, struct drm_nfence_submit *args)
 {
 	struct mock_file *f = mock_file_of(fd);
+	uint64_t ops[3], bad_va;
 	struct mock_entry *e;
 	struct mock_alloc *a;
 	struct mock_queue *q;
-	uint32_t pos, len;
+	uint32_t pos, len, reason;
 	int ret;
 
 	if (!f)
@@ -1864,16 +2133,20 @@ static int mock_submit(int fd, struct drm_nfence_submit *args)
 	ret = mock_submit_queue(f, args->device, args->hwqueue, &q);
 	if (ret)
 		return ret;
+	/* The buffer is checked before the queue's state, as the kernel. */
 	a = mock_alloc_at(f, args->commands_gpu_va, args->size);
-	if (!a || args->progress_fence_value <= q->last_value)
+	if (!a)
 		return -EINVAL;
 	for (pos = 0; pos < args->size; pos += len) {
-		len = mock_cs_check((const uint32_t *)(a->map +
-				    (args->commands_gpu_va - a->gpu_va) + pos),
-				    args->size - pos);
+		len = mock_cs_decode((const uint32_t *)(a->map +
+				     (args->commands_gpu_va - a->gpu_va) + pos),
+				     args->size - pos, ops, &reason, &bad_va);
 		if (!len)
 			return -EINVAL;
 	}
+	ret = mock_queue_admit(f, q, args->progress_fence_value);
+	if (ret)
+		return ret;
 
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -1906,11 +2179,12 @@ static int mock_submit_sync(int fd, struct drm_nfence_submit_sync *args,
 	if (args->flags || !args->count ||
 	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
 		return -EINVAL;
-	if (!h || !v)
-		return -EFAULT;
 	ret = mock_submit_queue(f, args->device, args->hwqueue, &q);
 	if (ret)
 		return ret;
+	/* Every fence, then the queue's state, as the kernel. */
+	if (!h || !v)
+		return -EFAULT;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -1925,6 +2199,11 @@ static int mock_submit_sync(int fd, struct drm_nfence_submit_sync *args,
 		}
 		e->fences[i] = l->fence;
 		e->values[i] = v[i];
+	}
+	ret = mock_queue_admit(f, q, 0);
+	if (ret) {
+		free(e);
+		return ret;
 	}
 	e->kind = signal ? MOCK_ENTRY_SIGNAL : MOCK_ENTRY_WAIT;
 	e->count = args->count;
@@ -2103,6 +2382,8 @@ int close(int fd)
 		for (i = 0; i < MOCK_MAX_ASYNC; i++)
 			if (mock_async_used[i] && mock_async[i].fd == fd)
 				mock_async_used[i] = false;
+		/* Its waiters are gone: MonitoredValues go back up. */
+		mock_settle();
 	}
 	pthread_mutex_unlock(&mock_lock);
 

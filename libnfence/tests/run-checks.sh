@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # Run libnfence's host checks (called by "make check"): every kselftest
-# binary, the export list check, and nfence-info, nfence-fence-demo,
-# nfence-pipeline-demo and a quick nfence-gpu-bench against the fake driver.
+# binary, the export list check, the check that the VM kselftest
+# nfence_libnfence_test.c ($SELFTEST) calls every export, and nfence-info,
+# nfence-fence-demo, nfence-pipeline-demo and a quick nfence-gpu-bench
+# against the fake driver.
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -32,6 +34,14 @@ done
 
 echo "== check-exports"
 if sh tests/check-exports.sh "$SHLIB" libnfence.map include/nfence/d3dkmthk.h; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== check-selftest-exports"
+if sh tests/check-selftest-exports.sh libnfence.map \
+	"${SELFTEST:-../tools/testing/selftests/drivers/gpu/nfence/nfence_libnfence_test.c}"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

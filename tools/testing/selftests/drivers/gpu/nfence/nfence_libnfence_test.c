@@ -1,0 +1,3300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libnfence on the nfence driver: every function libnfence exports
+ * (libnfence/libnfence.map), called through its public header
+ * <nfence/d3dkmthk.h> as a runtime would, with what each returns checked:
+ * handles, exact NTSTATUS codes, query answers against the module's
+ * parameters, fence values read through their CPU mappings after CPU and
+ * GPU signals, allocations written by the engines and read through
+ * D3DKMTLock2(), waits that time out and waits that are satisfied.
+ *
+ * The expected configuration is read from /sys/module/nfence/parameters;
+ * without it (the host's fake driver, libnfence/tests/mock_drm.c) the
+ * module's defaults with two adapters are assumed, as "make check" loads
+ * the module. Tests the fake driver cannot play (a submission that blocks,
+ * WORK that takes time) skip when NFENCE_MOCK_DIR says it is in use.
+ *
+ * Nothing here blocks without a bound: CPU waits go through
+ * NFenceWaitForSynchronizationObjectFromCpuTimeout(), or run in a thread
+ * joined with a timeout, as does a submission expected to block; eventfds
+ * are polled with a timeout.
+ *
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nfence/d3dkmthk.h>
+#include "drm/nfence_drm.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+
+#define MS		1000000ull
+#define WAIT_NS		(10000 * MS)	/* what must happen does within this */
+#define QUIET_NS	(150 * MS)	/* what must not happen, for this long */
+#define PAGE		4096u
+#define MiB		(1ull << 20)
+#define MAX_ADAPTERS	8
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+#define GPU_HZ		100000000ull	/* the adapters' timestamp frequency */
+#define ALWAYS_SIGNALED	0xffffffffull
+#define POISON		0xdeadbeefu
+
+/* ---- the module's configuration ------------------------------------ */
+
+struct nf_config {
+	unsigned int num_adapters, num_engines;
+	unsigned int vram_mb, vram_visible_mb, sysmem_mb;
+	bool native_fences, optimized_default_fence, user_mode_submission;
+	bool no_64bit_atomics;
+	unsigned int doorbell_model, num_doorbells;
+	bool from_sysfs;	/* read from /sys/module/nfence/parameters */
+};
+
+static bool param(const char *name, char *buf, size_t size)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/nfence/parameters/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return true;
+}
+
+static bool param_uint(const char *name, unsigned int *v)
+{
+	char buf[32];
+
+	if (!param(name, buf, sizeof(buf)))
+		return false;
+	*v = (unsigned int)strtoul(buf, NULL, 0);
+	return true;
+}
+
+static void param_bool(const char *name, bool *v)
+{
+	char buf[8];
+
+	if (param(name, buf, sizeof(buf)))
+		*v = buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1';
+}
+
+/* The module's defaults, with num_adapters=2, unless sysfs says otherwise. */
+static struct nf_config read_config(void)
+{
+	struct nf_config c = {
+		.num_adapters = 2, .num_engines = 3,
+		.vram_mb = 64, .vram_visible_mb = 16, .sysmem_mb = 256,
+		.native_fences = true, .optimized_default_fence = true,
+		.user_mode_submission = true, .no_64bit_atomics = false,
+		.doorbell_model = 1, .num_doorbells = 16,
+	};
+
+	c.from_sysfs = param_uint("num_adapters", &c.num_adapters);
+	if (!c.from_sysfs)
+		return c;
+	param_uint("num_engines", &c.num_engines);
+	param_uint("vram_mb", &c.vram_mb);
+	param_uint("vram_visible_mb", &c.vram_visible_mb);
+	param_uint("sysmem_mb", &c.sysmem_mb);
+	param_bool("native_fences", &c.native_fences);
+	param_bool("optimized_default_fence", &c.optimized_default_fence);
+	param_bool("user_mode_submission", &c.user_mode_submission);
+	param_bool("no_64bit_atomics", &c.no_64bit_atomics);
+	param_uint("doorbell_model", &c.doorbell_model);
+	param_uint("num_doorbells", &c.num_doorbells);
+	return c;
+}
+
+/* The host's fake driver (libnfence/tests/mock_drm.c, preloaded). */
+static bool on_fake_driver(void)
+{
+	return getenv("NFENCE_MOCK_DIR") != NULL;
+}
+
+/* ---- small helpers --------------------------------------------------- */
+
+static UINT64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
+}
+
+static UINT64 rd(const volatile void *p)
+{
+	return __atomic_load_n((const volatile UINT64 *)p, __ATOMIC_ACQUIRE);
+}
+
+/* Is the page holding @p mapped in this process? */
+static bool mapped(const volatile void *p)
+{
+	uintptr_t page = (uintptr_t)p & ~(uintptr_t)(PAGE - 1);
+	unsigned char vec;
+
+	return mincore((void *)page, PAGE, &vec) == 0;
+}
+
+/* Join @t within @ns; 0 or an errno (ETIMEDOUT: it is still running). */
+static int join_within(pthread_t t, UINT64 ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ns / 1000000000ull);
+	ts.tv_nsec += (long)(ns % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_timedjoin_np(t, NULL, &ts);
+}
+
+/* Whether eventfd @efd becomes readable within @ns. */
+static bool fired_within(int efd, UINT64 ns)
+{
+	struct pollfd p = { .fd = efd, .events = POLLIN };
+
+	return poll(&p, 1, (int)(ns / MS)) == 1;
+}
+
+/* Read (and reset) the counter of eventfd @efd; 0 if it is not readable. */
+static uint64_t efd_take(int efd)
+{
+	uint64_t v;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* Sum the counter of eventfd @efd until it reaches @want or @ns pass. */
+static uint64_t efd_collect(int efd, uint64_t want, UINT64 ns)
+{
+	UINT64 end = now_ns() + ns;
+	uint64_t sum = 0;
+
+	while (sum < want && now_ns() < end) {
+		if (fired_within(efd, 10 * MS))
+			sum += efd_take(efd);
+	}
+	return sum;
+}
+
+static int new_eventfd(void)
+{
+	return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+/* ---- adapters, devices, queries ------------------------------------- */
+
+static NTSTATUS close_adapter(D3DKMT_HANDLE h)
+{
+	D3DKMT_CLOSEADAPTER c = { .hAdapter = h };
+
+	return D3DKMTCloseAdapter(&c);
+}
+
+static NTSTATUS create_device(D3DKMT_HANDLE adapter, D3DKMT_HANDLE *dev)
+{
+	D3DKMT_CREATEDEVICE cd;
+	NTSTATUS st;
+
+	memset(&cd, 0, sizeof(cd));
+	cd.hAdapter = adapter;
+	st = D3DKMTCreateDevice(&cd);
+	*dev = NT_SUCCESS(st) ? cd.hDevice : 0;
+	return st;
+}
+
+static NTSTATUS destroy_device(D3DKMT_HANDLE dev)
+{
+	D3DKMT_DESTROYDEVICE d = { .hDevice = dev };
+
+	return D3DKMTDestroyDevice(&d);
+}
+
+static NTSTATUS query(D3DKMT_HANDLE adapter, KMTQUERYADAPTERINFOTYPE type,
+		      void *data, size_t size)
+{
+	D3DKMT_QUERYADAPTERINFO q = {
+		.hAdapter = adapter,
+		.Type = type,
+		.pPrivateDriverData = data,
+		.PrivateDriverDataSize = (UINT)size,
+	};
+
+	return D3DKMTQueryAdapterInfo(&q);
+}
+
+/* DRM_IOCTL_NFENCE_QUERY ADAPTER straight on a render node fd. */
+static int kquery_adapter(int fd, struct drm_nfence_query_adapter *out)
+{
+	struct drm_nfence_query q;
+
+	memset(&q, 0, sizeof(q));
+	memset(out, 0, sizeof(*out));
+	q.type = DRM_NFENCE_QUERY_ADAPTER;
+	q.size = sizeof(*out);
+	q.data = (uintptr_t)out;
+	return ioctl(fd, DRM_IOCTL_NFENCE_QUERY, &q) ? -errno : 0;
+}
+
+static bool luid_eq(LUID a, LUID b)
+{
+	return a.LowPart == b.LowPart && a.HighPart == b.HighPart;
+}
+
+/* ---- sync objects ---------------------------------------------------- */
+
+/* Flags of D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS, by Windows bit. */
+#define SO_SHARED	(1u << 0)
+#define SO_NT		(1u << 1)
+#define SO_CROSS	(1u << 2)
+#define SO_TOP_OF_PIPE	(1u << 3)
+#define SO_NO_SIGNAL	(1u << 4)
+#define SO_NO_WAIT	(1u << 5)
+#define SO_SHAREABLE	(SO_SHARED | SO_NT)
+
+static NTSTATUS create_fence_ex(D3DKMT_HANDLE dev, UINT64 initial,
+				D3DDDI_NATIVEFENCE_TYPE type, UINT flags,
+				UINT affinity, D3DKMT_HANDLE *h,
+				D3DDDI_NATIVEFENCEMAPPING *m)
+{
+	D3DKMT_CREATENATIVEFENCE cf;
+	NTSTATUS st;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = dev;
+	cf.Info.InitialFenceValue = initial;
+	cf.Info.Type = type;
+	cf.Info.Flags.Value = flags;
+	cf.Info.EngineAffinity = affinity;
+	st = D3DKMTCreateNativeFence(&cf);
+	if (h)
+		*h = NT_SUCCESS(st) ? cf.hSyncObject : 0;
+	if (m)
+		*m = cf.Info.NativeFenceMapping;
+	return st;
+}
+
+/* A DEFAULT fence of @dev at @initial, asserted to exist. */
+static D3DKMT_HANDLE fence(struct __test_metadata *_metadata,
+			   D3DKMT_HANDLE dev, UINT64 initial, UINT flags,
+			   D3DDDI_NATIVEFENCEMAPPING *m)
+{
+	D3DDDI_NATIVEFENCEMAPPING mm;
+	D3DKMT_HANDLE h = 0;
+
+	EXPECT_EQ(STATUS_SUCCESS,
+		  create_fence_ex(dev, initial, D3DDDI_NATIVEFENCE_TYPE_DEFAULT,
+				  flags, 0, &h, &mm));
+	EXPECT_NE(0u, h);
+	EXPECT_NE(NULL, mm.CurrentValueCpuVa);
+	if (m)
+		*m = mm;
+	return h;
+}
+
+static NTSTATUS destroy_sync(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { .hSyncObject = h };
+
+	return D3DKMTDestroySynchronizationObject(&d);
+}
+
+static NTSTATUS cpu_signal(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 v)
+{
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.hDevice = dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &v,
+	};
+
+	return D3DKMTSignalSynchronizationObjectFromCpu(&s);
+}
+
+static NTSTATUS cpu_wait(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 v,
+			 UINT64 timeout_ns)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &v,
+	};
+
+	return NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ns,
+								 NULL);
+}
+
+/* An asynchronous wait of @dev for @v of @h that signals eventfd @efd. */
+static NTSTATUS async_wait(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 v,
+			   int efd)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &v,
+		.hAsyncEvent = (HANDLE)(intptr_t)efd,
+	};
+
+	return D3DKMTWaitForSynchronizationObjectFromCpu(&w);
+}
+
+static NTSTATUS share(D3DKMT_HANDLE h, int *fd)
+{
+	HANDLE nt = (HANDLE)(intptr_t)-1;
+	NTSTATUS st;
+
+	st = D3DKMTShareObjects(1, &h, NULL, 0, &nt);
+	*fd = NT_SUCCESS(st) ? (int)(intptr_t)nt : -1;
+	return st;
+}
+
+static NTSTATUS open_fence(int fd, D3DKMT_HANDLE dev, UINT flags,
+			   D3DKMT_HANDLE *h, D3DDDI_NATIVEFENCEMAPPING *m)
+{
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+	NTSTATUS st;
+
+	memset(&o, 0, sizeof(o));
+	o.hNtHandle = (HANDLE)(intptr_t)fd;
+	o.hDevice = dev;
+	o.Flags.Value = flags;
+	o.hSyncObject = POISON;
+	st = D3DKMTOpenNativeFenceFromNtHandle(&o);
+	if (!NT_SUCCESS(st) && o.hSyncObject != POISON)
+		return STATUS_UNSUCCESSFUL;	/* wrote an output on failure */
+	if (h)
+		*h = NT_SUCCESS(st) ? o.hSyncObject : 0;
+	if (m)
+		*m = o.NativeFenceMapping;
+	return st;
+}
+
+/* ---- GPU objects ----------------------------------------------------- */
+
+static NTSTATUS create_alloc(D3DKMT_HANDLE dev, UINT64 size, UINT segment,
+			     UINT flags, D3DKMT_HANDLE *h,
+			     D3DGPU_VIRTUAL_ADDRESS *va)
+{
+	NFENCE_ALLOCATION_DESC desc = { .Size = size, .SegmentId = segment };
+	D3DDDI_ALLOCATIONINFO2 info;
+	D3DKMT_CREATEALLOCATION ca;
+	NTSTATUS st;
+
+	desc.Flags.Value = flags;
+	memset(&info, 0, sizeof(info));
+	info.pPrivateDriverData = &desc;
+	info.PrivateDriverDataSize = sizeof(desc);
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = dev;
+	ca.NumAllocations = 1;
+	ca.pAllocationInfo2 = &info;
+	st = D3DKMTCreateAllocation2(&ca);
+	*h = info.hAllocation;
+	if (va)
+		*va = info.GpuVirtualAddress;
+	return st;
+}
+
+static NTSTATUS destroy_allocs(D3DKMT_HANDLE dev, const D3DKMT_HANDLE *h,
+			       UINT n)
+{
+	D3DKMT_DESTROYALLOCATION2 d = {
+		.hDevice = dev,
+		.phAllocationList = h,
+		.AllocationCount = n,
+	};
+
+	return D3DKMTDestroyAllocation2(&d);
+}
+
+static NTSTATUS lock(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, void **p)
+{
+	D3DKMT_LOCK2 l = { .hDevice = dev, .hAllocation = h };
+	NTSTATUS st = D3DKMTLock2(&l);
+
+	*p = NT_SUCCESS(st) ? l.pData : NULL;
+	return st;
+}
+
+static NTSTATUS unlock(D3DKMT_HANDLE dev, D3DKMT_HANDLE h)
+{
+	D3DKMT_UNLOCK2 u = { .hDevice = dev, .hAllocation = h };
+
+	return D3DKMTUnlock2(&u);
+}
+
+static NTSTATUS query_alloc(D3DKMT_HANDLE dev, D3DKMT_HANDLE h,
+			    D3DKMT_NFENCE_ALLOCATION_INFO *ai)
+{
+	memset(ai, 0, sizeof(*ai));
+	return NFenceQueryAllocation(dev, h, ai);
+}
+
+/* A locked allocation. */
+struct buf {
+	D3DKMT_HANDLE h;
+	D3DGPU_VIRTUAL_ADDRESS va;
+	UINT64 *cpu;
+};
+
+static void make_buf(struct __test_metadata *_metadata, D3DKMT_HANDLE dev,
+		     UINT64 size, struct buf *b)
+{
+	void *p;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(dev, size,
+					       NFENCE_SEGMENT_ID_SYSTEM, 0,
+					       &b->h, &b->va));
+	ASSERT_EQ(STATUS_SUCCESS, lock(dev, b->h, &p));
+	b->cpu = p;
+}
+
+static NTSTATUS create_context(D3DKMT_HANDLE dev, UINT node, UINT flags,
+			       D3DKMT_HANDLE *h)
+{
+	D3DKMT_CREATECONTEXTVIRTUAL c = {
+		.hDevice = dev,
+		.NodeOrdinal = node,
+		.ClientHint = D3DKMT_CLIENTHINT_DX12,
+		.hContext = POISON,
+	};
+	NTSTATUS st;
+
+	c.Flags.Value = flags;
+	st = D3DKMTCreateContextVirtual(&c);
+	if (!NT_SUCCESS(st) && c.hContext != POISON)
+		return STATUS_UNSUCCESSFUL;	/* wrote an output on failure */
+	*h = NT_SUCCESS(st) ? c.hContext : 0;
+	return st;
+}
+
+static NTSTATUS destroy_context(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYCONTEXT d = { .hContext = h };
+
+	return D3DKMTDestroyContext(&d);
+}
+
+static NTSTATUS create_queue(D3DKMT_HANDLE ctx, UINT flags,
+			     D3DKMT_CREATEHWQUEUE *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->hHwContext = ctx;
+	q->Flags.Value = flags;
+	return D3DKMTCreateHwQueue(q);
+}
+
+static NTSTATUS destroy_queue(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYHWQUEUE d = { .hHwQueue = h };
+
+	return D3DKMTDestroyHwQueue(&d);
+}
+
+static NTSTATUS submit(D3DKMT_HANDLE queue, const NFENCE_CS *cs,
+		       UINT64 progress)
+{
+	D3DKMT_SUBMITCOMMANDTOHWQUEUE s = {
+		.hHwQueue = queue,
+		.HwQueueProgressFenceId = progress,
+		.CommandBuffer = NFenceCsGpuVa(cs),
+		.CommandLength = NFenceCsSize(cs),
+	};
+
+	/* A buffer the encoder refused is never submitted. */
+	if (NFenceCsStatus(cs) != STATUS_SUCCESS)
+		return NFenceCsStatus(cs);
+	return D3DKMTSubmitCommandToHwQueue(&s);
+}
+
+static NTSTATUS queue_wait(D3DKMT_HANDLE queue, D3DKMT_HANDLE h, UINT64 v)
+{
+	D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
+		.hHwQueue = queue,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &v,
+	};
+
+	return D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w);
+}
+
+static NTSTATUS queue_signal(const D3DKMT_HANDLE *queues, UINT n,
+			     D3DKMT_HANDLE h, UINT64 v)
+{
+	D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE s = {
+		.BroadcastHwQueueCount = n,
+		.BroadcastHwQueueArray = queues,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &h,
+		.FenceValueArray = &v,
+	};
+
+	return D3DKMTSubmitSignalSyncObjectsToHwQueue(&s);
+}
+
+static NTSTATUS context_state(D3DKMT_HANDLE ctx, D3DKMT_NFENCE_CONTEXT_STATE *s)
+{
+	memset(s, 0xa5, sizeof(*s));
+	return NFenceQueryContextState(ctx, s);
+}
+
+/* ---- fixtures -------------------------------------------------------- */
+
+/* Every adapter, a device on each of the first two, a second on the first. */
+struct env {
+	struct nf_config cfg;
+	UINT nadapters;
+	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
+	D3DKMT_HANDLE dev[2];	/* dev[1] is 0 with a single adapter */
+	D3DKMT_HANDLE devb;	/* another device of adapter 0 */
+};
+
+/* NULL, or why the tests cannot run here; a failure fails the test. */
+static const char *env_setup(struct __test_metadata *_metadata,
+			     struct env *e)
+{
+	D3DKMT_ENUMADAPTERS2 en = {
+		.NumAdapters = MAX_ADAPTERS,
+		.pAdapters = e->adapters,
+	};
+
+	e->cfg = read_config();
+	if (D3DKMTEnumAdapters2(&en) != STATUS_SUCCESS || !en.NumAdapters)
+		return "no nfence adapter";
+	e->nadapters = en.NumAdapters;
+	if (!e->cfg.native_fences)
+		return "nfence loaded without native fences";
+	if (e->cfg.from_sysfs) {
+		EXPECT_EQ(e->cfg.num_adapters, e->nadapters);
+	} else {
+		e->cfg.num_adapters = e->nadapters;
+	}
+	EXPECT_LE(2u, e->cfg.num_engines);
+	if (e->cfg.num_engines < 2)
+		return "fewer than 2 engines";
+	EXPECT_EQ(STATUS_SUCCESS,
+		  create_device(e->adapters[0].hAdapter, &e->dev[0]));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  create_device(e->adapters[0].hAdapter, &e->devb));
+	if (e->nadapters > 1) {
+		EXPECT_EQ(STATUS_SUCCESS,
+			  create_device(e->adapters[1].hAdapter, &e->dev[1]));
+	}
+	return NULL;
+}
+
+static void env_teardown(struct __test_metadata *_metadata, struct env *e)
+{
+	UINT i;
+
+	/* Devices a test destroyed already fail; that is fine. */
+	destroy_device(e->dev[0]);
+	destroy_device(e->dev[1]);
+	destroy_device(e->devb);
+	for (i = 0; i < e->nadapters; i++) {
+		EXPECT_EQ(STATUS_SUCCESS, close_adapter(e->adapters[i].hAdapter));
+	}
+}
+
+FIXTURE(nf) {
+	struct env e;
+};
+
+FIXTURE_SETUP(nf)
+{
+	const char *why = env_setup(_metadata, &self->e);
+
+	if (why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_TEARDOWN(nf)
+{
+	env_teardown(_metadata, &self->e);
+}
+
+/*
+ * GPU work on adapter 0: a context on engine 0 with a queue whose progress
+ * fence is native, a context on engine 1 with a queue whose progress fence
+ * is a monitored fence, command buffers and a data page, both locked.
+ * Each submission takes a command slot of its own (g.slot): the engines
+ * read a buffer when they run it.
+ */
+#define CMD_SIZE	(64 * 1024u)
+#define SLOT		256u
+
+struct gpu {
+	D3DKMT_HANDLE ctx[2];
+	D3DKMT_CREATEHWQUEUE q[2];
+	struct buf cmd, data;
+	unsigned int slot;
+};
+
+FIXTURE(gpu) {
+	struct env e;
+	struct gpu g;
+};
+
+FIXTURE_SETUP(gpu)
+{
+	const char *why = env_setup(_metadata, &self->e);
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0];
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, 0, &g->ctx[0]));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 1, 0, &g->ctx[1]));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(g->ctx[0], 1u << 5, &g->q[0]));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(g->ctx[1], 0, &g->q[1]));
+	make_buf(_metadata, dev, CMD_SIZE, &g->cmd);
+	make_buf(_metadata, dev, PAGE, &g->data);
+}
+
+FIXTURE_TEARDOWN(gpu)
+{
+	/* Destroying the device destroys its contexts, queues, allocations. */
+	env_teardown(_metadata, &self->e);
+}
+
+/* Start a command buffer in the next free slot. */
+static void cs_begin(struct __test_metadata *_metadata, struct gpu *g,
+		     NFENCE_CS *cs)
+{
+	unsigned int s = g->slot++;
+
+	ASSERT_LT(s, CMD_SIZE / SLOT);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  NFenceCsInit(cs, (char *)g->cmd.cpu + s * SLOT, SLOT,
+			       g->cmd.va + s * SLOT));
+}
+
+/* Wait for a queue's progress fence to reach @v. */
+static NTSTATUS progress_wait(D3DKMT_HANDLE dev, const D3DKMT_CREATEHWQUEUE *q,
+			      UINT64 v, UINT64 timeout_ns)
+{
+	return cpu_wait(dev, q->hHwQueueProgressFence, v, timeout_ns);
+}
+
+static UINT64 progress(const D3DKMT_CREATEHWQUEUE *q)
+{
+	return rd(q->HwQueueProgressFenceCPUVirtualAddress);
+}
+
+/* ==================================================================== */
+/* NTSTATUS and the command encoder: no driver involved                 */
+/* ==================================================================== */
+
+/* NFenceStatusFromErrno() is the table d3dkmthk.h documents. */
+TEST(status_from_errno)
+{
+	static const struct {
+		int err;
+		NTSTATUS st;
+	} map[] = {
+		{ 0, STATUS_SUCCESS },
+		{ EINVAL, STATUS_INVALID_PARAMETER },
+		{ ERANGE, STATUS_INVALID_PARAMETER },
+		{ EOVERFLOW, STATUS_INVALID_PARAMETER },
+		{ E2BIG, STATUS_INVALID_PARAMETER },
+		{ ENOENT, STATUS_INVALID_HANDLE },
+		{ EBADF, STATUS_INVALID_HANDLE },
+		{ ENOMEM, STATUS_NO_MEMORY },
+		{ ENOSPC, STATUS_INSUFFICIENT_RESOURCES },
+		{ EMFILE, STATUS_INSUFFICIENT_RESOURCES },
+		{ ENFILE, STATUS_INSUFFICIENT_RESOURCES },
+		{ ENOBUFS, STATUS_INSUFFICIENT_RESOURCES },
+		{ EOPNOTSUPP, STATUS_NOT_SUPPORTED },
+		{ ENOTTY, STATUS_NOT_SUPPORTED },
+		{ ENOSYS, STATUS_NOT_SUPPORTED },
+		{ ETIME, STATUS_TIMEOUT },
+		{ ETIMEDOUT, STATUS_TIMEOUT },
+		{ ENODEV, STATUS_DEVICE_REMOVED },
+		{ ENXIO, STATUS_DEVICE_REMOVED },
+		{ EIO, STATUS_DEVICE_REMOVED },
+		{ EFAULT, STATUS_ACCESS_VIOLATION },
+		{ EACCES, STATUS_ACCESS_DENIED },
+		{ EPERM, STATUS_ACCESS_DENIED },
+		{ EBUSY, STATUS_DEVICE_BUSY },
+		{ EAGAIN, STATUS_GRAPHICS_TRY_AGAIN_LATER },
+		{ ECANCELED, STATUS_CANCELLED },
+		{ EXDEV, STATUS_UNSUCCESSFUL },
+		{ 100000, STATUS_UNSUCCESSFUL },
+	};
+	size_t i;
+
+	for (i = 0; i < NELEM(map); i++) {
+		EXPECT_EQ(map[i].st, NFenceStatusFromErrno(map[i].err))
+			TH_LOG("errno %d", map[i].err);
+		/* Kernel style, negative. */
+		EXPECT_EQ(map[i].st, NFenceStatusFromErrno(-map[i].err))
+			TH_LOG("errno -%d", map[i].err);
+	}
+	EXPECT_EQ(STATUS_UNSUCCESSFUL, NFenceStatusFromErrno(INT_MIN));
+	/* Windows' values, and STATUS_TIMEOUT is a success code. */
+	EXPECT_EQ(0x102, STATUS_TIMEOUT);
+	EXPECT_EQ((NTSTATUS)0xC0000008, STATUS_INVALID_HANDLE);
+	EXPECT_TRUE(NT_SUCCESS(NFenceStatusFromErrno(ETIME)));
+	EXPECT_FALSE(NT_SUCCESS(NFenceStatusFromErrno(ENOENT)));
+}
+
+static uint32_t w32(const void *buf, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)buf + off, sizeof(v));
+	return le32toh(v);
+}
+
+static uint64_t w64(const void *buf, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)buf + off, sizeof(v));
+	return le64toh(v);
+}
+
+/* Every NFenceCs* call writes the command the uapi's ISA defines. */
+TEST(encoder_writes_the_isa)
+{
+	D3DDDI_NATIVEFENCEMAPPING m = {
+		.CurrentValueGpuVa = 0x6000,
+		.MonitoredValueGpuVa = 0x6040,
+	};
+	UINT64 buf[32];
+	NFENCE_CS cs;
+
+	memset(buf, 0xee, sizeof(buf));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), 0x10000));
+	EXPECT_EQ(0x10000ull, NFenceCsGpuVa(&cs));
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
+	EXPECT_EQ(8u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWrite64(&cs, 0x2000,
+						  0x1122334455667788ull));
+	EXPECT_EQ(32u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsTimestamp(&cs, 0x3000));
+	EXPECT_EQ(48u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWork(&cs, 5000));
+	EXPECT_EQ(64u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWait(&cs, 0x4000, 7));
+	EXPECT_EQ(88u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x5000, 0x5008, 9));
+	EXPECT_EQ(120u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFence(&cs, &m, 11));
+	EXPECT_EQ(144u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFence(&cs, &m, 12));
+	EXPECT_EQ(176u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+	EXPECT_EQ(0x10000ull, NFenceCsGpuVa(&cs));
+
+#define HDR(op)	DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_##op, DRM_NFENCE_CS_##op##_WORDS)
+	EXPECT_EQ(HDR(NOP), w32(buf, 0));
+	EXPECT_EQ(0u, w32(buf, 4));
+	EXPECT_EQ(HDR(WRITE64), w32(buf, 8));
+	EXPECT_EQ(0u, w32(buf, 12));
+	EXPECT_EQ(0x2000ull, w64(buf, 16));
+	EXPECT_EQ(0x1122334455667788ull, w64(buf, 24));
+	EXPECT_EQ(HDR(TIMESTAMP), w32(buf, 32));
+	EXPECT_EQ(0x3000ull, w64(buf, 40));
+	EXPECT_EQ(HDR(WORK), w32(buf, 48));
+	EXPECT_EQ(5000ull, w64(buf, 56));
+	EXPECT_EQ(HDR(FENCE_WAIT), w32(buf, 64));
+	EXPECT_EQ(0x4000ull, w64(buf, 72));
+	EXPECT_EQ(7ull, w64(buf, 80));
+	EXPECT_EQ(HDR(FENCE_SIGNAL), w32(buf, 88));
+	EXPECT_EQ(0x5000ull, w64(buf, 96));
+	EXPECT_EQ(0x5008ull, w64(buf, 104));
+	EXPECT_EQ(9ull, w64(buf, 112));
+	/* The native fence helpers take the mapping's VAs. */
+	EXPECT_EQ(HDR(FENCE_WAIT), w32(buf, 120));
+	EXPECT_EQ(0x6000ull, w64(buf, 128));
+	EXPECT_EQ(11ull, w64(buf, 136));
+	EXPECT_EQ(HDR(FENCE_SIGNAL), w32(buf, 144));
+	EXPECT_EQ(0x6000ull, w64(buf, 152));
+	EXPECT_EQ(0x6040ull, w64(buf, 160));
+	EXPECT_EQ(12ull, w64(buf, 168));
+	EXPECT_EQ(0xeeeeeeeeu, w32(buf, 176));	/* nothing past the end */
+#undef HDR
+
+	/* Reset empties it for rewriting. */
+	NFenceCsReset(&cs);
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
+	EXPECT_EQ(8u, NFenceCsSize(&cs));
+}
+
+/* Errors are sticky, write nothing, and only NFenceCsReset() clears them. */
+TEST(encoder_errors_are_sticky)
+{
+	UINT64 buf[4];
+	NFENCE_CS cs;
+
+	/* A command that does not fit: STATUS_BUFFER_TOO_SMALL. */
+	memset(buf, 0xee, sizeof(buf));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, 20, 0x1000));
+	EXPECT_EQ(16u, cs.Capacity);	/* whole 8-byte units only */
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, NFenceCsWrite64(&cs, 0x2000, 1));
+	EXPECT_EQ(8u, NFenceCsSize(&cs));
+	EXPECT_EQ(0xeeeeeeeeeeeeeeeeull, buf[1]);
+	/* Sticky: even a NOP that fits fails now. */
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, NFenceCsNop(&cs));
+	EXPECT_EQ(8u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, NFenceCsStatus(&cs));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+
+	/* Misaligned GPU VAs and too long a WORK: STATUS_INVALID_PARAMETER. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsWrite64(&cs, 0x2004, 1));
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(&cs));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWait(&cs, 0x4001, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsTimestamp(&cs, 0x3002));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceSignal(&cs, 0x5000, 0x5004, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsWork(&cs, DRM_NFENCE_CS_MAX_WORK_NS + 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsWaitNativeFence(&cs, NULL, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(&cs));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsSignalNativeFence(&cs, NULL, 1));
+	/* A MonitoredValue VA of 0 skips the interrupt check: accepted. */
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), 0x1000));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x5000, 0, 1));
+	EXPECT_EQ(32u, NFenceCsSize(&cs));	/* exactly full */
+	EXPECT_EQ(0ull, w64(buf, 16));
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, NFenceCsNop(&cs));
+	NFenceCsReset(&cs);
+	/* The longest WORK is accepted. */
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWork(&cs, DRM_NFENCE_CS_MAX_WORK_NS));
+	EXPECT_EQ(DRM_NFENCE_CS_MAX_WORK_NS, w64(buf, 8));
+
+	/* A failed init leaves no buffer: Reset cannot clear it. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsInit(&cs, (char *)buf + 4, 16, 0x1000));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(&cs));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(&cs));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsInit(&cs, buf, 16, 0x1004));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsInit(&cs, NULL, 16, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsInit(NULL, buf, 16, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(NULL));
+	EXPECT_EQ(0u, NFenceCsSize(NULL));
+	EXPECT_EQ(0ull, NFenceCsGpuVa(NULL));
+	NFenceCsReset(NULL);	/* no crash */
+}
+
+/* A NULL argument pointer is STATUS_INVALID_PARAMETER, never a crash. */
+TEST(null_arguments)
+{
+	D3DKMT_HANDLE h = 1;
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTEnumAdapters2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTOpenAdapterFromLuid(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCloseAdapter(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDevice(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenNativeFenceFromNtHandle(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, &h, NULL, 0, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTDestroySynchronizationObject(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(NULL, 0, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyAllocation2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTLock2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTUnlock2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryAllocation(1, 1, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyContext(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitWaitForSyncObjectsToHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(1, NULL));
+}
+
+/* ==================================================================== */
+/* Adapters                                                              */
+/* ==================================================================== */
+
+/*
+ * D3DKMTEnumAdapters2: the count alone, a buffer too small, then every
+ * adapter open, in index order, with distinct LUIDs and handles.
+ */
+TEST(enumerate_adapters)
+{
+	struct nf_config cfg = read_config();
+	D3DKMT_ADAPTERINFO a[MAX_ADAPTERS], b[MAX_ADAPTERS];
+	D3DKMT_ENUMADAPTERS2 e;
+	D3DKMT_NFENCE_ADAPTER info;
+	UINT n, i, j;
+
+	memset(&e, 0, sizeof(e));
+	e.NumAdapters = POISON;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	n = e.NumAdapters;
+	if (!n)
+		SKIP(return, "no nfence adapter");
+	if (cfg.from_sysfs) {
+		EXPECT_EQ(cfg.num_adapters, n);
+	}
+	ASSERT_LE(n, (UINT)MAX_ADAPTERS);
+
+	/* Too small: the count, STATUS_BUFFER_TOO_SMALL, nothing opened. */
+	memset(a, 0xa5, sizeof(a));
+	e.NumAdapters = n - 1;
+	e.pAdapters = a;
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, D3DKMTEnumAdapters2(&e));
+	EXPECT_EQ(n, e.NumAdapters);
+	EXPECT_EQ(0xa5a5a5a5u, a[0].hAdapter);
+
+	e.NumAdapters = MAX_ADAPTERS;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	ASSERT_EQ(n, e.NumAdapters);
+	for (i = 0; i < n; i++) {
+		EXPECT_NE(0u, a[i].hAdapter);
+		EXPECT_TRUE(a[i].AdapterLuid.LowPart || a[i].AdapterLuid.HighPart);
+		EXPECT_EQ(0u, a[i].NumOfSources);
+		EXPECT_EQ(FALSE, a[i].bPrecisePresentRegionsPreferred);
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(a[j].hAdapter, a[i].hAdapter);
+			EXPECT_FALSE(luid_eq(a[j].AdapterLuid, a[i].AdapterLuid));
+		}
+		/* In adapter index order, the LUID the adapter reports. */
+		ASSERT_EQ(STATUS_SUCCESS, query(a[i].hAdapter,
+						KMTQAITYPE_NFENCE_ADAPTER,
+						&info, sizeof(info)));
+		EXPECT_EQ(i, info.AdapterIndex);
+		EXPECT_TRUE(luid_eq(a[i].AdapterLuid, info.AdapterLuid));
+	}
+
+	/* Again: new handles, the same adapters, each on the same file. */
+	e.NumAdapters = MAX_ADAPTERS;
+	e.pAdapters = b;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	ASSERT_EQ(n, e.NumAdapters);
+	for (i = 0; i < n; i++) {
+		EXPECT_NE(a[i].hAdapter, b[i].hAdapter);
+		EXPECT_TRUE(luid_eq(a[i].AdapterLuid, b[i].AdapterLuid));
+		EXPECT_EQ(NFenceGetAdapterFd(a[i].hAdapter),
+			  NFenceGetAdapterFd(b[i].hAdapter));
+	}
+
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(STATUS_SUCCESS, close_adapter(a[i].hAdapter));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(a[i].hAdapter));
+		/* The other handle keeps the adapter open. */
+		EXPECT_LE(0, NFenceGetAdapterFd(b[i].hAdapter));
+		EXPECT_EQ(STATUS_SUCCESS, close_adapter(b[i].hAdapter));
+	}
+	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(0));
+}
+
+/*
+ * D3DKMTOpenAdapterFromLuid gives a new handle on the same file;
+ * NFenceGetAdapterFd is that file, a render node of the adapter.
+ */
+TEST_F(nf, open_adapter_from_luid)
+{
+	struct drm_nfence_query_adapter ka;
+	D3DKMT_OPENADAPTERFROMLUID o;
+	D3DKMT_HANDLE enumerated;
+	UINT i;
+	int fd, fd0 = -1;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		enumerated = self->e.adapters[i].hAdapter;
+		memset(&o, 0, sizeof(o));
+		o.AdapterLuid = self->e.adapters[i].AdapterLuid;
+		ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&o));
+		EXPECT_NE(0u, o.hAdapter);
+		EXPECT_NE(enumerated, o.hAdapter);
+
+		fd = NFenceGetAdapterFd(o.hAdapter);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(fd, NFenceGetAdapterFd(enumerated));
+		EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+		/* An nfence node of that adapter: its ioctls answer. */
+		ASSERT_EQ(0, kquery_adapter(fd, &ka));
+		EXPECT_EQ(self->e.adapters[i].AdapterLuid.LowPart, ka.luid_low);
+		EXPECT_EQ((uint32_t)self->e.adapters[i].AdapterLuid.HighPart,
+			  ka.luid_high);
+		EXPECT_EQ(i, ka.index);
+		if (i == 0) {
+			fd0 = fd;
+		} else {
+			EXPECT_NE(fd0, fd);	/* a file per adapter */
+		}
+
+		EXPECT_EQ(STATUS_SUCCESS, close_adapter(o.hAdapter));
+		errno = 0;
+		EXPECT_EQ(-1, NFenceGetAdapterFd(o.hAdapter));
+		EXPECT_EQ(EBADF, errno);
+		/* The enumerated handle keeps the file open. */
+		EXPECT_EQ(fd, NFenceGetAdapterFd(enumerated));
+		EXPECT_EQ(0, kquery_adapter(fd, &ka));
+	}
+
+	/* A LUID no adapter has (both halves count). */
+	memset(&o, 0, sizeof(o));
+	o.AdapterLuid = self->e.adapters[0].AdapterLuid;
+	o.AdapterLuid.HighPart ^= 0x40000000;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTOpenAdapterFromLuid(&o));
+	EXPECT_EQ(0u, o.hAdapter);
+	errno = 0;
+	EXPECT_EQ(-1, NFenceGetAdapterFd(self->e.dev[0]));	/* a device */
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-1, NFenceGetAdapterFd(0));
+}
+
+/* KMTQAITYPE_NFENCE_ADAPTER and KMTQAITYPE_WDDM_3_1_CAPS: the module's. */
+TEST_F(nf, query_adapter)
+{
+	const struct nf_config *c = &self->e.cfg;
+	D3DKMT_NFENCE_ADAPTER a;
+	D3DKMT_WDDM_3_1_CAPS caps;
+	UINT i;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		D3DKMT_HANDLE h = self->e.adapters[i].hAdapter;
+
+		memset(&a, 0xa5, sizeof(a));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_ADAPTER,
+						&a, sizeof(a)));
+		EXPECT_TRUE(luid_eq(self->e.adapters[i].AdapterLuid,
+				    a.AdapterLuid));
+		EXPECT_EQ(i, a.AdapterIndex);
+		EXPECT_EQ((UINT)c->native_fences, (UINT)a.Flags.NativeGpuFence);
+		EXPECT_EQ((UINT)c->user_mode_submission,
+			  (UINT)a.Flags.UserModeSubmission);
+		EXPECT_EQ((UINT)c->no_64bit_atomics,
+			  (UINT)a.Flags.No64BitAtomics);
+		EXPECT_EQ(0u, (UINT)a.Flags.Reserved);
+		EXPECT_EQ(c->num_engines, a.NumEngines);
+		EXPECT_EQ(2u, a.NumSegments);
+		EXPECT_EQ(GPU_HZ, a.TimestampFrequency);
+
+		memset(&caps, 0xa5, sizeof(caps));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_WDDM_3_1_CAPS,
+						&caps, sizeof(caps)));
+		EXPECT_EQ((UINT)c->native_fences,
+			  (UINT)caps.NativeGpuFenceSupported);
+		EXPECT_EQ(0u, (UINT)caps.Reserved);
+	}
+}
+
+/* KMTQAITYPE_NFENCE_SEGMENTS: sized by a first call, then the module's. */
+TEST_F(nf, query_segments)
+{
+	const struct nf_config *c = &self->e.cfg;
+	char buf[D3DKMT_NFENCE_SEGMENTS_SIZE(3)];
+	D3DKMT_NFENCE_SEGMENTS *s = (D3DKMT_NFENCE_SEGMENTS *)buf;
+	const D3DKMT_NFENCE_SEGMENT_INFO *sys, *vram;
+	D3DKMT_HANDLE h = self->e.adapters[0].hAdapter;
+
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL,
+		  query(h, KMTQAITYPE_NFENCE_SEGMENTS, buf,
+			D3DKMT_NFENCE_SEGMENTS_SIZE(0)));
+	EXPECT_EQ(2u, s->NumSegments);
+	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL,
+		  query(h, KMTQAITYPE_NFENCE_SEGMENTS, buf,
+			D3DKMT_NFENCE_SEGMENTS_SIZE(1)));
+	EXPECT_EQ(2u, s->NumSegments);
+
+	memset(buf, 0xa5, sizeof(buf));
+	ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_SEGMENTS, buf,
+					D3DKMT_NFENCE_SEGMENTS_SIZE(2)));
+	ASSERT_EQ(2u, s->NumSegments);
+	EXPECT_EQ(0u, s->Reserved);
+	sys = &s->Segments[0];
+	vram = &s->Segments[1];
+	EXPECT_EQ(NFENCE_SEGMENT_ID_SYSTEM, sys->SegmentId);
+	EXPECT_EQ(1u, (UINT)sys->Flags.System);
+	EXPECT_EQ(0u, (UINT)sys->Flags.Local);
+	EXPECT_EQ(1u, (UINT)sys->Flags.CpuVisible);
+	EXPECT_EQ(c->sysmem_mb * MiB, sys->Size);
+	EXPECT_EQ(sys->Size, sys->CpuVisibleSize);
+	EXPECT_EQ(NFENCE_SEGMENT_ID_LOCAL, vram->SegmentId);
+	EXPECT_EQ(0u, (UINT)vram->Flags.System);
+	EXPECT_EQ(1u, (UINT)vram->Flags.Local);
+	EXPECT_EQ(c->vram_visible_mb ? 1u : 0u, (UINT)vram->Flags.CpuVisible);
+	EXPECT_EQ(c->vram_mb * MiB, vram->Size);
+	EXPECT_EQ(c->vram_visible_mb * MiB, vram->CpuVisibleSize);
+
+	/* Room for more is fine. */
+	ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_SEGMENTS, buf,
+					sizeof(buf)));
+	EXPECT_EQ(2u, s->NumSegments);
+}
+
+/* KMTQAITYPE_NFENCE_ENGINES: num_engines engines, 3D, compute, copy, ... */
+TEST_F(nf, query_engines)
+{
+	const struct nf_config *c = &self->e.cfg;
+	char buf[D3DKMT_NFENCE_ENGINES_SIZE(8)];
+	D3DKMT_NFENCE_ENGINES *en = (D3DKMT_NFENCE_ENGINES *)buf;
+	UINT a, i;
+
+	for (a = 0; a < self->e.nadapters; a++) {
+		D3DKMT_HANDLE h = self->e.adapters[a].hAdapter;
+
+		memset(buf, 0xa5, sizeof(buf));
+		EXPECT_EQ(STATUS_BUFFER_TOO_SMALL,
+			  query(h, KMTQAITYPE_NFENCE_ENGINES, buf,
+				D3DKMT_NFENCE_ENGINES_SIZE(0)));
+		EXPECT_EQ(c->num_engines, en->NumEngines);
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_NFENCE_ENGINES, buf,
+				D3DKMT_NFENCE_ENGINES_SIZE(c->num_engines)));
+		ASSERT_EQ(c->num_engines, en->NumEngines);
+		EXPECT_EQ(0u, en->Reserved);
+		for (i = 0; i < en->NumEngines; i++) {
+			EXPECT_EQ(i, en->Engines[i].NodeOrdinal);
+			EXPECT_EQ((D3DKMT_NFENCE_ENGINE_TYPE)(i % 3),
+				  en->Engines[i].EngineType);
+			EXPECT_EQ((UINT)c->user_mode_submission,
+				  (UINT)en->Engines[i].Flags.UserModeSubmissionSupported);
+			EXPECT_EQ(0u, en->Engines[i].Reserved);
+		}
+	}
+}
+
+/* Native fence and user-mode submission capabilities. */
+TEST_F(nf, query_fence_and_submission_caps)
+{
+	const struct nf_config *c = &self->e.cfg;
+	D3DKMT_NFENCE_NATIVE_FENCE_CAPS fc;
+	D3DKMT_NFENCE_USERMODESUBMISSION_CAPS uc;
+	UINT i;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		D3DKMT_HANDLE h = self->e.adapters[i].hAdapter;
+
+		memset(&fc, 0xa5, sizeof(fc));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS,
+				&fc, sizeof(fc)));
+		EXPECT_EQ((UINT)c->optimized_default_fence,
+			  (UINT)fc.Flags.SupportOptimizedDefaultFenceType);
+		EXPECT_EQ(1u, (UINT)fc.Flags.SupportIntraGpuFenceType);
+		EXPECT_EQ(1u, (UINT)fc.Flags.SupportCrossAdapterFence);
+		EXPECT_EQ(0u, (UINT)fc.Flags.SupportLogBuffers);
+		EXPECT_EQ(0u, (UINT)fc.Flags.Reserved);
+		EXPECT_EQ(64u, fc.ValueStride);
+		EXPECT_EQ(c->no_64bit_atomics ? 32u : 64u, fc.ValueBits);
+		EXPECT_EQ(4096u, fc.MaxLogEntries);
+		EXPECT_EQ(40u, fc.LogBufferHeaderSize);
+		EXPECT_EQ(48u, fc.LogBufferEntrySize);
+
+		memset(&uc, 0xa5, sizeof(uc));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_NFENCE_USERMODESUBMISSION_CAPS,
+				&uc, sizeof(uc)));
+		if (c->user_mode_submission) {
+			EXPECT_EQ(4096u, uc.DoorbellSize);
+			EXPECT_EQ((D3DKMT_NFENCE_DOORBELL_MODEL)c->doorbell_model,
+				  uc.DoorbellModel) TH_LOG("adapter %u", i);
+			EXPECT_EQ(c->num_doorbells, uc.NumPhysicalDoorbells)
+				TH_LOG("adapter %u", i);
+		} else {
+			EXPECT_EQ(0u, uc.DoorbellSize);
+		}
+		EXPECT_EQ(0u, uc.Reserved);
+	}
+}
+
+/* KMTQAITYPE_NFENCE_TIMESTAMP: a correlated GPU / CLOCK_MONOTONIC pair. */
+TEST_F(nf, query_timestamp)
+{
+	D3DKMT_HANDLE h = self->e.adapters[0].hAdapter;
+	D3DKMT_NFENCE_TIMESTAMP t1, t2;
+	UINT64 before, after, dgpu, dcpu;
+
+	before = now_ns();
+	ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_TIMESTAMP,
+					&t1, sizeof(t1)));
+	after = now_ns();
+	EXPECT_EQ(GPU_HZ, t1.GpuFrequency);
+	EXPECT_LE(before, t1.CpuMonotonicNs);
+	EXPECT_GE(after, t1.CpuMonotonicNs);
+
+	usleep(20 * 1000);
+	ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_TIMESTAMP,
+					&t2, sizeof(t2)));
+	EXPECT_GT(t2.GpuTimestamp, t1.GpuTimestamp);
+	EXPECT_LE(t1.CpuMonotonicNs + 20 * MS, t2.CpuMonotonicNs);
+	/* The GPU clock runs at GpuFrequency against the CPU's. */
+	dgpu = t2.GpuTimestamp - t1.GpuTimestamp;
+	dcpu = t2.CpuMonotonicNs - t1.CpuMonotonicNs;
+	EXPECT_LE(dgpu, dcpu * GPU_HZ / 1000000000ull + 2);
+	EXPECT_GE(dgpu + 2, dcpu * GPU_HZ / 1000000000ull);
+}
+
+/* The arguments are checked, then the handle. */
+TEST_F(nf, query_errors)
+{
+	D3DKMT_HANDLE h = self->e.adapters[0].hAdapter;
+	D3DKMT_NFENCE_ADAPTER a;
+	D3DKMT_QUERYADAPTERINFO q = {
+		.hAdapter = h,
+		.Type = KMTQAITYPE_NFENCE_ADAPTER,
+		.pPrivateDriverData = NULL,
+		.PrivateDriverDataSize = sizeof(a),
+	};
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  query(h, KMTQAITYPE_NFENCE_ADAPTER, &a, sizeof(a) - 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  query(h, KMTQAITYPE_NFENCE_ADAPTER, &a, sizeof(a) + 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  query(h, (KMTQUERYADAPTERINFOTYPE)74, &a, sizeof(a)));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  query(h, KMTQAITYPE_NFENCE_SEGMENTS, &a, 4));
+	/* Bad arguments win over a bad handle. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  query(0, KMTQAITYPE_NFENCE_ADAPTER, &a, sizeof(a) - 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  query(0, KMTQAITYPE_NFENCE_ADAPTER, &a, sizeof(a)));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  query(self->e.dev[0], KMTQAITYPE_NFENCE_ADAPTER, &a,
+			sizeof(a)));
+}
+
+/* ==================================================================== */
+/* Devices                                                               */
+/* ==================================================================== */
+
+
+/* D3DKMTCreateDevice's outputs, flags and errors; D3DKMTDestroyDevice. */
+TEST_F(nf, device_create_and_destroy)
+{
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter, d, d2, f;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_OPENADAPTERFROMLUID o;
+	D3DKMT_CREATEDEVICE cd;
+
+	/* The D3D10 compatibility outputs come back NULL and 0. */
+	memset(&cd, 0xa5, sizeof(cd));
+	memset(&cd.Flags, 0, sizeof(cd.Flags));
+	cd.hAdapter = adapter;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateDevice(&cd));
+	d = cd.hDevice;
+	EXPECT_NE(0u, d);
+	EXPECT_NE(self->e.dev[0], d);
+	EXPECT_NE(self->e.devb, d);
+	EXPECT_NE(adapter, d);
+	EXPECT_EQ(NULL, cd.pCommandBuffer);
+	EXPECT_EQ(0u, cd.CommandBufferSize);
+	EXPECT_EQ(NULL, cd.pAllocationList);
+	EXPECT_EQ(0u, cd.AllocationListSize);
+	EXPECT_EQ(NULL, cd.pPatchLocationList);
+	EXPECT_EQ(0u, cd.PatchLocationListSize);
+
+	/* Flags without effect on nfence are accepted. */
+	memset(&cd, 0, sizeof(cd));
+	cd.hAdapter = adapter;
+	cd.Flags.RequestVSync = 1;
+	cd.Flags.DisableGpuTimeout = 1;
+	cd.Flags.TestDevice = 1;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateDevice(&cd));
+	d2 = cd.hDevice;
+	EXPECT_NE(0u, d2);
+	EXPECT_NE(d, d2);
+
+	/* Errors; hDevice is left alone. */
+	memset(&cd, 0, sizeof(cd));
+	cd.hAdapter = adapter;
+	cd.hDevice = POISON;
+	cd.Flags.LegacyMode = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateDevice(&cd));
+	cd.Flags.LegacyMode = 0;
+	cd.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&cd));
+	cd.Flags.Reserved = 0;
+	cd.hAdapter = 0;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&cd));
+	cd.hAdapter = d;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&cd));
+	EXPECT_EQ(POISON, cd.hDevice);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(d2));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(d2));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(adapter));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_fence_ex(d2, 0, D3DDDI_NATIVEFENCE_TYPE_DEFAULT, 0, 0,
+				  NULL, NULL));
+
+	/* A device keeps its adapter open after the adapter handle closes. */
+	memset(&o, 0, sizeof(o));
+	o.AdapterLuid = self->e.adapters[0].AdapterLuid;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&o));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(o.hAdapter, &d2));
+	EXPECT_EQ(STATUS_SUCCESS, close_adapter(o.hAdapter));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, create_device(o.hAdapter, &f));
+	f = fence(_metadata, d2, 1, 0, &m);
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(d2, f, 2));
+	EXPECT_EQ(2ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(d2));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(d));
+}
+
+/* At most 1024 devices of an adapter in a process. */
+TEST_F(nf, device_limit)
+{
+	static D3DKMT_HANDLE d[DRM_NFENCE_MAX_DEVICES_PER_FILE];
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter, extra;
+	/* The fixture holds two devices of adapter 0. */
+	const UINT room = DRM_NFENCE_MAX_DEVICES_PER_FILE - 2;
+	NTSTATUS st = STATUS_SUCCESS;
+	UINT i, made = 0;
+
+	for (i = 0; i < room; i++) {
+		st = create_device(adapter, &d[i]);
+		if (st != STATUS_SUCCESS)
+			break;
+		made++;
+	}
+	EXPECT_EQ(STATUS_SUCCESS, st);
+	EXPECT_EQ(room, made);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES, create_device(adapter, &extra));
+	EXPECT_EQ(0u, extra);
+	/* Another adapter is another file. */
+	if (self->e.nadapters > 1) {
+		EXPECT_EQ(STATUS_SUCCESS,
+			  create_device(self->e.adapters[1].hAdapter, &extra));
+		EXPECT_EQ(STATUS_SUCCESS, destroy_device(extra));
+	}
+	/* Room again once one is gone. */
+	if (made) {
+		EXPECT_EQ(STATUS_SUCCESS, destroy_device(d[0]));
+		EXPECT_EQ(STATUS_SUCCESS, create_device(adapter, &d[0]));
+	}
+	for (i = 0; i < made; i++) {
+		EXPECT_EQ(STATUS_SUCCESS, destroy_device(d[i]));
+	}
+}
+
+/* Destroying a device closes every handle of what it owns. */
+TEST_F(nf, device_destroy_closes_children)
+{
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter;
+	D3DKMT_HANDLE d, f, a, ctx;
+	D3DKMT_NFENCE_ALLOCATION_INFO ai;
+	D3DKMT_NFENCE_CONTEXT_STATE cs;
+	D3DKMT_CREATEHWQUEUE q;
+	void *p;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_device(adapter, &d));
+	f = fence(_metadata, d, 0, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(d, PAGE, NFENCE_SEGMENT_ID_SYSTEM,
+					       0, &a, NULL));
+	ASSERT_EQ(STATUS_SUCCESS, lock(d, a, &p));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(d, 0, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
+
+	ASSERT_EQ(STATUS_SUCCESS, destroy_device(d));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(f));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(d, a, &ai));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(d, &a, 1));
+	EXPECT_FALSE(mapped(p));	/* its Lock2 mapping went too */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, context_state(ctx, &cs));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(ctx));
+	/* Other devices of the adapter are untouched. */
+	f = fence(_metadata, self->e.devb, 3, 0, NULL);
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->e.devb, f, 3, 0));
+}
+
+/* ==================================================================== */
+/* Native fences from the CPU                                            */
+/* ==================================================================== */
+
+/* Create, read through the mapping, signal (never lowering), destroy. */
+TEST_F(nf, fence_create_signal_read)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], f, g, hs[2];
+	UINT64 vs[2];
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.hDevice = dev, .ObjectCount = 2,
+		.ObjectHandleArray = hs, .FenceValueArray = vs,
+	};
+	D3DDDI_NATIVEFENCEMAPPING m, mg;
+	D3DKMT_CREATENATIVEFENCE cf;
+	UINT i;
+
+	memset(&cf, 0, sizeof(cf));
+	memset(cf.PrivateDriverData, 0x5a, sizeof(cf.PrivateDriverData));
+	cf.hDevice = dev;
+	cf.Info.InitialFenceValue = 5;
+	cf.Info.Type = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateNativeFence(&cf));
+	f = cf.hSyncObject;
+	m = cf.Info.NativeFenceMapping;
+	EXPECT_NE(0u, f);
+	EXPECT_NE(dev, f);
+	ASSERT_NE(NULL, m.CurrentValueCpuVa);
+	EXPECT_EQ(0u, (uintptr_t)m.CurrentValueCpuVa % 8);
+	EXPECT_NE(0ull, m.CurrentValueGpuVa);
+	EXPECT_NE(0ull, m.MonitoredValueGpuVa);
+	EXPECT_EQ(0ull, m.CurrentValueGpuVa % 8);
+	EXPECT_EQ(0ull, m.MonitoredValueGpuVa % 8);
+	EXPECT_NE(m.CurrentValueGpuVa, m.MonitoredValueGpuVa);
+	for (i = 0; i < sizeof(cf.PrivateDriverData); i++) {
+		EXPECT_EQ(0x5a, cf.PrivateDriverData[i]);
+	}
+	EXPECT_EQ(5ull, rd(m.CurrentValueCpuVa));
+
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 9));
+	EXPECT_EQ(9ull, rd(m.CurrentValueCpuVa));
+	/* A lower value succeeds and changes nothing. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 3));
+	EXPECT_EQ(9ull, rd(m.CurrentValueCpuVa));
+	/* The same fence twice: the larger value. */
+	hs[0] = hs[1] = f;
+	vs[0] = 12;
+	vs[1] = 11;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	EXPECT_EQ(12ull, rd(m.CurrentValueCpuVa));
+	/* Two fences at once. */
+	g = fence(_metadata, dev, 0, 0, &mg);
+	hs[1] = g;
+	vs[0] = 13;
+	vs[1] = 1;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	EXPECT_EQ(13ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(1ull, rd(mg.CurrentValueCpuVa));
+	/* All 64 bits. */
+	if (!self->e.cfg.no_64bit_atomics) {
+		EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, g, 0x123456789aull));
+		EXPECT_EQ(0x123456789aull, rd(mg.CurrentValueCpuVa));
+	}
+
+	/* Flags: SignalAtSubmission means nothing for the CPU; the rest fail. */
+	hs[0] = f;
+	hs[1] = g;
+	vs[0] = 14;
+	vs[1] = 0;
+	s.Flags.SignalAtSubmission = 1;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	EXPECT_EQ(14ull, rd(m.CurrentValueCpuVa));
+	vs[0] = 15;
+	s.Flags.Value = 0;
+	s.Flags.EnqueueCpuEvent = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.Flags.AllowFenceRewind = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.Flags.Value = 0;
+	s.ObjectCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.ObjectCount = 2;
+	s.FenceValueArray = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	s.FenceValueArray = vs;
+	/* An unknown handle anywhere: nothing is signaled. */
+	hs[1] = POISON;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	EXPECT_EQ(14ull, rd(m.CurrentValueCpuVa));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(f));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev, f, 20));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_wait(dev, f, 0, 0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
+}
+
+/* D3DKMTCreateNativeFence's argument and flag checks; INTRA_GPU fences. */
+TEST_F(nf, fence_create_errors)
+{
+	const UINT engines = self->e.cfg.num_engines;
+	D3DKMT_HANDLE dev = self->e.dev[0], h;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_CREATENATIVEFENCE cf;
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS fl;
+
+#define CREATE(type, flags, aff) \
+	create_fence_ex(dev, 0, (type), (flags), (aff), &h, &m)
+#define DEF	D3DDDI_NATIVEFENCE_TYPE_DEFAULT
+#define INTRA	D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = dev;
+	cf.hSyncObject = POISON;
+	cf.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
+	cf.Flags.Value = 0;
+	cf.Info.Type = (D3DDDI_NATIVEFENCE_TYPE)2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
+	cf.Info.Type = DEF;
+	cf.hDevice = self->e.adapters[0].hAdapter;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&cf));
+	cf.hDevice = 0;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&cf));
+	EXPECT_EQ(POISON, cf.hSyncObject);	/* outputs only on success */
+
+	memset(&fl, 0, sizeof(fl));
+	fl.SignalByKmd = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, fl.Value, 0));
+	memset(&fl, 0, sizeof(fl));
+	fl.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, fl.Value, 0));
+	memset(&fl, 0, sizeof(fl));
+	fl.D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0 = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, fl.Value, 0));
+	memset(&fl, 0, sizeof(fl));
+	fl.TopOfPipeline = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, CREATE(DEF, fl.Value, 0));
+	memset(&fl, 0, sizeof(fl));
+	fl.NoSignalMaxValueOnTdr = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, CREATE(DEF, fl.Value, 0));
+	memset(&fl, 0, sizeof(fl));
+	fl.NoGPUAccess = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, CREATE(DEF, fl.Value, 0));
+	/* Invalid bits are reported before unsupported ones. */
+	fl.SignalByKmd = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, fl.Value, 0));
+	/* What the kernel refuses. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  CREATE(DEF, SO_NO_SIGNAL | SO_NO_WAIT, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, SO_NT, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, SO_CROSS, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  CREATE(INTRA, SO_SHAREABLE | SO_CROSS, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, 0, 1u << engines));
+	/* Every engine the adapter has is a valid affinity. */
+	EXPECT_EQ(STATUS_SUCCESS, CREATE(DEF, 0, (1u << engines) - 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+
+	/* INTRA_GPU: GPU addresses only, no CPU access at all. */
+	ASSERT_EQ(STATUS_SUCCESS, CREATE(INTRA, 0, 0));
+	EXPECT_NE(0u, h);
+	EXPECT_EQ(NULL, m.CurrentValueCpuVa);
+	EXPECT_NE(0ull, m.CurrentValueGpuVa);
+	EXPECT_NE(0ull, m.MonitoredValueGpuVa);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_wait(dev, h, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(dev, h, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+
+	/* NoSignal and NoWait at creation. */
+	ASSERT_EQ(STATUS_SUCCESS, CREATE(DEF, SO_NO_SIGNAL, 0));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, cpu_signal(dev, h, 1));
+	EXPECT_EQ(0ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, h, 0, 0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+	ASSERT_EQ(STATUS_SUCCESS, CREATE(DEF, SO_NO_WAIT, 0));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, cpu_wait(dev, h, 0, 0));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, h, 1));
+	EXPECT_EQ(1ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+#undef CREATE
+#undef DEF
+#undef INTRA
+}
+
+/* Polls and timed waits: STATUS_TIMEOUT, then STATUS_SUCCESS; WaitAny. */
+TEST_F(nf, wait_timeout_and_success)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], hs[D3DKMT_NFENCE_MAX_SYNC_OBJECTS];
+	UINT64 vs[D3DKMT_NFENCE_MAX_SYNC_OBJECTS];
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev, .ObjectCount = 2,
+		.ObjectHandleArray = hs, .FenceValueArray = vs,
+	};
+	D3DKMT_HANDLE f1, f2;
+	UINT64 t0, elapsed;
+	UINT first, i;
+	NTSTATUS st;
+
+	f1 = fence(_metadata, dev, 1, 0, NULL);
+	f2 = fence(_metadata, dev, 1, 0, NULL);
+
+	/* Polls. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f1, 1, 0));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f1, 0, 0));
+	st = cpu_wait(dev, f1, 2, 0);
+	EXPECT_EQ(STATUS_TIMEOUT, st);
+	EXPECT_TRUE(NT_SUCCESS(st));	/* a success code, as on Windows */
+
+	/* A timed wait that expires, after its timeout and not before. */
+	t0 = now_ns();
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, f1, 2, 100 * MS));
+	elapsed = now_ns() - t0;
+	EXPECT_LE(100 * MS, elapsed);
+	EXPECT_GT(WAIT_NS, elapsed);
+
+	/* WaitAll: every object; pFirstSignaled is 0, untouched on timeout. */
+	hs[0] = f1;
+	hs[1] = f2;
+	vs[0] = 1;
+	vs[1] = 2;
+	first = POISON;
+	EXPECT_EQ(STATUS_TIMEOUT,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 10 * MS,
+								   &first));
+	EXPECT_EQ(POISON, first);
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f2, 2));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
+								   &first));
+	EXPECT_EQ(0u, first);
+
+	/* WaitAny: the lowest satisfied index. */
+	w.Flags.WaitAny = 1;
+	vs[0] = 5;
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
+								   &first));
+	EXPECT_EQ(1u, first);
+	vs[0] = 1;
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
+								   &first));
+	EXPECT_EQ(0u, first);
+	vs[0] = 5;
+	vs[1] = 5;
+	EXPECT_EQ(STATUS_TIMEOUT,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 10 * MS,
+								   &first));
+	/* The blocking call, on a satisfied wait, returns at once. */
+	vs[1] = 2;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+
+	/* The most objects one wait names. */
+	w.Flags.WaitAny = 0;
+	for (i = 0; i < D3DKMT_NFENCE_MAX_SYNC_OBJECTS; i++) {
+		hs[i] = i % 2 ? f1 : f2;
+		vs[i] = 1;
+	}
+	w.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS;
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
+
+	/* Argument checks. */
+	w.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
+	w.ObjectCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
+	w.ObjectCount = 1;
+	w.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
+	w.Flags.Value = 0;
+	w.ObjectHandleArray = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	w.ObjectHandleArray = hs;
+	w.hDevice = f1;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
+}
+
+struct blocked_wait {
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w;
+	D3DKMT_HANDLE h[2];
+	UINT64 v[2];
+	bool timed;		/* through the timeout extension */
+	UINT first;
+	NTSTATUS st;
+	int done;
+};
+
+static void *blocked_wait_thread(void *arg)
+{
+	struct blocked_wait *b = arg;
+
+	if (b->timed)
+		b->st = NFenceWaitForSynchronizationObjectFromCpuTimeout(
+				&b->w, WAIT_NS, &b->first);
+	else
+		b->st = D3DKMTWaitForSynchronizationObjectFromCpu(&b->w);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool wait_done(struct blocked_wait *b)
+{
+	return __atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
+}
+
+/* A blocked CPU wait sleeps until a signal satisfies it, then returns. */
+TEST_F(nf, blocking_wait_released_by_signal)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], f1, f2;
+	struct blocked_wait b;
+	pthread_t t;
+
+	f1 = fence(_metadata, dev, 0, 0, NULL);
+	f2 = fence(_metadata, dev, 0, 0, NULL);
+
+	/* D3DKMTWaitForSynchronizationObjectFromCpu: no timeout of its own. */
+	memset(&b, 0, sizeof(b));
+	b.h[0] = f1;
+	b.v[0] = 3;
+	b.w.hDevice = dev;
+	b.w.ObjectCount = 1;
+	b.w.ObjectHandleArray = b.h;
+	b.w.FenceValueArray = b.v;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &b));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(wait_done(&b));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f1, 2));	/* not enough */
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(wait_done(&b));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f1, 3));
+	ASSERT_EQ(0, join_within(t, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, b.st);
+
+	/* The timeout extension, WaitAny, released by the second object. */
+	memset(&b, 0, sizeof(b));
+	b.timed = true;
+	b.first = POISON;
+	b.h[0] = f1;
+	b.h[1] = f2;
+	b.v[0] = 10;
+	b.v[1] = 1;
+	b.w.hDevice = dev;
+	b.w.ObjectCount = 2;
+	b.w.ObjectHandleArray = b.h;
+	b.w.FenceValueArray = b.v;
+	b.w.Flags.WaitAny = 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &b));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(wait_done(&b));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f2, 1));
+	ASSERT_EQ(0, join_within(t, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, b.st);
+	EXPECT_EQ(1u, b.first);
+}
+
+/* hAsyncEvent: the call returns at once, the eventfd fires when satisfied. */
+TEST_F(nf, async_wait_signals_eventfd)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], f, g, hs[2];
+	UINT64 vs[2];
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+		.hDevice = dev, .ObjectCount = 2,
+		.ObjectHandleArray = hs, .FenceValueArray = vs,
+	};
+	UINT first = POISON;
+	int efd, pfd[2], closed;
+
+	f = fence(_metadata, dev, 0, 0, NULL);
+	g = fence(_metadata, dev, 0, 0, NULL);
+	efd = new_eventfd();
+	ASSERT_LE(0, efd);
+
+	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev, f, 4, efd));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 3));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 4));
+	EXPECT_TRUE(fired_within(efd, WAIT_NS));
+	EXPECT_EQ(1ull, efd_take(efd));
+
+	/* Already satisfied: at once. */
+	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev, f, 4, efd));
+	EXPECT_TRUE(fired_within(efd, WAIT_NS));
+	EXPECT_EQ(1ull, efd_take(efd));
+
+	/* Two waits on one eventfd count twice; WaitAny through the extension. */
+	hs[0] = f;
+	hs[1] = g;
+	vs[0] = 9;
+	vs[1] = 2;
+	w.Flags.WaitAny = 1;
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, UINT64_MAX,
+								   &first));
+	EXPECT_EQ(POISON, first);	/* nothing to say for an async wait */
+	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev, g, 2, efd));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, g, 2));
+	/* Both waits are satisfied by the same signal. */
+	EXPECT_EQ(2ull, efd_collect(efd, 2, WAIT_NS));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+
+	/* An asynchronous wait has no timeout. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
+								   NULL));
+	/* Not an eventfd; not an open file. */
+	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, async_wait(dev, f, 100, pfd[0]));
+	closed = dup(pfd[0]);
+	ASSERT_LE(0, closed);
+	close(closed);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, async_wait(dev, f, 100, closed));
+	close(pfd[0]);
+	close(pfd[1]);
+	close(efd);
+}
+
+/* ==================================================================== */
+/* Sharing                                                               */
+/* ==================================================================== */
+
+/* NT handles, opening them on another device, NoSignal / NoWait opens. */
+TEST_F(nf, share_and_open)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], devb = self->e.devb;
+	D3DKMT_HANDLE f, plain, fb, ro, wo, again, hs[2];
+	D3DDDI_NATIVEFENCEMAPPING m, mb, mro, mwo, ma;
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS fl;
+	HANDLE nt = (HANDLE)(intptr_t)-7;
+	int fd, fd2, pfd[2], closed;
+
+	f = fence(_metadata, dev, 7, SO_SHAREABLE, &m);
+	ASSERT_EQ(STATUS_SUCCESS, share(f, &fd));
+	ASSERT_LT(0, fd);
+	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	/* Each call makes a new NT handle. */
+	ASSERT_EQ(STATUS_SUCCESS, share(f, &fd2));
+	EXPECT_NE(fd, fd2);
+	close(fd2);
+
+	/* Opened on another device of the adapter: one CurrentValue. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, devb, 0, &fb, &mb));
+	EXPECT_NE(0u, fb);
+	EXPECT_NE(f, fb);
+	ASSERT_NE(NULL, mb.CurrentValueCpuVa);
+	EXPECT_NE(0ull, mb.CurrentValueGpuVa);
+	EXPECT_NE(0ull, mb.MonitoredValueGpuVa);
+	EXPECT_EQ(7ull, rd(mb.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(devb, fb, 9));
+	EXPECT_EQ(9ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f, 9, 0));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 10));
+	EXPECT_EQ(10ull, rd(mb.CurrentValueCpuVa));
+
+	/* NoSignal and NoWait opens. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, devb, SO_NO_SIGNAL, &ro, &mro));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, cpu_signal(devb, ro, 11));
+	EXPECT_EQ(10ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(devb, ro, 10, 0));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev, SO_NO_WAIT, &wo, &mwo));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, cpu_wait(dev, wo, 0, 0));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, wo, 11));
+	EXPECT_EQ(11ull, rd(mro.CurrentValueCpuVa));
+	/* One denied object denies the whole call. */
+	hs[0] = f;
+	hs[1] = wo;
+	{
+		UINT64 vs[2] = { 0, 0 };
+		D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
+			.hDevice = dev, .ObjectCount = 2,
+			.ObjectHandleArray = hs, .FenceValueArray = vs,
+		};
+
+		EXPECT_EQ(STATUS_ACCESS_DENIED,
+			  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0,
+									   NULL));
+	}
+
+	/* Open errors; no output is written. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(fd, dev, SO_NO_SIGNAL | SO_NO_WAIT, NULL, NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  open_fence(fd, dev, SO_TOP_OF_PIPE, NULL, NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, open_fence(fd, dev, SO_CROSS, NULL, NULL));
+	memset(&fl, 0, sizeof(fl));
+	fl.SignalByKmd = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(fd, dev, fl.Value, NULL, NULL));
+	/* Shared and NtSecuritySharing are the object's: ignored on open. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev, SO_SHAREABLE, &again,
+					     &ma));
+	EXPECT_EQ(11ull, rd(ma.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(again));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(0, dev, 0, NULL, NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(fd, 0, 0, NULL, NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(fd, f, 0, NULL, NULL));
+	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(pfd[0], dev, 0, NULL, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  open_fence(NFenceGetAdapterFd(self->e.adapters[0].hAdapter),
+			     dev, 0, NULL, NULL));
+	closed = pfd[0];
+	close(pfd[0]);
+	close(pfd[1]);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(closed, dev, 0, NULL, NULL));
+
+	/* Share errors; no NT handle is written. */
+	plain = fence(_metadata, dev, 0, 0, NULL);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, &plain, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(plain));
+	plain = fence(_metadata, dev, 0, SO_SHARED, NULL);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, &plain, NULL, 0, &nt));
+	hs[0] = f;
+	hs[1] = f;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(2, hs, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(0, hs, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTShareObjects(1, NULL, NULL, 0, &nt));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTShareObjects(1, &dev, NULL, 0, &nt));
+	EXPECT_EQ((HANDLE)(intptr_t)-7, nt);
+
+	/* The NT handle keeps the fence alive after its every handle is gone. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(fb));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(ro));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(wo));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, devb, 0, &again, &ma));
+	EXPECT_EQ(11ull, rd(ma.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(devb, again, 12));
+	EXPECT_EQ(12ull, rd(ma.CurrentValueCpuVa));
+	/* hNtHandle is not consumed by opening: the caller closes it. */
+	EXPECT_EQ(0, close(fd));
+}
+
+/* A CrossAdapter fence opened on the second adapter: one CurrentValue. */
+TEST_F(nf, cross_adapter_cpu)
+{
+	D3DKMT_HANDLE dev0 = self->e.dev[0], dev1 = self->e.dev[1];
+	D3DKMT_HANDLE x0, x1, plain;
+	D3DDDI_NATIVEFENCEMAPPING m0, m1;
+	int fd, pfd, efd;
+
+	if (self->e.nadapters < 2)
+		SKIP(return, "needs two adapters");
+	x0 = fence(_metadata, dev0, 3, SO_SHAREABLE | SO_CROSS, &m0);
+	ASSERT_EQ(STATUS_SUCCESS, share(x0, &fd));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev1, 0, &x1, &m1));
+	EXPECT_NE(0u, x1);
+	ASSERT_NE(NULL, m1.CurrentValueCpuVa);
+	EXPECT_NE(0ull, m1.CurrentValueGpuVa);
+	EXPECT_EQ(3ull, rd(m1.CurrentValueCpuVa));
+
+	/* Signals through either adapter are seen through both mappings. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev0, x0, 5));
+	EXPECT_EQ(5ull, rd(m1.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev1, x1, 5, 0));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev1, x1, 6, 10 * MS));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev1, x1, 8));
+	EXPECT_EQ(8ull, rd(m0.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev0, x0, 8, 0));
+
+	/* A waiter on adapter 1 is released by a signal on adapter 0. */
+	efd = new_eventfd();
+	ASSERT_LE(0, efd);
+	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev1, x1, 10, efd));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev0, x0, 10));
+	EXPECT_TRUE(fired_within(efd, WAIT_NS));
+	close(efd);
+
+	/* Each handle belongs to its adapter's device. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev1, x0, 11));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_wait(dev0, x1, 0, 0));
+	EXPECT_EQ(10ull, rd(m0.CurrentValueCpuVa));
+
+	/* Only a CrossAdapter fence opens on another adapter. */
+	plain = fence(_metadata, dev0, 0, SO_SHAREABLE, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, share(plain, &pfd));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(pfd, dev1, 0, NULL, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, open_fence(pfd, self->e.devb, 0, NULL, NULL));
+	close(pfd);
+
+	/* The second adapter's handle outlives the creator's and the fd. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(x0));
+	close(fd);
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev1, x1, 12));
+	EXPECT_EQ(12ull, rd(m1.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(x1));
+}
+
+/* A sync object used with a device it does not belong to. */
+TEST_F(nf, sync_object_of_another_device)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], devb = self->e.devb, f, g, hs[2];
+	D3DDDI_NATIVEFENCEMAPPING m;
+	UINT64 vs[2] = { 5, 5 };
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
+		.hDevice = dev, .ObjectCount = 2,
+		.ObjectHandleArray = hs, .FenceValueArray = vs,
+	};
+
+	f = fence(_metadata, dev, 1, 0, &m);
+	g = fence(_metadata, devb, 1, 0, NULL);
+
+	/* Another device of the same adapter. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(devb, f, 5));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_wait(devb, f, 0, 0));
+	/* Another adapter's device. */
+	if (self->e.nadapters > 1) {
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  cpu_signal(self->e.dev[1], f, 5));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  cpu_wait(self->e.dev[1], f, 0, 0));
+	}
+	/* One foreign object: nothing is signaled. */
+	hs[0] = f;
+	hs[1] = g;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
+	EXPECT_EQ(1ull, rd(m.CurrentValueCpuVa));
+	/* Handles of other kinds. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev, dev, 5));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(f, f, 5));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev, 0, 5));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(dev));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  destroy_sync(self->e.adapters[0].hAdapter));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(f));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(dev));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(f));
+	EXPECT_EQ(1ull, rd(m.CurrentValueCpuVa));
+	/* Its own device still works. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 5));
+	EXPECT_EQ(5ull, rd(m.CurrentValueCpuVa));
+}
+
+/* ==================================================================== */
+/* Allocations                                                           */
+/* ==================================================================== */
+
+/*
+ * Two allocations at once; NFenceQueryAllocation; nested Lock2 and
+ * Unlock2; the engines read what the CPU wrote and write what it reads.
+ */
+TEST_F(gpu, allocation_lock_and_gpu_write)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], hs[2];
+	NFENCE_ALLOCATION_DESC desc[2];
+	D3DDDI_ALLOCATIONINFO2 info[2];
+	D3DKMT_CREATEALLOCATION ca;
+	D3DKMT_NFENCE_ALLOCATION_INFO ai;
+	UINT64 *p0, *p1, *again;
+	D3DKMT_LOCK2 l2;
+	void *p;
+	NFENCE_CS cs;
+	UINT i;
+
+	memset(desc, 0, sizeof(desc));
+	desc[0].Size = PAGE + 1;	/* rounded up to two pages */
+	desc[0].SegmentId = NFENCE_SEGMENT_ID_SYSTEM;
+	desc[1].Size = 64 * 1024;
+	desc[1].SegmentId = NFENCE_SEGMENT_ID_LOCAL;
+	desc[1].Flags.CpuVisible = 1;
+	memset(info, 0, sizeof(info));
+	for (i = 0; i < 2; i++) {
+		info[i].pPrivateDriverData = &desc[i];
+		info[i].PrivateDriverDataSize = sizeof(desc[i]);
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = dev;
+	ca.NumAllocations = 2;
+	ca.pAllocationInfo2 = info;
+	ca.hGlobalShare = POISON;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(1u, (UINT)ca.Flags.Zeroed);
+	EXPECT_EQ(0u, ca.hGlobalShare);
+	for (i = 0; i < 2; i++) {
+		EXPECT_NE(0u, info[i].hAllocation);
+		EXPECT_NE(0ull, info[i].GpuVirtualAddress);
+		EXPECT_EQ(0ull, info[i].GpuVirtualAddress % PAGE);
+	}
+	EXPECT_NE(info[0].hAllocation, info[1].hAllocation);
+	EXPECT_TRUE(info[0].GpuVirtualAddress + 2 * PAGE <=
+		    info[1].GpuVirtualAddress ||
+		    info[1].GpuVirtualAddress + desc[1].Size <=
+		    info[0].GpuVirtualAddress);
+	hs[0] = info[0].hAllocation;
+	hs[1] = info[1].hAllocation;
+
+	ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, hs[0], &ai));
+	EXPECT_EQ(info[0].GpuVirtualAddress, ai.GpuVirtualAddress);
+	EXPECT_EQ(2ull * PAGE, ai.Size);
+	EXPECT_EQ(NFENCE_SEGMENT_ID_SYSTEM, ai.SegmentId);
+	EXPECT_EQ(NFENCE_SEGMENT_ID_SYSTEM, ai.PlacedSegmentId);
+	EXPECT_EQ(0u, ai.Flags.Value);
+	EXPECT_EQ(0u, ai.LockCount);
+	ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, hs[1], &ai));
+	EXPECT_EQ(info[1].GpuVirtualAddress, ai.GpuVirtualAddress);
+	EXPECT_EQ(64ull * 1024, ai.Size);
+	EXPECT_EQ(NFENCE_SEGMENT_ID_LOCAL, ai.SegmentId);
+	EXPECT_EQ(NFENCE_SEGMENT_ID_LOCAL, ai.PlacedSegmentId);
+	EXPECT_EQ(1u, (UINT)ai.Flags.CpuVisible);
+	EXPECT_EQ(0u, (UINT)ai.Flags.AllowDemote);
+
+	/* Locks nest: the same pData, counted. */
+	ASSERT_EQ(STATUS_SUCCESS, lock(dev, hs[0], &p));
+	p0 = p;
+	ASSERT_NE(NULL, p0);
+	ASSERT_EQ(STATUS_SUCCESS, lock(dev, hs[0], &p));
+	EXPECT_EQ(p0, (UINT64 *)p);
+	ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, hs[0], &ai));
+	EXPECT_EQ(2u, ai.LockCount);
+	EXPECT_EQ(STATUS_SUCCESS, unlock(dev, hs[0]));
+	ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, hs[0], &ai));
+	EXPECT_EQ(1u, ai.LockCount);
+	ASSERT_EQ(STATUS_SUCCESS, lock(dev, hs[1], &p));
+	p1 = p;
+	ASSERT_NE(NULL, p1);
+	/* Zeroed, both pages. */
+	for (i = 0; i < 2 * PAGE / 8; i++)
+		if (p0[i])
+			break;
+	EXPECT_EQ(2u * PAGE / 8, i);
+	for (i = 0; i < 64 * 1024 / 8; i++)
+		if (p1[i])
+			break;
+	EXPECT_EQ(64u * 1024 / 8, i);
+
+	/* The GPU waits for what the CPU wrote, then writes back. */
+	p0[1] = 42;
+	cs_begin(_metadata, g, &cs);
+	NFenceCsFenceWait(&cs, info[0].GpuVirtualAddress + 8, 42);
+	NFenceCsWrite64(&cs, info[0].GpuVirtualAddress, 0x1111);
+	NFenceCsWrite64(&cs, info[0].GpuVirtualAddress + PAGE, 0x3333);
+	NFenceCsWrite64(&cs, info[1].GpuVirtualAddress + 32 * 1024, 0x2222);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	EXPECT_EQ(0x1111ull, rd(&p0[0]));
+	EXPECT_EQ(0x3333ull, rd(&p0[PAGE / 8]));
+	EXPECT_EQ(0x2222ull, rd(&p1[32 * 1024 / 8]));
+
+	/* The last unlock unmaps; the memory stays. */
+	EXPECT_EQ(STATUS_SUCCESS, unlock(dev, hs[0]));
+	EXPECT_FALSE(mapped(p0));
+	ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, hs[0], &ai));
+	EXPECT_EQ(0u, ai.LockCount);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, unlock(dev, hs[0]));
+	ASSERT_EQ(STATUS_SUCCESS, lock(dev, hs[0], &p));
+	again = p;
+	EXPECT_EQ(0x1111ull, rd(&again[0]));
+	EXPECT_EQ(42ull, rd(&again[1]));
+	EXPECT_EQ(0x3333ull, rd(&again[PAGE / 8]));
+
+	/* Lock2 flags must be 0. */
+	memset(&l2, 0, sizeof(l2));
+	l2.hDevice = dev;
+	l2.hAllocation = hs[0];
+	l2.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTLock2(&l2));
+	EXPECT_EQ(NULL, l2.pData);
+
+	/* Destroying unmaps whatever the lock count. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, hs, 2));
+	EXPECT_FALSE(mapped(again));
+	EXPECT_FALSE(mapped(p1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, hs[0], &ai));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(dev, hs[1], &p));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(dev, hs[1]));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(dev, hs, 1));
+}
+
+/* Where allocations land with the module's segment sizes, and refusals. */
+TEST_F(gpu, allocation_placement_and_errors)
+{
+	const struct nf_config *c = &self->e.cfg;
+	const UINT cpu_visible = 1u << 0, demote = 1u << 1;
+	D3DKMT_HANDLE dev = self->e.dev[0], h, h2;
+	D3DKMT_NFENCE_ALLOCATION_INFO ai;
+	NFENCE_ALLOCATION_DESC desc[2];
+	D3DDDI_ALLOCATIONINFO2 info[2];
+	D3DKMT_CREATEALLOCATION ca;
+	UINT64 *p;
+	void *v;
+
+	/* VRAM without CpuVisible: placed in VRAM, not lockable. */
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(dev, MiB, NFENCE_SEGMENT_ID_LOCAL,
+					       0, &h, NULL));
+	ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, h, &ai));
+	EXPECT_EQ(NFENCE_SEGMENT_ID_LOCAL, ai.PlacedSegmentId);
+	EXPECT_EQ(0u, (UINT)ai.Flags.CpuVisible);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(dev, h, &v));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &h, 1));
+
+	/* More CPU-visible VRAM than there is. */
+	if (c->vram_visible_mb) {
+		UINT64 size = (c->vram_visible_mb + 1) * MiB;
+
+		EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
+			  create_alloc(dev, size, NFENCE_SEGMENT_ID_LOCAL,
+				       cpu_visible, &h, NULL));
+		/* Outputs only on success: the entry's 0 stays. */
+		EXPECT_EQ(0u, h);
+		/* AllowDemote: system memory instead. */
+		ASSERT_EQ(STATUS_SUCCESS,
+			  create_alloc(dev, size, NFENCE_SEGMENT_ID_LOCAL,
+				       cpu_visible | demote, &h, NULL));
+		ASSERT_EQ(STATUS_SUCCESS, query_alloc(dev, h, &ai));
+		EXPECT_EQ(NFENCE_SEGMENT_ID_LOCAL, ai.SegmentId);
+		EXPECT_EQ(NFENCE_SEGMENT_ID_SYSTEM, ai.PlacedSegmentId);
+		EXPECT_EQ(size, ai.Size);
+		EXPECT_EQ(1u, (UINT)ai.Flags.AllowDemote);
+		ASSERT_EQ(STATUS_SUCCESS, lock(dev, h, &v));
+		p = v;
+		p[size / 8 - 1] = 5;
+		EXPECT_EQ(5ull, rd(&p[size / 8 - 1]));
+		EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &h, 1));
+	}
+	/* More VRAM than there is. */
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
+		  create_alloc(dev, (c->vram_mb + 1) * MiB,
+			       NFENCE_SEGMENT_ID_LOCAL, 0, &h, NULL));
+
+	/* What the kernel refuses. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(dev, 0, NFENCE_SEGMENT_ID_SYSTEM, 0, &h, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(dev, DRM_NFENCE_MAX_ALLOC_SIZE + 1,
+			       NFENCE_SEGMENT_ID_SYSTEM, 0, &h, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(dev, PAGE, 3, 0, &h, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(dev, PAGE, NFENCE_SEGMENT_ID_SYSTEM, demote, &h,
+			       NULL));
+	/* What libnfence refuses. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_alloc(dev, PAGE, NFENCE_SEGMENT_ID_SYSTEM, 1u << 5, &h,
+			       NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_alloc(self->e.adapters[0].hAdapter, PAGE,
+			       NFENCE_SEGMENT_ID_SYSTEM, 0, &h, NULL));
+
+	memset(desc, 0, sizeof(desc));
+	memset(info, 0, sizeof(info));
+	desc[0].Size = PAGE;
+	desc[0].SegmentId = NFENCE_SEGMENT_ID_SYSTEM;
+	desc[1] = desc[0];
+	info[0].pPrivateDriverData = &desc[0];
+	info[0].PrivateDriverDataSize = sizeof(desc[0]);
+	info[1].pPrivateDriverData = &desc[1];
+	info[1].PrivateDriverDataSize = sizeof(desc[1]);
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = dev;
+	ca.NumAllocations = 2;
+	ca.pAllocationInfo2 = info;
+	info[1].PrivateDriverDataSize = 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	info[1].PrivateDriverDataSize = sizeof(desc[1]);
+	info[1].Flags.Primary = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateAllocation2(&ca));
+	info[1].Flags.Value = 0;
+	ca.Flags.CreateShared = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateAllocation2(&ca));
+	ca.Flags.Value = 0;
+	ca.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	ca.Flags.Value = 0;
+	ca.hResource = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	ca.hResource = 0;
+	ca.NumAllocations = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	ca.NumAllocations = 2;
+	/* All or nothing: the kernel refuses the second, the first goes. */
+	desc[1].Size = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(0u, info[0].hAllocation);
+	EXPECT_EQ(0ull, info[0].GpuVirtualAddress);
+	desc[1].Size = PAGE;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateAllocation2(&ca));
+	h = info[0].hAllocation;
+	h2 = info[1].hAllocation;
+	/* Listed twice: STATUS_INVALID_HANDLE, the allocation is gone. */
+	{
+		D3DKMT_HANDLE twice[2] = { h, h };
+
+		EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(dev, twice, 2));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, h, &ai));
+	}
+	{
+		D3DKMT_DESTROYALLOCATION2 d = {
+			.hDevice = dev, .phAllocationList = &h2,
+			.AllocationCount = 1,
+		};
+
+		d.Flags.SystemUseOnly = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+		d.Flags.Value = 0;
+		d.hResource = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+		d.hResource = 0;
+		d.AllocationCount = 0;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTDestroyAllocation2(&d));
+		d.AllocationCount = 1;
+		/* Accepted without effect. */
+		d.Flags.AssumeNotInUse = 1;
+		d.Flags.SynchronousDestroy = 1;
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTDestroyAllocation2(&d));
+	}
+}
+
+/* An allocation is its device's: every other device is refused. */
+TEST_F(gpu, allocation_of_another_device)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], devb = self->e.devb, a, b, both[2];
+	D3DKMT_NFENCE_ALLOCATION_INFO ai;
+	void *p;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(dev, PAGE, NFENCE_SEGMENT_ID_SYSTEM,
+					       0, &a, NULL));
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(devb, PAGE,
+					       NFENCE_SEGMENT_ID_SYSTEM, 0, &b,
+					       NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(devb, a, &p));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(devb, a));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(devb, a, &ai));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(devb, &a, 1));
+	if (self->e.nadapters > 1) {
+		EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->e.dev[1], a, &p));
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  query_alloc(self->e.dev[1], a, &ai));
+	}
+	/* One foreign handle: nothing destroyed. */
+	both[0] = a;
+	both[1] = b;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(dev, both, 2));
+	EXPECT_EQ(STATUS_SUCCESS, query_alloc(dev, a, &ai));
+	EXPECT_EQ(STATUS_SUCCESS, query_alloc(devb, b, &ai));
+	/* Handles of other kinds. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, self->g.ctx[0], &ai));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(a, a, &ai));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, 0, &ai));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(dev, 0, &p));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &a, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(devb, &b, 1));
+}
+
+/* ==================================================================== */
+/* Contexts and hardware queues                                          */
+/* ==================================================================== */
+
+TEST_F(gpu, context_create_and_destroy)
+{
+	const UINT engines = self->e.cfg.num_engines;
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx[8], h;
+	D3DDDI_CREATECONTEXTFLAGS fl;
+	D3DKMT_NFENCE_CONTEXT_STATE st;
+	D3DKMT_CREATECONTEXTVIRTUAL c;
+	char pdd[16] = { 0 };
+	UINT i, j;
+
+	ASSERT_LE(engines, (UINT)NELEM(ctx));
+	for (i = 0; i < engines; i++) {
+		ASSERT_EQ(STATUS_SUCCESS, create_context(dev, i, 0, &ctx[i]));
+		EXPECT_NE(0u, ctx[i]);
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(ctx[j], ctx[i]);
+		}
+		ASSERT_EQ(STATUS_SUCCESS, context_state(ctx[i], &st));
+		EXPECT_EQ(0u, st.Flags.Value);
+		EXPECT_EQ((UINT)D3DKMT_NFENCE_FAULT_NONE, (UINT)st.FaultReason);
+		EXPECT_EQ(0ull, st.FaultGpuVa);
+	}
+	/* No engine NodeOrdinal: the kernel's EINVAL. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_context(dev, engines, 0, &h));
+
+	/* Flags accepted without effect; NullRendering is not. */
+	memset(&fl, 0, sizeof(fl));
+	fl.InitialData = 1;
+	fl.SynchronizationOnly = 1;
+	fl.HwQueueSupported = 1;
+	fl.NoKmdAccess = 1;
+	fl.DisableGpuTimeout = 1;
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, fl.Value, &h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(h));
+	memset(&fl, 0, sizeof(fl));
+	fl.NullRendering = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, create_context(dev, 0, fl.Value, &h));
+	memset(&fl, 0, sizeof(fl));
+	fl.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_context(dev, 0, fl.Value, &h));
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = dev;
+	c.hContext = POISON;
+	c.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
+	c.EngineAffinity = 1;
+	c.PrivateDriverDataSize = sizeof(pdd);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
+	c.hDevice = self->g.ctx[0];
+	c.pPrivateDriverData = pdd;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateContextVirtual(&c));
+	EXPECT_EQ(POISON, c.hContext);
+	/* Private data and the client hint are ignored. */
+	c.hDevice = dev;
+	c.ClientHint = D3DKMT_CLIENTHINT_VULKAN;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateContextVirtual(&c));
+	EXPECT_NE(0u, c.hContext);
+	EXPECT_NE(POISON, c.hContext);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+
+	for (i = 0; i < engines; i++) {
+		EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx[i]));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(ctx[i]));
+		EXPECT_EQ(STATUS_INVALID_HANDLE, context_state(ctx[i], &st));
+	}
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(dev));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(0));
+}
+
+/* Hardware queues and their progress fences. */
+TEST_F(gpu, queue_create_and_destroy)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx;
+	D3DDDI_CREATEHWQUEUEFLAGS fl;
+	D3DKMT_CREATEHWQUEUE q, qn, qx;
+	char pdd[8] = { 0 };
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 2 % self->e.cfg.num_engines,
+						 0, &ctx));
+	/* A monitored progress fence, then a native one: both start at 0. */
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
+	memset(&fl, 0, sizeof(fl));
+	fl.NativeProgressFence = 1;
+	fl.NoBroadcastSignal = 1;
+	fl.NoBroadcastWait = 1;
+	fl.NoKmdAccess = 1;
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, fl.Value, &qn));
+	EXPECT_NE(0u, q.hHwQueue);
+	EXPECT_NE(0u, q.hHwQueueProgressFence);
+	EXPECT_NE(q.hHwQueue, q.hHwQueueProgressFence);
+	EXPECT_NE(q.hHwQueue, qn.hHwQueue);
+	EXPECT_NE(q.hHwQueueProgressFence, qn.hHwQueueProgressFence);
+	ASSERT_NE(NULL, q.HwQueueProgressFenceCPUVirtualAddress);
+	ASSERT_NE(NULL, qn.HwQueueProgressFenceCPUVirtualAddress);
+	EXPECT_EQ(0ull, progress(&q));
+	EXPECT_EQ(0ull, progress(&qn));
+	EXPECT_NE(0ull, q.HwQueueProgressFenceGPUVirtualAddress);
+	EXPECT_EQ(0ull, q.HwQueueProgressFenceGPUVirtualAddress % 8);
+	EXPECT_NE(0ull, qn.HwQueueProgressFenceGPUVirtualAddress);
+	EXPECT_EQ(0ull, q.NativeFenceWaitLogBufferGpuVa);
+	EXPECT_EQ(0ull, q.NativeFenceSignalLogBufferGpuVa);
+	EXPECT_EQ(0u, q.NativeFenceLogBufferNumberOfEntries);
+	/* A progress fence is a fence of the device: it can be waited for. */
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 0, 0));
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &qn, 1, 0));
+	/* It goes with its queue only. */
+	EXPECT_EQ(STATUS_DEVICE_BUSY, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(NFenceStatusFromErrno(EBUSY),
+		  destroy_sync(qn.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 0, 0));
+
+	/* Errors; no output is written. */
+	memset(&fl, 0, sizeof(fl));
+	fl.UserModeSubmission = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, create_queue(ctx, fl.Value, &qx));
+	EXPECT_EQ(0u, qx.hHwQueue);
+	memset(&fl, 0, sizeof(fl));
+	fl.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(ctx, fl.Value, &qx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(q.hHwQueue, 0, &qx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(dev, 0, &qx));
+	EXPECT_EQ(0u, qx.hHwQueueProgressFence);
+	memset(&qx, 0, sizeof(qx));
+	qx.hHwContext = ctx;
+	qx.PrivateDriverDataSize = sizeof(pdd);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwQueue(&qx));
+	qx.pPrivateDriverData = pdd;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCreateHwQueue(&qx));
+
+	/* Destroying a queue closes its progress fence. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, progress_wait(dev, &q, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(ctx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(0));
+	/* Destroying a context destroys its queues. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(qn.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, progress_wait(dev, &qn, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(qx.hHwQueue));
+}
+
+/* ==================================================================== */
+/* Submission                                                            */
+/* ==================================================================== */
+
+/* Command buffers run; the progress fence tells; what is refused. */
+TEST_F(gpu, submit_and_progress)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], q = g->q[0].hHwQueue, gone;
+	D3DGPU_VIRTUAL_ADDRESS gone_va;
+	D3DKMT_SUBMITCOMMANDTOHWQUEUE s;
+	NFENCE_CS cs, good;
+	UINT64 *bad;
+
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0xfeed);
+	NFenceCsNop(&cs);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, 3));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 3, WAIT_NS));
+	EXPECT_EQ(0xfeedull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(3ull, progress(&g->q[0]));
+
+	/* The monitored progress fence of the other queue works the same. */
+	cs_begin(_metadata, g, &good);
+	NFenceCsWrite64(&good, g->data.va + 8, 0xbeef);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &good, 7));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 7, WAIT_NS));
+	EXPECT_EQ(0xbeefull, rd(&g->data.cpu[1]));
+	EXPECT_EQ(7ull, progress(&g->q[1]));
+
+	/* The progress value must grow. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, submit(q, &cs, 3));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, submit(q, &cs, 2));
+
+	/* The buffer's checks. */
+	memset(&s, 0, sizeof(s));
+	s.hHwQueue = q;
+	s.HwQueueProgressFenceId = 10;
+	s.CommandBuffer = NFenceCsGpuVa(&cs);
+	s.CommandLength = 12;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	s.CommandLength = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	s.CommandLength = DRM_NFENCE_MAX_SUBMIT_SIZE + 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	s.CommandLength = 8;
+	s.CommandBuffer = NFenceCsGpuVa(&cs) + 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	/* In no allocation: one that was destroyed. */
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(dev, PAGE, NFENCE_SEGMENT_ID_SYSTEM,
+					       0, &gone, &gone_va));
+	ASSERT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &gone, 1));
+	s.CommandBuffer = gone_va;
+	s.CommandLength = 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	/* An invalid command (a NOP three words long). */
+	bad = (UINT64 *)((char *)g->cmd.cpu + g->slot * SLOT);
+	s.CommandBuffer = g->cmd.va + g->slot * SLOT;
+	g->slot++;
+	bad[0] = DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_NOP, 3);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	/* Reserved flag bits in a header. */
+	bad[0] = DRM_NFENCE_CS_HEADER(DRM_NFENCE_CS_NOP,
+				      DRM_NFENCE_CS_NOP_WORDS) | 0x100;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	/* Pointers with a size must be there. */
+	s.CommandBuffer = NFenceCsGpuVa(&cs);
+	s.PrivateDriverDataSize = 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	s.PrivateDriverDataSize = 0;
+	s.NumPrimaries = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
+	s.NumPrimaries = 0;
+	/* Not a queue. */
+	s.hHwQueue = g->ctx[0];
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTSubmitCommandToHwQueue(&s));
+	s.hHwQueue = g->q[0].hHwQueueProgressFence;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTSubmitCommandToHwQueue(&s));
+
+	/* Nothing refused was queued: the next value runs as the next one. */
+	EXPECT_EQ(3ull, progress(&g->q[0]));
+	NFenceCsReset(&cs);
+	NFenceCsWrite64(&cs, g->data.va, 0xfeed2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, 4));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 4, WAIT_NS));
+	EXPECT_EQ(0xfeed2ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(4ull, progress(&g->q[0]));
+}
+
+/* TIMESTAMP writes the GPU clock the query reads; WORK moves it. */
+TEST_F(gpu, gpu_timestamp_and_work)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0];
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter;
+	D3DKMT_NFENCE_TIMESTAMP before, after;
+	const UINT64 work_ns = 20 * MS;
+	UINT64 t0, t1;
+	NFENCE_CS cs;
+
+	ASSERT_EQ(STATUS_SUCCESS, query(adapter, KMTQAITYPE_NFENCE_TIMESTAMP,
+					&before, sizeof(before)));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsTimestamp(&cs, g->data.va);
+	NFenceCsWork(&cs, work_ns);
+	NFenceCsTimestamp(&cs, g->data.va + 8);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	ASSERT_EQ(STATUS_SUCCESS, query(adapter, KMTQAITYPE_NFENCE_TIMESTAMP,
+					&after, sizeof(after)));
+	t0 = rd(&g->data.cpu[0]);
+	t1 = rd(&g->data.cpu[1]);
+	EXPECT_LE(before.GpuTimestamp, t0);
+	EXPECT_GE(after.GpuTimestamp, t0);
+	/*
+	 * The WORK lies between the two. The kernel times a WORK from the
+	 * start of the CMP's pass, not from the TIMESTAMP before it in the
+	 * same pass: allow it 2 ms less.
+	 */
+	EXPECT_LE(t0 + (work_ns - 2 * MS) * GPU_HZ / 1000000000ull, t1);
+}
+
+/* WORK occupies the engine for its duration (the kernel's GPU only). */
+TEST_F(gpu, gpu_work_takes_time)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0];
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter;
+	const UINT64 work_ns = 50 * MS;
+	D3DKMT_NFENCE_TIMESTAMP before, after;
+	UINT64 start, t1;
+	NFENCE_CS cs;
+
+	if (on_fake_driver())
+		SKIP(return, "the fake driver's WORK takes no time");
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWork(&cs, work_ns);
+	NFenceCsTimestamp(&cs, g->data.va);
+	ASSERT_EQ(STATUS_SUCCESS, query(adapter, KMTQAITYPE_NFENCE_TIMESTAMP,
+					&before, sizeof(before)));
+	start = now_ns();
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	EXPECT_LE(start + work_ns, now_ns());
+	ASSERT_EQ(STATUS_SUCCESS, query(adapter, KMTQAITYPE_NFENCE_TIMESTAMP,
+					&after, sizeof(after)));
+	/* The timestamp after the WORK: at least its length later. */
+	t1 = rd(&g->data.cpu[0]);
+	EXPECT_LE(before.GpuTimestamp + work_ns * GPU_HZ / 1000000000ull, t1);
+	EXPECT_GE(after.GpuTimestamp, t1);
+}
+
+/*
+ * Native fences between engines and the CPU: a GPU wait released by a GPU
+ * signal, CPU waiters woken by GPU signals, values read through the CPU
+ * mapping after GPU signals, a GPU wait on a progress fence's GPU VA.
+ */
+TEST_F(gpu, native_fence_gpu_signal_and_wait)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], a, b;
+	D3DDDI_NATIVEFENCEMAPPING ma, mb;
+	struct blocked_wait bw;
+	pthread_t t;
+	NFENCE_CS cs;
+	int efd;
+
+	a = fence(_metadata, dev, 0, 0, &ma);
+	b = fence(_metadata, dev, 0, 0, &mb);
+	efd = new_eventfd();
+	ASSERT_LE(0, efd);
+
+	/* Engine 1 waits for A >= 2, writes, then signals B = 5. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWaitNativeFence(&cs, &ma, 2);
+	NFenceCsWrite64(&cs, g->data.va, 0xb1);
+	NFenceCsSignalNativeFence(&cs, &mb, 5);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev, b, 5, efd));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+	/* A CPU signal below what the GPU waits for releases nothing. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, a, 1));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, b, 5, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(0ull, progress(&g->q[1]));
+
+	/* Engine 0 signals A = 2: engine 1 runs, the CPU waiter wakes. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsSignalNativeFence(&cs, &ma, 2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_TRUE(fired_within(efd, WAIT_NS));
+	EXPECT_EQ(5ull, rd(mb.CurrentValueCpuVa));
+	EXPECT_EQ(2ull, rd(ma.CurrentValueCpuVa));
+	EXPECT_EQ(0xb1ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+
+	/*
+	 * By raw VAs: engine 0 waits for engine 1's progress fence to reach
+	 * 2, then signals A = 9, which a blocked CPU waiter wants.
+	 */
+	memset(&bw, 0, sizeof(bw));
+	bw.timed = true;
+	bw.h[0] = a;
+	bw.v[0] = 9;
+	bw.w.hDevice = dev;
+	bw.w.ObjectCount = 1;
+	bw.w.ObjectHandleArray = bw.h;
+	bw.w.FenceValueArray = bw.v;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &bw));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsFenceWait(&cs, g->q[1].HwQueueProgressFenceGPUVirtualAddress, 2);
+	NFenceCsFenceSignal(&cs, ma.CurrentValueGpuVa, ma.MonitoredValueGpuVa, 9);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 2));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(wait_done(&bw));
+	EXPECT_EQ(2ull, rd(ma.CurrentValueCpuVa));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsNop(&cs);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 2));
+	ASSERT_EQ(0, join_within(t, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, bw.st);
+	EXPECT_EQ(9ull, rd(ma.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 2, WAIT_NS));
+	close(efd);
+}
+
+/* A CrossAdapter fence between the GPU of adapter 0 and adapter 1's CPU. */
+TEST_F(gpu, cross_adapter_gpu)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev0 = self->e.dev[0], dev1 = self->e.dev[1], x0, x1;
+	D3DDDI_NATIVEFENCEMAPPING m0, m1;
+	NFENCE_CS cs;
+	int fd, efd;
+
+	if (self->e.nadapters < 2)
+		SKIP(return, "needs two adapters");
+	x0 = fence(_metadata, dev0, 1, SO_SHAREABLE | SO_CROSS, &m0);
+	ASSERT_EQ(STATUS_SUCCESS, share(x0, &fd));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev1, 0, &x1, &m1));
+	close(fd);
+	efd = new_eventfd();
+	ASSERT_LE(0, efd);
+
+	/* Adapter 0's engine signals 4: adapter 1's CPU waiter wakes. */
+	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev1, x1, 4, efd));
+	EXPECT_FALSE(fired_within(efd, QUIET_NS));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsSignalNativeFence(&cs, &m0, 4);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_TRUE(fired_within(efd, WAIT_NS));
+	EXPECT_EQ(4ull, rd(m1.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev1, x1, 4, WAIT_NS));
+
+	/* Adapter 0's engine waits for 6; adapter 1's CPU signals it. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWaitNativeFence(&cs, &m0, 6);
+	NFenceCsWrite64(&cs, g->data.va, 0x66);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 2));
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev0, &g->q[0], 2, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev1, x1, 6));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev0, &g->q[0], 2, WAIT_NS));
+	EXPECT_EQ(0x66ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(6ull, rd(m0.CurrentValueCpuVa));
+	close(efd);
+}
+
+/* ==================================================================== */
+/* WDDM 2.x-style queued waits and signals                               */
+/* ==================================================================== */
+
+/*
+ * Queued waits hold a queue until the CPU signals; queued signals run in
+ * queue order, after the work before them, and release other queues.
+ */
+TEST_F(gpu, queued_wait_and_signal_order_work)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], q0 = g->q[0].hHwQueue;
+	D3DKMT_HANDLE q1 = g->q[1].hHwQueue, f, gf, a, b, hs[2];
+	D3DDDI_NATIVEFENCEMAPPING mg;
+	UINT64 vs[2] = { 1, 1 };
+	D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
+		.hHwQueue = q1, .ObjectCount = 2,
+		.ObjectHandleArray = hs, .FenceValueArray = vs,
+	};
+	NFENCE_CS cs;
+
+	f = fence(_metadata, dev, 0, 0, NULL);
+	gf = fence(_metadata, dev, 0, 0, &mg);
+
+	/* Queue 0: wait F >= 1, write, signal G = 2, write. */
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(q0, f, 1));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0xa1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q0, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, queue_signal(&q0, 1, gf, 2));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 8, 0xa2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q0, &cs, 2));
+	/* Queue 1: wait G >= 2 (queue 0's signal), write. */
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(q1, gf, 2));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 16, 0xb1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q1, &cs, 1));
+
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &g->q[0], 1, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[2]));
+	EXPECT_EQ(0ull, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(0ull, progress(&g->q[1]));
+
+	ASSERT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 1));
+	ASSERT_EQ(STATUS_SUCCESS, cpu_wait(dev, gf, 2, WAIT_NS));
+	/* The write queued before the signal ran before it. */
+	EXPECT_EQ(0xa1ull, rd(&g->data.cpu[0]));
+	EXPECT_LE(1ull, progress(&g->q[0]));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(0xb1ull, rd(&g->data.cpu[2]));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 2, WAIT_NS));
+	EXPECT_EQ(0xa2ull, rd(&g->data.cpu[1]));
+	EXPECT_EQ(2ull, rd(mg.CurrentValueCpuVa));
+
+	/* A queued wait for two objects needs both. */
+	a = fence(_metadata, dev, 0, 0, NULL);
+	b = fence(_metadata, dev, 0, 0, NULL);
+	hs[0] = a;
+	hs[1] = b;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 24, 0xb2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q1, &cs, 2));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, a, 1));
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &g->q[1], 2, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[3]));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, b, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 2, WAIT_NS));
+	EXPECT_EQ(0xb2ull, rd(&g->data.cpu[3]));
+}
+
+/* What queued waits and signals refuse, with the documented status. */
+TEST_F(gpu, queued_wait_and_signal_errors)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], q = g->q[0].hHwQueue;
+	D3DKMT_HANDLE f, other, intra, ro, wo, notq;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	UINT64 v = 1;
+	D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
+		.hHwQueue = q, .ObjectCount = 1,
+		.ObjectHandleArray = &f, .FenceValueArray = &v,
+	};
+	D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE s = {
+		.BroadcastHwQueueCount = 1, .BroadcastHwQueueArray = &q,
+		.ObjectCount = 1, .ObjectHandleArray = &f, .FenceValueArray = &v,
+	};
+	int fd;
+
+	f = fence(_metadata, dev, 0, SO_SHAREABLE, &m);
+	other = fence(_metadata, self->e.devb, 0, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  create_fence_ex(dev, 0, D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU, 0,
+				  0, &intra, NULL));
+	ASSERT_EQ(STATUS_SUCCESS, share(f, &fd));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev, SO_NO_SIGNAL, &ro, NULL));
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev, SO_NO_WAIT, &wo, NULL));
+	close(fd);
+
+	/* Objects. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q, other, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(&q, 1, other, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q, g->ctx[0], 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q, intra, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(&q, 1, intra, 1));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, queue_wait(q, wo, 1));
+	EXPECT_EQ(STATUS_ACCESS_DENIED, queue_signal(&q, 1, ro, 1));
+	if (self->e.nadapters > 1) {
+		D3DKMT_HANDLE f1 = fence(_metadata, self->e.dev[1], 0, 0, NULL);
+
+		EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q, f1, 1));
+	}
+	/* Queues. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(g->ctx[0], f, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(0, f, 1));
+	notq = g->ctx[1];
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(&notq, 1, f, 1));
+	/* Counts and arrays. */
+	w.ObjectCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+	w.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+	w.ObjectCount = 1;
+	w.FenceValueArray = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
+	s.BroadcastHwQueueCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.BroadcastHwQueueCount = 1;
+	s.BroadcastHwQueueArray = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.BroadcastHwQueueArray = &q;
+	s.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.ObjectCount = 1;
+	/* Flags. */
+	s.Flags.SignalAtSubmission = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.Flags.Value = 0;
+	s.Flags.EnqueueCpuEvent = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.Flags.Value = 0;
+	s.Flags.AllowFenceRewind = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.Flags.Value = 0;
+	s.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	s.Flags.Value = 0;
+
+	/* None of it was queued: the fence is still 0 after a good one. */
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTSubmitSignalSyncObjectsToHwQueue(&s));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f, 1, WAIT_NS));
+	EXPECT_EQ(1ull, rd(m.CurrentValueCpuVa));
+}
+
+/*
+ * D3DKMTSubmitSignalSyncObjectsToHwQueue to several queues: each queue
+ * signals when it gets there; a bad queue or object queues nothing; a
+ * refusal by the kernel on one queue leaves the earlier queues' signals.
+ */
+TEST_F(gpu, queued_signal_broadcast)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], qs[2], bad[2], ctxb;
+	D3DKMT_HANDLE f0, f1, h, k, k2;
+	D3DDDI_NATIVEFENCEMAPPING mh, mk, mk2;
+	D3DKMT_CREATEHWQUEUE qb;
+	NFENCE_CS cs;
+
+	f0 = fence(_metadata, dev, 0, 0, NULL);
+	f1 = fence(_metadata, dev, 0, 0, NULL);
+	h = fence(_metadata, dev, 0, 0, &mh);
+	k = fence(_metadata, dev, 0, 0, &mk);
+	k2 = fence(_metadata, dev, 0, 0, &mk2);
+	qs[0] = g->q[0].hHwQueue;
+	qs[1] = g->q[1].hHwQueue;
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(qs[0], f0, 1));
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(qs[1], f1, 1));
+
+	/* A bad queue anywhere: nothing queued (K stays 0, checked below). */
+	bad[0] = qs[0];
+	bad[1] = g->ctx[1];
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(bad, 2, k, 9));
+	if (self->e.nadapters > 1) {
+		D3DKMT_CREATEHWQUEUE q1;
+		D3DKMT_HANDLE c1;
+
+		ASSERT_EQ(STATUS_SUCCESS,
+			  create_context(self->e.dev[1], 0, 0, &c1));
+		ASSERT_EQ(STATUS_SUCCESS, create_queue(c1, 0, &q1));
+		bad[1] = q1.hHwQueue;
+		EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(bad, 2, k, 9));
+	}
+
+	/* To both queues. */
+	ASSERT_EQ(STATUS_SUCCESS, queue_signal(qs, 2, h, 5));
+	/* The kernel refuses the second queue (another device's): the first
+	 * queue's signal stays queued. */
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->e.devb, 0, 0, &ctxb));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctxb, 0, &qb));
+	bad[1] = qb.hHwQueue;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(bad, 2, k2, 3));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(qs[0], &cs, 1));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 8, 2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(qs[1], &cs, 1));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, h, 5, QUIET_NS));
+
+	/* Queue 1 gets there first. */
+	ASSERT_EQ(STATUS_SUCCESS, cpu_signal(dev, f1, 1));
+	ASSERT_EQ(STATUS_SUCCESS, cpu_wait(dev, h, 5, WAIT_NS));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(2ull, rd(&g->data.cpu[1]));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(0ull, progress(&g->q[0]));
+	EXPECT_EQ(0ull, rd(mk2.CurrentValueCpuVa));
+	/* Then queue 0: its signals, then its work. */
+	ASSERT_EQ(STATUS_SUCCESS, cpu_signal(dev, f0, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	EXPECT_EQ(1ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(5ull, rd(mh.CurrentValueCpuVa));
+	EXPECT_EQ(3ull, rd(mk2.CurrentValueCpuVa));
+	EXPECT_EQ(0ull, rd(mk.CurrentValueCpuVa));
+}
+
+/* ==================================================================== */
+/* Context test hooks: suspend, resume, faults                           */
+/* ==================================================================== */
+
+/* A suspended context runs nothing until resumed; others keep running. */
+TEST_F(gpu, suspend_and_resume)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx = g->ctx[0], f;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_NFENCE_CONTEXT_STATE st;
+	NFENCE_CS cs;
+
+	ASSERT_EQ(STATUS_SUCCESS, context_state(ctx, &st));
+	EXPECT_EQ(0u, st.Flags.Value);
+	EXPECT_EQ((UINT)D3DKMT_NFENCE_FAULT_NONE, (UINT)st.FaultReason);
+	EXPECT_EQ(0ull, st.FaultGpuVa);
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, context_state(ctx, &st));
+	EXPECT_EQ(1u, (UINT)st.Flags.Suspended);
+	EXPECT_EQ(0u, (UINT)st.Flags.Faulted);
+	EXPECT_EQ(0u, (UINT)st.Flags.DeviceLost);
+	/* Suspending a suspended context changes nothing. */
+	EXPECT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, context_state(ctx, &st));
+	EXPECT_EQ(1u, (UINT)st.Flags.Suspended);
+
+	/* Submissions are accepted, not run. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 1);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &g->q[0], 1, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+	/* The other context runs. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 8, 2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(2ull, rd(&g->data.cpu[1]));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, context_state(ctx, &st));
+	EXPECT_EQ(0u, st.Flags.Value);
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	EXPECT_EQ(1ull, rd(&g->data.cpu[0]));
+	/* Resuming a running context changes nothing. */
+	EXPECT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+
+	/* Suspended while its queue waits on a fence: stays stopped after. */
+	f = fence(_metadata, dev, 0, 0, &m);
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWaitNativeFence(&cs, &m, 1);
+	NFenceCsWrite64(&cs, g->data.va + 16, 3);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 2));
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &g->q[0], 2, QUIET_NS));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 1));
+	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &g->q[0], 2, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[2]));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 2, WAIT_NS));
+	EXPECT_EQ(3ull, rd(&g->data.cpu[2]));
+
+	/* Not a context. */
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSuspendContext(g->q[0].hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(dev));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, context_state(f, &st));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(ctx, NULL));
+}
+
+struct blocked_submit {
+	D3DKMT_HANDLE queue;
+	const NFENCE_CS *cs;
+	UINT64 progress;
+	NTSTATUS st;
+	int done;
+};
+
+static void *blocked_submit_thread(void *arg)
+{
+	struct blocked_submit *b = arg;
+
+	b->st = submit(b->queue, b->cs, b->progress);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A queue holding 256 pending submissions makes the next one wait. */
+TEST_F(gpu, submit_waits_for_room)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], q = g->q[0].hHwQueue;
+	struct blocked_submit b;
+	pthread_t t;
+	NFENCE_CS cs;
+	UINT64 i;
+
+	if (on_fake_driver())
+		SKIP(return, "the fake driver cannot block a submission");
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0x77);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(g->ctx[0]));
+	for (i = 1; i <= DRM_NFENCE_MAX_QUEUED; i++) {
+		ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, i));
+	}
+
+	memset(&b, 0, sizeof(b));
+	b.queue = q;
+	b.cs = &cs;
+	b.progress = DRM_NFENCE_MAX_QUEUED + 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_submit_thread, &b));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(0ull, progress(&g->q[0]));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(g->ctx[0]));
+	ASSERT_EQ(0, join_within(t, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, b.st);
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0],
+						DRM_NFENCE_MAX_QUEUED + 1,
+						WAIT_NS));
+	EXPECT_EQ(0x77ull, rd(&g->data.cpu[0]));
+}
+
+/*
+ * A GPU write to a read-only VA (a MonitoredValue) faults the context:
+ * NFenceQueryContextState says where and why, pending work is dropped,
+ * progress fences are AlwaysSignaled, and everything submitted to it after
+ * is STATUS_DEVICE_REMOVED. Other contexts keep running.
+ */
+TEST_F(gpu, fault_stops_the_context)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx = g->ctx[0];
+	D3DKMT_HANDLE q = g->q[0].hHwQueue, f;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_NFENCE_CONTEXT_STATE st;
+	D3DKMT_CREATEHWQUEUE q2;
+	NFENCE_CS cs, later;
+
+	f = fence(_metadata, dev, 0, 0, &m);
+	/* Queue the faulting buffer and one behind it, then let them run. */
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 1);
+	NFenceCsWrite64(&cs, m.MonitoredValueGpuVa, 5);
+	NFenceCsWrite64(&cs, g->data.va + 8, 2);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, 1));
+	cs_begin(_metadata, g, &later);
+	NFenceCsWrite64(&later, g->data.va + 16, 3);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q, &later, 2));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+
+	/* Its progress fence is AlwaysSignaled: any value is reached. */
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1000, WAIT_NS));
+	EXPECT_LE(ALWAYS_SIGNALED, progress(&g->q[0]));
+	ASSERT_EQ(STATUS_SUCCESS, context_state(ctx, &st));
+	EXPECT_EQ(1u, (UINT)st.Flags.Faulted);
+	EXPECT_EQ(0u, (UINT)st.Flags.Suspended);
+	EXPECT_EQ(0u, (UINT)st.Flags.DeviceLost);
+	EXPECT_EQ((UINT)D3DKMT_NFENCE_FAULT_PAGE, (UINT)st.FaultReason);
+	EXPECT_EQ(m.MonitoredValueGpuVa, st.FaultGpuVa);
+	EXPECT_EQ(1ull, rd(&g->data.cpu[0]));	/* before the fault */
+	EXPECT_EQ(0ull, rd(&g->data.cpu[1]));	/* after it */
+	EXPECT_EQ(0ull, rd(&g->data.cpu[2]));	/* dropped */
+	EXPECT_EQ(0ull, rd(m.CurrentValueCpuVa));
+
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, submit(q, &later, 3));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, queue_wait(q, f, 1));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, queue_signal(&q, 1, f, 1));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, create_queue(ctx, 0, &q2));
+	EXPECT_EQ(0u, q2.hHwQueue);
+	/* Suspending or resuming it does not clear the fault. */
+	EXPECT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+	ASSERT_EQ(STATUS_SUCCESS, context_state(ctx, &st));
+	EXPECT_EQ(1u, (UINT)st.Flags.Faulted);
+
+	/* The other context of the device is fine. */
+	ASSERT_EQ(STATUS_SUCCESS, context_state(g->ctx[1], &st));
+	EXPECT_EQ(0u, st.Flags.Value);
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 24, 4);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(4ull, rd(&g->data.cpu[3]));
+	EXPECT_EQ(1ull, progress(&g->q[1]));
+
+	/* A faulted context is destroyed like any other. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+}
+
+TEST_HARNESS_MAIN
