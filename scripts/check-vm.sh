@@ -32,7 +32,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 BUILD=${BUILD:-$top/build}
 VM_TIMEOUT=${VM_TIMEOUT:-1500}
-ko=$BUILD/kmod-$kver/nfence.ko
+# NFENCE_KO: test that nfence.ko instead (scripts/mutants.sh).
+ko=${NFENCE_KO:-$BUILD/kmod-$kver/nfence.ko}
 img=$(nfence_vm_image "$kver")
 if [ "$kver" = debug ]; then
 	# KASAN and lockdep make everything several times slower.
@@ -56,11 +57,18 @@ cp "$top/scripts/vm-run.sh" "$runner"
 cp "$top/scripts/lib.sh" "$BUILD/vm-lib-$kver.sh"
 cp "$top/tests/igt/run-igt.sh" "$BUILD/run-igt-$kver.sh"
 
+# NFENCE_HARNESS_SELFTEST=1: nfence.ko was built with the harness
+# self-test; the main load leaks on purpose and this run must fail.
+env=
+if [ -n "${NFENCE_HARNESS_SELFTEST:-}" ]; then
+	env="NFENCE_INSMOD_EXTRA=harness_leak=1 "
+fi
+
 echo "check-vm: booting $kver (TCG), log in $log, console in $console"
 start=$SECONDS
 rc=0
 nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" \
-	"$runner $mode $kver $ko $BUILD $top $BUILD/vm-lib-$kver.sh" || rc=$?
+	"$env$runner $mode $kver $ko $BUILD $top $BUILD/vm-lib-$kver.sh" || rc=$?
 echo "check-vm: guest exited with status $rc after $((SECONDS - start)) s"
 
 if ! grep -q '^vm-run: kernel' "$log"; then

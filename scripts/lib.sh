@@ -28,9 +28,22 @@
 #   suspected memory leak                     kmemleak's own summary
 NFENCE_SPLAT_RE='WARNING:|BUG:|Oops|general protection|Kernel panic|Call Trace:|INFO: trying to register non-static key|INFO: task .* blocked|detected stall|UBSAN:|ODEBUG:|corruption|refcount_t:|suspected memory leak'
 
-# nfence_splats FILE: print the splat lines of a kernel log; true if any.
+# nfence_splats [FILE]: print the splat lines of a kernel log (FILE, or
+# standard input); true if any.
 nfence_splats() {
-	grep -E "$NFENCE_SPLAT_RE" "$1"
+	grep -E "$NFENCE_SPLAT_RE" "${1:--}"
+}
+
+# nfence_strip_fault_reports: the kernel log of an allocation-failure run
+# without what the injected failures print, which is not a splat there:
+# "FAULT_INJECTION: forcing a failure." and the allocator's own "page
+# allocation failure" and "vmalloc error" reports, each up to the end of
+# its stack dump. Only for the log of such a run: anywhere else an
+# allocation failure report is a finding.
+nfence_strip_fault_reports() {
+	awk '/FAULT_INJECTION: forcing a failure|page allocation failure:|vmalloc error:/ { skip = 1; next }
+		skip { if (/<\/TASK>/) skip = 0; next }
+		{ print }'
 }
 
 # nfence_counts LINE: the "N passed, N failed[, N skipped][, N errors]" of a
