@@ -34,6 +34,8 @@ IGT_TEST_DESCRIPTION("Allocations: DRM_IOCTL_NFENCE_ALLOC_CREATE/DESTROY/"
 
 static int fd = -1;
 static int dbg = -1;
+/* The debugfs files the subtests read (the fixture fails without them). */
+static const char * const debugfs_files[] = { "nfence_segments" };
 static struct drm_nfence_query_adapter adapter;
 static uint64_t vram_size, vram_visible;
 
@@ -51,20 +53,19 @@ static void query_segments(void)
 	free(s);
 }
 
-/* Bytes used in segment @id according to debugfs, or -1 without it. */
+/* Bytes used in segment @id according to debugfs nfence_segments. */
 static int64_t used(uint32_t id)
 {
-	uint64_t v;
+	uint64_t v = 0;
+	int ret = __nfence_debugfs_segment_used(dbg, id, &v);
 
-	if (dbg < 0 || __nfence_debugfs_segment_used(dbg, id, &v))
-		return -1;
+	igt_assert_f(ret == 0, "nfence_segments: no \"used\" of segment %u: "
+		     "%s\n", id, strerror(-ret));
 	return v;
 }
 
 static void assert_used(uint32_t id, int64_t base, int64_t delta)
 {
-	if (base < 0)
-		return;
 	igt_assert_eq_s64(used(id), base + delta);
 }
 
@@ -92,8 +93,9 @@ static void expect_create_error(int cfd,
 				int err)
 {
 	struct drm_nfence_alloc_create c = *in, orig;
-	int64_t sys = cfd == fd ? used(SYSTEM) : -1;
-	int64_t vram = cfd == fd ? used(VRAM) : -1;
+	/* Every file these tests open is on adapter 0, as dbg. */
+	int64_t sys = used(SYSTEM);
+	int64_t vram = used(VRAM);
 
 	c.handle = POISON;
 	c.gpu_va = POISON64;
@@ -436,7 +438,6 @@ static void test_device_destroy_frees(void)
 	uint32_t h[8];
 
 	nfence_watchdog(WATCHDOG_S);
-	igt_require_f(sys >= 0, "no nfence_segments in debugfs\n");
 	for (int i = 0; i < 8; i++)
 		h[i] = nfence_alloc_create(fd, dev, PAGE * (i + 1),
 					   i % 2 ? VRAM : SYSTEM, 0, NULL);
@@ -456,7 +457,6 @@ static void test_close_frees(void)
 	void *p;
 
 	nfence_watchdog(WATCHDOG_S);
-	igt_require_f(sys >= 0, "no nfence_segments in debugfs\n");
 	for (int i = 0; i < 8; i++)
 		nfence_alloc_create(fd2, dev, 8 * PAGE, i % 2 ? VRAM : SYSTEM,
 				    0, NULL);
@@ -1029,14 +1029,8 @@ igt_main
 		fd = nfence_open();
 		nfence_query_adapter(fd, &adapter);
 		query_segments();
-		dbg = __nfence_debugfs_dir(fd);
-		if (dbg >= 0 && faccessat(dbg, "nfence_segments", R_OK, 0)) {
-			close(dbg);
-			dbg = -1;
-		}
-		if (dbg < 0)
-			igt_info("no nfence_segments in debugfs: segment use "
-				 "checks skipped\n");
+		dbg = nfence_debugfs_dir_files(fd, debugfs_files,
+					       ARRAY_SIZE(debugfs_files));
 	}
 
 	igt_describe("Create a system-memory allocation: non-zero handle, "
@@ -1230,8 +1224,7 @@ igt_main
 
 	igt_fixture {
 		nfence_watchdog(0);
-		if (dbg >= 0)
-			close(dbg);
+		close(dbg);
 		close(fd);
 	}
 }

@@ -20,6 +20,7 @@ IGT_TEST_DESCRIPTION("Basic nfence tests: opening render nodes, driver "
 		     "and the debugfs files.");
 
 #define MANY_FDS 128
+#define WATCHDOG_S	60
 
 static int adapter_index(int fd)
 {
@@ -39,6 +40,7 @@ static uint64_t adapter_luid(int fd)
 
 static void test_open_close(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (int i = 0; i < 16; i++) {
 		int fd = nfence_open();
 
@@ -54,6 +56,7 @@ static void test_open_many(int fd)
 	struct rlimit rl;
 	int fds[MANY_FDS];
 
+	nfence_watchdog(WATCHDOG_S);
 	igt_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	igt_require(rl.rlim_cur > MANY_FDS + 32);
 
@@ -73,16 +76,30 @@ static void test_open_many(int fd)
 
 static void test_driver_version(int fd)
 {
-	drmVersionPtr version = drmGetVersion(fd);
+	drmVersionPtr version;
 
+	nfence_watchdog(WATCHDOG_S);
+	version = drmGetVersion(fd);
 	igt_assert(version);
 	igt_assert(version->name);
 	igt_assert_eq(strcmp(version->name, NFENCE_DRIVER_NAME), 0);
 	igt_assert_eq(version->name_len, (int)strlen(NFENCE_DRIVER_NAME));
-	igt_assert(version->desc && version->desc[0]);
-	igt_assert(version->date && version->date[0]);
-	igt_assert_lte(0, version->version_major);
-	igt_assert_lte(0, version->version_minor);
+	igt_assert(version->desc);
+	igt_assert_f(!strcmp(version->desc, NFENCE_DRIVER_DESC),
+		     "desc \"%s\"\n", version->desc);
+	igt_assert_eq(version->desc_len, (int)strlen(NFENCE_DRIVER_DESC));
+	/*
+	 * The driver's date, or "0" from cores where the driver date is
+	 * deprecated (Debian's 6.12 and 6.14 on) and never read.
+	 */
+	igt_assert(version->date);
+	igt_assert_f(!strcmp(version->date, NFENCE_DRIVER_DATE) ||
+		     !strcmp(version->date, "0"),
+		     "date \"%s\"\n", version->date);
+	igt_assert_eq(version->date_len, (int)strlen(version->date));
+	igt_assert_eq(version->version_major, NFENCE_DRIVER_MAJOR);
+	igt_assert_eq(version->version_minor, NFENCE_DRIVER_MINOR);
+	igt_assert_eq(version->version_patchlevel, NFENCE_DRIVER_PATCHLEVEL);
 	igt_info("%s %d.%d.%d %s (%s)\n", version->name,
 		 version->version_major, version->version_minor,
 		 version->version_patchlevel, version->date, version->desc);
@@ -93,6 +110,7 @@ static void test_render_node(int fd)
 {
 	struct stat st;
 
+	nfence_watchdog(WATCHDOG_S);
 	igt_assert_eq(fstat(fd, &st), 0);
 	igt_assert(S_ISCHR(st.st_mode));
 	igt_assert_eq(drmGetNodeTypeFromFd(fd), DRM_NODE_RENDER);
@@ -101,12 +119,11 @@ static void test_render_node(int fd)
 static void test_adapter_indices(void)
 {
 	int count = nfence_count_adapters();
-	uint64_t param;
 
+	nfence_watchdog(WATCHDOG_S);
 	igt_assert_lte(1, count);
 	igt_assert_lte(count, NFENCE_MAX_ADAPTERS);
-	if (nfence_param_u64("num_adapters", &param))
-		igt_assert_eq_u64(count, param);
+	igt_assert_eq_u64(count, nfence_param_get_u64("num_adapters"));
 
 	for (int i = 0; i < count; i++) {
 		int fd = __nfence_open_adapter(i);
@@ -124,6 +141,7 @@ static void test_multi_adapter_distinct(void)
 	uint64_t luid[NFENCE_MAX_ADAPTERS];
 	dev_t rdev[NFENCE_MAX_ADAPTERS];
 
+	nfence_watchdog(WATCHDOG_S);
 	igt_require_f(count >= 2, "needs 2 adapters, have %d\n", count);
 	igt_assert_lte(count, NFENCE_MAX_ADAPTERS);
 
@@ -152,6 +170,7 @@ static void test_timestamp_advances(int fd)
 	struct drm_nfence_query_timestamp t0, t1;
 	uint64_t before, after;
 
+	nfence_watchdog(WATCHDOG_S);
 	before = nfence_monotonic_ns();
 	nfence_query_timestamp(fd, &t0);
 	usleep(20 * 1000);
@@ -168,6 +187,7 @@ static void test_timestamp_monotonic(int fd)
 {
 	struct drm_nfence_query_timestamp prev, cur;
 
+	nfence_watchdog(WATCHDOG_S);
 	nfence_query_timestamp(fd, &prev);
 	for (int i = 0; i < 2000; i++) {
 		nfence_query_timestamp(fd, &cur);
@@ -177,8 +197,24 @@ static void test_timestamp_monotonic(int fd)
 	}
 }
 
+/*
+ * Every file the driver creates (nfence_debugfs_init()): those read
+ * here, then nfence_device_error, which is write-only.
+ */
 static const char * const debugfs_files[] = {
 	"nfence_adapter", "nfence_cmp", "nfence_clients", "nfence_segments",
+	"nfence_queues", "nfence_fences", "nfence_interrupts",
+	"nfence_device_error",
+};
+
+/* Those that always have content (the others list objects, maybe none). */
+static const char * const debugfs_never_empty[] = {
+	"nfence_adapter", "nfence_cmp", "nfence_clients", "nfence_segments",
+	"nfence_interrupts",
+};
+
+static const char * const interrupt_keys[] = {
+	"signals", "interrupts", "suppressed", "woken", "spurious", "carries",
 };
 
 static const char * const segment_keys[] = {
@@ -202,24 +238,49 @@ static int count_client_lines(int dir, pid_t pid)
 	return n;
 }
 
+static bool never_empty(const char *file)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(debugfs_never_empty); i++)
+		if (!strcmp(file, debugfs_never_empty[i]))
+			return true;
+	return false;
+}
+
 static void test_debugfs_files(int fd)
 {
 	char buf[16384], value[256], path[64];
 	struct stat st;
 	uint64_t v;
-	int dir;
+	int dir, f;
 
+	nfence_watchdog(WATCHDOG_S);
 	dir = nfence_debugfs_dir(fd);
 
-	for (unsigned int i = 0; i < sizeof(debugfs_files) /
-	     sizeof(debugfs_files[0]); i++) {
+	/* The readable ones, all but the last. */
+	for (unsigned int i = 0; i < ARRAY_SIZE(debugfs_files) - 1; i++) {
 		int len = __nfence_debugfs_read(dir, debugfs_files[i], buf,
 						sizeof(buf));
 
-		igt_assert_f(len > 0, "%s: %s\n", debugfs_files[i],
-			     len ? strerror(-len) : "empty");
+		igt_assert_f(len >= 0, "%s: %s\n", debugfs_files[i],
+			     strerror(-len));
+		igt_assert_f(len > 0 || !never_empty(debugfs_files[i]),
+			     "%s: empty\n", debugfs_files[i]);
 		igt_debug("%s:\n%s", debugfs_files[i], buf);
 	}
+
+	/* nfence_device_error: write-only, and it parses what it is given. */
+	igt_assert_eq(fstatat(dir, "nfence_device_error", &st, 0), 0);
+	igt_assert(S_ISREG(st.st_mode));
+	igt_assert_eq_u32(st.st_mode & 07777, 0200);
+	f = openat(dir, "nfence_device_error", O_WRONLY | O_CLOEXEC);
+	igt_assert_f(f >= 0, "nfence_device_error: %m\n");
+	igt_assert_eq(write(f, "x", 1), -1);
+	igt_assert_eq(errno, EINVAL);
+	/* Handle 0 is never a device: nothing of ours goes in error. */
+	snprintf(value, sizeof(value), "%d 0", getpid());
+	igt_assert_eq(write(f, value, strlen(value)), -1);
+	igt_assert_eq(errno, ENOENT);
+	close(f);
 
 	/* nfence_adapter */
 	igt_assert_eq_u64(nfence_debugfs_get_u64(dir, "nfence_adapter",
@@ -253,6 +314,11 @@ static void test_debugfs_files(int fd)
 	     sizeof(segment_keys[0]); i++)
 		nfence_debugfs_get_u64(dir, "nfence_segments", segment_keys[i]);
 
+	/* nfence_interrupts */
+	for (unsigned int i = 0; i < ARRAY_SIZE(interrupt_keys); i++)
+		nfence_debugfs_get_u64(dir, "nfence_interrupts",
+				       interrupt_keys[i]);
+
 	close(dir);
 }
 
@@ -260,6 +326,7 @@ static void test_debugfs_every_adapter(void)
 {
 	int count = nfence_count_adapters();
 
+	nfence_watchdog(WATCHDOG_S);
 	for (int i = 0; i < count; i++) {
 		int fd = nfence_open_adapter(i);
 		int dir = nfence_debugfs_dir(fd);
@@ -277,6 +344,7 @@ static void test_debugfs_clients(int fd)
 	uint64_t base;
 	int lines, dir;
 
+	nfence_watchdog(WATCHDOG_S);
 	dir = nfence_debugfs_dir(fd);
 	base = nfence_debugfs_get_u64(dir, "nfence_adapter", "clients");
 	lines = count_client_lines(dir, getpid());
@@ -304,6 +372,7 @@ static void test_debugfs_devices(int fd)
 	uint64_t base;
 	int dir;
 
+	nfence_watchdog(WATCHDOG_S);
 	dir = nfence_debugfs_dir(fd);
 	base = nfence_debugfs_get_u64(dir, "nfence_adapter", "devices");
 
@@ -327,7 +396,13 @@ static int fd = -1;
 igt_main
 {
 	igt_fixture {
+		int dir;
+
 		fd = nfence_open();
+		/* debugfs is always there: without it the run is broken. */
+		dir = nfence_debugfs_dir_files(fd, debugfs_files,
+					       ARRAY_SIZE(debugfs_files));
+		close(dir);
 	}
 
 	igt_describe("Open and close the render node of adapter 0 repeatedly; "
@@ -340,8 +415,8 @@ igt_main
 	igt_subtest("open-many")
 		test_open_many(fd);
 
-	igt_describe("drmGetVersion() names the driver \"nfence\" and fills in "
-		     "description and date.");
+	igt_describe("drmGetVersion() reports the driver's name \"nfence\", "
+		     "description, date and version exactly.");
 	igt_subtest("driver-version")
 		test_driver_version(fd);
 
@@ -387,6 +462,7 @@ igt_main
 		test_debugfs_devices(fd);
 
 	igt_fixture {
+		nfence_watchdog(0);
 		close(fd);
 	}
 }

@@ -21,22 +21,23 @@ IGT_TEST_DESCRIPTION("DRM_IOCTL_NFENCE_DEVICE_CREATE/DESTROY: handles, "
 #define NUM_THREADS	4
 #define THREAD_LOOPS	2000
 #define THREAD_HOLD	64
+#define WATCHDOG_S	60
 
 static int fd = -1;
+static const char * const debugfs_files[] = { "nfence_adapter" };
 
-/*
- * Live devices on the adapter according to debugfs, or -1 without debugfs;
- * the checks below only run when it is readable.
- */
+/* Live devices on the adapter according to debugfs nfence_adapter. */
 static int64_t live_devices(int dfd)
 {
-	return nfence_live_devices(dfd);
+	int64_t n = nfence_live_devices(dfd);
+
+	igt_assert_f(n >= 0, "debugfs nfence_adapter \"devices\" "
+		     "unreadable\n");
+	return n;
 }
 
 static void assert_devices(int dfd, int64_t base, int64_t delta)
 {
-	if (base < 0)
-		return;
 	igt_assert_eq_s64(live_devices(dfd), base + delta);
 }
 
@@ -92,6 +93,7 @@ static void test_create_destroy(void)
 	int64_t base = live_devices(fd);
 	uint32_t h = nfence_device_create(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	assert_devices(fd, base, 1);
 	nfence_device_destroy(fd, h);
 	assert_devices(fd, base, 0);
@@ -103,6 +105,7 @@ static void test_create_many(void)
 	int64_t base = live_devices(fd);
 	uint32_t handles[256];
 
+	nfence_watchdog(WATCHDOG_S);
 	for (int i = 0; i < n; i++)
 		handles[i] = nfence_device_create(fd);
 	assert_unique(handles, n);
@@ -119,6 +122,7 @@ static void test_handles_not_reused(void)
 	const int n = 64;
 	uint32_t handles[64];
 
+	nfence_watchdog(WATCHDOG_S);
 	/* Cyclic allocation: a handle just freed does not come back. */
 	for (int i = 0; i < n; i++) {
 		handles[i] = nfence_device_create(fd);
@@ -133,6 +137,7 @@ static void test_destroy_twice(void)
 	uint32_t other = nfence_device_create(fd);
 	uint32_t h = nfence_device_create(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	nfence_device_destroy(fd, h);
 	expect_destroy_error(fd, h, 0, -ENOENT);
 	expect_destroy_error(fd, h, 0, -ENOENT);
@@ -147,6 +152,7 @@ static void test_destroy_handle_zero(void)
 	int64_t base = live_devices(fd);
 	uint32_t h = nfence_device_create(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	expect_destroy_error(fd, 0, 0, -ENOENT);
 	assert_devices(fd, base, 1);
 	nfence_device_destroy(fd, h);
@@ -162,6 +168,7 @@ static void test_destroy_unknown_handle(void)
 		UINT32_MAX, INT32_MAX, 0x80000000u, 0x10000u, POISON,
 	};
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t i = 1; i <= 16; i++)
 		expect_destroy_error(dfd, h + i, 0, -ENOENT);
 	for (unsigned int i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
@@ -189,6 +196,7 @@ static void test_destroy_other_fd(void)
 	int64_t base = live_devices(a);
 	uint32_t h = nfence_device_create(a);
 
+	nfence_watchdog(WATCHDOG_S);
 	/* b holds no device at all, so h means nothing there. */
 	expect_destroy_error(b, h, 0, -ENOENT);
 	assert_devices(a, base, 1);
@@ -204,6 +212,7 @@ static void test_per_file_handles(void)
 	int64_t base = live_devices(a);
 	uint32_t ha[8], hb[8];
 
+	nfence_watchdog(WATCHDOG_S);
 	for (int i = 0; i < 8; i++) {
 		ha[i] = nfence_device_create(a);
 		hb[i] = nfence_device_create(b);
@@ -231,6 +240,7 @@ static void test_destroy_other_adapter(void)
 	int64_t base_a, base_b;
 	uint32_t h;
 
+	nfence_watchdog(WATCHDOG_S);
 	igt_require_f(count >= 2, "needs 2 adapters, have %d\n", count);
 	a = nfence_open_adapter(0);
 	b = nfence_open_adapter(1);
@@ -252,6 +262,7 @@ static void test_create_bad_flags(void)
 {
 	int64_t base = live_devices(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	for (int bit = 0; bit < 32; bit++)
 		expect_create_error(fd, 1u << bit, -EINVAL);
 	expect_create_error(fd, UINT32_MAX, -EINVAL);
@@ -264,6 +275,7 @@ static void test_destroy_bad_pad(void)
 	int64_t base = live_devices(fd);
 	uint32_t h = nfence_device_create(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	for (unsigned int i = 0; i < 3; i++)
 		expect_destroy_error(fd, h, pads[i], -EINVAL);
 	for (int bit = 0; bit < 32; bit++)
@@ -279,6 +291,7 @@ static void test_destroy_bad_pad_bad_handle(void)
 {
 	uint32_t h = nfence_device_create(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	/* Fields are validated before the handle is looked up. */
 	expect_destroy_error(fd, 0, 1, -EINVAL);
 	expect_destroy_error(fd, h + 1000, 1, -EINVAL);
@@ -300,6 +313,7 @@ static void test_max_devices(void)
 	int64_t base = live_devices(dfd);
 	uint32_t h;
 
+	nfence_watchdog(WATCHDOG_S);
 	fill(dfd, handles, MAX_DEVICES);
 	assert_unique(handles, MAX_DEVICES);
 	assert_devices(dfd, base, MAX_DEVICES);
@@ -335,6 +349,7 @@ static void test_max_devices_per_file(void)
 	int a = nfence_open(), b = nfence_open();
 	int64_t base = live_devices(a);
 
+	nfence_watchdog(WATCHDOG_S);
 	fill(a, handles, MAX_DEVICES);
 	expect_create_error(a, 0, -ENOSPC);
 
@@ -356,8 +371,7 @@ static void test_close_with_devices(void)
 	uint32_t handles[16];
 	int dfd;
 
-	igt_require_f(base >= 0, "needs nfence debugfs\n");
-
+	nfence_watchdog(WATCHDOG_S);
 	for (int round = 0; round < 4; round++) {
 		dfd = nfence_open();
 		fill(dfd, handles, 16);
@@ -438,22 +452,26 @@ static void test_concurrent_create_destroy(void)
 	int dfd = nfence_open();
 	int64_t base = live_devices(dfd), held = -1;
 
+	nfence_watchdog(WATCHDOG_S);
 	igt_assert_eq(pthread_barrier_init(&barrier, NULL, NUM_THREADS + 1),
 		      0);
 	memset(t, 0, sizeof(t));
 	for (int i = 0; i < NUM_THREADS; i++) {
 		t[i].fd = dfd;
 		t[i].barrier = &barrier;
-		igt_assert_eq(pthread_create(&t[i].thread, NULL,
-					     create_destroy_thread, &t[i]), 0);
+		igt_assert_eq(nfence_thread_create(&t[i].thread,
+						   create_destroy_thread,
+						   &t[i]), 0);
 	}
 
-	/* No assertion between the barriers: the threads must get past. */
+	/*
+	 * No assertion between the barriers: the threads must get past
+	 * (held stays -1 if debugfs cannot be read, and fails below).
+	 */
 	pthread_barrier_wait(&barrier);
 	for (int i = 0; i < NUM_THREADS; i++)
 		memcpy(&all[i * THREAD_HOLD], t[i].held, sizeof(t[i].held));
-	if (base >= 0)
-		held = live_devices(dfd);
+	held = nfence_live_devices(dfd);
 	pthread_barrier_wait(&barrier);
 
 	for (int i = 0; i < NUM_THREADS; i++)
@@ -465,8 +483,7 @@ static void test_concurrent_create_destroy(void)
 			     "thread %d: %d failures, first %d\n", i,
 			     t[i].failures, t[i].first_error);
 	assert_unique(all, NUM_THREADS * THREAD_HOLD);
-	if (base >= 0)
-		igt_assert_eq_s64(held, base + NUM_THREADS * THREAD_HOLD);
+	igt_assert_eq_s64(held, base + NUM_THREADS * THREAD_HOLD);
 	assert_devices(dfd, base, 0);
 	close(dfd);
 }
@@ -495,6 +512,7 @@ static void test_concurrent_destroy_same(void)
 	volatile uint32_t handle;
 	int64_t base = live_devices(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	for (int round = 0; round < 200; round++) {
 		int ok = 0, enoent = 0;
 
@@ -506,9 +524,9 @@ static void test_concurrent_destroy_same(void)
 			r[i].barrier = &barrier;
 			r[i].handle = &handle;
 			r[i].result = 1;
-			igt_assert_eq(pthread_create(&r[i].thread, NULL,
-						     destroy_race_thread,
-						     &r[i]), 0);
+			igt_assert_eq(nfence_thread_create(&r[i].thread,
+							   destroy_race_thread,
+							   &r[i]), 0);
 		}
 		for (int i = 0; i < NUM_THREADS; i++) {
 			pthread_join(r[i].thread, NULL);
@@ -530,6 +548,7 @@ static void test_fork_shares_handles(void)
 	int64_t base = live_devices(fd);
 	uint32_t h = nfence_device_create(fd);
 
+	nfence_watchdog(WATCHDOG_S);
 	/* After fork() the child shares the drm_file, hence the handles. */
 	igt_fork(child, 1) {
 		nfence_device_destroy(fd, h);
@@ -546,6 +565,7 @@ static void test_fork_child_creates(void)
 	int64_t base = live_devices(fd);
 	volatile uint32_t *shared;
 
+	nfence_watchdog(WATCHDOG_S);
 	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	igt_assert(shared != MAP_FAILED);
@@ -565,7 +585,13 @@ static void test_fork_child_creates(void)
 igt_main
 {
 	igt_fixture {
+		int dir;
+
 		fd = nfence_open();
+		/* Every subtest counts live devices in nfence_adapter. */
+		dir = nfence_debugfs_dir_files(fd, debugfs_files,
+					       ARRAY_SIZE(debugfs_files));
+		close(dir);
 	}
 
 	igt_describe("Create a device, get a non-zero handle, destroy it.");
@@ -654,6 +680,7 @@ igt_main
 		test_fork_child_creates();
 
 	igt_fixture {
+		nfence_watchdog(0);
 		close(fd);
 	}
 }

@@ -43,13 +43,10 @@ static bool native;
 static struct drm_nfence_query_adapter adapter;
 static struct drm_nfence_query_fence_caps caps;
 
-/*
- * Global fences on the adapter according to debugfs, or -1 without it;
- * the checks below only run when it is readable.
- */
+/* Global fences on the adapter according to debugfs nfence_fences. */
 static int64_t live_fences(void)
 {
-	return dbg < 0 ? -1 : nfence_debugfs_count_fences(dbg);
+	return nfence_debugfs_count_fences(dbg);
 }
 
 /* Freeing may be deferred a little: poll for the expected count. */
@@ -57,8 +54,6 @@ static void assert_fences(int64_t base, int64_t delta)
 {
 	uint64_t end = nfence_monotonic_ns() + GONE_MS * 1000000ull;
 
-	if (base < 0)
-		return;
 	while (live_fences() != base + delta &&
 	       nfence_monotonic_ns() < end)
 		usleep(1000);
@@ -67,16 +62,13 @@ static void assert_fences(int64_t base, int64_t delta)
 
 static void assert_alive(const struct drm_nfence_fence_mapping *m)
 {
-	if (dbg >= 0)
-		nfence_debugfs_fence(dbg, m, NULL);
+	nfence_debugfs_fence(dbg, m, NULL);
 }
 
 static void assert_gone(const struct drm_nfence_fence_mapping *m)
 {
 	int ret;
 
-	if (dbg < 0)
-		return;
 	ret = nfence_debugfs_fence_wait_gone(dbg, m, GONE_MS);
 	igt_assert_f(ret == 0, "fence %" PRIu64 ":%u still listed: %s\n",
 		     (uint64_t)m->cpu_mmap_offset, m->cpu_value_offset,
@@ -255,7 +247,7 @@ static void test_create_destroy(void)
 	h = create(0, 0, &m);
 	assert_default_mapping(&m);
 	assert_fences(base, 1);
-	if (dbg >= 0) {
+	{
 		struct nfence_debugfs_fence f;
 
 		nfence_debugfs_fence(dbg, &m, &f);
@@ -525,7 +517,7 @@ static void test_create_cross_adapter(void)
 		igt_assert_eq_u32(m.cpu_value_offset, 0);
 		igt_assert_eq_u64(read_value(fd, &m), initial);
 		assert_fences(base, 1);
-		if (dbg >= 0) {
+		{
 			struct nfence_debugfs_fence f;
 
 			nfence_debugfs_fence(dbg, &m, &f);
@@ -667,6 +659,23 @@ static void test_create_bad_device(void)
 
 static void test_create_no_native_fences(void)
 {
+	/* Input a native adapter accepts: each type with its valid flags. */
+	static const struct {
+		uint32_t type;
+		uint32_t flags;
+	} valid[] = {
+		{ TYPE_DEFAULT, 0 },
+		{ TYPE_DEFAULT, DRM_NFENCE_FENCE_SHARED },
+		{ TYPE_DEFAULT, SHAREABLE },
+		{ TYPE_DEFAULT, NO_SIGNAL },
+		{ TYPE_DEFAULT, NO_WAIT },
+		{ TYPE_DEFAULT, SHAREABLE | NO_WAIT },
+		{ TYPE_DEFAULT, DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE },
+		{ TYPE_INTRA_GPU, 0 },
+		{ TYPE_INTRA_GPU, NO_SIGNAL },
+		{ TYPE_INTRA_GPU, NO_WAIT },
+	};
+	const uint64_t initial[] = { 0, 1, 100 };
 	struct drm_nfence_fence_create c;
 	int64_t base;
 	uint32_t d;
@@ -675,18 +684,28 @@ static void test_create_no_native_fences(void)
 	igt_require_f(!native, "adapter has native fences\n");
 	base = live_fences();
 	d = nfence_device_create(fd);
-	c = (struct drm_nfence_fence_create){ .device = d };
-	expect_create_error(fd, &c, -EOPNOTSUPP);
-	c.flags = SHAREABLE;
+	for (unsigned int i = 0; i < ARRAY_SIZE(valid); i++) {
+		for (unsigned int v = 0; v < ARRAY_SIZE(initial); v++) {
+			/* Affinity 0 (every engine) and engine 0 alone. */
+			for (uint32_t aff = 0; aff < 2; aff++) {
+				c = (struct drm_nfence_fence_create){
+					.device = d,
+					.type = valid[i].type,
+					.flags = valid[i].flags,
+					.engine_affinity = aff,
+					.initial_value = initial[v],
+				};
+				expect_create_error(fd, &c, -EOPNOTSUPP);
+			}
+		}
+	}
+	/* Device 0: -EOPNOTSUPP comes before the device lookup. */
+	c = (struct drm_nfence_fence_create){
+		.type = TYPE_DEFAULT,
+		.flags = DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE,
+	};
 	expect_create_error(fd, &c, -EOPNOTSUPP);
 	c.flags = 0;
-	c.type = TYPE_INTRA_GPU;
-	expect_create_error(fd, &c, -EOPNOTSUPP);
-	/* A valid cross-adapter create: -EOPNOTSUPP, before the device. */
-	c.type = TYPE_DEFAULT;
-	c.flags = DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE;
-	expect_create_error(fd, &c, -EOPNOTSUPP);
-	c.device = 0;
 	expect_create_error(fd, &c, -EOPNOTSUPP);
 	/* An invalid one: -EINVAL first. */
 	c.flags = DRM_NFENCE_FENCE_CROSS_ADAPTER;
@@ -775,7 +794,6 @@ static void test_close_frees_fences(void)
 	uint32_t h[8];
 
 	nfence_watchdog(WATCHDOG_S);
-	igt_require_f(base >= 0, "needs nfence debugfs\n");
 	for (int round = 0; round < 4; round++) {
 		int fd2 = nfence_open();
 		uint32_t d = nfence_device_create(fd2);
@@ -1213,7 +1231,6 @@ static void test_share_fd_lifetime(void)
 	int sfd, fd2;
 
 	nfence_watchdog(WATCHDOG_S);
-	igt_require_f(base >= 0, "needs nfence debugfs\n");
 
 	/* Handle first, then the fd. */
 	h = create_shared(0, &m, &sfd);
@@ -1509,7 +1526,7 @@ static void test_mapping_initial_value(void)
 				continue;
 			h = create(shared ? SHAREABLE : 0, values[i], &m);
 			igt_assert_eq_u64(read_value(fd, &m), values[i]);
-			if (dbg >= 0) {
+			{
 				struct nfence_debugfs_fence f;
 
 				nfence_debugfs_fence(dbg, &m, &f);
@@ -1798,10 +1815,7 @@ igt_main
 		nfence_query_adapter(fd, &adapter);
 		native = adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
 		nfence_query_fence_caps(fd, &caps);
-		dbg = __nfence_debugfs_fences_dir(fd);
-		if (dbg < 0)
-			igt_info("no nfence debugfs: lifetime checks "
-				 "skipped\n");
+		dbg = nfence_debugfs_fences_dir(fd);
 	}
 
 	igt_describe("Without native fences, create fails with -EOPNOTSUPP "
@@ -2067,8 +2081,7 @@ igt_main
 
 	igt_fixture {
 		nfence_watchdog(0);
-		if (dbg >= 0)
-			close(dbg);
+		close(dbg);
 		close(fd);
 	}
 }

@@ -248,6 +248,34 @@ bool nfence_param_bool(const char *name, bool *value)
 }
 
 /**
+ * nfence_param_get_u64: the integer module parameter @name, failing the
+ * running subtest (or, in a fixture, all that follow) if it cannot be read
+ */
+uint64_t nfence_param_get_u64(const char *name)
+{
+	uint64_t value = 0;
+
+	igt_assert_f(nfence_param_u64(name, &value),
+		     "module parameter %s unreadable (" NFENCE_PARAM_DIR
+		     "/%s)\n", name, name);
+	return value;
+}
+
+/**
+ * nfence_param_get_bool: the boolean module parameter @name, failing the
+ * running subtest if it cannot be read
+ */
+bool nfence_param_get_bool(const char *name)
+{
+	bool value = false;
+
+	igt_assert_f(nfence_param_bool(name, &value),
+		     "module parameter %s unreadable (" NFENCE_PARAM_DIR
+		     "/%s)\n", name, name);
+	return value;
+}
+
+/**
  * __nfence_query: DRM_IOCTL_NFENCE_QUERY, returning 0 or -errno
  */
 int __nfence_query(int fd, struct drm_nfence_query *q)
@@ -509,14 +537,31 @@ int __nfence_debugfs_dir(int fd)
 }
 
 /**
- * nfence_debugfs_dir: __nfence_debugfs_dir(), skipping without debugfs
+ * nfence_debugfs_dir: __nfence_debugfs_dir(), failing without it (debugfs
+ * is always there where the tests run)
  */
 int nfence_debugfs_dir(int fd)
 {
 	int dir = __nfence_debugfs_dir(fd);
 
-	igt_require_f(dir >= 0, "no debugfs directory for the adapter: %s\n",
-		      strerror(-dir));
+	igt_assert_f(dir >= 0, "no debugfs directory for the adapter: %s\n",
+		     strerror(-dir));
+	return dir;
+}
+
+/**
+ * nfence_debugfs_dir_files: nfence_debugfs_dir(), failing also unless each
+ * of the @count debugfs @files (those the caller reads or writes) exists
+ */
+int nfence_debugfs_dir_files(int fd, const char * const *files,
+			     unsigned int count)
+{
+	int dir = nfence_debugfs_dir(fd);
+
+	for (unsigned int i = 0; i < count; i++)
+		igt_assert_f(!faccessat(dir, files[i], F_OK, 0),
+			     "no %s in debugfs: %s\n", files[i],
+			     strerror(errno));
 	return dir;
 }
 
@@ -994,15 +1039,15 @@ int __nfence_debugfs_fences_dir(int fd)
 }
 
 /**
- * nfence_debugfs_fences_dir: __nfence_debugfs_fences_dir(), skipping the
- * running subtest without it
+ * nfence_debugfs_fences_dir: __nfence_debugfs_fences_dir(), failing the
+ * running subtest (or, in a fixture, all that follow) without it
  */
 int nfence_debugfs_fences_dir(int fd)
 {
 	int dir = __nfence_debugfs_fences_dir(fd);
 
-	igt_require_f(dir >= 0, "no nfence_fences in debugfs: %s\n",
-		      strerror(-dir));
+	igt_assert_f(dir >= 0, "no nfence_fences or nfence_interrupts in "
+		     "debugfs: %s\n", strerror(-dir));
 	return dir;
 }
 
@@ -2366,14 +2411,12 @@ int __nfence_device_error(int fd, uint32_t device)
 }
 
 /**
- * nfence_device_error: __nfence_device_error(), skipping without the hook
+ * nfence_device_error: __nfence_device_error(), failing without the hook
  */
 void nfence_device_error(int fd, uint32_t device)
 {
 	int ret = __nfence_device_error(fd, device);
 
-	igt_require_f(ret != -ENOENT || __nfence_debugfs_dir(fd) >= 0,
-		      "no nfence_device_error in debugfs\n");
-	igt_assert_f(ret == 0, "device error hook failed: %s\n",
-		     strerror(-ret));
+	igt_assert_f(ret == 0, "device error hook (debugfs "
+		     "nfence_device_error) failed: %s\n", strerror(-ret));
 }

@@ -23,6 +23,12 @@
 #endif
 
 #define NFENCE_DRIVER_NAME	"nfence"
+/* What drmGetVersion() reports: DRIVER_* of the driver's nfence_drv.h */
+#define NFENCE_DRIVER_DESC	"WDDM native fence model over a simulated GPU"
+#define NFENCE_DRIVER_DATE	"20261121"
+#define NFENCE_DRIVER_MAJOR	0
+#define NFENCE_DRIVER_MINOR	1
+#define NFENCE_DRIVER_PATCHLEVEL	0
 #define NFENCE_MAX_ADAPTERS	8
 
 /* Render nodes and adapters */
@@ -35,6 +41,9 @@ int nfence_open(void);
 /* Module parameters (/sys/module/nfence/parameters) */
 bool nfence_param_u64(const char *name, uint64_t *value);
 bool nfence_param_bool(const char *name, bool *value);
+/* The same, failing the running subtest when the parameter is unreadable */
+uint64_t nfence_param_get_u64(const char *name);
+bool nfence_param_get_bool(const char *name);
 
 /* DRM_IOCTL_NFENCE_QUERY */
 int __nfence_query(int fd, struct drm_nfence_query *q);
@@ -106,6 +115,8 @@ void nfence_assert_args_efault(int fd, const unsigned long *requests,
 /* debugfs (/sys/kernel/debug/dri/<card minor>) */
 int __nfence_debugfs_dir(int fd);
 int nfence_debugfs_dir(int fd);
+int nfence_debugfs_dir_files(int fd, const char * const *files,
+			     unsigned int count);
 int __nfence_debugfs_read(int dir, const char *file, char *buf, size_t size);
 int __nfence_debugfs_get(int dir, const char *file, const char *key,
 			 char *value, size_t size);

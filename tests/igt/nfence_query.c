@@ -19,6 +19,7 @@ IGT_TEST_DESCRIPTION("DRM_IOCTL_NFENCE_QUERY: the answer of every query "
 #define SLACK		64
 #define MIB		(1024ull * 1024ull)
 #define TS_FREQUENCY	100000000ull
+#define WATCHDOG_S	60
 
 #define ADAPTER_FLAGS	(DRM_NFENCE_ADAPTER_NATIVE_FENCE | \
 			 DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION | \
@@ -128,9 +129,8 @@ static uint32_t probe_size(uint32_t type, int i)
 static void test_adapter(void)
 {
 	struct drm_nfence_query_adapter a;
-	uint64_t v;
-	bool b;
 
+	nfence_watchdog(WATCHDOG_S);
 	nfence_query_adapter(fd, &a);
 
 	igt_assert_neq_u64((uint64_t)a.luid_high << 32 | a.luid_low, 0);
@@ -146,16 +146,13 @@ static void test_adapter(void)
 	 * No64BitAtomics, a WDDM 2.0 monitored fence cap), reported with or
 	 * without native fences: it is checked against the parameter below.
 	 */
-	if (nfence_param_bool("native_fences", &b))
-		igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE), b);
-	if (nfence_param_bool("user_mode_submission", &b))
-		igt_assert_eq(!!(a.flags &
-				 DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION), b);
-	if (nfence_param_bool("no_64bit_atomics", &b))
-		igt_assert_eq(!!(a.flags &
-				 DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS), b);
-	if (nfence_param_u64("num_engines", &v))
-		igt_assert_eq_u64(a.num_engines, v);
+	igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE),
+		      nfence_param_get_bool("native_fences"));
+	igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION),
+		      nfence_param_get_bool("user_mode_submission"));
+	igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS),
+		      nfence_param_get_bool("no_64bit_atomics"));
+	igt_assert_eq_u64(a.num_engines, nfence_param_get_u64("num_engines"));
 }
 
 static void test_segments(void)
@@ -163,8 +160,8 @@ static void test_segments(void)
 	struct drm_nfence_query_segments *s;
 	struct drm_nfence_segment_info *sys, *vram;
 	uint32_t size;
-	uint64_t v;
 
+	nfence_watchdog(WATCHDOG_S);
 	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, &size);
 	igt_assert_eq_u32(size, expected_size(DRM_NFENCE_QUERY_SEGMENTS));
 	igt_assert_eq_u32(s->num_segments, adapter.num_segments);
@@ -178,8 +175,7 @@ static void test_segments(void)
 	igt_assert_neq_u64(sys->size, 0);
 	igt_assert_eq_u64(sys->size % MIB, 0);
 	igt_assert_eq_u64(sys->cpu_visible_size, sys->size);
-	if (nfence_param_u64("sysmem_mb", &v))
-		igt_assert_eq_u64(sys->size, v * MIB);
+	igt_assert_eq_u64(sys->size, nfence_param_get_u64("sysmem_mb") * MIB);
 
 	vram = &s->segments[1];
 	igt_assert_eq_u32(vram->id, 2);
@@ -191,10 +187,9 @@ static void test_segments(void)
 	igt_assert_eq_u64(vram->cpu_visible_size % MIB, 0);
 	igt_assert_eq(!!(vram->flags & DRM_NFENCE_SEGMENT_CPU_VISIBLE),
 		      vram->cpu_visible_size > 0);
-	if (nfence_param_u64("vram_mb", &v))
-		igt_assert_eq_u64(vram->size, v * MIB);
-	if (nfence_param_u64("vram_visible_mb", &v))
-		igt_assert_eq_u64(vram->cpu_visible_size, v * MIB);
+	igt_assert_eq_u64(vram->size, nfence_param_get_u64("vram_mb") * MIB);
+	igt_assert_eq_u64(vram->cpu_visible_size,
+			  nfence_param_get_u64("vram_visible_mb") * MIB);
 
 	free(s);
 }
@@ -205,6 +200,7 @@ static void test_engines(void)
 	bool ums = adapter.flags & DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION;
 	uint32_t size;
 
+	nfence_watchdog(WATCHDOG_S);
 	e = nfence_query_alloc(fd, DRM_NFENCE_QUERY_ENGINES, &size);
 	igt_assert_eq_u32(size, expected_size(DRM_NFENCE_QUERY_ENGINES));
 	igt_assert_eq_u32(e->num_engines, adapter.num_engines);
@@ -226,8 +222,8 @@ static void test_engines(void)
 static void test_native_fence_caps(void)
 {
 	struct drm_nfence_query_fence_caps c;
-	bool b;
 
+	nfence_watchdog(WATCHDOG_S);
 	memset(&c, CANARY, sizeof(c));
 	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS,
 				       &c, sizeof(c)), sizeof(c));
@@ -247,9 +243,8 @@ static void test_native_fence_caps(void)
 				     DRM_NFENCE_FENCE_CAP_LOG_BUFFERS),
 			  DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 			  DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER);
-	if (nfence_param_bool("optimized_default_fence", &b))
-		igt_assert_eq(!!(c.flags &
-				 DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT), b);
+	igt_assert_eq(!!(c.flags & DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT),
+		      nfence_param_get_bool("optimized_default_fence"));
 	igt_assert_eq_u32(c.value_stride, 64);
 	igt_assert_eq_u32(c.value_bits,
 			  adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS ?
@@ -262,8 +257,8 @@ static void test_native_fence_caps(void)
 static void test_ums_caps(void)
 {
 	struct drm_nfence_query_ums_caps c;
-	uint64_t v;
 
+	nfence_watchdog(WATCHDOG_S);
 	memset(&c, CANARY, sizeof(c));
 	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_UMS_CAPS,
 				       &c, sizeof(c)), sizeof(c));
@@ -280,10 +275,10 @@ static void test_ums_caps(void)
 	igt_assert_lte(1, c.num_doorbells);
 	igt_assert_lte(c.num_doorbells, 1024);
 	igt_assert_eq_u32(c.pad, 0);
-	if (nfence_param_u64("doorbell_model", &v))
-		igt_assert_eq_u64(c.doorbell_model, v);
-	if (nfence_param_u64("num_doorbells", &v))
-		igt_assert_eq_u64(c.num_doorbells, v);
+	igt_assert_eq_u64(c.doorbell_model,
+			  nfence_param_get_u64("doorbell_model"));
+	igt_assert_eq_u64(c.num_doorbells,
+			  nfence_param_get_u64("num_doorbells"));
 }
 
 static void test_timestamp(void)
@@ -291,6 +286,7 @@ static void test_timestamp(void)
 	struct drm_nfence_query_timestamp ts;
 	uint64_t before, after;
 
+	nfence_watchdog(WATCHDOG_S);
 	before = nfence_monotonic_ns();
 	nfence_query_timestamp(fd, &ts);
 	after = nfence_monotonic_ns();
@@ -305,6 +301,7 @@ static void test_timestamp_correlated(void)
 	struct drm_nfence_query_timestamp t0, t1;
 	uint64_t dcpu, dgpu_ns, slack;
 
+	nfence_watchdog(WATCHDOG_S);
 	nfence_query_timestamp(fd, &t0);
 	usleep(50 * 1000);
 	nfence_query_timestamp(fd, &t1);
@@ -333,6 +330,7 @@ static void test_size_zero(void)
 		~0ull,
 	};
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		for (unsigned int i = 0; i < sizeof(datas) / sizeof(datas[0]);
 		     i++) {
@@ -398,12 +396,14 @@ static void query_with_size(uint32_t type, uint32_t size, size_t alloc)
 
 static void test_exact_size(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++)
 		query_with_size(type, expected_size(type), expected_size(type));
 }
 
 static void test_larger_size(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		uint32_t needed = expected_size(type);
 
@@ -415,6 +415,7 @@ static void test_larger_size(void)
 
 static void test_size_u32_max(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	/*
 	 * The kernel must write (and check) only the needed bytes, not try
 	 * to validate or clear 4 GiB.
@@ -427,6 +428,7 @@ static void test_short_size(uint32_t type)
 {
 	uint32_t needed = expected_size(type);
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t size = 1; size < needed; size++) {
 		struct drm_nfence_query q = { .type = type, .size = size };
 
@@ -436,6 +438,7 @@ static void test_short_size(uint32_t type)
 
 static void test_bad_flags(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		for (int i = 0; i < 2; i++) {
 			for (int bit = 0; bit < 32; bit++) {
@@ -455,6 +458,7 @@ static void test_bad_pad(void)
 {
 	const uint32_t pads[] = { 1, 0x80000000u, UINT32_MAX };
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		for (int i = 0; i < 2; i++) {
 			for (unsigned int p = 0; p < 3; p++) {
@@ -474,6 +478,7 @@ static void test_bad_reserved(int word)
 {
 	const uint64_t values[] = { 1, 1ull << 32, 1ull << 63, UINT64_MAX };
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		for (int i = 0; i < 2; i++) {
 			for (unsigned int v = 0; v < 4; v++) {
@@ -489,7 +494,7 @@ static void test_bad_reserved(int word)
 	}
 }
 
-static void test_bad_type(uint32_t type)
+static void expect_bad_type(uint32_t type)
 {
 	const uint32_t sizes[] = { 0, 1, 4096 };
 
@@ -500,18 +505,26 @@ static void test_bad_type(uint32_t type)
 	}
 }
 
+static void test_bad_type(uint32_t type)
+{
+	nfence_watchdog(WATCHDOG_S);
+	expect_bad_type(type);
+}
+
 static void test_bad_type_range(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = DRM_NFENCE_QUERY_COUNT;
 	     type < DRM_NFENCE_QUERY_COUNT + 64; type++)
-		test_bad_type(type);
+		expect_bad_type(type);
 	for (int bit = 3; bit < 32; bit++)
-		test_bad_type(1u << bit);
-	test_bad_type(INT32_MAX);
+		expect_bad_type(1u << bit);
+	expect_bad_type(INT32_MAX);
 }
 
 static void test_null_data(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		struct drm_nfence_query q = {
 			.type = type,
@@ -529,6 +542,7 @@ static void test_readonly_data(void)
 	size_t ro_size;
 	uint8_t *ro = nfence_readonly_page(&ro_size);
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		struct drm_nfence_query q = {
 			.type = type,
@@ -549,6 +563,7 @@ static void test_straddle_readonly(void)
 	size_t page = sysconf(_SC_PAGESIZE);
 	uint8_t *map;
 
+	nfence_watchdog(WATCHDOG_S);
 	/* A writable page followed by a read-only one. */
 	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -574,6 +589,7 @@ static void test_unmapped_data(void)
 	size_t page = sysconf(_SC_PAGESIZE);
 	uint8_t *map;
 
+	nfence_watchdog(WATCHDOG_S);
 	map = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	igt_assert(map != MAP_FAILED);
 
@@ -608,6 +624,7 @@ static void test_kernel_data(void)
 		1ull << 63,		/* non-canonical */
 	};
 
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		for (unsigned int i = 0; i < 4; i++) {
 			struct drm_nfence_query q = {
@@ -623,6 +640,7 @@ static void test_kernel_data(void)
 
 static void test_stable(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	for (uint32_t type = 0; type < DRM_NFENCE_QUERY_COUNT; type++) {
 		uint32_t s0, s1;
 		void *a, *b;
@@ -643,6 +661,7 @@ static void test_every_adapter(void)
 {
 	int count = nfence_count_adapters();
 
+	nfence_watchdog(WATCHDOG_S);
 	for (int i = 0; i < count; i++) {
 		struct drm_nfence_query_adapter a;
 		int afd = nfence_open_adapter(i);
@@ -657,6 +676,7 @@ static void test_every_adapter(void)
 
 static void test_forked(void)
 {
+	nfence_watchdog(WATCHDOG_S);
 	igt_fork(child, 4) {
 		struct drm_nfence_query_timestamp prev, cur;
 		struct drm_nfence_query_adapter a;
@@ -811,6 +831,7 @@ igt_main
 		test_forked();
 
 	igt_fixture {
+		nfence_watchdog(0);
 		close(fd);
 	}
 }

@@ -39,21 +39,23 @@ IGT_TEST_DESCRIPTION("Contexts and hardware queues: DRM_IOCTL_NFENCE_"
 
 static int fd = -1;
 static int dbg = -1;
+/* The debugfs files the subtests use (the fixture fails without them). */
+static const char * const debugfs_files[] = {
+	"nfence_queues", "nfence_device_error",
+};
 static bool native;
 static struct drm_nfence_query_adapter adapter;
 
-/* Queues of this process in nfence_queues, or -1 without debugfs. */
+/* Queues of this process in nfence_queues. */
 static int queues(void)
 {
-	return dbg < 0 ? -1 : nfence_debugfs_count_queues(dbg, getpid());
+	return nfence_debugfs_count_queues(dbg, getpid());
 }
 
 static void assert_queues(int base, int delta)
 {
 	uint64_t end = nfence_monotonic_ns() + GONE_MS * 1000000ull;
 
-	if (base < 0)
-		return;
 	while (queues() != base + delta && nfence_monotonic_ns() < end)
 		usleep(1000);
 	igt_assert_eq(queues(), base + delta);
@@ -120,7 +122,7 @@ static void expect_q_create_error(int cfd,
 				  int err)
 {
 	struct drm_nfence_hwqueue_create c = *in, orig;
-	int base = cfd == fd ? queues() : -1;
+	int base = queues();
 
 	c.handle = POISON;
 	c.progress_fence = POISON;
@@ -288,7 +290,6 @@ static void test_close_frees_queues(void)
 	int64_t base;
 
 	nfence_watchdog(WATCHDOG_S);
-	igt_require_f(dbg >= 0, "no nfence_queues in debugfs\n");
 	base = queues();
 	for (int i = 0; i < 4; i++)
 		nfence_hwqueue_create(fd2, dev, nfence_context_create(fd2, dev,
@@ -327,15 +328,11 @@ static void test_hwqueue_create_destroy(void)
 					      0), -ETIME);
 
 	assert_queues(base, 1);
-	if (dbg >= 0) {
-		igt_assert_eq(__nfence_debugfs_queue(dbg, getpid(), dev, c,
-						     &line), 0);
-		igt_assert_eq_u32(line.engine, e);
-		igt_assert_f(!strcmp(line.state, "idle"), "state %s\n",
-			     line.state);
-		igt_assert_eq_u64(line.pending, 0);
-		igt_assert_eq_u64(line.progress, 0);
-	}
+	igt_assert_eq(__nfence_debugfs_queue(dbg, getpid(), dev, c, &line), 0);
+	igt_assert_eq_u32(line.engine, e);
+	igt_assert_f(!strcmp(line.state, "idle"), "state %s\n", line.state);
+	igt_assert_eq_u64(line.pending, 0);
+	igt_assert_eq_u64(line.progress, 0);
 
 	nfence_hwqueue_destroy(fd, dev, qc.handle);
 	assert_queues(base, 0);
@@ -989,14 +986,8 @@ igt_main
 		fd = nfence_open();
 		nfence_query_adapter(fd, &adapter);
 		native = adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
-		dbg = __nfence_debugfs_dir(fd);
-		if (dbg >= 0 && faccessat(dbg, "nfence_queues", R_OK, 0)) {
-			close(dbg);
-			dbg = -1;
-		}
-		if (dbg < 0)
-			igt_info("no nfence_queues in debugfs: queue list "
-				 "checks skipped\n");
+		dbg = nfence_debugfs_dir_files(fd, debugfs_files,
+					       ARRAY_SIZE(debugfs_files));
 	}
 
 	igt_describe("A context on every engine: state 0, no fault; destroy "
@@ -1207,8 +1198,7 @@ igt_main
 
 	igt_fixture {
 		nfence_watchdog(0);
-		if (dbg >= 0)
-			close(dbg);
+		close(dbg);
 		close(fd);
 	}
 }

@@ -44,6 +44,8 @@ IGT_TEST_DESCRIPTION("Kernel-mode submission: DRM_IOCTL_NFENCE_SUBMIT, "
 
 static int fd = -1;
 static int dbg = -1;
+/* The debugfs files the subtests read (the fixture fails without them). */
+static const char * const debugfs_files[] = { "nfence_queues" };
 static bool native;
 static struct drm_nfence_query_adapter adapter;
 
@@ -1416,7 +1418,7 @@ static void run_fault(fault_fn build, fault_fn break_it)
 	igt_assert_eq(nfence_queue_wait(&f.qa, faulting, WAIT_MS), 0);
 	igt_assert_eq(nfence_queue_wait(&f.qa, UINT64_MAX, 0), 0);
 	igt_assert_eq_u64(*f.qa.progress, ALWAYS);
-	if (dbg >= 0) {
+	{
 		struct nfence_debugfs_queue line;
 		int ret = nfence_debugfs_queue_wait_state(dbg, getpid(),
 							  f.env.dev,
@@ -1424,8 +1426,9 @@ static void run_fault(fault_fn build, fault_fn break_it)
 							  "faulted", 5000,
 							  &line);
 
-		igt_assert_f(ret == 0, "queue state %s, expected faulted\n",
-			     line.state);
+		igt_assert_f(ret == 0, "queue state %s, expected faulted "
+			     "(%s)\n", ret == -ETIMEDOUT ? line.state : "?",
+			     strerror(-ret));
 	}
 
 	nfence_queue_state(&f.qa, &ctl);
@@ -1546,11 +1549,8 @@ igt_main
 		fd = nfence_open();
 		nfence_query_adapter(fd, &adapter);
 		native = adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
-		dbg = __nfence_debugfs_dir(fd);
-		if (dbg >= 0 && faccessat(dbg, "nfence_queues", R_OK, 0)) {
-			close(dbg);
-			dbg = -1;
-		}
+		dbg = nfence_debugfs_dir_files(fd, debugfs_files,
+					       ARRAY_SIZE(debugfs_files));
 	}
 
 	igt_describe("Any SUBMIT flag bit fails with -EINVAL; nothing runs.");
@@ -1774,8 +1774,7 @@ igt_main
 
 	igt_fixture {
 		nfence_watchdog(0);
-		if (dbg >= 0)
-			close(dbg);
+		close(dbg);
 		close(fd);
 	}
 }

@@ -69,14 +69,6 @@ static void require_two(void)
 		      "(%d adapter%s)\n", nadapters, nadapters == 1 ? "" : "s");
 }
 
-static void require_debugfs(int n)
-{
-	for (int i = 0; i < n; i++)
-		igt_require_f(dbgs[i] >= 0, "needs nfence_fences, "
-			      "nfence_interrupts and nfence_queues in "
-			      "debugfs of adapter %d\n", i);
-}
-
 /* Whether both adapters can hold @value (64-bit unless NO_64BIT_ATOMICS). */
 static bool value_fits(uint64_t value, int n)
 {
@@ -88,7 +80,7 @@ static bool value_fits(uint64_t value, int n)
 
 static int64_t live_fences(int a)
 {
-	return dbgs[a] < 0 ? -1 : nfence_debugfs_count_fences(dbgs[a]);
+	return nfence_debugfs_count_fences(dbgs[a]);
 }
 
 /* Freeing may be deferred a little: poll for the expected count. */
@@ -96,8 +88,6 @@ static void assert_fences(int a, int64_t expected)
 {
 	uint64_t end = nfence_monotonic_ns() + GONE_MS * MS;
 
-	if (dbgs[a] < 0)
-		return;
 	while (live_fences(a) != expected && nfence_monotonic_ns() < end)
 		usleep(1000);
 	igt_assert_f(live_fences(a) == expected,
@@ -109,27 +99,22 @@ static void assert_gone(int a, const struct drm_nfence_fence_mapping *m)
 {
 	int ret;
 
-	if (dbgs[a] < 0)
-		return;
 	ret = nfence_debugfs_fence_wait_gone(dbgs[a], m, GONE_MS);
 	igt_assert_f(ret == 0, "adapter %d: fence %" PRIu64 ":%u still "
 		     "listed: %s\n", a, (uint64_t)m->cpu_mmap_offset,
 		     m->cpu_value_offset, strerror(-ret));
 }
 
-/* The fence's nfence_fences line on adapter @a; false without debugfs. */
-static bool line(int a, const struct drm_nfence_fence_mapping *m,
+/* The fence's nfence_fences line on adapter @a. */
+static void line(int a, const struct drm_nfence_fence_mapping *m,
 		 struct nfence_debugfs_fence *f)
 {
 	int ret;
 
-	if (dbgs[a] < 0)
-		return false;
 	ret = __nfence_debugfs_fence(dbgs[a], m, f);
 	igt_assert_f(ret == 0, "adapter %d lists no fence %" PRIu64 ":%u: "
 		     "%s\n", a, (uint64_t)m->cpu_mmap_offset,
 		     m->cpu_value_offset, strerror(-ret));
-	return true;
 }
 
 /* On adapter @a the fence's MonitoredValue is 0 and CurrentValue @cv. */
@@ -138,8 +123,7 @@ static void assert_line(int a, const struct drm_nfence_fence_mapping *m,
 {
 	struct nfence_debugfs_fence f;
 
-	if (!line(a, m, &f))
-		return;
+	line(a, m, &f);
 	igt_assert_f(f.monitored == 0, "adapter %d: cross-adapter fence "
 		     "with MonitoredValue %" PRIu64 "\n", a, f.monitored);
 	igt_assert_eq_u32(f.type, TYPE_DEFAULT);
@@ -497,13 +481,16 @@ static void assert_parked(const struct nfence_queue *q, int a)
 	struct nfence_debugfs_queue l;
 	int ret;
 
-	if (dbgs[a] < 0) {
-		usleep(QUIET_MS * 1000);
-		return;
-	}
 	ret = nfence_debugfs_queue_wait_state(dbgs[a], getpid(), q->device,
 					      q->context, "wait-fence",
 					      STATE_MS, &l);
+	if (ret) {
+		char buf[8192];
+
+		if (__nfence_debugfs_read(dbgs[a], "nfence_queues", buf,
+					  sizeof(buf)) >= 0)
+			igt_info("nfence_queues of adapter %d:\n%s", a, buf);
+	}
 	igt_assert_f(ret == 0, "adapter %d: queue of context %u in state "
 		     "%s, expected wait-fence (%s)\n", a, q->context,
 		     ret == -ETIMEDOUT ? l.state : "?", strerror(-ret));
@@ -656,7 +643,6 @@ static void test_monitored_zero(void)
 	int efd = new_eventfd();
 
 	nfence_watchdog(WATCHDOG_S);
-	require_debugfs(1);
 	h = nfence_fence_create(fds[0], devs[0], TYPE_DEFAULT,
 				CROSS | SHAREABLE, 0, &m);
 	assert_line(0, &m, 0);
@@ -700,7 +686,6 @@ static void test_monitored_zero_both(void)
 {
 	nfence_watchdog(WATCHDOG_S);
 	require_two();
-	require_debugfs(2);
 	for (int from = 0; from < 2; from++) {
 		int to = !from;
 		struct waiter w;
@@ -733,7 +718,6 @@ static void test_interrupt_cpu_signals(void)
 	uint32_t h, p;
 
 	nfence_watchdog(WATCHDOG_S);
-	require_debugfs(1);
 	h = nfence_fence_create(fds[0], devs[0], TYPE_DEFAULT,
 				CROSS | SHAREABLE, 0, &m);
 	p = nfence_fence_create(fds[0], devs[0], TYPE_DEFAULT, SHAREABLE, 0,
@@ -767,7 +751,6 @@ static void test_interrupt_gpu_signals(void)
 	uint32_t h, p;
 
 	nfence_watchdog(WATCHDOG_S);
-	require_debugfs(1);
 	h = nfence_fence_create(fds[0], devs[0], TYPE_DEFAULT,
 				CROSS | SHAREABLE, 0, &m);
 	p = nfence_fence_create(fds[0], devs[0], TYPE_DEFAULT, SHAREABLE, 0,
@@ -808,7 +791,6 @@ static void test_interrupt_both(void)
 
 	nfence_watchdog(WATCHDOG_S);
 	require_two();
-	require_debugfs(2);
 	xf_create(&x, 0, 0);
 	queue(&q[0], 0);
 	queue(&q[1], 1);
@@ -1192,7 +1174,7 @@ static void test_gpu_ping_pong(void)
 	xf_create(&x, 0, 0);
 	queue(&q[0], 0);
 	queue(&q[1], 1);
-	for (int a = 0; a < 2 && dbgs[0] >= 0 && dbgs[1] >= 0; a++)
+	for (int a = 0; a < 2; a++)
 		irq(a, &before[a]);
 
 	/*
@@ -1218,7 +1200,7 @@ static void test_gpu_ping_pong(void)
 	poll_progress(&q[0], 0, 1);
 	poll_progress(&q[1], 1, 1);
 	xf_assert_value(&x, 2 * rounds);
-	for (int a = 0; a < 2 && dbgs[0] >= 0 && dbgs[1] >= 0; a++)
+	for (int a = 0; a < 2; a++)
 		assert_interrupts(a, &before[a], rounds, "ping-pong");
 
 	nfence_queue_destroy(&q[0]);
@@ -1243,14 +1225,10 @@ static void test_legacy_wait_signal(void)
 	nfence_queue_begin(&q1, &cs);
 	nfence_cs_nop(&cs);
 	nfence_queue_submit(&q1, &cs);
-	if (dbgs[1] >= 0)
-		igt_assert_eq(nfence_debugfs_queue_wait_state(dbgs[1],
-							      getpid(),
-							      q1.device,
-							      q1.context,
-							      "wait-cpu",
-							      STATE_MS, NULL),
-			      0);
+	igt_assert_eq(nfence_debugfs_queue_wait_state(dbgs[1], getpid(),
+						      q1.device, q1.context,
+						      "wait-cpu", STATE_MS,
+						      NULL), 0);
 	nfence_fence_signal(fds[0], devs[0], x.h[0], 4);
 	assert_held(&q1, 1, 0);
 	nfence_fence_signal(fds[0], devs[0], x.h[0], 5);
@@ -1318,14 +1296,10 @@ static void test_device_error(void)
 	igt_assert_eq_u64(*v[1], ALWAYS);
 	igt_assert_eq(__nfence_fence_wait_one(fds[1], devs[1], h1, ALWAYS, 0),
 		      0);
-	if (dbgs[0] >= 0) {
-		nfence_debugfs_fence(dbgs[0], &m[0], &f);
-		igt_assert_eq_u64(f.current, ALWAYS);
-	}
-	if (dbgs[1] >= 0) {
-		nfence_debugfs_fence(dbgs[1], &m[1], &f);
-		igt_assert_eq_u64(f.current, ALWAYS);
-	}
+	nfence_debugfs_fence(dbgs[0], &m[0], &f);
+	igt_assert_eq_u64(f.current, ALWAYS);
+	nfence_debugfs_fence(dbgs[1], &m[1], &f);
+	igt_assert_eq_u64(f.current, ALWAYS);
 
 	nfence_queue_destroy(&q);
 	nfence_fence_unmap(v[0]);
@@ -1381,13 +1355,9 @@ static void test_lifetime_creator_gone(void)
 						      44, 0), -ETIME);
 
 		/* Still a cross-adapter fence: every signal interrupts. */
-		if (dbgs[o] >= 0) {
-			irq(o, &before);
-			nfence_fence_signal(fds[o], devs[o], x.h[o], 44);
-			assert_interrupts(o, &before, 1, "survivor signal");
-		} else {
-			nfence_fence_signal(fds[o], devs[o], x.h[o], 44);
-		}
+		irq(o, &before);
+		nfence_fence_signal(fds[o], devs[o], x.h[o], 44);
+		assert_interrupts(o, &before, 1, "survivor signal");
 
 		/* CPU and GPU waits still work there. */
 		waiter_start(&w, o, x.h[o], 45);
@@ -1615,8 +1585,7 @@ static void test_signal_many(void)
 	assert_held(&q, 1, 0);
 
 	/* All four (one of them an ordinary fence) in one call. */
-	if (dbgs[0] >= 0)
-		irq(0, &before);
+	irq(0, &before);
 	sig.count = 4;
 	sig.values = (uintptr_t)sv2;
 	igt_assert_eq(__nfence_fence_signal(fds[0], &sig), 0);
@@ -1625,8 +1594,7 @@ static void test_signal_many(void)
 	for (int i = 0; i < 3; i++)
 		xf_assert_value(&x[i], wv[i]);
 	/* One interrupt per cross-adapter fence, none for the other. */
-	if (dbgs[0] >= 0)
-		assert_interrupts(0, &before, 3, "one call, four fences");
+	assert_interrupts(0, &before, 3, "one call, four fences");
 
 	nfence_queue_destroy(&q);
 	nfence_fence_destroy(fds[0], local);
@@ -1683,15 +1651,16 @@ static void test_other_process(void)
 static void test_close_with_waiters(void)
 {
 	const uint64_t values[3] = { 5, 10, 1000 };
-	int64_t base1 = live_fences(1);
 	struct drm_nfence_fence_mapping m, om;
 	struct nfence_queue q;
 	uint32_t h, odev, oh;
 	int sfd, ofd, efd[3], status;
+	int64_t base1;
 	pid_t pid;
 
 	nfence_watchdog(WATCHDOG_S);
 	require_two();
+	base1 = live_fences(1);
 	h = nfence_fence_create(fds[0], devs[0], TYPE_DEFAULT,
 				CROSS | SHAREABLE, 0, &m);
 	sfd = nfence_fence_share(fds[0], h);
@@ -2002,19 +1971,17 @@ static void noop_handler(int sig)
 	(void)sig;
 }
 
-/* The debugfs directory of adapter @a with every file the tests read. */
+/* The debugfs files the subtests use (the fixture fails without them). */
+static const char * const debugfs_files[] = {
+	"nfence_fences", "nfence_interrupts", "nfence_queues",
+	"nfence_device_error",
+};
+
+/* The debugfs directory of adapter @a, with every file the tests use. */
 static int debugfs_dir(int a)
 {
-	int dir = __nfence_debugfs_fences_dir(fds[a]);
-
-	if (dir >= 0 && faccessat(dir, "nfence_queues", R_OK, 0)) {
-		close(dir);
-		dir = -1;
-	}
-	if (dir < 0)
-		igt_info("adapter %d: no nfence debugfs, checks that need "
-			 "it are skipped\n", a);
-	return dir;
+	return nfence_debugfs_dir_files(fds[a], debugfs_files,
+					ARRAY_SIZE(debugfs_files));
 }
 
 igt_main
