@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -2115,6 +2116,57 @@ int nfence_debugfs_queue_wait_state(int dir, int64_t pid, uint32_t device,
 			return 0;
 		if (nfence_monotonic_ns() > end)
 			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/**
+ * nfence_debugfs_queue_wait_pending: poll until that queue's line shows
+ * @pending submissions, for at most @timeout_ms; 0, -ETIMEDOUT or -errno
+ */
+int nfence_debugfs_queue_wait_pending(int dir, int64_t pid, uint32_t device,
+				      uint32_t context, uint64_t pending,
+				      unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+	struct nfence_debugfs_queue line;
+
+	for (;;) {
+		int ret = __nfence_debugfs_queue(dir, pid, device, context,
+						 &line);
+
+		if (ret)
+			return ret;
+		if (line.pending == pending)
+			return 0;
+		if (nfence_monotonic_ns() > end)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/**
+ * nfence_waitpid_ms: reap child @pid within @timeout_ms; the signal that
+ * killed it, 0 if it exited, -ETIMEDOUT (it is then killed and reaped) or
+ * -errno
+ */
+int nfence_waitpid_ms(pid_t pid, unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+	int status;
+
+	for (;;) {
+		pid_t ret = waitpid(pid, &status, WNOHANG);
+
+		if (ret < 0)
+			return -errno;
+		if (ret == pid)
+			return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		if (nfence_monotonic_ns() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -ETIMEDOUT;
+		}
 		usleep(1000);
 	}
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <drm/nfence_drm.h>
 
@@ -431,6 +432,10 @@ int nfence_debugfs_queue_wait_state(int dir, int64_t pid, uint32_t device,
 				    struct nfence_debugfs_queue *out);
 int nfence_debugfs_queues_wait_gone(int dir, int64_t pid,
 				    unsigned int timeout_ms);
+int nfence_debugfs_queue_wait_pending(int dir, int64_t pid, uint32_t device,
+				      uint32_t context, uint64_t pending,
+				      unsigned int timeout_ms);
+int nfence_waitpid_ms(pid_t pid, unsigned int timeout_ms);
 
 /* misc */
 uint64_t nfence_monotonic_ns(void);

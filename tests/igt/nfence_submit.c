@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "igt_nfence_core.h"
@@ -1264,6 +1265,336 @@ static void test_submit_blocks_when_full(void)
 	t_fini(&t);
 }
 
+/*
+ * A SUBMIT blocked on a full queue, and what ends it. The queue is parked
+ * on a FENCE_WAIT; a filler thread submits until the queue is full and it
+ * blocks; then something happens to the queue and the blocked call must
+ * return that queue's documented error, not sleep on.
+ */
+struct blocked {
+	struct t t;
+	struct filler f;
+	pthread_t thread;
+	uint32_t park;
+	struct drm_nfence_fence_mapping park_m;
+	/* The submission right after the park: a WRITE64 a test may break. */
+	struct nfence_cs cs;
+	uint32_t offset;
+};
+
+static void blocked_start(struct blocked *b, uint64_t work_ns)
+{
+	struct nfence_cs cs;
+
+	t_init(&b->t);
+	b->f = (struct filler){ .t = &b->t, .total = MAX_QUEUED + 40 };
+	b->park = nfence_fence_create(fd, b->t.env.dev, TYPE_DEFAULT, 0, 0,
+				      &b->park_m);
+	nfence_queue_begin(&b->t.q, &cs);
+	if (work_ns)
+		nfence_cs_work(&cs, work_ns);
+	else
+		nfence_cs_wait_fence(&cs, &b->park_m, 1);
+	nfence_queue_submit(&b->t.q, &cs);
+	nfence_queue_begin(&b->t.q, &b->cs);
+	b->offset = nfence_cs_write64(&b->cs, b->t.bo.gpu_va + 0x10, 0x11);
+	nfence_queue_submit(&b->t.q, &b->cs);
+
+	igt_assert_eq(nfence_thread_create(&b->thread, filler_fn, &b->f), 0);
+	/* Until the queue is full and the filler sleeps in SUBMIT. */
+	igt_assert_eq(nfence_debugfs_queue_wait_pending(dbg, getpid(),
+							b->t.env.dev,
+							b->t.q.context,
+							MAX_QUEUED, WAIT_MS),
+		      0);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq(__atomic_load_n(&b->f.error, __ATOMIC_SEQ_CST), 0);
+	igt_assert_lt(__atomic_load_n(&b->f.done, __ATOMIC_SEQ_CST),
+		      b->f.total);
+}
+
+/* The filler came back with @err, and nothing it submitted was lost. */
+static void blocked_join(struct blocked *b, int err)
+{
+	igt_assert_eq(nfence_thread_join(b->thread, WAIT_MS), 0);
+	igt_assert_eq(b->f.error, err);
+	igt_assert_lt(b->f.done, b->f.total);
+	igt_info("the blocked SUBMIT returned %d (%s) after %d accepted\n",
+		 b->f.error, strerror(-b->f.error), b->f.done);
+}
+
+static void test_blocked_submit_destroy(void)
+{
+	struct blocked b;
+	int base;
+
+	require_native();
+	base = nfence_debugfs_count_queues(dbg, getpid());
+	blocked_start(&b, 0);
+	nfence_hwqueue_destroy(fd, b.t.env.dev, b.t.q.handle);
+	b.t.q.handle = 0;
+	blocked_join(&b, -ENOENT);
+	/* The queue and its pending submissions are gone. */
+	igt_assert_eq(nfence_debugfs_count_queues(dbg, getpid()), base);
+	nfence_fence_destroy(fd, b.park);
+	t_fini(&b.t);
+}
+
+static void test_blocked_submit_fault(void)
+{
+	struct blocked b;
+
+	require_native();
+	blocked_start(&b, 0);
+	/* The command after the park becomes invalid, then the park ends. */
+	*nfence_cs_ptr(&b.cs, b.offset) = HDR(0x7f,
+					      DRM_NFENCE_CS_WRITE64_WORDS);
+	nfence_fence_signal(fd, b.t.env.dev, b.park, 1);
+	blocked_join(&b, -EIO);
+	igt_assert_eq_u32(nfence_queue_state(&b.t.q, NULL), ST_FAULTED);
+	igt_assert_eq_u64(*word(&b.t, 0x10), 0);
+	nfence_fence_destroy(fd, b.park);
+	t_fini(&b.t);
+}
+
+static void test_blocked_submit_tdr(void)
+{
+	uint64_t tdr_ms = nfence_param_get_u64("tdr_timeout_ms");
+	struct blocked b;
+
+	require_native();
+	igt_require_f(tdr_ms > 0 && tdr_ms <= 10000, "tdr_timeout_ms is %"
+		      PRIu64 " (0: off)\n", tdr_ms);
+	nfence_watchdog(WATCHDOG_S + tdr_ms / 1000);
+	/* A WORK far past the TDR timeout at the head of the queue. */
+	blocked_start(&b, (tdr_ms + 5000) * 1000000ull);
+	nfence_watchdog(WATCHDOG_S + tdr_ms / 1000);
+	blocked_join(&b, -EIO);
+	igt_assert_eq_u32(nfence_queue_state(&b.t.q, NULL), ST_LOST);
+	igt_assert_eq_u64(*b.t.q.progress, ALWAYS);
+	nfence_fence_destroy(fd, b.park);
+	t_fini(&b.t);
+}
+
+/*
+ * The child of blocked-submit-kill: a file of its own, a queue parked on a
+ * fence and filled, then a SUBMIT that blocks until the child is killed.
+ * Raw calls only (no IGT asserts in a plain child); tells the parent on
+ * @ready just before the SUBMIT that blocks; returns a step on failure.
+ */
+static int blocked_child(int ready)
+{
+	struct drm_nfence_device_create dc = { 0 };
+	struct drm_nfence_context_create cc = { 0 };
+	struct drm_nfence_hwqueue_create qc = { 0 };
+	struct drm_nfence_fence_create fc = { .type = TYPE_DEFAULT };
+	struct drm_nfence_alloc_create ac = {
+		.size = 64 * 1024,
+		.segment_id = SYSTEM,
+	};
+	struct drm_nfence_alloc_lock al = { 0 };
+	struct drm_nfence_submit s = { 0 };
+	struct nfence_cs cs;
+	void *cpu;
+	int f = __nfence_open_adapter(0);
+
+	if (f < 0)
+		return 1;
+	if (__nfence_device_create(f, &dc))
+		return 2;
+	cc.device = dc.handle;
+	qc.device = dc.handle;
+	fc.device = dc.handle;
+	ac.device = dc.handle;
+	al.device = dc.handle;
+	if (__nfence_context_create(f, &cc))
+		return 3;
+	qc.context = cc.handle;
+	if (__nfence_hwqueue_create(f, &qc) || __nfence_fence_create(f, &fc) ||
+	    __nfence_alloc_create(f, &ac))
+		return 4;
+	al.handle = ac.handle;
+	if (__nfence_alloc_lock(f, &al))
+		return 5;
+	cpu = mmap(NULL, al.size, PROT_READ | PROT_WRITE, MAP_SHARED, f,
+		   al.mmap_offset);
+	if (cpu == MAP_FAILED)
+		return 6;
+	s.device = dc.handle;
+	s.hwqueue = qc.handle;
+	/* The park, then NOPs until the queue is full. */
+	nfence_cs_init(&cs, cpu, ac.gpu_va, 4096);
+	nfence_cs_wait_fence(&cs, &fc.mapping, 1);
+	s.commands_gpu_va = cs.gpu_va;
+	s.size = cs.len;
+	s.progress_fence_value = 1;
+	if (__nfence_submit(f, &s))
+		return 7;
+	nfence_cs_init(&cs, (char *)cpu + 4096, ac.gpu_va + 4096, 64);
+	nfence_cs_nop(&cs);
+	s.commands_gpu_va = cs.gpu_va;
+	s.size = cs.len;
+	for (uint64_t v = 2; v <= MAX_QUEUED + 1; v++) {
+		s.progress_fence_value = v;
+		if (v == MAX_QUEUED + 1 && write(ready, "b", 1) != 1)
+			return 8;
+		if (__nfence_submit(f, &s))
+			return 9;
+	}
+	/* The last SUBMIT should never have returned. */
+	return 10;
+}
+
+static void test_blocked_submit_kill(void)
+{
+	int fds[2], ret = 0;
+	pid_t pid;
+	char c;
+
+	require_native();
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert_eq(pipe(fds), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (!pid) {
+		close(fds[0]);
+		_exit(blocked_child(fds[1]));
+	}
+	close(fds[1]);
+	if (read(fds[0], &c, 1) != 1) {
+		/* It failed before the SUBMIT that blocks. */
+		ret = nfence_waitpid_ms(pid, WAIT_MS);
+		igt_assert_f(false, "child setup failed (%d)\n", ret);
+	}
+	close(fds[0]);
+	/* Full, and the child asleep in the SUBMIT that has no room. */
+	igt_assert_eq(nfence_debugfs_count_queues(dbg, pid), 1);
+	usleep(QUIET_MS * 1000);
+	igt_assert_eq(waitpid(pid, NULL, WNOHANG), 0);
+	kill(pid, SIGKILL);
+	/* It dies at once, with its file, queue and submissions. */
+	igt_assert_eq(nfence_waitpid_ms(pid, WAIT_MS), SIGKILL);
+	igt_assert_eq(nfence_debugfs_queues_wait_gone(dbg, pid, WAIT_MS), 0);
+	/* The engine still runs others. */
+	{
+		struct t t;
+
+		t_init(&t);
+		assert_queue_ok(&t, ~0ull);
+		t_fini(&t);
+	}
+}
+
+/*
+ * Four threads submit to one queue, each taking the next progress value
+ * from a shared counter and submitting at once, so that their SUBMITs
+ * race. A SUBMIT whose value another thread's already passed fails with
+ * -EINVAL; every accepted one must run, in the order of its value.
+ */
+#define RACERS		4
+#define RACE_EACH	64
+
+struct racer {
+	pthread_t thread;
+	struct t *t;
+	struct nfence_bo *cmds;
+	uint64_t *next;
+	int index;
+	int accepted, rejected, error;
+	uint64_t last;	/* its highest accepted value */
+};
+
+static void *racer_fn(void *arg)
+{
+	struct racer *r = arg;
+
+	for (int i = 0; i < RACE_EACH; i++) {
+		uint64_t v = __atomic_add_fetch(r->next, 1, __ATOMIC_SEQ_CST);
+		uint64_t off = v * 64;
+		struct drm_nfence_submit s = {
+			.device = r->t->env.dev,
+			.hwqueue = r->t->q.handle,
+			.progress_fence_value = v,
+		};
+		struct nfence_cs cs;
+		int ret;
+
+		/* Its own 64 bytes: a value's slot, then its timestamp. */
+		nfence_cs_init(&cs, (char *)r->cmds->cpu + off,
+			       r->cmds->gpu_va + off, 64);
+		nfence_cs_write64(&cs, r->t->bo.gpu_va + v * 16, v);
+		nfence_cs_timestamp(&cs, r->t->bo.gpu_va + v * 16 + 8);
+		s.commands_gpu_va = cs.gpu_va;
+		s.size = cs.len;
+		do {
+			ret = __nfence_submit(r->t->q.fd, &s);
+		} while (ret == -EINTR);
+		if (!ret) {
+			r->accepted++;
+			r->last = v;
+		} else if (ret == -EINVAL) {
+			r->rejected++;
+		} else {
+			r->error = ret;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void test_submit_concurrent(void)
+{
+	struct racer r[RACERS];
+	struct nfence_bo cmds;
+	uint64_t next = 0, last = 0, prev_ts = 0;
+	int accepted = 0;
+	struct t t;
+
+	t_init(&t);
+	nfence_bo_create(fd, t.env.dev, (RACERS * RACE_EACH + 1) * 64, SYSTEM,
+			 0, &cmds);
+	for (int i = 0; i < RACERS; i++) {
+		r[i] = (struct racer){ .t = &t, .cmds = &cmds, .next = &next,
+				       .index = i };
+		igt_assert_eq(nfence_thread_create(&r[i].thread,
+						   racer_fn, &r[i]), 0);
+	}
+	for (int i = 0; i < RACERS; i++) {
+		igt_assert_eq(nfence_thread_join(r[i].thread,
+						 WAIT_MS), 0);
+		igt_assert_f(r[i].error == 0, "racer %d: SUBMIT returned %d "
+			     "(%s)\n", i, r[i].error, strerror(-r[i].error));
+		accepted += r[i].accepted;
+	}
+	igt_info("%d of %d submissions accepted\n", accepted,
+		 RACERS * RACE_EACH);
+	igt_assert_lt(0, accepted);
+
+	/* Every accepted value ran, in order; every rejected one never did. */
+	for (int i = 0; i < RACERS; i++)
+		if (r[i].last > last)
+			last = r[i].last;
+	igt_assert_eq(nfence_queue_wait(&t.q, last, WAIT_MS), 0);
+	igt_assert_eq_u64(*t.q.progress, last);
+	for (uint64_t v = 1, n = 0; v <= next; v++) {
+		uint64_t got = *word(&t, v * 16);
+
+		if (!got)
+			continue;
+		igt_assert_eq_u64(got, v);
+		igt_assert_lte_u64(prev_ts, *word(&t, v * 16 + 8));
+		prev_ts = *word(&t, v * 16 + 8);
+		n++;
+		if (v == last)
+			igt_assert_eq_u64(n, accepted);
+	}
+	igt_assert_eq_u64(*word(&t, last * 16), last);
+	t.q.submitted = last;
+	assert_queue_ok(&t, ~0ull);
+	nfence_bo_destroy(&cmds);
+	t_fini(&t);
+}
+
 /* Run-time faults */
 
 /*
@@ -1756,6 +2087,32 @@ igt_main
 		     "submissions are pending and continues when they run.");
 	igt_subtest("submit-blocks-when-full")
 		test_submit_blocks_when_full();
+
+	igt_describe("A SUBMIT blocked on a full queue returns -ENOENT when "
+		     "another thread destroys the queue; nothing is left.");
+	igt_subtest("blocked-submit-destroy")
+		test_blocked_submit_destroy();
+
+	igt_describe("A SUBMIT blocked on a full queue returns -EIO when a "
+		     "queued command faults the context.");
+	igt_subtest("blocked-submit-fault")
+		test_blocked_submit_fault();
+
+	igt_describe("A SUBMIT blocked on a full queue returns -EIO when TDR "
+		     "loses the device.");
+	igt_subtest("blocked-submit-tdr")
+		test_blocked_submit_tdr();
+
+	igt_describe("A process blocked in SUBMIT on a full queue dies at "
+		     "once with SIGKILL; its queue goes, the engine runs on.");
+	igt_subtest("blocked-submit-kill")
+		test_blocked_submit_kill();
+
+	igt_describe("Four threads race their SUBMITs on one queue: each "
+		     "accepted progress value runs, in the order of the "
+		     "values; a value another thread passed is -EINVAL.");
+	igt_subtest("submit-concurrent")
+		test_submit_concurrent();
 
 	for (volatile unsigned int i = 0; i < ARRAY_SIZE(faults); i++) {
 		igt_describe_f("At run time, %s faults the context: FAULTED "

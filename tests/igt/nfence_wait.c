@@ -1981,6 +1981,76 @@ static void test_monitored_async_waiters(void)
 	nfence_fence_destroy(fd, h);
 }
 
+/*
+ * DRM_NFENCE_MAX_ASYNC_WAITS pending async waits on one file, then one
+ * more: -ENOSPC, and the fence's waiters unchanged. A released wait makes
+ * room again; releasing them all fires the eventfd once per wait.
+ */
+static void test_async_wait_limit(void)
+{
+	const uint32_t max = DRM_NFENCE_MAX_ASYNC_WAITS;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_debugfs_fence f;
+	uint64_t count = 0, v;
+	int efd, ret;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S * 2);
+	h = create(0, 0, &m);
+	efd = new_eventfd();
+	for (uint32_t i = 0; i < max; i++) {
+		v = i + 1;
+		igt_assert_eq(wait_many(1, &h, &v, FLAG_ASYNC, 0, efd, NULL),
+			      0);
+	}
+	assert_monitored(&m, max, 0);
+	v = max + 1;
+	igt_assert_eq(wait_many(1, &h, &v, FLAG_ASYNC, 0, efd, NULL),
+		      -ENOSPC);
+	nfence_debugfs_fence(dbg, &m, &f);
+	igt_assert_eq_u64(f.waiters, max);
+	/* Another file has room of its own. */
+	{
+		int fd2 = nfence_open(), efd2 = new_eventfd();
+		uint32_t d2 = nfence_device_create(fd2);
+		uint32_t h2 = nfence_fence_create(fd2, d2, TYPE_DEFAULT, 0, 0,
+						  NULL);
+		struct drm_nfence_fence_wait w = {
+			.device = d2,
+			.count = 1,
+			.handles = (uintptr_t)&h2,
+			.values = (uintptr_t)&v,
+			.flags = FLAG_ASYNC,
+			.eventfd = efd2,
+		};
+
+		igt_assert_eq(__nfence_fence_wait(fd2, &w), 0);
+		close(fd2);
+		close(efd2);
+	}
+
+	/* The first wait released: its slot comes back. */
+	nfence_fence_signal(fd, dev, h, 1);
+	igt_assert(eventfd_fired(efd, JOIN_MS, &count));
+	for (uint64_t end = nfence_monotonic_ns() + JOIN_MS * 1000000ull;;) {
+		v = max + 1;
+		ret = wait_many(1, &h, &v, FLAG_ASYNC, 0, efd, NULL);
+		if (ret != -ENOSPC || nfence_monotonic_ns() > end)
+			break;
+		usleep(1000);
+	}
+	igt_assert_eq(ret, 0);
+
+	/* All of them, once each. */
+	nfence_fence_signal(fd, dev, h, max + 1);
+	while (count < max + 1 && eventfd_fired(efd, JOIN_MS, &v))
+		count += v;
+	igt_assert_eq_u64(count, max + 1);
+	assert_idle(&m);
+	close(efd);
+	nfence_fence_destroy(fd, h);
+}
+
 static void test_monitored_timeout(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -2844,6 +2914,12 @@ igt_main
 		     "waited value - 1, following the releases.");
 	igt_subtest("monitored-waiters")
 		test_monitored_waiters();
+
+	igt_describe("DRM_NFENCE_MAX_ASYNC_WAITS async waits on a file, then "
+		     "one more: -ENOSPC; a released wait makes room; all "
+		     "fire once each.");
+	igt_subtest("async-wait-limit")
+		test_async_wait_limit();
 
 	igt_describe("Async waits count as waiters for MonitoredValue.");
 	igt_subtest("monitored-async-waiters")
