@@ -13,7 +13,9 @@
 
 #include <drm/nfence_drm.h>
 
+#include "../nfence_cmp.h"
 #include "../nfence_gpu.h"
+#include "../nfence_hwqueue.h"
 
 static const struct nfence_gpu_config good_cfg = {
 	.num_engines = 3,
@@ -141,9 +143,21 @@ static struct nfence_gpu *gpu_up(struct kunit *test, u32 index)
 
 	gpu = kunit_kzalloc(test, sizeof(*gpu), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, gpu);
-	KUNIT_ASSERT_EQ(test, 0,
-			nfence_gpu_init(gpu, &good_cfg, index, "kunit"));
+	KUNIT_ASSERT_EQ(test, 0, nfence_gpu_init(gpu, &good_cfg, index));
 	return gpu;
+}
+
+/* A CMP thread on @gpu, as nfence_adapter_create() starts one. */
+static struct nfence_cmp *cmp_up(struct kunit *test, struct nfence_gpu *gpu)
+{
+	struct nfence_cmp *cmp;
+
+	cmp = kunit_kzalloc(test, sizeof(*cmp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmp);
+	KUNIT_ASSERT_EQ(test, 0, nfence_cmp_start(cmp, gpu,
+						  &nfence_hwqueue_cmp_ops,
+						  "kunit"));
+	return cmp;
 }
 
 static void gpu_init_rejects_bad_config(struct kunit *test)
@@ -154,8 +168,7 @@ static void gpu_init_rejects_bad_config(struct kunit *test)
 	gpu = kunit_kzalloc(test, sizeof(*gpu), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, gpu);
 	cfg.num_engines = 0;
-	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_gpu_init(gpu, &cfg, 0, "kunit"));
-	KUNIT_EXPECT_NULL(test, gpu->cmp.thread);
+	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_gpu_init(gpu, &cfg, 0));
 	KUNIT_EXPECT_NULL(test, gpu->vram);
 }
 
@@ -221,7 +234,7 @@ static bool cmp_wait_wakeups(struct nfence_cmp *cmp, s64 n)
 static void cmp_sleeps_until_kicked(struct kunit *test)
 {
 	struct nfence_gpu *gpu = gpu_up(test, 0);
-	struct nfence_cmp *cmp = &gpu->cmp;
+	struct nfence_cmp *cmp = cmp_up(test, gpu);
 
 	KUNIT_ASSERT_NOT_NULL(test, cmp->thread);
 	KUNIT_EXPECT_GT(test, nfence_cmp_pid(cmp), 0);
@@ -236,19 +249,21 @@ static void cmp_sleeps_until_kicked(struct kunit *test)
 
 	nfence_cmp_kick(cmp);
 	KUNIT_EXPECT_TRUE(test, cmp_wait_wakeups(cmp, 2));
-	nfence_gpu_fini(gpu);
+	nfence_cmp_stop(cmp);
 	KUNIT_EXPECT_NULL(test, cmp->thread);
 	KUNIT_EXPECT_EQ(test, nfence_cmp_pid(cmp), 0);
+	nfence_gpu_fini(gpu);
 }
 
 static void cmp_stop_is_idempotent(struct kunit *test)
 {
 	struct nfence_gpu *gpu = gpu_up(test, 0);
+	struct nfence_cmp *cmp = cmp_up(test, gpu);
 
-	nfence_cmp_kick(&gpu->cmp);
-	nfence_cmp_stop(&gpu->cmp);
-	nfence_cmp_stop(&gpu->cmp);
-	KUNIT_EXPECT_NULL(test, gpu->cmp.thread);
+	nfence_cmp_kick(cmp);
+	nfence_cmp_stop(cmp);
+	nfence_cmp_stop(cmp);
+	KUNIT_EXPECT_NULL(test, cmp->thread);
 	nfence_gpu_fini(gpu);
 }
 

@@ -1107,7 +1107,7 @@ static void hnd_progress_fence(struct kunit *test)
 	fence = local->fence;
 	q = xa_load(&hnd_nfile(f, fa)->hwqueues, qh);
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	KUNIT_EXPECT_PTR_EQ(test, q->progress, fence);
+	KUNIT_EXPECT_PTR_EQ(test, q->hw.progress, fence);
 	KUNIT_EXPECT_EQ(test, q->progress_handle, ph);
 	/* The handle's reference and the queue's. */
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);

@@ -3,7 +3,7 @@
  * KUnit tests for the runlist state machine: hardware queues run on their
  * engine by nfence_engine_run() (nfence_engine.c), stopped by
  * nfence_hwqueue_stop_locked() (nfence_hwqueue.c), faulted with their
- * context (nfence_context.c) and lost with their device (nfence_cmp.c).
+ * context (nfence_context.c) and lost with their device (nfence_hwqueue.c).
  *
  * The CMP is set up with nfence_cmp_init(), without its thread, and the test
  * gives queues their turns itself, with the CMP lock held as the thread
@@ -57,7 +57,7 @@
 /**
  * struct sched_fix - everything a test runs on
  * @test: the test
- * @adapter: the adapter (no DRM device); @adapter->gpu.cmp is the CMP
+ * @adapter: the adapter (no DRM device); @adapter->cmp is the CMP
  * @cmp: the CMP
  * @vm: the address space all queues use
  * @cmd_map: @cmds, SCHED_CMD_PAGES pages
@@ -211,24 +211,22 @@ static struct nfence_hwqueue *sched_queue(struct sched_fix *f,
 					  struct nfence_context *ctx,
 					  unsigned int i)
 {
-	struct nfence_cmp_engine *e = &f->cmp->engines[ctx->engine];
 	struct nfence_hwqueue *q;
 
 	q = kunit_kzalloc(f->test, sizeof(*q), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(f->test, q);
 	kref_init(&q->ref);
 	q->ctx = ctx;
-	q->vm = &f->vm;
+	nfence_cmp_queue_init(&q->hw);
+	q->hw.engine = ctx->engine;
+	q->hw.ctx = &ctx->hw;
+	q->hw.vm = &f->vm;
 	q->handle = i + 1;
-	INIT_LIST_HEAD(&q->pending);
 	init_waitqueue_head(&q->room);
-	q->state = NFENCE_QUEUE_IDLE;
-	q->progress = sched_fence(f, &f->pv[i][0], &f->pv[i][1]);
+	q->hw.progress = sched_fence(f, &f->pv[i][0], &f->pv[i][1]);
 
 	mutex_lock(&f->cmp->lock);
-	q->id = ++f->cmp->next_id;
-	list_add_tail(&q->engine_link, &e->runlist);
-	e->num_queues++;
+	nfence_cmp_queue_add_locked(f->cmp, &q->hw);
 	list_add_tail(&q->ctx_link, &ctx->queues);
 	mutex_unlock(&f->cmp->lock);
 	return q;
@@ -260,15 +258,15 @@ static int sched_init(struct kunit *test)
 	adapter->gpu.cfg.num_engines = 2;
 	adapter->gpu.cfg.tdr_timeout_ms = 2000;
 	adapter->gpu.timestamp_base_ns = ktime_get_ns();
-	atomic64_set(&adapter->irq_stats.signals, 0);
-	atomic64_set(&adapter->irq_stats.interrupts, 0);
-	atomic64_set(&adapter->irq_stats.suppressed, 0);
-	atomic64_set(&adapter->irq_stats.woken, 0);
-	atomic64_set(&adapter->irq_stats.spurious, 0);
-	atomic64_set(&adapter->irq_stats.carries, 0);
+	atomic64_set(&adapter->gpu.irq_stats.signals, 0);
+	atomic64_set(&adapter->gpu.irq_stats.interrupts, 0);
+	atomic64_set(&adapter->gpu.irq_stats.suppressed, 0);
+	atomic64_set(&adapter->gpu.irq_stats.woken, 0);
+	atomic64_set(&adapter->gpu.irq_stats.spurious, 0);
+	atomic64_set(&adapter->gpu.irq_stats.carries, 0);
 	xa_init(&adapter->fences);
-	nfence_cmp_init(&adapter->gpu.cmp, &adapter->gpu);
-	f->cmp = &adapter->gpu.cmp;
+	nfence_cmp_init(&adapter->cmp, &adapter->gpu, &nfence_hwqueue_cmp_ops);
+	f->cmp = &adapter->cmp;
 	f->cmp_ready = true;
 
 	f->cmds = kunit_kzalloc(test, SCHED_CMD_BYTES + PAGE_SIZE, GFP_KERNEL);
@@ -320,8 +318,8 @@ static void sched_exit(struct kunit *test)
 		for (i = 0; i < SCHED_QUEUES; i++) {
 			if (!f->q[i])
 				continue;
-			list_splice_tail_init(&f->q[i]->pending, &left);
-			f->q[i]->num_pending = 0;
+			list_splice_tail_init(&f->q[i]->hw.pending, &left);
+			f->q[i]->hw.num_pending = 0;
 		}
 		list_splice_tail_init(&f->dropped, &left);
 		mutex_unlock(&f->cmp->lock);
@@ -332,7 +330,7 @@ static void sched_exit(struct kunit *test)
 			if (!f->q[i])
 				continue;
 			KUNIT_EXPECT_EQ(test, kref_read(&f->q[i]->ref), 1);
-			KUNIT_EXPECT_EQ(test, kref_read(&f->q[i]->progress->ref),
+			KUNIT_EXPECT_EQ(test, kref_read(&f->q[i]->hw.progress->ref),
 					1);
 		}
 		for (i = 0; i < SCHED_QUEUES; i++)
@@ -464,17 +462,14 @@ static struct nfence_submission *sched_submit(struct sched_fix *f,
 
 	sub = kzalloc(sizeof(*sub), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(f->test, sub);
-	sub->kind = NFENCE_SUB_COMMANDS;
-	sub->va = va;
-	sub->size = end - va;
-	sub->progress_value = progress;
+	sub->entry.kind = NFENCE_SUB_COMMANDS;
+	sub->entry.va = va;
+	sub->entry.size = end - va;
+	sub->entry.progress_value = progress;
 
 	mutex_lock(&f->cmp->lock);
-	list_add_tail(&sub->link, &q->pending);
-	q->num_pending++;
+	nfence_cmp_queue_push_locked(&q->hw, &sub->entry);
 	q->last_queued = progress;
-	if (q->state == NFENCE_QUEUE_IDLE)
-		q->state = NFENCE_QUEUE_READY;
 	mutex_unlock(&f->cmp->lock);
 	return sub;
 }
@@ -488,7 +483,7 @@ static int sched_run_at(struct sched_fix *f, struct nfence_hwqueue *q,
 
 	*ran = 12345;
 	mutex_lock(&f->cmp->lock);
-	ret = nfence_engine_run(f->cmp, e, q, now, ran, &f->dropped);
+	ret = nfence_engine_run(f->cmp, e, &q->hw, now, ran, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	return ret;
 }
@@ -514,7 +509,7 @@ static s64 sched_commands(struct sched_fix *f)
 	return atomic64_read(&f->cmp->commands);
 }
 
-#define SCHED_IRQ(f, field)	atomic64_read(&(f)->adapter->irq_stats.field)
+#define SCHED_IRQ(f, field)	atomic64_read(&(f)->adapter->gpu.irq_stats.field)
 
 /* ---- Tests ---- */
 
@@ -532,7 +527,7 @@ static void sched_nop_runs_to_idle(struct kunit *test)
 	u64 start;
 
 	/* A CPU waiter for progress 2 lowers MonitoredValue to 1. */
-	sched_wait_on(test, q->progress, &sw, 2);
+	sched_wait_on(test, q->hw.progress, &sw, 2);
 
 	start = sched_cursor(f);
 	for (i = 0; i < 5; i++)
@@ -542,17 +537,17 @@ static void sched_nop_runs_to_idle(struct kunit *test)
 	for (i = 0; i < 3; i++)
 		sched_nop(f);
 	sched_submit(f, q, start, sched_cursor(f), 2);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
-	KUNIT_EXPECT_EQ(test, q->num_pending, 2);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, q->hw.num_pending, 2);
 
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
 	/* Eight commands and two completed submissions. */
 	KUNIT_EXPECT_EQ(test, ran, 10);
 	KUNIT_EXPECT_EQ(test, sched_commands(f), 8);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 2);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
-	KUNIT_EXPECT_EQ(test, q->num_pending, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&q->pending));
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.num_pending, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&q->hw.pending));
 	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].busy);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->faults), 0);
 
@@ -567,7 +562,7 @@ static void sched_nop_runs_to_idle(struct kunit *test)
 	/* Nothing left: idle again, nothing run. */
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 0);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
 	KUNIT_EXPECT_TRUE(test, list_empty(&f->dropped));
 }
 
@@ -595,12 +590,12 @@ static void sched_fence_wait_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_EQ(test, ran, 2);
 	KUNIT_EXPECT_EQ(test, sched_commands(f), 2);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_WAIT_FENCE);
-	KUNIT_EXPECT_EQ(test, q->wait_va, sched_data_va(f, 0));
-	KUNIT_EXPECT_EQ(test, q->wait_value, SCHED_WAIT_VALUE);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_WAIT_FENCE);
+	KUNIT_EXPECT_EQ(test, q->hw.wait_va, sched_data_va(f, 0));
+	KUNIT_EXPECT_EQ(test, q->hw.wait_value, SCHED_WAIT_VALUE);
 	/* Parked at the FENCE_WAIT itself, not past it. */
-	KUNIT_EXPECT_EQ(test, sub->offset, wait_cmd - start);
-	KUNIT_EXPECT_EQ(test, q->num_pending, 1);
+	KUNIT_EXPECT_EQ(test, sub->entry.offset, wait_cmd - start);
+	KUNIT_EXPECT_EQ(test, q->hw.num_pending, 1);
 	KUNIT_EXPECT_EQ(test, f->data[1], 0);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
 	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].busy);
@@ -609,8 +604,8 @@ static void sched_fence_wait_blocks(struct kunit *test)
 	f->data[0] = SCHED_WAIT_VALUE - 0x100000000ull;
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_EQ(test, ran, 0);
-	KUNIT_EXPECT_EQ(test, sub->offset, wait_cmd - start);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_WAIT_FENCE);
+	KUNIT_EXPECT_EQ(test, sub->entry.offset, wait_cmd - start);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_WAIT_FENCE);
 	KUNIT_EXPECT_EQ(test, sched_commands(f), 2);
 
 	/* Reached exactly: the wait, the write, the completion. */
@@ -620,8 +615,8 @@ static void sched_fence_wait_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_commands(f), 4);
 	KUNIT_EXPECT_EQ(test, f->data[1], SCHED_VALUE);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
-	KUNIT_EXPECT_EQ(test, q->num_pending, 0);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.num_pending, 0);
 }
 
 /*
@@ -808,7 +803,7 @@ static void sched_fence_signal_always_signaled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, signals), 1);
 
 	/* The progress fence itself, AlwaysSignaled: not written either. */
-	nfence_fence_set_always_signaled(q->progress);
+	nfence_fence_set_always_signaled(q->hw.progress);
 	start = sched_cursor(f);
 	sched_nop(f);
 	sched_submit(f, q, start, sched_cursor(f), 0x100000000ull);
@@ -839,9 +834,9 @@ static void sched_fence_wait_always_signaled(struct kunit *test)
 	ret = sched_run(f, q, &ran);
 	KUNIT_ASSERT_EQ_MSG(test, ret, NFENCE_RUN_IDLE,
 			    "state %u: parked on an AlwaysSignaled fence",
-			    q->state);
+			    q->hw.state);
 	KUNIT_EXPECT_EQ(test, ran, 3);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 }
 
@@ -1081,12 +1076,12 @@ static void sched_work_busy(struct kunit *test)
 	after = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, ran, 2);
 	KUNIT_EXPECT_EQ(test, sched_commands(f), 2);
-	KUNIT_EXPECT_PTR_EQ(test, e0->busy, q);
-	KUNIT_EXPECT_EQ(test, e0->busy_until_ns, q->work_start_ns + 1500000);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_RUNNING);
-	KUNIT_EXPECT_GE(test, q->work_start_ns, before);
-	KUNIT_EXPECT_LE(test, q->work_start_ns, after);
-	KUNIT_EXPECT_EQ(test, sub->offset, work_cmd + 16 - start);
+	KUNIT_EXPECT_PTR_EQ(test, e0->busy, &q->hw);
+	KUNIT_EXPECT_EQ(test, e0->busy_until_ns, q->hw.work_start_ns + 1500000);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_RUNNING);
+	KUNIT_EXPECT_GE(test, q->hw.work_start_ns, before);
+	KUNIT_EXPECT_LE(test, q->hw.work_start_ns, after);
+	KUNIT_EXPECT_EQ(test, sub->entry.offset, work_cmd + 16 - start);
 	KUNIT_EXPECT_EQ(test, f->data[0], 0);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
 	KUNIT_EXPECT_NULL(test, e1->busy);
@@ -1098,7 +1093,7 @@ static void sched_work_busy(struct kunit *test)
 	 */
 	mutex_lock(&f->cmp->lock);
 	e0->busy = NULL;
-	q->state = NFENCE_QUEUE_READY;
+	q->hw.state = NFENCE_QUEUE_READY;
 	mutex_unlock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, sched_run_at(f, q, SCHED_NOW + 1500000, &ran),
 			NFENCE_RUN_IDLE);
@@ -1115,7 +1110,7 @@ static void sched_work_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 3);
 	KUNIT_EXPECT_NULL(test, e0->busy);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
 
 	/* The longest WORK, on engine 1: engine 0 is not involved. */
 	start = sched_cursor(f);
@@ -1124,12 +1119,12 @@ static void sched_work_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_run_at(f, f->q[2], SCHED_NOW + 7, &ran),
 			NFENCE_RUN_BUSY);
 	KUNIT_EXPECT_EQ(test, ran, 1);
-	KUNIT_EXPECT_PTR_EQ(test, e1->busy, f->q[2]);
+	KUNIT_EXPECT_PTR_EQ(test, e1->busy, &f->q[2]->hw);
 	KUNIT_EXPECT_EQ(test, e1->busy_until_ns,
-			f->q[2]->work_start_ns + DRM_NFENCE_CS_MAX_WORK_NS);
-	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_RUNNING);
+			f->q[2]->hw.work_start_ns + DRM_NFENCE_CS_MAX_WORK_NS);
+	KUNIT_EXPECT_EQ(test, f->q[2]->hw.state, NFENCE_QUEUE_RUNNING);
 	KUNIT_EXPECT_NULL(test, e0->busy);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
 }
 
 /*
@@ -1152,16 +1147,16 @@ static void sched_budget_yields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_YIELD);
 	KUNIT_EXPECT_EQ(test, ran, NFENCE_ENGINE_BUDGET);
 	KUNIT_EXPECT_EQ(test, sched_commands(f), NFENCE_ENGINE_BUDGET);
-	KUNIT_EXPECT_EQ(test, sub->offset, 8 * NFENCE_ENGINE_BUDGET);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
-	KUNIT_EXPECT_EQ(test, q->num_pending, 1);
+	KUNIT_EXPECT_EQ(test, sub->entry.offset, 8 * NFENCE_ENGINE_BUDGET);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, q->hw.num_pending, 1);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
 
 	KUNIT_EXPECT_EQ(test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 11);
 	KUNIT_EXPECT_EQ(test, sched_commands(f), NFENCE_ENGINE_BUDGET + 10);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
-	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->hw.state, NFENCE_QUEUE_IDLE);
 }
 
 /* A command whose operands cross from one mapping into the next runs. */
@@ -1199,10 +1194,10 @@ static void sched_expect_fault(struct kunit *test, struct sched_fix *f,
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->faults), 1);
 	/* Both queues of the context stop; their progress fences give up. */
 	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, f->q[i]->state, NFENCE_QUEUE_FAULTED);
-		KUNIT_EXPECT_EQ(test, f->q[i]->num_pending, 0);
-		KUNIT_EXPECT_TRUE(test, list_empty(&f->q[i]->pending));
-		KUNIT_EXPECT_TRUE(test, f->q[i]->progress->always_signaled);
+		KUNIT_EXPECT_EQ(test, f->q[i]->hw.state, NFENCE_QUEUE_FAULTED);
+		KUNIT_EXPECT_EQ(test, f->q[i]->hw.num_pending, 0);
+		KUNIT_EXPECT_TRUE(test, list_empty(&f->q[i]->hw.pending));
+		KUNIT_EXPECT_TRUE(test, f->q[i]->hw.progress->always_signaled);
 		KUNIT_EXPECT_EQ(test, f->pv[i][0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	}
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), dropped);
@@ -1210,7 +1205,7 @@ static void sched_expect_fault(struct kunit *test, struct sched_fix *f,
 	/* The other context, on the other engine, is untouched. */
 	KUNIT_EXPECT_FALSE(test, f->ctx[1]->faulted);
 	KUNIT_EXPECT_FALSE(test, f->ctx[2]->faulted);
-	KUNIT_EXPECT_FALSE(test, f->q[2]->progress->always_signaled);
+	KUNIT_EXPECT_FALSE(test, f->q[2]->hw.progress->always_signaled);
 }
 
 enum sched_fault_kind {
@@ -1367,8 +1362,8 @@ static void sched_fault_reasons(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->data[0], 0);
 	KUNIT_EXPECT_EQ(test, f->ro[0], 0);
 	KUNIT_EXPECT_EQ(test, f->ro[1], 0);
-	KUNIT_EXPECT_EQ(test, f->q[2]->num_pending, 1);
-	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, f->q[2]->hw.num_pending, 1);
+	KUNIT_EXPECT_EQ(test, f->q[2]->hw.state, NFENCE_QUEUE_READY);
 	/* Nothing was signaled: the progress fences were given up instead. */
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, signals), 0);
 
@@ -1388,8 +1383,8 @@ static void sched_fault_stops_context(struct kunit *test)
 	u64 start, bad;
 	unsigned int ran;
 
-	sched_wait_on(test, f->q[0]->progress, &sw0, 2);
-	sched_wait_on(test, f->q[1]->progress, &sw1, 1);
+	sched_wait_on(test, f->q[0]->hw.progress, &sw0, 2);
+	sched_wait_on(test, f->q[1]->hw.progress, &sw1, 1);
 
 	start = sched_cursor(f);
 	sched_nop(f);
@@ -1481,40 +1476,40 @@ static void sched_stop_locked(struct kunit *test)
 	sched_submit(f, q2, start, sched_cursor(f), 1);
 	sched_submit(f, q2, start, sched_cursor(f), 2);
 	KUNIT_ASSERT_EQ(test, sched_run(f, q2, &ran), NFENCE_RUN_BUSY);
-	KUNIT_ASSERT_PTR_EQ(test, f->cmp->engines[1].busy, q2);
+	KUNIT_ASSERT_PTR_EQ(test, f->cmp->engines[1].busy, &q2->hw);
 
 	mutex_lock(&f->cmp->lock);
 	/* FAULTED, then LOST: LOST. */
 	nfence_hwqueue_stop_locked(q0, NFENCE_QUEUE_FAULTED, &f->dropped);
-	KUNIT_EXPECT_EQ(test, q0->state, NFENCE_QUEUE_FAULTED);
-	KUNIT_EXPECT_EQ(test, q0->num_pending, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&q0->pending));
+	KUNIT_EXPECT_EQ(test, q0->hw.state, NFENCE_QUEUE_FAULTED);
+	KUNIT_EXPECT_EQ(test, q0->hw.num_pending, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&q0->hw.pending));
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), 2);
 	nfence_hwqueue_stop_locked(q0, NFENCE_QUEUE_LOST, &f->dropped);
-	KUNIT_EXPECT_EQ(test, q0->state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, q0->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), 2);
 
 	/* Destroyed with its own state: kept; then LOST, then FAULTED: LOST. */
-	nfence_hwqueue_stop_locked(q1, q1->state, &f->dropped);
-	KUNIT_EXPECT_EQ(test, q1->state, NFENCE_QUEUE_READY);
-	KUNIT_EXPECT_EQ(test, q1->num_pending, 0);
+	nfence_hwqueue_stop_locked(q1, q1->hw.state, &f->dropped);
+	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, q1->hw.num_pending, 0);
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), 3);
 	nfence_hwqueue_stop_locked(q1, NFENCE_QUEUE_LOST, &f->dropped);
 	nfence_hwqueue_stop_locked(q1, NFENCE_QUEUE_FAULTED, &f->dropped);
-	KUNIT_EXPECT_EQ(test, q1->state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 
 	/* A context fault does not turn LOST queues into FAULTED ones. */
 	nfence_context_fault_locked(f->ctx[0], f->data_va,
 				    DRM_NFENCE_FAULT_PAGE, &f->dropped);
-	KUNIT_EXPECT_EQ(test, q0->state, NFENCE_QUEUE_LOST);
-	KUNIT_EXPECT_EQ(test, q1->state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, q0->hw.state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_TRUE(test, f->ctx[0]->faulted);
 
 	/* The running queue: its engine is free again. */
 	nfence_hwqueue_stop_locked(q2, NFENCE_QUEUE_LOST, &f->dropped);
-	KUNIT_EXPECT_EQ(test, q2->state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, q2->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_NULL(test, f->cmp->engines[1].busy);
-	KUNIT_EXPECT_EQ(test, q2->num_pending, 0);
+	KUNIT_EXPECT_EQ(test, q2->hw.num_pending, 0);
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), 5);
 	mutex_unlock(&f->cmp->lock);
 
@@ -1523,7 +1518,7 @@ static void sched_stop_locked(struct kunit *test)
 }
 
 /*
- * nfence_cmp_device_lost_locked() stops every queue of the device, on
+ * nfence_device_lost_locked() stops every queue of the device, on
  * every engine, as LOST, a FAULTED one included; other devices run on.
  * The device is put in error beforehand: making its fences AlwaysSignaled
  * goes through its file, which this setup does not have.
@@ -1543,15 +1538,15 @@ static void sched_device_lost(struct kunit *test)
 	WRITE_ONCE(f->dev->error, true);
 	mutex_lock(&f->cmp->lock);
 	nfence_hwqueue_stop_locked(f->q[1], NFENCE_QUEUE_FAULTED, &f->dropped);
-	nfence_cmp_device_lost_locked(f->cmp, f->dev, &f->dropped);
+	nfence_device_lost_locked(f->cmp, f->dev, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 
-	KUNIT_EXPECT_EQ(test, f->q[0]->state, NFENCE_QUEUE_LOST);
-	KUNIT_EXPECT_EQ(test, f->q[1]->state, NFENCE_QUEUE_LOST);
-	KUNIT_EXPECT_EQ(test, f->q[0]->num_pending, 0);
+	KUNIT_EXPECT_EQ(test, f->q[0]->hw.state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, f->q[1]->hw.state, NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_EQ(test, f->q[0]->hw.num_pending, 0);
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), 2);
-	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_READY);
-	KUNIT_EXPECT_EQ(test, f->q[2]->num_pending, 1);
+	KUNIT_EXPECT_EQ(test, f->q[2]->hw.state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, f->q[2]->hw.num_pending, 1);
 	KUNIT_EXPECT_FALSE(test, f->dev2->error);
 	nfence_submissions_drop(&f->dropped);
 

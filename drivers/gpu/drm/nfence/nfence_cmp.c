@@ -12,13 +12,8 @@
 #include <drm/drm_print.h>
 
 #include "nfence_cmp.h"
-#include "nfence_context.h"
-#include "nfence_device.h"
-#include "nfence_drv.h"
 #include "nfence_engine.h"
-#include "nfence_fence.h"
 #include "nfence_gpu.h"
-#include "nfence_hwqueue.h"
 
 /**
  * DOC: context management processor
@@ -49,11 +44,18 @@
  *
  * The thread is created with the GPU and stopped with it
  * (kthread_stop() waits for the current pass to finish).
+ *
+ * The CMP is the simulated hardware: it knows queues, entries and
+ * contexts only as their &struct nfence_cmp_queue, &struct
+ * nfence_cmp_entry and &struct nfence_cmp_context, which the driver's
+ * objects embed, and fences as opaque pointers. Everything it has to tell
+ * the driver (a fence interrupt, a fault, a hang, a legacy entry reached or
+ * done) goes through the &struct nfence_cmp_ops the driver registered.
  */
 
 #define NFENCE_CMP_KICK	0
 
-static bool nfence_queue_runnable(struct nfence_hwqueue *q)
+static bool nfence_queue_runnable(struct nfence_cmp_queue *q)
 {
 	switch (q->state) {
 	case NFENCE_QUEUE_READY:
@@ -65,66 +67,18 @@ static bool nfence_queue_runnable(struct nfence_hwqueue *q)
 	}
 }
 
-/**
- * nfence_cmp_device_lost_locked - stop every queue of a device in error
- * @cmp: the CMP, whose lock is held
- * @dev: the device
- * @dropped: where the queues' pending submissions go
- *
- * Marks the device in error and makes its fences AlwaysSignaled. The
- * device's file is alive: its queues are on the runlists, and they leave
- * them only under the lock held here.
- */
-void nfence_cmp_device_lost_locked(struct nfence_cmp *cmp,
-				   struct nfence_device *dev,
-				   struct list_head *dropped)
-{
-	struct nfence_hwqueue *q;
-	u32 i;
-
-	lockdep_assert_held(&cmp->lock);
-	if (!READ_ONCE(dev->error)) {
-		WRITE_ONCE(dev->error, true);
-		/* Pairs with the barrier in fence create. */
-		smp_mb();
-		nfence_device_fences_error(dev);
-	}
-	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
-		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
-			if (q->ctx->device == dev)
-				nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST,
-							   dropped);
-}
-
-/**
- * nfence_cmp_device_lost - stop every queue of a device put in error
- * @cmp: the CMP
- * @dev: the device, whose file is alive (the caller holds it open)
- */
-void nfence_cmp_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev)
-{
-	LIST_HEAD(dropped);
-
-	mutex_lock(&cmp->lock);
-	nfence_cmp_device_lost_locked(cmp, dev, &dropped);
-	mutex_unlock(&cmp->lock);
-	nfence_submissions_drop(&dropped);
-	nfence_cmp_kick(cmp);
-}
-
 /* Whether the hang timeout applies to @q's running WORK command. */
 static bool nfence_cmp_tdr_applies(struct nfence_cmp *cmp,
-				   struct nfence_hwqueue *q)
+				   struct nfence_cmp_queue *q)
 {
-	return cmp->tdr_ns &&
-	       !(q->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT);
+	return cmp->tdr_ns && !q->no_timeout;
 }
 
 /* When a busy engine needs a look: its WORK ends, or its TDR fires. */
 static void nfence_cmp_wake_at(struct nfence_cmp *cmp,
 			       struct nfence_cmp_engine *e, u64 *deadline)
 {
-	struct nfence_hwqueue *q = e->busy;
+	struct nfence_cmp_queue *q = e->busy;
 	u64 at = e->busy_until_ns;
 
 	if (nfence_cmp_tdr_applies(cmp, q))
@@ -138,16 +92,13 @@ static bool nfence_cmp_engine_busy(struct nfence_cmp *cmp,
 				   struct nfence_cmp_engine *e, u64 now,
 				   u64 *deadline, struct list_head *dropped)
 {
-	struct nfence_hwqueue *q = e->busy;
+	struct nfence_cmp_queue *q = e->busy;
 
 	if (nfence_cmp_tdr_applies(cmp, q) &&
 	    now >= q->work_start_ns + cmp->tdr_ns && now < e->busy_until_ns) {
 		atomic64_inc(&cmp->hangs);
-		drm_dbg_driver(&container_of(cmp->gpu, struct nfence_adapter,
-					     gpu)->drm,
-			       "queue %u hung: device %u lost\n", q->id,
-			       q->ctx->device->handle);
-		nfence_cmp_device_lost_locked(cmp, q->ctx->device, dropped);
+		/* Stops @q, and so frees the engine. */
+		cmp->ops->queue_hang(cmp, q, dropped);
 		return false;
 	}
 	if (now < e->busy_until_ns) {
@@ -182,11 +133,11 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			continue;
 
 		for (n = e->num_queues; n && !e->busy; n--) {
-			struct nfence_hwqueue *q;
+			struct nfence_cmp_queue *q;
 			unsigned int ran;
 			int res;
 
-			q = list_first_entry(&e->runlist, struct nfence_hwqueue,
+			q = list_first_entry(&e->runlist, struct nfence_cmp_queue,
 					     engine_link);
 			list_move_tail(&q->engine_link, &e->runlist);
 			if (!nfence_queue_runnable(q))
@@ -200,7 +151,7 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	}
 	mutex_unlock(&cmp->lock);
 	if (!list_empty(&dropped)) {
-		nfence_submissions_drop(&dropped);
+		cmp->ops->entries_drop(&dropped);
 		progress = true;
 	}
 	return progress;
@@ -257,14 +208,17 @@ static int nfence_cmp_thread(void *data)
  * nfence_cmp_init - set up a CMP's state, without its thread
  * @cmp: the CMP
  * @gpu: the GPU it schedules, whose configuration is set
+ * @ops: the driver's callbacks
  *
  * KUnit drives a CMP set up this way by calling the engine directly.
  */
-void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu)
+void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
+		     const struct nfence_cmp_ops *ops)
 {
 	u32 i;
 
 	cmp->gpu = gpu;
+	cmp->ops = ops;
 	cmp->thread = NULL;
 	cmp->pending = 0;
 	cmp->busy = false;
@@ -288,16 +242,17 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu)
  * nfence_cmp_start - start the CMP thread of a GPU
  * @cmp: the CMP
  * @gpu: the GPU it schedules
+ * @ops: the driver's callbacks
  * @name: thread name suffix
  *
  * Return: 0 or -errno.
  */
 int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
-		     const char *name)
+		     const struct nfence_cmp_ops *ops, const char *name)
 {
 	struct task_struct *thread;
 
-	nfence_cmp_init(cmp, gpu);
+	nfence_cmp_init(cmp, gpu, ops);
 	thread = kthread_run(nfence_cmp_thread, cmp, "nfence-cmp/%s", name);
 	if (IS_ERR(thread)) {
 		mutex_destroy(&cmp->lock);
@@ -331,6 +286,108 @@ void nfence_cmp_kick(struct nfence_cmp *cmp)
 {
 	if (!test_and_set_bit(NFENCE_CMP_KICK, &cmp->pending))
 		wake_up(&cmp->wq);
+}
+
+/**
+ * nfence_cmp_queue_init - set up the CMP state of a new queue
+ * @q: the queue's CMP state; the caller sets @q->engine, @q->ctx, @q->vm,
+ *	@q->progress and @q->no_timeout before nfence_cmp_queue_add_locked()
+ */
+void nfence_cmp_queue_init(struct nfence_cmp_queue *q)
+{
+	INIT_LIST_HEAD(&q->engine_link);
+	INIT_LIST_HEAD(&q->pending);
+	q->num_pending = 0;
+	q->state = NFENCE_QUEUE_IDLE;
+}
+
+/**
+ * nfence_cmp_queue_add_locked - put a queue on its engine's runlist
+ * @cmp: the CMP, whose lock is held
+ * @q: a queue set up with nfence_cmp_queue_init()
+ */
+void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
+				 struct nfence_cmp_queue *q)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
+
+	lockdep_assert_held(&cmp->lock);
+	q->id = ++cmp->next_id;
+	list_add_tail(&q->engine_link, &e->runlist);
+	e->num_queues++;
+}
+
+/**
+ * nfence_cmp_queue_remove_locked - take a stopped queue off its runlist
+ * @cmp: the CMP, whose lock is held
+ * @q: a queue stopped with nfence_cmp_queue_stop_locked()
+ */
+void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
+				    struct nfence_cmp_queue *q)
+{
+	lockdep_assert_held(&cmp->lock);
+	list_del_init(&q->engine_link);
+	cmp->engines[q->engine].num_queues--;
+}
+
+/**
+ * nfence_cmp_queue_push_locked - append an entry to a queue
+ * @q: the queue, which has room and is not stopped; &nfence_cmp.lock held
+ * @entry: the entry; the queue owns it until it runs or is dropped
+ *
+ * The caller kicks the CMP once it has dropped the lock.
+ */
+void nfence_cmp_queue_push_locked(struct nfence_cmp_queue *q,
+				  struct nfence_cmp_entry *entry)
+{
+	list_add_tail(&entry->link, &q->pending);
+	q->num_pending++;
+	if (q->state == NFENCE_QUEUE_IDLE)
+		q->state = NFENCE_QUEUE_READY;
+}
+
+/**
+ * nfence_cmp_queue_stop_locked - stop a queue for good
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue
+ * @state: %NFENCE_QUEUE_FAULTED or %NFENCE_QUEUE_LOST (for a destroyed
+ *	queue, the state it had)
+ * @dropped: its pending entries are moved here
+ *
+ * A device lost is worse than a fault: %NFENCE_QUEUE_LOST is never
+ * replaced. A WORK command of @q that occupies its engine ends now.
+ */
+void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
+				  struct nfence_cmp_queue *q, u32 state,
+				  struct list_head *dropped)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
+
+	lockdep_assert_held(&cmp->lock);
+	list_splice_tail_init(&q->pending, dropped);
+	q->num_pending = 0;
+	if (q->state != NFENCE_QUEUE_LOST)
+		q->state = state;
+	if (e->busy == q)
+		e->busy = NULL;
+}
+
+/**
+ * nfence_cmp_walk_queues_locked - call a function on every listed queue
+ * @cmp: the CMP, whose lock is held
+ * @fn: the function; it may stop the queue, not take it off its runlist
+ * @data: passed to @fn
+ */
+void nfence_cmp_walk_queues_locked(struct nfence_cmp *cmp,
+				   nfence_cmp_queue_fn_t fn, void *data)
+{
+	struct nfence_cmp_queue *q;
+	u32 i;
+
+	lockdep_assert_held(&cmp->lock);
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
+			fn(q, data);
 }
 
 /**
@@ -368,12 +425,12 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
  */
 void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p)
 {
-	struct nfence_hwqueue *q;
+	struct nfence_cmp_queue *q;
 	u32 i;
 
 	mutex_lock(&cmp->lock);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
 		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
-			nfence_hwqueue_print(q, p);
+			cmp->ops->queue_print(q, p);
 	mutex_unlock(&cmp->lock);
 }

@@ -11,14 +11,176 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-/* Engines (WDDM nodes) an adapter may have. */
-#define NFENCE_MAX_ENGINES	8
+#include "nfence_gpu.h"
 
 struct drm_printer;
-struct nfence_device;
+struct nfence_cmp;
+struct nfence_fence;
 struct nfence_gpu;
-struct nfence_hwqueue;
+struct nfence_vm;
 struct task_struct;
+
+/**
+ * enum nfence_queue_state - where a hardware queue is, for the CMP
+ * @NFENCE_QUEUE_IDLE: nothing pending
+ * @NFENCE_QUEUE_READY: runnable
+ * @NFENCE_QUEUE_RUNNING: running a WORK command on its engine
+ * @NFENCE_QUEUE_WAIT_FENCE: parked on a FENCE_WAIT command
+ * @NFENCE_QUEUE_WAIT_CPU: held by the kernel at a legacy wait or signal
+ * @NFENCE_QUEUE_FAULTED: its context faulted; runs nothing again
+ * @NFENCE_QUEUE_LOST: its device is in error; runs nothing again
+ */
+enum nfence_queue_state {
+	NFENCE_QUEUE_IDLE,
+	NFENCE_QUEUE_READY,
+	NFENCE_QUEUE_RUNNING,
+	NFENCE_QUEUE_WAIT_FENCE,
+	NFENCE_QUEUE_WAIT_CPU,
+	NFENCE_QUEUE_FAULTED,
+	NFENCE_QUEUE_LOST,
+};
+
+/**
+ * enum nfence_sub_kind - kinds of queued entries
+ * @NFENCE_SUB_COMMANDS: a command buffer (kernel-mode submission)
+ * @NFENCE_SUB_WAIT: a legacy wait held by CPU waiters
+ * @NFENCE_SUB_SIGNAL: a legacy signal done by a kernel worker
+ */
+enum nfence_sub_kind {
+	NFENCE_SUB_COMMANDS,
+	NFENCE_SUB_WAIT,
+	NFENCE_SUB_SIGNAL,
+};
+
+/**
+ * struct nfence_cmp_entry - what the CMP knows of one entry of a queue
+ *
+ * Embedded in the driver's submission. The CMP runs a COMMANDS entry
+ * itself and hands the legacy kinds to &nfence_cmp_ops.entry_step.
+ */
+struct nfence_cmp_entry {
+	/** @link: entry in &nfence_cmp_queue.pending */
+	struct list_head link;
+	/** @kind: &enum nfence_sub_kind */
+	u32 kind;
+	/** @size: COMMANDS: bytes of commands */
+	u32 size;
+	/** @va: COMMANDS: GPU VA of the commands */
+	u64 va;
+	/** @offset: COMMANDS: bytes already run */
+	u64 offset;
+	/** @progress_value: COMMANDS: progress fence value when done */
+	u64 progress_value;
+};
+
+/**
+ * struct nfence_cmp_context - what the CMP knows of a context
+ *
+ * Embedded in the driver's context; under &nfence_cmp.lock.
+ */
+struct nfence_cmp_context {
+	/** @suspended: not scheduled */
+	bool suspended;
+};
+
+/**
+ * struct nfence_cmp_queue - what the CMP knows of a hardware queue
+ *
+ * Embedded in the driver's queue. @engine, @ctx, @vm, @progress and
+ * @no_timeout are set before nfence_cmp_queue_add() and fixed after; the
+ * rest is under &nfence_cmp.lock.
+ */
+struct nfence_cmp_queue {
+	/** @engine: engine ordinal */
+	u32 engine;
+	/** @id: adapter-wide id, for debugfs */
+	u32 id;
+	/** @no_timeout: DisableGpuTimeout: the hang timeout does not apply */
+	bool no_timeout;
+	/** @ctx: the context's CMP state */
+	struct nfence_cmp_context *ctx;
+	/** @vm: the GPU address space the queue's commands run in */
+	struct nfence_vm *vm;
+	/** @progress: the progress fence, signaled as COMMANDS entries end */
+	struct nfence_fence *progress;
+	/** @engine_link: entry in the engine's runlist */
+	struct list_head engine_link;
+	/** @pending: queued &struct nfence_cmp_entry, oldest first */
+	struct list_head pending;
+	/** @num_pending: entries in @pending */
+	u32 num_pending;
+	/** @state: &enum nfence_queue_state */
+	u32 state;
+	/** @wait_va: WAIT_FENCE: the address waited on */
+	u64 wait_va;
+	/** @wait_value: WAIT_FENCE: the value waited for */
+	u64 wait_value;
+	/** @work_start_ns: RUNNING: when the WORK command started */
+	u64 work_start_ns;
+};
+
+/**
+ * typedef nfence_cmp_queue_fn_t - what nfence_cmp_walk_queues_locked() calls
+ * @q: the queue
+ * @data: the caller's data
+ */
+typedef void (*nfence_cmp_queue_fn_t)(struct nfence_cmp_queue *q, void *data);
+
+/**
+ * struct nfence_cmp_fence - a fence as the GPU sees it
+ */
+struct nfence_cmp_fence {
+	/** @cv: kernel address of its CurrentValue */
+	u64 *cv;
+	/** @mv: kernel address of its MonitoredValue */
+	u64 *mv;
+	/** @always_signaled: AlwaysSignaled: the GPU does not write it */
+	bool always_signaled;
+};
+
+/**
+ * struct nfence_cmp_ops - how the CMP reports to the driver
+ *
+ * The driver registers these with nfence_cmp_start() (KUnit with
+ * nfence_cmp_init()); they are the only way the simulated GPU calls up
+ * into the driver, as a GPU raises interrupts. The ones that take
+ * @dropped run with &nfence_cmp.lock held and move stopped entries there;
+ * the CMP hands the list to @entries_drop once it has dropped the lock.
+ */
+struct nfence_cmp_ops {
+	/**
+	 * @interrupt: the native fence signaled interrupt. @fence is the
+	 * fence signaled, NULL for memory the GPU does not know as a fence.
+	 * @carry: a GPU without 64-bit atomics could not store @value (its
+	 * high half changed) and stored nothing; the driver stores it.
+	 */
+	void (*interrupt)(struct nfence_cmp *cmp, struct nfence_fence *fence,
+			  u64 value, bool carry);
+	/** @fence_view: what the GPU sees of @fence, read now */
+	void (*fence_view)(struct nfence_fence *fence,
+			   struct nfence_cmp_fence *view);
+	/** @fence_put: drop a reference that a mapping's fence_at took */
+	void (*fence_put)(struct nfence_fence *fence);
+	/**
+	 * @entry_step: the CMP reached a legacy entry at the head of its
+	 * queue; true once the CPU side is done and the queue may go on
+	 */
+	bool (*entry_step)(struct nfence_cmp *cmp,
+			   struct nfence_cmp_entry *entry);
+	/** @entry_done: an entry has run and left its queue */
+	void (*entry_done)(struct nfence_cmp_queue *q,
+			   struct nfence_cmp_entry *entry);
+	/** @queue_fault: a command of @q faulted at @va for @reason */
+	void (*queue_fault)(struct nfence_cmp *cmp, struct nfence_cmp_queue *q,
+			    u64 va, u32 reason, struct list_head *dropped);
+	/** @queue_hang: @q's WORK command ran past the hang timeout */
+	void (*queue_hang)(struct nfence_cmp *cmp, struct nfence_cmp_queue *q,
+			   struct list_head *dropped);
+	/** @entries_drop: free the entries stopped queues dropped */
+	void (*entries_drop)(struct list_head *dropped);
+	/** @queue_print: describe @q for debugfs, lock held */
+	void (*queue_print)(struct nfence_cmp_queue *q, struct drm_printer *p);
+};
 
 /**
  * struct nfence_cmp_engine - what the CMP knows of one engine
@@ -27,7 +189,7 @@ struct nfence_cmp_engine {
 	/** @runlist: the engine's hardware queues, round-robin order */
 	struct list_head runlist;
 	/** @busy: the queue whose WORK command occupies the engine, or NULL */
-	struct nfence_hwqueue *busy;
+	struct nfence_cmp_queue *busy;
 	/** @busy_until_ns: when that WORK command ends (CLOCK_MONOTONIC) */
 	u64 busy_until_ns;
 	/** @num_queues: entries in @runlist */
@@ -42,8 +204,10 @@ struct nfence_cmp_engine {
  * finds nothing to do.
  */
 struct nfence_cmp {
-	/** @gpu: the GPU this CMP belongs to */
+	/** @gpu: the GPU it schedules */
 	struct nfence_gpu *gpu;
+	/** @ops: the driver's callbacks */
+	const struct nfence_cmp_ops *ops;
 	/** @thread: the CMP thread, NULL when stopped */
 	struct task_struct *thread;
 	/** @wq: where the thread sleeps while idle */
@@ -72,15 +236,24 @@ struct nfence_cmp {
 	atomic64_t hangs;
 };
 
-void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu);
+void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
+		     const struct nfence_cmp_ops *ops);
 int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
-		     const char *name);
+		     const struct nfence_cmp_ops *ops, const char *name);
 void nfence_cmp_stop(struct nfence_cmp *cmp);
 void nfence_cmp_kick(struct nfence_cmp *cmp);
-void nfence_cmp_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev);
-void nfence_cmp_device_lost_locked(struct nfence_cmp *cmp,
-				   struct nfence_device *dev,
-				   struct list_head *dropped);
+void nfence_cmp_queue_init(struct nfence_cmp_queue *q);
+void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
+				 struct nfence_cmp_queue *q);
+void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
+				    struct nfence_cmp_queue *q);
+void nfence_cmp_queue_push_locked(struct nfence_cmp_queue *q,
+				  struct nfence_cmp_entry *entry);
+void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
+				  struct nfence_cmp_queue *q, u32 state,
+				  struct list_head *dropped);
+void nfence_cmp_walk_queues_locked(struct nfence_cmp *cmp,
+				   nfence_cmp_queue_fn_t fn, void *data);
 pid_t nfence_cmp_pid(struct nfence_cmp *cmp);
 void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p);
 void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p);

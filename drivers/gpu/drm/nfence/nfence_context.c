@@ -110,7 +110,7 @@ void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 	list_for_each_entry(q, &ctx->queues, ctx_link) {
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
 		/* Nobody may wait for work that will never run. */
-		nfence_fence_set_always_signaled(q->progress);
+		nfence_fence_set_always_signaled(q->hw.progress);
 	}
 }
 
@@ -278,7 +278,7 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_context_control *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_cmp *cmp = &adapter->gpu.cmp;
+	struct nfence_cmp *cmp = &adapter->cmp;
 	struct nfence_context *ctx;
 	u32 state = 0;
 
@@ -290,10 +290,10 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 
 	mutex_lock(&cmp->lock);
 	if (args->op == DRM_NFENCE_CONTEXT_OP_SUSPEND)
-		ctx->suspended = true;
+		ctx->hw.suspended = true;
 	else if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
-		ctx->suspended = false;
-	if (ctx->suspended)
+		ctx->hw.suspended = false;
+	if (ctx->hw.suspended)
 		state |= DRM_NFENCE_CONTEXT_STATE_SUSPENDED;
 	if (ctx->faulted)
 		state |= DRM_NFENCE_CONTEXT_STATE_FAULTED;

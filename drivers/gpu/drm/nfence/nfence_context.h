@@ -9,6 +9,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "nfence_cmp.h"
+
 struct drm_device;
 struct drm_file;
 struct nfence_adapter;
@@ -36,8 +38,8 @@ struct nfence_context {
 	struct list_head queues;
 	/** @dead: destroyed; under &nfence_file.sched_lock */
 	bool dead;
-	/** @suspended: not scheduled; under &nfence_cmp.lock */
-	bool suspended;
+	/** @hw: what the CMP knows of it (suspended); under &nfence_cmp.lock */
+	struct nfence_cmp_context hw;
 	/** @faulted: a GPU fault stopped it; under &nfence_cmp.lock */
 	bool faulted;
 	/** @fault_va: GPU VA of the first fault; under &nfence_cmp.lock */

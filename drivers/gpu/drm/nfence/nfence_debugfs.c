@@ -80,7 +80,7 @@ static int nfence_debugfs_cmp(struct seq_file *m, void *unused)
 	struct nfence_adapter *adapter = node_to_adapter(m);
 	struct drm_printer p = drm_seq_file_printer(m);
 
-	nfence_cmp_print(&adapter->gpu.cmp, &p);
+	nfence_cmp_print(&adapter->cmp, &p);
 	return 0;
 }
 
@@ -89,7 +89,7 @@ static int nfence_debugfs_queues(struct seq_file *m, void *unused)
 	struct nfence_adapter *adapter = node_to_adapter(m);
 	struct drm_printer p = drm_seq_file_printer(m);
 
-	nfence_cmp_print_queues(&adapter->gpu.cmp, &p);
+	nfence_cmp_print_queues(&adapter->cmp, &p);
 	return 0;
 }
 

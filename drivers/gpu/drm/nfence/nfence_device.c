@@ -11,11 +11,11 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_alloc.h"
-#include "nfence_cmp.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
+#include "nfence_hwqueue.h"
 
 /**
  * DOC: devices
@@ -74,9 +74,8 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
  * @nfile: the file
  * @handle: the device handle
  *
- * What a GPU hang or a device-lost event does to the device: the fences it
- * created become AlwaysSignaled, and new fences it creates are born so;
- * its queues stop and refuse new work.
+ * The device-lost event of the uapi: nfence_device_lost(), as a GPU hang
+ * does.
  *
  * Return: 0, or -ENOENT if @handle names no device of @nfile.
  */
@@ -86,11 +85,7 @@ int nfence_device_set_error(struct nfence_file *nfile, u32 handle)
 
 	if (!dev)
 		return -ENOENT;
-	WRITE_ONCE(dev->error, true);
-	/* Pairs with the barrier in fence create: one of them sees the other. */
-	smp_mb();
-	nfence_device_fences_error(dev);
-	nfence_cmp_device_lost(&nfile->adapter->gpu.cmp, dev);
+	nfence_device_lost(&nfile->adapter->cmp, dev);
 	nfence_device_put(dev);
 	return 0;
 }

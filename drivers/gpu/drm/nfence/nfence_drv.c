@@ -222,6 +222,7 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 {
 	struct nfence_adapter *adapter = data;
 
+	nfence_cmp_stop(&adapter->cmp);
 	nfence_gpu_fini(&adapter->gpu);
 	/* Every fence held a reference on the device: none is left. */
 	WARN_ON(!xa_empty(&adapter->fences));
@@ -278,8 +279,15 @@ nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 	}
 
 	snprintf(name, sizeof(name), "%u", index);
-	ret = nfence_gpu_init(&adapter->gpu, cfg, index, name);
+	ret = nfence_gpu_init(&adapter->gpu, cfg, index);
 	if (ret) {
+		destroy_workqueue(adapter->wait_wq);
+		goto err_devres;
+	}
+	ret = nfence_cmp_start(&adapter->cmp, &adapter->gpu,
+			       &nfence_hwqueue_cmp_ops, name);
+	if (ret) {
+		nfence_gpu_fini(&adapter->gpu);
 		destroy_workqueue(adapter->wait_wq);
 		goto err_devres;
 	}

@@ -13,6 +13,7 @@
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
 
+#include "nfence_cmp.h"
 #include "nfence_gpu.h"
 #include "nfence_vm.h"
 #include "nfence_wait.h"
@@ -40,6 +41,8 @@ struct nfence_adapter {
 	struct platform_device *pdev;
 	/** @gpu: the simulated GPU */
 	struct nfence_gpu gpu;
+	/** @cmp: its context management processor */
+	struct nfence_cmp cmp;
 	/** @clients_lock: protects @clients; see the lock order in nfence_drv.c */
 	struct mutex clients_lock;
 	/** @clients: open files, &struct nfence_file.link */
@@ -48,8 +51,6 @@ struct nfence_adapter {
 	atomic_t num_devices;
 	/** @fences: global fences by id; its lock nests outside waitlist locks */
 	struct xarray fences;
-	/** @irq_stats: native fence interrupt path counters */
-	struct nfence_irq_stats irq_stats;
 	/** @wait_wq: completes asynchronous waits */
 	struct workqueue_struct *wait_wq;
 };

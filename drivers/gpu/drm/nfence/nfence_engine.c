@@ -11,12 +11,9 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_cmp.h"
-#include "nfence_context.h"
 #include "nfence_cs.h"
-#include "nfence_drv.h"
 #include "nfence_engine.h"
-#include "nfence_fence.h"
-#include "nfence_hwqueue.h"
+#include "nfence_gpu.h"
 #include "nfence_vm.h"
 
 /**
@@ -53,11 +50,6 @@
  * numbers, which is exact within UINT_MAX/2 of the fence's value, the window
  * the driver enforces for every value it is given.
  */
-
-static struct nfence_adapter *nfence_cmp_adapter(struct nfence_cmp *cmp)
-{
-	return container_of(cmp->gpu, struct nfence_adapter, gpu);
-}
 
 /* The low (@high false) or high 32-bit half of an aligned u64 in memory. */
 static u32 *nfence_half(u64 *p, bool high)
@@ -104,16 +96,17 @@ static bool nfence_engine_store_low(u64 *cv, u64 value)
  * Signal through resolved pointers: @fence is the fence whose CurrentValue
  * @cv is, NULL for other memory; @mv NULL for no MonitoredValue.
  */
-static void nfence_engine_store_signal(struct nfence_adapter *adapter,
+static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 				       struct nfence_fence *fence, u64 *cv,
 				       u64 *mv, u64 value)
 {
+	struct nfence_irq_stats *stats = &cmp->gpu->irq_stats;
 	bool carry = false, irq;
 
-	atomic64_inc(&adapter->irq_stats.signals);
+	atomic64_inc(&stats->signals);
 	/* Everything written before the signal is visible before it. */
 	smp_mb();
-	if (!adapter->gpu.cfg.no_64bit_atomics)
+	if (!cmp->gpu->cfg.no_64bit_atomics)
 		WRITE_ONCE(*cv, value);
 	else if (!fence)
 		nfence_engine_store_halves(cv, value);
@@ -122,15 +115,12 @@ static void nfence_engine_store_signal(struct nfence_adapter *adapter,
 	/* Order the CurrentValue store before the MonitoredValue load. */
 	smp_mb();
 	irq = mv && value > READ_ONCE(*mv);
-	if (carry || irq)
-		atomic64_inc(&adapter->irq_stats.interrupts);
-	else if (mv)
-		atomic64_inc(&adapter->irq_stats.suppressed);
-
-	if (carry)
-		nfence_interrupt_carry(adapter, fence, value);
-	else if (irq)
-		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
+	if (carry || irq) {
+		atomic64_inc(&stats->interrupts);
+		cmp->ops->interrupt(cmp, fence, value, carry);
+	} else if (mv) {
+		atomic64_inc(&stats->suppressed);
+	}
 }
 
 /*
@@ -138,19 +128,32 @@ static void nfence_engine_store_signal(struct nfence_adapter *adapter,
  * reference; NULL for memory that is not one. A pool page's fence_at
  * answers for the whole stride of a slot: only its first word is the value.
  */
-static struct nfence_fence *nfence_engine_fence_at(struct nfence_vm_mapping *map,
-						   u64 va, u64 *p)
+static struct nfence_fence *nfence_engine_fence_at(struct nfence_cmp *cmp,
+						   struct nfence_vm_mapping *map,
+						   u64 va, u64 *p,
+						   struct nfence_cmp_fence *view)
 {
 	struct nfence_fence *fence;
 
 	if (!map->fence_at)
 		return NULL;
 	fence = map->fence_at(map, va - map->node.start);
-	if (fence && fence->cv.value != p) {
-		nfence_fence_put(fence);
+	if (!fence)
+		return NULL;
+	cmp->ops->fence_view(fence, view);
+	if (view->cv != p) {
+		cmp->ops->fence_put(fence);
 		fence = NULL;
 	}
 	return fence;
+}
+
+/* Give back the reference nfence_engine_fence_at() took. */
+static void nfence_engine_fence_put(struct nfence_cmp *cmp,
+				    struct nfence_fence *fence)
+{
+	if (fence)
+		cmp->ops->fence_put(fence);
 }
 
 /**
@@ -164,10 +167,11 @@ static struct nfence_fence *nfence_engine_fence_at(struct nfence_vm_mapping *map
 void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 				struct nfence_fence *fence, u64 value)
 {
-	if (!READ_ONCE(fence->always_signaled))
-		nfence_engine_store_signal(nfence_cmp_adapter(cmp), fence,
-					   fence->cv.value, fence->mv.value,
-					   value);
+	struct nfence_cmp_fence view;
+
+	cmp->ops->fence_view(fence, &view);
+	if (!view.always_signaled)
+		nfence_engine_store_signal(cmp, fence, view.cv, view.mv, value);
 }
 
 /* FENCE_SIGNAL, address space locked: 0, or a fault reason. */
@@ -177,6 +181,7 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 				      u64 *fault_va)
 {
 	struct nfence_vm_mapping *map;
+	struct nfence_cmp_fence view;
 	struct nfence_fence *fence;
 	u64 *cv, *mv = NULL;
 
@@ -193,11 +198,10 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 			return DRM_NFENCE_FAULT_PAGE;
 		}
 	}
-	fence = nfence_engine_fence_at(map, cmd->va, cv);
-	if (!fence || !READ_ONCE(fence->always_signaled))
-		nfence_engine_store_signal(nfence_cmp_adapter(cmp), fence, cv,
-					   mv, cmd->value);
-	nfence_fence_put(fence);
+	fence = nfence_engine_fence_at(cmp, map, cmd->va, cv, &view);
+	if (!fence || !view.always_signaled)
+		nfence_engine_store_signal(cmp, fence, cv, mv, cmd->value);
+	nfence_engine_fence_put(cmp, fence);
 	return 0;
 }
 
@@ -209,7 +213,7 @@ static bool nfence_engine_write64(struct nfence_cmp *cmp, struct nfence_vm *vm,
 
 	if (!p)
 		return false;
-	if (nfence_cmp_adapter(cmp)->gpu.cfg.no_64bit_atomics)
+	if (cmp->gpu->cfg.no_64bit_atomics)
 		nfence_engine_store_halves(p, value);
 	else
 		WRITE_ONCE(*p, value);
@@ -227,6 +231,7 @@ static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm
 				    u64 va, u64 value, bool *fault)
 {
 	struct nfence_vm_mapping *map;
+	struct nfence_cmp_fence view;
 	struct nfence_fence *fence;
 	bool done;
 	u64 *p;
@@ -235,13 +240,13 @@ static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm
 	*fault = !p;
 	if (!p)
 		return false;
-	if (nfence_cmp_adapter(cmp)->gpu.cfg.no_64bit_atomics ?
+	if (cmp->gpu->cfg.no_64bit_atomics ?
 	    nfence_value32_reached(READ_ONCE(*p), value) :
 	    READ_ONCE(*p) >= value)
 		return true;
-	fence = nfence_engine_fence_at(map, va, p);
-	done = fence && READ_ONCE(fence->always_signaled);
-	nfence_fence_put(fence);
+	fence = nfence_engine_fence_at(cmp, map, va, p, &view);
+	done = fence && view.always_signaled;
+	nfence_engine_fence_put(cmp, fence);
 	return done;
 }
 
@@ -277,7 +282,7 @@ static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, const u8 *base,
 /* Run one command, address space locked; 0, or a fault reason. */
 static int nfence_engine_exec(struct nfence_cmp *cmp,
 			      struct nfence_cmp_engine *e,
-			      struct nfence_hwqueue *q,
+			      struct nfence_cmp_queue *q,
 			      const struct nfence_cs_cmd *cmd, u64 now,
 			      int *result, u64 *fault_va)
 {
@@ -327,13 +332,23 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	}
 }
 
+/* The head entry of @q has run: off the queue, to the driver. */
+static void nfence_engine_complete(struct nfence_cmp *cmp,
+				   struct nfence_cmp_queue *q,
+				   struct nfence_cmp_entry *sub)
+{
+	list_del(&sub->link);
+	q->num_pending--;
+	cmp->ops->entry_done(q, sub);
+}
+
 /* A queue's turn, with its address space locked. */
 static int nfence_engine_turn(struct nfence_cmp *cmp,
 			      struct nfence_cmp_engine *e,
-			      struct nfence_hwqueue *q, u64 now,
+			      struct nfence_cmp_queue *q, u64 now,
 			      unsigned int *ran, struct list_head *dropped)
 {
-	struct nfence_submission *sub, *mapped = NULL;
+	struct nfence_cmp_entry *sub, *mapped = NULL;
 	const u8 *base = NULL;
 	struct nfence_cs_cmd cmd;
 	int result = NFENCE_RUN_YIELD;
@@ -343,24 +358,24 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 	q->state = NFENCE_QUEUE_READY;
 	while (*ran < NFENCE_ENGINE_BUDGET) {
 		sub = list_first_entry_or_null(&q->pending,
-					       struct nfence_submission, link);
+					       struct nfence_cmp_entry, link);
 		if (!sub) {
 			q->state = NFENCE_QUEUE_IDLE;
 			return NFENCE_RUN_IDLE;
 		}
 		if (sub->kind != NFENCE_SUB_COMMANDS) {
-			if (!nfence_submission_legacy_step(cmp, sub)) {
+			if (!cmp->ops->entry_step(cmp, sub)) {
 				q->state = NFENCE_QUEUE_WAIT_CPU;
 				return NFENCE_RUN_BLOCKED;
 			}
-			nfence_hwqueue_complete_locked(q, sub);
+			nfence_engine_complete(cmp, q, sub);
 			(*ran)++;
 			continue;
 		}
 		if (sub->offset >= sub->size) {
 			nfence_engine_signal_fence(cmp, q->progress,
 						   sub->progress_value);
-			nfence_hwqueue_complete_locked(q, sub);
+			nfence_engine_complete(cmp, q, sub);
 			mapped = NULL;
 			(*ran)++;
 			continue;
@@ -383,8 +398,7 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 						    &result, &fault_va);
 		if (reason) {
 			atomic64_inc(&cmp->faults);
-			nfence_context_fault_locked(q->ctx, fault_va, reason,
-						    dropped);
+			cmp->ops->queue_fault(cmp, q, fault_va, reason, dropped);
 			return NFENCE_RUN_FAULT;
 		}
 		if (result == NFENCE_RUN_BLOCKED)
@@ -414,7 +428,7 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
  * Return: &enum nfence_run_result.
  */
 int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
-		      struct nfence_hwqueue *q, u64 now, unsigned int *ran,
+		      struct nfence_cmp_queue *q, u64 now, unsigned int *ran,
 		      struct list_head *dropped)
 {
 	int ret;

@@ -10,8 +10,8 @@
 
 struct nfence_cmp;
 struct nfence_cmp_engine;
+struct nfence_cmp_queue;
 struct nfence_fence;
-struct nfence_hwqueue;
 
 /**
  * enum nfence_run_result - how a turn of a queue on its engine ended
@@ -33,7 +33,7 @@ enum nfence_run_result {
 #define NFENCE_ENGINE_BUDGET	1024
 
 int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
-		      struct nfence_hwqueue *q, u64 now, unsigned int *ran,
+		      struct nfence_cmp_queue *q, u64 now, unsigned int *ran,
 		      struct list_head *dropped);
 void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 				struct nfence_fence *fence, u64 value);

@@ -493,7 +493,7 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 		if (other == fence)
 			continue;
 		woken += nfence_waitlist_process(&other->waiters);
-		nfence_cmp_kick(&other->adapter->gpu.cmp);
+		nfence_cmp_kick(&other->adapter->cmp);
 	}
 	spin_unlock(&xg->lock);
 	return woken;

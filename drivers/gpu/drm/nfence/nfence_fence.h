@@ -160,40 +160,6 @@ struct nfence_fence_local {
 #define NFENCE_ALWAYS_SIGNALED_VALUE	0xFFFFFFFFull
 
 /**
- * nfence_value32_in_window - the 32-bit atomics rule of the context
- * monitoring seed
- * @current_value: the fence's last signaled value
- * @value: a value to wait for or signal
- *
- * On a GPU that updates only 32 bits atomically, outstanding wait and
- * signal values may not be more than UINT_MAX/2 ahead of the last signaled
- * value, so that a 32-bit GPU value always extends to one 64-bit value.
- * Values at or below the current one are always fine.
- *
- * Return: true if @value may be used.
- */
-static inline bool nfence_value32_in_window(u64 current_value, u64 value)
-{
-	return value <= current_value || value - current_value <= U32_MAX / 2;
-}
-
-/**
- * nfence_value32_reached - the wait check of a GPU without 64-bit atomics
- * @current_value: the fence's value in memory; only its low half is read
- * @value: the value waited for
- *
- * Such a GPU compares the low 32 bits as serial numbers, which gives the
- * 64-bit answer while @value is within UINT_MAX/2 of the fence's value (see
- * nfence_value32_in_window()).
- *
- * Return: true if the low half of @current_value is at or past @value's.
- */
-static inline bool nfence_value32_reached(u64 current_value, u64 value)
-{
-	return (s32)(lower_32_bits(current_value) - lower_32_bits(value)) >= 0;
-}
-
-/**
  * nfence_fence_reached - whether a fence has reached a value
  * @fence: the fence
  * @value: the value

@@ -26,8 +26,11 @@
  * - engines (WDDM nodes) whose classes cycle through 3D, compute and copy;
  * - a timestamp clock at %NFENCE_TIMESTAMP_FREQUENCY, derived from
  *   CLOCK_MONOTONIC so that it can be correlated with CPU time exactly;
- * - the context management processor (see nfence_cmp.c), which starts with
- *   the GPU and stops with it.
+ * - interrupt counters (&struct nfence_irq_stats).
+ *
+ * Its context management processor (nfence_cmp.c) runs on top of it: the
+ * driver starts it once the GPU is up and stops it before the GPU goes
+ * down.
  *
  * The adapter's LUID is generated here: the low part is random with the
  * adapter index in its low byte, so adapters of one module load never share a
@@ -94,12 +97,11 @@ void nfence_gpu_setup_engines(struct nfence_gpu *gpu)
  * @gpu: zeroed GPU
  * @cfg: validated configuration
  * @index: adapter index
- * @name: name for the CMP thread
  *
  * Return: 0 or -errno.
  */
 int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
-		    u32 index, const char *name)
+		    u32 index)
 {
 	struct nfence_segment *sys = &gpu->segments[0];
 	struct nfence_segment *local = &gpu->segments[1];
@@ -138,15 +140,8 @@ int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
 		goto err_sys;
 
 	gpu->timestamp_base_ns = ktime_get_ns();
-
-	ret = nfence_cmp_start(&gpu->cmp, gpu, name);
-	if (ret)
-		goto err_local;
-
 	return 0;
 
-err_local:
-	nfence_segment_fini(local);
 err_sys:
 	nfence_segment_fini(sys);
 err_vram:
@@ -157,13 +152,12 @@ err_vram:
 
 /**
  * nfence_gpu_fini - power down a simulated GPU
- * @gpu: GPU set up with nfence_gpu_init()
+ * @gpu: GPU set up with nfence_gpu_init(), whose CMP is stopped
  */
 void nfence_gpu_fini(struct nfence_gpu *gpu)
 {
 	int i;
 
-	nfence_cmp_stop(&gpu->cmp);
 	for (i = NFENCE_NUM_SEGMENTS - 1; i >= 0; i--)
 		nfence_segment_fini(&gpu->segments[i]);
 	vfree(gpu->vram);

@@ -5,13 +5,16 @@
 #ifndef __NFENCE_GPU_H__
 #define __NFENCE_GPU_H__
 
+#include <linux/atomic.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 
-#include "nfence_cmp.h"
 #include "nfence_segment.h"
 
 struct drm_printer;
 
+/* Engines (WDDM nodes) an adapter may have. */
+#define NFENCE_MAX_ENGINES		8
 #define NFENCE_MAX_DOORBELLS		1024
 #define NFENCE_MAX_TDR_TIMEOUT_MS	60000
 #define NFENCE_NUM_SEGMENTS		2
@@ -23,6 +26,31 @@ struct drm_printer;
 #define NFENCE_LOG_HEADER_SIZE		40
 #define NFENCE_LOG_ENTRY_SIZE		48
 #define NFENCE_DOORBELL_SIZE		4096
+
+/**
+ * struct nfence_irq_stats - what the native fence interrupt path saw
+ */
+struct nfence_irq_stats {
+	/** @signals: fence signals (CPU and GPU) */
+	atomic64_t signals;
+	/**
+	 * @interrupts: interrupts raised: signals that made CurrentValue
+	 * exceed MonitoredValue, and carries
+	 */
+	atomic64_t interrupts;
+	/** @suppressed: signals that did not (no interrupt raised) */
+	atomic64_t suppressed;
+	/** @woken: CPU waiters satisfied */
+	atomic64_t woken;
+	/** @spurious: interrupts that satisfied no waiter, carries excepted */
+	atomic64_t spurious;
+	/**
+	 * @carries: values a GPU without 64-bit atomics could not store
+	 * (their high half changed) and the interrupt path stored
+	 * (nfence_interrupt_carry())
+	 */
+	atomic64_t carries;
+};
 
 /**
  * struct nfence_gpu_config - what a simulated adapter is built with
@@ -90,18 +118,52 @@ struct nfence_gpu {
 	void *vram;
 	/** @timestamp_base_ns: CLOCK_MONOTONIC at GPU timestamp 0 */
 	u64 timestamp_base_ns;
-	/** @cmp: the context management processor */
-	struct nfence_cmp cmp;
+	/** @irq_stats: native fence interrupt path counters */
+	struct nfence_irq_stats irq_stats;
 };
 
 int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg);
 void nfence_gpu_setup_engines(struct nfence_gpu *gpu);
 int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
-		    u32 index, const char *name);
+		    u32 index);
 void nfence_gpu_fini(struct nfence_gpu *gpu);
 u64 nfence_gpu_ns_to_ticks(u64 ns);
 u64 nfence_gpu_timestamp(const struct nfence_gpu *gpu, u64 *cpu_ns);
 struct nfence_segment *nfence_gpu_segment(struct nfence_gpu *gpu, u32 id);
 void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p);
+
+/**
+ * nfence_value32_in_window - the 32-bit atomics rule of the context
+ * monitoring seed
+ * @current_value: the fence's last signaled value
+ * @value: a value to wait for or signal
+ *
+ * On a GPU that updates only 32 bits atomically, outstanding wait and
+ * signal values may not be more than UINT_MAX/2 ahead of the last signaled
+ * value, so that a 32-bit GPU value always extends to one 64-bit value.
+ * Values at or below the current one are always fine.
+ *
+ * Return: true if @value may be used.
+ */
+static inline bool nfence_value32_in_window(u64 current_value, u64 value)
+{
+	return value <= current_value || value - current_value <= U32_MAX / 2;
+}
+
+/**
+ * nfence_value32_reached - the wait check of a GPU without 64-bit atomics
+ * @current_value: the fence's value in memory; only its low half is read
+ * @value: the value waited for
+ *
+ * Such a GPU compares the low 32 bits as serial numbers, which gives the
+ * 64-bit answer while @value is within UINT_MAX/2 of the fence's value (see
+ * nfence_value32_in_window()).
+ *
+ * Return: true if the low half of @current_value is at or past @value's.
+ */
+static inline bool nfence_value32_reached(u64 current_value, u64 value)
+{
+	return (s32)(lower_32_bits(current_value) - lower_32_bits(value)) >= 0;
+}
 
 #endif /* __NFENCE_GPU_H__ */

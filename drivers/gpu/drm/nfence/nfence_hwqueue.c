@@ -22,6 +22,16 @@
 #include "nfence_hwqueue.h"
 #include "nfence_wait.h"
 
+static struct nfence_hwqueue *to_nfence_hwqueue(struct nfence_cmp_queue *hw)
+{
+	return container_of(hw, struct nfence_hwqueue, hw);
+}
+
+static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e)
+{
+	return container_of(e, struct nfence_submission, entry);
+}
+
 /**
  * DOC: hardware queues and submission
  *
@@ -47,7 +57,7 @@ static void nfence_hwqueue_release(struct kref *ref)
 {
 	struct nfence_hwqueue *q = container_of(ref, struct nfence_hwqueue, ref);
 
-	nfence_fence_put(q->progress);
+	nfence_fence_put(q->hw.progress);
 	nfence_context_put(q->ctx);
 	kfree(q);
 }
@@ -64,7 +74,7 @@ void nfence_hwqueue_put(struct nfence_hwqueue *q)
 
 static struct nfence_cmp *nfence_hwqueue_cmp(struct nfence_hwqueue *q)
 {
-	return &q->ctx->adapter->gpu.cmp;
+	return &q->ctx->adapter->cmp;
 }
 
 /**
@@ -87,11 +97,11 @@ static void nfence_submission_detach(struct nfence_submission *sub)
 
 	if (!sub->started)
 		return;
-	if (sub->kind == NFENCE_SUB_WAIT) {
+	if (sub->entry.kind == NFENCE_SUB_WAIT) {
 		for (i = 0; i < sub->count; i++)
 			nfence_waitlist_remove(&sub->fences[i].fence->waiters,
 					       &sub->fences[i].waiter);
-	} else if (sub->kind == NFENCE_SUB_SIGNAL) {
+	} else if (sub->entry.kind == NFENCE_SUB_SIGNAL) {
 		cancel_work_sync(&sub->work);
 	}
 }
@@ -106,8 +116,8 @@ void nfence_submissions_drop(struct list_head *dropped)
 {
 	struct nfence_submission *sub, *next;
 
-	list_for_each_entry_safe(sub, next, dropped, link) {
-		list_del(&sub->link);
+	list_for_each_entry_safe(sub, next, dropped, entry.link) {
+		list_del(&sub->entry.link);
 		nfence_submission_detach(sub);
 		nfence_submission_free(sub);
 	}
@@ -125,35 +135,79 @@ void nfence_submissions_drop(struct list_head *dropped)
 void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped)
 {
-	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
-	struct nfence_cmp_engine *e = &cmp->engines[q->ctx->engine];
-
-	lockdep_assert_held(&cmp->lock);
-	list_splice_tail_init(&q->pending, dropped);
-	q->num_pending = 0;
-	/* A device lost is worse than a fault: it wins. */
-	if (q->state != NFENCE_QUEUE_LOST)
-		q->state = state;
-	if (e->busy == q)
-		e->busy = NULL;
+	nfence_cmp_queue_stop_locked(nfence_hwqueue_cmp(q), &q->hw, state,
+				     dropped);
 	wake_up_all(&q->room);
 }
 
-/**
- * nfence_hwqueue_complete_locked - a submission has run
- * @q: the queue
- * @sub: its first submission
- *
- * Called by the CMP with &nfence_cmp.lock held.
- */
-void nfence_hwqueue_complete_locked(struct nfence_hwqueue *q,
-				    struct nfence_submission *sub)
+/* What nfence_device_lost_locked() does to each queue on the runlists. */
+struct nfence_device_lost {
+	struct nfence_device *dev;
+	struct list_head *dropped;
+};
+
+static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
 {
-	list_del(&sub->link);
-	q->num_pending--;
-	wake_up_all(&q->room);
+	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
+	struct nfence_device_lost *lost = data;
+
+	if (q->ctx->device == lost->dev)
+		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, lost->dropped);
+}
+
+/**
+ * nfence_device_lost_locked - put a device in error and stop its queues
+ * @cmp: the CMP of the device's adapter, whose lock is held
+ * @dev: the device, whose file is alive
+ * @dropped: where the queues' pending submissions go, for
+ *	nfence_submissions_drop() once the CMP lock is released
+ *
+ * What a GPU hang or a device-lost event does to a device, in one place:
+ * the fences it created become AlwaysSignaled, and new fences it creates
+ * are born so; its queues stop and refuse new work. The device's queues
+ * are on the runlists, and they leave them only under the lock held here.
+ */
+void nfence_device_lost_locked(struct nfence_cmp *cmp,
+			       struct nfence_device *dev,
+			       struct list_head *dropped)
+{
+	struct nfence_device_lost lost = { .dev = dev, .dropped = dropped };
+
+	lockdep_assert_held(&cmp->lock);
+	if (!READ_ONCE(dev->error)) {
+		WRITE_ONCE(dev->error, true);
+		/* Pairs with the barrier in fence create. */
+		smp_mb();
+		nfence_device_fences_error(dev);
+	}
+	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
+}
+
+/**
+ * nfence_device_lost - put a device in error and stop its queues
+ * @cmp: the CMP of the device's adapter
+ * @dev: the device, whose file is alive (the caller holds it open)
+ */
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev)
+{
+	LIST_HEAD(dropped);
+
+	mutex_lock(&cmp->lock);
+	nfence_device_lost_locked(cmp, dev, &dropped);
+	mutex_unlock(&cmp->lock);
+	nfence_submissions_drop(&dropped);
+	nfence_cmp_kick(cmp);
+}
+
+/* &nfence_cmp_ops.entry_done: a submission has run and left its queue. */
+static void nfence_hwqueue_entry_done(struct nfence_cmp_queue *hw,
+				      struct nfence_cmp_entry *entry)
+{
+	struct nfence_submission *sub = to_nfence_submission(entry);
+
+	wake_up_all(&to_nfence_hwqueue(hw)->room);
 	/* Waiters are done, but their waitlist may still hold its lock. */
-	if (sub->kind == NFENCE_SUB_WAIT)
+	if (sub->entry.kind == NFENCE_SUB_WAIT)
 		nfence_submission_detach(sub);
 	nfence_submission_free(sub);
 }
@@ -165,12 +219,10 @@ static void nfence_sub_wait_done(struct nfence_waiter *waiter)
 						  waiter);
 	struct nfence_submission *sub = f->sub;
 	struct nfence_cmp *cmp = sub->cmp;
-	struct nfence_adapter *adapter =
-		container_of(cmp->gpu, struct nfence_adapter, gpu);
 
 	/* Released without reaching the value (orphaned): let it go too. */
 	if (nfence_fence_reached(f->fence, waiter->value))
-		atomic64_inc(&adapter->irq_stats.woken);
+		atomic64_inc(&cmp->gpu->irq_stats.woken);
 	/* The CMP may free @sub once the count is zero: kick via @cmp. */
 	if (atomic_dec_and_test(&sub->remaining))
 		nfence_cmp_kick(cmp);
@@ -192,26 +244,24 @@ static void nfence_sub_signal_work(struct work_struct *work)
 	nfence_cmp_kick(cmp);
 }
 
-/**
- * nfence_submission_legacy_step - the CMP reached a legacy entry
- * @cmp: the CMP, whose lock is held
- * @sub: a WAIT or SIGNAL submission at the head of its queue
- *
- * The first call hands the entry to the CPU side (waiters or worker).
- *
- * Return: true once the CPU side is done and the queue may go on.
+/*
+ * &nfence_cmp_ops.entry_step: the CMP reached a WAIT or SIGNAL submission
+ * at the head of its queue. The first call hands it to the CPU side
+ * (waiters or worker); true once the CPU side is done and the queue may go
+ * on.
  */
-bool nfence_submission_legacy_step(struct nfence_cmp *cmp,
-				   struct nfence_submission *sub)
+static bool nfence_hwqueue_entry_step(struct nfence_cmp *cmp,
+				      struct nfence_cmp_entry *entry)
 {
 	struct nfence_adapter *adapter =
-		container_of(cmp->gpu, struct nfence_adapter, gpu);
+		container_of(cmp, struct nfence_adapter, cmp);
+	struct nfence_submission *sub = to_nfence_submission(entry);
 	u32 i;
 
 	if (!sub->started) {
 		sub->started = true;
 		sub->cmp = cmp;
-		if (sub->kind == NFENCE_SUB_WAIT) {
+		if (sub->entry.kind == NFENCE_SUB_WAIT) {
 			atomic_set(&sub->remaining, sub->count);
 			for (i = 0; i < sub->count; i++) {
 				struct nfence_sub_fence *f = &sub->fences[i];
@@ -258,37 +308,34 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 			ret = -ENOENT;
 			break;
 		}
-		if (q->state == NFENCE_QUEUE_FAULTED ||
-		    q->state == NFENCE_QUEUE_LOST ||
+		if (q->hw.state == NFENCE_QUEUE_FAULTED ||
+		    q->hw.state == NFENCE_QUEUE_LOST ||
 		    READ_ONCE(q->ctx->device->error)) {
 			ret = -EIO;
 			break;
 		}
-		if (sub->kind == NFENCE_SUB_COMMANDS &&
-		    (sub->progress_value <= q->last_queued ||
-		     !nfence_fence_value_allowed(q->progress,
-						 sub->progress_value))) {
+		if (sub->entry.kind == NFENCE_SUB_COMMANDS &&
+		    (sub->entry.progress_value <= q->last_queued ||
+		     !nfence_fence_value_allowed(q->hw.progress,
+						 sub->entry.progress_value))) {
 			ret = -EINVAL;
 			break;
 		}
-		if (q->num_pending < DRM_NFENCE_MAX_QUEUED) {
-			list_add_tail(&sub->link, &q->pending);
-			q->num_pending++;
-			if (sub->kind == NFENCE_SUB_COMMANDS)
-				q->last_queued = sub->progress_value;
-			if (q->state == NFENCE_QUEUE_IDLE)
-				q->state = NFENCE_QUEUE_READY;
+		if (q->hw.num_pending < DRM_NFENCE_MAX_QUEUED) {
+			nfence_cmp_queue_push_locked(&q->hw, &sub->entry);
+			if (sub->entry.kind == NFENCE_SUB_COMMANDS)
+				q->last_queued = sub->entry.progress_value;
 			ret = 0;
 			break;
 		}
 		mutex_unlock(&cmp->lock);
 		ret = wait_event_interruptible(q->room,
-					       READ_ONCE(q->num_pending) <
+					       READ_ONCE(q->hw.num_pending) <
 					       DRM_NFENCE_MAX_QUEUED ||
 					       READ_ONCE(q->dead) ||
-					       READ_ONCE(q->state) ==
+					       READ_ONCE(q->hw.state) ==
 					       NFENCE_QUEUE_FAULTED ||
-					       READ_ONCE(q->state) ==
+					       READ_ONCE(q->hw.state) ==
 					       NFENCE_QUEUE_LOST);
 		mutex_lock(&cmp->lock);
 		if (ret)
@@ -334,7 +381,7 @@ int nfence_submit_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = nfence_vm_read(q->vm, args->commands_gpu_va, buf, args->size);
+	ret = nfence_vm_read(q->hw.vm, args->commands_gpu_va, buf, args->size);
 	if (!ret)
 		ret = nfence_cs_validate(buf, args->size, &bad_offset, &reason);
 	kvfree(buf);
@@ -348,10 +395,10 @@ int nfence_submit_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto out;
 	}
-	sub->kind = NFENCE_SUB_COMMANDS;
-	sub->va = args->commands_gpu_va;
-	sub->size = args->size;
-	sub->progress_value = args->progress_fence_value;
+	sub->entry.kind = NFENCE_SUB_COMMANDS;
+	sub->entry.va = args->commands_gpu_va;
+	sub->entry.size = args->size;
+	sub->entry.progress_value = args->progress_fence_value;
 	ret = nfence_hwqueue_push(q, sub);
 	if (ret)
 		nfence_submission_free(sub);
@@ -385,7 +432,7 @@ static int nfence_submit_sync(struct drm_file *file,
 		ret = -ENOMEM;
 		goto out;
 	}
-	sub->kind = kind;
+	sub->entry.kind = kind;
 	sub->count = args->count;
 	INIT_WORK(&sub->work, nfence_sub_signal_work);
 	for (i = 0; i < args->count; i++) {
@@ -464,15 +511,13 @@ static void nfence_hwqueue_close(struct nfence_file *nfile,
 				 struct nfence_hwqueue *q)
 {
 	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
-	struct nfence_cmp_engine *e = &cmp->engines[q->ctx->engine];
 	LIST_HEAD(dropped);
 
 	lockdep_assert_held(&nfile->sched_lock);
 	mutex_lock(&cmp->lock);
-	nfence_hwqueue_stop_locked(q, q->state, &dropped);
+	nfence_hwqueue_stop_locked(q, q->hw.state, &dropped);
 	q->dead = true;
-	list_del(&q->engine_link);
-	e->num_queues--;
+	nfence_cmp_queue_remove_locked(cmp, &q->hw);
 	list_del(&q->ctx_link);
 	mutex_unlock(&cmp->lock);
 
@@ -518,7 +563,7 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_hwqueue_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_cmp *cmp = &adapter->gpu.cmp;
+	struct nfence_cmp *cmp = &adapter->cmp;
 	struct drm_nfence_fence_mapping mapping;
 	struct nfence_context *ctx;
 	struct nfence_hwqueue *q;
@@ -554,10 +599,12 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	}
 	kref_init(&q->ref);
 	q->flags = args->flags;
-	q->vm = &nfile->vm;
-	INIT_LIST_HEAD(&q->pending);
+	nfence_cmp_queue_init(&q->hw);
+	q->hw.engine = ctx->engine;
+	q->hw.no_timeout = args->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
+	q->hw.ctx = &ctx->hw;
+	q->hw.vm = &nfile->vm;
 	init_waitqueue_head(&q->room);
-	q->state = NFENCE_QUEUE_IDLE;
 
 	fence = nfence_fence_create_progress(nfile, ctx->device, &fence_handle,
 					     &mapping);
@@ -566,7 +613,7 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		kfree(q);
 		goto out_ctx;
 	}
-	q->progress = fence;
+	q->hw.progress = fence;
 	q->progress_handle = fence_handle;
 	q->ctx = ctx;	/* takes over the lookup's reference */
 
@@ -594,9 +641,7 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	/* Destroy needs sched_lock, which we hold: nobody sees it half made. */
 	kref_get(&q->ref);
 	mutex_lock(&cmp->lock);
-	q->id = ++cmp->next_id;
-	list_add_tail(&q->engine_link, &cmp->engines[ctx->engine].runlist);
-	cmp->engines[ctx->engine].num_queues++;
+	nfence_cmp_queue_add_locked(cmp, &q->hw);
 	list_add_tail(&q->ctx_link, &ctx->queues);
 	mutex_unlock(&cmp->lock);
 
@@ -644,13 +689,11 @@ int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 	return q ? 0 : -ENOENT;
 }
 
-/**
- * nfence_hwqueue_print - describe a queue for debugfs
- * @q: the queue (&nfence_cmp.lock held)
- * @p: where to print
- */
-void nfence_hwqueue_print(struct nfence_hwqueue *q, struct drm_printer *p)
+/* &nfence_cmp_ops.queue_print: describe a queue for debugfs, lock held. */
+static void nfence_hwqueue_print(struct nfence_cmp_queue *hw,
+				 struct drm_printer *p)
 {
+	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
 	static const char * const names[] = {
 		[NFENCE_QUEUE_IDLE] = "idle",
 		[NFENCE_QUEUE_READY] = "ready",
@@ -660,17 +703,79 @@ void nfence_hwqueue_print(struct nfence_hwqueue *q, struct drm_printer *p)
 		[NFENCE_QUEUE_FAULTED] = "faulted",
 		[NFENCE_QUEUE_LOST] = "lost",
 	};
-	const char *state = names[q->state];
+	const char *state = names[q->hw.state];
 
-	if (q->ctx->suspended && q->state != NFENCE_QUEUE_FAULTED &&
-	    q->state != NFENCE_QUEUE_LOST)
+	if (q->ctx->hw.suspended && q->hw.state != NFENCE_QUEUE_FAULTED &&
+	    q->hw.state != NFENCE_QUEUE_LOST)
 		state = "suspended";
 	drm_printf(p, "queue %u pid %d device %u context %u engine %u ",
-		   q->id, q->ctx->device->file->tgid, q->ctx->device->handle,
+		   q->hw.id, q->ctx->device->file->tgid, q->ctx->device->handle,
 		   q->ctx->handle, q->ctx->engine);
 	drm_printf(p, "state %s pending %u progress %llu\n", state,
-		   q->num_pending, nfence_fence_read(q->progress));
+		   q->hw.num_pending, nfence_fence_read(q->hw.progress));
 }
+
+/* &nfence_cmp_ops.interrupt: the native fence signaled interrupt. */
+static void nfence_hwqueue_interrupt(struct nfence_cmp *cmp,
+				     struct nfence_fence *fence, u64 value,
+				     bool carry)
+{
+	struct nfence_adapter *adapter =
+		container_of(cmp, struct nfence_adapter, cmp);
+
+	if (carry)
+		nfence_interrupt_carry(adapter, fence, value);
+	else
+		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
+}
+
+/* &nfence_cmp_ops.fence_view: what the GPU sees of a fence. */
+static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
+				      struct nfence_cmp_fence *view)
+{
+	view->cv = fence->cv.value;
+	view->mv = fence->mv.value;
+	view->always_signaled = READ_ONCE(fence->always_signaled);
+}
+
+/* &nfence_cmp_ops.queue_fault: a GPU fault stops the queue's context. */
+static void nfence_hwqueue_fault(struct nfence_cmp *cmp,
+				 struct nfence_cmp_queue *hw, u64 va,
+				 u32 reason, struct list_head *dropped)
+{
+	nfence_context_fault_locked(to_nfence_hwqueue(hw)->ctx, va, reason,
+				    dropped);
+}
+
+/* &nfence_cmp_ops.queue_hang: a hang (TDR) loses the queue's device. */
+static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
+				struct nfence_cmp_queue *hw,
+				struct list_head *dropped)
+{
+	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
+	struct nfence_adapter *adapter =
+		container_of(cmp, struct nfence_adapter, cmp);
+
+	drm_dbg_driver(&adapter->drm, "queue %u hung: device %u lost\n",
+		       hw->id, q->ctx->device->handle);
+	nfence_device_lost_locked(cmp, q->ctx->device, dropped);
+}
+
+/*
+ * How the CMP reports to the driver: registered with the GPU in
+ * nfence_adapter_create(), and by KUnit with nfence_cmp_init().
+ */
+const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
+	.interrupt = nfence_hwqueue_interrupt,
+	.fence_view = nfence_hwqueue_fence_view,
+	.fence_put = nfence_fence_put,
+	.entry_step = nfence_hwqueue_entry_step,
+	.entry_done = nfence_hwqueue_entry_done,
+	.queue_fault = nfence_hwqueue_fault,
+	.queue_hang = nfence_hwqueue_hang,
+	.entries_drop = nfence_submissions_drop,
+	.queue_print = nfence_hwqueue_print,
+};
 
 /**
  * nfence_file_hwqueues_init - set up the queue table of a new file

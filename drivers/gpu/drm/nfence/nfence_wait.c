@@ -130,7 +130,7 @@ static void nfence_wait_entry_done(struct nfence_waiter *waiter)
 		nfence_wait_complete(wait, -ENOENT);
 		return;
 	}
-	atomic64_inc(&wait->file->adapter->irq_stats.woken);
+	atomic64_inc(&wait->file->adapter->gpu.irq_stats.woken);
 	if (atomic_dec_and_test(&wait->remaining))
 		nfence_wait_complete(wait, 0);
 }
@@ -419,7 +419,7 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
  */
 void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 {
-	struct nfence_irq_stats *stats = &fence->adapter->irq_stats;
+	struct nfence_irq_stats *stats = &fence->adapter->gpu.irq_stats;
 	u64 old = READ_ONCE(*fence->cv.value);
 
 	/* AlwaysSignaled: the storage is not touched any more. */
@@ -484,7 +484,7 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count)
 {
 	if (!nfence_interrupt_process(adapter, fences, count))
-		atomic64_inc(&adapter->irq_stats.spurious);
+		atomic64_inc(&adapter->gpu.irq_stats.spurious);
 }
 
 /**
@@ -508,7 +508,7 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 {
 	if (!READ_ONCE(fence->always_signaled)) {
 		WRITE_ONCE(*fence->cv.value, value);
-		atomic64_inc(&adapter->irq_stats.carries);
+		atomic64_inc(&adapter->gpu.irq_stats.carries);
 	}
 	/* The CurrentValue store before the waiters' MonitoredValue. */
 	smp_mb();
@@ -536,7 +536,7 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 	smp_mb();
 	nfence_waitlist_flush(&fence->waiters);
 	/* GPU waits on it pass now, and on its other adapters' instances. */
-	nfence_cmp_kick(&fence->adapter->gpu.cmp);
+	nfence_cmp_kick(&fence->adapter->cmp);
 	nfence_fence_propagate(fence);
 }
 
@@ -586,7 +586,7 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 		nfence_fence_signal(batch->entries[i].fence,
 				    batch->entries[i].waiter.value);
 	/* Queues blocked on these fences may run again. */
-	nfence_cmp_kick(&adapter->gpu.cmp);
+	nfence_cmp_kick(&adapter->cmp);
 	nfence_wait_put(batch);
 	return 0;
 }
@@ -639,7 +639,7 @@ void nfence_file_waits_fini(struct nfence_file *nfile)
 void nfence_irq_stats_print(struct nfence_adapter *adapter,
 			    struct drm_printer *p)
 {
-	struct nfence_irq_stats *s = &adapter->irq_stats;
+	struct nfence_irq_stats *s = &adapter->gpu.irq_stats;
 
 	drm_printf(p, "signals: %lld\n", (long long)atomic64_read(&s->signals));
 	drm_printf(p, "interrupts: %lld\n",

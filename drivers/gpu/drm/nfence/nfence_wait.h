@@ -15,31 +15,6 @@ struct nfence_adapter;
 struct nfence_fence;
 struct nfence_file;
 
-/**
- * struct nfence_irq_stats - what the native fence interrupt path saw
- */
-struct nfence_irq_stats {
-	/** @signals: fence signals (CPU and GPU) */
-	atomic64_t signals;
-	/**
-	 * @interrupts: interrupts raised: signals that made CurrentValue
-	 * exceed MonitoredValue, and carries
-	 */
-	atomic64_t interrupts;
-	/** @suppressed: signals that did not (no interrupt raised) */
-	atomic64_t suppressed;
-	/** @woken: CPU waiters satisfied */
-	atomic64_t woken;
-	/** @spurious: interrupts that satisfied no waiter, carries excepted */
-	atomic64_t spurious;
-	/**
-	 * @carries: values a GPU without 64-bit atomics could not store
-	 * (their high half changed) and the interrupt path stored
-	 * (nfence_interrupt_carry())
-	 */
-	atomic64_t carries;
-};
-
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
 void nfence_interrupt(struct nfence_adapter *adapter,
