@@ -269,9 +269,9 @@ static struct nfence_fence_local *hnd_local(struct hnd_fix *f,
 	struct nfence_file *nfile = hnd_nfile(f, file);
 	struct nfence_fence_local *local;
 
-	xa_lock(&nfile->fences);
-	local = xa_load(&nfile->fences, handle);
-	xa_unlock(&nfile->fences);
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, handle);
+	xa_unlock(&nfile->fences.xa);
 	return local;
 }
 
@@ -444,7 +444,7 @@ static void hnd_create_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dev->handle, da);
 	/* The file's table and the handle. */
 	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 2);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
 
 	fence = local->fence;
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
@@ -473,7 +473,7 @@ static void hnd_create_destroy(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h), 0);
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, h));
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 0);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 0);
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 	KUNIT_EXPECT_FALSE(test, test_bit(slot, fp->used));
 	KUNIT_EXPECT_NULL(test, fp->fences[slot]);
@@ -538,7 +538,7 @@ static void hnd_per_file_cyclic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h3, h2 + 1);
 
 	/* As if 2^32 handles had been handed out: the cursor wraps past 0. */
-	hnd_nfile(f, fa)->next_fence = U32_MAX;
+	hnd_nfile(f, fa)->fences.next = U32_MAX;
 	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
 			U32_MAX);
 	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
@@ -547,7 +547,7 @@ static void hnd_per_file_cyclic(struct kunit *test)
 	/* h2 and h3 are live: the next one comes after them. */
 	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
 			h3 + 1);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 5);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 5);
 }
 
 /*
@@ -798,7 +798,7 @@ static void hnd_last_reference(struct kunit *test)
 		case HND_DEVICE:
 			KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fb, db), 0);
 			KUNIT_EXPECT_NULL(test, hnd_local(f, fb, hb));
-			KUNIT_EXPECT_EQ(test, hnd_nfile(f, fb)->num_fences, 0);
+			KUNIT_EXPECT_EQ(test, hnd_nfile(f, fb)->fences.count, 0);
 			KUNIT_EXPECT_NULL(test,
 					  hnd_translate(f, fb,
 							mb.current_value_gpu_va,
@@ -960,7 +960,7 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hd));
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hi));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, ho), other);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&other->ref), 1);
 
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, def));
@@ -990,7 +990,7 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&shared->handles), 1);
 	KUNIT_EXPECT_EQ(test, hnd_device_destroy(f, fa, d1), -ENOENT);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
 	/* The other device opens the fd. */
 	h = hnd_open_fd(f, fa, d2, s, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h), shared);
@@ -1105,7 +1105,7 @@ static void hnd_progress_fence(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, local);
 	KUNIT_EXPECT_TRUE(test, local->progress);
 	fence = local->fence;
-	q = xa_load(&hnd_nfile(f, fa)->hwqueues, qh);
+	q = xa_load(&hnd_nfile(f, fa)->hwqueues.xa, qh);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_EXPECT_PTR_EQ(test, q->hw.progress, fence);
 	KUNIT_EXPECT_EQ(test, q->progress_handle, ph);
@@ -1115,7 +1115,7 @@ static void hnd_progress_fence(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ph), -EBUSY);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_local(f, fa, ph), local);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 1);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 1);
 
@@ -1124,7 +1124,7 @@ static void hnd_progress_fence(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_hwqueue_destroy_ioctl,
 					&qd), 0);
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ph));
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->num_fences, 0);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 0);
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 
 	/* With the device: queue, then progress fence handle, then fence. */
@@ -1132,7 +1132,7 @@ static void hnd_progress_fence(struct kunit *test)
 	fence = hnd_fence(f, fa, ph);
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
 	KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fa, da), 0);
-	KUNIT_EXPECT_NULL(test, xa_load(&hnd_nfile(f, fa)->hwqueues, qh));
+	KUNIT_EXPECT_NULL(test, xa_load(&hnd_nfile(f, fa)->hwqueues.xa, qh));
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ph));
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);

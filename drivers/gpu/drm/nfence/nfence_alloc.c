@@ -133,15 +133,13 @@ static struct nfence_alloc *nfence_alloc_remove(struct nfence_file *nfile,
 {
 	struct nfence_alloc *alloc;
 
-	xa_lock(&nfile->allocs);
-	alloc = xa_load(&nfile->allocs, handle);
-	if (alloc && alloc->device->handle == device) {
-		__xa_erase(&nfile->allocs, handle);
-		nfile->num_allocs--;
-	} else {
+	xa_lock(&nfile->allocs.xa);
+	alloc = xa_load(&nfile->allocs.xa, handle);
+	if (alloc && alloc->device->handle == device)
+		nfence_table_erase_locked(&nfile->allocs, handle);
+	else
 		alloc = NULL;
-	}
-	xa_unlock(&nfile->allocs);
+	xa_unlock(&nfile->allocs.xa);
 	return alloc;
 }
 
@@ -237,28 +235,20 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	if (ret)
 		goto err;
 
-	xa_lock(&nfile->allocs);
-	if (dev->dead) {
+	xa_lock(&nfile->allocs.xa);
+	if (dev->dead)
 		ret = -ENOENT;
-	} else if (nfile->num_allocs >= DRM_NFENCE_MAX_ALLOCS_PER_FILE) {
-		ret = -ENOSPC;
-	} else {
-		nfile->num_allocs++;
-		ret = __xa_alloc_cyclic(&nfile->allocs, &handle, alloc,
-					xa_limit_32b, &nfile->next_alloc,
-					GFP_KERNEL);
-		if (ret < 0) {
-			nfile->num_allocs--;
-		} else {
-			/* Visible now: fill in everything before unlocking. */
-			alloc->handle = handle;
-			args->handle = handle;
-			args->gpu_va = alloc->map.node.start;
-			args->placed_segment_id = alloc->segment_id;
-			ret = 0;
-		}
+	else
+		ret = nfence_table_insert_locked(&nfile->allocs, alloc,
+						 &handle);
+	if (!ret) {
+		/* Visible now: fill in everything before unlocking. */
+		alloc->handle = handle;
+		args->handle = handle;
+		args->gpu_va = alloc->map.node.start;
+		args->placed_segment_id = alloc->segment_id;
 	}
-	xa_unlock(&nfile->allocs);
+	xa_unlock(&nfile->allocs.xa);
 	if (ret < 0)
 		goto err;
 	return 0;
@@ -310,8 +300,8 @@ int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
 	if (args->flags || args->pad)
 		return -EINVAL;
 
-	xa_lock(&nfile->allocs);
-	alloc = xa_load(&nfile->allocs, args->handle);
+	xa_lock(&nfile->allocs.xa);
+	alloc = xa_load(&nfile->allocs.xa, args->handle);
 	if (!alloc || alloc->device->handle != args->device) {
 		ret = -ENOENT;
 	} else if (!alloc->cpu_visible) {
@@ -320,7 +310,7 @@ int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
 		args->mmap_offset = drm_vma_node_offset_addr(&alloc->base.vma_node);
 		args->size = alloc->base.size;
 	}
-	xa_unlock(&nfile->allocs);
+	xa_unlock(&nfile->allocs.xa);
 	return ret;
 }
 
@@ -334,7 +324,7 @@ void nfence_device_close_allocs(struct nfence_device *dev)
 	struct nfence_alloc *alloc;
 	unsigned long handle;
 
-	xa_for_each(&nfile->allocs, handle, alloc) {
+	xa_for_each(&nfile->allocs.xa, handle, alloc) {
 		alloc = nfence_alloc_remove(nfile, dev->handle, handle);
 		if (alloc)
 			nfence_alloc_close(nfile, alloc);
@@ -347,8 +337,7 @@ void nfence_device_close_allocs(struct nfence_device *dev)
  */
 void nfence_file_allocs_init(struct nfence_file *nfile)
 {
-	xa_init_flags(&nfile->allocs, XA_FLAGS_ALLOC1);
-	nfile->next_alloc = 1;
+	nfence_table_init(&nfile->allocs, DRM_NFENCE_MAX_ALLOCS_PER_FILE);
 }
 
 /**
@@ -360,10 +349,10 @@ void nfence_file_allocs_fini(struct nfence_file *nfile)
 	struct nfence_alloc *alloc;
 	unsigned long handle;
 
-	xa_for_each(&nfile->allocs, handle, alloc) {
-		xa_erase(&nfile->allocs, handle);
+	xa_for_each(&nfile->allocs.xa, handle, alloc) {
+		xa_erase(&nfile->allocs.xa, handle);
 		nfence_alloc_close(nfile, alloc);
 	}
-	nfile->num_allocs = 0;
-	xa_destroy(&nfile->allocs);
+	nfile->allocs.count = 0;
+	xa_destroy(&nfile->allocs.xa);
 }

@@ -67,13 +67,13 @@ struct nfence_context *nfence_context_lookup(struct nfence_file *nfile,
 {
 	struct nfence_context *ctx;
 
-	xa_lock(&nfile->contexts);
-	ctx = xa_load(&nfile->contexts, handle);
+	xa_lock(&nfile->contexts.xa);
+	ctx = xa_load(&nfile->contexts.xa, handle);
 	if (ctx && ctx->device->handle == device)
 		kref_get(&ctx->ref);
 	else
 		ctx = NULL;
-	xa_unlock(&nfile->contexts);
+	xa_unlock(&nfile->contexts.xa);
 	return ctx;
 }
 
@@ -125,13 +125,12 @@ void nfence_device_close_contexts(struct nfence_device *dev)
 	unsigned long handle;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->contexts, handle, ctx) {
+	xa_for_each(&nfile->contexts.xa, handle, ctx) {
 		if (ctx->device != dev)
 			continue;
-		xa_lock(&nfile->contexts);
-		__xa_erase(&nfile->contexts, handle);
-		nfile->num_contexts--;
-		xa_unlock(&nfile->contexts);
+		xa_lock(&nfile->contexts.xa);
+		nfence_table_erase_locked(&nfile->contexts, handle);
+		xa_unlock(&nfile->contexts.xa);
 		nfence_context_close(nfile, ctx);
 	}
 	mutex_unlock(&nfile->sched_lock);
@@ -144,8 +143,7 @@ void nfence_device_close_contexts(struct nfence_device *dev)
 void nfence_file_contexts_init(struct nfence_file *nfile)
 {
 	mutex_init(&nfile->sched_lock);
-	xa_init_flags(&nfile->contexts, XA_FLAGS_ALLOC1);
-	nfile->next_context = 1;
+	nfence_table_init(&nfile->contexts, DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
 }
 
 /**
@@ -158,13 +156,13 @@ void nfence_file_contexts_fini(struct nfence_file *nfile)
 	unsigned long handle;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->contexts, handle, ctx) {
-		xa_erase(&nfile->contexts, handle);
+	xa_for_each(&nfile->contexts.xa, handle, ctx) {
+		xa_erase(&nfile->contexts.xa, handle);
 		nfence_context_close(nfile, ctx);
 	}
-	nfile->num_contexts = 0;
+	nfile->contexts.count = 0;
 	mutex_unlock(&nfile->sched_lock);
-	xa_destroy(&nfile->contexts);
+	xa_destroy(&nfile->contexts.xa);
 }
 
 /**
@@ -208,25 +206,17 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	INIT_LIST_HEAD(&ctx->queues);
 
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->contexts);
-	if (dev->dead) {
+	xa_lock(&nfile->contexts.xa);
+	if (dev->dead)
 		ret = -ENOENT;
-	} else if (nfile->num_contexts >= DRM_NFENCE_MAX_CONTEXTS_PER_FILE) {
-		ret = -ENOSPC;
-	} else {
-		nfile->num_contexts++;
-		ret = __xa_alloc_cyclic(&nfile->contexts, &handle, ctx,
-					xa_limit_32b, &nfile->next_context,
-					GFP_KERNEL);
-		if (ret < 0) {
-			nfile->num_contexts--;
-		} else {
-			ctx->handle = handle;
-			args->handle = handle;
-			ret = 0;
-		}
+	else
+		ret = nfence_table_insert_locked(&nfile->contexts, ctx,
+						 &handle);
+	if (!ret) {
+		ctx->handle = handle;
+		args->handle = handle;
 	}
-	xa_unlock(&nfile->contexts);
+	xa_unlock(&nfile->contexts.xa);
 	mutex_unlock(&nfile->sched_lock);
 	if (ret)
 		nfence_context_put(ctx);
@@ -249,15 +239,13 @@ int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
 	struct nfence_context *ctx;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->contexts);
-	ctx = xa_load(&nfile->contexts, args->handle);
-	if (ctx && ctx->device->handle == args->device) {
-		__xa_erase(&nfile->contexts, args->handle);
-		nfile->num_contexts--;
-	} else {
+	xa_lock(&nfile->contexts.xa);
+	ctx = xa_load(&nfile->contexts.xa, args->handle);
+	if (ctx && ctx->device->handle == args->device)
+		nfence_table_erase_locked(&nfile->contexts, args->handle);
+	else
 		ctx = NULL;
-	}
-	xa_unlock(&nfile->contexts);
+	xa_unlock(&nfile->contexts.xa);
 	if (ctx)
 		nfence_context_close(nfile, ctx);
 	mutex_unlock(&nfile->sched_lock);

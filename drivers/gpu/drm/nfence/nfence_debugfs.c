@@ -101,7 +101,7 @@ static int nfence_debugfs_clients(struct seq_file *m, void *unused)
 	mutex_lock(&adapter->clients_lock);
 	list_for_each_entry(nfile, &adapter->clients, link)
 		seq_printf(m, "pid %d comm %s devices %u\n", nfile->tgid,
-			   nfile->comm, READ_ONCE(nfile->num_devices));
+			   nfile->comm, READ_ONCE(nfile->devices.count));
 	mutex_unlock(&adapter->clients_lock);
 	return 0;
 }

@@ -61,11 +61,11 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 {
 	struct nfence_device *dev;
 
-	xa_lock(&nfile->devices);
-	dev = xa_load(&nfile->devices, handle);
+	xa_lock(&nfile->devices.xa);
+	dev = xa_load(&nfile->devices.xa, handle);
 	if (dev && !kref_get_unless_zero(&dev->ref))
 		dev = NULL;
-	xa_unlock(&nfile->devices);
+	xa_unlock(&nfile->devices.xa);
 	return dev;
 }
 
@@ -100,11 +100,11 @@ static void nfence_device_mark_dead(struct nfence_device *dev)
 {
 	struct nfence_file *nfile = dev->file;
 
-	xa_lock(&nfile->fences);
+	xa_lock(&nfile->fences.xa);
 	dev->dead = true;
-	xa_unlock(&nfile->fences);
-	xa_lock(&nfile->allocs);
-	xa_unlock(&nfile->allocs);
+	xa_unlock(&nfile->fences.xa);
+	xa_lock(&nfile->allocs.xa);
+	xa_unlock(&nfile->allocs.xa);
 	mutex_lock(&nfile->sched_lock);
 	mutex_unlock(&nfile->sched_lock);
 }
@@ -115,8 +115,7 @@ static void nfence_device_mark_dead(struct nfence_device *dev)
  */
 void nfence_file_devices_init(struct nfence_file *nfile)
 {
-	xa_init_flags(&nfile->devices, XA_FLAGS_ALLOC1);
-	nfile->next_device = 1;
+	nfence_table_init(&nfile->devices, DRM_NFENCE_MAX_DEVICES_PER_FILE);
 }
 
 /**
@@ -128,12 +127,12 @@ void nfence_file_devices_fini(struct nfence_file *nfile)
 	struct nfence_device *dev;
 	unsigned long handle;
 
-	xa_for_each(&nfile->devices, handle, dev) {
-		xa_erase(&nfile->devices, handle);
+	xa_for_each(&nfile->devices.xa, handle, dev) {
+		xa_erase(&nfile->devices.xa, handle);
 		nfence_device_put(dev);
 	}
-	nfile->num_devices = 0;
-	xa_destroy(&nfile->devices);
+	nfile->devices.count = 0;
+	xa_destroy(&nfile->devices.xa);
 }
 
 /**
@@ -168,31 +167,17 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 	kref_init(&dev->ref);
 	dev->file = nfile;
 
-	/*
-	 * Reserve a slot in the count before allocating: __xa_alloc_cyclic()
-	 * may drop the lock to allocate memory, and a concurrent create must
-	 * see the reservation.
-	 */
-	xa_lock(&nfile->devices);
-	if (nfile->num_devices >= DRM_NFENCE_MAX_DEVICES_PER_FILE) {
-		ret = -ENOSPC;
-	} else {
-		nfile->num_devices++;
-		ret = __xa_alloc_cyclic(&nfile->devices, &handle, dev,
-					xa_limit_32b, &nfile->next_device,
-					GFP_KERNEL);
-		if (ret < 0) {
-			nfile->num_devices--;
-		} else {
-			/*
-			 * The device is visible now: finish it before the
-			 * lock goes, another thread may destroy it at once.
-			 */
-			dev->handle = handle;
-			atomic_inc(&nfile->adapter->num_devices);
-		}
+	xa_lock(&nfile->devices.xa);
+	ret = nfence_table_insert_locked(&nfile->devices, dev, &handle);
+	if (!ret) {
+		/*
+		 * The device is visible now: finish it before the lock goes,
+		 * another thread may destroy it at once.
+		 */
+		dev->handle = handle;
+		atomic_inc(&nfile->adapter->num_devices);
 	}
-	xa_unlock(&nfile->devices);
+	xa_unlock(&nfile->devices.xa);
 	if (ret < 0) {
 		kfree(dev);
 		goto out;
@@ -224,11 +209,9 @@ int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
 	if (args->pad)
 		return -EINVAL;
 
-	xa_lock(&nfile->devices);
-	dev = __xa_erase(&nfile->devices, args->handle);
-	if (dev)
-		nfile->num_devices--;
-	xa_unlock(&nfile->devices);
+	xa_lock(&nfile->devices.xa);
+	dev = nfence_table_erase_locked(&nfile->devices, args->handle);
+	xa_unlock(&nfile->devices.xa);
 	if (!dev)
 		return -ENOENT;
 

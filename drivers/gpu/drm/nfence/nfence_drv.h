@@ -15,6 +15,7 @@
 
 #include "nfence_cmp.h"
 #include "nfence_gpu.h"
+#include "nfence_table.h"
 #include "nfence_vm.h"
 #include "nfence_wait.h"
 
@@ -66,19 +67,11 @@ struct nfence_file {
 	/** @link: entry in &nfence_adapter.clients */
 	struct list_head link;
 	/** @devices: device handle -> &struct nfence_device */
-	struct xarray devices;
-	/** @next_device: cyclic allocation cursor for @devices */
-	u32 next_device;
-	/** @num_devices: live devices in @devices, under the xarray lock */
-	u32 num_devices;
+	struct nfence_table devices;
 	/** @drm_file: the DRM file */
 	struct drm_file *drm_file;
 	/** @fences: local fence handle -> &struct nfence_fence_local */
-	struct xarray fences;
-	/** @next_fence: cyclic allocation cursor for @fences */
-	u32 next_fence;
-	/** @num_fences: live local fence handles, under the xarray lock */
-	u32 num_fences;
+	struct nfence_table fences;
 	/** @pool_lock: protects @cv_pool and @mv_pool */
 	struct mutex pool_lock;
 	/** @cv_pool: CurrentValue pages of non-shared fences */
@@ -96,23 +89,11 @@ struct nfence_file {
 	/** @sched_lock: serializes creating and destroying contexts and queues */
 	struct mutex sched_lock;
 	/** @allocs: allocation handle -> &struct nfence_alloc */
-	struct xarray allocs;
-	/** @next_alloc: cyclic allocation cursor for @allocs */
-	u32 next_alloc;
-	/** @num_allocs: live allocations, under the xarray lock */
-	u32 num_allocs;
+	struct nfence_table allocs;
 	/** @contexts: context handle -> &struct nfence_context */
-	struct xarray contexts;
-	/** @next_context: cyclic allocation cursor for @contexts */
-	u32 next_context;
-	/** @num_contexts: live contexts, under the xarray lock */
-	u32 num_contexts;
+	struct nfence_table contexts;
 	/** @hwqueues: queue handle -> &struct nfence_hwqueue */
-	struct xarray hwqueues;
-	/** @next_hwqueue: cyclic allocation cursor for @hwqueues */
-	u32 next_hwqueue;
-	/** @num_hwqueues: live queues, under the xarray lock */
-	u32 num_hwqueues;
+	struct nfence_table hwqueues;
 	/** @tgid: thread group id of the opener */
 	pid_t tgid;
 	/** @comm: command name of the opener */

@@ -599,29 +599,22 @@ static int nfence_local_create(struct nfence_file *nfile,
 
 	local->creator = creator;
 	local->progress = progress;
-	xa_lock(&nfile->fences);
-	if (dev->dead) {
+	xa_lock(&nfile->fences.xa);
+	if (dev->dead)
 		ret = -ENOENT;
-	} else if (nfile->num_fences >= DRM_NFENCE_MAX_FENCES_PER_FILE) {
-		ret = -ENOSPC;
-	} else {
-		nfile->num_fences++;
-		ret = __xa_alloc_cyclic(&nfile->fences, &handle, local,
-					xa_limit_32b, &nfile->next_fence,
-					GFP_KERNEL);
-		if (ret < 0) {
-			nfile->num_fences--;
-		} else {
-			/*
-			 * Visible now: another thread may destroy it as soon
-			 * as the lock goes, so fill in the outputs here.
-			 */
-			local->handle = handle;
-			*out_handle = handle;
-			*out_mapping = local->mapping;
-		}
+	else
+		ret = nfence_table_insert_locked(&nfile->fences, local,
+						 &handle);
+	if (!ret) {
+		/*
+		 * Visible now: another thread may destroy it as soon as the
+		 * lock goes, so fill in the outputs here.
+		 */
+		local->handle = handle;
+		*out_handle = handle;
+		*out_mapping = local->mapping;
 	}
-	xa_unlock(&nfile->fences);
+	xa_unlock(&nfile->fences.xa);
 	if (ret < 0)
 		goto err;
 	return 0;
@@ -647,14 +640,14 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence = NULL;
 
-	xa_lock(&nfile->fences);
-	local = xa_load(&nfile->fences, handle);
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, handle);
 	if (local && local->device->handle == device) {
 		fence = local->fence;
 		kref_get(&fence->ref);
 		*local_flags = local->flags;
 	}
-	xa_unlock(&nfile->fences);
+	xa_unlock(&nfile->fences.xa);
 	return fence;
 }
 
@@ -760,16 +753,15 @@ int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
 
 	if (args->pad)
 		return -EINVAL;
-	xa_lock(&nfile->fences);
-	local = xa_load(&nfile->fences, args->handle);
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, args->handle);
 	if (local && local->progress) {
 		/* A queue's progress fence goes with the queue. */
 		local = ERR_PTR(-EBUSY);
 	} else if (local) {
-		__xa_erase(&nfile->fences, args->handle);
-		nfile->num_fences--;
+		nfence_table_erase_locked(&nfile->fences, args->handle);
 	}
-	xa_unlock(&nfile->fences);
+	xa_unlock(&nfile->fences.xa);
 	if (IS_ERR(local))
 		return PTR_ERR(local);
 	if (!local)
@@ -820,15 +812,13 @@ void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle)
 {
 	struct nfence_fence_local *local;
 
-	xa_lock(&nfile->fences);
-	local = xa_load(&nfile->fences, handle);
-	if (local && local->progress) {
-		__xa_erase(&nfile->fences, handle);
-		nfile->num_fences--;
-	} else {
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, handle);
+	if (local && local->progress)
+		nfence_table_erase_locked(&nfile->fences, handle);
+	else
 		local = NULL;
-	}
-	xa_unlock(&nfile->fences);
+	xa_unlock(&nfile->fences.xa);
 	if (local)
 		nfence_local_free(nfile, local);
 }
@@ -874,14 +864,14 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 	 * The fd's reference and handle, taken while the local handle still
 	 * holds one, so that the fence cannot be orphaned in between.
 	 */
-	xa_lock(&nfile->fences);
-	local = xa_load(&nfile->fences, args->handle);
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, args->handle);
 	if (local) {
 		fence = local->fence;
 		kref_get(&fence->ref);
 		atomic_inc(&fence->handles);
 	}
-	xa_unlock(&nfile->fences);
+	xa_unlock(&nfile->fences.xa);
 	if (!fence)
 		return -ENOENT;
 	if ((fence->flags & nt) != nt) {
@@ -1002,9 +992,7 @@ out:
  */
 void nfence_file_fences_init(struct nfence_file *nfile)
 {
-	xa_init_flags(&nfile->fences, XA_FLAGS_ALLOC1);
-	nfile->next_fence = 1;
-	nfile->num_fences = 0;
+	nfence_table_init(&nfile->fences, DRM_NFENCE_MAX_FENCES_PER_FILE);
 	mutex_init(&nfile->pool_lock);
 	INIT_LIST_HEAD(&nfile->cv_pool);
 	INIT_LIST_HEAD(&nfile->mv_pool);
@@ -1034,12 +1022,12 @@ void nfence_file_fences_fini(struct nfence_file *nfile)
 	struct nfence_fence_local *local;
 	unsigned long handle;
 
-	xa_for_each(&nfile->fences, handle, local) {
-		xa_erase(&nfile->fences, handle);
+	xa_for_each(&nfile->fences.xa, handle, local) {
+		xa_erase(&nfile->fences.xa, handle);
 		nfence_local_free(nfile, local);
 	}
-	nfile->num_fences = 0;
-	xa_destroy(&nfile->fences);
+	nfile->fences.count = 0;
+	xa_destroy(&nfile->fences.xa);
 	nfence_pool_fini(nfile, &nfile->cv_pool);
 	nfence_pool_fini(nfile, &nfile->mv_pool);
 	nfence_vm_fini(&nfile->vm);
@@ -1057,21 +1045,19 @@ void nfence_device_close_fences(struct nfence_device *dev)
 	unsigned long handle;
 
 	/* From here on no create or open can add a handle to the device. */
-	xa_lock(&nfile->fences);
+	xa_lock(&nfile->fences.xa);
 	dev->dead = true;
-	xa_unlock(&nfile->fences);
+	xa_unlock(&nfile->fences.xa);
 
-	xa_for_each(&nfile->fences, handle, local) {
+	xa_for_each(&nfile->fences.xa, handle, local) {
 		/* Re-check under the lock: the entry may be gone already. */
-		xa_lock(&nfile->fences);
-		local = xa_load(&nfile->fences, handle);
-		if (local && local->device == dev) {
-			__xa_erase(&nfile->fences, handle);
-			nfile->num_fences--;
-		} else {
+		xa_lock(&nfile->fences.xa);
+		local = xa_load(&nfile->fences.xa, handle);
+		if (local && local->device == dev)
+			nfence_table_erase_locked(&nfile->fences, handle);
+		else
 			local = NULL;
-		}
-		xa_unlock(&nfile->fences);
+		xa_unlock(&nfile->fences.xa);
 		if (local)
 			nfence_local_free(nfile, local);
 	}
@@ -1088,15 +1074,15 @@ void nfence_device_fences_error(struct nfence_device *dev)
 	struct nfence_fence *fence;
 	unsigned long handle;
 
-	xa_for_each(&nfile->fences, handle, local) {
+	xa_for_each(&nfile->fences.xa, handle, local) {
 		fence = NULL;
-		xa_lock(&nfile->fences);
-		local = xa_load(&nfile->fences, handle);
+		xa_lock(&nfile->fences.xa);
+		local = xa_load(&nfile->fences.xa, handle);
 		if (local && local->device == dev && local->creator) {
 			fence = local->fence;
 			kref_get(&fence->ref);
 		}
-		xa_unlock(&nfile->fences);
+		xa_unlock(&nfile->fences.xa);
 		if (fence) {
 			nfence_fence_set_always_signaled(fence);
 			nfence_fence_put(fence);

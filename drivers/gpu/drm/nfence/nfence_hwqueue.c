@@ -285,13 +285,13 @@ static struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
 {
 	struct nfence_hwqueue *q;
 
-	xa_lock(&nfile->hwqueues);
-	q = xa_load(&nfile->hwqueues, handle);
+	xa_lock(&nfile->hwqueues.xa);
+	q = xa_load(&nfile->hwqueues.xa, handle);
 	if (q && q->ctx->device->handle == device)
 		kref_get(&q->ref);
 	else
 		q = NULL;
-	xa_unlock(&nfile->hwqueues);
+	xa_unlock(&nfile->hwqueues.xa);
 	return q;
 }
 
@@ -538,13 +538,12 @@ void nfence_context_close_hwqueues(struct nfence_context *ctx)
 	struct nfence_hwqueue *q;
 	unsigned long handle;
 
-	xa_for_each(&nfile->hwqueues, handle, q) {
+	xa_for_each(&nfile->hwqueues.xa, handle, q) {
 		if (q->ctx != ctx)
 			continue;
-		xa_lock(&nfile->hwqueues);
-		__xa_erase(&nfile->hwqueues, handle);
-		nfile->num_hwqueues--;
-		xa_unlock(&nfile->hwqueues);
+		xa_lock(&nfile->hwqueues.xa);
+		nfence_table_erase_locked(&nfile->hwqueues, handle);
+		xa_unlock(&nfile->hwqueues.xa);
 		nfence_hwqueue_close(nfile, q);
 	}
 }
@@ -617,20 +616,9 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	q->progress_handle = fence_handle;
 	q->ctx = ctx;	/* takes over the lookup's reference */
 
-	xa_lock(&nfile->hwqueues);
-	if (nfile->num_hwqueues >= DRM_NFENCE_MAX_HWQUEUES_PER_FILE) {
-		ret = -ENOSPC;
-	} else {
-		nfile->num_hwqueues++;
-		ret = __xa_alloc_cyclic(&nfile->hwqueues, &handle, q,
-					xa_limit_32b, &nfile->next_hwqueue,
-					GFP_KERNEL);
-		if (ret < 0)
-			nfile->num_hwqueues--;
-		else
-			ret = 0;
-	}
-	xa_unlock(&nfile->hwqueues);
+	xa_lock(&nfile->hwqueues.xa);
+	ret = nfence_table_insert_locked(&nfile->hwqueues, q, &handle);
+	xa_unlock(&nfile->hwqueues.xa);
 	if (ret) {
 		nfence_fence_close_progress(nfile, fence_handle);
 		nfence_hwqueue_put(q);
@@ -674,15 +662,13 @@ int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 	struct nfence_hwqueue *q;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->hwqueues);
-	q = xa_load(&nfile->hwqueues, args->handle);
-	if (q && q->ctx->device->handle == args->device) {
-		__xa_erase(&nfile->hwqueues, args->handle);
-		nfile->num_hwqueues--;
-	} else {
+	xa_lock(&nfile->hwqueues.xa);
+	q = xa_load(&nfile->hwqueues.xa, args->handle);
+	if (q && q->ctx->device->handle == args->device)
+		nfence_table_erase_locked(&nfile->hwqueues, args->handle);
+	else
 		q = NULL;
-	}
-	xa_unlock(&nfile->hwqueues);
+	xa_unlock(&nfile->hwqueues.xa);
 	if (q)
 		nfence_hwqueue_close(nfile, q);
 	mutex_unlock(&nfile->sched_lock);
@@ -783,8 +769,7 @@ const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
  */
 void nfence_file_hwqueues_init(struct nfence_file *nfile)
 {
-	xa_init_flags(&nfile->hwqueues, XA_FLAGS_ALLOC1);
-	nfile->next_hwqueue = 1;
+	nfence_table_init(&nfile->hwqueues, DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
 }
 
 /**
@@ -793,6 +778,6 @@ void nfence_file_hwqueues_init(struct nfence_file *nfile)
  */
 void nfence_file_hwqueues_fini(struct nfence_file *nfile)
 {
-	WARN_ON(!xa_empty(&nfile->hwqueues));
-	xa_destroy(&nfile->hwqueues);
+	WARN_ON(!xa_empty(&nfile->hwqueues.xa));
+	xa_destroy(&nfile->hwqueues.xa);
 }
