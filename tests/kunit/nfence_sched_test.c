@@ -468,7 +468,7 @@ static struct nfence_submission *sched_submit(struct sched_fix *f,
 	sub->entry.progress_value = progress;
 
 	mutex_lock(&f->cmp->lock);
-	nfence_cmp_queue_push_locked(&q->hw, &sub->entry);
+	nfence_cmp_queue_push_locked(f->cmp, &q->hw, &sub->entry);
 	q->last_queued = progress;
 	mutex_unlock(&f->cmp->lock);
 	return sub;

@@ -332,14 +332,17 @@ void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
 
 /**
  * nfence_cmp_queue_push_locked - append an entry to a queue
- * @q: the queue, which has room and is not stopped; &nfence_cmp.lock held
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue, which has room and is not stopped
  * @entry: the entry; the queue owns it until it runs or is dropped
  *
  * The caller kicks the CMP once it has dropped the lock.
  */
-void nfence_cmp_queue_push_locked(struct nfence_cmp_queue *q,
+void nfence_cmp_queue_push_locked(struct nfence_cmp *cmp,
+				  struct nfence_cmp_queue *q,
 				  struct nfence_cmp_entry *entry)
 {
+	lockdep_assert_held(&cmp->lock);
 	list_add_tail(&entry->link, &q->pending);
 	q->num_pending++;
 	if (q->state == NFENCE_QUEUE_IDLE)

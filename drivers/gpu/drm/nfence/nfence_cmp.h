@@ -247,7 +247,8 @@ void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 				 struct nfence_cmp_queue *q);
 void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
 				    struct nfence_cmp_queue *q);
-void nfence_cmp_queue_push_locked(struct nfence_cmp_queue *q,
+void nfence_cmp_queue_push_locked(struct nfence_cmp *cmp,
+				  struct nfence_cmp_queue *q,
 				  struct nfence_cmp_entry *entry);
 void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 				  struct nfence_cmp_queue *q, u32 state,

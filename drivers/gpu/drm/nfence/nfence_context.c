@@ -102,6 +102,7 @@ void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 {
 	struct nfence_hwqueue *q;
 
+	lockdep_assert_held(&ctx->adapter->cmp.lock);
 	if (!ctx->faulted) {
 		ctx->faulted = true;
 		ctx->fault_va = va;

@@ -135,8 +135,10 @@ void nfence_submissions_drop(struct list_head *dropped)
 void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped)
 {
-	nfence_cmp_queue_stop_locked(nfence_hwqueue_cmp(q), &q->hw, state,
-				     dropped);
+	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
+
+	lockdep_assert_held(&cmp->lock);
+	nfence_cmp_queue_stop_locked(cmp, &q->hw, state, dropped);
 	wake_up_all(&q->room);
 }
 
@@ -322,7 +324,7 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 			break;
 		}
 		if (q->hw.num_pending < DRM_NFENCE_MAX_QUEUED) {
-			nfence_cmp_queue_push_locked(&q->hw, &sub->entry);
+			nfence_cmp_queue_push_locked(cmp, &q->hw, &sub->entry);
 			if (sub->entry.kind == NFENCE_SUB_COMMANDS)
 				q->last_queued = sub->entry.progress_value;
 			ret = 0;

@@ -5,6 +5,7 @@
 
 #include <linux/errno.h>
 #include <linux/gfp.h>
+#include <linux/lockdep.h>
 
 #include "nfence_table.h"
 
@@ -50,6 +51,7 @@ int nfence_table_insert_locked(struct nfence_table *t, void *obj, u32 *handle)
 {
 	int ret;
 
+	lockdep_assert_held(&t->xa.xa_lock);
 	if (t->count >= t->max)
 		return -ENOSPC;
 	t->count++;
@@ -71,8 +73,10 @@ int nfence_table_insert_locked(struct nfence_table *t, void *obj, u32 *handle)
  */
 void *nfence_table_erase_locked(struct nfence_table *t, u32 handle)
 {
-	void *obj = __xa_erase(&t->xa, handle);
+	void *obj;
 
+	lockdep_assert_held(&t->xa.xa_lock);
+	obj = __xa_erase(&t->xa, handle);
 	if (obj)
 		t->count--;
 	return obj;

@@ -175,6 +175,7 @@ int nfence_vm_read_locked(struct nfence_vm *vm, u64 va, void *buf, size_t len)
 {
 	struct nfence_vm_mapping *map;
 
+	lockdep_assert_held(&vm->lock);
 	while (len) {
 		void *src = nfence_vm_find_locked(vm, va, 1, false, &map);
 		u64 n;
