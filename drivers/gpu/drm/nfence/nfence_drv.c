@@ -35,10 +35,16 @@
  * device, named "nfence", that has a render node. Module parameters choose
  * how many adapters there are and what each is built with; every adapter of
  * one load is built the same.
+ */
+
+/**
+ * DOC: lock order
  *
- * Lock order (outer to inner), the one place it is written down:
+ * Outer to inner; the one place it is written down (Documentation/ pulls it
+ * from here):
  *
- * 1. &nfence_adapter.clients_lock, &nfence_file.async_lock
+ * 1. &nfence_adapter.clients_lock, &nfence_file.async_lock,
+ *    &nfence_file.sched_lock
  * 2. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
  * 3. &nfence_vm.lock, &nfence_segment.lock
  * 4. &nfence_fence_page.lock, the xarray locks of the file's handle tables
