@@ -20,7 +20,8 @@
 #                        of make check. MUTANTS="name ..." selects mutants,
 #                        MUTANTS_ARGS="--build-only" only builds them
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
-#   make lint            checkpatch --strict, sparse and W=1 on both kernels
+#   make lint            checkpatch --strict, sparse and W=1 on both kernels,
+#                        shellcheck on scripts/
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
 #                        submission rates: nfence-gpu-bench in a VM

@@ -91,7 +91,7 @@ if ! grep -q '^vm-run: complete' "$log"; then
 	# The tests started and did not finish: a hang, an oops or a panic
 	# in the middle of them is a test failure, not an infrastructure one.
 	echo "check-vm: FAIL: the guest stopped during the tests (status $rc); last lines of the console:" >&2
-	sed -n '/nfence-vm-run: start/,$p' "$console" | nfence_splats >&2 || true
+	sed -n '/nfence-vm-run: start/,$p' "$console" | nfence_splats - >&2 || true
 	tail -n 40 "$console" >&2
 	total_fail=$((total_fail + 1))
 fi

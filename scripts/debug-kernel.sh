@@ -15,7 +15,7 @@ SRC=$(readlink -f "${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}")
 JOBS=${JOBS:-$(nproc)}
 frag=$top/scripts/debug-kernel.config
 
-key=$(basename "$SRC")-$(cat "$frag" | sha1sum | cut -c1-12)
+key=$(basename "$SRC")-$(sha1sum <"$frag" | cut -c1-12)
 out=$CACHE/debug-kernel/$key
 
 if [ ! -e "$out/.nfence-built" ] || [ ! -e "$out/Module.symvers" ]; then

@@ -98,7 +98,7 @@ if [ -z "${KUNIT_FILTER:-}" ]; then
 fi
 # A skipped case must be listed in tests/expected-skips.txt (load "kunit").
 while read -r name; do
-	if ! grep -qE "^kunit[[:space:]]+kunit:$name[[:space:]]" "$top/tests/expected-skips.txt"; then
+	if ! grep -qE "^kunit[[:space:]]+kunit:${name}[[:space:]]" "$top/tests/expected-skips.txt"; then
 		echo "kunit: unexpected skip of $name (tests/expected-skips.txt does not list it)" >&2
 		failed=$((failed + 1))
 	fi

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Shared by the test scripts (sourced, never run): the kernel-log splat
 # pattern, result-line parsing and the one way to boot a guest.

@@ -60,5 +60,18 @@ for kver in "$@"; do
 	fi
 done
 
+# Shell scripts: warnings and errors (not style notes) fail.
+if command -v shellcheck >/dev/null; then
+	for f in "$top"/scripts/*.sh "$top"/.ci/run; do
+		if (cd "$top" && shellcheck -x -S warning "${f#"$top"/}"); then
+			result pass "shellcheck ${f#"$top"/}"
+		else
+			result fail "shellcheck ${f#"$top"/}"
+		fi
+	done
+else
+	result fail "shellcheck not found (make deps)"
+fi
+
 echo "lint: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

@@ -390,7 +390,7 @@ LOADS
 	# Any other skip fails; run-igt.sh already counts unlisted IGT skips.
 	while read -r l st t; do
 		case $t in igt:*) continue ;; esac
-		if [ "$st" = skip ] && ! grep -qE "^$l[[:space:]]+$t[[:space:]]" "$expected"; then
+		if [ "$st" = skip ] && ! grep -qE "^${l}[[:space:]]+${t}[[:space:]]" "$expected"; then
 			result fail "unexpected skip of $t in load $l" \
 				"tests/expected-skips.txt does not list it"
 		fi
