@@ -150,6 +150,40 @@ void nfence_segment_free(struct nfence_segment_node *node)
 }
 
 /**
+ * nfence_segment_node_vaddr - kernel address of a node's memory
+ * @node: an allocated node
+ *
+ * This is how the simulated GPU reaches VRAM: its engines see the same bytes.
+ *
+ * Return: the kernel address, or NULL for a node in an aperture segment.
+ */
+void *nfence_segment_node_vaddr(const struct nfence_segment_node *node)
+{
+	if (!node->seg->backing)
+		return NULL;
+	return node->seg->backing + node->node.start;
+}
+
+/**
+ * nfence_segment_print - describe a segment for debugfs
+ * @seg: the segment
+ * @p: where to print
+ */
+void nfence_segment_print(struct nfence_segment *seg, struct drm_printer *p)
+{
+	mutex_lock(&seg->lock);
+	drm_printf(p, "id: %u\n", seg->id);
+	drm_printf(p, "flags: 0x%x\n", seg->flags);
+	drm_printf(p, "size: %llu\n", seg->size);
+	drm_printf(p, "cpu_visible_size: %llu\n", seg->cpu_visible_size);
+	drm_printf(p, "used: %llu\n", seg->used);
+	mutex_unlock(&seg->lock);
+}
+
+/* Only KUnit looks at an address space or a segment this way. */
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+
+/**
  * nfence_segment_used - bytes allocated in a segment
  * @seg: the segment
  *
@@ -180,33 +214,4 @@ bool nfence_segment_node_cpu_visible(const struct nfence_segment_node *node)
 	return end <= node->seg->cpu_visible_size;
 }
 
-/**
- * nfence_segment_node_vaddr - kernel address of a node's memory
- * @node: an allocated node
- *
- * This is how the simulated GPU reaches VRAM: its engines see the same bytes.
- *
- * Return: the kernel address, or NULL for a node in an aperture segment.
- */
-void *nfence_segment_node_vaddr(const struct nfence_segment_node *node)
-{
-	if (!node->seg->backing)
-		return NULL;
-	return node->seg->backing + node->node.start;
-}
-
-/**
- * nfence_segment_print - describe a segment for debugfs
- * @seg: the segment
- * @p: where to print
- */
-void nfence_segment_print(struct nfence_segment *seg, struct drm_printer *p)
-{
-	mutex_lock(&seg->lock);
-	drm_printf(p, "id: %u\n", seg->id);
-	drm_printf(p, "flags: 0x%x\n", seg->flags);
-	drm_printf(p, "size: %llu\n", seg->size);
-	drm_printf(p, "cpu_visible_size: %llu\n", seg->cpu_visible_size);
-	drm_printf(p, "used: %llu\n", seg->used);
-	mutex_unlock(&seg->lock);
-}
+#endif

@@ -61,9 +61,12 @@ int nfence_segment_alloc(struct nfence_segment *seg,
 			 struct nfence_segment_node *node, u64 size,
 			 u64 alignment, u32 flags);
 void nfence_segment_free(struct nfence_segment_node *node);
-u64 nfence_segment_used(struct nfence_segment *seg);
-bool nfence_segment_node_cpu_visible(const struct nfence_segment_node *node);
 void *nfence_segment_node_vaddr(const struct nfence_segment_node *node);
 void nfence_segment_print(struct nfence_segment *seg, struct drm_printer *p);
+
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+u64 nfence_segment_used(struct nfence_segment *seg);
+bool nfence_segment_node_cpu_visible(const struct nfence_segment_node *node);
+#endif
 
 #endif /* __NFENCE_SEGMENT_H__ */

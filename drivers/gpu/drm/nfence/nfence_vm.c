@@ -96,28 +96,6 @@ void nfence_vm_unmap(struct nfence_vm_mapping *map)
 }
 
 /**
- * nfence_vm_translate - translate a GPU access to a kernel address
- * @vm: the address space
- * @va: GPU virtual address
- * @len: bytes accessed, non-zero
- * @write: whether the access writes
- *
- * The caller must keep the mapping alive while it uses the result (for the
- * CMP: the queue it executes holds what its command stream references).
- *
- * Return: the kernel address, or NULL for a GPU page fault.
- */
-void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write)
-{
-	void *vaddr;
-
-	mutex_lock(&vm->lock);
-	vaddr = nfence_vm_find_locked(vm, va, len, write, NULL);
-	mutex_unlock(&vm->lock);
-	return vaddr;
-}
-
-/**
  * nfence_vm_find_locked - translate a GPU access, address space locked
  * @vm: the address space, whose @lock the caller holds
  * @va: GPU virtual address
@@ -210,6 +188,31 @@ int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len)
 	return ret;
 }
 
+/* Only KUnit looks at an address space or a segment this way. */
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+
+/**
+ * nfence_vm_translate - translate a GPU access to a kernel address
+ * @vm: the address space
+ * @va: GPU virtual address
+ * @len: bytes accessed, non-zero
+ * @write: whether the access writes
+ *
+ * The caller must keep the mapping alive while it uses the result (for the
+ * CMP: the queue it executes holds what its command stream references).
+ *
+ * Return: the kernel address, or NULL for a GPU page fault.
+ */
+void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write)
+{
+	void *vaddr;
+
+	mutex_lock(&vm->lock);
+	vaddr = nfence_vm_find_locked(vm, va, len, write, NULL);
+	mutex_unlock(&vm->lock);
+	return vaddr;
+}
+
 /**
  * nfence_vm_range_mapped - whether every byte of a range translates
  * @vm: the address space
@@ -237,3 +240,5 @@ bool nfence_vm_range_mapped(struct nfence_vm *vm, u64 va, u64 len)
 	mutex_unlock(&vm->lock);
 	return ok;
 }
+
+#endif

@@ -70,11 +70,14 @@ void nfence_vm_fini(struct nfence_vm *vm);
 int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
 		  void *vaddr, u64 size, u32 flags);
 void nfence_vm_unmap(struct nfence_vm_mapping *map);
-void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write);
 void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 			    struct nfence_vm_mapping **mapp);
 int nfence_vm_read_locked(struct nfence_vm *vm, u64 va, void *buf, size_t len);
 int nfence_vm_read(struct nfence_vm *vm, u64 va, void *buf, size_t len);
+
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+void *nfence_vm_translate(struct nfence_vm *vm, u64 va, u64 len, bool write);
 bool nfence_vm_range_mapped(struct nfence_vm *vm, u64 va, u64 len);
+#endif
 
 #endif /* __NFENCE_VM_H__ */
