@@ -14,6 +14,7 @@
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
+#include "nfence_hwqueue.h"
 
 /**
  * DOC: debugfs
@@ -136,6 +137,22 @@ static const struct drm_info_list nfence_debugfs_list[] = {
  * Test hook: "echo PID HANDLE > nfence_device_error" puts device HANDLE of
  * the file(s) process PID opened in error, as a device-lost event would.
  */
+/*
+ * The device-lost event, for tests: what a GPU hang does to the device
+ * (nfence_device_lost()). 0, or -ENOENT if @handle names no device of
+ * @nfile.
+ */
+static int nfence_debugfs_device_lost(struct nfence_file *nfile, u32 handle)
+{
+	struct nfence_device *dev = nfence_device_lookup(nfile, handle);
+
+	if (!dev)
+		return -ENOENT;
+	nfence_device_lost(&nfile->adapter->cmp, dev);
+	nfence_device_put(dev);
+	return 0;
+}
+
 static ssize_t nfence_device_error_write(struct file *filp,
 					 const char __user *ubuf, size_t len,
 					 loff_t *ppos)
@@ -156,7 +173,7 @@ static ssize_t nfence_device_error_write(struct file *filp,
 
 	mutex_lock(&adapter->clients_lock);
 	list_for_each_entry(nfile, &adapter->clients, link) {
-		if (nfile->tgid == pid && !nfence_device_set_error(nfile, handle)) {
+		if (nfile->tgid == pid && !nfence_debugfs_device_lost(nfile, handle)) {
 			ret = 0;
 			break;
 		}

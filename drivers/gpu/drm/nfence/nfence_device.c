@@ -10,12 +10,8 @@
 #include <drm/drm_file.h>
 #include <drm/nfence_drm.h>
 
-#include "nfence_alloc.h"
-#include "nfence_context.h"
 #include "nfence_device.h"
 #include "nfence_drv.h"
-#include "nfence_fence.h"
-#include "nfence_hwqueue.h"
 
 /**
  * DOC: devices
@@ -67,27 +63,6 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 		dev = NULL;
 	xa_unlock(&nfile->devices.xa);
 	return dev;
-}
-
-/**
- * nfence_device_set_error - put a device in error
- * @nfile: the file
- * @handle: the device handle
- *
- * The device-lost event of the uapi: nfence_device_lost(), as a GPU hang
- * does.
- *
- * Return: 0, or -ENOENT if @handle names no device of @nfile.
- */
-int nfence_device_set_error(struct nfence_file *nfile, u32 handle)
-{
-	struct nfence_device *dev = nfence_device_lookup(nfile, handle);
-
-	if (!dev)
-		return -ENOENT;
-	nfence_device_lost(&nfile->adapter->cmp, dev);
-	nfence_device_put(dev);
-	return 0;
 }
 
 /*
@@ -191,35 +166,25 @@ out:
 }
 
 /**
- * nfence_device_destroy_ioctl - DRM_IOCTL_NFENCE_DEVICE_DESTROY
- * @drm: the DRM device
- * @data: &struct drm_nfence_device_destroy
- * @file: the caller's file
+ * nfence_device_remove - take a device out of its file for destruction
+ * @nfile: the file
+ * @handle: the device handle
  *
- * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
- * device of this file.
+ * The handle names nothing from now on, and no object can join the device
+ * any more (nfence_device_mark_dead()). The caller closes what the device
+ * still has, then drops the reference returned, the table's.
+ *
+ * Return: the device, or NULL if @handle names no device of @nfile.
  */
-int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
-				struct drm_file *file)
+struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
+					   u32 handle)
 {
-	struct drm_nfence_device_destroy *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_device *dev;
 
-	if (args->pad)
-		return -EINVAL;
-
 	xa_lock(&nfile->devices.xa);
-	dev = nfence_table_erase_locked(&nfile->devices, args->handle);
+	dev = nfence_table_erase_locked(&nfile->devices, handle);
 	xa_unlock(&nfile->devices.xa);
-	if (!dev)
-		return -ENOENT;
-
-	nfence_device_mark_dead(dev);
-	/* Queues first: the CMP stops using the memory and fences. */
-	nfence_device_close_contexts(dev);
-	nfence_device_close_allocs(dev);
-	nfence_device_close_fences(dev);
-	nfence_device_put(dev);
-	return 0;
+	if (dev)
+		nfence_device_mark_dead(dev);
+	return dev;
 }

@@ -8,6 +8,8 @@
 #include <linux/kref.h>
 #include <linux/types.h>
 
+struct drm_device;
+struct drm_file;
 struct nfence_file;
 
 /**
@@ -31,10 +33,14 @@ struct nfence_device {
 	bool dead;
 };
 
-int nfence_device_set_error(struct nfence_file *nfile, u32 handle);
-
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 					   u32 handle);
 void nfence_device_put(struct nfence_device *dev);
+struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
+					   u32 handle);
+void nfence_file_devices_init(struct nfence_file *nfile);
+void nfence_file_devices_fini(struct nfence_file *nfile);
+int nfence_device_create_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file);
 
 #endif /* __NFENCE_DEVICE_H__ */

@@ -19,6 +19,7 @@
 #include "nfence_compat.h"
 #include "nfence_alloc.h"
 #include "nfence_context.h"
+#include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
@@ -163,6 +164,37 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	nfence_file_devices_fini(nfile);
 	kfree(nfile);
 	file->driver_priv = NULL;
+}
+
+/**
+ * nfence_device_destroy_ioctl - DRM_IOCTL_NFENCE_DEVICE_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_device_destroy
+ * @file: the caller's file
+ *
+ * The file layer sequences a device's teardown: its queues first (the CMP
+ * stops using its memory and fences), then its allocations and fences.
+ *
+ * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
+ * device of this file.
+ */
+int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct drm_nfence_device_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *dev;
+
+	if (args->pad)
+		return -EINVAL;
+	dev = nfence_device_remove(nfile, args->handle);
+	if (!dev)
+		return -ENOENT;
+	nfence_device_close_contexts(dev);
+	nfence_device_close_allocs(dev);
+	nfence_device_close_fences(dev);
+	nfence_device_put(dev);
+	return 0;
 }
 
 static const struct drm_ioctl_desc nfence_ioctls[] = {

@@ -114,18 +114,12 @@ static inline struct nfence_file *to_nfence_file(struct drm_file *file)
 struct nfence_adapter *
 nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg);
 void nfence_adapter_destroy(struct nfence_adapter *adapter);
+int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file);
 
 /* nfence_caps.c */
 int nfence_query_ioctl(struct drm_device *drm, void *data,
 		       struct drm_file *file);
-
-/* nfence_device.c */
-void nfence_file_devices_init(struct nfence_file *nfile);
-void nfence_file_devices_fini(struct nfence_file *nfile);
-int nfence_device_create_ioctl(struct drm_device *drm, void *data,
-			       struct drm_file *file);
-int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
-				struct drm_file *file);
 
 /* nfence_debugfs.c */
 void nfence_debugfs_init(struct drm_minor *minor);

@@ -718,7 +718,7 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	}
 	/*
 	 * A device in error makes fences that are signaled from birth. Check
-	 * before publishing the handle; nfence_device_set_error() sets the
+	 * before publishing the handle; nfence_device_lost_locked() sets the
 	 * flag before it scans, and a full barrier on each side orders them.
 	 */
 	smp_mb();
