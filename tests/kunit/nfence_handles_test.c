@@ -189,19 +189,19 @@ static u32 hnd_device(struct hnd_fix *f, unsigned int file)
 	return args.handle;
 }
 
-static int hnd_device_destroy(struct hnd_fix *f, unsigned int file, u32 dev)
+static int hnd_device_destroy(struct hnd_fix *f, unsigned int file, u32 wdev)
 {
-	struct drm_nfence_device_destroy args = { .handle = dev };
+	struct drm_nfence_device_destroy args = { .handle = wdev };
 
 	return hnd_ioctl(f, file, nfence_device_destroy_ioctl, &args);
 }
 
-static u32 hnd_create(struct hnd_fix *f, unsigned int file, u32 dev, u32 type,
+static u32 hnd_create(struct hnd_fix *f, unsigned int file, u32 wdev, u32 type,
 		      u32 flags, u64 initial,
 		      struct drm_nfence_fence_mapping *mapping)
 {
 	struct drm_nfence_fence_create args = {
-		.device = dev,
+		.device = wdev,
 		.type = type,
 		.flags = flags,
 		.initial_value = initial,
@@ -233,10 +233,10 @@ static unsigned int hnd_share(struct hnd_fix *f, unsigned int file,
 	return hnd_track_fd(f, args.fd);
 }
 
-static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 dev, int fd,
+static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 wdev, int fd,
 			u32 *handle, struct drm_nfence_fence_mapping *mapping)
 {
-	struct drm_nfence_fence_open args = { .fd = fd, .device = dev };
+	struct drm_nfence_fence_open args = { .fd = fd, .device = wdev };
 	int ret;
 
 	ret = hnd_ioctl(f, file, nfence_fence_open_ioctl, &args);
@@ -249,13 +249,13 @@ static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 dev, int fd,
 }
 
 /* FENCE_OPEN of the fd in fixture slot @slot. */
-static u32 hnd_open_fd(struct hnd_fix *f, unsigned int file, u32 dev,
+static u32 hnd_open_fd(struct hnd_fix *f, unsigned int file, u32 wdev,
 		       unsigned int slot,
 		       struct drm_nfence_fence_mapping *mapping)
 {
 	u32 handle = 0;
 
-	KUNIT_ASSERT_EQ(f->test, hnd_try_open(f, file, dev, f->fd[slot],
+	KUNIT_ASSERT_EQ(f->test, hnd_try_open(f, file, wdev, f->fd[slot],
 					      &handle, mapping), 0);
 	KUNIT_ASSERT_NE(f->test, handle, 0);
 	return handle;
@@ -425,7 +425,7 @@ static void hnd_create_destroy(struct kunit *test)
 	struct nfence_fence_local *local;
 	struct nfence_fence_page *fp;
 	struct nfence_fence *fence;
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	unsigned int fa, slot;
 	u64 vram;
 	u32 da, h;
@@ -440,10 +440,10 @@ static void hnd_create_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, local->handle, h);
 	KUNIT_EXPECT_TRUE(test, local->creator);
 	KUNIT_EXPECT_FALSE(test, local->progress);
-	dev = local->device;
-	KUNIT_EXPECT_EQ(test, dev->handle, da);
+	wdev = local->device;
+	KUNIT_EXPECT_EQ(test, wdev->handle, da);
 	/* The file's table and the handle. */
-	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 2);
+	KUNIT_EXPECT_EQ(test, kref_read(&wdev->ref), 2);
 	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
 
 	fence = local->fence;
@@ -480,7 +480,7 @@ static void hnd_create_destroy(struct kunit *test)
 	/* Only the pool holds the page now. */
 	KUNIT_EXPECT_EQ(test, kref_read(&fp->base.refcount), 1);
 	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
-	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&wdev->ref), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), f->drm_refs[0] + 1);
 
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), -ENOENT);
@@ -921,7 +921,7 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	struct nfence_fence *shared, *other, *def, *intra, *late;
 	struct drm_nfence_fence_mapping m;
 	struct nfence_fence_page *fp;
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	u32 d1, d2, hs, ho, hd, hi, h;
 	unsigned int fa, s, slot;
 	u64 vram_kept;
@@ -948,14 +948,14 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	slot = def->cv.offset / NFENCE_FENCE_VALUE_STRIDE;
 
 	/* Our own reference, to look at the device once it is destroyed. */
-	dev = nfence_device_lookup(hnd_nfile(f, fa), d1);
-	KUNIT_ASSERT_NOT_NULL(test, dev);
+	wdev = nfence_device_lookup(hnd_nfile(f, fa), d1);
+	KUNIT_ASSERT_NOT_NULL(test, wdev);
 	/* The table, three handles and ours. */
-	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 5);
+	KUNIT_EXPECT_EQ(test, kref_read(&wdev->ref), 5);
 
 	KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fa, d1), 0);
-	KUNIT_EXPECT_TRUE(test, dev->dead);
-	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 1);
+	KUNIT_EXPECT_TRUE(test, wdev->dead);
+	KUNIT_EXPECT_EQ(test, kref_read(&wdev->ref), 1);
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hs));
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hd));
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hi));
@@ -977,13 +977,13 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	 * create that looked the device up before the destroy cannot publish
 	 * a handle after it.
 	 */
-	late = nfence_fence_create_progress(hnd_nfile(f, fa), dev, &h, &m);
+	late = nfence_fence_create_progress(hnd_nfile(f, fa), wdev, &h, &m);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(late), -ENOENT);
 	if (!IS_ERR(late)) {
 		nfence_fence_close_progress(hnd_nfile(f, fa), h);
 		nfence_fence_put(late);
 	}
-	KUNIT_EXPECT_EQ(test, kref_read(&dev->ref), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&wdev->ref), 1);
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 2);
 	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fa, d1, f->fd[s], &h, NULL),
 			-ENOENT);
@@ -995,7 +995,7 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	h = hnd_open_fd(f, fa, d2, s, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h), shared);
 
-	nfence_device_put(dev);
+	nfence_device_put(wdev);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
 }
 
@@ -1061,11 +1061,11 @@ static void hnd_file_close(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), f->drm_refs[1]);
 }
 
-static u32 hnd_queue(struct hnd_fix *f, unsigned int file, u32 dev, u32 ctx,
+static u32 hnd_queue(struct hnd_fix *f, unsigned int file, u32 wdev, u32 ctx,
 		     u32 *progress)
 {
 	struct drm_nfence_hwqueue_create args = {
-		.device = dev,
+		.device = wdev,
 		.context = ctx,
 		.flags = DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE,
 	};

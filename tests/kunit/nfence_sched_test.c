@@ -80,8 +80,8 @@
  * @fence_at_offset: the offset of the last call
  * @fence_at_stride: fence_at finds @fence at offsets 0-63 (a pool slot's
  *	stride), not only at 0
- * @dev: the device of contexts 0 and 1
- * @dev2: another device, of context 2
+ * @wdev: the device of contexts 0 and 1
+ * @wdev2: another device, of context 2
  * @ctx: contexts 0 and 1 on engine 0, context 2 on engine 1
  * @q: queues 0 and 1 of context 0, queue 2 of context 2
  * @pv: the progress fences' CurrentValue and MonitoredValue
@@ -113,8 +113,8 @@ struct sched_fix {
 	unsigned int fence_at_calls;
 	u64 fence_at_offset;
 	bool fence_at_stride;
-	struct nfence_device *dev;
-	struct nfence_device *dev2;
+	struct nfence_device *wdev;
+	struct nfence_device *wdev2;
 	struct nfence_context *ctx[SCHED_QUEUES];
 	struct nfence_hwqueue *q[SCHED_QUEUES];
 	u64 pv[SCHED_QUEUES][2];
@@ -179,18 +179,18 @@ static struct nfence_fence *sched_fence(struct sched_fix *f, u64 *cv, u64 *mv)
 
 static struct nfence_device *sched_device(struct sched_fix *f, u32 handle)
 {
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 
-	dev = kunit_kzalloc(f->test, sizeof(*dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(f->test, dev);
-	kref_init(&dev->ref);
-	dev->handle = handle;
-	dev->error = false;
-	return dev;
+	wdev = kunit_kzalloc(f->test, sizeof(*wdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(f->test, wdev);
+	kref_init(&wdev->ref);
+	wdev->handle = handle;
+	wdev->error = false;
+	return wdev;
 }
 
 static struct nfence_context *sched_context(struct sched_fix *f,
-					    struct nfence_device *dev,
+					    struct nfence_device *wdev,
 					    u32 handle, u32 engine)
 {
 	struct nfence_context *ctx;
@@ -199,7 +199,7 @@ static struct nfence_context *sched_context(struct sched_fix *f,
 	KUNIT_ASSERT_NOT_NULL(f->test, ctx);
 	kref_init(&ctx->ref);
 	ctx->adapter = f->adapter;
-	ctx->device = dev;
+	ctx->device = wdev;
 	ctx->handle = handle;
 	ctx->engine = engine;
 	INIT_LIST_HEAD(&ctx->queues);
@@ -292,11 +292,11 @@ static int sched_init(struct kunit *test)
 	f->fence_va = sched_map(f, &f->fence_map, f->fvals, PAGE_SIZE, 0);
 	f->fence = sched_fence(f, &f->fvals[0], &f->fvals[1]);
 
-	f->dev = sched_device(f, 1);
-	f->dev2 = sched_device(f, 2);
-	f->ctx[0] = sched_context(f, f->dev, 1, 0);
-	f->ctx[1] = sched_context(f, f->dev, 2, 0);
-	f->ctx[2] = sched_context(f, f->dev2, 3, 1);
+	f->wdev = sched_device(f, 1);
+	f->wdev2 = sched_device(f, 2);
+	f->ctx[0] = sched_context(f, f->wdev, 1, 0);
+	f->ctx[1] = sched_context(f, f->wdev, 2, 0);
+	f->ctx[2] = sched_context(f, f->wdev2, 3, 1);
 	f->q[0] = sched_queue(f, f->ctx[0], 0);
 	f->q[1] = sched_queue(f, f->ctx[0], 1);
 	f->q[2] = sched_queue(f, f->ctx[2], 2);
@@ -337,8 +337,8 @@ static void sched_exit(struct kunit *test)
 			if (f->ctx[i])
 				KUNIT_EXPECT_EQ(test, kref_read(&f->ctx[i]->ref),
 						1);
-		if (f->dev)
-			KUNIT_EXPECT_EQ(test, kref_read(&f->dev->ref), 1);
+		if (f->wdev)
+			KUNIT_EXPECT_EQ(test, kref_read(&f->wdev->ref), 1);
 		if (f->fence)
 			KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
 
@@ -1535,10 +1535,10 @@ static void sched_device_lost(struct kunit *test)
 	sched_submit(f, f->q[1], start, sched_cursor(f), 1);
 	sched_submit(f, f->q[2], start, sched_cursor(f), 1);
 
-	WRITE_ONCE(f->dev->error, true);
+	WRITE_ONCE(f->wdev->error, true);
 	mutex_lock(&f->cmp->lock);
 	nfence_hwqueue_stop_locked(f->q[1], NFENCE_QUEUE_FAULTED, &f->dropped);
-	nfence_device_lost_locked(f->cmp, f->dev, &f->dropped);
+	nfence_device_lost_locked(f->cmp, f->wdev, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 
 	KUNIT_EXPECT_EQ(test, f->q[0]->hw.state, NFENCE_QUEUE_LOST);
@@ -1547,7 +1547,7 @@ static void sched_device_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_count(&f->dropped), 2);
 	KUNIT_EXPECT_EQ(test, f->q[2]->hw.state, NFENCE_QUEUE_READY);
 	KUNIT_EXPECT_EQ(test, f->q[2]->hw.num_pending, 1);
-	KUNIT_EXPECT_FALSE(test, f->dev2->error);
+	KUNIT_EXPECT_FALSE(test, f->wdev2->error);
 	nfence_submissions_drop(&f->dropped);
 
 	KUNIT_EXPECT_EQ(test, sched_run(f, f->q[2], &ran), NFENCE_RUN_IDLE);

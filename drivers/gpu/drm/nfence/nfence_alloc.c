@@ -195,7 +195,7 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_alloc_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	struct nfence_alloc *alloc;
 	u64 size;
 	u32 handle;
@@ -204,17 +204,17 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	ret = nfence_alloc_check(adapter, args);
 	if (ret)
 		return ret;
-	dev = nfence_device_lookup(nfile, args->device);
-	if (!dev)
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
 		return -ENOENT;
 
 	size = PAGE_ALIGN(args->size);
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
 	if (!alloc) {
-		nfence_device_put(dev);
+		nfence_device_put(wdev);
 		return -ENOMEM;
 	}
-	alloc->device = dev;
+	alloc->device = wdev;
 	alloc->cpu_visible = args->segment_id == NFENCE_SEGMENT_ID_SYSTEM ||
 			     (args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE);
 	alloc->base.funcs = &nfence_alloc_funcs;
@@ -236,7 +236,7 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 		goto err;
 
 	xa_lock(&nfile->allocs.xa);
-	if (dev->dead)
+	if (wdev->dead)
 		ret = -ENOENT;
 	else
 		ret = nfence_table_insert_locked(&nfile->allocs, alloc,
@@ -316,16 +316,16 @@ int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
 
 /**
  * nfence_device_close_allocs - destroy the allocations of a destroyed device
- * @dev: the device, already marked dead
+ * @wdev: the device, already marked dead
  */
-void nfence_device_close_allocs(struct nfence_device *dev)
+void nfence_device_close_allocs(struct nfence_device *wdev)
 {
-	struct nfence_file *nfile = dev->file;
+	struct nfence_file *nfile = wdev->file;
 	struct nfence_alloc *alloc;
 	unsigned long handle;
 
 	xa_for_each(&nfile->allocs.xa, handle, alloc) {
-		alloc = nfence_alloc_remove(nfile, dev->handle, handle);
+		alloc = nfence_alloc_remove(nfile, wdev->handle, handle);
 		if (alloc)
 			nfence_alloc_close(nfile, alloc);
 	}

@@ -45,7 +45,7 @@ struct nfence_alloc {
 	struct nfence_vm_mapping map;
 };
 
-void nfence_device_close_allocs(struct nfence_device *dev);
+void nfence_device_close_allocs(struct nfence_device *wdev);
 void nfence_file_allocs_init(struct nfence_file *nfile);
 void nfence_file_allocs_fini(struct nfence_file *nfile);
 int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,

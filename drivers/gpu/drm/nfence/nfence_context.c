@@ -117,17 +117,17 @@ void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 
 /**
  * nfence_device_close_contexts - destroy the contexts of a destroyed device
- * @dev: the device
+ * @wdev: the device
  */
-void nfence_device_close_contexts(struct nfence_device *dev)
+void nfence_device_close_contexts(struct nfence_device *wdev)
 {
-	struct nfence_file *nfile = dev->file;
+	struct nfence_file *nfile = wdev->file;
 	struct nfence_context *ctx;
 	unsigned long handle;
 
 	mutex_lock(&nfile->sched_lock);
 	xa_for_each(&nfile->contexts.xa, handle, ctx) {
-		if (ctx->device != dev)
+		if (ctx->device != wdev)
 			continue;
 		xa_lock(&nfile->contexts.xa);
 		nfence_table_erase_locked(&nfile->contexts, handle);
@@ -181,34 +181,34 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_context_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_context *ctx;
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	u32 handle;
 	int ret;
 
 	if (args->flags || args->engine >= adapter->gpu.cfg.num_engines)
 		return -EINVAL;
-	dev = nfence_device_lookup(nfile, args->device);
-	if (!dev)
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
 		return -ENOENT;
-	if (READ_ONCE(dev->error)) {
-		nfence_device_put(dev);
+	if (READ_ONCE(wdev->error)) {
+		nfence_device_put(wdev);
 		return -EIO;
 	}
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx) {
-		nfence_device_put(dev);
+		nfence_device_put(wdev);
 		return -ENOMEM;
 	}
 	kref_init(&ctx->ref);
-	ctx->device = dev;
+	ctx->device = wdev;
 	ctx->adapter = adapter;
 	ctx->engine = args->engine;
 	INIT_LIST_HEAD(&ctx->queues);
 
 	mutex_lock(&nfile->sched_lock);
 	xa_lock(&nfile->contexts.xa);
-	if (dev->dead)
+	if (wdev->dead)
 		ret = -ENOENT;
 	else
 		ret = nfence_table_insert_locked(&nfile->contexts, ctx,

@@ -51,7 +51,7 @@ struct nfence_context {
 void nfence_context_put(struct nfence_context *ctx);
 struct nfence_context *nfence_context_lookup(struct nfence_file *nfile,
 					     u32 device, u32 handle);
-void nfence_device_close_contexts(struct nfence_device *dev);
+void nfence_device_close_contexts(struct nfence_device *wdev);
 void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 				 u32 reason, struct list_head *dropped);
 

@@ -144,12 +144,12 @@ static const struct drm_info_list nfence_debugfs_list[] = {
  */
 static int nfence_debugfs_device_lost(struct nfence_file *nfile, u32 handle)
 {
-	struct nfence_device *dev = nfence_device_lookup(nfile, handle);
+	struct nfence_device *wdev = nfence_device_lookup(nfile, handle);
 
-	if (!dev)
+	if (!wdev)
 		return -ENOENT;
-	nfence_device_lost(&nfile->adapter->cmp, dev);
-	nfence_device_put(dev);
+	nfence_device_lost(&nfile->adapter->cmp, wdev);
+	nfence_device_put(wdev);
 	return 0;
 }
 

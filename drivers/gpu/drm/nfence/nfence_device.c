@@ -28,20 +28,20 @@
 
 static void nfence_device_release(struct kref *ref)
 {
-	struct nfence_device *dev = container_of(ref, struct nfence_device, ref);
+	struct nfence_device *wdev = container_of(ref, struct nfence_device, ref);
 
-	atomic_dec(&dev->file->adapter->num_devices);
-	kfree(dev);
+	atomic_dec(&wdev->file->adapter->num_devices);
+	kfree(wdev);
 }
 
 /**
  * nfence_device_put - drop a reference to a device
- * @dev: the device, or NULL
+ * @wdev: the device, or NULL
  */
-void nfence_device_put(struct nfence_device *dev)
+void nfence_device_put(struct nfence_device *wdev)
 {
-	if (dev)
-		kref_put(&dev->ref, nfence_device_release);
+	if (wdev)
+		kref_put(&wdev->ref, nfence_device_release);
 }
 
 /**
@@ -55,28 +55,28 @@ void nfence_device_put(struct nfence_device *dev)
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 					   u32 handle)
 {
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 
 	xa_lock(&nfile->devices.xa);
-	dev = xa_load(&nfile->devices.xa, handle);
-	if (dev && !kref_get_unless_zero(&dev->ref))
-		dev = NULL;
+	wdev = xa_load(&nfile->devices.xa, handle);
+	if (wdev && !kref_get_unless_zero(&wdev->ref))
+		wdev = NULL;
 	xa_unlock(&nfile->devices.xa);
-	return dev;
+	return wdev;
 }
 
 /*
- * No object may join @dev from now on. Creators check @dead under the lock
+ * No object may join @wdev from now on. Creators check @dead under the lock
  * of the table they publish in; taking each lock once after setting it
  * makes every creator either see it or finish publishing before the
  * close functions scan the tables.
  */
-static void nfence_device_mark_dead(struct nfence_device *dev)
+static void nfence_device_mark_dead(struct nfence_device *wdev)
 {
-	struct nfence_file *nfile = dev->file;
+	struct nfence_file *nfile = wdev->file;
 
 	xa_lock(&nfile->fences.xa);
-	dev->dead = true;
+	wdev->dead = true;
 	xa_unlock(&nfile->fences.xa);
 	xa_lock(&nfile->allocs.xa);
 	xa_unlock(&nfile->allocs.xa);
@@ -99,12 +99,12 @@ void nfence_file_devices_init(struct nfence_file *nfile)
  */
 void nfence_file_devices_fini(struct nfence_file *nfile)
 {
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	unsigned long handle;
 
-	xa_for_each(&nfile->devices.xa, handle, dev) {
+	xa_for_each(&nfile->devices.xa, handle, wdev) {
 		xa_erase(&nfile->devices.xa, handle);
-		nfence_device_put(dev);
+		nfence_device_put(wdev);
 	}
 	nfile->devices.count = 0;
 	xa_destroy(&nfile->devices.xa);
@@ -124,7 +124,7 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_device_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	int ret, idx;
 	u32 handle;
 
@@ -134,27 +134,27 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev) {
+	wdev = kzalloc(sizeof(*wdev), GFP_KERNEL);
+	if (!wdev) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	kref_init(&dev->ref);
-	dev->file = nfile;
+	kref_init(&wdev->ref);
+	wdev->file = nfile;
 
 	xa_lock(&nfile->devices.xa);
-	ret = nfence_table_insert_locked(&nfile->devices, dev, &handle);
+	ret = nfence_table_insert_locked(&nfile->devices, wdev, &handle);
 	if (!ret) {
 		/*
 		 * The device is visible now: finish it before the lock goes,
 		 * another thread may destroy it at once.
 		 */
-		dev->handle = handle;
+		wdev->handle = handle;
 		atomic_inc(&nfile->adapter->num_devices);
 	}
 	xa_unlock(&nfile->devices.xa);
 	if (ret < 0) {
-		kfree(dev);
+		kfree(wdev);
 		goto out;
 	}
 
@@ -179,12 +179,12 @@ out:
 struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
 					   u32 handle)
 {
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 
 	xa_lock(&nfile->devices.xa);
-	dev = nfence_table_erase_locked(&nfile->devices, handle);
+	wdev = nfence_table_erase_locked(&nfile->devices, handle);
 	xa_unlock(&nfile->devices.xa);
-	if (dev)
-		nfence_device_mark_dead(dev);
-	return dev;
+	if (wdev)
+		nfence_device_mark_dead(wdev);
+	return wdev;
 }

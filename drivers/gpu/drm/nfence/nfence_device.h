@@ -35,7 +35,7 @@ struct nfence_device {
 
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 					   u32 handle);
-void nfence_device_put(struct nfence_device *dev);
+void nfence_device_put(struct nfence_device *wdev);
 struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
 					   u32 handle);
 void nfence_file_devices_init(struct nfence_file *nfile);

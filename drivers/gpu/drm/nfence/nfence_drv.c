@@ -183,17 +183,17 @@ int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_device_destroy *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 
 	if (args->pad)
 		return -EINVAL;
-	dev = nfence_device_remove(nfile, args->handle);
-	if (!dev)
+	wdev = nfence_device_remove(nfile, args->handle);
+	if (!wdev)
 		return -ENOENT;
-	nfence_device_close_contexts(dev);
-	nfence_device_close_allocs(dev);
-	nfence_device_close_fences(dev);
-	nfence_device_put(dev);
+	nfence_device_close_contexts(wdev);
+	nfence_device_close_allocs(wdev);
+	nfence_device_close_fences(wdev);
+	nfence_device_put(wdev);
 	return 0;
 }
 

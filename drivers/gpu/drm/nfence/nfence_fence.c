@@ -551,7 +551,7 @@ static void nfence_local_free(struct nfence_file *nfile,
  * with mappings, and install it.
  */
 static int nfence_local_create(struct nfence_file *nfile,
-			       struct nfence_device *dev,
+			       struct nfence_device *wdev,
 			       struct nfence_fence *fence, u32 flags,
 			       u32 engine_affinity, bool creator,
 			       bool progress, u32 *out_handle,
@@ -568,8 +568,8 @@ static int nfence_local_create(struct nfence_file *nfile,
 		return -ENOMEM;
 	}
 	local->fence = fence;
-	kref_get(&dev->ref);
-	local->device = dev;
+	kref_get(&wdev->ref);
+	local->device = wdev;
 	local->flags = flags;
 	local->engine_affinity = engine_affinity;
 	atomic_inc(&fence->handles);
@@ -600,7 +600,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	local->creator = creator;
 	local->progress = progress;
 	xa_lock(&nfile->fences.xa);
-	if (dev->dead)
+	if (wdev->dead)
 		ret = -ENOENT;
 	else
 		ret = nfence_table_insert_locked(&nfile->fences, local,
@@ -681,7 +681,7 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_fence_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_fence *fence;
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	int ret, idx;
 
 	if (args->pad || (args->flags & ~NFENCE_FENCE_FLAGS) ||
@@ -702,8 +702,8 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	if (!adapter->gpu.cfg.native_fence)
 		return -EOPNOTSUPP;
 
-	dev = nfence_device_lookup(nfile, args->device);
-	if (!dev)
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
 		return -ENOENT;
 	if (!drm_dev_enter(drm, &idx)) {
 		ret = -ENODEV;
@@ -722,17 +722,17 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	 * flag before it scans, and a full barrier on each side orders them.
 	 */
 	smp_mb();
-	if (READ_ONCE(dev->error))
+	if (READ_ONCE(wdev->error))
 		nfence_fence_set_always_signaled(fence);
 	/* Outputs are written under the lock that publishes the handle. */
-	ret = nfence_local_create(nfile, dev, fence,
+	ret = nfence_local_create(nfile, wdev, fence,
 				  args->flags & NFENCE_LOCAL_FLAGS,
 				  args->engine_affinity, true, false,
 				  &args->handle, &args->mapping);
 out_exit:
 	drm_dev_exit(idx);
 out_dev:
-	nfence_device_put(dev);
+	nfence_device_put(wdev);
 	return ret;
 }
 
@@ -773,14 +773,14 @@ int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
 /**
  * nfence_fence_create_progress - create the progress fence of a queue
  * @nfile: the file
- * @dev: the queue's device
+ * @wdev: the queue's device
  * @handle: out: the local handle (which FENCE_DESTROY refuses to close)
  * @mapping: out: where its values are
  *
  * Return: the fence with a reference for the queue, or an ERR_PTR.
  */
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
-						  struct nfence_device *dev,
+						  struct nfence_device *wdev,
 						  u32 *handle,
 						  struct drm_nfence_fence_mapping *mapping)
 {
@@ -792,7 +792,7 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 	if (IS_ERR(fence))
 		return fence;
 	kref_get(&fence->ref);
-	ret = nfence_local_create(nfile, dev, fence, 0, 0, true, true, handle,
+	ret = nfence_local_create(nfile, wdev, fence, 0, 0, true, true, handle,
 				  mapping);
 	if (ret) {
 		nfence_fence_put(fence);
@@ -919,7 +919,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_fence_open *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_fence *fence, *instance;
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	struct file *filp;
 	int ret, idx;
 
@@ -951,8 +951,8 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	atomic_inc(&fence->handles);
 	fput(filp);
 
-	dev = nfence_device_lookup(nfile, args->device);
-	if (!dev) {
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev) {
 		ret = -ENOENT;
 		goto out;
 	}
@@ -973,13 +973,13 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		instance = fence;
 		kref_get(&fence->ref);
 	}
-	ret = nfence_local_create(nfile, dev, instance, args->flags,
+	ret = nfence_local_create(nfile, wdev, instance, args->flags,
 				  args->engine_affinity, false, false,
 				  &args->handle, &args->mapping);
 out_exit:
 	drm_dev_exit(idx);
 out_dev:
-	nfence_device_put(dev);
+	nfence_device_put(wdev);
 out:
 	nfence_fence_drop_handle(fence);
 	nfence_fence_put(fence);
@@ -1036,24 +1036,24 @@ void nfence_file_fences_fini(struct nfence_file *nfile)
 
 /**
  * nfence_device_close_fences - close the fence handles of a destroyed device
- * @dev: the device
+ * @wdev: the device
  */
-void nfence_device_close_fences(struct nfence_device *dev)
+void nfence_device_close_fences(struct nfence_device *wdev)
 {
-	struct nfence_file *nfile = dev->file;
+	struct nfence_file *nfile = wdev->file;
 	struct nfence_fence_local *local;
 	unsigned long handle;
 
 	/* From here on no create or open can add a handle to the device. */
 	xa_lock(&nfile->fences.xa);
-	dev->dead = true;
+	wdev->dead = true;
 	xa_unlock(&nfile->fences.xa);
 
 	xa_for_each(&nfile->fences.xa, handle, local) {
 		/* Re-check under the lock: the entry may be gone already. */
 		xa_lock(&nfile->fences.xa);
 		local = xa_load(&nfile->fences.xa, handle);
-		if (local && local->device == dev)
+		if (local && local->device == wdev)
 			nfence_table_erase_locked(&nfile->fences, handle);
 		else
 			local = NULL;
@@ -1065,11 +1065,11 @@ void nfence_device_close_fences(struct nfence_device *dev)
 
 /**
  * nfence_device_fences_error - make the fences a device created AlwaysSignaled
- * @dev: the device, just put in error
+ * @wdev: the device, just put in error
  */
-void nfence_device_fences_error(struct nfence_device *dev)
+void nfence_device_fences_error(struct nfence_device *wdev)
 {
-	struct nfence_file *nfile = dev->file;
+	struct nfence_file *nfile = wdev->file;
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence;
 	unsigned long handle;
@@ -1078,7 +1078,7 @@ void nfence_device_fences_error(struct nfence_device *dev)
 		fence = NULL;
 		xa_lock(&nfile->fences.xa);
 		local = xa_load(&nfile->fences.xa, handle);
-		if (local && local->device == dev && local->creator) {
+		if (local && local->device == wdev && local->creator) {
 			fence = local->fence;
 			kref_get(&fence->ref);
 		}

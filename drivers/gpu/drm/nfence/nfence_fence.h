@@ -174,8 +174,8 @@ static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
 
 void nfence_file_fences_init(struct nfence_file *nfile);
 void nfence_file_fences_fini(struct nfence_file *nfile);
-void nfence_device_close_fences(struct nfence_device *dev);
-void nfence_device_fences_error(struct nfence_device *dev);
+void nfence_device_close_fences(struct nfence_device *wdev);
+void nfence_device_fences_error(struct nfence_device *wdev);
 
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);
@@ -183,7 +183,7 @@ void nfence_fence_put(struct nfence_fence *fence);
 unsigned int nfence_fence_propagate(struct nfence_fence *fence);
 u64 nfence_fence_read(struct nfence_fence *fence);
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
-						  struct nfence_device *dev,
+						  struct nfence_device *wdev,
 						  u32 *handle,
 						  struct drm_nfence_fence_mapping *mapping);
 void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);

@@ -144,7 +144,7 @@ void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 
 /* What nfence_device_lost_locked() does to each queue on the runlists. */
 struct nfence_device_lost {
-	struct nfence_device *dev;
+	struct nfence_device *wdev;
 	struct list_head *dropped;
 };
 
@@ -153,14 +153,14 @@ static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
 	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
 	struct nfence_device_lost *lost = data;
 
-	if (q->ctx->device == lost->dev)
+	if (q->ctx->device == lost->wdev)
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, lost->dropped);
 }
 
 /**
  * nfence_device_lost_locked - put a device in error and stop its queues
  * @cmp: the CMP of the device's adapter, whose lock is held
- * @dev: the device, whose file is alive
+ * @wdev: the device, whose file is alive
  * @dropped: where the queues' pending submissions go, for
  *	nfence_submissions_drop() once the CMP lock is released
  *
@@ -170,17 +170,17 @@ static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
  * are on the runlists, and they leave them only under the lock held here.
  */
 void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *dev,
+			       struct nfence_device *wdev,
 			       struct list_head *dropped)
 {
-	struct nfence_device_lost lost = { .dev = dev, .dropped = dropped };
+	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
 
 	lockdep_assert_held(&cmp->lock);
-	if (!READ_ONCE(dev->error)) {
-		WRITE_ONCE(dev->error, true);
+	if (!READ_ONCE(wdev->error)) {
+		WRITE_ONCE(wdev->error, true);
 		/* Pairs with the barrier in fence create. */
 		smp_mb();
-		nfence_device_fences_error(dev);
+		nfence_device_fences_error(wdev);
 	}
 	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
 }
@@ -188,14 +188,14 @@ void nfence_device_lost_locked(struct nfence_cmp *cmp,
 /**
  * nfence_device_lost - put a device in error and stop its queues
  * @cmp: the CMP of the device's adapter
- * @dev: the device, whose file is alive (the caller holds it open)
+ * @wdev: the device, whose file is alive (the caller holds it open)
  */
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev)
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev)
 {
 	LIST_HEAD(dropped);
 
 	mutex_lock(&cmp->lock);
-	nfence_device_lost_locked(cmp, dev, &dropped);
+	nfence_device_lost_locked(cmp, wdev, &dropped);
 	mutex_unlock(&cmp->lock);
 	nfence_submissions_drop(&dropped);
 	nfence_cmp_kick(cmp);

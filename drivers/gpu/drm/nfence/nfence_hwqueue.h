@@ -103,9 +103,9 @@ void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped);
 void nfence_submissions_drop(struct list_head *dropped);
 void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *dev,
+			       struct nfence_device *wdev,
 			       struct list_head *dropped);
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *dev);
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev);
 void nfence_context_close_hwqueues(struct nfence_context *ctx);
 
 void nfence_file_hwqueues_init(struct nfence_file *nfile);

@@ -275,11 +275,11 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 
 static int nfence_check_device(struct nfence_file *nfile, u32 handle)
 {
-	struct nfence_device *dev = nfence_device_lookup(nfile, handle);
+	struct nfence_device *wdev = nfence_device_lookup(nfile, handle);
 
-	if (!dev)
+	if (!wdev)
 		return -ENOENT;
-	nfence_device_put(dev);
+	nfence_device_put(wdev);
 	return 0;
 }
 
