@@ -72,6 +72,29 @@ NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc)
 }
 
 /* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
+void nf_device_close_allocations(struct nf_device *dev)
+{
+	struct nf_link *l, *next;
+	struct nf_object *obj;
+
+	l = nf_gpu_close_list(dev, &dev->allocations,
+			      offsetof(struct nf_allocation, link));
+	for (; l; l = next) {
+		struct nf_allocation *alloc =
+			nf_container_of(l, struct nf_allocation, link);
+
+		next = l->next;
+		l->next = NULL;
+		obj = nf_handle_remove(alloc->base.handle,
+				       NF_HANDLE_ALLOCATION);
+		if (obj) {
+			nf_allocation_teardown(alloc);
+			nf_object_put(obj);
+		}
+		nf_object_put(&alloc->base);
+	}
+}
+
 static NTSTATUS nf_allocation_desc(const D3DDDI_ALLOCATIONINFO2 *info,
 				   const NFENCE_ALLOCATION_DESC **desc)
 {

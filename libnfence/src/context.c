@@ -132,6 +132,28 @@ NTSTATUS nf_context_teardown(struct nf_context *ctx)
 	return NFenceStatusFromErrno(err);
 }
 
+void nf_device_close_contexts(struct nf_device *dev)
+{
+	struct nf_link *l, *next;
+	struct nf_object *obj;
+
+	l = nf_gpu_close_list(dev, &dev->contexts,
+			      offsetof(struct nf_context, link));
+	for (; l; l = next) {
+		struct nf_context *ctx = nf_container_of(l, struct nf_context,
+							 link);
+
+		next = l->next;
+		l->next = NULL;
+		obj = nf_handle_remove(ctx->base.handle, NF_HANDLE_CONTEXT);
+		if (obj) {
+			nf_context_teardown(ctx);
+			nf_object_put(obj);
+		}
+		nf_object_put(&ctx->base);
+	}
+}
+
 NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 {
 	D3DKMT_CREATECONTEXTVIRTUAL *p = pCreateContext;

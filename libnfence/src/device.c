@@ -2,9 +2,9 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * D3DKMTCreateDevice / D3DKMTDestroyDevice over
- * DRM_IOCTL_NFENCE_DEVICE_CREATE / DESTROY. Destroying a device also
- * closes the handles of its GPU objects (gpu.c) and sync objects (fence.c).
+ * Devices: D3DKMTCreateDevice over DRM_IOCTL_NFENCE_DEVICE_CREATE, and the
+ * device object the other objects hang off. D3DKMTDestroyDevice, which
+ * closes everything a device has, is in device_destroy.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,35 +89,4 @@ NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
 	pCreateDevice->pPatchLocationList = NULL;
 	pCreateDevice->PatchLocationListSize = 0;
 	return STATUS_SUCCESS;
-}
-
-NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
-{
-	struct drm_nfence_device_destroy args;
-	struct nf_object *obj;
-	struct nf_device *dev;
-	NTSTATUS st;
-
-	if (!pDestroyDevice)
-		return STATUS_INVALID_PARAMETER;
-
-	/* Unlink first: of concurrent destroys exactly one reaches here. */
-	obj = nf_handle_remove(pDestroyDevice->hDevice, NF_HANDLE_DEVICE);
-	if (!obj)
-		return STATUS_INVALID_HANDLE;
-	dev = (struct nf_device *)obj;
-
-	/*
-	 * The kernel destroys the device's allocations, contexts, queues and
-	 * fences; close their handles (queues close their progress fences).
-	 */
-	nf_device_close_gpu(dev);
-	nf_device_close_syncobjs(dev);
-
-	memset(&args, 0, sizeof(args));
-	args.handle = dev->kernel_handle;
-	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DEVICE_DESTROY,
-			     &args);
-	nf_device_put(dev);
-	return st;
 }

@@ -125,11 +125,23 @@ NTSTATUS nf_context_teardown(struct nf_context *ctx);
 NTSTATUS nf_hwqueue_teardown(struct nf_hwqueue *queue);
 
 /*
- * nf_device_close_gpu() - close the handles of @dev's allocations,
- * contexts and queues, unmapping what is locked. Called by
- * D3DKMTDestroyDevice() once the device handle is removed; the kernel
- * destroys their objects with the device.
+ * nf_gpu_close_list() - mark @dev closed, so that no allocation or context
+ * joins it any more, and take every object off its list @head (the
+ * objects' struct nf_link at @link_offset), with a reference each. Returns
+ * the first: the objects stay chained through link.next, their pprev NULL
+ * (so their own destroy skips the kernel: the device's destruction does
+ * it), and ->next is the caller's alone.
  */
-void nf_device_close_gpu(struct nf_device *dev);
+struct nf_link *nf_gpu_close_list(struct nf_device *dev,
+				  struct nf_link **head, size_t link_offset);
+
+/*
+ * nf_device_close_allocations(), nf_device_close_contexts() - close the
+ * handles of @dev's allocations (unmapping what is locked), contexts and
+ * their queues. Called by D3DKMTDestroyDevice() once the device handle is
+ * removed; the kernel destroys their objects with the device.
+ */
+void nf_device_close_allocations(struct nf_device *dev);
+void nf_device_close_contexts(struct nf_device *dev);
 
 #endif /* _NFENCE_GPU_H_ */
