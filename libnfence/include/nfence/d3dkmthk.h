@@ -192,8 +192,8 @@ NFENCE_EXPORT NTSTATUS D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *pAdapter);
  * far above the Windows range ('N' 'F' in the high half).
  */
 typedef enum _KMTQUERYADAPTERINFOTYPE {
-	/* D3DKMT_WDDM_3_1_CAPS; 75 is the value in the WDK's d3dkmthk.h */
-	KMTQAITYPE_WDDM_3_1_CAPS			= 75,
+	/* D3DKMT_WDDM_3_1_CAPS: 80, as in the WDK's d3dkmthk.h (75 is WDDM_2_9_CAPS) */
+	KMTQAITYPE_WDDM_3_1_CAPS			= 80,
 
 	/* D3DKMT_NFENCE_ADAPTER */
 	KMTQAITYPE_NFENCE_ADAPTER			= 0x4E460000,
