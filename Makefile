@@ -22,6 +22,8 @@
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels,
 #                        shellcheck on scripts/
+#   make docs            Documentation/ as HTML in build/docs/html, the
+#                        driver's and the uapi's kernel-doc pulled in
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
 #                        submission rates: nfence-gpu-bench in a VM
@@ -48,7 +50,7 @@ export BUILD
 
 .PHONY: all module lib igt selftests stress check check-host check-vm \
 	check-kunit check-debug check-mutants debug-kernel bench-waiters \
-	bench-gpu demo lint deps clean
+	bench-gpu demo lint docs deps clean
 
 all: module lib igt selftests stress
 
@@ -114,6 +116,9 @@ check-debug: debug-kernel lib igt selftests stress
 
 lint:
 	scripts/lint.sh $(KVERS)
+
+docs:
+	BUILD=$(BUILD) scripts/docs.sh
 
 # Everything, summed into one closing line.
 check:

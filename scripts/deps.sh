@@ -28,7 +28,7 @@ BOOKWORM_PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 qemu-utils busybox-static
 	libdrm-dev libdrm2 pkg-config intel-gpu-tools
-	sparse shellcheck
+	sparse shellcheck python3-sphinx
 	python3-requests udev iproute2
 )
 # The 6.12 LTS from bookworm-backports.

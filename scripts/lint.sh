@@ -73,5 +73,17 @@ else
 	result fail "shellcheck not found (make deps)"
 fi
 
+# Documentation: the kernel-doc it pulls must exist and render cleanly.
+if command -v sphinx-build >/dev/null; then
+	if out=$(BUILD="$BUILD" "$top/scripts/docs.sh" 2>&1); then
+		result pass "docs (sphinx-build -W, kernel-doc)"
+	else
+		echo "$out"
+		result fail "docs (sphinx-build -W, kernel-doc)"
+	fi
+else
+	result fail "sphinx-build not found (make deps)"
+fi
+
 echo "lint: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]
