@@ -71,7 +71,6 @@ NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc)
 							     alloc->kernel_handle));
 }
 
-/* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
 void nf_device_close_allocations(struct nf_device *dev)
 {
 	struct nf_link *l, *next;
@@ -95,6 +94,7 @@ void nf_device_close_allocations(struct nf_device *dev)
 	}
 }
 
+/* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
 static NTSTATUS nf_allocation_desc(const D3DDDI_ALLOCATIONINFO2 *info,
 				   const NFENCE_ALLOCATION_DESC **desc)
 {

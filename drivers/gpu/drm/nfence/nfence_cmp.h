@@ -87,8 +87,8 @@ struct nfence_cmp_context {
  * struct nfence_cmp_queue - what the CMP knows of a hardware queue
  *
  * Embedded in the driver's queue. @engine, @ctx, @vm, @progress and
- * @no_timeout are set before nfence_cmp_queue_add() and fixed after; the
- * rest is under &nfence_cmp.lock.
+ * @no_timeout are set before nfence_cmp_queue_add_locked() and fixed
+ * after; the rest is under &nfence_cmp.lock.
  */
 struct nfence_cmp_queue {
 	/** @engine: engine ordinal */
@@ -142,8 +142,10 @@ struct nfence_cmp_fence {
  * struct nfence_cmp_ops - how the CMP reports to the driver
  *
  * The driver registers these with nfence_cmp_start() (KUnit with
- * nfence_cmp_init()); they are the only way the simulated GPU calls up
- * into the driver, as a GPU raises interrupts. The ones that take
+ * nfence_cmp_init()); with the &nfence_vm_mapping.fence_at of fence
+ * storage (the hardware's view of its own fence table), they are the only
+ * way the simulated GPU calls up into the driver, as a GPU raises
+ * interrupts. The ones that take
  * @dropped run with &nfence_cmp.lock held and move stopped entries there;
  * the CMP hands the list to @entries_drop once it has dropped the lock.
  */

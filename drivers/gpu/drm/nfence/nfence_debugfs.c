@@ -134,10 +134,6 @@ static const struct drm_info_list nfence_debugfs_list[] = {
 };
 
 /*
- * Test hook: "echo PID HANDLE > nfence_device_error" puts device HANDLE of
- * the file(s) process PID opened in error, as a device-lost event would.
- */
-/*
  * The device-lost event, for tests: what a GPU hang does to the device
  * (nfence_device_lost()). 0, or -ENOENT if @handle names no device of
  * @nfile.
@@ -153,6 +149,10 @@ static int nfence_debugfs_device_lost(struct nfence_file *nfile, u32 handle)
 	return 0;
 }
 
+/*
+ * Test hook: "echo PID HANDLE > nfence_device_error" puts device HANDLE of
+ * the file(s) process PID opened in error, as a device-lost event would.
+ */
 static ssize_t nfence_device_error_write(struct file *filp,
 					 const char __user *ubuf, size_t len,
 					 loff_t *ppos)

@@ -97,9 +97,10 @@ struct nfence_engine {
 /**
  * struct nfence_gpu - the simulated GPU behind one adapter
  *
- * Owns the memory segments, the engines, the timestamp clock and the CMP.
- * Everything in it but the CMP state and the segment allocators is fixed
- * after nfence_gpu_init().
+ * Owns the memory segments, the engines, the timestamp clock and the
+ * interrupt counters; its CMP runs on top of it (&nfence_adapter.cmp).
+ * Everything in it but the segment allocators and @irq_stats is fixed after
+ * nfence_gpu_init().
  */
 struct nfence_gpu {
 	/** @cfg: configuration */

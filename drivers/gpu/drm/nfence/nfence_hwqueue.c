@@ -750,7 +750,7 @@ static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
 }
 
 /*
- * How the CMP reports to the driver: registered with the GPU in
+ * How the CMP reports to the driver: registered with the CMP by
  * nfence_adapter_create(), and by KUnit with nfence_cmp_init().
  */
 const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
