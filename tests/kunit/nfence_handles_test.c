@@ -43,6 +43,7 @@
 #include "../nfence_device.h"
 #include "../nfence_drv.h"
 #include "../nfence_fence.h"
+#include "../nfence_signal.h"
 #include "../nfence_hwqueue.h"
 #include "../nfence_segment.h"
 #include "../nfence_vm.h"

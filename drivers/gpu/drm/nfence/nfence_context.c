@@ -12,8 +12,8 @@
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
+#include "nfence_signal.h"
 #include "nfence_hwqueue.h"
-#include "nfence_wait.h"
 
 /**
  * DOC: contexts

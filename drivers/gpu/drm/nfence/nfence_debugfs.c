@@ -14,6 +14,7 @@
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
+#include "nfence_signal.h"
 #include "nfence_hwqueue.h"
 
 /**

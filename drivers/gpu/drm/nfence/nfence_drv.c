@@ -23,6 +23,7 @@
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
+#include "nfence_wait.h"
 
 /**
  * DOC: nfence

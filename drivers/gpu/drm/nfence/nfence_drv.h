@@ -17,7 +17,6 @@
 #include "nfence_gpu.h"
 #include "nfence_table.h"
 #include "nfence_vm.h"
-#include "nfence_wait.h"
 
 #define DRIVER_NAME	"nfence"
 #define DRIVER_DESC	"WDDM native fence model over a simulated GPU"

@@ -20,7 +20,7 @@
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
-#include "nfence_wait.h"
+#include "nfence_signal.h"
 
 /**
  * DOC: native fence objects

@@ -19,8 +19,8 @@
 #include "nfence_device.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
+#include "nfence_signal.h"
 #include "nfence_hwqueue.h"
-#include "nfence_wait.h"
 
 static struct nfence_hwqueue *to_nfence_hwqueue(struct nfence_cmp_queue *hw)
 {

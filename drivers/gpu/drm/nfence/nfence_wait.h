@@ -5,26 +5,11 @@
 #ifndef __NFENCE_WAIT_H__
 #define __NFENCE_WAIT_H__
 
-#include <linux/atomic.h>
 #include <linux/types.h>
 
 struct drm_device;
 struct drm_file;
-struct drm_printer;
-struct nfence_adapter;
-struct nfence_fence;
 struct nfence_file;
-
-void nfence_fence_signal(struct nfence_fence *fence, u64 value);
-bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
-void nfence_interrupt(struct nfence_adapter *adapter,
-		      struct nfence_fence **fences, unsigned int count);
-void nfence_interrupt_carry(struct nfence_adapter *adapter,
-			    struct nfence_fence *fence, u64 value);
-void nfence_fence_release_waiters(struct nfence_fence *fence);
-void nfence_fence_set_always_signaled(struct nfence_fence *fence);
-void nfence_irq_stats_print(struct nfence_adapter *adapter,
-			    struct drm_printer *p);
 
 void nfence_file_waits_init(struct nfence_file *nfile);
 void nfence_file_waits_fini(struct nfence_file *nfile);

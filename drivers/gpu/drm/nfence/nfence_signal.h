@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_SIGNAL_H__
+#define __NFENCE_SIGNAL_H__
+
+#include <linux/types.h>
+
+struct drm_printer;
+struct nfence_adapter;
+struct nfence_fence;
+
+void nfence_fence_signal(struct nfence_fence *fence, u64 value);
+bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
+void nfence_interrupt(struct nfence_adapter *adapter,
+		      struct nfence_fence **fences, unsigned int count);
+void nfence_interrupt_carry(struct nfence_adapter *adapter,
+			    struct nfence_fence *fence, u64 value);
+void nfence_fence_release_waiters(struct nfence_fence *fence);
+void nfence_fence_set_always_signaled(struct nfence_fence *fence);
+void nfence_irq_stats_print(struct nfence_adapter *adapter,
+			    struct drm_printer *p);
+
+#endif /* __NFENCE_SIGNAL_H__ */
