@@ -36,6 +36,17 @@
  * allocations: what the seeds allow to be evicted (VRAM behind a CPU
  * mapping, under the OS's control) it keeps, and the caller sees -ENOSPC
  * or the demotion instead.
+ *
+ * Why not GEM handles: an allocation's handle belongs to a WDDM device, of
+ * which a file has many; every call names the device and the handle, and
+ * destroying the device destroys its allocations. A GEM handle belongs to
+ * the file, and DRM_IOCTL_GEM_CLOSE would let user space drop an
+ * allocation behind its device's back (its GPU VA still mapped). So the
+ * objects are GEM objects (mmap offsets, references, the DRM core's
+ * lifetime rules), but their handles live in the file's allocation table
+ * (&nfence_file.allocs), and the mmap offset is allowed to the file
+ * explicitly (drm_vma_node_allow()), as drm_gem_handle_create() would
+ * have.
  */
 
 static struct nfence_alloc *to_nfence_alloc(struct drm_gem_object *obj)
