@@ -50,6 +50,21 @@ check() { # name command...
 		result fail "$name" "exit $rc"
 	fi
 }
+# A program that could hang (a demo waiting for a fence that never comes):
+# past SECONDS it is killed and fails, and the run goes on.
+check_timed() { # name seconds command...
+	local name=$1 secs=$2 rc
+	shift 2
+	timeout -k 10 "$secs" "$@"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		result pass "$name"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		result fail "$name" "hung: killed after $secs s"
+	else
+		result fail "$name" "exit $rc"
+	fi
+}
 check_fails() { # name command... (the command must fail)
 	local name=$1
 	shift
@@ -281,17 +296,17 @@ if [ "$mode" = full ]; then
 	check "module still loaded" nfence_loaded
 	exec 3>&-
 	hold=$build/selftests/nfence_hold
-	check "rmmod refused with only a fence mapping held" \
+	check_timed "rmmod refused with only a fence mapping held" 60 \
 		"$hold" mmap "${nodes[0]}" -- bash -c '! rmmod nfence 2>/dev/null'
-	check "rmmod refused with only a shared fence fd held" \
+	check_timed "rmmod refused with only a shared fence fd held" 60 \
 		"$hold" fence-fd "${nodes[0]}" -- bash -c '! rmmod nfence 2>/dev/null'
 	check "module still loaded" nfence_loaded
 fi
 
-check "libnfence demo (nfence-info)" "$build/libnfence/nfence-info"
-check "libnfence fence demo (nfence-fence-demo)" \
+check_timed "libnfence demo (nfence-info)" 60 "$build/libnfence/nfence-info"
+check_timed "libnfence fence demo (nfence-fence-demo)" 120 \
 	"$build/libnfence/nfence-fence-demo"
-check "libnfence pipeline demo (nfence-pipeline-demo)" \
+check_timed "libnfence pipeline demo (nfence-pipeline-demo)" 120 \
 	"$build/libnfence/nfence-pipeline-demo"
 
 if [ "$mode" = full ]; then
@@ -327,8 +342,8 @@ if [ "$mode" = full ]; then
 			esac
 		done
 		if [ "$name" = wddm2x ]; then
-			check "libnfence demo on a WDDM 2.x-style adapter" \
-				"$build/libnfence/nfence-info"
+			check_timed "libnfence demo on a WDDM 2.x-style adapter" \
+				60 "$build/libnfence/nfence-info"
 		fi
 		if [ -s "$sel" ]; then
 			run_igt -s "$sel"
@@ -366,8 +381,8 @@ LOADS
 		fi
 		vm_time stress
 		if insmod_load stress num_adapters=2; then
-			check "random-ioctl stress: 2 adapters, 8 processes x 4 threads, 60 s, kills" \
-				"$build/tests/stress/nfence_stress" -a 2 -p 8 -t 4 -d 60
+			check_timed "random-ioctl stress: 2 adapters, 8 processes x 4 threads, 60 s, kills" \
+				600 "$build/tests/stress/nfence_stress" -a 2 -p 8 -t 4 -d 60
 			rmmod_load
 			kmemleak_check "stress, after unload"
 		fi
