@@ -31,10 +31,10 @@
 
 #include <drm/nfence_drm.h>
 
+#include "../nfence_adapter.h"
 #include "../nfence_cmp.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
-#include "../nfence_drv.h"
 #include "../nfence_engine.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"

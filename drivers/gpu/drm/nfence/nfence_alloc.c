@@ -7,14 +7,15 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_adapter.h"
 #include "nfence_alloc.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
-#include "nfence_drv.h"
 
 /**
  * DOC: allocations
@@ -210,7 +211,7 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_alloc *alloc;
 	u64 size;
 	u32 handle;
-	int ret;
+	int ret, idx;
 
 	ret = nfence_alloc_check(adapter, args);
 	if (ret)
@@ -218,10 +219,15 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	wdev = nfence_device_lookup(nfile, args->device);
 	if (!wdev)
 		return -ENOENT;
+	if (!drm_dev_enter(drm, &idx)) {
+		nfence_device_put(wdev);
+		return -ENODEV;
+	}
 
 	size = PAGE_ALIGN(args->size);
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
 	if (!alloc) {
+		drm_dev_exit(idx);
 		nfence_device_put(wdev);
 		return -ENOMEM;
 	}
@@ -262,10 +268,12 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	xa_unlock(&nfile->allocs.xa);
 	if (ret < 0)
 		goto err;
+	drm_dev_exit(idx);
 	return 0;
 
 err:
 	nfence_alloc_close(nfile, alloc);
+	drm_dev_exit(idx);
 	return ret;
 }
 

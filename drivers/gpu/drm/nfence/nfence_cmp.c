@@ -43,8 +43,8 @@
  * skipped at command boundaries; a WORK already started finishes.
  *
  * The thread is started once the GPU is up and stopped before it goes down
- * (nfence_adapter_create(), and the DRM device's release); kthread_stop()
- * waits for the current pass to finish.
+ * (by the driver, when it creates the adapter and at the DRM device's
+ * release); kthread_stop() waits for the current pass to finish.
  *
  * The CMP is the simulated hardware: it knows queues, entries and
  * contexts only as their &struct nfence_cmp_queue, &struct

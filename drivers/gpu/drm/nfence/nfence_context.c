@@ -5,15 +5,13 @@
 
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_adapter.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
-#include "nfence_drv.h"
-#include "nfence_fence.h"
-#include "nfence_signal.h"
-#include "nfence_hwqueue.h"
 
 /**
  * DOC: contexts
@@ -77,95 +75,6 @@ struct nfence_context *nfence_context_lookup(struct nfence_file *nfile,
 	return ctx;
 }
 
-/* Under sched_lock: take @ctx out of the table and destroy its queues. */
-static void nfence_context_close(struct nfence_file *nfile,
-				 struct nfence_context *ctx)
-{
-	lockdep_assert_held(&nfile->sched_lock);
-	ctx->dead = true;
-	nfence_context_close_hwqueues(ctx);
-	nfence_context_put(ctx);
-}
-
-/**
- * nfence_context_fault_locked - a GPU fault stops a context
- * @ctx: the context
- * @va: the faulting GPU VA (or the command's address)
- * @reason: &enum drm_nfence_fault_reason
- * @dropped: where the queues' dropped submissions go, for
- *	nfence_submissions_drop() once the CMP lock is released
- *
- * Called with &nfence_cmp.lock held.
- */
-void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
-				 u32 reason, struct list_head *dropped)
-{
-	struct nfence_hwqueue *q;
-
-	lockdep_assert_held(&ctx->adapter->cmp.lock);
-	if (!ctx->faulted) {
-		ctx->faulted = true;
-		ctx->fault_va = va;
-		ctx->fault_reason = reason;
-	}
-	list_for_each_entry(q, &ctx->queues, ctx_link) {
-		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
-		/* Nobody may wait for work that will never run. */
-		nfence_fence_set_always_signaled(q->hw.progress);
-	}
-}
-
-/**
- * nfence_device_close_contexts - destroy the contexts of a destroyed device
- * @wdev: the device
- */
-void nfence_device_close_contexts(struct nfence_device *wdev)
-{
-	struct nfence_file *nfile = wdev->file;
-	struct nfence_context *ctx;
-	unsigned long handle;
-
-	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->contexts.xa, handle, ctx) {
-		if (ctx->device != wdev)
-			continue;
-		xa_lock(&nfile->contexts.xa);
-		nfence_table_erase_locked(&nfile->contexts, handle);
-		xa_unlock(&nfile->contexts.xa);
-		nfence_context_close(nfile, ctx);
-	}
-	mutex_unlock(&nfile->sched_lock);
-}
-
-/**
- * nfence_file_contexts_init - set up the context table of a new file
- * @nfile: the file
- */
-void nfence_file_contexts_init(struct nfence_file *nfile)
-{
-	mutex_init(&nfile->sched_lock);
-	nfence_table_init(&nfile->contexts, DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
-}
-
-/**
- * nfence_file_contexts_fini - destroy every context a closing file holds
- * @nfile: the file
- */
-void nfence_file_contexts_fini(struct nfence_file *nfile)
-{
-	struct nfence_context *ctx;
-	unsigned long handle;
-
-	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->contexts.xa, handle, ctx) {
-		xa_erase(&nfile->contexts.xa, handle);
-		nfence_context_close(nfile, ctx);
-	}
-	nfile->contexts.count = 0;
-	mutex_unlock(&nfile->sched_lock);
-	xa_destroy(&nfile->contexts.xa);
-}
-
 /**
  * nfence_context_create_ioctl - DRM_IOCTL_NFENCE_CONTEXT_CREATE
  * @drm: the DRM device
@@ -183,7 +92,7 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_context *ctx;
 	struct nfence_device *wdev;
 	u32 handle;
-	int ret;
+	int ret, idx;
 
 	if (args->flags || args->engine >= adapter->gpu.cfg.num_engines)
 		return -EINVAL;
@@ -194,9 +103,14 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 		nfence_device_put(wdev);
 		return -EIO;
 	}
+	if (!drm_dev_enter(drm, &idx)) {
+		nfence_device_put(wdev);
+		return -ENODEV;
+	}
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx) {
+		drm_dev_exit(idx);
 		nfence_device_put(wdev);
 		return -ENOMEM;
 	}
@@ -219,38 +133,10 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	}
 	xa_unlock(&nfile->contexts.xa);
 	mutex_unlock(&nfile->sched_lock);
+	drm_dev_exit(idx);
 	if (ret)
 		nfence_context_put(ctx);
 	return ret;
-}
-
-/**
- * nfence_context_destroy_ioctl - DRM_IOCTL_NFENCE_CONTEXT_DESTROY
- * @drm: the DRM device
- * @data: &struct drm_nfence_context_destroy
- * @file: the caller's file
- *
- * Return: 0, or -ENOENT if the handle names no context of the device.
- */
-int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct drm_nfence_context_destroy *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_context *ctx;
-
-	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->contexts.xa);
-	ctx = xa_load(&nfile->contexts.xa, args->handle);
-	if (ctx && ctx->device->handle == args->device)
-		nfence_table_erase_locked(&nfile->contexts, args->handle);
-	else
-		ctx = NULL;
-	xa_unlock(&nfile->contexts.xa);
-	if (ctx)
-		nfence_context_close(nfile, ctx);
-	mutex_unlock(&nfile->sched_lock);
-	return ctx ? 0 : -ENOENT;
 }
 
 /**

@@ -51,16 +51,9 @@ struct nfence_context {
 void nfence_context_put(struct nfence_context *ctx);
 struct nfence_context *nfence_context_lookup(struct nfence_file *nfile,
 					     u32 device, u32 handle);
-void nfence_device_close_contexts(struct nfence_device *wdev);
-void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
-				 u32 reason, struct list_head *dropped);
 
-void nfence_file_contexts_init(struct nfence_file *nfile);
-void nfence_file_contexts_fini(struct nfence_file *nfile);
 int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
-int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file);
 int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
 

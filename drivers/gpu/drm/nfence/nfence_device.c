@@ -10,8 +10,8 @@
 #include <drm/drm_file.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_adapter.h"
 #include "nfence_device.h"
-#include "nfence_drv.h"
 
 /**
  * DOC: devices

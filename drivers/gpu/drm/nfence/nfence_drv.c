@@ -137,8 +137,7 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	nfence_file_fences_init(nfile);
 	nfence_file_waits_init(nfile);
 	nfence_file_allocs_init(nfile);
-	nfence_file_contexts_init(nfile);
-	nfence_file_hwqueues_init(nfile);
+	nfence_file_sched_init(nfile);
 	file->driver_priv = nfile;
 
 	mutex_lock(&adapter->clients_lock);
@@ -158,8 +157,7 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 
 	nfence_file_waits_fini(nfile);
 	/* Queues first: once they are off the runlists the CMP is done. */
-	nfence_file_contexts_fini(nfile);
-	nfence_file_hwqueues_fini(nfile);
+	nfence_file_sched_fini(nfile);
 	nfence_file_allocs_fini(nfile);
 	nfence_file_fences_fini(nfile);
 	nfence_file_devices_fini(nfile);

@@ -5,18 +5,7 @@
 #ifndef __NFENCE_DRV_H__
 #define __NFENCE_DRV_H__
 
-#include <linux/list.h>
-#include <linux/mutex.h>
-#include <linux/sched.h>
-#include <linux/xarray.h>
-
-#include <drm/drm_device.h>
-#include <drm/drm_file.h>
-
-#include "nfence_cmp.h"
-#include "nfence_gpu.h"
-#include "nfence_table.h"
-#include "nfence_vm.h"
+#include "nfence_adapter.h"
 
 #define DRIVER_NAME	"nfence"
 #define DRIVER_DESC	"WDDM native fence model over a simulated GPU"
@@ -24,90 +13,7 @@
 #define DRIVER_MAJOR	0
 #define DRIVER_MINOR	1
 
-struct drm_file;
-struct platform_device;
-struct workqueue_struct;
-
-/**
- * struct nfence_adapter - one simulated adapter: a DRM device
- *
- * Lifetime: allocated with devm_drm_dev_alloc() on its platform device,
- * freed when the last reference to @drm goes (open files hold one).
- */
-struct nfence_adapter {
-	/** @drm: the DRM device */
-	struct drm_device drm;
-	/** @pdev: the platform device it hangs off */
-	struct platform_device *pdev;
-	/** @gpu: the simulated GPU */
-	struct nfence_gpu gpu;
-	/** @cmp: its context management processor */
-	struct nfence_cmp cmp;
-	/** @clients_lock: protects @clients; see the lock order in nfence_drv.c */
-	struct mutex clients_lock;
-	/** @clients: open files, &struct nfence_file.link */
-	struct list_head clients;
-	/** @num_devices: live devices on all files of the adapter */
-	atomic_t num_devices;
-	/** @fences: global fences by id; its lock nests outside waitlist locks */
-	struct xarray fences;
-	/** @wait_wq: completes asynchronous waits */
-	struct workqueue_struct *wait_wq;
-};
-
-/**
- * struct nfence_file - per open file state (&drm_file.driver_priv)
- *
- * Lifetime: from open to postclose; everything it holds dies with it.
- */
-struct nfence_file {
-	/** @adapter: the adapter the file was opened on */
-	struct nfence_adapter *adapter;
-	/** @link: entry in &nfence_adapter.clients */
-	struct list_head link;
-	/** @devices: device handle -> &struct nfence_device */
-	struct nfence_table devices;
-	/** @drm_file: the DRM file */
-	struct drm_file *drm_file;
-	/** @fences: local fence handle -> &struct nfence_fence_local */
-	struct nfence_table fences;
-	/** @pool_lock: protects @cv_pool and @mv_pool */
-	struct mutex pool_lock;
-	/** @cv_pool: CurrentValue pages of non-shared fences */
-	struct list_head cv_pool;
-	/** @mv_pool: MonitoredValue pages of non-shared fences */
-	struct list_head mv_pool;
-	/** @vm: the file's GPU virtual address space */
-	struct nfence_vm vm;
-	/** @async_lock: protects @async_waits and @num_async */
-	struct mutex async_lock;
-	/** @async_waits: pending asynchronous waits */
-	struct list_head async_waits;
-	/** @num_async: entries in @async_waits */
-	u32 num_async;
-	/** @sched_lock: serializes creating and destroying contexts and queues */
-	struct mutex sched_lock;
-	/** @allocs: allocation handle -> &struct nfence_alloc */
-	struct nfence_table allocs;
-	/** @contexts: context handle -> &struct nfence_context */
-	struct nfence_table contexts;
-	/** @hwqueues: queue handle -> &struct nfence_hwqueue */
-	struct nfence_table hwqueues;
-	/** @tgid: thread group id of the opener */
-	pid_t tgid;
-	/** @comm: command name of the opener */
-	char comm[TASK_COMM_LEN];
-};
-
-static inline struct nfence_adapter *to_nfence_adapter(struct drm_device *drm)
-{
-	return container_of(drm, struct nfence_adapter, drm);
-}
-
-static inline struct nfence_file *to_nfence_file(struct drm_file *file)
-{
-	return file->driver_priv;
-}
+struct drm_minor;
 
 /* nfence_drv.c */
 struct nfence_adapter *

@@ -15,12 +15,11 @@
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 
+#include "nfence_adapter.h"
 #include "nfence_cmp.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
-#include "nfence_drv.h"
 #include "nfence_fence.h"
-#include "nfence_signal.h"
 
 /**
  * DOC: native fence objects
@@ -319,7 +318,8 @@ static void nfence_fence_drop_handle(struct nfence_fence *fence)
 {
 	if (atomic_dec_and_test(&fence->handles)) {
 		WRITE_ONCE(fence->orphaned, true);
-		nfence_fence_release_waiters(fence);
+		/* Its waiters see @orphaned and fail with -ENOENT. */
+		nfence_waitlist_flush(&fence->waiters);
 	}
 }
 
@@ -547,6 +547,21 @@ static void nfence_local_free(struct nfence_file *nfile,
 }
 
 /*
+ * A device in error creates fences that are AlwaysSignaled from birth. The
+ * fence is not published yet, so no waiter or queue can be looking at it:
+ * raising CurrentValue and setting the flag is all there is to do. Called
+ * under the fence table's lock, which nfence_device_lost_locked() takes to
+ * set &nfence_device.error: either the device's fence scan finds the new
+ * handle, or the handle is published seeing the error.
+ */
+static void nfence_fence_born_signaled(struct nfence_fence *fence)
+{
+	if (*fence->cv.value < NFENCE_ALWAYS_SIGNALED_VALUE)
+		WRITE_ONCE(*fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
+	WRITE_ONCE(fence->always_signaled, true);
+}
+
+/*
  * Make a local handle for @fence (whose reference it takes over) in @nfile,
  * with mappings, and install it.
  */
@@ -605,6 +620,8 @@ static int nfence_local_create(struct nfence_file *nfile,
 	else
 		ret = nfence_table_insert_locked(&nfile->fences, local,
 						 &handle);
+	if (!ret && creator && READ_ONCE(wdev->error))
+		nfence_fence_born_signaled(fence);
 	if (!ret) {
 		/*
 		 * Visible now: another thread may destroy it as soon as the
@@ -716,14 +733,6 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 		ret = PTR_ERR(fence);
 		goto out_exit;
 	}
-	/*
-	 * A device in error makes fences that are signaled from birth. Check
-	 * before publishing the handle; nfence_device_lost_locked() sets the
-	 * flag before it scans, and a full barrier on each side orders them.
-	 */
-	smp_mb();
-	if (READ_ONCE(wdev->error))
-		nfence_fence_set_always_signaled(fence);
 	/* Outputs are written under the lock that publishes the handle. */
 	ret = nfence_local_create(nfile, wdev, fence,
 				  args->flags & NFENCE_LOCAL_FLAGS,
@@ -1060,33 +1069,6 @@ void nfence_device_close_fences(struct nfence_device *wdev)
 		xa_unlock(&nfile->fences.xa);
 		if (local)
 			nfence_local_free(nfile, local);
-	}
-}
-
-/**
- * nfence_device_fences_error - make the fences a device created AlwaysSignaled
- * @wdev: the device, just put in error
- */
-void nfence_device_fences_error(struct nfence_device *wdev)
-{
-	struct nfence_file *nfile = wdev->file;
-	struct nfence_fence_local *local;
-	struct nfence_fence *fence;
-	unsigned long handle;
-
-	xa_for_each(&nfile->fences.xa, handle, local) {
-		fence = NULL;
-		xa_lock(&nfile->fences.xa);
-		local = xa_load(&nfile->fences.xa, handle);
-		if (local && local->device == wdev && local->creator) {
-			fence = local->fence;
-			kref_get(&fence->ref);
-		}
-		xa_unlock(&nfile->fences.xa);
-		if (fence) {
-			nfence_fence_set_always_signaled(fence);
-			nfence_fence_put(fence);
-		}
 	}
 }
 

@@ -175,7 +175,6 @@ static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
 void nfence_file_fences_init(struct nfence_file *nfile);
 void nfence_file_fences_fini(struct nfence_file *nfile);
 void nfence_device_close_fences(struct nfence_device *wdev);
-void nfence_device_fences_error(struct nfence_device *wdev);
 
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);

@@ -98,7 +98,7 @@ struct nfence_engine {
  * struct nfence_gpu - the simulated GPU behind one adapter
  *
  * Owns the memory segments, the engines, the timestamp clock and the
- * interrupt counters; its CMP runs on top of it (&nfence_adapter.cmp).
+ * interrupt counters; its CMP (&struct nfence_cmp) runs on top of it.
  * Everything in it but the segment allocators and @irq_stats is fixed after
  * nfence_gpu_init().
  */

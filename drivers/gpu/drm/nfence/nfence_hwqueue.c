@@ -9,15 +9,16 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_adapter.h"
 #include "nfence_cmp.h"
 #include "nfence_context.h"
 #include "nfence_cs.h"
 #include "nfence_device.h"
-#include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 #include "nfence_hwqueue.h"
@@ -51,6 +52,11 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * frees it when it completes; a queue that stops (destroyed, faulted, lost)
  * hands its pending list to nfence_submissions_drop(), which first detaches
  * the CPU side (dequeues waiters, cancels the worker) and then frees.
+ *
+ * A queue holds a reference to its context, and the context's teardown is
+ * the teardown of its queues: so destroying a context, faulting one and the
+ * context and queue tables of a file live here, above nfence_context.c,
+ * which knows nothing of queues.
  */
 
 static void nfence_hwqueue_release(struct kref *ref)
@@ -177,9 +183,10 @@ void nfence_device_lost_locked(struct nfence_cmp *cmp,
 
 	lockdep_assert_held(&cmp->lock);
 	if (!READ_ONCE(wdev->error)) {
+		/* Under the lock that publishes its new fences: see fence.c. */
+		xa_lock(&wdev->file->fences.xa);
 		WRITE_ONCE(wdev->error, true);
-		/* Pairs with the barrier in fence create. */
-		smp_mb();
+		xa_unlock(&wdev->file->fences.xa);
 		nfence_device_fences_error(wdev);
 	}
 	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
@@ -297,40 +304,55 @@ static struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
 	return q;
 }
 
-/* Append @sub to @q, waiting for room; the queue owns @sub on success. */
+/*
+ * Append @sub to @q if it has room (-EAGAIN if not); the queue owns @sub on
+ * success.
+ */
+static int nfence_hwqueue_try_push_locked(struct nfence_cmp *cmp,
+					  struct nfence_hwqueue *q,
+					  struct nfence_submission *sub)
+{
+	lockdep_assert_held(&cmp->lock);
+	if (q->dead)
+		return -ENOENT;
+	if (q->hw.state == NFENCE_QUEUE_FAULTED ||
+	    q->hw.state == NFENCE_QUEUE_LOST ||
+	    READ_ONCE(q->ctx->device->error))
+		return -EIO;
+	if (sub->entry.kind == NFENCE_SUB_COMMANDS &&
+	    (sub->entry.progress_value <= q->last_queued ||
+	     !nfence_fence_value_allowed(q->hw.progress,
+					 sub->entry.progress_value)))
+		return -EINVAL;
+	if (q->hw.num_pending >= DRM_NFENCE_MAX_QUEUED)
+		return -EAGAIN;
+	nfence_cmp_queue_push_locked(cmp, &q->hw, &sub->entry);
+	if (sub->entry.kind == NFENCE_SUB_COMMANDS)
+		q->last_queued = sub->entry.progress_value;
+	return 0;
+}
+
+/*
+ * Append @sub to @q, waiting for room; the queue owns @sub on success. The
+ * GPU is entered (drm_dev_enter()) only while the CMP lock is held, never
+ * across the wait, so that an unplug does not wait for a full queue.
+ */
 static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 			       struct nfence_submission *sub)
 {
 	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
-	int ret;
+	struct drm_device *drm = &q->ctx->adapter->drm;
+	int ret, idx;
 
-	mutex_lock(&cmp->lock);
 	for (;;) {
-		if (q->dead) {
-			ret = -ENOENT;
-			break;
-		}
-		if (q->hw.state == NFENCE_QUEUE_FAULTED ||
-		    q->hw.state == NFENCE_QUEUE_LOST ||
-		    READ_ONCE(q->ctx->device->error)) {
-			ret = -EIO;
-			break;
-		}
-		if (sub->entry.kind == NFENCE_SUB_COMMANDS &&
-		    (sub->entry.progress_value <= q->last_queued ||
-		     !nfence_fence_value_allowed(q->hw.progress,
-						 sub->entry.progress_value))) {
-			ret = -EINVAL;
-			break;
-		}
-		if (q->hw.num_pending < DRM_NFENCE_MAX_QUEUED) {
-			nfence_cmp_queue_push_locked(cmp, &q->hw, &sub->entry);
-			if (sub->entry.kind == NFENCE_SUB_COMMANDS)
-				q->last_queued = sub->entry.progress_value;
-			ret = 0;
-			break;
-		}
+		if (!drm_dev_enter(drm, &idx))
+			return -ENODEV;
+		mutex_lock(&cmp->lock);
+		ret = nfence_hwqueue_try_push_locked(cmp, q, sub);
 		mutex_unlock(&cmp->lock);
+		drm_dev_exit(idx);
+		if (ret != -EAGAIN)
+			break;
 		ret = wait_event_interruptible(q->room,
 					       READ_ONCE(q->hw.num_pending) <
 					       DRM_NFENCE_MAX_QUEUED ||
@@ -339,11 +361,9 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 					       NFENCE_QUEUE_FAULTED ||
 					       READ_ONCE(q->hw.state) ==
 					       NFENCE_QUEUE_LOST);
-		mutex_lock(&cmp->lock);
 		if (ret)
 			break;
 	}
-	mutex_unlock(&cmp->lock);
 	if (!ret)
 		nfence_cmp_kick(cmp);
 	return ret;
@@ -530,11 +550,8 @@ static void nfence_hwqueue_close(struct nfence_file *nfile,
 	nfence_hwqueue_put(q);
 }
 
-/**
- * nfence_context_close_hwqueues - destroy every queue of a context
- * @ctx: the context, being destroyed (its file's sched_lock is held)
- */
-void nfence_context_close_hwqueues(struct nfence_context *ctx)
+/* Destroy every queue of @ctx, being destroyed (under sched_lock). */
+static void nfence_context_close_hwqueues(struct nfence_context *ctx)
 {
 	struct nfence_file *nfile = ctx->device->file;
 	struct nfence_hwqueue *q;
@@ -548,6 +565,128 @@ void nfence_context_close_hwqueues(struct nfence_context *ctx)
 		xa_unlock(&nfile->hwqueues.xa);
 		nfence_hwqueue_close(nfile, q);
 	}
+}
+
+/* Under sched_lock: @ctx is out of the table; destroy its queues. */
+static void nfence_context_close(struct nfence_file *nfile,
+				 struct nfence_context *ctx)
+{
+	lockdep_assert_held(&nfile->sched_lock);
+	ctx->dead = true;
+	nfence_context_close_hwqueues(ctx);
+	nfence_context_put(ctx);
+}
+
+/**
+ * nfence_context_destroy_ioctl - DRM_IOCTL_NFENCE_CONTEXT_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_context_destroy
+ * @file: the caller's file
+ *
+ * Return: 0, or -ENOENT if the handle names no context of the device.
+ */
+int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_nfence_context_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_context *ctx;
+
+	mutex_lock(&nfile->sched_lock);
+	xa_lock(&nfile->contexts.xa);
+	ctx = xa_load(&nfile->contexts.xa, args->handle);
+	if (ctx && ctx->device->handle == args->device)
+		nfence_table_erase_locked(&nfile->contexts, args->handle);
+	else
+		ctx = NULL;
+	xa_unlock(&nfile->contexts.xa);
+	if (ctx)
+		nfence_context_close(nfile, ctx);
+	mutex_unlock(&nfile->sched_lock);
+	return ctx ? 0 : -ENOENT;
+}
+
+/**
+ * nfence_device_close_contexts - destroy the contexts of a destroyed device
+ * @wdev: the device
+ */
+void nfence_device_close_contexts(struct nfence_device *wdev)
+{
+	struct nfence_file *nfile = wdev->file;
+	struct nfence_context *ctx;
+	unsigned long handle;
+
+	mutex_lock(&nfile->sched_lock);
+	xa_for_each(&nfile->contexts.xa, handle, ctx) {
+		if (ctx->device != wdev)
+			continue;
+		xa_lock(&nfile->contexts.xa);
+		nfence_table_erase_locked(&nfile->contexts, handle);
+		xa_unlock(&nfile->contexts.xa);
+		nfence_context_close(nfile, ctx);
+	}
+	mutex_unlock(&nfile->sched_lock);
+}
+
+/**
+ * nfence_context_fault_locked - a GPU fault stops a context
+ * @ctx: the context
+ * @va: the faulting GPU VA (or the command's address)
+ * @reason: &enum drm_nfence_fault_reason
+ * @dropped: where the queues' dropped submissions go, for
+ *	nfence_submissions_drop() once the CMP lock is released
+ *
+ * Called with &nfence_cmp.lock held.
+ */
+void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
+				 u32 reason, struct list_head *dropped)
+{
+	struct nfence_hwqueue *q;
+
+	lockdep_assert_held(&ctx->adapter->cmp.lock);
+	if (!ctx->faulted) {
+		ctx->faulted = true;
+		ctx->fault_va = va;
+		ctx->fault_reason = reason;
+	}
+	list_for_each_entry(q, &ctx->queues, ctx_link) {
+		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
+		/* Nobody may wait for work that will never run. */
+		nfence_fence_set_always_signaled(q->hw.progress);
+	}
+}
+
+/*
+ * A new queue of @ctx with its progress fence (a handle of @nfile, whose
+ * mapping goes to @mapping); not yet in any table or on a runlist.
+ */
+static struct nfence_hwqueue *
+nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
+		     u32 flags, struct drm_nfence_fence_mapping *mapping)
+{
+	struct nfence_hwqueue *q;
+	struct nfence_fence *fence;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&q->ref);
+	q->flags = flags;
+	nfence_cmp_queue_init(&q->hw);
+	q->hw.engine = ctx->engine;
+	q->hw.no_timeout = flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
+	q->hw.ctx = &ctx->hw;
+	q->hw.vm = &nfile->vm;
+	init_waitqueue_head(&q->room);
+
+	fence = nfence_fence_create_progress(nfile, ctx->device,
+					     &q->progress_handle, mapping);
+	if (IS_ERR(fence)) {
+		kfree(q);
+		return ERR_CAST(fence);
+	}
+	q->hw.progress = fence;
+	return q;
 }
 
 /**
@@ -568,12 +707,13 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_fence_mapping mapping;
 	struct nfence_context *ctx;
 	struct nfence_hwqueue *q;
-	struct nfence_fence *fence;
-	u32 handle, fence_handle;
-	int ret;
+	u32 handle;
+	int ret, idx;
 
 	if ((args->flags & ~NFENCE_HWQUEUE_FLAGS) || args->pad)
 		return -EINVAL;
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
 
 	mutex_lock(&nfile->sched_lock);
 	ctx = nfence_context_lookup(nfile, args->device, args->context);
@@ -593,36 +733,18 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		goto out_ctx;
 	}
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q) {
-		ret = -ENOMEM;
+	q = nfence_hwqueue_alloc(nfile, ctx, args->flags, &mapping);
+	if (IS_ERR(q)) {
+		ret = PTR_ERR(q);
 		goto out_ctx;
 	}
-	kref_init(&q->ref);
-	q->flags = args->flags;
-	nfence_cmp_queue_init(&q->hw);
-	q->hw.engine = ctx->engine;
-	q->hw.no_timeout = args->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
-	q->hw.ctx = &ctx->hw;
-	q->hw.vm = &nfile->vm;
-	init_waitqueue_head(&q->room);
-
-	fence = nfence_fence_create_progress(nfile, ctx->device, &fence_handle,
-					     &mapping);
-	if (IS_ERR(fence)) {
-		ret = PTR_ERR(fence);
-		kfree(q);
-		goto out_ctx;
-	}
-	q->hw.progress = fence;
-	q->progress_handle = fence_handle;
 	q->ctx = ctx;	/* takes over the lookup's reference */
 
 	xa_lock(&nfile->hwqueues.xa);
 	ret = nfence_table_insert_locked(&nfile->hwqueues, q, &handle);
 	xa_unlock(&nfile->hwqueues.xa);
 	if (ret) {
-		nfence_fence_close_progress(nfile, fence_handle);
+		nfence_fence_close_progress(nfile, q->progress_handle);
 		nfence_hwqueue_put(q);
 		goto out_unlock;
 	}
@@ -636,15 +758,17 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	mutex_unlock(&cmp->lock);
 
 	args->handle = handle;
-	args->progress_fence = fence_handle;
+	args->progress_fence = q->progress_handle;
 	args->progress_fence_mapping = mapping;
 	mutex_unlock(&nfile->sched_lock);
+	drm_dev_exit(idx);
 	return 0;
 
 out_ctx:
 	nfence_context_put(ctx);
 out_unlock:
 	mutex_unlock(&nfile->sched_lock);
+	drm_dev_exit(idx);
 	return ret;
 }
 
@@ -766,20 +890,33 @@ const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
 };
 
 /**
- * nfence_file_hwqueues_init - set up the queue table of a new file
+ * nfence_file_sched_init - set up the context and queue tables of a new file
  * @nfile: the file
  */
-void nfence_file_hwqueues_init(struct nfence_file *nfile)
+void nfence_file_sched_init(struct nfence_file *nfile)
 {
+	mutex_init(&nfile->sched_lock);
+	nfence_table_init(&nfile->contexts, DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
 	nfence_table_init(&nfile->hwqueues, DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
 }
 
 /**
- * nfence_file_hwqueues_fini - tear down the queue table of a closing file
- * @nfile: the file; its contexts, and so its queues, are gone already
+ * nfence_file_sched_fini - destroy every context and queue of a closing file
+ * @nfile: the file
  */
-void nfence_file_hwqueues_fini(struct nfence_file *nfile)
+void nfence_file_sched_fini(struct nfence_file *nfile)
 {
+	struct nfence_context *ctx;
+	unsigned long handle;
+
+	mutex_lock(&nfile->sched_lock);
+	xa_for_each(&nfile->contexts.xa, handle, ctx) {
+		xa_erase(&nfile->contexts.xa, handle);
+		nfence_context_close(nfile, ctx);
+	}
+	nfile->contexts.count = 0;
+	mutex_unlock(&nfile->sched_lock);
+	xa_destroy(&nfile->contexts.xa);
 	WARN_ON(!xa_empty(&nfile->hwqueues.xa));
 	xa_destroy(&nfile->hwqueues.xa);
 }

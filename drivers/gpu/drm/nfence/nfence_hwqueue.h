@@ -106,10 +106,14 @@ void nfence_device_lost_locked(struct nfence_cmp *cmp,
 			       struct nfence_device *wdev,
 			       struct list_head *dropped);
 void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev);
-void nfence_context_close_hwqueues(struct nfence_context *ctx);
+void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
+				 u32 reason, struct list_head *dropped);
+void nfence_device_close_contexts(struct nfence_device *wdev);
 
-void nfence_file_hwqueues_init(struct nfence_file *nfile);
-void nfence_file_hwqueues_fini(struct nfence_file *nfile);
+void nfence_file_sched_init(struct nfence_file *nfile);
+void nfence_file_sched_fini(struct nfence_file *nfile);
+int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
 int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,

@@ -7,7 +7,8 @@
 
 #include <drm/drm_print.h>
 
-#include "nfence_drv.h"
+#include "nfence_adapter.h"
+#include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 
@@ -182,12 +183,30 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 }
 
 /**
- * nfence_fence_release_waiters - release the waiters of an orphaned fence
- * @fence: the fence, whose last handle just went away
+ * nfence_device_fences_error - make the fences a device created AlwaysSignaled
+ * @wdev: the device, just put in error
  */
-void nfence_fence_release_waiters(struct nfence_fence *fence)
+void nfence_device_fences_error(struct nfence_device *wdev)
 {
-	nfence_waitlist_flush(&fence->waiters);
+	struct nfence_file *nfile = wdev->file;
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence;
+	unsigned long handle;
+
+	xa_for_each(&nfile->fences.xa, handle, local) {
+		fence = NULL;
+		xa_lock(&nfile->fences.xa);
+		local = xa_load(&nfile->fences.xa, handle);
+		if (local && local->device == wdev && local->creator) {
+			fence = local->fence;
+			kref_get(&fence->ref);
+		}
+		xa_unlock(&nfile->fences.xa);
+		if (fence) {
+			nfence_fence_set_always_signaled(fence);
+			nfence_fence_put(fence);
+		}
+	}
 }
 
 /**

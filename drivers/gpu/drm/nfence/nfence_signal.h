@@ -9,6 +9,7 @@
 
 struct drm_printer;
 struct nfence_adapter;
+struct nfence_device;
 struct nfence_fence;
 
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
@@ -17,7 +18,7 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count);
 void nfence_interrupt_carry(struct nfence_adapter *adapter,
 			    struct nfence_fence *fence, u64 value);
-void nfence_fence_release_waiters(struct nfence_fence *fence);
+void nfence_device_fences_error(struct nfence_device *wdev);
 void nfence_fence_set_always_signaled(struct nfence_fence *fence);
 void nfence_irq_stats_print(struct nfence_adapter *adapter,
 			    struct drm_printer *p);

@@ -15,9 +15,9 @@
 #include <drm/drm_print.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_adapter.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
-#include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 #include "nfence_wait.h"
