@@ -55,8 +55,9 @@ static void nf_allocation_unmap(struct nf_allocation *alloc)
 	alloc->lock_count = 0;
 }
 
-NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc)
+NTSTATUS nf_allocation_teardown(struct nf_object *obj)
 {
+	struct nf_allocation *alloc = (struct nf_allocation *)obj;
 	bool listed;
 
 	pthread_mutex_lock(&nf_gpu_lock);
@@ -73,25 +74,10 @@ NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc)
 
 void nf_device_close_allocations(struct nf_device *dev)
 {
-	struct nf_link *l, *next;
-	struct nf_object *obj;
+	size_t off = offsetof(struct nf_allocation, link);
 
-	l = nf_gpu_close_list(dev, &dev->allocations,
-			      offsetof(struct nf_allocation, link));
-	for (; l; l = next) {
-		struct nf_allocation *alloc =
-			nf_container_of(l, struct nf_allocation, link);
-
-		next = l->next;
-		l->next = NULL;
-		obj = nf_handle_remove(alloc->base.handle,
-				       NF_HANDLE_ALLOCATION);
-		if (obj) {
-			nf_allocation_teardown(alloc);
-			nf_object_put(obj);
-		}
-		nf_object_put(&alloc->base);
-	}
+	nf_gpu_close_taken(nf_gpu_close_list(dev, &dev->allocations, off),
+			   off, NF_HANDLE_ALLOCATION, nf_allocation_teardown);
 }
 
 /* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
@@ -179,7 +165,7 @@ static void nf_allocation_undo(D3DKMT_HANDLE handle)
 	struct nf_object *obj = nf_handle_remove(handle, NF_HANDLE_ALLOCATION);
 
 	if (obj) {
-		nf_allocation_teardown((struct nf_allocation *)obj);
+		nf_allocation_teardown(obj);
 		nf_object_put(obj);
 	}
 }
@@ -293,7 +279,7 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 			st = STATUS_INVALID_HANDLE;	/* listed twice */
 			continue;
 		}
-		st2 = nf_allocation_teardown((struct nf_allocation *)obj);
+		st2 = nf_allocation_teardown(obj);
 		if (NT_SUCCESS(st))
 			st = st2;
 		nf_object_put(obj);

@@ -73,8 +73,9 @@ static int nf_kernel_hwqueue_destroy(const struct nf_device *dev,
 			&args);
 }
 
-NTSTATUS nf_hwqueue_teardown(struct nf_hwqueue *queue)
+NTSTATUS nf_hwqueue_teardown(struct nf_object *obj)
 {
+	struct nf_hwqueue *queue = (struct nf_hwqueue *)obj;
 	bool listed;
 	int err = 0;
 
@@ -91,22 +92,17 @@ NTSTATUS nf_hwqueue_teardown(struct nf_hwqueue *queue)
 	return NFenceStatusFromErrno(err);
 }
 
-NTSTATUS nf_context_teardown(struct nf_context *ctx)
+NTSTATUS nf_context_teardown(struct nf_object *obj)
 {
-	struct nf_link *queues, *l, *next;
-	struct nf_object *obj;
+	size_t off = offsetof(struct nf_hwqueue, link);
+	struct nf_context *ctx = (struct nf_context *)obj;
+	struct nf_link *queues;
 	bool listed;
 	int err = 0;
 
 	pthread_mutex_lock(&nf_gpu_lock);
 	ctx->destroyed = true;
-	queues = ctx->queues;
-	ctx->queues = NULL;
-	for (l = queues; l; l = l->next) {
-		nf_object_get(&nf_container_of(l, struct nf_hwqueue,
-					       link)->base);
-		l->pprev = NULL;
-	}
+	queues = nf_gpu_take_list_locked(&ctx->queues, off);
 	listed = nf_link_del(&ctx->link);
 	pthread_mutex_unlock(&nf_gpu_lock);
 
@@ -114,44 +110,16 @@ NTSTATUS nf_context_teardown(struct nf_context *ctx)
 	if (listed)
 		err = nf_kernel_context_destroy(ctx->device,
 						ctx->kernel_handle);
-
-	/* Unlisted, ->next is ours alone now. */
-	for (l = queues; l; l = next) {
-		struct nf_hwqueue *queue =
-			nf_container_of(l, struct nf_hwqueue, link);
-
-		next = l->next;
-		l->next = NULL;
-		obj = nf_handle_remove(queue->base.handle, NF_HANDLE_HWQUEUE);
-		if (obj) {
-			nf_hwqueue_teardown(queue);
-			nf_object_put(obj);
-		}
-		nf_object_put(&queue->base);
-	}
+	nf_gpu_close_taken(queues, off, NF_HANDLE_HWQUEUE, nf_hwqueue_teardown);
 	return NFenceStatusFromErrno(err);
 }
 
 void nf_device_close_contexts(struct nf_device *dev)
 {
-	struct nf_link *l, *next;
-	struct nf_object *obj;
+	size_t off = offsetof(struct nf_context, link);
 
-	l = nf_gpu_close_list(dev, &dev->contexts,
-			      offsetof(struct nf_context, link));
-	for (; l; l = next) {
-		struct nf_context *ctx = nf_container_of(l, struct nf_context,
-							 link);
-
-		next = l->next;
-		l->next = NULL;
-		obj = nf_handle_remove(ctx->base.handle, NF_HANDLE_CONTEXT);
-		if (obj) {
-			nf_context_teardown(ctx);
-			nf_object_put(obj);
-		}
-		nf_object_put(&ctx->base);
-	}
+	nf_gpu_close_taken(nf_gpu_close_list(dev, &dev->contexts, off),
+			   off, NF_HANDLE_CONTEXT, nf_context_teardown);
 }
 
 NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
@@ -232,7 +200,7 @@ NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext)
 	obj = nf_handle_remove(pDestroyContext->hContext, NF_HANDLE_CONTEXT);
 	if (!obj)
 		return STATUS_INVALID_HANDLE;
-	st = nf_context_teardown((struct nf_context *)obj);
+	st = nf_context_teardown(obj);
 	nf_object_put(obj);
 	return st;
 }
@@ -339,7 +307,7 @@ NTSTATUS D3DKMTDestroyHwQueue(const D3DKMT_DESTROYHWQUEUE *pDestroyHwQueue)
 	obj = nf_handle_remove(pDestroyHwQueue->hHwQueue, NF_HANDLE_HWQUEUE);
 	if (!obj)
 		return STATUS_INVALID_HANDLE;
-	st = nf_hwqueue_teardown((struct nf_hwqueue *)obj);
+	st = nf_hwqueue_teardown(obj);
 	nf_object_put(obj);
 	return st;
 }

@@ -113,16 +113,18 @@ struct nf_hwqueue *nf_hwqueue_lookup(D3DKMT_HANDLE handle);
 
 /*
  * nf_allocation_teardown(), nf_context_teardown(), nf_hwqueue_teardown() -
- * tear down an object whose handle the caller removed from the table (the
+ * tear down the object @obj (an allocation, a context, a queue: its
+ * struct nf_object) whose handle the caller removed from the table (the
  * table's reference is still the caller's to drop): take it off its
  * parent's list and, if it was on it, destroy the kernel object; then undo
  * the library's side: an allocation's CPU mapping, a context's queues, a
  * queue's progress fence. Return the status of the kernel's destroy
  * (STATUS_SUCCESS if there was none to make).
  */
-NTSTATUS nf_allocation_teardown(struct nf_allocation *alloc);
-NTSTATUS nf_context_teardown(struct nf_context *ctx);
-NTSTATUS nf_hwqueue_teardown(struct nf_hwqueue *queue);
+typedef NTSTATUS nf_teardown_fn(struct nf_object *obj);
+nf_teardown_fn nf_allocation_teardown;
+nf_teardown_fn nf_context_teardown;
+nf_teardown_fn nf_hwqueue_teardown;
 
 /*
  * nf_gpu_close_list() - mark @dev closed, so that no allocation or context
@@ -130,10 +132,23 @@ NTSTATUS nf_hwqueue_teardown(struct nf_hwqueue *queue);
  * objects' struct nf_link at @link_offset), with a reference each. Returns
  * the first: the objects stay chained through link.next, their pprev NULL
  * (so their own destroy skips the kernel: the device's destruction does
- * it), and ->next is the caller's alone.
+ * it), and ->next is the caller's alone. nf_gpu_take_list_locked() does
+ * the same for a list of another parent (a context's queues), under
+ * nf_gpu_lock and without marking anything closed.
  */
 struct nf_link *nf_gpu_close_list(struct nf_device *dev,
 				  struct nf_link **head, size_t link_offset);
+struct nf_link *nf_gpu_take_list_locked(struct nf_link **head,
+					size_t link_offset);
+
+/*
+ * nf_gpu_close_taken() - for each object of @list (from nf_gpu_close_list()
+ * or nf_gpu_take_list_locked()): if its handle of kind @type is still in
+ * the table, remove it and @teardown the object; then drop the list's
+ * reference.
+ */
+void nf_gpu_close_taken(struct nf_link *list, size_t link_offset,
+			enum nf_handle_type type, nf_teardown_fn *teardown);
 
 /*
  * nf_device_close_allocations(), nf_device_close_contexts() - close the
