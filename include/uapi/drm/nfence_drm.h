@@ -52,6 +52,10 @@ extern "C" {
 #define DRM_NFENCE_SUBMIT		0x11
 #define DRM_NFENCE_SUBMIT_WAIT		0x12
 #define DRM_NFENCE_SUBMIT_SIGNAL	0x13
+#define DRM_NFENCE_DOORBELL_CREATE	0x14
+#define DRM_NFENCE_DOORBELL_CONNECT	0x15
+#define DRM_NFENCE_DOORBELL_DESTROY	0x16
+#define DRM_NFENCE_DOORBELL_NOTIFY	0x17
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -111,6 +115,18 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_SUBMIT_SIGNAL \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SUBMIT_SIGNAL, \
 		struct drm_nfence_submit_sync)
+#define DRM_IOCTL_NFENCE_DOORBELL_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_DOORBELL_CREATE, \
+		 struct drm_nfence_doorbell_create)
+#define DRM_IOCTL_NFENCE_DOORBELL_CONNECT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_DOORBELL_CONNECT, \
+		 struct drm_nfence_doorbell_connect)
+#define DRM_IOCTL_NFENCE_DOORBELL_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_DOORBELL_DESTROY, \
+		struct drm_nfence_doorbell_destroy)
+#define DRM_IOCTL_NFENCE_DOORBELL_NOTIFY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_DOORBELL_NOTIFY, \
+		struct drm_nfence_doorbell_notify)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -657,7 +673,8 @@ struct drm_nfence_alloc_create {
 /**
  * struct drm_nfence_alloc_destroy - destroy an allocation
  *
- * D3DKMTDestroyAllocation2. -ENOENT for an unknown @device or @handle.
+ * D3DKMTDestroyAllocation2. -ENOENT for an unknown @device or @handle,
+ * -EBUSY while the allocation is a doorbell's ring buffer or control.
  */
 struct drm_nfence_alloc_destroy {
 	/** @device: device handle */
@@ -802,12 +819,16 @@ struct drm_nfence_context_control {
  * @DRM_NFENCE_FAULT_MISALIGNED: a GPU VA not 8-byte aligned
  * @DRM_NFENCE_FAULT_BAD_COMMAND: unknown opcode, bad length or non-zero
  *	reserved bits in a command
+ * @DRM_NFENCE_FAULT_BAD_RING: a user-mode queue's doorbell named a write
+ *	index behind the last one or more than the ring's entries ahead of
+ *	the read index, or a ring entry is malformed
  */
 enum drm_nfence_fault_reason {
 	DRM_NFENCE_FAULT_NONE = 0,
 	DRM_NFENCE_FAULT_PAGE = 1,
 	DRM_NFENCE_FAULT_MISALIGNED = 2,
 	DRM_NFENCE_FAULT_BAD_COMMAND = 3,
+	DRM_NFENCE_FAULT_BAD_RING = 4,
 };
 
 /* Hardware queue flags: D3DDDI_CREATEHWQUEUEFLAGS. */
@@ -819,7 +840,7 @@ enum drm_nfence_fault_reason {
 #define DRM_NFENCE_HWQUEUE_NO_BROADCAST_WAIT	(1u << 2)
 /* DRM_NFENCE_HWQUEUE_NO_KMD_ACCESS: accepted, no meaning here */
 #define DRM_NFENCE_HWQUEUE_NO_KMD_ACCESS	(1u << 3)
-/* DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION: doorbell queue; not yet: -EOPNOTSUPP */
+/* DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION: fed by a doorbell, not by SUBMIT */
 #define DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION	(1u << 4)
 /* DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE: the progress fence is a native fence */
 #define DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE	(1u << 5)
@@ -831,10 +852,11 @@ enum drm_nfence_fault_reason {
  * struct drm_nfence_hwqueue_create - create a hardware queue (D3DKMTCreateHwQueue)
  *
  * -ENOENT for an unknown @device or @context, -EINVAL for unknown @flags
- * or non-zero @pad, -EOPNOTSUPP for USER_MODE_SUBMISSION (doorbells are not
- * implemented yet) and for NATIVE_PROGRESS_FENCE on an adapter without
- * native fences, -ENOSPC past %DRM_NFENCE_MAX_HWQUEUES_PER_FILE, -EIO when
- * the context or device is in error.
+ * or non-zero @pad, -EOPNOTSUPP for USER_MODE_SUBMISSION on an engine
+ * without %DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION and for
+ * NATIVE_PROGRESS_FENCE on an adapter without native fences, -ENOSPC past
+ * %DRM_NFENCE_MAX_HWQUEUES_PER_FILE, -EIO when the context or device is in
+ * error.
  */
 struct drm_nfence_hwqueue_create {
 	/** @device: device handle */
@@ -886,7 +908,9 @@ struct drm_nfence_hwqueue_destroy {
  * @commands_gpu_va not 8-byte aligned or not mapped for the whole @size, an
  * invalid command, or a @progress_fence_value not above the previous
  * submission's or (%DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS) more than
- * UINT_MAX/2 above the progress fence's CurrentValue; -EIO when the context
+ * UINT_MAX/2 above the progress fence's CurrentValue, or a queue created
+ * with USER_MODE_SUBMISSION (it takes work only from its doorbell); -EIO
+ * when the context
  * or device is in error. When %DRM_NFENCE_MAX_QUEUED submissions are
  * pending, the call waits for room (interruptibly: -ERESTARTSYS).
  */
@@ -921,8 +945,9 @@ struct drm_nfence_submit {
  * @count of 0 or above %DRM_NFENCE_MAX_WAIT_FENCES, non-zero @flags or
  * @pad, an INTRA_GPU fence, or a value outside the 32-bit window (see
  * &struct drm_nfence_fence_wait); -EACCES for a fence handle opened with
- * NO_WAIT (wait) or NO_SIGNAL (signal); -EIO when the context or device
- * is in error. Blocks for room as &struct drm_nfence_submit does.
+ * NO_WAIT (wait) or NO_SIGNAL (signal), or a user-mode submission queue;
+ * -EIO when the context or device is in error. Blocks for room as &struct
+ * drm_nfence_submit does.
  */
 struct drm_nfence_submit_sync {
 	/** @device: device handle */
@@ -937,6 +962,192 @@ struct drm_nfence_submit_sync {
 	__u32 count;
 	/** @flags: must be zero */
 	__u32 flags;
+};
+
+/**
+ * DOC: user-mode submission (doorbells)
+ *
+ * A hardware queue created with %DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION
+ * takes no kernel-mode submission: the process writes command buffers, a
+ * ring of &struct drm_nfence_ring_entry in one of its allocations, and
+ * rings the queue's doorbell, with no system call per submission.
+ *
+ * - The ring buffer is an allocation of the queue's device whose size
+ *   divided by 16 gives the number of entries (at least 1). Entry i of the
+ *   ring holds the i-th command buffer modulo that number.
+ * - The ring buffer control, optional, is an allocation holding &struct
+ *   drm_nfence_ring_control at offset 0: @write_index is the process's,
+ *   @read_index the engine's (the entries it has finished).
+ * - Ringing is a 64-bit store of the write index (the count of entries
+ *   written since the doorbell was created) to the doorbell page. The CMP
+ *   runs entries from its read index up to the last write index it took
+ *   from the doorbell, as command buffers of the engine's ISA; the process
+ *   signals the queue's progress fence from its command buffers.
+ * - A write index behind the last one taken, or more than the ring's
+ *   entries ahead of the read index, and an entry with a bad size, address
+ *   or non-zero @flags, fault the context (%DRM_NFENCE_FAULT_BAD_RING), as
+ *   a bad command does.
+ *
+ * %DRM_IOCTL_NFENCE_DOORBELL_CREATE returns three mmap offsets, each of
+ * one page: the doorbell (read/write; map it twice for a secondary
+ * address), the status word (read-only, a __u64 &enum
+ * drm_nfence_doorbell_status) and the last queued progress fence value
+ * (read/write, the process's). A new doorbell is disconnected: its
+ * mappings show a dummy page of its own, where stores go nowhere, and its
+ * status is %DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY.
+ * %DRM_IOCTL_NFENCE_DOORBELL_CONNECT gives it a physical doorbell and
+ * moves its mappings there (the CPU page tables change, no copy is made).
+ *
+ * The CMP watches connected doorbells while it is active. When it has
+ * seen no ring for a while it stops watching: it sets the status of every
+ * connected doorbell to %DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD, issues
+ * a full barrier and looks at every doorbell once more. A process rings,
+ * issues a full barrier and reads the status; when it reads
+ * CONNECTED_NOTIFY_KMD it calls %DRM_IOCTL_NFENCE_DOORBELL_NOTIFY. Either
+ * the CMP's last look sees the ring or the process sees the status, so no
+ * ring is lost.
+ *
+ * With the dedicated doorbell model an adapter has a limited number of
+ * physical doorbells; connecting one more takes the one of the connected
+ * doorbell rung least recently (one of a stopped queue first), whose
+ * mapping goes back to its dummy page and status to DISCONNECTED_RETRY
+ * before the physical doorbell is reused. Its work already rung runs; the
+ * process connects again and rings again. A queue whose context faults or
+ * whose device is lost has its doorbell status set to
+ * %DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT, and connecting it fails.
+ */
+
+/**
+ * struct drm_nfence_ring_entry - one entry of a user-mode queue's ring
+ */
+struct drm_nfence_ring_entry {
+	/** @commands_gpu_va: GPU VA of the command buffer, 8-byte aligned */
+	__u64 commands_gpu_va;
+	/** @size: bytes of commands, 8..%DRM_NFENCE_MAX_SUBMIT_SIZE, 8-aligned */
+	__u32 size;
+	/** @flags: must be zero */
+	__u32 flags;
+};
+
+/**
+ * struct drm_nfence_ring_control - the ring buffer control allocation
+ */
+struct drm_nfence_ring_control {
+	/** @write_index: entries written; the process's */
+	__u64 write_index;
+	/** @read_index: entries the engine has finished; the engine's */
+	__u64 read_index;
+};
+
+/**
+ * enum drm_nfence_doorbell_status - D3DDDI_DOORBELLSTATUS
+ * @DRM_NFENCE_DOORBELL_CONNECTED: rings reach the CMP
+ * @DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD: rings reach the CMP once the
+ *	process calls %DRM_IOCTL_NFENCE_DOORBELL_NOTIFY
+ * @DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY: rings go nowhere; connect and
+ *	ring again
+ * @DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT: the queue is lost; destroy and
+ *	recreate it
+ */
+enum drm_nfence_doorbell_status {
+	DRM_NFENCE_DOORBELL_CONNECTED = 0,
+	DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD = 1,
+	DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY = 2,
+	DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT = 3,
+};
+
+/* Doorbell flags: D3DKMT_CREATE_DOORBELL_FLAGS. */
+/*
+ * DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA: RequireSecondaryCpuVA; accepted,
+ * the process maps the doorbell page twice
+ */
+#define DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA	(1u << 0)
+/* DRM_NFENCE_DOORBELL_RESIZE_RING: ResizeRingBufferOperation; -EOPNOTSUPP */
+#define DRM_NFENCE_DOORBELL_RESIZE_RING		(1u << 1)
+
+/**
+ * struct drm_nfence_doorbell_create - create a doorbell (D3DKMTCreateDoorbell)
+ *
+ * Ties a user-mode submission queue to its ring. The ring buffer and
+ * control allocations must belong to the queue's device; while the
+ * doorbell lives, destroying them fails with -EBUSY.
+ *
+ * -ENOENT for an unknown @device, @hwqueue, @ring_alloc or
+ * @ring_control_alloc; -EINVAL for unknown @flags, a queue created without
+ * USER_MODE_SUBMISSION, a ring buffer smaller than one entry or a control
+ * allocation smaller than &struct drm_nfence_ring_control; -EOPNOTSUPP for
+ * %DRM_NFENCE_DOORBELL_RESIZE_RING; -EBUSY if the queue has a doorbell;
+ * -EIO when the queue's context or device is in error.
+ */
+struct drm_nfence_doorbell_create {
+	/** @device: device handle */
+	__u32 device;
+	/** @hwqueue: a queue created with USER_MODE_SUBMISSION */
+	__u32 hwqueue;
+	/** @ring_alloc: allocation handle of the ring buffer */
+	__u32 ring_alloc;
+	/** @ring_control_alloc: allocation handle of the control, or 0 */
+	__u32 ring_control_alloc;
+	/** @flags: DRM_NFENCE_DOORBELL_* */
+	__u32 flags;
+	/** @handle: out: doorbell handle, never 0 */
+	__u32 handle;
+	/** @doorbell_offset: out: mmap offset of the doorbell page */
+	__u64 doorbell_offset;
+	/** @status_offset: out: mmap offset of the status page (read-only) */
+	__u64 status_offset;
+	/** @last_queued_offset: out: mmap offset of the last queued value */
+	__u64 last_queued_offset;
+};
+
+/**
+ * struct drm_nfence_doorbell_connect - connect a doorbell (D3DKMTConnectDoorbell)
+ *
+ * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags,
+ * -EIO when the doorbell's status is DISCONNECTED_ABORT. Connecting a
+ * connected doorbell only returns its status.
+ */
+struct drm_nfence_doorbell_connect {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: doorbell handle */
+	__u32 handle;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @status: out: &enum drm_nfence_doorbell_status after the call */
+	__u32 status;
+};
+
+/**
+ * struct drm_nfence_doorbell_destroy - destroy a doorbell (D3DKMTDestroyDoorbell)
+ *
+ * Disconnects the doorbell; ring entries not yet run are dropped. Its CPU
+ * mappings stay valid (on its dummy page) until munmap(). -ENOENT for an
+ * unknown @device or @handle.
+ */
+struct drm_nfence_doorbell_destroy {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: doorbell handle */
+	__u32 handle;
+};
+
+/**
+ * struct drm_nfence_doorbell_notify - D3DKMTNotifyWorkSubmission
+ *
+ * Tells the CMP to look at the doorbell, and to watch connected doorbells
+ * again. -ENOENT for an unknown @device or @handle, -EINVAL for non-zero
+ * @flags or @pad.
+ */
+struct drm_nfence_doorbell_notify {
+	/** @device: device handle */
+	__u32 device;
+	/** @handle: doorbell handle */
+	__u32 handle;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @pad: must be zero */
+	__u32 pad;
 };
 
 /**

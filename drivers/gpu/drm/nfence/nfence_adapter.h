@@ -44,6 +44,11 @@ struct nfence_adapter {
 	struct nfence_gpu gpu;
 	/** @cmp: its context management processor */
 	struct nfence_cmp cmp;
+	/**
+	 * @doorbell_lock: serializes connecting, disconnecting and faulting
+	 * in the CPU mappings of the adapter's doorbells
+	 */
+	struct mutex doorbell_lock;
 	/** @clients_lock: protects @clients; see the lock order in nfence_drv.c */
 	struct mutex clients_lock;
 	/** @clients: open files, &struct nfence_file.link */
@@ -94,6 +99,8 @@ struct nfence_file {
 	struct nfence_table contexts;
 	/** @hwqueues: queue handle -> &struct nfence_hwqueue */
 	struct nfence_table hwqueues;
+	/** @doorbells: doorbell handle -> &struct nfence_doorbell */
+	struct nfence_table doorbells;
 	/** @tgid: thread group id of the opener */
 	pid_t tgid;
 	/** @comm: command name of the opener */

@@ -139,7 +139,10 @@ static int nfence_alloc_place(struct nfence_adapter *adapter,
 	return 0;
 }
 
-/* Remove @handle of @device from the table; NULL if it names nothing. */
+/*
+ * Remove @handle of @device from the table: the allocation, NULL if it
+ * names nothing, or -EBUSY if a doorbell pins it.
+ */
 static struct nfence_alloc *nfence_alloc_remove(struct nfence_file *nfile,
 						u32 device, u32 handle)
 {
@@ -147,12 +150,59 @@ static struct nfence_alloc *nfence_alloc_remove(struct nfence_file *nfile,
 
 	xa_lock(&nfile->allocs.xa);
 	alloc = xa_load(&nfile->allocs.xa, handle);
-	if (alloc && alloc->device->handle == device)
-		nfence_table_erase_locked(&nfile->allocs, handle);
-	else
+	if (!alloc || alloc->device->handle != device)
 		alloc = NULL;
+	else if (alloc->pins)
+		alloc = ERR_PTR(-EBUSY);
+	else
+		nfence_table_erase_locked(&nfile->allocs, handle);
 	xa_unlock(&nfile->allocs.xa);
 	return alloc;
+}
+
+/**
+ * nfence_alloc_pin - keep an allocation from being destroyed
+ * @nfile: the file
+ * @device: the device handle it must belong to
+ * @handle: the allocation handle
+ *
+ * For a doorbell's ring buffer and control: until nfence_alloc_unpin(),
+ * DRM_IOCTL_NFENCE_ALLOC_DESTROY on it fails with -EBUSY (destroying its
+ * device or closing its file still destroys it, after its doorbells).
+ *
+ * Return: the allocation, with a reference, or NULL if @handle names no
+ * allocation of @device.
+ */
+struct nfence_alloc *nfence_alloc_pin(struct nfence_file *nfile, u32 device,
+				      u32 handle)
+{
+	struct nfence_alloc *alloc;
+
+	xa_lock(&nfile->allocs.xa);
+	alloc = xa_load(&nfile->allocs.xa, handle);
+	if (alloc && alloc->device->handle == device) {
+		alloc->pins++;
+		drm_gem_object_get(&alloc->base);
+	} else {
+		alloc = NULL;
+	}
+	xa_unlock(&nfile->allocs.xa);
+	return alloc;
+}
+
+/**
+ * nfence_alloc_unpin - undo nfence_alloc_pin()
+ * @nfile: the file the allocation was pinned in
+ * @alloc: the allocation, or NULL
+ */
+void nfence_alloc_unpin(struct nfence_file *nfile, struct nfence_alloc *alloc)
+{
+	if (!alloc)
+		return;
+	xa_lock(&nfile->allocs.xa);
+	alloc->pins--;
+	xa_unlock(&nfile->allocs.xa);
+	drm_gem_object_put(&alloc->base);
 }
 
 /* Tear down a removed allocation: GPU VA and handle now, memory later. */
@@ -283,7 +333,8 @@ err:
  * @data: &struct drm_nfence_alloc_destroy
  * @file: the caller's file
  *
- * Return: 0, or -ENOENT if the handle names no allocation of the device.
+ * Return: 0, -ENOENT if the handle names no allocation of the device, or
+ * -EBUSY while a doorbell uses it.
  */
 int nfence_alloc_destroy_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file)
@@ -295,6 +346,8 @@ int nfence_alloc_destroy_ioctl(struct drm_device *drm, void *data,
 	alloc = nfence_alloc_remove(nfile, args->device, args->handle);
 	if (!alloc)
 		return -ENOENT;
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
 	nfence_alloc_close(nfile, alloc);
 	return 0;
 }
@@ -343,10 +396,13 @@ void nfence_device_close_allocs(struct nfence_device *wdev)
 	struct nfence_alloc *alloc;
 	unsigned long handle;
 
+	/* Its doorbells, which pin allocations, are gone with its queues. */
 	xa_for_each(&nfile->allocs.xa, handle, alloc) {
 		alloc = nfence_alloc_remove(nfile, wdev->handle, handle);
-		if (alloc)
+		if (!IS_ERR_OR_NULL(alloc))
 			nfence_alloc_close(nfile, alloc);
+		else
+			WARN_ON(alloc);
 	}
 }
 

@@ -43,8 +43,13 @@ struct nfence_alloc {
 	u32 handle;
 	/** @map: the memory in the file's GPU address space */
 	struct nfence_vm_mapping map;
+	/** @pins: doorbells using it; under the allocation table's lock */
+	u32 pins;
 };
 
+struct nfence_alloc *nfence_alloc_pin(struct nfence_file *nfile, u32 device,
+				      u32 handle);
+void nfence_alloc_unpin(struct nfence_file *nfile, struct nfence_alloc *alloc);
 void nfence_device_close_allocs(struct nfence_device *wdev);
 void nfence_file_allocs_init(struct nfence_file *nfile);
 void nfence_file_allocs_fini(struct nfence_file *nfile);

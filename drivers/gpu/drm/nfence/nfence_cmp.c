@@ -10,10 +10,12 @@
 #include <linux/timekeeping.h>
 
 #include <drm/drm_print.h>
+#include <drm/nfence_drm.h>
 
 #include "nfence_cmp.h"
 #include "nfence_engine.h"
 #include "nfence_gpu.h"
+#include "nfence_vm.h"
 
 /**
  * DOC: context management processor
@@ -54,7 +56,235 @@
  * done) goes through the &struct nfence_cmp_ops the driver registered.
  */
 
+/**
+ * DOC: doorbells
+ *
+ * A user-mode queue's ring (&struct nfence_cmp_ring) is bound to a physical
+ * doorbell while its doorbell is connected: a page of the doorbell BAR
+ * (&nfence_gpu.doorbell_pages), which the process maps and stores its
+ * write index to. Memory writes raise no interrupt, so the CMP watches:
+ * each pass starts by reading every bound doorbell and taking the rings
+ * it finds (a write index it has not seen makes the queue runnable), and
+ * while doorbells are connected the thread polls every
+ * %NFENCE_CMP_POLL_NS instead of sleeping until kicked.
+ *
+ * An idle CMP must cost nothing, so after %NFENCE_CMP_WATCH_NS without a
+ * ring it goes quiet: it sets every connected doorbell's status to
+ * CONNECTED_NOTIFY_KMD, issues a full barrier, looks at every doorbell
+ * once more and only then sleeps until kicked. The process stores its ring,
+ * issues a full barrier and loads the status; if it reads
+ * CONNECTED_NOTIFY_KMD it calls DOORBELL_NOTIFY, which makes the CMP watch
+ * again (nfence_cmp_watch_locked()) and kicks it. Both sides store then
+ * load with a full barrier between, so at least one sees the other's
+ * store: the CMP's last look sees the ring, or the process sees the status
+ * and notifies. A connect watches again as a notify does.
+ *
+ * Dedicated model: each physical doorbell is bound to at most one ring
+ * (&nfence_cmp.doorbells), and the value stored is that ring's write
+ * index. Global model: one physical doorbell for every ring; a ring is any
+ * non-zero store, which the CMP takes and clears with one exchange, then
+ * reads every bound ring's write index from its ring control.
+ *
+ * A physical doorbell is given to another ring only once no CPU mapping
+ * of its previous ring points at it: the driver unbinds the ring, moves
+ * its mappings to a dummy page, takes a last look at the doorbell for it
+ * (nfence_cmp_doorbell_take_locked()), and only then binds the new ring.
+ * A ring whose queue stopped (fault, device lost) stays bound, its status
+ * DISCONNECTED_ABORT, until its doorbell goes or is taken, so the stopped
+ * process never stores to a doorbell that another queue owns.
+ */
+
 #define NFENCE_CMP_KICK	0
+
+/* NFENCE_CMP_POLL_NS: how often the CMP reads the doorbells while watching */
+#define NFENCE_CMP_POLL_NS	(100 * NSEC_PER_USEC)
+/* NFENCE_CMP_WATCH_NS: how long the CMP watches without seeing a ring */
+#define NFENCE_CMP_WATCH_NS	(20 * NSEC_PER_MSEC)
+
+static bool nfence_cmp_global(struct nfence_cmp *cmp)
+{
+	return cmp->gpu->cfg.doorbell_model == DRM_NFENCE_DOORBELL_GLOBAL;
+}
+
+static bool nfence_queue_stopped(struct nfence_cmp_queue *q)
+{
+	return q->state == NFENCE_QUEUE_FAULTED || q->state == NFENCE_QUEUE_LOST;
+}
+
+static void nfence_ring_set_status(struct nfence_cmp_ring *ring, u32 status)
+{
+	WRITE_ONCE(*ring->status, status);
+}
+
+/* Take @q's ring entry off its pending list: its work is dropped. */
+static void nfence_cmp_ring_unqueue(struct nfence_cmp_queue *q)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+
+	if (!ring->queued)
+		return;
+	list_del(&ring->entry.link);
+	q->num_pending--;
+	ring->queued = false;
+}
+
+/* Fault @q for its ring at @va. */
+static void nfence_cmp_ring_fault(struct nfence_cmp *cmp,
+				  struct nfence_cmp_queue *q, u64 va, u32 reason,
+				  struct list_head *dropped)
+{
+	atomic64_inc(&cmp->faults);
+	cmp->ops->queue_fault(cmp, q, va, reason, dropped);
+}
+
+/*
+ * A ring of @q's doorbell with write index @v. Returns true if it was new
+ * (a ring taken, or a bad one that faulted the queue).
+ */
+static bool nfence_cmp_ring_take(struct nfence_cmp *cmp,
+				 struct nfence_cmp_queue *q, u64 v, u64 now,
+				 struct list_head *dropped)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+
+	if (v == ring->seen || nfence_queue_stopped(q))
+		return false;
+	/* Unsigned: a write index behind the read index is far ahead. */
+	if (v - ring->read_index > ring->num_entries ||
+	    v - ring->seen > v - ring->read_index) {
+		nfence_cmp_ring_fault(cmp, q, ring->ring_va,
+				      DRM_NFENCE_FAULT_BAD_RING, dropped);
+		return true;
+	}
+	ring->seen = v;
+	ring->rung_ns = now;
+	atomic64_inc(&cmp->rings);
+	if (q->state == NFENCE_QUEUE_IDLE)
+		q->state = NFENCE_QUEUE_READY;
+	return true;
+}
+
+/* Global model: read the write index of a bound ring from its control. */
+static bool nfence_cmp_ring_take_control(struct nfence_cmp *cmp,
+					 struct nfence_cmp_queue *q, u64 now,
+					 struct list_head *dropped)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+	__le64 v;
+	int ret;
+
+	if (!ring || ring->slot < 0 || nfence_queue_stopped(q))
+		return false;
+	mutex_lock(&q->vm->lock);
+	ret = nfence_vm_read_locked(q->vm, ring->control_va, &v, sizeof(v));
+	mutex_unlock(&q->vm->lock);
+	if (ret) {
+		nfence_cmp_ring_fault(cmp, q, ring->control_va,
+				      DRM_NFENCE_FAULT_PAGE, dropped);
+		return true;
+	}
+	return nfence_cmp_ring_take(cmp, q, le64_to_cpu(v), now, dropped);
+}
+
+/* Look at every bound doorbell; true if a ring was taken. */
+static bool nfence_cmp_watch_doorbells(struct nfence_cmp *cmp, u64 now,
+				       struct list_head *dropped)
+{
+	struct nfence_cmp_queue *q;
+	bool rung = false;
+	u32 i;
+
+	if (!cmp->num_connected)
+		return false;
+	if (nfence_cmp_global(cmp)) {
+		if (!xchg(nfence_gpu_doorbell(cmp->gpu, 0), 0))
+			return false;
+		for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+			list_for_each_entry(q, &cmp->engines[i].runlist,
+					    engine_link)
+				rung |= nfence_cmp_ring_take_control(cmp, q, now,
+								     dropped);
+		return rung;
+	}
+	for (i = 0; i < cmp->gpu->cfg.num_doorbells; i++) {
+		u64 *doorbell = nfence_gpu_doorbell(cmp->gpu, i);
+
+		q = cmp->doorbells[i];
+		if (q)
+			rung |= nfence_cmp_ring_take(cmp, q, READ_ONCE(*doorbell),
+						     now, dropped);
+	}
+	return rung;
+}
+
+/* Set the status of every bound ring whose queue runs. */
+static void nfence_cmp_set_statuses(struct nfence_cmp *cmp, u32 status)
+{
+	struct nfence_cmp_queue *q;
+	u32 i;
+
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
+			if (q->ring && q->ring->slot >= 0 &&
+			    !nfence_queue_stopped(q))
+				nfence_ring_set_status(q->ring, status);
+}
+
+/**
+ * nfence_cmp_watch_locked - make the CMP watch the doorbells again
+ * @cmp: the CMP, whose lock is held
+ *
+ * For a connect and DOORBELL_NOTIFY; the caller kicks the CMP once it has
+ * dropped the lock.
+ */
+void nfence_cmp_watch_locked(struct nfence_cmp *cmp)
+{
+	lockdep_assert_held(&cmp->lock);
+	if (cmp->quiet) {
+		cmp->quiet = false;
+		nfence_cmp_set_statuses(cmp, DRM_NFENCE_DOORBELL_CONNECTED);
+	}
+	cmp->watch_until_ns = ktime_get_ns() + NFENCE_CMP_WATCH_NS;
+}
+
+/*
+ * After passes that found nothing to do: poll the doorbells until the watch
+ * ends, then go quiet (see DOC: doorbells). Returns true if the last look
+ * found a ring, and another pass is due.
+ */
+static bool nfence_cmp_doorbells_idle(struct nfence_cmp *cmp, u64 *deadline)
+{
+	u64 now = ktime_get_ns();
+	bool rung = false;
+	LIST_HEAD(dropped);
+
+	mutex_lock(&cmp->lock);
+	if (!cmp->num_connected || cmp->quiet)
+		goto out;
+	if (now < cmp->watch_until_ns) {
+		u64 poll = now + NFENCE_CMP_POLL_NS;
+
+		if (!*deadline || poll < *deadline)
+			*deadline = poll;
+		goto out;
+	}
+	nfence_cmp_set_statuses(cmp, DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD);
+	/* The statuses before the last look; pairs with the process's ring. */
+	smp_mb();
+	rung = nfence_cmp_watch_doorbells(cmp, now, &dropped);
+	if (rung) {
+		nfence_cmp_set_statuses(cmp, DRM_NFENCE_DOORBELL_CONNECTED);
+		cmp->watch_until_ns = now + NFENCE_CMP_WATCH_NS;
+	} else {
+		cmp->quiet = true;
+		atomic64_inc(&cmp->quiets);
+	}
+out:
+	mutex_unlock(&cmp->lock);
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
+	return rung;
+}
 
 static bool nfence_queue_runnable(struct nfence_cmp_queue *q)
 {
@@ -126,6 +356,10 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	atomic64_inc(&cmp->passes);
 	*deadline = 0;
 	mutex_lock(&cmp->lock);
+	if (nfence_cmp_watch_doorbells(cmp, now, &dropped)) {
+		progress = true;
+		cmp->watch_until_ns = now + NFENCE_CMP_WATCH_NS;
+	}
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 		struct nfence_cmp_engine *e = &cmp->engines[i];
 
@@ -197,9 +431,12 @@ static int nfence_cmp_thread(void *data)
 
 		atomic64_inc(&cmp->wakeups);
 		WRITE_ONCE(cmp->busy, true);
-		while (nfence_cmp_pass(cmp, &deadline) &&
-		       !kthread_should_stop())
-			cond_resched();
+		do {
+			while (nfence_cmp_pass(cmp, &deadline) &&
+			       !kthread_should_stop())
+				cond_resched();
+		} while (nfence_cmp_doorbells_idle(cmp, &deadline) &&
+			 !kthread_should_stop());
 		WRITE_ONCE(cmp->busy, false);
 	}
 	return 0;
@@ -236,6 +473,12 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	atomic64_set(&cmp->commands, 0);
 	atomic64_set(&cmp->faults, 0);
 	atomic64_set(&cmp->hangs, 0);
+	atomic64_set(&cmp->rings, 0);
+	atomic64_set(&cmp->quiets, 0);
+	memset(cmp->doorbells, 0, sizeof(cmp->doorbells));
+	cmp->num_connected = 0;
+	cmp->watch_until_ns = 0;
+	cmp->quiet = false;
 	init_waitqueue_head(&cmp->wq);
 }
 
@@ -300,6 +543,7 @@ void nfence_cmp_queue_init(struct nfence_cmp_queue *q)
 	INIT_LIST_HEAD(&q->pending);
 	q->num_pending = 0;
 	q->state = NFENCE_QUEUE_IDLE;
+	q->ring = NULL;
 }
 
 /**
@@ -368,6 +612,12 @@ void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
 
 	lockdep_assert_held(&cmp->lock);
+	if (q->ring) {
+		/* The ring's entry is the CMP's, not the driver's to free. */
+		nfence_cmp_ring_unqueue(q);
+		nfence_ring_set_status(q->ring,
+				       DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	}
 	list_splice_tail_init(&q->pending, dropped);
 	q->num_pending = 0;
 	if (q->state != NFENCE_QUEUE_LOST)
@@ -392,6 +642,169 @@ void nfence_cmp_walk_queues_locked(struct nfence_cmp *cmp,
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
 		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
 			fn(q, data);
+}
+
+/**
+ * nfence_cmp_ring_attach_locked - give a user-mode queue its ring
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue, without a ring
+ * @ring: the ring, its @ring_va, @control_va, @num_entries and @status set
+ *
+ * The ring starts disconnected, its status DISCONNECTED_RETRY.
+ */
+void nfence_cmp_ring_attach_locked(struct nfence_cmp *cmp,
+				   struct nfence_cmp_queue *q,
+				   struct nfence_cmp_ring *ring)
+{
+	lockdep_assert_held(&cmp->lock);
+	ring->slot = -1;
+	ring->seen = 0;
+	ring->read_index = 0;
+	ring->rung_ns = 0;
+	ring->queued = false;
+	ring->entry.kind = NFENCE_SUB_RING;
+	nfence_ring_set_status(ring, DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	q->ring = ring;
+}
+
+/**
+ * nfence_cmp_ring_detach_locked - take a queue's ring away
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue, whose ring is unbound
+ *
+ * Ring entries not yet run are dropped; one the engine is running ends
+ * at the current command. The ring's status becomes DISCONNECTED_ABORT:
+ * it will never be connected again.
+ */
+void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
+				   struct nfence_cmp_queue *q)
+{
+	lockdep_assert_held(&cmp->lock);
+	if (!q->ring)
+		return;
+	WARN_ON(q->ring->slot >= 0);
+	nfence_cmp_ring_unqueue(q);
+	nfence_ring_set_status(q->ring, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	q->ring = NULL;
+}
+
+/**
+ * nfence_cmp_doorbell_free_slot_locked - a physical doorbell to bind
+ * @cmp: the CMP, whose lock is held
+ *
+ * Return: a free physical doorbell (with the global model, the one
+ * doorbell), or -ENOSPC if every one is bound.
+ */
+int nfence_cmp_doorbell_free_slot_locked(struct nfence_cmp *cmp)
+{
+	u32 i;
+
+	lockdep_assert_held(&cmp->lock);
+	if (nfence_cmp_global(cmp))
+		return 0;
+	for (i = 0; i < cmp->gpu->cfg.num_doorbells; i++)
+		if (!cmp->doorbells[i])
+			return i;
+	return -ENOSPC;
+}
+
+/**
+ * nfence_cmp_doorbell_victim_locked - the ring to take a doorbell from
+ * @cmp: the CMP, whose lock is held, with every physical doorbell bound
+ *
+ * Return: a ring whose queue stopped if there is one, else the ring rung
+ * least recently.
+ */
+struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp)
+{
+	struct nfence_cmp_queue *q, *victim = NULL;
+	u32 i;
+
+	lockdep_assert_held(&cmp->lock);
+	for (i = 0; i < cmp->gpu->cfg.num_doorbells; i++) {
+		q = cmp->doorbells[i];
+		if (!q)
+			continue;
+		if (nfence_queue_stopped(q))
+			return q;
+		if (!victim || q->ring->rung_ns < victim->ring->rung_ns)
+			victim = q;
+	}
+	return victim;
+}
+
+/**
+ * nfence_cmp_doorbell_unbind_locked - disconnect a ring from its doorbell
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue; nothing happens if its ring is not bound
+ * @status: its new status, unless it is DISCONNECTED_ABORT already
+ *
+ * The physical doorbell is free for nfence_cmp_doorbell_bind_locked() once
+ * no CPU mapping of the ring points at it any more.
+ */
+void nfence_cmp_doorbell_unbind_locked(struct nfence_cmp *cmp,
+				       struct nfence_cmp_queue *q, u32 status)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+
+	lockdep_assert_held(&cmp->lock);
+	if (!ring || ring->slot < 0)
+		return;
+	if (!nfence_cmp_global(cmp))
+		cmp->doorbells[ring->slot] = NULL;
+	ring->slot = -1;
+	cmp->num_connected--;
+	if (READ_ONCE(*ring->status) != DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT)
+		nfence_ring_set_status(ring, status);
+}
+
+/**
+ * nfence_cmp_doorbell_take_locked - a last look at a doorbell for a ring
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue whose ring was unbound from @slot
+ * @slot: the physical doorbell, which no mapping of the ring reaches now
+ * @dropped: where the entries of a queue a bad ring faults go
+ *
+ * A ring stored before the ring's mappings moved away runs.
+ */
+void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
+				     struct nfence_cmp_queue *q, u32 slot,
+				     struct list_head *dropped)
+{
+	u64 *doorbell = nfence_gpu_doorbell(cmp->gpu, slot);
+
+	lockdep_assert_held(&cmp->lock);
+	if (!q->ring || nfence_cmp_global(cmp))
+		return;
+	nfence_cmp_ring_take(cmp, q, READ_ONCE(*doorbell), ktime_get_ns(),
+			     dropped);
+}
+
+/**
+ * nfence_cmp_doorbell_bind_locked - connect a ring to a physical doorbell
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue, whose ring is not bound
+ * @slot: a physical doorbell from nfence_cmp_doorbell_free_slot_locked()
+ *
+ * The dedicated doorbell starts at the ring's last write index; the status
+ * becomes CONNECTED (the caller makes the CMP watch).
+ */
+void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
+				     struct nfence_cmp_queue *q, u32 slot)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+
+	lockdep_assert_held(&cmp->lock);
+	if (!nfence_cmp_global(cmp)) {
+		cmp->doorbells[slot] = q;
+		WRITE_ONCE(*nfence_gpu_doorbell(cmp->gpu, slot), ring->seen);
+	}
+	ring->slot = slot;
+	ring->rung_ns = ktime_get_ns();
+	cmp->num_connected++;
+	nfence_ring_set_status(ring, cmp->quiet ?
+			       DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD :
+			       DRM_NFENCE_DOORBELL_CONNECTED);
 }
 
 /**
@@ -420,6 +833,10 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 		   (long long)atomic64_read(&cmp->commands));
 	drm_printf(p, "faults: %lld\n", (long long)atomic64_read(&cmp->faults));
 	drm_printf(p, "hangs: %lld\n", (long long)atomic64_read(&cmp->hangs));
+	drm_printf(p, "rings: %lld\n", (long long)atomic64_read(&cmp->rings));
+	drm_printf(p, "quiets: %lld\n", (long long)atomic64_read(&cmp->quiets));
+	drm_printf(p, "doorbells: %u%s\n", cmp->num_connected,
+		   cmp->num_connected && READ_ONCE(cmp->quiet) ? " quiet" : "");
 }
 
 /**

@@ -45,11 +45,14 @@ enum nfence_queue_state {
  * @NFENCE_SUB_COMMANDS: a command buffer (kernel-mode submission)
  * @NFENCE_SUB_WAIT: a legacy wait held by CPU waiters
  * @NFENCE_SUB_SIGNAL: a legacy signal done by a kernel worker
+ * @NFENCE_SUB_RING: a command buffer a user-mode queue's ring named
+ *	(&nfence_cmp_ring.entry); the CMP's own, never the driver's
  */
 enum nfence_sub_kind {
 	NFENCE_SUB_COMMANDS,
 	NFENCE_SUB_WAIT,
 	NFENCE_SUB_SIGNAL,
+	NFENCE_SUB_RING,
 };
 
 /**
@@ -81,6 +84,37 @@ struct nfence_cmp_entry {
 struct nfence_cmp_context {
 	/** @suspended: not scheduled */
 	bool suspended;
+};
+
+/**
+ * struct nfence_cmp_ring - what the CMP knows of a user-mode queue's ring
+ *
+ * Embedded in the driver's doorbell; &nfence_cmp_queue.ring points to it
+ * while the doorbell lives. @ring_va, @control_va, @num_entries and
+ * @status are set before nfence_cmp_ring_attach_locked() and fixed after;
+ * the rest is under &nfence_cmp.lock.
+ */
+struct nfence_cmp_ring {
+	/** @ring_va: GPU VA of the ring buffer */
+	u64 ring_va;
+	/** @control_va: GPU VA of the ring control, 0 for none */
+	u64 control_va;
+	/** @num_entries: entries in the ring buffer */
+	u32 num_entries;
+	/** @slot: the physical doorbell it is connected to, -1 for none */
+	int slot;
+	/** @status: kernel address of the doorbell status word */
+	u64 *status;
+	/** @seen: the last write index the CMP took from the doorbell */
+	u64 seen;
+	/** @read_index: entries finished */
+	u64 read_index;
+	/** @rung_ns: when the CMP last saw a ring (or connect), for the LRU */
+	u64 rung_ns;
+	/** @entry: the command buffer being run, while @queued */
+	struct nfence_cmp_entry entry;
+	/** @queued: @entry is on the queue's pending list */
+	bool queued;
 };
 
 /**
@@ -117,6 +151,8 @@ struct nfence_cmp_queue {
 	u64 wait_value;
 	/** @work_start_ns: RUNNING: when the WORK command started */
 	u64 work_start_ns;
+	/** @ring: a user-mode queue's ring while it has a doorbell, or NULL */
+	struct nfence_cmp_ring *ring;
 };
 
 /**
@@ -226,6 +262,14 @@ struct nfence_cmp {
 	u32 next_id;
 	/** @tdr_ns: TDR timeout in ns, 0 for none */
 	u64 tdr_ns;
+	/** @doorbells: the queue each physical doorbell is bound to, or NULL */
+	struct nfence_cmp_queue *doorbells[NFENCE_MAX_DOORBELLS];
+	/** @num_connected: bound physical doorbells */
+	u32 num_connected;
+	/** @watch_until_ns: the CMP watches the doorbells until then */
+	u64 watch_until_ns;
+	/** @quiet: not watching; connected doorbells say CONNECTED_NOTIFY_KMD */
+	bool quiet;
 	/** @wakeups: times the thread woke up to work */
 	atomic64_t wakeups;
 	/** @passes: passes made over the runlists */
@@ -236,6 +280,10 @@ struct nfence_cmp {
 	atomic64_t faults;
 	/** @hangs: hangs detected (TDR) */
 	atomic64_t hangs;
+	/** @rings: doorbell rings taken */
+	atomic64_t rings;
+	/** @quiets: times the CMP stopped watching the doorbells */
+	atomic64_t quiets;
 };
 
 void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
@@ -257,6 +305,21 @@ void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 				  struct list_head *dropped);
 void nfence_cmp_walk_queues_locked(struct nfence_cmp *cmp,
 				   nfence_cmp_queue_fn_t fn, void *data);
+void nfence_cmp_ring_attach_locked(struct nfence_cmp *cmp,
+				   struct nfence_cmp_queue *q,
+				   struct nfence_cmp_ring *ring);
+void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
+				   struct nfence_cmp_queue *q);
+int nfence_cmp_doorbell_free_slot_locked(struct nfence_cmp *cmp);
+struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp);
+void nfence_cmp_doorbell_unbind_locked(struct nfence_cmp *cmp,
+				       struct nfence_cmp_queue *q, u32 status);
+void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
+				     struct nfence_cmp_queue *q, u32 slot);
+void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
+				     struct nfence_cmp_queue *q, u32 slot,
+				     struct list_head *dropped);
+void nfence_cmp_watch_locked(struct nfence_cmp *cmp);
 pid_t nfence_cmp_pid(struct nfence_cmp *cmp);
 void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p);
 void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p);

@@ -20,6 +20,7 @@
 #include "nfence_alloc.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
+#include "nfence_doorbell.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
@@ -47,21 +48,24 @@
  *
  * 1. &nfence_adapter.clients_lock, &nfence_file.async_lock,
  *    &nfence_file.sched_lock
- * 2. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
- * 3. &nfence_vm.lock, &nfence_segment.lock
- * 4. &nfence_fence_page.lock, the xarray locks of the file's handle tables
- *    (&nfence_file.devices, .fences, .allocs, .contexts, .hwqueues) and
- *    &nfence_adapter.fences
- * 5. &nfence_waitlist.lock (a fence's waiters); never two at once
- * 6. the wait queue and eventfd locks taken when a wait completes, and the
+ * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
+ *    under the mm's mmap lock; the CPU page table locks of zapping a
+ *    doorbell's mappings nest inside it)
+ * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
+ * 4. &nfence_vm.lock, &nfence_segment.lock
+ * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
+ *    (&nfence_file.devices, .fences, .allocs, .contexts, .hwqueues,
+ *    .doorbells) and &nfence_adapter.fences
+ * 6. &nfence_waitlist.lock (a fence's waiters); never two at once
+ * 7. the wait queue and eventfd locks taken when a wait completes, and the
  *    CMP's wait queue (nfence_cmp_kick())
  *
- * The CMP thread runs commands holding &nfence_cmp.lock and takes 3-6
+ * The CMP thread runs commands holding &nfence_cmp.lock and takes 4-7
  * inside it (translating GPU VAs, signalling fences, raising the native
  * fence signaled interrupt). So nothing may take &nfence_cmp.lock while it
- * holds a lock of level 3 or deeper; waiter callbacks that must tell the
+ * holds a lock of level 4 or deeper; waiter callbacks that must tell the
  * CMP something use atomics and nfence_cmp_kick(), which takes no lock of
- * levels 1-5.
+ * levels 1-6.
  */
 
 static unsigned int num_adapters = 1;
@@ -235,6 +239,14 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_SUBMIT_SIGNAL, nfence_submit_signal_ioctl,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DOORBELL_CREATE, nfence_doorbell_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DOORBELL_CONNECT,
+			  nfence_doorbell_connect_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DOORBELL_DESTROY,
+			  nfence_doorbell_destroy_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DOORBELL_NOTIFY, nfence_doorbell_notify_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(nfence_fops);
@@ -303,7 +315,9 @@ nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 	adapter->pdev = pdev;
 	INIT_LIST_HEAD(&adapter->clients);
 	atomic_set(&adapter->num_devices, 0);
-	ret = drmm_mutex_init(&adapter->drm, &adapter->clients_lock);
+	ret = drmm_mutex_init(&adapter->drm, &adapter->doorbell_lock);
+	if (!ret)
+		ret = drmm_mutex_init(&adapter->drm, &adapter->clients_lock);
 	if (ret)
 		goto err_devres;
 

@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/ktime.h>
 
@@ -342,6 +343,66 @@ static void nfence_engine_complete(struct nfence_cmp *cmp,
 	cmp->ops->entry_done(q, sub);
 }
 
+/*
+ * A user-mode queue with nothing pending: put the next entry of its ring
+ * on its pending list, if its doorbell named one. 0, or a fault reason
+ * with *@fault_va.
+ */
+static int nfence_engine_ring_next(struct nfence_cmp_queue *q, u64 *fault_va)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+	struct {
+		__le64 commands_gpu_va;
+		__le32 size;
+		__le32 flags;
+	} re;
+	u64 va, cmds;
+	u32 idx, size;
+
+	if (!ring || ring->queued || ring->read_index == ring->seen)
+		return 0;
+	div_u64_rem(ring->read_index, ring->num_entries, &idx);
+	va = ring->ring_va + (u64)idx * sizeof(re);
+	*fault_va = va;
+	if (nfence_vm_read_locked(q->vm, va, &re, sizeof(re)))
+		return DRM_NFENCE_FAULT_PAGE;
+	cmds = le64_to_cpu(re.commands_gpu_va);
+	size = le32_to_cpu(re.size);
+	if (re.flags || !size || size > DRM_NFENCE_MAX_SUBMIT_SIZE ||
+	    !IS_ALIGNED(size, 8) || !IS_ALIGNED(cmds, 8))
+		return DRM_NFENCE_FAULT_BAD_RING;
+	ring->entry.va = cmds;
+	ring->entry.size = size;
+	ring->entry.offset = 0;
+	list_add_tail(&ring->entry.link, &q->pending);
+	q->num_pending++;
+	ring->queued = true;
+	return 0;
+}
+
+/*
+ * The ring entry at the head of @q has run: off the queue, and the read
+ * index advanced (and stored in the ring control). 0, or a fault reason
+ * with *@fault_va.
+ */
+static int nfence_engine_ring_done(struct nfence_cmp *cmp,
+				   struct nfence_cmp_queue *q, u64 *fault_va)
+{
+	struct nfence_cmp_ring *ring = q->ring;
+
+	list_del(&ring->entry.link);
+	q->num_pending--;
+	ring->queued = false;
+	ring->read_index++;
+	if (!ring->control_va)
+		return 0;
+	*fault_va = ring->control_va + offsetof(struct drm_nfence_ring_control,
+						read_index);
+	if (!nfence_engine_write64(cmp, q->vm, *fault_va, ring->read_index))
+		return DRM_NFENCE_FAULT_PAGE;
+	return 0;
+}
+
 /* A queue's turn, with its address space locked. */
 static int nfence_engine_turn(struct nfence_cmp *cmp,
 			      struct nfence_cmp_engine *e,
@@ -352,18 +413,24 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 	const u8 *base = NULL;
 	struct nfence_cs_cmd cmd;
 	int result = NFENCE_RUN_YIELD;
-	u64 fault_va;
+	u64 fault_va = 0;
 	int reason;
 
 	q->state = NFENCE_QUEUE_READY;
 	while (*ran < NFENCE_ENGINE_BUDGET) {
+		if (list_empty(&q->pending)) {
+			reason = nfence_engine_ring_next(q, &fault_va);
+			if (reason)
+				goto fault;
+		}
 		sub = list_first_entry_or_null(&q->pending,
 					       struct nfence_cmp_entry, link);
 		if (!sub) {
 			q->state = NFENCE_QUEUE_IDLE;
 			return NFENCE_RUN_IDLE;
 		}
-		if (sub->kind != NFENCE_SUB_COMMANDS) {
+		if (sub->kind == NFENCE_SUB_WAIT ||
+		    sub->kind == NFENCE_SUB_SIGNAL) {
 			if (!cmp->ops->entry_step(cmp, sub)) {
 				q->state = NFENCE_QUEUE_WAIT_CPU;
 				return NFENCE_RUN_BLOCKED;
@@ -373,11 +440,18 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 			continue;
 		}
 		if (sub->offset >= sub->size) {
+			mapped = NULL;
+			(*ran)++;
+			if (sub->kind == NFENCE_SUB_RING) {
+				reason = nfence_engine_ring_done(cmp, q,
+								 &fault_va);
+				if (reason)
+					goto fault;
+				continue;
+			}
 			nfence_engine_signal_fence(cmp, q->progress,
 						   sub->progress_value);
 			nfence_engine_complete(cmp, q, sub);
-			mapped = NULL;
-			(*ran)++;
 			continue;
 		}
 
@@ -396,11 +470,8 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 		else if (!reason)
 			reason = nfence_engine_exec(cmp, e, q, &cmd, now,
 						    &result, &fault_va);
-		if (reason) {
-			atomic64_inc(&cmp->faults);
-			cmp->ops->queue_fault(cmp, q, fault_va, reason, dropped);
-			return NFENCE_RUN_FAULT;
-		}
+		if (reason)
+			goto fault;
 		if (result == NFENCE_RUN_BLOCKED)
 			return result;
 		sub->offset += cmd.bytes;
@@ -410,6 +481,11 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 			return result;
 	}
 	return NFENCE_RUN_YIELD;
+
+fault:
+	atomic64_inc(&cmp->faults);
+	cmp->ops->queue_fault(cmp, q, fault_va, reason, dropped);
+	return NFENCE_RUN_FAULT;
 }
 
 /**

@@ -6,6 +6,7 @@
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/slab.h>
 #include <linux/ktime.h>
 #include <linux/vmalloc.h>
 
@@ -92,6 +93,56 @@ void nfence_gpu_setup_engines(struct nfence_gpu *gpu)
 	}
 }
 
+/*
+ * The doorbell BAR: one zeroed page per physical doorbell. A process maps
+ * them through its doorbells' mmap ranges; its mappings hold page
+ * references, so a page outlives the GPU while it is mapped.
+ */
+static void nfence_gpu_doorbells_fini(struct nfence_gpu *gpu)
+{
+	u32 i;
+
+	if (!gpu->doorbell_pages)
+		return;
+	for (i = 0; i < gpu->cfg.num_doorbells; i++)
+		if (gpu->doorbell_pages[i])
+			put_page(gpu->doorbell_pages[i]);
+	kfree(gpu->doorbell_pages);
+	gpu->doorbell_pages = NULL;
+}
+
+static int nfence_gpu_doorbells_init(struct nfence_gpu *gpu)
+{
+	u32 i;
+
+	if (!gpu->cfg.user_mode_submission)
+		return 0;
+	gpu->doorbell_pages = kcalloc(gpu->cfg.num_doorbells,
+				      sizeof(*gpu->doorbell_pages), GFP_KERNEL);
+	if (!gpu->doorbell_pages)
+		return -ENOMEM;
+	for (i = 0; i < gpu->cfg.num_doorbells; i++) {
+		gpu->doorbell_pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!gpu->doorbell_pages[i]) {
+			nfence_gpu_doorbells_fini(gpu);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * nfence_gpu_doorbell - the word a ring of a physical doorbell stores to
+ * @gpu: a GPU with user-mode submission
+ * @slot: the physical doorbell, below the configured number
+ *
+ * Return: the kernel address of the doorbell's 64-bit word.
+ */
+u64 *nfence_gpu_doorbell(struct nfence_gpu *gpu, u32 slot)
+{
+	return page_address(gpu->doorbell_pages[slot]);
+}
+
 /**
  * nfence_gpu_init - power up a simulated GPU
  * @gpu: zeroed GPU
@@ -139,9 +190,15 @@ int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
 	if (ret)
 		goto err_sys;
 
+	ret = nfence_gpu_doorbells_init(gpu);
+	if (ret)
+		goto err_local;
+
 	gpu->timestamp_base_ns = ktime_get_ns();
 	return 0;
 
+err_local:
+	nfence_segment_fini(local);
 err_sys:
 	nfence_segment_fini(sys);
 err_vram:
@@ -158,6 +215,7 @@ void nfence_gpu_fini(struct nfence_gpu *gpu)
 {
 	int i;
 
+	nfence_gpu_doorbells_fini(gpu);
 	for (i = NFENCE_NUM_SEGMENTS - 1; i >= 0; i--)
 		nfence_segment_fini(&gpu->segments[i]);
 	vfree(gpu->vram);

@@ -119,6 +119,12 @@ struct nfence_gpu {
 	void *vram;
 	/** @timestamp_base_ns: CLOCK_MONOTONIC at GPU timestamp 0 */
 	u64 timestamp_base_ns;
+	/**
+	 * @doorbell_pages: the physical doorbells (@cfg.num_doorbells pages
+	 * of %NFENCE_DOORBELL_SIZE), with user-mode submission; a ring is a
+	 * 64-bit store at offset 0 of one
+	 */
+	struct page **doorbell_pages;
 	/** @irq_stats: native fence interrupt path counters */
 	struct nfence_irq_stats irq_stats;
 };
@@ -128,6 +134,7 @@ void nfence_gpu_setup_engines(struct nfence_gpu *gpu);
 int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
 		    u32 index);
 void nfence_gpu_fini(struct nfence_gpu *gpu);
+u64 *nfence_gpu_doorbell(struct nfence_gpu *gpu, u32 slot);
 u64 nfence_gpu_ns_to_ticks(u64 ns);
 u64 nfence_gpu_timestamp(const struct nfence_gpu *gpu, u64 *cpu_ns);
 struct nfence_segment *nfence_gpu_segment(struct nfence_gpu *gpu, u32 id);

@@ -19,6 +19,7 @@
 #include "nfence_context.h"
 #include "nfence_cs.h"
 #include "nfence_device.h"
+#include "nfence_doorbell.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 #include "nfence_hwqueue.h"
@@ -315,6 +316,9 @@ static int nfence_hwqueue_try_push_locked(struct nfence_cmp *cmp,
 	lockdep_assert_held(&cmp->lock);
 	if (q->dead)
 		return -ENOENT;
+	/* A user-mode queue takes work from its doorbell only. */
+	if (q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)
+		return -EINVAL;
 	if (q->hw.state == NFENCE_QUEUE_FAULTED ||
 	    q->hw.state == NFENCE_QUEUE_LOST ||
 	    READ_ONCE(q->ctx->device->error))
@@ -536,6 +540,7 @@ static void nfence_hwqueue_close(struct nfence_file *nfile,
 	LIST_HEAD(dropped);
 
 	lockdep_assert_held(&nfile->sched_lock);
+	nfence_doorbell_close_queue(nfile, &q->hw);
 	mutex_lock(&cmp->lock);
 	nfence_hwqueue_stop_locked(q, q->hw.state, &dropped);
 	q->dead = true;
@@ -722,7 +727,9 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		goto out_unlock;
 	}
 	/* Input checks, then handles, then what the adapter or state allow. */
-	if ((args->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION) ||
+	if (((args->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION) &&
+	     !(adapter->gpu.engines[ctx->engine].flags &
+	       DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION)) ||
 	    ((args->flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE) &&
 	     !adapter->gpu.cfg.native_fence)) {
 		ret = -EOPNOTSUPP;
@@ -769,6 +776,56 @@ out_ctx:
 out_unlock:
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
+	return ret;
+}
+
+#define NFENCE_DOORBELL_FLAGS \
+	(DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA | DRM_NFENCE_DOORBELL_RESIZE_RING)
+
+/**
+ * nfence_doorbell_create_ioctl - DRM_IOCTL_NFENCE_DOORBELL_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_doorbell_create
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_nfence_doorbell_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_hwqueue *q;
+	int ret, idx;
+
+	if (args->flags & ~NFENCE_DOORBELL_FLAGS)
+		return -EINVAL;
+	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
+	if (!q)
+		return -ENOENT;
+	if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (args->flags & DRM_NFENCE_DOORBELL_RESIZE_RING) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	mutex_lock(&nfile->sched_lock);
+	if (q->dead)
+		ret = -ENOENT;
+	else if (READ_ONCE(q->ctx->device->error))
+		ret = -EIO;
+	else
+		ret = nfence_doorbell_create(nfile, &q->hw, args);
+	mutex_unlock(&nfile->sched_lock);
+	drm_dev_exit(idx);
+out:
+	nfence_hwqueue_put(q);
 	return ret;
 }
 
@@ -898,6 +955,7 @@ void nfence_file_sched_init(struct nfence_file *nfile)
 	mutex_init(&nfile->sched_lock);
 	nfence_table_init(&nfile->contexts, DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
 	nfence_table_init(&nfile->hwqueues, DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
+	nfence_file_doorbells_init(nfile);
 }
 
 /**
@@ -919,4 +977,5 @@ void nfence_file_sched_fini(struct nfence_file *nfile)
 	xa_destroy(&nfile->contexts.xa);
 	WARN_ON(!xa_empty(&nfile->hwqueues.xa));
 	xa_destroy(&nfile->hwqueues.xa);
+	nfence_file_doorbells_fini(nfile);
 }

@@ -118,6 +118,8 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
+int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
 int nfence_submit_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);
 int nfence_submit_wait_ioctl(struct drm_device *drm, void *data,

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_vma_manager.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_adapter.h"
+#include "nfence_alloc.h"
+#include "nfence_compat.h"
+#include "nfence_doorbell.h"
+
+/**
+ * DOC: doorbell objects
+ *
+ * A doorbell ties a user-mode queue (its &struct nfence_cmp_queue) to its
+ * ring: the ring buffer and control allocations, which it pins, and three
+ * GEM objects of one page each that the process maps: the doorbell, the
+ * status word (read-only) and the last queued progress fence value. The
+ * doorbell's page is inserted at fault time (VM_PFNMAP), under
+ * &nfence_adapter.doorbell_lock: the queue's physical doorbell while
+ * connected, the doorbell's own dummy page otherwise. Connecting and
+ * disconnecting change the state and zap the mappings under that lock, so
+ * a fault never maps a physical doorbell the ring no longer owns; the next
+ * access faults the new page in. The physical doorbell pages belong to the
+ * GPU, which outlives every mapping (each doorbell holds a reference on the
+ * DRM device, and so does each of its pages).
+ *
+ * Connecting with every physical doorbell bound takes one from another
+ * ring (nfence_cmp_doorbell_victim_locked()): that ring is unbound (status
+ * DISCONNECTED_RETRY), its mappings are zapped, the CMP takes a last look
+ * at the doorbell for it, and only then is the doorbell bound to the new
+ * ring.
+ *
+ * A queue has at most one doorbell; destroying the queue, its context or
+ * its device, or closing the file, destroys the doorbell first.
+ */
+
+static struct nfence_doorbell *to_nfence_doorbell(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct nfence_doorbell, base);
+}
+
+static struct nfence_doorbell_page *
+to_nfence_doorbell_page(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct nfence_doorbell_page, base);
+}
+
+static void nfence_doorbell_page_free(struct drm_gem_object *obj)
+{
+	struct nfence_doorbell_page *dp = to_nfence_doorbell_page(obj);
+	struct drm_device *drm = obj->dev;
+
+	drm_gem_object_release(obj);
+	__free_page(dp->page);
+	kfree(dp);
+	drm_dev_put(drm);
+}
+
+static int nfence_doorbell_page_mmap(struct drm_gem_object *obj,
+				     struct vm_area_struct *vma)
+{
+	struct nfence_doorbell_page *dp = to_nfence_doorbell_page(obj);
+
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	/* The status is the CMP's to write, now and forever. */
+	if (dp->read_only && (vma->vm_flags & VM_WRITE))
+		return -EPERM;
+	nfence_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
+			    dp->read_only ? VM_MAYWRITE : 0);
+	return vm_insert_page(vma, vma->vm_start, dp->page);
+}
+
+static const struct vm_operations_struct nfence_doorbell_page_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs nfence_doorbell_page_funcs = {
+	.free = nfence_doorbell_page_free,
+	.mmap = nfence_doorbell_page_mmap,
+	.vm_ops = &nfence_doorbell_page_vm_ops,
+};
+
+/* A zeroed page @nfile may mmap; its kernel address at *@vaddr. */
+static struct nfence_doorbell_page *
+nfence_doorbell_page_create(struct nfence_file *nfile, bool read_only)
+{
+	struct drm_device *drm = &nfile->adapter->drm;
+	struct nfence_doorbell_page *dp;
+	int ret;
+
+	dp = kzalloc(sizeof(*dp), GFP_KERNEL);
+	if (!dp)
+		return ERR_PTR(-ENOMEM);
+	dp->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!dp->page) {
+		kfree(dp);
+		return ERR_PTR(-ENOMEM);
+	}
+	dp->read_only = read_only;
+	drm_dev_get(drm);
+	dp->base.funcs = &nfence_doorbell_page_funcs;
+	drm_gem_private_object_init(drm, &dp->base, PAGE_SIZE);
+	ret = drm_gem_create_mmap_offset(&dp->base);
+	if (!ret)
+		ret = drm_vma_node_allow(&dp->base.vma_node, nfile->drm_file);
+	if (ret) {
+		drm_gem_object_put(&dp->base);
+		return ERR_PTR(ret);
+	}
+	return dp;
+}
+
+/* Drop a page of a destroyed doorbell: no new mapping, the old ones stay. */
+static void nfence_doorbell_page_put(struct nfence_file *nfile,
+				     struct nfence_doorbell_page *dp)
+{
+	if (IS_ERR_OR_NULL(dp))
+		return;
+	drm_vma_node_revoke(&dp->base.vma_node, nfile->drm_file);
+	drm_gem_object_put(&dp->base);
+}
+
+static void nfence_doorbell_free(struct drm_gem_object *obj)
+{
+	struct nfence_doorbell *db = to_nfence_doorbell(obj);
+	struct nfence_adapter *adapter = db->adapter;
+
+	drm_gem_object_release(obj);
+	if (db->dummy)
+		__free_page(db->dummy);
+	kfree(db);
+	drm_dev_put(&adapter->drm);
+}
+
+/* The page the doorbell's mappings show now. */
+static struct page *nfence_doorbell_page(struct nfence_doorbell *db)
+{
+	lockdep_assert_held(&db->adapter->doorbell_lock);
+	if (db->ring.slot >= 0)
+		return db->adapter->gpu.doorbell_pages[db->ring.slot];
+	return db->dummy;
+}
+
+static vm_fault_t nfence_doorbell_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct nfence_doorbell *db = to_nfence_doorbell(vma->vm_private_data);
+	vm_fault_t ret;
+
+	mutex_lock(&db->adapter->doorbell_lock);
+	ret = vmf_insert_pfn(vma, vmf->address,
+			     page_to_pfn(nfence_doorbell_page(db)));
+	mutex_unlock(&db->adapter->doorbell_lock);
+	return ret;
+}
+
+static int nfence_doorbell_mmap(struct drm_gem_object *obj,
+				struct vm_area_struct *vma)
+{
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	nfence_vm_flags_mod(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP, 0);
+	return 0;
+}
+
+static const struct vm_operations_struct nfence_doorbell_vm_ops = {
+	.fault = nfence_doorbell_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs nfence_doorbell_funcs = {
+	.free = nfence_doorbell_free,
+	.mmap = nfence_doorbell_mmap,
+	.vm_ops = &nfence_doorbell_vm_ops,
+};
+
+/* Move every CPU mapping of @db off the page it maps now. */
+static void nfence_doorbell_zap(struct nfence_doorbell *db)
+{
+	lockdep_assert_held(&db->adapter->doorbell_lock);
+	drm_vma_node_unmap(&db->base.vma_node,
+			   db->adapter->drm.anon_inode->i_mapping);
+}
+
+static struct nfence_doorbell *to_ring_doorbell(struct nfence_cmp_ring *ring)
+{
+	return container_of(ring, struct nfence_doorbell, ring);
+}
+
+/* The pages and the mmap offsets of a new doorbell. */
+static int nfence_doorbell_init(struct nfence_file *nfile,
+				struct nfence_doorbell *db)
+{
+	struct nfence_adapter *adapter = nfile->adapter;
+	int ret;
+
+	db->adapter = adapter;
+	drm_dev_get(&adapter->drm);
+	db->base.funcs = &nfence_doorbell_funcs;
+	drm_gem_private_object_init(&adapter->drm, &db->base, PAGE_SIZE);
+	db->dummy = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!db->dummy)
+		return -ENOMEM;
+	db->status = nfence_doorbell_page_create(nfile, true);
+	if (IS_ERR(db->status))
+		return PTR_ERR(db->status);
+	db->last_queued = nfence_doorbell_page_create(nfile, false);
+	if (IS_ERR(db->last_queued))
+		return PTR_ERR(db->last_queued);
+	ret = drm_gem_create_mmap_offset(&db->base);
+	if (ret)
+		return ret;
+	ret = drm_vma_node_allow(&db->base.vma_node, nfile->drm_file);
+	if (!ret)
+		db->mmap_allowed = true;
+	return ret;
+}
+
+/* The ring buffer and control of a new doorbell, pinned and checked. */
+static int nfence_doorbell_pin(struct nfence_file *nfile,
+			       struct nfence_doorbell *db,
+			       const struct drm_nfence_doorbell_create *args)
+{
+	struct nfence_alloc *ring, *control = NULL;
+
+	ring = nfence_alloc_pin(nfile, args->device, args->ring_alloc);
+	if (!ring)
+		return -ENOENT;
+	db->ring_alloc = ring;
+	if (args->ring_control_alloc) {
+		control = nfence_alloc_pin(nfile, args->device,
+					   args->ring_control_alloc);
+		if (!control)
+			return -ENOENT;
+		db->control_alloc = control;
+	}
+	if (ring->base.size < sizeof(struct drm_nfence_ring_entry) ||
+	    (control && control->base.size <
+			sizeof(struct drm_nfence_ring_control)))
+		return -EINVAL;
+	/* The global model finds write indexes in the ring controls. */
+	if (!control && db->adapter->gpu.cfg.doorbell_model ==
+			DRM_NFENCE_DOORBELL_GLOBAL)
+		return -EINVAL;
+
+	db->ring.ring_va = ring->map.node.start;
+	db->ring.num_entries = min_t(u64, ring->base.size /
+				     sizeof(struct drm_nfence_ring_entry),
+				     U32_MAX);
+	db->ring.control_va = control ? control->map.node.start : 0;
+	db->ring.status = page_address(db->status->page);
+	return 0;
+}
+
+/* Undo nfence_doorbell_create() up to the pin; drops the table's reference. */
+static void nfence_doorbell_put(struct nfence_file *nfile,
+				struct nfence_doorbell *db)
+{
+	nfence_alloc_unpin(nfile, db->ring_alloc);
+	nfence_alloc_unpin(nfile, db->control_alloc);
+	db->ring_alloc = NULL;
+	db->control_alloc = NULL;
+	/* Mappings made stay; no new one can be. */
+	nfence_doorbell_page_put(nfile, db->status);
+	nfence_doorbell_page_put(nfile, db->last_queued);
+	db->status = NULL;
+	db->last_queued = NULL;
+	if (db->mmap_allowed)
+		drm_vma_node_revoke(&db->base.vma_node, nfile->drm_file);
+	drm_gem_object_put(&db->base);
+}
+
+/**
+ * nfence_doorbell_create - create a doorbell for a user-mode queue
+ * @nfile: the file, whose &nfence_file.sched_lock is held
+ * @hwq: the queue's CMP state; the queue was created with
+ *	USER_MODE_SUBMISSION and is alive
+ * @args: the ioctl's arguments, checked but for the allocations; @handle
+ *	and @mmap_offset are filled in
+ *
+ * Return: 0, or -errno as &struct drm_nfence_doorbell_create documents.
+ */
+int nfence_doorbell_create(struct nfence_file *nfile,
+			   struct nfence_cmp_queue *hwq,
+			   struct drm_nfence_doorbell_create *args)
+{
+	struct nfence_cmp *cmp = &nfile->adapter->cmp;
+	struct nfence_doorbell *db;
+	u32 handle;
+	int ret;
+
+	lockdep_assert_held(&nfile->sched_lock);
+	db = kzalloc(sizeof(*db), GFP_KERNEL);
+	if (!db)
+		return -ENOMEM;
+	db->device = args->device;
+	ret = nfence_doorbell_init(nfile, db);
+	if (!ret)
+		ret = nfence_doorbell_pin(nfile, db, args);
+	if (ret)
+		goto err;
+
+	mutex_lock(&cmp->lock);
+	if (hwq->ring)
+		ret = -EBUSY;
+	else if (hwq->state == NFENCE_QUEUE_FAULTED ||
+		 hwq->state == NFENCE_QUEUE_LOST)
+		ret = -EIO;
+	else
+		nfence_cmp_ring_attach_locked(cmp, hwq, &db->ring);
+	mutex_unlock(&cmp->lock);
+	if (ret)
+		goto err;
+	db->hwq = hwq;
+
+	xa_lock(&nfile->doorbells.xa);
+	ret = nfence_table_insert_locked(&nfile->doorbells, db, &handle);
+	if (!ret) {
+		db->handle = handle;
+		args->handle = handle;
+		args->doorbell_offset =
+			drm_vma_node_offset_addr(&db->base.vma_node);
+		args->status_offset =
+			drm_vma_node_offset_addr(&db->status->base.vma_node);
+		args->last_queued_offset =
+			drm_vma_node_offset_addr(&db->last_queued->base.vma_node);
+	}
+	xa_unlock(&nfile->doorbells.xa);
+	if (!ret)
+		return 0;
+
+	mutex_lock(&cmp->lock);
+	nfence_cmp_ring_detach_locked(cmp, hwq);
+	mutex_unlock(&cmp->lock);
+err:
+	nfence_doorbell_put(nfile, db);
+	return ret;
+}
+
+/*
+ * Destroy @db, whose handle is out of the table, with the file's
+ * sched_lock held: unbind it, move its mappings to its dummy page, and
+ * take its ring from its queue.
+ */
+static void nfence_doorbell_close(struct nfence_file *nfile,
+				  struct nfence_doorbell *db)
+{
+	struct nfence_adapter *adapter = db->adapter;
+	struct nfence_cmp *cmp = &adapter->cmp;
+
+	lockdep_assert_held(&nfile->sched_lock);
+	mutex_lock(&adapter->doorbell_lock);
+	mutex_lock(&cmp->lock);
+	nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	nfence_cmp_ring_detach_locked(cmp, db->hwq);
+	mutex_unlock(&cmp->lock);
+	db->closed = true;
+	db->hwq = NULL;
+	/* Before anyone can bind the physical doorbell again. */
+	nfence_doorbell_zap(db);
+	mutex_unlock(&adapter->doorbell_lock);
+	nfence_doorbell_put(nfile, db);
+}
+
+/**
+ * nfence_doorbell_close_queue - destroy the doorbell of a closing queue
+ * @nfile: the file, whose &nfence_file.sched_lock is held
+ * @hwq: the queue's CMP state
+ */
+void nfence_doorbell_close_queue(struct nfence_file *nfile,
+				 struct nfence_cmp_queue *hwq)
+{
+	struct nfence_doorbell *db;
+
+	lockdep_assert_held(&nfile->sched_lock);
+	if (!hwq->ring)
+		return;
+	db = to_ring_doorbell(hwq->ring);
+	xa_lock(&nfile->doorbells.xa);
+	nfence_table_erase_locked(&nfile->doorbells, db->handle);
+	xa_unlock(&nfile->doorbells.xa);
+	nfence_doorbell_close(nfile, db);
+}
+
+/* Look up a doorbell of @device with a reference; NULL if none. */
+static struct nfence_doorbell *nfence_doorbell_lookup(struct nfence_file *nfile,
+						      u32 device, u32 handle)
+{
+	struct nfence_doorbell *db;
+
+	xa_lock(&nfile->doorbells.xa);
+	db = xa_load(&nfile->doorbells.xa, handle);
+	if (db && db->device == device)
+		drm_gem_object_get(&db->base);
+	else
+		db = NULL;
+	xa_unlock(&nfile->doorbells.xa);
+	return db;
+}
+
+/*
+ * Connect @db (see DOC: doorbell objects): a free physical doorbell, or
+ * one taken from the ring rung least recently.
+ */
+static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
+{
+	struct nfence_adapter *adapter = db->adapter;
+	struct nfence_cmp *cmp = &adapter->cmp;
+	struct nfence_cmp_queue *victim = NULL;
+	LIST_HEAD(dropped);
+	int slot = -1, ret = 0;
+
+	mutex_lock(&adapter->doorbell_lock);
+	mutex_lock(&cmp->lock);
+	if (db->closed) {
+		ret = -ENOENT;
+	} else if (READ_ONCE(*db->ring.status) ==
+		   DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT) {
+		ret = -EIO;
+	} else if (db->ring.slot >= 0) {
+		nfence_cmp_watch_locked(cmp);
+	} else {
+		slot = nfence_cmp_doorbell_free_slot_locked(cmp);
+		if (slot < 0) {
+			victim = nfence_cmp_doorbell_victim_locked(cmp);
+			slot = victim->ring->slot;
+			nfence_cmp_doorbell_unbind_locked(cmp, victim,
+							  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+		}
+	}
+	mutex_unlock(&cmp->lock);
+
+	if (slot >= 0) {
+		/* The victim's mappings leave the doorbell before it is reused. */
+		if (victim)
+			nfence_doorbell_zap(to_ring_doorbell(victim->ring));
+		mutex_lock(&cmp->lock);
+		if (victim)
+			nfence_cmp_doorbell_take_locked(cmp, victim, slot,
+							&dropped);
+		nfence_cmp_doorbell_bind_locked(cmp, db->hwq, slot);
+		nfence_cmp_watch_locked(cmp);
+		mutex_unlock(&cmp->lock);
+		/* Its own mappings leave the dummy page. */
+		nfence_doorbell_zap(db);
+	}
+	*status = READ_ONCE(*db->ring.status);
+	mutex_unlock(&adapter->doorbell_lock);
+
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
+	if (!ret)
+		nfence_cmp_kick(cmp);
+	return ret;
+}
+
+/**
+ * nfence_doorbell_connect_ioctl - DRM_IOCTL_NFENCE_DOORBELL_CONNECT
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_doorbell_connect
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
+				  struct drm_file *file)
+{
+	struct drm_nfence_doorbell_connect *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_doorbell *db;
+	int ret, idx;
+
+	if (args->flags)
+		return -EINVAL;
+	db = nfence_doorbell_lookup(nfile, args->device, args->handle);
+	if (!db)
+		return -ENOENT;
+	if (drm_dev_enter(drm, &idx)) {
+		ret = nfence_doorbell_connect(db, &args->status);
+		drm_dev_exit(idx);
+	} else {
+		ret = -ENODEV;
+	}
+	drm_gem_object_put(&db->base);
+	return ret;
+}
+
+/**
+ * nfence_doorbell_destroy_ioctl - DRM_IOCTL_NFENCE_DOORBELL_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_doorbell_destroy
+ * @file: the caller's file
+ *
+ * Return: 0, or -ENOENT if the handle names no doorbell of the device.
+ */
+int nfence_doorbell_destroy_ioctl(struct drm_device *drm, void *data,
+				  struct drm_file *file)
+{
+	struct drm_nfence_doorbell_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_doorbell *db;
+
+	mutex_lock(&nfile->sched_lock);
+	xa_lock(&nfile->doorbells.xa);
+	db = xa_load(&nfile->doorbells.xa, args->handle);
+	if (db && db->device == args->device)
+		nfence_table_erase_locked(&nfile->doorbells, args->handle);
+	else
+		db = NULL;
+	xa_unlock(&nfile->doorbells.xa);
+	if (db)
+		nfence_doorbell_close(nfile, db);
+	mutex_unlock(&nfile->sched_lock);
+	return db ? 0 : -ENOENT;
+}
+
+/**
+ * nfence_doorbell_notify_ioctl - DRM_IOCTL_NFENCE_DOORBELL_NOTIFY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_doorbell_notify
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_doorbell_notify *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_cmp *cmp = &adapter->cmp;
+	struct nfence_doorbell *db;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	db = nfence_doorbell_lookup(nfile, args->device, args->handle);
+	if (!db)
+		return -ENOENT;
+	mutex_lock(&cmp->lock);
+	nfence_cmp_watch_locked(cmp);
+	mutex_unlock(&cmp->lock);
+	nfence_cmp_kick(cmp);
+	drm_gem_object_put(&db->base);
+	return 0;
+}
+
+/**
+ * nfence_file_doorbells_init - set up the doorbell table of a new file
+ * @nfile: the file
+ */
+void nfence_file_doorbells_init(struct nfence_file *nfile)
+{
+	nfence_table_init(&nfile->doorbells, DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
+}
+
+/**
+ * nfence_file_doorbells_fini - tear down the doorbell table of a closing file
+ * @nfile: the file; its queues, and so its doorbells, are gone already
+ */
+void nfence_file_doorbells_fini(struct nfence_file *nfile)
+{
+	WARN_ON(!xa_empty(&nfile->doorbells.xa));
+	xa_destroy(&nfile->doorbells.xa);
+}

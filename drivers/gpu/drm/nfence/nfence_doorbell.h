@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#ifndef __NFENCE_DOORBELL_H__
+#define __NFENCE_DOORBELL_H__
+
+#include <linux/types.h>
+
+#include <drm/drm_gem.h>
+
+#include "nfence_cmp.h"
+
+struct drm_device;
+struct drm_file;
+struct drm_nfence_doorbell_create;
+struct nfence_adapter;
+struct nfence_alloc;
+struct nfence_file;
+struct page;
+
+/**
+ * struct nfence_doorbell_page - a page of a doorbell the process maps
+ *
+ * The status word and the last queued value: a GEM object of one page,
+ * mapped whole at mmap() time. Lifetime: the GEM reference count; the
+ * doorbell holds one until it is destroyed, each mapping one.
+ */
+struct nfence_doorbell_page {
+	/** @base: the GEM object */
+	struct drm_gem_object base;
+	/** @page: the page */
+	struct page *page;
+	/** @read_only: the process may not write it */
+	bool read_only;
+};
+
+/**
+ * struct nfence_doorbell - a user-mode queue's doorbell (D3DKMTCreateDoorbell)
+ *
+ * Lifetime: the GEM object's reference count. The file's doorbell table
+ * holds one until the doorbell is destroyed (by DOORBELL_DESTROY, or with
+ * its queue), each CPU mapping of its page holds one.
+ */
+struct nfence_doorbell {
+	/** @base: the GEM object of the doorbell page, mapped at fault time */
+	struct drm_gem_object base;
+	/** @adapter: the adapter */
+	struct nfence_adapter *adapter;
+	/** @hwq: the queue's CMP state, until the doorbell is closed */
+	struct nfence_cmp_queue *hwq;
+	/** @ring: what the CMP knows of the queue's ring */
+	struct nfence_cmp_ring ring;
+	/** @ring_alloc: the ring buffer, pinned */
+	struct nfence_alloc *ring_alloc;
+	/** @control_alloc: the ring control, pinned, or NULL */
+	struct nfence_alloc *control_alloc;
+	/** @dummy: where the doorbell's mappings point while disconnected */
+	struct page *dummy;
+	/** @status: the page of the status word, until destroyed */
+	struct nfence_doorbell_page *status;
+	/** @last_queued: the page of the last queued value, until destroyed */
+	struct nfence_doorbell_page *last_queued;
+	/** @device: handle of the device it belongs to */
+	u32 device;
+	/** @handle: handle in the file's doorbell table */
+	u32 handle;
+	/** @mmap_allowed: the file may mmap the doorbell's pages */
+	bool mmap_allowed;
+	/** @closed: destroyed; under &nfence_adapter.doorbell_lock */
+	bool closed;
+};
+
+int nfence_doorbell_create(struct nfence_file *nfile,
+			   struct nfence_cmp_queue *hwq,
+			   struct drm_nfence_doorbell_create *args);
+void nfence_doorbell_close_queue(struct nfence_file *nfile,
+				 struct nfence_cmp_queue *hwq);
+void nfence_file_doorbells_init(struct nfence_file *nfile);
+void nfence_file_doorbells_fini(struct nfence_file *nfile);
+int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
+				  struct drm_file *file);
+int nfence_doorbell_destroy_ioctl(struct drm_device *drm, void *data,
+				  struct drm_file *file);
+int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
+
+#endif /* __NFENCE_DOORBELL_H__ */
