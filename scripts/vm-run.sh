@@ -308,6 +308,8 @@ check_timed "libnfence fence demo (nfence-fence-demo)" 120 \
 	"$build/libnfence/nfence-fence-demo"
 check_timed "libnfence pipeline demo (nfence-pipeline-demo)" 120 \
 	"$build/libnfence/nfence-pipeline-demo"
+check_timed "libnfence doorbell demo (nfence-doorbell-demo)" 120 \
+	"$build/libnfence/nfence-doorbell-demo"
 
 if [ "$mode" = full ]; then
 	vm_time igt
@@ -350,11 +352,13 @@ if [ "$mode" = full ]; then
 		fi
 		rmmod_load
 	done <<'LOADS'
-wddm2x|nfence_query nfence_queue@hwqueue-monitored-progress|num_engines=8 native_fences=0 optimized_default_fence=0 user_mode_submission=0 no_64bit_atomics=1 vram_mb=8 vram_visible_mb=0
+wddm2x|nfence_query nfence_queue@hwqueue-monitored-progress nfence_queue@hwqueue-create-user-mode-submission|num_engines=8 native_fences=0 optimized_default_fence=0 user_mode_submission=0 no_64bit_atomics=1 vram_mb=8 vram_visible_mb=0
 gpu32|-|no_64bit_atomics=1
 adapters8|nfence_basic nfence_device|num_adapters=8
 engines1|nfence_sched|num_engines=1
 notdr|-|tdr_timeout_ms=0
+doorbells1|nfence_doorbell|num_doorbells=1
+globaldb|nfence_doorbell|doorbell_model=2
 LOADS
 
 	# On a kernel with fault injection (the debug kernel): every

@@ -1419,6 +1419,44 @@ void nfence_bo_destroy(struct nfence_bo *bo)
 }
 
 /**
+ * __nfence_doorbell_create: DRM_IOCTL_NFENCE_DOORBELL_CREATE, 0 or -errno
+ */
+int __nfence_doorbell_create(int fd, struct drm_nfence_doorbell_create *create)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_DOORBELL_CREATE, create);
+}
+
+/**
+ * __nfence_doorbell_connect: DRM_IOCTL_NFENCE_DOORBELL_CONNECT, 0 or -errno
+ */
+int __nfence_doorbell_connect(int fd,
+			      struct drm_nfence_doorbell_connect *connect)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_DOORBELL_CONNECT, connect);
+}
+
+/**
+ * __nfence_doorbell_destroy: DRM_IOCTL_NFENCE_DOORBELL_DESTROY, 0 or -errno
+ */
+int __nfence_doorbell_destroy(int fd, uint32_t device, uint32_t handle)
+{
+	struct drm_nfence_doorbell_destroy destroy = {
+		.device = device,
+		.handle = handle,
+	};
+
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_DOORBELL_DESTROY, &destroy);
+}
+
+/**
+ * __nfence_doorbell_notify: DRM_IOCTL_NFENCE_DOORBELL_NOTIFY, 0 or -errno
+ */
+int __nfence_doorbell_notify(int fd, struct drm_nfence_doorbell_notify *notify)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_DOORBELL_NOTIFY, notify);
+}
+
+/**
  * __nfence_context_create: DRM_IOCTL_NFENCE_CONTEXT_CREATE, 0 or -errno
  */
 int __nfence_context_create(int fd, struct drm_nfence_context_create *create)

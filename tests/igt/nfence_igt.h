@@ -244,6 +244,13 @@ int __nfence_submit_wait_one(int fd, uint32_t device, uint32_t hwqueue,
 int __nfence_submit_signal_one(int fd, uint32_t device, uint32_t hwqueue,
 			       uint32_t fence, uint64_t value);
 
+/* DRM_IOCTL_NFENCE_DOORBELL_CREATE / CONNECT / DESTROY / NOTIFY */
+int __nfence_doorbell_create(int fd, struct drm_nfence_doorbell_create *create);
+int __nfence_doorbell_connect(int fd,
+			      struct drm_nfence_doorbell_connect *connect);
+int __nfence_doorbell_destroy(int fd, uint32_t device, uint32_t handle);
+int __nfence_doorbell_notify(int fd, struct drm_nfence_doorbell_notify *notify);
+
 /*
  * Command stream encoder: commands are written at @cpu (the CPU view of
  * GPU memory at @gpu_va), @len bytes so far out of @size. Each emitter

@@ -797,21 +797,42 @@ static void test_q_create_bad_pad(void)
 
 static void test_q_create_ums(void)
 {
-	struct nfence_env env;
+	struct drm_nfence_query_engines *engines;
 	struct drm_nfence_hwqueue_create c;
+	struct nfence_env env;
+	uint32_t size, ctx;
 
 	nfence_watchdog(WATCHDOG_S);
 	nfence_env_init(&env, fd);
-	c = q_args(env.dev, nfence_context_create(fd, env.dev, 0), Q_UMS);
-	expect_q_create_error(fd, &c, -EOPNOTSUPP);
-	c.flags = Q_UMS | DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
-	expect_q_create_error(fd, &c, -EOPNOTSUPP);
-	if (native) {
-		c.flags = Q_UMS | Q_NATIVE;
-		expect_q_create_error(fd, &c, -EOPNOTSUPP);
+	engines = nfence_query_alloc(fd, DRM_NFENCE_QUERY_ENGINES, &size);
+	igt_assert_eq(engines->num_engines, adapter.num_engines);
+	for (uint32_t e = 0; e < engines->num_engines; e++) {
+		bool ums = engines->engines[e].flags &
+			   DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION;
+
+		/* The engine's cap and the queue agree. */
+		ctx = nfence_context_create(fd, env.dev, e);
+		c = q_args(env.dev, ctx, Q_UMS);
+		if (ums)
+			expect_q_create_ok(&c);
+		else
+			expect_q_create_error(fd, &c, -EOPNOTSUPP);
+		c.flags = Q_UMS | DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
+		if (ums)
+			expect_q_create_ok(&c);
+		else
+			expect_q_create_error(fd, &c, -EOPNOTSUPP);
+		if (native) {
+			c.flags = Q_UMS | Q_NATIVE;
+			if (ums)
+				expect_q_create_ok(&c);
+			else
+				expect_q_create_error(fd, &c, -EOPNOTSUPP);
+		}
+		c.flags = 0;
+		expect_q_create_ok(&c);
 	}
-	c.flags = 0;
-	expect_q_create_ok(&c);
+	free(engines);
 	nfence_env_fini(&env);
 }
 
@@ -1141,7 +1162,9 @@ igt_main
 	igt_subtest("hwqueue-create-bad-pad")
 		test_q_create_bad_pad();
 
-	igt_describe("USER_MODE_SUBMISSION is not implemented: -EOPNOTSUPP.");
+	igt_describe("USER_MODE_SUBMISSION succeeds on every engine that "
+		     "reports UserModeSubmissionSupported and fails with "
+		     "-EOPNOTSUPP on the others.");
 	igt_subtest("hwqueue-create-user-mode-submission")
 		test_q_create_ums();
 

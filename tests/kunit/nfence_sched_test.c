@@ -47,6 +47,8 @@
 #define SCHED_CMD_PAGES		4
 #define SCHED_CMD_BYTES		(SCHED_CMD_PAGES * PAGE_SIZE)
 #define SCHED_QUEUES		3
+#define SCHED_DOORBELLS		3
+#define SCHED_RING_ENTRIES	(PAGE_SIZE / sizeof(struct drm_nfence_ring_entry))
 /* The time the tests pretend it is, for WORK. */
 #define SCHED_NOW		1000000000ull
 /* An aligned GPU VA inside the address space that nothing maps. */
@@ -122,6 +124,14 @@ struct sched_fix {
 	struct list_head dropped;
 	bool cmp_ready;
 	bool vm_ready;
+	/* user-mode queues: a ring, its control and fake doorbell pages */
+	struct nfence_vm_mapping ring_map;
+	struct nfence_vm_mapping control_map;
+	struct drm_nfence_ring_entry *ring;
+	u64 ring_va;
+	struct drm_nfence_ring_control *control;
+	u64 control_va;
+	struct page *doorbells[SCHED_DOORBELLS];
 };
 
 /* A CPU waiter that counts its completions. */
@@ -292,6 +302,13 @@ static int sched_init(struct kunit *test)
 	f->fence_map.fence_at = sched_fence_at;
 	f->fence_va = sched_map(f, &f->fence_map, f->fvals, PAGE_SIZE, 0);
 	f->fence = sched_fence(f, &f->fvals[0], &f->fvals[1]);
+	f->ring = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	f->control = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->ring);
+	KUNIT_ASSERT_NOT_NULL(test, f->control);
+	f->ring_va = sched_map(f, &f->ring_map, f->ring, PAGE_SIZE, 0);
+	f->control_va = sched_map(f, &f->control_map, f->control, PAGE_SIZE,
+				  0);
 
 	f->wdev = sched_device(f, 1);
 	f->wdev2 = sched_device(f, 2);
@@ -319,6 +336,10 @@ static void sched_exit(struct kunit *test)
 		for (i = 0; i < SCHED_QUEUES; i++) {
 			if (!f->q[i])
 				continue;
+			/* A ring's entry is the CMP's: off before the rest. */
+			nfence_cmp_doorbell_unbind_locked(f->cmp, &f->q[i]->hw,
+							  0);
+			nfence_cmp_ring_detach_locked(f->cmp, &f->q[i]->hw);
 			list_splice_tail_init(&f->q[i]->hw.pending, &left);
 			f->q[i]->hw.num_pending = 0;
 		}
@@ -353,8 +374,13 @@ static void sched_exit(struct kunit *test)
 		nfence_vm_unmap(&f->ro_map);
 		nfence_vm_unmap(&f->fence_map);
 		nfence_vm_unmap(&f->alias_map);
+		nfence_vm_unmap(&f->ring_map);
+		nfence_vm_unmap(&f->control_map);
 		nfence_vm_fini(&f->vm);
 	}
+	for (i = 0; i < SCHED_DOORBELLS; i++)
+		if (f->doorbells[i])
+			__free_page(f->doorbells[i]);
 }
 
 /* ---- Command emission ---- */
@@ -1555,6 +1581,358 @@ static void sched_device_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->pv[2][0], 1);
 }
 
+/* ---- User-mode queues: rings and doorbells ---- */
+
+/* Give @q a ring over the fixture's ring buffer and control. */
+static void sched_ring_attach(struct sched_fix *f, struct nfence_hwqueue *q,
+			      struct nfence_cmp_ring *ring, u64 *status)
+{
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_va = f->ring_va;
+	ring->control_va = f->control_va;
+	ring->num_entries = SCHED_RING_ENTRIES;
+	ring->status = status;
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_ring_attach_locked(f->cmp, &q->hw, ring);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(f->test, *status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+}
+
+static void sched_ring_detach(struct sched_fix *f, struct nfence_hwqueue *q)
+{
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_unbind_locked(f->cmp, &q->hw, 0);
+	nfence_cmp_ring_detach_locked(f->cmp, &q->hw);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/* Entry @i of the ring: [@va, @end), @flags. */
+static void sched_ring_put(struct sched_fix *f, u64 i, u64 va, u64 end,
+			   u32 flags)
+{
+	struct drm_nfence_ring_entry *e = &f->ring[i % SCHED_RING_ENTRIES];
+
+	e->commands_gpu_va = va;
+	e->size = end - va;
+	e->flags = flags;
+}
+
+/* What a ring taken from a doorbell does: the write index @v is seen. */
+static void sched_ring_seen(struct sched_fix *f, struct nfence_hwqueue *q,
+			    u64 v)
+{
+	mutex_lock(&f->cmp->lock);
+	q->hw.ring->seen = v;
+	if (q->hw.state == NFENCE_QUEUE_IDLE)
+		q->hw.state = NFENCE_QUEUE_READY;
+	mutex_unlock(&f->cmp->lock);
+}
+
+static void sched_ring_runs_entries(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_ring ring;
+	unsigned int ran, i;
+	u64 status, start;
+
+	sched_ring_attach(f, f->q[0], &ring, &status);
+	/* More than once around the ring. */
+	for (i = 0; i < SCHED_RING_ENTRIES + 3; i++) {
+		start = sched_cursor(f);
+		sched_write64(f, sched_data_va(f, 0), i + 1);
+		sched_ring_put(f, i, start, sched_cursor(f), 0);
+		sched_ring_seen(f, f->q[0], i + 1);
+		KUNIT_ASSERT_EQ(test, sched_run(f, f->q[0], &ran),
+				NFENCE_RUN_IDLE);
+		KUNIT_EXPECT_EQ(test, f->data[0], i + 1);
+		KUNIT_EXPECT_EQ(test, ring.read_index, i + 1);
+		KUNIT_EXPECT_EQ(test, f->control->read_index, i + 1);
+	}
+	/* Entries rung together run in one turn, in order. */
+	for (i = 0; i < 3; i++) {
+		start = sched_cursor(f);
+		sched_write64(f, sched_data_va(f, i + 1), ring.read_index + i);
+		sched_ring_put(f, ring.read_index + i, start, sched_cursor(f),
+			       0);
+	}
+	sched_ring_seen(f, f->q[0], ring.read_index + 3);
+	KUNIT_EXPECT_EQ(test, sched_run(f, f->q[0], &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[3] - f->data[1], 2);
+	KUNIT_EXPECT_EQ(test, f->control->read_index, ring.seen);
+	/* No progress signal: the command buffers signal it themselves. */
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->dropped));
+
+	sched_ring_detach(f, f->q[0]);
+	KUNIT_EXPECT_NULL(test, f->q[0]->hw.ring);
+	KUNIT_EXPECT_EQ(test, status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+}
+
+enum sched_ring_bad {
+	SCHED_RING_FLAGS,
+	SCHED_RING_SIZE_ZERO,
+	SCHED_RING_SIZE_MISALIGNED,
+	SCHED_RING_SIZE_TOO_BIG,
+	SCHED_RING_VA_MISALIGNED,
+	SCHED_RING_UNMAPPED,
+	SCHED_RING_CONTROL_UNMAPPED,
+	SCHED_RING_COMMANDS_UNMAPPED,
+};
+
+static const char * const sched_ring_bad_names[] = {
+	"flags", "size-zero", "size-misaligned", "size-too-big",
+	"va-misaligned", "ring-unmapped", "control-unmapped",
+	"commands-unmapped",
+};
+
+static void sched_ring_bad_desc(const enum sched_ring_bad *c, char *desc)
+{
+	strscpy(desc, sched_ring_bad_names[*c], KUNIT_PARAM_DESC_SIZE);
+}
+
+static const enum sched_ring_bad sched_ring_bad_cases[] = {
+	SCHED_RING_FLAGS, SCHED_RING_SIZE_ZERO, SCHED_RING_SIZE_MISALIGNED,
+	SCHED_RING_SIZE_TOO_BIG, SCHED_RING_VA_MISALIGNED, SCHED_RING_UNMAPPED,
+	SCHED_RING_CONTROL_UNMAPPED, SCHED_RING_COMMANDS_UNMAPPED,
+};
+
+KUNIT_ARRAY_PARAM(sched_ring_bad, sched_ring_bad_cases, sched_ring_bad_desc);
+
+/*
+ * Every way a ring entry can be bad faults the context as a bad command
+ * does, with the ring's status DISCONNECTED_ABORT and its entry never
+ * handed to the driver.
+ */
+static void sched_ring_bad_entry(struct kunit *test)
+{
+	const enum sched_ring_bad *c = test->param_value;
+	struct sched_fix *f = test->priv;
+	u64 status, start, end, va, fault_va = f->ring_va;
+	u32 flags = 0, reason = DRM_NFENCE_FAULT_BAD_RING;
+	struct nfence_cmp_ring ring;
+	unsigned int ran;
+
+	start = sched_cursor(f);
+	sched_nop(f);
+	end = sched_cursor(f);
+	va = start;
+	sched_ring_attach(f, f->q[0], &ring, &status);
+	switch (*c) {
+	case SCHED_RING_FLAGS:
+		flags = 1;
+		break;
+	case SCHED_RING_SIZE_ZERO:
+		end = start;
+		break;
+	case SCHED_RING_SIZE_MISALIGNED:
+		end = start + 4;
+		break;
+	case SCHED_RING_SIZE_TOO_BIG:
+		end = start + DRM_NFENCE_MAX_SUBMIT_SIZE + 8;
+		break;
+	case SCHED_RING_VA_MISALIGNED:
+		va = start + 4;
+		end = va + 8;
+		break;
+	case SCHED_RING_UNMAPPED:
+		ring.ring_va = SCHED_UNMAPPED;
+		fault_va = SCHED_UNMAPPED;
+		reason = DRM_NFENCE_FAULT_PAGE;
+		break;
+	case SCHED_RING_CONTROL_UNMAPPED:
+		ring.control_va = SCHED_UNMAPPED;
+		fault_va = SCHED_UNMAPPED + 8;
+		reason = DRM_NFENCE_FAULT_PAGE;
+		break;
+	case SCHED_RING_COMMANDS_UNMAPPED:
+		va = SCHED_UNMAPPED;
+		end = va + 8;
+		fault_va = va;
+		reason = DRM_NFENCE_FAULT_PAGE;
+		break;
+	}
+	f->ring[0].commands_gpu_va = va;
+	f->ring[0].size = end - va;
+	f->ring[0].flags = flags;
+	sched_ring_seen(f, f->q[0], 1);
+	KUNIT_EXPECT_EQ(test, sched_run(f, f->q[0], &ran), NFENCE_RUN_FAULT);
+	sched_expect_fault(test, f, fault_va, reason, 0);
+	KUNIT_EXPECT_FALSE(test, ring.queued);
+	KUNIT_EXPECT_EQ(test, status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	sched_ring_detach(f, f->q[0]);
+}
+
+/* Fake physical doorbells for the ring and LRU tests. */
+static void sched_doorbells(struct sched_fix *f, u32 model)
+{
+	unsigned int i;
+
+	for (i = 0; i < SCHED_DOORBELLS; i++) {
+		f->doorbells[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(f->test, f->doorbells[i]);
+	}
+	f->adapter->gpu.doorbell_pages = f->doorbells;
+	f->adapter->gpu.cfg.num_doorbells = SCHED_DOORBELLS;
+	f->adapter->gpu.cfg.doorbell_model = model;
+}
+
+/* A write index stored to a doorbell, as the CMP takes it. */
+static void sched_ring(struct sched_fix *f, u32 slot, u64 v)
+{
+	WRITE_ONCE(*nfence_gpu_doorbell(&f->adapter->gpu, slot), v);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_take_locked(f->cmp, &f->q[0]->hw, slot,
+					&f->dropped);
+	mutex_unlock(&f->cmp->lock);
+}
+
+static void sched_doorbell_take(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_ring ring;
+	unsigned int ran, i;
+	u64 status, start;
+
+	sched_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	sched_ring_attach(f, f->q[0], &ring, &status);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, &f->q[0]->hw, 1);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, status, (u64)DRM_NFENCE_DOORBELL_CONNECTED);
+	KUNIT_EXPECT_EQ(test, ring.slot, 1);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 1);
+	/* Bound, the doorbell starts at the ring's last write index. */
+	KUNIT_EXPECT_EQ(test, *nfence_gpu_doorbell(&f->adapter->gpu, 1), 0);
+
+	for (i = 0; i < 2; i++) {
+		start = sched_cursor(f);
+		sched_write64(f, sched_data_va(f, i), 7 + i);
+		sched_ring_put(f, i, start, sched_cursor(f), 0);
+	}
+	sched_ring(f, 1, 2);
+	KUNIT_EXPECT_EQ(test, ring.seen, 2);
+	KUNIT_EXPECT_EQ(test, f->q[0]->hw.state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
+	KUNIT_EXPECT_EQ(test, sched_run(f, f->q[0], &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[1], 8);
+	/* The same value again is no ring. */
+	sched_ring(f, 1, 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
+	KUNIT_EXPECT_EQ(test, f->q[0]->hw.state, NFENCE_QUEUE_IDLE);
+	/* As many entries ahead as the ring holds is fine; one more faults. */
+	sched_ring(f, 1, 2 + SCHED_RING_ENTRIES);
+	KUNIT_EXPECT_EQ(test, ring.seen, 2 + SCHED_RING_ENTRIES);
+	sched_ring(f, 1, 3 + SCHED_RING_ENTRIES + SCHED_RING_ENTRIES);
+	sched_expect_fault(test, f, f->ring_va, DRM_NFENCE_FAULT_BAD_RING, 0);
+	KUNIT_EXPECT_EQ(test, status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	/* A stopped queue keeps its doorbell and takes no more rings. */
+	KUNIT_EXPECT_EQ(test, ring.slot, 1);
+	sched_ring(f, 1, 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 2);
+	sched_ring_detach(f, f->q[0]);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
+	KUNIT_EXPECT_NULL(test, f->cmp->doorbells[1]);
+}
+
+static void sched_doorbell_behind(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_ring ring;
+	u64 status;
+
+	sched_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	sched_ring_attach(f, f->q[0], &ring, &status);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, &f->q[0]->hw, 0);
+	ring.seen = 5;
+	ring.read_index = 3;
+	mutex_unlock(&f->cmp->lock);
+	/* Behind the last write index taken, though ahead of the reads. */
+	sched_ring(f, 0, 4);
+	sched_expect_fault(test, f, f->ring_va, DRM_NFENCE_FAULT_BAD_RING, 0);
+	sched_ring_detach(f, f->q[0]);
+}
+
+static void sched_doorbell_victim(struct kunit *test)
+{
+	static const u64 rung[] = { 30, 10, 20 };
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_ring ring[SCHED_QUEUES];
+	u64 status[SCHED_QUEUES];
+	unsigned int i;
+
+	sched_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp), 0);
+	mutex_unlock(&f->cmp->lock);
+	for (i = 0; i < SCHED_QUEUES; i++) {
+		int slot;
+
+		sched_ring_attach(f, f->q[i], &ring[i], &status[i]);
+		mutex_lock(&f->cmp->lock);
+		slot = nfence_cmp_doorbell_free_slot_locked(f->cmp);
+		nfence_cmp_doorbell_bind_locked(f->cmp, &f->q[i]->hw, slot);
+		ring[i].rung_ns = rung[i];
+		mutex_unlock(&f->cmp->lock);
+		KUNIT_EXPECT_EQ(test, ring[i].slot, i);
+	}
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp),
+			-ENOSPC);
+	/* The least recently rung. */
+	KUNIT_EXPECT_PTR_EQ(test, nfence_cmp_doorbell_victim_locked(f->cmp),
+			    &f->q[1]->hw);
+	/* A stopped queue's doorbell goes first, whenever it was rung. */
+	f->q[2]->hw.state = NFENCE_QUEUE_FAULTED;
+	KUNIT_EXPECT_PTR_EQ(test, nfence_cmp_doorbell_victim_locked(f->cmp),
+			    &f->q[2]->hw);
+	f->q[2]->hw.state = NFENCE_QUEUE_IDLE;
+	nfence_cmp_doorbell_unbind_locked(f->cmp, &f->q[1]->hw,
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	KUNIT_EXPECT_EQ(test, status[1],
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp), 1);
+	/* An aborted status stays so. */
+	status[0] = DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT;
+	nfence_cmp_doorbell_unbind_locked(f->cmp, &f->q[0]->hw,
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	KUNIT_EXPECT_EQ(test, status[0],
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 1);
+	mutex_unlock(&f->cmp->lock);
+	for (i = 0; i < SCHED_QUEUES; i++)
+		sched_ring_detach(f, f->q[i]);
+}
+
+static void sched_doorbell_global(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_ring ring[2];
+	u64 status[2];
+	unsigned int i;
+
+	sched_doorbells(f, DRM_NFENCE_DOORBELL_GLOBAL);
+	/* One physical doorbell, shared: never full, never taken. */
+	for (i = 0; i < 2; i++) {
+		sched_ring_attach(f, f->q[i], &ring[i], &status[i]);
+		mutex_lock(&f->cmp->lock);
+		KUNIT_EXPECT_EQ(test,
+				nfence_cmp_doorbell_free_slot_locked(f->cmp), 0);
+		nfence_cmp_doorbell_bind_locked(f->cmp, &f->q[i]->hw, 0);
+		mutex_unlock(&f->cmp->lock);
+		KUNIT_EXPECT_EQ(test, ring[i].slot, 0);
+	}
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 2);
+	KUNIT_EXPECT_NULL(test, f->cmp->doorbells[0]);
+	for (i = 0; i < 2; i++)
+		sched_ring_detach(f, f->q[i]);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
+}
+
 static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_nop_runs_to_idle),
 	KUNIT_CASE(sched_fence_wait_blocks),
@@ -1575,6 +1953,12 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_misaligned_after_submit),
 	KUNIT_CASE(sched_stop_locked),
 	KUNIT_CASE(sched_device_lost),
+	KUNIT_CASE(sched_ring_runs_entries),
+	KUNIT_CASE_PARAM(sched_ring_bad_entry, sched_ring_bad_gen_params),
+	KUNIT_CASE(sched_doorbell_take),
+	KUNIT_CASE(sched_doorbell_behind),
+	KUNIT_CASE(sched_doorbell_victim),
+	KUNIT_CASE(sched_doorbell_global),
 	{}
 };
 

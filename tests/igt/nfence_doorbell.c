@@ -1,0 +1,1322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("User-mode submission: DRM_IOCTL_NFENCE_DOORBELL_"
+		     "CREATE/CONNECT/DESTROY/NOTIFY, the ring and its "
+		     "control, doorbell mappings (dummy page, rotation, "
+		     "read-only status), the CMP's watch and its quiet state, "
+		     "taking doorbells from the least recently rung ring, "
+		     "faults of bad rings, and the rejection of every invalid "
+		     "input.");
+
+#define WATCHDOG_S	60
+#define RUN_MS		5000
+#define QUIET_MS	2000
+#define SYSTEM		NFENCE_SEGMENT_SYSTEM
+#define VISIBLE		DRM_NFENCE_ALLOC_CPU_VISIBLE
+#define Q_UMS		DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION
+#define DB_SECONDARY	DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA
+#define ST_CONNECTED	DRM_NFENCE_DOORBELL_CONNECTED
+#define ST_NOTIFY	DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD
+#define ST_RETRY	DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY
+#define ST_ABORT	DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT
+#define PAGE		4096u
+#define RING_BYTES	PAGE
+#define RING_ENTRIES	(RING_BYTES / sizeof(struct drm_nfence_ring_entry))
+
+static int fd = -1;
+static int dbg = -1;
+static const char * const debugfs_files[] = {
+	"nfence_device_error", "nfence_cmp",
+};
+static bool global_model;
+static uint32_t num_doorbells;
+static uint32_t num_engines;
+#define MAX_ENGINES	8
+
+#define __db_create	__nfence_doorbell_create
+#define __db_connect	__nfence_doorbell_connect
+#define __db_destroy	__nfence_doorbell_destroy
+#define __db_notify	__nfence_doorbell_notify
+
+/* mmap one page at @offset; MAP_FAILED with errno on error */
+static void *db_mmap(int f, uint64_t offset, int prot)
+{
+	return mmap(NULL, PAGE, prot, MAP_SHARED, f, offset);
+}
+
+/*
+ * A user-mode queue with its ring buffer, ring control and doorbell, and
+ * the CPU mappings of the doorbell's pages.
+ */
+struct uq {
+	struct nfence_queue q;
+	struct nfence_bo ring;
+	struct nfence_bo control;
+	uint32_t doorbell;
+	uint32_t flags;
+	uint64_t doorbell_offset;
+	uint64_t status_offset;
+	uint64_t last_queued_offset;
+	volatile uint64_t *bell;
+	volatile uint64_t *secondary;
+	const volatile uint64_t *status;
+	volatile uint64_t *last_queued;
+	uint64_t written;
+};
+
+static volatile struct drm_nfence_ring_control *uq_control(struct uq *u)
+{
+	return (volatile struct drm_nfence_ring_control *)u->control.cpu;
+}
+
+static void uq_map(struct uq *u)
+{
+	void *p;
+
+	p = db_mmap(u->q.fd, u->doorbell_offset, PROT_READ | PROT_WRITE);
+	igt_assert(p != MAP_FAILED);
+	u->bell = p;
+	p = db_mmap(u->q.fd, u->status_offset, PROT_READ);
+	igt_assert(p != MAP_FAILED);
+	u->status = p;
+	p = db_mmap(u->q.fd, u->last_queued_offset, PROT_READ | PROT_WRITE);
+	igt_assert(p != MAP_FAILED);
+	u->last_queued = p;
+	if (u->flags & DB_SECONDARY) {
+		/* A second mapping of the doorbell page. */
+		p = db_mmap(u->q.fd, u->doorbell_offset,
+			    PROT_READ | PROT_WRITE);
+		igt_assert(p != MAP_FAILED);
+		u->secondary = p;
+	}
+}
+
+static void uq_unmap(struct uq *u)
+{
+	if (u->bell)
+		munmap((void *)u->bell, PAGE);
+	if (u->status)
+		munmap((void *)u->status, PAGE);
+	if (u->last_queued)
+		munmap((void *)u->last_queued, PAGE);
+	if (u->secondary)
+		munmap((void *)u->secondary, PAGE);
+	u->bell = u->secondary = u->last_queued = NULL;
+	u->status = NULL;
+}
+
+/* The queue, ring and control of a user-mode queue, without a doorbell. */
+static void uq_init(struct uq *u, int f, uint32_t device, uint32_t engine)
+{
+	memset(u, 0, sizeof(*u));
+	nfence_queue_create(&u->q, f, device, engine, Q_UMS);
+	nfence_bo_create(f, device, RING_BYTES, SYSTEM, VISIBLE, &u->ring);
+	nfence_bo_create(f, device, PAGE, SYSTEM, VISIBLE, &u->control);
+}
+
+static int __uq_doorbell(struct uq *u, uint32_t flags)
+{
+	struct drm_nfence_doorbell_create c = {
+		.device = u->q.device,
+		.hwqueue = u->q.handle,
+		.ring_alloc = u->ring.handle,
+		.ring_control_alloc = u->control.handle,
+		.flags = flags,
+	};
+	int ret = __db_create(u->q.fd, &c);
+
+	if (ret)
+		return ret;
+	igt_assert_neq(c.handle, 0);
+	u->doorbell = c.handle;
+	u->doorbell_offset = c.doorbell_offset;
+	u->status_offset = c.status_offset;
+	u->last_queued_offset = c.last_queued_offset;
+	u->flags = flags;
+	uq_map(u);
+	return 0;
+}
+
+static void uq_create(struct uq *u, int f, uint32_t device, uint32_t engine,
+		      uint32_t flags)
+{
+	uq_init(u, f, device, engine);
+	igt_assert_eq(__uq_doorbell(u, flags), 0);
+}
+
+static void uq_destroy(struct uq *u)
+{
+	uq_unmap(u);
+	if (u->doorbell)
+		__db_destroy(u->q.fd, u->q.device, u->doorbell);
+	u->doorbell = 0;
+	nfence_bo_destroy(&u->ring);
+	nfence_bo_destroy(&u->control);
+	nfence_queue_destroy(&u->q);
+}
+
+static uint32_t uq_connect(struct uq *u)
+{
+	struct drm_nfence_doorbell_connect c = {
+		.device = u->q.device, .handle = u->doorbell,
+	};
+
+	igt_assert_eq(__db_connect(u->q.fd, &c), 0);
+	return c.status;
+}
+
+static void uq_notify(struct uq *u)
+{
+	struct drm_nfence_doorbell_notify n = {
+		.device = u->q.device, .handle = u->doorbell,
+	};
+
+	igt_assert_eq(__db_notify(u->q.fd, &n), 0);
+}
+
+/*
+ * Write a command buffer that signals the progress fence with the next
+ * value into the ring; returns that value. Nothing is rung.
+ */
+static uint64_t uq_queue(struct uq *u, void (*emit)(struct nfence_cs *cs))
+{
+	volatile struct drm_nfence_ring_entry *e;
+	struct nfence_cs cs;
+	uint64_t value;
+
+	/* The ring has room: at most RING_ENTRIES ahead of the engine. */
+	uint64_t end = nfence_monotonic_ns() + RUN_MS * 1000000ull;
+
+	while (u->written - uq_control(u)->read_index >= RING_ENTRIES) {
+		igt_assert_f(nfence_monotonic_ns() < end, "ring full\n");
+		usleep(500);
+	}
+	nfence_queue_begin(&u->q, &cs);
+	if (emit)
+		emit(&cs);
+	value = ++u->q.submitted;
+	nfence_cs_signal_fence(&cs, &u->q.progress_mapping, value);
+	u->q.head += (cs.len + 63) & ~63u;
+
+	e = (volatile struct drm_nfence_ring_entry *)u->ring.cpu +
+	    u->written % RING_ENTRIES;
+	e->commands_gpu_va = cs.gpu_va;
+	e->size = cs.len;
+	e->flags = 0;
+	/* The seed's order: the last queued value, then the ring entry. */
+	*u->last_queued = value;
+	__sync_synchronize();
+	u->written++;
+	uq_control(u)->write_index = u->written;
+	return value;
+}
+
+/* Store the write index to the doorbell; the status read after a barrier. */
+static uint64_t uq_ring_at(struct uq *u, volatile uint64_t *bell)
+{
+	__sync_synchronize();
+	*bell = u->written;
+	__sync_synchronize();
+	return *u->status;
+}
+
+/*
+ * Ring as the seed's pseudocode does: connect again while the status says
+ * DISCONNECTED_RETRY, notify on CONNECTED_NOTIFY_KMD.
+ */
+static void uq_ring(struct uq *u)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t st = uq_ring_at(u, u->bell);
+
+		if (st == ST_CONNECTED)
+			return;
+		if (st == ST_NOTIFY) {
+			uq_notify(u);
+			return;
+		}
+		igt_assert_eq_u64(st, ST_RETRY);
+		uq_connect(u);
+	}
+	igt_assert_f(false, "doorbell never connected\n");
+}
+
+static uint64_t uq_submit(struct uq *u)
+{
+	uint64_t value = uq_queue(u, NULL);
+
+	uq_ring(u);
+	return value;
+}
+
+/* Wait until the CMP has gone quiet: the doorbell says NOTIFY_KMD. */
+static void uq_wait_quiet(struct uq *u)
+{
+	uint64_t end = nfence_monotonic_ns() + QUIET_MS * 1000000ull;
+
+	while (*u->status != ST_NOTIFY && nfence_monotonic_ns() < end)
+		usleep(1000);
+	igt_assert_eq_u64(*u->status, ST_NOTIFY);
+}
+
+static uint32_t fault_reason(struct uq *u)
+{
+	struct drm_nfence_context_control out;
+
+	igt_assert(nfence_queue_state(&u->q, &out) &
+		   DRM_NFENCE_CONTEXT_STATE_FAULTED);
+	return out.fault_reason;
+}
+
+/* Basic function */
+
+static void test_create_destroy(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (uint32_t e = 0; e < num_engines; e++) {
+		uq_create(&u, fd, dev, e, 0);
+		/* A new doorbell is disconnected. */
+		igt_assert_eq_u64(*u.status, ST_RETRY);
+		igt_assert_eq(__db_destroy(fd, dev, u.doorbell), 0);
+		igt_assert_eq(__db_destroy(fd, dev, u.doorbell), -ENOENT);
+		/* The mappings stay valid after destroy. */
+		igt_assert_eq_u64(*u.status, ST_ABORT);
+		*u.bell = 1;
+		u.doorbell = 0;
+		uq_destroy(&u);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_connect_submit(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	igt_assert_eq(uq_connect(&u), ST_CONNECTED);
+	/* Connecting a connected doorbell only returns its status. */
+	igt_assert_eq(uq_connect(&u), ST_CONNECTED);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	igt_assert_eq_u64(uq_control(&u)->read_index, 1);
+	igt_assert_eq_u64(*u.last_queued, value);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_every_engine(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t n = num_engines;
+	struct uq u[MAX_ENGINES];
+	uint64_t value[MAX_ENGINES];
+
+	nfence_watchdog(WATCHDOG_S);
+	for (uint32_t e = 0; e < n; e++)
+		uq_create(&u[e], fd, dev, e, 0);
+	for (uint32_t e = 0; e < n; e++)
+		value[e] = uq_submit(&u[e]);
+	for (uint32_t e = 0; e < n; e++) {
+		igt_assert(nfence_queue_poll(&u[e].q, value[e], RUN_MS));
+		uq_destroy(&u[e]);
+	}
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_ring_wrap(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value = 0;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	/* More than twice around the ring, rung in batches. */
+	for (unsigned int i = 0; i < 2 * RING_ENTRIES + 10; i++) {
+		value = uq_queue(&u, NULL);
+		if (i % 7 == 6)
+			uq_ring(&u);
+	}
+	uq_ring(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	igt_assert_eq_u64(uq_control(&u)->read_index, u.written);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_no_control(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_doorbell_create c;
+	struct uq u;
+	int ret;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_init(&u, fd, dev, 0);
+	c = (struct drm_nfence_doorbell_create) {
+		.device = dev, .hwqueue = u.q.handle,
+		.ring_alloc = u.ring.handle,
+	};
+	ret = __db_create(fd, &c);
+	/* The global model finds write indexes in the controls only. */
+	if (global_model) {
+		igt_assert_eq(ret, -EINVAL);
+	} else {
+		uint64_t value;
+
+		igt_assert_eq(ret, 0);
+		u.doorbell = c.handle;
+		u.doorbell_offset = c.doorbell_offset;
+		u.status_offset = c.status_offset;
+		u.last_queued_offset = c.last_queued_offset;
+		uq_map(&u);
+		value = uq_submit(&u);
+		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	}
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Writes to a disconnected doorbell go to its dummy page: nothing runs. */
+static void test_dummy_page(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	value = uq_queue(&u, NULL);
+	igt_assert_eq_u64(uq_ring_at(&u, u.bell), ST_RETRY);
+	igt_assert_eq_u64(*u.bell, u.written);	/* the dummy page holds it */
+	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	/* Connect: the mapping moves to the physical doorbell. */
+	igt_assert_eq(uq_connect(&u), ST_CONNECTED);
+	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	uq_ring(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_secondary(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, DB_SECONDARY);
+	uq_connect(&u);
+	value = uq_queue(&u, NULL);
+	/* A ring through the secondary mapping is a ring. */
+	if (uq_ring_at(&u, u.secondary) == ST_NOTIFY)
+		uq_notify(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	igt_assert_eq_u64(*u.bell, *u.secondary);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * The quiet protocol: once the CMP stops watching, the status says
+ * NOTIFY_KMD and a ring alone is not seen until DOORBELL_NOTIFY.
+ */
+static void test_quiet_notify(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value, quiets;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	uq_wait_quiet(&u);
+	quiets = nfence_debugfs_get_u64(dbg, "nfence_cmp", "quiets");
+	igt_assert(quiets > 0);
+	value = uq_queue(&u, NULL);
+	igt_assert_eq_u64(uq_ring_at(&u, u.bell), ST_NOTIFY);
+	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	uq_notify(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	/* Watching again, then quiet again. */
+	uq_wait_quiet(&u);
+	igt_assert(nfence_debugfs_get_u64(dbg, "nfence_cmp", "quiets") >
+		   quiets);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Ring, then quiet, many times: no ring is lost at the edge. */
+static void test_quiet_race(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value = 0;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	for (unsigned int i = 0; i < 60; i++) {
+		/* Ring around when the CMP goes quiet (after 20 ms). */
+		usleep(15000 + (i % 10) * 1000);
+		value = uq_submit(&u);
+		igt_assert_f(nfence_queue_poll(&u.q, value, RUN_MS),
+			     "submission %" PRIu64 " lost\n", value);
+	}
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_suspend_resume(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	nfence_context_control(fd, dev, u.q.context,
+			       DRM_NFENCE_CONTEXT_OP_SUSPEND, NULL);
+	value = uq_submit(&u);
+	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	/* Suspend keeps the doorbell connected. */
+	igt_assert_neq_u64(*u.status, ST_RETRY);
+	nfence_context_control(fd, dev, u.q.context,
+			       DRM_NFENCE_CONTEXT_OP_RESUME, NULL);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Taking doorbells */
+
+/*
+ * One more connected doorbell than the adapter has: the ring rung least
+ * recently loses its doorbell, and gets one back by connecting.
+ */
+static void test_victim(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t n = num_doorbells + 1;
+	struct uq *u = calloc(n, sizeof(*u));
+	uint64_t value;
+
+	igt_require_f(!global_model, "the global doorbell is never taken\n");
+	igt_require_f(num_doorbells <= 64, "too many doorbells to take\n");
+	nfence_watchdog(WATCHDOG_S);
+	for (uint32_t i = 0; i < n; i++)
+		uq_create(&u[i], fd, dev, 0, 0);
+	for (uint32_t i = 0; i + 1 < n; i++) {
+		igt_assert_eq(uq_connect(&u[i]), ST_CONNECTED);
+		value = uq_submit(&u[i]);
+		igt_assert(nfence_queue_poll(&u[i].q, value, RUN_MS));
+	}
+	/* u[0] was rung first: the last connect takes its doorbell. */
+	igt_assert_eq(uq_connect(&u[n - 1]), ST_CONNECTED);
+	igt_assert_eq_u64(*u[0].status, ST_RETRY);
+	for (uint32_t i = 1; i < n; i++)
+		igt_assert_eq_u64(*u[i].status & ~1ull, ST_CONNECTED);
+	/* Its mapping is on its dummy page again: a ring goes nowhere. */
+	value = uq_queue(&u[0], NULL);
+	igt_assert_eq_u64(uq_ring_at(&u[0], u[0].bell), ST_RETRY);
+	igt_assert(!nfence_queue_poll(&u[0].q, value, 300));
+	/* The seed's loop reconnects (taking u[1]'s) and its work runs. */
+	uq_ring(&u[0]);
+	igt_assert(nfence_queue_poll(&u[0].q, value, RUN_MS));
+	igt_assert_eq_u64(*u[1].status, ST_RETRY);
+	/* And the new owner's ring runs. */
+	value = uq_submit(&u[n - 1]);
+	igt_assert(nfence_queue_poll(&u[n - 1].q, value, RUN_MS));
+	for (uint32_t i = 0; i < n; i++)
+		uq_destroy(&u[i]);
+	free(u);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * A ring stored just before the doorbell is taken still runs: the CMP
+ * looks at the doorbell once more after the victim's mapping moved.
+ */
+static void test_victim_last_ring(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t n = num_doorbells + 1;
+	struct uq *u = calloc(n, sizeof(*u));
+	uint64_t value;
+
+	igt_require_f(!global_model, "the global doorbell is never taken\n");
+	igt_require_f(num_doorbells <= 64, "too many doorbells to take\n");
+	nfence_watchdog(WATCHDOG_S);
+	for (uint32_t i = 0; i < n; i++)
+		uq_create(&u[i], fd, dev, 0, 0);
+	for (uint32_t i = 0; i + 1 < n; i++)
+		uq_connect(&u[i]);
+	/* Suspended, so the ring is taken but cannot run yet. */
+	nfence_context_control(fd, dev, u[0].q.context,
+			       DRM_NFENCE_CONTEXT_OP_SUSPEND, NULL);
+	uq_wait_quiet(&u[0]);
+	value = uq_queue(&u[0], NULL);
+	/* Quiet: the CMP does not see this ring; no notify either. */
+	igt_assert_eq_u64(uq_ring_at(&u[0], u[0].bell), ST_NOTIFY);
+	uq_connect(&u[n - 1]);
+	igt_assert_eq_u64(*u[0].status, ST_RETRY);
+	nfence_context_control(fd, dev, u[0].q.context,
+			       DRM_NFENCE_CONTEXT_OP_RESUME, NULL);
+	igt_assert(nfence_queue_poll(&u[0].q, value, RUN_MS));
+	for (uint32_t i = 0; i < n; i++)
+		uq_destroy(&u[i]);
+	free(u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Faults */
+
+static void emit_bad_command(struct nfence_cs *cs)
+{
+	nfence_cs_raw(cs, DRM_NFENCE_CS_HEADER(0x7f, 2), 0, NULL, 0);
+}
+
+static void expect_abort(struct uq *u, uint32_t reason)
+{
+	struct drm_nfence_doorbell_connect c = {
+		.device = u->q.device, .handle = u->doorbell,
+	};
+	uint64_t end = nfence_monotonic_ns() + RUN_MS * 1000000ull;
+
+	while (*u->status != ST_ABORT && nfence_monotonic_ns() < end)
+		usleep(1000);
+	igt_assert_eq_u64(*u->status, ST_ABORT);
+	igt_assert_eq(fault_reason(u), reason);
+	/* The progress fence is AlwaysSignaled, connecting fails. */
+	igt_assert(nfence_queue_poll(&u->q, NFENCE_ALWAYS_SIGNALED, RUN_MS));
+	igt_assert_eq(__db_connect(u->q.fd, &c), -EIO);
+}
+
+static void test_fault_bad_command(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_queue(&u, emit_bad_command);
+	uq_ring(&u);
+	expect_abort(&u, DRM_NFENCE_FAULT_BAD_COMMAND);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_fault_bad_entry(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	volatile struct drm_nfence_ring_entry *e;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_queue(&u, NULL);
+	e = (volatile struct drm_nfence_ring_entry *)u.ring.cpu;
+	e->flags = 1;
+	uq_ring(&u);
+	expect_abort(&u, DRM_NFENCE_FAULT_BAD_RING);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_fault_bad_index(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	/* A write index more than the ring's entries ahead. */
+	u.written = RING_ENTRIES + 1;
+	uq_control(&u)->write_index = u.written;
+	uq_ring(&u);
+	expect_abort(&u, DRM_NFENCE_FAULT_BAD_RING);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_fault_ring_unmapped(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	volatile struct drm_nfence_ring_entry *e;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_queue(&u, NULL);
+	e = (volatile struct drm_nfence_ring_entry *)u.ring.cpu;
+	e->commands_gpu_va = 1ull << 39;	/* nothing is mapped there */
+	uq_ring(&u);
+	expect_abort(&u, DRM_NFENCE_FAULT_PAGE);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_device_error(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	nfence_device_error(fd, dev);
+	igt_assert_eq_u64(*u.status, ST_ABORT);
+	igt_assert(nfence_queue_poll(&u.q, NFENCE_ALWAYS_SIGNALED, RUN_MS));
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Lifetimes */
+
+static void test_alloc_pinned(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, u.ring.handle),
+		      -EBUSY);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, u.control.handle),
+		      -EBUSY);
+	igt_assert_eq(__db_destroy(fd, dev, u.doorbell), 0);
+	u.doorbell = 0;
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, u.ring.handle), 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, u.control.handle),
+		      0);
+	u.ring.handle = 0;
+	u.control.handle = 0;
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_queue_destroy(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	nfence_hwqueue_destroy(fd, dev, u.q.handle);
+	/* The queue's doorbell went with it, and its pins. */
+	igt_assert_eq(__db_destroy(fd, dev, u.doorbell), -ENOENT);
+	igt_assert_eq_u64(*u.status, ST_ABORT);
+	*u.bell = 7;	/* the dummy page */
+	u.doorbell = 0;
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, u.ring.handle), 0);
+	u.ring.handle = 0;
+	u.q.handle = 0;
+	uq_unmap(&u);
+	nfence_bo_destroy(&u.control);
+	nfence_queue_forget(&u.q);
+	nfence_context_destroy(fd, dev, u.q.context);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_device_destroy(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	uq_submit(&u);
+	nfence_device_destroy(fd, dev);
+	igt_assert_eq_u64(*u.status, ST_ABORT);
+	uq_unmap(&u);
+	nfence_bo_unmap(&u.ring);
+	nfence_bo_unmap(&u.control);
+	nfence_queue_forget(&u.q);
+}
+
+static void test_close_mapped(void)
+{
+	int f = nfence_open();
+	uint32_t dev = nfence_device_create(f);
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, f, dev, 0, DB_SECONDARY);
+	uq_connect(&u);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	/*
+	 * Close with every mapping alive: the mappings keep the file, and so
+	 * the doorbell, alive until the last munmap.
+	 */
+	close(f);
+	*u.bell = 3;
+	*u.secondary = 4;
+	igt_assert_eq_u64(*u.status & ~1ull, ST_CONNECTED);
+	uq_unmap(&u);
+	nfence_bo_unmap(&u.ring);
+	nfence_bo_unmap(&u.control);
+	nfence_queue_forget(&u.q);
+}
+
+/* Kernel-mode submission to a user-mode queue */
+
+static void test_no_kernel_submission(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t fence = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
+	struct nfence_cs cs;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	nfence_queue_begin(&u.q, &cs);
+	nfence_cs_nop(&cs);
+	igt_assert_eq(__nfence_queue_submit(&u.q, &cs), -EINVAL);
+	igt_assert_eq(__nfence_queue_submit_wait(&u.q, fence, 1), -EINVAL);
+	igt_assert_eq(__nfence_queue_submit_signal(&u.q, fence, 1), -EINVAL);
+	uq_destroy(&u);
+	nfence_fence_destroy(fd, fence);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Invalid input, each with everything else valid */
+
+enum db_bad {
+	DB_BAD_ZERO,
+	DB_BAD_UNKNOWN,
+	DB_BAD_DESTROYED,
+	DB_BAD_OTHER_DEVICE,
+	DB_BAD_COUNT,
+};
+
+static const char * const db_bad_names[] = {
+	"zero", "unknown", "destroyed", "other-device",
+};
+
+static void test_create_bad_flags(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_doorbell_create c;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_init(&u, fd, dev, 0);
+	c = (struct drm_nfence_doorbell_create) {
+		.device = dev, .hwqueue = u.q.handle,
+		.ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	for (unsigned int bit = 2; bit < 32; bit++) {
+		c.flags = 1u << bit;
+		igt_assert_eq(__db_create(fd, &c), -EINVAL);
+	}
+	c.flags = DRM_NFENCE_DOORBELL_RESIZE_RING;
+	igt_assert_eq(__db_create(fd, &c), -EOPNOTSUPP);
+	c.flags = 0;
+	igt_assert_eq(__db_create(fd, &c), 0);
+	u.doorbell = c.handle;
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_bad_device(enum nfence_bad bad)
+{
+	struct drm_nfence_doorbell_create c;
+	struct nfence_env env;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	uq_init(&u, fd, env.dev, 0);
+	c = (struct drm_nfence_doorbell_create) {
+		.hwqueue = u.q.handle, .ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	c.device = nfence_bad_device(&env, bad);
+	igt_assert_eq(__db_create(fd, &c), -ENOENT);
+	c.device = env.dev;
+	igt_assert_eq(__db_create(fd, &c), 0);
+	u.doorbell = c.handle;
+	uq_destroy(&u);
+	nfence_env_fini(&env);
+}
+
+static void test_create_bad_handle(enum nfence_bad bad, int which)
+{
+	struct drm_nfence_doorbell_create c, ok;
+	struct nfence_env env;
+	uint32_t *field;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	uq_init(&u, fd, env.dev, 0);
+	ok = (struct drm_nfence_doorbell_create) {
+		.device = env.dev, .hwqueue = u.q.handle,
+		.ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	c = ok;
+	if (which == 0) {
+		field = &c.hwqueue;
+		*field = nfence_bad_handle(&env, NFENCE_KIND_HWQUEUE, bad,
+					   &u.q.handle, 1);
+	} else {
+		const uint32_t live[] = { u.ring.handle, u.control.handle,
+					  u.q.cmds.handle };
+
+		field = which == 1 ? &c.ring_alloc : &c.ring_control_alloc;
+		*field = nfence_bad_handle(&env, NFENCE_KIND_ALLOC, bad, live,
+					   ARRAY_SIZE(live));
+	}
+	if (which == 2 && bad == NFENCE_BAD_ZERO) {
+		/* 0 is "no control": valid but in the global model. */
+		if (global_model) {
+			igt_assert_eq(__db_create(fd, &c), -EINVAL);
+		} else {
+			igt_assert_eq(__db_create(fd, &c), 0);
+			igt_assert_eq(__db_destroy(fd, env.dev, c.handle), 0);
+		}
+	} else {
+		igt_assert_eq(__db_create(fd, &c), -ENOENT);
+	}
+	/* Nothing was pinned by the failed calls. */
+	c = ok;
+	igt_assert_eq(__db_create(fd, &c), 0);
+	igt_assert_eq(__db_destroy(fd, env.dev, c.handle), 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, env.dev,
+						    u.ring.handle), 0);
+	u.ring.handle = 0;
+	uq_destroy(&u);
+	nfence_env_fini(&env);
+}
+
+static void test_create_kernel_queue(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_doorbell_create c;
+	struct nfence_queue q;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_init(&u, fd, dev, 0);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	c = (struct drm_nfence_doorbell_create) {
+		.device = dev, .hwqueue = q.handle,
+		.ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	igt_assert_eq(__db_create(fd, &c), -EINVAL);
+	c.hwqueue = u.q.handle;
+	igt_assert_eq(__db_create(fd, &c), 0);
+	u.doorbell = c.handle;
+	/* One doorbell per queue. */
+	igt_assert_eq(__db_create(fd, &c), -EBUSY);
+	nfence_queue_destroy(&q);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_small_allocs(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_doorbell_create c;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_init(&u, fd, dev, 0);
+	/* Allocation sizes are whole pages: both are large enough. */
+	c = (struct drm_nfence_doorbell_create) {
+		.device = dev, .hwqueue = u.q.handle,
+		.ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	igt_assert_eq(__db_create(fd, &c), 0);
+	u.doorbell = c.handle;
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_create_device_error(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_doorbell_create c;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_init(&u, fd, dev, 0);
+	c = (struct drm_nfence_doorbell_create) {
+		.device = dev, .hwqueue = u.q.handle,
+		.ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	nfence_device_error(fd, dev);
+	igt_assert_eq(__db_create(fd, &c), -EIO);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* A doorbell handle that is invalid in one way, for @dev of @u. */
+static uint32_t db_bad_handle(struct uq *u, uint32_t dev2, enum db_bad bad)
+{
+	struct uq other;
+	uint32_t h;
+
+	switch (bad) {
+	case DB_BAD_ZERO:
+		return 0;
+	case DB_BAD_UNKNOWN:
+		return UINT32_MAX;
+	case DB_BAD_DESTROYED:
+		uq_create(&other, u->q.fd, u->q.device, 0, 0);
+		h = other.doorbell;
+		uq_destroy(&other);
+		return h;
+	default:
+		/* A live doorbell of another device of the file. */
+		uq_create(&other, u->q.fd, dev2, 0, 0);
+		h = other.doorbell;
+		uq_unmap(&other);
+		return h;
+	}
+}
+
+static void test_connect_bad(enum db_bad bad)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t dev2 = nfence_device_create(fd);
+	struct drm_nfence_doorbell_connect c;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	c = (struct drm_nfence_doorbell_connect) {
+		.device = dev, .handle = db_bad_handle(&u, dev2, bad),
+	};
+	igt_assert_eq(__db_connect(fd, &c), -ENOENT);
+	c.handle = u.doorbell;
+	c.flags = 1;
+	igt_assert_eq(__db_connect(fd, &c), -EINVAL);
+	c.flags = 0;
+	igt_assert_eq(__db_connect(fd, &c), 0);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev2);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_destroy_bad(enum db_bad bad)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t dev2 = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	igt_assert_eq(__db_destroy(fd, dev, db_bad_handle(&u, dev2, bad)),
+		      -ENOENT);
+	igt_assert_eq(__db_destroy(fd, dev, u.doorbell), 0);
+	u.doorbell = 0;
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev2);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_notify_bad(enum db_bad bad)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t dev2 = nfence_device_create(fd);
+	struct drm_nfence_doorbell_notify n;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	n = (struct drm_nfence_doorbell_notify) {
+		.device = dev, .handle = db_bad_handle(&u, dev2, bad),
+	};
+	igt_assert_eq(__db_notify(fd, &n), -ENOENT);
+	n.handle = u.doorbell;
+	n.flags = 1;
+	igt_assert_eq(__db_notify(fd, &n), -EINVAL);
+	n.flags = 0;
+	n.pad = 1;
+	igt_assert_eq(__db_notify(fd, &n), -EINVAL);
+	n.pad = 0;
+	igt_assert_eq(__db_notify(fd, &n), 0);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev2);
+	nfence_device_destroy(fd, dev);
+}
+
+static void test_mmap_rules(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	int f2 = nfence_open();
+	struct uq u;
+	void *p;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	/* The status is read-only, now and later. */
+	p = db_mmap(fd, u.status_offset, PROT_READ | PROT_WRITE);
+	igt_assert(p == MAP_FAILED && errno == EPERM);
+	igt_assert_neq(mprotect((void *)u.status, PAGE,
+				PROT_READ | PROT_WRITE), 0);
+	/* One page per mapping. */
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, u.doorbell_offset);
+	igt_assert(p == MAP_FAILED);
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd,
+		 u.last_queued_offset);
+	igt_assert(p == MAP_FAILED);
+	/* Three distinct objects. */
+	igt_assert_neq_u64(u.doorbell_offset, u.status_offset);
+	igt_assert_neq_u64(u.doorbell_offset, u.last_queued_offset);
+	igt_assert_neq_u64(u.status_offset, u.last_queued_offset);
+	/* Another open file of the adapter may map none of them. */
+	p = db_mmap(f2, u.doorbell_offset, PROT_READ | PROT_WRITE);
+	igt_assert(p == MAP_FAILED && errno == EACCES);
+	p = db_mmap(f2, u.status_offset, PROT_READ);
+	igt_assert(p == MAP_FAILED && errno == EACCES);
+	p = db_mmap(f2, u.last_queued_offset, PROT_READ);
+	igt_assert(p == MAP_FAILED && errno == EACCES);
+	close(f2);
+	/* After destroy no new mapping can be made; the old ones stay. */
+	igt_assert_eq(__db_destroy(fd, dev, u.doorbell), 0);
+	u.doorbell = 0;
+	p = db_mmap(fd, u.doorbell_offset, PROT_READ);
+	igt_assert(p == MAP_FAILED);
+	igt_assert_eq_u64(*u.status, ST_ABORT);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+igt_main
+{
+	static const enum nfence_bad bad_devices[] = {
+		NFENCE_BAD_ZERO, NFENCE_BAD_UNKNOWN, NFENCE_BAD_DESTROYED,
+		NFENCE_BAD_OTHER_FD, NFENCE_BAD_WRONG_KIND,
+	};
+	static const enum nfence_bad bad_handles[] = {
+		NFENCE_BAD_ZERO, NFENCE_BAD_UNKNOWN, NFENCE_BAD_DESTROYED,
+		NFENCE_BAD_OTHER_DEVICE, NFENCE_BAD_OTHER_FD,
+		NFENCE_BAD_WRONG_KIND,
+	};
+	static const char * const handle_fields[] = {
+		"hwqueue", "ring", "control",
+	};
+	struct drm_nfence_query_adapter adapter;
+
+	igt_fixture {
+		struct drm_nfence_query_engines *engines;
+		uint32_t size;
+
+		fd = nfence_open();
+		nfence_query_adapter(fd, &adapter);
+		num_engines = adapter.num_engines;
+		igt_require_f(adapter.flags &
+			      DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION,
+			      "no user-mode submission on this adapter\n");
+		engines = nfence_query_alloc(fd, DRM_NFENCE_QUERY_ENGINES,
+					     &size);
+		for (uint32_t e = 0; e < engines->num_engines; e++)
+			igt_require(engines->engines[e].flags &
+				    DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION);
+		free(engines);
+		global_model = nfence_param_get_u64("doorbell_model") ==
+			       DRM_NFENCE_DOORBELL_GLOBAL;
+		num_doorbells = nfence_param_get_u64("num_doorbells");
+		dbg = nfence_debugfs_dir_files(fd, debugfs_files,
+					       ARRAY_SIZE(debugfs_files));
+	}
+
+	igt_describe("A doorbell on a queue of every engine starts "
+		     "DISCONNECTED_RETRY; destroy leaves its mappings valid, "
+		     "ABORT.");
+	igt_subtest("create-destroy")
+		test_create_destroy();
+
+	igt_describe("Connect, write a ring entry, ring: the command buffer "
+		     "runs, the read index and the last queued value follow.");
+	igt_subtest("connect-submit")
+		test_connect_submit();
+
+	igt_describe("A user-mode queue on every engine, all rung at once.");
+	igt_subtest("every-engine")
+		test_every_engine();
+
+	igt_describe("More than twice around the ring, rung in batches.");
+	igt_subtest("ring-wrap")
+		test_ring_wrap();
+
+	igt_describe("Without a ring control: the doorbell alone carries the "
+		     "write index (dedicated), -EINVAL (global).");
+	igt_subtest("no-control")
+		test_no_control();
+
+	igt_describe("A ring of a disconnected doorbell lands on its dummy "
+		     "page and runs nothing; after connect the same mapping "
+		     "reaches the physical doorbell.");
+	igt_subtest("dummy-page")
+		test_dummy_page();
+
+	igt_describe("With RequireSecondaryCpuVA a second mapping of the "
+		     "doorbell rings it too.");
+	igt_subtest("secondary-mapping")
+		test_secondary();
+
+	igt_describe("After its watch the CMP goes quiet: the status says "
+		     "CONNECTED_NOTIFY_KMD, a ring alone is not seen, NOTIFY "
+		     "makes it run.");
+	igt_subtest("quiet-notify")
+		test_quiet_notify();
+
+	igt_describe("Rings around the moment the CMP goes quiet, following "
+		     "the status protocol: none is lost.");
+	igt_subtest("quiet-race")
+		test_quiet_race();
+
+	igt_describe("A suspended context keeps its doorbell; its rung work "
+		     "runs after resume.");
+	igt_subtest("suspend-resume")
+		test_suspend_resume();
+
+	igt_describe("One doorbell more than the adapter has: the least "
+		     "recently rung ring loses its doorbell (RETRY, dummy "
+		     "page) and reconnects without losing work.");
+	igt_subtest("victim")
+		test_victim();
+
+	igt_describe("A ring stored before the doorbell is taken still runs.");
+	igt_subtest("victim-last-ring")
+		test_victim_last_ring();
+
+	igt_describe("A bad command in a rung command buffer faults the "
+		     "context: ABORT, AlwaysSignaled progress, connect -EIO.");
+	igt_subtest("fault-bad-command")
+		test_fault_bad_command();
+
+	igt_describe("A ring entry with non-zero flags faults the context "
+		     "(BAD_RING).");
+	igt_subtest("fault-bad-entry")
+		test_fault_bad_entry();
+
+	igt_describe("A write index more than the ring's entries ahead "
+		     "faults the context (BAD_RING).");
+	igt_subtest("fault-bad-index")
+		test_fault_bad_index();
+
+	igt_describe("A ring entry naming unmapped memory faults the context "
+		     "(PAGE).");
+	igt_subtest("fault-unmapped-commands")
+		test_fault_ring_unmapped();
+
+	igt_describe("A device in error sets its doorbells DISCONNECTED_ABORT.");
+	igt_subtest("device-error")
+		test_device_error();
+
+	igt_describe("The ring buffer and control cannot be destroyed while "
+		     "the doorbell lives (-EBUSY), and can after.");
+	igt_subtest("alloc-pinned")
+		test_alloc_pinned();
+
+	igt_describe("Destroying the queue destroys its doorbell and unpins "
+		     "its allocations.");
+	igt_subtest("queue-destroy")
+		test_queue_destroy();
+
+	igt_describe("Destroying the device destroys its doorbells.");
+	igt_subtest("device-destroy")
+		test_device_destroy();
+
+	igt_describe("Closing the file with every doorbell mapping alive.");
+	igt_subtest("close-mapped")
+		test_close_mapped();
+
+	igt_describe("A user-mode queue refuses SUBMIT, SUBMIT_WAIT and "
+		     "SUBMIT_SIGNAL with -EINVAL.");
+	igt_subtest("no-kernel-submission")
+		test_no_kernel_submission();
+
+	igt_describe("Unknown DOORBELL_CREATE flags fail with -EINVAL, "
+		     "ResizeRingBufferOperation with -EOPNOTSUPP.");
+	igt_subtest("create-bad-flags")
+		test_create_bad_flags();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices); i++) {
+		igt_describe("DOORBELL_CREATE with a bad device: -ENOENT.");
+		igt_subtest_f("create-device-%s",
+			      nfence_bad_name(bad_devices[i]))
+			test_create_bad_device(bad_devices[i]);
+	}
+
+	for (volatile unsigned int w = 0; w < ARRAY_SIZE(handle_fields); w++) {
+		for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_handles); i++) {
+			igt_describe("DOORBELL_CREATE with one bad handle: "
+				     "-ENOENT, nothing pinned.");
+			igt_subtest_f("create-%s-%s", handle_fields[w],
+				      nfence_bad_name(bad_handles[i]))
+				test_create_bad_handle(bad_handles[i], w);
+		}
+	}
+
+	igt_describe("DOORBELL_CREATE on a kernel-mode queue fails with "
+		     "-EINVAL, a second doorbell with -EBUSY.");
+	igt_subtest("create-kernel-queue")
+		test_create_kernel_queue();
+
+	igt_describe("Page-sized ring and control allocations are enough.");
+	igt_subtest("create-small-allocs")
+		test_create_small_allocs();
+
+	igt_describe("DOORBELL_CREATE on a device in error fails with -EIO.");
+	igt_subtest("create-device-error")
+		test_create_device_error();
+
+	for (volatile unsigned int i = 0; i < DB_BAD_COUNT; i++) {
+		igt_describe("DOORBELL_CONNECT with a bad handle: -ENOENT; "
+			     "non-zero flags: -EINVAL.");
+		igt_subtest_f("connect-%s", db_bad_names[i])
+			test_connect_bad(i);
+		igt_describe("DOORBELL_DESTROY with a bad handle: -ENOENT.");
+		igt_subtest_f("destroy-%s", db_bad_names[i])
+			test_destroy_bad(i);
+		igt_describe("DOORBELL_NOTIFY with a bad handle: -ENOENT; "
+			     "non-zero flags or pad: -EINVAL.");
+		igt_subtest_f("notify-%s", db_bad_names[i])
+			test_notify_bad(i);
+	}
+
+	igt_describe("mmap rules: the status is read-only, one page per "
+		     "mapping, only the creating file, none after destroy.");
+	igt_subtest("mmap-rules")
+		test_mmap_rules();
+
+	igt_fixture {
+		close(dbg);
+		close(fd);
+	}
+}
