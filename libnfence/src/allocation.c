@@ -244,6 +244,34 @@ static struct nf_allocation *nf_device_allocation(const struct nf_device *dev,
 	return alloc;
 }
 
+struct nf_allocation *nf_allocation_pin(const struct nf_device *dev,
+				       D3DKMT_HANDLE handle)
+{
+	struct nf_allocation *alloc = nf_device_allocation(dev, handle);
+
+	if (!alloc)
+		return NULL;
+	pthread_mutex_lock(&nf_gpu_lock);
+	if (alloc->dead) {
+		pthread_mutex_unlock(&nf_gpu_lock);
+		nf_object_put(&alloc->base);
+		return NULL;
+	}
+	alloc->pins++;
+	pthread_mutex_unlock(&nf_gpu_lock);
+	return alloc;
+}
+
+void nf_allocation_unpin(struct nf_allocation *alloc)
+{
+	if (!alloc)
+		return;
+	pthread_mutex_lock(&nf_gpu_lock);
+	alloc->pins--;
+	pthread_mutex_unlock(&nf_gpu_lock);
+	nf_object_put(&alloc->base);
+}
+
 NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAllocation)
 {
 	const D3DKMT_DESTROYALLOCATION2 *p = pDestroyAllocation;
@@ -261,22 +289,42 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 	if (!dev)
 		return STATUS_INVALID_HANDLE;
 
-	/* Every handle first: a bad one destroys nothing. */
+	/* Every handle first: a bad or pinned one destroys nothing. */
 	for (i = 0; i < p->AllocationCount; i++) {
 		alloc = nf_device_allocation(dev, p->phAllocationList[i]);
 		if (!alloc) {
 			st = STATUS_INVALID_HANDLE;
 			goto out;
 		}
+		pthread_mutex_lock(&nf_gpu_lock);
+		if (alloc->pins)
+			st = STATUS_DEVICE_BUSY;
+		pthread_mutex_unlock(&nf_gpu_lock);
 		nf_object_put(&alloc->base);
+		if (!NT_SUCCESS(st))
+			goto out;
 	}
 
 	for (i = 0; i < p->AllocationCount; i++) {
-		/* Unlink first: of concurrent destroys exactly one wins. */
-		obj = nf_handle_remove(p->phAllocationList[i],
-				       NF_HANDLE_ALLOCATION);
+		/*
+		 * Unlink first: of concurrent destroys exactly one wins; and
+		 * under nf_gpu_lock, so that no doorbell pins it meanwhile.
+		 */
+		pthread_mutex_lock(&nf_gpu_lock);
+		alloc = nf_allocation_lookup(p->phAllocationList[i]);
+		if (alloc && alloc->pins) {
+			obj = NULL;
+			st2 = STATUS_DEVICE_BUSY;
+		} else {
+			obj = nf_handle_remove(p->phAllocationList[i],
+					       NF_HANDLE_ALLOCATION);
+			st2 = STATUS_INVALID_HANDLE;	/* listed twice */
+		}
+		pthread_mutex_unlock(&nf_gpu_lock);
+		if (alloc)
+			nf_object_put(&alloc->base);
 		if (!obj) {
-			st = STATUS_INVALID_HANDLE;	/* listed twice */
+			st = st2;
 			continue;
 		}
 		st2 = nf_allocation_teardown(obj);

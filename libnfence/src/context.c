@@ -79,6 +79,8 @@ NTSTATUS nf_hwqueue_teardown(struct nf_object *obj)
 	bool listed;
 	int err = 0;
 
+	/* The kernel destroys the queue's doorbell with it. */
+	nf_hwqueue_close_doorbell(queue);
 	pthread_mutex_lock(&nf_gpu_lock);
 	listed = nf_link_del(&queue->link);
 	pthread_mutex_unlock(&nf_gpu_lock);
@@ -259,6 +261,7 @@ NTSTATUS D3DKMTCreateHwQueue(D3DKMT_CREATEHWQUEUE *pCreateHwQueue)
 	queue->device = dev;
 	queue->kernel_handle = args.handle;
 	queue->progress = progress;	/* the reference nf_syncobj_new() gave */
+	queue->user_mode = p->Flags.UserModeSubmission;
 
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (ctx->destroyed) {

@@ -74,6 +74,7 @@ struct nf_allocation {
 	/* under nf_gpu_lock: */
 	struct nf_link link;		/* nf_device.allocations */
 	bool dead;			/* torn down: no new CPU mapping */
+	unsigned int pins;		/* doorbells using it: no destroy */
 	unsigned int lock_count;	/* D3DKMTLock2() locks */
 	void *cpu_va;			/* the mapping while lock_count > 0 */
 	size_t map_size;		/* its size */
@@ -99,8 +100,23 @@ struct nf_hwqueue {
 	struct nf_device *device;	/* the context's */
 	uint32_t kernel_handle;
 	struct nf_syncobj *progress;	/* one reference */
+	bool user_mode;			/* UserModeSubmission */
 	/* under nf_gpu_lock: */
 	struct nf_link link;		/* nf_context.queues */
+	struct nf_doorbell *doorbell;	/* its doorbell, or NULL */
+};
+
+/* NF_DB_PAGES: a doorbell's CPU mappings: doorbell, secondary, status, last queued */
+#define NF_DB_PAGES	4
+
+/* A doorbell handle (NF_HANDLE_DOORBELL). */
+struct nf_doorbell {
+	struct nf_object base;
+	struct nf_hwqueue *queue;	/* one reference */
+	struct nf_allocation *ring;	/* pinned */
+	struct nf_allocation *control;	/* pinned, or NULL */
+	uint32_t kernel_handle;
+	void *pages[NF_DB_PAGES];	/* CPU mappings (doorbell.c), or NULL */
 };
 
 /*
@@ -125,6 +141,23 @@ typedef NTSTATUS nf_teardown_fn(struct nf_object *obj);
 nf_teardown_fn nf_allocation_teardown;
 nf_teardown_fn nf_context_teardown;
 nf_teardown_fn nf_hwqueue_teardown;
+
+/*
+ * nf_allocation_pin() - the allocation @handle names if it is one of
+ * @dev's and alive, with a new reference and a pin: until
+ * nf_allocation_unpin(), D3DKMTDestroyAllocation2() refuses it with
+ * STATUS_DEVICE_BUSY (destroying its device still destroys it).
+ */
+struct nf_allocation *nf_allocation_pin(const struct nf_device *dev,
+					D3DKMT_HANDLE handle);
+void nf_allocation_unpin(struct nf_allocation *alloc);
+
+/*
+ * nf_hwqueue_close_doorbell() - the queue @queue is being torn down and
+ * the kernel destroys its doorbell with it: close the doorbell's handle
+ * and undo its CPU mappings and pins.
+ */
+void nf_hwqueue_close_doorbell(struct nf_hwqueue *queue);
 
 /*
  * nf_gpu_close_list() - mark @dev closed, so that no allocation or context

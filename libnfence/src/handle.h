@@ -26,6 +26,7 @@ enum nf_handle_type {
 	NF_HANDLE_ALLOCATION,	/* struct nf_allocation */
 	NF_HANDLE_CONTEXT,	/* struct nf_context */
 	NF_HANDLE_HWQUEUE,	/* struct nf_hwqueue */
+	NF_HANDLE_DOORBELL,	/* struct nf_doorbell */
 	NF_HANDLE_TYPE_MAX,
 };
 

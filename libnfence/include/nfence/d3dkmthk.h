@@ -1243,8 +1243,10 @@ NFENCE_EXPORT NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestro
 /*
  * D3DDDI_CREATEHWQUEUEFLAGS: hardware queue flags, in the bit order of
  * Windows' d3dukmdt.h. NoBroadcastSignal, NoBroadcastWait and NoKmdAccess
- * are accepted without effect; UserModeSubmission (doorbells) is
- * STATUS_NOT_SUPPORTED until the kernel implements it; NativeProgressFence
+ * are accepted without effect; UserModeSubmission makes a queue fed by its
+ * doorbell (D3DKMTCreateDoorbell()) that takes no kernel-mode submission
+ * (STATUS_NOT_SUPPORTED on an engine without
+ * UserModeSubmissionSupported); NativeProgressFence
  * makes the progress fence a native fence (STATUS_NOT_SUPPORTED on an
  * adapter without native fences), otherwise it is a monitored fence with
  * the same CPU and GPU view; Reserved must be zero.
@@ -1301,8 +1303,9 @@ typedef struct _D3DKMT_CREATEHWQUEUE {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateHwQueue is
  * NULL, Flags.Reserved is set or PrivateDriverDataSize is not 0 with
- * pPrivateDriverData NULL; STATUS_NOT_SUPPORTED for UserModeSubmission, or
- * NativeProgressFence without native fences; STATUS_INVALID_HANDLE if
+ * pPrivateDriverData NULL; STATUS_NOT_SUPPORTED for UserModeSubmission on
+ * an engine without UserModeSubmissionSupported, or NativeProgressFence
+ * without native fences; STATUS_INVALID_HANDLE if
  * hHwContext is not a context handle; STATUS_DEVICE_REMOVED if the context
  * faulted or its device is lost; STATUS_INSUFFICIENT_RESOURCES past the
  * kernel's queue limit; STATUS_NO_MEMORY; otherwise see
@@ -1655,6 +1658,268 @@ NFENCE_EXPORT D3DGPU_VIRTUAL_ADDRESS NFenceCsGpuVa(const NFENCE_CS *pCs);
 NFENCE_EXPORT NTSTATUS NFenceCsStatus(const NFENCE_CS *pCs);
 
 /* ------------------------------------------------------------------ */
+/* User-mode submission: doorbells (WDDM 3.2)                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A hardware queue created with UserModeSubmission takes its work from a
+ * ring in the process's memory: the UMD writes command buffers, appends
+ * an NFENCE_RING_ENTRY naming each to the ring buffer allocation, bumps
+ * WriteIndex in the ring buffer control allocation (NFENCE_RING_CONTROL
+ * at offset 0) and rings the doorbell by storing that write index at
+ * DoorbellCPUVirtualAddress, with no system call. The scheduler runs the
+ * entries in order and advances ReadIndex; the UMD's command buffers
+ * signal the queue's progress fence (NFenceCsSignalHwQueueProgress()).
+ * Before appending, the UMD stores the entry's progress fence value at
+ * HwQueueProgressFenceLastQueuedValueCPUVirtualAddress.
+ *
+ * After ringing, the UMD reads the status word at
+ * DoorbellStatusCPUVirtualAddress (a UINT64 D3DDDI_DOORBELLSTATUS):
+ * CONNECTED, done; CONNECTED_NOTIFY_KMD, call
+ * D3DKMTNotifyWorkSubmission(); DISCONNECTED_RETRY, call
+ * D3DKMTConnectDoorbell() and ring again; DISCONNECTED_ABORT, the queue
+ * is lost: destroy and recreate it. NFenceRingSubmit() does all of this.
+ * A doorbell is created disconnected. Its mappings stay valid until it is
+ * destroyed; while disconnected, stores to the doorbell go nowhere.
+ */
+
+/*
+ * D3DDDI_DOORBELLSTATUS: the status word. Values as in Windows'
+ * d3dukmdt.h; the D3DDDI_DOORBELL_STATUS_* spellings of the WDDM 3.2 user
+ * mode submission documentation are aliases.
+ */
+typedef enum _D3DDDI_DOORBELLSTATUS {
+	D3DDDI_DOORBELLSTATUS_CONNECTED			= 0,
+	D3DDDI_DOORBELLSTATUS_CONNECTED_NOTIFY_KMD	= 1,
+	D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY	= 2,
+	D3DDDI_DOORBELLSTATUS_DISCONNECTED_ABORT	= 3,
+} D3DDDI_DOORBELLSTATUS;
+
+#define D3DDDI_DOORBELL_STATUS_CONNECTED \
+	D3DDDI_DOORBELLSTATUS_CONNECTED
+#define D3DDDI_DOORBELL_STATUS_CONNECTED_NOTIFY_KMD \
+	D3DDDI_DOORBELLSTATUS_CONNECTED_NOTIFY_KMD
+#define D3DDDI_DOORBELL_STATUS_CONNECTED_NOTIFY \
+	D3DDDI_DOORBELLSTATUS_CONNECTED_NOTIFY_KMD
+#define D3DDDI_DOORBELL_STATUS_DISCONNECTED_RETRY \
+	D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY
+#define D3DDDI_DOORBELL_STATUS_DISCONNECTED_ABORT \
+	D3DDDI_DOORBELLSTATUS_DISCONNECTED_ABORT
+
+/* D3DKMT_CREATE_DOORBELL_FLAGS: flags of D3DKMTCreateDoorbell(). */
+typedef struct _D3DKMT_CREATE_DOORBELL_FLAGS {
+	union {
+		struct {
+			/* a second CPU VA of the doorbell, valid as long */
+			UINT RequireSecondaryCpuVA	: 1;
+			/* not supported: STATUS_NOT_SUPPORTED */
+			UINT ResizeRingBufferOperation	: 1;
+			UINT Reserved			: 30;
+		};
+		UINT Value;
+	};
+} D3DKMT_CREATE_DOORBELL_FLAGS;
+
+/* D3DKMT_CREATE_DOORBELL: argument of D3DKMTCreateDoorbell. */
+typedef struct _D3DKMT_CREATE_DOORBELL {
+	D3DKMT_HANDLE hHwQueue;		/* in: a UserModeSubmission queue */
+	D3DKMT_HANDLE hRingBuffer;	/* in: the ring buffer allocation */
+	D3DKMT_HANDLE hRingBufferControl;	/* in: its control, or 0 */
+	D3DKMT_CREATE_DOORBELL_FLAGS Flags;	/* in */
+	UINT PrivateDriverDataSize;	/* in: must be 0 (the KMD takes none) */
+	VOID *PrivateDriverData;	/* in/out: unused */
+	VOID *DoorbellCPUVirtualAddress;	/* out: the doorbell (UINT64) */
+	/* out: a second mapping, with RequireSecondaryCpuVA; else NULL */
+	VOID *DoorbellSecondaryCPUVirtualAddress;
+	/* out: read-only UINT64 D3DDDI_DOORBELLSTATUS */
+	VOID *DoorbellStatusCPUVirtualAddress;
+	/* out: read/write: the last queued progress fence value */
+	UINT64 *HwQueueProgressFenceLastQueuedValueCPUVirtualAddress;
+	D3DKMT_HANDLE hDoorbell;	/* out */
+} D3DKMT_CREATE_DOORBELL;
+
+/**
+ * D3DKMTCreateDoorbell() - create the doorbell of a user-mode queue
+ * @pCreateDoorbell: in: hHwQueue, hRingBuffer, hRingBufferControl, Flags,
+ *	PrivateDriverDataSize; out: the CPU addresses and hDoorbell
+ *
+ * The ring buffer holds its size / sizeof(NFENCE_RING_ENTRY) entries. The
+ * ring buffer and control allocations must belong to the queue's device;
+ * while the doorbell lives they cannot be destroyed
+ * (D3DKMTDestroyAllocation2() fails with STATUS_DEVICE_BUSY). One doorbell
+ * per queue. The outputs are written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateDoorbell is
+ * NULL, Flags.Reserved is set, PrivateDriverDataSize is not 0, hHwQueue
+ * was not created with UserModeSubmission, or the allocations are too
+ * small (or the control is missing with the global doorbell model);
+ * STATUS_NOT_SUPPORTED for ResizeRingBufferOperation;
+ * STATUS_INVALID_HANDLE for a handle that names no object of the right
+ * kind or device; STATUS_DEVICE_BUSY if the queue has a doorbell;
+ * STATUS_DEVICE_REMOVED if the queue's context faulted or its device is
+ * lost; STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateDoorbell(D3DKMT_CREATE_DOORBELL *pCreateDoorbell);
+
+/* D3DKMT_CONNECT_DOORBELL_FLAGS: all reserved. */
+typedef struct _D3DKMT_CONNECT_DOORBELL_FLAGS {
+	union {
+		struct {
+			UINT Reserved			: 32;
+		};
+		UINT Value;
+	};
+} D3DKMT_CONNECT_DOORBELL_FLAGS;
+
+/* D3DKMT_CONNECT_DOORBELL: argument of D3DKMTConnectDoorbell. */
+typedef struct _D3DKMT_CONNECT_DOORBELL {
+	D3DKMT_HANDLE hDoorbell;	/* in */
+	D3DKMT_CONNECT_DOORBELL_FLAGS Flags;	/* in: 0 */
+} D3DKMT_CONNECT_DOORBELL;
+
+/**
+ * D3DKMTConnectDoorbell() - connect a doorbell to a physical doorbell
+ * @pConnectDoorbell: in: hDoorbell, Flags
+ *
+ * Moves the doorbell's CPU mappings to a physical doorbell (taking one
+ * from the ring rung least recently if all are in use) and sets the
+ * status to CONNECTED (or CONNECTED_NOTIFY_KMD). Connecting a connected
+ * doorbell changes nothing.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pConnectDoorbell is
+ * NULL or Flags is not 0; STATUS_INVALID_HANDLE if hDoorbell is not a
+ * doorbell handle; STATUS_DEVICE_REMOVED if the status is
+ * DISCONNECTED_ABORT; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTConnectDoorbell(const D3DKMT_CONNECT_DOORBELL *pConnectDoorbell);
+
+/* D3DKMT_DESTROY_DOORBELL: argument of D3DKMTDestroyDoorbell. */
+typedef struct _D3DKMT_DESTROY_DOORBELL {
+	D3DKMT_HANDLE hDoorbell;	/* in */
+} D3DKMT_DESTROY_DOORBELL;
+
+/**
+ * D3DKMTDestroyDoorbell() - destroy a doorbell
+ * @pDestroyDoorbell: in: hDoorbell
+ *
+ * Ring entries not yet run are dropped (wait for the progress fence
+ * first). The doorbell's CPU addresses are invalid after the call; the
+ * ring allocations can be destroyed. Destroying the queue destroys its
+ * doorbell.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyDoorbell is
+ * NULL; STATUS_INVALID_HANDLE if hDoorbell is not a doorbell handle.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyDoorbell(const D3DKMT_DESTROY_DOORBELL *pDestroyDoorbell);
+
+/* D3DKMT_NOTIFY_WORK_SUBMISSION_FLAGS: all reserved. */
+typedef struct _D3DKMT_NOTIFY_WORK_SUBMISSION_FLAGS {
+	union {
+		struct {
+			UINT Reserved			: 32;
+		};
+		UINT Value;
+	};
+} D3DKMT_NOTIFY_WORK_SUBMISSION_FLAGS;
+
+/* D3DKMT_NOTIFY_WORK_SUBMISSION: argument of D3DKMTNotifyWorkSubmission. */
+typedef struct _D3DKMT_NOTIFY_WORK_SUBMISSION {
+	D3DKMT_HANDLE hDoorbell;	/* in */
+	D3DKMT_NOTIFY_WORK_SUBMISSION_FLAGS Flags;	/* in: 0 */
+} D3DKMT_NOTIFY_WORK_SUBMISSION;
+
+/**
+ * D3DKMTNotifyWorkSubmission() - tell the scheduler a doorbell was rung
+ * @pNotify: in: hDoorbell, Flags
+ *
+ * For a status of CONNECTED_NOTIFY_KMD: the scheduler stopped watching the
+ * doorbells while idle, and looks again.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pNotify is NULL or
+ * Flags is not 0; STATUS_INVALID_HANDLE if hDoorbell is not a doorbell
+ * handle; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTNotifyWorkSubmission(const D3DKMT_NOTIFY_WORK_SUBMISSION *pNotify);
+
+/* NFENCE_RING_ENTRY: one entry of a ring buffer (the uapi's layout). */
+typedef struct _NFENCE_RING_ENTRY {
+	D3DGPU_VIRTUAL_ADDRESS CommandBuffer;	/* GPU VA, 8-byte aligned */
+	UINT CommandLength;		/* bytes, a multiple of 8, non-zero */
+	UINT Flags;			/* 0 */
+} NFENCE_RING_ENTRY;
+
+/* NFENCE_RING_CONTROL: the ring buffer control, at offset 0. */
+typedef struct _NFENCE_RING_CONTROL {
+	UINT64 WriteIndex;		/* entries written: the UMD's */
+	UINT64 ReadIndex;		/* entries finished: the engine's */
+} NFENCE_RING_CONTROL;
+
+/*
+ * NFENCE_RING: a ring writer over a doorbell, for NFenceRingSubmit(). Set
+ * up by NFenceRingInit(); the fields are for reading.
+ */
+typedef struct _NFENCE_RING {
+	D3DKMT_HANDLE hDoorbell;
+	volatile NFENCE_RING_ENTRY *pEntries;
+	UINT NumEntries;
+	volatile NFENCE_RING_CONTROL *pControl;
+	volatile UINT64 *pDoorbell;
+	const volatile UINT64 *pStatus;
+	volatile UINT64 *pLastQueued;
+	UINT64 WriteIndex;		/* entries appended */
+	UINT64 Connects;		/* D3DKMTConnectDoorbell() calls made */
+	UINT64 Notifies;		/* D3DKMTNotifyWorkSubmission() calls */
+} NFENCE_RING;
+
+/**
+ * NFenceRingInit() - set up a ring writer
+ * @pRing: out: the writer
+ * @pDoorbell: a doorbell D3DKMTCreateDoorbell() created (its outputs)
+ * @pRingBuffer: the CPU mapping of its ring buffer (D3DKMTLock2())
+ * @RingBufferSize: the ring buffer's size in bytes
+ * @pRingControl: the CPU mapping of its ring buffer control
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a NULL pointer or a
+ * ring smaller than one entry.
+ */
+NFENCE_EXPORT NTSTATUS NFenceRingInit(NFENCE_RING *pRing, const D3DKMT_CREATE_DOORBELL *pDoorbell, VOID *pRingBuffer, UINT RingBufferSize, VOID *pRingControl);
+
+/**
+ * NFenceRingSubmit() - append a command buffer to the ring and ring
+ * @pRing: the writer
+ * @CommandBuffer: GPU VA of the command buffer, which signals the queue's
+ *	progress fence with @ProgressFenceValue last
+ * @CommandLength: its size in bytes
+ * @ProgressFenceValue: the value it signals
+ *
+ * The seed's sequence: the last queued value, the entry, the write index,
+ * the ring, then the status: CONNECTED_NOTIFY_KMD notifies,
+ * DISCONNECTED_RETRY connects and rings again.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a NULL @pRing, a
+ * zero, unaligned or too long command buffer; STATUS_DEVICE_BUSY if the
+ * ring is full (ReadIndex is NumEntries behind: wait for the progress
+ * fence and try again); STATUS_DEVICE_REMOVED if the status is
+ * DISCONNECTED_ABORT; an error of D3DKMTConnectDoorbell() or
+ * D3DKMTNotifyWorkSubmission().
+ */
+NFENCE_EXPORT NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing, D3DGPU_VIRTUAL_ADDRESS CommandBuffer, UINT CommandLength, UINT64 ProgressFenceValue);
+
+/**
+ * NFenceCsSignalHwQueueProgress() - append a FENCE_SIGNAL of a queue's
+ * progress fence, with its interrupt check
+ * @pCs: the encoder
+ * @hHwQueue: the queue
+ * @Value: the value
+ *
+ * What a user-mode queue's command buffer ends with.
+ *
+ * Return: as NFenceCsFenceSignal(); STATUS_INVALID_HANDLE if @hHwQueue is
+ * not a queue handle (nothing is written).
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue, UINT64 Value);
+
+/* ------------------------------------------------------------------ */
 /* Test hooks: OS-initiated context events                            */
 /* ------------------------------------------------------------------ */
 
@@ -1683,6 +1948,8 @@ typedef enum _D3DKMT_NFENCE_FAULT_REASON {
 	D3DKMT_NFENCE_FAULT_MISALIGNED		= 2,
 	/* unknown opcode, wrong length or reserved bits set */
 	D3DKMT_NFENCE_FAULT_BAD_COMMAND		= 3,
+	/* a user-mode queue's ring: bad write index or bad entry */
+	D3DKMT_NFENCE_FAULT_BAD_RING		= 4,
 } D3DKMT_NFENCE_FAULT_REASON;
 
 /* D3DKMT_NFENCE_CONTEXT_STATE: what NFenceQueryContextState() returns. */

@@ -2567,8 +2567,14 @@ TEST_F(gpu, queue_create_and_destroy)
 	/* Errors; no output is written. */
 	memset(&fl, 0, sizeof(fl));
 	fl.UserModeSubmission = 1;
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, create_queue(ctx, fl.Value, &qx));
-	EXPECT_EQ(0u, qx.hHwQueue);
+	if (self->e.cfg.user_mode_submission) {
+		EXPECT_EQ(STATUS_SUCCESS, create_queue(ctx, fl.Value, &qx));
+		EXPECT_EQ(STATUS_SUCCESS, destroy_queue(qx.hHwQueue));
+		memset(&qx, 0, sizeof(qx));
+	} else {
+		EXPECT_EQ(STATUS_NOT_SUPPORTED, create_queue(ctx, fl.Value, &qx));
+		EXPECT_EQ(0u, qx.hHwQueue);
+	}
 	memset(&fl, 0, sizeof(fl));
 	fl.Reserved = 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(ctx, fl.Value, &qx));
@@ -3107,6 +3113,172 @@ TEST_F(gpu, queued_signal_broadcast)
 /* ==================================================================== */
 
 /* A suspended context runs nothing until resumed; others keep running. */
+/* User-mode submission: a queue fed by its doorbell. */
+static NTSTATUS create_doorbell(D3DKMT_HANDLE queue, D3DKMT_HANDLE ring,
+				D3DKMT_HANDLE control, UINT flags,
+				D3DKMT_CREATE_DOORBELL *db)
+{
+	memset(db, 0, sizeof(*db));
+	db->hHwQueue = queue;
+	db->hRingBuffer = ring;
+	db->hRingBufferControl = control;
+	db->Flags.Value = flags;
+	return D3DKMTCreateDoorbell(db);
+}
+
+static NTSTATUS destroy_doorbell(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROY_DOORBELL d = { .hDoorbell = h };
+
+	return D3DKMTDestroyDoorbell(&d);
+}
+
+/* A command buffer that writes @v to @va and signals progress @p. */
+static void ring_cs(struct __test_metadata *_metadata, struct gpu *g,
+		    D3DKMT_HANDLE queue, D3DGPU_VIRTUAL_ADDRESS va, UINT64 v,
+		    UINT64 p, NFENCE_CS *cs)
+{
+	cs_begin(_metadata, g, cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsWrite64(cs, va, v));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsSignalHwQueueProgress(cs, queue, p));
+}
+
+TEST_F(gpu, doorbell)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx;
+	D3DKMT_CREATEHWQUEUE q, kq;
+	D3DKMT_CREATE_DOORBELL db, dbx;
+	D3DKMT_CONNECT_DOORBELL c = { 0 };
+	D3DKMT_NOTIFY_WORK_SUBMISSION n = { 0 };
+	struct gpu *g = &self->g;
+	struct buf ring, control;
+	NFENCE_RING r;
+	NFENCE_CS cs;
+	UINT64 i;
+
+	if (!self->e.cfg.user_mode_submission)
+		SKIP(return, "no user-mode submission");
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 4, &q));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &kq));
+	make_buf(_metadata, dev, PAGE, &ring);
+	make_buf(_metadata, dev, PAGE, &control);
+
+	/* Errors first; no output is written. */
+	memset(&dbx, 0, sizeof(dbx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDoorbell(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_doorbell(q.hHwQueue, ring.h, control.h, 1u << 2, &dbx));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  create_doorbell(q.hHwQueue, ring.h, control.h, 1u << 1, &dbx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_doorbell(kq.hHwQueue, ring.h, control.h, 0, &dbx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_doorbell(ctx, ring.h, control.h, 0, &dbx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_doorbell(q.hHwQueue, ctx, control.h, 0, &dbx));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_doorbell(q.hHwQueue, ring.h, ctx, 0, &dbx));
+	dbx.hHwQueue = q.hHwQueue;
+	dbx.hRingBuffer = ring.h;
+	dbx.PrivateDriverDataSize = 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDoorbell(&dbx));
+	EXPECT_EQ(0u, dbx.hDoorbell);
+	EXPECT_EQ(NULL, dbx.DoorbellCPUVirtualAddress);
+
+	ASSERT_EQ(STATUS_SUCCESS, create_doorbell(q.hHwQueue, ring.h, control.h,
+						  1u << 0, &db));
+	EXPECT_NE(0u, db.hDoorbell);
+	ASSERT_NE(NULL, db.DoorbellCPUVirtualAddress);
+	ASSERT_NE(NULL, db.DoorbellSecondaryCPUVirtualAddress);
+	ASSERT_NE(NULL, db.DoorbellStatusCPUVirtualAddress);
+	ASSERT_NE(NULL, db.HwQueueProgressFenceLastQueuedValueCPUVirtualAddress);
+	EXPECT_EQ((UINT64)D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY,
+		  *(volatile UINT64 *)db.DoorbellStatusCPUVirtualAddress);
+	/* One doorbell per queue; the ring is pinned while it lives. */
+	EXPECT_EQ(STATUS_DEVICE_BUSY,
+		  create_doorbell(q.hHwQueue, ring.h, control.h, 0, &dbx));
+	EXPECT_EQ(STATUS_DEVICE_BUSY, destroy_allocs(dev, &ring.h, 1));
+	EXPECT_EQ(STATUS_DEVICE_BUSY, destroy_allocs(dev, &control.h, 1));
+
+	/* A user-mode queue takes no kernel-mode submission. */
+	ring_cs(_metadata, g, q.hHwQueue, g->data.va, 1, 1, &cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, submit(q.hHwQueue, &cs, 1));
+
+	/* The ring writer connects, rings and notifies as needed. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  NFenceRingInit(&r, &db, ring.cpu, PAGE, control.cpu));
+	EXPECT_EQ(PAGE / sizeof(NFENCE_RING_ENTRY), r.NumEntries);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceRingSubmit(&r, NFenceCsGpuVa(&cs),
+						   NFenceCsSize(&cs), 1));
+	EXPECT_EQ(1u, r.Connects);
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 1, 5000000000ull));
+	EXPECT_EQ(1ull, g->data.cpu[0]);
+	EXPECT_EQ(1ull, *db.HwQueueProgressFenceLastQueuedValueCPUVirtualAddress);
+	EXPECT_EQ(1ull, ((NFENCE_RING_CONTROL *)control.cpu)->ReadIndex);
+	for (i = 2; i <= 5; i++) {
+		ring_cs(_metadata, g, q.hHwQueue, g->data.va, i, i, &cs);
+		ASSERT_EQ(STATUS_SUCCESS, NFenceRingSubmit(&r, NFenceCsGpuVa(&cs),
+							   NFenceCsSize(&cs), i));
+	}
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 5, 5000000000ull));
+	EXPECT_EQ(5ull, g->data.cpu[0]);
+
+	/* The calls themselves, and their errors. */
+	c.hDoorbell = db.hDoorbell;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTConnectDoorbell(&c));
+	n.hDoorbell = db.hDoorbell;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTNotifyWorkSubmission(&n));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTConnectDoorbell(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTNotifyWorkSubmission(NULL));
+	c.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTConnectDoorbell(&c));
+	n.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTNotifyWorkSubmission(&n));
+	c.Flags.Value = 0;
+	n.Flags.Value = 0;
+	c.hDoorbell = q.hHwQueue;
+	n.hDoorbell = q.hHwQueue;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTConnectDoorbell(&c));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTNotifyWorkSubmission(&n));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingSubmit(&r, 8, 4, 6));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  NFenceCsSignalHwQueueProgress(&cs, ctx, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingInit(&r, &db, ring.cpu,
+							   8, control.cpu));
+
+	/* A full ring: suspended, the entries cannot run. */
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
+	ring_cs(_metadata, g, q.hHwQueue, g->data.va, 6, 6, &cs);
+	for (i = 0; i < r.NumEntries; i++)
+		ASSERT_EQ(STATUS_SUCCESS,
+			  NFenceRingSubmit(&r, NFenceCsGpuVa(&cs),
+					   NFenceCsSize(&cs), 6));
+	EXPECT_EQ(STATUS_DEVICE_BUSY, NFenceRingSubmit(&r, NFenceCsGpuVa(&cs),
+						       NFenceCsSize(&cs), 6));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 6, 5000000000ull));
+	/* Every entry runs; the engine's read index catches up. */
+	for (i = 0; i < 5000 && r.WriteIndex !=
+	     __atomic_load_n(&((NFENCE_RING_CONTROL *)control.cpu)->ReadIndex,
+			     __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	EXPECT_EQ(r.WriteIndex, ((NFENCE_RING_CONTROL *)control.cpu)->ReadIndex);
+
+	/* Destroy: the handle goes, the ring can be destroyed. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDoorbell(NULL));
+	/* A queue's destruction destroys its doorbell. */
+	ASSERT_EQ(STATUS_SUCCESS, create_doorbell(q.hHwQueue, ring.h, 0, 0,
+						  &db));
+	EXPECT_EQ(NULL, db.DoorbellSecondaryCPUVirtualAddress);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &ring.h, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &control.h, 1));
+}
+
 TEST_F(gpu, suspend_and_resume)
 {
 	struct gpu *g = &self->g;

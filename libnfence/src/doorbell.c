@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Doorbells: D3DKMTCreateDoorbell / D3DKMTConnectDoorbell /
+ * D3DKMTDestroyDoorbell / D3DKMTNotifyWorkSubmission over
+ * DRM_IOCTL_NFENCE_DOORBELL_*. A doorbell belongs to its hardware queue
+ * (nf_hwqueue.doorbell, under nf_gpu_lock) and goes with it; its CPU
+ * addresses are mmap()s of the pages of the kernel's doorbell, made at
+ * creation and undone when the doorbell goes. It pins its ring buffer and
+ * control allocations, as the kernel does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gpu.h"
+
+#define NF_PAGE_SIZE	4096u
+
+_Static_assert(sizeof(NFENCE_RING_ENTRY) ==
+	       sizeof(struct drm_nfence_ring_entry) &&
+	       offsetof(NFENCE_RING_ENTRY, CommandLength) ==
+	       offsetof(struct drm_nfence_ring_entry, size) &&
+	       offsetof(NFENCE_RING_ENTRY, Flags) ==
+	       offsetof(struct drm_nfence_ring_entry, flags),
+	       "NFENCE_RING_ENTRY is the uapi's ring entry");
+_Static_assert(sizeof(NFENCE_RING_CONTROL) ==
+	       sizeof(struct drm_nfence_ring_control) &&
+	       offsetof(NFENCE_RING_CONTROL, ReadIndex) ==
+	       offsetof(struct drm_nfence_ring_control, read_index),
+	       "NFENCE_RING_CONTROL is the uapi's ring control");
+_Static_assert((int)D3DDDI_DOORBELLSTATUS_CONNECTED ==
+	       (int)DRM_NFENCE_DOORBELL_CONNECTED &&
+	       (int)D3DDDI_DOORBELLSTATUS_CONNECTED_NOTIFY_KMD ==
+	       (int)DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD &&
+	       (int)D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY ==
+	       (int)DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY &&
+	       (int)D3DDDI_DOORBELLSTATUS_DISCONNECTED_ABORT ==
+	       (int)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT,
+	       "D3DDDI_DOORBELLSTATUS values are the uapi's");
+
+/* D3DKMT_CREATE_DOORBELL_FLAGS bits, the uapi's. */
+#define NF_DOORBELL_SECONDARY	(1u << 0)
+#define NF_DOORBELL_RESIZE	(1u << 1)
+#define NF_DOORBELL_KNOWN	(NF_DOORBELL_SECONDARY | NF_DOORBELL_RESIZE)
+
+_Static_assert(DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA == NF_DOORBELL_SECONDARY &&
+	       DRM_NFENCE_DOORBELL_RESIZE_RING == NF_DOORBELL_RESIZE,
+	       "D3DKMT_CREATE_DOORBELL_FLAGS bits are the uapi's");
+
+static void nf_doorbell_release(struct nf_object *obj)
+{
+	struct nf_doorbell *db = (struct nf_doorbell *)obj;
+
+	nf_object_put(&db->queue->base);
+	free(db);
+}
+
+/* Undo the CPU mappings and pins of @db, whose handle is gone. */
+static void nf_doorbell_undo(struct nf_doorbell *db)
+{
+	unsigned int i;
+
+	for (i = 0; i < NF_DB_PAGES; i++) {
+		if (db->pages[i])
+			munmap(db->pages[i], NF_PAGE_SIZE);
+		db->pages[i] = NULL;
+	}
+	nf_allocation_unpin(db->ring);
+	nf_allocation_unpin(db->control);
+	db->ring = NULL;
+	db->control = NULL;
+}
+
+/* NF_DB_*: the CPU mappings of a doorbell, in nf_doorbell.pages */
+enum {
+	NF_DB_DOORBELL,
+	NF_DB_SECONDARY,
+	NF_DB_STATUS,
+	NF_DB_LAST_QUEUED,
+};
+
+static void *nf_doorbell_mmap(int fd, uint64_t offset, int prot)
+{
+	if (offset > (uint64_t)INT64_MAX)
+		return MAP_FAILED;
+	return mmap(NULL, NF_PAGE_SIZE, prot, MAP_SHARED, fd, (off_t)offset);
+}
+
+/* mmap() the pages of the kernel doorbell that @db uses. */
+static NTSTATUS nf_doorbell_map(struct nf_doorbell *db, int fd,
+				const struct drm_nfence_doorbell_create *args,
+				bool secondary)
+{
+	const int rw = PROT_READ | PROT_WRITE;
+
+	db->pages[NF_DB_DOORBELL] = nf_doorbell_mmap(fd, args->doorbell_offset,
+						     rw);
+	if (secondary)
+		db->pages[NF_DB_SECONDARY] =
+			nf_doorbell_mmap(fd, args->doorbell_offset, rw);
+	db->pages[NF_DB_STATUS] = nf_doorbell_mmap(fd, args->status_offset,
+						   PROT_READ);
+	db->pages[NF_DB_LAST_QUEUED] =
+		nf_doorbell_mmap(fd, args->last_queued_offset, rw);
+	NTSTATUS st = STATUS_SUCCESS;
+
+	for (unsigned int i = 0; i < NF_DB_PAGES; i++) {
+		if (db->pages[i] == MAP_FAILED) {
+			db->pages[i] = NULL;
+			st = STATUS_NO_MEMORY;
+		}
+	}
+	return st;
+}
+
+static int nf_kernel_doorbell_destroy(const struct nf_device *dev,
+				      uint32_t kernel_handle)
+{
+	struct drm_nfence_doorbell_destroy args = {
+		.device = dev->kernel_handle,
+		.handle = kernel_handle,
+	};
+
+	return nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_DESTROY,
+			&args);
+}
+
+/* Pin the ring allocations and create the kernel doorbell of @db. */
+static NTSTATUS nf_doorbell_make(struct nf_doorbell *db,
+				 const D3DKMT_CREATE_DOORBELL *p,
+				 struct drm_nfence_doorbell_create *out)
+{
+	const struct nf_device *dev = db->queue->device;
+	struct drm_nfence_doorbell_create args;
+	NTSTATUS st;
+
+	db->ring = nf_allocation_pin(dev, p->hRingBuffer);
+	if (!db->ring)
+		return STATUS_INVALID_HANDLE;
+	if (p->hRingBufferControl) {
+		db->control = nf_allocation_pin(dev, p->hRingBufferControl);
+		if (!db->control)
+			return STATUS_INVALID_HANDLE;
+	}
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.hwqueue = db->queue->kernel_handle;
+	args.ring_alloc = db->ring->kernel_handle;
+	args.ring_control_alloc = db->control ? db->control->kernel_handle : 0;
+	args.flags = p->Flags.Value;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_CREATE,
+			     &args);
+	if (!NT_SUCCESS(st))
+		return st;
+	db->kernel_handle = args.handle;
+	*out = args;
+	return STATUS_SUCCESS;
+}
+
+NTSTATUS D3DKMTCreateDoorbell(D3DKMT_CREATE_DOORBELL *pCreateDoorbell)
+{
+	D3DKMT_CREATE_DOORBELL *p = pCreateDoorbell;
+	struct drm_nfence_doorbell_create args;
+	bool secondary, destroy_kernel = false;
+	D3DKMT_HANDLE handle = 0;
+	struct nf_hwqueue *queue;
+	struct nf_doorbell *db;
+	NTSTATUS st;
+
+	if (!p || (p->Flags.Value & ~NF_DOORBELL_KNOWN) ||
+	    p->PrivateDriverDataSize)
+		return STATUS_INVALID_PARAMETER;
+	if (p->Flags.Value & NF_DOORBELL_RESIZE)
+		return STATUS_NOT_SUPPORTED;
+	secondary = p->Flags.Value & NF_DOORBELL_SECONDARY;
+
+	queue = nf_hwqueue_lookup(p->hHwQueue);
+	if (!queue)
+		return STATUS_INVALID_HANDLE;
+	if (!queue->user_mode) {
+		nf_object_put(&queue->base);
+		return STATUS_INVALID_PARAMETER;
+	}
+	db = calloc(1, sizeof(*db));
+	if (!db) {
+		nf_object_put(&queue->base);
+		return STATUS_NO_MEMORY;
+	}
+	nf_object_init(&db->base, NF_HANDLE_DOORBELL, nf_doorbell_release);
+	db->queue = queue;	/* the lookup's reference */
+
+	st = nf_doorbell_make(db, p, &args);
+	if (NT_SUCCESS(st)) {
+		destroy_kernel = true;
+		st = nf_doorbell_map(db, queue->device->adapter->fd, &args,
+				     secondary);
+	}
+	if (NT_SUCCESS(st)) {
+		pthread_mutex_lock(&nf_gpu_lock);
+		if (!queue->link.pprev) {
+			/* Lost a race with the queue's destruction. */
+			st = STATUS_INVALID_HANDLE;
+			destroy_kernel = false;
+		} else if (queue->doorbell) {
+			st = STATUS_DEVICE_BUSY;
+		} else {
+			st = nf_handle_insert(&db->base, &handle);
+		}
+		if (NT_SUCCESS(st))
+			queue->doorbell = db;
+		pthread_mutex_unlock(&nf_gpu_lock);
+	}
+	if (!NT_SUCCESS(st)) {
+		if (destroy_kernel)
+			nf_kernel_doorbell_destroy(queue->device,
+						   db->kernel_handle);
+		nf_doorbell_undo(db);
+		nf_object_put(&db->base);
+		return st;
+	}
+	/* The table holds the handle's reference. */
+	nf_object_put(&db->base);
+
+	p->DoorbellCPUVirtualAddress = db->pages[NF_DB_DOORBELL];
+	p->DoorbellSecondaryCPUVirtualAddress = db->pages[NF_DB_SECONDARY];
+	p->DoorbellStatusCPUVirtualAddress = db->pages[NF_DB_STATUS];
+	p->HwQueueProgressFenceLastQueuedValueCPUVirtualAddress =
+		db->pages[NF_DB_LAST_QUEUED];
+	p->hDoorbell = handle;
+	return STATUS_SUCCESS;
+}
+
+/* The doorbell @handle names, with a reference; NULL if none. */
+static struct nf_doorbell *nf_doorbell_lookup(D3DKMT_HANDLE handle)
+{
+	return (struct nf_doorbell *)nf_handle_lookup(handle,
+						      NF_HANDLE_DOORBELL);
+}
+
+NTSTATUS D3DKMTConnectDoorbell(const D3DKMT_CONNECT_DOORBELL *pConnectDoorbell)
+{
+	const D3DKMT_CONNECT_DOORBELL *p = pConnectDoorbell;
+	struct drm_nfence_doorbell_connect args;
+	const struct nf_device *dev;
+	struct nf_doorbell *db;
+	NTSTATUS st;
+
+	if (!p || p->Flags.Value)
+		return STATUS_INVALID_PARAMETER;
+	db = nf_doorbell_lookup(p->hDoorbell);
+	if (!db)
+		return STATUS_INVALID_HANDLE;
+	dev = db->queue->device;
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.handle = db->kernel_handle;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_CONNECT,
+			     &args);
+	nf_object_put(&db->base);
+	return st;
+}
+
+NTSTATUS D3DKMTNotifyWorkSubmission(const D3DKMT_NOTIFY_WORK_SUBMISSION *pNotify)
+{
+	const D3DKMT_NOTIFY_WORK_SUBMISSION *p = pNotify;
+	struct drm_nfence_doorbell_notify args;
+	const struct nf_device *dev;
+	struct nf_doorbell *db;
+	NTSTATUS st;
+
+	if (!p || p->Flags.Value)
+		return STATUS_INVALID_PARAMETER;
+	db = nf_doorbell_lookup(p->hDoorbell);
+	if (!db)
+		return STATUS_INVALID_HANDLE;
+	dev = db->queue->device;
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.handle = db->kernel_handle;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_NOTIFY,
+			     &args);
+	nf_object_put(&db->base);
+	return st;
+}
+
+/*
+ * Tear down @db, whose handle the caller removed: off its queue and, if it
+ * was on it, destroy the kernel doorbell (else the queue's destruction
+ * does); then the mappings and pins.
+ */
+static NTSTATUS nf_doorbell_teardown(struct nf_doorbell *db)
+{
+	struct nf_hwqueue *queue = db->queue;
+	bool listed;
+	int err = 0;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	listed = queue->doorbell == db;
+	if (listed)
+		queue->doorbell = NULL;
+	pthread_mutex_unlock(&nf_gpu_lock);
+	if (listed)
+		err = nf_kernel_doorbell_destroy(queue->device,
+						 db->kernel_handle);
+	nf_doorbell_undo(db);
+	return NFenceStatusFromErrno(err);
+}
+
+NTSTATUS D3DKMTDestroyDoorbell(const D3DKMT_DESTROY_DOORBELL *pDestroyDoorbell)
+{
+	struct nf_object *obj;
+	NTSTATUS st;
+
+	if (!pDestroyDoorbell)
+		return STATUS_INVALID_PARAMETER;
+	/* Unlink first: of concurrent destroys exactly one reaches here. */
+	obj = nf_handle_remove(pDestroyDoorbell->hDoorbell, NF_HANDLE_DOORBELL);
+	if (!obj)
+		return STATUS_INVALID_HANDLE;
+	st = nf_doorbell_teardown((struct nf_doorbell *)obj);
+	nf_object_put(obj);
+	return st;
+}
+
+void nf_hwqueue_close_doorbell(struct nf_hwqueue *queue)
+{
+	struct nf_doorbell *db;
+	struct nf_object *obj;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	db = queue->doorbell;
+	queue->doorbell = NULL;
+	if (db)
+		nf_object_get(&db->base);
+	pthread_mutex_unlock(&nf_gpu_lock);
+	if (!db)
+		return;
+	/* Off the queue: the kernel destroyed (or destroys) it with it. */
+	obj = nf_handle_remove(db->base.handle, NF_HANDLE_DOORBELL);
+	if (obj) {
+		nf_doorbell_undo(db);
+		nf_object_put(obj);
+	}
+	nf_object_put(&db->base);
+}
