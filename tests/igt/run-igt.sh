@@ -150,7 +150,7 @@ run_set() {
 	local -a pending=("$@")
 	local -A done_=()
 	while [ "${#pending[@]}" -gt 0 ]; do
-		local fifo cur= cur_start=0 cur_limit=0 line sub res t pid fd
+		local fifo cur= cur_start=0 cur_limit=0 line sub res t pid fd chunk partial
 		local start=$SECONDS progress=0 killed=
 		fifo=$(mktemp -u "$results/fifo.XXXXXX")
 		mkfifo "$fifo"
@@ -159,8 +159,14 @@ run_set() {
 		pid=$!
 		exec {fd}<"$fifo"
 		rm -f "$fifo"
+		partial=
 		while :; do
-			if IFS= read -r -t 1 -u "$fd" line; then
+			# A line can arrive in pieces (the binary's stdout is a
+			# full buffer into the fifo): a read that times out keeps
+			# what it got, and the next one goes on from there.
+			if IFS= read -r -t 1 -u "$fd" chunk; then
+				line=$partial$chunk
+				partial=
 				echo "$line" >>"$results/$name.log"
 				[ -n "$cur" ] && echo "$line" >>"$results/$name@$cur.log"
 				case $line in
@@ -189,6 +195,7 @@ run_set() {
 					;;
 				esac
 			elif [ $? -gt 128 ]; then
+				partial=$partial$chunk
 				# No line for a second: the watchdogs.
 				if [ -n "$cur" ] &&
 				   [ $((SECONDS - cur_start)) -ge "$cur_limit" ]; then
@@ -201,7 +208,11 @@ run_set() {
 					break
 				fi
 			else
-				break # EOF: the process is gone
+				# EOF: the process is gone (a last line without
+				# a newline is only output, never a result).
+				[ -n "$partial$chunk" ] &&
+					echo "$partial$chunk" >>"$results/$name.log"
+				break
 			fi
 		done
 		exec {fd}<&-
