@@ -944,10 +944,10 @@ struct drm_nfence_submit {
  * -ENOENT for an unknown @device, @hwqueue or fence handle; -EINVAL for
  * @count of 0 or above %DRM_NFENCE_MAX_WAIT_FENCES, non-zero @flags or
  * @pad, an INTRA_GPU fence, or a value outside the 32-bit window (see
- * &struct drm_nfence_fence_wait); -EACCES for a fence handle opened with
- * NO_WAIT (wait) or NO_SIGNAL (signal), or a user-mode submission queue;
- * -EIO when the context or device is in error. Blocks for room as &struct
- * drm_nfence_submit does.
+ * &struct drm_nfence_fence_wait) or a queue created with
+ * USER_MODE_SUBMISSION; -EACCES for a fence handle opened with NO_WAIT
+ * (wait) or NO_SIGNAL (signal); -EIO when the context or device is in
+ * error. Blocks for room as &struct drm_nfence_submit does.
  */
 struct drm_nfence_submit_sync {
 	/** @device: device handle */

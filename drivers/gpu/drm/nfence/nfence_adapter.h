@@ -49,6 +49,10 @@ struct nfence_adapter {
 	 * in the CPU mappings of the adapter's doorbells
 	 */
 	struct mutex doorbell_lock;
+	/** @f1_work: runs the F1 transitions the CMP asked for */
+	struct work_struct f1_work;
+	/** @f1_pending: engines waiting for @f1_work, a bitmap */
+	unsigned long f1_pending;
 	/** @clients_lock: protects @clients; see the lock order in nfence_drv.c */
 	struct mutex clients_lock;
 	/** @clients: open files, &struct nfence_file.link */

@@ -3,6 +3,7 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/pid.h>
@@ -83,7 +84,11 @@
  * (&nfence_cmp.doorbells), and the value stored is that ring's write
  * index. Global model: one physical doorbell for every ring; a ring is any
  * non-zero store, which the CMP takes and clears with one exchange, then
- * reads every bound ring's write index from its ring control.
+ * reads every bound ring's write index from its ring control. Every
+ * process maps that one page, so another one can store 0 over a ring: the
+ * last look before going quiet (and the last look at a ring that loses
+ * its doorbell) reads the controls whatever the doorbell says, so such a
+ * ring is late, by at most the watch period, never lost.
  *
  * A physical doorbell is given to another ring only once no CPU mapping
  * of its previous ring points at it: the driver unbinds the ring, moves
@@ -92,6 +97,14 @@
  * A ring whose queue stopped (fault, device lost) stays bound, its status
  * DISCONNECTED_ABORT, until its doorbell goes or is taken, so the stopped
  * process never stores to a doorbell that another queue owns.
+ *
+ * Engine power states: an engine with connected doorbells and nothing to
+ * run (no WORK, every queue idle) for the adapter's f1_idle_ms raises the
+ * seed's engine state change interrupt (&nfence_cmp_ops.engine_idle); the
+ * driver then disconnects the engine's doorbells (DISCONNECTED_RETRY) and
+ * puts it in F1 (nfence_cmp_engine_f1_locked()). A connect of one of its
+ * doorbells, or a kernel-mode submission to one of its queues, brings it
+ * back to F0.
  */
 
 #define NFENCE_CMP_KICK	0
@@ -104,11 +117,6 @@
 static bool nfence_cmp_global(struct nfence_cmp *cmp)
 {
 	return cmp->gpu->cfg.doorbell_model == DRM_NFENCE_DOORBELL_GLOBAL;
-}
-
-static bool nfence_queue_stopped(struct nfence_cmp_queue *q)
-{
-	return q->state == NFENCE_QUEUE_FAULTED || q->state == NFENCE_QUEUE_LOST;
 }
 
 static void nfence_ring_set_status(struct nfence_cmp_ring *ring, u32 status)
@@ -147,7 +155,7 @@ static bool nfence_cmp_ring_take(struct nfence_cmp *cmp,
 {
 	struct nfence_cmp_ring *ring = q->ring;
 
-	if (v == ring->seen || nfence_queue_stopped(q))
+	if (v == ring->seen || nfence_cmp_queue_stopped(q))
 		return false;
 	/* Unsigned: a write index behind the read index is far ahead. */
 	if (v - ring->read_index > ring->num_entries ||
@@ -158,13 +166,14 @@ static bool nfence_cmp_ring_take(struct nfence_cmp *cmp,
 	}
 	ring->seen = v;
 	ring->rung_ns = now;
+	cmp->engines[q->engine].active_ns = now;
 	atomic64_inc(&cmp->rings);
 	if (q->state == NFENCE_QUEUE_IDLE)
 		q->state = NFENCE_QUEUE_READY;
 	return true;
 }
 
-/* Global model: read the write index of a bound ring from its control. */
+/* Global model: read the write index of a ring from its control. */
 static bool nfence_cmp_ring_take_control(struct nfence_cmp *cmp,
 					 struct nfence_cmp_queue *q, u64 now,
 					 struct list_head *dropped)
@@ -173,7 +182,7 @@ static bool nfence_cmp_ring_take_control(struct nfence_cmp *cmp,
 	__le64 v;
 	int ret;
 
-	if (!ring || ring->slot < 0 || nfence_queue_stopped(q))
+	if (!ring || nfence_cmp_queue_stopped(q))
 		return false;
 	mutex_lock(&q->vm->lock);
 	ret = nfence_vm_read_locked(q->vm, ring->control_va, &v, sizeof(v));
@@ -186,9 +195,14 @@ static bool nfence_cmp_ring_take_control(struct nfence_cmp *cmp,
 	return nfence_cmp_ring_take(cmp, q, le64_to_cpu(v), now, dropped);
 }
 
-/* Look at every bound doorbell; true if a ring was taken. */
+/*
+ * Look at every bound doorbell; true if a ring was taken. In the global
+ * model the doorbell only says "look": @all reads every bound ring's
+ * control even when it says nothing, as the last look before going quiet
+ * does (another process may have stored 0 over a ring).
+ */
 static bool nfence_cmp_watch_doorbells(struct nfence_cmp *cmp, u64 now,
-				       struct list_head *dropped)
+				       bool all, struct list_head *dropped)
 {
 	struct nfence_cmp_queue *q;
 	bool rung = false;
@@ -197,13 +211,17 @@ static bool nfence_cmp_watch_doorbells(struct nfence_cmp *cmp, u64 now,
 	if (!cmp->num_connected)
 		return false;
 	if (nfence_cmp_global(cmp)) {
-		if (!xchg(nfence_gpu_doorbell(cmp->gpu, 0), 0))
+		if (!xchg(nfence_gpu_doorbell(cmp->gpu, 0), 0) && !all)
 			return false;
-		for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 			list_for_each_entry(q, &cmp->engines[i].runlist,
-					    engine_link)
+					    engine_link) {
+				if (!q->ring || q->ring->slot < 0)
+					continue;
 				rung |= nfence_cmp_ring_take_control(cmp, q, now,
 								     dropped);
+			}
+		}
 		return rung;
 	}
 	for (i = 0; i < cmp->gpu->cfg.num_doorbells; i++) {
@@ -226,7 +244,7 @@ static void nfence_cmp_set_statuses(struct nfence_cmp *cmp, u32 status)
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
 		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
 			if (q->ring && q->ring->slot >= 0 &&
-			    !nfence_queue_stopped(q))
+			    !nfence_cmp_queue_stopped(q))
 				nfence_ring_set_status(q->ring, status);
 }
 
@@ -271,7 +289,7 @@ static bool nfence_cmp_doorbells_idle(struct nfence_cmp *cmp, u64 *deadline)
 	nfence_cmp_set_statuses(cmp, DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD);
 	/* The statuses before the last look; pairs with the process's ring. */
 	smp_mb();
-	rung = nfence_cmp_watch_doorbells(cmp, now, &dropped);
+	rung = nfence_cmp_watch_doorbells(cmp, now, true, &dropped);
 	if (rung) {
 		nfence_cmp_set_statuses(cmp, DRM_NFENCE_DOORBELL_CONNECTED);
 		cmp->watch_until_ns = now + NFENCE_CMP_WATCH_NS;
@@ -341,6 +359,93 @@ static bool nfence_cmp_engine_busy(struct nfence_cmp *cmp,
 	return false;
 }
 
+/**
+ * nfence_cmp_engine_f1_locked - an engine goes to F1
+ * @cmp: the CMP, whose lock is held
+ * @engine: the engine, whose rings the driver disconnects
+ */
+void nfence_cmp_engine_f1_locked(struct nfence_cmp *cmp, u32 engine)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[engine];
+
+	lockdep_assert_held(&cmp->lock);
+	e->f1_asked = false;
+	if (e->f1)
+		return;
+	e->f1 = true;
+	atomic64_inc(&cmp->f1s);
+}
+
+/**
+ * nfence_cmp_engine_f0_locked - an engine comes back to F0
+ * @cmp: the CMP, whose lock is held
+ * @engine: the engine, which was asked for work (a connect, a submission)
+ */
+void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[engine];
+
+	lockdep_assert_held(&cmp->lock);
+	e->active_ns = ktime_get_ns();
+	if (!e->f1)
+		return;
+	e->f1 = false;
+	atomic64_inc(&cmp->f0s);
+}
+
+/* Whether @e has a connected doorbell, and nothing to run. */
+static bool nfence_cmp_engine_idle(struct nfence_cmp_engine *e)
+{
+	struct nfence_cmp_queue *q;
+	bool doorbells = false;
+
+	if (e->busy)
+		return false;
+	list_for_each_entry(q, &e->runlist, engine_link) {
+		if (nfence_cmp_queue_stopped(q))
+			continue;
+		if (q->state != NFENCE_QUEUE_IDLE)
+			return false;
+		if (q->ring && q->ring->slot >= 0)
+			doorbells = true;
+	}
+	return doorbells;
+}
+
+/*
+ * After passes that found nothing to do: ask the driver for F1 on every
+ * engine idle for f1_idle_ms (see DOC: doorbells), or set *@deadline to
+ * when the next one will be.
+ */
+static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
+{
+	u64 idle_ns = (u64)cmp->gpu->cfg.f1_idle_ms * NSEC_PER_MSEC;
+	unsigned long ask = 0;
+	u64 now, due;
+	u32 i;
+
+	if (!idle_ns || !cmp->ops->engine_idle)
+		return;
+	now = ktime_get_ns();
+	mutex_lock(&cmp->lock);
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
+		struct nfence_cmp_engine *e = &cmp->engines[i];
+
+		if (e->f1 || e->f1_asked || !nfence_cmp_engine_idle(e))
+			continue;
+		due = e->active_ns + idle_ns;
+		if (now >= due) {
+			e->f1_asked = true;
+			ask |= BIT(i);
+		} else if (!*deadline || due < *deadline) {
+			*deadline = due;
+		}
+	}
+	mutex_unlock(&cmp->lock);
+	for_each_set_bit(i, &ask, NFENCE_MAX_ENGINES)
+		cmp->ops->engine_idle(cmp, i);
+}
+
 /*
  * One pass over the engines' runlists. Returns true if it ran anything, in
  * which case the caller makes another pass; *deadline is the earliest time
@@ -356,7 +461,7 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	atomic64_inc(&cmp->passes);
 	*deadline = 0;
 	mutex_lock(&cmp->lock);
-	if (nfence_cmp_watch_doorbells(cmp, now, &dropped)) {
+	if (nfence_cmp_watch_doorbells(cmp, now, false, &dropped)) {
 		progress = true;
 		cmp->watch_until_ns = now + NFENCE_CMP_WATCH_NS;
 	}
@@ -380,6 +485,8 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			res = nfence_engine_run(cmp, e, q, now, &ran, &dropped);
 			if (ran || res == NFENCE_RUN_FAULT)
 				progress = true;
+			if (ran)
+				e->active_ns = now;
 			if (res == NFENCE_RUN_BUSY)
 				nfence_cmp_wake_at(cmp, e, deadline);
 		}
@@ -437,6 +544,7 @@ static int nfence_cmp_thread(void *data)
 				cond_resched();
 		} while (nfence_cmp_doorbells_idle(cmp, &deadline) &&
 			 !kthread_should_stop());
+		nfence_cmp_f1_check(cmp, &deadline);
 		WRITE_ONCE(cmp->busy, false);
 	}
 	return 0;
@@ -467,6 +575,9 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		INIT_LIST_HEAD(&cmp->engines[i].runlist);
 		cmp->engines[i].busy = NULL;
 		cmp->engines[i].num_queues = 0;
+		cmp->engines[i].f1 = false;
+		cmp->engines[i].f1_asked = false;
+		cmp->engines[i].active_ns = 0;
 	}
 	atomic64_set(&cmp->wakeups, 0);
 	atomic64_set(&cmp->passes, 0);
@@ -475,6 +586,8 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	atomic64_set(&cmp->hangs, 0);
 	atomic64_set(&cmp->rings, 0);
 	atomic64_set(&cmp->quiets, 0);
+	atomic64_set(&cmp->f1s, 0);
+	atomic64_set(&cmp->f0s, 0);
 	memset(cmp->doorbells, 0, sizeof(cmp->doorbells));
 	cmp->num_connected = 0;
 	cmp->watch_until_ns = 0;
@@ -725,7 +838,7 @@ struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cm
 		q = cmp->doorbells[i];
 		if (!q)
 			continue;
-		if (nfence_queue_stopped(q))
+		if (nfence_cmp_queue_stopped(q))
 			return q;
 		if (!victim || q->ring->rung_ns < victim->ring->rung_ns)
 			victim = q;
@@ -774,10 +887,14 @@ void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
 	u64 *doorbell = nfence_gpu_doorbell(cmp->gpu, slot);
 
 	lockdep_assert_held(&cmp->lock);
-	if (!q->ring || nfence_cmp_global(cmp))
+	if (!q->ring)
 		return;
-	nfence_cmp_ring_take(cmp, q, READ_ONCE(*doorbell), ktime_get_ns(),
-			     dropped);
+	/* Global: the ring's own write index is in its control. */
+	if (nfence_cmp_global(cmp))
+		nfence_cmp_ring_take_control(cmp, q, ktime_get_ns(), dropped);
+	else
+		nfence_cmp_ring_take(cmp, q, READ_ONCE(*doorbell),
+				     ktime_get_ns(), dropped);
 }
 
 /**
@@ -801,6 +918,7 @@ void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
 	}
 	ring->slot = slot;
 	ring->rung_ns = ktime_get_ns();
+	cmp->engines[q->engine].active_ns = ring->rung_ns;
 	cmp->num_connected++;
 	nfence_ring_set_status(ring, cmp->quiet ?
 			       DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD :
@@ -835,6 +953,8 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "hangs: %lld\n", (long long)atomic64_read(&cmp->hangs));
 	drm_printf(p, "rings: %lld\n", (long long)atomic64_read(&cmp->rings));
 	drm_printf(p, "quiets: %lld\n", (long long)atomic64_read(&cmp->quiets));
+	drm_printf(p, "f1s: %lld\n", (long long)atomic64_read(&cmp->f1s));
+	drm_printf(p, "f0s: %lld\n", (long long)atomic64_read(&cmp->f0s));
 	drm_printf(p, "doorbells: %u%s\n", cmp->num_connected,
 		   cmp->num_connected && READ_ONCE(cmp->quiet) ? " quiet" : "");
 }

@@ -156,6 +156,17 @@ struct nfence_cmp_queue {
 };
 
 /**
+ * nfence_cmp_queue_stopped - whether a queue stopped for good
+ * @q: the queue, its CMP's lock held
+ *
+ * Return: true once its context faulted or its device is lost.
+ */
+static inline bool nfence_cmp_queue_stopped(const struct nfence_cmp_queue *q)
+{
+	return q->state == NFENCE_QUEUE_FAULTED || q->state == NFENCE_QUEUE_LOST;
+}
+
+/**
  * typedef nfence_cmp_queue_fn_t - what nfence_cmp_walk_queues_locked() calls
  * @q: the queue
  * @data: the caller's data
@@ -218,6 +229,12 @@ struct nfence_cmp_ops {
 	void (*entries_drop)(struct list_head *dropped);
 	/** @queue_print: describe @q for debugfs, lock held */
 	void (*queue_print)(struct nfence_cmp_queue *q, struct drm_printer *p);
+	/**
+	 * @engine_idle: DXGK_INTERRUPT_GPU_ENGINE_STATE_CHANGE to
+	 * TRANSITION_TO_F1: @engine has had connected doorbells and nothing
+	 * to run for the adapter's f1_idle_ms; called without the CMP lock
+	 */
+	void (*engine_idle)(struct nfence_cmp *cmp, u32 engine);
 };
 
 /**
@@ -232,6 +249,12 @@ struct nfence_cmp_engine {
 	u64 busy_until_ns;
 	/** @num_queues: entries in @runlist */
 	u32 num_queues;
+	/** @f1: in the F1 power state: its doorbells are disconnected */
+	bool f1;
+	/** @f1_asked: the CMP asked the driver for F1 (&nfence_cmp_ops.engine_idle) */
+	bool f1_asked;
+	/** @active_ns: when it last ran a command or took a ring */
+	u64 active_ns;
 };
 
 /**
@@ -284,6 +307,10 @@ struct nfence_cmp {
 	atomic64_t rings;
 	/** @quiets: times the CMP stopped watching the doorbells */
 	atomic64_t quiets;
+	/** @f1s: engine transitions to F1 */
+	atomic64_t f1s;
+	/** @f0s: engine transitions back to F0 */
+	atomic64_t f0s;
 };
 
 void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
@@ -320,6 +347,8 @@ void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
 				     struct nfence_cmp_queue *q, u32 slot,
 				     struct list_head *dropped);
 void nfence_cmp_watch_locked(struct nfence_cmp *cmp);
+void nfence_cmp_engine_f1_locked(struct nfence_cmp *cmp, u32 engine);
+void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine);
 pid_t nfence_cmp_pid(struct nfence_cmp *cmp);
 void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p);
 void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p);

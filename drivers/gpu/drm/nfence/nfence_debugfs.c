@@ -12,6 +12,7 @@
 #include <drm/drm_print.h>
 
 #include "nfence_device.h"
+#include "nfence_doorbell.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
@@ -34,7 +35,9 @@
  *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
  * - nfence_interrupts: the native fence interrupt path counters;
  * - nfence_device_error (write-only): "PID HANDLE" puts that device of that
- *   process in error, for tests of the device-lost paths.
+ *   process in error, for tests of the device-lost paths;
+ * - nfence_engine_f1 (write-only): "ENGINE" puts that engine in F1, as if
+ *   it had been idle for f1_idle_ms, for tests of the doorbell paths.
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
@@ -189,6 +192,30 @@ static const struct file_operations nfence_device_error_fops = {
 	.write = nfence_device_error_write,
 };
 
+/* Test hook: "echo ENGINE > nfence_engine_f1" puts ENGINE in F1. */
+static ssize_t nfence_engine_f1_write(struct file *filp,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct nfence_adapter *adapter = filp->private_data;
+	u32 engine;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, len, 0, &engine);
+	if (ret)
+		return ret;
+	if (engine >= adapter->gpu.cfg.num_engines)
+		return -EINVAL;
+	nfence_doorbell_engine_f1(adapter, engine);
+	return len;
+}
+
+static const struct file_operations nfence_engine_f1_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = nfence_engine_f1_write,
+};
+
 /**
  * nfence_debugfs_init - create the debugfs files of an adapter
  * @minor: the DRM minor whose directory receives them
@@ -201,4 +228,6 @@ void nfence_debugfs_init(struct drm_minor *minor)
 	debugfs_create_file("nfence_device_error", 0200, minor->debugfs_root,
 			    to_nfence_adapter(minor->dev),
 			    &nfence_device_error_fops);
+	debugfs_create_file("nfence_engine_f1", 0200, minor->debugfs_root,
+			    to_nfence_adapter(minor->dev), &nfence_engine_f1_fops);
 }

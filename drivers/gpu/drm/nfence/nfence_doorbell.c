@@ -3,6 +3,8 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -15,6 +17,7 @@
 #include "nfence_alloc.h"
 #include "nfence_compat.h"
 #include "nfence_doorbell.h"
+#include "nfence_fence.h"
 
 /**
  * DOC: doorbell objects
@@ -40,7 +43,21 @@
  *
  * A queue has at most one doorbell; destroying the queue, its context or
  * its device, or closing the file, destroys the doorbell first.
+ *
+ * When a file closes (normal process termination), its doorbells are
+ * first disconnected, and the driver waits for each queue's progress fence
+ * to reach the value the process last stored at the last queued value
+ * page, as the WDDM 3.2 user-mode submission documentation has Dxgkrnl
+ * do: work the process rang before it exited runs. The wait is bounded by
+ * the adapter's TDR timeout, and by NFENCE_DOORBELL_DRAIN_MS (2 s) in any
+ * case: the value waited for is the process's to write, and the close may
+ * run in another task; a stopped queue (its context faulted, its device
+ * lost: which is what happens to a killed process's queues) is not waited
+ * for.
  */
+
+/* NFENCE_DOORBELL_DRAIN_MS: the bound of the exit wait without a TDR */
+#define NFENCE_DOORBELL_DRAIN_MS	2000
 
 static struct nfence_doorbell *to_nfence_doorbell(struct drm_gem_object *obj)
 {
@@ -69,7 +86,8 @@ static int nfence_doorbell_page_mmap(struct drm_gem_object *obj,
 {
 	struct nfence_doorbell_page *dp = to_nfence_doorbell_page(obj);
 
-	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	    is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 	/* The status is the CMP's to write, now and forever. */
 	if (dp->read_only && (vma->vm_flags & VM_WRITE))
@@ -120,14 +138,18 @@ nfence_doorbell_page_create(struct nfence_file *nfile, bool read_only)
 	return dp;
 }
 
-/* Drop a page of a destroyed doorbell: no new mapping, the old ones stay. */
-static void nfence_doorbell_page_put(struct nfence_file *nfile,
-				     struct nfence_doorbell_page *dp)
+/* A page of a destroyed doorbell: no new mapping, the old ones stay. */
+static void nfence_doorbell_page_revoke(struct nfence_file *nfile,
+					struct nfence_doorbell_page *dp)
 {
-	if (IS_ERR_OR_NULL(dp))
-		return;
-	drm_vma_node_revoke(&dp->base.vma_node, nfile->drm_file);
-	drm_gem_object_put(&dp->base);
+	if (!IS_ERR_OR_NULL(dp))
+		drm_vma_node_revoke(&dp->base.vma_node, nfile->drm_file);
+}
+
+static void nfence_doorbell_page_put(struct nfence_doorbell_page *dp)
+{
+	if (!IS_ERR_OR_NULL(dp))
+		drm_gem_object_put(&dp->base);
 }
 
 static void nfence_doorbell_free(struct drm_gem_object *obj)
@@ -136,6 +158,9 @@ static void nfence_doorbell_free(struct drm_gem_object *obj)
 	struct nfence_adapter *adapter = db->adapter;
 
 	drm_gem_object_release(obj);
+	/* The status page until now: connect may read it after a destroy. */
+	nfence_doorbell_page_put(db->status);
+	nfence_doorbell_page_put(db->last_queued);
 	if (db->dummy)
 		__free_page(db->dummy);
 	kfree(db);
@@ -167,7 +192,9 @@ static vm_fault_t nfence_doorbell_fault(struct vm_fault *vmf)
 static int nfence_doorbell_mmap(struct drm_gem_object *obj,
 				struct vm_area_struct *vma)
 {
-	if (vma->vm_end - vma->vm_start != PAGE_SIZE)
+	/* Shared only: a private VM_PFNMAP mapping has no page to copy. */
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	    is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 	nfence_vm_flags_mod(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP, 0);
 	return 0;
@@ -272,10 +299,8 @@ static void nfence_doorbell_put(struct nfence_file *nfile,
 	db->ring_alloc = NULL;
 	db->control_alloc = NULL;
 	/* Mappings made stay; no new one can be. */
-	nfence_doorbell_page_put(nfile, db->status);
-	nfence_doorbell_page_put(nfile, db->last_queued);
-	db->status = NULL;
-	db->last_queued = NULL;
+	nfence_doorbell_page_revoke(nfile, db->status);
+	nfence_doorbell_page_revoke(nfile, db->last_queued);
 	if (db->mmap_allowed)
 		drm_vma_node_revoke(&db->base.vma_node, nfile->drm_file);
 	drm_gem_object_put(&db->base);
@@ -432,6 +457,8 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 	} else if (db->ring.slot >= 0) {
 		nfence_cmp_watch_locked(cmp);
 	} else {
+		/* A connect brings the engine back from F1. */
+		nfence_cmp_engine_f0_locked(cmp, db->hwq->engine);
 		slot = nfence_cmp_doorbell_free_slot_locked(cmp);
 		if (slot < 0) {
 			victim = nfence_cmp_doorbell_victim_locked(cmp);
@@ -450,11 +477,17 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 		if (victim)
 			nfence_cmp_doorbell_take_locked(cmp, victim, slot,
 							&dropped);
-		nfence_cmp_doorbell_bind_locked(cmp, db->hwq, slot);
-		nfence_cmp_watch_locked(cmp);
+		/* It may have stopped while the lock was dropped. */
+		if (nfence_cmp_queue_stopped(db->hwq)) {
+			ret = -EIO;
+		} else {
+			nfence_cmp_doorbell_bind_locked(cmp, db->hwq, slot);
+			nfence_cmp_watch_locked(cmp);
+		}
 		mutex_unlock(&cmp->lock);
 		/* Its own mappings leave the dummy page. */
-		nfence_doorbell_zap(db);
+		if (!ret)
+			nfence_doorbell_zap(db);
 	}
 	*status = READ_ONCE(*db->ring.status);
 	mutex_unlock(&adapter->doorbell_lock);
@@ -464,6 +497,116 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 	if (!ret)
 		nfence_cmp_kick(cmp);
 	return ret;
+}
+
+/* For nfence_cmp_walk_queues_locked(): the engine going to F1. */
+struct nfence_doorbell_f1 {
+	u32 engine;
+	struct list_head doorbells;
+};
+
+/* Unbind @hw's ring if it is on the engine going to F1, and list it. */
+static void nfence_doorbell_f1_queue(struct nfence_cmp_queue *hw, void *data)
+{
+	struct nfence_doorbell_f1 *f1 = data;
+	struct nfence_doorbell *db;
+
+	if (hw->engine != f1->engine || !hw->ring || hw->ring->slot < 0)
+		return;
+	db = to_ring_doorbell(hw->ring);
+	db->f1_slot = hw->ring->slot;
+	list_add_tail(&db->f1_link, &f1->doorbells);
+}
+
+/**
+ * nfence_doorbell_engine_f1 - put an engine in F1
+ * @adapter: the adapter
+ * @engine: the engine
+ *
+ * As Dxgkrnl does on the seed's TRANSITION_TO_F1 engine state change:
+ * every doorbell of the engine's queues is disconnected
+ * (DISCONNECTED_RETRY, its mappings back on its dummy page), with a last
+ * look at each physical doorbell, and the engine is in F1 until a connect
+ * or a submission brings it back.
+ */
+void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine)
+{
+	struct nfence_doorbell_f1 f1 = { .engine = engine };
+	struct nfence_cmp *cmp = &adapter->cmp;
+	struct nfence_doorbell *db, *next;
+	LIST_HEAD(dropped);
+
+	INIT_LIST_HEAD(&f1.doorbells);
+	mutex_lock(&adapter->doorbell_lock);
+	mutex_lock(&cmp->lock);
+	nfence_cmp_walk_queues_locked(cmp, nfence_doorbell_f1_queue, &f1);
+	list_for_each_entry(db, &f1.doorbells, f1_link)
+		nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
+						  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	nfence_cmp_engine_f1_locked(cmp, engine);
+	mutex_unlock(&cmp->lock);
+	/* Nobody binds a doorbell meanwhile: that takes doorbell_lock. */
+	list_for_each_entry(db, &f1.doorbells, f1_link)
+		nfence_doorbell_zap(db);
+	mutex_lock(&cmp->lock);
+	list_for_each_entry_safe(db, next, &f1.doorbells, f1_link) {
+		nfence_cmp_doorbell_take_locked(cmp, db->hwq, db->f1_slot,
+						&dropped);
+		list_del(&db->f1_link);
+	}
+	mutex_unlock(&cmp->lock);
+	mutex_unlock(&adapter->doorbell_lock);
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
+	nfence_cmp_kick(cmp);
+}
+
+static void nfence_doorbell_f1_work(struct work_struct *work)
+{
+	struct nfence_adapter *adapter =
+		container_of(work, struct nfence_adapter, f1_work);
+	u32 engine;
+
+	for (engine = 0; engine < NFENCE_MAX_ENGINES; engine++)
+		if (test_and_clear_bit(engine, &adapter->f1_pending))
+			nfence_doorbell_engine_f1(adapter, engine);
+}
+
+/**
+ * nfence_doorbell_engine_idle - &nfence_cmp_ops.engine_idle
+ * @cmp: the CMP of an adapter
+ * @engine: the engine, idle with connected doorbells
+ *
+ * Queues the F1 transition: the CMP thread may not take
+ * &nfence_adapter.doorbell_lock.
+ */
+void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine)
+{
+	struct nfence_adapter *adapter =
+		container_of(cmp, struct nfence_adapter, cmp);
+
+	set_bit(engine, &adapter->f1_pending);
+	queue_work(system_wq, &adapter->f1_work);
+}
+
+/**
+ * nfence_doorbell_adapter_init - set up an adapter's doorbell state
+ * @adapter: the adapter
+ */
+void nfence_doorbell_adapter_init(struct nfence_adapter *adapter)
+{
+	INIT_WORK(&adapter->f1_work, nfence_doorbell_f1_work);
+	adapter->f1_pending = 0;
+}
+
+/**
+ * nfence_doorbell_adapter_fini - wait for a queued F1 transition
+ * @adapter: the adapter, whose files are all closed (so no doorbell is
+ *	connected and the CMP asks for no more F1)
+ */
+void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter)
+{
+	cancel_work_sync(&adapter->f1_work);
 }
 
 /**
@@ -554,6 +697,71 @@ int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
 	nfence_cmp_kick(cmp);
 	drm_gem_object_put(&db->base);
 	return 0;
+}
+
+/* Disconnect @db for good: unbind, zap, a last look at its doorbell. */
+static void nfence_doorbell_disconnect(struct nfence_doorbell *db)
+{
+	struct nfence_adapter *adapter = db->adapter;
+	struct nfence_cmp *cmp = &adapter->cmp;
+	LIST_HEAD(dropped);
+	int slot;
+
+	mutex_lock(&adapter->doorbell_lock);
+	mutex_lock(&cmp->lock);
+	slot = db->ring.slot;
+	nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	mutex_unlock(&cmp->lock);
+	if (slot >= 0) {
+		nfence_doorbell_zap(db);
+		mutex_lock(&cmp->lock);
+		nfence_cmp_doorbell_take_locked(cmp, db->hwq, slot, &dropped);
+		mutex_unlock(&cmp->lock);
+	}
+	mutex_unlock(&adapter->doorbell_lock);
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
+	nfence_cmp_kick(cmp);
+}
+
+/* Whether @db's queue has run to @last, or will never run again. */
+static bool nfence_doorbell_drained(struct nfence_doorbell *db, u64 last)
+{
+	struct nfence_cmp *cmp = &db->adapter->cmp;
+	bool stopped;
+
+	mutex_lock(&cmp->lock);
+	stopped = db->hwq->state == NFENCE_QUEUE_FAULTED ||
+		  db->hwq->state == NFENCE_QUEUE_LOST;
+	mutex_unlock(&cmp->lock);
+	return stopped || nfence_fence_read(db->hwq->progress) >= last;
+}
+
+/**
+ * nfence_file_doorbells_drain - the exit wait of a closing file's doorbells
+ * @nfile: the file, in postclose (nothing else uses its tables)
+ *
+ * See DOC: doorbell objects.
+ */
+void nfence_file_doorbells_drain(struct nfence_file *nfile)
+{
+	u32 tdr = nfile->adapter->gpu.cfg.tdr_timeout_ms;
+	u32 ms = tdr ? min(tdr, NFENCE_DOORBELL_DRAIN_MS) :
+		 NFENCE_DOORBELL_DRAIN_MS;
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	struct nfence_doorbell *db;
+	unsigned long handle;
+	u64 last;
+
+	xa_for_each(&nfile->doorbells.xa, handle, db)
+		nfence_doorbell_disconnect(db);
+	xa_for_each(&nfile->doorbells.xa, handle, db) {
+		last = READ_ONCE(*(u64 *)page_address(db->last_queued->page));
+		while (!nfence_doorbell_drained(db, last) &&
+		       time_before(jiffies, deadline))
+			usleep_range(500, 1000);
+	}
 }
 
 /**

@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -115,6 +116,11 @@ module_param(tdr_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(tdr_timeout_ms,
 		 "GPU hang detection: longest a command may run, 0 = never (0-60000, default 2000)");
 
+static unsigned int f1_idle_ms;
+module_param(f1_idle_ms, uint, 0444);
+MODULE_PARM_DESC(f1_idle_ms,
+		 "An engine with connected doorbells and no work for this long goes to F1, 0 = never (0-60000, default 0)");
+
 static bool no_64bit_atomics;
 module_param(no_64bit_atomics, bool, 0444);
 MODULE_PARM_DESC(no_64bit_atomics,
@@ -150,6 +156,46 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	return 0;
 }
 
+/*
+ * Whether @nfile goes with the process that opened it, killed by a signal
+ * or crashed, rather than exiting or closing it. When that process drops
+ * the last reference itself, the last fput() runs in its exiting task,
+ * and only a fatal signal leaves its number in the low bits of
+ * group_exit_code (exit() leaves its status shifted left by 8). Not seen
+ * as killed, and so left alone as a normal close: a file whose last
+ * reference another process holds (an fd inherited through fork() or
+ * passed over a socket), or that another task drops (a reader of /proc
+ * pinning the killed process's mm, which holds its mappings' files).
+ */
+static bool nfence_closed_by_killed_opener(struct nfence_file *nfile)
+{
+	return (current->flags & PF_EXITING) && current->tgid == nfile->tgid &&
+	       (READ_ONCE(current->signal->flags) & SIGNAL_GROUP_EXIT) &&
+	       (READ_ONCE(current->signal->group_exit_code) & 0x7f);
+}
+
+/**
+ * DOC: process termination
+ *
+ * As on Windows, a process that ends abnormally (a fatal signal: kill -9,
+ * a crash) has its devices put in error when its file goes, before
+ * anything is torn down: every fence its devices created becomes
+ * AlwaysSignaled, for every holder in every process and on every adapter
+ * (its CPU waiters are released, GPU waits on it pass, cross-adapter
+ * instances follow), and its queues stop. A process that exits or closes
+ * its file normally keeps today's behaviour: its shared fences stay
+ * usable and unsignaled in the processes that opened them.
+ */
+static void nfence_file_killed(struct nfence_file *nfile)
+{
+	struct nfence_device *wdev;
+	unsigned long handle;
+
+	/* postclose: nobody else uses the file's tables any more. */
+	xa_for_each(&nfile->devices.xa, handle, wdev)
+		nfence_device_lost(&nfile->adapter->cmp, wdev);
+}
+
 static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
@@ -158,6 +204,9 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	mutex_lock(&adapter->clients_lock);
 	list_del(&nfile->link);
 	mutex_unlock(&adapter->clients_lock);
+
+	if (nfence_closed_by_killed_opener(nfile))
+		nfence_file_killed(nfile);
 
 	nfence_file_waits_fini(nfile);
 	/* Queues first: once they are off the runlists the CMP is done. */
@@ -271,6 +320,7 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 {
 	struct nfence_adapter *adapter = data;
 
+	nfence_doorbell_adapter_fini(adapter);
 	nfence_cmp_stop(&adapter->cmp);
 	nfence_gpu_fini(&adapter->gpu);
 	/* Every fence held a reference on the device: none is left. */
@@ -314,6 +364,7 @@ nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 	}
 	adapter->pdev = pdev;
 	INIT_LIST_HEAD(&adapter->clients);
+	nfence_doorbell_adapter_init(adapter);
 	atomic_set(&adapter->num_devices, 0);
 	ret = drmm_mutex_init(&adapter->drm, &adapter->doorbell_lock);
 	if (!ret)
@@ -390,6 +441,7 @@ static void nfence_config_from_params(struct nfence_gpu_config *cfg)
 	cfg->num_doorbells = num_doorbells;
 	cfg->no_64bit_atomics = no_64bit_atomics;
 	cfg->tdr_timeout_ms = tdr_timeout_ms;
+	cfg->f1_idle_ms = f1_idle_ms;
 }
 
 static void nfence_destroy_adapters(void)

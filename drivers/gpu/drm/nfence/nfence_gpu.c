@@ -62,7 +62,8 @@ int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg)
 		    cfg->num_doorbells > NFENCE_MAX_DOORBELLS)
 			return -EINVAL;
 	}
-	if (cfg->tdr_timeout_ms > NFENCE_MAX_TDR_TIMEOUT_MS)
+	if (cfg->tdr_timeout_ms > NFENCE_MAX_TDR_TIMEOUT_MS ||
+	    cfg->f1_idle_ms > NFENCE_MAX_TDR_TIMEOUT_MS)
 		return -EINVAL;
 	/* The optimized DEFAULT fence is a native fence feature. */
 	if (cfg->optimized_default_fence && !cfg->native_fence)
@@ -95,8 +96,9 @@ void nfence_gpu_setup_engines(struct nfence_gpu *gpu)
 
 /*
  * The doorbell BAR: one zeroed page per physical doorbell. A process maps
- * them through its doorbells' mmap ranges; its mappings hold page
- * references, so a page outlives the GPU while it is mapped.
+ * one through its doorbell (VM_PFNMAP: the page table holds no page
+ * reference); the mapping holds the doorbell's GEM object, which holds the
+ * DRM device, so the GPU and its doorbell pages outlive every mapping.
  */
 static void nfence_gpu_doorbells_fini(struct nfence_gpu *gpu)
 {
@@ -280,6 +282,7 @@ void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p)
 		   cfg->optimized_default_fence);
 	drm_printf(p, "no_64bit_atomics: %d\n", cfg->no_64bit_atomics);
 	drm_printf(p, "tdr_timeout_ms: %u\n", cfg->tdr_timeout_ms);
+	drm_printf(p, "f1_idle_ms: %u\n", cfg->f1_idle_ms);
 	drm_printf(p, "user_mode_submission: %d\n", cfg->user_mode_submission);
 	drm_printf(p, "doorbell_model: %u\n", cfg->doorbell_model);
 	drm_printf(p, "doorbells: %u\n", cfg->num_doorbells);

@@ -78,6 +78,11 @@ struct nfence_gpu_config {
 	bool user_mode_submission;
 	/** @tdr_timeout_ms: GPU hang timeout, 0 for none */
 	u32 tdr_timeout_ms;
+	/**
+	 * @f1_idle_ms: an engine with connected doorbells and nothing to run
+	 * for this long goes to F1, 0 for never
+	 */
+	u32 f1_idle_ms;
 	/** @no_64bit_atomics: the GPU only writes 32 bits atomically */
 	bool no_64bit_atomics;
 };

@@ -333,6 +333,8 @@ static int nfence_hwqueue_try_push_locked(struct nfence_cmp *cmp,
 	nfence_cmp_queue_push_locked(cmp, &q->hw, &sub->entry);
 	if (sub->entry.kind == NFENCE_SUB_COMMANDS)
 		q->last_queued = sub->entry.progress_value;
+	/* Work for the engine brings it back from F1. */
+	nfence_cmp_engine_f0_locked(cmp, q->hw.engine);
 	return 0;
 }
 
@@ -944,6 +946,7 @@ const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
 	.queue_hang = nfence_hwqueue_hang,
 	.entries_drop = nfence_submissions_drop,
 	.queue_print = nfence_hwqueue_print,
+	.engine_idle = nfence_doorbell_engine_idle,
 };
 
 /**
@@ -967,6 +970,8 @@ void nfence_file_sched_fini(struct nfence_file *nfile)
 	struct nfence_context *ctx;
 	unsigned long handle;
 
+	/* Work the process rang before it went runs first. */
+	nfence_file_doorbells_drain(nfile);
 	mutex_lock(&nfile->sched_lock);
 	xa_for_each(&nfile->contexts.xa, handle, ctx) {
 		xa_erase(&nfile->contexts.xa, handle);
