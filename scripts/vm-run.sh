@@ -271,6 +271,7 @@ if [ "$mode" = full ]; then
 		insmod "$ko" vram_mb=16 vram_visible_mb=32
 	check_fails "insmod refuses doorbell_model=3" insmod "$ko" doorbell_model=3
 	check_fails "insmod refuses num_doorbells=0" insmod "$ko" num_doorbells=0
+	check_fails "insmod refuses f1_idle_ms=60001" insmod "$ko" f1_idle_ms=60001
 	check "no module left after refused loads" bash -c '! grep -q "^nfence " /proc/modules'
 fi
 
@@ -359,6 +360,7 @@ engines1|nfence_sched|num_engines=1
 notdr|-|tdr_timeout_ms=0
 doorbells1|nfence_doorbell|num_doorbells=1
 globaldb|nfence_doorbell|doorbell_model=2
+f1idle|nfence_doorbell@f1-idle|f1_idle_ms=100
 LOADS
 
 	# On a kernel with fault injection (the debug kernel): every

@@ -3,6 +3,7 @@
  * Copyright (C) 2026 The nfence authors
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ IGT_TEST_DESCRIPTION("User-mode submission: DRM_IOCTL_NFENCE_DOORBELL_"
 static int fd = -1;
 static int dbg = -1;
 static const char * const debugfs_files[] = {
-	"nfence_device_error", "nfence_cmp",
+	"nfence_device_error", "nfence_cmp", "nfence_engine_f1",
 };
 static bool global_model;
 static uint32_t num_doorbells;
@@ -411,7 +412,14 @@ static void test_dummy_page(void)
 	igt_assert(!nfence_queue_poll(&u.q, value, 300));
 	/* Connect: the mapping moves to the physical doorbell. */
 	igt_assert_eq(uq_connect(&u), ST_CONNECTED);
-	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	/*
+	 * Dedicated: the doorbell starts at the last write index taken, so
+	 * nothing runs before a ring. Global: the CMP may read the write
+	 * index in the control on its own (its last look before going
+	 * quiet), so the work may run early.
+	 */
+	if (!global_model)
+		igt_assert(!nfence_queue_poll(&u.q, value, 300));
 	uq_ring(&u);
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
 	uq_destroy(&u);
@@ -587,6 +595,154 @@ static void test_victim_last_ring(void)
 	for (uint32_t i = 0; i < n; i++)
 		uq_destroy(&u[i]);
 	free(u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Engine power states */
+
+/* debugfs nfence_engine_f1: put @engine in F1. */
+static void engine_f1(unsigned int engine)
+{
+	char buf[16];
+	int f, n;
+
+	f = openat(dbg, "nfence_engine_f1", O_WRONLY | O_CLOEXEC);
+	igt_assert(f >= 0);
+	n = snprintf(buf, sizeof(buf), "%u", engine);
+	igt_assert_eq(write(f, buf, n), n);
+	close(f);
+}
+
+static uint64_t cmp_count(const char *key)
+{
+	return nfence_debugfs_get_u64(dbg, "nfence_cmp", key);
+}
+
+/* The doorbells of an engine in F1 are disconnected; a connect brings it
+ * back to F0, and the other engines' doorbells are untouched.
+ */
+static void test_f1_forced(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	unsigned int n = num_engines > 1 ? 2 : 1;
+	uint64_t value, f1s, f0s;
+	struct uq u[2];
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < n; i++) {
+		uq_create(&u[i], fd, dev, i, 0);
+		value = uq_submit(&u[i]);
+		igt_assert(nfence_queue_poll(&u[i].q, value, RUN_MS));
+	}
+	f1s = cmp_count("f1s");
+	f0s = cmp_count("f0s");
+	engine_f1(0);
+	igt_assert_eq_u64(cmp_count("f1s"), f1s + 1);
+	igt_assert_eq_u64(*u[0].status, ST_RETRY);
+	if (n > 1)
+		igt_assert_eq_u64(*u[1].status & ~1ull, ST_CONNECTED);
+	/* Its mapping went back to the dummy page. */
+	value = uq_queue(&u[0], NULL);
+	igt_assert_eq_u64(uq_ring_at(&u[0], u[0].bell), ST_RETRY);
+	igt_assert(!nfence_queue_poll(&u[0].q, value, 300));
+	/* F1 again changes nothing. */
+	engine_f1(0);
+	igt_assert_eq_u64(cmp_count("f1s"), f1s + 1);
+	/* The seed's loop connects: back to F0, and the work runs. */
+	uq_ring(&u[0]);
+	igt_assert(nfence_queue_poll(&u[0].q, value, RUN_MS));
+	igt_assert_eq_u64(cmp_count("f0s"), f0s + 1);
+	for (unsigned int i = 0; i < n; i++)
+		uq_destroy(&u[i]);
+	nfence_device_destroy(fd, dev);
+}
+
+/* A ring stored before the engine goes to F1 still runs. */
+static void test_f1_last_ring(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	nfence_context_control(fd, dev, u.q.context,
+			       DRM_NFENCE_CONTEXT_OP_SUSPEND, NULL);
+	uq_wait_quiet(&u);
+	value = uq_queue(&u, NULL);
+	igt_assert_eq_u64(uq_ring_at(&u, u.bell), ST_NOTIFY);
+	engine_f1(0);
+	igt_assert_eq_u64(*u.status, ST_RETRY);
+	nfence_context_control(fd, dev, u.q.context,
+			       DRM_NFENCE_CONTEXT_OP_RESUME, NULL);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* A kernel-mode submission to an engine in F1 brings it back to F0. */
+static void test_f1_kernel_submission(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct nfence_queue kq;
+	struct nfence_cs cs;
+	uint64_t f0s, value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	nfence_queue_create(&kq, fd, dev, 0, 0);
+	engine_f1(0);
+	f0s = cmp_count("f0s");
+	nfence_queue_begin(&kq, &cs);
+	nfence_cs_nop(&cs);
+	value = nfence_queue_submit(&kq, &cs);
+	igt_assert(nfence_queue_poll(&kq, value, RUN_MS));
+	igt_assert_eq_u64(cmp_count("f0s"), f0s + 1);
+	/* The doorbell stays disconnected until connected again. */
+	igt_assert_eq_u64(*u.status, ST_RETRY);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	nfence_queue_destroy(&kq);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * With f1_idle_ms, an engine whose doorbells sat idle goes to F1 by
+ * itself; without, the doorbells stay connected however long they idle.
+ */
+static void test_f1_idle(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t idle_ms = nfence_param_get_u64("f1_idle_ms");
+	uint64_t value, f1s, end;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	f1s = cmp_count("f1s");
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	if (!idle_ms) {
+		uq_wait_quiet(&u);
+		usleep(500 * 1000);
+		igt_assert_eq_u64(*u.status, ST_NOTIFY);
+		igt_assert_eq_u64(cmp_count("f1s"), f1s);
+	} else {
+		end = nfence_monotonic_ns() +
+		      (4 * idle_ms + RUN_MS) * 1000000ull;
+		while (*u.status != ST_RETRY && nfence_monotonic_ns() < end)
+			usleep(1000);
+		igt_assert_eq_u64(*u.status, ST_RETRY);
+		igt_assert(cmp_count("f1s") > f1s);
+		/* Ringing connects again, which brings the engine back. */
+		value = uq_submit(&u);
+		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	}
+	uq_destroy(&u);
 	nfence_device_destroy(fd, dev);
 }
 
@@ -1086,6 +1242,14 @@ static void test_mmap_rules(void)
 	igt_assert(p == MAP_FAILED && errno == EPERM);
 	igt_assert_neq(mprotect((void *)u.status, PAGE,
 				PROT_READ | PROT_WRITE), 0);
+	/* Shared mappings only: a private one has nothing to copy. */
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, u.doorbell_offset);
+	igt_assert(p == MAP_FAILED && errno == EINVAL);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, u.status_offset);
+	igt_assert(p == MAP_FAILED && errno == EINVAL);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		 u.last_queued_offset);
+	igt_assert(p == MAP_FAILED && errno == EINVAL);
 	/* One page per mapping. */
 	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, u.doorbell_offset);
 	igt_assert(p == MAP_FAILED);
@@ -1214,6 +1378,26 @@ igt_main
 	igt_subtest("victim-last-ring")
 		test_victim_last_ring();
 
+	igt_describe("An engine forced to F1 disconnects its doorbells "
+		     "(RETRY, dummy page), not the other engines'; a connect "
+		     "brings it back to F0.");
+	igt_subtest("f1-forced")
+		test_f1_forced();
+
+	igt_describe("A ring stored before F1 still runs.");
+	igt_subtest("f1-last-ring")
+		test_f1_last_ring();
+
+	igt_describe("A kernel-mode submission brings an engine back from F1; "
+		     "its doorbells stay disconnected until connected.");
+	igt_subtest("f1-kernel-submission")
+		test_f1_kernel_submission();
+
+	igt_describe("With f1_idle_ms an idle engine goes to F1 by itself; "
+		     "without, its doorbells stay connected.");
+	igt_subtest("f1-idle")
+		test_f1_idle();
+
 	igt_describe("A bad command in a rung command buffer faults the "
 		     "context: ABORT, AlwaysSignaled progress, connect -EIO.");
 	igt_subtest("fault-bad-command")
@@ -1310,8 +1494,9 @@ igt_main
 			test_notify_bad(i);
 	}
 
-	igt_describe("mmap rules: the status is read-only, one page per "
-		     "mapping, only the creating file, none after destroy.");
+	igt_describe("mmap rules: shared mappings only, the status is "
+		     "read-only, one page per mapping, only the creating file, "
+		     "none after destroy.");
 	igt_subtest("mmap-rules")
 		test_mmap_rules();
 

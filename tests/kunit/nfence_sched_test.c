@@ -1933,6 +1933,31 @@ static void sched_doorbell_global(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
 }
 
+/* F1 and back, each counted once; a connect or a push asks for F0. */
+static void sched_engine_f1(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, e->f1);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f0s), 0);
+	e->f1_asked = true;
+	nfence_cmp_engine_f1_locked(f->cmp, 0);
+	KUNIT_EXPECT_TRUE(test, e->f1);
+	KUNIT_EXPECT_FALSE(test, e->f1_asked);
+	nfence_cmp_engine_f1_locked(f->cmp, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f1s), 1);
+	KUNIT_EXPECT_FALSE(test, f->cmp->engines[1].f1);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	KUNIT_EXPECT_FALSE(test, e->f1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f0s), 1);
+	KUNIT_EXPECT_NE(test, e->active_ns, 0);
+	mutex_unlock(&f->cmp->lock);
+}
+
 static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_nop_runs_to_idle),
 	KUNIT_CASE(sched_fence_wait_blocks),
@@ -1959,6 +1984,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_doorbell_behind),
 	KUNIT_CASE(sched_doorbell_victim),
 	KUNIT_CASE(sched_doorbell_global),
+	KUNIT_CASE(sched_engine_f1),
 	{}
 };
 

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("Process termination: a process killed by a signal or "
+		     "crashing has its devices put in error, so the fences "
+		     "it created become AlwaysSignaled for every process that "
+		     "opened them (CPU and GPU waiters released); a process "
+		     "that exits normally leaves its shared fences alone.");
+
+#define WATCHDOG_S	60
+#define INITIAL		7
+#define WANTED		8
+#define RELEASE_MS	1000	/* the seed's bound on releasing waiters */
+#define SHAREABLE	(DRM_NFENCE_FENCE_SHARED | \
+			 DRM_NFENCE_FENCE_NT_SECURITY_SHARING)
+
+static int fd = -1;
+
+enum ending {
+	END_EXIT,	/* exit(0) with everything open */
+	END_CLOSE,	/* close() then kill -9: the close was normal */
+	END_SIGKILL,
+	END_SIGSEGV,
+};
+
+static int send_fd(int sock, int sfd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte = 'F';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &sfd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int rfd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -errno;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
+	    cmsg->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&rfd, CMSG_DATA(cmsg), sizeof(int));
+	return rfd;
+}
+
+/*
+ * The creator, in a plain forked child (no IGT in it: it must be free to
+ * die): its own file and device, a shared native fence at INITIAL sent to
+ * the parent as an fd; then it ends as the parent's byte says. Exit codes
+ * other than the ending are setup failures.
+ */
+static void __attribute__((noreturn)) creator(int sock)
+{
+	struct drm_nfence_device_create dc = { 0 };
+	struct drm_nfence_fence_create fc = { 0 };
+	struct drm_nfence_fence_share fs = { .fd = -1 };
+	struct rlimit no_core = { 0, 0 };
+	int cfd;
+	char how;
+
+	/* No IGT handler, no core file: the kernel's own ending. */
+	signal(SIGSEGV, SIG_DFL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	cfd = __nfence_open_adapter(0);
+	if (cfd < 0)
+		_exit(10);
+	if (__nfence_device_create(cfd, &dc))
+		_exit(11);
+	fc.device = dc.handle;
+	fc.type = DRM_NFENCE_FENCE_TYPE_DEFAULT;
+	fc.flags = SHAREABLE;
+	fc.initial_value = INITIAL;
+	if (__nfence_fence_create(cfd, &fc))
+		_exit(12);
+	fs.handle = fc.handle;
+	if (__nfence_fence_share(cfd, &fs) || send_fd(sock, fs.fd))
+		_exit(13);
+	close(fs.fd);
+	if (read(sock, &how, 1) != 1)
+		_exit(14);
+	switch (how) {
+	case END_EXIT:
+		/* exit_group(0), without the IGT parent's atexit handlers. */
+		_exit(0);
+	case END_CLOSE:
+		close(cfd);
+		raise(SIGKILL);
+		break;
+	case END_SIGKILL:
+		raise(SIGKILL);
+		break;
+	case END_SIGSEGV:
+		raise(SIGSEGV);
+		break;
+	}
+	_exit(15);
+}
+
+/* A CPU waiter of the parent, blocked in FENCE_WAIT. */
+struct waiter {
+	pthread_t thread;
+	uint32_t device;
+	uint32_t handle;
+	uint64_t value;
+	int64_t deadline;
+	int ret;
+	uint64_t done_ns;
+};
+
+static void *waiter_main(void *data)
+{
+	struct waiter *w = data;
+
+	w->ret = __nfence_fence_wait_one(fd, w->device, w->handle, w->value,
+					 w->deadline);
+	w->done_ns = nfence_monotonic_ns();
+	return NULL;
+}
+
+static void test_creator_ends(enum ending how)
+{
+	bool killed = how == END_SIGKILL || how == END_SIGSEGV;
+	struct timeval tv = { .tv_sec = 20 };
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *value;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	struct waiter w;
+	uint64_t gpu_done, reaped_ns;
+	int sv[2], sfd, status;
+	char byte = how;
+	uint32_t dev, h;
+	pid_t pid;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(nfence_has_native_fences(fd));
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		creator(sv[1]);
+	}
+	close(sv[1]);
+	sfd = recv_fd(sv[0]);
+	igt_assert_f(sfd >= 0, "the creator sent no fence: %s\n",
+		     strerror(-sfd));
+
+	/* This process's device opens the fence and waits, CPU and GPU. */
+	dev = nfence_device_create(fd);
+	h = nfence_fence_open(fd, dev, sfd, 0, &m);
+	close(sfd);
+	value = nfence_fence_map(fd, &m);
+	igt_assert_eq_u64(*value, INITIAL);
+	memset(&w, 0, sizeof(w));
+	w.device = dev;
+	w.handle = h;
+	w.value = WANTED;
+	w.deadline = nfence_deadline_ms(killed ? 20000 : 1500);
+	igt_assert_eq(pthread_create(&w.thread, NULL, waiter_main, &w), 0);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_wait_fence(&cs, &m, WANTED);
+	gpu_done = nfence_queue_submit(&q, &cs);
+	igt_assert(!nfence_queue_poll(&q, gpu_done, 100));
+
+	/* The creator ends. */
+	igt_assert_eq(write(sv[0], &byte, 1), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	reaped_ns = nfence_monotonic_ns();
+	close(sv[0]);
+	switch (how) {
+	case END_EXIT:
+		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		break;
+	case END_CLOSE:
+	case END_SIGKILL:
+		igt_assert_f(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			     "creator status 0x%x\n", status);
+		break;
+	case END_SIGSEGV:
+		igt_assert_f(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+			     "creator status 0x%x\n", status);
+		break;
+	}
+
+	pthread_join(w.thread, NULL);
+	if (killed) {
+		/* AlwaysSignaled: every waiter released, any value reached. */
+		igt_assert_eq(w.ret, 0);
+		igt_assert_f(w.done_ns < reaped_ns + RELEASE_MS * 1000000ull,
+			     "the CPU waiter took %" PRIu64 " ms\n",
+			     (w.done_ns - reaped_ns) / 1000000);
+		igt_assert(nfence_queue_poll(&q, gpu_done, RELEASE_MS));
+		igt_assert(*value >= NFENCE_ALWAYS_SIGNALED);
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, UINT64_MAX,
+						      0), 0);
+	} else {
+		/* Left alone: still INITIAL, still usable. */
+		igt_assert_eq(w.ret, -ETIME);
+		igt_assert_eq_u64(*value, INITIAL);
+		igt_assert(!nfence_queue_poll(&q, gpu_done, 100));
+		nfence_fence_signal(fd, dev, h, WANTED);
+		igt_assert(nfence_queue_poll(&q, gpu_done, 5000));
+		igt_assert_eq_u64(*value, WANTED);
+	}
+	nfence_fence_unmap(value);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * A user-mode queue's work at exit. The parent's shared fence goes to a
+ * plain forked child, which rings a command buffer that runs WORK and
+ * then signals it, and ends at once.
+ */
+
+#define WORK_NS		(300 * 1000000ull)
+#define SIGNALED	5
+#define PAGE		4096u
+
+/* A CPU-visible system memory allocation of the child, mapped. */
+static void *child_alloc(int cfd, uint32_t dev, uint64_t *va, uint32_t *h)
+{
+	struct drm_nfence_alloc_create ac = {
+		.device = dev,
+		.flags = DRM_NFENCE_ALLOC_CPU_VISIBLE,
+		.size = PAGE,
+		.segment_id = NFENCE_SEGMENT_SYSTEM,
+	};
+	struct drm_nfence_alloc_lock al = { .device = dev };
+	void *p;
+
+	if (__nfence_alloc_create(cfd, &ac))
+		_exit(20);
+	al.handle = ac.handle;
+	if (__nfence_alloc_lock(cfd, &al))
+		_exit(21);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, cfd,
+		 al.mmap_offset);
+	if (p == MAP_FAILED)
+		_exit(22);
+	*va = ac.gpu_va;
+	*h = ac.handle;
+	return p;
+}
+
+static void __attribute__((noreturn)) ringer(int sock)
+{
+	struct drm_nfence_context_create cc = { 0 };
+	struct drm_nfence_hwqueue_create hc = { 0 };
+	struct drm_nfence_device_create dc = { 0 };
+	struct drm_nfence_doorbell_create db = { 0 };
+	struct drm_nfence_doorbell_connect conn = { 0 };
+	struct drm_nfence_fence_open fo = { .fd = -1 };
+	struct drm_nfence_ring_entry *ring;
+	struct drm_nfence_ring_control *control;
+	volatile uint64_t *bell, *last;
+	uint64_t cmd_va, ring_va, control_va;
+	uint32_t cmd_h, ring_h, control_h;
+	struct nfence_cs cs;
+	int cfd, sfd;
+	void *cmds;
+	char how;
+
+	signal(SIGSEGV, SIG_DFL);
+	cfd = __nfence_open_adapter(0);
+	sfd = recv_fd(sock);
+	if (cfd < 0 || sfd < 0)
+		_exit(10);
+	if (__nfence_device_create(cfd, &dc))
+		_exit(11);
+	fo.fd = sfd;
+	fo.device = dc.handle;
+	if (__nfence_fence_open(cfd, &fo))
+		_exit(12);
+	cc.device = dc.handle;
+	if (__nfence_context_create(cfd, &cc))
+		_exit(13);
+	hc.device = dc.handle;
+	hc.context = cc.handle;
+	hc.flags = DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION;
+	if (__nfence_hwqueue_create(cfd, &hc))
+		_exit(14);
+	cmds = child_alloc(cfd, dc.handle, &cmd_va, &cmd_h);
+	ring = child_alloc(cfd, dc.handle, &ring_va, &ring_h);
+	control = child_alloc(cfd, dc.handle, &control_va, &control_h);
+	db.device = dc.handle;
+	db.hwqueue = hc.handle;
+	db.ring_alloc = ring_h;
+	db.ring_control_alloc = control_h;
+	if (__nfence_doorbell_create(cfd, &db))
+		_exit(15);
+	bell = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, cfd,
+		    db.doorbell_offset);
+	last = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, cfd,
+		    db.last_queued_offset);
+	if (bell == MAP_FAILED || last == MAP_FAILED)
+		_exit(16);
+	conn.device = dc.handle;
+	conn.handle = db.handle;
+	if (__nfence_doorbell_connect(cfd, &conn))
+		_exit(17);
+
+	/* WORK, then the parent's fence, then the progress fence. */
+	nfence_cs_init(&cs, cmds, cmd_va, PAGE);
+	nfence_cs_work(&cs, WORK_NS);
+	nfence_cs_signal_fence(&cs, &fo.mapping, SIGNALED);
+	nfence_cs_signal_fence(&cs, &hc.progress_fence_mapping, 1);
+	*last = 1;
+	ring[0].commands_gpu_va = cmd_va;
+	ring[0].size = cs.len;
+	ring[0].flags = 0;
+	__sync_synchronize();
+	control->write_index = 1;
+	*bell = 1;
+	__sync_synchronize();
+	/* No notify even if the CMP went quiet: the exit wait looks again. */
+	if (read(sock, &how, 1) != 1)
+		_exit(18);
+	switch (how) {
+	case END_EXIT:
+		_exit(0);
+	default:
+		raise(SIGKILL);
+	}
+	_exit(19);
+}
+
+static void test_ring_then_end(enum ending how)
+{
+	struct timeval tv = { .tv_sec = 20 };
+	struct drm_nfence_fence_mapping m;
+	int sv[2], sfd, status, ret;
+	char byte = how;
+	uint32_t dev, h;
+	pid_t pid;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(nfence_has_native_fences(fd));
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	dev = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				SHAREABLE, 0, &m);
+	sfd = nfence_fence_share(fd, h);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		ringer(sv[1]);
+	}
+	close(sv[1]);
+	igt_assert_eq(send_fd(sv[0], sfd), 0);
+	close(sfd);
+	igt_assert_eq(write(sv[0], &byte, 1), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	close(sv[0]);
+	if (how == END_EXIT) {
+		igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			     "ringer status 0x%x\n", status);
+		/* Its file closed after the work ran: the fence is there. */
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED, 0),
+			      0);
+	} else {
+		igt_assert_f(WIFSIGNALED(status) &&
+			     WTERMSIG(status) == SIGKILL,
+			     "ringer status 0x%x\n", status);
+		/* Killed: its queue stopped, its work is gone. */
+		ret = __nfence_fence_wait_one(fd, dev, h, SIGNALED,
+					      nfence_deadline_ms(1000));
+		igt_assert_eq(ret, -ETIME);
+	}
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, dev);
+}
+
+igt_main
+{
+	igt_fixture
+		fd = nfence_open();
+
+	igt_describe("The creator exits normally: the fence stays INITIAL, "
+		     "waiters wait, a signal from this process releases them.");
+	igt_subtest("creator-exit")
+		test_creator_ends(END_EXIT);
+
+	igt_describe("The creator closes its file, then is killed: the close "
+		     "was normal, the fence is left alone.");
+	igt_subtest("creator-close-then-killed")
+		test_creator_ends(END_CLOSE);
+
+	igt_describe("The creator is killed (SIGKILL): the fence becomes "
+		     "AlwaysSignaled, CPU and GPU waiters are released within "
+		     "a second, a wait for UINT64_MAX returns at once.");
+	igt_subtest("creator-sigkill")
+		test_creator_ends(END_SIGKILL);
+
+	igt_describe("The creator crashes (SIGSEGV): as for SIGKILL.");
+	igt_subtest("creator-sigsegv")
+		test_creator_ends(END_SIGSEGV);
+
+	igt_describe("A process rings a WORK command buffer and exits: its "
+		     "file's close waits for the work, which signals the "
+		     "parent's fence.");
+	igt_subtest("doorbell-work-at-exit")
+		test_ring_then_end(END_EXIT);
+
+	igt_describe("The same process killed instead: its queues stop, the "
+		     "work never signals.");
+	igt_subtest("doorbell-work-killed")
+		test_ring_then_end(END_SIGKILL);
+
+	igt_fixture
+		close(fd);
+}
