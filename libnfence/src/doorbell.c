@@ -240,50 +240,52 @@ static struct nf_doorbell *nf_doorbell_lookup(D3DKMT_HANDLE handle)
 						      NF_HANDLE_DOORBELL);
 }
 
-NTSTATUS D3DKMTConnectDoorbell(const D3DKMT_CONNECT_DOORBELL *pConnectDoorbell)
+/*
+ * DOORBELL_CONNECT or DOORBELL_NOTIFY (both take the device and doorbell
+ * handles, then zeros) on the doorbell @handle names.
+ */
+static NTSTATUS nf_doorbell_call(D3DKMT_HANDLE handle, UINT flags,
+				 unsigned long request)
 {
-	const D3DKMT_CONNECT_DOORBELL *p = pConnectDoorbell;
+	_Static_assert(sizeof(struct drm_nfence_doorbell_connect) ==
+		       sizeof(struct drm_nfence_doorbell_notify) &&
+		       offsetof(struct drm_nfence_doorbell_notify, handle) ==
+		       offsetof(struct drm_nfence_doorbell_connect, handle),
+		       "CONNECT and NOTIFY start alike");
 	struct drm_nfence_doorbell_connect args;
 	const struct nf_device *dev;
 	struct nf_doorbell *db;
 	NTSTATUS st;
 
-	if (!p || p->Flags.Value)
+	if (flags)
 		return STATUS_INVALID_PARAMETER;
-	db = nf_doorbell_lookup(p->hDoorbell);
+	db = nf_doorbell_lookup(handle);
 	if (!db)
 		return STATUS_INVALID_HANDLE;
 	dev = db->queue->device;
 	memset(&args, 0, sizeof(args));
 	args.device = dev->kernel_handle;
 	args.handle = db->kernel_handle;
-	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_CONNECT,
-			     &args);
+	st = nf_ioctl_status(dev->adapter->fd, request, &args);
 	nf_object_put(&db->base);
 	return st;
 }
 
+NTSTATUS D3DKMTConnectDoorbell(const D3DKMT_CONNECT_DOORBELL *pConnectDoorbell)
+{
+	if (!pConnectDoorbell)
+		return STATUS_INVALID_PARAMETER;
+	return nf_doorbell_call(pConnectDoorbell->hDoorbell,
+				pConnectDoorbell->Flags.Value,
+				DRM_IOCTL_NFENCE_DOORBELL_CONNECT);
+}
+
 NTSTATUS D3DKMTNotifyWorkSubmission(const D3DKMT_NOTIFY_WORK_SUBMISSION *pNotify)
 {
-	const D3DKMT_NOTIFY_WORK_SUBMISSION *p = pNotify;
-	struct drm_nfence_doorbell_notify args;
-	const struct nf_device *dev;
-	struct nf_doorbell *db;
-	NTSTATUS st;
-
-	if (!p || p->Flags.Value)
+	if (!pNotify)
 		return STATUS_INVALID_PARAMETER;
-	db = nf_doorbell_lookup(p->hDoorbell);
-	if (!db)
-		return STATUS_INVALID_HANDLE;
-	dev = db->queue->device;
-	memset(&args, 0, sizeof(args));
-	args.device = dev->kernel_handle;
-	args.handle = db->kernel_handle;
-	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_NOTIFY,
-			     &args);
-	nf_object_put(&db->base);
-	return st;
+	return nf_doorbell_call(pNotify->hDoorbell, pNotify->Flags.Value,
+				DRM_IOCTL_NFENCE_DOORBELL_NOTIFY);
 }
 
 /*

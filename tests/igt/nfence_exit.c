@@ -39,52 +39,6 @@ enum ending {
 	END_SIGSEGV,
 };
 
-static int send_fd(int sock, int sfd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte = 'F';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &sfd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int rfd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -errno;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
-	    cmsg->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	memcpy(&rfd, CMSG_DATA(cmsg), sizeof(int));
-	return rfd;
-}
-
 /*
  * The creator, in a plain forked child (no IGT in it: it must be free to
  * die): its own file and device, a shared native fence at INITIAL sent to
@@ -115,7 +69,7 @@ static void __attribute__((noreturn)) creator(int sock)
 	if (__nfence_fence_create(cfd, &fc))
 		_exit(12);
 	fs.handle = fc.handle;
-	if (__nfence_fence_share(cfd, &fs) || send_fd(sock, fs.fd))
+	if (__nfence_fence_share(cfd, &fs) || nfence_send_fd(sock, fs.fd))
 		_exit(13);
 	close(fs.fd);
 	if (read(sock, &how, 1) != 1)
@@ -186,7 +140,7 @@ static void test_creator_ends(enum ending how)
 		creator(sv[1]);
 	}
 	close(sv[1]);
-	sfd = recv_fd(sv[0]);
+	sfd = nfence_recv_fd(sv[0]);
 	igt_assert_f(sfd >= 0, "the creator sent no fence: %s\n",
 		     strerror(-sfd));
 
@@ -310,7 +264,7 @@ static void __attribute__((noreturn)) ringer(int sock)
 
 	signal(SIGSEGV, SIG_DFL);
 	cfd = __nfence_open_adapter(0);
-	sfd = recv_fd(sock);
+	sfd = nfence_recv_fd(sock);
 	if (cfd < 0 || sfd < 0)
 		_exit(10);
 	if (__nfence_device_create(cfd, &dc))
@@ -397,7 +351,7 @@ static void test_ring_then_end(enum ending how)
 		ringer(sv[1]);
 	}
 	close(sv[1]);
-	igt_assert_eq(send_fd(sv[0], sfd), 0);
+	igt_assert_eq(nfence_send_fd(sv[0], sfd), 0);
 	close(sfd);
 	igt_assert_eq(write(sv[0], &byte, 1), 1);
 	igt_assert_eq(waitpid(pid, &status, 0), pid);

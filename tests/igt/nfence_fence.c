@@ -1070,52 +1070,6 @@ static void test_open_forked_child(void)
 	assert_gone(&m);
 }
 
-static int send_fd(int sock, int sfd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte = 'F';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &sfd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int rfd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -errno;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
-	    cmsg->cmsg_type != SCM_RIGHTS)
-		return -EPROTO;
-	memcpy(&rfd, CMSG_DATA(cmsg), sizeof(int));
-	return rfd;
-}
-
 static void test_open_scm_rights(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -1140,7 +1094,7 @@ static void test_open_scm_rights(void)
 		uint32_t o;
 
 		close(sv[0]);
-		rfd = recv_fd(sv[1]);
+		rfd = nfence_recv_fd(sv[1]);
 		igt_assert_f(rfd >= 0, "recvmsg: %s\n", strerror(-rfd));
 		o = nfence_fence_open(cfd, cdev, rfd, 0, &om);
 		igt_assert_eq_u64(read_value(cfd, &om), 70);
@@ -1152,7 +1106,7 @@ static void test_open_scm_rights(void)
 
 	close(sv[1]);
 	h = create_shared(70, &m, &sfd);
-	ret = send_fd(sv[0], sfd);
+	ret = nfence_send_fd(sv[0], sfd);
 	close(sfd);
 	/* The child acks (or dies and closes the socket: EOF). */
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

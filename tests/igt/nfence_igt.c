@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -1416,6 +1417,60 @@ void nfence_bo_destroy(struct nfence_bo *bo)
 	if (bo->handle)
 		nfence_alloc_destroy(bo->fd, bo->device, bo->handle);
 	bo->handle = 0;
+}
+
+/**
+ * nfence_send_fd: send @sfd over the unix socket @sock (SCM_RIGHTS, one
+ * byte of data); 0 or -errno
+ */
+int nfence_send_fd(int sock, int sfd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte = 'F';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &sfd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+/**
+ * nfence_recv_fd: receive an fd sent by nfence_send_fd() (close-on-exec);
+ * the fd or -errno (-EPROTO for a message without one)
+ */
+int nfence_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int rfd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -errno;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
+	    cmsg->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&rfd, CMSG_DATA(cmsg), sizeof(int));
+	return rfd;
 }
 
 /**

@@ -244,6 +244,10 @@ int __nfence_submit_wait_one(int fd, uint32_t device, uint32_t hwqueue,
 int __nfence_submit_signal_one(int fd, uint32_t device, uint32_t hwqueue,
 			       uint32_t fence, uint64_t value);
 
+/* Passing an fd (a shared fence's NT handle) to another process */
+int nfence_send_fd(int sock, int sfd);
+int nfence_recv_fd(int sock);
+
 /* DRM_IOCTL_NFENCE_DOORBELL_CREATE / CONNECT / DESTROY / NOTIFY */
 int __nfence_doorbell_create(int fd, struct drm_nfence_doorbell_create *create);
 int __nfence_doorbell_connect(int fd,
