@@ -2620,6 +2620,70 @@ static void device_error(uint32_t device)
 	close(dir);
 }
 
+/* A thread creating fences on one device while the device goes into error. */
+#define RACE_FENCES	300
+
+struct create_race {
+	uint32_t device;
+	uint32_t handles[RACE_FENCES];
+	unsigned int created;
+	volatile bool go;
+};
+
+static void *create_race_thread(void *data)
+{
+	struct create_race *r = data;
+
+	while (!r->go)
+		;
+	for (r->created = 0; r->created < RACE_FENCES; r->created++) {
+		struct drm_nfence_fence_create c = {
+			.device = r->device,
+			.type = TYPE_DEFAULT,
+			.initial_value = 1,
+		};
+
+		if (__nfence_fence_create(fd, &c))
+			break;
+		r->handles[r->created] = c.handle;
+	}
+	return NULL;
+}
+
+/*
+ * Issue 17 point 2: a fence created while its device goes into error is
+ * AlwaysSignaled however the two interleave (the error is set under the
+ * lock that publishes new handles).
+ */
+static void test_device_error_create_race(void)
+{
+	struct create_race *r = calloc(1, sizeof(*r));
+	pthread_t thread;
+
+	igt_assert(r);
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int round = 0; round < 20; round++) {
+		r->device = nfence_device_create(fd);
+		r->go = false;
+		igt_assert_eq(nfence_thread_create(&thread, create_race_thread,
+						   r), 0);
+		r->go = true;
+		/* At a different point of the creations each round. */
+		usleep((round % 10) * 200);
+		device_error(r->device);
+		pthread_join(thread, NULL);
+		igt_assert_eq(r->created, RACE_FENCES);
+		for (unsigned int i = 0; i < r->created; i++)
+			igt_assert_f(__nfence_fence_wait_one(fd, r->device,
+							     r->handles[i],
+							     UINT64_MAX, 0) == 0,
+				     "round %u: fence %u of %u is not "
+				     "AlwaysSignaled\n", round, i, r->created);
+		nfence_device_destroy(fd, r->device);
+	}
+	free(r);
+}
+
 static void test_device_error(void)
 {
 	struct drm_nfence_fence_mapping m, m2;
@@ -2891,6 +2955,11 @@ igt_main
 		     "other devices are unaffected.");
 	igt_subtest("device-error-always-signaled")
 		test_device_error();
+
+	igt_describe("Fences created by one thread while the device goes into "
+		     "error are all AlwaysSignaled, before and after.");
+	igt_subtest("device-error-create-race")
+		test_device_error_create_race();
 
 	igt_describe("32-bit atomics: waits more than UINT_MAX/2 ahead are "
 		     "refused; the window moves across the 32-bit wrap.");
