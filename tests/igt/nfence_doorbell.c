@@ -519,6 +519,22 @@ static void test_suspend_resume(void)
 
 /* Taking doorbells */
 
+/* One user-mode queue more than the adapter has physical doorbells. */
+static struct uq *victim_queues(uint32_t dev, uint32_t *n)
+{
+	struct uq *u;
+
+	igt_require_f(!global_model, "the global doorbell is never taken\n");
+	igt_require_f(num_doorbells <= 64, "too many doorbells to take\n");
+	nfence_watchdog(WATCHDOG_S);
+	*n = num_doorbells + 1;
+	u = calloc(*n, sizeof(*u));
+	igt_assert(u);
+	for (uint32_t i = 0; i < *n; i++)
+		uq_create(&u[i], fd, dev, 0, 0);
+	return u;
+}
+
 /*
  * One more connected doorbell than the adapter has: the ring rung least
  * recently loses its doorbell, and gets one back by connecting.
@@ -526,15 +542,11 @@ static void test_suspend_resume(void)
 static void test_victim(void)
 {
 	uint32_t dev = nfence_device_create(fd);
-	uint32_t n = num_doorbells + 1;
-	struct uq *u = calloc(n, sizeof(*u));
 	uint64_t value;
+	struct uq *u;
+	uint32_t n;
 
-	igt_require_f(!global_model, "the global doorbell is never taken\n");
-	igt_require_f(num_doorbells <= 64, "too many doorbells to take\n");
-	nfence_watchdog(WATCHDOG_S);
-	for (uint32_t i = 0; i < n; i++)
-		uq_create(&u[i], fd, dev, 0, 0);
+	u = victim_queues(dev, &n);
 	for (uint32_t i = 0; i + 1 < n; i++) {
 		igt_assert_eq(uq_connect(&u[i]), ST_CONNECTED);
 		value = uq_submit(&u[i]);
@@ -569,15 +581,11 @@ static void test_victim(void)
 static void test_victim_last_ring(void)
 {
 	uint32_t dev = nfence_device_create(fd);
-	uint32_t n = num_doorbells + 1;
-	struct uq *u = calloc(n, sizeof(*u));
 	uint64_t value;
+	struct uq *u;
+	uint32_t n;
 
-	igt_require_f(!global_model, "the global doorbell is never taken\n");
-	igt_require_f(num_doorbells <= 64, "too many doorbells to take\n");
-	nfence_watchdog(WATCHDOG_S);
-	for (uint32_t i = 0; i < n; i++)
-		uq_create(&u[i], fd, dev, 0, 0);
+	u = victim_queues(dev, &n);
 	for (uint32_t i = 0; i + 1 < n; i++)
 		uq_connect(&u[i]);
 	/* Suspended, so the ring is taken but cannot run yet. */
@@ -1234,6 +1242,19 @@ static void test_notify_bad(enum db_bad bad)
 	nfence_device_destroy(fd, dev);
 }
 
+static void test_bad_arg_pointer(void)
+{
+	static const unsigned long requests[] = {
+		DRM_IOCTL_NFENCE_DOORBELL_CREATE,
+		DRM_IOCTL_NFENCE_DOORBELL_CONNECT,
+		DRM_IOCTL_NFENCE_DOORBELL_DESTROY,
+		DRM_IOCTL_NFENCE_DOORBELL_NOTIFY,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
+}
+
 static void test_mmap_rules(void)
 {
 	uint32_t dev = nfence_device_create(fd);
@@ -1505,6 +1526,11 @@ igt_main
 		     "none after destroy.");
 	igt_subtest("mmap-rules")
 		test_mmap_rules();
+
+	igt_describe("Each doorbell ioctl fails with -EFAULT for a NULL and an "
+		     "unmapped argument.");
+	igt_subtest("bad-arg-pointer")
+		test_bad_arg_pointer();
 
 	igt_fixture {
 		close(dbg);

@@ -45,7 +45,7 @@ enum ending {
  * the parent as an fd; then it ends as the parent's byte says. Exit codes
  * other than the ending are setup failures.
  */
-static void __attribute__((noreturn)) creator(int sock)
+static void creator(int sock)
 {
 	struct drm_nfence_device_create dc = { 0 };
 	struct drm_nfence_fence_create fc = { 0 };
@@ -92,6 +92,31 @@ static void __attribute__((noreturn)) creator(int sock)
 	_exit(15);
 }
 
+/*
+ * Fork a plain child running @child on its end of a socket pair; the
+ * parent's end (receive timeout 20 s) goes to *@sock.
+ */
+static pid_t fork_child(void (*child)(int sock), int *sock)
+{
+	struct timeval tv = { .tv_sec = 20 };
+	int sv[2];
+	pid_t pid;
+
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		child(sv[1]);
+		_exit(99);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	return pid;
+}
+
 /* A CPU waiter of the parent, blocked in FENCE_WAIT. */
 struct waiter {
 	pthread_t thread;
@@ -116,31 +141,21 @@ static void *waiter_main(void *data)
 static void test_creator_ends(enum ending how)
 {
 	bool killed = how == END_SIGKILL || how == END_SIGSEGV;
-	struct timeval tv = { .tv_sec = 20 };
 	struct drm_nfence_fence_mapping m;
 	const volatile uint64_t *value;
 	struct nfence_queue q;
 	struct nfence_cs cs;
 	struct waiter w;
 	uint64_t gpu_done, reaped_ns;
-	int sv[2], sfd, status;
+	int sock, sfd, status;
 	char byte = how;
 	uint32_t dev, h;
 	pid_t pid;
 
 	nfence_watchdog(WATCHDOG_S);
 	igt_require(nfence_has_native_fences(fd));
-	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
-		      0);
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
-		close(sv[0]);
-		creator(sv[1]);
-	}
-	close(sv[1]);
-	sfd = nfence_recv_fd(sv[0]);
+	pid = fork_child(creator, &sock);
+	sfd = nfence_recv_fd(sock);
 	igt_assert_f(sfd >= 0, "the creator sent no fence: %s\n",
 		     strerror(-sfd));
 
@@ -163,10 +178,10 @@ static void test_creator_ends(enum ending how)
 	igt_assert(!nfence_queue_poll(&q, gpu_done, 100));
 
 	/* The creator ends. */
-	igt_assert_eq(write(sv[0], &byte, 1), 1);
+	igt_assert_eq(write(sock, &byte, 1), 1);
 	igt_assert_eq(waitpid(pid, &status, 0), pid);
 	reaped_ns = nfence_monotonic_ns();
-	close(sv[0]);
+	close(sock);
 	switch (how) {
 	case END_EXIT:
 		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -244,7 +259,7 @@ static void *child_alloc(int cfd, uint32_t dev, uint64_t *va, uint32_t *h)
 	return p;
 }
 
-static void __attribute__((noreturn)) ringer(int sock)
+static void ringer(int sock)
 {
 	struct drm_nfence_context_create cc = { 0 };
 	struct drm_nfence_hwqueue_create hc = { 0 };
@@ -328,34 +343,24 @@ static void __attribute__((noreturn)) ringer(int sock)
 
 static void test_ring_then_end(enum ending how)
 {
-	struct timeval tv = { .tv_sec = 20 };
 	struct drm_nfence_fence_mapping m;
-	int sv[2], sfd, status, ret;
+	int sock, sfd, status, ret;
 	char byte = how;
 	uint32_t dev, h;
 	pid_t pid;
 
 	nfence_watchdog(WATCHDOG_S);
 	igt_require(nfence_has_native_fences(fd));
-	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
-		      0);
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	dev = nfence_device_create(fd);
 	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
 				SHAREABLE, 0, &m);
 	sfd = nfence_fence_share(fd, h);
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
-		close(sv[0]);
-		ringer(sv[1]);
-	}
-	close(sv[1]);
-	igt_assert_eq(nfence_send_fd(sv[0], sfd), 0);
+	pid = fork_child(ringer, &sock);
+	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
 	close(sfd);
-	igt_assert_eq(write(sv[0], &byte, 1), 1);
+	igt_assert_eq(write(sock, &byte, 1), 1);
 	igt_assert_eq(waitpid(pid, &status, 0), pid);
-	close(sv[0]);
+	close(sock);
 	if (how == END_EXIT) {
 		igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			     "ringer status 0x%x\n", status);
