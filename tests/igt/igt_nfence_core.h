@@ -131,6 +131,10 @@ void igt_waitchildren_timeout(int seconds, const char *reason);
 void igt_set_timeout(unsigned int seconds, const char *op);
 void igt_reset_timeout(void);
 
+/* Run at exit, and from the handlers of fatal signals (sig, or 0). */
+typedef void (*igt_exit_handler_t)(int sig);
+void igt_install_exit_handler(igt_exit_handler_t fn);
+
 void igt_log(const char *domain, enum igt_log_level level,
 	     const char *format, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -89,10 +89,12 @@ struct nfence_file {
 	struct list_head mv_pool;
 	/** @vm: the file's GPU virtual address space */
 	struct nfence_vm vm;
-	/** @async_lock: protects @async_waits and @num_async */
+	/** @async_lock: protects @async_waits, @num_async and @blocked_waits */
 	struct mutex async_lock;
 	/** @async_waits: pending asynchronous waits */
 	struct list_head async_waits;
+	/** @blocked_waits: blocking waits asleep, for unplug to wake */
+	struct list_head blocked_waits;
 	/** @num_async: entries in @async_waits */
 	u32 num_async;
 	/** @sched_lock: serializes creating and destroying contexts and queues */

@@ -4,6 +4,7 @@
  */
 
 #include <linux/mm.h>
+#include <linux/pfn_t.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -89,7 +90,27 @@ static int nfence_alloc_mmap(struct drm_gem_object *obj,
 	return 0;
 }
 
+/*
+ * The pages are inserted at mmap time; this puts one back after the
+ * mapping was zapped (an unplug zaps every mapping of the DRM device).
+ * The memory is the allocation's until its GEM object is freed, which the
+ * mapping prevents.
+ */
+static vm_fault_t nfence_alloc_fault(struct vm_fault *vmf)
+{
+	struct drm_gem_object *obj = vmf->vma->vm_private_data;
+	struct nfence_alloc *alloc = to_nfence_alloc(obj);
+	unsigned long pgoff = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	struct page *page;
+
+	if (pgoff >= obj->size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	page = vmalloc_to_page(alloc->vaddr + (pgoff << PAGE_SHIFT));
+	return vmf_insert_mixed(vmf->vma, vmf->address, page_to_pfn_t(page));
+}
+
 static const struct vm_operations_struct nfence_alloc_vm_ops = {
+	.fault = nfence_alloc_fault,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };

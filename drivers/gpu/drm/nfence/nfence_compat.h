@@ -19,6 +19,18 @@
 #define NFENCE_DRIVER_DATE
 #endif
 
+/*
+ * struct platform_driver.remove returns void since 6.11; before that the
+ * void callback was .remove_new (6.3, and Debian's 6.1).
+ */
+#if defined(NFENCE_HAVE_PLATFORM_REMOVE_VOID)
+#define NFENCE_PLATFORM_REMOVE(fn)	.remove = fn,
+#elif defined(NFENCE_HAVE_PLATFORM_REMOVE_NEW)
+#define NFENCE_PLATFORM_REMOVE(fn)	.remove_new = fn,
+#else
+#error "nfence needs a void platform_driver remove callback (6.3+, Debian 6.1)"
+#endif
+
 #include <linux/eventfd.h>
 #include <linux/mm.h>
 

@@ -6,6 +6,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/pfn_t.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -97,7 +98,18 @@ static int nfence_doorbell_page_mmap(struct drm_gem_object *obj,
 	return vm_insert_page(vma, vma->vm_start, dp->page);
 }
 
+/* As for fence pages: back after a zap (unplug). */
+static vm_fault_t nfence_doorbell_page_fault(struct vm_fault *vmf)
+{
+	struct nfence_doorbell_page *dp =
+		to_nfence_doorbell_page(vmf->vma->vm_private_data);
+
+	return vmf_insert_mixed(vmf->vma, vmf->address,
+				page_to_pfn_t(dp->page));
+}
+
 static const struct vm_operations_struct nfence_doorbell_page_vm_ops = {
+	.fault = nfence_doorbell_page_fault,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };

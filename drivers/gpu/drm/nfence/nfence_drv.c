@@ -128,7 +128,8 @@ MODULE_PARM_DESC(no_64bit_atomics,
 
 #define NFENCE_MAX_ADAPTERS	8
 
-static struct nfence_adapter *nfence_adapters[NFENCE_MAX_ADAPTERS];
+/* The platform devices module load registered, bound or not. */
+static struct platform_device *nfence_pdevs[NFENCE_MAX_ADAPTERS];
 
 static int nfence_open(struct drm_device *drm, struct drm_file *file)
 {
@@ -329,39 +330,24 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 	destroy_workqueue(adapter->wait_wq);
 }
 
-/**
- * nfence_adapter_create - register one simulated adapter
- * @index: adapter index: the id of its platform device and of its GPU
- * @cfg: what the adapter is built with
- *
- * What module load does for each adapter. The KUnit suites make adapters of
- * their own with it, to open files on and to unplug.
- *
- * Return: the adapter, its DRM device registered, or an ERR_PTR.
+/*
+ * Build the adapter of a platform device being probed: its DRM device
+ * (released with the device's devres when it is unbound) and its GPU
+ * (released with the DRM device, which open files may keep past unbind).
  */
-struct nfence_adapter *
-nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
+static struct nfence_adapter *
+nfence_adapter_init(struct platform_device *pdev,
+		    const struct nfence_gpu_config *cfg)
 {
-	struct platform_device *pdev;
 	struct nfence_adapter *adapter;
+	u32 index = pdev->id;
 	char name[16];
 	int ret;
 
-	pdev = platform_device_register_simple(DRIVER_NAME, index, NULL, 0);
-	if (IS_ERR(pdev))
-		return ERR_CAST(pdev);
-
-	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
-		ret = -ENOMEM;
-		goto err_unregister;
-	}
-
 	adapter = devm_drm_dev_alloc(&pdev->dev, &nfence_drm_driver,
 				     struct nfence_adapter, drm);
-	if (IS_ERR(adapter)) {
-		ret = PTR_ERR(adapter);
-		goto err_devres;
-	}
+	if (IS_ERR(adapter))
+		return adapter;
 	adapter->pdev = pdev;
 	INIT_LIST_HEAD(&adapter->clients);
 	nfence_doorbell_adapter_init(adapter);
@@ -370,62 +356,169 @@ nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 	if (!ret)
 		ret = drmm_mutex_init(&adapter->drm, &adapter->clients_lock);
 	if (ret)
-		goto err_devres;
+		return ERR_PTR(ret);
 
 	xa_init_flags(&adapter->fences, XA_FLAGS_ALLOC1);
 	adapter->wait_wq = alloc_workqueue("nfence-wait/%u", WQ_UNBOUND, 0,
 					   index);
-	if (!adapter->wait_wq) {
-		ret = -ENOMEM;
-		goto err_devres;
-	}
+	if (!adapter->wait_wq)
+		return ERR_PTR(-ENOMEM);
 
 	snprintf(name, sizeof(name), "%u", index);
 	ret = nfence_gpu_init(&adapter->gpu, cfg, index);
 	if (ret) {
 		destroy_workqueue(adapter->wait_wq);
-		goto err_devres;
+		return ERR_PTR(ret);
 	}
 	ret = nfence_cmp_start(&adapter->cmp, &adapter->gpu,
 			       &nfence_hwqueue_cmp_ops, name);
 	if (ret) {
 		nfence_gpu_fini(&adapter->gpu);
 		destroy_workqueue(adapter->wait_wq);
-		goto err_devres;
+		return ERR_PTR(ret);
 	}
 	/* The GPU lives as long as the DRM device: open files may outlive unbind. */
 	ret = drmm_add_action_or_reset(&adapter->drm, nfence_gpu_release,
 				       adapter);
 	if (ret)
-		goto err_devres;
+		return ERR_PTR(ret);
 
 	ret = drm_dev_register(&adapter->drm, 0);
 	if (ret)
-		goto err_devres;
-
+		return ERR_PTR(ret);
 	return adapter;
+}
 
-err_devres:
-	devres_release_group(&pdev->dev, NULL);
-err_unregister:
-	platform_device_unregister(pdev);
-	return ERR_PTR(ret);
+/*
+ * What unplugging does to the devices of a file that is still open: each
+ * goes through the device-lost path, so that its fences become
+ * AlwaysSignaled for every holder and its queues and doorbells stop.
+ * Called with &nfence_adapter.clients_lock held, which keeps postclose
+ * from tearing the file down meanwhile.
+ */
+static void nfence_file_devices_unplugged(struct nfence_file *nfile)
+{
+	struct nfence_device *wdev;
+	unsigned long handle;
+	void *entry;
+
+	xa_for_each(&nfile->devices.xa, handle, entry) {
+		/* A DEVICE_DESTROY in flight may be freeing it: take a ref. */
+		wdev = nfence_device_lookup(nfile, handle);
+		if (!wdev)
+			continue;
+		nfence_device_lost(&nfile->adapter->cmp, wdev);
+		nfence_device_put(wdev);
+	}
 }
 
 /**
- * nfence_adapter_destroy - unplug and unregister an adapter
- * @adapter: an adapter from nfence_adapter_create()
+ * DOC: unplug
  *
- * The DRM device, and with it the GPU, lives on until the last open file
- * and the last fence let go of it.
+ * Each adapter is a platform device "nfence.<index>" bound to the platform
+ * driver "nfence", so it can be unbound and bound again through
+ * /sys/bus/platform/drivers/nfence/{unbind,bind} with files still open
+ * (module exit unbinds every adapter the same way). Unbinding unplugs the
+ * DRM device (drm_dev_unplug()): from then on every ioctl, mmap and open
+ * of its nodes fails with -ENODEV, in DRM core or in the driver's
+ * drm_dev_enter() sections (which creating ioctls, submissions and waits
+ * are in, so that none straddles the unplug). Then every blocked and
+ * asynchronous wait of the files still open returns -ENODEV, and each of
+ * their devices is lost as on a GPU hang: fences AlwaysSignaled for every
+ * holder (other processes, other adapters), queues off the runlists with
+ * their work dropped, doorbells DISCONNECTED_ABORT. drm_dev_unplug() zaps
+ * every CPU mapping; the fault handlers put the same pages back (fence
+ * values, allocations, doorbell status: kernel memory that the mapping
+ * keeps alive), so mappings stay valid until unmapped. The simulated GPU
+ * goes when the last file and the last fence let go of the DRM device.
+ * Binding again makes a new adapter (a new DRM device, a new LUID) with
+ * the same configuration.
+ */
+static void nfence_adapter_unplug(struct nfence_adapter *adapter)
+{
+	struct nfence_file *nfile;
+
+	drm_dev_unplug(&adapter->drm);
+	/* Every drm_dev_enter() section is over: no new wait, device, queue. */
+	mutex_lock(&adapter->clients_lock);
+	/* Every wait first, so that none ends seeing a fence signaled. */
+	list_for_each_entry(nfile, &adapter->clients, link)
+		nfence_file_waits_abort(nfile, -ENODEV);
+	list_for_each_entry(nfile, &adapter->clients, link)
+		nfence_file_devices_unplugged(nfile);
+	mutex_unlock(&adapter->clients_lock);
+}
+
+static int nfence_probe(struct platform_device *pdev)
+{
+	const struct nfence_gpu_config *cfg = dev_get_platdata(&pdev->dev);
+	struct nfence_adapter *adapter;
+
+	if (!cfg || pdev->id < 0)
+		return -EINVAL;
+	adapter = nfence_adapter_init(pdev, cfg);
+	if (IS_ERR(adapter))
+		return PTR_ERR(adapter);
+	platform_set_drvdata(pdev, adapter);
+	return 0;
+}
+
+static void nfence_remove(struct platform_device *pdev)
+{
+	nfence_adapter_unplug(platform_get_drvdata(pdev));
+}
+
+static struct platform_driver nfence_platform_driver = {
+	.probe = nfence_probe,
+	NFENCE_PLATFORM_REMOVE(nfence_remove)
+	.driver = {
+		.name = DRIVER_NAME,
+		/* nfence_adapter_create() reads the adapter right after. */
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
+	},
+};
+
+/**
+ * nfence_adapter_create - register and bind one simulated adapter
+ * @index: adapter index: the id of its platform device and of its GPU
+ * @cfg: what the adapter is built with (copied as the device's platform
+ *	data, which a later bind uses again)
+ *
+ * What module load does for each adapter. The KUnit suites make adapters of
+ * their own with it, to open files on and to unplug.
+ *
+ * Return: the adapter, its DRM device registered, or an ERR_PTR (-ENODEV if
+ * the probe failed; the kernel log says why).
+ */
+struct nfence_adapter *
+nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
+{
+	struct platform_device *pdev;
+	struct nfence_adapter *adapter;
+
+	pdev = platform_device_register_data(NULL, DRIVER_NAME, index, cfg,
+					     sizeof(*cfg));
+	if (IS_ERR(pdev))
+		return ERR_CAST(pdev);
+	/* Probed synchronously; the driver core clears drvdata on failure. */
+	adapter = platform_get_drvdata(pdev);
+	if (!adapter) {
+		platform_device_unregister(pdev);
+		return ERR_PTR(-ENODEV);
+	}
+	return adapter;
+}
+
+/**
+ * nfence_adapter_destroy - unbind and unregister an adapter
+ * @adapter: an adapter from nfence_adapter_create(), still bound
+ *
+ * Unbinding unplugs it (see "unplug"). The DRM device, and with it the
+ * GPU, lives on until the last open file and the last fence let go of it.
  */
 void nfence_adapter_destroy(struct nfence_adapter *adapter)
 {
-	struct platform_device *pdev = adapter->pdev;
-
-	drm_dev_unplug(&adapter->drm);
-	devres_release_group(&pdev->dev, NULL);
-	platform_device_unregister(pdev);
+	platform_device_unregister(adapter->pdev);
 }
 
 static void nfence_config_from_params(struct nfence_gpu_config *cfg)
@@ -444,14 +537,15 @@ static void nfence_config_from_params(struct nfence_gpu_config *cfg)
 	cfg->f1_idle_ms = f1_idle_ms;
 }
 
-static void nfence_destroy_adapters(void)
+static void nfence_unregister_adapters(void)
 {
 	int i;
 
 	for (i = NFENCE_MAX_ADAPTERS - 1; i >= 0; i--) {
-		if (nfence_adapters[i])
-			nfence_adapter_destroy(nfence_adapters[i]);
-		nfence_adapters[i] = NULL;
+		/* Bound or not (a user may have unbound it): it goes. */
+		if (nfence_pdevs[i])
+			platform_device_unregister(nfence_pdevs[i]);
+		nfence_pdevs[i] = NULL;
 	}
 }
 
@@ -472,22 +566,26 @@ static int __init nfence_init(void)
 		return ret;
 	}
 
+	ret = platform_driver_register(&nfence_platform_driver);
+	if (ret)
+		return ret;
 	for (i = 0; i < num_adapters; i++) {
 		struct nfence_adapter *adapter = nfence_adapter_create(i, &cfg);
 
 		if (IS_ERR(adapter)) {
-			ret = PTR_ERR(adapter);
-			nfence_destroy_adapters();
-			return ret;
+			nfence_unregister_adapters();
+			platform_driver_unregister(&nfence_platform_driver);
+			return PTR_ERR(adapter);
 		}
-		nfence_adapters[i] = adapter;
+		nfence_pdevs[i] = adapter->pdev;
 	}
 	return 0;
 }
 
 static void __exit nfence_exit(void)
 {
-	nfence_destroy_adapters();
+	nfence_unregister_adapters();
+	platform_driver_unregister(&nfence_platform_driver);
 }
 
 module_init(nfence_init);

@@ -6,6 +6,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/pfn_t.h>
 #include <linux/slab.h>
 
 #include <drm/drm_device.h>
@@ -80,7 +81,20 @@ static int nfence_fence_page_mmap(struct drm_gem_object *obj,
 	return vm_insert_page(vma, vma->vm_start, fp->page);
 }
 
+/*
+ * The page is inserted at mmap time; this puts it back after the mapping
+ * was zapped (an unplug zaps every mapping of the DRM device).
+ */
+static vm_fault_t nfence_fence_page_fault(struct vm_fault *vmf)
+{
+	struct nfence_fence_page *fp = to_fence_page(vmf->vma->vm_private_data);
+
+	return vmf_insert_mixed(vmf->vma, vmf->address,
+				page_to_pfn_t(fp->page));
+}
+
 static const struct vm_operations_struct nfence_fence_page_vm_ops = {
+	.fault = nfence_fence_page_fault,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };

@@ -11,6 +11,7 @@
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <drm/nfence_drm.h>
@@ -56,7 +57,6 @@ struct nfence_wait {
 	wait_queue_head_t wq;
 	atomic_t remaining;
 	atomic_t completed;
-	int error;
 	struct eventfd_ctx *eventfd;
 	struct work_struct work;
 	u32 count;
@@ -85,15 +85,24 @@ static bool nfence_wait_completed(struct nfence_wait *wait)
 	return atomic_read(&wait->completed);
 }
 
+/* What a completed wait returns: 0, or the -errno it completed with. */
+static int nfence_wait_result(struct nfence_wait *wait)
+{
+	int completed = atomic_read(&wait->completed);
+
+	return completed > 0 ? 0 : completed;
+}
+
 /*
- * Called under the lock of the waitlist that completes the wait; only the
- * first completion counts, so a satisfied wait keeps its result.
+ * Called under the lock of the waitlist that completes the wait, or by an
+ * unplug; only the first completion counts, so a satisfied wait keeps its
+ * result. @completed holds the result itself (1, or the -errno), so that
+ * whoever sees the wait completed sees why.
  */
 static void nfence_wait_complete(struct nfence_wait *wait, int error)
 {
-	if (atomic_cmpxchg(&wait->completed, 0, 1))
+	if (atomic_cmpxchg(&wait->completed, 0, error ?: 1))
 		return;
-	WRITE_ONCE(wait->error, error);
 	if (wait->eventfd) {
 		nfence_eventfd_signal(wait->eventfd);
 		kref_get(&wait->ref);
@@ -253,6 +262,7 @@ static int nfence_wait_async(struct nfence_file *nfile,
 			     struct nfence_wait *wait, int fd)
 {
 	struct eventfd_ctx *ev;
+	int idx;
 	u32 i;
 
 	ev = eventfd_ctx_fdget(fd);
@@ -260,9 +270,13 @@ static int nfence_wait_async(struct nfence_file *nfile,
 		return PTR_ERR(ev);
 	wait->eventfd = ev;
 
+	/* On the list before an unplug looks at it, or not at all. */
+	if (!drm_dev_enter(&nfile->adapter->drm, &idx))
+		return -ENODEV;
 	mutex_lock(&nfile->async_lock);
 	if (nfile->num_async >= DRM_NFENCE_MAX_ASYNC_WAITS) {
 		mutex_unlock(&nfile->async_lock);
+		drm_dev_exit(idx);
 		return -ENOSPC;
 	}
 	/* The list's reference. */
@@ -278,22 +292,56 @@ static int nfence_wait_async(struct nfence_file *nfile,
 		nfence_waitlist_add(&wait->entries[i].fence->waiters,
 				    &wait->entries[i].waiter);
 	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
 	return 0;
+}
+
+/*
+ * Put a blocking wait on its file's list, where an unplug finds it, and
+ * queue its waiters. -ENODEV if the adapter is already unplugged: a wait
+ * that got past that check is on the list before the unplug walks it.
+ */
+static int nfence_wait_block_start(struct nfence_wait *wait)
+{
+	struct nfence_file *nfile = wait->file;
+	int idx;
+	u32 i;
+
+	if (!drm_dev_enter(&nfile->adapter->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&nfile->async_lock);
+	list_add_tail(&wait->link, &nfile->blocked_waits);
+	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
+
+	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
+		nfence_waitlist_add(&wait->entries[i].fence->waiters,
+				    &wait->entries[i].waiter);
+	return 0;
+}
+
+static void nfence_wait_block_end(struct nfence_wait *wait)
+{
+	struct nfence_file *nfile = wait->file;
+
+	nfence_wait_dequeue(wait);
+	mutex_lock(&nfile->async_lock);
+	list_del_init(&wait->link);
+	mutex_unlock(&nfile->async_lock);
 }
 
 static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 {
-	long ret = 0;
-	u32 i;
+	long ret;
 
 	/* A deadline already past polls: the caller found it unsatisfied. */
 	if (timeout_ns != DRM_NFENCE_TIMEOUT_INFINITE &&
 	    timeout_ns <= (s64)ktime_get_ns())
 		return -ETIME;
 
-	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
-		nfence_waitlist_add(&wait->entries[i].fence->waiters,
-				    &wait->entries[i].waiter);
+	ret = nfence_wait_block_start(wait);
+	if (ret)
+		return ret;
 
 	if (timeout_ns == DRM_NFENCE_TIMEOUT_INFINITE) {
 		ret = wait_event_interruptible(wait->wq,
@@ -310,9 +358,9 @@ static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 								 ns_to_ktime(timeout_ns - now));
 	}
 
-	nfence_wait_dequeue(wait);
+	nfence_wait_block_end(wait);
 	if (nfence_wait_completed(wait))
-		return READ_ONCE(wait->error);
+		return nfence_wait_result(wait);
 	return ret;
 }
 
@@ -425,7 +473,29 @@ void nfence_file_waits_init(struct nfence_file *nfile)
 {
 	mutex_init(&nfile->async_lock);
 	INIT_LIST_HEAD(&nfile->async_waits);
+	INIT_LIST_HEAD(&nfile->blocked_waits);
 	nfile->num_async = 0;
+}
+
+/**
+ * nfence_file_waits_abort - end every wait of a file with an error
+ * @nfile: the file, whose adapter is being unplugged
+ * @error: what the waits return (-ENODEV)
+ *
+ * Blocking waits wake and return @error; asynchronous waits signal their
+ * eventfd and go, as if completed. A wait already completed keeps its
+ * result. The caller makes sure no new wait starts (drm_dev_unplug()).
+ */
+void nfence_file_waits_abort(struct nfence_file *nfile, int error)
+{
+	struct nfence_wait *wait;
+
+	mutex_lock(&nfile->async_lock);
+	list_for_each_entry(wait, &nfile->blocked_waits, link)
+		nfence_wait_complete(wait, error);
+	list_for_each_entry(wait, &nfile->async_waits, link)
+		nfence_wait_complete(wait, error);
+	mutex_unlock(&nfile->async_lock);
 }
 
 /**

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("Hot unplug, in the manner of IGT's core_hotunplug: "
+		     "adapter 0 is unbound from the nfence platform driver "
+		     "with nothing open, or with a render fd, a fence "
+		     "mapping, a blocked and an asynchronous CPU wait, queued "
+		     "GPU work, a doorbell, a shared fence fd in another "
+		     "process held open; every later call on the old fd "
+		     "fails with -ENODEV, blocked waits return, everything "
+		     "is closed late, and the adapter bound again works.");
+
+#define WATCHDOG_S	60
+#define DRIVER_DIR	"/sys/bus/platform/drivers/nfence"
+#define RELEASE_MS	1000	/* the bound on releasing blocked waiters */
+#define SETTLE_MS	5000	/* for the old adapter's nodes to go */
+#define PAGE		4096u
+
+/* The platform device name of adapter 0, "nfence.0". */
+static char pdev_name[64];
+
+/* The platform device name behind an nfence render fd. */
+static void pdev_name_of(int f, char *name, size_t size)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	const char *base;
+	ssize_t len;
+
+	igt_assert_eq(fstat(f, &st), 0);
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device",
+		 major(st.st_rdev), minor(st.st_rdev));
+	len = readlink(link, target, sizeof(target) - 1);
+	igt_assert_f(len > 0, "%s: %m\n", link);
+	target[len] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	igt_assert_f(!strncmp(base, "nfence.", 7), "%s is not an nfence "
+		     "platform device\n", target);
+	igt_assert_lt(strlen(base), size);
+	memcpy(name, base, strlen(base) + 1);
+}
+
+static bool bound(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), DRIVER_DIR "/%s", pdev_name);
+	return access(path, F_OK) == 0;
+}
+
+static int driver_write(const char *file)
+{
+	char path[PATH_MAX];
+	int f, ret = 0;
+	ssize_t len = strlen(pdev_name);
+
+	snprintf(path, sizeof(path), DRIVER_DIR "/%s", file);
+	f = open(path, O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	if (write(f, pdev_name, len) != len)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+static void unbind(void)
+{
+	igt_assert(bound());
+	igt_assert_eq(driver_write("unbind"), 0);
+	igt_assert(!bound());
+	/* Its render node is gone: no nfence adapter 0 answers. */
+	igt_assert_eq(__nfence_open_adapter(0), -ENODEV);
+}
+
+/* Bind adapter 0 again; its new render node, with index 0, is there. */
+static void rebind(void)
+{
+	igt_assert(!bound());
+	igt_assert_eq(driver_write("bind"), 0);
+	igt_assert(bound());
+}
+
+static void rebind_on_exit(int sig __attribute__((unused)))
+{
+	if (pdev_name[0] && !bound())
+		driver_write("bind");
+}
+
+/* Each subtest starts bound, whatever the one before it left. */
+static void start(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	if (!bound())
+		igt_assert_eq(driver_write("bind"), 0);
+}
+
+/*
+ * The adapter bound again works: a device, a fence, a GPU submission that
+ * signals it, a CPU wait that sees it, and nothing left behind.
+ */
+static void rebind_and_use(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t done;
+	uint32_t dev, h;
+	int f;
+
+	rebind();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, f, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &m, 3);
+	done = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, done, 5000));
+	igt_assert_eq(__nfence_fence_wait_one(f, dev, h, 3,
+					      nfence_deadline_ms(5000)), 0);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(f, h);
+	nfence_device_destroy(f, dev);
+	igt_assert_eq(nfence_live_devices(f), 0);
+	close(f);
+}
+
+/* Everything the old fd offers fails with -ENODEV. */
+static void assert_calls_enodev(int f, uint32_t dev, uint32_t h,
+				const struct drm_nfence_fence_mapping *m)
+{
+	struct drm_nfence_query_adapter adapter;
+	struct drm_nfence_query qa = {
+		.type = DRM_NFENCE_QUERY_ADAPTER,
+		.size = sizeof(adapter),
+		.data = (uintptr_t)&adapter,
+	};
+	struct drm_nfence_device_create dc = { 0 };
+	struct drm_nfence_fence_create fc = {
+		.device = dev, .type = DRM_NFENCE_FENCE_TYPE_DEFAULT,
+	};
+	struct drm_nfence_alloc_create ac = {
+		.device = dev, .size = PAGE,
+		.segment_id = NFENCE_SEGMENT_SYSTEM,
+	};
+	struct drm_nfence_context_create cc = { .device = dev };
+	void *p;
+
+	igt_assert_eq(__nfence_query(f, &qa), -ENODEV);
+	igt_assert_eq(__nfence_device_create(f, &dc), -ENODEV);
+	igt_assert_eq(__nfence_fence_create(f, &fc), -ENODEV);
+	igt_assert_eq(__nfence_alloc_create(f, &ac), -ENODEV);
+	igt_assert_eq(__nfence_context_create(f, &cc), -ENODEV);
+	igt_assert_eq(__nfence_fence_signal_one(f, dev, h, 9), -ENODEV);
+	igt_assert_eq(__nfence_fence_wait_one(f, dev, h, 1, 0), -ENODEV);
+	igt_assert_eq(__nfence_fence_destroy_handle(f, h), -ENODEV);
+	igt_assert_eq(__nfence_device_destroy_handle(f, dev), -ENODEV);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, f,
+		 m->cpu_mmap_offset);
+	igt_assert(p == MAP_FAILED);
+	igt_assert_eq(errno, ENODEV);
+}
+
+static void test_unbind_rebind(void)
+{
+	start();
+	unbind();
+	rebind_and_use();
+	/* Twice: the second adapter goes as cleanly as the first. */
+	unbind();
+	rebind_and_use();
+}
+
+/*
+ * An fd with a device and a fence open across the unbind: every call on
+ * it fails with -ENODEV, and closing it late is clean.
+ */
+static void test_unbind_open_fd(void)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t dev, h;
+	int f;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 1,
+				&m);
+	unbind();
+	assert_calls_enodev(f, dev, h, &m);
+	close(f);
+	rebind_and_use();
+}
+
+/*
+ * A CPU mapping of a fence's CurrentValue stays readable after the
+ * unbind; the fence's device was lost, so it reads AlwaysSignaled.
+ */
+static void test_unbind_mapped_fence(void)
+{
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *value;
+	uint32_t dev, h;
+	int f;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 5,
+				&m);
+	value = nfence_fence_map(f, &m);
+	igt_assert_eq_u64(*value, 5);
+	unbind();
+	igt_assert(*value >= NFENCE_ALWAYS_SIGNALED);
+	close(f);
+	/* The mapping outlives the fd, too. */
+	igt_assert(*value >= NFENCE_ALWAYS_SIGNALED);
+	nfence_fence_unmap(value);
+	igt_assert_eq(__nfence_fence_destroy_handle(f, h), -EBADF);
+	rebind_and_use();
+}
+
+/* A CPU waiter blocked in FENCE_WAIT on another thread. */
+struct waiter {
+	pthread_t thread;
+	int fd;
+	uint32_t device;
+	uint32_t handle;
+	uint64_t value;
+	int64_t deadline;
+	int ret;
+	uint64_t done_ns;
+};
+
+static void *waiter_main(void *data)
+{
+	struct waiter *w = data;
+
+	w->ret = __nfence_fence_wait_one(w->fd, w->device, w->handle,
+					 w->value, w->deadline);
+	w->done_ns = nfence_monotonic_ns();
+	return NULL;
+}
+
+static void waiter_start(struct waiter *w, int f, uint32_t dev, uint32_t h,
+			 uint64_t value)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = f;
+	w->device = dev;
+	w->handle = h;
+	w->value = value;
+	w->deadline = nfence_deadline_ms(20000);
+	w->ret = 1;
+	igt_assert_eq(pthread_create(&w->thread, NULL, waiter_main, w), 0);
+	/* Let it block: it must not have returned by now. */
+	usleep(100 * 1000);
+	igt_assert_eq(w->ret, 1);
+}
+
+/*
+ * Blocked CPU waits return -ENODEV at the unbind, within a second: one on
+ * a fence of the unplugged adapter's own device, one on a fence another
+ * adapter's device created (which the unplug does not signal), when there
+ * is a second adapter.
+ */
+static void test_unbind_blocked_wait(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct waiter w, wx;
+	uint64_t unbound_ns;
+	uint32_t dev, h, hx = 0, devx = 0;
+	int f, fx = -1, sfd;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	waiter_start(&w, f, dev, h, 1);
+	if (nfence_count_adapters() > 1) {
+		/* A fence of adapter 1, opened on adapter 0 (CrossAdapter). */
+		fx = nfence_open_adapter(1);
+		devx = nfence_device_create(fx);
+		hx = nfence_fence_create(fx, devx,
+					 DRM_NFENCE_FENCE_TYPE_DEFAULT,
+					 DRM_NFENCE_FENCE_SHARED |
+					 DRM_NFENCE_FENCE_NT_SECURITY_SHARING |
+					 DRM_NFENCE_FENCE_CROSS_ADAPTER, 0, &m);
+		sfd = nfence_fence_share(fx, hx);
+		h = nfence_fence_open(f, dev, sfd, 0, &m);
+		close(sfd);
+		waiter_start(&wx, f, dev, h, 1);
+	}
+
+	unbind();
+	unbound_ns = nfence_monotonic_ns();
+	pthread_join(w.thread, NULL);
+	igt_assert_eq(w.ret, -ENODEV);
+	igt_assert_f(w.done_ns < unbound_ns + RELEASE_MS * 1000000ull,
+		     "the waiter took %" PRIu64 " ms\n",
+		     (w.done_ns - unbound_ns) / 1000000);
+	if (fx >= 0) {
+		pthread_join(wx.thread, NULL);
+		igt_assert_eq(wx.ret, -ENODEV);
+		igt_assert(wx.done_ns < unbound_ns + RELEASE_MS * 1000000ull);
+		/* Adapter 1's fence was not touched. */
+		igt_assert_eq(__nfence_fence_wait_one(fx, devx, hx, 1, 0),
+			      -ETIME);
+		nfence_fence_destroy(fx, hx);
+		nfence_device_destroy(fx, devx);
+		close(fx);
+	}
+	close(f);
+	rebind_and_use();
+}
+
+/* An asynchronous wait signals its eventfd at the unbind. */
+static void test_unbind_async_wait(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_fence_wait wait = { 0 };
+	struct pollfd pfd;
+	uint32_t dev, h;
+	uint64_t value = 1, count;
+	int f, efd;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	igt_assert(efd >= 0);
+	wait.device = dev;
+	wait.count = 1;
+	wait.handles = (uintptr_t)&h;
+	wait.values = (uintptr_t)&value;
+	wait.flags = DRM_NFENCE_WAIT_ASYNC;
+	wait.eventfd = efd;
+	igt_assert_eq(__nfence_fence_wait(f, &wait), 0);
+	pfd.fd = efd;
+	pfd.events = POLLIN;
+	igt_assert_eq(poll(&pfd, 1, 100), 0);
+
+	unbind();
+	igt_assert_eq(poll(&pfd, 1, RELEASE_MS), 1);
+	igt_assert_eq(read(efd, &count, sizeof(count)), sizeof(count));
+	igt_assert_eq_u64(count, 1);
+	close(efd);
+	close(f);
+	rebind_and_use();
+}
+
+/*
+ * GPU work queued at the unbind (a long WORK, then a wait on a fence
+ * nobody signals, then more) is dropped with the queue; the fd is closed
+ * late, with the command buffer still mapped.
+ */
+static void test_unbind_queued_work(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t dev, h;
+	uint64_t done;
+	int f;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, f, dev, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_work(&cs, 200 * 1000000ull);
+		if (i == 1)
+			nfence_cs_wait_fence(&cs, &m, 1);
+		done = nfence_queue_submit(&q, &cs);
+	}
+	igt_assert(!nfence_queue_poll(&q, done, 50));
+
+	unbind();
+	usleep(300 * 1000);
+	igt_assert_eq(__nfence_fence_signal_one(f, dev, h, 1), -ENODEV);
+	nfence_queue_forget(&q);
+	close(f);
+	rebind_and_use();
+}
+
+/*
+ * A connected doorbell reads DISCONNECTED_ABORT after the unbind; its
+ * mappings stay, stores to the doorbell go nowhere.
+ */
+static void test_unbind_doorbell(void)
+{
+	struct drm_nfence_doorbell_create db = { 0 };
+	struct drm_nfence_doorbell_connect conn = { 0 };
+	const volatile uint64_t *status;
+	volatile uint64_t *bell;
+	struct nfence_bo ring, control;
+	struct nfence_queue q;
+	uint32_t dev;
+	int f;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	nfence_queue_create(&q, f, dev, 0,
+			    DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION);
+	nfence_bo_create(f, dev, PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &ring);
+	nfence_bo_create(f, dev, PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &control);
+	db.device = dev;
+	db.hwqueue = q.handle;
+	db.ring_alloc = ring.handle;
+	db.ring_control_alloc = control.handle;
+	igt_assert_eq(__nfence_doorbell_create(f, &db), 0);
+	bell = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, f,
+		    db.doorbell_offset);
+	status = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, f, db.status_offset);
+	igt_assert(bell != MAP_FAILED && status != MAP_FAILED);
+	conn.device = dev;
+	conn.handle = db.handle;
+	igt_assert_eq(__nfence_doorbell_connect(f, &conn), 0);
+	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_CONNECTED);
+
+	unbind();
+	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	*bell = 1;
+	igt_assert_eq(__nfence_doorbell_connect(f, &conn), -ENODEV);
+	close(f);
+	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	munmap((void *)bell, PAGE);
+	munmap((void *)status, PAGE);
+	nfence_bo_unmap(&ring);
+	nfence_bo_unmap(&control);
+	nfence_queue_forget(&q);
+	rebind_and_use();
+}
+
+/*
+ * Another process holds a shared fence's fd, and waits on the fence opened
+ * on its own fd of the same adapter. The unbind releases its wait; it
+ * closes everything only after the unbind.
+ */
+static void holder(int sock)
+{
+	struct drm_nfence_device_create dc = { 0 };
+	struct drm_nfence_fence_open fo = { .fd = -1 };
+	int hfd, sfd, ret;
+	char byte;
+
+	hfd = __nfence_open_adapter(0);
+	sfd = nfence_recv_fd(sock);
+	if (hfd < 0 || sfd < 0)
+		_exit(10);
+	if (__nfence_device_create(hfd, &dc))
+		_exit(11);
+	fo.fd = sfd;
+	fo.device = dc.handle;
+	if (__nfence_fence_open(hfd, &fo))
+		_exit(12);
+	byte = 0;
+	if (write(sock, &byte, 1) != 1)
+		_exit(13);
+	ret = __nfence_fence_wait_one(hfd, dc.handle, fo.handle, 1,
+				      nfence_deadline_ms(20000));
+	if (ret != -ENODEV)
+		_exit(14);
+	/* Close late: after the parent says so. */
+	if (read(sock, &byte, 1) != 1)
+		_exit(15);
+	close(sfd);
+	close(hfd);
+	_exit(0);
+}
+
+static void test_unbind_shared_fd(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct timeval tv = { .tv_sec = 20 };
+	int f, sfd, sv[2], status;
+	uint32_t dev, h;
+	char byte;
+	pid_t pid;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				DRM_NFENCE_FENCE_SHARED |
+				DRM_NFENCE_FENCE_NT_SECURITY_SHARING, 0, &m);
+	sfd = nfence_fence_share(f, h);
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		holder(sv[1]);
+	}
+	close(sv[1]);
+	igt_assert_eq(nfence_send_fd(sv[0], sfd), 0);
+	igt_assert_eq(read(sv[0], &byte, 1), 1);
+	usleep(100 * 1000);
+
+	/* This process lets go first; the holder keeps fd and fence. */
+	close(sfd);
+	unbind();
+	close(f);
+	usleep(100 * 1000);
+	igt_assert_eq(send(sv[0], &byte, 1, MSG_NOSIGNAL), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	close(sv[0]);
+	igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		     "holder status 0x%x\n", status);
+	rebind_and_use();
+}
+
+igt_main
+{
+	igt_fixture {
+		int f = nfence_open_adapter(0);
+
+		pdev_name_of(f, pdev_name, sizeof(pdev_name));
+		close(f);
+		igt_require_f(geteuid() == 0, "unbinding needs root\n");
+		igt_assert_f(access(DRIVER_DIR "/unbind", W_OK) == 0,
+			     "no platform driver to unbind %s from\n",
+			     pdev_name);
+		igt_install_exit_handler(rebind_on_exit);
+	}
+
+	igt_describe("Unbind and bind again with nothing open, twice; the "
+		     "new adapter works.");
+	igt_subtest("unbind-rebind")
+		test_unbind_rebind();
+
+	igt_describe("Every call on an fd open across the unbind fails with "
+		     "-ENODEV (queries, creates, signal, wait, destroy, "
+		     "mmap); closing it late is clean.");
+	igt_subtest("unbind-open-fd")
+		test_unbind_open_fd();
+
+	igt_describe("A fence's CPU mapping stays readable after the unbind "
+		     "and reads AlwaysSignaled, even after the fd is closed.");
+	igt_subtest("unbind-mapped-fence")
+		test_unbind_mapped_fence();
+
+	igt_describe("Blocked CPU waits (on the adapter's own fence and on "
+		     "a cross-adapter one) return -ENODEV within a second.");
+	igt_subtest("unbind-blocked-wait")
+		test_unbind_blocked_wait();
+
+	igt_describe("An asynchronous wait signals its eventfd at the "
+		     "unbind.");
+	igt_subtest("unbind-async-wait")
+		test_unbind_async_wait();
+
+	igt_describe("Queued GPU work (running, blocked on a fence, behind) "
+		     "is dropped; the fd closes late.");
+	igt_subtest("unbind-queued-work")
+		test_unbind_queued_work();
+
+	igt_describe("A connected doorbell goes DISCONNECTED_ABORT; its "
+		     "mappings stay valid until unmapped.");
+	igt_subtest("unbind-doorbell")
+		test_unbind_doorbell();
+
+	igt_describe("Another process holding a shared fence's fd and "
+		     "waiting on it is released, and closes late.");
+	igt_subtest("unbind-shared-fd")
+		test_unbind_shared_fd();
+}
