@@ -393,6 +393,30 @@ static void test_map_twice(void)
 	nfence_device_destroy(fd, dev);
 }
 
+/* Lock2 mappings are shared: a private (copy-on-write) one is refused. */
+static void test_map_private(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t offset;
+	uint32_t h;
+	void *p;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_alloc_create(fd, dev, PAGE, SYSTEM, 0, NULL);
+	offset = nfence_alloc_lock(fd, dev, h, NULL);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, offset);
+	igt_assert(p == MAP_FAILED);
+	igt_assert_eq(errno, EINVAL);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, offset);
+	igt_assert(p == MAP_FAILED);
+	igt_assert_eq(errno, EINVAL);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+	igt_assert(p != MAP_FAILED);
+	munmap(p, PAGE);
+	nfence_alloc_destroy(fd, dev, h);
+	nfence_device_destroy(fd, dev);
+}
+
 static void test_destroyed_while_mapped(void)
 {
 	uint32_t dev = nfence_device_create(fd);
@@ -1080,6 +1104,11 @@ igt_main
 	igt_describe("Two Lock2 mappings of an allocation share its memory.");
 	igt_subtest("map-twice")
 		test_map_twice();
+
+	igt_describe("A private (copy-on-write) mapping of an allocation is "
+		     "refused.");
+	igt_subtest("map-private")
+		test_map_private();
 
 	igt_describe("An allocation destroyed while the CPU has it mapped "
 		     "keeps the memory valid for the CPU until munmap.");

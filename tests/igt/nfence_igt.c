@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -783,6 +784,42 @@ int nfence_thread_join(pthread_t thread, unsigned int timeout_ms)
 		ts.tv_nsec -= 1000000000;
 	}
 	return pthread_timedjoin_np(thread, NULL, &ts);
+}
+
+/**
+ * nfence_wait_in_ioctl: wait until thread @tid of process @pid sleeps in
+ * an ioctl (/proc/PID/task/TID/syscall names ioctl), failing after
+ * @timeout_ms: a wait it started is then queued, not about to start
+ */
+void nfence_wait_in_ioctl(pid_t pid, pid_t tid, unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+	char path[64], buf[64];
+	long nr = -1;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	for (;;) {
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		igt_assert_f(f >= 0, "%s: %m\n", path);
+		n = read(f, buf, sizeof(buf) - 1);
+		close(f);
+		if (n > 0) {
+			buf[n] = '\0';
+			nr = strtol(buf, NULL, 10);
+			/* "running" while it runs: then no number. */
+			if (nr == SYS_ioctl)
+				break;
+		}
+		igt_assert_f(nfence_monotonic_ns() < end, "task %d/%d not in an "
+			     "ioctl after %u ms (syscall %ld)\n", (int)pid,
+			     (int)tid, timeout_ms, nr);
+		usleep(1000);
+	}
+	/* In the ioctl, maybe not yet asleep: give it a moment more. */
+	usleep(20 * 1000);
 }
 
 /**

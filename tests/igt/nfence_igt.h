@@ -454,5 +454,6 @@ void *nfence_readonly_page(size_t *size);
 void nfence_watchdog(unsigned int seconds);
 int nfence_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 int nfence_thread_join(pthread_t thread, unsigned int timeout_ms);
+void nfence_wait_in_ioctl(pid_t pid, pid_t tid, unsigned int timeout_ms);
 
 #endif /* NFENCE_IGT_H */

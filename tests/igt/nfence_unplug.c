@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -103,10 +104,17 @@ static void rebind(void)
 	igt_assert(bound());
 }
 
+static int power_write(const char *file, const char *value);
+
+/* Leave adapter 0 bound, in D0, with runtime PM's defaults. */
 static void rebind_on_exit(int sig __attribute__((unused)))
 {
-	if (pdev_name[0] && !bound())
+	if (!pdev_name[0])
+		return;
+	if (!bound())
 		driver_write("bind");
+	power_write("control", "on");
+	power_write("autosuspend_delay_ms", "1000");
 }
 
 /* Each subtest starts bound, whatever the one before it left. */
@@ -185,6 +193,39 @@ static void assert_calls_enodev(int f, uint32_t dev, uint32_t h,
 	igt_assert_eq(errno, ENODEV);
 }
 
+/* power/@file of adapter 0's platform device. */
+static int power_write(const char *file, const char *value)
+{
+	char path[PATH_MAX];
+	ssize_t len = strlen(value);
+	int f, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/platform/%s/power/%s",
+		 pdev_name, file);
+	f = open(path, O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	if (write(f, value, len) != len)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+static bool runtime_suspended(void)
+{
+	char path[PATH_MAX], buf[32] = "";
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/platform/%s/power/runtime_status", pdev_name);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	igt_assert_f(f >= 0, "%s: %m\n", path);
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	return n > 0 && !strncmp(buf, "suspended", 9);
+}
+
 static void test_unbind_rebind(void)
 {
 	start();
@@ -193,6 +234,41 @@ static void test_unbind_rebind(void)
 	/* Twice: the second adapter goes as cleanly as the first. */
 	unbind();
 	rebind_and_use();
+}
+
+/*
+ * An adapter in D3 (runtime suspended, a doorbell-less queue and a fence
+ * open) unbinds: the driver core resumes it first; the new adapter
+ * starts in D0 with runtime PM forbidden again.
+ */
+static void test_unbind_suspended(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	uint32_t dev, h;
+	uint64_t end;
+	int f;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, f, dev, 0, 0);
+	igt_assert_eq(power_write("autosuspend_delay_ms", "50"), 0);
+	igt_assert_eq(power_write("control", "auto"), 0);
+	end = nfence_monotonic_ns() + 5000 * 1000000ull;
+	while (!runtime_suspended() && nfence_monotonic_ns() < end)
+		usleep(2000);
+	igt_assert(runtime_suspended());
+
+	unbind();
+	igt_assert_eq(__nfence_fence_wait_one(f, dev, h, 1, 0), -ENODEV);
+	nfence_queue_forget(&q);
+	close(f);
+	rebind_and_use();
+	igt_assert(!runtime_suspended());
+	igt_assert_eq(power_write("autosuspend_delay_ms", "1000"), 0);
 }
 
 /*
@@ -252,6 +328,7 @@ struct waiter {
 	uint32_t handle;
 	uint64_t value;
 	int64_t deadline;
+	int tid;
 	int ret;
 	uint64_t done_ns;
 };
@@ -259,16 +336,22 @@ struct waiter {
 static void *waiter_main(void *data)
 {
 	struct waiter *w = data;
+	int ret;
 
-	w->ret = __nfence_fence_wait_one(w->fd, w->device, w->handle,
-					 w->value, w->deadline);
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	ret = __nfence_fence_wait_one(w->fd, w->device, w->handle, w->value,
+				      w->deadline);
 	w->done_ns = nfence_monotonic_ns();
+	__atomic_store_n(&w->ret, ret, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
+/* Start a waiter and see it asleep in its FENCE_WAIT. */
 static void waiter_start(struct waiter *w, int f, uint32_t dev, uint32_t h,
 			 uint64_t value)
 {
+	uint64_t end = nfence_monotonic_ns() + 5000 * 1000000ull;
+
 	memset(w, 0, sizeof(*w));
 	w->fd = f;
 	w->device = dev;
@@ -276,10 +359,57 @@ static void waiter_start(struct waiter *w, int f, uint32_t dev, uint32_t h,
 	w->value = value;
 	w->deadline = nfence_deadline_ms(20000);
 	w->ret = 1;
-	igt_assert_eq(pthread_create(&w->thread, NULL, waiter_main, w), 0);
-	/* Let it block: it must not have returned by now. */
-	usleep(100 * 1000);
-	igt_assert_eq(w->ret, 1);
+	igt_assert_eq(nfence_thread_create(&w->thread, waiter_main, w), 0);
+	while (!__atomic_load_n(&w->tid, __ATOMIC_SEQ_CST)) {
+		igt_assert(nfence_monotonic_ns() < end);
+		usleep(1000);
+	}
+	nfence_wait_in_ioctl(getpid(), w->tid, 5000);
+	igt_assert_eq(__atomic_load_n(&w->ret, __ATOMIC_SEQ_CST), 1);
+}
+
+/* The waiter returned @ret within RELEASE_MS of @since_ns. */
+static void waiter_released(struct waiter *w, uint64_t since_ns, int ret)
+{
+	igt_assert_f(nfence_thread_join(w->thread, 5000) == 0,
+		     "the waiter still waits\n");
+	igt_assert_eq(__atomic_load_n(&w->ret, __ATOMIC_SEQ_CST), ret);
+	igt_assert_f(w->done_ns < since_ns + RELEASE_MS * 1000000ull,
+		     "the waiter took %" PRIu64 " ms\n",
+		     (w->done_ns - since_ns) / 1000000);
+}
+
+/*
+ * A fence of adapter 1's device, opened on @f's @dev (CrossAdapter):
+ * unplugging adapter 0 does not signal it. Its handle on adapter 0 is
+ * returned, adapter 1's fd, device and handle in *@fx, *@devx, *@hx.
+ */
+static uint32_t cross_fence(int f, uint32_t dev, int *fx, uint32_t *devx,
+			    uint32_t *hx)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t h;
+	int sfd;
+
+	*fx = nfence_open_adapter(1);
+	*devx = nfence_device_create(*fx);
+	*hx = nfence_fence_create(*fx, *devx, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				  DRM_NFENCE_FENCE_SHARED |
+				  DRM_NFENCE_FENCE_NT_SECURITY_SHARING |
+				  DRM_NFENCE_FENCE_CROSS_ADAPTER, 0, &m);
+	sfd = nfence_fence_share(*fx, *hx);
+	h = nfence_fence_open(f, dev, sfd, 0, &m);
+	close(sfd);
+	return h;
+}
+
+static void cross_fence_untouched(int fx, uint32_t devx, uint32_t hx)
+{
+	/* Adapter 1's fence was not signaled by the unplug. */
+	igt_assert_eq(__nfence_fence_wait_one(fx, devx, hx, 1, 0), -ETIME);
+	nfence_fence_destroy(fx, hx);
+	nfence_device_destroy(fx, devx);
+	close(fx);
 }
 
 /*
@@ -294,7 +424,7 @@ static void test_unbind_blocked_wait(void)
 	struct waiter w, wx;
 	uint64_t unbound_ns;
 	uint32_t dev, h, hx = 0, devx = 0;
-	int f, fx = -1, sfd;
+	int f, fx = -1;
 
 	start();
 	f = nfence_open_adapter(0);
@@ -302,58 +432,43 @@ static void test_unbind_blocked_wait(void)
 	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
 				&m);
 	waiter_start(&w, f, dev, h, 1);
-	if (nfence_count_adapters() > 1) {
-		/* A fence of adapter 1, opened on adapter 0 (CrossAdapter). */
-		fx = nfence_open_adapter(1);
-		devx = nfence_device_create(fx);
-		hx = nfence_fence_create(fx, devx,
-					 DRM_NFENCE_FENCE_TYPE_DEFAULT,
-					 DRM_NFENCE_FENCE_SHARED |
-					 DRM_NFENCE_FENCE_NT_SECURITY_SHARING |
-					 DRM_NFENCE_FENCE_CROSS_ADAPTER, 0, &m);
-		sfd = nfence_fence_share(fx, hx);
-		h = nfence_fence_open(f, dev, sfd, 0, &m);
-		close(sfd);
-		waiter_start(&wx, f, dev, h, 1);
-	}
+	if (nfence_count_adapters() > 1)
+		waiter_start(&wx, f, dev, cross_fence(f, dev, &fx, &devx, &hx),
+			     1);
 
 	unbind();
 	unbound_ns = nfence_monotonic_ns();
-	pthread_join(w.thread, NULL);
-	igt_assert_eq(w.ret, -ENODEV);
-	igt_assert_f(w.done_ns < unbound_ns + RELEASE_MS * 1000000ull,
-		     "the waiter took %" PRIu64 " ms\n",
-		     (w.done_ns - unbound_ns) / 1000000);
+	waiter_released(&w, unbound_ns, -ENODEV);
 	if (fx >= 0) {
-		pthread_join(wx.thread, NULL);
-		igt_assert_eq(wx.ret, -ENODEV);
-		igt_assert(wx.done_ns < unbound_ns + RELEASE_MS * 1000000ull);
-		/* Adapter 1's fence was not touched. */
-		igt_assert_eq(__nfence_fence_wait_one(fx, devx, hx, 1, 0),
-			      -ETIME);
-		nfence_fence_destroy(fx, hx);
-		nfence_device_destroy(fx, devx);
-		close(fx);
+		waiter_released(&wx, unbound_ns, -ENODEV);
+		cross_fence_untouched(fx, devx, hx);
 	}
 	close(f);
 	rebind_and_use();
 }
 
-/* An asynchronous wait signals its eventfd at the unbind. */
+/*
+ * An asynchronous wait signals its eventfd at the unbind. With a second
+ * adapter the wait is on its fence, which the unbind does not signal: only
+ * the abort of the wait can fire the eventfd.
+ */
 static void test_unbind_async_wait(void)
 {
 	struct drm_nfence_fence_mapping m;
 	struct drm_nfence_fence_wait wait = { 0 };
-	struct pollfd pfd;
-	uint32_t dev, h;
+	uint32_t dev, h, hx = 0, devx = 0;
 	uint64_t value = 1, count;
-	int f, efd;
+	struct pollfd pfd;
+	int f, efd, fx = -1;
 
 	start();
 	f = nfence_open_adapter(0);
 	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
-				&m);
+	if (nfence_count_adapters() > 1)
+		h = cross_fence(f, dev, &fx, &devx, &hx);
+	else
+		h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+					0, 0, &m);
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	igt_assert(efd >= 0);
 	wait.device = dev;
@@ -372,18 +487,32 @@ static void test_unbind_async_wait(void)
 	igt_assert_eq(read(efd, &count, sizeof(count)), sizeof(count));
 	igt_assert_eq_u64(count, 1);
 	close(efd);
+	if (fx >= 0)
+		cross_fence_untouched(fx, devx, hx);
 	close(f);
 	rebind_and_use();
 }
 
+/* Write a pattern to pages 0 and 5 of @cpu and read it back. */
+static void touch_pages(volatile uint32_t *cpu, uint32_t seed)
+{
+	cpu[0] = seed;
+	cpu[5 * PAGE / 4 + 1] = ~seed;
+	igt_assert_eq_u32(cpu[0], seed);
+	igt_assert_eq_u32(cpu[5 * PAGE / 4 + 1], ~seed);
+}
+
 /*
  * GPU work queued at the unbind (a long WORK, then a wait on a fence
- * nobody signals, then more) is dropped with the queue; the fd is closed
- * late, with the command buffer still mapped.
+ * nobody signals, then more) is dropped with the queue: its device was
+ * lost, so the fence and the progress fence read AlwaysSignaled. The
+ * command buffer's mapping stays usable after the unbind and after the
+ * fd is closed.
  */
 static void test_unbind_queued_work(void)
 {
 	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *value;
 	struct nfence_queue q;
 	struct nfence_cs cs;
 	uint32_t dev, h;
@@ -395,6 +524,7 @@ static void test_unbind_queued_work(void)
 	dev = nfence_device_create(f);
 	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
 				&m);
+	value = nfence_fence_map(f, &m);
 	nfence_queue_create(&q, f, dev, 0, 0);
 	for (int i = 0; i < 4; i++) {
 		nfence_queue_begin(&q, &cs);
@@ -404,12 +534,18 @@ static void test_unbind_queued_work(void)
 		done = nfence_queue_submit(&q, &cs);
 	}
 	igt_assert(!nfence_queue_poll(&q, done, 50));
+	igt_assert_eq_u64(*value, 0);
 
 	unbind();
-	usleep(300 * 1000);
+	igt_assert(*value >= NFENCE_ALWAYS_SIGNALED);
+	igt_assert(*q.progress >= NFENCE_ALWAYS_SIGNALED);
+	touch_pages((volatile uint32_t *)q.cmds.cpu, 0x5a5a0001);
 	igt_assert_eq(__nfence_fence_signal_one(f, dev, h, 1), -ENODEV);
-	nfence_queue_forget(&q);
 	close(f);
+	usleep(100 * 1000);
+	touch_pages((volatile uint32_t *)q.cmds.cpu, 0x5a5a0002);
+	nfence_fence_unmap(value);
+	nfence_queue_forget(&q);
 	rebind_and_use();
 }
 
@@ -422,7 +558,7 @@ static void test_unbind_doorbell(void)
 	struct drm_nfence_doorbell_create db = { 0 };
 	struct drm_nfence_doorbell_connect conn = { 0 };
 	const volatile uint64_t *status;
-	volatile uint64_t *bell;
+	volatile uint64_t *bell, *last;
 	struct nfence_bo ring, control;
 	struct nfence_queue q;
 	uint32_t dev;
@@ -446,17 +582,28 @@ static void test_unbind_doorbell(void)
 		    db.doorbell_offset);
 	status = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, f, db.status_offset);
 	igt_assert(bell != MAP_FAILED && status != MAP_FAILED);
+	last = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, f,
+		    db.last_queued_offset);
+	igt_assert(last != MAP_FAILED);
 	conn.device = dev;
 	conn.handle = db.handle;
 	igt_assert_eq(__nfence_doorbell_connect(f, &conn), 0);
-	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_CONNECTED);
+	igt_assert_eq_u64(conn.status, DRM_NFENCE_DOORBELL_CONNECTED);
+	/* The CMP goes quiet 20 ms after the connect: NOTIFY_KMD then. */
+	igt_assert((*status & ~1ull) == DRM_NFENCE_DOORBELL_CONNECTED);
 
 	unbind();
 	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
 	*bell = 1;
+	*last = 7;
+	igt_assert_eq_u64(*last, 7);
+	((volatile uint32_t *)ring.cpu)[3] = 0xdb;
+	igt_assert_eq_u32(((volatile uint32_t *)ring.cpu)[3], 0xdb);
 	igt_assert_eq(__nfence_doorbell_connect(f, &conn), -ENODEV);
 	close(f);
 	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	igt_assert_eq_u64(*last, 7);
+	munmap((void *)last, PAGE);
 	munmap((void *)bell, PAGE);
 	munmap((void *)status, PAGE);
 	nfence_bo_unmap(&ring);
@@ -530,7 +677,7 @@ static void test_unbind_shared_fd(void)
 	close(sv[1]);
 	igt_assert_eq(nfence_send_fd(sv[0], sfd), 0);
 	igt_assert_eq(read(sv[0], &byte, 1), 1);
-	usleep(100 * 1000);
+	nfence_wait_in_ioctl(pid, pid, 5000);
 
 	/* This process lets go first; the holder keeps fd and fence. */
 	close(sfd);
@@ -594,6 +741,11 @@ igt_main
 		     "mappings stay valid until unmapped.");
 	igt_subtest("unbind-doorbell")
 		test_unbind_doorbell();
+
+	igt_describe("An adapter in D3 (runtime suspended) unbinds; the new "
+		     "one starts in D0.");
+	igt_subtest("unbind-suspended")
+		test_unbind_suspended();
 
 	igt_describe("Another process holding a shared fence's fd and "
 		     "waiting on it is released, and closes late.");

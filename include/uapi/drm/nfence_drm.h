@@ -565,7 +565,9 @@ struct drm_nfence_fence_open {
  * can signal it any more). With %DRM_NFENCE_WAIT_ASYNC: -EBADF if @eventfd
  * is not an open file descriptor, -EINVAL if it is not an eventfd, -ENOSPC
  * if the file already has %DRM_NFENCE_MAX_ASYNC_WAITS asynchronous waits
- * pending.
+ * pending. -ENODEV once the adapter is unplugged: a blocked wait returns
+ * it when the unplug happens, and an asynchronous wait then adds 1 to its
+ * @eventfd, so the eventfd says the wait ended, not that it was satisfied.
  */
 struct drm_nfence_fence_wait {
 	/** @device: device handle */
@@ -687,7 +689,9 @@ struct drm_nfence_alloc_destroy {
  * struct drm_nfence_alloc_lock - get the CPU mapping offset (D3DKMTLock2)
  *
  * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags or
- * @pad or an allocation made without %DRM_NFENCE_ALLOC_CPU_VISIBLE.
+ * @pad or an allocation made without %DRM_NFENCE_ALLOC_CPU_VISIBLE. The
+ * mapping is MAP_SHARED: mmap() with MAP_PRIVATE and PROT_WRITE (or
+ * without PROT_WRITE on a writable fd) fails with EINVAL.
  */
 struct drm_nfence_alloc_lock {
 	/** @device: device handle */

@@ -4,7 +4,6 @@
  */
 
 #include <linux/mm.h>
-#include <linux/pfn_t.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -17,6 +16,7 @@
 #include "nfence_alloc.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
+#include "nfence_mmap.h"
 
 /**
  * DOC: allocations
@@ -77,7 +77,11 @@ static int nfence_alloc_mmap(struct drm_gem_object *obj,
 	void *vaddr;
 	int ret;
 
-	if (!alloc->cpu_visible)
+	/*
+	 * Shared mappings only: a private copy-on-write page would be
+	 * dropped without notice when an unplug zaps the mapping.
+	 */
+	if (!alloc->cpu_visible || is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 	nfence_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, 0);
 	vaddr = alloc->vaddr + (pgoff << PAGE_SHIFT);
@@ -106,7 +110,7 @@ static vm_fault_t nfence_alloc_fault(struct vm_fault *vmf)
 	if (pgoff >= obj->size >> PAGE_SHIFT)
 		return VM_FAULT_SIGBUS;
 	page = vmalloc_to_page(alloc->vaddr + (pgoff << PAGE_SHIFT));
-	return vmf_insert_mixed(vmf->vma, vmf->address, page_to_pfn_t(page));
+	return nfence_vmf_insert_page(vmf, page);
 }
 
 static const struct vm_operations_struct nfence_alloc_vm_ops = {

@@ -19,6 +19,7 @@
 #include "nfence_compat.h"
 #include "nfence_doorbell.h"
 #include "nfence_fence.h"
+#include "nfence_mmap.h"
 
 /**
  * DOC: doorbell objects
@@ -104,8 +105,7 @@ static vm_fault_t nfence_doorbell_page_fault(struct vm_fault *vmf)
 	struct nfence_doorbell_page *dp =
 		to_nfence_doorbell_page(vmf->vma->vm_private_data);
 
-	return vmf_insert_mixed(vmf->vma, vmf->address,
-				page_to_pfn_t(dp->page));
+	return nfence_vmf_insert_page(vmf, dp->page);
 }
 
 static const struct vm_operations_struct nfence_doorbell_page_vm_ops = {

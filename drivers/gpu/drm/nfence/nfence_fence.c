@@ -6,7 +6,6 @@
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/mm.h>
-#include <linux/pfn_t.h>
 #include <linux/slab.h>
 
 #include <drm/drm_device.h>
@@ -21,6 +20,7 @@
 #include "nfence_compat.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
+#include "nfence_mmap.h"
 
 /**
  * DOC: native fence objects
@@ -89,8 +89,7 @@ static vm_fault_t nfence_fence_page_fault(struct vm_fault *vmf)
 {
 	struct nfence_fence_page *fp = to_fence_page(vmf->vma->vm_private_data);
 
-	return vmf_insert_mixed(vmf->vma, vmf->address,
-				page_to_pfn_t(fp->page));
+	return nfence_vmf_insert_page(vmf, fp->page);
 }
 
 static const struct vm_operations_struct nfence_fence_page_vm_ops = {
