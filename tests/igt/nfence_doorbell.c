@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "igt_nfence_core.h"
@@ -263,6 +266,17 @@ static uint64_t uq_submit(struct uq *u)
 	return value;
 }
 
+/*
+ * The engine stores the read index after an entry's last command, its
+ * progress signal included: give it a moment after the progress value.
+ */
+static void uq_assert_read_index(struct uq *u, uint64_t want)
+{
+	for (int i = 0; i < 1000 && uq_control(u)->read_index != want; i++)
+		usleep(1000);
+	igt_assert_eq_u64(uq_control(u)->read_index, want);
+}
+
 /* Wait until the CMP has gone quiet: the doorbell says NOTIFY_KMD. */
 static void uq_wait_quiet(struct uq *u)
 {
@@ -318,7 +332,7 @@ static void test_connect_submit(void)
 	igt_assert_eq(uq_connect(&u), ST_CONNECTED);
 	value = uq_submit(&u);
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
-	igt_assert_eq_u64(uq_control(&u)->read_index, 1);
+	uq_assert_read_index(&u, 1);
 	igt_assert_eq_u64(*u.last_queued, value);
 	uq_destroy(&u);
 	nfence_device_destroy(fd, dev);
@@ -359,7 +373,7 @@ static void test_ring_wrap(void)
 	}
 	uq_ring(&u);
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
-	igt_assert_eq_u64(uq_control(&u)->read_index, u.written);
+	uq_assert_read_index(&u, u.written);
 	uq_destroy(&u);
 	nfence_device_destroy(fd, dev);
 }
@@ -750,6 +764,254 @@ static void test_f1_idle(void)
 		value = uq_submit(&u);
 		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
 	}
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* Adapter power: D3 through runtime PM */
+
+#define D3_DELAY_MS	100
+#define D3_WAIT_MS	5000
+
+/* /sys/devices/platform/nfence.N/power of adapter 0, through its node. */
+static char power_dir[128];
+
+static void power_dir_init(void)
+{
+	struct stat st;
+
+	igt_assert_eq(fstat(fd, &st), 0);
+	snprintf(power_dir, sizeof(power_dir),
+		 "/sys/dev/char/%u:%u/device/power", major(st.st_rdev),
+		 minor(st.st_rdev));
+}
+
+static void power_path(char *path, size_t size, const char *file)
+{
+	snprintf(path, size, "%s/%s", power_dir, file);
+}
+
+static int __power_write(const char *file, const char *value)
+{
+	ssize_t len = strlen(value);
+	char path[PATH_MAX];
+	int f, ret = 0;
+
+	power_path(path, sizeof(path), file);
+	f = open(path, O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	if (write(f, value, len) != len)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+static bool runtime_status_is(const char *want)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+	int f;
+
+	power_path(path, sizeof(path), "runtime_status");
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	igt_assert_f(f >= 0, "%s: %m\n", path);
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	igt_assert(n > 0);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return !strcmp(buf, want);
+}
+
+static bool wait_runtime_status(const char *want, unsigned int ms)
+{
+	uint64_t end = nfence_monotonic_ns() + ms * 1000000ull;
+
+	while (!runtime_status_is(want)) {
+		if (nfence_monotonic_ns() >= end)
+			return false;
+		usleep(2000);
+	}
+	return true;
+}
+
+/* Let the adapter suspend after @delay_ms idle; d3_forbid() undoes it. */
+static void d3_allow(unsigned int delay_ms)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", delay_ms);
+	igt_assert_eq(__power_write("autosuspend_delay_ms", buf), 0);
+	igt_assert_eq(__power_write("control", "auto"), 0);
+}
+
+/* The driver's defaults: never suspend (which resumes it), 1 s delay. */
+static void d3_forbid(void)
+{
+	__power_write("control", "on");
+	__power_write("autosuspend_delay_ms", "1000");
+}
+
+static void d3_forbid_on_exit(int sig __attribute__((unused)))
+{
+	if (power_dir[0])
+		d3_forbid();
+}
+
+static void d3_wait_suspended(void)
+{
+	igt_assert_f(wait_runtime_status("suspended", D3_WAIT_MS),
+		     "the idle adapter did not suspend\n");
+}
+
+/*
+ * An idle adapter allowed to suspend goes to D3: its connected doorbell
+ * reads DISCONNECTED_RETRY and its mapping is the dummy page (a ring goes
+ * nowhere and wakes nothing); the seed's loop connects, which brings the
+ * adapter back to D0, and the work runs.
+ */
+static void test_d3_doorbell(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value, d3s, d0s;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	igt_assert(runtime_status_is("active"));
+	d3s = cmp_count("d3s");
+	d0s = cmp_count("d0s");
+
+	d3_allow(D3_DELAY_MS);
+	d3_wait_suspended();
+	igt_assert_eq_u64(cmp_count("d3s"), d3s + 1);
+	igt_assert_eq_u64(*u.status, ST_RETRY);
+	value = uq_queue(&u, NULL);
+	igt_assert_eq_u64(uq_ring_at(&u, u.bell), ST_RETRY);
+	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	igt_assert(runtime_status_is("suspended"));
+
+	uq_ring(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	igt_assert(cmp_count("d0s") > d0s);
+	d3_forbid();
+	igt_assert(runtime_status_is("active"));
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * A ring stored while the CMP is quiet, its NOTIFY not yet called, when
+ * the adapter goes to D3: the transition's last look at the doorbells
+ * finds it, the transition is undone, and the work runs without the
+ * notify.
+ */
+static void test_d3_last_ring(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value, d3s;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	uq_wait_quiet(&u);
+	value = uq_queue(&u, NULL);
+	igt_assert_eq_u64(uq_ring_at(&u, u.bell), ST_NOTIFY);
+	igt_assert(!nfence_queue_poll(&u.q, value, 100));
+	d3s = cmp_count("d3s");
+
+	d3_allow(20);
+	igt_assert_f(nfence_queue_poll(&u.q, value, RUN_MS),
+		     "the ring the D3 transition found did not run\n");
+	igt_assert_eq_u64(*u.status, ST_RETRY);
+	/* Then the idle adapter does go to D3. */
+	d3_wait_suspended();
+	igt_assert(cmp_count("d3s") > d3s);
+	d3_forbid();
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* A kernel-mode submission wakes a suspended adapter and runs. */
+static void test_d3_kernel_submission(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct nfence_queue kq;
+	struct nfence_cs cs;
+	uint64_t value, d0s;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&kq, fd, dev, 0, 0);
+	d3_allow(D3_DELAY_MS);
+	d3_wait_suspended();
+	d0s = cmp_count("d0s");
+	nfence_queue_begin(&kq, &cs);
+	nfence_cs_nop(&cs);
+	value = nfence_queue_submit(&kq, &cs);
+	igt_assert(nfence_queue_poll(&kq, value, RUN_MS));
+	igt_assert(cmp_count("d0s") > d0s);
+	d3_forbid();
+	nfence_queue_destroy(&kq);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * An adapter with work running does not suspend, however short the
+ * delay; it does once the work is done.
+ */
+static void test_d3_busy(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct nfence_queue kq;
+	struct nfence_cs cs;
+	uint64_t value;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&kq, fd, dev, 0, 0);
+	d3_allow(20);
+	nfence_queue_begin(&kq, &cs);
+	nfence_cs_work(&cs, 1000 * 1000000ull);
+	value = nfence_queue_submit(&kq, &cs);
+	usleep(500 * 1000);
+	igt_assert(!nfence_queue_poll(&kq, value, 0));
+	igt_assert(runtime_status_is("active"));
+	igt_assert(nfence_queue_poll(&kq, value, RUN_MS));
+	d3_wait_suspended();
+	d3_forbid();
+	nfence_queue_destroy(&kq);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * Submissions through the doorbell, the seed's loop each time, at random
+ * intervals around the moment the adapter suspends: none is lost (a ring
+ * that lands as the doorbells are disconnected is found by the last look,
+ * and the suspend is undone), and the adapter did go to D3 in between.
+ */
+static void test_d3_ring_race(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value, d3s;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S * 2);
+	srand(7);
+	uq_create(&u, fd, dev, 0, 0);
+	d3s = cmp_count("d3s");
+	d3_allow(10);
+	for (int i = 0; i < 60; i++) {
+		value = uq_submit(&u);
+		igt_assert_f(nfence_queue_poll(&u.q, value, RUN_MS),
+			     "submission %d lost\n", i);
+		usleep((rand() % 80) * 1000);
+	}
+	igt_assert_f(cmp_count("d3s") > d3s, "the adapter never suspended\n");
+	d3_forbid();
 	uq_destroy(&u);
 	nfence_device_destroy(fd, dev);
 }
@@ -1342,6 +1604,8 @@ igt_main
 		num_doorbells = nfence_param_get_u64("num_doorbells");
 		dbg = nfence_debugfs_dir_files(fd, debugfs_files,
 					       ARRAY_SIZE(debugfs_files));
+		power_dir_init();
+		igt_install_exit_handler(d3_forbid_on_exit);
 	}
 
 	igt_describe("A doorbell on a queue of every engine starts "
@@ -1424,6 +1688,30 @@ igt_main
 		     "without, its doorbells stay connected.");
 	igt_subtest("f1-idle")
 		test_f1_idle();
+
+	igt_describe("An idle adapter allowed to suspend (runtime PM, "
+		     "power/control = auto) goes to D3: its doorbells read "
+		     "RETRY, rings go nowhere; a connect resumes it.");
+	igt_subtest("d3-doorbell")
+		test_d3_doorbell();
+
+	igt_describe("A ring stored before D3 and found by the transition's "
+		     "last look undoes the transition and runs.");
+	igt_subtest("d3-last-ring")
+		test_d3_last_ring();
+
+	igt_describe("A kernel-mode submission wakes a suspended adapter.");
+	igt_subtest("d3-kernel-submission")
+		test_d3_kernel_submission();
+
+	igt_describe("An adapter with work running stays in D0.");
+	igt_subtest("d3-busy")
+		test_d3_busy();
+
+	igt_describe("Doorbell submissions around D3 transitions are never "
+		     "lost.");
+	igt_subtest("d3-ring-race")
+		test_d3_ring_race();
 
 	igt_describe("A bad command in a rung command buffer faults the "
 		     "context: ABORT, AlwaysSignaled progress, connect -EIO.");

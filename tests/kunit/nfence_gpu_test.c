@@ -147,15 +147,21 @@ static struct nfence_gpu *gpu_up(struct kunit *test, u32 index)
 	return gpu;
 }
 
-/* A CMP thread on @gpu, as nfence_adapter_create() starts one. */
+/*
+ * A CMP thread on @gpu, as nfence_adapter_create() starts one, but with no
+ * adapter around it, and so no device whose runtime PM an idle CMP asks.
+ */
+static struct nfence_cmp_ops bare_cmp_ops;
+
 static struct nfence_cmp *cmp_up(struct kunit *test, struct nfence_gpu *gpu)
 {
 	struct nfence_cmp *cmp;
 
+	bare_cmp_ops = nfence_hwqueue_cmp_ops;
+	bare_cmp_ops.adapter_idle = NULL;
 	cmp = kunit_kzalloc(test, sizeof(*cmp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cmp);
-	KUNIT_ASSERT_EQ(test, 0, nfence_cmp_start(cmp, gpu,
-						  &nfence_hwqueue_cmp_ops,
+	KUNIT_ASSERT_EQ(test, 0, nfence_cmp_start(cmp, gpu, &bare_cmp_ops,
 						  "kunit"));
 	return cmp;
 }

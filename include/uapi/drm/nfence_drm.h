@@ -981,7 +981,9 @@ struct drm_nfence_submit_sync {
  *   ring holds the i-th command buffer modulo that number.
  * - The ring buffer control, optional, is an allocation holding &struct
  *   drm_nfence_ring_control at offset 0: @write_index is the process's,
- *   @read_index the engine's (the entries it has finished).
+ *   @read_index the engine's (the entries it has finished). The engine
+ *   stores the read index after an entry's last command has run, so a
+ *   progress value that entry signals can be seen a moment before it.
  * - Ringing is a 64-bit store of the write index (the count of entries
  *   written since the doorbell was created) to the doorbell page. The CMP
  *   runs entries from its read index up to the last write index it took

@@ -393,6 +393,101 @@ void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine)
 	atomic64_inc(&cmp->f0s);
 }
 
+/*
+ * Whether the whole adapter is idle: no doorbell watched, no WORK running,
+ * and every queue that can still run has nothing queued (a queue of a
+ * suspended context with work queued counts as busy: resuming it must
+ * not need a wake-up).
+ */
+static bool nfence_cmp_idle_locked(struct nfence_cmp *cmp)
+{
+	struct nfence_cmp_queue *q;
+	u32 i;
+
+	lockdep_assert_held(&cmp->lock);
+	if (cmp->num_connected && !cmp->quiet)
+		return false;
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
+		struct nfence_cmp_engine *e = &cmp->engines[i];
+
+		if (e->busy)
+			return false;
+		list_for_each_entry(q, &e->runlist, engine_link)
+			if (!nfence_cmp_queue_stopped(q) &&
+			    q->state != NFENCE_QUEUE_IDLE)
+				return false;
+	}
+	return true;
+}
+
+/**
+ * nfence_cmp_d3_enter - start the adapter's D0 to D3 transition
+ * @cmp: the CMP
+ *
+ * The first step of a runtime suspend (see DOC: adapter power in
+ * nfence_pm.c): if the adapter is idle, the CMP runs nothing and watches
+ * no doorbell from now on, as the seed's DxgkddiSuspendContext of every
+ * context takes them off the hardware scheduler. The driver then
+ * disconnects the doorbells and calls nfence_cmp_d3_commit().
+ *
+ * Return: 0, or -EBUSY if the adapter is not idle (nothing changed).
+ */
+int nfence_cmp_d3_enter(struct nfence_cmp *cmp)
+{
+	int ret = 0;
+
+	mutex_lock(&cmp->lock);
+	if (nfence_cmp_idle_locked(cmp))
+		cmp->d3 = true;
+	else
+		ret = -EBUSY;
+	mutex_unlock(&cmp->lock);
+	return ret;
+}
+
+/**
+ * nfence_cmp_d3_commit - finish the D0 to D3 transition
+ * @cmp: the CMP, after nfence_cmp_d3_enter()
+ *
+ * The last look at the doorbells as they were disconnected may have found
+ * work: then the transition is undone.
+ *
+ * Return: 0 (in D3), or -EBUSY (back in D0, the CMP kicked).
+ */
+int nfence_cmp_d3_commit(struct nfence_cmp *cmp)
+{
+	int ret = 0;
+
+	mutex_lock(&cmp->lock);
+	if (nfence_cmp_idle_locked(cmp)) {
+		atomic64_inc(&cmp->d3s);
+	} else {
+		cmp->d3 = false;
+		ret = -EBUSY;
+	}
+	mutex_unlock(&cmp->lock);
+	if (ret)
+		nfence_cmp_kick(cmp);
+	return ret;
+}
+
+/**
+ * nfence_cmp_d3_exit - the adapter is back in D0
+ * @cmp: the CMP
+ *
+ * Queues run again; doorbells stay disconnected until connected.
+ */
+void nfence_cmp_d3_exit(struct nfence_cmp *cmp)
+{
+	mutex_lock(&cmp->lock);
+	if (cmp->d3) {
+		cmp->d3 = false;
+		atomic64_inc(&cmp->d0s);
+	}
+	mutex_unlock(&cmp->lock);
+	nfence_cmp_kick(cmp);
+}
+
 /* Whether @e has a connected doorbell, and nothing to run. */
 static bool nfence_cmp_engine_idle(struct nfence_cmp_engine *e)
 {
@@ -461,6 +556,11 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	atomic64_inc(&cmp->passes);
 	*deadline = 0;
 	mutex_lock(&cmp->lock);
+	if (cmp->d3) {
+		/* Off the hardware scheduler until D0. */
+		mutex_unlock(&cmp->lock);
+		return false;
+	}
 	if (nfence_cmp_watch_doorbells(cmp, now, false, &dropped)) {
 		progress = true;
 		cmp->watch_until_ns = now + NFENCE_CMP_WATCH_NS;
@@ -497,6 +597,20 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		progress = true;
 	}
 	return progress;
+}
+
+/* Before sleeping: tell the driver if the whole adapter is idle. */
+static void nfence_cmp_idle_check(struct nfence_cmp *cmp)
+{
+	bool idle;
+
+	if (!cmp->ops->adapter_idle)
+		return;
+	mutex_lock(&cmp->lock);
+	idle = !cmp->d3 && nfence_cmp_idle_locked(cmp);
+	mutex_unlock(&cmp->lock);
+	if (idle)
+		cmp->ops->adapter_idle(cmp);
 }
 
 /* Sleep until kicked, stopped, or @deadline (ns, 0 for none) passes. */
@@ -545,6 +659,7 @@ static int nfence_cmp_thread(void *data)
 		} while (nfence_cmp_doorbells_idle(cmp, &deadline) &&
 			 !kthread_should_stop());
 		nfence_cmp_f1_check(cmp, &deadline);
+		nfence_cmp_idle_check(cmp);
 		WRITE_ONCE(cmp->busy, false);
 	}
 	return 0;
@@ -588,6 +703,9 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	atomic64_set(&cmp->quiets, 0);
 	atomic64_set(&cmp->f1s, 0);
 	atomic64_set(&cmp->f0s, 0);
+	atomic64_set(&cmp->d3s, 0);
+	atomic64_set(&cmp->d0s, 0);
+	cmp->d3 = false;
 	memset(cmp->doorbells, 0, sizeof(cmp->doorbells));
 	cmp->num_connected = 0;
 	cmp->watch_until_ns = 0;
@@ -955,6 +1073,9 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "quiets: %lld\n", (long long)atomic64_read(&cmp->quiets));
 	drm_printf(p, "f1s: %lld\n", (long long)atomic64_read(&cmp->f1s));
 	drm_printf(p, "f0s: %lld\n", (long long)atomic64_read(&cmp->f0s));
+	drm_printf(p, "d3s: %lld\n", (long long)atomic64_read(&cmp->d3s));
+	drm_printf(p, "d0s: %lld\n", (long long)atomic64_read(&cmp->d0s));
+	drm_printf(p, "power: %s\n", READ_ONCE(cmp->d3) ? "D3" : "D0");
 	drm_printf(p, "doorbells: %u%s\n", cmp->num_connected,
 		   cmp->num_connected && READ_ONCE(cmp->quiet) ? " quiet" : "");
 }

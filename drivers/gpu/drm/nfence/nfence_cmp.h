@@ -235,6 +235,12 @@ struct nfence_cmp_ops {
 	 * to run for the adapter's f1_idle_ms; called without the CMP lock
 	 */
 	void (*engine_idle)(struct nfence_cmp *cmp, u32 engine);
+	/**
+	 * @adapter_idle: the CMP found the whole adapter idle (see
+	 * nfence_cmp_d3_enter()) and is about to sleep; called without the
+	 * CMP lock, each time the thread goes to sleep that way
+	 */
+	void (*adapter_idle)(struct nfence_cmp *cmp);
 };
 
 /**
@@ -293,6 +299,8 @@ struct nfence_cmp {
 	u64 watch_until_ns;
 	/** @quiet: not watching; connected doorbells say CONNECTED_NOTIFY_KMD */
 	bool quiet;
+	/** @d3: the adapter is in D3: no queue runs, no doorbell is watched */
+	bool d3;
 	/** @wakeups: times the thread woke up to work */
 	atomic64_t wakeups;
 	/** @passes: passes made over the runlists */
@@ -311,6 +319,10 @@ struct nfence_cmp {
 	atomic64_t f1s;
 	/** @f0s: engine transitions back to F0 */
 	atomic64_t f0s;
+	/** @d3s: adapter transitions to D3 */
+	atomic64_t d3s;
+	/** @d0s: adapter transitions back to D0 */
+	atomic64_t d0s;
 };
 
 void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
@@ -349,6 +361,9 @@ void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
 void nfence_cmp_watch_locked(struct nfence_cmp *cmp);
 void nfence_cmp_engine_f1_locked(struct nfence_cmp *cmp, u32 engine);
 void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine);
+int nfence_cmp_d3_enter(struct nfence_cmp *cmp);
+int nfence_cmp_d3_commit(struct nfence_cmp *cmp);
+void nfence_cmp_d3_exit(struct nfence_cmp *cmp);
 pid_t nfence_cmp_pid(struct nfence_cmp *cmp);
 void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p);
 void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p);

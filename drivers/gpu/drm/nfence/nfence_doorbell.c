@@ -6,7 +6,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
-#include <linux/pfn_t.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -511,23 +511,64 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 	return ret;
 }
 
-/* For nfence_cmp_walk_queues_locked(): the engine going to F1. */
+/* For nfence_cmp_walk_queues_locked(): the engines going to F1 (or D3). */
 struct nfence_doorbell_f1 {
-	u32 engine;
+	unsigned long engines;
 	struct list_head doorbells;
 };
 
-/* Unbind @hw's ring if it is on the engine going to F1, and list it. */
+/* List @hw's doorbell if it is connected on an engine going to F1. */
 static void nfence_doorbell_f1_queue(struct nfence_cmp_queue *hw, void *data)
 {
 	struct nfence_doorbell_f1 *f1 = data;
 	struct nfence_doorbell *db;
 
-	if (hw->engine != f1->engine || !hw->ring || hw->ring->slot < 0)
+	if (!(f1->engines & BIT(hw->engine)) || !hw->ring ||
+	    hw->ring->slot < 0)
 		return;
 	db = to_ring_doorbell(hw->ring);
 	db->f1_slot = hw->ring->slot;
 	list_add_tail(&db->f1_link, &f1->doorbells);
+}
+
+/*
+ * Disconnect (DISCONNECTED_RETRY) every connected doorbell of the queues
+ * on @engines, with a last look at each physical doorbell; mark those
+ * engines F1 if @f1.
+ */
+static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
+					       unsigned long engines, bool f1)
+{
+	struct nfence_doorbell_f1 list = { .engines = engines };
+	struct nfence_cmp *cmp = &adapter->cmp;
+	struct nfence_doorbell *db, *next;
+	LIST_HEAD(dropped);
+	u32 engine;
+
+	INIT_LIST_HEAD(&list.doorbells);
+	mutex_lock(&adapter->doorbell_lock);
+	mutex_lock(&cmp->lock);
+	nfence_cmp_walk_queues_locked(cmp, nfence_doorbell_f1_queue, &list);
+	list_for_each_entry(db, &list.doorbells, f1_link)
+		nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
+						  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	if (f1)
+		for_each_set_bit(engine, &engines, NFENCE_MAX_ENGINES)
+			nfence_cmp_engine_f1_locked(cmp, engine);
+	mutex_unlock(&cmp->lock);
+	/* Nobody binds a doorbell meanwhile: that takes doorbell_lock. */
+	list_for_each_entry(db, &list.doorbells, f1_link)
+		nfence_doorbell_zap(db);
+	mutex_lock(&cmp->lock);
+	list_for_each_entry_safe(db, next, &list.doorbells, f1_link) {
+		nfence_cmp_doorbell_take_locked(cmp, db->hwq, db->f1_slot,
+						&dropped);
+		list_del(&db->f1_link);
+	}
+	mutex_unlock(&cmp->lock);
+	mutex_unlock(&adapter->doorbell_lock);
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
 }
 
 /**
@@ -543,34 +584,22 @@ static void nfence_doorbell_f1_queue(struct nfence_cmp_queue *hw, void *data)
  */
 void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine)
 {
-	struct nfence_doorbell_f1 f1 = { .engine = engine };
-	struct nfence_cmp *cmp = &adapter->cmp;
-	struct nfence_doorbell *db, *next;
-	LIST_HEAD(dropped);
+	nfence_doorbell_disconnect_engines(adapter, BIT(engine), true);
+	nfence_cmp_kick(&adapter->cmp);
+}
 
-	INIT_LIST_HEAD(&f1.doorbells);
-	mutex_lock(&adapter->doorbell_lock);
-	mutex_lock(&cmp->lock);
-	nfence_cmp_walk_queues_locked(cmp, nfence_doorbell_f1_queue, &f1);
-	list_for_each_entry(db, &f1.doorbells, f1_link)
-		nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
-						  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
-	nfence_cmp_engine_f1_locked(cmp, engine);
-	mutex_unlock(&cmp->lock);
-	/* Nobody binds a doorbell meanwhile: that takes doorbell_lock. */
-	list_for_each_entry(db, &f1.doorbells, f1_link)
-		nfence_doorbell_zap(db);
-	mutex_lock(&cmp->lock);
-	list_for_each_entry_safe(db, next, &f1.doorbells, f1_link) {
-		nfence_cmp_doorbell_take_locked(cmp, db->hwq, db->f1_slot,
-						&dropped);
-		list_del(&db->f1_link);
-	}
-	mutex_unlock(&cmp->lock);
-	mutex_unlock(&adapter->doorbell_lock);
-	if (!list_empty(&dropped))
-		cmp->ops->entries_drop(&dropped);
-	nfence_cmp_kick(cmp);
+/**
+ * nfence_doorbell_adapter_d3 - disconnect every doorbell for D3
+ * @adapter: the adapter, going from D0 to D3 (nfence_cmp_d3_enter() done)
+ *
+ * As Dxgkrnl does on a D0 to D3 transition: every connected doorbell of
+ * the adapter is disconnected (DISCONNECTED_RETRY, its mappings back on
+ * its dummy page), with a last look at each physical doorbell, whose
+ * finds nfence_cmp_d3_commit() then sees.
+ */
+void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter)
+{
+	nfence_doorbell_disconnect_engines(adapter, ~0ul, false);
 }
 
 static void nfence_doorbell_f1_work(struct work_struct *work)
@@ -643,7 +672,13 @@ int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
 	if (!db)
 		return -ENOENT;
 	if (drm_dev_enter(drm, &idx)) {
-		ret = nfence_doorbell_connect(db, &args->status);
+		/* A connect wakes the adapter from D3, as on Windows. */
+		ret = pm_runtime_resume_and_get(drm->dev);
+		if (!ret) {
+			ret = nfence_doorbell_connect(db, &args->status);
+			pm_runtime_mark_last_busy(drm->dev);
+			pm_runtime_put_autosuspend(drm->dev);
+		}
 		drm_dev_exit(idx);
 	} else {
 		ret = -ENODEV;
@@ -697,18 +732,25 @@ int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_cmp *cmp = &adapter->cmp;
 	struct nfence_doorbell *db;
+	int ret;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 	db = nfence_doorbell_lookup(nfile, args->device, args->handle);
 	if (!db)
 		return -ENOENT;
-	mutex_lock(&cmp->lock);
-	nfence_cmp_watch_locked(cmp);
-	mutex_unlock(&cmp->lock);
-	nfence_cmp_kick(cmp);
+	/* Work was rung: the adapter is (or goes back) in D0 to take it. */
+	ret = pm_runtime_resume_and_get(drm->dev);
+	if (!ret) {
+		mutex_lock(&cmp->lock);
+		nfence_cmp_watch_locked(cmp);
+		mutex_unlock(&cmp->lock);
+		nfence_cmp_kick(cmp);
+		pm_runtime_mark_last_busy(drm->dev);
+		pm_runtime_put_autosuspend(drm->dev);
+	}
 	drm_gem_object_put(&db->base);
-	return 0;
+	return ret;
 }
 
 /* Disconnect @db for good: unbind, zap, a last look at its doorbell. */

@@ -69,7 +69,10 @@ struct nfence_doorbell {
 	bool mmap_allowed;
 	/** @closed: destroyed; under &nfence_adapter.doorbell_lock */
 	bool closed;
-	/** @f1_link: on an engine's F1 list, under &nfence_adapter.doorbell_lock */
+	/**
+	 * @f1_link: on the list of an F1 or D3 transition, under
+	 * &nfence_adapter.doorbell_lock
+	 */
 	struct list_head f1_link;
 	/** @f1_slot: the physical doorbell it had when its engine went to F1 */
 	u32 f1_slot;
@@ -81,6 +84,7 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 void nfence_doorbell_close_queue(struct nfence_file *nfile,
 				 struct nfence_cmp_queue *hwq);
 void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine);
+void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter);
 void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine);
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);

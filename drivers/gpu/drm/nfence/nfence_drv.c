@@ -25,6 +25,7 @@
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
+#include "nfence_pm.h"
 #include "nfence_wait.h"
 
 /**
@@ -47,8 +48,8 @@
  * Outer to inner; the one place it is written down (Documentation/ pulls it
  * from here):
  *
- * 1. &nfence_adapter.clients_lock, &nfence_file.async_lock,
- *    &nfence_file.sched_lock
+ * 1. &nfence_adapter.clients_lock, then &nfence_file.async_lock (an
+ *    unplug ends every file's waits) or &nfence_file.sched_lock
  * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
  *    under the mm's mmap lock; the CPU page table locks of zapping a
  *    doorbell's mappings nest inside it)
@@ -67,6 +68,10 @@
  * holds a lock of level 4 or deeper; waiter callbacks that must tell the
  * CMP something use atomics and nfence_cmp_kick(), which takes no lock of
  * levels 1-6.
+ *
+ * Runtime PM calls that may resume the adapter (pm_runtime_resume_and_get())
+ * are made holding none of these locks: the runtime suspend and resume
+ * callbacks (nfence_pm.c) take levels 2 and 3.
  */
 
 static unsigned int num_adapters = 1;
@@ -331,9 +336,10 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 }
 
 /*
- * Build the adapter of a platform device being probed: its DRM device
- * (released with the device's devres when it is unbound) and its GPU
- * (released with the DRM device, which open files may keep past unbind).
+ * Build the adapter of a platform device being probed, not registered yet:
+ * its DRM device (released with the device's devres when it is unbound)
+ * and its GPU (released with the DRM device, which open files may keep
+ * past unbind).
  */
 static struct nfence_adapter *
 nfence_adapter_init(struct platform_device *pdev,
@@ -382,10 +388,6 @@ nfence_adapter_init(struct platform_device *pdev,
 				       adapter);
 	if (ret)
 		return ERR_PTR(ret);
-
-	ret = drm_dev_register(&adapter->drm, 0);
-	if (ret)
-		return ERR_PTR(ret);
 	return adapter;
 }
 
@@ -419,14 +421,18 @@ static void nfence_file_devices_unplugged(struct nfence_file *nfile)
  * driver "nfence", so it can be unbound and bound again through
  * /sys/bus/platform/drivers/nfence/{unbind,bind} with files still open
  * (module exit unbinds every adapter the same way). Unbinding unplugs the
- * DRM device (drm_dev_unplug()): from then on every ioctl, mmap and open
- * of its nodes fails with -ENODEV, in DRM core or in the driver's
+ * DRM device (drm_dev_unplug()): its nodes go, and from then on every
+ * ioctl and mmap on a file still open fails with -ENODEV, in DRM core or
+ * in the driver's
  * drm_dev_enter() sections (which creating ioctls, submissions and waits
  * are in, so that none straddles the unplug). Then every blocked and
  * asynchronous wait of the files still open returns -ENODEV, and each of
- * their devices is lost as on a GPU hang: fences AlwaysSignaled for every
- * holder (other processes, other adapters), queues off the runlists with
- * their work dropped, doorbells DISCONNECTED_ABORT. drm_dev_unplug() zaps
+ * their devices is lost as on a GPU hang: the fences they created and
+ * still hold become AlwaysSignaled for every holder (other processes,
+ * other adapters), queues leave the runlists with their work dropped,
+ * doorbells go DISCONNECTED_ABORT. (A fence whose creating handle was
+ * destroyed before the unplug belongs to no device any more and is left
+ * as it is, as on a GPU hang.) drm_dev_unplug() zaps
  * every CPU mapping; the fault handlers put the same pages back (fence
  * values, allocations, doorbell status: kernel memory that the mapping
  * keeps alive), so mappings stay valid until unmapped. The simulated GPU
@@ -453,14 +459,22 @@ static int nfence_probe(struct platform_device *pdev)
 {
 	const struct nfence_gpu_config *cfg = dev_get_platdata(&pdev->dev);
 	struct nfence_adapter *adapter;
+	int ret;
 
-	if (!cfg || pdev->id < 0)
-		return -EINVAL;
+	/* Platform data is a configuration only on our own devices. */
+	if (strcmp(pdev->name, DRIVER_NAME) || !cfg || pdev->id < 0)
+		return -ENODEV;
 	adapter = nfence_adapter_init(pdev, cfg);
 	if (IS_ERR(adapter))
 		return PTR_ERR(adapter);
 	platform_set_drvdata(pdev, adapter);
-	return 0;
+	/* Active before user space can submit anything. */
+	ret = nfence_pm_init(adapter);
+	if (!ret)
+		ret = drm_dev_register(&adapter->drm, 0);
+	if (ret)
+		platform_set_drvdata(pdev, NULL);
+	return ret;
 }
 
 static void nfence_remove(struct platform_device *pdev)
@@ -473,6 +487,7 @@ static struct platform_driver nfence_platform_driver = {
 	NFENCE_PLATFORM_REMOVE(nfence_remove)
 	.driver = {
 		.name = DRIVER_NAME,
+		.pm = pm_ptr(&nfence_pm_ops),
 		/* nfence_adapter_create() reads the adapter right after. */
 		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
@@ -500,8 +515,13 @@ nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg)
 					     sizeof(*cfg));
 	if (IS_ERR(pdev))
 		return ERR_CAST(pdev);
-	/* Probed synchronously; the driver core clears drvdata on failure. */
+	/*
+	 * Probed synchronously; the driver core clears drvdata on failure
+	 * and on unbind, under the device lock.
+	 */
+	device_lock(&pdev->dev);
 	adapter = platform_get_drvdata(pdev);
+	device_unlock(&pdev->dev);
 	if (!adapter) {
 		platform_device_unregister(pdev);
 		return ERR_PTR(-ENODEV);
@@ -569,15 +589,21 @@ static int __init nfence_init(void)
 	ret = platform_driver_register(&nfence_platform_driver);
 	if (ret)
 		return ret;
+	/*
+	 * As for any driver, a device that fails to probe stays unbound
+	 * (the kernel log says why) and the module stays loaded.
+	 */
 	for (i = 0; i < num_adapters; i++) {
-		struct nfence_adapter *adapter = nfence_adapter_create(i, &cfg);
+		struct platform_device *pdev;
 
-		if (IS_ERR(adapter)) {
+		pdev = platform_device_register_data(NULL, DRIVER_NAME, i, &cfg,
+						     sizeof(cfg));
+		if (IS_ERR(pdev)) {
 			nfence_unregister_adapters();
 			platform_driver_unregister(&nfence_platform_driver);
-			return PTR_ERR(adapter);
+			return PTR_ERR(pdev);
 		}
-		nfence_pdevs[i] = adapter->pdev;
+		nfence_pdevs[i] = pdev;
 	}
 	return 0;
 }

@@ -3,8 +3,10 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/pm_runtime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -341,7 +343,8 @@ static int nfence_hwqueue_try_push_locked(struct nfence_cmp *cmp,
 /*
  * Append @sub to @q, waiting for room; the queue owns @sub on success. The
  * GPU is entered (drm_dev_enter()) only while the CMP lock is held, never
- * across the wait, so that an unplug does not wait for a full queue.
+ * across the wait, so that an unplug does not wait for a full queue. A
+ * submission wakes the adapter from D3 first (runtime PM; see nfence_pm.c).
  */
 static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 			       struct nfence_submission *sub)
@@ -350,9 +353,17 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 	struct drm_device *drm = &q->ctx->adapter->drm;
 	int ret, idx;
 
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = pm_runtime_resume_and_get(drm->dev);
+	drm_dev_exit(idx);
+	if (ret)
+		return ret;
 	for (;;) {
-		if (!drm_dev_enter(drm, &idx))
-			return -ENODEV;
+		if (!drm_dev_enter(drm, &idx)) {
+			ret = -ENODEV;
+			break;
+		}
 		mutex_lock(&cmp->lock);
 		ret = nfence_hwqueue_try_push_locked(cmp, q, sub);
 		mutex_unlock(&cmp->lock);
@@ -372,6 +383,8 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 	}
 	if (!ret)
 		nfence_cmp_kick(cmp);
+	pm_runtime_mark_last_busy(drm->dev);
+	pm_runtime_put_autosuspend(drm->dev);
 	return ret;
 }
 
@@ -933,6 +946,23 @@ static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
 }
 
 /*
+ * &nfence_cmp_ops.adapter_idle: nothing runs, nothing is watched. Ask
+ * runtime PM for a suspend once the autosuspend delay has passed since
+ * now (nfence_pm.c decides whether it can still happen then).
+ */
+static void nfence_hwqueue_adapter_idle(struct nfence_cmp *cmp)
+{
+	struct nfence_adapter *adapter =
+		container_of(cmp, struct nfence_adapter, cmp);
+	struct device *dev = adapter->drm.dev;
+
+	if (drm_dev_is_unplugged(&adapter->drm))
+		return;
+	pm_runtime_mark_last_busy(dev);
+	pm_request_autosuspend(dev);
+}
+
+/*
  * How the CMP reports to the driver: registered with the CMP by
  * nfence_adapter_create(), and by KUnit with nfence_cmp_init().
  */
@@ -947,6 +977,7 @@ const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
 	.entries_drop = nfence_submissions_drop,
 	.queue_print = nfence_hwqueue_print,
 	.engine_idle = nfence_doorbell_engine_idle,
+	.adapter_idle = nfence_hwqueue_adapter_idle,
 };
 
 /**
