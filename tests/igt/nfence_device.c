@@ -582,6 +582,109 @@ static void test_fork_child_creates(void)
 	munmap((void *)shared, 4096);
 }
 
+/*
+ * A thread creating fences and allocations on one device while the main
+ * thread destroys it (issue 17 point 3): every handle a create returned
+ * is closed with the device, however the two interleave (creators check
+ * the device after publishing, since the insert may drop the table lock).
+ */
+#define RACE_OBJECTS	400
+
+struct create_race {
+	uint32_t device;
+	uint32_t fences[RACE_OBJECTS];
+	uint32_t allocs[RACE_OBJECTS];
+	unsigned int nfences, nallocs;
+	int go;
+};
+
+static void *create_race_thread(void *data)
+{
+	struct create_race *r = data;
+
+	while (!__atomic_load_n(&r->go, __ATOMIC_ACQUIRE))
+		;
+	for (unsigned int i = 0; i < RACE_OBJECTS; i++) {
+		struct drm_nfence_fence_create fc = {
+			.device = r->device,
+			.type = DRM_NFENCE_FENCE_TYPE_DEFAULT,
+		};
+		struct drm_nfence_alloc_create ac = {
+			.device = r->device,
+			.size = 4096,
+			.segment_id = NFENCE_SEGMENT_SYSTEM,
+		};
+
+		if (__nfence_fence_create(fd, &fc))
+			break;
+		r->fences[r->nfences++] = fc.handle;
+		if (__nfence_alloc_create(fd, &ac))
+			break;
+		r->allocs[r->nallocs++] = ac.handle;
+	}
+	return NULL;
+}
+
+/* Fence handles and allocations of this process's files (nfence_clients). */
+static unsigned int client_objects(int dir)
+{
+	char buf[16384], prefix[32], *line, *save, *p;
+	unsigned int fences, allocs, total = 0;
+
+	igt_assert_lte(0, __nfence_debugfs_read(dir, "nfence_clients", buf,
+						sizeof(buf)));
+	snprintf(prefix, sizeof(prefix), "pid %d ", getpid());
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		p = strstr(line, " fences ");
+		igt_assert_f(p && sscanf(p, " fences %u allocs %u", &fences,
+					 &allocs) == 2,
+			     "nfence_clients: %s\n", line);
+		total += fences + allocs;
+	}
+	return total;
+}
+
+static void test_destroy_create_race(void)
+{
+	struct create_race *r = calloc(1, sizeof(*r));
+	int dir = nfence_debugfs_dir_files(fd, (const char * const[]){
+						   "nfence_clients" }, 1);
+	pthread_t thread;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert(r);
+	igt_assert_eq(client_objects(dir), 0);
+	for (unsigned int round = 0; round < 20; round++) {
+		memset(r, 0, sizeof(*r));
+		r->device = nfence_device_create(fd);
+		igt_assert_eq(nfence_thread_create(&thread,
+						   create_race_thread, r), 0);
+		__atomic_store_n(&r->go, 1, __ATOMIC_RELEASE);
+		usleep(round * 500);
+		nfence_device_destroy(fd, r->device);
+		igt_assert_eq(nfence_thread_join(thread, 20000), 0);
+		for (unsigned int i = 0; i < r->nfences; i++)
+			igt_assert_f(__nfence_fence_destroy_handle(fd,
+								   r->fences[i]) == -ENOENT,
+				     "round %u: fence %u outlived its "
+				     "device\n", round, r->fences[i]);
+		for (unsigned int i = 0; i < r->nallocs; i++)
+			igt_assert_f(__nfence_alloc_destroy_handle(fd,
+								   r->device,
+								   r->allocs[i]) == -ENOENT,
+				     "round %u: allocation %u outlived its "
+				     "device\n", round, r->allocs[i]);
+		/* Allocation handles need their device: count them all. */
+		igt_assert_f(client_objects(dir) == 0, "round %u: objects "
+			     "outlived their device\n", round);
+	}
+	close(dir);
+	free(r);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -670,6 +773,11 @@ igt_main
 		     "succeeds, the others get -ENOENT.");
 	igt_subtest("concurrent-destroy-same")
 		test_concurrent_destroy_same();
+
+	igt_describe("Fences and allocations created while their device is "
+		     "destroyed never outlive it.");
+	igt_subtest("destroy-create-race")
+		test_destroy_create_race();
 
 	igt_describe("A forked child shares the file and its handles.");
 	igt_subtest("fork-shares-handles")

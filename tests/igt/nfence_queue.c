@@ -4,10 +4,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "igt_nfence_core.h"
@@ -373,6 +375,43 @@ static void test_hwqueue_flags(void)
 		assert_fence_mapping(&m);
 		nfence_hwqueue_destroy(fd, dev, q);
 	}
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * DISABLE_GPU_TIMEOUT lets a queue hold its engine without bound, so it
+ * needs CAP_SYS_NICE: a child that dropped every capability gets -EPERM
+ * for it (on the parent's file, with valid handles) and still creates
+ * queues without it; the parent (root) still may.
+ */
+static void test_q_create_no_timeout_cap(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t c = nfence_context_create(fd, dev, 0);
+	struct drm_nfence_hwqueue_create qc = {
+		.device = dev,
+		.context = c,
+		.flags = DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_fork(child, 1) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct caps[2];
+
+		memset(caps, 0, sizeof(caps));
+		igt_assert_eq(syscall(SYS_capset, &hdr, caps), 0);
+		igt_assert_eq(__nfence_hwqueue_create(fd, &qc), -EPERM);
+		qc.flags = 0;
+		igt_assert_eq(__nfence_hwqueue_create(fd, &qc), 0);
+		nfence_hwqueue_destroy(fd, dev, qc.handle);
+	}
+	igt_waitchildren();
+	igt_require_f(geteuid() == 0, "the privileged half needs root\n");
+	igt_assert_eq(__nfence_hwqueue_create(fd, &qc), 0);
+	nfence_hwqueue_destroy(fd, dev, qc.handle);
 	nfence_device_destroy(fd, dev);
 }
 
@@ -1167,6 +1206,11 @@ igt_main
 		     "-EOPNOTSUPP on the others.");
 	igt_subtest("hwqueue-create-user-mode-submission")
 		test_q_create_ums();
+
+	igt_describe("DISABLE_GPU_TIMEOUT needs CAP_SYS_NICE: -EPERM without "
+		     "it, and a queue without the flag is still created.");
+	igt_subtest("hwqueue-create-no-timeout-unprivileged")
+		test_q_create_no_timeout_cap();
 
 	igt_describe("NATIVE_PROGRESS_FENCE on an adapter without native "
 		     "fences fails with -EOPNOTSUPP.");

@@ -858,9 +858,12 @@ enum drm_nfence_fault_reason {
  * -ENOENT for an unknown @device or @context, -EINVAL for unknown @flags
  * or non-zero @pad, -EOPNOTSUPP for USER_MODE_SUBMISSION on an engine
  * without %DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION and for
- * NATIVE_PROGRESS_FENCE on an adapter without native fences, -ENOSPC past
- * %DRM_NFENCE_MAX_HWQUEUES_PER_FILE, -EIO when the context or device is in
- * error.
+ * NATIVE_PROGRESS_FENCE on an adapter without native fences, -EPERM for
+ * DISABLE_GPU_TIMEOUT without CAP_SYS_NICE (a queue the hang detection
+ * never stops can keep its engine from every other client, so it is
+ * privileged, as high-priority contexts are in other DRM drivers),
+ * -ENOSPC past %DRM_NFENCE_MAX_HWQUEUES_PER_FILE, -EIO when the context
+ * or device is in error.
  */
 struct drm_nfence_hwqueue_create {
 	/** @device: device handle */

@@ -1249,7 +1249,9 @@ NFENCE_EXPORT NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestro
  * UserModeSubmissionSupported); NativeProgressFence
  * makes the progress fence a native fence (STATUS_NOT_SUPPORTED on an
  * adapter without native fences), otherwise it is a monitored fence with
- * the same CPU and GPU view; Reserved must be zero.
+ * the same CPU and GPU view; DisableGpuTimeout (a queue the TDR never stops
+ * can hold its engine for as long as it likes) needs CAP_SYS_NICE, else
+ * STATUS_ACCESS_DENIED; Reserved must be zero.
  */
 typedef struct _D3DDDI_CREATEHWQUEUEFLAGS {
 	union {

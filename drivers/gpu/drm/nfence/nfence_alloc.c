@@ -333,6 +333,11 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	else
 		ret = nfence_table_insert_locked(&nfile->allocs, alloc,
 						 &handle);
+	/* As for fences: the insert may have let a device close slip by. */
+	if (!ret && wdev->dead) {
+		nfence_table_erase_locked(&nfile->allocs, handle);
+		ret = -ENOENT;
+	}
 	if (!ret) {
 		/* Visible now: fill in everything before unlocking. */
 		alloc->handle = handle;

@@ -30,7 +30,8 @@
  *   contexts faulted and hangs detected;
  * - nfence_queues: one line per hardware queue: id, owner pid, device,
  *   context, engine, state, pending submissions, progress fence value;
- * - nfence_clients: one line per open file with its process and devices;
+ * - nfence_clients: one line per open file with its process and the
+ *   number of its devices, fence handles and allocations;
  * - nfence_fences: one line per global fence: id, type, the CPU mmap offset
  *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
  * - nfence_interrupts: the native fence interrupt path counters;
@@ -105,8 +106,11 @@ static int nfence_debugfs_clients(struct seq_file *m, void *unused)
 
 	mutex_lock(&adapter->clients_lock);
 	list_for_each_entry(nfile, &adapter->clients, link)
-		seq_printf(m, "pid %d comm %s devices %u\n", nfile->tgid,
-			   nfile->comm, READ_ONCE(nfile->devices.count));
+		seq_printf(m, "pid %d comm %s devices %u fences %u allocs %u\n",
+			   nfile->tgid, nfile->comm,
+			   READ_ONCE(nfile->devices.count),
+			   READ_ONCE(nfile->fences.count),
+			   READ_ONCE(nfile->allocs.count));
 	mutex_unlock(&adapter->clients_lock);
 	return 0;
 }

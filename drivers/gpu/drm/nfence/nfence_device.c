@@ -67,9 +67,10 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 
 /*
  * No object may join @wdev from now on. Creators check @dead under the lock
- * of the table they publish in; taking each lock once after setting it
- * makes every creator either see it or finish publishing before the
- * close functions scan the tables.
+ * of the table they publish in, after publishing (the insert may drop and
+ * retake that lock), and take the handle back if it is set; taking each
+ * lock once after setting it makes every creator either see it or finish
+ * publishing before the close functions scan the tables.
  */
 static void nfence_device_mark_dead(struct nfence_device *wdev)
 {

@@ -633,6 +633,14 @@ static int nfence_local_create(struct nfence_file *nfile,
 	else
 		ret = nfence_table_insert_locked(&nfile->fences, local,
 						 &handle);
+	/*
+	 * The insert may drop the lock to allocate: a device closing
+	 * meanwhile may have scanned the table without this handle.
+	 */
+	if (!ret && wdev->dead) {
+		nfence_table_erase_locked(&nfile->fences, handle);
+		ret = -ENOENT;
+	}
 	if (!ret && creator && READ_ONCE(wdev->error))
 		nfence_fence_born_signaled(fence);
 	if (!ret) {

@@ -750,6 +750,12 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		ret = -EOPNOTSUPP;
 		goto out_ctx;
 	}
+	/* The TDR never stops such a queue: it could keep its engine. */
+	if ((args->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT) &&
+	    !capable(CAP_SYS_NICE)) {
+		ret = -EPERM;
+		goto out_ctx;
+	}
 	if (READ_ONCE(ctx->device->error) || READ_ONCE(ctx->faulted)) {
 		ret = -EIO;
 		goto out_ctx;
