@@ -1340,6 +1340,133 @@ static void test_blocked_submit_destroy(void)
 	t_fini(&b.t);
 }
 
+/*
+ * Issue 17 point 6: nothing lowers the CurrentValue of an AlwaysSignaled
+ * fence. A faulted queue's progress fence is AlwaysSignaled; a queue of
+ * another context then WRITE64s and TIMESTAMPs below it at its GPU VA,
+ * which store nothing; the same commands still store into a live fence.
+ */
+static void test_write_always_signaled(void)
+{
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *live;
+	struct nfence_queue qa, qb;
+	struct nfence_env env;
+	struct nfence_cs cs;
+	uint64_t done;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	nfence_queue_create(&qa, fd, env.dev, 0, 0);
+	nfence_queue_create(&qb, fd, env.dev, 0, 0);
+	h = nfence_fence_create(fd, env.dev, TYPE_DEFAULT, 0, 0, &m);
+	live = nfence_fence_map(fd, &m);
+
+	/* qa faults (a write to an unmapped address). */
+	nfence_queue_begin(&qa, &cs);
+	nfence_cs_write64(&cs, 8, 1);
+	nfence_queue_submit(&qa, &cs);
+	igt_assert_eq(nfence_queue_wait(&qa, UINT64_MAX, WAIT_MS), 0);
+	igt_assert_eq_u64(*qa.progress, ALWAYS);
+
+	nfence_queue_begin(&qb, &cs);
+	nfence_cs_write64(&cs, qa.progress_mapping.current_value_gpu_va, 5);
+	nfence_cs_timestamp(&cs, qa.progress_mapping.current_value_gpu_va);
+	nfence_cs_write64(&cs, m.current_value_gpu_va, 5);
+	done = nfence_queue_submit(&qb, &cs);
+	igt_assert(nfence_queue_poll(&qb, done, WAIT_MS));
+	igt_assert_eq_u64(*qa.progress, ALWAYS);
+	igt_assert_eq_u64(*live, 5);
+
+	nfence_fence_unmap(live);
+	nfence_fence_destroy(fd, h);
+	nfence_queue_destroy(&qb);
+	nfence_queue_destroy(&qa);
+	nfence_env_fini(&env);
+}
+
+/*
+ * Issue 17 point 7: a NO_SIGNAL handle cannot signal from the GPU. Its
+ * CurrentValue VA is a read-only mapping of its own (also in the file that
+ * created the fence, whose own VA stays writable): a FENCE_SIGNAL there
+ * faults the queue's context with a page fault at that VA and leaves the
+ * value alone; a FENCE_WAIT there still works; a handle of the same fence
+ * without the flag signals.
+ */
+static void test_no_signal_read_only(void)
+{
+	struct drm_nfence_fence_mapping m, mo, mn, mc;
+	struct drm_nfence_context_control ctl;
+	const volatile uint64_t *value;
+	struct nfence_queue q, qw, qs;
+	struct nfence_env env;
+	struct nfence_cs cs;
+	uint32_t h, ho, hn, hc;
+	uint64_t done;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_native();
+	nfence_env_init(&env, fd);
+	h = nfence_fence_create(fd, env.dev, TYPE_DEFAULT,
+				DRM_NFENCE_FENCE_SHARED |
+				DRM_NFENCE_FENCE_NT_SECURITY_SHARING, 3, &m);
+	value = nfence_fence_map(fd, &m);
+	sfd = nfence_fence_share(fd, h);
+	/* Another file: a NO_SIGNAL handle and a plain one. */
+	hn = nfence_fence_open(env.fd2, env.fd2_dev, sfd, NO_SIGNAL, &mn);
+	ho = nfence_fence_open(env.fd2, env.fd2_dev, sfd, 0, &mo);
+	/* The creator's file: a NO_SIGNAL handle on its second device. */
+	hc = nfence_fence_open(fd, env.dev2, sfd, NO_SIGNAL, &mc);
+	close(sfd);
+	igt_assert_neq_u64(mn.current_value_gpu_va, mo.current_value_gpu_va);
+	igt_assert_neq_u64(mc.current_value_gpu_va, m.current_value_gpu_va);
+
+	/* Waits through the read-only VA work. */
+	nfence_queue_create(&qw, env.fd2, env.fd2_dev, 0, 0);
+	nfence_queue_begin(&qw, &cs);
+	nfence_cs_wait_fence(&cs, &mn, 3);
+	done = nfence_queue_submit(&qw, &cs);
+	igt_assert(nfence_queue_poll(&qw, done, WAIT_MS));
+
+	/* Signals through it fault, in either file. */
+	nfence_queue_create(&q, env.fd2, env.fd2_dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &mn, 9);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	nfence_queue_state(&q, &ctl);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, mn.current_value_gpu_va);
+	nfence_queue_create(&qs, fd, env.dev2, 0, 0);
+	nfence_queue_begin(&qs, &cs);
+	nfence_cs_write64(&cs, mc.current_value_gpu_va, 1);
+	nfence_queue_submit(&qs, &cs);
+	igt_assert_eq(nfence_queue_wait(&qs, UINT64_MAX, WAIT_MS), 0);
+	nfence_queue_state(&qs, &ctl);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert_eq_u64(*value, 3);
+
+	/* The plain handle signals. */
+	nfence_queue_begin(&qw, &cs);
+	nfence_cs_signal_fence(&cs, &mo, 9);
+	done = nfence_queue_submit(&qw, &cs);
+	igt_assert(nfence_queue_poll(&qw, done, WAIT_MS));
+	igt_assert_eq_u64(*value, 9);
+
+	nfence_fence_unmap(value);
+	nfence_queue_destroy(&qs);
+	nfence_queue_destroy(&q);
+	nfence_queue_destroy(&qw);
+	nfence_fence_destroy(fd, hc);
+	nfence_fence_destroy(env.fd2, ho);
+	nfence_fence_destroy(env.fd2, hn);
+	nfence_fence_destroy(fd, h);
+	nfence_env_fini(&env);
+}
+
 static void test_blocked_submit_fault(void)
 {
 	struct blocked b;
@@ -2097,6 +2224,17 @@ igt_main
 		     "queued command faults the context.");
 	igt_subtest("blocked-submit-fault")
 		test_blocked_submit_fault();
+
+	igt_describe("WRITE64 and TIMESTAMP to the CurrentValue of an "
+		     "AlwaysSignaled fence store nothing; to a live fence they "
+		     "still store.");
+	igt_subtest("write-always-signaled")
+		test_write_always_signaled();
+
+	igt_describe("A NO_SIGNAL handle's CurrentValue VA is read-only for "
+		     "the GPU: a signal there faults, a wait works.");
+	igt_subtest("no-signal-read-only")
+		test_no_signal_read_only();
 
 	igt_describe("A SUBMIT blocked on a full queue returns -EIO when TDR "
 		     "loses the device.");

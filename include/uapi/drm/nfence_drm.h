@@ -415,7 +415,11 @@ enum drm_nfence_fence_type {
 #define DRM_NFENCE_FENCE_NT_SECURITY_SHARING	(1u << 1)
 /* DRM_NFENCE_FENCE_CROSS_ADAPTER: CrossAdapter: openable on every adapter; needs SHARED, DEFAULT */
 #define DRM_NFENCE_FENCE_CROSS_ADAPTER		(1u << 2)
-/* DRM_NFENCE_FENCE_NO_SIGNAL: this handle never signals (NoSignal) */
+/*
+ * DRM_NFENCE_FENCE_NO_SIGNAL: this handle never signals (NoSignal): a CPU
+ * signal is -EACCES, and its CurrentValue GPU VA is a read-only mapping of
+ * its own, where a GPU write (FENCE_SIGNAL, WRITE64) faults the context
+ */
 #define DRM_NFENCE_FENCE_NO_SIGNAL		(1u << 3)
 /* DRM_NFENCE_FENCE_NO_WAIT: this handle never waits (NoWait) */
 #define DRM_NFENCE_FENCE_NO_WAIT		(1u << 4)

@@ -532,7 +532,9 @@ typedef enum _D3DDDI_NATIVEFENCE_TYPE {
  *   TopOfPipeline          STATUS_NOT_SUPPORTED (a signal semantics of
  *                          packet-based sync objects, not of native fences)
  *   NoSignal               this handle never signals (signals through it
- *                          fail with STATUS_ACCESS_DENIED)
+ *                          fail with STATUS_ACCESS_DENIED; its
+ *                          CurrentValueGpuVa is read-only for the GPU:
+ *                          a GPU signal there faults the context)
  *   NoWait                 this handle never waits (STATUS_ACCESS_DENIED);
  *                          not together with NoSignal
  *   NoSignalMaxValueOnTdr  STATUS_NOT_SUPPORTED: nfence does not define

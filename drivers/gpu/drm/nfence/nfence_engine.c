@@ -47,7 +47,8 @@
  * (nfence_interrupt_carry()): the OS handles the wrap, as the
  * context-monitoring seed says, and no reader ever sees half a value.
  * Memory that is not a fence's CurrentValue, and WRITE64 and TIMESTAMP, get
- * two stores, low half first. FENCE_WAIT compares the low halves as serial
+ * two stores, low half first. WRITE64 and TIMESTAMP to the CurrentValue of
+ * an AlwaysSignaled fence store nothing, as FENCE_SIGNAL does. FENCE_WAIT compares the low halves as serial
  * numbers, which is exact within UINT_MAX/2 of the fence's value, the window
  * the driver enforces for every value it is given.
  */
@@ -206,14 +207,28 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 	return 0;
 }
 
-/* A 64-bit GPU write, address space locked; false for a page fault. */
+/*
+ * A 64-bit GPU write, address space locked; false for a page fault. The
+ * CurrentValue of an AlwaysSignaled fence is not written: nothing lowers it
+ * once it is (the flag is set under the CMP lock, held here).
+ */
 static bool nfence_engine_write64(struct nfence_cmp *cmp, struct nfence_vm *vm,
 				  u64 va, u64 value)
 {
-	u64 *p = nfence_vm_find_locked(vm, va, sizeof(u64), true, NULL);
+	struct nfence_vm_mapping *map;
+	struct nfence_cmp_fence view;
+	struct nfence_fence *fence;
+	bool skip;
+	u64 *p;
 
+	p = nfence_vm_find_locked(vm, va, sizeof(u64), true, &map);
 	if (!p)
 		return false;
+	fence = nfence_engine_fence_at(cmp, map, va, p, &view);
+	skip = fence && view.always_signaled;
+	nfence_engine_fence_put(cmp, fence);
+	if (skip)
+		return true;
 	if (cmp->gpu->cfg.no_64bit_atomics)
 		nfence_engine_store_halves(p, value);
 	else

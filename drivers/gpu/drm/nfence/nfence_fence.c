@@ -524,15 +524,18 @@ static struct nfence_fence *nfence_local_fence_at(struct nfence_vm_mapping *map,
 	return local->fence;
 }
 
-/* Map @slot into the file's VA space unless its pool page already is. */
+/*
+ * Map @slot into the file's VA space unless its page already is (and @own
+ * does not ask for a mapping of its own).
+ */
 static int nfence_local_map_slot(struct nfence_file *nfile,
 				 struct nfence_fence_slot *slot,
 				 struct nfence_vm_mapping *map, u32 flags,
-				 u64 *va)
+				 bool own, u64 *va)
 {
 	int ret;
 
-	if (slot->page && slot->page->map.vm == &nfile->vm) {
+	if (!own && slot->page && slot->page->map.vm == &nfile->vm) {
 		*va = slot->page->map.node.start + slot->offset;
 		return 0;
 	}
@@ -585,6 +588,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 			       bool progress, u32 *out_handle,
 			       struct drm_nfence_fence_mapping *out_mapping)
 {
+	bool no_signal = flags & DRM_NFENCE_FENCE_NO_SIGNAL;
 	struct nfence_fence_local *local;
 	struct nfence_fence_page *cv_page = fence->cv.page;
 	u32 handle;
@@ -603,11 +607,18 @@ static int nfence_local_create(struct nfence_file *nfile,
 	atomic_inc(&fence->handles);
 
 	local->cv_map.fence_at = nfence_local_fence_at;
-	ret = nfence_local_map_slot(nfile, &fence->cv, &local->cv_map, 0,
+	/*
+	 * A NO_SIGNAL handle cannot signal from the GPU either: its
+	 * CurrentValue gets a read-only mapping of its own, never the
+	 * page's writable one.
+	 */
+	ret = nfence_local_map_slot(nfile, &fence->cv, &local->cv_map,
+				    no_signal ? NFENCE_VM_READ_ONLY : 0,
+				    no_signal,
 				    &local->mapping.current_value_gpu_va);
 	if (!ret)
 		ret = nfence_local_map_slot(nfile, &fence->mv, &local->mv_map,
-					    NFENCE_VM_READ_ONLY,
+					    NFENCE_VM_READ_ONLY, false,
 					    &local->mapping.monitored_value_gpu_va);
 	if (ret)
 		goto err;
