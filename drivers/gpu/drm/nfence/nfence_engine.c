@@ -48,9 +48,10 @@
  * context-monitoring seed says, and no reader ever sees half a value.
  * Memory that is not a fence's CurrentValue, and WRITE64 and TIMESTAMP, get
  * two stores, low half first. WRITE64 and TIMESTAMP to the CurrentValue of
- * an AlwaysSignaled fence store nothing, as FENCE_SIGNAL does. FENCE_WAIT compares the low halves as serial
- * numbers, which is exact within UINT_MAX/2 of the fence's value, the window
- * the driver enforces for every value it is given.
+ * an AlwaysSignaled fence store nothing, as FENCE_SIGNAL does. FENCE_WAIT
+ * compares the low halves as serial numbers, which is exact within
+ * UINT_MAX/2 of the fence's value, the window the driver enforces for every
+ * value it is given.
  */
 
 /* The low (@high false) or high 32-bit half of an aligned u64 in memory. */
