@@ -26,18 +26,38 @@
  *  c) kernel-mode submission: one-NOP submissions per second, queued back
  *     to back, against the baseline of one submission at a time (submit,
  *     then wait for the progress fence), whose mean latency is printed too.
+ *  d) user-mode submission (WDDM 3.2 doorbells) against kernel-mode
+ *     submission, on engine 0 of the same device: a UserModeSubmission
+ *     queue with its ring (RING_ENTRIES entries, as many as a kernel-mode
+ *     queue holds), ring control and doorbell, fed by NFenceRingSubmit(),
+ *     and the kernel-mode queue of a) to c) fed by
+ *     D3DKMTSubmitCommandToHwQueue(). Latency: one one-NOP command buffer
+ *     at a time, submitted, then the progress fence's CPU value spun on
+ *     until it has the submission's value (the doorbell's command buffer
+ *     signals the progress fence itself, after the NOP; the kernel signals
+ *     it for the kernel-mode one). Rate: one-NOP submissions back to back
+ *     (the doorbell path waits for room when the ring is full, the ioctl
+ *     blocks when the queue is), then the last one awaited the same way.
+ *     Each the best of three calibrated runs per side, and the ratios
+ *     doorbell / kernel-mode: of mean latencies (the goal is 0.5x or less)
+ *     and of rates (the goal is 3x or more). The doorbell's connects and
+ *     notifies (its only system calls) are counted. Skipped, with the
+ *     reason, when the adapter, engine 0 or the driver has no user-mode
+ *     submission.
  *
  * Every part is sized from a short calibration run to take about the time
  * budget (-t SECONDS, default 1.5) of wall time. -q runs tiny fixed sizes
  * (a smoke test). debugfs is found from the adapter's render node
  * (/sys/kernel/debug/dri/<card minor>); -d DIR names the directory.
  *
- * Exit status: 0 if every call succeeded (whatever the numbers), 1
+ * Exit status: 0 if every call succeeded (whatever the numbers: a goal
+ * not met is reported, not a failure, and so is a skipped d), 1
  * otherwise.
  */
 #include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +83,16 @@
 #define SIGNAL_BYTES	32u
 #define SIGNAL_SLICE	(CMD_SIZE / SIGNAL_BYTES)
 
+/*
+ * d): ring entries, as many as a kernel-mode queue holds before submission
+ * blocks (the uapi's DRM_NFENCE_MAX_QUEUED), and the bytes of the command
+ * buffer of each: a NOP (8) and the progress fence's FENCE_SIGNAL (32).
+ */
+#define RING_ENTRIES	256u
+#define RING_BYTES	(RING_ENTRIES * (UINT)sizeof(NFENCE_RING_ENTRY))
+#define RING_SLOT	64u
+#define CONTROL_BYTES	4096u
+
 static const char *prog = "nfence-gpu-bench";
 
 /*
@@ -79,10 +109,28 @@ struct queue {
 	NFENCE_CS cs[CMD_SLICES];	/* an encoder per slice */
 };
 
+/*
+ * A user-mode-submission queue (d) on its own context on engine 0: its
+ * ring buffer, ring control and doorbell, and a command buffer of RING_SLOT
+ * bytes per ring entry (entry i's command buffer is slot i).
+ */
+struct uqueue {
+	D3DKMT_NFENCE_USERMODESUBMISSION_CAPS caps;
+	D3DKMT_HANDLE hContext;
+	D3DKMT_CREATEHWQUEUE hw;
+	D3DKMT_HANDLE hRing, hControl, hCommands;
+	D3DKMT_CREATE_DOORBELL doorbell;
+	NFENCE_RING ring;		/* the ring writer */
+	BYTE *commands;
+	D3DGPU_VIRTUAL_ADDRESS commands_va;
+	UINT64 progress;		/* last progress fence value rung */
+};
+
 struct bench {
 	D3DKMT_HANDLE hAdapter, hDevice;
 	D3DKMT_NFENCE_ADAPTER info;
 	struct queue q[2];		/* engines 0 and 1 */
+	struct uqueue u;		/* d): engine 0, user-mode submission */
 	char debugfs[PATH_MAX];		/* "" without debugfs */
 	double budget;			/* seconds per measurement */
 	bool quick;
@@ -354,6 +402,28 @@ static void poll_value(const volatile void *cpu_va, UINT64 value)
 	}
 }
 
+/*
+ * Spin on a CPU-visible value until it reaches @value: no waiter and no
+ * sleep granularity, for latencies. Yields the CPU at every look, so that
+ * a CMP thread woken on this CPU runs at once.
+ */
+static void spin_value(const volatile void *cpu_va, UINT64 value)
+{
+	double deadline = 0;
+	unsigned long looks = 0;
+
+	while (read64(cpu_va) < value) {
+		if (++looks % 4096 == 0) {
+			if (!deadline)
+				deadline = now() +
+					   (double)(WAIT_NS / 1000000000ull);
+			else if (now() > deadline)
+				fail(STATUS_TIMEOUT, "spin on a fence value");
+		}
+		sched_yield();
+	}
+}
+
 /* Submit the commands of @cs (a slice of @q's) to @q. */
 static void submit(struct queue *q, const NFENCE_CS *cs)
 {
@@ -511,26 +581,38 @@ static double pingpong_legacy(struct bench *b, unsigned long n)
 #define RUNS	3
 
 /*
- * Size @fn for a third of the budget, then run it RUNS times and print
- * every rate; returns the best. Under emulation one run can stall on CPU
- * wake-ups (the legacy path most), so the best is the fair figure for each
- * side, and the ratio of the bests is conservative.
+ * Size @fn for a third of the budget, then run it RUNS times: every rate
+ * in @rate, the size in *@n; returns the best. Under emulation one run can
+ * stall on CPU wake-ups (the legacy path most), so the best is the fair
+ * figure for each side, and the ratio of the bests is conservative.
  */
+static double best_of_runs(struct bench *b,
+			   double (*fn)(struct bench *, unsigned long),
+			   unsigned long first, unsigned long max,
+			   unsigned long *n, double rate[RUNS])
+{
+	double t, best = 0;
+	int k;
+
+	calibrated(b, fn, first, max, b->budget / RUNS, n);
+	for (k = 0; k < RUNS; k++) {
+		t = fn(b, *n);
+		rate[k] = *n / t;
+		if (rate[k] > best)
+			best = rate[k];
+	}
+	return best;
+}
+
+/* best_of_runs(), with every rate printed. */
 static double best_rate(struct bench *b, const char *what,
 			double (*fn)(struct bench *, unsigned long),
 			unsigned long first, unsigned long max)
 {
-	double t, rate[RUNS], best = 0;
+	double rate[RUNS], best;
 	unsigned long n;
-	int k;
 
-	calibrated(b, fn, first, max, b->budget / RUNS, &n);
-	for (k = 0; k < RUNS; k++) {
-		t = fn(b, n);
-		rate[k] = n / t;
-		if (rate[k] > best)
-			best = rate[k];
-	}
+	best = best_of_runs(b, fn, first, max, &n, rate);
 	printf("ping-pong %s: %d runs of %lu round trips: %.0f, %.0f, %.0f "
 	       "round trips/s; best %.0f\n", what, RUNS, n, rate[0], rate[1],
 	       rate[2], best);
@@ -747,6 +829,345 @@ static void bench_submission(struct bench *b)
 	       ratio(rq, rrt));
 }
 
+/* ---- d) doorbells --------------------------------------------------- */
+
+/* A locked CPU-visible allocation of @size bytes; returns its handle. */
+static D3DKMT_HANDLE create_mapped(struct bench *b, UINT64 size,
+				   const char *what, D3DGPU_VIRTUAL_ADDRESS *va,
+				   void **cpu)
+{
+	NFENCE_ALLOCATION_DESC desc = {
+		.Size = size,
+		.SegmentId = NFENCE_SEGMENT_ID_SYSTEM,
+	};
+	D3DDDI_ALLOCATIONINFO2 info;
+	D3DKMT_CREATEALLOCATION ca;
+	D3DKMT_LOCK2 lock;
+	char msg[96];
+
+	desc.Flags.CpuVisible = 1;
+	memset(&info, 0, sizeof(info));
+	info.pPrivateDriverData = &desc;
+	info.PrivateDriverDataSize = sizeof(desc);
+	memset(&ca, 0, sizeof(ca));
+	ca.hDevice = b->hDevice;
+	ca.NumAllocations = 1;
+	ca.pAllocationInfo2 = &info;
+	snprintf(msg, sizeof(msg), "create %s", what);
+	ok(D3DKMTCreateAllocation2(&ca), msg);
+	if (va)
+		*va = info.GpuVirtualAddress;
+
+	memset(&lock, 0, sizeof(lock));
+	lock.hDevice = b->hDevice;
+	lock.hAllocation = info.hAllocation;
+	snprintf(msg, sizeof(msg), "lock %s", what);
+	ok(D3DKMTLock2(&lock), msg);
+	*cpu = lock.pData;
+	return info.hAllocation;
+}
+
+static const char *doorbell_model(D3DKMT_NFENCE_DOORBELL_MODEL model)
+{
+	switch (model) {
+	case D3DKMT_NFENCE_DOORBELL_MODEL_DEDICATED:
+		return "dedicated";
+	case D3DKMT_NFENCE_DOORBELL_MODEL_GLOBAL:
+		return "global";
+	default:
+		return "no";
+	}
+}
+
+/* Whether engine 0 of the adapter takes user-mode submission. */
+static bool engine0_user_mode(struct bench *b)
+{
+	size_t size = D3DKMT_NFENCE_ENGINES_SIZE(b->info.NumEngines);
+	D3DKMT_NFENCE_ENGINES *engines = calloc(1, size);
+	D3DKMT_QUERYADAPTERINFO q = {
+		.hAdapter = b->hAdapter,
+		.Type = KMTQAITYPE_NFENCE_ENGINES,
+		.pPrivateDriverData = engines,
+		.PrivateDriverDataSize = (UINT)size,
+	};
+	bool yes;
+
+	if (!engines)
+		fail(STATUS_INSUFFICIENT_RESOURCES, "engine list");
+	ok(D3DKMTQueryAdapterInfo(&q), "query engines");
+	yes = engines->NumEngines > 0 &&
+	      engines->Engines[0].Flags.UserModeSubmissionSupported;
+	free(engines);
+	return yes;
+}
+
+/*
+ * Set up b->u: a context on engine 0, its UserModeSubmission queue, the
+ * ring buffer, ring control and command buffers, and the doorbell
+ * (created disconnected: the first NFenceRingSubmit() connects it).
+ * Returns false, with the reason in @why, when the adapter, engine 0 or
+ * the driver (STATUS_NOT_SUPPORTED for the queue) has no user-mode
+ * submission; any other error fails the run.
+ */
+static bool setup_uqueue(struct bench *b, char *why, size_t len)
+{
+	struct uqueue *u = &b->u;
+	D3DKMT_QUERYADAPTERINFO qa = {
+		.hAdapter = b->hAdapter,
+		.Type = KMTQAITYPE_NFENCE_USERMODESUBMISSION_CAPS,
+		.pPrivateDriverData = &u->caps,
+		.PrivateDriverDataSize = sizeof(u->caps),
+	};
+	D3DKMT_CREATECONTEXTVIRTUAL cc;
+	void *ring, *control, *commands;
+	NTSTATUS st;
+
+	memset(u, 0, sizeof(*u));
+	if (!b->info.Flags.UserModeSubmission) {
+		snprintf(why, len, "the adapter reports no user-mode "
+			 "submission");
+		return false;
+	}
+	ok(D3DKMTQueryAdapterInfo(&qa), "query user-mode submission caps");
+	if (u->caps.DoorbellModel == D3DKMT_NFENCE_DOORBELL_MODEL_NONE) {
+		snprintf(why, len, "the adapter reports no doorbell model");
+		return false;
+	}
+	if (!engine0_user_mode(b)) {
+		snprintf(why, len, "engine 0 has no user-mode submission");
+		return false;
+	}
+
+	memset(&cc, 0, sizeof(cc));
+	cc.hDevice = b->hDevice;
+	cc.NodeOrdinal = 0;
+	ok(D3DKMTCreateContextVirtual(&cc), "create user-mode context");
+	u->hContext = cc.hContext;
+
+	u->hw.hHwContext = u->hContext;
+	u->hw.Flags.UserModeSubmission = 1;
+	/* A native progress fence, as the kernel-mode queue's. */
+	u->hw.Flags.NativeProgressFence = 1;
+	st = D3DKMTCreateHwQueue(&u->hw);
+	if (st == STATUS_NOT_SUPPORTED) {
+		D3DKMT_DESTROYCONTEXT dc = { .hContext = u->hContext };
+
+		ok(D3DKMTDestroyContext(&dc), "destroy user-mode context");
+		snprintf(why, len, "the driver has no user-mode queue on "
+			 "engine 0 (NTSTATUS 0x%08" PRIX32 ")", (uint32_t)st);
+		memset(u, 0, sizeof(*u));
+		return false;
+	}
+	ok(st, "create user-mode hardware queue");
+
+	u->hRing = create_mapped(b, RING_BYTES, "ring buffer", NULL, &ring);
+	u->hControl = create_mapped(b, CONTROL_BYTES, "ring control", NULL,
+				    &control);
+	u->hCommands = create_mapped(b, (UINT64)RING_ENTRIES * RING_SLOT,
+				     "doorbell command buffers",
+				     &u->commands_va, &commands);
+	u->commands = commands;
+
+	u->doorbell.hHwQueue = u->hw.hHwQueue;
+	u->doorbell.hRingBuffer = u->hRing;
+	u->doorbell.hRingBufferControl = u->hControl;
+	ok(D3DKMTCreateDoorbell(&u->doorbell), "create doorbell");
+	ok(NFenceRingInit(&u->ring, &u->doorbell, ring, RING_BYTES, control),
+	   "init ring writer");
+	return true;
+}
+
+/* Destroy b->u once everything rung has run: nothing is dropped. */
+static void teardown_uqueue(struct bench *b)
+{
+	struct uqueue *u = &b->u;
+	D3DKMT_HANDLE allocs[3] = { u->hRing, u->hControl, u->hCommands };
+	D3DKMT_DESTROY_DOORBELL ddb = { .hDoorbell = u->doorbell.hDoorbell };
+	D3DKMT_DESTROYHWQUEUE dq = { .hHwQueue = u->hw.hHwQueue };
+	D3DKMT_DESTROYALLOCATION2 da = {
+		.hDevice = b->hDevice,
+		.phAllocationList = allocs,
+		.AllocationCount = 3,
+	};
+	D3DKMT_DESTROYCONTEXT dc = { .hContext = u->hContext };
+
+	poll_value(u->hw.HwQueueProgressFenceCPUVirtualAddress, u->progress);
+	/* The doorbell pins the ring allocations: it goes first. */
+	ok(D3DKMTDestroyDoorbell(&ddb), "destroy doorbell");
+	ok(D3DKMTDestroyHwQueue(&dq), "destroy user-mode hardware queue");
+	ok(D3DKMTDestroyAllocation2(&da), "destroy ring and command buffers");
+	ok(D3DKMTDestroyContext(&dc), "destroy user-mode context");
+	memset(u, 0, sizeof(*u));
+}
+
+/*
+ * Write the next one-NOP command buffer of @u, ending with the signal of
+ * its progress fence value, and ring it (NFenceRingSubmit() notifies on
+ * CONNECTED_NOTIFY_KMD and connects and rings again on DISCONNECTED_RETRY).
+ * When the ring is full, first spin until the engine has finished the
+ * oldest entry, whose command slot this one reuses.
+ */
+static void ring_submit(struct uqueue *u)
+{
+	UINT64 value = u->progress + 1;
+	UINT64 slot = u->ring.WriteIndex % u->ring.NumEntries;
+	NFENCE_CS cs;
+
+	if (u->ring.WriteIndex >= u->ring.NumEntries)
+		spin_value(&u->ring.pControl->ReadIndex,
+			   u->ring.WriteIndex - u->ring.NumEntries + 1);
+	ok(NFenceCsInit(&cs, u->commands + slot * RING_SLOT, RING_SLOT,
+			u->commands_va + slot * RING_SLOT), "init encoder");
+	NFenceCsNop(&cs);
+	NFenceCsSignalHwQueueProgress(&cs, u->hw.hHwQueue, value);
+	ok(NFenceCsStatus(&cs), "encode commands");
+	ok(NFenceRingSubmit(&u->ring, NFenceCsGpuVa(&cs), NFenceCsSize(&cs),
+			    value), "ring the doorbell");
+	u->progress = value;
+}
+
+/* The kernel-mode queue's slice 0, emptied, with one NOP. */
+static NFENCE_CS *kernel_nop(struct queue *q)
+{
+	NFENCE_CS *cs;
+
+	queue_idle(q);
+	cs = slice(q, 0);
+	NFenceCsNop(cs);
+	return cs;
+}
+
+/* @n one-NOP round trips through D3DKMTSubmitCommandToHwQueue; seconds. */
+static double latency_kernel(struct bench *b, unsigned long n)
+{
+	struct queue *q = &b->q[0];
+	NFENCE_CS *cs = kernel_nop(q);
+	unsigned long i;
+	double t0 = now();
+
+	for (i = 0; i < n; i++) {
+		submit(q, cs);
+		spin_value(q->hw.HwQueueProgressFenceCPUVirtualAddress,
+			   q->progress);
+	}
+	return now() - t0;
+}
+
+/* @n one-NOP round trips through the doorbell; seconds. */
+static double latency_doorbell(struct bench *b, unsigned long n)
+{
+	struct uqueue *u = &b->u;
+	unsigned long i;
+	double t0 = now();
+
+	for (i = 0; i < n; i++) {
+		ring_submit(u);
+		spin_value(u->hw.HwQueueProgressFenceCPUVirtualAddress,
+			   u->progress);
+	}
+	return now() - t0;
+}
+
+/* @n one-NOP submissions back to back through the ioctl; seconds. */
+static double rate_kernel(struct bench *b, unsigned long n)
+{
+	struct queue *q = &b->q[0];
+	NFENCE_CS *cs = kernel_nop(q);
+	unsigned long i;
+	double t0 = now();
+
+	/* The ioctl blocks while the queue holds all it can. */
+	for (i = 0; i < n; i++)
+		submit(q, cs);
+	spin_value(q->hw.HwQueueProgressFenceCPUVirtualAddress, q->progress);
+	return now() - t0;
+}
+
+/* @n one-NOP submissions back to back through the doorbell; seconds. */
+static double rate_doorbell(struct bench *b, unsigned long n)
+{
+	struct uqueue *u = &b->u;
+	unsigned long i;
+	double t0 = now();
+
+	for (i = 0; i < n; i++)
+		ring_submit(u);
+	spin_value(u->hw.HwQueueProgressFenceCPUVirtualAddress, u->progress);
+	return now() - t0;
+}
+
+/* best_of_runs() of a doorbell measurement, with its system calls. */
+static double doorbell_runs(struct bench *b,
+			    double (*fn)(struct bench *, unsigned long),
+			    unsigned long first, unsigned long max,
+			    unsigned long *n, double rate[RUNS], char *calls,
+			    size_t len)
+{
+	struct uqueue *u = &b->u;
+	UINT64 connects = u->ring.Connects, notifies = u->ring.Notifies;
+	UINT64 submitted = u->progress;
+	double best;
+
+	best = best_of_runs(b, fn, first, max, n, rate);
+	snprintf(calls, len, "; %" PRIu64 " connects, %" PRIu64 " notifies "
+		 "in %" PRIu64 " submissions", u->ring.Connects - connects,
+		 u->ring.Notifies - notifies, u->progress - submitted);
+	return best;
+}
+
+static void bench_doorbell(struct bench *b)
+{
+	static const char *kmd = "kernel-mode (D3DKMTSubmitCommandToHwQueue)";
+	static const char *umd = "doorbell (NFenceRingSubmit)";
+	double rate[RUNS], lk, ld, rk, rd, rl, rr;
+	unsigned long n;
+	char why[128], calls[128];
+
+	if (!setup_uqueue(b, why, sizeof(why))) {
+		printf("doorbell: skipped: %s\n", why);
+		return;
+	}
+	printf("doorbell: user-mode queue on engine 0 (%s doorbell model, %u "
+	       "physical doorbells), ring of %u entries; baseline: the "
+	       "kernel-mode queue on engine 0\n",
+	       doorbell_model(b->u.caps.DoorbellModel),
+	       b->u.caps.NumPhysicalDoorbells, b->u.ring.NumEntries);
+
+	/* Latency: the best rate of round trips is the least mean latency. */
+	lk = best_of_runs(b, latency_kernel, b->quick ? 50 : 100, 10000000,
+			  &n, rate);
+	printf("doorbell latency, %s: %d runs of %lu round trips: %.0f, %.0f, "
+	       "%.0f round trips/s; best %.0f, mean latency %.1f us\n", kmd,
+	       RUNS, n, rate[0], rate[1], rate[2], lk, 1e6 / lk);
+	ld = doorbell_runs(b, latency_doorbell, b->quick ? 50 : 100,
+			   10000000, &n, rate, calls, sizeof(calls));
+	printf("doorbell latency, %s: %d runs of %lu round trips: %.0f, %.0f, "
+	       "%.0f round trips/s; best %.0f, mean latency %.1f us%s\n", umd,
+	       RUNS, n, rate[0], rate[1], rate[2], ld, 1e6 / ld, calls);
+
+	/* Rate: back to back, then the last one awaited. */
+	rk = best_of_runs(b, rate_kernel, b->quick ? 200 : 1000, 100000000,
+			  &n, rate);
+	printf("doorbell rate, %s: %d runs of %lu one-NOP submissions: %.0f, "
+	       "%.0f, %.0f submissions/s; best %.0f\n", kmd, RUNS, n, rate[0],
+	       rate[1], rate[2], rk);
+	rd = doorbell_runs(b, rate_doorbell, b->quick ? 200 : 1000, 100000000,
+			   &n, rate, calls, sizeof(calls));
+	printf("doorbell rate, %s: %d runs of %lu one-NOP submissions: %.0f, "
+	       "%.0f, %.0f submissions/s; best %.0f%s\n", umd, RUNS, n,
+	       rate[0], rate[1], rate[2], rd, calls);
+
+	teardown_uqueue(b);
+
+	/* Mean latencies: doorbell / kernel = kernel rate / doorbell rate. */
+	rl = ratio(1e6 / ld, 1e6 / lk);
+	rr = ratio(rd, rk);
+	printf("doorbell latency ratio doorbell/kernel: %.2fx (goal <= 0.5x: "
+	       "%s)\n", rl, rl <= 0.5 ? "met" : "missed");
+	printf("doorbell rate ratio doorbell/kernel: %.1fx (goal >= 3x: %s)\n",
+	       rr, rr >= 3 ? "met" : "missed");
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-d DEBUGFS_DIR]\n",
@@ -798,6 +1219,7 @@ int main(int argc, char **argv)
 	bench_pingpong(&b);
 	bench_interrupts(&b);
 	bench_submission(&b);
+	bench_doorbell(&b);
 
 	/* Destroying the device destroys everything it holds. */
 	dd.hDevice = b.hDevice;
