@@ -793,34 +793,20 @@ static void power_path(char *path, size_t size, const char *file)
 
 static int __power_write(const char *file, const char *value)
 {
-	ssize_t len = strlen(value);
 	char path[PATH_MAX];
-	int f, ret = 0;
 
 	power_path(path, sizeof(path), file);
-	f = open(path, O_WRONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	if (write(f, value, len) != len)
-		ret = -errno;
-	close(f);
-	return ret;
+	return nfence_sysfs_write(path, value);
 }
 
 static bool runtime_status_is(const char *want)
 {
 	char path[PATH_MAX], buf[32];
-	ssize_t n;
-	int f;
+	int ret;
 
 	power_path(path, sizeof(path), "runtime_status");
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	igt_assert_f(f >= 0, "%s: %m\n", path);
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	igt_assert(n > 0);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
+	ret = nfence_sysfs_read(path, buf, sizeof(buf));
+	igt_assert_f(ret >= 0, "%s: %s\n", path, strerror(-ret));
 	return !strcmp(buf, want);
 }
 

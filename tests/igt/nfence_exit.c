@@ -92,31 +92,6 @@ static void creator(int sock)
 	_exit(15);
 }
 
-/*
- * Fork a plain child running @child on its end of a socket pair; the
- * parent's end (receive timeout 20 s) goes to *@sock.
- */
-static pid_t fork_child(void (*child)(int sock), int *sock)
-{
-	struct timeval tv = { .tv_sec = 20 };
-	int sv[2];
-	pid_t pid;
-
-	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
-		      0);
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
-		close(sv[0]);
-		child(sv[1]);
-		_exit(99);
-	}
-	close(sv[1]);
-	*sock = sv[0];
-	return pid;
-}
-
 /* A CPU waiter of the parent, blocked in FENCE_WAIT. */
 struct waiter {
 	pthread_t thread;
@@ -154,7 +129,7 @@ static void test_creator_ends(enum ending how)
 
 	nfence_watchdog(WATCHDOG_S);
 	igt_require(nfence_has_native_fences(fd));
-	pid = fork_child(creator, &sock);
+	pid = nfence_fork_child(creator, &sock);
 	sfd = nfence_recv_fd(sock);
 	igt_assert_f(sfd >= 0, "the creator sent no fence: %s\n",
 		     strerror(-sfd));
@@ -355,7 +330,7 @@ static void test_ring_then_end(enum ending how)
 	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
 				SHAREABLE, 0, &m);
 	sfd = nfence_fence_share(fd, h);
-	pid = fork_child(ringer, &sock);
+	pid = nfence_fork_child(ringer, &sock);
 	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
 	close(sfd);
 	igt_assert_eq(write(sock, &byte, 1), 1);

@@ -787,6 +787,70 @@ int nfence_thread_join(pthread_t thread, unsigned int timeout_ms)
 }
 
 /**
+ * nfence_fork_child: fork a plain child (no IGT in it: it may die as it
+ * likes) running @child on its end of a socket pair, then _exit(99) if
+ * @child returns; the parent's end (receive timeout 20 s) goes to *@sock
+ */
+pid_t nfence_fork_child(void (*child)(int sock), int *sock)
+{
+	struct timeval tv = { .tv_sec = 20 };
+	int sv[2];
+	pid_t pid;
+
+	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+		      0);
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		child(sv[1]);
+		_exit(99);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	return pid;
+}
+
+/**
+ * nfence_sysfs_write: write @value to the sysfs file @path; 0 or -errno
+ */
+int nfence_sysfs_write(const char *path, const char *value)
+{
+	ssize_t len = strlen(value);
+	int f, ret = 0;
+
+	f = open(path, O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	if (write(f, value, len) != len)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+/**
+ * nfence_sysfs_read: read the sysfs file @path into @buf (NUL-terminated,
+ * its trailing newline dropped); the length, or -errno
+ */
+int nfence_sysfs_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int f;
+
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	n = read(f, buf, size - 1);
+	close(f);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strlen(buf);
+}
+
+/**
  * nfence_wait_in_ioctl: wait until thread @tid of process @pid sleeps in
  * an ioctl (/proc/PID/task/TID/syscall names ioctl), failing after
  * @timeout_ms: a wait it started is then queued, not about to start

@@ -455,5 +455,8 @@ void nfence_watchdog(unsigned int seconds);
 int nfence_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 int nfence_thread_join(pthread_t thread, unsigned int timeout_ms);
 void nfence_wait_in_ioctl(pid_t pid, pid_t tid, unsigned int timeout_ms);
+int nfence_sysfs_write(const char *path, const char *value);
+pid_t nfence_fork_child(void (*child)(int sock), int *sock);
+int nfence_sysfs_read(const char *path, char *buf, size_t size);
 
 #endif /* NFENCE_IGT_H */

@@ -74,17 +74,9 @@ static bool bound(void)
 static int driver_write(const char *file)
 {
 	char path[PATH_MAX];
-	int f, ret = 0;
-	ssize_t len = strlen(pdev_name);
 
 	snprintf(path, sizeof(path), DRIVER_DIR "/%s", file);
-	f = open(path, O_WRONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	if (write(f, pdev_name, len) != len)
-		ret = -errno;
-	close(f);
-	return ret;
+	return nfence_sysfs_write(path, pdev_name);
 }
 
 static void unbind(void)
@@ -197,33 +189,22 @@ static void assert_calls_enodev(int f, uint32_t dev, uint32_t h,
 static int power_write(const char *file, const char *value)
 {
 	char path[PATH_MAX];
-	ssize_t len = strlen(value);
-	int f, ret = 0;
 
 	snprintf(path, sizeof(path), "/sys/devices/platform/%s/power/%s",
 		 pdev_name, file);
-	f = open(path, O_WRONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	if (write(f, value, len) != len)
-		ret = -errno;
-	close(f);
-	return ret;
+	return nfence_sysfs_write(path, value);
 }
 
 static bool runtime_suspended(void)
 {
-	char path[PATH_MAX], buf[32] = "";
-	ssize_t n;
-	int f;
+	char path[PATH_MAX], buf[32];
+	int ret;
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/platform/%s/power/runtime_status", pdev_name);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	igt_assert_f(f >= 0, "%s: %m\n", path);
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	return n > 0 && !strncmp(buf, "suspended", 9);
+	ret = nfence_sysfs_read(path, buf, sizeof(buf));
+	igt_assert_f(ret >= 0, "%s: %s\n", path, strerror(-ret));
+	return !strcmp(buf, "suspended");
 }
 
 static void test_unbind_rebind(void)
@@ -652,8 +633,7 @@ static void holder(int sock)
 static void test_unbind_shared_fd(void)
 {
 	struct drm_nfence_fence_mapping m;
-	struct timeval tv = { .tv_sec = 20 };
-	int f, sfd, sv[2], status;
+	int f, sfd, sock, status;
 	uint32_t dev, h;
 	char byte;
 	pid_t pid;
@@ -665,18 +645,9 @@ static void test_unbind_shared_fd(void)
 				DRM_NFENCE_FENCE_SHARED |
 				DRM_NFENCE_FENCE_NT_SECURITY_SHARING, 0, &m);
 	sfd = nfence_fence_share(f, h);
-	igt_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
-		      0);
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid == 0) {
-		close(sv[0]);
-		holder(sv[1]);
-	}
-	close(sv[1]);
-	igt_assert_eq(nfence_send_fd(sv[0], sfd), 0);
-	igt_assert_eq(read(sv[0], &byte, 1), 1);
+	pid = nfence_fork_child(holder, &sock);
+	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
+	igt_assert_eq(read(sock, &byte, 1), 1);
 	nfence_wait_in_ioctl(pid, pid, 5000);
 
 	/* This process lets go first; the holder keeps fd and fence. */
@@ -684,9 +655,9 @@ static void test_unbind_shared_fd(void)
 	unbind();
 	close(f);
 	usleep(100 * 1000);
-	igt_assert_eq(send(sv[0], &byte, 1, MSG_NOSIGNAL), 1);
+	igt_assert_eq(send(sock, &byte, 1, MSG_NOSIGNAL), 1);
 	igt_assert_eq(waitpid(pid, &status, 0), pid);
-	close(sv[0]);
+	close(sock);
 	igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		     "holder status 0x%x\n", status);
 	rebind_and_use();

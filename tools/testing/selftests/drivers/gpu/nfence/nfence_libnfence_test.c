@@ -3215,6 +3215,11 @@ TEST_F(gpu, doorbell)
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 1, 5000000000ull));
 	EXPECT_EQ(1ull, g->data.cpu[0]);
 	EXPECT_EQ(1ull, *db.HwQueueProgressFenceLastQueuedValueCPUVirtualAddress);
+	/* Stored after the entry's last command, the progress signal too. */
+	for (i = 0; i < 1000 &&
+	     __atomic_load_n(&((NFENCE_RING_CONTROL *)control.cpu)->ReadIndex,
+			     __ATOMIC_ACQUIRE) != 1; i++)
+		usleep(1000);
 	EXPECT_EQ(1ull, ((NFENCE_RING_CONTROL *)control.cpu)->ReadIndex);
 	for (i = 2; i <= 5; i++) {
 		ring_cs(_metadata, g, q.hHwQueue, g->data.va, i, i, &cs);
