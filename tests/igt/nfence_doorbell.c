@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -436,6 +437,60 @@ static void test_dummy_page(void)
 		igt_assert(!nfence_queue_poll(&u.q, value, 300));
 	uq_ring(&u);
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/* A thread that keeps storing the write index through one mapping. */
+struct ringer {
+	pthread_t thread;
+	struct uq *u;
+	int stop;
+	unsigned long stores;
+};
+
+static void *ringer_main(void *data)
+{
+	struct ringer *r = data;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		__sync_synchronize();
+		*r->u->bell = r->u->written;
+		__atomic_add_fetch(&r->stores, 1, __ATOMIC_RELAXED);
+		usleep(200);
+	}
+	return NULL;
+}
+
+/*
+ * The rotation seen from a second thread: it stores the write index
+ * through the doorbell mapping it already has, again and again. Before the
+ * connect its stores land on the dummy page and nothing runs; the connect,
+ * made by the main thread, moves that same mapping to the physical
+ * doorbell, and the thread's next store rings: the work runs without the
+ * main thread ringing or the ringer mapping anything again.
+ */
+static void test_rotation_other_thread(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct ringer r = { 0 };
+	uint64_t value;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	value = uq_queue(&u, NULL);
+	r.u = &u;
+	igt_assert_eq(nfence_thread_create(&r.thread, ringer_main, &r), 0);
+	igt_assert(!nfence_queue_poll(&u.q, value, 300));
+	igt_assert(__atomic_load_n(&r.stores, __ATOMIC_RELAXED) > 0);
+	igt_assert_eq_u64(*u.bell, u.written);	/* on the dummy page */
+
+	igt_assert_eq(uq_connect(&u), ST_CONNECTED);
+	igt_assert_f(nfence_queue_poll(&u.q, value, RUN_MS),
+		     "the other thread's stores never rang\n");
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	igt_assert_eq(nfence_thread_join(r.thread, 5000), 0);
 	uq_destroy(&u);
 	nfence_device_destroy(fd, dev);
 }
@@ -1623,6 +1678,12 @@ igt_main
 		     "reaches the physical doorbell.");
 	igt_subtest("dummy-page")
 		test_dummy_page();
+
+	igt_describe("A second thread storing through the mapping it has "
+		     "rings once the main thread connects: the connect moved "
+		     "that mapping.");
+	igt_subtest("rotation-other-thread")
+		test_rotation_other_thread();
 
 	igt_describe("With RequireSecondaryCpuVA a second mapping of the "
 		     "doorbell rings it too.");

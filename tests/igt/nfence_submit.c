@@ -46,7 +46,9 @@ IGT_TEST_DESCRIPTION("Kernel-mode submission: DRM_IOCTL_NFENCE_SUBMIT, "
 static int fd = -1;
 static int dbg = -1;
 /* The debugfs files the subtests read (the fixture fails without them). */
-static const char * const debugfs_files[] = { "nfence_queues" };
+static const char * const debugfs_files[] = {
+	"nfence_queues", "nfence_interrupts",
+};
 static bool native;
 static struct drm_nfence_query_adapter adapter;
 
@@ -1467,6 +1469,57 @@ static void test_no_signal_read_only(void)
 	nfence_env_fini(&env);
 }
 
+/*
+ * Issue 19 point 8: a GPU FENCE_SIGNAL stores its value as given, as the
+ * hardware writes memory: a lower value lowers CurrentValue, within the
+ * same high half (a 32-bit store on a GPU without 64-bit atomics) and
+ * across it (there, the interrupt with which the driver stores the whole
+ * value). Waits then compare against the lowered value. A CPU signal
+ * never lowers it (nfence_wait@signal-lower pins that side).
+ */
+static void test_gpu_signal_lower(void)
+{
+	static const uint64_t from[] = { 10, (1ull << 32) + 5 };
+	static const uint64_t to[] = { 5, 3 };
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *value;
+	struct nfence_queue q;
+	bool gpu32 = adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS;
+	uint64_t done, carries;
+	struct nfence_env env;
+	struct nfence_cs cs;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_native();
+	nfence_env_init(&env, fd);
+	nfence_queue_create(&q, fd, env.dev, 0, 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(from); i++) {
+		carries = nfence_debugfs_get_u64(dbg, "nfence_interrupts",
+						 "carries");
+		h = nfence_fence_create(fd, env.dev, TYPE_DEFAULT, 0, from[i],
+					&m);
+		value = nfence_fence_map(fd, &m);
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_signal_fence(&cs, &m, to[i]);
+		done = nfence_queue_submit(&q, &cs);
+		igt_assert(nfence_queue_poll(&q, done, WAIT_MS));
+		igt_assert_eq_u64(*value, to[i]);
+		/* Across a high half, a 32-bit GPU needs the driver's store. */
+		igt_assert_eq_u64(nfence_debugfs_get_u64(dbg, "nfence_interrupts",
+							 "carries") - carries,
+				  gpu32 && (from[i] >> 32) != (to[i] >> 32));
+		igt_assert_eq(__nfence_fence_wait_one(fd, env.dev, h, to[i] + 1,
+						      0), -ETIME);
+		igt_assert_eq(__nfence_fence_wait_one(fd, env.dev, h, to[i], 0),
+			      0);
+		nfence_fence_unmap(value);
+		nfence_fence_destroy(fd, h);
+	}
+	nfence_queue_destroy(&q);
+	nfence_env_fini(&env);
+}
+
 static void test_blocked_submit_fault(void)
 {
 	struct blocked b;
@@ -2230,6 +2283,12 @@ igt_main
 		     "still store.");
 	igt_subtest("write-always-signaled")
 		test_write_always_signaled();
+
+	igt_describe("A GPU FENCE_SIGNAL of a lower value lowers CurrentValue "
+		     "(the hardware writes memory), on the 64-bit and the "
+		     "32-bit atomics paths.");
+	igt_subtest("gpu-signal-lower")
+		test_gpu_signal_lower();
 
 	igt_describe("A NO_SIGNAL handle's CurrentValue VA is read-only for "
 		     "the GPU: a signal there faults, a wait works.");

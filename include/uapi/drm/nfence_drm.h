@@ -390,8 +390,9 @@ struct drm_nfence_device_destroy {
  * handle with new mappings. The global object lives until its last local
  * handle and its last fd are gone.
  *
- * CurrentValue never decreases: a CPU signal of a value at or below it
- * leaves it unchanged and succeeds.
+ * A CPU signal never lowers CurrentValue: a value at or below it leaves it
+ * unchanged and succeeds. A GPU FENCE_SIGNAL stores its value as given (a
+ * lower one lowers it), except into an AlwaysSignaled fence.
  */
 
 /**

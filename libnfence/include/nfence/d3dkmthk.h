@@ -498,7 +498,9 @@ NFENCE_EXPORT NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyD
  * hSyncObject) of a device: a 64-bit CurrentValue that GPU engines signal
  * and wait on through GPU virtual addresses and that the CPU reads through
  * a read-only mapping, plus a MonitoredValue only the kernel and the GPU
- * see. CurrentValue never decreases.
+ * see. A CPU signal never lowers CurrentValue; a GPU signal stores its
+ * value as given (a lower one lowers it), except into an AlwaysSignaled
+ * fence, which nothing lowers.
  *
  * Sync object handles are per process like every D3DKMT handle. A sync
  * object belongs to the device it was created or opened on: destroying the
@@ -776,7 +778,7 @@ NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObjectFromCpu(const D3DKMT_WA
  * D3DDDICB_SIGNALFLAGS: signal flags, in the bit order of Windows'
  * d3dukmdt.h. For a CPU signal: SignalAtSubmission is ignored (a CPU signal
  * happens when it is submitted); EnqueueCpuEvent and AllowFenceRewind are
- * STATUS_NOT_SUPPORTED (CurrentValue never decreases on nfence); Reserved
+ * STATUS_NOT_SUPPORTED (a CPU signal never lowers CurrentValue); Reserved
  * and DXGK_SIGNAL_FLAG_INTERNAL0 must be zero (STATUS_INVALID_PARAMETER).
  */
 typedef struct _D3DDDICB_SIGNALFLAGS {
