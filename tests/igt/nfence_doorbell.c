@@ -80,6 +80,8 @@ struct uq {
 	const volatile uint64_t *status;
 	volatile uint64_t *last_queued;
 	uint64_t written;
+	/* connects uq_ring() made on DISCONNECTED_RETRY */
+	uint64_t reconnects;
 };
 
 static volatile struct drm_nfence_ring_control *uq_control(struct uq *u)
@@ -255,6 +257,7 @@ static void uq_ring(struct uq *u)
 		}
 		igt_assert_eq_u64(st, ST_RETRY);
 		uq_connect(u);
+		u->reconnects++;
 	}
 	igt_assert_f(false, "doorbell never connected\n");
 }
@@ -673,6 +676,50 @@ static void test_victim_last_ring(void)
 		uq_destroy(&u[i]);
 	free(u);
 	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * Two processes, each with its own file, queue and doorbell, submit
+ * through their doorbells as fast as they can, the seed's loop each time,
+ * for 60 s where there is one physical doorbell (every connect takes it
+ * from the other process, which reconnects on DISCONNECTED_RETRY) and
+ * 10 s elsewhere. Every submission of each runs, in order, and with one
+ * doorbell each process did have to reconnect.
+ */
+static void test_stress_two_processes(void)
+{
+	unsigned int seconds = num_doorbells == 1 ? 60 : 10;
+
+	nfence_watchdog(seconds + WATCHDOG_S);
+	igt_fork(child, 2) {
+		int f = nfence_open_adapter(0);
+		uint32_t dev = nfence_device_create(f);
+		uint64_t end, value = 0;
+		struct uq u;
+
+		uq_create(&u, f, dev, child % num_engines, 0);
+		end = nfence_monotonic_ns() + seconds * 1000000000ull;
+		while (nfence_monotonic_ns() < end) {
+			value = uq_submit(&u);
+			/* Now and then, all of it ran so far, in order. */
+			if (value % 64 == 0)
+				igt_assert_f(nfence_queue_poll(&u.q, value,
+							       RUN_MS),
+					     "child %d: submission %" PRIu64
+					     " lost\n", child, value);
+		}
+		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+		igt_assert_eq_u64(*u.q.progress, value);
+		igt_info("child %d: %" PRIu64 " submissions, %" PRIu64
+			 " reconnects\n", child, value, u.reconnects);
+		if (num_doorbells == 1 && !global_model)
+			igt_assert_f(u.reconnects > 0, "child %d never lost its "
+				     "doorbell\n", child);
+		uq_destroy(&u);
+		nfence_device_destroy(f, dev);
+		close(f);
+	}
+	igt_waitchildren();
 }
 
 /* Engine power states */
@@ -1715,6 +1762,12 @@ igt_main
 	igt_describe("A ring stored before the doorbell is taken still runs.");
 	igt_subtest("victim-last-ring")
 		test_victim_last_ring();
+
+	igt_describe("Two processes submit through their doorbells for 60 s "
+		     "(one physical doorbell: each connect takes it from the "
+		     "other) or 10 s (elsewhere): nothing is lost.");
+	igt_subtest("stress-two-processes")
+		test_stress_two_processes();
 
 	igt_describe("An engine forced to F1 disconnects its doorbells "
 		     "(RETRY, dummy page), not the other engines'; a connect "
