@@ -242,11 +242,16 @@ static uint64_t uq_ring_at(struct uq *u, volatile uint64_t *bell)
 
 /*
  * Ring as the seed's pseudocode does: connect again while the status says
- * DISCONNECTED_RETRY, notify on CONNECTED_NOTIFY_KMD.
+ * DISCONNECTED_RETRY, notify on CONNECTED_NOTIFY_KMD. Two processes that
+ * both ring all the time with one physical doorbell can take it from each
+ * other between one's connect and its ring, again and again: after a few
+ * tries back off a little longer each time, as a UMD has to.
  */
 static void uq_ring(struct uq *u)
 {
-	for (int tries = 0; tries < 100; tries++) {
+	for (int tries = 0; tries < 1000; tries++) {
+		if (tries >= 3)
+			usleep(tries * 20);
 		uint64_t st = uq_ring_at(u, u->bell);
 
 		if (st == ST_CONNECTED)
