@@ -244,14 +244,16 @@ static uint64_t uq_ring_at(struct uq *u, volatile uint64_t *bell)
  * Ring as the seed's pseudocode does: connect again while the status says
  * DISCONNECTED_RETRY, notify on CONNECTED_NOTIFY_KMD. Two processes that
  * both ring all the time with one physical doorbell can take it from each
- * other between one's connect and its ring, again and again: after a few
- * tries back off a little longer each time, as a UMD has to.
+ * other between one's connect and its first store (whose page fault waits
+ * for the other's connect), in lockstep: after a few tries back off for a
+ * random while, longer each time, as a UMD has to (the callers seed rand()
+ * per process).
  */
 static void uq_ring(struct uq *u)
 {
 	for (int tries = 0; tries < 1000; tries++) {
 		if (tries >= 3)
-			usleep(tries * 20);
+			usleep(1 + rand() % (tries * 50));
 		uint64_t st = uq_ring_at(u, u->bell);
 
 		if (st == ST_CONNECTED)
@@ -702,6 +704,7 @@ static void test_stress_two_processes(void)
 		uint64_t end, value = 0;
 		struct uq u;
 
+		srand(getpid());
 		uq_create(&u, f, dev, child % num_engines, 0);
 		end = nfence_monotonic_ns() + seconds * 1000000000ull;
 		while (nfence_monotonic_ns() < end) {
