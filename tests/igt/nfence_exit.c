@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,27 +91,6 @@ static void creator(int sock)
 	_exit(15);
 }
 
-/* A CPU waiter of the parent, blocked in FENCE_WAIT. */
-struct waiter {
-	pthread_t thread;
-	uint32_t device;
-	uint32_t handle;
-	uint64_t value;
-	int64_t deadline;
-	int ret;
-	uint64_t done_ns;
-};
-
-static void *waiter_main(void *data)
-{
-	struct waiter *w = data;
-
-	w->ret = __nfence_fence_wait_one(fd, w->device, w->handle, w->value,
-					 w->deadline);
-	w->done_ns = nfence_monotonic_ns();
-	return NULL;
-}
-
 static void test_creator_ends(enum ending how)
 {
 	bool killed = how == END_SIGKILL || how == END_SIGSEGV;
@@ -120,9 +98,9 @@ static void test_creator_ends(enum ending how)
 	const volatile uint64_t *value;
 	struct nfence_queue q;
 	struct nfence_cs cs;
-	struct waiter w;
+	struct nfence_cpu_waiter w;
 	uint64_t gpu_done, reaped_ns;
-	int sock, sfd, status;
+	int sock, sfd, status, ret;
 	char byte = how;
 	uint32_t dev, h;
 	pid_t pid;
@@ -140,12 +118,8 @@ static void test_creator_ends(enum ending how)
 	close(sfd);
 	value = nfence_fence_map(fd, &m);
 	igt_assert_eq_u64(*value, INITIAL);
-	memset(&w, 0, sizeof(w));
-	w.device = dev;
-	w.handle = h;
-	w.value = WANTED;
-	w.deadline = nfence_deadline_ms(killed ? 20000 : 1500);
-	igt_assert_eq(pthread_create(&w.thread, NULL, waiter_main, &w), 0);
+	nfence_cpu_waiter_start(&w, fd, dev, h, WANTED,
+				nfence_deadline_ms(killed ? 20000 : 1500));
 	nfence_queue_create(&q, fd, dev, 0, 0);
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_wait_fence(&cs, &m, WANTED);
@@ -172,10 +146,10 @@ static void test_creator_ends(enum ending how)
 		break;
 	}
 
-	pthread_join(w.thread, NULL);
+	ret = nfence_cpu_waiter_join(&w, 30000);
 	if (killed) {
 		/* AlwaysSignaled: every waiter released, any value reached. */
-		igt_assert_eq(w.ret, 0);
+		igt_assert_eq(ret, 0);
 		igt_assert_f(w.done_ns < reaped_ns + RELEASE_MS * 1000000ull,
 			     "the CPU waiter took %" PRIu64 " ms\n",
 			     (w.done_ns - reaped_ns) / 1000000);
@@ -185,7 +159,7 @@ static void test_creator_ends(enum ending how)
 						      0), 0);
 	} else {
 		/* Left alone: still INITIAL, still usable. */
-		igt_assert_eq(w.ret, -ETIME);
+		igt_assert_eq(ret, -ETIME);
 		igt_assert_eq_u64(*value, INITIAL);
 		igt_assert(!nfence_queue_poll(&q, gpu_done, 100));
 		nfence_fence_signal(fd, dev, h, WANTED);

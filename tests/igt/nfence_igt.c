@@ -886,6 +886,59 @@ void nfence_wait_in_ioctl(pid_t pid, pid_t tid, unsigned int timeout_ms)
 	usleep(20 * 1000);
 }
 
+static void *nfence_cpu_waiter_main(void *data)
+{
+	struct nfence_cpu_waiter *w = data;
+	int ret;
+
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	ret = __nfence_fence_wait_one(w->fd, w->device, w->handle, w->value,
+				      w->deadline);
+	w->done_ns = nfence_monotonic_ns();
+	__atomic_store_n(&w->ret, ret, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/**
+ * nfence_cpu_waiter_start: start a thread (nfence_thread_create()) doing
+ * FENCE_WAIT of @handle for @value until @deadline, and return once it
+ * sleeps in that ioctl (it has not returned by then)
+ */
+void nfence_cpu_waiter_start(struct nfence_cpu_waiter *w, int fd,
+			     uint32_t device, uint32_t handle, uint64_t value,
+			     int64_t deadline)
+{
+	uint64_t end = nfence_monotonic_ns() + 5000 * 1000000ull;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->device = device;
+	w->handle = handle;
+	w->value = value;
+	w->deadline = deadline;
+	w->ret = 1;
+	igt_assert_eq(nfence_thread_create(&w->thread, nfence_cpu_waiter_main,
+					   w), 0);
+	while (!__atomic_load_n(&w->tid, __ATOMIC_SEQ_CST)) {
+		igt_assert(nfence_monotonic_ns() < end);
+		usleep(1000);
+	}
+	nfence_wait_in_ioctl(getpid(), w->tid, 5000);
+	igt_assert_eq(__atomic_load_n(&w->ret, __ATOMIC_SEQ_CST), 1);
+}
+
+/**
+ * nfence_cpu_waiter_join: join the waiter, failing if it still waits after
+ * @timeout_ms; its FENCE_WAIT's result
+ */
+int nfence_cpu_waiter_join(struct nfence_cpu_waiter *w,
+			   unsigned int timeout_ms)
+{
+	igt_assert_f(nfence_thread_join(w->thread, timeout_ms) == 0,
+		     "the CPU waiter still waits after %u ms\n", timeout_ms);
+	return __atomic_load_n(&w->ret, __ATOMIC_SEQ_CST);
+}
+
 /**
  * nfence_has_native_fences: whether the adapter behind @fd has
  * DRM_NFENCE_ADAPTER_NATIVE_FENCE

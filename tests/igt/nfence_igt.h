@@ -455,6 +455,25 @@ void nfence_watchdog(unsigned int seconds);
 int nfence_thread_create(pthread_t *thread, void *(*fn)(void *), void *arg);
 int nfence_thread_join(pthread_t thread, unsigned int timeout_ms);
 void nfence_wait_in_ioctl(pid_t pid, pid_t tid, unsigned int timeout_ms);
+
+/* A CPU waiter: one FENCE_WAIT on a thread of its own. */
+struct nfence_cpu_waiter {
+	pthread_t thread;
+	int fd;
+	uint32_t device;
+	uint32_t handle;
+	uint64_t value;
+	int64_t deadline;
+	int tid;
+	int ret;		/* 1 while waiting */
+	uint64_t done_ns;	/* CLOCK_MONOTONIC when it returned */
+};
+
+void nfence_cpu_waiter_start(struct nfence_cpu_waiter *w, int fd,
+			     uint32_t device, uint32_t handle, uint64_t value,
+			     int64_t deadline);
+int nfence_cpu_waiter_join(struct nfence_cpu_waiter *w,
+			   unsigned int timeout_ms);
 int nfence_sysfs_write(const char *path, const char *value);
 pid_t nfence_fork_child(void (*child)(int sock), int *sock);
 int nfence_sysfs_read(const char *path, char *buf, size_t size);

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -301,60 +299,11 @@ static void test_unbind_mapped_fence(void)
 	rebind_and_use();
 }
 
-/* A CPU waiter blocked in FENCE_WAIT on another thread. */
-struct waiter {
-	pthread_t thread;
-	int fd;
-	uint32_t device;
-	uint32_t handle;
-	uint64_t value;
-	int64_t deadline;
-	int tid;
-	int ret;
-	uint64_t done_ns;
-};
-
-static void *waiter_main(void *data)
-{
-	struct waiter *w = data;
-	int ret;
-
-	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
-	ret = __nfence_fence_wait_one(w->fd, w->device, w->handle, w->value,
-				      w->deadline);
-	w->done_ns = nfence_monotonic_ns();
-	__atomic_store_n(&w->ret, ret, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
-/* Start a waiter and see it asleep in its FENCE_WAIT. */
-static void waiter_start(struct waiter *w, int f, uint32_t dev, uint32_t h,
-			 uint64_t value)
-{
-	uint64_t end = nfence_monotonic_ns() + 5000 * 1000000ull;
-
-	memset(w, 0, sizeof(*w));
-	w->fd = f;
-	w->device = dev;
-	w->handle = h;
-	w->value = value;
-	w->deadline = nfence_deadline_ms(20000);
-	w->ret = 1;
-	igt_assert_eq(nfence_thread_create(&w->thread, waiter_main, w), 0);
-	while (!__atomic_load_n(&w->tid, __ATOMIC_SEQ_CST)) {
-		igt_assert(nfence_monotonic_ns() < end);
-		usleep(1000);
-	}
-	nfence_wait_in_ioctl(getpid(), w->tid, 5000);
-	igt_assert_eq(__atomic_load_n(&w->ret, __ATOMIC_SEQ_CST), 1);
-}
-
 /* The waiter returned @ret within RELEASE_MS of @since_ns. */
-static void waiter_released(struct waiter *w, uint64_t since_ns, int ret)
+static void waiter_released(struct nfence_cpu_waiter *w, uint64_t since_ns,
+			    int ret)
 {
-	igt_assert_f(nfence_thread_join(w->thread, 5000) == 0,
-		     "the waiter still waits\n");
-	igt_assert_eq(__atomic_load_n(&w->ret, __ATOMIC_SEQ_CST), ret);
+	igt_assert_eq(nfence_cpu_waiter_join(w, 5000), ret);
 	igt_assert_f(w->done_ns < since_ns + RELEASE_MS * 1000000ull,
 		     "the waiter took %" PRIu64 " ms\n",
 		     (w->done_ns - since_ns) / 1000000);
@@ -402,7 +351,7 @@ static void cross_fence_untouched(int fx, uint32_t devx, uint32_t hx)
 static void test_unbind_blocked_wait(void)
 {
 	struct drm_nfence_fence_mapping m;
-	struct waiter w, wx;
+	struct nfence_cpu_waiter w, wx;
 	uint64_t unbound_ns;
 	uint32_t dev, h, hx = 0, devx = 0;
 	int f, fx = -1;
@@ -412,10 +361,11 @@ static void test_unbind_blocked_wait(void)
 	dev = nfence_device_create(f);
 	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
 				&m);
-	waiter_start(&w, f, dev, h, 1);
+	nfence_cpu_waiter_start(&w, f, dev, h, 1, nfence_deadline_ms(20000));
 	if (nfence_count_adapters() > 1)
-		waiter_start(&wx, f, dev, cross_fence(f, dev, &fx, &devx, &hx),
-			     1);
+		nfence_cpu_waiter_start(&wx, f, dev,
+					cross_fence(f, dev, &fx, &devx, &hx),
+					1, nfence_deadline_ms(20000));
 
 	unbind();
 	unbound_ns = nfence_monotonic_ns();
