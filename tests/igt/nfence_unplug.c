@@ -116,6 +116,19 @@ static void start(void)
 }
 
 /*
+ * Open adapter 0 (in *@f) with a device (*@dev) and a DEFAULT fence of it
+ * at @initial, its mapping in *@m: what most subtests start with.
+ */
+static uint32_t open_with_fence(int *f, uint32_t *dev, uint64_t initial,
+				struct drm_nfence_fence_mapping *m)
+{
+	*f = nfence_open_adapter(0);
+	*dev = nfence_device_create(*f);
+	return nfence_fence_create(*f, *dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
+				   initial, m);
+}
+
+/*
  * The adapter bound again works: a device, a fence, a GPU submission that
  * signals it, a CPU wait that sees it, and nothing left behind.
  */
@@ -129,10 +142,7 @@ static void rebind_and_use(void)
 	int f;
 
 	rebind();
-	f = nfence_open_adapter(0);
-	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
-				&m);
+	h = open_with_fence(&f, &dev, 0, &m);
 	nfence_queue_create(&q, f, dev, 0, 0);
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_signal_fence(&cs, &m, 3);
@@ -229,10 +239,7 @@ static void test_unbind_suspended(void)
 	int f;
 
 	start();
-	f = nfence_open_adapter(0);
-	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
-				&m);
+	h = open_with_fence(&f, &dev, 0, &m);
 	nfence_queue_create(&q, f, dev, 0, 0);
 	igt_assert_eq(power_write("autosuspend_delay_ms", "50"), 0);
 	igt_assert_eq(power_write("control", "auto"), 0);
@@ -261,10 +268,7 @@ static void test_unbind_open_fd(void)
 	int f;
 
 	start();
-	f = nfence_open_adapter(0);
-	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 1,
-				&m);
+	h = open_with_fence(&f, &dev, 1, &m);
 	unbind();
 	assert_calls_enodev(f, dev, h, &m);
 	close(f);
@@ -283,10 +287,7 @@ static void test_unbind_mapped_fence(void)
 	int f;
 
 	start();
-	f = nfence_open_adapter(0);
-	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 5,
-				&m);
+	h = open_with_fence(&f, &dev, 5, &m);
 	value = nfence_fence_map(f, &m);
 	igt_assert_eq_u64(*value, 5);
 	unbind();
@@ -357,10 +358,7 @@ static void test_unbind_blocked_wait(void)
 	int f, fx = -1;
 
 	start();
-	f = nfence_open_adapter(0);
-	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
-				&m);
+	h = open_with_fence(&f, &dev, 0, &m);
 	nfence_cpu_waiter_start(&w, f, dev, h, 1, nfence_deadline_ms(20000));
 	if (nfence_count_adapters() > 1)
 		nfence_cpu_waiter_start(&wx, f, dev,
@@ -451,10 +449,7 @@ static void test_unbind_queued_work(void)
 	int f;
 
 	start();
-	f = nfence_open_adapter(0);
-	dev = nfence_device_create(f);
-	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
-				&m);
+	h = open_with_fence(&f, &dev, 0, &m);
 	value = nfence_fence_map(f, &m);
 	nfence_queue_create(&q, f, dev, 0, 0);
 	for (int i = 0; i < 4; i++) {
