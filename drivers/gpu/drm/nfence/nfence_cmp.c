@@ -618,6 +618,9 @@ static void nfence_cmp_idle_check(struct nfence_cmp *cmp)
 
 	if (!cmp->ops->adapter_idle)
 		return;
+	/* Watching doorbells (a spin, a poll): not idle, no lock to take. */
+	if (READ_ONCE(cmp->num_connected) && !READ_ONCE(cmp->quiet))
+		return;
 	mutex_lock(&cmp->lock);
 	idle = !cmp->d3 && nfence_cmp_idle_locked(cmp);
 	mutex_unlock(&cmp->lock);
