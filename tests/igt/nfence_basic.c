@@ -305,6 +305,8 @@ static void test_debugfs_files(int fd)
 		     v);
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "wakeups");
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "passes");
+	nfence_debugfs_get_u64(dir, "nfence_cmp", "longest_pass_us");
+	nfence_debugfs_get_u64(dir, "nfence_cmp", "longest_hold_us");
 
 	/* nfence_clients: this fd is one of ours */
 	igt_assert_lte(1, count_client_lines(dir, getpid()));

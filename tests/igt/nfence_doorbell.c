@@ -736,13 +736,9 @@ static void test_stress_two_processes(void)
 static void engine_f1(unsigned int engine)
 {
 	char buf[16];
-	int f, n;
 
-	f = openat(dbg, "nfence_engine_f1", O_WRONLY | O_CLOEXEC);
-	igt_assert(f >= 0);
-	n = snprintf(buf, sizeof(buf), "%u", engine);
-	igt_assert_eq(write(f, buf, n), n);
-	close(f);
+	snprintf(buf, sizeof(buf), "%u", engine);
+	igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_engine_f1", buf), 0);
 }
 
 static uint64_t cmp_count(const char *key)

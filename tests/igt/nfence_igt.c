@@ -569,6 +569,24 @@ int nfence_debugfs_dir_files(int fd, const char * const *files,
 }
 
 /**
+ * __nfence_debugfs_write: write @value to @file in debugfs directory @dir;
+ * 0 or -errno
+ */
+int __nfence_debugfs_write(int dir, const char *file, const char *value)
+{
+	ssize_t len = strlen(value);
+	int f, ret = 0;
+
+	f = openat(dir, file, O_WRONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	if (write(f, value, len) != len)
+		ret = -errno;
+	close(f);
+	return ret;
+}
+
+/**
  * __nfence_debugfs_read: read all of @file in debugfs directory @dir into
  * @buf (NUL-terminated); returns the length or -errno
  */
@@ -2693,19 +2711,14 @@ uint32_t nfence_bad_handle(const struct nfence_env *env, enum nfence_kind kind,
 int __nfence_device_error(int fd, uint32_t device)
 {
 	char buf[64];
-	int dir, f, n, ret = 0;
+	int dir, ret;
 
 	dir = __nfence_debugfs_dir(fd);
 	if (dir < 0)
 		return dir;
-	f = openat(dir, "nfence_device_error", O_WRONLY | O_CLOEXEC);
+	snprintf(buf, sizeof(buf), "%d %u", getpid(), device);
+	ret = __nfence_debugfs_write(dir, "nfence_device_error", buf);
 	close(dir);
-	if (f < 0)
-		return -errno;
-	n = snprintf(buf, sizeof(buf), "%d %u", getpid(), device);
-	if (write(f, buf, n) != n)
-		ret = -errno;
-	close(f);
 	return ret;
 }
 

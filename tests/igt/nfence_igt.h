@@ -119,6 +119,7 @@ int nfence_debugfs_dir(int fd);
 int nfence_debugfs_dir_files(int fd, const char * const *files,
 			     unsigned int count);
 int __nfence_debugfs_read(int dir, const char *file, char *buf, size_t size);
+int __nfence_debugfs_write(int dir, const char *file, const char *value);
 int __nfence_debugfs_get(int dir, const char *file, const char *key,
 			 char *value, size_t size);
 int __nfence_debugfs_get_u64(int dir, const char *file, const char *key,

@@ -56,7 +56,7 @@ static uint64_t tdr_ms;
 /* The debugfs files the subtests read (the fixture fails without them). */
 static const char * const debugfs_files[] = {
 	"nfence_queues", "nfence_interrupts", "nfence_fences",
-	"nfence_clients",
+	"nfence_clients", "nfence_cmp",
 };
 
 static void require_engines(uint32_t n)
@@ -1651,6 +1651,158 @@ static void test_stress_cpu_signal_gpu_wait(void)
 	t_fini(&t);
 }
 
+/*
+ * The adversarial CMP load of issue 17: one client with ADV_QUEUES queues
+ * on engine 0, each fed DRM_NFENCE_MAX_SUBMIT_SIZE buffers of FENCE_SIGNAL
+ * to memory that is not a fence, with a MonitoredValue below the value
+ * (each signal needs the interrupt that scans every fence), and ADV_FENCES
+ * fences to scan. Meanwhile a second client does submit/wait round trips on
+ * engine 1. The goal is ADV_GOAL_MS for both the worst round trip and the
+ * longest CMP lock hold; the subtest allows ADV_SLACK times that.
+ */
+#define ADV_QUEUES	1024
+#define ADV_FENCES	2000
+#define ADV_SECONDS	10
+#define ADV_GOAL_MS	10
+#define ADV_SLACK	10
+
+static void adversary(int sock)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_bo cmds, data;
+	uint32_t dev, ctx, *queues;
+	uint64_t *queued, value = 1;
+	struct nfence_cs cs;
+	int afd;
+
+	queues = calloc(ADV_QUEUES, sizeof(*queues));
+	queued = calloc(ADV_QUEUES, sizeof(*queued));
+	afd = nfence_open();
+	dev = nfence_device_create(afd);
+	ctx = nfence_context_create(afd, dev, 0);
+	nfence_bo_create(afd, dev, DRM_NFENCE_MAX_SUBMIT_SIZE, SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &cmds);
+	nfence_bo_create(afd, dev, 4096, SYSTEM, DRM_NFENCE_ALLOC_CPU_VISIBLE,
+			 &data);
+	for (int i = 0; i < ADV_FENCES; i++)
+		nfence_fence_create(afd, dev, TYPE_DEFAULT, 0, 0, &m);
+	/* MonitoredValue (word 1) stays 0: every signal raises the interrupt. */
+	nfence_cs_init(&cs, cmds.cpu, cmds.gpu_va, cmds.size);
+	while (cs.len + 32 <= cs.size)
+		nfence_cs_fence_signal(&cs, data.gpu_va, data.gpu_va + 8,
+				       value++);
+	for (int i = 0; i < ADV_QUEUES; i++) {
+		uint32_t progress;
+
+		queues[i] = nfence_hwqueue_create(afd, dev, ctx, 0, &progress,
+						  &m);
+	}
+	for (unsigned int round = 0;; round++) {
+		for (int i = 0; i < ADV_QUEUES; i++) {
+			struct drm_nfence_submit submit = {
+				.device = dev,
+				.hwqueue = queues[i],
+				.commands_gpu_va = cs.gpu_va,
+				.size = cs.len,
+				.progress_fence_value = ++queued[i],
+			};
+
+			/* Blocks while the queue is full: fine for a flood. */
+			if (__nfence_submit(afd, &submit))
+				_exit(1);
+		}
+		if (round == 0 && write(sock, "r", 1) != 1)
+			_exit(2);
+	}
+}
+
+static uint64_t cmp_stat(const char *key)
+{
+	return nfence_debugfs_get_u64(dbg, "nfence_cmp", key);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_adversarial_cmp_load(void)
+{
+	uint64_t commands, irqs, worst = 0, trips = 0, end, pass_us, hold_us;
+	static uint64_t rts[1 << 17];
+	struct nfence_interrupts before, after;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	int sock, status;
+	size_t n;
+	char c;
+	pid_t pid;
+	struct t t;
+
+	require_engines(2);
+	t_init(&t);
+	nfence_watchdog(WATCHDOG_S + 60);
+	nfence_queue_create(&q, fd, t.dev, 1, 0);
+	pid = nfence_fork_child(adversary, &sock);
+	igt_assert_f(read(sock, &c, 1) == 1, "the adversary's first %d "
+		     "submissions took more than 20 s\n", ADV_QUEUES);
+	/* Its queues are full of work; from now on the maxima count. */
+	igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_cmp_reset_max", "1"),
+		      0);
+	commands = cmp_stat("commands");
+	irq(&before);
+
+	end = nfence_monotonic_ns() + ADV_SECONDS * 1000 * MS;
+	while (nfence_monotonic_ns() < end) {
+		uint64_t t0 = nfence_monotonic_ns(), rt;
+
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_write64(&cs, va(&t, 0), trips);
+		nfence_queue_submit(&q, &cs);
+		igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
+		rt = nfence_monotonic_ns() - t0;
+		if (rt > worst)
+			worst = rt;
+		rts[trips % ARRAY_SIZE(rts)] = rt;
+		trips++;
+		if (q.head > NFENCE_QUEUE_CMDS_SIZE / 2)
+			q.head = 0;
+	}
+	pass_us = cmp_stat("longest_pass_us");
+	hold_us = cmp_stat("longest_hold_us");
+	commands = cmp_stat("commands") - commands;
+	irq(&after);
+	irqs = after.interrupts - before.interrupts;
+
+	kill(pid, SIGKILL);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	close(sock);
+	n = trips < ARRAY_SIZE(rts) ? trips : ARRAY_SIZE(rts);
+	qsort(rts, n, sizeof(rts[0]), cmp_u64);
+	igt_info("%" PRIu64 " round trips in %d s: median %" PRIu64 " us, "
+		 "99th percentile %" PRIu64 " us, worst %" PRIu64 " us; "
+		 "longest CMP pass %" PRIu64 " us, longest lock hold %" PRIu64
+		 " us; adversary: %" PRIu64 " commands, %" PRIu64
+		 " interrupts raised, %" PRIu64 " spurious\n", trips, ADV_SECONDS,
+		 n ? rts[n / 2] / 1000 : 0, n ? rts[n * 99 / 100] / 1000 : 0,
+		 worst / 1000, pass_us, hold_us, commands, irqs,
+		 after.spurious - before.spurious);
+
+	/* The load was real: many buffers of scanning signals ran. */
+	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, commands);
+	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, irqs);
+	igt_assert_lte_u64(100, trips);
+	igt_assert_f(worst < ADV_GOAL_MS * ADV_SLACK * MS,
+		     "worst round trip %" PRIu64 " us\n", worst / 1000);
+	igt_assert_f(hold_us < ADV_GOAL_MS * ADV_SLACK * 1000,
+		     "CMP lock held %" PRIu64 " us\n", hold_us);
+
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -1768,6 +1920,14 @@ igt_main
 		     "leave nfence_queues; the engines serve others.");
 	igt_subtest("killed-with-work-in-flight")
 		test_killed_with_work_in_flight();
+
+	igt_describe("One client floods engine 0 from 1024 queues with 1 MiB "
+		     "buffers of FENCE_SIGNALs that each need a scan of 2000 "
+		     "fences; for 10 s another client's submit/wait round "
+		     "trips on engine 1 and the longest CMP lock hold stay "
+		     "within 10x the 10 ms goal.");
+	igt_subtest("adversarial-cmp-load")
+		test_adversarial_cmp_load();
 
 	igt_describe("Destroying queues with work parked or running drops "
 		     "the work and returns their CPU waiters.");

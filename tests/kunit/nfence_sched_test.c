@@ -512,6 +512,8 @@ static int sched_run_at(struct sched_fix *f, struct nfence_hwqueue *q,
 	mutex_lock(&f->cmp->lock);
 	ret = nfence_engine_run(f->cmp, e, &q->hw, now, ran, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
+	/* The interrupt the turn coalesced, as the CMP raises it after a pass. */
+	nfence_engine_flush(f->cmp);
 	return ret;
 }
 
@@ -723,6 +725,42 @@ static void sched_fence_signal_memory(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_commands(f), 5);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 5);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 0);
+}
+
+/*
+ * FENCE_SIGNALs to ordinary memory each raise the interrupt, but the
+ * engine coalesces them: one scan of the adapter's fences after the turn
+ * (nfence_engine_flush()), not one per command, and none before the flush.
+ * A signal of a fence the engine knows is not coalesced.
+ */
+static void sched_fence_signal_memory_coalesced(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_hwqueue *q = f->q[0];
+	u64 cv_va = sched_data_va(f, 2), mv_va = sched_data_va(f, 3);
+	struct nfence_cmp_engine *e = &f->cmp->engines[q->ctx->engine];
+	unsigned int ran, i;
+	u64 start;
+
+	f->data[3] = 0;
+	start = sched_cursor(f);
+	for (i = 1; i <= 5; i++)
+		sched_signal(f, cv_va, mv_va, i);
+	sched_submit(f, q, start, sched_cursor(f), 1);
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, e, &q->hw, SCHED_NOW,
+						&ran, &f->dropped),
+			NFENCE_RUN_IDLE);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, f->data[2], 5);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, interrupts), 5);
+	/* Raised, not handled yet. */
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 0);
+	nfence_engine_flush(f->cmp);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 1);
+	/* Nothing left to raise. */
+	nfence_engine_flush(f->cmp);
+	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 1);
 }
 
 /*
@@ -1962,6 +2000,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_nop_runs_to_idle),
 	KUNIT_CASE(sched_fence_wait_blocks),
 	KUNIT_CASE(sched_fence_signal_memory),
+	KUNIT_CASE(sched_fence_signal_memory_coalesced),
 	KUNIT_CASE(sched_fence_signal_fence_at),
 	KUNIT_CASE(sched_fence_signal_scan),
 	KUNIT_CASE(sched_fence_signal_always_signaled),

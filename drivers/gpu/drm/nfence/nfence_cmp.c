@@ -6,6 +6,8 @@
 #include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
@@ -33,7 +35,15 @@
  * one, never polling.
  *
  * A pass gives each engine's runnable queues a turn, round robin, in the
- * engine's runlist order. A queue parked on FENCE_WAIT re-runs that command
+ * engine's runlist order, the engines taking turns: up to
+ * %NFENCE_ENGINE_BUDGET commands per turn and %NFENCE_CMP_PASS_BUDGET per
+ * engine per pass, the rest in the next pass. The thread drops
+ * &nfence_cmp.lock and reschedules after every turn that ran something, so
+ * no client's load, however many queues and commands it has, holds the
+ * lock (which every submission, queue teardown and file close takes) for
+ * more than one turn, or keeps the CPU without rescheduling. The longest
+ * pass and the longest hold of the lock are in debugfs (nfence_cmp). A
+ * queue parked on FENCE_WAIT re-runs that command
  * on its turn; since every pass that changed memory (any command run) is
  * followed by another pass, a GPU signal on any engine releases GPU waiters
  * on every engine without the driver's interrupt path, and a CPU signal
@@ -110,8 +120,6 @@
  * doorbells, or a kernel-mode submission to one of its queues, brings it
  * back to F0.
  */
-
-#define NFENCE_CMP_KICK	0
 
 /* NFENCE_CMP_POLL_NS: how often the CMP reads the doorbells while watching */
 #define NFENCE_CMP_POLL_NS	(100 * NSEC_PER_USEC)
@@ -286,7 +294,7 @@ static bool nfence_cmp_doorbells_idle(struct nfence_cmp *cmp, u64 *deadline)
 	bool rung = false;
 	LIST_HEAD(dropped);
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (!cmp->num_connected || cmp->quiet)
 		goto out;
 	if (now < cmp->watch_until_ns) {
@@ -310,7 +318,7 @@ static bool nfence_cmp_doorbells_idle(struct nfence_cmp *cmp, u64 *deadline)
 		atomic64_inc(&cmp->quiets);
 	}
 out:
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	if (!list_empty(&dropped))
 		cmp->ops->entries_drop(&dropped);
 	return rung;
@@ -448,12 +456,12 @@ int nfence_cmp_d3_enter(struct nfence_cmp *cmp)
 {
 	int ret = 0;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (nfence_cmp_idle_locked(cmp))
 		cmp->d3 = true;
 	else
 		ret = -EBUSY;
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	return ret;
 }
 
@@ -470,14 +478,14 @@ int nfence_cmp_d3_commit(struct nfence_cmp *cmp)
 {
 	int ret = 0;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (nfence_cmp_idle_locked(cmp)) {
 		atomic64_inc(&cmp->d3s);
 	} else {
 		cmp->d3 = false;
 		ret = -EBUSY;
 	}
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	if (ret)
 		nfence_cmp_kick(cmp);
 	return ret;
@@ -491,12 +499,12 @@ int nfence_cmp_d3_commit(struct nfence_cmp *cmp)
  */
 void nfence_cmp_d3_exit(struct nfence_cmp *cmp)
 {
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (cmp->d3) {
 		cmp->d3 = false;
 		atomic64_inc(&cmp->d0s);
 	}
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	nfence_cmp_kick(cmp);
 }
 
@@ -534,7 +542,7 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 	if (!idle_ns || !cmp->ops->engine_idle)
 		return;
 	now = ktime_get_ns();
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 		struct nfence_cmp_engine *e = &cmp->engines[i];
 
@@ -548,29 +556,74 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 			*deadline = due;
 		}
 	}
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	for_each_set_bit(i, &ask, NFENCE_MAX_ENGINES)
 		cmp->ops->engine_idle(cmp, i);
+}
+
+/*
+ * The next turn on @e in this pass: its runlist's next runnable queue runs
+ * until it yields, visiting at most *@left more queues and running at most
+ * *@budget more commands in this pass. True if a queue ran something.
+ */
+static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
+				   struct nfence_cmp_engine *e, u32 *left,
+				   unsigned int *budget, u64 now, u64 *deadline,
+				   struct list_head *dropped, bool *progress)
+{
+	while (*left && *budget && !e->busy && !list_empty(&e->runlist)) {
+		struct nfence_cmp_queue *q;
+		unsigned int ran;
+		int res;
+
+		q = list_first_entry(&e->runlist, struct nfence_cmp_queue,
+				     engine_link);
+		list_move_tail(&q->engine_link, &e->runlist);
+		(*left)--;
+		if (!nfence_queue_runnable(q))
+			continue;
+		res = nfence_engine_run(cmp, e, q, now, &ran, dropped);
+		if (ran || res == NFENCE_RUN_FAULT)
+			*progress = true;
+		if (res == NFENCE_RUN_BUSY)
+			nfence_cmp_wake_at(cmp, e, deadline);
+		if (!ran)
+			continue;
+		e->active_ns = now;
+		*budget -= min(ran, *budget);
+		return true;
+	}
+	return false;
 }
 
 /*
  * One pass over the engines' runlists. Returns true if it ran anything, in
  * which case the caller makes another pass; *deadline is the earliest time
  * a busy engine needs a look again (0 for none).
+ *
+ * The engines take turns, as engines running side by side would: one queue
+ * turn on each engine in order, then again, until no engine has a queue
+ * left to run or budget left (%NFENCE_CMP_PASS_BUDGET commands per engine
+ * per pass; the runlist's rotation gives the next queues their turns in the
+ * next pass). &nfence_cmp.lock is dropped, and the thread reschedules, after
+ * every turn that ran something, and the interrupt that needs a scan of
+ * every fence is raised once, after the pass (nfence_engine_flush()).
  */
 static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 {
-	u64 now = ktime_get_ns();
-	bool progress = false;
+	unsigned int budget[NFENCE_MAX_ENGINES];
+	u64 start = ktime_get_ns(), now = start;
+	u32 left[NFENCE_MAX_ENGINES];
+	bool progress = false, ran;
 	LIST_HEAD(dropped);
-	u32 i, n;
+	u32 i;
 
 	atomic64_inc(&cmp->passes);
 	*deadline = 0;
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (cmp->d3) {
 		/* Off the hardware scheduler until D0. */
-		mutex_unlock(&cmp->lock);
+		nfence_cmp_unlock(cmp);
 		return false;
 	}
 	if (nfence_cmp_watch_doorbells(cmp, now, false, &dropped)) {
@@ -580,34 +633,37 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 		struct nfence_cmp_engine *e = &cmp->engines[i];
 
-		if (e->busy && nfence_cmp_engine_busy(cmp, e, now, deadline,
-						      &dropped))
-			continue;
-
-		for (n = e->num_queues; n && !e->busy; n--) {
-			struct nfence_cmp_queue *q;
-			unsigned int ran;
-			int res;
-
-			q = list_first_entry(&e->runlist, struct nfence_cmp_queue,
-					     engine_link);
-			list_move_tail(&q->engine_link, &e->runlist);
-			if (!nfence_queue_runnable(q))
-				continue;
-			res = nfence_engine_run(cmp, e, q, now, &ran, &dropped);
-			if (ran || res == NFENCE_RUN_FAULT)
-				progress = true;
-			if (ran)
-				e->active_ns = now;
-			if (res == NFENCE_RUN_BUSY)
-				nfence_cmp_wake_at(cmp, e, deadline);
-		}
+		left[i] = 0;
+		budget[i] = NFENCE_CMP_PASS_BUDGET;
+		if (!e->busy || !nfence_cmp_engine_busy(cmp, e, now, deadline,
+							&dropped))
+			left[i] = e->num_queues;
 	}
-	mutex_unlock(&cmp->lock);
+	do {
+		ran = false;
+		for (i = 0; i < cmp->gpu->cfg.num_engines && !cmp->d3; i++) {
+			if (!nfence_cmp_engine_turn(cmp, &cmp->engines[i],
+						    &left[i], &budget[i], now,
+						    deadline, &dropped,
+						    &progress))
+				continue;
+			ran = true;
+			/* Other clients' ioctls get the lock between turns. */
+			nfence_cmp_unlock(cmp);
+			cond_resched();
+			nfence_cmp_lock(cmp);
+			now = ktime_get_ns();
+		}
+	} while (ran && !cmp->d3);
+	nfence_cmp_unlock(cmp);
+	nfence_engine_flush(cmp);
 	if (!list_empty(&dropped)) {
 		cmp->ops->entries_drop(&dropped);
 		progress = true;
 	}
+	now = ktime_get_ns() - start;
+	if (now > READ_ONCE(cmp->max_pass_ns))
+		WRITE_ONCE(cmp->max_pass_ns, now);
 	return progress;
 }
 
@@ -621,9 +677,9 @@ static void nfence_cmp_idle_check(struct nfence_cmp *cmp)
 	/* Watching doorbells (a spin, a poll): not idle, no lock to take. */
 	if (READ_ONCE(cmp->num_connected) && !READ_ONCE(cmp->quiet))
 		return;
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	idle = !cmp->d3 && nfence_cmp_idle_locked(cmp);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	if (idle)
 		cmp->ops->adapter_idle(cmp);
 }
@@ -1079,6 +1135,18 @@ pid_t nfence_cmp_pid(struct nfence_cmp *cmp)
 }
 
 /**
+ * nfence_cmp_reset_max - start measuring the longest pass and lock hold anew
+ * @cmp: the CMP
+ */
+void nfence_cmp_reset_max(struct nfence_cmp *cmp)
+{
+	nfence_cmp_lock(cmp);
+	WRITE_ONCE(cmp->max_pass_ns, 0);
+	cmp->max_hold_ns = 0;
+	nfence_cmp_unlock(cmp);
+}
+
+/**
  * nfence_cmp_print - describe the CMP for debugfs
  * @cmp: the CMP
  * @p: where to print
@@ -1100,6 +1168,10 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "d3s: %lld\n", (long long)atomic64_read(&cmp->d3s));
 	drm_printf(p, "d0s: %lld\n", (long long)atomic64_read(&cmp->d0s));
 	drm_printf(p, "power: %s\n", READ_ONCE(cmp->d3) ? "D3" : "D0");
+	drm_printf(p, "longest_pass_us: %llu\n",
+		   div_u64(READ_ONCE(cmp->max_pass_ns), NSEC_PER_USEC));
+	drm_printf(p, "longest_hold_us: %llu\n",
+		   div_u64(READ_ONCE(cmp->max_hold_ns), NSEC_PER_USEC));
 	drm_printf(p, "doorbells: %u%s\n", cmp->num_connected,
 		   cmp->num_connected && READ_ONCE(cmp->quiet) ? " quiet" : "");
 }
@@ -1114,9 +1186,9 @@ void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p)
 	struct nfence_cmp_queue *q;
 	u32 i;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
 		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
 			cmp->ops->queue_print(q, p);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 }

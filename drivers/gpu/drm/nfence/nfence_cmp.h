@@ -8,10 +8,22 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
 #include "nfence_gpu.h"
+
+/* &nfence_cmp.pending: a kick (more to look at) */
+#define NFENCE_CMP_KICK	0
+/* &nfence_cmp.pending: an interrupt without fences to raise after the pass */
+#define NFENCE_CMP_SCAN	1
+
+/*
+ * NFENCE_CMP_PASS_BUDGET: commands (and completed submissions) one engine
+ * may run in one pass, over all its queues' turns
+ */
+#define NFENCE_CMP_PASS_BUDGET	2048
 
 struct drm_printer;
 struct nfence_cmp;
@@ -301,6 +313,12 @@ struct nfence_cmp {
 	bool quiet;
 	/** @d3: the adapter is in D3: no queue runs, no doorbell is watched */
 	bool d3;
+	/** @locked_ns: when @lock was last taken (nfence_cmp_lock()) */
+	u64 locked_ns;
+	/** @max_hold_ns: longest hold of @lock since the last reset */
+	u64 max_hold_ns;
+	/** @max_pass_ns: longest pass (nfence_cmp_pass()) since the last reset */
+	u64 max_pass_ns;
 	/** @wakeups: times the thread woke up to work */
 	atomic64_t wakeups;
 	/** @passes: passes made over the runlists */
@@ -325,8 +343,36 @@ struct nfence_cmp {
 	atomic64_t d0s;
 };
 
+/**
+ * nfence_cmp_lock - take &nfence_cmp.lock
+ * @cmp: the CMP
+ *
+ * Every holder goes through nfence_cmp_lock() and nfence_cmp_unlock(), which
+ * keep &nfence_cmp.max_hold_ns: how long the lock can keep other clients'
+ * submissions and teardown waiting (see DOC: context management processor).
+ */
+static inline void nfence_cmp_lock(struct nfence_cmp *cmp)
+{
+	mutex_lock(&cmp->lock);
+	cmp->locked_ns = ktime_get_ns();
+}
+
+/**
+ * nfence_cmp_unlock - release &nfence_cmp.lock, taken by nfence_cmp_lock()
+ * @cmp: the CMP
+ */
+static inline void nfence_cmp_unlock(struct nfence_cmp *cmp)
+{
+	u64 held = ktime_get_ns() - cmp->locked_ns;
+
+	if (held > cmp->max_hold_ns)
+		WRITE_ONCE(cmp->max_hold_ns, held);
+	mutex_unlock(&cmp->lock);
+}
+
 void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		     const struct nfence_cmp_ops *ops);
+void nfence_cmp_reset_max(struct nfence_cmp *cmp);
 int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		     const struct nfence_cmp_ops *ops, const char *name);
 void nfence_cmp_stop(struct nfence_cmp *cmp);

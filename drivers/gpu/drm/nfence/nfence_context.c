@@ -163,7 +163,7 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 	if (!ctx)
 		return -ENOENT;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (args->op == DRM_NFENCE_CONTEXT_OP_SUSPEND)
 		ctx->hw.suspended = true;
 	else if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
@@ -177,7 +177,7 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 	args->state = state;
 	args->fault_va = ctx->fault_va;
 	args->fault_reason = ctx->fault_reason;
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 
 	if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
 		nfence_cmp_kick(cmp);

@@ -27,18 +27,22 @@
  * - nfence_segments: id, flags, size, CPU-visible size and use of each
  *   segment, one block of lines per segment, blocks separated by a blank line;
  * - nfence_cmp: CMP thread state, pid, wakeups, passes, commands run,
- *   contexts faulted and hangs detected;
+ *   contexts faulted and hangs detected, the longest pass and the longest
+ *   hold of the CMP lock (by anyone) since the last reset;
  * - nfence_queues: one line per hardware queue: id, owner pid, device,
  *   context, engine, state, pending submissions, progress fence value;
- * - nfence_clients: one line per open file with its process and the
- *   number of its devices, fence handles and allocations;
+ * - nfence_clients: one line per open file with its process, the number
+ *   of its devices, fence handles and allocations, and the bytes of the
+ *   system and local segments its allocations hold (the quotas' count);
  * - nfence_fences: one line per global fence: id, type, the CPU mmap offset
  *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
  * - nfence_interrupts: the native fence interrupt path counters;
  * - nfence_device_error (write-only): "PID HANDLE" puts that device of that
  *   process in error, for tests of the device-lost paths;
  * - nfence_engine_f1 (write-only): "ENGINE" puts that engine in F1, as if
- *   it had been idle for f1_idle_ms, for tests of the doorbell paths.
+ *   it had been idle for f1_idle_ms, for tests of the doorbell paths;
+ * - nfence_cmp_reset_max (write-only): any write restarts the longest pass
+ *   and longest lock hold of nfence_cmp from 0.
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
@@ -220,6 +224,23 @@ static const struct file_operations nfence_engine_f1_fops = {
 	.write = nfence_engine_f1_write,
 };
 
+/* "echo 1 > nfence_cmp_reset_max" restarts the CMP's longest times. */
+static ssize_t nfence_cmp_reset_max_write(struct file *filp,
+					  const char __user *ubuf, size_t len,
+					  loff_t *ppos)
+{
+	struct nfence_adapter *adapter = filp->private_data;
+
+	nfence_cmp_reset_max(&adapter->cmp);
+	return len;
+}
+
+static const struct file_operations nfence_cmp_reset_max_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = nfence_cmp_reset_max_write,
+};
+
 /**
  * nfence_debugfs_init - create the debugfs files of an adapter
  * @minor: the DRM minor whose directory receives them
@@ -234,4 +255,7 @@ void nfence_debugfs_init(struct drm_minor *minor)
 			    &nfence_device_error_fops);
 	debugfs_create_file("nfence_engine_f1", 0200, minor->debugfs_root,
 			    to_nfence_adapter(minor->dev), &nfence_engine_f1_fops);
+	debugfs_create_file("nfence_cmp_reset_max", 0200, minor->debugfs_root,
+			    to_nfence_adapter(minor->dev),
+			    &nfence_cmp_reset_max_fops);
 }

@@ -348,7 +348,7 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 	if (ret)
 		goto err;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (hwq->ring)
 		ret = -EBUSY;
 	else if (hwq->state == NFENCE_QUEUE_FAULTED ||
@@ -356,7 +356,7 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 		ret = -EIO;
 	else
 		nfence_cmp_ring_attach_locked(cmp, hwq, &db->ring);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	if (ret)
 		goto err;
 	db->hwq = hwq;
@@ -377,9 +377,9 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 	if (!ret)
 		return 0;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	nfence_cmp_ring_detach_locked(cmp, hwq);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 err:
 	nfence_doorbell_put(nfile, db);
 	return ret;
@@ -398,11 +398,11 @@ static void nfence_doorbell_close(struct nfence_file *nfile,
 
 	lockdep_assert_held(&nfile->sched_lock);
 	mutex_lock(&adapter->doorbell_lock);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
 					  DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
 	nfence_cmp_ring_detach_locked(cmp, db->hwq);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	db->closed = true;
 	db->hwq = NULL;
 	/* Before anyone can bind the physical doorbell again. */
@@ -460,7 +460,7 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 	int slot = -1, ret = 0;
 
 	mutex_lock(&adapter->doorbell_lock);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	if (db->closed) {
 		ret = -ENOENT;
 	} else if (READ_ONCE(*db->ring.status) ==
@@ -479,13 +479,13 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 							  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
 		}
 	}
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 
 	if (slot >= 0) {
 		/* The victim's mappings leave the doorbell before it is reused. */
 		if (victim)
 			nfence_doorbell_zap(to_ring_doorbell(victim->ring));
-		mutex_lock(&cmp->lock);
+		nfence_cmp_lock(cmp);
 		if (victim)
 			nfence_cmp_doorbell_take_locked(cmp, victim, slot,
 							&dropped);
@@ -496,7 +496,7 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 			nfence_cmp_doorbell_bind_locked(cmp, db->hwq, slot);
 			nfence_cmp_watch_locked(cmp);
 		}
-		mutex_unlock(&cmp->lock);
+		nfence_cmp_unlock(cmp);
 		/* Its own mappings leave the dummy page. */
 		if (!ret)
 			nfence_doorbell_zap(db);
@@ -547,7 +547,7 @@ static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
 
 	INIT_LIST_HEAD(&list.doorbells);
 	mutex_lock(&adapter->doorbell_lock);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	nfence_cmp_walk_queues_locked(cmp, nfence_doorbell_f1_queue, &list);
 	list_for_each_entry(db, &list.doorbells, f1_link)
 		nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
@@ -555,17 +555,17 @@ static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
 	if (f1)
 		for_each_set_bit(engine, &engines, NFENCE_MAX_ENGINES)
 			nfence_cmp_engine_f1_locked(cmp, engine);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	/* Nobody binds a doorbell meanwhile: that takes doorbell_lock. */
 	list_for_each_entry(db, &list.doorbells, f1_link)
 		nfence_doorbell_zap(db);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	list_for_each_entry_safe(db, next, &list.doorbells, f1_link) {
 		nfence_cmp_doorbell_take_locked(cmp, db->hwq, db->f1_slot,
 						&dropped);
 		list_del(&db->f1_link);
 	}
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	mutex_unlock(&adapter->doorbell_lock);
 	if (!list_empty(&dropped))
 		cmp->ops->entries_drop(&dropped);
@@ -742,9 +742,9 @@ int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
 	/* Work was rung: the adapter is (or goes back) in D0 to take it. */
 	ret = pm_runtime_resume_and_get(drm->dev);
 	if (!ret) {
-		mutex_lock(&cmp->lock);
+		nfence_cmp_lock(cmp);
 		nfence_cmp_watch_locked(cmp);
-		mutex_unlock(&cmp->lock);
+		nfence_cmp_unlock(cmp);
 		nfence_cmp_kick(cmp);
 		pm_runtime_mark_last_busy(drm->dev);
 		pm_runtime_put_autosuspend(drm->dev);
@@ -762,16 +762,16 @@ static void nfence_doorbell_disconnect(struct nfence_doorbell *db)
 	int slot;
 
 	mutex_lock(&adapter->doorbell_lock);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	slot = db->ring.slot;
 	nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
 					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	if (slot >= 0) {
 		nfence_doorbell_zap(db);
-		mutex_lock(&cmp->lock);
+		nfence_cmp_lock(cmp);
 		nfence_cmp_doorbell_take_locked(cmp, db->hwq, slot, &dropped);
-		mutex_unlock(&cmp->lock);
+		nfence_cmp_unlock(cmp);
 	}
 	mutex_unlock(&adapter->doorbell_lock);
 	if (!list_empty(&dropped))
@@ -785,10 +785,10 @@ static bool nfence_doorbell_drained(struct nfence_doorbell *db, u64 last)
 	struct nfence_cmp *cmp = &db->adapter->cmp;
 	bool stopped;
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	stopped = db->hwq->state == NFENCE_QUEUE_FAULTED ||
 		  db->hwq->state == NFENCE_QUEUE_LOST;
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	return stopped || nfence_fence_read(db->hwq->progress) >= last;
 }
 

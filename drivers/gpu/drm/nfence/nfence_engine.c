@@ -4,6 +4,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -32,10 +33,14 @@
  * CurrentValue store, a full barrier, then the MonitoredValue load and the
  * conditional interrupt. When the CurrentValue address is fence storage the
  * engine knows which fence it is (the hardware's view of its own fence
- * table) and passes it in the interrupt's signaled-fence array; for any
- * other memory it passes NULL and the driver scans every fence with
- * waiters. Waking GPU waiters takes no interrupt: the CMP re-checks parked
- * queues itself after any engine write.
+ * table) and passes it in the interrupt's signaled-fence array. For any
+ * other memory the interrupt has no array and the driver scans every fence
+ * with waiters; the engine coalesces those, as an interrupt controller does
+ * with a line already pending: however many such signals a pass runs, the
+ * CMP raises one interrupt after it, with &nfence_cmp.lock released
+ * (nfence_engine_flush()). A client cannot make a pass scan the fences once
+ * per command. Waking GPU waiters takes no interrupt: the CMP re-checks
+ * parked queues itself after any engine write.
  *
  * A GPU without 64-bit atomics (No64BitAtomics, the adapter's
  * no_64bit_atomics) stores 32 bits at a time and compares fence values
@@ -120,7 +125,11 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 	irq = mv && value > READ_ONCE(*mv);
 	if (carry || irq) {
 		atomic64_inc(&stats->interrupts);
-		cmp->ops->interrupt(cmp, fence, value, carry);
+		if (fence)
+			cmp->ops->interrupt(cmp, fence, value, carry);
+		else
+			/* Coalesced: one scan for the pass (nfence_engine_flush()). */
+			set_bit(NFENCE_CMP_SCAN, &cmp->pending);
 	} else if (mv) {
 		atomic64_inc(&stats->suppressed);
 	}
@@ -502,6 +511,20 @@ fault:
 	atomic64_inc(&cmp->faults);
 	cmp->ops->queue_fault(cmp, q, fault_va, reason, dropped);
 	return NFENCE_RUN_FAULT;
+}
+
+/**
+ * nfence_engine_flush - raise the interrupt the engines coalesced
+ * @cmp: the CMP, whose lock is not held
+ *
+ * FENCE_SIGNALs to memory that is not a fence, which need the interrupt
+ * without a signaled-fence array (a scan of every fence), raise it once
+ * here for all of them since the last flush.
+ */
+void nfence_engine_flush(struct nfence_cmp *cmp)
+{
+	if (test_and_clear_bit(NFENCE_CMP_SCAN, &cmp->pending))
+		cmp->ops->interrupt(cmp, NULL, 0, false);
 }
 
 /**

@@ -204,9 +204,9 @@ void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev)
 {
 	LIST_HEAD(dropped);
 
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	nfence_device_lost_locked(cmp, wdev, &dropped);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 	nfence_submissions_drop(&dropped);
 	nfence_cmp_kick(cmp);
 }
@@ -364,9 +364,9 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 			ret = -ENODEV;
 			break;
 		}
-		mutex_lock(&cmp->lock);
+		nfence_cmp_lock(cmp);
 		ret = nfence_hwqueue_try_push_locked(cmp, q, sub);
-		mutex_unlock(&cmp->lock);
+		nfence_cmp_unlock(cmp);
 		drm_dev_exit(idx);
 		if (ret != -EAGAIN)
 			break;
@@ -556,12 +556,12 @@ static void nfence_hwqueue_close(struct nfence_file *nfile,
 
 	lockdep_assert_held(&nfile->sched_lock);
 	nfence_doorbell_close_queue(nfile, &q->hw);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	nfence_hwqueue_stop_locked(q, q->hw.state, &dropped);
 	q->dead = true;
 	nfence_cmp_queue_remove_locked(cmp, &q->hw);
 	list_del(&q->ctx_link);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 
 	nfence_submissions_drop(&dropped);
 	nfence_fence_close_progress(nfile, q->progress_handle);
@@ -780,10 +780,10 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 
 	/* Destroy needs sched_lock, which we hold: nobody sees it half made. */
 	kref_get(&q->ref);
-	mutex_lock(&cmp->lock);
+	nfence_cmp_lock(cmp);
 	nfence_cmp_queue_add_locked(cmp, &q->hw);
 	list_add_tail(&q->ctx_link, &ctx->queues);
-	mutex_unlock(&cmp->lock);
+	nfence_cmp_unlock(cmp);
 
 	args->handle = handle;
 	args->progress_fence = q->progress_handle;
