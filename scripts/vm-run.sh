@@ -361,6 +361,7 @@ notdr|-|tdr_timeout_ms=0
 doorbells1|nfence_doorbell|num_doorbells=1
 globaldb|nfence_doorbell|doorbell_model=2
 f1idle|nfence_doorbell@f1-idle|f1_idle_ms=100
+quota|nfence_alloc@client-quota|client_vram_mb=8 client_sysmem_mb=16
 LOADS
 
 	# On a kernel with fault injection (the debug kernel): every

@@ -559,6 +559,99 @@ static void __test_vram_full_demote(void)
 	nfence_device_destroy(fd, dev);
 }
 
+/*
+ * Allocate @size pieces (then pages) of @segment on @cfd until -ENOSPC; the
+ * bytes taken. Handles go nowhere: closing @cfd frees them.
+ */
+static uint64_t fill_client(int cfd, uint32_t dev, uint32_t segment,
+			    uint64_t size)
+{
+	uint64_t total = 0;
+
+	for (uint64_t piece = size; piece >= PAGE; piece = piece == PAGE ?
+	     0 : PAGE) {
+		for (;;) {
+			struct drm_nfence_alloc_create c =
+				create_args(dev, piece, segment, 0);
+			int ret = __nfence_alloc_create(cfd, &c);
+
+			if (ret == -ENOSPC)
+				break;
+			igt_assert_eq(ret, 0);
+			igt_assert_eq_u32(c.placed_segment_id, segment);
+			total += piece;
+		}
+	}
+	return total;
+}
+
+/*
+ * Per-client quotas (module parameters client_vram_mb, client_sysmem_mb):
+ * one file fills its quota of each segment and gets -ENOSPC (a VRAM
+ * request that allows demotion goes to system memory instead) while the
+ * segments still have room, which a second file gets. Destroying an
+ * allocation gives its bytes back, but only once its memory is freed: a
+ * CPU mapping keeps it charged.
+ */
+static void test_client_quota(void)
+{
+	uint64_t vram_quota, sys_quota, taken;
+	struct drm_nfence_alloc_create c;
+	struct nfence_bo bo, demoted;
+	uint32_t deva, devb;
+	int fda, fdb;
+
+	igt_require_f(nfence_param_u64("client_vram_mb", &vram_quota) &&
+		      nfence_param_u64("client_sysmem_mb", &sys_quota) &&
+		      vram_quota && sys_quota,
+		      "needs per-client quotas (client_vram_mb, "
+		      "client_sysmem_mb)\n");
+	vram_quota *= MIB;
+	sys_quota *= MIB;
+	igt_require_f(vram_quota + 4 * MIB <= vram_size,
+		      "needs VRAM beyond the quota\n");
+	nfence_watchdog(WATCHDOG_S);
+	fda = nfence_open();
+	fdb = nfence_open();
+	deva = nfence_device_create(fda);
+	devb = nfence_device_create(fdb);
+
+	/* A mapped allocation, destroyed below while still mapped. */
+	nfence_bo_create(fda, deva, MIB, SYSTEM, CPU_VISIBLE, &bo);
+
+	/* A takes exactly its quota of each segment, not the segment. */
+	taken = fill_client(fda, deva, VRAM, MIB);
+	igt_assert_eq_u64(taken, vram_quota);
+	c = create_args(deva, PAGE, VRAM, ALLOW_DEMOTE);
+	igt_assert_eq(__nfence_alloc_create(fda, &c), 0);
+	igt_assert_eq_u32(c.placed_segment_id, SYSTEM);
+	taken = fill_client(fda, deva, SYSTEM, MIB);
+	igt_assert_eq_u64(taken + MIB + PAGE, sys_quota);
+	c = create_args(deva, PAGE, SYSTEM, 0);
+	expect_create_error(fda, &c, -ENOSPC);
+
+	/* B is not held back by A. */
+	nfence_bo_create(fdb, devb, 4 * MIB, VRAM, 0, &demoted);
+	igt_assert_eq_u32(demoted.segment_id, VRAM);
+	nfence_bo_destroy(&demoted);
+	nfence_bo_create(fdb, devb, 4 * MIB, SYSTEM, 0, &demoted);
+	nfence_bo_destroy(&demoted);
+
+	/* Destroyed but mapped: still A's, until unmapped. */
+	nfence_alloc_destroy(fda, deva, bo.handle);
+	expect_create_error(fda, &c, -ENOSPC);
+	igt_assert_eq(munmap(bo.cpu, bo.size), 0);
+	c = create_args(deva, MIB, SYSTEM, 0);
+	igt_assert_eq(__nfence_alloc_create(fda, &c), 0);
+	c = create_args(deva, PAGE, SYSTEM, 0);
+	expect_create_error(fda, &c, -ENOSPC);
+
+	/* Closing A gives all of it back. */
+	close(fda);
+	igt_assert_eq_u64(fill_client(fdb, devb, VRAM, MIB), vram_quota);
+	close(fdb);
+}
+
 static void test_vram_full_demote(void)
 {
 	in_child(__test_vram_full_demote);
@@ -1123,6 +1216,13 @@ igt_main
 		     "frees its allocations.");
 	igt_subtest("close-frees")
 		test_close_frees();
+
+	igt_describe("With per-client quotas, one file fills its quota of "
+		     "VRAM and of system memory and gets -ENOSPC (or "
+		     "demotion), a second file still allocates, and "
+		     "destroyed memory is uncharged once unmapped.");
+	igt_subtest("client-quota")
+		test_client_quota();
 
 	igt_describe("With VRAM full, ALLOW_DEMOTE places a VRAM request in "
 		     "system memory; with room again, in VRAM.");

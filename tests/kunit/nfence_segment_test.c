@@ -241,6 +241,66 @@ static void segment_aperture_has_no_vaddr(struct kunit *test)
 	nfence_segment_fini(&seg);
 }
 
+static int charge(struct nfence_segment *seg, struct nfence_segment_node *n,
+		  u64 size, struct nfence_segment_usage *usage)
+{
+	return nfence_segment_alloc_charged(seg, n, size, 0, 0, usage);
+}
+
+/*
+ * Per-client quota: a client's charged nodes count against the segment's
+ * client_quota and fail with -ENOSPC past it (the segment still has room);
+ * another client is not held back; freeing uncharges, and a node keeps
+ * the usage alive after the client dropped its reference.
+ */
+static void segment_client_quota(struct kunit *test)
+{
+	struct nfence_segment *seg = test_seg(test);
+	struct nfence_segment_node *n = test_nodes(test, 4);
+	struct nfence_segment_usage *a, *b;
+
+	a = nfence_segment_usage_create();
+	b = nfence_segment_usage_create();
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	seg->client_quota = SZ_64K;
+
+	KUNIT_EXPECT_EQ(test, 0, charge(seg, &n[0], SZ_32K, a));
+	KUNIT_EXPECT_EQ(test, 0, charge(seg, &n[1], SZ_32K, a));
+	KUNIT_EXPECT_EQ(test, nfence_segment_usage_read(a, 2), SZ_64K);
+	/* One byte more is over the quota, with the segment far from full. */
+	KUNIT_EXPECT_EQ(test, -ENOSPC, charge(seg, &n[2], 1, a));
+	KUNIT_EXPECT_EQ(test, nfence_segment_usage_read(a, 2), SZ_64K);
+	KUNIT_EXPECT_EQ(test, nfence_segment_used(seg), SZ_64K);
+	KUNIT_EXPECT_NULL(test, n[2].seg);
+	/* Another client. */
+	KUNIT_EXPECT_EQ(test, 0, charge(seg, &n[3], SZ_64K, b));
+	KUNIT_EXPECT_EQ(test, nfence_segment_usage_read(b, 2), SZ_64K);
+	KUNIT_EXPECT_EQ(test, nfence_segment_usage_read(b, 1), 0);
+
+	/* Freeing uncharges. */
+	nfence_segment_free(&n[0]);
+	KUNIT_EXPECT_EQ(test, nfence_segment_usage_read(a, 2), SZ_32K);
+	KUNIT_EXPECT_EQ(test, 0, charge(seg, &n[2], 1, a));
+	/* The client goes; its nodes hold the usage until they are freed. */
+	KUNIT_EXPECT_EQ(test, kref_read(&a->ref), 3);
+	nfence_segment_usage_put(a);
+	nfence_segment_free(&n[1]);
+	nfence_segment_free(&n[2]);
+	nfence_segment_free(&n[3]);
+	KUNIT_EXPECT_EQ(test, kref_read(&b->ref), 1);
+	nfence_segment_usage_put(b);
+
+	/* No quota: only the segment's size limits a client. */
+	seg->client_quota = 0;
+	a = nfence_segment_usage_create();
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, 0, charge(seg, &n[0], SEG_SIZE, a));
+	nfence_segment_free(&n[0]);
+	KUNIT_EXPECT_EQ(test, nfence_segment_usage_read(a, 2), 0);
+	nfence_segment_usage_put(a);
+}
+
 static struct kunit_case nfence_segment_cases[] = {
 	KUNIT_CASE(segment_init_rejects_bad_geometry),
 	KUNIT_CASE(segment_alloc_free_accounting),
@@ -251,6 +311,7 @@ static struct kunit_case nfence_segment_cases[] = {
 	KUNIT_CASE(segment_exhaustion_and_reuse),
 	KUNIT_CASE(segment_vaddr_is_backing),
 	KUNIT_CASE(segment_aperture_has_no_vaddr),
+	KUNIT_CASE(segment_client_quota),
 	{}
 };
 

@@ -633,7 +633,12 @@ struct drm_nfence_fence_signal {
  * A VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE lands in system
  * memory when VRAM (or its CPU-visible part) is full; @placed_segment_id
  * says where it went. Without that flag a full segment fails with -ENOSPC.
- * Destroying an allocation unmaps its GPU VA at once: later GPU accesses to
+ * An open file's allocations may hold at most the adapter's per-client
+ * quota of each segment (module parameters client_vram_mb and
+ * client_sysmem_mb; no limit by default): past it a request fails, or is
+ * demoted, exactly as if the segment were full. Memory counts until it is
+ * freed, so a destroyed allocation that a CPU mapping keeps alive counts
+ * until munmap. Destroying an allocation unmaps its GPU VA at once: later GPU accesses to
  * it are GPU page faults. CPU mappings keep the memory alive until munmap.
  */
 
@@ -655,8 +660,8 @@ struct drm_nfence_fence_signal {
  * %DRM_NFENCE_MAX_ALLOC_SIZE, a @segment_id that is not 1 (system) or 2
  * (local), unknown @flags, ALLOW_DEMOTE on a system request, CPU_VISIBLE on
  * an adapter without CPU-visible VRAM, or non-zero @pad; -ENOSPC when the
- * segment (and, with ALLOW_DEMOTE, system memory) is full or past
- * %DRM_NFENCE_MAX_ALLOCS_PER_FILE allocations.
+ * segment (and, with ALLOW_DEMOTE, system memory) is full or the file's
+ * quota of it used up, or past %DRM_NFENCE_MAX_ALLOCS_PER_FILE allocations.
  */
 struct drm_nfence_alloc_create {
 	/** @device: device handle */

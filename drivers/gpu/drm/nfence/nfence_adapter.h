@@ -101,6 +101,8 @@ struct nfence_file {
 	struct mutex sched_lock;
 	/** @allocs: allocation handle -> &struct nfence_alloc */
 	struct nfence_table allocs;
+	/** @seg_usage: what its allocations hold of each segment (quotas) */
+	struct nfence_segment_usage *seg_usage;
 	/** @contexts: context handle -> &struct nfence_context */
 	struct nfence_table contexts;
 	/** @hwqueues: queue handle -> &struct nfence_hwqueue */

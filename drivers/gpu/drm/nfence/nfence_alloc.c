@@ -22,7 +22,7 @@
  * DOC: allocations
  *
  * An allocation is a GEM object whose memory comes from one segment: a
- * vmalloc_user() buffer accounted in the system-memory aperture, or a range
+ * vmalloc'ed buffer accounted in the system-memory aperture, or a range
  * of the memory-backed VRAM (from its CPU-visible part when the CPU must
  * reach it). It is mapped into the file's GPU address space at creation,
  * and the simulated engines reach it only through that VA.
@@ -126,20 +126,23 @@ static const struct drm_gem_object_funcs nfence_alloc_funcs = {
 };
 
 /* Take memory for @alloc: VRAM (maybe demoted) or system memory. */
-static int nfence_alloc_place(struct nfence_adapter *adapter,
+static int nfence_alloc_place(struct nfence_file *nfile,
 			      struct nfence_alloc *alloc, u64 size,
 			      u32 segment_id, u32 flags)
 {
+	struct nfence_adapter *adapter = nfile->adapter;
 	struct nfence_gpu *gpu = &adapter->gpu;
 	struct nfence_segment *seg;
 	int ret;
 
 	if (segment_id == NFENCE_SEGMENT_ID_LOCAL) {
 		seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_LOCAL);
-		ret = nfence_segment_alloc(seg, &alloc->node, size, PAGE_SIZE,
-					   alloc->cpu_visible ?
-					   NFENCE_SEGMENT_ALLOC_CPU_VISIBLE :
-					   NFENCE_SEGMENT_ALLOC_INVISIBLE);
+		ret = nfence_segment_alloc_charged(seg, &alloc->node, size,
+						   PAGE_SIZE,
+						   alloc->cpu_visible ?
+						   NFENCE_SEGMENT_ALLOC_CPU_VISIBLE :
+						   NFENCE_SEGMENT_ALLOC_INVISIBLE,
+						   nfile->seg_usage);
 		if (!ret) {
 			alloc->segment_id = NFENCE_SEGMENT_ID_LOCAL;
 			alloc->vaddr = nfence_segment_node_vaddr(&alloc->node);
@@ -151,10 +154,11 @@ static int nfence_alloc_place(struct nfence_adapter *adapter,
 	}
 
 	seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_SYSTEM);
-	ret = nfence_segment_alloc(seg, &alloc->node, size, PAGE_SIZE, 0);
+	ret = nfence_segment_alloc_charged(seg, &alloc->node, size, PAGE_SIZE,
+					   0, nfile->seg_usage);
 	if (ret)
 		return ret;
-	alloc->vaddr = vmalloc_user(size);
+	alloc->vaddr = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!alloc->vaddr) {
 		nfence_segment_free(&alloc->node);
 		return -ENOMEM;
@@ -300,7 +304,7 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	}
 
 	size = PAGE_ALIGN(args->size);
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc) {
 		drm_dev_exit(idx);
 		nfence_device_put(wdev);
@@ -312,7 +316,7 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	alloc->base.funcs = &nfence_alloc_funcs;
 	drm_gem_private_object_init(drm, &alloc->base, size);
 
-	ret = nfence_alloc_place(adapter, alloc, size, args->segment_id,
+	ret = nfence_alloc_place(nfile, alloc, size, args->segment_id,
 				 args->flags);
 	if (!ret && alloc->cpu_visible) {
 		ret = drm_gem_create_mmap_offset(&alloc->base);

@@ -29,7 +29,7 @@ struct nfence_alloc {
 	struct drm_gem_object base;
 	/** @vaddr: kernel address of the memory */
 	void *vaddr;
-	/** @sysmem: @vaddr is a vmalloc_user() buffer of its own */
+	/** @sysmem: @vaddr is a vmalloc'ed buffer of its own */
 	bool sysmem;
 	/** @cpu_visible: the CPU may map it */
 	bool cpu_visible;

@@ -108,7 +108,7 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 		return -ENODEV;
 	}
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx) {
 		drm_dev_exit(idx);
 		nfence_device_put(wdev);

@@ -135,7 +135,7 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
-	wdev = kzalloc(sizeof(*wdev), GFP_KERNEL);
+	wdev = kzalloc(sizeof(*wdev), GFP_KERNEL_ACCOUNT);
 	if (!wdev) {
 		ret = -ENOMEM;
 		goto out;

@@ -128,10 +128,10 @@ nfence_doorbell_page_create(struct nfence_file *nfile, bool read_only)
 	struct nfence_doorbell_page *dp;
 	int ret;
 
-	dp = kzalloc(sizeof(*dp), GFP_KERNEL);
+	dp = kzalloc(sizeof(*dp), GFP_KERNEL_ACCOUNT);
 	if (!dp)
 		return ERR_PTR(-ENOMEM);
-	dp->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	dp->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!dp->page) {
 		kfree(dp);
 		return ERR_PTR(-ENOMEM);
@@ -248,7 +248,7 @@ static int nfence_doorbell_init(struct nfence_file *nfile,
 	drm_dev_get(&adapter->drm);
 	db->base.funcs = &nfence_doorbell_funcs;
 	drm_gem_private_object_init(&adapter->drm, &db->base, PAGE_SIZE);
-	db->dummy = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	db->dummy = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!db->dummy)
 		return -ENOMEM;
 	db->status = nfence_doorbell_page_create(nfile, true);
@@ -338,7 +338,7 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 	int ret;
 
 	lockdep_assert_held(&nfile->sched_lock);
-	db = kzalloc(sizeof(*db), GFP_KERNEL);
+	db = kzalloc(sizeof(*db), GFP_KERNEL_ACCOUNT);
 	if (!db)
 		return -ENOMEM;
 	db->device = args->device;

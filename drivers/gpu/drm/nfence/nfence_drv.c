@@ -94,6 +94,16 @@ static unsigned int sysmem_mb = 256;
 module_param(sysmem_mb, uint, 0444);
 MODULE_PARM_DESC(sysmem_mb, "System memory segment (aperture) in MiB (default 256)");
 
+static unsigned int client_vram_mb;
+module_param(client_vram_mb, uint, 0444);
+MODULE_PARM_DESC(client_vram_mb,
+		 "VRAM one open file's allocations may hold, in MiB (default 0: no limit)");
+
+static unsigned int client_sysmem_mb;
+module_param(client_sysmem_mb, uint, 0444);
+MODULE_PARM_DESC(client_sysmem_mb,
+		 "Aperture one open file's allocations may hold, in MiB (default 0: no limit)");
+
 static bool native_fences = true;
 module_param(native_fences, bool, 0444);
 MODULE_PARM_DESC(native_fences, "Adapters support native GPU fences (default Y)");
@@ -141,9 +151,14 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct nfence_file *nfile;
 
-	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
+	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL_ACCOUNT);
 	if (!nfile)
 		return -ENOMEM;
+	nfile->seg_usage = nfence_segment_usage_create();
+	if (!nfile->seg_usage) {
+		kfree(nfile);
+		return -ENOMEM;
+	}
 
 	nfile->adapter = adapter;
 	nfile->drm_file = file;
@@ -220,6 +235,8 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	nfence_file_allocs_fini(nfile);
 	nfence_file_fences_fini(nfile);
 	nfence_file_devices_fini(nfile);
+	/* Allocations still mapped keep theirs charged until they go. */
+	nfence_segment_usage_put(nfile->seg_usage);
 	kfree(nfile);
 	file->driver_priv = NULL;
 }
@@ -547,6 +564,8 @@ static void nfence_config_from_params(struct nfence_gpu_config *cfg)
 	cfg->vram_size = (u64)vram_mb << 20;
 	cfg->vram_visible_size = (u64)vram_visible_mb << 20;
 	cfg->sysmem_size = (u64)sysmem_mb << 20;
+	cfg->client_vram_quota = (u64)client_vram_mb << 20;
+	cfg->client_sysmem_quota = (u64)client_sysmem_mb << 20;
 	cfg->native_fence = native_fences;
 	cfg->optimized_default_fence = native_fences && optimized_default_fence;
 	cfg->user_mode_submission = user_mode_submission;

@@ -116,14 +116,14 @@ nfence_fence_page_create(struct nfence_adapter *adapter, bool mappable,
 	struct nfence_fence_page *fp;
 	int ret;
 
-	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
+	fp = kzalloc(sizeof(*fp), GFP_KERNEL_ACCOUNT);
 	if (!fp)
 		return ERR_PTR(-ENOMEM);
 	if (page) {
 		get_page(page);
 		fp->page = page;
 	} else {
-		fp->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		fp->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	}
 	if (!fp->page) {
 		kfree(fp);
@@ -404,7 +404,7 @@ static int nfence_xgroup_join(struct nfence_fence *fence,
 		xg = peer->xgroup;
 		kref_get(&xg->ref);
 	} else {
-		xg = kzalloc(sizeof(*xg), GFP_KERNEL);
+		xg = kzalloc(sizeof(*xg), GFP_KERNEL_ACCOUNT);
 		if (!xg)
 			return -ENOMEM;
 		kref_init(&xg->ref);
@@ -434,7 +434,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	u32 id;
 	int ret;
 
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL_ACCOUNT);
 	if (!fence)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&fence->ref);
@@ -473,7 +473,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 					    fence);
 		/* Visible to debugfs and interrupts only once complete. */
 		ret = xa_alloc(&adapter->fences, &id, fence, xa_limit_32b,
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	}
 	if (ret) {
 		nfence_fence_put(fence);
@@ -594,7 +594,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	u32 handle;
 	int ret;
 
-	local = kzalloc(sizeof(*local), GFP_KERNEL);
+	local = kzalloc(sizeof(*local), GFP_KERNEL_ACCOUNT);
 	if (!local) {
 		nfence_fence_put(fence);
 		return -ENOMEM;

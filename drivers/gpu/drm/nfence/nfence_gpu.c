@@ -38,6 +38,8 @@
  * LUID and a reload gives new ones, as a reboot would on Windows.
  */
 
+static_assert(NFENCE_SEGMENT_USAGE_SLOTS == NFENCE_NUM_SEGMENTS);
+
 /**
  * nfence_gpu_config_validate - check an adapter configuration
  * @cfg: the configuration
@@ -184,6 +186,8 @@ int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
 	if (ret)
 		goto err_vram;
 
+	sys->client_quota = cfg->client_sysmem_quota;
+
 	if (cfg->vram_visible_size)
 		local_flags |= DRM_NFENCE_SEGMENT_CPU_VISIBLE;
 	ret = nfence_segment_init(local, NFENCE_SEGMENT_ID_LOCAL, local_flags,
@@ -191,6 +195,8 @@ int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
 				  gpu->vram);
 	if (ret)
 		goto err_sys;
+
+	local->client_quota = cfg->client_vram_quota;
 
 	ret = nfence_gpu_doorbells_init(gpu);
 	if (ret)

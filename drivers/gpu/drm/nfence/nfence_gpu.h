@@ -70,6 +70,10 @@ struct nfence_gpu_config {
 	u64 vram_visible_size;
 	/** @sysmem_size: bytes of the system memory aperture */
 	u64 sysmem_size;
+	/** @client_vram_quota: VRAM bytes one client may hold, 0 for no limit */
+	u64 client_vram_quota;
+	/** @client_sysmem_quota: aperture bytes one client may hold, 0 for none */
+	u64 client_sysmem_quota;
 	/** @native_fence: native GPU fences supported */
 	bool native_fence;
 	/** @optimized_default_fence: MonitoredValue of DEFAULT fences in VRAM */

@@ -417,7 +417,7 @@ int nfence_submit_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 
 	/* Validate what is there now; the CMP checks again when it runs. */
-	buf = kvmalloc(args->size, GFP_KERNEL);
+	buf = kvmalloc(args->size, GFP_KERNEL_ACCOUNT);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out;
@@ -431,7 +431,7 @@ int nfence_submit_ioctl(struct drm_device *drm, void *data,
 		goto out;
 	}
 
-	sub = kzalloc(sizeof(*sub), GFP_KERNEL);
+	sub = kzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
 	if (!sub) {
 		ret = -ENOMEM;
 		goto out;
@@ -468,7 +468,8 @@ static int nfence_submit_sync(struct drm_file *file,
 	if (!q)
 		return -ENOENT;
 
-	sub = kzalloc(struct_size(sub, fences, args->count), GFP_KERNEL);
+	sub = kzalloc(struct_size(sub, fences, args->count),
+		      GFP_KERNEL_ACCOUNT);
 	if (!sub) {
 		ret = -ENOMEM;
 		goto out;
@@ -687,7 +688,7 @@ nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
 	struct nfence_hwqueue *q;
 	struct nfence_fence *fence;
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&q->ref);

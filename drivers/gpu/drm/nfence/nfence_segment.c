@@ -6,6 +6,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/slab.h>
 
 #include <drm/drm_print.h>
 
@@ -24,6 +25,14 @@
  *
  * Space in a segment is managed with &struct drm_mm, under the segment's
  * own lock. The allocator knows nothing about what the ranges hold.
+ *
+ * Per-client quotas: the allocations a client (an open file) creates are
+ * charged to its &struct nfence_segment_usage, and one that would take the
+ * client past the segment's client_quota (module parameters
+ * client_vram_mb and client_sysmem_mb, 0 for no limit) fails with -ENOSPC,
+ * as if the segment were full: a VRAM request that allows demotion then
+ * lands in system memory. The driver's own placements (fence storage,
+ * bounded by the fence handles a file may hold) are not charged.
  */
 
 /**
@@ -131,22 +140,122 @@ int nfence_segment_alloc(struct nfence_segment *seg,
 	return ret;
 }
 
+/* The slot of @usage that counts segment @id. */
+static atomic64_t *nfence_segment_usage_slot(struct nfence_segment_usage *usage,
+					     u32 id)
+{
+	if (WARN_ON(!id || id > NFENCE_SEGMENT_USAGE_SLOTS))
+		return NULL;
+	return &usage->used[id - 1];
+}
+
+/**
+ * nfence_segment_alloc_charged - nfence_segment_alloc() for a client
+ * @seg: the segment
+ * @node: zeroed node to fill in
+ * @size: bytes, non-zero
+ * @alignment: as for nfence_segment_alloc()
+ * @flags: as for nfence_segment_alloc()
+ * @usage: the client to charge; nfence_segment_free() uncharges
+ *
+ * Return: 0, -EINVAL on bad arguments, -ENOSPC when no range fits or the
+ * client would hold more than the segment's client quota.
+ */
+int nfence_segment_alloc_charged(struct nfence_segment *seg,
+				 struct nfence_segment_node *node, u64 size,
+				 u64 alignment, u32 flags,
+				 struct nfence_segment_usage *usage)
+{
+	atomic64_t *used = nfence_segment_usage_slot(usage, seg->id);
+	u64 quota = READ_ONCE(seg->client_quota);
+	int ret;
+
+	if (!used)
+		return -EINVAL;
+	if ((u64)atomic64_add_return(size, used) > quota && quota) {
+		atomic64_sub(size, used);
+		return -ENOSPC;
+	}
+	ret = nfence_segment_alloc(seg, node, size, alignment, flags);
+	if (ret) {
+		atomic64_sub(size, used);
+		return ret;
+	}
+	kref_get(&usage->ref);
+	node->usage = usage;
+	return 0;
+}
+
 /**
  * nfence_segment_free - free a range allocated with nfence_segment_alloc()
  * @node: the node; freeing a node that is not allocated does nothing
+ *
+ * A node charged to a client (nfence_segment_alloc_charged()) is uncharged.
  */
 void nfence_segment_free(struct nfence_segment_node *node)
 {
 	struct nfence_segment *seg = node->seg;
+	u64 size;
 
 	if (!seg)
 		return;
 
+	size = node->node.size;
 	mutex_lock(&seg->lock);
-	seg->used -= node->node.size;
+	seg->used -= size;
 	drm_mm_remove_node(&node->node);
 	mutex_unlock(&seg->lock);
 	node->seg = NULL;
+	if (node->usage) {
+		atomic64_sub(size, nfence_segment_usage_slot(node->usage,
+							     seg->id));
+		nfence_segment_usage_put(node->usage);
+		node->usage = NULL;
+	}
+}
+
+/**
+ * nfence_segment_usage_create - a new client's segment usage, all zero
+ *
+ * Return: the usage with one reference, or NULL without memory.
+ */
+struct nfence_segment_usage *nfence_segment_usage_create(void)
+{
+	struct nfence_segment_usage *usage;
+
+	usage = kzalloc(sizeof(*usage), GFP_KERNEL_ACCOUNT);
+	if (usage)
+		kref_init(&usage->ref);
+	return usage;
+}
+
+static void nfence_segment_usage_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct nfence_segment_usage, ref));
+}
+
+/**
+ * nfence_segment_usage_put - drop a reference to a client's usage
+ * @usage: the usage, or NULL
+ */
+void nfence_segment_usage_put(struct nfence_segment_usage *usage)
+{
+	if (usage)
+		kref_put(&usage->ref, nfence_segment_usage_release);
+}
+
+/**
+ * nfence_segment_usage_read - bytes a client holds of a segment
+ * @usage: the client's usage
+ * @id: the segment id
+ *
+ * Return: the bytes charged.
+ */
+u64 nfence_segment_usage_read(struct nfence_segment_usage *usage, u32 id)
+{
+	atomic64_t *used = nfence_segment_usage_slot(usage, id);
+
+	return used ? atomic64_read(used) : 0;
 }
 
 /**

@@ -5,6 +5,8 @@
 #ifndef __NFENCE_SEGMENT_H__
 #define __NFENCE_SEGMENT_H__
 
+#include <linux/atomic.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
@@ -42,6 +44,30 @@ struct nfence_segment {
 	struct drm_mm mm;
 	/** @used: bytes currently allocated */
 	u64 used;
+	/** @client_quota: bytes one client may hold, 0 for no limit */
+	u64 client_quota;
+};
+
+/*
+ * NFENCE_SEGMENT_USAGE_SLOTS: segment ids a &struct nfence_segment_usage
+ * counts (1..this)
+ */
+#define NFENCE_SEGMENT_USAGE_SLOTS	2
+
+/**
+ * struct nfence_segment_usage - what one client holds of each segment
+ *
+ * Checked against &nfence_segment.client_quota by
+ * nfence_segment_alloc_charged(). The client holds a reference, and so
+ * does every node charged to it: memory that outlives its handle (behind a
+ * CPU mapping) stays charged until it is freed, after the client is gone
+ * if need be.
+ */
+struct nfence_segment_usage {
+	/** @ref: the client's and its charged nodes' references */
+	struct kref ref;
+	/** @used: bytes held, by segment id - 1 */
+	atomic64_t used[NFENCE_SEGMENT_USAGE_SLOTS];
 };
 
 /**
@@ -52,6 +78,8 @@ struct nfence_segment_node {
 	struct drm_mm_node node;
 	/** @seg: the segment the node lives in, NULL when not allocated */
 	struct nfence_segment *seg;
+	/** @usage: the client it is charged to, or NULL */
+	struct nfence_segment_usage *usage;
 };
 
 int nfence_segment_init(struct nfence_segment *seg, u32 id, u32 flags,
@@ -60,7 +88,14 @@ void nfence_segment_fini(struct nfence_segment *seg);
 int nfence_segment_alloc(struct nfence_segment *seg,
 			 struct nfence_segment_node *node, u64 size,
 			 u64 alignment, u32 flags);
+int nfence_segment_alloc_charged(struct nfence_segment *seg,
+				 struct nfence_segment_node *node, u64 size,
+				 u64 alignment, u32 flags,
+				 struct nfence_segment_usage *usage);
 void nfence_segment_free(struct nfence_segment_node *node);
+struct nfence_segment_usage *nfence_segment_usage_create(void);
+void nfence_segment_usage_put(struct nfence_segment_usage *usage);
+u64 nfence_segment_usage_read(struct nfence_segment_usage *usage, u32 id);
 void *nfence_segment_node_vaddr(const struct nfence_segment_node *node);
 void nfence_segment_print(struct nfence_segment *seg, struct drm_printer *p);
 

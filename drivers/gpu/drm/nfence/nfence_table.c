@@ -56,7 +56,7 @@ int nfence_table_insert_locked(struct nfence_table *t, void *obj, u32 *handle)
 		return -ENOSPC;
 	t->count++;
 	ret = __xa_alloc_cyclic(&t->xa, handle, obj, xa_limit_32b, &t->next,
-				GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
 	if (ret < 0) {
 		t->count--;
 		return ret;

@@ -199,7 +199,7 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 	int ret = 0;
 	u32 i;
 
-	wait = kzalloc(struct_size(wait, entries, count), GFP_KERNEL);
+	wait = kzalloc(struct_size(wait, entries, count), GFP_KERNEL_ACCOUNT);
 	if (!wait)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&wait->ref);
