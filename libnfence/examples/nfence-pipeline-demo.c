@@ -185,7 +185,8 @@ static NTSTATUS create_fence(D3DKMT_HANDLE hDevice,
 	memset(cf, 0, sizeof(*cf));
 	cf->hDevice = hDevice;
 	cf->Info.Type = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
-	cf->Info.EngineAffinity = 0x3;	/* engines 0 and 1 */
+	/* Mapped on every physical adapter; engines are the contexts'. */
+	cf->Info.EngineAffinity = 0;
 	return D3DKMTCreateNativeFence(cf);
 }
 

@@ -234,6 +234,19 @@ void nf_syncobj_forget(struct nf_syncobj *so)
 	nf_object_put(obj);
 }
 
+/*
+ * nf_fence_pdd_ok() - whether a native fence's PrivateDriverData is all
+ * zero: the nfence kernel driver takes none, and data meant for a driver
+ * that would read it must not be dropped without a word.
+ */
+static bool nf_fence_pdd_ok(const BYTE *pdd)
+{
+	for (size_t i = 0; i < D3DDDI_NATIVE_FENCE_PDD_SIZE; i++)
+		if (pdd[i])
+			return false;
+	return true;
+}
+
 NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 {
 	D3DKMT_CREATENATIVEFENCE *p = pCreateNativeFence;
@@ -244,7 +257,7 @@ NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 	uint32_t kflags;
 	NTSTATUS st;
 
-	if (!p || p->Flags.Value)
+	if (!p || p->Flags.Value || !nf_fence_pdd_ok(p->PrivateDriverData))
 		return STATUS_INVALID_PARAMETER;
 	if ((UINT)p->Info.Type != D3DDDI_NATIVEFENCE_TYPE_DEFAULT &&
 	    (UINT)p->Info.Type != D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU)
@@ -292,7 +305,7 @@ NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *p
 	intptr_t fd;
 	NTSTATUS st;
 
-	if (!pOpen)
+	if (!pOpen || !nf_fence_pdd_ok(pOpen->PrivateDriverData))
 		return STATUS_INVALID_PARAMETER;
 	st = nf_fence_flags(pOpen->Flags, true, &kflags);
 	if (!NT_SUCCESS(st))

@@ -249,9 +249,15 @@ TEST(fence_arguments_checked_before_handles)
 	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
 
-	/* Create: Flags, Type and Info.Flags before the device. */
+	/* Create: Flags, PDD, Type and Info.Flags before the device. */
 	memset(&c, 0, sizeof(c));
 	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&c));
+	c.PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE - 1] = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
+	c.PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE - 1] = 0;
+	c.PrivateDriverData[0] = 0x80;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
+	c.PrivateDriverData[0] = 0;
 	c.Flags.Value = 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
 	c.Flags.Value = 0;
@@ -267,10 +273,14 @@ TEST(fence_arguments_checked_before_handles)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
 	EXPECT_EQ(0u, c.hSyncObject);
 
-	/* Open: Flags, then the NT handle, then the device. */
+	/* Open: PDD and Flags, then the NT handle, then the device. */
 	memset(&o, 0, sizeof(o));
 	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	o.PrivateDriverData[7] = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenNativeFenceFromNtHandle(&o));
+	o.PrivateDriverData[7] = 0;
 	o.Flags.NoGPUAccess = 1;
 	EXPECT_EQ(STATUS_NOT_SUPPORTED,
 		  D3DKMTOpenNativeFenceFromNtHandle(&o));

@@ -240,8 +240,7 @@ TEST_F(fence, create_default_and_read)
 	memset(&cf, 0, sizeof(cf));
 	cf.hDevice = self->dev;
 	cf.Info.InitialFenceValue = 0x123456789abcull;
-	cf.Info.EngineAffinity = 0x5;
-	memset(cf.PrivateDriverData, 0xa5, sizeof(cf.PrivateDriverData));
+	cf.Info.EngineAffinity = 1;
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateNativeFence(&cf));
 	EXPECT_NE(0u, cf.hSyncObject);
 	EXPECT_NE(self->dev, cf.hSyncObject);
@@ -251,7 +250,7 @@ TEST_F(fence, create_default_and_read)
 	EXPECT_NE(0u, m->MonitoredValueGpuVa);
 	EXPECT_NE(m->CurrentValueGpuVa, m->MonitoredValueGpuVa);
 	for (i = 0; i < D3DDDI_NATIVE_FENCE_PDD_SIZE; i++)
-		EXPECT_EQ(0xa5, cf.PrivateDriverData[i]);
+		EXPECT_EQ(0, cf.PrivateDriverData[i]);
 	EXPECT_EQ(1u, mock_live_fences());
 
 	cpu = m->CurrentValueCpuVa;
@@ -313,10 +312,15 @@ TEST_F(fence, create_errors)
 		EXPECT_EQ(0u, cf.hSyncObject);
 	}
 
-	/* Engines the adapter does not have (it has 3). */
+	/*
+	 * Physical adapters it does not have (it is one), engine masks
+	 * included: the adapter has 3 engines.
+	 */
 	memset(&cf, 0, sizeof(cf));
 	cf.hDevice = self->dev;
-	cf.Info.EngineAffinity = 1u << 3;
+	cf.Info.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
+	cf.Info.EngineAffinity = 0x7;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
 	cf.Info.EngineAffinity = 0;
 	cf.Flags.Value = 2;
@@ -731,7 +735,7 @@ TEST_F(fence, share_and_open)
 	memset(&o, 0, sizeof(o));
 	o.hNtHandle = nt;
 	o.hDevice = self->dev;
-	o.EngineAffinity = 1u << 7;
+	o.EngineAffinity = 1u << 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTOpenNativeFenceFromNtHandle(&o));
 	EXPECT_EQ(0u, o.hSyncObject);

@@ -768,10 +768,10 @@ static void mock_fill_mapping(const struct mock_fence *fence,
 	m->monitored_value_gpu_va = m->current_value_gpu_va + 8;
 }
 
-static bool mock_engines_ok(const struct mock_node *node, uint32_t affinity)
+/* EngineAffinity: physical adapters, of which an nfence adapter has one. */
+static bool mock_affinity_ok(uint32_t affinity)
 {
-	return node->adapter.num_engines >= 32 ||
-	       !(affinity >> node->adapter.num_engines);
+	return !(affinity & ~DRM_NFENCE_FENCE_AFFINITY_ALL);
 }
 
 /*
@@ -870,7 +870,7 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 		return -EINVAL;
 	if ((args->flags & DRM_NFENCE_FENCE_NT_SECURITY_SHARING) && !shared)
 		return -EINVAL;
-	if (!mock_engines_ok(node, args->engine_affinity))
+	if (!mock_affinity_ok(args->engine_affinity))
 		return -EINVAL;
 	if ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
 	    (!shared || args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
@@ -963,7 +963,7 @@ static int mock_fence_open(int fd, const struct mock_node *node,
 		return -ENOMEM;
 	if (args->pad || (args->flags & ~allowed) || args->flags == allowed)
 		return -EINVAL;
-	if (!mock_engines_ok(node, args->engine_affinity))
+	if (!mock_affinity_ok(args->engine_affinity))
 		return -EINVAL;
 	if (args->fd < 0 || fstat(args->fd, &st))
 		return -EBADF;

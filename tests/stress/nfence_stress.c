@@ -817,22 +817,15 @@ static const struct nfs_adapter_info *nfs_info(const struct nfs_thread *th,
 	return &wk.info[th->file[fx].adapter];
 }
 
-static uint32_t nfs_engine_mask(const struct nfs_adapter_info *ai)
-{
-	return ai->num_engines >= 32 ? UINT32_MAX :
-	       (1u << ai->num_engines) - 1;
-}
-
-/* An engine_affinity: mostly 0 (all) or engines the adapter has. */
-static uint32_t nfs_affinity(struct nfs_thread *th,
-			     const struct nfs_adapter_info *ai)
+/* An engine_affinity: mostly 0 (all), else the one physical adapter. */
+static uint32_t nfs_affinity(struct nfs_thread *th)
 {
 	unsigned int r = below(&th->rng, 100);
 
 	if (r < 80)
 		return 0;
 	if (r < 95)
-		return (rnd32(&th->rng) & nfs_engine_mask(ai)) ?: 1;
+		return DRM_NFENCE_FENCE_AFFINITY_ALL;
 	return rnd32(&th->rng);
 }
 
@@ -1446,7 +1439,7 @@ static void nfs_op_fence_create(struct nfs_thread *th)
 		c.flags = nfs_flags(th, NFS_FENCE_FLAGS, 0);
 	if (chance(&th->rng, 2))
 		c.flags = nfs_flags(th, NFS_FENCE_FLAGS, 100);
-	c.engine_affinity = nfs_affinity(th, nfs_info(th, fx));
+	c.engine_affinity = nfs_affinity(th);
 	c.initial_value = nfs_initial_value(th);
 	c.pad = nfs_pad(th);
 	if (nfs_ioctl(th, NFS_IO_FENCE_CREATE, th->file[fx].fd, &c))
@@ -1572,7 +1565,7 @@ static void nfs_fence_open(struct nfs_thread *th, int fd, int adapter,
 		o.flags = DRM_NFENCE_FENCE_NO_SIGNAL | DRM_NFENCE_FENCE_NO_WAIT;
 	else
 		o.flags = nfs_flags(th, NFS_FENCE_FLAGS, 50);
-	o.engine_affinity = nfs_affinity(th, nfs_info(th, fx));
+	o.engine_affinity = nfs_affinity(th);
 	o.pad = nfs_pad(th);
 	if (nfs_ioctl(th, NFS_IO_FENCE_OPEN, th->file[fx].fd, &o))
 		return;

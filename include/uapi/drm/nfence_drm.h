@@ -445,14 +445,21 @@ struct drm_nfence_fence_mapping {
 	__u64 monitored_value_gpu_va;
 };
 
+/*
+ * DRM_NFENCE_FENCE_AFFINITY_ALL: every physical adapter of an nfence adapter
+ * (it has one) in &drm_nfence_fence_create.engine_affinity
+ */
+#define DRM_NFENCE_FENCE_AFFINITY_ALL	(1u << 0)
+
 /**
  * struct drm_nfence_fence_create - create a native fence (D3DKMTCreateNativeFence)
  *
  * -EOPNOTSUPP on an adapter without native fences; -ENOENT if @device names
  * no device; -EINVAL for an unknown @type, unknown or contradictory @flags
  * (NO_SIGNAL with NO_WAIT, NT_SECURITY_SHARING without SHARED,
- * CROSS_ADAPTER without SHARED or with INTRA_GPU), engine bits
- * the adapter does not have, or non-zero @pad; -ENOSPC past
+ * CROSS_ADAPTER without SHARED or with INTRA_GPU), an @engine_affinity
+ * other than 0 or %DRM_NFENCE_FENCE_AFFINITY_ALL, or non-zero @pad;
+ * -ENOSPC past
  * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file.
  */
 struct drm_nfence_fence_create {
@@ -462,7 +469,13 @@ struct drm_nfence_fence_create {
 	__u32 type;
 	/** @flags: DRM_NFENCE_FENCE_* flags */
 	__u32 flags;
-	/** @engine_affinity: engines that use the fence, bit per ordinal; 0: all */
+	/**
+	 * @engine_affinity: EngineAffinity: the physical adapters where the
+	 * fence's GPU VAs are mapped, a bit per physical adapter of a linked
+	 * adapter; 0 for all. An nfence adapter is one physical adapter: 0 or
+	 * %DRM_NFENCE_FENCE_AFFINITY_ALL. Not an engine mask: engines belong
+	 * to contexts.
+	 */
 	__u32 engine_affinity;
 	/** @initial_value: InitialFenceValue */
 	__u64 initial_value;

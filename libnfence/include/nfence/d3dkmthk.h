@@ -539,8 +539,9 @@ typedef enum _D3DDDI_NATIVEFENCE_TYPE {
  *                          a GPU signal there faults the context)
  *   NoWait                 this handle never waits (STATUS_ACCESS_DENIED);
  *                          not together with NoSignal
- *   NoSignalMaxValueOnTdr  STATUS_NOT_SUPPORTED: nfence does not define
- *                          fence values after a device reset yet
+ *   NoSignalMaxValueOnTdr  STATUS_NOT_SUPPORTED: nfence does not recover
+ *                          a device after a TDR, so its fences become
+ *                          AlwaysSignaled (Documentation/fences.rst)
  *   NoGPUAccess            STATUS_NOT_SUPPORTED: a native fence always has
  *                          GPU virtual addresses
  *   SignalByKmd            STATUS_INVALID_PARAMETER (for CPU notification
@@ -586,7 +587,10 @@ typedef struct _D3DDDI_NATIVEFENCEMAPPING {
 /* D3DDDI_NATIVEFENCEINFO: attributes of a native fence. */
 typedef struct _D3DDDI_NATIVEFENCEINFO {
 	UINT64 InitialFenceValue;	/* in: CurrentValue at creation */
-	/* in: engines (bit per node ordinal) that use the fence; 0: all */
+	/*
+	 * in: the physical adapters where the GPU VAs are mapped, a bit per
+	 * physical adapter, 0 for all; an nfence adapter has one: 0 or 1
+	 */
 	UINT EngineAffinity;
 	D3DDDI_NATIVEFENCE_TYPE Type;	/* in */
 	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags;	/* in */
@@ -608,7 +612,10 @@ typedef struct _D3DKMT_CREATENATIVEFENCE_FLAGS {
 typedef struct _D3DKMT_CREATENATIVEFENCE {
 	D3DKMT_HANDLE hDevice;		/* in: device handle */
 	D3DKMT_HANDLE hSyncObject;	/* out: the new sync object */
-	/* in/out: left unchanged, the nfence kernel driver takes none */
+	/*
+	 * in/out: all zero (the nfence kernel driver takes no private data:
+	 * anything else is STATUS_INVALID_PARAMETER); left unchanged
+	 */
 	BYTE PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE];
 	D3DDDI_NATIVEFENCEINFO Info;	/* in: attributes; out: mapping */
 	D3DKMT_CREATENATIVEFENCE_FLAGS Flags;	/* in: must be 0 */
@@ -628,10 +635,11 @@ typedef struct _D3DKMT_CREATENATIVEFENCE {
  * written only on success.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if
- * @pCreateNativeFence is NULL, Flags.Value is not 0, Info.Type is unknown,
- * Info.Flags is invalid (see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS, also
- * NoSignal with NoWait or NtSecuritySharing without Shared) or
- * Info.EngineAffinity names an engine the adapter does not have;
+ * @pCreateNativeFence is NULL, Flags.Value is not 0, PrivateDriverData is
+ * not all zero, Info.Type is unknown, Info.Flags is invalid (see
+ * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS, also NoSignal with NoWait or
+ * NtSecuritySharing without Shared) or Info.EngineAffinity is not 0 or 1
+ * (one physical adapter);
  * STATUS_NOT_SUPPORTED for unsupported Info.Flags bits or an adapter
  * without native fences; STATUS_INVALID_HANDLE if hDevice is not a device
  * handle; STATUS_INSUFFICIENT_RESOURCES past the kernel's fence limit;
@@ -673,7 +681,7 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
 	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags;	/* in: NoSignal, NoWait */
 	D3DKMT_HANDLE hSyncObject;	/* out: the new sync object */
 	D3DDDI_NATIVEFENCEMAPPING NativeFenceMapping;	/* out */
-	/* in/out: left unchanged, the nfence kernel driver takes none */
+	/* in/out: all zero, as for D3DKMT_CREATENATIVEFENCE; left unchanged */
 	BYTE PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE];
 	BYTE Reserved[32];		/* ignored */
 } D3DKMT_OPENNATIVEFENCEFROMNTHANDLE;
@@ -690,9 +698,9 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  * still closes it. The outputs are written only on success.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL,
- * Flags is invalid (see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity
- * names an engine the adapter does not have, or hNtHandle is an open file
- * that is not a fence of this adapter; STATUS_NOT_SUPPORTED for unsupported
+ * PrivateDriverData is not all zero, Flags is invalid (see
+ * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity is not 0 or 1, or
+ * hNtHandle is an open file that is not a fence of this adapter; STATUS_NOT_SUPPORTED for unsupported
  * Flags bits; STATUS_INVALID_HANDLE if hDevice is not a device handle or
  * hNtHandle is NULL or not an open file descriptor; STATUS_NO_MEMORY;
  * otherwise see NFenceStatusFromErrno().

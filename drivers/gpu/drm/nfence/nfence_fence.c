@@ -700,11 +700,16 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 	return fence;
 }
 
-static int nfence_check_engines(struct nfence_adapter *adapter, u32 affinity)
+/*
+ * EngineAffinity is, as in the seeds, the physical adapters (nodes of a
+ * linked adapter) where the fence's GPU VAs are mapped: 0 for all of them,
+ * else a bit per physical adapter. An nfence adapter is one physical
+ * adapter, so 0 and bit 0 are the only valid masks; engines are chosen by
+ * contexts, not by fences.
+ */
+static int nfence_check_affinity(u32 affinity)
 {
-	u32 n = adapter->gpu.cfg.num_engines;
-
-	return (affinity & ~GENMASK(n - 1, 0)) ? -EINVAL : 0;
+	return (affinity & ~DRM_NFENCE_FENCE_AFFINITY_ALL) ? -EINVAL : 0;
 }
 
 #define NFENCE_FENCE_FLAGS (DRM_NFENCE_FENCE_SHARED | \
@@ -746,7 +751,7 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	    (!(args->flags & DRM_NFENCE_FENCE_SHARED) ||
 	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
 		return -EINVAL;
-	if (nfence_check_engines(adapter, args->engine_affinity))
+	if (nfence_check_affinity(args->engine_affinity))
 		return -EINVAL;
 	if (!adapter->gpu.cfg.native_fence)
 		return -EOPNOTSUPP;
@@ -967,7 +972,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	if (args->pad || (args->flags & ~NFENCE_LOCAL_FLAGS) ||
 	    (args->flags & NFENCE_LOCAL_FLAGS) == NFENCE_LOCAL_FLAGS)
 		return -EINVAL;
-	if (nfence_check_engines(adapter, args->engine_affinity))
+	if (nfence_check_affinity(args->engine_affinity))
 		return -EINVAL;
 
 	filp = fget(args->fd);

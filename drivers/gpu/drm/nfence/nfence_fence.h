@@ -140,7 +140,7 @@ struct nfence_fence_local {
 	u32 handle;
 	/** @flags: DRM_NFENCE_FENCE_NO_SIGNAL / NO_WAIT of this handle */
 	u32 flags;
-	/** @engine_affinity: engines that use the fence */
+	/** @engine_affinity: physical adapters where its GPU VAs are mapped */
 	u32 engine_affinity;
 	/** @mapping: what the ioctl returned */
 	struct drm_nfence_fence_mapping mapping;

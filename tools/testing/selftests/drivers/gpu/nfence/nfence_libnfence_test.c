@@ -1485,10 +1485,14 @@ TEST_F(nf, fence_create_signal_read)
 	UINT i;
 
 	memset(&cf, 0, sizeof(cf));
-	memset(cf.PrivateDriverData, 0x5a, sizeof(cf.PrivateDriverData));
 	cf.hDevice = dev;
 	cf.Info.InitialFenceValue = 5;
 	cf.Info.Type = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
+	/* Private data for a driver that reads it: refused, not dropped. */
+	memset(cf.PrivateDriverData, 0x5a, sizeof(cf.PrivateDriverData));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
+	EXPECT_EQ(0u, cf.hSyncObject);
+	memset(cf.PrivateDriverData, 0, sizeof(cf.PrivateDriverData));
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateNativeFence(&cf));
 	f = cf.hSyncObject;
 	m = cf.Info.NativeFenceMapping;
@@ -1502,7 +1506,7 @@ TEST_F(nf, fence_create_signal_read)
 	EXPECT_EQ(0ull, m.MonitoredValueGpuVa % 8);
 	EXPECT_NE(m.CurrentValueGpuVa, m.MonitoredValueGpuVa);
 	for (i = 0; i < sizeof(cf.PrivateDriverData); i++) {
-		EXPECT_EQ(0x5a, cf.PrivateDriverData[i]);
+		EXPECT_EQ(0, cf.PrivateDriverData[i]);
 	}
 	EXPECT_EQ(5ull, rd(m.CurrentValueCpuVa));
 
@@ -1634,9 +1638,17 @@ TEST_F(nf, fence_create_errors)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, SO_CROSS, 0));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  CREATE(INTRA, SO_SHAREABLE | SO_CROSS, 0));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, 0, 1u << engines));
-	/* Every engine the adapter has is a valid affinity. */
-	EXPECT_EQ(STATUS_SUCCESS, CREATE(DEF, 0, (1u << engines) - 1));
+	/*
+	 * EngineAffinity is a mask of physical adapters, and an nfence
+	 * adapter is one: 0 (all) and 1 are valid, whatever its engines.
+	 */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, 0, 2));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, 0, 3));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, CREATE(DEF, 0, 1u << 31));
+	if (engines > 1)
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  CREATE(DEF, 0, (1u << engines) - 1));
+	EXPECT_EQ(STATUS_SUCCESS, CREATE(DEF, 0, 1));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
 
 	/* INTRA_GPU: GPU addresses only, no CPU access at all. */
@@ -1979,6 +1991,19 @@ TEST_F(nf, share_and_open)
 	fl.SignalByKmd = 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  open_fence(fd, dev, fl.Value, NULL, NULL));
+	/* Private driver data: refused, with a valid handle and device. */
+	{
+		D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+
+		memset(&o, 0, sizeof(o));
+		o.hNtHandle = (HANDLE)(intptr_t)fd;
+		o.hDevice = dev;
+		o.hSyncObject = POISON;
+		o.PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE - 1] = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTOpenNativeFenceFromNtHandle(&o));
+		EXPECT_EQ(POISON, o.hSyncObject);
+	}
 	/* Shared and NtSecuritySharing are the object's: ignored on open. */
 	ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, dev, SO_SHAREABLE, &again,
 					     &ma));
