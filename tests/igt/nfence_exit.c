@@ -50,7 +50,7 @@ static void creator(int sock)
 	struct drm_nfence_fence_create fc = { 0 };
 	struct drm_nfence_fence_share fs = { .fd = -1 };
 	struct rlimit no_core = { 0, 0 };
-	int cfd;
+	int cfd, cfd2;
 	char how;
 
 	/* No IGT handler, no core file: the kernel's own ending. */
@@ -64,6 +64,12 @@ static void creator(int sock)
 	fc.device = dc.handle;
 	fc.type = DRM_NFENCE_FENCE_TYPE_DEFAULT;
 	fc.flags = SHAREABLE;
+	/* With a second adapter, the parent opens it there too. */
+	cfd2 = __nfence_open_adapter(1);
+	if (cfd2 >= 0) {
+		fc.flags |= DRM_NFENCE_FENCE_CROSS_ADAPTER;
+		close(cfd2);
+	}
 	fc.initial_value = INITIAL;
 	if (__nfence_fence_create(cfd, &fc))
 		_exit(12);
@@ -91,6 +97,40 @@ static void creator(int sock)
 	_exit(15);
 }
 
+/* The fence opened on a second adapter, waited for by its CPU and GPU. */
+struct far_side {
+	int fd;
+	uint32_t dev;
+	uint32_t h;
+	struct nfence_queue q;
+	struct nfence_cpu_waiter w;
+	uint64_t gpu_done;
+};
+
+static void far_side_start(struct far_side *f, int sfd, int64_t deadline)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_cs cs;
+
+	f->fd = nfence_open_adapter(1);
+	f->dev = nfence_device_create(f->fd);
+	f->h = nfence_fence_open(f->fd, f->dev, sfd, 0, &m);
+	nfence_cpu_waiter_start(&f->w, f->fd, f->dev, f->h, WANTED, deadline);
+	nfence_queue_create(&f->q, f->fd, f->dev, 0, 0);
+	nfence_queue_begin(&f->q, &cs);
+	nfence_cs_wait_fence(&cs, &m, WANTED);
+	f->gpu_done = nfence_queue_submit(&f->q, &cs);
+	igt_assert(!nfence_queue_poll(&f->q, f->gpu_done, 100));
+}
+
+static void far_side_stop(struct far_side *f)
+{
+	nfence_queue_destroy(&f->q);
+	nfence_fence_destroy(f->fd, f->h);
+	nfence_device_destroy(f->fd, f->dev);
+	close(f->fd);
+}
+
 static void test_creator_ends(enum ending how)
 {
 	bool killed = how == END_SIGKILL || how == END_SIGSEGV;
@@ -101,12 +141,16 @@ static void test_creator_ends(enum ending how)
 	struct nfence_cpu_waiter w;
 	uint64_t gpu_done, reaped_ns;
 	int sock, sfd, status, ret;
+	bool two = nfence_count_adapters() >= 2;
+	struct far_side far;
 	char byte = how;
 	uint32_t dev, h;
 	pid_t pid;
 
 	nfence_watchdog(WATCHDOG_S);
 	igt_require(nfence_has_native_fences(fd));
+	if (!two)
+		igt_info("one adapter: no waiter on a second one\n");
 	pid = nfence_fork_child(creator, &sock);
 	sfd = nfence_recv_fd(sock);
 	igt_assert_f(sfd >= 0, "the creator sent no fence: %s\n",
@@ -115,7 +159,9 @@ static void test_creator_ends(enum ending how)
 	/* This process's device opens the fence and waits, CPU and GPU. */
 	dev = nfence_device_create(fd);
 	h = nfence_fence_open(fd, dev, sfd, 0, &m);
-	close(sfd);
+	if (two)
+		far_side_start(&far, sfd,
+			       nfence_deadline_ms(killed ? 20000 : 1500));
 	value = nfence_fence_map(fd, &m);
 	igt_assert_eq_u64(*value, INITIAL);
 	nfence_cpu_waiter_start(&w, fd, dev, h, WANTED,
@@ -157,15 +203,57 @@ static void test_creator_ends(enum ending how)
 		igt_assert(*value >= NFENCE_ALWAYS_SIGNALED);
 		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, UINT64_MAX,
 						      0), 0);
+		if (two) {
+			/* The instance on the other adapter as well. */
+			igt_assert_eq(nfence_cpu_waiter_join(&far.w, 30000), 0);
+			igt_assert_f(far.w.done_ns < reaped_ns +
+				     RELEASE_MS * 1000000ull,
+				     "adapter 1's CPU waiter took %" PRIu64
+				     " ms\n",
+				     (far.w.done_ns - reaped_ns) / 1000000);
+			igt_assert(nfence_queue_poll(&far.q, far.gpu_done,
+						     RELEASE_MS));
+			igt_assert_eq(__nfence_fence_wait_one(far.fd, far.dev,
+							      far.h,
+							      UINT64_MAX, 0),
+				      0);
+			/* An instance opened there afterwards inherits it. */
+			far_side_stop(&far);
+			far.fd = nfence_open_adapter(1);
+			far.dev = nfence_device_create(far.fd);
+			far.h = nfence_fence_open(far.fd, far.dev, sfd, 0,
+						  NULL);
+			igt_assert_eq(__nfence_fence_wait_one(far.fd, far.dev,
+							      far.h,
+							      UINT64_MAX, 0),
+				      0);
+			nfence_fence_destroy(far.fd, far.h);
+			nfence_device_destroy(far.fd, far.dev);
+			close(far.fd);
+			two = false;
+		}
 	} else {
 		/* Left alone: still INITIAL, still usable. */
 		igt_assert_eq(ret, -ETIME);
 		igt_assert_eq_u64(*value, INITIAL);
 		igt_assert(!nfence_queue_poll(&q, gpu_done, 100));
+		if (two) {
+			igt_assert_eq(nfence_cpu_waiter_join(&far.w, 30000),
+				      -ETIME);
+			igt_assert(!nfence_queue_poll(&far.q, far.gpu_done,
+						      100));
+		}
 		nfence_fence_signal(fd, dev, h, WANTED);
 		igt_assert(nfence_queue_poll(&q, gpu_done, 5000));
 		igt_assert_eq_u64(*value, WANTED);
+		/* A signal on adapter 0 still reaches adapter 1. */
+		if (two)
+			igt_assert(nfence_queue_poll(&far.q, far.gpu_done,
+						     5000));
 	}
+	if (two)
+		far_side_stop(&far);
+	close(sfd);
 	nfence_fence_unmap(value);
 	nfence_queue_destroy(&q);
 	nfence_fence_destroy(fd, h);
@@ -335,7 +423,8 @@ igt_main
 		fd = nfence_open();
 
 	igt_describe("The creator exits normally: the fence stays INITIAL, "
-		     "waiters wait, a signal from this process releases them.");
+		     "waiters wait (here and, CrossAdapter, on a second "
+		     "adapter), a signal from this process releases them.");
 	igt_subtest("creator-exit")
 		test_creator_ends(END_EXIT);
 
@@ -345,8 +434,9 @@ igt_main
 		test_creator_ends(END_CLOSE);
 
 	igt_describe("The creator is killed (SIGKILL): the fence becomes "
-		     "AlwaysSignaled, CPU and GPU waiters are released within "
-		     "a second, a wait for UINT64_MAX returns at once.");
+		     "AlwaysSignaled, CPU and GPU waiters, here and on a "
+		     "second adapter, are released within a second, a wait "
+		     "for UINT64_MAX returns at once.");
 	igt_subtest("creator-sigkill")
 		test_creator_ends(END_SIGKILL);
 

@@ -394,6 +394,23 @@ static int nfence_fence_take_mv(struct nfence_file *nfile,
 	return nfence_pool_take(nfile, &fence->mv, false);
 }
 
+/**
+ * nfence_instance_set_always_signaled - AlwaysSignaled for one instance
+ * @fence: the instance, on its adapter, of a fence whose CurrentValue is
+ *	already raised
+ *
+ * Every CPU wait on it is released, now and later, and its adapter's CMP
+ * lets the GPU waits on it pass.
+ */
+void nfence_instance_set_always_signaled(struct nfence_fence *fence)
+{
+	WRITE_ONCE(fence->always_signaled, true);
+	/* Publish the flag before releasing the waiters that test it. */
+	smp_mb();
+	nfence_waitlist_flush(&fence->waiters);
+	nfence_cmp_kick(&fence->adapter->cmp);
+}
+
 /* Join @fence to @peer's cross-adapter group, or start one. */
 static int nfence_xgroup_join(struct nfence_fence *fence,
 			      struct nfence_fence *peer)
@@ -413,6 +430,9 @@ static int nfence_xgroup_join(struct nfence_fence *fence,
 	}
 	spin_lock(&xg->lock);
 	list_add_tail(&fence->xlink, &xg->instances);
+	/* Opened after its creator's device went into error: so is this. */
+	if (peer && READ_ONCE(peer->always_signaled))
+		nfence_instance_set_always_signaled(fence);
 	spin_unlock(&xg->lock);
 	fence->xgroup = xg;
 	return 0;

@@ -180,6 +180,7 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);
 void nfence_fence_put(struct nfence_fence *fence);
 unsigned int nfence_fence_propagate(struct nfence_fence *fence);
+void nfence_instance_set_always_signaled(struct nfence_fence *fence);
 u64 nfence_fence_read(struct nfence_fence *fence);
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct nfence_device *wdev,

@@ -169,17 +169,25 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 /**
  * nfence_fence_set_always_signaled - the parent device of a fence is in error
  * @fence: the fence
+ *
+ * A cross-adapter fence is AlwaysSignaled on every adapter where it is
+ * opened: its instances share CurrentValue, and they share this state too
+ * (an instance opened afterwards inherits it, see nfence_xgroup_join()).
  */
 void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 {
+	struct nfence_xgroup *xg = fence->xgroup;
+	struct nfence_fence *f;
+
 	nfence_value_raise(fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
-	WRITE_ONCE(fence->always_signaled, true);
-	/* Publish the flag before releasing the waiters that test it. */
-	smp_mb();
-	nfence_waitlist_flush(&fence->waiters);
-	/* GPU waits on it pass now, and on its other adapters' instances. */
-	nfence_cmp_kick(&fence->adapter->cmp);
-	nfence_fence_propagate(fence);
+	if (!xg) {
+		nfence_instance_set_always_signaled(fence);
+		return;
+	}
+	spin_lock(&xg->lock);
+	list_for_each_entry(f, &xg->instances, xlink)
+		nfence_instance_set_always_signaled(f);
+	spin_unlock(&xg->lock);
 }
 
 /**
