@@ -22,6 +22,9 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+#include <kunit/static_stub.h>
+#endif
 #include <kunit/test.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
@@ -39,6 +42,7 @@
 #include <drm/drm_vma_manager.h>
 #include <drm/nfence_drm.h>
 
+#include "../nfence_alloc.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
 #include "../nfence_drv.h"
@@ -79,6 +83,20 @@ static const struct nfence_gpu_config hnd_cfg = {
 static u32 hnd_next_index = 8;
 
 /**
+ * struct hnd_race - what a race test runs inside a handle insert
+ * @file: the file whose device it hits
+ * @wdev: the device handle
+ * @destroy: destroy the device; else put it in error
+ * @ran: it ran
+ */
+struct hnd_race {
+	unsigned int file;
+	u32 wdev;
+	bool destroy;
+	bool ran;
+};
+
+/**
  * struct hnd_fix - what a test runs on
  * @test: the test
  * @adapter: the adapters; NULL once the test destroyed one
@@ -87,6 +105,7 @@ static u32 hnd_next_index = 8;
  * @nfiles: entries of @file used
  * @fd: shared fds in the thread's file table; -1 once closed
  * @nfds: entries of @fd used
+ * @race: the race test's action (hnd_insert_raced())
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -96,6 +115,7 @@ struct hnd_fix {
 	unsigned int nfiles;
 	int fd[HND_FDS];
 	unsigned int nfds;
+	struct hnd_race race;
 };
 
 /* A CPU waiter that counts its releases, as a FENCE_WAIT entry would. */
@@ -1341,6 +1361,132 @@ static void hnd_adapter_unplug(struct kunit *test)
 	hnd_close_fd(f, s);
 }
 
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+/* ---- Races forced inside the handle insert ---- */
+
+/*
+ * nfence_table_insert_locked(), with the test's race run in the window
+ * where the real one may drop the table's lock to allocate: the device is
+ * destroyed or put in error after the ioctl looked it up and before the new
+ * handle is published.
+ */
+static int hnd_insert_raced(struct nfence_table *t, void *obj, u32 *handle)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct hnd_fix *f = test->priv;
+	struct hnd_race *r = &f->race;
+	struct nfence_device *wdev;
+
+	kunit_deactivate_static_stub(test, nfence_table_insert_locked);
+	xa_unlock(&t->xa);
+	if (r->destroy) {
+		KUNIT_EXPECT_EQ(test, hnd_device_destroy(f, r->file, r->wdev),
+				0);
+	} else {
+		wdev = nfence_device_lookup(hnd_nfile(f, r->file), r->wdev);
+		KUNIT_EXPECT_NOT_NULL(test, wdev);
+		if (wdev) {
+			nfence_device_lost(&hnd_nfile(f, r->file)->adapter->cmp,
+					   wdev);
+			nfence_device_put(wdev);
+		}
+	}
+	r->ran = true;
+	xa_lock(&t->xa);
+	return nfence_table_insert_locked(t, obj, handle);
+}
+
+static void hnd_race_arm(struct hnd_fix *f, unsigned int file, u32 wdev,
+			 bool destroy)
+{
+	f->race = (struct hnd_race){
+		.file = file, .wdev = wdev, .destroy = destroy,
+	};
+	kunit_activate_static_stub(f->test, nfence_table_insert_locked,
+				   hnd_insert_raced);
+}
+
+/*
+ * Issue 17 point 2: a fence created while its device goes into error. The
+ * device's fence scan runs after the create looked the device up and
+ * before the handle is published; the fence must still be AlwaysSignaled,
+ * as every fence of a device in error is.
+ */
+static void hnd_race_create_vs_error(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_fence *fence;
+	struct hnd_waiter hw;
+	unsigned int fa;
+	u32 d, h;
+
+	fa = hnd_open(f, 0);
+	d = hnd_device(f, fa);
+	hnd_race_arm(f, fa, d, false);
+	h = hnd_create(f, fa, d, HND_DEFAULT, 0, 5, NULL);
+	KUNIT_ASSERT_TRUE(test, f->race.ran);
+	fence = hnd_fence(f, fa, h);
+	KUNIT_ASSERT_NOT_NULL(test, fence);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(fence->always_signaled));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->cv.value),
+			NFENCE_ALWAYS_SIGNALED_VALUE);
+	/* Any value is reached: a waiter is released at once. */
+	KUNIT_EXPECT_TRUE(test, hnd_wait_on(fence, &hw, U64_MAX));
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
+}
+
+/*
+ * Issue 17 point 3: a fence created while its device is destroyed. The
+ * destroy's scan of the device's handles runs before the new handle is
+ * published: the create must fail with -ENOENT and leave nothing behind,
+ * not a handle tied to a destroyed device.
+ */
+static void hnd_race_create_vs_destroy(struct kunit *test)
+{
+	struct drm_nfence_fence_create args = {
+		.type = HND_DEFAULT,
+		.initial_value = 1,
+	};
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	unsigned int fa;
+
+	fa = hnd_open(f, 0);
+	args.device = hnd_device(f, fa);
+	hnd_race_arm(f, fa, args.device, true);
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
+					&args), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, f->race.ran);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 0);
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
+}
+
+/* The same for an allocation (nfence_alloc.c). */
+static void hnd_race_alloc_vs_destroy(struct kunit *test)
+{
+	struct drm_nfence_alloc_create args = {
+		.size = SZ_64K,
+		.segment_id = NFENCE_SEGMENT_ID_SYSTEM,
+	};
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct nfence_segment *sys;
+	unsigned int fa;
+
+	sys = nfence_gpu_segment(&a->gpu, NFENCE_SEGMENT_ID_SYSTEM);
+	fa = hnd_open(f, 0);
+	args.device = hnd_device(f, fa);
+	hnd_race_arm(f, fa, args.device, true);
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_alloc_create_ioctl,
+					&args), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, f->race.ran);
+	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->allocs.count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
+	KUNIT_EXPECT_EQ(test, nfence_segment_used(sys), 0);
+}
+#endif /* NFENCE_HAVE_KUNIT_STATIC_STUB */
+
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
 	KUNIT_CASE(hnd_per_file_cyclic),
@@ -1352,6 +1498,11 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_progress_fence),
 	KUNIT_CASE(hnd_cross_creator_first),
 	KUNIT_CASE(hnd_cross_instance_first),
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+	KUNIT_CASE(hnd_race_create_vs_error),
+	KUNIT_CASE(hnd_race_create_vs_destroy),
+	KUNIT_CASE(hnd_race_alloc_vs_destroy),
+#endif
 	KUNIT_CASE(hnd_adapter_unplug),
 	{}
 };

@@ -31,6 +31,20 @@
 #error "nfence needs a void platform_driver remove callback (6.3+, Debian 6.1)"
 #endif
 
+/*
+ * NFENCE_KUNIT_STUB(fn, args...): at the top of @fn, lets a KUnit test
+ * replace it (kunit_activate_static_stub()), to force an interleaving at
+ * that point. Nothing outside KUnit builds, or before 6.2, which has no
+ * static stubs.
+ */
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST) && \
+	defined(NFENCE_HAVE_KUNIT_STATIC_STUB)
+#include <kunit/static_stub.h>
+#define NFENCE_KUNIT_STUB(fn, args...)	KUNIT_STATIC_STUB_REDIRECT(fn, ##args)
+#else
+#define NFENCE_KUNIT_STUB(fn, args...)	((void)(fn))
+#endif
+
 #include <linux/eventfd.h>
 #include <linux/mm.h>
 

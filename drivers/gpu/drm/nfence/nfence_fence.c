@@ -585,7 +585,7 @@ static void nfence_local_free(struct nfence_file *nfile,
 /*
  * A device in error creates fences that are AlwaysSignaled from birth. The
  * fence is not published yet, so no waiter or queue can be looking at it:
- * raising CurrentValue and setting the flag is all there is to do. Called
+ * CurrentValue is raised with a plain store. Called
  * under the fence table's lock, which nfence_device_lost_locked() takes to
  * set &nfence_device.error: either the device's fence scan finds the new
  * handle, or the handle is published seeing the error.
@@ -594,7 +594,8 @@ static void nfence_fence_born_signaled(struct nfence_fence *fence)
 {
 	if (*fence->cv.value < NFENCE_ALWAYS_SIGNALED_VALUE)
 		WRITE_ONCE(*fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
-	WRITE_ONCE(fence->always_signaled, true);
+	/* Its waitlist closed too, as for any AlwaysSignaled instance. */
+	nfence_instance_set_always_signaled(fence);
 }
 
 /*

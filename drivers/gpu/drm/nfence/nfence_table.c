@@ -7,6 +7,7 @@
 #include <linux/gfp.h>
 #include <linux/lockdep.h>
 
+#include "nfence_compat.h"
 #include "nfence_table.h"
 
 /**
@@ -51,6 +52,8 @@ int nfence_table_insert_locked(struct nfence_table *t, void *obj, u32 *handle)
 {
 	int ret;
 
+	/* KUnit: what may happen while the allocation drops the lock. */
+	NFENCE_KUNIT_STUB(nfence_table_insert_locked, t, obj, handle);
 	lockdep_assert_held(&t->xa.xa_lock);
 	if (t->count >= t->max)
 		return -ENOSPC;
