@@ -1326,6 +1326,101 @@ static void test_open_bad_engine_affinity(void)
 	nfence_fence_destroy(fd, h);
 }
 
+/* Both mappings at the same GPU VAs. */
+static void assert_same_vas(const struct drm_nfence_fence_mapping *a,
+			    const struct drm_nfence_fence_mapping *b)
+{
+	igt_assert_eq_u64(a->current_value_gpu_va, b->current_value_gpu_va);
+	igt_assert_eq_u64(a->monitored_value_gpu_va, b->monitored_value_gpu_va);
+}
+
+/* A queue of @device signals @value through @m's CurrentValue VA. */
+static void gpu_signal(uint32_t device, const struct drm_nfence_fence_mapping *m,
+		       uint64_t value)
+{
+	struct nfence_queue q;
+	struct nfence_cs cs;
+
+	nfence_queue_create(&q, fd, device, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, m, value);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	nfence_queue_destroy(&q);
+}
+
+/*
+ * The seeds: "If the native fence is being opened on a different device of
+ * the same process, then the NativeFenceMapping will contain the same VAs
+ * as the original native fence." libnfence opens an adapter once per
+ * process, so one file: the creator's handle and opens on a second device
+ * and on the first device share both GPU VAs; a NO_SIGNAL handle has a
+ * read-only CurrentValue of its own. The VAs outlive the creator's handle:
+ * a queue of the second device signals through them.
+ */
+static void test_open_same_process_same_vas(void)
+{
+	struct drm_nfence_fence_mapping m, mb, ma, mn;
+	uint32_t h, hb, ha, hn, devb;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	devb = nfence_device_create(fd);
+	h = create_shared(0, &m, &sfd);
+	hb = nfence_fence_open(fd, devb, sfd, 0, &mb);
+	ha = nfence_fence_open(fd, dev, sfd, 0, &ma);
+	hn = nfence_fence_open(fd, devb, sfd, NO_SIGNAL, &mn);
+	assert_same_vas(&mb, &m);
+	assert_same_vas(&ma, &m);
+	igt_assert_neq_u64(mn.current_value_gpu_va, m.current_value_gpu_va);
+	igt_assert_eq_u64(mn.monitored_value_gpu_va, m.monitored_value_gpu_va);
+
+	nfence_fence_destroy(fd, h);
+	gpu_signal(devb, &mb, 5);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, ha, 5, 0), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, devb, hn, 5, 0), 0);
+	/* Opened again once more: the same VAs still. */
+	h = nfence_fence_open(fd, dev, sfd, 0, &m);
+	assert_same_vas(&m, &mb);
+	nfence_fence_destroy(fd, h);
+	nfence_fence_destroy(fd, hb);
+	nfence_fence_destroy(fd, ha);
+	nfence_fence_destroy(fd, hn);
+	close(sfd);
+	nfence_device_destroy(fd, devb);
+}
+
+/*
+ * A fence of another process (another file), opened here on two devices:
+ * one mapping in this file, at the same VAs for both handles, in this
+ * file's own GPU VA space, through which this file's queues signal it.
+ */
+static void test_open_other_process_same_vas(void)
+{
+	struct drm_nfence_fence_mapping m2, ma, mb;
+	uint32_t d2, h2, ha, hb, devb;
+	int fd2, sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	fd2 = nfence_open();
+	d2 = nfence_device_create(fd2);
+	h2 = nfence_fence_create(fd2, d2, TYPE_DEFAULT, SHAREABLE, 0, &m2);
+	sfd = nfence_fence_share(fd2, h2);
+	devb = nfence_device_create(fd);
+	ha = nfence_fence_open(fd, dev, sfd, 0, &ma);
+	hb = nfence_fence_open(fd, devb, sfd, 0, &mb);
+	assert_same_vas(&ma, &mb);
+	gpu_signal(devb, &ma, 9);
+	igt_assert_eq(__nfence_fence_wait_one(fd2, d2, h2, 9, 0), 0);
+	nfence_fence_destroy(fd, ha);
+	gpu_signal(devb, &mb, 10);
+	igt_assert_eq(__nfence_fence_wait_one(fd2, d2, h2, 10, 0), 0);
+	nfence_fence_destroy(fd, hb);
+	close(sfd);
+	nfence_device_destroy(fd, devb);
+	close(fd2);
+}
+
 static void test_open_bad_fd(void)
 {
 	struct drm_nfence_fence_open o;
@@ -1960,6 +2055,19 @@ igt_main
 			     "fails with -EINVAL; 0 and 1 open.");
 		igt_subtest("open-bad-engine-affinity")
 			test_open_bad_engine_affinity();
+
+		igt_describe("A fence opened on another device of the same "
+			     "process has the same GPU VAs (a NO_SIGNAL "
+			     "handle's CurrentValue excepted), which outlive "
+			     "the creator's handle.");
+		igt_subtest("open-same-process-same-vas")
+			test_open_same_process_same_vas();
+
+		igt_describe("Another process's fence opened on two devices "
+			     "here: one mapping at the same VAs, in this "
+			     "file's address space, usable by its queues.");
+		igt_subtest("open-other-process-same-vas")
+			test_open_other_process_same_vas();
 
 		igt_describe("Open of a closed or negative fd fails with "
 			     "-EBADF.");

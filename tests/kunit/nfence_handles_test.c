@@ -643,14 +643,18 @@ static void hnd_share_open(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mb.monitored_value_gpu_va,
 					      true));
 
-	/* A second handle in the same file has mappings of its own too. */
+	/*
+	 * A second handle in the same file (the seed: another device of the
+	 * same process) shares the file's mappings: the same GPU VAs.
+	 */
 	hb2 = hnd_open_fd(f, fb, db, s, &mb2);
 	KUNIT_EXPECT_NE(test, hb2, hb);
-	KUNIT_EXPECT_NE(test, mb2.current_value_gpu_va, mb.current_value_gpu_va);
+	KUNIT_EXPECT_EQ(test, mb2.current_value_gpu_va, mb.current_value_gpu_va);
+	KUNIT_EXPECT_EQ(test, mb2.monitored_value_gpu_va,
+			mb.monitored_value_gpu_va);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_local(f, fb, hb2)->cv_vmap, lb->cv_vmap);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 4);
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb2), 0);
-	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mb2.current_value_gpu_va,
-					      false));
 	/* hb's mapping and mmap permission stay. */
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
 						false), fence->cv.value);
@@ -1361,6 +1365,50 @@ static void hnd_adapter_unplug(struct kunit *test)
 	hnd_close_fd(f, s);
 }
 
+/*
+ * Two instances of a cross-adapter fence opened in one file of another
+ * adapter share CurrentValue: one value map, at one GPU VA, whose fence is
+ * an instance with a handle. When that instance's handle goes, the map
+ * takes the other's; with the last handle the map goes.
+ */
+static void hnd_cross_value_map(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct drm_nfence_fence_mapping m1, m2;
+	struct nfence_fence_local *l1, *l2;
+	struct nfence_value_map *vmap;
+	struct nfence_fence *fx, *fy, *fz;
+	unsigned int fa, fb, s;
+	u32 ha, hb, hb2, db;
+
+	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
+	db = hnd_local(f, fb, hb)->device->handle;
+	hb2 = hnd_open_fd(f, fb, db, s, &m2);
+	fz = hnd_fence(f, fb, hb2);
+	KUNIT_EXPECT_PTR_NE(test, fz, fy);
+	l1 = hnd_local(f, fb, hb);
+	l2 = hnd_local(f, fb, hb2);
+	m1 = l1->mapping;
+	vmap = l1->cv_vmap;
+	KUNIT_ASSERT_NOT_NULL(test, vmap);
+	KUNIT_EXPECT_PTR_EQ(test, l2->cv_vmap, vmap);
+	KUNIT_EXPECT_EQ(test, m2.current_value_gpu_va, m1.current_value_gpu_va);
+	/* MonitoredValues of their own. */
+	KUNIT_EXPECT_NE(test, m2.monitored_value_gpu_va,
+			m1.monitored_value_gpu_va);
+	KUNIT_EXPECT_PTR_EQ(test, vmap->fence, fy);
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vmap->fence, fz);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, m2.current_value_gpu_va,
+						true), fz->cv.value);
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb2), 0);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, m2.current_value_gpu_va,
+					      false));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&hnd_nfile(f, fb)->value_maps));
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ha), 0);
+}
+
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 /* ---- Races forced inside the handle insert ---- */
 
@@ -1498,6 +1546,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_progress_fence),
 	KUNIT_CASE(hnd_cross_creator_first),
 	KUNIT_CASE(hnd_cross_instance_first),
+	KUNIT_CASE(hnd_cross_value_map),
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 	KUNIT_CASE(hnd_race_create_vs_error),
 	KUNIT_CASE(hnd_race_create_vs_destroy),

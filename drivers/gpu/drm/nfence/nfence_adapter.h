@@ -81,8 +81,10 @@ struct nfence_file {
 	struct drm_file *drm_file;
 	/** @fences: local fence handle -> &struct nfence_fence_local */
 	struct nfence_table fences;
-	/** @pool_lock: protects @cv_pool and @mv_pool */
+	/** @pool_lock: protects @cv_pool, @mv_pool and @value_maps */
 	struct mutex pool_lock;
+	/** @value_maps: storage key -> &struct nfence_value_map */
+	struct xarray value_maps;
 	/** @cv_pool: CurrentValue pages of non-shared fences */
 	struct list_head cv_pool;
 	/** @mv_pool: MonitoredValue pages of non-shared fences */

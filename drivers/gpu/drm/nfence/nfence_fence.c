@@ -7,6 +7,7 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
@@ -532,7 +533,127 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 	return woken;
 }
 
-/* &nfence_vm_mapping.fence_at of a handle's own CurrentValue mapping. */
+/*
+ * The storage of a fence value, whichever object maps it: the page frame
+ * and the 8-byte word in it (VRAM is vmalloc'ed). The instances of a
+ * cross-adapter fence have page objects of their own over one page, and
+ * one key.
+ */
+static unsigned long nfence_slot_key(const struct nfence_fence_slot *slot)
+{
+	unsigned long pfn = slot->page ? page_to_pfn(slot->page->page) :
+					 vmalloc_to_pfn(slot->value);
+
+	return (pfn << (PAGE_SHIFT - 3)) | (offset_in_page(slot->value) >> 3);
+}
+
+/*
+ * &nfence_vm_mapping.fence_at of a CurrentValue value map: the fence of
+ * one of its users. Called under the address space's lock, which
+ * nfence_value_map_put() takes to change it, so that user holds it.
+ */
+static struct nfence_fence *nfence_value_map_fence_at(struct nfence_vm_mapping *map,
+						      u64 offset)
+{
+	struct nfence_value_map *vmap =
+		container_of(map, struct nfence_value_map, map);
+
+	if (!vmap->fence)
+		return NULL;
+	kref_get(&vmap->fence->ref);
+	return vmap->fence;
+}
+
+/*
+ * @local's mapping of @slot (its fence's CurrentValue if @cv, else its
+ * MonitoredValue) in the file's GPU VA space, at *@va: the file's pool
+ * page when the value is in one, else the file's value map of that
+ * storage, made on first use and shared by every handle that needs it
+ * (*@out, NULL for a pool page).
+ */
+static int nfence_local_map_value(struct nfence_file *nfile,
+				  struct nfence_fence_local *local,
+				  struct nfence_fence_slot *slot, bool cv,
+				  struct nfence_value_map **out, u64 *va)
+{
+	unsigned long key = nfence_slot_key(slot);
+	struct nfence_value_map *vmap;
+	int ret = 0;
+
+	*out = NULL;
+	if (slot->page && slot->page->map.vm == &nfile->vm) {
+		*va = slot->page->map.node.start + slot->offset;
+		return 0;
+	}
+	mutex_lock(&nfile->pool_lock);
+	vmap = xa_load(&nfile->value_maps, key);
+	if (!vmap) {
+		vmap = kzalloc(sizeof(*vmap), GFP_KERNEL_ACCOUNT);
+		if (!vmap) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		vmap->key = key;
+		INIT_LIST_HEAD(&vmap->users);
+		if (cv) {
+			vmap->fence = local->fence;
+			vmap->map.fence_at = nfence_value_map_fence_at;
+		}
+		ret = nfence_vm_map(&nfile->vm, &vmap->map, slot->value,
+				    sizeof(u64), cv ? 0 : NFENCE_VM_READ_ONLY);
+		if (!ret) {
+			ret = xa_err(xa_store(&nfile->value_maps, key, vmap,
+					      GFP_KERNEL_ACCOUNT));
+			if (ret)
+				nfence_vm_unmap(&vmap->map);
+		}
+		if (ret) {
+			kfree(vmap);
+			goto out;
+		}
+	}
+	list_add_tail(cv ? &local->cv_link : &local->mv_link, &vmap->users);
+	*out = vmap;
+	*va = vmap->map.node.start;
+out:
+	mutex_unlock(&nfile->pool_lock);
+	return ret;
+}
+
+/*
+ * @local no longer uses @vmap (through @link): the last user unmaps it; a
+ * CurrentValue map whose fence was @local's takes another user's.
+ */
+static void nfence_value_map_put(struct nfence_file *nfile,
+				 struct nfence_value_map *vmap,
+				 struct nfence_fence_local *local,
+				 struct list_head *link)
+{
+	struct nfence_fence_local *next;
+
+	if (!vmap)
+		return;
+	mutex_lock(&nfile->pool_lock);
+	list_del(link);
+	if (list_empty(&vmap->users)) {
+		xa_erase(&nfile->value_maps, vmap->key);
+		mutex_unlock(&nfile->pool_lock);
+		nfence_vm_unmap(&vmap->map);
+		kfree(vmap);
+		return;
+	}
+	if (vmap->fence == local->fence) {
+		/* Only CurrentValue maps have a fence, and cv_link users. */
+		next = list_first_entry(&vmap->users, struct nfence_fence_local,
+					cv_link);
+		mutex_lock(&nfile->vm.lock);
+		vmap->fence = next->fence;
+		mutex_unlock(&nfile->vm.lock);
+	}
+	mutex_unlock(&nfile->pool_lock);
+}
+
+/* A NO_SIGNAL handle's own read-only mapping of CurrentValue. */
 static struct nfence_fence *nfence_local_fence_at(struct nfence_vm_mapping *map,
 						  u64 offset)
 {
@@ -544,35 +665,14 @@ static struct nfence_fence *nfence_local_fence_at(struct nfence_vm_mapping *map,
 	return local->fence;
 }
 
-/*
- * Map @slot into the file's VA space unless its page already is (and @own
- * does not ask for a mapping of its own).
- */
-static int nfence_local_map_slot(struct nfence_file *nfile,
-				 struct nfence_fence_slot *slot,
-				 struct nfence_vm_mapping *map, u32 flags,
-				 bool own, u64 *va)
-{
-	int ret;
-
-	if (!own && slot->page && slot->page->map.vm == &nfile->vm) {
-		*va = slot->page->map.node.start + slot->offset;
-		return 0;
-	}
-	ret = nfence_vm_map(&nfile->vm, map, slot->value, sizeof(u64), flags);
-	if (ret)
-		return ret;
-	*va = map->node.start;
-	return 0;
-}
-
 static void nfence_local_free(struct nfence_file *nfile,
 			      struct nfence_fence_local *local)
 {
 	struct nfence_fence *fence = local->fence;
 
 	nfence_vm_unmap(&local->cv_map);
-	nfence_vm_unmap(&local->mv_map);
+	nfence_value_map_put(nfile, local->cv_vmap, local, &local->cv_link);
+	nfence_value_map_put(nfile, local->mv_vmap, local, &local->mv_link);
 	if (local->mmap_allowed)
 		drm_vma_node_revoke(&fence->cv.page->base.vma_node,
 				    nfile->drm_file);
@@ -627,20 +727,27 @@ static int nfence_local_create(struct nfence_file *nfile,
 	local->engine_affinity = engine_affinity;
 	atomic_inc(&fence->handles);
 
-	local->cv_map.fence_at = nfence_local_fence_at;
 	/*
 	 * A NO_SIGNAL handle cannot signal from the GPU either: its
 	 * CurrentValue gets a read-only mapping of its own, never the
-	 * page's writable one.
+	 * file's writable one (so its GPU VA differs from the other
+	 * handles').
 	 */
-	ret = nfence_local_map_slot(nfile, &fence->cv, &local->cv_map,
-				    no_signal ? NFENCE_VM_READ_ONLY : 0,
-				    no_signal,
-				    &local->mapping.current_value_gpu_va);
+	if (no_signal) {
+		local->cv_map.fence_at = nfence_local_fence_at;
+		ret = nfence_vm_map(&nfile->vm, &local->cv_map,
+				    fence->cv.value, sizeof(u64),
+				    NFENCE_VM_READ_ONLY);
+		local->mapping.current_value_gpu_va = local->cv_map.node.start;
+	} else {
+		ret = nfence_local_map_value(nfile, local, &fence->cv, true,
+					     &local->cv_vmap,
+					     &local->mapping.current_value_gpu_va);
+	}
 	if (!ret)
-		ret = nfence_local_map_slot(nfile, &fence->mv, &local->mv_map,
-					    NFENCE_VM_READ_ONLY, false,
-					    &local->mapping.monitored_value_gpu_va);
+		ret = nfence_local_map_value(nfile, local, &fence->mv, false,
+					     &local->mv_vmap,
+					     &local->mapping.monitored_value_gpu_va);
 	if (ret)
 		goto err;
 
@@ -1061,6 +1168,7 @@ void nfence_file_fences_init(struct nfence_file *nfile)
 {
 	nfence_table_init(&nfile->fences, DRM_NFENCE_MAX_FENCES_PER_FILE);
 	mutex_init(&nfile->pool_lock);
+	xa_init(&nfile->value_maps);
 	INIT_LIST_HEAD(&nfile->cv_pool);
 	INIT_LIST_HEAD(&nfile->mv_pool);
 	nfence_vm_init(&nfile->vm);
@@ -1097,6 +1205,9 @@ void nfence_file_fences_fini(struct nfence_file *nfile)
 	xa_destroy(&nfile->fences.xa);
 	nfence_pool_fini(nfile, &nfile->cv_pool);
 	nfence_pool_fini(nfile, &nfile->mv_pool);
+	/* Every handle is gone, and its value maps with it. */
+	WARN_ON(!xa_empty(&nfile->value_maps));
+	xa_destroy(&nfile->value_maps);
 	nfence_vm_fini(&nfile->vm);
 	mutex_destroy(&nfile->pool_lock);
 }

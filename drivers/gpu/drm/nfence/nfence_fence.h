@@ -129,6 +129,29 @@ struct nfence_fence {
 };
 
 /**
+ * struct nfence_value_map - a fence value mapped into a file's GPU VA space
+ *
+ * One per file and value storage (a CurrentValue or a MonitoredValue that
+ * is not in one of the file's pool pages), shared by every handle of the
+ * file that maps it: a fence opened on another device of the same process
+ * gets the same GPU VAs, as the seed says (libnfence opens each adapter
+ * once per process). Under &nfence_file.pool_lock.
+ */
+struct nfence_value_map {
+	/** @key: the storage (nfence_slot_key()) */
+	unsigned long key;
+	/** @users: the handles using it (their cv_link or mv_link) */
+	struct list_head users;
+	/**
+	 * @fence: CurrentValue maps: a user's fence, for &nfence_vm_mapping.
+	 * fence_at; changed under the address space's lock as well
+	 */
+	struct nfence_fence *fence;
+	/** @map: the mapping */
+	struct nfence_vm_mapping map;
+};
+
+/**
  * struct nfence_fence_local - a local handle to a fence in one file
  */
 struct nfence_fence_local {
@@ -144,10 +167,16 @@ struct nfence_fence_local {
 	u32 engine_affinity;
 	/** @mapping: what the ioctl returned */
 	struct drm_nfence_fence_mapping mapping;
-	/** @cv_map: CurrentValue mapped for this handle (not in a pool page) */
+	/** @cv_map: NO_SIGNAL handles: CurrentValue mapped read-only */
 	struct nfence_vm_mapping cv_map;
-	/** @mv_map: MonitoredValue mapped for this handle (not in a pool page) */
-	struct nfence_vm_mapping mv_map;
+	/** @cv_vmap: the file's map of CurrentValue, NULL for a pool page's */
+	struct nfence_value_map *cv_vmap;
+	/** @cv_link: entry in @cv_vmap's users */
+	struct list_head cv_link;
+	/** @mv_vmap: the file's map of MonitoredValue, NULL for a pool page's */
+	struct nfence_value_map *mv_vmap;
+	/** @mv_link: entry in @mv_vmap's users */
+	struct list_head mv_link;
 	/** @mmap_allowed: this file may mmap the fence's own CurrentValue page */
 	bool mmap_allowed;
 	/** @creator: this handle created the fence (its device is the parent) */
