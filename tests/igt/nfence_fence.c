@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "igt_nfence_core.h"
@@ -1421,6 +1422,97 @@ static void test_open_other_process_same_vas(void)
 	close(fd2);
 }
 
+/*
+ * Kernel memory a process makes the driver allocate is charged to its
+ * memory cgroup (GFP_KERNEL_ACCOUNT): a child in a cgroup of its own
+ * creates CHARGED_FENCES shared fences, each with a CurrentValue page of
+ * its own, and its cgroup's memory.current grows by at least those pages.
+ */
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CHARGED_FENCES	256
+
+static char charge_cg[128];
+
+static int64_t cg_read(const char *file)
+{
+	char path[256], buf[64];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%s", charge_cg, file);
+	n = nfence_sysfs_read(path, buf, sizeof(buf));
+	return n < 0 ? n : strtoll(buf, NULL, 10);
+}
+
+/* In the child: join the cgroup, create the fences, send the growth. */
+static void charged_child(int sock)
+{
+	struct drm_nfence_device_create dc = { 0 };
+	char path[256], pid[32];
+	int64_t before, after;
+	int cfd, i;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", charge_cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (nfence_sysfs_write(path, pid))
+		_exit(10);
+	cfd = __nfence_open_adapter(0);
+	if (cfd < 0 || __nfence_device_create(cfd, &dc))
+		_exit(11);
+	before = cg_read("memory.current");
+	for (i = 0; i < CHARGED_FENCES; i++) {
+		struct drm_nfence_fence_create c = {
+			.device = dc.handle,
+			.type = TYPE_DEFAULT,
+			.flags = SHAREABLE,
+		};
+
+		if (__nfence_fence_create(cfd, &c))
+			_exit(12);
+	}
+	after = cg_read("memory.current");
+	if (before < 0 || after < 0)
+		_exit(13);
+	after -= before;
+	if (write(sock, &after, sizeof(after)) != sizeof(after))
+		_exit(14);
+	_exit(0);
+}
+
+static void test_kernel_memory_charged(void)
+{
+	char controllers[256];
+	int64_t grown = -1;
+	int sock, status;
+	pid_t pid;
+
+	nfence_watchdog(WATCHDOG_S);
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
+		igt_require_f(!system("mount -t cgroup2 none " CGROUP_ROOT),
+			      "no cgroup2 at " CGROUP_ROOT "\n");
+	igt_require_f(nfence_sysfs_read(CGROUP_ROOT "/cgroup.controllers",
+					controllers, sizeof(controllers)) > 0 &&
+		      strstr(controllers, "memory"),
+		      "no memory controller\n");
+	nfence_sysfs_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	snprintf(charge_cg, sizeof(charge_cg), CGROUP_ROOT "/nfence-igt-%d",
+		 getpid());
+	igt_assert_f(!mkdir(charge_cg, 0755) || errno == EEXIST,
+		     "mkdir %s: %s\n", charge_cg, strerror(errno));
+	igt_require_f(cg_read("memory.current") >= 0,
+		      "memory controller not enabled for children\n");
+
+	pid = nfence_fork_child(charged_child, &sock);
+	igt_assert_eq(read(sock, &grown, sizeof(grown)), sizeof(grown));
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	close(sock);
+	igt_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		     "child status 0x%x\n", status);
+	igt_info("%d shared fences: the cgroup grew by %" PRId64 " bytes\n",
+		 CHARGED_FENCES, grown);
+	igt_assert_lte(CHARGED_FENCES * 4096, grown);
+	igt_assert_eq(rmdir(charge_cg), 0);
+}
+
 static void test_open_bad_fd(void)
 {
 	struct drm_nfence_fence_open o;
@@ -2068,6 +2160,12 @@ igt_main
 			     "file's address space, usable by its queues.");
 		igt_subtest("open-other-process-same-vas")
 			test_open_other_process_same_vas();
+
+		igt_describe("A process's fences are charged to its memory "
+			     "cgroup: 256 shared fences grow it by at least "
+			     "their CurrentValue pages.");
+		igt_subtest("kernel-memory-charged")
+			test_kernel_memory_charged();
 
 		igt_describe("Open of a closed or negative fd fails with "
 			     "-EBADF.");
