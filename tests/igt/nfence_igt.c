@@ -569,7 +569,8 @@ int nfence_debugfs_dir_files(int fd, const char * const *files,
 }
 
 /**
- * __nfence_debugfs_write: write @value to @file in debugfs directory @dir;
+ * __nfence_debugfs_write: write @value to @file in directory @dir (debugfs,
+ * sysfs, or AT_FDCWD for a path);
  * 0 or -errno
  */
 int __nfence_debugfs_write(int dir, const char *file, const char *value)
@@ -835,16 +836,7 @@ pid_t nfence_fork_child(void (*child)(int sock), int *sock)
  */
 int nfence_sysfs_write(const char *path, const char *value)
 {
-	ssize_t len = strlen(value);
-	int f, ret = 0;
-
-	f = open(path, O_WRONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	if (write(f, value, len) != len)
-		ret = -errno;
-	close(f);
-	return ret;
+	return __nfence_debugfs_write(AT_FDCWD, path, value);
 }
 
 /**

@@ -57,7 +57,8 @@
  * 4. &nfence_vm.lock, &nfence_segment.lock
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
  *    (&nfence_file.devices, .fences, .allocs, .contexts, .hwqueues,
- *    .doorbells) and &nfence_adapter.fences
+ *    .doorbells, .value_maps) and &nfence_adapter.fences; then
+ *    &nfence_xgroup.lock (a cross-adapter fence's instances) inside them
  * 6. &nfence_waitlist.lock (a fence's waiters); never two at once
  * 7. the wait queue and eventfd locks taken when a wait completes, and the
  *    CMP's wait queue (nfence_cmp_kick())
