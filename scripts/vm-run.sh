@@ -348,6 +348,10 @@ if [ "$mode" = full ]; then
 			check_timed "libnfence demo on a WDDM 2.x-style adapter" \
 				60 "$build/libnfence/nfence-info"
 		fi
+		if [ "$name" = f1idle ]; then
+			check_timed "libnfence doorbell demo with an F1 round trip" \
+				120 "$build/libnfence/nfence-doorbell-demo"
+		fi
 		if [ -s "$sel" ]; then
 			run_igt -s "$sel"
 		fi

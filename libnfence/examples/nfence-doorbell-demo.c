@@ -17,6 +17,10 @@
  *  5. with the dedicated doorbell model, one queue more than there are
  *     physical doorbells: the first queue's doorbell is taken
  *     (DISCONNECTED_RETRY), and its next submission reconnects and runs
+ *  6. an F1 round trip, when the simulated GPU puts idle engines in F1
+ *     (module parameter f1_idle_ms, not 0): the engine idles, its
+ *     doorbells are disconnected (DISCONNECTED_RETRY), and the next
+ *     submission reconnects, which brings it back to F0, and runs
  *
  * Exit status: 0 if every step behaved, 1 otherwise (also when no adapter
  * qualifies).
@@ -61,6 +65,24 @@ static int expect(NTSTATUS st, const char *what)
 static UINT64 read64(const volatile void *p)
 {
 	return __atomic_load_n((const UINT64 *)p, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * How long an idle engine with connected doorbells stays in F0 on this
+ * machine: the simulated GPU's module parameter (not a D3DKMT query; a
+ * real GPU decides it), 0 for never or when it cannot be read.
+ */
+static unsigned int f1_idle_ms(void)
+{
+	FILE *f = fopen("/sys/module/nfence/parameters/f1_idle_ms", "re");
+	unsigned int ms = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &ms) != 1)
+			ms = 0;
+		fclose(f);
+	}
+	return ms;
 }
 
 /*
@@ -231,7 +253,7 @@ int main(void)
 	struct alloc cmds = { 0 }, data = { 0 };
 	D3DKMT_HANDLE hDevice = 0;
 	D3DKMT_CREATEDEVICE cd;
-	unsigned int i, n_extra = 0, slot = 0;
+	unsigned int i, n_extra = 0, slot = 0, idle_ms;
 	UINT64 connects;
 	ULONG k;
 	int a;
@@ -288,7 +310,7 @@ int main(void)
 	if (caps.DoorbellModel != D3DKMT_NFENCE_DOORBELL_MODEL_DEDICATED ||
 	    caps.NumPhysicalDoorbells > MAX_EXTRA) {
 		printf("# no doorbell to take with this model\n");
-		goto destroy;
+		goto f1;
 	}
 	n_extra = caps.NumPhysicalDoorbells;
 	extra = calloc(n_extra, sizeof(*extra));
@@ -314,6 +336,28 @@ int main(void)
 	      "the ring writer connected again");
 	expect(wait_progress(hDevice, &main_q), "and its work ran");
 	check(read64(data.cpu) == SUBMITS + 1, "its write reached the CPU");
+
+	/* 6. */
+f1:
+	idle_ms = f1_idle_ms();
+	if (!idle_ms) {
+		printf("# engines stay in F0 (f1_idle_ms is 0)\n");
+		goto destroy;
+	}
+	for (i = 0; i < idle_ms + 5000 &&
+	     status_of(&main_q) != D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY;
+	     i += 10)
+		usleep(10000);
+	check(status_of(&main_q) == D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY,
+	      "after f1_idle_ms of idling the engine went to F1 and "
+	      "disconnected its doorbells (DISCONNECTED_RETRY)");
+	connects = main_q.writer.Connects;
+	expect(submit(&main_q, &cmds, slot++ % (CMD_SIZE / SLOT / 2), data.va,
+		      SUBMITS + 2), "submit to the queue of the engine in F1");
+	check(main_q.writer.Connects == connects + 1,
+	      "the ring writer connected again, back to F0");
+	expect(wait_progress(hDevice, &main_q), "and its work ran");
+	check(read64(data.cpu) == SUBMITS + 2, "its write reached the CPU");
 
 destroy:
 	for (i = 0; extra && i < n_extra; i++) {
