@@ -221,6 +221,26 @@ static UINT64 status_of(const struct uqueue *u)
 	return read64(u->doorbell.DoorbellStatusCPUVirtualAddress);
 }
 
+/*
+ * A submission to @u, whose doorbell was disconnected (@why): the ring
+ * writer connects again, and the command buffer's write of @value to
+ * @data reaches the CPU.
+ */
+static void resubmit(D3DKMT_HANDLE hDevice, struct uqueue *u,
+		     const struct alloc *cmds, unsigned int slot,
+		     const struct alloc *data, UINT64 value, const char *why)
+{
+	UINT64 connects = u->writer.Connects;
+	char what[160];
+
+	snprintf(what, sizeof(what), "submit to the queue %s", why);
+	expect(submit(u, cmds, slot, data->va, value), what);
+	check(u->writer.Connects == connects + 1,
+	      "the ring writer connected again");
+	expect(wait_progress(hDevice, u), "and its work ran");
+	check(read64(data->cpu) == value, "its write reached the CPU");
+}
+
 /* The first adapter with user-mode submission, or -1. */
 static int pick_adapter(const D3DKMT_ADAPTERINFO *adapters, ULONG n,
 			D3DKMT_NFENCE_USERMODESUBMISSION_CAPS *caps)
@@ -254,7 +274,6 @@ int main(void)
 	D3DKMT_HANDLE hDevice = 0;
 	D3DKMT_CREATEDEVICE cd;
 	unsigned int i, n_extra = 0, slot = 0, idle_ms;
-	UINT64 connects;
 	ULONG k;
 	int a;
 
@@ -329,13 +348,8 @@ int main(void)
 	      D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY,
 	      "the least recently rung doorbell was taken "
 	      "(DISCONNECTED_RETRY)");
-	connects = main_q.writer.Connects;
-	expect(submit(&main_q, &cmds, slot++ % (CMD_SIZE / SLOT / 2), data.va,
-		      SUBMITS + 1), "submit to the queue that lost it");
-	check(main_q.writer.Connects == connects + 1,
-	      "the ring writer connected again");
-	expect(wait_progress(hDevice, &main_q), "and its work ran");
-	check(read64(data.cpu) == SUBMITS + 1, "its write reached the CPU");
+	resubmit(hDevice, &main_q, &cmds, slot++ % (CMD_SIZE / SLOT / 2),
+		 &data, SUBMITS + 1, "that lost it");
 
 	/* 6. */
 f1:
@@ -351,13 +365,9 @@ f1:
 	check(status_of(&main_q) == D3DDDI_DOORBELLSTATUS_DISCONNECTED_RETRY,
 	      "after f1_idle_ms of idling the engine went to F1 and "
 	      "disconnected its doorbells (DISCONNECTED_RETRY)");
-	connects = main_q.writer.Connects;
-	expect(submit(&main_q, &cmds, slot++ % (CMD_SIZE / SLOT / 2), data.va,
-		      SUBMITS + 2), "submit to the queue of the engine in F1");
-	check(main_q.writer.Connects == connects + 1,
-	      "the ring writer connected again, back to F0");
-	expect(wait_progress(hDevice, &main_q), "and its work ran");
-	check(read64(data.cpu) == SUBMITS + 2, "its write reached the CPU");
+	/* Its connect brings the engine back to F0. */
+	resubmit(hDevice, &main_q, &cmds, slot++ % (CMD_SIZE / SLOT / 2),
+		 &data, SUBMITS + 2, "of the engine in F1");
 
 destroy:
 	for (i = 0; extra && i < n_extra; i++) {
