@@ -272,6 +272,10 @@ if [ "$mode" = full ]; then
 	check_fails "insmod refuses doorbell_model=3" insmod "$ko" doorbell_model=3
 	check_fails "insmod refuses num_doorbells=0" insmod "$ko" num_doorbells=0
 	check_fails "insmod refuses f1_idle_ms=60001" insmod "$ko" f1_idle_ms=60001
+	check_fails "insmod refuses more values than adapters" \
+		insmod "$ko" num_adapters=1 native_fences=1,0
+	check_fails "insmod refuses adapter 1's num_engines=9" \
+		insmod "$ko" num_adapters=2 num_engines=3,9
 	check "no module left after refused loads" bash -c '! grep -q "^nfence " /proc/modules'
 fi
 
@@ -344,8 +348,8 @@ if [ "$mode" = full ]; then
 			*) echo "$b@*" >>"$sel" ;;
 			esac
 		done
-		if [ "$name" = wddm2x ]; then
-			check_timed "libnfence demo on a WDDM 2.x-style adapter" \
+		if [ "$name" = wddm2x ] || [ "$name" = mixed ]; then
+			check_timed "libnfence demo with a WDDM 2.x-style adapter ($name)" \
 				60 "$build/libnfence/nfence-info"
 		fi
 		if [ "$name" = f1idle ]; then
@@ -366,6 +370,7 @@ doorbells1|nfence_doorbell|num_doorbells=1
 globaldb|nfence_doorbell|doorbell_model=2
 f1idle|nfence_doorbell@f1-idle|f1_idle_ms=100
 quota|nfence_alloc@client-quota|client_vram_mb=8 client_sysmem_mb=16
+mixed|nfence_query|num_adapters=2 native_fences=1,0 user_mode_submission=1,0 num_engines=3,8 vram_visible_mb=16,0 no_64bit_atomics=0,1
 LOADS
 
 	# On a kernel with fault injection (the debug kernel): every

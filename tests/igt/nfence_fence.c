@@ -1601,6 +1601,67 @@ static void test_open_other_adapter(void)
 	nfence_fence_destroy(fd, h);
 }
 
+/*
+ * A native fence, cross-adapter or not, cannot be opened on an adapter
+ * without native fences: -EOPNOTSUPP after the input checks, nothing made
+ * there, and the fence goes when its creator lets go of it.
+ */
+static void test_open_non_native_adapter(void)
+{
+	int count = nfence_count_adapters();
+	struct drm_nfence_fence_mapping m, xm;
+	struct drm_nfence_fence_open o;
+	int64_t base = live_fences(), base1;
+	uint32_t h, xh, d1;
+	int fd1, dbg1, sfd, xsfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(count >= 2, "needs 2 adapters, have %d\n", count);
+	fd1 = nfence_open_adapter(1);
+	igt_require_f(!nfence_has_native_fences(fd1),
+		      "adapter 1 has native fences\n");
+	dbg1 = nfence_debugfs_fences_dir(fd1);
+	base1 = nfence_debugfs_count_fences(dbg1);
+	d1 = nfence_device_create(fd1);
+
+	h = create_shared(3, &m, &sfd);
+	xh = create(DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE, 5, &xm);
+	xsfd = nfence_fence_share(fd, xh);
+
+	/* Bad input is still -EINVAL there; then the adapter says no. */
+	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1,
+					    .pad = 1 };
+	expect_open_error(fd1, &o, -EINVAL);
+	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1,
+					    .engine_affinity = 2 };
+	expect_open_error(fd1, &o, -EINVAL);
+	o = (struct drm_nfence_fence_open){ .fd = -1, .device = d1 };
+	expect_open_error(fd1, &o, -EBADF);
+	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1 };
+	expect_open_error(fd1, &o, -EOPNOTSUPP);
+	o = (struct drm_nfence_fence_open){ .fd = sfd, .device = d1 };
+	expect_open_error(fd1, &o, -EOPNOTSUPP);
+	/* Before the device lookup, as fence create. */
+	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1 + 100 };
+	expect_open_error(fd1, &o, -EOPNOTSUPP);
+	igt_assert_eq_s64(nfence_debugfs_count_fences(dbg1), base1);
+
+	/* The fences are untouched and still work on their own adapter. */
+	assert_fences(base, 2);
+	nfence_fence_signal(fd, dev, xh, 6);
+	igt_assert_eq_u64(read_value(fd, &xm), 6);
+	igt_assert_eq_u64(read_value(fd, &m), 3);
+
+	close(sfd);
+	close(xsfd);
+	nfence_fence_destroy(fd, h);
+	nfence_fence_destroy(fd, xh);
+	assert_fences(base, 0);
+	nfence_device_destroy(fd1, d1);
+	close(dbg1);
+	close(fd1);
+}
+
 static void test_open_bad_device(void)
 {
 	struct drm_nfence_fence_open o;
@@ -2181,6 +2242,13 @@ igt_main
 			     "-EINVAL.");
 		igt_subtest("open-other-adapter")
 			test_open_other_adapter();
+
+		igt_describe("Any native fence, CROSS_ADAPTER too, opened on "
+			     "an adapter without native fences fails with "
+			     "-EOPNOTSUPP after the input checks and before "
+			     "the device lookup; nothing is made there.");
+		igt_subtest("open-non-native-adapter")
+			test_open_non_native_adapter();
 
 		igt_describe("Open on device 0, destroyed or other-file "
 			     "devices fails with -ENOENT.");

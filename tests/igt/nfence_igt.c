@@ -211,35 +211,57 @@ static bool nfence_param_read(const char *name, char *buf, size_t size)
 	return true;
 }
 
+/*
+ * Adapter @adapter's value in the parameter's text: per-adapter parameters
+ * read back as a comma-separated list whose last value repeats (the
+ * driver's "module parameters"). Points at the value's first character.
+ */
+static const char *nfence_param_pick(const char *buf, unsigned int adapter)
+{
+	const char *p = buf, *comma;
+
+	while (adapter-- && (comma = strchr(p, ',')))
+		p = comma + 1;
+	return p;
+}
+
 /**
- * nfence_param_u64: read the integer module parameter @name
+ * nfence_param_u64_at: read adapter @adapter's value of the integer module
+ * parameter @name
  *
  * Returns false when it cannot be read (module built in without sysfs
  * parameters, or not loaded).
  */
-bool nfence_param_u64(const char *name, uint64_t *value)
+bool nfence_param_u64_at(const char *name, unsigned int adapter,
+			 uint64_t *value)
 {
-	char buf[64], *end;
+	char buf[256], *end;
+	const char *p;
 
 	if (!nfence_param_read(name, buf, sizeof(buf)))
 		return false;
+	p = nfence_param_pick(buf, adapter);
 	errno = 0;
-	*value = strtoull(buf, &end, 0);
-	if (errno || end == buf)
+	*value = strtoull(p, &end, 0);
+	if (errno || end == p || (*end && *end != ',' && *end != '\n'))
 		return false;
 	return true;
 }
 
 /**
- * nfence_param_bool: read the boolean module parameter @name ("Y"/"N")
+ * nfence_param_bool_at: read adapter @adapter's value of the boolean module
+ * parameter @name ("Y"/"N")
  */
-bool nfence_param_bool(const char *name, bool *value)
+bool nfence_param_bool_at(const char *name, unsigned int adapter,
+			  bool *value)
 {
-	char buf[64];
+	char buf[256];
+	const char *p;
 
 	if (!nfence_param_read(name, buf, sizeof(buf)))
 		return false;
-	switch (buf[0]) {
+	p = nfence_param_pick(buf, adapter);
+	switch (p[0]) {
 	case 'Y': case 'y': case '1':
 		*value = true;
 		return true;
@@ -251,31 +273,68 @@ bool nfence_param_bool(const char *name, bool *value)
 }
 
 /**
- * nfence_param_get_u64: the integer module parameter @name, failing the
- * running subtest (or, in a fixture, all that follow) if it cannot be read
+ * nfence_param_u64: read adapter 0's value of the integer module
+ * parameter @name (see nfence_param_u64_at())
  */
-uint64_t nfence_param_get_u64(const char *name)
+bool nfence_param_u64(const char *name, uint64_t *value)
+{
+	return nfence_param_u64_at(name, 0, value);
+}
+
+/**
+ * nfence_param_bool: read adapter 0's value of the boolean module
+ * parameter @name
+ */
+bool nfence_param_bool(const char *name, bool *value)
+{
+	return nfence_param_bool_at(name, 0, value);
+}
+
+/**
+ * nfence_param_get_u64_at: adapter @adapter's value of the integer module
+ * parameter @name, failing the running subtest (or, in a fixture, all that
+ * follow) if it cannot be read
+ */
+uint64_t nfence_param_get_u64_at(const char *name, unsigned int adapter)
 {
 	uint64_t value = 0;
 
-	igt_assert_f(nfence_param_u64(name, &value),
-		     "module parameter %s unreadable (" NFENCE_PARAM_DIR
-		     "/%s)\n", name, name);
+	igt_assert_f(nfence_param_u64_at(name, adapter, &value),
+		     "module parameter %s unreadable for adapter %u ("
+		     NFENCE_PARAM_DIR "/%s)\n", name, adapter, name);
 	return value;
 }
 
 /**
- * nfence_param_get_bool: the boolean module parameter @name, failing the
- * running subtest if it cannot be read
+ * nfence_param_get_bool_at: adapter @adapter's value of the boolean module
+ * parameter @name, failing the running subtest if it cannot be read
  */
-bool nfence_param_get_bool(const char *name)
+bool nfence_param_get_bool_at(const char *name, unsigned int adapter)
 {
 	bool value = false;
 
-	igt_assert_f(nfence_param_bool(name, &value),
-		     "module parameter %s unreadable (" NFENCE_PARAM_DIR
-		     "/%s)\n", name, name);
+	igt_assert_f(nfence_param_bool_at(name, adapter, &value),
+		     "module parameter %s unreadable for adapter %u ("
+		     NFENCE_PARAM_DIR "/%s)\n", name, adapter, name);
 	return value;
+}
+
+/**
+ * nfence_param_get_u64: adapter 0's value of the integer module parameter
+ * @name, failing the running subtest if it cannot be read
+ */
+uint64_t nfence_param_get_u64(const char *name)
+{
+	return nfence_param_get_u64_at(name, 0);
+}
+
+/**
+ * nfence_param_get_bool: adapter 0's value of the boolean module parameter
+ * @name, failing the running subtest if it cannot be read
+ */
+bool nfence_param_get_bool(const char *name)
+{
+	return nfence_param_get_bool_at(name, 0);
 }
 
 /**

@@ -45,6 +45,12 @@ bool nfence_param_bool(const char *name, bool *value);
 /* The same, failing the running subtest when the parameter is unreadable */
 uint64_t nfence_param_get_u64(const char *name);
 bool nfence_param_get_bool(const char *name);
+bool nfence_param_u64_at(const char *name, unsigned int adapter,
+			 uint64_t *value);
+bool nfence_param_bool_at(const char *name, unsigned int adapter,
+			  bool *value);
+uint64_t nfence_param_get_u64_at(const char *name, unsigned int adapter);
+bool nfence_param_get_bool_at(const char *name, unsigned int adapter);
 
 /* DRM_IOCTL_NFENCE_QUERY */
 int __nfence_query(int fd, struct drm_nfence_query *q);

@@ -126,6 +126,37 @@ static uint32_t probe_size(uint32_t type, int i)
 	return i == 0 ? 0 : expected_size(type);
 }
 
+/* The adapter under test's value of a per-adapter module parameter. */
+static uint64_t param_u64(const char *name)
+{
+	return nfence_param_get_u64_at(name, adapter.index);
+}
+
+static bool param_bool(const char *name)
+{
+	return nfence_param_get_bool_at(name, adapter.index);
+}
+
+/*
+ * Run @check against every adapter in turn, as if the subtest had opened
+ * it: the per-adapter module parameters may configure each differently.
+ */
+static void on_every_adapter(void (*check)(void))
+{
+	struct drm_nfence_query_adapter saved = adapter;
+	int count = nfence_count_adapters(), saved_fd = fd;
+
+	for (int i = 0; i < count; i++) {
+		fd = nfence_open_adapter(i);
+		nfence_query_adapter(fd, &adapter);
+		igt_assert_eq_u32(adapter.index, i);
+		check();
+		close(fd);
+	}
+	fd = saved_fd;
+	adapter = saved;
+}
+
 static void test_adapter(void)
 {
 	struct drm_nfence_query_adapter a;
@@ -147,12 +178,12 @@ static void test_adapter(void)
 	 * without native fences: it is checked against the parameter below.
 	 */
 	igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE),
-		      nfence_param_get_bool("native_fences"));
+		      param_bool("native_fences"));
 	igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION),
-		      nfence_param_get_bool("user_mode_submission"));
+		      param_bool("user_mode_submission"));
 	igt_assert_eq(!!(a.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS),
-		      nfence_param_get_bool("no_64bit_atomics"));
-	igt_assert_eq_u64(a.num_engines, nfence_param_get_u64("num_engines"));
+		      param_bool("no_64bit_atomics"));
+	igt_assert_eq_u64(a.num_engines, param_u64("num_engines"));
 }
 
 static void test_segments(void)
@@ -175,7 +206,7 @@ static void test_segments(void)
 	igt_assert_neq_u64(sys->size, 0);
 	igt_assert_eq_u64(sys->size % MIB, 0);
 	igt_assert_eq_u64(sys->cpu_visible_size, sys->size);
-	igt_assert_eq_u64(sys->size, nfence_param_get_u64("sysmem_mb") * MIB);
+	igt_assert_eq_u64(sys->size, param_u64("sysmem_mb") * MIB);
 
 	vram = &s->segments[1];
 	igt_assert_eq_u32(vram->id, 2);
@@ -187,9 +218,9 @@ static void test_segments(void)
 	igt_assert_eq_u64(vram->cpu_visible_size % MIB, 0);
 	igt_assert_eq(!!(vram->flags & DRM_NFENCE_SEGMENT_CPU_VISIBLE),
 		      vram->cpu_visible_size > 0);
-	igt_assert_eq_u64(vram->size, nfence_param_get_u64("vram_mb") * MIB);
+	igt_assert_eq_u64(vram->size, param_u64("vram_mb") * MIB);
 	igt_assert_eq_u64(vram->cpu_visible_size,
-			  nfence_param_get_u64("vram_visible_mb") * MIB);
+			  param_u64("vram_visible_mb") * MIB);
 
 	free(s);
 }
@@ -244,7 +275,7 @@ static void test_native_fence_caps(void)
 			  DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 			  DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER);
 	igt_assert_eq(!!(c.flags & DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT),
-		      nfence_param_get_bool("optimized_default_fence"));
+		      param_bool("optimized_default_fence"));
 	igt_assert_eq_u32(c.value_stride, 64);
 	igt_assert_eq_u32(c.value_bits,
 			  adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS ?
@@ -276,9 +307,9 @@ static void test_ums_caps(void)
 	igt_assert_lte(c.num_doorbells, 1024);
 	igt_assert_eq_u32(c.pad, 0);
 	igt_assert_eq_u64(c.doorbell_model,
-			  nfence_param_get_u64("doorbell_model"));
+			  param_u64("doorbell_model"));
 	igt_assert_eq_u64(c.num_doorbells,
-			  nfence_param_get_u64("num_doorbells"));
+			  param_u64("num_doorbells"));
 }
 
 static void test_timestamp(void)
@@ -703,29 +734,29 @@ igt_main
 
 	igt_describe("ADAPTER: LUID, index, capability flags, engine and "
 		     "segment counts and the timestamp frequency match the "
-		     "contract and the module parameters.");
+		     "contract and the module parameters, on every adapter.");
 	igt_subtest("adapter")
-		test_adapter();
+		on_every_adapter(test_adapter);
 
 	igt_describe("SEGMENTS: a system segment (id 1) and a local one "
 		     "(id 2) sized by the module parameters.");
 	igt_subtest("segments")
-		test_segments();
+		on_every_adapter(test_segments);
 
 	igt_describe("ENGINES: one entry per engine, ordinals in order, "
 		     "classes 3D/COMPUTE/COPY round robin.");
 	igt_subtest("engines")
-		test_engines();
+		on_every_adapter(test_engines);
 
 	igt_describe("NATIVE_FENCE_CAPS: the documented capabilities, or all "
 		     "zero without native fences.");
 	igt_subtest("native-fence-caps")
-		test_native_fence_caps();
+		on_every_adapter(test_native_fence_caps);
 
 	igt_describe("UMS_CAPS: doorbell size, model and count, or all zero "
 		     "without user-mode submission.");
 	igt_subtest("ums-caps")
-		test_ums_caps();
+		on_every_adapter(test_ums_caps);
 
 	igt_describe("TIMESTAMP: cpu_monotonic_ns lies between two "
 		     "CLOCK_MONOTONIC reads around the call.");

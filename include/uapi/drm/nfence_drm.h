@@ -525,7 +525,11 @@ struct drm_nfence_fence_share {
  *
  * D3DKMTOpenNativeFenceFromNtHandle. -EBADF if @fd is not open, -EINVAL if
  * it is not an nfence fence fd or belongs to another adapter and was not
- * created with %DRM_NFENCE_FENCE_CROSS_ADAPTER.
+ * created with %DRM_NFENCE_FENCE_CROSS_ADAPTER, -EOPNOTSUPP on an adapter
+ * without native fences (%DRM_NFENCE_ADAPTER_NATIVE_FENCE clear), whatever
+ * the fence: a native fence exists only on adapters that support them, and
+ * a program bridges to a WDDM 2.x adapter through the CPU. Nothing is
+ * created when it fails.
  *
  * A cross-adapter fence opened on another adapter gets an instance there
  * that shares the CurrentValue page; on every adapter its MonitoredValue

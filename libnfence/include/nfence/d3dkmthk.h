@@ -692,7 +692,8 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  *	NativeFenceMapping
  *
  * Opens the fence an NT handle from D3DKMTShareObjects() names, in this or
- * another process, on a device of the same adapter. The new sync object
+ * another process, on a device of the same adapter (a CrossAdapter fence:
+ * of any adapter with native fences). The new sync object
  * shares CurrentValue with every other handle of the fence; its mapping is
  * as for D3DKMTCreateNativeFence(). @hNtHandle is not consumed: the caller
  * still closes it. The outputs are written only on success.
@@ -700,8 +701,11 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL,
  * PrivateDriverData is not all zero, Flags is invalid (see
  * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity is not 0 or 1, or
- * hNtHandle is an open file that is not a fence of this adapter; STATUS_NOT_SUPPORTED for unsupported
- * Flags bits; STATUS_INVALID_HANDLE if hDevice is not a device handle or
+ * hNtHandle is an open file that is not a fence of this adapter (nor a
+ * CrossAdapter fence); STATUS_NOT_SUPPORTED for unsupported Flags bits and
+ * on an adapter without native fences (whatever the fence: bridge to such
+ * an adapter through the CPU); STATUS_INVALID_HANDLE if hDevice is not a
+ * device handle or
  * hNtHandle is NULL or not an open file descriptor; STATUS_NO_MEMORY;
  * otherwise see NFenceStatusFromErrno().
  */

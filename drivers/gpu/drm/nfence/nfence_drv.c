@@ -25,6 +25,7 @@
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
+#include "nfence_params.h"
 #include "nfence_pm.h"
 #include "nfence_wait.h"
 
@@ -38,8 +39,8 @@
  *
  * Each simulated adapter is a platform device "nfence.<index>" with one DRM
  * device, named "nfence", that has a render node. Module parameters choose
- * how many adapters there are and what each is built with; every adapter of
- * one load is built the same.
+ * how many adapters there are and what each is built with (see "module
+ * parameters": each adapter can be configured on its own).
  */
 
 /**
@@ -74,75 +75,6 @@
  * are made holding none of these locks: the runtime suspend and resume
  * callbacks (nfence_pm.c) take levels 2 and 3.
  */
-
-static unsigned int num_adapters = 1;
-module_param(num_adapters, uint, 0444);
-MODULE_PARM_DESC(num_adapters, "Number of simulated adapters (1-8, default 1)");
-
-static unsigned int num_engines = 3;
-module_param(num_engines, uint, 0444);
-MODULE_PARM_DESC(num_engines, "Engines per adapter (1-8, default 3)");
-
-static unsigned int vram_mb = 64;
-module_param(vram_mb, uint, 0444);
-MODULE_PARM_DESC(vram_mb, "VRAM (local segment) per adapter in MiB (default 64)");
-
-static unsigned int vram_visible_mb = 16;
-module_param(vram_visible_mb, uint, 0444);
-MODULE_PARM_DESC(vram_visible_mb, "CPU-visible part of VRAM in MiB (default 16)");
-
-static unsigned int sysmem_mb = 256;
-module_param(sysmem_mb, uint, 0444);
-MODULE_PARM_DESC(sysmem_mb, "System memory segment (aperture) in MiB (default 256)");
-
-static unsigned int client_vram_mb;
-module_param(client_vram_mb, uint, 0444);
-MODULE_PARM_DESC(client_vram_mb,
-		 "VRAM one open file's allocations may hold, in MiB (default 0: no limit)");
-
-static unsigned int client_sysmem_mb;
-module_param(client_sysmem_mb, uint, 0444);
-MODULE_PARM_DESC(client_sysmem_mb,
-		 "Aperture one open file's allocations may hold, in MiB (default 0: no limit)");
-
-static bool native_fences = true;
-module_param(native_fences, bool, 0444);
-MODULE_PARM_DESC(native_fences, "Adapters support native GPU fences (default Y)");
-
-static bool optimized_default_fence = true;
-module_param(optimized_default_fence, bool, 0444);
-MODULE_PARM_DESC(optimized_default_fence,
-		 "DEFAULT fences keep MonitoredValue in VRAM (default Y)");
-
-static bool user_mode_submission = true;
-module_param(user_mode_submission, bool, 0444);
-MODULE_PARM_DESC(user_mode_submission,
-		 "Engines support user-mode submission (default Y)");
-
-static unsigned int doorbell_model = DRM_NFENCE_DOORBELL_DEDICATED;
-module_param(doorbell_model, uint, 0444);
-MODULE_PARM_DESC(doorbell_model, "1 = dedicated doorbells, 2 = global doorbell (default 1)");
-
-static unsigned int num_doorbells = 16;
-module_param(num_doorbells, uint, 0444);
-MODULE_PARM_DESC(num_doorbells, "Physical doorbells per adapter (1-1024, default 16)");
-
-static unsigned int tdr_timeout_ms = 2000;
-module_param(tdr_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(tdr_timeout_ms,
-		 "GPU hang detection: longest a command may run, 0 = never (0-60000, default 2000)");
-
-static unsigned int f1_idle_ms;
-module_param(f1_idle_ms, uint, 0444);
-MODULE_PARM_DESC(f1_idle_ms,
-		 "An engine with connected doorbells and no work for this long goes to F1, 0 = never (0-60000, default 0)");
-
-static bool no_64bit_atomics;
-module_param(no_64bit_atomics, bool, 0444);
-MODULE_PARM_DESC(no_64bit_atomics,
-		 "Simulate a GPU that updates only 32 bits atomically (default N)");
-
-#define NFENCE_MAX_ADAPTERS	8
 
 /* The platform devices module load registered, bound or not. */
 static struct platform_device *nfence_pdevs[NFENCE_MAX_ADAPTERS];
@@ -559,24 +491,6 @@ void nfence_adapter_destroy(struct nfence_adapter *adapter)
 	platform_device_unregister(adapter->pdev);
 }
 
-static void nfence_config_from_params(struct nfence_gpu_config *cfg)
-{
-	cfg->num_engines = num_engines;
-	cfg->vram_size = (u64)vram_mb << 20;
-	cfg->vram_visible_size = (u64)vram_visible_mb << 20;
-	cfg->sysmem_size = (u64)sysmem_mb << 20;
-	cfg->client_vram_quota = (u64)client_vram_mb << 20;
-	cfg->client_sysmem_quota = (u64)client_sysmem_mb << 20;
-	cfg->native_fence = native_fences;
-	cfg->optimized_default_fence = native_fences && optimized_default_fence;
-	cfg->user_mode_submission = user_mode_submission;
-	cfg->doorbell_model = doorbell_model;
-	cfg->num_doorbells = num_doorbells;
-	cfg->no_64bit_atomics = no_64bit_atomics;
-	cfg->tdr_timeout_ms = tdr_timeout_ms;
-	cfg->f1_idle_ms = f1_idle_ms;
-}
-
 static void nfence_unregister_adapters(void)
 {
 	int i;
@@ -591,33 +505,26 @@ static void nfence_unregister_adapters(void)
 
 static int __init nfence_init(void)
 {
-	struct nfence_gpu_config cfg = {};
-	u32 i;
-	int ret;
+	static struct nfence_gpu_config cfgs[NFENCE_MAX_ADAPTERS] __initdata;
+	int i, num, ret;
 
-	if (!num_adapters || num_adapters > NFENCE_MAX_ADAPTERS) {
-		pr_err("nfence: num_adapters must be 1-%d\n", NFENCE_MAX_ADAPTERS);
-		return -EINVAL;
-	}
-	nfence_config_from_params(&cfg);
-	ret = nfence_gpu_config_validate(&cfg);
-	if (ret) {
-		pr_err("nfence: invalid adapter configuration\n");
-		return ret;
-	}
+	num = nfence_params_read(cfgs);
+	if (num < 0)
+		return num;
 
 	ret = platform_driver_register(&nfence_platform_driver);
 	if (ret)
 		return ret;
 	/*
 	 * As for any driver, a device that fails to probe stays unbound
-	 * (the kernel log says why) and the module stays loaded.
+	 * (the kernel log says why) and the module stays loaded. The
+	 * platform data is a copy: a later bind builds the same adapter.
 	 */
-	for (i = 0; i < num_adapters; i++) {
+	for (i = 0; i < num; i++) {
 		struct platform_device *pdev;
 
-		pdev = platform_device_register_data(NULL, DRIVER_NAME, i, &cfg,
-						     sizeof(cfg));
+		pdev = platform_device_register_data(NULL, DRIVER_NAME, i,
+						     &cfgs[i], sizeof(cfgs[i]));
 		if (IS_ERR(pdev)) {
 			nfence_unregister_adapters();
 			platform_driver_unregister(&nfence_platform_driver);

@@ -1111,9 +1111,13 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 	fence = filp->private_data;
+	/* A native fence, cross-adapter or not, needs a native adapter. */
+	if (!adapter->gpu.cfg.native_fence) {
+		fput(filp);
+		return -EOPNOTSUPP;
+	}
 	if (fence->adapter != adapter &&
-	    (!(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
-	     !adapter->gpu.cfg.native_fence)) {
+	    !(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)) {
 		fput(filp);
 		return -EINVAL;
 	}

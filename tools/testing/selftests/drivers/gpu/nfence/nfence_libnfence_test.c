@@ -104,7 +104,12 @@ static void param_bool(const char *name, bool *v)
 		*v = buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1';
 }
 
-/* The module's defaults, with num_adapters=2, unless sysfs says otherwise. */
+/*
+ * The module's defaults, with num_adapters=2, unless sysfs says otherwise.
+ * Per-adapter parameters read back as "v0,v1,...": this reads adapter 0's
+ * (strtoul and the first letter stop before the comma). The kselftests run
+ * where every adapter is built alike.
+ */
 static struct nf_config read_config(void)
 {
 	struct nf_config c = {
