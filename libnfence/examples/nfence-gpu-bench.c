@@ -14,7 +14,14 @@
  *     D3DKMTSubmitWaitForSyncObjectsToHwQueue, one ioctl each), resolved
  *     by the kernel through the CPU. Round trips per second, the best of
  *     three runs each, and the ratio of the bests native / legacy (the
- *     goal is 10x or more).
+ *     goal is 10x or more). Like with like: WDDM 2.x monitored fences
+ *     signaled by the GPU, as the native fences are: queues A and B
+ *     without NativeProgressFence, each submission a one-NOP command
+ *     buffer whose completion the GPU signals on the queue's monitored
+ *     progress fence (a monitored fence interrupt each time), and each
+ *     queue held by the kernel (SubmitWaitForSyncObjectsToHwQueue) until
+ *     the other's progress fence reaches the round trip; the ratio native
+ *     / monitored is printed too.
  *  b) CPU interrupts per 100,000 GPU signals (the "interrupts:" counter of
  *     debugfs nfence_interrupts): with no CPU waiter (the GPU checks
  *     MonitoredValue and suppresses the interrupt; the target is 0), and,
@@ -130,6 +137,7 @@ struct bench {
 	D3DKMT_HANDLE hAdapter, hDevice;
 	D3DKMT_NFENCE_ADAPTER info;
 	struct queue q[2];		/* engines 0 and 1 */
+	struct queue mq[2];		/* the same, monitored progress fences */
 	struct uqueue u;		/* d): engine 0, user-mode submission */
 	char debugfs[PATH_MAX];		/* "" without debugfs */
 	double budget;			/* seconds per measurement */
@@ -247,7 +255,8 @@ static void find_debugfs(struct bench *b)
 
 /* ---- setup ---------------------------------------------------------- */
 
-static void setup_queue(struct bench *b, struct queue *q, UINT node)
+static void setup_queue(struct bench *b, struct queue *q, UINT node,
+			bool native)
 {
 	NFENCE_ALLOCATION_DESC desc = {
 		.Size = (UINT64)CMD_SLICES * CMD_SIZE,
@@ -266,7 +275,7 @@ static void setup_queue(struct bench *b, struct queue *q, UINT node)
 
 	memset(&q->hw, 0, sizeof(q->hw));
 	q->hw.hHwContext = q->hContext;
-	q->hw.Flags.NativeProgressFence = 1;
+	q->hw.Flags.NativeProgressFence = native;
 	ok(D3DKMTCreateHwQueue(&q->hw), "create hardware queue");
 
 	desc.Flags.CpuVisible = 1;
@@ -578,6 +587,36 @@ static double pingpong_legacy(struct bench *b, unsigned long n)
 	return t;
 }
 
+/*
+ * @n round trips through WDDM 2.x monitored fences signaled by the GPU:
+ * each queue's one-NOP submissions signal its monitored progress fence,
+ * and the kernel holds each queue until the other's has reached the
+ * round trip. Returns seconds.
+ */
+static double pingpong_monitored(struct bench *b, unsigned long n)
+{
+	struct queue *qa = &b->mq[0], *qb = &b->mq[1];
+	UINT64 base_a = qa->progress, base_b = qb->progress;
+	NFENCE_CS *nop_a = slice(qa, 0), *nop_b = slice(qb, 0);
+	unsigned long i;
+	double t0, t;
+
+	NFenceCsNop(nop_a);
+	NFenceCsNop(nop_b);
+	t0 = now();
+	/* Interleaved, so that neither queue waits for room forever. */
+	for (i = 1; i <= n; i++) {
+		submit(qa, nop_a);
+		queue_wait(qa, qb->hw.hHwQueueProgressFence, base_b + i);
+		queue_wait(qb, qa->hw.hHwQueueProgressFence, base_a + i);
+		submit(qb, nop_b);
+	}
+	wait_fence(b, qb->hw.hHwQueueProgressFence, qb->progress);
+	t = now() - t0;
+	queue_idle(qa);
+	return t;
+}
+
 #define RUNS	3
 
 /*
@@ -621,14 +660,17 @@ static double best_rate(struct bench *b, const char *what,
 
 static void bench_pingpong(struct bench *b)
 {
-	double rn, rl;
+	double rn, rl, rm;
 
 	rn = best_rate(b, "native", pingpong_native, b->quick ? 50 : 1000,
 		       PINGPONG_MAX);
 	rl = best_rate(b, "legacy (queued waits/signals)", pingpong_legacy,
 		       b->quick ? 20 : 100, 10000000);
+	rm = best_rate(b, "monitored (GPU-signaled WDDM 2.x progress fences)",
+		       pingpong_monitored, b->quick ? 20 : 100, 10000000);
 	printf("ping-pong ratio native/legacy: %.1fx (goal >= 10x: %s)\n",
 	       ratio(rn, rl), ratio(rn, rl) >= 10 ? "met" : "missed");
+	printf("ping-pong ratio native/monitored: %.1fx\n", ratio(rn, rm));
 }
 
 /* ---- b) interrupts -------------------------------------------------- */
@@ -1209,8 +1251,10 @@ int main(int argc, char **argv)
 		snprintf(b.debugfs, sizeof(b.debugfs), "%s", dir);
 	else
 		find_debugfs(&b);
-	setup_queue(&b, &b.q[0], 0);
-	setup_queue(&b, &b.q[1], 1);
+	setup_queue(&b, &b.q[0], 0, true);
+	setup_queue(&b, &b.q[1], 1, true);
+	setup_queue(&b, &b.mq[0], 0, false);
+	setup_queue(&b, &b.mq[1], 1, false);
 	printf("%s: adapter %u, engines 0 and 1, %s%s, %.1f s per "
 	       "measurement%s\n", prog, b.info.AdapterIndex,
 	       b.debugfs[0] ? "debugfs " : "no debugfs",

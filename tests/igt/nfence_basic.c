@@ -214,7 +214,8 @@ static const char * const debugfs_never_empty[] = {
 };
 
 static const char * const interrupt_keys[] = {
-	"signals", "interrupts", "suppressed", "woken", "spurious", "carries",
+	"signals", "interrupts", "suppressed", "monitored", "woken", "spurious",
+	"carries",
 };
 
 static const char * const segment_keys[] = {

@@ -2252,6 +2252,8 @@ void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq)
 						 "interrupts");
 	irq->suppressed = nfence_debugfs_get_u64(dir, "nfence_interrupts",
 						 "suppressed");
+	irq->monitored = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						"monitored");
 	irq->woken = nfence_debugfs_get_u64(dir, "nfence_interrupts",
 					    "woken");
 	irq->spurious = nfence_debugfs_get_u64(dir, "nfence_interrupts",

@@ -415,6 +415,8 @@ struct nfence_interrupts {
 	uint64_t signals;
 	uint64_t interrupts;
 	uint64_t suppressed;
+	/* monitored fence signaled interrupts (WDDM 2.x progress fences) */
+	uint64_t monitored;
 	uint64_t woken;
 	uint64_t spurious;
 	/* values a 32-bit GPU half stored that the driver completed */

@@ -64,7 +64,12 @@ static void assert_queues(int base, int delta)
 }
 
 /* The layout of a DEFAULT fence's mapping. */
-static void assert_fence_mapping(const struct drm_nfence_fence_mapping *m)
+/*
+ * A progress fence's mapping; a @monitored (WDDM 2.x) one has no
+ * MonitoredValue.
+ */
+static void assert_fence_mapping(const struct drm_nfence_fence_mapping *m,
+				 bool monitored)
 {
 	igt_assert_neq_u64(m->cpu_mmap_offset, 0);
 	igt_assert_eq_u64(m->cpu_mmap_offset % 4096, 0);
@@ -72,8 +77,12 @@ static void assert_fence_mapping(const struct drm_nfence_fence_mapping *m)
 	igt_assert_eq_u32(m->cpu_value_offset % 8, 0);
 	igt_assert_eq_u32(m->pad, 0);
 	igt_assert_neq_u64(m->current_value_gpu_va, 0);
-	igt_assert_neq_u64(m->monitored_value_gpu_va, 0);
 	igt_assert_eq_u64(m->current_value_gpu_va % 8, 0);
+	if (monitored) {
+		igt_assert_eq_u64(m->monitored_value_gpu_va, 0);
+		return;
+	}
+	igt_assert_neq_u64(m->monitored_value_gpu_va, 0);
 	igt_assert_eq_u64(m->monitored_value_gpu_va % 8, 0);
 	igt_assert_neq_u64(m->current_value_gpu_va, m->monitored_value_gpu_va);
 }
@@ -319,7 +328,7 @@ static void test_hwqueue_create_destroy(void)
 	igt_assert_neq_u32(qc.handle, 0);
 	igt_assert_neq_u32(qc.progress_fence, 0);
 	igt_assert_eq_u32(qc.pad, 0);
-	assert_fence_mapping(&qc.progress_fence_mapping);
+	assert_fence_mapping(&qc.progress_fence_mapping, true);
 
 	/* The progress fence starts at 0 and is a waitable fence. */
 	cv = nfence_fence_map(fd, &qc.progress_fence_mapping);
@@ -372,7 +381,7 @@ static void test_hwqueue_flags(void)
 		if ((flags[i] & Q_NATIVE) && !native)
 			continue;
 		q = nfence_hwqueue_create(fd, dev, c, flags[i], &pf, &m);
-		assert_fence_mapping(&m);
+		assert_fence_mapping(&m, !(flags[i] & Q_NATIVE));
 		nfence_hwqueue_destroy(fd, dev, q);
 	}
 	nfence_device_destroy(fd, dev);
@@ -486,6 +495,10 @@ static void check_progress(uint32_t flags)
 	struct nfence_cs cs;
 
 	nfence_queue_create(&q, fd, dev, 0, flags);
+	/* A monitored (WDDM 2.x) progress fence has no MonitoredValue. */
+	igt_assert_neq_u64(q.progress_mapping.current_value_gpu_va, 0);
+	igt_assert_eq(q.progress_mapping.monitored_value_gpu_va != 0,
+		      !!(flags & Q_NATIVE));
 	nfence_bo_create(fd, dev, 4096, SYSTEM, 0, &bo);
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_write64(&cs, bo.gpu_va + 8, 0x1234);

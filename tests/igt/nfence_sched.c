@@ -107,9 +107,9 @@ static void irq(struct nfence_interrupts *i)
 static void log_irq(const char *when, const struct nfence_interrupts *i)
 {
 	igt_info("%s: signals %" PRIu64 " interrupts %" PRIu64
-		 " suppressed %" PRIu64 " woken %" PRIu64 " spurious %"
-		 PRIu64 "\n", when, i->signals, i->interrupts, i->suppressed,
-		 i->woken, i->spurious);
+		 " suppressed %" PRIu64 " monitored %" PRIu64 " woken %" PRIu64
+		 " spurious %" PRIu64 "\n", when, i->signals, i->interrupts,
+		 i->suppressed, i->monitored, i->woken, i->spurious);
 }
 
 /* The queue's nfence_queues line reaches @state. */
@@ -279,7 +279,8 @@ static void test_interrupt_progress_fence(void)
 	struct t t;
 
 	t_init(&t);
-	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	nfence_queue_create(&q, fd, t.dev, 0, Q_NATIVE);
+	igt_assert_neq_u64(q.progress_mapping.monitored_value_gpu_va, 0);
 
 	/* Progress signals nobody waits for raise no interrupt. */
 	irq(&before);
@@ -309,7 +310,7 @@ static void test_interrupt_progress_fence(void)
 	{
 		struct nfence_queue r;
 
-		nfence_queue_create(&r, fd, t.dev, 0, 0);
+		nfence_queue_create(&r, fd, t.dev, 0, Q_NATIVE);
 		nfence_queue_begin(&r, &cs);
 		nfence_cs_write64(&cs, va(&t, 0x400), 1);
 		nfence_queue_submit(&r, &cs);
@@ -320,6 +321,68 @@ static void test_interrupt_progress_fence(void)
 		igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
 		nfence_queue_destroy(&r);
 	}
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
+/*
+ * A queue's progress fence without NATIVE_PROGRESS_FENCE is a WDDM 2.x
+ * monitored fence: no MonitoredValue in its mapping, and one monitored
+ * fence interrupt per GPU signal whoever waits (the native counters do
+ * not move); that interrupt is what wakes its CPU waiters.
+ */
+static void test_interrupt_monitored_progress(void)
+{
+	struct nfence_interrupts before, after;
+	struct nfence_queue q, r;
+	struct nfence_cs cs;
+	struct waiter w;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	igt_assert_eq_u64(q.progress_mapping.monitored_value_gpu_va, 0);
+	igt_assert_neq_u64(q.progress_mapping.current_value_gpu_va, 0);
+
+	/* No waiter: an interrupt per signal all the same. */
+	irq(&before);
+	for (int i = 0; i < 20; i++) {
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_write64(&cs, va(&t, 8 * i), i + 1);
+		nfence_queue_submit(&q, &cs);
+	}
+	poll_progress(&q, 20);
+	irq(&after);
+	log_irq("monitored, no waiter", &after);
+	igt_assert_eq_u64(after.monitored, before.monitored + 20);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_eq_u64(after.suppressed, before.suppressed);
+	igt_assert_eq_u64(after.spurious, before.spurious);
+	igt_assert_lte_u64(before.signals + 20, after.signals);
+
+	/* A CPU waiter: the monitored interrupt wakes it. */
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait(&cs, va(&t, 0x400), 1);
+	nfence_queue_submit(&q, &cs);
+	waiter_start(&w, t.dev, q.progress_fence, 21);
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &q.progress_mapping, 1,
+						STATE_MS, NULL), 0);
+	irq(&before);
+	nfence_queue_create(&r, fd, t.dev, 0, 0);
+	nfence_queue_begin(&r, &cs);
+	nfence_cs_write64(&cs, va(&t, 0x400), 1);
+	nfence_queue_submit(&r, &cs);
+	poll_progress(&r, 1);
+	igt_assert_eq(waiter_join(&w), 0);
+	poll_progress(&q, 21);
+	irq(&after);
+	log_irq("monitored, one waiter", &after);
+	/* r's progress signal and q's. */
+	igt_assert_eq_u64(after.monitored, before.monitored + 2);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_lte_u64(before.woken + 1, after.woken);
+
+	nfence_queue_destroy(&r);
 	nfence_queue_destroy(&q);
 	t_fini(&t);
 }
@@ -1830,10 +1893,18 @@ igt_main
 	igt_subtest("interrupt-cpu-waiter-once")
 		test_interrupt_cpu_waiter_once();
 
-	igt_describe("Progress fence signals count as signals but raise no "
-		     "interrupt without a waiter, exactly one with one.");
+	igt_describe("Native progress fence signals count as signals but "
+		     "raise no interrupt without a waiter, exactly one with "
+		     "one.");
 	igt_subtest("interrupt-progress-fence")
 		test_interrupt_progress_fence();
+
+	igt_describe("A monitored (WDDM 2.x) progress fence has no "
+		     "MonitoredValue and raises a monitored fence interrupt "
+		     "on every GPU signal, which wakes its CPU waiter; the "
+		     "native counters do not move.");
+	igt_subtest("interrupt-monitored-progress-fence")
+		test_interrupt_monitored_progress();
 
 	igt_describe("32-bit atomics: GPU signals store the low half; "
 		     "crossing 2^32 (up or down) takes one interrupt with "

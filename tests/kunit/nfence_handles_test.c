@@ -1002,7 +1002,8 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	 * create that looked the device up before the destroy cannot publish
 	 * a handle after it.
 	 */
-	late = nfence_fence_create_progress(hnd_nfile(f, fa), wdev, &h, &m);
+	late = nfence_fence_create_progress(hnd_nfile(f, fa), wdev, false, &h,
+					    &m);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(late), -ENOENT);
 	if (!IS_ERR(late)) {
 		nfence_fence_close_progress(hnd_nfile(f, fa), h);

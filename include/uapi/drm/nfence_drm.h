@@ -743,9 +743,13 @@ struct drm_nfence_alloc_lock {
  * Every queue has a progress fence, returned as a local fence handle of the
  * queue's device with its mapping: a native fence when
  * %DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE is set (the adapter must have
- * native fences), otherwise a monitored fence with the same layout. After
- * each kernel-mode submission completes, the CMP signals the progress fence
- * with the submission's @progress_fence_value. The progress fence handle is
+ * native fences), otherwise a WDDM 2.x monitored fence: CurrentValue as a
+ * native fence has it (CPU-readable, GPU-writable), no MonitoredValue
+ * (&drm_nfence_fence_mapping.monitored_value_gpu_va is 0), and every GPU
+ * signal of it raises the monitored fence signaled interrupt, after which
+ * the kernel checks its waiters. After each kernel-mode submission
+ * completes, the CMP signals the progress fence with the submission's
+ * @progress_fence_value. The progress fence handle is
  * closed with the queue; %DRM_IOCTL_NFENCE_FENCE_DESTROY on it fails with
  * -EBUSY.
  *
@@ -1223,9 +1227,13 @@ struct drm_nfence_doorbell_notify {
  * - FENCE_SIGNAL (8 words: cv_va, mv_va, value): write value at cv_va
  *   (CurrentValue), full barrier, read the MonitoredValue at mv_va, and raise
  *   the native fence signaled interrupt if value > MonitoredValue. mv_va 0
- *   skips the check (no CPU can be waiting, e.g. INTRA_GPU fences). The
- *   write is a plain store, as on hardware: a lower value lowers the fence.
- *   A fence whose device is in error (AlwaysSignaled) is not written.
+ *   skips the check (no CPU can be waiting, e.g. INTRA_GPU fences). When
+ *   cv_va is a monitored fence's CurrentValue (a queue's progress fence
+ *   without NATIVE_PROGRESS_FENCE, whose mapping has mv_va 0), the WDDM 2.x
+ *   monitored fence signaled interrupt is raised instead, on every signal.
+ *   The write is a plain store, as on hardware: a lower value lowers the
+ *   fence. A fence whose device is in error (AlwaysSignaled) is not
+ *   written.
  * - WRITE64 (6 words: va, value): write value at va.
  * - TIMESTAMP (4 words: va): write the GPU timestamp (ticks of the
  *   adapter's timestamp_frequency) at va.

@@ -195,6 +195,11 @@ struct nfence_cmp_fence {
 	u64 *mv;
 	/** @always_signaled: AlwaysSignaled: the GPU does not write it */
 	bool always_signaled;
+	/**
+	 * @monitored: a WDDM 2.x monitored fence: every signal raises the
+	 * monitored fence signaled interrupt, whatever @mv holds
+	 */
+	bool monitored;
 };
 
 /**

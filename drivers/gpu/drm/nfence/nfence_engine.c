@@ -102,11 +102,12 @@ static bool nfence_engine_store_low(u64 *cv, u64 value)
 
 /*
  * Signal through resolved pointers: @fence is the fence whose CurrentValue
- * @cv is, NULL for other memory; @mv NULL for no MonitoredValue.
+ * @cv is, NULL for other memory; @mv NULL for no MonitoredValue. A
+ * @monitored fence (WDDM 2.x) raises its interrupt on every signal.
  */
 static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 				       struct nfence_fence *fence, u64 *cv,
-				       u64 *mv, u64 value)
+				       u64 *mv, bool monitored, u64 value)
 {
 	struct nfence_irq_stats *stats = &cmp->gpu->irq_stats;
 	bool carry = false, irq;
@@ -123,7 +124,10 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 	/* Order the CurrentValue store before the MonitoredValue load. */
 	smp_mb();
 	irq = mv && value > READ_ONCE(*mv);
-	if (carry || irq) {
+	if (fence && monitored) {
+		atomic64_inc(&stats->monitored);
+		cmp->ops->interrupt(cmp, fence, value, carry);
+	} else if (carry || irq) {
 		atomic64_inc(&stats->interrupts);
 		if (fence)
 			cmp->ops->interrupt(cmp, fence, value, carry);
@@ -183,7 +187,8 @@ void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 
 	cmp->ops->fence_view(fence, &view);
 	if (!view.always_signaled)
-		nfence_engine_store_signal(cmp, fence, view.cv, view.mv, value);
+		nfence_engine_store_signal(cmp, fence, view.cv, view.mv,
+					   view.monitored, value);
 }
 
 /* FENCE_SIGNAL, address space locked: 0, or a fault reason. */
@@ -212,7 +217,8 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 	}
 	fence = nfence_engine_fence_at(cmp, map, cmd->va, cv, &view);
 	if (!fence || !view.always_signaled)
-		nfence_engine_store_signal(cmp, fence, cv, mv, cmd->value);
+		nfence_engine_store_signal(cmp, fence, cv, mv,
+					   fence && view.monitored, cmd->value);
 	nfence_engine_fence_put(cmp, fence);
 	return 0;
 }

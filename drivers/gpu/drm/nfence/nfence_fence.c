@@ -442,11 +442,11 @@ static int nfence_xgroup_join(struct nfence_fence *fence,
 /*
  * A new global fence in @nfile's adapter. With @peer, the instance of the
  * cross-adapter fence @peer on this adapter: same CurrentValue page, and
- * @initial is not written.
+ * @initial is not written. @monitored makes a WDDM 2.x monitored fence.
  */
 static struct nfence_fence *
 nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
-		   struct nfence_fence *peer)
+		   struct nfence_fence *peer, bool monitored)
 {
 	struct nfence_adapter *adapter = nfile->adapter;
 	bool cross = flags & DRM_NFENCE_FENCE_CROSS_ADAPTER;
@@ -464,6 +464,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	fence->adapter = adapter;
 	fence->type = type;
 	fence->flags = flags;
+	fence->monitored = monitored;
 	drm_dev_get(&adapter->drm);
 
 	ret = nfence_fence_take_cv(nfile, fence, peer);
@@ -475,10 +476,11 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		/*
 		 * A cross-adapter fence's MonitoredValue is 0 for good, so
 		 * that every signal interrupts; its waiters keep their bound
-		 * in @cpu_mv instead.
+		 * in @cpu_mv instead. A monitored fence has none to show: its
+		 * word stays 0 and unmapped, and the waiters use @cpu_mv.
 		 */
 		mv = fence->mv.value;
-		if (cross) {
+		if (cross || monitored) {
 			WRITE_ONCE(*mv, 0);
 			mv = &fence->cpu_mv;
 		}
@@ -744,7 +746,8 @@ static int nfence_local_create(struct nfence_file *nfile,
 					     &local->cv_vmap,
 					     &local->mapping.current_value_gpu_va);
 	}
-	if (!ret)
+	/* A monitored fence has no MonitoredValue to show: VA 0. */
+	if (!ret && !fence->monitored)
 		ret = nfence_local_map_value(nfile, local, &fence->mv, false,
 					     &local->mv_vmap,
 					     &local->mapping.monitored_value_gpu_va);
@@ -893,7 +896,7 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	}
 
 	fence = nfence_fence_alloc(nfile, args->type, args->flags,
-				   args->initial_value, NULL);
+				   args->initial_value, NULL, false);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_exit;
@@ -948,6 +951,8 @@ int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
  * nfence_fence_create_progress - create the progress fence of a queue
  * @nfile: the file
  * @wdev: the queue's device
+ * @native: a native fence (NativeProgressFence); else a WDDM 2.x monitored
+ *	fence (see "monitored fences")
  * @handle: out: the local handle (which FENCE_DESTROY refuses to close)
  * @mapping: out: where its values are
  *
@@ -955,14 +960,14 @@ int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
  */
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct nfence_device *wdev,
-						  u32 *handle,
+						  bool native, u32 *handle,
 						  struct drm_nfence_fence_mapping *mapping)
 {
 	struct nfence_fence *fence;
 	int ret;
 
 	fence = nfence_fence_alloc(nfile, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
-				   NULL);
+				   NULL, !native);
 	if (IS_ERR(fence))
 		return fence;
 	kref_get(&fence->ref);
@@ -1141,7 +1146,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	if (fence->adapter != adapter) {
 		/* A cross-adapter fence: this adapter's instance of it. */
 		instance = nfence_fence_alloc(nfile, fence->type, fence->flags,
-					      0, fence);
+					      0, fence, false);
 		if (IS_ERR(instance)) {
 			ret = PTR_ERR(instance);
 			goto out_exit;

@@ -114,6 +114,12 @@ struct nfence_fence {
 	bool orphaned;
 	/** @always_signaled: the creating device is in error (AlwaysSignaled) */
 	bool always_signaled;
+	/**
+	 * @monitored: a WDDM 2.x monitored fence (a queue's progress fence
+	 * without NativeProgressFence): no MonitoredValue in its mappings,
+	 * and every GPU signal raises the monitored fence signaled interrupt
+	 */
+	bool monitored;
 	/** @cv: CurrentValue */
 	struct nfence_fence_slot cv;
 	/** @mv: MonitoredValue */
@@ -124,7 +130,10 @@ struct nfence_fence {
 	struct nfence_xgroup *xgroup;
 	/** @xlink: entry in &nfence_xgroup.instances */
 	struct list_head xlink;
-	/** @cpu_mv: cross-adapter fences: the waiters' bound; MV stays 0 */
+	/**
+	 * @cpu_mv: cross-adapter and monitored fences: the waiters' bound;
+	 * MV stays 0
+	 */
 	u64 cpu_mv;
 };
 
@@ -213,7 +222,7 @@ void nfence_instance_set_always_signaled(struct nfence_fence *fence);
 u64 nfence_fence_read(struct nfence_fence *fence);
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct nfence_device *wdev,
-						  u32 *handle,
+						  bool native, u32 *handle,
 						  struct drm_nfence_fence_mapping *mapping);
 void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);
 void nfence_fences_print(struct nfence_adapter *adapter,

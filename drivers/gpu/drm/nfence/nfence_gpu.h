@@ -40,6 +40,12 @@ struct nfence_irq_stats {
 	atomic64_t interrupts;
 	/** @suppressed: signals that did not (no interrupt raised) */
 	atomic64_t suppressed;
+	/**
+	 * @monitored: monitored fence signaled interrupts: one per GPU
+	 * signal of a WDDM 2.x monitored fence, whoever waits (not counted
+	 * in @interrupts, @suppressed or @spurious)
+	 */
+	atomic64_t monitored;
 	/** @woken: CPU waiters satisfied */
 	atomic64_t woken;
 	/** @spurious: interrupts that satisfied no waiter, carries excepted */

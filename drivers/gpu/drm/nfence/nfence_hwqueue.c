@@ -701,6 +701,7 @@ nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
 	init_waitqueue_head(&q->room);
 
 	fence = nfence_fence_create_progress(nfile, ctx->device,
+					     flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE,
 					     &q->progress_handle, mapping);
 	if (IS_ERR(fence)) {
 		kfree(q);
@@ -906,7 +907,10 @@ static void nfence_hwqueue_print(struct nfence_cmp_queue *hw,
 		   q->hw.num_pending, nfence_fence_read(q->hw.progress));
 }
 
-/* &nfence_cmp_ops.interrupt: the native fence signaled interrupt. */
+/*
+ * &nfence_cmp_ops.interrupt: the native fence signaled interrupt, or a
+ * monitored fence's.
+ */
 static void nfence_hwqueue_interrupt(struct nfence_cmp *cmp,
 				     struct nfence_fence *fence, u64 value,
 				     bool carry)
@@ -916,6 +920,8 @@ static void nfence_hwqueue_interrupt(struct nfence_cmp *cmp,
 
 	if (carry)
 		nfence_interrupt_carry(adapter, fence, value);
+	else if (fence && fence->monitored)
+		nfence_interrupt_monitored(fence);
 	else
 		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
 }
@@ -927,6 +933,7 @@ static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
 	view->cv = fence->cv.value;
 	view->mv = fence->mv.value;
 	view->always_signaled = READ_ONCE(fence->always_signaled);
+	view->monitored = fence->monitored;
 }
 
 /* &nfence_cmp_ops.queue_fault: a GPU fault stops the queue's context. */

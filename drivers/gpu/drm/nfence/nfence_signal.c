@@ -91,7 +91,10 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	nfence_value_raise(fence->cv.value, value);
 	/* Order the CurrentValue store before the MonitoredValue load. */
 	smp_mb();
-	if (READ_ONCE(*fence->cv.value) > READ_ONCE(*fence->mv.value)) {
+	if (fence->monitored) {
+		/* No MonitoredValue: the OS checks the waiters itself. */
+		nfence_interrupt_monitored(fence);
+	} else if (READ_ONCE(*fence->cv.value) > READ_ONCE(*fence->mv.value)) {
 		atomic64_inc(&stats->interrupts);
 		nfence_interrupt(fence->adapter, &fence, 1);
 	} else {
@@ -136,6 +139,22 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 {
 	if (!nfence_interrupt_process(adapter, fences, count))
 		atomic64_inc(&adapter->gpu.irq_stats.spurious);
+}
+
+/**
+ * nfence_interrupt_monitored - a monitored fence was signaled
+ * @fence: the fence, a WDDM 2.x monitored fence
+ *
+ * The GPU raises the monitored fence signaled interrupt after every signal
+ * of a monitored fence, and the CPU path comes here after every CPU
+ * signal: with no MonitoredValue, only the OS can tell whether a waiter is
+ * satisfied. Wakes those that are; waking nobody is not spurious here.
+ *
+ * Context: the CMP thread or a CPU signal, as nfence_interrupt().
+ */
+void nfence_interrupt_monitored(struct nfence_fence *fence)
+{
+	nfence_interrupt_process(fence->adapter, &fence, 1);
 }
 
 /**
@@ -232,6 +251,8 @@ void nfence_irq_stats_print(struct nfence_adapter *adapter,
 		   (long long)atomic64_read(&s->interrupts));
 	drm_printf(p, "suppressed: %lld\n",
 		   (long long)atomic64_read(&s->suppressed));
+	drm_printf(p, "monitored: %lld\n",
+		   (long long)atomic64_read(&s->monitored));
 	drm_printf(p, "woken: %lld\n", (long long)atomic64_read(&s->woken));
 	drm_printf(p, "spurious: %lld\n",
 		   (long long)atomic64_read(&s->spurious));

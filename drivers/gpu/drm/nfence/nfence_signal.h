@@ -16,6 +16,7 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value);
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
 void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count);
+void nfence_interrupt_monitored(struct nfence_fence *fence);
 void nfence_interrupt_carry(struct nfence_adapter *adapter,
 			    struct nfence_fence *fence, u64 value);
 void nfence_device_fences_error(struct nfence_device *wdev);
