@@ -82,6 +82,10 @@ struct uq {
 	uint64_t written;
 	/* connects uq_ring() made on DISCONNECTED_RETRY */
 	uint64_t reconnects;
+	/* uq_ring() connects again at once, never backing off */
+	bool no_backoff;
+	/* the most tries one uq_ring() took */
+	int max_tries;
 };
 
 static volatile struct drm_nfence_ring_control *uq_control(struct uq *u)
@@ -252,10 +256,12 @@ static uint64_t uq_ring_at(struct uq *u, volatile uint64_t *bell)
 static void uq_ring(struct uq *u)
 {
 	for (int tries = 0; tries < 1000; tries++) {
-		if (tries >= 3)
+		if (tries >= 3 && !u->no_backoff)
 			usleep(1 + rand() % (tries * 50));
 		uint64_t st = uq_ring_at(u, u->bell);
 
+		if (tries + 1 > u->max_tries)
+			u->max_tries = tries + 1;
 		if (st == ST_CONNECTED)
 			return;
 		if (st == ST_NOTIFY) {
@@ -723,6 +729,51 @@ static void test_stress_two_processes(void)
 		if (num_doorbells == 1 && !global_model)
 			igt_assert_f(u.reconnects > 0, "child %d never lost its "
 				     "doorbell\n", child);
+		uq_destroy(&u);
+		nfence_device_destroy(f, dev);
+		close(f);
+	}
+	igt_waitchildren();
+}
+
+/*
+ * Two processes ring through one physical doorbell as fast as they can and
+ * connect again at once when it was taken, never backing off. The kernel
+ * keeps a doorbell just connected for its ring until that ring is rung (or
+ * a grace of 1 ms has passed), so each connect is followed by the store it
+ * was for: every ring gets through in a few tries. Without that grace the
+ * two take the doorbell from each other between one's connect and its
+ * store, and the rings spin.
+ */
+static void test_reconnect_no_backoff(void)
+{
+	const unsigned int seconds = 5;
+	const int max_tries = 50;
+
+	igt_require_f(num_doorbells == 1 && !global_model,
+		      "needs one dedicated physical doorbell\n");
+	nfence_watchdog(seconds + WATCHDOG_S);
+	igt_fork(child, 2) {
+		int f = nfence_open_adapter(0);
+		uint32_t dev = nfence_device_create(f);
+		uint64_t end, value = 0;
+		struct uq u;
+
+		uq_create(&u, f, dev, child % num_engines, 0);
+		u.no_backoff = true;
+		end = nfence_monotonic_ns() + seconds * 1000000000ull;
+		while (nfence_monotonic_ns() < end)
+			value = uq_submit(&u);
+		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+		igt_assert_eq_u64(*u.q.progress, value);
+		igt_info("child %d: %" PRIu64 " submissions, %" PRIu64
+			 " reconnects, at most %d tries for one ring\n", child,
+			 value, u.reconnects, u.max_tries);
+		igt_assert_f(u.max_tries <= max_tries, "child %d: a ring took "
+			     "%d tries\n", child, u.max_tries);
+		/* The doorbell did change hands: the test tested something. */
+		igt_assert_f(u.reconnects > 0, "child %d never lost its "
+			     "doorbell\n", child);
 		uq_destroy(&u);
 		nfence_device_destroy(f, dev);
 		close(f);
@@ -1772,6 +1823,13 @@ igt_main
 		     "other) or 10 s (elsewhere): nothing is lost.");
 	igt_subtest("stress-two-processes")
 		test_stress_two_processes();
+
+	igt_describe("With one physical doorbell, two processes that ring "
+		     "all the time for 5 s and reconnect at once without "
+		     "backing off get every ring through in at most 50 tries: "
+		     "a doorbell just connected is kept for its ring.");
+	igt_subtest("reconnect-no-backoff")
+		test_reconnect_no_backoff();
 
 	igt_describe("An engine forced to F1 disconnects its doorbells "
 		     "(RETRY, dummy page), not the other engines'; a connect "

@@ -1900,7 +1900,7 @@ static void sched_doorbell_victim(struct kunit *test)
 	static const u64 rung[] = { 30, 10, 20 };
 	struct sched_fix *f = test->priv;
 	struct nfence_cmp_ring ring[SCHED_QUEUES];
-	u64 status[SCHED_QUEUES];
+	u64 status[SCHED_QUEUES], now, wait;
 	unsigned int i;
 
 	sched_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
@@ -1921,14 +1921,46 @@ static void sched_doorbell_victim(struct kunit *test)
 	mutex_lock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp),
 			-ENOSPC);
+	now = ktime_get_ns();
 	/* The least recently rung. */
-	KUNIT_EXPECT_PTR_EQ(test, nfence_cmp_doorbell_victim_locked(f->cmp),
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
 			    &f->q[1]->hw);
 	/* A stopped queue's doorbell goes first, whenever it was rung. */
 	f->q[2]->hw.state = NFENCE_QUEUE_FAULTED;
-	KUNIT_EXPECT_PTR_EQ(test, nfence_cmp_doorbell_victim_locked(f->cmp),
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
 			    &f->q[2]->hw);
 	f->q[2]->hw.state = NFENCE_QUEUE_IDLE;
+
+	/* Connected just now and not rung since: kept through its grace. */
+	ring[1].bound_ns = now;
+	ring[1].rung_ns = now;
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
+			    &f->q[2]->hw);
+	/* Every ring in its grace: none, and how long until the first leaves. */
+	for (i = 0; i < SCHED_QUEUES; i++) {
+		ring[i].bound_ns = now - 1000 * i;
+		ring[i].rung_ns = ring[i].bound_ns;
+	}
+	wait = 0;
+	KUNIT_EXPECT_NULL(test,
+			  nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait));
+	KUNIT_EXPECT_EQ(test, wait,
+			NFENCE_DOORBELL_GRACE_NS - 1000 * (SCHED_QUEUES - 1));
+	/* Past it, the least recently rung again. */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp,
+							      now + NFENCE_DOORBELL_GRACE_NS,
+							      &wait),
+			    &f->q[SCHED_QUEUES - 1]->hw);
+	/* A ring since the connect ends the grace at once. */
+	ring[0].rung_ns = now + 1;
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now + 2,
+							      &wait),
+			    &f->q[0]->hw);
 	nfence_cmp_doorbell_unbind_locked(f->cmp, &f->q[1]->hw,
 					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
 	KUNIT_EXPECT_EQ(test, status[1],

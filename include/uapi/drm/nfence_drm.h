@@ -1145,7 +1145,11 @@ struct drm_nfence_doorbell_create {
  *
  * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags,
  * -EIO when the doorbell's status is DISCONNECTED_ABORT. Connecting a
- * connected doorbell only returns its status.
+ * connected doorbell only returns its status. When every physical doorbell
+ * is connected to a ring that was connected less than 1 ms ago and has not
+ * rung since, the call waits (interruptibly: -EINTR, or a restart) until
+ * one of them has had its 1 ms, so that a process that connected gets to
+ * ring before its doorbell is taken again.
  */
 struct drm_nfence_doorbell_connect {
 	/** @device: device handle */

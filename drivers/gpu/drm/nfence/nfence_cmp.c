@@ -972,6 +972,7 @@ void nfence_cmp_ring_attach_locked(struct nfence_cmp *cmp,
 	ring->seen = 0;
 	ring->read_index = 0;
 	ring->rung_ns = 0;
+	ring->bound_ns = 0;
 	ring->queued = false;
 	ring->entry.kind = NFENCE_SUB_RING;
 	nfence_ring_set_status(ring, DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
@@ -1022,25 +1023,48 @@ int nfence_cmp_doorbell_free_slot_locked(struct nfence_cmp *cmp)
 /**
  * nfence_cmp_doorbell_victim_locked - the ring to take a doorbell from
  * @cmp: the CMP, whose lock is held, with every physical doorbell bound
+ * @now: the time (ktime_get_ns())
+ * @wait_ns: out, when there is none to take yet: how long until there is
+ *
+ * A ring connected less than %NFENCE_DOORBELL_GRACE_NS ago that has not
+ * rung since is not taken: its process is on its way from the connect to
+ * the store that rings, and taking the doorbell back from it there would
+ * let two processes sharing one doorbell take it from each other forever
+ * without either ringing.
  *
  * Return: a ring whose queue stopped if there is one, else the ring rung
- * least recently.
+ * least recently among those past their grace; NULL if every ring is
+ * within it.
  */
-struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp)
+struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp,
+							   u64 now,
+							   u64 *wait_ns)
 {
 	struct nfence_cmp_queue *q, *victim = NULL;
+	u64 wait = U64_MAX;
 	u32 i;
 
 	lockdep_assert_held(&cmp->lock);
 	for (i = 0; i < cmp->gpu->cfg.num_doorbells; i++) {
+		struct nfence_cmp_ring *ring;
+
 		q = cmp->doorbells[i];
 		if (!q)
 			continue;
 		if (nfence_cmp_queue_stopped(q))
 			return q;
-		if (!victim || q->ring->rung_ns < victim->ring->rung_ns)
+		ring = q->ring;
+		if (ring->rung_ns == ring->bound_ns &&
+		    now - ring->bound_ns < NFENCE_DOORBELL_GRACE_NS) {
+			wait = min(wait, ring->bound_ns +
+				   NFENCE_DOORBELL_GRACE_NS - now);
+			continue;
+		}
+		if (!victim || ring->rung_ns < victim->ring->rung_ns)
 			victim = q;
 	}
+	if (!victim)
+		*wait_ns = min(wait, NFENCE_DOORBELL_GRACE_NS);
 	return victim;
 }
 
@@ -1116,6 +1140,7 @@ void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
 	}
 	ring->slot = slot;
 	ring->rung_ns = ktime_get_ns();
+	ring->bound_ns = ring->rung_ns;
 	cmp->engines[q->engine].active_ns = ring->rung_ns;
 	cmp->num_connected++;
 	nfence_ring_set_status(ring, cmp->quiet ?

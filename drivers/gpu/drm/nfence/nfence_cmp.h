@@ -123,6 +123,11 @@ struct nfence_cmp_ring {
 	u64 read_index;
 	/** @rung_ns: when the CMP last saw a ring (or connect), for the LRU */
 	u64 rung_ns;
+	/**
+	 * @bound_ns: when it was connected to its physical doorbell: until
+	 * it rings or %NFENCE_DOORBELL_GRACE_NS pass, no connect takes it
+	 */
+	u64 bound_ns;
 	/** @entry: the command buffer being run, while @queued */
 	struct nfence_cmp_entry entry;
 	/** @queued: @entry is on the queue's pending list */
@@ -401,7 +406,15 @@ void nfence_cmp_ring_attach_locked(struct nfence_cmp *cmp,
 void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
 				   struct nfence_cmp_queue *q);
 int nfence_cmp_doorbell_free_slot_locked(struct nfence_cmp *cmp);
-struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp);
+/*
+ * NFENCE_DOORBELL_GRACE_NS: how long a ring just connected keeps its
+ * physical doorbell from other connects if it does not ring
+ */
+#define NFENCE_DOORBELL_GRACE_NS	(1 * NSEC_PER_MSEC)
+
+struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp,
+							   u64 now,
+							   u64 *wait_ns);
 void nfence_cmp_doorbell_unbind_locked(struct nfence_cmp *cmp,
 				       struct nfence_cmp_queue *q, u32 status);
 void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,

@@ -4,9 +4,12 @@
  */
 
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/pm_runtime.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -41,7 +44,11 @@
  * ring (nfence_cmp_doorbell_victim_locked()): that ring is unbound (status
  * DISCONNECTED_RETRY), its mappings are zapped, the CMP takes a last look
  * at the doorbell for it, and only then is the doorbell bound to the new
- * ring.
+ * ring. A ring connected less than NFENCE_DOORBELL_GRACE_NS (1 ms) ago
+ * that has not rung yet is not taken: the connect waits (interruptibly,
+ * holding no lock) until one is past its grace. Without that, two
+ * processes that keep ringing through one doorbell take it from each other
+ * between each one's connect and its store, and neither ever rings.
  *
  * A queue has at most one doorbell; destroying the queue, its context or
  * its device, or closing the file, destroys the doorbell first.
@@ -449,16 +456,25 @@ static struct nfence_doorbell *nfence_doorbell_lookup(struct nfence_file *nfile,
 
 /*
  * Connect @db (see DOC: doorbell objects): a free physical doorbell, or
- * one taken from the ring rung least recently.
+ * one taken from the ring rung least recently. When every ring is in its
+ * grace after a connect (nfence_cmp_doorbell_victim_locked()), wait for
+ * the first to leave it, holding no lock, and try again; a signal ends
+ * the wait with -ERESTARTSYS (the ioctl restarts).
  */
 static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 {
 	struct nfence_adapter *adapter = db->adapter;
 	struct nfence_cmp *cmp = &adapter->cmp;
-	struct nfence_cmp_queue *victim = NULL;
+	struct nfence_cmp_queue *victim;
 	LIST_HEAD(dropped);
-	int slot = -1, ret = 0;
+	u64 wait_ns;
+	int slot, ret;
 
+again:
+	victim = NULL;
+	slot = -1;
+	ret = 0;
+	wait_ns = 0;
 	mutex_lock(&adapter->doorbell_lock);
 	nfence_cmp_lock(cmp);
 	if (db->closed) {
@@ -473,13 +489,27 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
 		nfence_cmp_engine_f0_locked(cmp, db->hwq->engine);
 		slot = nfence_cmp_doorbell_free_slot_locked(cmp);
 		if (slot < 0) {
-			victim = nfence_cmp_doorbell_victim_locked(cmp);
-			slot = victim->ring->slot;
+			victim = nfence_cmp_doorbell_victim_locked(cmp,
+								   ktime_get_ns(),
+								   &wait_ns);
+			slot = victim ? victim->ring->slot : -1;
+		}
+		if (victim)
 			nfence_cmp_doorbell_unbind_locked(cmp, victim,
 							  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
-		}
 	}
 	nfence_cmp_unlock(cmp);
+
+	if (wait_ns) {
+		ktime_t expires = ns_to_ktime(wait_ns);
+
+		mutex_unlock(&adapter->doorbell_lock);
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule_hrtimeout(&expires, HRTIMER_MODE_REL);
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		goto again;
+	}
 
 	if (slot >= 0) {
 		/* The victim's mappings leave the doorbell before it is reused. */
