@@ -291,10 +291,10 @@ out:
 	p->hHwQueueProgressFence = fence_handle;
 	p->HwQueueProgressFenceCPUVirtualAddress = mapping.CurrentValueCpuVa;
 	p->HwQueueProgressFenceGPUVirtualAddress = mapping.CurrentValueGpuVa;
-	/* No native fence log buffers yet. */
-	p->NativeFenceWaitLogBufferGpuVa = 0;
-	p->NativeFenceSignalLogBufferGpuVa = 0;
-	p->NativeFenceLogBufferNumberOfEntries = 0;
+	/* The queue's native fence log buffers (none without native fences). */
+	p->NativeFenceWaitLogBufferGpuVa = args.wait_log_gpu_va;
+	p->NativeFenceSignalLogBufferGpuVa = args.signal_log_gpu_va;
+	p->NativeFenceLogBufferNumberOfEntries = args.log_entries;
 	return STATUS_SUCCESS;
 }
 

@@ -704,9 +704,12 @@ TEST_F(gpu, queue_and_progress_fence)
 	cpu = q.HwQueueProgressFenceCPUVirtualAddress;
 	ASSERT_NE(NULL, cpu);
 	EXPECT_NE(0u, q.HwQueueProgressFenceGPUVirtualAddress);
-	EXPECT_EQ(0u, q.NativeFenceWaitLogBufferGpuVa);
-	EXPECT_EQ(0u, q.NativeFenceSignalLogBufferGpuVa);
-	EXPECT_EQ(0u, q.NativeFenceLogBufferNumberOfEntries);
+	/* The fake driver's adapter has native fences: two log buffers. */
+	EXPECT_NE(0u, q.NativeFenceWaitLogBufferGpuVa);
+	EXPECT_NE(0u, q.NativeFenceSignalLogBufferGpuVa);
+	EXPECT_NE(q.NativeFenceWaitLogBufferGpuVa,
+		  q.NativeFenceSignalLogBufferGpuVa);
+	EXPECT_EQ(84u, q.NativeFenceLogBufferNumberOfEntries);
 	EXPECT_EQ(0u, rd(cpu));
 	EXPECT_EQ(1u, mock_live_queues());
 	EXPECT_EQ(1u, mock_live_fences());

@@ -553,7 +553,7 @@ static uint32_t mock_answer(const struct mock_adapter *a, uint32_t type,
 				    DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT : 0);
 			q->value_stride = 64;
 			q->value_bits = a->no_64bit_atomics ? 32 : 64;
-			q->max_log_entries = 4096;
+			q->max_log_entries = DRM_NFENCE_LOG_ENTRIES;
 			q->log_header_size = 40;
 			q->log_entry_size = 48;
 		}
@@ -1648,7 +1648,7 @@ static int mock_hwqueue_create(int fd, const struct mock_node *node,
 
 	if (!f)
 		return -ENOMEM;
-	if (args->pad || (args->flags & ~MOCK_HWQUEUE_FLAGS))
+	if (args->pad || args->pad2 || (args->flags & ~MOCK_HWQUEUE_FLAGS))
 		return -EINVAL;
 	if (mock_find_device(f, args->device) < 0)
 		return -ENOENT;
@@ -1689,6 +1689,19 @@ static int mock_hwqueue_create(int fd, const struct mock_node *node,
 	args->handle = h;
 	args->progress_fence = l->handle;
 	mock_fill_mapping(fence, &args->progress_fence_mapping);
+	/* As the kernel: a monitored progress fence has no MonitoredValue. */
+	if (!(args->flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE))
+		args->progress_fence_mapping.monitored_value_gpu_va = 0;
+	/* Two log buffers of a page each on a native fence adapter. */
+	args->wait_log_gpu_va = 0;
+	args->signal_log_gpu_va = 0;
+	args->log_entries = 0;
+	if (node->adapter.native_fences) {
+		args->wait_log_gpu_va = f->next_va;
+		args->signal_log_gpu_va = f->next_va + 2 * MOCK_PAGE_SIZE;
+		args->log_entries = DRM_NFENCE_LOG_ENTRIES;
+		f->next_va += 4 * MOCK_PAGE_SIZE;
+	}
 	return 0;
 }
 

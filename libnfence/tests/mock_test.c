@@ -289,7 +289,7 @@ TEST_F(mock, query_adapter_and_caps)
 	EXPECT_EQ(0u, (UINT)fc.Flags.SupportLogBuffers);
 	EXPECT_EQ(64u, fc.ValueStride);
 	EXPECT_EQ(64u, fc.ValueBits);
-	EXPECT_EQ(4096u, fc.MaxLogEntries);
+	EXPECT_EQ(84u, fc.MaxLogEntries);
 	EXPECT_EQ(40u, fc.LogBufferHeaderSize);
 	EXPECT_EQ(48u, fc.LogBufferEntrySize);
 	memset(&fc, 0xff, sizeof(fc));

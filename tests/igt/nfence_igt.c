@@ -1727,6 +1727,14 @@ int __nfence_doorbell_destroy(int fd, uint32_t device, uint32_t handle)
 }
 
 /**
+ * __nfence_log_read: DRM_IOCTL_NFENCE_LOG_READ, 0 or -errno
+ */
+int __nfence_log_read(int fd, struct drm_nfence_log_read *read)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_LOG_READ, read);
+}
+
+/**
  * __nfence_doorbell_notify: DRM_IOCTL_NFENCE_DOORBELL_NOTIFY, 0 or -errno
  */
 int __nfence_doorbell_notify(int fd, struct drm_nfence_doorbell_notify *notify)
@@ -2049,14 +2057,28 @@ uint32_t nfence_cs_wait_fence(struct nfence_cs *cs,
 void nfence_queue_create_on(struct nfence_queue *q, int fd, uint32_t device,
 			    uint32_t context, uint32_t flags)
 {
+	struct drm_nfence_hwqueue_create create = {
+		.device = device,
+		.context = context,
+		.flags = flags,
+	};
+	int ret;
+
 	memset(q, 0, sizeof(*q));
 	q->fd = fd;
 	q->device = device;
 	q->context = context;
 	q->flags = flags;
-	q->handle = nfence_hwqueue_create(fd, device, context, flags,
-					  &q->progress_fence,
-					  &q->progress_mapping);
+	ret = __nfence_hwqueue_create(fd, &create);
+	igt_assert_f(ret == 0, "hw queue (flags %#x) failed: %s\n", flags,
+		     strerror(-ret));
+	igt_assert_neq_u32(create.handle, 0);
+	q->handle = create.handle;
+	q->progress_fence = create.progress_fence;
+	q->progress_mapping = create.progress_fence_mapping;
+	q->wait_log_gpu_va = create.wait_log_gpu_va;
+	q->signal_log_gpu_va = create.signal_log_gpu_va;
+	q->log_entries = create.log_entries;
 	q->progress = nfence_fence_map(fd, &q->progress_mapping);
 	nfence_bo_create(fd, device, NFENCE_QUEUE_CMDS_SIZE,
 			 NFENCE_SEGMENT_SYSTEM, DRM_NFENCE_ALLOC_CPU_VISIBLE,

@@ -326,7 +326,13 @@ struct nfence_queue {
 	uint64_t submitted;
 	struct nfence_bo cmds;
 	uint32_t head;
+	/* its native fence log buffers (0 without native fences) */
+	uint64_t wait_log_gpu_va;
+	uint64_t signal_log_gpu_va;
+	uint32_t log_entries;
 };
+
+int __nfence_log_read(int fd, struct drm_nfence_log_read *read);
 
 void nfence_queue_create(struct nfence_queue *q, int fd, uint32_t device,
 			 uint32_t engine, uint32_t flags);

@@ -280,7 +280,7 @@ static void test_native_fence_caps(void)
 	igt_assert_eq_u32(c.value_bits,
 			  adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS ?
 			  32 : 64);
-	igt_assert_eq_u32(c.max_log_entries, 4096);
+	igt_assert_eq_u32(c.max_log_entries, DRM_NFENCE_LOG_ENTRIES);
 	igt_assert_eq_u32(c.log_header_size, 40);
 	igt_assert_eq_u32(c.log_entry_size, 48);
 }

@@ -56,6 +56,7 @@ extern "C" {
 #define DRM_NFENCE_DOORBELL_CONNECT	0x15
 #define DRM_NFENCE_DOORBELL_DESTROY	0x16
 #define DRM_NFENCE_DOORBELL_NOTIFY	0x17
+#define DRM_NFENCE_LOG_READ		0x18
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -127,6 +128,9 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_DOORBELL_NOTIFY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_DOORBELL_NOTIFY, \
 		struct drm_nfence_doorbell_notify)
+#define DRM_IOCTL_NFENCE_LOG_READ \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_LOG_READ, \
+		 struct drm_nfence_log_read)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -911,6 +915,24 @@ struct drm_nfence_hwqueue_create {
 	__u32 pad;
 	/** @progress_fence_mapping: out: where the progress fence's values are */
 	struct drm_nfence_fence_mapping progress_fence_mapping;
+	/**
+	 * @wait_log_gpu_va: out: GPU VA of the queue's native fence wait log
+	 * buffer (NativeFenceWaitLogBufferGpuVa), read-only to the GPU's
+	 * commands; 0 on an adapter without native fences
+	 */
+	__u64 wait_log_gpu_va;
+	/**
+	 * @signal_log_gpu_va: out: GPU VA of its signal log buffer
+	 * (NativeFenceSignalLogBufferGpuVa); 0 as @wait_log_gpu_va
+	 */
+	__u64 signal_log_gpu_va;
+	/**
+	 * @log_entries: out: entries in each log buffer
+	 * (NativeFenceLogBufferNumberOfEntries); 0 without log buffers
+	 */
+	__u32 log_entries;
+	/** @pad2: must be zero */
+	__u32 pad2;
 };
 
 /**
@@ -1192,6 +1214,134 @@ struct drm_nfence_doorbell_notify {
 	__u32 flags;
 	/** @pad: must be zero */
 	__u32 pad;
+};
+
+/**
+ * DOC: native fence log buffers
+ *
+ * On an adapter with native fences, every hardware queue has two native
+ * fence log buffers (WDDM 3.2), one for waits and one for signals, made
+ * with the queue and freed with it. Each is one 4 KiB page: a
+ * &struct drm_nfence_log_header, then &drm_nfence_log_header.num_entries
+ * &struct drm_nfence_log_entry (84), the layouts of the Windows
+ * DXGK_NATIVE_FENCE_LOG_HEADER and DXGK_NATIVE_FENCE_LOG_ENTRY. The GPU
+ * (the engine running the queue) writes an entry at
+ * &drm_nfence_log_header.first_free_entry_index and advances it, wrapping
+ * to 0 and counting &drm_nfence_log_header.wraparound_count, so the log
+ * overruns entries nobody read rather than block the GPU.
+ *
+ * They are mapped read-only at GPU VAs of the queue's address space
+ * (&drm_nfence_hwqueue_create.wait_log_gpu_va and .signal_log_gpu_va: a
+ * command writing there faults the context) and not at all for the CPU:
+ * a process reads them with %DRM_IOCTL_NFENCE_LOG_READ.
+ *
+ * Not yet: the commands that write entries (the log payload of FENCE_WAIT
+ * and FENCE_SIGNAL), the interrupt that reads them, recreating the
+ * buffers. Until the GPU writes them, %DRM_NFENCE_FENCE_CAP_LOG_BUFFERS
+ * stays clear and the logs stay empty.
+ */
+
+/* DRM_NFENCE_LOG_TYPE_WAITS: a queue's wait log (nfence's value) */
+#define DRM_NFENCE_LOG_TYPE_WAITS	0
+/* DRM_NFENCE_LOG_TYPE_SIGNALS: a queue's signal log (nfence's value) */
+#define DRM_NFENCE_LOG_TYPE_SIGNALS	1
+
+/* DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED: a signal ran (nfence's value) */
+#define DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED	0
+/* DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED: a wait was satisfied (nfence's value) */
+#define DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED	1
+
+/* DRM_NFENCE_LOG_ENTRIES: entries of a 4 KiB log buffer */
+#define DRM_NFENCE_LOG_ENTRIES	84
+
+/**
+ * struct drm_nfence_log_header - the head of a native fence log buffer
+ *
+ * DXGK_NATIVE_FENCE_LOG_HEADER: the GPU updates @first_free_entry_index
+ * and @wraparound_count together, as one 64-bit word.
+ */
+struct drm_nfence_log_header {
+	/** @first_free_entry_index: FirstFreeEntryIndex: the next entry written */
+	__u32 first_free_entry_index;
+	/** @wraparound_count: WraparoundCount: times the index went back to 0 */
+	__u32 wraparound_count;
+	/** @type: Type: DRM_NFENCE_LOG_TYPE_* */
+	__u32 type;
+	/** @pad: zero */
+	__u32 pad;
+	/** @num_entries: NumberOfEntries: entries after the header */
+	__u64 num_entries;
+	/** @reserved: zero */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_nfence_log_entry - one fence operation the GPU logged
+ *
+ * DXGK_NATIVE_FENCE_LOG_ENTRY. Timestamps are GPU ticks (the adapter's
+ * timestamp_frequency); they never go backwards within a log, but may be
+ * 0 or repeat the previous entry's.
+ */
+struct drm_nfence_log_entry {
+	/** @fence_value: FenceValue: the value signaled or waited for */
+	__u64 fence_value;
+	/** @fence_handle: hNativeFence: the fence's handle, as the UMD named it */
+	__u32 fence_handle;
+	/** @operation: OperationType: DRM_NFENCE_LOG_OP_* */
+	__u32 operation;
+	/** @reserved0: zero */
+	__u64 reserved0;
+	/**
+	 * @observed_gpu_timestamp: FenceObservedGpuTimestamp: for a wait,
+	 * when the engine first saw it unresolved
+	 */
+	__u64 observed_gpu_timestamp;
+	/** @reserved1: zero */
+	__u64 reserved1;
+	/** @end_gpu_timestamp: FenceEndGpuTimestamp: when it completed */
+	__u64 end_gpu_timestamp;
+};
+
+/* DRM_NFENCE_LOG_READ_OVERRUN: entries after the cursor were overwritten */
+#define DRM_NFENCE_LOG_READ_OVERRUN	(1u << 0)
+
+/**
+ * struct drm_nfence_log_read - read a queue's log from a cursor
+ *
+ * A cursor counts the entries the GPU has written to the log since the
+ * queue was made: (@header.wraparound_count * @header.num_entries +
+ * @header.first_free_entry_index). Start with 0. The call copies the
+ * entries from @cursor on, oldest first, at most @num_entries of them,
+ * and advances @cursor past them. When the GPU has written more than
+ * @header.num_entries entries since @cursor, the oldest are gone:
+ * %DRM_NFENCE_LOG_READ_OVERRUN is set and the copy starts at the oldest
+ * entry still in the log. @num_entries 0 only reads the header.
+ *
+ * -EINVAL for an unknown @type or non-zero @flags, -ENOENT for an unknown
+ * @device or @hwqueue, -EOPNOTSUPP when the queue has no log buffers (an
+ * adapter without native fences), -EINVAL for a @cursor ahead of the
+ * GPU's, -EFAULT when the entries cannot be written at @entries_ptr.
+ * Nothing is written back when it fails.
+ */
+struct drm_nfence_log_read {
+	/** @device: device handle */
+	__u32 device;
+	/** @hwqueue: queue handle */
+	__u32 hwqueue;
+	/** @type: DRM_NFENCE_LOG_TYPE_* */
+	__u32 type;
+	/** @flags: in: must be zero */
+	__u32 flags;
+	/** @cursor: in: where to read from; out: past the last entry copied */
+	__u64 cursor;
+	/** @entries_ptr: user pointer to @num_entries &struct drm_nfence_log_entry */
+	__u64 entries_ptr;
+	/** @num_entries: in: room at @entries_ptr; out: entries copied */
+	__u32 num_entries;
+	/** @status: out: DRM_NFENCE_LOG_READ_* */
+	__u32 status;
+	/** @header: out: the log's header, as read */
+	struct drm_nfence_log_header header;
 };
 
 /**

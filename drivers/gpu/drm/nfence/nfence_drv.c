@@ -252,6 +252,8 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 			  nfence_doorbell_destroy_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_DOORBELL_NOTIFY, nfence_doorbell_notify_ioctl,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_LOG_READ, nfence_log_read_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(nfence_fops);

@@ -9,6 +9,8 @@
 #include <linux/kernel.h>
 #include <linux/types.h>
 
+#include <drm/nfence_drm.h>
+
 #include "nfence_segment.h"
 
 struct drm_printer;
@@ -22,7 +24,7 @@ struct drm_printer;
 #define NFENCE_SEGMENT_ID_LOCAL		2
 #define NFENCE_TIMESTAMP_FREQUENCY	100000000ULL
 #define NFENCE_FENCE_VALUE_STRIDE	64
-#define NFENCE_MAX_LOG_ENTRIES		4096
+#define NFENCE_MAX_LOG_ENTRIES		DRM_NFENCE_LOG_ENTRIES
 #define NFENCE_LOG_HEADER_SIZE		40
 #define NFENCE_LOG_ENTRY_SIZE		48
 #define NFENCE_DOORBELL_SIZE		4096

@@ -62,12 +62,49 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * which knows nothing of queues.
  */
 
+/* Make @q's log buffers and map them into @vm (undone by the two below). */
+static int nfence_hwqueue_logs_init(struct nfence_hwqueue *q,
+				    struct nfence_vm *vm)
+{
+	u32 type;
+	int ret;
+
+	for (type = 0; type < ARRAY_SIZE(q->logs); type++) {
+		ret = nfence_log_init(&q->logs[type], type);
+		if (!ret)
+			ret = nfence_log_map(&q->logs[type], vm);
+		if (ret)
+			return ret;
+	}
+	q->has_logs = true;
+	return 0;
+}
+
+/* Unmap @q's log buffers (any of them mapped, or none). */
+static void nfence_hwqueue_logs_unmap(struct nfence_hwqueue *q)
+{
+	u32 type;
+
+	for (type = 0; type < ARRAY_SIZE(q->logs); type++)
+		nfence_log_unmap(&q->logs[type]);
+}
+
+/* Free @q's log buffers, unmapped. */
+static void nfence_hwqueue_logs_fini(struct nfence_hwqueue *q)
+{
+	u32 type;
+
+	for (type = 0; type < ARRAY_SIZE(q->logs); type++)
+		nfence_log_fini(&q->logs[type]);
+}
+
 static void nfence_hwqueue_release(struct kref *ref)
 {
 	struct nfence_hwqueue *q = container_of(ref, struct nfence_hwqueue, ref);
 
 	nfence_fence_put(q->hw.progress);
 	nfence_context_put(q->ctx);
+	nfence_hwqueue_logs_fini(q);
 	kfree(q);
 }
 
@@ -566,6 +603,8 @@ static void nfence_hwqueue_close(struct nfence_file *nfile,
 
 	nfence_submissions_drop(&dropped);
 	nfence_fence_close_progress(nfile, q->progress_handle);
+	/* Off the runlist: no engine writes them; their memory stays. */
+	nfence_hwqueue_logs_unmap(q);
 	/* The runlist's reference, then the table's. */
 	nfence_hwqueue_put(q);
 	nfence_hwqueue_put(q);
@@ -679,7 +718,8 @@ void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 
 /*
  * A new queue of @ctx with its progress fence (a handle of @nfile, whose
- * mapping goes to @mapping); not yet in any table or on a runlist.
+ * mapping goes to @mapping) and, on an adapter with native fences, its log
+ * buffers; not yet in any table or on a runlist.
  */
 static struct nfence_hwqueue *
 nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
@@ -687,6 +727,7 @@ nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
 {
 	struct nfence_hwqueue *q;
 	struct nfence_fence *fence;
+	int ret = 0;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
@@ -700,12 +741,21 @@ nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
 	q->hw.vm = &nfile->vm;
 	init_waitqueue_head(&q->room);
 
-	fence = nfence_fence_create_progress(nfile, ctx->device,
-					     flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE,
-					     &q->progress_handle, mapping);
-	if (IS_ERR(fence)) {
+	if (nfile->adapter->gpu.cfg.native_fence)
+		ret = nfence_hwqueue_logs_init(q, &nfile->vm);
+	if (!ret) {
+		bool native = flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE;
+
+		fence = nfence_fence_create_progress(nfile, ctx->device, native,
+						     &q->progress_handle,
+						     mapping);
+		ret = PTR_ERR_OR_ZERO(fence);
+	}
+	if (ret) {
+		nfence_hwqueue_logs_unmap(q);
+		nfence_hwqueue_logs_fini(q);
 		kfree(q);
-		return ERR_CAST(fence);
+		return ERR_PTR(ret);
 	}
 	q->hw.progress = fence;
 	return q;
@@ -732,7 +782,7 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	u32 handle;
 	int ret, idx;
 
-	if ((args->flags & ~NFENCE_HWQUEUE_FLAGS) || args->pad)
+	if ((args->flags & ~NFENCE_HWQUEUE_FLAGS) || args->pad || args->pad2)
 		return -EINVAL;
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
@@ -775,6 +825,7 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	xa_unlock(&nfile->hwqueues.xa);
 	if (ret) {
 		nfence_fence_close_progress(nfile, q->progress_handle);
+		nfence_hwqueue_logs_unmap(q);
 		nfence_hwqueue_put(q);
 		goto out_unlock;
 	}
@@ -790,6 +841,16 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	args->handle = handle;
 	args->progress_fence = q->progress_handle;
 	args->progress_fence_mapping = mapping;
+	args->wait_log_gpu_va = 0;
+	args->signal_log_gpu_va = 0;
+	args->log_entries = 0;
+	if (q->has_logs) {
+		args->wait_log_gpu_va =
+			q->logs[DRM_NFENCE_LOG_TYPE_WAITS].map.node.start;
+		args->signal_log_gpu_va =
+			q->logs[DRM_NFENCE_LOG_TYPE_SIGNALS].map.node.start;
+		args->log_entries = DRM_NFENCE_LOG_ENTRIES;
+	}
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
 	return 0;
@@ -799,6 +860,74 @@ out_ctx:
 out_unlock:
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * nfence_log_read_ioctl - DRM_IOCTL_NFENCE_LOG_READ
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_log_read
+ * @file: the caller's file
+ *
+ * Copies the log under &nfence_cmp.lock, where the engines write it, then
+ * reads the copy (nfence_log_read()).
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_log_read_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct drm_nfence_log_read *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct drm_nfence_log_entry *entries = NULL;
+	struct nfence_hwqueue *q;
+	u32 count, status;
+	u64 cursor;
+	void *copy;
+	int ret;
+
+	if (args->flags ||
+	    (args->type != DRM_NFENCE_LOG_TYPE_WAITS &&
+	     args->type != DRM_NFENCE_LOG_TYPE_SIGNALS))
+		return -EINVAL;
+	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
+	if (!q)
+		return -ENOENT;
+	if (!q->has_logs) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	count = min_t(u32, args->num_entries, DRM_NFENCE_LOG_ENTRIES);
+	copy = kmalloc(NFENCE_LOG_SIZE, GFP_KERNEL_ACCOUNT);
+	if (count)
+		entries = kmalloc_array(count, sizeof(*entries),
+					GFP_KERNEL_ACCOUNT);
+	if (!copy || (count && !entries)) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	nfence_cmp_lock(nfence_hwqueue_cmp(q));
+	memcpy(copy, q->logs[args->type].vaddr, NFENCE_LOG_SIZE);
+	nfence_cmp_unlock(nfence_hwqueue_cmp(q));
+
+	cursor = args->cursor;
+	ret = nfence_log_read(copy, &cursor, entries, &count, &status);
+	if (ret)
+		goto out_free;
+	if (count && copy_to_user(u64_to_user_ptr(args->entries_ptr), entries,
+				  count * sizeof(*entries))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	memcpy(&args->header, copy, sizeof(args->header));
+	args->cursor = cursor;
+	args->num_entries = count;
+	args->status = status;
+out_free:
+	kfree(entries);
+	kfree(copy);
+out:
+	nfence_hwqueue_put(q);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 
 #include "nfence_cmp.h"
+#include "nfence_log.h"
 #include "nfence_waitlist.h"
 
 struct drm_device;
@@ -93,6 +94,13 @@ struct nfence_hwqueue {
 	struct list_head ctx_link;
 	/** @dead: CMP: destroyed, off the runlist */
 	bool dead;
+	/** @has_logs: @logs exist (an adapter with native fences) */
+	bool has_logs;
+	/**
+	 * @logs: native fence log buffers, by DRM_NFENCE_LOG_TYPE_*: mapped
+	 * while the queue is in its file, freed with the queue
+	 */
+	struct nfence_log logs[2];
 };
 
 extern const struct nfence_cmp_ops nfence_hwqueue_cmp_ops;
@@ -114,6 +122,8 @@ void nfence_file_sched_init(struct nfence_file *nfile);
 void nfence_file_sched_fini(struct nfence_file *nfile);
 int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
+int nfence_log_read_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
 int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,

@@ -1246,7 +1246,7 @@ TEST_F(nf, query_fence_and_submission_caps)
 		EXPECT_EQ(0u, (UINT)fc.Flags.Reserved);
 		EXPECT_EQ(64u, fc.ValueStride);
 		EXPECT_EQ(c->no_64bit_atomics ? 32u : 64u, fc.ValueBits);
-		EXPECT_EQ(4096u, fc.MaxLogEntries);
+		EXPECT_EQ(84u, fc.MaxLogEntries);
 		EXPECT_EQ(40u, fc.LogBufferHeaderSize);
 		EXPECT_EQ(48u, fc.LogBufferEntrySize);
 
@@ -2582,9 +2582,20 @@ TEST_F(gpu, queue_create_and_destroy)
 	EXPECT_NE(0ull, q.HwQueueProgressFenceGPUVirtualAddress);
 	EXPECT_EQ(0ull, q.HwQueueProgressFenceGPUVirtualAddress % 8);
 	EXPECT_NE(0ull, qn.HwQueueProgressFenceGPUVirtualAddress);
-	EXPECT_EQ(0ull, q.NativeFenceWaitLogBufferGpuVa);
-	EXPECT_EQ(0ull, q.NativeFenceSignalLogBufferGpuVa);
-	EXPECT_EQ(0u, q.NativeFenceLogBufferNumberOfEntries);
+	/* Each queue's own two log buffers, with native fences. */
+	if (self->e.cfg.native_fences) {
+		EXPECT_NE(0ull, q.NativeFenceWaitLogBufferGpuVa);
+		EXPECT_NE(0ull, q.NativeFenceSignalLogBufferGpuVa);
+		EXPECT_NE(q.NativeFenceWaitLogBufferGpuVa,
+			  q.NativeFenceSignalLogBufferGpuVa);
+		EXPECT_NE(q.NativeFenceWaitLogBufferGpuVa,
+			  qn.NativeFenceWaitLogBufferGpuVa);
+		EXPECT_EQ(84u, q.NativeFenceLogBufferNumberOfEntries);
+	} else {
+		EXPECT_EQ(0ull, q.NativeFenceWaitLogBufferGpuVa);
+		EXPECT_EQ(0ull, q.NativeFenceSignalLogBufferGpuVa);
+		EXPECT_EQ(0u, q.NativeFenceLogBufferNumberOfEntries);
+	}
 	/* A progress fence is a fence of the device: it can be waited for. */
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 0, 0));
 	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &qn, 1, 0));

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "igt_nfence_core.h"
+#include "nfence_igt.h"
+
+IGT_TEST_DESCRIPTION("Native fence log buffers (WDDM 3.2): every hardware "
+		     "queue's wait and signal logs, their geometry and "
+		     "header, their read-only GPU mappings, and "
+		     "DRM_IOCTL_NFENCE_LOG_READ with each of its invalid "
+		     "inputs.");
+
+#define WATCHDOG_S	60
+#define WAIT_MS		10000
+#define N		DRM_NFENCE_LOG_ENTRIES
+#define WAITS		DRM_NFENCE_LOG_TYPE_WAITS
+#define SIGNALS		DRM_NFENCE_LOG_TYPE_SIGNALS
+#define ST_FAULTED	DRM_NFENCE_CONTEXT_STATE_FAULTED
+#define PAGE		4096u
+#define CANARY		0xa5
+
+static int fd = -1;
+static uint32_t dev;
+static bool native;
+
+static struct drm_nfence_log_read read_args(const struct nfence_queue *q,
+					    uint32_t type)
+{
+	return (struct drm_nfence_log_read){
+		.device = q->device,
+		.hwqueue = q->handle,
+		.type = type,
+	};
+}
+
+/* A read that must fail with @err and write nothing back. */
+static void expect_read_error(int rfd, const struct drm_nfence_log_read *in,
+			      int err)
+{
+	struct drm_nfence_log_read r = *in, orig;
+
+	memset(&r.header, CANARY, sizeof(r.header));
+	r.status = 0xdeadbeef;
+	orig = r;
+	igt_assert_eq(__nfence_log_read(rfd, &r), err);
+	igt_assert_f(!memcmp(&r, &orig, sizeof(r)),
+		     "log read struct changed on failure\n");
+}
+
+static uint64_t log_va(const struct nfence_queue *q, uint32_t type)
+{
+	return type == WAITS ? q->wait_log_gpu_va : q->signal_log_gpu_va;
+}
+
+static void test_queue_logs(void)
+{
+	struct drm_nfence_query_fence_caps caps;
+	struct nfence_queue a, b;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_query_fence_caps(fd, &caps);
+	/* The geometry the driver allocates; entries not written yet. */
+	igt_assert_eq_u32(caps.max_log_entries, N);
+	igt_assert_eq_u32(caps.log_header_size,
+			  sizeof(struct drm_nfence_log_header));
+	igt_assert_eq_u32(caps.log_entry_size,
+			  sizeof(struct drm_nfence_log_entry));
+	igt_assert_eq_u32(caps.flags & DRM_NFENCE_FENCE_CAP_LOG_BUFFERS, 0);
+	igt_assert_lte(sizeof(struct drm_nfence_log_header) +
+		       N * sizeof(struct drm_nfence_log_entry), PAGE);
+
+	nfence_queue_create(&a, fd, dev, 0, 0);
+	nfence_queue_create(&b, fd, dev, 0,
+			    DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE);
+	igt_assert_eq_u32(a.log_entries, N);
+	igt_assert_eq_u32(b.log_entries, N);
+	/* Four distinct pages. */
+	igt_assert_neq_u64(a.wait_log_gpu_va, 0);
+	igt_assert_neq_u64(a.signal_log_gpu_va, 0);
+	igt_assert_eq_u64(a.wait_log_gpu_va % PAGE, 0);
+	igt_assert_eq_u64(a.signal_log_gpu_va % PAGE, 0);
+	igt_assert_neq_u64(a.wait_log_gpu_va, a.signal_log_gpu_va);
+	igt_assert_neq_u64(b.wait_log_gpu_va, a.wait_log_gpu_va);
+	igt_assert_neq_u64(b.wait_log_gpu_va, a.signal_log_gpu_va);
+	igt_assert_neq_u64(b.signal_log_gpu_va, a.wait_log_gpu_va);
+	igt_assert_neq_u64(b.signal_log_gpu_va, a.signal_log_gpu_va);
+	nfence_queue_destroy(&b);
+	nfence_queue_destroy(&a);
+}
+
+static void check_header(uint32_t type)
+{
+	struct drm_nfence_log_entry entries[4];
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+
+	/* Header only. */
+	r = read_args(&q, type);
+	memset(&r.header, CANARY, sizeof(r.header));
+	r.status = 0xdeadbeef;
+	igt_assert_eq(__nfence_log_read(fd, &r), 0);
+	igt_assert_eq_u32(r.header.first_free_entry_index, 0);
+	igt_assert_eq_u32(r.header.wraparound_count, 0);
+	igt_assert_eq_u32(r.header.type, type);
+	igt_assert_eq_u32(r.header.pad, 0);
+	igt_assert_eq_u64(r.header.num_entries, N);
+	igt_assert_eq_u64(r.header.reserved[0], 0);
+	igt_assert_eq_u64(r.header.reserved[1], 0);
+	igt_assert_eq_u64(r.cursor, 0);
+	igt_assert_eq_u32(r.num_entries, 0);
+	igt_assert_eq_u32(r.status, 0);
+
+	/* Room for entries: none written, none copied, the room untouched. */
+	memset(entries, CANARY, sizeof(entries));
+	r = read_args(&q, type);
+	r.entries_ptr = (uint64_t)(uintptr_t)entries;
+	r.num_entries = 4;
+	igt_assert_eq(__nfence_log_read(fd, &r), 0);
+	igt_assert_eq_u32(r.num_entries, 0);
+	igt_assert_eq_u64(r.cursor, 0);
+	for (unsigned int i = 0; i < sizeof(entries); i++)
+		igt_assert_eq(((uint8_t *)entries)[i], CANARY);
+
+	/* A work load that signals and waits leaves the logs empty. */
+	{
+		struct nfence_cs cs;
+		uint64_t v;
+
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_nop(&cs);
+		v = nfence_queue_submit(&q, &cs);
+		igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+		r = read_args(&q, type);
+		igt_assert_eq(__nfence_log_read(fd, &r), 0);
+		igt_assert_eq_u32(r.header.first_free_entry_index, 0);
+	}
+	nfence_queue_destroy(&q);
+}
+
+static void test_header_waits(void)
+{
+	check_header(WAITS);
+}
+
+static void test_header_signals(void)
+{
+	check_header(SIGNALS);
+}
+
+/* The GPU reads a log at its VA: NumberOfEntries, 16 bytes in. */
+static void test_gpu_reads_log(void)
+{
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t v;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	for (uint32_t type = WAITS; type <= SIGNALS; type++) {
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_fence_wait(&cs, log_va(&q, type) + 16, N);
+		v = nfence_queue_submit(&q, &cs);
+		igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	}
+	igt_assert_eq_u32(nfence_queue_state(&q, NULL) & ST_FAULTED, 0);
+	nfence_queue_destroy(&q);
+}
+
+/* A command writing at @va of the queue's address space faults there. */
+static void expect_write_fault(uint64_t va, bool timestamp)
+{
+	struct drm_nfence_context_control ctl;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	if (timestamp)
+		nfence_cs_timestamp(&cs, va);
+	else
+		nfence_cs_write64(&cs, va, 1);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	nfence_queue_state(&q, &ctl);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, va);
+	nfence_queue_destroy(&q);
+}
+
+/* No command of the process writes a log: its own queue's or another's. */
+static void test_gpu_write_faults(void)
+{
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	expect_write_fault(q.wait_log_gpu_va, false);
+	expect_write_fault(q.signal_log_gpu_va + 8, false);
+	expect_write_fault(q.signal_log_gpu_va + 40, true);
+	/* And the logs are as they were. */
+	for (uint32_t type = WAITS; type <= SIGNALS; type++) {
+		struct drm_nfence_log_read r = read_args(&q, type);
+
+		igt_assert_eq(__nfence_log_read(fd, &r), 0);
+		igt_assert_eq_u32(r.header.first_free_entry_index, 0);
+		igt_assert_eq_u32(r.header.type, type);
+		igt_assert_eq_u64(r.header.num_entries, N);
+	}
+	nfence_queue_destroy(&q);
+}
+
+/* A destroyed queue's logs leave the address space with it. */
+static void test_unmapped_on_destroy(void)
+{
+	struct drm_nfence_context_control ctl;
+	struct nfence_queue gone, q;
+	struct drm_nfence_log_read r;
+	struct nfence_cs cs;
+	uint64_t va;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_create(&gone, fd, dev, 0, 0);
+	va = gone.wait_log_gpu_va;
+	r = read_args(&gone, WAITS);
+	nfence_queue_destroy(&gone);
+	expect_read_error(fd, &r, -ENOENT);
+
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait(&cs, va + 16, N);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	nfence_queue_state(&q, &ctl);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, va + 16);
+	nfence_queue_destroy(&q);
+}
+
+static void test_read_bad_flags(void)
+{
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	for (int bit = 0; bit < 32; bit++) {
+		r = read_args(&q, WAITS);
+		r.flags = 1u << bit;
+		expect_read_error(fd, &r, -EINVAL);
+	}
+	r = read_args(&q, WAITS);
+	igt_assert_eq(__nfence_log_read(fd, &r), 0);
+	nfence_queue_destroy(&q);
+}
+
+static void test_read_bad_type(void)
+{
+	const uint32_t types[] = { 2, 3, 0x100, INT32_MAX, UINT32_MAX };
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(types); i++) {
+		r = read_args(&q, types[i]);
+		expect_read_error(fd, &r, -EINVAL);
+	}
+	/* Before the lookup: an unknown queue does not hide it. */
+	r = read_args(&q, 2);
+	r.hwqueue = UINT32_MAX;
+	expect_read_error(fd, &r, -EINVAL);
+	nfence_queue_destroy(&q);
+}
+
+static void test_read_bad_device(void)
+{
+	uint32_t other = nfence_device_create(fd), gone;
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	gone = nfence_device_create(fd);
+	nfence_device_destroy(fd, gone);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	const uint32_t devices[] = { 0, other, gone, UINT32_MAX };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(devices); i++) {
+		r = read_args(&q, SIGNALS);
+		r.device = devices[i];
+		expect_read_error(fd, &r, -ENOENT);
+	}
+	nfence_queue_destroy(&q);
+	nfence_device_destroy(fd, other);
+}
+
+static void test_read_bad_queue(void)
+{
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+	uint32_t ctx;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	ctx = nfence_context_create(fd, dev, 0);
+	const uint32_t handles[] = { 0, q.handle + 1000, UINT32_MAX, ctx };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(handles); i++) {
+		r = read_args(&q, WAITS);
+		r.hwqueue = handles[i];
+		expect_read_error(fd, &r, -ENOENT);
+	}
+	nfence_context_destroy(fd, dev, ctx);
+	nfence_queue_destroy(&q);
+}
+
+/* Another file's queue handle names nothing in this one. */
+static void test_read_other_file(void)
+{
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	r = read_args(&q, WAITS);
+	r.device = dev2;
+	expect_read_error(fd2, &r, -ENOENT);
+	nfence_device_destroy(fd2, dev2);
+	close(fd2);
+	nfence_queue_destroy(&q);
+}
+
+static void test_read_cursor_ahead(void)
+{
+	const uint64_t cursors[] = { 1, N, N + 1, 1ull << 32, UINT64_MAX };
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(cursors); i++) {
+		for (uint32_t type = WAITS; type <= SIGNALS; type++) {
+			r = read_args(&q, type);
+			r.cursor = cursors[i];
+			expect_read_error(fd, &r, -EINVAL);
+		}
+	}
+	nfence_queue_destroy(&q);
+}
+
+static void test_read_bad_arg_pointer(void)
+{
+	static const unsigned long requests[] = { DRM_IOCTL_NFENCE_LOG_READ };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
+}
+
+/* Queues come and go with their logs; a closed file takes its queues'. */
+static void test_many_queues(void)
+{
+	enum { COUNT = 64 };
+	struct nfence_queue *q = calloc(COUNT, sizeof(*q));
+	int fd2 = nfence_open();
+	uint32_t dev2 = nfence_device_create(fd2);
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert(q);
+	for (int i = 0; i < COUNT; i++) {
+		nfence_queue_create(&q[i], i % 2 ? fd2 : fd, i % 2 ? dev2 : dev,
+				    0, 0);
+		igt_assert_neq_u64(q[i].wait_log_gpu_va, 0);
+	}
+	for (int i = 0; i < COUNT; i += 2)
+		nfence_queue_destroy(&q[i]);
+	/* fd2's queues go with the file. */
+	for (int i = 1; i < COUNT; i += 2)
+		nfence_queue_forget(&q[i]);
+	close(fd2);
+	free(q);
+}
+
+/* An adapter without native fences has no logs: the VAs are 0. */
+static void test_no_logs(void)
+{
+	int count = nfence_count_adapters(), nfd = -1;
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+	uint32_t ndev;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < count && nfd < 0; i++) {
+		int afd = nfence_open_adapter(i);
+
+		if (!nfence_has_native_fences(afd))
+			nfd = afd;
+		else
+			close(afd);
+	}
+	igt_require_f(nfd >= 0, "needs an adapter without native fences\n");
+	ndev = nfence_device_create(nfd);
+	nfence_queue_create(&q, nfd, ndev, 0, 0);
+	igt_assert_eq_u64(q.wait_log_gpu_va, 0);
+	igt_assert_eq_u64(q.signal_log_gpu_va, 0);
+	igt_assert_eq_u32(q.log_entries, 0);
+	/* After the input checks; before them -EINVAL wins. */
+	r = read_args(&q, WAITS);
+	expect_read_error(nfd, &r, -EOPNOTSUPP);
+	r = read_args(&q, SIGNALS);
+	expect_read_error(nfd, &r, -EOPNOTSUPP);
+	r = read_args(&q, 2);
+	expect_read_error(nfd, &r, -EINVAL);
+	nfence_queue_destroy(&q);
+	nfence_device_destroy(nfd, ndev);
+	close(nfd);
+}
+
+static void test_hwqueue_bad_pad2(void)
+{
+	struct drm_nfence_hwqueue_create c = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	c.device = dev;
+	c.context = nfence_context_create(fd, dev, 0);
+	c.pad2 = 1;
+	igt_assert_eq(__nfence_hwqueue_create(fd, &c), -EINVAL);
+	igt_assert_eq_u32(c.handle, 0);
+	igt_assert_eq_u64(c.wait_log_gpu_va, 0);
+	nfence_context_destroy(fd, dev, c.context);
+}
+
+igt_main
+{
+	igt_fixture {
+		fd = nfence_open();
+		native = nfence_has_native_fences(fd);
+		dev = nfence_device_create(fd);
+	}
+
+	igt_describe("Without native fences a queue has no log buffers: "
+		     "VAs 0, 0 entries, and LOG_READ fails with -EOPNOTSUPP "
+		     "after its -EINVAL checks.");
+	igt_subtest("no-logs")
+		test_no_logs();
+
+	igt_describe("HWQUEUE_CREATE fails with -EINVAL for a non-zero pad2.");
+	igt_subtest("hwqueue-bad-pad2")
+		test_hwqueue_bad_pad2();
+
+	igt_subtest_group {
+		igt_fixture
+			igt_require_f(native, "adapter has no native fences\n");
+
+		igt_describe("Every queue has a wait and a signal log of 84 "
+			     "entries at distinct page-aligned GPU VAs; the "
+			     "caps give that geometry and no log cap yet.");
+		igt_subtest("queue-logs")
+			test_queue_logs();
+
+		igt_describe("The wait log's header: type WAITS, 84 entries, "
+			     "index and wraparound 0, reserved 0; no entries.");
+		igt_subtest("header-waits")
+			test_header_waits();
+
+		igt_describe("The signal log's header, as the wait log's.");
+		igt_subtest("header-signals")
+			test_header_signals();
+
+		igt_describe("The GPU reads the logs at their VAs.");
+		igt_subtest("gpu-reads-log")
+			test_gpu_reads_log();
+
+		igt_describe("A command writing a log faults the context at "
+			     "that VA; the log is unchanged.");
+		igt_subtest("gpu-write-faults")
+			test_gpu_write_faults();
+
+		igt_describe("A destroyed queue's logs are unmapped: reading "
+			     "them faults, LOG_READ fails with -ENOENT.");
+		igt_subtest("unmapped-on-destroy")
+			test_unmapped_on_destroy();
+
+		igt_describe("LOG_READ fails with -EINVAL for every flag bit.");
+		igt_subtest("read-bad-flags")
+			test_read_bad_flags();
+
+		igt_describe("LOG_READ fails with -EINVAL for an unknown log "
+			     "type, before the queue lookup.");
+		igt_subtest("read-bad-type")
+			test_read_bad_type();
+
+		igt_describe("LOG_READ fails with -ENOENT for a device that is "
+			     "not the queue's.");
+		igt_subtest("read-bad-device")
+			test_read_bad_device();
+
+		igt_describe("LOG_READ fails with -ENOENT for a handle that "
+			     "names no queue.");
+		igt_subtest("read-bad-queue")
+			test_read_bad_queue();
+
+		igt_describe("LOG_READ fails with -ENOENT for another file's "
+			     "queue.");
+		igt_subtest("read-other-file")
+			test_read_other_file();
+
+		igt_describe("LOG_READ fails with -EINVAL for a cursor ahead "
+			     "of the log.");
+		igt_subtest("read-cursor-ahead")
+			test_read_cursor_ahead();
+
+		igt_describe("LOG_READ with a NULL or unmapped argument fails "
+			     "with -EFAULT.");
+		igt_subtest("read-bad-arg-pointer")
+			test_read_bad_arg_pointer();
+
+		igt_describe("64 queues on two files: logs for each, freed "
+			     "on destroy and on close.");
+		igt_subtest("many-queues")
+			test_many_queues();
+	}
+
+	igt_fixture {
+		nfence_device_destroy(fd, dev);
+		close(fd);
+	}
+}

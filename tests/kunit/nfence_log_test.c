@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the native fence log buffers (nfence_log.c): the GPU's
+ * append with its wraparound, and the reader's cursor and overrun.
+ *
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "../nfence_log.h"
+
+#define N	DRM_NFENCE_LOG_ENTRIES
+
+static int log_test_init(struct kunit *test)
+{
+	struct nfence_log *log;
+
+	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	KUNIT_ASSERT_EQ(test, nfence_log_init(log, DRM_NFENCE_LOG_TYPE_SIGNALS),
+			0);
+	test->priv = log;
+	return 0;
+}
+
+static void log_test_exit(struct kunit *test)
+{
+	nfence_log_fini(test->priv);
+}
+
+static const struct drm_nfence_log_header *hdr(struct nfence_log *log)
+{
+	return log->vaddr;
+}
+
+/* Append entries for values @first .. @first + @n - 1. */
+static void append(struct nfence_log *log, u64 first, u32 n)
+{
+	struct drm_nfence_log_entry e = {
+		.fence_handle = 7,
+		.operation = DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED,
+	};
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		e.fence_value = first + i;
+		e.end_gpu_timestamp = 1000 + first + i;
+		nfence_log_append(log, &e);
+	}
+}
+
+/* Room for a buffer's worth of entries (too big for the stack). */
+static struct drm_nfence_log_entry *entries(struct kunit *test)
+{
+	struct drm_nfence_log_entry *out;
+
+	out = kunit_kcalloc(test, N, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	return out;
+}
+
+/* Read from *@cursor into @out (room @room); returns the count. */
+static u32 read(struct kunit *test, struct nfence_log *log, u64 *cursor,
+		struct drm_nfence_log_entry *out, u32 room, u32 *status)
+{
+	u32 count = room;
+
+	KUNIT_ASSERT_EQ(test, nfence_log_read(log->vaddr, cursor, out, &count,
+					      status), 0);
+	return count;
+}
+
+static void log_header_fresh(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	const struct drm_nfence_log_header *h = hdr(log);
+	u64 cursor = 0;
+	u32 status = 1;
+
+	KUNIT_EXPECT_EQ(test, h->first_free_entry_index, 0);
+	KUNIT_EXPECT_EQ(test, h->wraparound_count, 0);
+	KUNIT_EXPECT_EQ(test, h->type, DRM_NFENCE_LOG_TYPE_SIGNALS);
+	KUNIT_EXPECT_EQ(test, h->num_entries, N);
+	KUNIT_EXPECT_EQ(test, h->reserved[0], 0);
+	KUNIT_EXPECT_EQ(test, h->reserved[1], 0);
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, NULL, 0, &status), 0);
+	KUNIT_EXPECT_EQ(test, cursor, 0);
+	KUNIT_EXPECT_EQ(test, status, 0);
+}
+
+static void log_append_read(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	u64 cursor = 0;
+	u32 status, n, i;
+
+	append(log, 1, 10);
+	KUNIT_EXPECT_EQ(test, hdr(log)->first_free_entry_index, 10);
+	KUNIT_EXPECT_EQ(test, hdr(log)->wraparound_count, 0);
+	/* Less room than entries: the oldest first, the cursor after them. */
+	n = read(test, log, &cursor, out, 4, &status);
+	KUNIT_EXPECT_EQ(test, n, 4);
+	KUNIT_EXPECT_EQ(test, cursor, 4);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, out[i].fence_value, 1 + i);
+		KUNIT_EXPECT_EQ(test, out[i].fence_handle, 7);
+		KUNIT_EXPECT_EQ(test, out[i].end_gpu_timestamp, 1001 + i);
+	}
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, n, 6);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, 5);
+	KUNIT_EXPECT_EQ(test, cursor, 10);
+	/* Nothing new. */
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, N, &status), 0);
+	KUNIT_EXPECT_EQ(test, cursor, 10);
+}
+
+static void log_wraparound(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	u64 cursor = N - 2;
+	u32 status, n;
+
+	append(log, 1, N + 3);
+	KUNIT_EXPECT_EQ(test, hdr(log)->first_free_entry_index, 3);
+	KUNIT_EXPECT_EQ(test, hdr(log)->wraparound_count, 1);
+	/* Read across the end of the buffer, in order. */
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_EQ(test, n, 5);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, N - 1);
+	KUNIT_EXPECT_EQ(test, out[4].fence_value, N + 3);
+	KUNIT_EXPECT_EQ(test, cursor, N + 3);
+}
+
+static void log_overrun(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	u64 cursor = 0;
+	u32 status, n;
+
+	/* Exactly a buffer's worth behind: nothing lost yet. */
+	append(log, 1, N);
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_EQ(test, n, N);
+	/* Then N + 5 more: the first 5 of them were overwritten. */
+	append(log, N + 1, N + 5);
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
+	KUNIT_EXPECT_EQ(test, n, N);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, N + 6);
+	KUNIT_EXPECT_EQ(test, out[N - 1].fence_value, 2 * N + 5);
+	KUNIT_EXPECT_EQ(test, cursor, 2 * N + 5);
+	KUNIT_EXPECT_EQ(test, hdr(log)->wraparound_count, 2);
+}
+
+static void log_cursor_ahead(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry out[1];
+	u64 cursor = 4;
+	u32 count = 1, status = 9;
+
+	append(log, 1, 3);
+	KUNIT_EXPECT_EQ(test, nfence_log_read(log->vaddr, &cursor, out, &count,
+					      &status), -EINVAL);
+	/* Nothing changed. */
+	KUNIT_EXPECT_EQ(test, cursor, 4);
+	KUNIT_EXPECT_EQ(test, count, 1);
+	KUNIT_EXPECT_EQ(test, status, 9);
+}
+
+static void log_bad_index(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_header *h = log->vaddr;
+	struct drm_nfence_log_entry *out = entries(test);
+	u64 cursor = 0;
+	u32 status;
+
+	/* Not something the engines write: an overrun, nothing copied. */
+	h->first_free_entry_index = N;
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, N, &status), 0);
+	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
+}
+
+static struct kunit_case nfence_log_cases[] = {
+	KUNIT_CASE(log_header_fresh),
+	KUNIT_CASE(log_append_read),
+	KUNIT_CASE(log_wraparound),
+	KUNIT_CASE(log_overrun),
+	KUNIT_CASE(log_cursor_ahead),
+	KUNIT_CASE(log_bad_index),
+	{}
+};
+
+static struct kunit_suite nfence_log_suite = {
+	.name = "nfence_log",
+	.init = log_test_init,
+	.exit = log_test_exit,
+	.test_cases = nfence_log_cases,
+};
+
+kunit_test_suite(nfence_log_suite);
