@@ -14,7 +14,8 @@
 #include "drm/nfence_drm.h"
 
 /* The longest command, in 32-bit words. */
-#define NF_CS_MAX_WORDS		DRM_NFENCE_CS_FENCE_SIGNAL_WORDS
+#define NF_CS_MAX_WORDS \
+	(DRM_NFENCE_CS_FENCE_SIGNAL_WORDS + DRM_NFENCE_CS_LOG_WORDS)
 
 static bool nf_cs_aligned(uint64_t va)
 {
@@ -22,12 +23,14 @@ static bool nf_cs_aligned(uint64_t va)
 }
 
 /*
- * nf_cs_emit() - append the command @opcode of @words 32-bit words with the
- * @nops 64-bit operands @ops, unless the encoder is in error or the
- * command does not fit (which puts it in error).
+ * nf_cs_emit_flags() - append the command @opcode with header @flags, of
+ * @words 32-bit words with the @nops 64-bit operands @ops, unless the
+ * encoder is in error or the command does not fit (which puts it in
+ * error).
  */
-static NTSTATUS nf_cs_emit(NFENCE_CS *cs, uint32_t opcode, uint32_t words,
-			   const uint64_t *ops, unsigned int nops)
+static NTSTATUS nf_cs_emit_flags(NFENCE_CS *cs, uint32_t opcode,
+				 uint32_t flags, uint32_t words,
+				 const uint64_t *ops, unsigned int nops)
 {
 	uint32_t buf[NF_CS_MAX_WORDS];
 	uint64_t op;
@@ -42,7 +45,7 @@ static NTSTATUS nf_cs_emit(NFENCE_CS *cs, uint32_t opcode, uint32_t words,
 		return cs->Status;
 	}
 
-	buf[0] = htole32(DRM_NFENCE_CS_HEADER(opcode, words));
+	buf[0] = htole32(DRM_NFENCE_CS_HEADER_FLAGS(opcode, flags, words));
 	buf[1] = 0;
 	for (i = 0; i < nops; i++) {
 		op = htole64(ops[i]);
@@ -51,6 +54,13 @@ static NTSTATUS nf_cs_emit(NFENCE_CS *cs, uint32_t opcode, uint32_t words,
 	memcpy(cs->pBuffer + cs->Size, buf, words * 4u);
 	cs->Size += words * 4u;
 	return STATUS_SUCCESS;
+}
+
+/* nf_cs_emit() - nf_cs_emit_flags() without flags */
+static NTSTATUS nf_cs_emit(NFENCE_CS *cs, uint32_t opcode, uint32_t words,
+			   const uint64_t *ops, unsigned int nops)
+{
+	return nf_cs_emit_flags(cs, opcode, 0, words, ops, nops);
 }
 
 /* Put @cs in error with @st, unless it already is; returns its status. */
@@ -141,6 +151,63 @@ NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs,
 		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
 	return NFenceCsFenceSignal(pCs, pMapping->CurrentValueGpuVa,
 				   pMapping->MonitoredValueGpuVa, Value);
+}
+
+NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
+				 UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	const uint64_t ops[] = {
+		GpuVa, Value,
+		(uint64_t)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 | hNativeFence,
+	};
+
+	if (!nf_cs_aligned(GpuVa))
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	return nf_cs_emit_flags(pCs, DRM_NFENCE_CS_FENCE_WAIT,
+				DRM_NFENCE_CS_FLAG_LOG,
+				DRM_NFENCE_CS_FENCE_WAIT_WORDS +
+				DRM_NFENCE_CS_LOG_WORDS, ops, 3);
+}
+
+NTSTATUS NFenceCsFenceSignalLogged(NFENCE_CS *pCs,
+				   D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa,
+				   D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa,
+				   UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	const uint64_t ops[] = {
+		CurrentValueGpuVa, MonitoredValueGpuVa, Value,
+		(uint64_t)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 |
+			hNativeFence,
+	};
+
+	if (!nf_cs_aligned(CurrentValueGpuVa) ||
+	    !nf_cs_aligned(MonitoredValueGpuVa))
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	return nf_cs_emit_flags(pCs, DRM_NFENCE_CS_FENCE_SIGNAL,
+				DRM_NFENCE_CS_FLAG_LOG,
+				DRM_NFENCE_CS_FENCE_SIGNAL_WORDS +
+				DRM_NFENCE_CS_LOG_WORDS, ops, 4);
+}
+
+NTSTATUS NFenceCsWaitNativeFenceLogged(NFENCE_CS *pCs,
+				       const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+				       UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	if (!pMapping)
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	return NFenceCsFenceWaitLogged(pCs, pMapping->CurrentValueGpuVa, Value,
+				       hNativeFence);
+}
+
+NTSTATUS NFenceCsSignalNativeFenceLogged(NFENCE_CS *pCs,
+					 const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+					 UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	if (!pMapping)
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	return NFenceCsFenceSignalLogged(pCs, pMapping->CurrentValueGpuVa,
+					 pMapping->MonitoredValueGpuVa, Value,
+					 hNativeFence);
 }
 
 NTSTATUS NFenceCsWrite64(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,

@@ -549,6 +549,7 @@ static uint32_t mock_answer(const struct mock_adapter *a, uint32_t type,
 			/* As nfence_caps_fence(): no log buffers yet. */
 			q->flags = DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 				   DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
+				   DRM_NFENCE_FENCE_CAP_LOG_BUFFERS |
 				   (a->optimized_default_fence ?
 				    DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT : 0);
 			q->value_stride = 64;

@@ -281,12 +281,11 @@ TEST_F(mock, query_adapter_and_caps)
 	memset(&fc, 0xff, sizeof(fc));
 	ASSERT_EQ(STATUS_SUCCESS, query(h0, KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS,
 					&fc, sizeof(fc)));
-	EXPECT_EQ(0x7u, fc.Flags.Value);
+	EXPECT_EQ(0xfu, fc.Flags.Value);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportOptimizedDefaultFenceType);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportIntraGpuFenceType);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportCrossAdapterFence);
-	/* The kernel has no log buffers yet; the sizes are its anyway. */
-	EXPECT_EQ(0u, (UINT)fc.Flags.SupportLogBuffers);
+	EXPECT_EQ(1u, (UINT)fc.Flags.SupportLogBuffers);
 	EXPECT_EQ(64u, fc.ValueStride);
 	EXPECT_EQ(64u, fc.ValueBits);
 	EXPECT_EQ(84u, fc.MaxLogEntries);

@@ -2010,6 +2010,44 @@ uint32_t nfence_cs_fence_signal(struct nfence_cs *cs, uint64_t cv_va,
 			     0, op, 3);
 }
 
+/**
+ * nfence_cs_fence_wait_log: FENCE_WAIT with a log payload naming @handle
+ * and operation @op (DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED unless testing)
+ */
+uint32_t nfence_cs_fence_wait_log(struct nfence_cs *cs, uint64_t va,
+				  uint64_t value, uint32_t handle, uint32_t op)
+{
+	const uint64_t ops[] = { va, value, (uint64_t)op << 32 | handle };
+
+	return nfence_cs_raw(cs,
+			     DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_FENCE_WAIT,
+							DRM_NFENCE_CS_FLAG_LOG,
+							DRM_NFENCE_CS_FENCE_WAIT_WORDS +
+							DRM_NFENCE_CS_LOG_WORDS),
+			     0, ops, 3);
+}
+
+/**
+ * nfence_cs_fence_signal_log: FENCE_SIGNAL with a log payload naming
+ * @handle and operation @op (DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED unless
+ * testing)
+ */
+uint32_t nfence_cs_fence_signal_log(struct nfence_cs *cs, uint64_t cv_va,
+				    uint64_t mv_va, uint64_t value,
+				    uint32_t handle, uint32_t op)
+{
+	const uint64_t ops[] = {
+		cv_va, mv_va, value, (uint64_t)op << 32 | handle,
+	};
+
+	return nfence_cs_raw(cs,
+			     DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_FENCE_SIGNAL,
+							DRM_NFENCE_CS_FLAG_LOG,
+							DRM_NFENCE_CS_FENCE_SIGNAL_WORDS +
+							DRM_NFENCE_CS_LOG_WORDS),
+			     0, ops, 4);
+}
+
 uint32_t nfence_cs_write64(struct nfence_cs *cs, uint64_t va, uint64_t value)
 {
 	const uint64_t op[] = { va, value };

@@ -285,6 +285,11 @@ uint32_t nfence_cs_fence_wait(struct nfence_cs *cs, uint64_t va,
 uint32_t nfence_cs_fence_signal(struct nfence_cs *cs, uint64_t cv_va,
 				uint64_t mv_va, uint64_t value);
 uint32_t nfence_cs_write64(struct nfence_cs *cs, uint64_t va, uint64_t value);
+uint32_t nfence_cs_fence_wait_log(struct nfence_cs *cs, uint64_t va,
+				  uint64_t value, uint32_t handle, uint32_t op);
+uint32_t nfence_cs_fence_signal_log(struct nfence_cs *cs, uint64_t cv_va,
+				    uint64_t mv_va, uint64_t value,
+				    uint32_t handle, uint32_t op);
 uint32_t nfence_cs_timestamp(struct nfence_cs *cs, uint64_t va);
 uint32_t nfence_cs_work(struct nfence_cs *cs, uint64_t duration_ns);
 /* Signal a fence through its mapping, with the interrupt check. */

@@ -14,7 +14,9 @@
 
 IGT_TEST_DESCRIPTION("Native fence log buffers (WDDM 3.2): every hardware "
 		     "queue's wait and signal logs, their geometry and "
-		     "header, their read-only GPU mappings, and "
+		     "header, their read-only GPU mappings, the entries the "
+		     "engines write for logged FENCE_WAIT and FENCE_SIGNAL "
+		     "commands, wraparound and overrun, and "
 		     "DRM_IOCTL_NFENCE_LOG_READ with each of its invalid "
 		     "inputs.");
 
@@ -27,9 +29,47 @@ IGT_TEST_DESCRIPTION("Native fence log buffers (WDDM 3.2): every hardware "
 #define PAGE		4096u
 #define CANARY		0xa5
 
-static int fd = -1;
+#define OP_SIGNAL	DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED
+#define OP_WAIT		DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED
+#define TS_PER_MS	100000ull	/* 100 MHz GPU timestamps */
+
+static int fd = -1, dbg = -1;
 static uint32_t dev;
 static bool native;
+
+/* Read up to @room entries of @q's log @type from *@cursor. */
+static uint32_t read_log(const struct nfence_queue *q, uint32_t type,
+			 uint64_t *cursor, struct drm_nfence_log_entry *out,
+			 uint32_t room, uint32_t *status)
+{
+	struct drm_nfence_log_read r = {
+		.device = q->device,
+		.hwqueue = q->handle,
+		.type = type,
+		.cursor = *cursor,
+		.entries_ptr = (uint64_t)(uintptr_t)out,
+		.num_entries = room,
+	};
+
+	igt_assert_eq(__nfence_log_read(q->fd, &r), 0);
+	igt_assert_eq_u32(r.header.type, type);
+	igt_assert_eq_u64(r.header.num_entries, N);
+	*cursor = r.cursor;
+	if (status)
+		*status = r.status;
+	return r.num_entries;
+}
+
+static void assert_entry(const struct drm_nfence_log_entry *e, uint64_t value,
+			 uint32_t handle, uint32_t op)
+{
+	igt_assert_eq_u64(e->fence_value, value);
+	igt_assert_eq_u32(e->fence_handle, handle);
+	igt_assert_eq_u32(e->operation, op);
+	igt_assert_eq_u64(e->reserved0, 0);
+	igt_assert_eq_u64(e->reserved1, 0);
+	igt_assert_neq_u64(e->end_gpu_timestamp, 0);
+}
 
 static struct drm_nfence_log_read read_args(const struct nfence_queue *q,
 					    uint32_t type)
@@ -67,13 +107,14 @@ static void test_queue_logs(void)
 
 	nfence_watchdog(WATCHDOG_S);
 	nfence_query_fence_caps(fd, &caps);
-	/* The geometry the driver allocates; entries not written yet. */
+	/* The geometry the driver allocates, and the cap. */
 	igt_assert_eq_u32(caps.max_log_entries, N);
 	igt_assert_eq_u32(caps.log_header_size,
 			  sizeof(struct drm_nfence_log_header));
 	igt_assert_eq_u32(caps.log_entry_size,
 			  sizeof(struct drm_nfence_log_entry));
-	igt_assert_eq_u32(caps.flags & DRM_NFENCE_FENCE_CAP_LOG_BUFFERS, 0);
+	igt_assert_eq_u32(caps.flags & DRM_NFENCE_FENCE_CAP_LOG_BUFFERS,
+			  DRM_NFENCE_FENCE_CAP_LOG_BUFFERS);
 	igt_assert_lte(sizeof(struct drm_nfence_log_header) +
 		       N * sizeof(struct drm_nfence_log_entry), PAGE);
 
@@ -394,6 +435,316 @@ static void test_many_queues(void)
 	free(q);
 }
 
+/*
+ * A logged FENCE_SIGNAL: one entry in the signal log, between two
+ * TIMESTAMPs around it, and none in the wait log.
+ */
+static void test_signal_entry(void)
+{
+	struct drm_nfence_log_entry e[4];
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_bo bo;
+	struct nfence_cs cs;
+	uint64_t cursor = 0, v;
+	uint32_t h, status;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_bo_create(fd, dev, PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &bo);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_timestamp(&cs, bo.gpu_va);
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, 5, 0x1234,
+				   OP_SIGNAL);
+	nfence_cs_timestamp(&cs, bo.gpu_va + 8);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+
+	igt_assert_eq(read_log(&q, SIGNALS, &cursor, e, 4, &status), 1);
+	igt_assert_eq_u32(status, 0);
+	igt_assert_eq_u64(cursor, 1);
+	assert_entry(&e[0], 5, 0x1234, OP_SIGNAL);
+	igt_assert_eq_u64(e[0].observed_gpu_timestamp, 0);
+	igt_assert_lte_u64(*nfence_bo_u64(&bo, 0), e[0].end_gpu_timestamp);
+	igt_assert_lte_u64(e[0].end_gpu_timestamp, *nfence_bo_u64(&bo, 8));
+	cursor = 0;
+	igt_assert_eq(read_log(&q, WAITS, &cursor, e, 4, NULL), 0);
+
+	nfence_queue_destroy(&q);
+	nfence_bo_destroy(&bo);
+	nfence_fence_destroy(fd, h);
+}
+
+/*
+ * A logged FENCE_WAIT that blocks: its entry says when the engine first
+ * found it unresolved and when a CPU signal 20 ms later released it.
+ */
+static void test_wait_entry_blocked(void)
+{
+	struct drm_nfence_log_entry e[2];
+	struct drm_nfence_fence_mapping m;
+	struct nfence_debugfs_queue line;
+	struct nfence_queue q;
+	struct nfence_bo bo;
+	struct nfence_cs cs;
+	uint64_t cursor = 0, v;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_bo_create(fd, dev, PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &bo);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_timestamp(&cs, bo.gpu_va);
+	nfence_cs_fence_wait_log(&cs, m.current_value_gpu_va, 7, 0x77,
+				 OP_WAIT);
+	nfence_cs_timestamp(&cs, bo.gpu_va + 8);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_debugfs_queue_wait_state(dbg, getpid(), dev,
+						      q.context, "wait-fence",
+						      WAIT_MS, &line), 0);
+	/* Parked, not logged yet. */
+	igt_assert_eq(read_log(&q, WAITS, &cursor, e, 2, NULL), 0);
+	usleep(20000);
+	nfence_fence_signal(fd, dev, h, 7);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+
+	igt_assert_eq(read_log(&q, WAITS, &cursor, e, 2, NULL), 1);
+	assert_entry(&e[0], 7, 0x77, OP_WAIT);
+	igt_assert_lte_u64(*nfence_bo_u64(&bo, 0), e[0].observed_gpu_timestamp);
+	igt_assert_lte_u64(e[0].observed_gpu_timestamp + 10 * TS_PER_MS,
+			   e[0].end_gpu_timestamp);
+	igt_assert_lte_u64(e[0].end_gpu_timestamp, *nfence_bo_u64(&bo, 8));
+
+	nfence_queue_destroy(&q);
+	nfence_bo_destroy(&bo);
+	nfence_fence_destroy(fd, h);
+}
+
+/* A logged FENCE_WAIT that passes at once: observed when it ended. */
+static void test_wait_entry_passed(void)
+{
+	struct drm_nfence_log_entry e[2];
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t cursor = 0, v;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 9,
+				&m);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait_log(&cs, m.current_value_gpu_va, 9, 0x99,
+				 OP_WAIT);
+	/* Unlogged operations log nothing. */
+	nfence_cs_wait_fence(&cs, &m, 9);
+	nfence_cs_signal_fence(&cs, &m, 10);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	igt_assert_eq(read_log(&q, WAITS, &cursor, e, 2, NULL), 1);
+	assert_entry(&e[0], 9, 0x99, OP_WAIT);
+	igt_assert_eq_u64(e[0].observed_gpu_timestamp,
+			  e[0].end_gpu_timestamp);
+	cursor = 0;
+	igt_assert_eq(read_log(&q, SIGNALS, &cursor, e, 2, NULL), 0);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* Append @n logged signals of values @first.. to @q, and run them. */
+static void signal_many(struct nfence_queue *q,
+			const struct drm_nfence_fence_mapping *m,
+			uint64_t first, unsigned int n)
+{
+	struct nfence_cs cs;
+	uint64_t v = 0;
+
+	while (n) {
+		unsigned int k = n < 64 ? n : 64;
+
+		nfence_queue_begin(q, &cs);
+		for (unsigned int i = 0; i < k; i++)
+			nfence_cs_fence_signal_log(&cs, m->current_value_gpu_va,
+						   m->monitored_value_gpu_va,
+						   first + i, 0x5, OP_SIGNAL);
+		v = nfence_queue_submit(q, &cs);
+		first += k;
+		n -= k;
+	}
+	igt_assert(nfence_queue_poll(q, v, WAIT_MS));
+}
+
+/* In order, timestamps never going back, read in pieces. */
+static void test_entries_in_order(void)
+{
+	struct drm_nfence_log_entry e[N];
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	uint64_t cursor = 0, prev = 0;
+	uint32_t h, got = 0, n;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	signal_many(&q, &m, 1, 50);
+	while ((n = read_log(&q, SIGNALS, &cursor, e, 7, NULL))) {
+		for (uint32_t i = 0; i < n; i++) {
+			assert_entry(&e[i], got + i + 1, 0x5, OP_SIGNAL);
+			igt_assert_lte_u64(prev, e[i].end_gpu_timestamp);
+			prev = e[i].end_gpu_timestamp;
+		}
+		got += n;
+	}
+	igt_assert_eq_u32(got, 50);
+	igt_assert_eq_u64(cursor, 50);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* More than a log holds: the index wraps, the reader sees the overrun. */
+static void test_wraparound_overrun(void)
+{
+	const unsigned int total = 2 * N + 5;
+	struct drm_nfence_log_entry e[N];
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+	uint64_t cursor = 0;
+	uint32_t h, status;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	signal_many(&q, &m, 1, total);
+
+	r = read_args(&q, SIGNALS);
+	igt_assert_eq(__nfence_log_read(fd, &r), 0);
+	igt_assert_eq_u32(r.header.first_free_entry_index, total % N);
+	igt_assert_eq_u32(r.header.wraparound_count, total / N);
+
+	igt_assert_eq(read_log(&q, SIGNALS, &cursor, e, N, &status), N);
+	igt_assert_eq_u32(status, DRM_NFENCE_LOG_READ_OVERRUN);
+	igt_assert_eq_u64(cursor, total);
+	for (uint32_t i = 0; i < N; i++)
+		assert_entry(&e[i], total - N + 1 + i, 0x5, OP_SIGNAL);
+	/* Caught up: nothing more, no overrun. */
+	igt_assert_eq(read_log(&q, SIGNALS, &cursor, e, N, &status), 0);
+	igt_assert_eq_u32(status, 0);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* Entries to copy and nowhere to put them: -EFAULT, nothing written. */
+static void test_read_efault(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	signal_many(&q, &m, 1, 3);
+	r = read_args(&q, SIGNALS);
+	r.num_entries = 3;
+	r.entries_ptr = 8;
+	expect_read_error(fd, &r, -EFAULT);
+	r.entries_ptr = 0;
+	expect_read_error(fd, &r, -EFAULT);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* A log payload naming the other operation is an invalid command. */
+static void test_bad_log_op(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait_log(&cs, m.current_value_gpu_va, 0, 1, OP_SIGNAL);
+	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, 1, 1, OP_WAIT);
+	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, 1, 1, 2);
+	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
+	/* The log flag on another opcode, at its own and the longer length. */
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_raw(&cs, DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_NOP,
+						      DRM_NFENCE_CS_FLAG_LOG,
+						      DRM_NFENCE_CS_NOP_WORDS),
+		      0, NULL, 0);
+	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
+	/* The flag without the payload's length. */
+	nfence_queue_begin(&q, &cs);
+	{
+		const uint64_t ops[] = { m.current_value_gpu_va, 0 };
+
+		nfence_cs_raw(&cs,
+			      DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_FENCE_WAIT,
+							 DRM_NFENCE_CS_FLAG_LOG,
+							 DRM_NFENCE_CS_FENCE_WAIT_WORDS),
+			      0, ops, 2);
+	}
+	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
+	igt_assert_eq_u32(nfence_queue_state(&q, NULL) & ST_FAULTED, 0);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* What a queue logged before its context faulted can still be read. */
+static void test_faulted_context_logs(void)
+{
+	struct drm_nfence_log_entry e[4];
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t cursor = 0;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, 3, 0x3,
+				   OP_SIGNAL);
+	nfence_cs_write64(&cs, q.wait_log_gpu_va, 1);	/* faults */
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, 4, 0x3,
+				   OP_SIGNAL);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	igt_assert(nfence_queue_state(&q, NULL) & ST_FAULTED);
+	igt_assert_eq(read_log(&q, SIGNALS, &cursor, e, 4, NULL), 1);
+	assert_entry(&e[0], 3, 0x3, OP_SIGNAL);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
 /* An adapter without native fences has no logs: the VAs are 0. */
 static void test_no_logs(void)
 {
@@ -424,6 +775,25 @@ static void test_no_logs(void)
 	expect_read_error(nfd, &r, -EOPNOTSUPP);
 	r = read_args(&q, 2);
 	expect_read_error(nfd, &r, -EINVAL);
+	/* A command with a log payload faults the context there. */
+	{
+		struct drm_nfence_context_control ctl;
+		struct nfence_bo bo;
+		struct nfence_cs cs;
+
+		nfence_bo_create(nfd, ndev, PAGE, NFENCE_SEGMENT_SYSTEM,
+				 DRM_NFENCE_ALLOC_CPU_VISIBLE, &bo);
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_fence_signal_log(&cs, bo.gpu_va, 0, 1, 1, OP_SIGNAL);
+		nfence_queue_submit(&q, &cs);
+		igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+		nfence_queue_state(&q, &ctl);
+		igt_assert(ctl.state & ST_FAULTED);
+		igt_assert_eq_u32(ctl.fault_reason,
+				  DRM_NFENCE_FAULT_BAD_COMMAND);
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, 0), 0);
+		nfence_bo_destroy(&bo);
+	}
 	nfence_queue_destroy(&q);
 	nfence_device_destroy(nfd, ndev);
 	close(nfd);
@@ -449,6 +819,7 @@ igt_main
 		fd = nfence_open();
 		native = nfence_has_native_fences(fd);
 		dev = nfence_device_create(fd);
+		dbg = nfence_debugfs_dir(fd);
 	}
 
 	igt_describe("Without native fences a queue has no log buffers: "
@@ -532,6 +903,51 @@ igt_main
 			     "on destroy and on close.");
 		igt_subtest("many-queues")
 			test_many_queues();
+
+		igt_describe("A logged FENCE_SIGNAL writes one signal log "
+			     "entry: value, handle, operation, an end time "
+			     "between the TIMESTAMPs around it.");
+		igt_subtest("signal-entry")
+			test_signal_entry();
+
+		igt_describe("A logged FENCE_WAIT that blocks logs when it "
+			     "was first found unresolved and when a CPU signal "
+			     "20 ms later released it, nothing before.");
+		igt_subtest("wait-entry-blocked")
+			test_wait_entry_blocked();
+
+		igt_describe("A logged FENCE_WAIT that passes at once is "
+			     "observed when it ends; unlogged commands log "
+			     "nothing.");
+		igt_subtest("wait-entry-passed")
+			test_wait_entry_passed();
+
+		igt_describe("50 logged signals read 7 at a time: in order, "
+			     "timestamps never going back.");
+		igt_subtest("entries-in-order")
+			test_entries_in_order();
+
+		igt_describe("2 x 84 + 5 logged signals: the index wraps "
+			     "twice, a reader from 0 gets the last 84 and the "
+			     "overrun flag.");
+		igt_subtest("wraparound-overrun")
+			test_wraparound_overrun();
+
+		igt_describe("LOG_READ with entries to copy to a bad pointer "
+			     "fails with -EFAULT and writes nothing back.");
+		igt_subtest("read-efault")
+			test_read_efault();
+
+		igt_describe("A log payload with the wrong operation, or the "
+			     "log flag on another opcode or without its words, "
+			     "is refused at submit with -EINVAL.");
+		igt_subtest("bad-log-op")
+			test_bad_log_op();
+
+		igt_describe("Entries logged before a context fault stay "
+			     "readable.");
+		igt_subtest("faulted-context-logs")
+			test_faulted_context_logs();
 	}
 
 	igt_fixture {

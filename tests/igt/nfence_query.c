@@ -265,15 +265,13 @@ static void test_native_fence_caps(void)
 	}
 
 	igt_assert_eq_u32(c.flags & ~FENCE_CAPS, 0);
-	/*
-	 * INTRA_GPU and cross-adapter fences exist; log buffers are not
-	 * implemented yet, so they must not be advertised.
-	 */
+	/* INTRA_GPU and cross-adapter fences and log buffers exist. */
 	igt_assert_eq_u32(c.flags & (DRM_NFENCE_FENCE_CAP_INTRA_GPU |
 				     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
 				     DRM_NFENCE_FENCE_CAP_LOG_BUFFERS),
 			  DRM_NFENCE_FENCE_CAP_INTRA_GPU |
-			  DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER);
+			  DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
+			  DRM_NFENCE_FENCE_CAP_LOG_BUFFERS);
 	igt_assert_eq(!!(c.flags & DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT),
 		      param_bool("optimized_default_fence"));
 	igt_assert_eq_u32(c.value_stride, 64);

@@ -315,6 +315,70 @@ static void cs_reject_flags(struct kunit *test)
 	cs_expect_reject(test, buf, c->bytes, DRM_NFENCE_FAULT_BAD_COMMAND);
 }
 
+/*
+ * The log payload: FENCE_WAIT and FENCE_SIGNAL with flag bit 0 and two
+ * more words carry hNativeFence and the operation, which must be theirs;
+ * nothing else takes the flag, and no other flag bit exists.
+ */
+static void cs_decode_log(struct kunit *test)
+{
+	const u64 wait_ops[] = {
+		CS_VA, CS_VALUE, (u64)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 | 0xabcd,
+	};
+	const u64 signal_ops[] = {
+		CS_VA, CS_VA2, CS_VALUE,
+		(u64)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 | 0x1234,
+	};
+	u8 buf[NFENCE_CS_MAX_CMD_BYTES] = {};
+	struct nfence_cs_cmd cmd;
+	u32 reason, bit;
+	size_t len;
+
+	len = cs_emit(buf, cs_header(DRM_NFENCE_CS_FENCE_WAIT, 1, 8), 0,
+		      wait_ops, 3);
+	KUNIT_EXPECT_EQ(test, len, 32);
+	KUNIT_EXPECT_EQ(test, nfence_cs_decode(buf, len, &cmd, &reason), 32);
+	KUNIT_EXPECT_TRUE(test, cmd.log);
+	KUNIT_EXPECT_EQ(test, cmd.log_handle, 0xabcd);
+	KUNIT_EXPECT_EQ(test, cmd.log_op, DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED);
+	KUNIT_EXPECT_EQ(test, cmd.va, CS_VA);
+	KUNIT_EXPECT_EQ(test, cmd.value, CS_VALUE);
+
+	len = cs_emit(buf, cs_header(DRM_NFENCE_CS_FENCE_SIGNAL, 1, 10), 0,
+		      signal_ops, 4);
+	KUNIT_EXPECT_EQ(test, nfence_cs_decode(buf, len, &cmd, &reason), 40);
+	KUNIT_EXPECT_TRUE(test, cmd.log);
+	KUNIT_EXPECT_EQ(test, cmd.log_handle, 0x1234);
+	KUNIT_EXPECT_EQ(test, cmd.log_op, DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
+	KUNIT_EXPECT_EQ(test, cmd.va2, CS_VA2);
+	/* Without the flag, no payload. */
+	len = cs_emit(buf, cs_header(DRM_NFENCE_CS_FENCE_SIGNAL, 0, 8), 0,
+		      signal_ops, 3);
+	KUNIT_EXPECT_EQ(test, nfence_cs_decode(buf, len, &cmd, &reason), 32);
+	KUNIT_EXPECT_FALSE(test, cmd.log);
+
+	/* The other operation, or one that does not exist. */
+	len = cs_emit(buf, cs_header(DRM_NFENCE_CS_FENCE_WAIT, 1, 8), 0,
+		      signal_ops + 1, 3);
+	cs_expect_reject(test, buf, len, DRM_NFENCE_FAULT_BAD_COMMAND);
+	len = cs_emit(buf, cs_header(DRM_NFENCE_CS_FENCE_SIGNAL, 1, 10), 0,
+		      (const u64[]){ CS_VA, CS_VA2, CS_VALUE, 7ull << 32 }, 4);
+	cs_expect_reject(test, buf, len, DRM_NFENCE_FAULT_BAD_COMMAND);
+	/* The flag elsewhere, at either length; the other flag bits. */
+	KUNIT_EXPECT_EQ(test, nfence_cs_cmd_bytes(cs_header(DRM_NFENCE_CS_NOP, 1,
+							    2)), 0);
+	KUNIT_EXPECT_EQ(test, nfence_cs_cmd_bytes(cs_header(DRM_NFENCE_CS_NOP, 1,
+							    4)), 0);
+	KUNIT_EXPECT_EQ(test,
+			nfence_cs_cmd_bytes(cs_header(DRM_NFENCE_CS_WRITE64, 1, 8)),
+			0);
+	for (bit = 1; bit < 8; bit++)
+		KUNIT_EXPECT_EQ(test,
+				nfence_cs_cmd_bytes(cs_header(DRM_NFENCE_CS_FENCE_WAIT,
+							      BIT(bit) | 1, 8)),
+				0);
+}
+
 /* Each bit of the second word, which must be zero. */
 static void cs_reject_second_word(struct kunit *test)
 {
@@ -657,6 +721,7 @@ static struct kunit_case nfence_cs_cases[] = {
 	KUNIT_CASE_PARAM(cs_reject_truncated, cs_valid_gen_params),
 	KUNIT_CASE_PARAM(cs_reject_misaligned_va, cs_va_gen_params),
 	KUNIT_CASE(cs_work_limit),
+	KUNIT_CASE(cs_decode_log),
 	KUNIT_CASE(cs_validate_ok),
 	KUNIT_CASE_PARAM(cs_validate_bad_middle, cs_bad_gen_params),
 	KUNIT_CASE_PARAM(cs_validate_truncated_tail, cs_valid_gen_params),

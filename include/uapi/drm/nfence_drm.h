@@ -1235,10 +1235,10 @@ struct drm_nfence_doorbell_notify {
  * command writing there faults the context) and not at all for the CPU:
  * a process reads them with %DRM_IOCTL_NFENCE_LOG_READ.
  *
- * Not yet: the commands that write entries (the log payload of FENCE_WAIT
- * and FENCE_SIGNAL), the interrupt that reads them, recreating the
- * buffers. Until the GPU writes them, %DRM_NFENCE_FENCE_CAP_LOG_BUFFERS
- * stays clear and the logs stay empty.
+ * The GPU logs the FENCE_WAIT and FENCE_SIGNAL commands that carry a log
+ * payload (see "command stream"); such adapters report
+ * %DRM_NFENCE_FENCE_CAP_LOG_BUFFERS. Not yet: the optimized interrupt that
+ * reads the logs, recreating the buffers, a larger log while tracing.
  */
 
 /* DRM_NFENCE_LOG_TYPE_WAITS: a queue's wait log (nfence's value) */
@@ -1293,7 +1293,8 @@ struct drm_nfence_log_entry {
 	__u64 reserved0;
 	/**
 	 * @observed_gpu_timestamp: FenceObservedGpuTimestamp: for a wait,
-	 * when the engine first saw it unresolved
+	 * when the engine first saw it unresolved (@end_gpu_timestamp if it
+	 * never was); 0 for a signal
 	 */
 	__u64 observed_gpu_timestamp;
 	/** @reserved1: zero */
@@ -1351,9 +1352,11 @@ struct drm_nfence_log_read {
  * is a whole number of 8-byte units and starts with a 32-bit header:
  *
  * - bits 0-7: opcode (&enum drm_nfence_cs_opcode)
- * - bits 8-15: flags, must be zero (reserved for log-buffer payloads)
+ * - bits 8-15: flags: %DRM_NFENCE_CS_FLAG_LOG on FENCE_WAIT and
+ *   FENCE_SIGNAL, every other bit (and that one on other opcodes) must be
+ *   zero
  * - bits 16-31: length of the command in 32-bit words, header included;
- *   it must be exactly the opcode's length
+ *   it must be exactly the opcode's length (with the log payload, 2 more)
  *
  * followed by a 32-bit word that must be zero and the opcode's 64-bit
  * operands. Every GPU VA operand must be 8-byte aligned and translate,
@@ -1393,6 +1396,21 @@ struct drm_nfence_log_read {
  *   adapter's timestamp_frequency) at va.
  * - WORK (4 words: duration_ns): occupy the engine for duration_ns
  *   (at most %DRM_NFENCE_CS_MAX_WORK_NS); other engines keep running.
+ *
+ * The log payload (%DRM_NFENCE_CS_FLAG_LOG) is one more 64-bit operand
+ * after the others: the fence's handle as the UMD names it (hNativeFence)
+ * in bits 0-31 and the log operation in bits 32-63,
+ * %DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED for FENCE_WAIT and
+ * %DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED for FENCE_SIGNAL (any other is an
+ * invalid command). After the fence operation the engine logs it in the
+ * queue's wait or signal log (see "native fence log buffers"): a
+ * FENCE_SIGNAL writes the value, then the entry (FenceEndGpuTimestamp:
+ * when it ran), then advances the log's index, then a barrier, then reads
+ * MonitoredValue, the seed's order; a FENCE_WAIT logs when it passes, with
+ * FenceObservedGpuTimestamp when the engine first found it unresolved (the
+ * same as FenceEndGpuTimestamp for a wait that never blocked). On a queue
+ * without log buffers (an adapter without native fences) a command with
+ * the log payload faults the context (%DRM_NFENCE_FAULT_BAD_COMMAND).
  */
 
 /**
@@ -1420,6 +1438,13 @@ enum drm_nfence_cs_opcode {
 #define DRM_NFENCE_CS_OPCODE(header)	((header) & 0xffu)
 /* DRM_NFENCE_CS_FLAGS: the flags of a header */
 #define DRM_NFENCE_CS_FLAGS(header)	(((header) >> 8) & 0xffu)
+/* DRM_NFENCE_CS_FLAG_LOG: FENCE_WAIT/FENCE_SIGNAL carry a log payload */
+#define DRM_NFENCE_CS_FLAG_LOG		(1u << 0)
+/* DRM_NFENCE_CS_HEADER_FLAGS: build a command header with flags */
+#define DRM_NFENCE_CS_HEADER_FLAGS(opcode, flags, words) \
+	(DRM_NFENCE_CS_HEADER(opcode, words) | ((__u32)(flags) << 8))
+/* DRM_NFENCE_CS_LOG_WORDS: what the log payload adds to a command */
+#define DRM_NFENCE_CS_LOG_WORDS		2
 /* DRM_NFENCE_CS_WORDS: the length in 32-bit words of a header */
 #define DRM_NFENCE_CS_WORDS(header)	((header) >> 16)
 

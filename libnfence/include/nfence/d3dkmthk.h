@@ -1561,13 +1561,17 @@ NFENCE_EXPORT NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDL
  * CommandLength = NFenceCsSize()).
  *
  * Every command is a whole number of 8-byte units, little endian: a 32-bit
- * header (opcode in bits 0-7, flags 0 in bits 8-15, length in 32-bit words
+ * header (opcode in bits 0-7, flags in bits 8-15, length in 32-bit words
  * in bits 16-31; DRM_NFENCE_CS_HEADER() of the uapi), a zero 32-bit word,
  * then the 64-bit operands:
  *
  *   NFenceCsNop            NOP            2 words
  *   NFenceCsFenceWait      FENCE_WAIT     6 words: va, value
  *   NFenceCsFenceSignal    FENCE_SIGNAL   8 words: cv_va, mv_va, value
+ *   NFenceCsFenceWaitLogged   FENCE_WAIT with the log flag (header bit 8),
+ *                          8 words: va, value, hNativeFence | op << 32
+ *   NFenceCsFenceSignalLogged FENCE_SIGNAL with the log flag, 10 words:
+ *                          cv_va, mv_va, value, hNativeFence | op << 32
  *   NFenceCsWrite64        WRITE64        6 words: va, value
  *   NFenceCsTimestamp      TIMESTAMP      4 words: va
  *   NFenceCsWork           WORK           4 words: duration_ns
@@ -1649,6 +1653,41 @@ NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFence(NFENCE_CS *pCs, const D3DDDI_NATI
  * with its CurrentValueGpuVa and MonitoredValueGpuVa
  */
 NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
+
+/**
+ * NFenceCsFenceWaitLogged() - append a FENCE_WAIT with a log payload
+ * @pCs: the encoder
+ * @GpuVa: GPU VA of the fence's CurrentValue
+ * @Value: the value to wait for
+ * @hNativeFence: the fence's handle, as the log entry names it (the GPU
+ *	does not check it)
+ *
+ * As NFenceCsFenceWait(); when the wait passes, the engine logs it in the
+ * queue's wait log (WAIT_UNBLOCKED, the value, @hNativeFence, when it
+ * first found the wait unresolved and when it passed). 8 words. Only on an
+ * adapter with SupportLogBuffers: elsewhere the command faults the context.
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/**
+ * NFenceCsFenceSignalLogged() - append a FENCE_SIGNAL with a log payload
+ * @pCs: the encoder
+ * @CurrentValueGpuVa: as NFenceCsFenceSignal()
+ * @MonitoredValueGpuVa: as NFenceCsFenceSignal()
+ * @Value: the value to write
+ * @hNativeFence: the fence's handle, as the log entry names it
+ *
+ * As NFenceCsFenceSignal(); the engine logs the signal in the queue's
+ * signal log (SIGNAL_EXECUTED) after writing the value and before the
+ * interrupt check. 10 words. Only on an adapter with SupportLogBuffers.
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceSignalLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa, D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/* NFenceCsWaitNativeFenceLogged() - NFenceCsFenceWaitLogged() on a native fence */
+NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFenceLogged(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/* NFenceCsSignalNativeFenceLogged() - NFenceCsFenceSignalLogged() on a native fence */
+NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFenceLogged(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value, D3DKMT_HANDLE hNativeFence);
 
 /* NFenceCsWrite64() - append a WRITE64 of @Value at @GpuVa */
 NFENCE_EXPORT NTSTATUS NFenceCsWrite64(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value);

@@ -86,9 +86,10 @@ static void nfence_caps_fence(const struct nfence_gpu *gpu,
 	if (!cfg->native_fence)
 		return;
 
-	/* Log buffers: not implemented yet, so not reported. */
+	/* Every queue has its logs, which the engines write (nfence_log.c). */
 	out->flags = DRM_NFENCE_FENCE_CAP_INTRA_GPU |
-		     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER;
+		     DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
+		     DRM_NFENCE_FENCE_CAP_LOG_BUFFERS;
 	if (cfg->optimized_default_fence)
 		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT;
 	out->value_stride = NFENCE_FENCE_VALUE_STRIDE;

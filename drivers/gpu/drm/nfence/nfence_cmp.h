@@ -28,6 +28,7 @@
 struct drm_printer;
 struct nfence_cmp;
 struct nfence_fence;
+struct nfence_log;
 struct nfence_gpu;
 struct nfence_vm;
 struct task_struct;
@@ -170,6 +171,16 @@ struct nfence_cmp_queue {
 	u64 work_start_ns;
 	/** @ring: a user-mode queue's ring while it has a doorbell, or NULL */
 	struct nfence_cmp_ring *ring;
+	/**
+	 * @logs: its native fence log buffers, by DRM_NFENCE_LOG_TYPE_*;
+	 * NULL for none. Set before the queue is added, fixed after.
+	 */
+	struct nfence_log *logs;
+	/**
+	 * @wait_seen_ts: GPU timestamp when the engine first found the
+	 * FENCE_WAIT it is parked on unresolved; 0 when it is not parked
+	 */
+	u64 wait_seen_ts;
 };
 
 /**

@@ -41,11 +41,20 @@ u32 nfence_cs_cmd_bytes(u32 header)
 		[DRM_NFENCE_CS_WORK] = DRM_NFENCE_CS_WORK_WORDS,
 	};
 	u32 opcode = DRM_NFENCE_CS_OPCODE(header);
+	u32 flags = DRM_NFENCE_CS_FLAGS(header), n;
 
-	if (opcode >= ARRAY_SIZE(words) || DRM_NFENCE_CS_FLAGS(header) ||
-	    DRM_NFENCE_CS_WORDS(header) != words[opcode])
+	if (opcode >= ARRAY_SIZE(words))
 		return 0;
-	return words[opcode] * sizeof(u32);
+	n = words[opcode];
+	if (flags == DRM_NFENCE_CS_FLAG_LOG &&
+	    (opcode == DRM_NFENCE_CS_FENCE_WAIT ||
+	     opcode == DRM_NFENCE_CS_FENCE_SIGNAL))
+		n += DRM_NFENCE_CS_LOG_WORDS;
+	else if (flags)
+		return 0;
+	if (DRM_NFENCE_CS_WORDS(header) != n)
+		return 0;
+	return n * sizeof(u32);
 }
 
 /* Commands come from byte buffers of any alignment. */
@@ -63,6 +72,14 @@ static u64 nfence_cs_u64(const u8 *p, u32 index)
 
 	memcpy(&v, p + 8 + 8 * index, sizeof(v));
 	return le64_to_cpu(v);
+}
+
+/* Take a log payload into @cmd; false unless it names operation @op. */
+static bool nfence_cs_log(struct nfence_cs_cmd *cmd, u64 payload, u32 op)
+{
+	cmd->log_handle = lower_32_bits(payload);
+	cmd->log_op = upper_32_bits(payload);
+	return cmd->log_op == op;
 }
 
 /**
@@ -93,16 +110,23 @@ int nfence_cs_decode(const void *buf, size_t len, struct nfence_cs_cmd *cmd,
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->opcode = DRM_NFENCE_CS_OPCODE(header);
 	cmd->bytes = bytes;
+	cmd->log = DRM_NFENCE_CS_FLAGS(header) & DRM_NFENCE_CS_FLAG_LOG;
 	switch (cmd->opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
 	case DRM_NFENCE_CS_WRITE64:
 		cmd->va = nfence_cs_u64(p, 0);
 		cmd->value = nfence_cs_u64(p, 1);
+		if (cmd->log && !nfence_cs_log(cmd, nfence_cs_u64(p, 2),
+					       DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED))
+			return -EINVAL;
 		break;
 	case DRM_NFENCE_CS_FENCE_SIGNAL:
 		cmd->va = nfence_cs_u64(p, 0);
 		cmd->va2 = nfence_cs_u64(p, 1);
 		cmd->value = nfence_cs_u64(p, 2);
+		if (cmd->log && !nfence_cs_log(cmd, nfence_cs_u64(p, 3),
+					       DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED))
+			return -EINVAL;
 		break;
 	case DRM_NFENCE_CS_TIMESTAMP:
 		cmd->va = nfence_cs_u64(p, 0);

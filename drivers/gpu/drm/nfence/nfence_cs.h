@@ -7,8 +7,11 @@
 
 #include <linux/types.h>
 
+#include <drm/nfence_drm.h>
+
 /* Longest command, in bytes (FENCE_SIGNAL). */
-#define NFENCE_CS_MAX_CMD_BYTES	32
+#define NFENCE_CS_MAX_CMD_BYTES	\
+	((DRM_NFENCE_CS_FENCE_SIGNAL_WORDS + DRM_NFENCE_CS_LOG_WORDS) * 4)
 
 /**
  * struct nfence_cs_cmd - one decoded command
@@ -28,6 +31,12 @@ struct nfence_cs_cmd {
 	u64 va2;
 	/** @value: value or duration operand */
 	u64 value;
+	/** @log: FENCE_WAIT/FENCE_SIGNAL with a log payload */
+	bool log;
+	/** @log_handle: the payload's hNativeFence */
+	u32 log_handle;
+	/** @log_op: the payload's DRM_NFENCE_LOG_OP_* */
+	u32 log_op;
 };
 
 u32 nfence_cs_cmd_bytes(u32 header);

@@ -15,6 +15,7 @@
 #include "nfence_cmp.h"
 #include "nfence_cs.h"
 #include "nfence_engine.h"
+#include "nfence_log.h"
 #include "nfence_gpu.h"
 #include "nfence_vm.h"
 
@@ -101,13 +102,40 @@ static bool nfence_engine_store_low(u64 *cv, u64 value)
 }
 
 /*
+ * Log a fence operation the engine has just done in @q's log of @type
+ * (the command's payload, the GPU's timestamps). A wait's @observed is
+ * when the engine first found it unresolved, 0 if it never did (then the
+ * entry says it was observed when it ended); a signal's is 0, as the
+ * seed's signal entry has no FenceObservedGpuTimestamp.
+ */
+static void nfence_engine_log(struct nfence_cmp *cmp,
+			      struct nfence_cmp_queue *q, u32 type,
+			      const struct nfence_cs_cmd *cmd, u64 observed)
+{
+	struct drm_nfence_log_entry entry = {
+		.fence_value = cmd->value,
+		.fence_handle = cmd->log_handle,
+		.operation = cmd->log_op,
+	};
+
+	entry.end_gpu_timestamp = nfence_gpu_timestamp(cmp->gpu, NULL);
+	if (type == DRM_NFENCE_LOG_TYPE_WAITS)
+		entry.observed_gpu_timestamp = observed ?: entry.end_gpu_timestamp;
+	nfence_log_append(&q->logs[type], &entry);
+}
+
+/*
  * Signal through resolved pointers: @fence is the fence whose CurrentValue
  * @cv is, NULL for other memory; @mv NULL for no MonitoredValue. A
- * @monitored fence (WDDM 2.x) raises its interrupt on every signal.
+ * @monitored fence (WDDM 2.x) raises its interrupt on every signal. With
+ * @log, the FENCE_SIGNAL @log is logged in @q's signal log between the
+ * store and the barrier before the MonitoredValue check, the seed's order.
  */
 static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 				       struct nfence_fence *fence, u64 *cv,
-				       u64 *mv, bool monitored, u64 value)
+				       u64 *mv, bool monitored, u64 value,
+				       struct nfence_cmp_queue *q,
+				       const struct nfence_cs_cmd *log)
 {
 	struct nfence_irq_stats *stats = &cmp->gpu->irq_stats;
 	bool carry = false, irq;
@@ -121,7 +149,9 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 		nfence_engine_store_halves(cv, value);
 	else
 		carry = !nfence_engine_store_low(cv, value);
-	/* Order the CurrentValue store before the MonitoredValue load. */
+	if (log)
+		nfence_engine_log(cmp, q, DRM_NFENCE_LOG_TYPE_SIGNALS, log, 0);
+	/* Order the stores (value, log) before the MonitoredValue load. */
 	smp_mb();
 	irq = mv && value > READ_ONCE(*mv);
 	if (fence && monitored) {
@@ -188,15 +218,17 @@ void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 	cmp->ops->fence_view(fence, &view);
 	if (!view.always_signaled)
 		nfence_engine_store_signal(cmp, fence, view.cv, view.mv,
-					   view.monitored, value);
+					   view.monitored, value, NULL, NULL);
 }
 
-/* FENCE_SIGNAL, address space locked: 0, or a fault reason. */
+/* FENCE_SIGNAL of @q, address space locked: 0, or a fault reason. */
 static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
-				      struct nfence_vm *vm,
+				      struct nfence_cmp_queue *q,
 				      const struct nfence_cs_cmd *cmd,
 				      u64 *fault_va)
 {
+	const struct nfence_cs_cmd *log = cmd->log ? cmd : NULL;
+	struct nfence_vm *vm = q->vm;
 	struct nfence_vm_mapping *map;
 	struct nfence_cmp_fence view;
 	struct nfence_fence *fence;
@@ -218,7 +250,11 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 	fence = nfence_engine_fence_at(cmp, map, cmd->va, cv, &view);
 	if (!fence || !view.always_signaled)
 		nfence_engine_store_signal(cmp, fence, cv, mv,
-					   fence && view.monitored, cmd->value);
+					   fence && view.monitored, cmd->value,
+					   q, log);
+	else if (log)
+		/* An AlwaysSignaled fence is not written; the command ran. */
+		nfence_engine_log(cmp, q, DRM_NFENCE_LOG_TYPE_SIGNALS, log, 0);
 	nfence_engine_fence_put(cmp, fence);
 	return 0;
 }
@@ -321,20 +357,32 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	bool fault;
 
 	*fault_va = cmd->va;
+	/* A log payload needs log buffers. */
+	if (cmd->log && !q->logs)
+		return DRM_NFENCE_FAULT_BAD_COMMAND;
 	switch (cmd->opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
 		if (!nfence_engine_wait_done(cmp, q->vm, cmd->va, cmd->value,
 					     &fault)) {
 			if (fault)
 				return DRM_NFENCE_FAULT_PAGE;
+			/* When the engine first found it unresolved. */
+			if (!q->wait_seen_ts)
+				q->wait_seen_ts =
+					nfence_gpu_timestamp(cmp->gpu, NULL);
 			q->state = NFENCE_QUEUE_WAIT_FENCE;
 			q->wait_va = cmd->va;
 			q->wait_value = cmd->value;
 			*result = NFENCE_RUN_BLOCKED;
+			return 0;
 		}
+		if (cmd->log)
+			nfence_engine_log(cmp, q, DRM_NFENCE_LOG_TYPE_WAITS, cmd,
+					  q->wait_seen_ts);
+		q->wait_seen_ts = 0;
 		return 0;
 	case DRM_NFENCE_CS_FENCE_SIGNAL:
-		return nfence_engine_fence_signal(cmp, q->vm, cmd, fault_va);
+		return nfence_engine_fence_signal(cmp, q, cmd, fault_va);
 	case DRM_NFENCE_CS_WRITE64:
 		if (!nfence_engine_write64(cmp, q->vm, cmd->va, cmd->value))
 			return DRM_NFENCE_FAULT_PAGE;

@@ -77,6 +77,7 @@ static int nfence_hwqueue_logs_init(struct nfence_hwqueue *q,
 			return ret;
 	}
 	q->has_logs = true;
+	q->hw.logs = q->logs;
 	return 0;
 }
 

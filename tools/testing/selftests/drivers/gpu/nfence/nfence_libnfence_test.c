@@ -863,6 +863,51 @@ TEST(encoder_writes_the_isa)
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
 	EXPECT_EQ(8u, NFenceCsSize(&cs));
+
+	/* The logged commands: the log flag, two more words, the payload. */
+	memset(buf, 0xee, sizeof(buf));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWaitLogged(&cs, 0x4000, 7, 0x40));
+	EXPECT_EQ(32u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsFenceSignalLogged(&cs, 0x5000, 0x5008, 9, 0x41));
+	EXPECT_EQ(72u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsWaitNativeFenceLogged(&cs, &m, 11, 0x42));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsSignalNativeFenceLogged(&cs, &m, 12, 0x43));
+	EXPECT_EQ(144u, NFenceCsSize(&cs));
+#define LHDR(op) DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_##op, \
+	DRM_NFENCE_CS_FLAG_LOG, DRM_NFENCE_CS_##op##_WORDS + DRM_NFENCE_CS_LOG_WORDS)
+	EXPECT_EQ(LHDR(FENCE_WAIT), w32(buf, 0));
+	EXPECT_EQ(0x4000ull, w64(buf, 8));
+	EXPECT_EQ(7ull, w64(buf, 16));
+	EXPECT_EQ((UINT64)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 | 0x40,
+		  w64(buf, 24));
+	EXPECT_EQ(LHDR(FENCE_SIGNAL), w32(buf, 32));
+	EXPECT_EQ(0x5008ull, w64(buf, 48));
+	EXPECT_EQ(9ull, w64(buf, 56));
+	EXPECT_EQ((UINT64)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 | 0x41,
+		  w64(buf, 64));
+	EXPECT_EQ(LHDR(FENCE_WAIT), w32(buf, 72));
+	EXPECT_EQ(0x6000ull, w64(buf, 80));
+	EXPECT_EQ(LHDR(FENCE_SIGNAL), w32(buf, 104));
+	EXPECT_EQ(0x6040ull, w64(buf, 120));
+	EXPECT_EQ((UINT64)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 | 0x43,
+		  w64(buf, 136));
+#undef LHDR
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsWaitNativeFenceLogged(&cs, NULL, 1, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsSignalNativeFenceLogged(&cs, NULL, 1, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceWaitLogged(&cs, 0x4004, 1, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceSignalLogged(&cs, 0x5000, 0x5004, 1, 1));
 }
 
 /* Errors are sticky, write nothing, and only NFenceCsReset() clears them. */
@@ -1242,7 +1287,7 @@ TEST_F(nf, query_fence_and_submission_caps)
 			  (UINT)fc.Flags.SupportOptimizedDefaultFenceType);
 		EXPECT_EQ(1u, (UINT)fc.Flags.SupportIntraGpuFenceType);
 		EXPECT_EQ(1u, (UINT)fc.Flags.SupportCrossAdapterFence);
-		EXPECT_EQ(0u, (UINT)fc.Flags.SupportLogBuffers);
+		EXPECT_EQ(1u, (UINT)fc.Flags.SupportLogBuffers);
 		EXPECT_EQ(0u, (UINT)fc.Flags.Reserved);
 		EXPECT_EQ(64u, fc.ValueStride);
 		EXPECT_EQ(c->no_64bit_atomics ? 32u : 64u, fc.ValueBits);
@@ -2792,6 +2837,36 @@ TEST_F(gpu, gpu_work_takes_time)
 	t1 = rd(&g->data.cpu[0]);
 	EXPECT_LE(before.GpuTimestamp + work_ns * GPU_HZ / 1000000000ull, t1);
 	EXPECT_GE(after.GpuTimestamp, t1);
+}
+
+/*
+ * The logged fence commands run where log buffers exist: engine 1 waits
+ * (logged) for A, engine 0 signals it (logged); the values and progress
+ * are as without the log. IGT nfence_log reads the entries.
+ */
+TEST_F(gpu, logged_fence_commands)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], a;
+	D3DDDI_NATIVEFENCEMAPPING ma;
+	NFENCE_CS cs;
+
+	if (!self->e.cfg.native_fences)
+		SKIP(return, "no native fences, no log buffers");
+	a = fence(_metadata, dev, 0, 0, &ma);
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWaitNativeFenceLogged(&cs, &ma, 3, a);
+	NFenceCsFenceWaitLogged(&cs, ma.CurrentValueGpuVa, 2, a);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsFenceSignalLogged(&cs, ma.CurrentValueGpuVa,
+				  ma.MonitoredValueGpuVa, 2, a);
+	NFenceCsSignalNativeFenceLogged(&cs, &ma, 3, a);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	EXPECT_EQ(3ull, rd(ma.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(a));
 }
 
 /*
