@@ -738,6 +738,66 @@ TEST_F(gpu, queue_and_progress_fence)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
+/* NFenceReadNativeFenceLog(): the layouts, the header, the argument checks. */
+TEST_F(gpu, read_native_fence_log)
+{
+	DXGK_NATIVE_FENCE_LOG_ENTRY e[2];
+	NFENCE_READNATIVEFENCELOG r;
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE ctx;
+
+	EXPECT_EQ(40u, sizeof(DXGK_NATIVE_FENCE_LOG_HEADER));
+	EXPECT_EQ(48u, sizeof(DXGK_NATIVE_FENCE_LOG_ENTRY));
+	EXPECT_EQ(8u, offsetof(DXGK_NATIVE_FENCE_LOG_HEADER, Type));
+	EXPECT_EQ(16u, offsetof(DXGK_NATIVE_FENCE_LOG_HEADER, NumberOfEntries));
+	EXPECT_EQ(8u, offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY, hNativeFence));
+	EXPECT_EQ(12u, offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY, OperationType));
+	EXPECT_EQ(24u, offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY,
+				FenceObservedGpuTimestamp));
+	EXPECT_EQ(40u, offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY,
+				FenceEndGpuTimestamp));
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
+	memset(&r, 0, sizeof(r));
+	r.hHwQueue = q.hHwQueue;
+	r.Type = NFENCE_NATIVE_FENCE_LOG_SIGNALS;
+	r.pEntries = e;
+	r.NumEntries = 2;
+	r.Flags = 7;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
+	EXPECT_EQ(0u, r.NumEntries);
+	EXPECT_EQ(0u, r.Cursor);
+	EXPECT_EQ(0u, r.Flags);
+	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_SIGNALS, r.Header.Type);
+	EXPECT_EQ(84u, r.Header.NumberOfEntries);
+	EXPECT_EQ(0u, r.Header.FirstFreeEntryIndex);
+
+	/* Bad arguments, each with the rest valid. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(NULL));
+	r.Type = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
+	r.Type = NFENCE_NATIVE_FENCE_LOG_WAITS;
+	r.NumEntries = 2;
+	r.pEntries = NULL;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
+	r.pEntries = e;
+	r.Cursor = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
+	EXPECT_EQ(1u, r.Cursor);	/* nothing written back */
+	r.Cursor = 0;
+	r.hHwQueue = ctx;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceReadNativeFenceLog(&r));
+	r.hHwQueue = q.hHwQueue;
+	EXPECT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
+	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_WAITS, r.Header.Type);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
+	r.hHwQueue = q.hHwQueue;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceReadNativeFenceLog(&r));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+}
+
 TEST_F(gpu, queue_arguments)
 {
 	D3DKMT_CREATEHWQUEUE q;

@@ -1722,6 +1722,34 @@ static int mock_hwqueue_destroy(int fd, struct drm_nfence_hwqueue_destroy *args)
 	return 0;
 }
 
+/*
+ * DRM_IOCTL_NFENCE_LOG_READ: the fake CMP writes no log entries, so a log
+ * is its header alone; the kernel's input checks, in its order.
+ */
+static int mock_log_read(int fd, const struct mock_node *node,
+			 struct drm_nfence_log_read *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || (args->type != DRM_NFENCE_LOG_TYPE_WAITS &&
+			    args->type != DRM_NFENCE_LOG_TYPE_SIGNALS))
+		return -EINVAL;
+	if (!mock_find_queue(f, args->device, args->hwqueue))
+		return -ENOENT;
+	if (!node->adapter.native_fences)
+		return -EOPNOTSUPP;
+	if (args->cursor)
+		return -EINVAL;
+	memset(&args->header, 0, sizeof(args->header));
+	args->header.type = args->type;
+	args->header.num_entries = DRM_NFENCE_LOG_ENTRIES;
+	args->num_entries = 0;
+	args->status = 0;
+	return 0;
+}
+
 static void mock_remove_device_gpu(struct mock_file *f, uint32_t device)
 {
 	unsigned int i;
@@ -2326,6 +2354,8 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_submit_sync(fd, arg, false);
 	case DRM_IOCTL_NFENCE_SUBMIT_SIGNAL:
 		return mock_submit_sync(fd, arg, true);
+	case DRM_IOCTL_NFENCE_LOG_READ:
+		return mock_log_read(fd, node, arg);
 	}
 	return -ENOTTY;
 }

@@ -1301,11 +1301,14 @@ typedef struct _D3DKMT_CREATEHWQUEUE {
 	VOID *HwQueueProgressFenceCPUVirtualAddress;
 	/* out: GPU VA of the progress fence's value */
 	D3DGPU_VIRTUAL_ADDRESS HwQueueProgressFenceGPUVirtualAddress;
-	/* out: GPU VA of the native fence wait log buffer; 0 for now */
+	/*
+	 * out: GPU VA of the queue's native fence wait log buffer (read-only
+	 * to the GPU); 0 on an adapter without SupportLogBuffers
+	 */
 	D3DGPU_VIRTUAL_ADDRESS NativeFenceWaitLogBufferGpuVa;
-	/* out: GPU VA of the native fence signal log buffer; 0 for now */
+	/* out: GPU VA of its signal log buffer; 0 as the wait log's */
 	D3DGPU_VIRTUAL_ADDRESS NativeFenceSignalLogBufferGpuVa;
-	/* out: entries of each log buffer; 0 for now */
+	/* out: entries of each log buffer (84); 0 without log buffers */
 	UINT NativeFenceLogBufferNumberOfEntries;
 } D3DKMT_CREATEHWQUEUE;
 
@@ -1313,11 +1316,16 @@ typedef struct _D3DKMT_CREATEHWQUEUE {
  * D3DKMTCreateHwQueue() - create a hardware queue on a context
  * @pCreateHwQueue: in: hHwContext, Flags, PrivateDriverDataSize,
  *	pPrivateDriverData; out: hHwQueue, hHwQueueProgressFence and its
- *	CPU and GPU addresses, the log buffer fields (0)
+ *	CPU and GPU addresses, the native fence log buffers' GPU VAs and
+ *	entry count
  *
  * The progress fence starts at 0. Its CPU view is mapped read-only as a
  * native fence's CurrentValueCpuVa is, and stays valid until the queue is
- * destroyed. The outputs are written only on success.
+ * destroyed. Without NativeProgressFence it is a WDDM 2.x monitored fence:
+ * every GPU signal of it interrupts the CPU. The queue's two log buffers
+ * (with SupportLogBuffers) receive the entries of the logged fence
+ * commands (NFenceCsFenceWaitLogged(), NFenceCsFenceSignalLogged()). The
+ * outputs are written only on success.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateHwQueue is
  * NULL, Flags.Reserved is set or PrivateDriverDataSize is not 0 with
@@ -2047,6 +2055,82 @@ NFENCE_EXPORT NTSTATUS NFenceResumeContext(D3DKMT_HANDLE hContext);
  * see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext, D3DKMT_NFENCE_CONTEXT_STATE *pState);
+
+/*
+ * Native fence log buffers (WDDM 3.2): the layouts of d3dukmdt.h. The
+ * Windows values of DXGK_NATIVE_FENCE_LOG_TYPE and of the operation types
+ * are not in the documentation nfence is built from, so their Windows
+ * names are not defined here (a value would be a guess): the type and
+ * operation fields hold nfence's values, NFENCE_NATIVE_FENCE_LOG_* below.
+ */
+typedef UINT DXGK_NATIVE_FENCE_LOG_TYPE;
+
+/* DXGK_NATIVE_FENCE_LOG_HEADER: the head of a log buffer (40 bytes). */
+typedef struct _DXGK_NATIVE_FENCE_LOG_HEADER {
+	union {
+		struct {
+			UINT FirstFreeEntryIndex;	/* the next entry written */
+			UINT WraparoundCount;	/* times the index went to 0 */
+		};
+		UINT64 AtomicWraparoundAndEntryIndex;	/* both, one word */
+	};
+	DXGK_NATIVE_FENCE_LOG_TYPE Type;	/* NFENCE_NATIVE_FENCE_LOG_* */
+	UINT64 NumberOfEntries;		/* entries after the header */
+	UINT64 Reserved[2];
+} DXGK_NATIVE_FENCE_LOG_HEADER;
+
+/* DXGK_NATIVE_FENCE_LOG_ENTRY: one logged fence operation (48 bytes). */
+typedef struct _DXGK_NATIVE_FENCE_LOG_ENTRY {
+	UINT64 FenceValue;		/* the value signaled or waited for */
+	D3DKMT_HANDLE hNativeFence;	/* as the logged command named it */
+	UINT OperationType;		/* NFENCE_NATIVE_FENCE_LOG_OP_* */
+	UINT64 Reserved0;
+	UINT64 FenceObservedGpuTimestamp;	/* a wait: first seen unresolved */
+	UINT64 Reserved1;
+	UINT64 FenceEndGpuTimestamp;	/* when it completed */
+} DXGK_NATIVE_FENCE_LOG_ENTRY;
+
+/* nfence's log types and operations (the uapi's DRM_NFENCE_LOG_*). */
+#define NFENCE_NATIVE_FENCE_LOG_WAITS			0
+#define NFENCE_NATIVE_FENCE_LOG_SIGNALS			1
+#define NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED	0
+#define NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED	1
+
+/* NFENCE_NATIVE_FENCE_LOG_OVERRUN: entries past the cursor were lost */
+#define NFENCE_NATIVE_FENCE_LOG_OVERRUN			0x1
+
+/* NFENCE_READNATIVEFENCELOG: argument of NFenceReadNativeFenceLog(). */
+typedef struct _NFENCE_READNATIVEFENCELOG {
+	D3DKMT_HANDLE hHwQueue;		/* in: the queue */
+	UINT Type;			/* in: NFENCE_NATIVE_FENCE_LOG_WAITS/_SIGNALS */
+	UINT64 Cursor;			/* in/out: entries seen so far (start 0) */
+	DXGK_NATIVE_FENCE_LOG_ENTRY *pEntries;	/* out: room for NumEntries */
+	UINT NumEntries;		/* in: room; out: entries read */
+	UINT Flags;			/* out: NFENCE_NATIVE_FENCE_LOG_OVERRUN */
+	DXGK_NATIVE_FENCE_LOG_HEADER Header;	/* out: the log's header */
+} NFENCE_READNATIVEFENCELOG;
+
+/**
+ * NFenceReadNativeFenceLog() - read a queue's native fence log
+ * @pRead: in: hHwQueue, Type, Cursor, pEntries, NumEntries; out: Cursor,
+ *	NumEntries, Flags, Header
+ *
+ * Copies the log's header and the entries the GPU wrote from @Cursor on
+ * (a count of every entry written to that log since the queue was made),
+ * oldest first, at most NumEntries of them, and advances Cursor past them.
+ * When more than a log's worth was written since Cursor, the oldest are
+ * gone: Flags says NFENCE_NATIVE_FENCE_LOG_OVERRUN and the copy starts at
+ * the oldest entry left. NumEntries 0 reads the header only. A tool needs
+ * no GPU VA: this is the kernel's DRM_IOCTL_NFENCE_LOG_READ.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pRead is NULL, Type
+ * is unknown, pEntries is NULL with NumEntries not 0, or Cursor is ahead
+ * of the log; STATUS_INVALID_HANDLE if hHwQueue is not a queue handle;
+ * STATUS_NOT_SUPPORTED on an adapter without SupportLogBuffers; STATUS_NO_MEMORY;
+ * otherwise see NFenceStatusFromErrno(). The outputs are written only on
+ * success.
+ */
+NFENCE_EXPORT NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead);
 
 #ifdef __cplusplus
 }

@@ -2848,6 +2848,8 @@ TEST_F(gpu, logged_fence_commands)
 {
 	struct gpu *g = &self->g;
 	D3DKMT_HANDLE dev = self->e.dev[0], a;
+	DXGK_NATIVE_FENCE_LOG_ENTRY e[4];
+	NFENCE_READNATIVEFENCELOG r;
 	D3DDDI_NATIVEFENCEMAPPING ma;
 	NFENCE_CS cs;
 
@@ -2866,6 +2868,34 @@ TEST_F(gpu, logged_fence_commands)
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
 	EXPECT_EQ(3ull, rd(ma.CurrentValueCpuVa));
+
+	/* The entries, read back through NFenceReadNativeFenceLog(). */
+	memset(&r, 0, sizeof(r));
+	r.hHwQueue = g->q[0].hHwQueue;
+	r.Type = NFENCE_NATIVE_FENCE_LOG_SIGNALS;
+	r.pEntries = e;
+	r.NumEntries = 4;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
+	ASSERT_EQ(2u, r.NumEntries);
+	EXPECT_EQ(2ull, r.Cursor);
+	EXPECT_EQ(0u, r.Flags);
+	EXPECT_EQ(2ull, e[0].FenceValue);
+	EXPECT_EQ(3ull, e[1].FenceValue);
+	EXPECT_EQ(a, e[0].hNativeFence);
+	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED,
+		  e[1].OperationType);
+	EXPECT_LE(e[0].FenceEndGpuTimestamp, e[1].FenceEndGpuTimestamp);
+	r.hHwQueue = g->q[1].hHwQueue;
+	r.Type = NFENCE_NATIVE_FENCE_LOG_WAITS;
+	r.Cursor = 0;
+	r.NumEntries = 4;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
+	ASSERT_EQ(2u, r.NumEntries);
+	EXPECT_EQ(3ull, e[0].FenceValue);
+	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED,
+		  e[0].OperationType);
+	EXPECT_LE(e[0].FenceObservedGpuTimestamp, e[0].FenceEndGpuTimestamp);
+	EXPECT_EQ(84ull, r.Header.NumberOfEntries);
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(a));
 }
 

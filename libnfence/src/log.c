@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Reading a hardware queue's native fence log buffers (WDDM 3.2) through
+ * the kernel (DRM_IOCTL_NFENCE_LOG_READ): what a tool uses, with no GPU VA.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "ioctl.h"
+
+/* The D3DKMT layouts are the uapi's, byte for byte. */
+_Static_assert(sizeof(DXGK_NATIVE_FENCE_LOG_HEADER) ==
+	       sizeof(struct drm_nfence_log_header), "log header size");
+_Static_assert(sizeof(DXGK_NATIVE_FENCE_LOG_ENTRY) ==
+	       sizeof(struct drm_nfence_log_entry), "log entry size");
+_Static_assert(offsetof(DXGK_NATIVE_FENCE_LOG_HEADER, NumberOfEntries) ==
+	       offsetof(struct drm_nfence_log_header, num_entries),
+	       "NumberOfEntries");
+_Static_assert(offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY,
+			FenceObservedGpuTimestamp) ==
+	       offsetof(struct drm_nfence_log_entry, observed_gpu_timestamp),
+	       "FenceObservedGpuTimestamp");
+_Static_assert(offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY, FenceEndGpuTimestamp) ==
+	       offsetof(struct drm_nfence_log_entry, end_gpu_timestamp),
+	       "FenceEndGpuTimestamp");
+_Static_assert(NFENCE_NATIVE_FENCE_LOG_WAITS == DRM_NFENCE_LOG_TYPE_WAITS &&
+	       NFENCE_NATIVE_FENCE_LOG_SIGNALS == DRM_NFENCE_LOG_TYPE_SIGNALS &&
+	       NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED ==
+	       DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED &&
+	       NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED ==
+	       DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED &&
+	       NFENCE_NATIVE_FENCE_LOG_OVERRUN == DRM_NFENCE_LOG_READ_OVERRUN,
+	       "log values");
+
+NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead)
+{
+	struct drm_nfence_log_read args;
+	struct nf_hwqueue *queue;
+	NTSTATUS st;
+
+	if (!pRead || (pRead->Type != NFENCE_NATIVE_FENCE_LOG_WAITS &&
+		       pRead->Type != NFENCE_NATIVE_FENCE_LOG_SIGNALS) ||
+	    (pRead->NumEntries && !pRead->pEntries))
+		return STATUS_INVALID_PARAMETER;
+	queue = nf_hwqueue_lookup(pRead->hHwQueue);
+	if (!queue)
+		return STATUS_INVALID_HANDLE;
+	memset(&args, 0, sizeof(args));
+	args.device = queue->device->kernel_handle;
+	args.hwqueue = queue->kernel_handle;
+	args.type = pRead->Type;
+	args.cursor = pRead->Cursor;
+	args.entries_ptr = (uint64_t)(uintptr_t)pRead->pEntries;
+	args.num_entries = pRead->NumEntries;
+	st = nf_ioctl_status(queue->device->adapter->fd,
+			     DRM_IOCTL_NFENCE_LOG_READ, &args);
+	nf_object_put(&queue->base);
+	if (!NT_SUCCESS(st))
+		return st;
+	pRead->Cursor = args.cursor;
+	pRead->NumEntries = args.num_entries;
+	pRead->Flags = args.status;
+	memcpy(&pRead->Header, &args.header, sizeof(pRead->Header));
+	return STATUS_SUCCESS;
+}
