@@ -310,6 +310,249 @@ static void test_ums_caps(void)
 			  param_u64("num_doorbells"));
 }
 
+/* Caps walk: every engine runs a command buffer. */
+static void exercise_engines(uint32_t dev)
+{
+	for (uint32_t e = 0; e < adapter.num_engines; e++) {
+		struct nfence_queue q;
+		struct nfence_cs cs;
+		uint64_t v;
+
+		nfence_queue_create(&q, fd, dev, e, 0);
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_nop(&cs);
+		v = nfence_queue_submit(&q, &cs);
+		igt_assert_f(nfence_queue_poll(&q, v, 10000),
+			     "engine %u ran nothing\n", e);
+		nfence_queue_destroy(&q);
+	}
+}
+
+/* Caps walk: both segments take an allocation, the visible part a CPU map. */
+static void exercise_segments(uint32_t dev)
+{
+	struct drm_nfence_query_segments *s;
+	struct nfence_bo bo;
+
+	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
+	nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &bo);
+	*nfence_bo_u64(&bo, 0) = 1;
+	nfence_bo_destroy(&bo);
+	nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_VRAM,
+			 s->segments[1].cpu_visible_size ?
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE : 0, &bo);
+	if (s->segments[1].cpu_visible_size) {
+		*nfence_bo_u64(&bo, 8) = 2;
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, 8), 2);
+	}
+	nfence_bo_destroy(&bo);
+	free(s);
+}
+
+/*
+ * Caps walk: each native fence cap does what it says, the log buffers
+ * are the size the caps give and a queue fills one.
+ */
+static void exercise_fences(uint32_t dev)
+{
+	struct drm_nfence_query_fence_caps c;
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_fence_create fc;
+	uint32_t h;
+
+	nfence_query_fence_caps(fd, &c);
+	if (!(adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE)) {
+		fc = (struct drm_nfence_fence_create){ .device = dev };
+		igt_assert_eq(__nfence_fence_create(fd, &fc), -EOPNOTSUPP);
+		return;
+	}
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_fence_signal(fd, dev, h, 5);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 5, 0), 0);
+	/* value_bits: how far ahead a value may go. */
+	igt_assert_eq(__nfence_fence_signal_one(fd, dev, h, 1ull << 40),
+		      c.value_bits == 32 ? -EINVAL : 0);
+	nfence_fence_destroy(fd, h);
+	if (c.flags & DRM_NFENCE_FENCE_CAP_INTRA_GPU)
+		nfence_fence_destroy(fd, nfence_fence_create(fd, dev,
+				DRM_NFENCE_FENCE_TYPE_INTRA_GPU, 0, 0, NULL));
+	if (c.flags & DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER) {
+		h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+					DRM_NFENCE_FENCE_CROSS_ADAPTER |
+					NFENCE_FENCE_SHAREABLE, 0, NULL);
+		close(nfence_fence_share(fd, h));
+		nfence_fence_destroy(fd, h);
+	}
+	if (c.flags & DRM_NFENCE_FENCE_CAP_LOG_BUFFERS) {
+		struct drm_nfence_log_read r;
+		struct nfence_queue q;
+		struct nfence_cs cs;
+		uint64_t v;
+
+		h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+					0, 0, &m);
+		nfence_queue_create(&q, fd, dev, 0, 0);
+		igt_assert_eq_u32(q.log_entries, c.max_log_entries);
+		nfence_queue_begin(&q, &cs);
+		for (uint32_t i = 1; i <= c.max_log_entries; i++)
+			nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+						   m.monitored_value_gpu_va, i,
+						   h, DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
+		v = nfence_queue_submit(&q, &cs);
+		igt_assert(nfence_queue_poll(&q, v, 10000));
+		/* Filled exactly: the index back at 0, one wraparound. */
+		r = (struct drm_nfence_log_read){
+			.device = dev, .hwqueue = q.handle,
+			.type = DRM_NFENCE_LOG_TYPE_SIGNALS,
+		};
+		igt_assert_eq(__nfence_log_read(fd, &r), 0);
+		igt_assert_eq_u64(r.header.num_entries, c.max_log_entries);
+		igt_assert_eq_u32(r.header.first_free_entry_index, 0);
+		igt_assert_eq_u32(r.header.wraparound_count, 1);
+		igt_assert_lte(c.log_header_size +
+			       (uint64_t)c.max_log_entries * c.log_entry_size,
+			       4096);
+		nfence_queue_destroy(&q);
+		nfence_fence_destroy(fd, h);
+	}
+}
+
+/* A user-mode queue with its ring, ring control and doorbell. */
+struct ums_queue {
+	uint32_t context, handle, db;
+	struct nfence_bo ring, ctl;
+	const volatile uint64_t *status;
+};
+
+/* A user-mode queue on @engine with a doorbell: 0 or the create's error. */
+static int ums_queue(uint32_t dev, uint32_t engine, struct ums_queue *u)
+{
+	struct drm_nfence_doorbell_create c = { .device = dev };
+	struct drm_nfence_hwqueue_create qc = {
+		.device = dev,
+		.flags = DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION,
+	};
+	struct drm_nfence_query_ums_caps caps;
+	void *p;
+	int ret;
+
+	memset(u, 0, sizeof(*u));
+	qc.context = nfence_context_create(fd, dev, engine);
+	ret = __nfence_hwqueue_create(fd, &qc);
+	if (ret) {
+		nfence_context_destroy(fd, dev, qc.context);
+		return ret;
+	}
+	u->context = qc.context;
+	u->handle = qc.handle;
+	nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &u->ring);
+	nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &u->ctl);
+	c.hwqueue = qc.handle;
+	c.ring_alloc = u->ring.handle;
+	c.ring_control_alloc = u->ctl.handle;
+	igt_assert_eq(__nfence_doorbell_create(fd, &c), 0);
+	u->db = c.handle;
+	/* The doorbell page is doorbell_size bytes: it maps whole. */
+	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_UMS_CAPS, &caps,
+				       sizeof(caps)), sizeof(caps));
+	p = mmap(NULL, caps.doorbell_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, c.doorbell_offset);
+	igt_assert(p != MAP_FAILED);
+	munmap(p, caps.doorbell_size);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, c.status_offset);
+	igt_assert(p != MAP_FAILED);
+	u->status = p;
+	return 0;
+}
+
+static void ums_queue_destroy(uint32_t dev, struct ums_queue *u)
+{
+	munmap((void *)u->status, 4096);
+	igt_assert_eq(__nfence_doorbell_destroy(fd, dev, u->db), 0);
+	nfence_bo_destroy(&u->ring);
+	nfence_bo_destroy(&u->ctl);
+	nfence_hwqueue_destroy(fd, dev, u->handle);
+	nfence_context_destroy(fd, dev, u->context);
+}
+
+static uint32_t ums_connect(uint32_t dev, const struct ums_queue *u)
+{
+	struct drm_nfence_doorbell_connect c = {
+		.device = dev, .handle = u->db,
+	};
+
+	igt_assert_eq(__nfence_doorbell_connect(fd, &c), 0);
+	return c.status;
+}
+
+/*
+ * Caps walk: user-mode queues on exactly the engines that say so, and as
+ * many connected doorbells as the adapter has; one more takes one of them
+ * (dedicated model) or shares the one (global model).
+ */
+static void exercise_ums(uint32_t dev)
+{
+	enum { MAX_DB = 32 };
+	struct drm_nfence_query_engines *e;
+	struct drm_nfence_query_ums_caps c;
+	struct ums_queue u[MAX_DB + 1];
+	uint32_t n, taken = 0;
+
+	e = nfence_query_alloc(fd, DRM_NFENCE_QUERY_ENGINES, NULL);
+	for (uint32_t i = 0; i < e->num_engines; i++) {
+		bool ums = e->engines[i].flags &
+			   DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION;
+		int ret = ums_queue(dev, i, &u[0]);
+
+		igt_assert_eq(ret, ums ? 0 : -EOPNOTSUPP);
+		if (!ret)
+			ums_queue_destroy(dev, &u[0]);
+	}
+	free(e);
+	if (!(adapter.flags & DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION))
+		return;
+
+	igt_assert_eq_u32(nfence_query(fd, DRM_NFENCE_QUERY_UMS_CAPS, &c,
+				       sizeof(c)), sizeof(c));
+	n = c.doorbell_model == DRM_NFENCE_DOORBELL_GLOBAL ? 2 :
+	    c.num_doorbells;
+	igt_require_f(n <= MAX_DB, "%u doorbells\n", n);
+	/* n connect without taking any; the (n + 1)th takes one, or not. */
+	for (uint32_t i = 0; i <= n; i++) {
+		igt_assert_eq(ums_queue(dev, 0, &u[i]), 0);
+		igt_assert_neq_u32(ums_connect(dev, &u[i]),
+				   DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+		if (i == n - 1)
+			for (uint32_t j = 0; j < n; j++)
+				igt_assert_neq_u64(*u[j].status,
+						   DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		taken += *u[i].status == DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY;
+	igt_assert_eq_u32(taken, c.doorbell_model ==
+			  DRM_NFENCE_DOORBELL_GLOBAL ? 0 : 1);
+	for (uint32_t i = 0; i <= n; i++)
+		ums_queue_destroy(dev, &u[i]);
+}
+
+/* Every capability the adapter advertises, exercised. */
+static void test_caps_exercised(void)
+{
+	uint32_t dev;
+
+	nfence_watchdog(WATCHDOG_S);
+	dev = nfence_device_create(fd);
+	exercise_engines(dev);
+	exercise_segments(dev);
+	exercise_fences(dev);
+	exercise_ums(dev);
+	nfence_device_destroy(fd, dev);
+}
+
 static void test_timestamp(void)
 {
 	struct drm_nfence_query_timestamp ts;
@@ -755,6 +998,16 @@ igt_main
 		     "without user-mode submission.");
 	igt_subtest("ums-caps")
 		on_every_adapter(test_ums_caps);
+
+	igt_describe("Every advertised capability, exercised on every "
+		     "adapter: each engine runs work, both segments take an "
+		     "allocation, each native fence cap creates its fence "
+		     "(and value_bits bounds a signal), a queue fills a log "
+		     "buffer of max_log_entries exactly, user-mode queues "
+		     "exist on the engines that say so and num_doorbells "
+		     "doorbells connect before one is taken.");
+	igt_subtest("caps-exercised")
+		on_every_adapter(test_caps_exercised);
 
 	igt_describe("TIMESTAMP: cpu_monotonic_ns lies between two "
 		     "CLOCK_MONOTONIC reads around the call.");
