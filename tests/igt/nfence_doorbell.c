@@ -355,6 +355,46 @@ static void test_connect_submit(void)
 	nfence_device_destroy(fd, dev);
 }
 
+static void ring_trace_off(int sig)
+{
+	const char *dir = nfence_tracefs();
+
+	(void)sig;
+	if (dir)
+		nfence_trace_write(dir, "events/nfence/nfence_doorbell_ring/enable",
+				   "0");
+}
+
+/* Each ring the CMP takes is an nfence_doorbell_ring trace event. */
+static void test_ring_traced(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	const char *dir = nfence_tracefs();
+	uint64_t value;
+	struct uq u;
+	char *text;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(dir, "no tracefs with nfence events\n");
+	nfence_trace_write(dir, "trace", "");
+	nfence_trace_write(dir, "events/nfence/nfence_doorbell_ring/enable",
+			   "1");
+	igt_install_exit_handler(ring_trace_off);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	uq_submit(&u);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	ring_trace_off(0);
+	text = nfence_trace_read(dir);
+	igt_assert_f(strstr(text, "nfence_doorbell_ring:") &&
+		     strstr(text, "write_index=2"),
+		     "no ring event:\n%s\n", text);
+	free(text);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
 static void test_every_engine(void)
 {
 	uint32_t dev = nfence_device_create(fd);
@@ -1761,6 +1801,11 @@ igt_main
 		     "runs, the read index and the last queued value follow.");
 	igt_subtest("connect-submit")
 		test_connect_submit();
+
+	igt_describe("The CMP's taking of a ring shows as an "
+		     "nfence_doorbell_ring trace event with its write index.");
+	igt_subtest("ring-traced")
+		test_ring_traced();
 
 	igt_describe("A user-mode queue on every engine, all rung at once.");
 	igt_subtest("every-engine")

@@ -1727,6 +1727,62 @@ int __nfence_doorbell_destroy(int fd, uint32_t device, uint32_t handle)
 }
 
 /**
+ * nfence_tracefs: the tracefs directory with nfence's events, NULL if none
+ */
+const char *nfence_tracefs(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/events/nfence", dirs[i]);
+		if (!access(path, F_OK))
+			return dirs[i];
+	}
+	return NULL;
+}
+
+/**
+ * nfence_trace_write: write @what to tracefs file @file, failing the subtest
+ * if it cannot
+ */
+void nfence_trace_write(const char *dir, const char *file, const char *what)
+{
+	char path[160];
+	int tfd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	tfd = open(path, O_WRONLY | O_TRUNC);
+	igt_assert_f(tfd >= 0, "open %s: %s\n", path, strerror(errno));
+	igt_assert_eq(write(tfd, what, strlen(what)), (ssize_t)strlen(what));
+	close(tfd);
+}
+
+/**
+ * nfence_trace_read: the whole trace buffer of @dir as text (free() it)
+ */
+char *nfence_trace_read(const char *dir)
+{
+	size_t size = 1 << 20, len = 0;
+	char path[160], *buf = malloc(size);
+	ssize_t n;
+	int tfd;
+
+	igt_assert(buf);
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	tfd = open(path, O_RDONLY);
+	igt_assert(tfd >= 0);
+	while (len < size - 1 && (n = read(tfd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(tfd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/**
  * __nfence_log_read: DRM_IOCTL_NFENCE_LOG_READ, 0 or -errno
  */
 int __nfence_log_read(int fd, struct drm_nfence_log_read *read)

@@ -337,6 +337,11 @@ struct nfence_queue {
 	uint32_t log_entries;
 };
 
+/* tracefs and nfence's trace events */
+const char *nfence_tracefs(void);
+void nfence_trace_write(const char *dir, const char *file, const char *what);
+char *nfence_trace_read(const char *dir);
+
 int __nfence_log_read(int fd, struct drm_nfence_log_read *read);
 
 void nfence_queue_create(struct nfence_queue *q, int fd, uint32_t device,

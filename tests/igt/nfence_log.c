@@ -3,10 +3,13 @@
  * Copyright (C) 2026 The nfence authors
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "igt_nfence_core.h"
@@ -232,7 +235,7 @@ static void expect_write_fault(uint64_t va, bool timestamp)
 	else
 		nfence_cs_write64(&cs, va, 1);
 	nfence_queue_submit(&q, &cs);
-	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
 	nfence_queue_state(&q, &ctl);
 	igt_assert(ctl.state & ST_FAULTED);
 	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
@@ -282,7 +285,7 @@ static void test_unmapped_on_destroy(void)
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_fence_wait(&cs, va + 16, N);
 	nfence_queue_submit(&q, &cs);
-	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
 	nfence_queue_state(&q, &ctl);
 	igt_assert(ctl.state & ST_FAULTED);
 	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
@@ -737,10 +740,108 @@ static void test_faulted_context_logs(void)
 				   m.monitored_value_gpu_va, 4, 0x3,
 				   OP_SIGNAL);
 	nfence_queue_submit(&q, &cs);
-	igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+	igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
 	igt_assert(nfence_queue_state(&q, NULL) & ST_FAULTED);
 	igt_assert_eq(read_log(&q, SIGNALS, &cursor, e, 4, NULL), 1);
 	assert_entry(&e[0], 3, 0x3, OP_SIGNAL);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* Whether @efd becomes readable within @ms. */
+static bool eventfd_fired(int efd, int ms)
+{
+	struct pollfd pfd = { .fd = efd, .events = POLLIN };
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, ms);
+	} while (ret < 0 && errno == EINTR);
+	return ret > 0;
+}
+
+static void trace_off(int sig)
+{
+	const char *dir = nfence_tracefs();
+
+	(void)sig;
+	if (dir)
+		nfence_trace_write(dir, "events/nfence/enable", "0");
+}
+
+/*
+ * The trace events: a CPU signal, a blocking wait, a GPU signal that
+ * wakes an asynchronous waiter through the interrupt, and a logged
+ * signal each show up in tracefs with their values.
+ */
+static void test_tracepoints(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_fence_wait w;
+	const char *dir = nfence_tracefs();
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t v, value;
+	char *text;
+	uint32_t h;
+	int efd;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(dir, "no tracefs with nfence events\n");
+	nfence_trace_write(dir, "trace", "");
+	nfence_trace_write(dir, "events/nfence/enable", "1");
+	igt_install_exit_handler(trace_off);
+
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	nfence_fence_signal(fd, dev, h, 424242);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 424242, 0), 0);
+	/* An asynchronous waiter for a GPU signal: the interrupt wakes it. */
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	igt_assert_fd(efd);
+	value = 434343;
+	w = (struct drm_nfence_fence_wait){
+		.device = dev,
+		.count = 1,
+		.flags = DRM_NFENCE_WAIT_ASYNC,
+		.handles = (uint64_t)(uintptr_t)&h,
+		.values = (uint64_t)(uintptr_t)&value,
+		.eventfd = efd,
+	};
+	igt_assert_eq(__nfence_fence_wait(fd, &w), 0);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, 434343, 0xfeed,
+				   OP_SIGNAL);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	igt_assert(eventfd_fired(efd, WAIT_MS));
+	nfence_trace_write(dir, "events/nfence/enable", "0");
+
+	text = nfence_trace_read(dir);
+	igt_debug("%s", text);
+	igt_assert_f(strstr(text, "nfence_fence_signal:") &&
+		     strstr(text, "value=424242 from=cpu"),
+		     "no CPU signal event\n");
+	igt_assert_f(strstr(text, "nfence_wait_begin:") &&
+		     strstr(text, "value=424242 count=1 async=0"),
+		     "no wait_begin event\n");
+	igt_assert_f(strstr(text, "value=424242 result=0"),
+		     "no wait_end event\n");
+	igt_assert_f(strstr(text, "value=434343 count=1 async=1"),
+		     "no async wait_begin event\n");
+	igt_assert_f(strstr(text, "value=434343 from=gpu"),
+		     "no GPU signal event\n");
+	igt_assert_f(strstr(text, "log=signals handle=0xfeed value=434343"),
+		     "no log entry event\n");
+	igt_assert_f(strstr(text, "nfence_interrupt:") &&
+		     strstr(text, "payload=fences fences=1 woken=1"),
+		     "no interrupt event\n");
+	igt_assert_f(strstr(text, "value=434343 result=0"),
+		     "no async wait_end event\n");
+	free(text);
+	close(efd);
 	nfence_queue_destroy(&q);
 	nfence_fence_destroy(fd, h);
 }
@@ -786,7 +887,7 @@ static void test_no_logs(void)
 		nfence_queue_begin(&q, &cs);
 		nfence_cs_fence_signal_log(&cs, bo.gpu_va, 0, 1, 1, OP_SIGNAL);
 		nfence_queue_submit(&q, &cs);
-		igt_assert_eq(nfence_queue_wait(&q, UINT64_MAX, WAIT_MS), 0);
+		igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
 		nfence_queue_state(&q, &ctl);
 		igt_assert(ctl.state & ST_FAULTED);
 		igt_assert_eq_u32(ctl.fault_reason,
@@ -948,6 +1049,13 @@ igt_main
 			     "readable.");
 		igt_subtest("faulted-context-logs")
 			test_faulted_context_logs();
+
+		igt_describe("The nfence trace events in tracefs: CPU and GPU "
+			     "signals, a blocking and an asynchronous wait "
+			     "begin and end, the interrupt that woke the "
+			     "waiter, a log entry.");
+		igt_subtest("tracepoints")
+			test_tracepoints();
 	}
 
 	igt_fixture {

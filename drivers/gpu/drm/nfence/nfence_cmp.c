@@ -18,6 +18,7 @@
 #include "nfence_cmp.h"
 #include "nfence_engine.h"
 #include "nfence_gpu.h"
+#include "nfence_trace.h"
 #include "nfence_vm.h"
 
 /**
@@ -183,6 +184,7 @@ static bool nfence_cmp_ring_take(struct nfence_cmp *cmp,
 		return true;
 	}
 	ring->seen = v;
+	trace_nfence_doorbell_ring(cmp->gpu->index, q->id, v);
 	ring->rung_ns = now;
 	cmp->engines[q->engine].active_ns = now;
 	atomic64_inc(&cmp->rings);

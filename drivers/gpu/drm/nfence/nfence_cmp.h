@@ -211,6 +211,8 @@ struct nfence_cmp_fence {
 	u64 *mv;
 	/** @always_signaled: AlwaysSignaled: the GPU does not write it */
 	bool always_signaled;
+	/** @id: the fence's adapter-wide id (for tracing) */
+	u32 id;
 	/**
 	 * @monitored: a WDDM 2.x monitored fence: every signal raises the
 	 * monitored fence signaled interrupt, whatever @mv holds

@@ -16,6 +16,7 @@
 #include "nfence_cs.h"
 #include "nfence_engine.h"
 #include "nfence_log.h"
+#include "nfence_trace.h"
 #include "nfence_gpu.h"
 #include "nfence_vm.h"
 
@@ -122,6 +123,8 @@ static void nfence_engine_log(struct nfence_cmp *cmp,
 	if (type == DRM_NFENCE_LOG_TYPE_WAITS)
 		entry.observed_gpu_timestamp = observed ?: entry.end_gpu_timestamp;
 	nfence_log_append(&q->logs[type], &entry);
+	trace_nfence_log_entry(cmp->gpu->index, q->id, type, entry.fence_value,
+			       entry.fence_handle, entry.end_gpu_timestamp);
 }
 
 /*
@@ -216,9 +219,11 @@ void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 	struct nfence_cmp_fence view;
 
 	cmp->ops->fence_view(fence, &view);
-	if (!view.always_signaled)
+	if (!view.always_signaled) {
+		trace_nfence_fence_signal(cmp->gpu->index, view.id, value, true);
 		nfence_engine_store_signal(cmp, fence, view.cv, view.mv,
 					   view.monitored, value, NULL, NULL);
+	}
 }
 
 /* FENCE_SIGNAL of @q, address space locked: 0, or a fault reason. */
@@ -248,6 +253,9 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 		}
 	}
 	fence = nfence_engine_fence_at(cmp, map, cmd->va, cv, &view);
+	if (fence && !view.always_signaled)
+		trace_nfence_fence_signal(cmp->gpu->index, view.id, cmd->value,
+					  true);
 	if (!fence || !view.always_signaled)
 		nfence_engine_store_signal(cmp, fence, cv, mv,
 					   fence && view.monitored, cmd->value,

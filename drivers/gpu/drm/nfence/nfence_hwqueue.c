@@ -1064,6 +1064,7 @@ static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
 	view->mv = fence->mv.value;
 	view->always_signaled = READ_ONCE(fence->always_signaled);
 	view->monitored = fence->monitored;
+	view->id = fence->id;
 }
 
 /* &nfence_cmp_ops.queue_fault: a GPU fault stops the queue's context. */

@@ -11,6 +11,7 @@
 #include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
+#include "nfence_trace.h"
 
 /**
  * DOC: fence signals, the interrupt path and AlwaysSignaled
@@ -86,6 +87,8 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	if (READ_ONCE(fence->always_signaled))
 		return;
 	atomic64_inc(&stats->signals);
+	trace_nfence_fence_signal(fence->adapter->gpu.index, fence->id, value,
+				  false);
 	/* Whatever was written before the signal is visible before it. */
 	smp_mb();
 	nfence_value_raise(fence->cv.value, value);
@@ -137,7 +140,12 @@ static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count)
 {
-	if (!nfence_interrupt_process(adapter, fences, count))
+	unsigned int woken = nfence_interrupt_process(adapter, fences, count);
+
+	trace_nfence_interrupt(adapter->gpu.index,
+			       fences ? NFENCE_TRACE_IRQ_FENCES :
+					NFENCE_TRACE_IRQ_SCAN, count, woken);
+	if (!woken)
 		atomic64_inc(&adapter->gpu.irq_stats.spurious);
 }
 
@@ -154,7 +162,10 @@ void nfence_interrupt(struct nfence_adapter *adapter,
  */
 void nfence_interrupt_monitored(struct nfence_fence *fence)
 {
-	nfence_interrupt_process(fence->adapter, &fence, 1);
+	unsigned int woken = nfence_interrupt_process(fence->adapter, &fence, 1);
+
+	trace_nfence_interrupt(fence->adapter->gpu.index,
+			       NFENCE_TRACE_IRQ_MONITORED, 1, woken);
 }
 
 /**
@@ -182,7 +193,8 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 	}
 	/* The CurrentValue store before the waiters' MonitoredValue. */
 	smp_mb();
-	nfence_interrupt_process(adapter, &fence, 1);
+	trace_nfence_interrupt(adapter->gpu.index, NFENCE_TRACE_IRQ_CARRY, 1,
+			       nfence_interrupt_process(adapter, &fence, 1));
 }
 
 /**

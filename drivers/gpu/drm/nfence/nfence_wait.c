@@ -21,6 +21,7 @@
 #include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
+#include "nfence_trace.h"
 #include "nfence_wait.h"
 
 /**
@@ -85,6 +86,15 @@ static bool nfence_wait_completed(struct nfence_wait *wait)
 	return atomic_read(&wait->completed);
 }
 
+/* Trace the end of @wait, with its first fence and value. */
+static void nfence_wait_trace_end(struct nfence_wait *wait, int result)
+{
+	const struct nfence_wait_entry *e = &wait->entries[0];
+
+	trace_nfence_wait_end(wait->file->adapter->gpu.index, e->fence->id,
+			      e->waiter.value, result);
+}
+
 /* What a completed wait returns: 0, or the -errno it completed with. */
 static int nfence_wait_result(struct nfence_wait *wait)
 {
@@ -104,6 +114,8 @@ static void nfence_wait_complete(struct nfence_wait *wait, int error)
 	if (atomic_cmpxchg(&wait->completed, 0, error ?: 1))
 		return;
 	if (wait->eventfd) {
+		/* A blocking wait's end is traced by its ioctl. */
+		nfence_wait_trace_end(wait, error);
 		nfence_eventfd_signal(wait->eventfd);
 		kref_get(&wait->ref);
 		queue_work(wait->file->adapter->wait_wq, &wait->work);
@@ -399,6 +411,9 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 				   DRM_NFENCE_FENCE_NO_WAIT, any);
 	if (IS_ERR(wait))
 		return PTR_ERR(wait);
+	trace_nfence_wait_begin(nfile->adapter->gpu.index,
+				wait->entries[0].fence->id,
+				wait->entries[0].waiter.value, wait->count, async);
 
 	if (nfence_wait_satisfied(wait, any)) {
 		/* Already there: no waiter, no MonitoredValue change. */
@@ -409,6 +424,7 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 				wait->eventfd = NULL;
 			} else {
 				nfence_eventfd_signal(wait->eventfd);
+				nfence_wait_trace_end(wait, 0);
 			}
 		}
 	} else if (async) {
@@ -419,6 +435,8 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 
 	if (!ret && !async)
 		args->first_signaled = any ? nfence_wait_first_reached(wait) : 0;
+	if (!async)
+		nfence_wait_trace_end(wait, ret);
 	nfence_wait_put(wait);
 	return ret;
 }
