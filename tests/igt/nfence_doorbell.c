@@ -577,15 +577,24 @@ static void test_secondary(void)
 static void test_quiet_notify(void)
 {
 	uint32_t dev = nfence_device_create(fd);
-	uint64_t value, quiets;
+	uint64_t value, quiets, before, end;
 	struct uq u;
 
 	nfence_watchdog(WATCHDOG_S);
 	uq_create(&u, fd, dev, 0, 0);
+	before = nfence_debugfs_get_u64(dbg, "nfence_cmp", "quiets");
 	uq_connect(&u);
+	/*
+	 * A connect made while the CMP was quiet says NOTIFY_KMD at once,
+	 * before the CMP has woken to watch: wait for it to go quiet again
+	 * after this connect, not just for the status.
+	 */
+	end = nfence_monotonic_ns() + QUIET_MS * 1000000ull;
+	while ((quiets = nfence_debugfs_get_u64(dbg, "nfence_cmp", "quiets")) ==
+	       before && nfence_monotonic_ns() < end)
+		usleep(1000);
+	igt_assert_f(quiets > before, "the CMP never went quiet\n");
 	uq_wait_quiet(&u);
-	quiets = nfence_debugfs_get_u64(dbg, "nfence_cmp", "quiets");
-	igt_assert(quiets > 0);
 	value = uq_queue(&u, NULL);
 	igt_assert_eq_u64(uq_ring_at(&u, u.bell), ST_NOTIFY);
 	igt_assert(!nfence_queue_poll(&u.q, value, 300));
