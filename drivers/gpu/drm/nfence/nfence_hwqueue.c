@@ -76,7 +76,6 @@ static int nfence_hwqueue_logs_init(struct nfence_hwqueue *q,
 		if (ret)
 			return ret;
 	}
-	q->has_logs = true;
 	q->hw.logs = q->logs;
 	return 0;
 }
@@ -845,7 +844,7 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	args->wait_log_gpu_va = 0;
 	args->signal_log_gpu_va = 0;
 	args->log_entries = 0;
-	if (q->has_logs) {
+	if (q->hw.logs) {
 		args->wait_log_gpu_va =
 			q->logs[DRM_NFENCE_LOG_TYPE_WAITS].map.node.start;
 		args->signal_log_gpu_va =
@@ -894,7 +893,7 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
 	if (!q)
 		return -ENOENT;
-	if (!q->has_logs) {
+	if (!q->hw.logs) {
 		ret = -EOPNOTSUPP;
 		goto out;
 	}

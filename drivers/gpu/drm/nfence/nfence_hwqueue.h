@@ -94,10 +94,9 @@ struct nfence_hwqueue {
 	struct list_head ctx_link;
 	/** @dead: CMP: destroyed, off the runlist */
 	bool dead;
-	/** @has_logs: @logs exist (an adapter with native fences) */
-	bool has_logs;
 	/**
-	 * @logs: native fence log buffers, by DRM_NFENCE_LOG_TYPE_*: mapped
+	 * @logs: native fence log buffers, by DRM_NFENCE_LOG_TYPE_*, on an
+	 * adapter with native fences (then @hw.logs points here): mapped
 	 * while the queue is in its file, freed with the queue
 	 */
 	struct nfence_log logs[2];
