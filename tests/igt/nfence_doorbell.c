@@ -361,8 +361,7 @@ static void ring_trace_off(int sig)
 
 	(void)sig;
 	if (dir)
-		nfence_trace_write(dir, "events/nfence/nfence_doorbell_ring/enable",
-				   "0");
+		nfence_trace_events(dir, "nfence_doorbell_ring", false);
 }
 
 /* Each ring the CMP takes is an nfence_doorbell_ring trace event. */
@@ -377,8 +376,7 @@ static void test_ring_traced(void)
 	nfence_watchdog(WATCHDOG_S);
 	igt_require_f(dir, "no tracefs with nfence events\n");
 	nfence_trace_write(dir, "trace", "");
-	nfence_trace_write(dir, "events/nfence/nfence_doorbell_ring/enable",
-			   "1");
+	nfence_trace_events(dir, "nfence_doorbell_ring", true);
 	igt_install_exit_handler(ring_trace_off);
 	uq_create(&u, fd, dev, 0, 0);
 	uq_connect(&u);

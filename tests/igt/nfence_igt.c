@@ -1783,6 +1783,31 @@ char *nfence_trace_read(const char *dir)
 }
 
 /**
+ * nfence_trace_events: enable (or disable) the nfence trace event @event
+ * ("nfence" for all of them) in tracefs @dir
+ *
+ * Enabling an event patches the kernel's text, and TCG guests have been
+ * seen to take a stale int3 on the other vCPU during that patching (an
+ * "Oops: int3"). So the comm recording that enabling would start, which
+ * patches the scheduler's sched_switch tracepoint as well, is turned off
+ * first: only nfence's own (idle) event sites change.
+ */
+void nfence_trace_events(const char *dir, const char *event, bool on)
+{
+	char file[96];
+
+	if (strcmp(event, "nfence"))
+		snprintf(file, sizeof(file), "events/nfence/%s/enable", event);
+	else
+		snprintf(file, sizeof(file), "events/nfence/enable");
+	if (on)
+		nfence_trace_write(dir, "options/record-cmd", "0");
+	nfence_trace_write(dir, file, on ? "1" : "0");
+	if (!on)
+		nfence_trace_write(dir, "options/record-cmd", "1");
+}
+
+/**
  * __nfence_log_read: DRM_IOCTL_NFENCE_LOG_READ, 0 or -errno
  */
 int __nfence_log_read(int fd, struct drm_nfence_log_read *read)

@@ -341,6 +341,7 @@ struct nfence_queue {
 const char *nfence_tracefs(void);
 void nfence_trace_write(const char *dir, const char *file, const char *what);
 char *nfence_trace_read(const char *dir);
+void nfence_trace_events(const char *dir, const char *event, bool on);
 
 int __nfence_log_read(int fd, struct drm_nfence_log_read *read);
 

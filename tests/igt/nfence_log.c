@@ -766,7 +766,7 @@ static void trace_off(int sig)
 
 	(void)sig;
 	if (dir)
-		nfence_trace_write(dir, "events/nfence/enable", "0");
+		nfence_trace_events(dir, "nfence", false);
 }
 
 /*
@@ -789,7 +789,7 @@ static void test_tracepoints(void)
 	nfence_watchdog(WATCHDOG_S);
 	igt_require_f(dir, "no tracefs with nfence events\n");
 	nfence_trace_write(dir, "trace", "");
-	nfence_trace_write(dir, "events/nfence/enable", "1");
+	nfence_trace_events(dir, "nfence", true);
 	igt_install_exit_handler(trace_off);
 
 	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
@@ -817,7 +817,7 @@ static void test_tracepoints(void)
 	v = nfence_queue_submit(&q, &cs);
 	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
 	igt_assert(eventfd_fired(efd, WAIT_MS));
-	nfence_trace_write(dir, "events/nfence/enable", "0");
+	nfence_trace_events(dir, "nfence", false);
 
 	text = nfence_trace_read(dir);
 	igt_debug("%s", text);
