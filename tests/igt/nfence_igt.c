@@ -2401,6 +2401,15 @@ void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq)
 					       "spurious");
 	irq->carries = nfence_debugfs_get_u64(dir, "nfence_interrupts",
 					      "carries");
+	irq->scans = nfence_debugfs_get_u64(dir, "nfence_interrupts", "scans");
+	irq->queue_irqs = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						 "queue_irqs");
+	irq->engine_irqs = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						  "engine_irqs");
+	irq->log_entries = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						  "log_entries");
+	irq->overruns = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+					       "overruns");
 }
 
 /**

@@ -438,6 +438,14 @@ struct nfence_interrupts {
 	uint64_t spurious;
 	/* values a 32-bit GPU half stored that the driver completed */
 	uint64_t carries;
+	/* interrupts without a payload: every fence scanned */
+	uint64_t scans;
+	/* optimized interrupts naming a queue, and naming none (engine) */
+	uint64_t queue_irqs;
+	uint64_t engine_irqs;
+	/* signal log entries they read; logs they found overrun */
+	uint64_t log_entries;
+	uint64_t overruns;
 };
 
 void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq);

@@ -3,6 +3,7 @@
  * Copyright (C) 2026 The nfence authors
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
@@ -35,6 +36,11 @@ IGT_TEST_DESCRIPTION("Native fence log buffers (WDDM 3.2): every hardware "
 #define OP_SIGNAL	DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED
 #define OP_WAIT		DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED
 #define TS_PER_MS	100000ull	/* 100 MHz GPU timestamps */
+
+/* The interrupt payloads (module parameter interrupt_payload) */
+#define PAYLOAD_FENCES	0
+#define PAYLOAD_SCAN	1
+#define PAYLOAD_QUEUE	2
 
 static int fd = -1, dbg = -1;
 static uint32_t dev;
@@ -776,6 +782,13 @@ static void trace_off(int sig)
  */
 static void test_tracepoints(void)
 {
+	static const char *const irq_text[] = {
+		[PAYLOAD_FENCES] = "payload=fences fences=1 woken=1",
+		[PAYLOAD_SCAN] = "payload=scan fences=0 woken=1",
+		[PAYLOAD_QUEUE] = "payload=queue fences=1 woken=1",
+	};
+	uint64_t payload = nfence_param_get_u64("interrupt_payload");
+	char entry[64];
 	struct drm_nfence_fence_mapping m;
 	struct drm_nfence_fence_wait w;
 	const char *dir = nfence_tracefs();
@@ -787,6 +800,7 @@ static void test_tracepoints(void)
 	int efd;
 
 	nfence_watchdog(WATCHDOG_S);
+	igt_assert_lt_u64(payload, ARRAY_SIZE(irq_text));
 	igt_require_f(dir, "no tracefs with nfence events\n");
 	nfence_trace_write(dir, "trace", "");
 	nfence_trace_events(dir, "nfence", true);
@@ -812,7 +826,7 @@ static void test_tracepoints(void)
 	nfence_queue_create(&q, fd, dev, 0, 0);
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
-				   m.monitored_value_gpu_va, 434343, 0xfeed,
+				   m.monitored_value_gpu_va, 434343, h,
 				   OP_SIGNAL);
 	v = nfence_queue_submit(&q, &cs);
 	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
@@ -833,17 +847,453 @@ static void test_tracepoints(void)
 		     "no async wait_begin event\n");
 	igt_assert_f(strstr(text, "value=434343 from=gpu"),
 		     "no GPU signal event\n");
-	igt_assert_f(strstr(text, "log=signals handle=0xfeed value=434343"),
-		     "no log entry event\n");
+	snprintf(entry, sizeof(entry), "log=signals handle=%#x value=434343",
+		 h);
+	igt_assert_f(strstr(text, entry), "no log entry event \"%s\"\n",
+		     entry);
 	igt_assert_f(strstr(text, "nfence_interrupt:") &&
-		     strstr(text, "payload=fences fences=1 woken=1"),
-		     "no interrupt event\n");
+		     strstr(text, irq_text[payload]),
+		     "no interrupt event \"%s\"\n", irq_text[payload]);
 	igt_assert_f(strstr(text, "value=434343 result=0"),
 		     "no async wait_end event\n");
 	free(text);
 	close(efd);
 	nfence_queue_destroy(&q);
 	nfence_fence_destroy(fd, h);
+}
+
+/* One adapter, opened on its own, and what the tests need of it. */
+struct payload_adapter {
+	int fd;
+	int dir;
+	uint32_t dev;
+	unsigned int index;
+	unsigned int payload;
+};
+
+/*
+ * Open the first adapter with native fences whose GPU gives its native
+ * fence signaled interrupts @payload (the module parameter, which only
+ * native fence adapters follow); false if there is none.
+ */
+static bool payload_adapter_open(unsigned int payload,
+				 struct payload_adapter *a)
+{
+	unsigned int n = nfence_param_get_u64("num_adapters");
+
+	for (unsigned int i = 0; i < n; i++) {
+		int afd;
+
+		if (nfence_param_get_u64_at("interrupt_payload", i) != payload)
+			continue;
+		afd = nfence_open_adapter(i);
+		if (!nfence_has_native_fences(afd)) {
+			close(afd);
+			continue;
+		}
+		a->fd = afd;
+		a->dir = nfence_debugfs_dir(afd);
+		a->dev = nfence_device_create(afd);
+		a->index = i;
+		a->payload = payload;
+		return true;
+	}
+	return false;
+}
+
+static void payload_adapter_require(unsigned int payload,
+				    struct payload_adapter *a)
+{
+	igt_require_f(payload_adapter_open(payload, a),
+		      "no native fence adapter with interrupt_payload=%u\n",
+		      payload);
+}
+
+static void payload_adapter_close(struct payload_adapter *a)
+{
+	nfence_device_destroy(a->fd, a->dev);
+	close(a->dir);
+	close(a->fd);
+}
+
+/* An asynchronous CPU wait for @value of @h: its eventfd. */
+static int async_waiter(int afd, uint32_t adev, uint32_t h, uint64_t value)
+{
+	struct drm_nfence_fence_wait w = {
+		.device = adev,
+		.count = 1,
+		.flags = DRM_NFENCE_WAIT_ASYNC,
+		.handles = (uint64_t)(uintptr_t)&h,
+		.values = (uint64_t)(uintptr_t)&value,
+	};
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	igt_assert_fd(efd);
+	w.eventfd = efd;
+	igt_assert_eq(__nfence_fence_wait(afd, &w), 0);
+	return efd;
+}
+
+/* How a GPU signal of the optimized-interrupt tests is written. */
+enum how {
+	LOGGED,		/* logged, naming the fence it signals */
+	UNLOGGED,	/* no log payload */
+	WRONG_HANDLE,	/* logged, naming another fence */
+	NO_HANDLE,	/* logged, naming no fence */
+};
+
+/*
+ * On the optimized-interrupt adapter: one GPU signal of a fence a CPU
+ * waiter waits for, written @how; the waiter is woken, through the
+ * interrupt payload the test expects: the queue (its log read), or a scan
+ * of every fence when the log cannot name the signal.
+ */
+static void optimized_signal(enum how how)
+{
+	struct drm_nfence_fence_mapping m, m2;
+	struct nfence_interrupts before, after;
+	struct payload_adapter a;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t h, h2, named;
+	uint64_t v;
+	int efd;
+
+	nfence_watchdog(WATCHDOG_S);
+	payload_adapter_require(PAYLOAD_QUEUE, &a);
+	h = nfence_fence_create(a.fd, a.dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
+				0, &m);
+	h2 = nfence_fence_create(a.fd, a.dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				 0, 0, &m2);
+	named = how == WRONG_HANDLE ? h2 : how == NO_HANDLE ? 0xdead : h;
+	nfence_queue_create(&q, a.fd, a.dev, 0, 0);
+	efd = async_waiter(a.fd, a.dev, h, 5);
+	nfence_debugfs_interrupts(a.dir, &before);
+
+	nfence_queue_begin(&q, &cs);
+	if (how == UNLOGGED)
+		nfence_cs_signal_fence(&cs, &m, 5);
+	else
+		nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+					   m.monitored_value_gpu_va, 5, named,
+					   OP_SIGNAL);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	igt_assert_f(eventfd_fired(efd, WAIT_MS), "waiter not woken\n");
+	nfence_debugfs_interrupts(a.dir, &after);
+
+	igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
+	igt_assert_eq_u64(after.engine_irqs, before.engine_irqs);
+	igt_assert_eq_u64(after.overruns, before.overruns);
+	if (how == LOGGED) {
+		igt_assert_eq_u64(after.queue_irqs, before.queue_irqs + 1);
+		igt_assert_eq_u64(after.log_entries, before.log_entries + 1);
+		igt_assert_eq_u64(after.scans, before.scans);
+	} else {
+		igt_assert_eq_u64(after.queue_irqs, before.queue_irqs);
+		igt_assert_eq_u64(after.scans, before.scans + 1);
+	}
+
+	close(efd);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(a.fd, h2);
+	nfence_fence_destroy(a.fd, h);
+	payload_adapter_close(&a);
+}
+
+/*
+ * More logged signals than the log holds before the one that needs the
+ * interrupt: the interrupt finds the log overrun and scans every fence of
+ * the process instead, which still wakes the waiter.
+ */
+static void test_optimized_overrun(void)
+{
+	struct drm_nfence_fence_mapping mx, my;
+	struct nfence_interrupts before, after;
+	struct payload_adapter a;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint32_t hx, hy;
+	uint64_t v;
+	int efd;
+
+	nfence_watchdog(WATCHDOG_S);
+	payload_adapter_require(PAYLOAD_QUEUE, &a);
+	hx = nfence_fence_create(a.fd, a.dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				 0, 0, &mx);
+	hy = nfence_fence_create(a.fd, a.dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				 0, 0, &my);
+	nfence_queue_create(&q, a.fd, a.dev, 0, 0);
+	efd = async_waiter(a.fd, a.dev, hy, 1);
+	nfence_debugfs_interrupts(a.dir, &before);
+
+	nfence_queue_begin(&q, &cs);
+	/* Nobody waits for hx: no interrupt, N + 16 entries. */
+	for (unsigned int i = 1; i <= N + 16; i++)
+		nfence_cs_fence_signal_log(&cs, mx.current_value_gpu_va,
+					   mx.monitored_value_gpu_va, i, hx,
+					   OP_SIGNAL);
+	nfence_cs_fence_signal_log(&cs, my.current_value_gpu_va,
+				   my.monitored_value_gpu_va, 1, hy, OP_SIGNAL);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	igt_assert_f(eventfd_fired(efd, WAIT_MS), "waiter not woken\n");
+	nfence_debugfs_interrupts(a.dir, &after);
+
+	igt_assert_eq_u64(after.interrupts, before.interrupts + 1);
+	igt_assert_eq_u64(after.queue_irqs, before.queue_irqs + 1);
+	igt_assert_eq_u64(after.overruns, before.overruns + 1);
+	igt_assert_eq_u64(after.scans, before.scans);
+
+	close(efd);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(a.fd, hy);
+	nfence_fence_destroy(a.fd, hx);
+	payload_adapter_close(&a);
+}
+
+/*
+ * A CPU waiter on a queue's progress fence: the optimized interrupt names
+ * the queue, and the driver checks its progress fence with its log.
+ */
+static void test_optimized_progress(void)
+{
+	struct nfence_interrupts before, after;
+	struct payload_adapter a;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t v;
+	int efd;
+
+	nfence_watchdog(WATCHDOG_S);
+	payload_adapter_require(PAYLOAD_QUEUE, &a);
+	nfence_queue_create(&q, a.fd, a.dev, 0,
+			    DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE);
+	efd = async_waiter(a.fd, a.dev, q.progress_fence, q.submitted + 1);
+	nfence_debugfs_interrupts(a.dir, &before);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_nop(&cs);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert_eq_u64(v, q.submitted);
+	igt_assert_f(eventfd_fired(efd, WAIT_MS), "waiter not woken\n");
+	nfence_debugfs_interrupts(a.dir, &after);
+	igt_assert_eq_u64(after.queue_irqs, before.queue_irqs + 1);
+	igt_assert_eq_u64(after.scans, before.scans);
+	close(efd);
+	nfence_queue_destroy(&q);
+	payload_adapter_close(&a);
+}
+
+/*
+ * Two queues of one engine, parked on one gate fence, each then signal a
+ * fence with a CPU waiter: the CPU signal of the gate releases both in
+ * one CMP pass, and the one interrupt for both names no queue: the driver
+ * reads the logs of every queue on the engine.
+ */
+static void test_optimized_engine_wide(void)
+{
+	struct drm_nfence_fence_mapping mg, m[2];
+	struct nfence_interrupts before, after;
+	struct nfence_debugfs_queue line;
+	struct payload_adapter a;
+	struct nfence_queue q[2];
+	uint32_t gate, h[2];
+	struct nfence_cs cs;
+	uint64_t v[2];
+	int efd[2];
+
+	nfence_watchdog(WATCHDOG_S);
+	payload_adapter_require(PAYLOAD_QUEUE, &a);
+	gate = nfence_fence_create(a.fd, a.dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				   0, 0, &mg);
+	for (int i = 0; i < 2; i++) {
+		h[i] = nfence_fence_create(a.fd, a.dev,
+					   DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+					   &m[i]);
+		nfence_queue_create(&q[i], a.fd, a.dev, 0, 0);
+		efd[i] = async_waiter(a.fd, a.dev, h[i], 3);
+		nfence_queue_begin(&q[i], &cs);
+		nfence_cs_wait_fence(&cs, &mg, 1);
+		nfence_cs_fence_signal_log(&cs, m[i].current_value_gpu_va,
+					   m[i].monitored_value_gpu_va, 3, h[i],
+					   OP_SIGNAL);
+		v[i] = nfence_queue_submit(&q[i], &cs);
+		igt_assert_eq(nfence_debugfs_queue_wait_state(a.dir, getpid(),
+							      a.dev,
+							      q[i].context,
+							      "wait-fence",
+							      WAIT_MS, &line),
+			      0);
+	}
+	nfence_debugfs_interrupts(a.dir, &before);
+	nfence_fence_signal(a.fd, a.dev, gate, 1);
+	for (int i = 0; i < 2; i++) {
+		igt_assert(nfence_queue_poll(&q[i], v[i], WAIT_MS));
+		igt_assert_f(eventfd_fired(efd[i], WAIT_MS),
+			     "waiter %d not woken\n", i);
+	}
+	nfence_debugfs_interrupts(a.dir, &after);
+	igt_assert_eq_u64(after.engine_irqs, before.engine_irqs + 1);
+	igt_assert_eq_u64(after.queue_irqs, before.queue_irqs);
+	/* Both entries, and any other queue's of the engine not read yet. */
+	igt_assert_lte_u64(before.log_entries + 2, after.log_entries);
+	igt_assert_eq_u64(after.scans, before.scans);
+
+	for (int i = 0; i < 2; i++) {
+		close(efd[i]);
+		nfence_queue_destroy(&q[i]);
+		nfence_fence_destroy(a.fd, h[i]);
+	}
+	nfence_fence_destroy(a.fd, gate);
+	payload_adapter_close(&a);
+}
+
+/* The fences, waiters and signals of test_payloads_agree(). */
+#define AGREE_FENCES	6
+#define AGREE_VALUES	3
+
+/*
+ * One workload on adapter @a: AGREE_VALUES asynchronous waiters (values
+ * 1..3) on each of AGREE_FENCES fences, then one queue's signals, written
+ * each way the optimized interrupt must cope with, and a CPU signal.
+ * @fired[f][k]: whether the waiter for value k + 1 of fence f was woken.
+ */
+static void agree_run(const struct payload_adapter *a,
+		      const uint64_t reached[AGREE_FENCES],
+		      bool fired[AGREE_FENCES][AGREE_VALUES],
+		      struct nfence_interrupts *delta)
+{
+	struct drm_nfence_fence_mapping m[AGREE_FENCES];
+	int efd[AGREE_FENCES][AGREE_VALUES];
+	struct nfence_interrupts before;
+	uint32_t h[AGREE_FENCES];
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t v;
+
+	for (int f = 0; f < AGREE_FENCES; f++) {
+		h[f] = nfence_fence_create(a->fd, a->dev,
+					   DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+					   &m[f]);
+		for (int k = 0; k < AGREE_VALUES; k++)
+			efd[f][k] = async_waiter(a->fd, a->dev, h[f], k + 1);
+	}
+	nfence_queue_create(&q, a->fd, a->dev, 0, 0);
+	nfence_debugfs_interrupts(a->dir, &before);
+	nfence_queue_begin(&q, &cs);
+	/* 0: logged, to 2; 1: unlogged, to 3; 2: logged as fence 3, to 1 */
+	nfence_cs_fence_signal_log(&cs, m[0].current_value_gpu_va,
+				   m[0].monitored_value_gpu_va, 2, h[0],
+				   OP_SIGNAL);
+	nfence_cs_signal_fence(&cs, &m[1], 3);
+	nfence_cs_fence_signal_log(&cs, m[2].current_value_gpu_va,
+				   m[2].monitored_value_gpu_va, 1, h[3],
+				   OP_SIGNAL);
+	/* 3: nothing; 4: logged, 1 then 3 */
+	nfence_cs_fence_signal_log(&cs, m[4].current_value_gpu_va,
+				   m[4].monitored_value_gpu_va, 1, h[4],
+				   OP_SIGNAL);
+	nfence_cs_fence_signal_log(&cs, m[4].current_value_gpu_va,
+				   m[4].monitored_value_gpu_va, 3, h[4],
+				   OP_SIGNAL);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	/* 5: from the CPU, to 1 */
+	nfence_fence_signal(a->fd, a->dev, h[5], 1);
+
+	for (int f = 0; f < AGREE_FENCES; f++)
+		for (int k = 0; k < AGREE_VALUES; k++)
+			/* Every waiter whose value was reached wakes. */
+			fired[f][k] = eventfd_fired(efd[f][k],
+						    (uint64_t)k + 1 <= reached[f] ?
+						    WAIT_MS : 0);
+	/* Let the ones that must not wake have had time to. */
+	usleep(100000);
+	for (int f = 0; f < AGREE_FENCES; f++)
+		for (int k = 0; k < AGREE_VALUES; k++) {
+			if (!fired[f][k])
+				fired[f][k] = eventfd_fired(efd[f][k], 0);
+			close(efd[f][k]);
+		}
+	nfence_debugfs_interrupts(a->dir, delta);
+	delta->interrupts -= before.interrupts;
+	delta->scans -= before.scans;
+	delta->queue_irqs -= before.queue_irqs;
+	delta->engine_irqs -= before.engine_irqs;
+	delta->log_entries -= before.log_entries;
+	delta->woken -= before.woken;
+	nfence_queue_destroy(&q);
+	for (int f = 0; f < AGREE_FENCES; f++)
+		nfence_fence_destroy(a->fd, h[f]);
+}
+
+/*
+ * The same workload on three adapters whose GPUs raise the three
+ * payloads: each wakes exactly the waiters whose values the fences
+ * reached, so the three agree, and each did it its own way.
+ */
+static void test_payloads_agree(void)
+{
+	static const uint64_t reached[AGREE_FENCES] = { 2, 3, 1, 0, 3, 1 };
+	bool fired[3][AGREE_FENCES][AGREE_VALUES];
+	struct nfence_interrupts delta[3];
+	struct payload_adapter a[3];
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int p = 0; p < 3; p++)
+		payload_adapter_require(p, &a[p]);
+	for (unsigned int p = 0; p < 3; p++) {
+		agree_run(&a[p], reached, fired[p], &delta[p]);
+		for (int f = 0; f < AGREE_FENCES; f++)
+			for (int k = 0; k < AGREE_VALUES; k++)
+				igt_assert_f(fired[p][f][k] ==
+					     ((uint64_t)k + 1 <= reached[f]),
+					     "payload %u: waiter for %d of "
+					     "fence %d %s\n", p, k + 1, f,
+					     fired[p][f][k] ? "woken" :
+					     "not woken");
+		igt_info("payload %u: %" PRIu64 " interrupts, %" PRIu64
+			 " scans, %" PRIu64 " queue and %" PRIu64
+			 " engine interrupts, %" PRIu64 " log entries read\n",
+			 p, delta[p].interrupts, delta[p].scans,
+			 delta[p].queue_irqs, delta[p].engine_irqs,
+			 delta[p].log_entries);
+	}
+	/* Each payload its own way. */
+	igt_assert_eq_u64(delta[PAYLOAD_FENCES].scans, 0);
+	igt_assert_eq_u64(delta[PAYLOAD_FENCES].queue_irqs, 0);
+	igt_assert_lte_u64(1, delta[PAYLOAD_SCAN].scans);
+	igt_assert_eq_u64(delta[PAYLOAD_SCAN].queue_irqs, 0);
+	igt_assert_lte_u64(1, delta[PAYLOAD_QUEUE].queue_irqs);
+	igt_assert_lte_u64(3, delta[PAYLOAD_QUEUE].log_entries);
+	/* The unlogged and the misnamed signals: scans. */
+	igt_assert_lte_u64(1, delta[PAYLOAD_QUEUE].scans);
+	for (unsigned int p = 0; p < 3; p++)
+		payload_adapter_close(&a[p]);
+}
+
+/*
+ * OptimizedNativeFenceSignaledInterrupt is reported by exactly the native
+ * fence adapters whose GPU raises it (interrupt_payload=2).
+ */
+static void test_optimized_cap(void)
+{
+	unsigned int n = nfence_param_get_u64("num_adapters");
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct drm_nfence_query_fence_caps caps;
+		int afd = nfence_open_adapter(i);
+		bool want = nfence_has_native_fences(afd) &&
+			    nfence_param_get_u64_at("interrupt_payload", i) ==
+			    PAYLOAD_QUEUE;
+
+		nfence_query_fence_caps(afd, &caps);
+		igt_assert_f(!!(caps.flags &
+				DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT) == want,
+			     "adapter %u: optimized interrupt cap %s\n", i,
+			     want ? "missing" : "reported");
+		close(afd);
+	}
 }
 
 /* An adapter without native fences has no logs: the VAs are 0. */
@@ -1057,6 +1507,60 @@ igt_main
 		igt_subtest("tracepoints")
 			test_tracepoints();
 	}
+
+	igt_describe("OptimizedNativeFenceSignaledInterrupt is reported by "
+		     "exactly the native fence adapters with "
+		     "interrupt_payload=2, on every adapter.");
+	igt_subtest("optimized-cap")
+		test_optimized_cap();
+
+	igt_describe("Optimized interrupt: a logged GPU signal wakes its CPU "
+		     "waiter through one interrupt naming the queue, whose "
+		     "signal log entry the driver reads; no scan.");
+	igt_subtest("optimized-logged-signal")
+		optimized_signal(LOGGED);
+
+	igt_describe("Optimized interrupt: an unlogged GPU signal still wakes "
+		     "its waiter, through an interrupt without a payload "
+		     "(a scan of every fence).");
+	igt_subtest("optimized-unlogged-signal")
+		optimized_signal(UNLOGGED);
+
+	igt_describe("Optimized interrupt: a signal whose log payload names "
+		     "another fence wakes its waiter through a scan.");
+	igt_subtest("optimized-wrong-handle")
+		optimized_signal(WRONG_HANDLE);
+
+	igt_describe("Optimized interrupt: a signal whose log payload names "
+		     "no fence wakes its waiter through a scan.");
+	igt_subtest("optimized-no-handle")
+		optimized_signal(NO_HANDLE);
+
+	igt_describe("Optimized interrupt: 100 logged signals overrun the "
+		     "84-entry log before the one that needs the interrupt, "
+		     "which then scans every fence of the process and still "
+		     "wakes the waiter.");
+	igt_subtest("optimized-overrun")
+		test_optimized_overrun();
+
+	igt_describe("Optimized interrupt: a CPU waiter on a queue's progress "
+		     "fence is woken by the interrupt naming the queue.");
+	igt_subtest("optimized-progress-fence")
+		test_optimized_progress();
+
+	igt_describe("Optimized interrupt: two queues of one engine released "
+		     "in one CMP pass signal fences with waiters; the one "
+		     "interrupt names no queue and the driver reads both "
+		     "logs.");
+	igt_subtest("optimized-engine-wide")
+		test_optimized_engine_wide();
+
+	igt_describe("One workload of logged, unlogged and misnamed GPU "
+		     "signals and a CPU signal on three adapters with the "
+		     "three interrupt payloads: each wakes exactly the "
+		     "waiters the fences' values reached, each its own way.");
+	igt_subtest("payloads-agree")
+		test_payloads_agree();
 
 	igt_fixture {
 		nfence_device_destroy(fd, dev);

@@ -863,7 +863,7 @@ static void sched_fence_signal_always_signaled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, signals), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
 
-	nfence_engine_signal_fence(f->cmp, f->fence, 0x200000000ull);
+	nfence_engine_signal_fence(f->cmp, NULL, f->fence, 0x200000000ull);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, signals), 1);
 

@@ -285,6 +285,13 @@ struct drm_nfence_query_engines {
 #define DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER	(1u << 2)
 /* DRM_NFENCE_FENCE_CAP_LOG_BUFFERS: native fence log buffers */
 #define DRM_NFENCE_FENCE_CAP_LOG_BUFFERS	(1u << 3)
+/*
+ * DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT: OptimizedNativeFenceSignaled-
+ * Interrupt: the GPU's native fence signaled interrupt names the hardware
+ * queue whose signal log says what was signaled (see "native fence log
+ * buffers")
+ */
+#define DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT	(1u << 4)
 
 /**
  * struct drm_nfence_query_fence_caps - DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS
@@ -1237,8 +1244,14 @@ struct drm_nfence_doorbell_notify {
  *
  * The GPU logs the FENCE_WAIT and FENCE_SIGNAL commands that carry a log
  * payload (see "command stream"); such adapters report
- * %DRM_NFENCE_FENCE_CAP_LOG_BUFFERS. Not yet: the optimized interrupt that
- * reads the logs, recreating the buffers, a larger log while tracing.
+ * %DRM_NFENCE_FENCE_CAP_LOG_BUFFERS. An adapter that reports
+ * %DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT finds the CPU waiters a GPU
+ * signal satisfies through the signal log: the log payload of a
+ * FENCE_SIGNAL should name the fence it signals (by its handle in the
+ * queue's file). A signal logged under another handle, or not logged,
+ * still wakes its waiters, through a scan of every fence, which costs in
+ * proportion to the fences of the adapter. Not yet: recreating the
+ * buffers, a larger log while tracing.
  */
 
 /* DRM_NFENCE_LOG_TYPE_WAITS: a queue's wait log (nfence's value) */

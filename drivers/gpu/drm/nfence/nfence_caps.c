@@ -92,6 +92,8 @@ static void nfence_caps_fence(const struct nfence_gpu *gpu,
 		     DRM_NFENCE_FENCE_CAP_LOG_BUFFERS;
 	if (cfg->optimized_default_fence)
 		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT;
+	if (cfg->irq_payload == NFENCE_IRQ_QUEUE)
+		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT;
 	out->value_stride = NFENCE_FENCE_VALUE_STRIDE;
 	out->value_bits = cfg->no_64bit_atomics ? 32 : 64;
 	out->max_log_entries = NFENCE_MAX_LOG_ENTRIES;

@@ -608,8 +608,10 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
  * left to run or budget left (%NFENCE_CMP_PASS_BUDGET commands per engine
  * per pass; the runlist's rotation gives the next queues their turns in the
  * next pass). &nfence_cmp.lock is dropped, and the thread reschedules, after
- * every turn that ran something, and the interrupt that needs a scan of
- * every fence is raised once, after the pass (nfence_engine_flush()).
+ * every turn that ran something. The optimized interrupts are raised at the
+ * end of the pass, one per engine that needs one
+ * (nfence_engine_raise_queue_irq()), and the interrupt that needs a scan
+ * of every fence once, after the pass (nfence_engine_flush()).
  */
 static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 {
@@ -657,6 +659,8 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			now = ktime_get_ns();
 		}
 	} while (ran && !cmp->d3);
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		nfence_engine_raise_queue_irq(cmp, &cmp->engines[i]);
 	nfence_cmp_unlock(cmp);
 	nfence_engine_flush(cmp);
 	if (!list_empty(&dropped)) {
@@ -883,7 +887,12 @@ void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
 				    struct nfence_cmp_queue *q)
 {
+	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
+
 	lockdep_assert_held(&cmp->lock);
+	/* An optimized interrupt naming it (or its engine) goes first. */
+	if (e->irq_queue)
+		nfence_engine_raise_queue_irq(cmp, e);
 	list_del_init(&q->engine_link);
 	cmp->engines[q->engine].num_queues--;
 }

@@ -240,6 +240,22 @@ struct nfence_cmp_ops {
 	 */
 	void (*interrupt)(struct nfence_cmp *cmp, struct nfence_fence *fence,
 			  u64 value, bool carry);
+	/**
+	 * @interrupt_queue: the optimized native fence signaled interrupt
+	 * (%NFENCE_IRQ_QUEUE): @q ran signals that need the driver, whose
+	 * signal log names them (and its progress fence); NULL when several
+	 * queues of @engine did: read the logs of every queue on it. Called
+	 * with &nfence_cmp.lock held.
+	 */
+	void (*interrupt_queue)(struct nfence_cmp *cmp, u32 engine,
+				struct nfence_cmp_queue *q);
+	/**
+	 * @log_names: whether log payload @handle of a FENCE_SIGNAL that
+	 * @q ran names @fence, the fence it signaled (the optimized interrupt
+	 * can only name signals its log names truly)
+	 */
+	bool (*log_names)(struct nfence_cmp_queue *q, u32 handle,
+			  struct nfence_fence *fence);
 	/** @fence_view: what the GPU sees of @fence, read now */
 	void (*fence_view)(struct nfence_fence *fence,
 			   struct nfence_cmp_fence *view);
@@ -296,6 +312,14 @@ struct nfence_cmp_engine {
 	bool f1_asked;
 	/** @active_ns: when it last ran a command or took a ring */
 	u64 active_ns;
+	/**
+	 * @irq_queue: %NFENCE_IRQ_QUEUE: the queue whose signals need the
+	 * optimized interrupt, raised at the end of the pass
+	 * (nfence_engine_raise_queue_irq()); NULL for none
+	 */
+	struct nfence_cmp_queue *irq_queue;
+	/** @irq_queues: more than one queue did: the interrupt names none */
+	bool irq_queues;
 };
 
 /**

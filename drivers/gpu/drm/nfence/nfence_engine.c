@@ -9,6 +9,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/ktime.h>
+#include <linux/lockdep.h>
 
 #include <drm/nfence_drm.h>
 
@@ -128,11 +129,61 @@ static void nfence_engine_log(struct nfence_cmp *cmp,
 }
 
 /*
+ * The optimized interrupt (%NFENCE_IRQ_QUEUE) for a signal @q ran: one per
+ * engine per pass, naming @q, or no queue if another queue of the engine
+ * needs it too; raised at the end of the pass (nfence_engine_raise_queue_irq()).
+ */
+static void nfence_engine_queue_irq(struct nfence_cmp *cmp,
+				    struct nfence_cmp_queue *q)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
+
+	if (!e->irq_queue)
+		e->irq_queue = q;
+	else if (e->irq_queue != q)
+		e->irq_queues = true;
+}
+
+/*
+ * Raise the native fence signaled interrupt for a signal that needs it,
+ * with the payload the adapter's GPU gives it (&enum nfence_irq_payload).
+ * The optimized interrupt names the queue only for a signal the queue's
+ * signal log names truly (@log, naming @fence) or of the queue's progress
+ * fence; the GPU cannot name the others, and raises the interrupt without
+ * a payload for them, as for a signal of memory that is not a fence.
+ */
+static void nfence_engine_irq(struct nfence_cmp *cmp,
+			      struct nfence_fence *fence, u64 value,
+			      struct nfence_cmp_queue *q,
+			      const struct nfence_cs_cmd *log)
+{
+	switch (cmp->gpu->cfg.irq_payload) {
+	case NFENCE_IRQ_QUEUE:
+		if (fence && q && (fence == q->progress ||
+				   (log && cmp->ops->log_names(q, log->log_handle,
+							       fence)))) {
+			nfence_engine_queue_irq(cmp, q);
+			return;
+		}
+		break;
+	case NFENCE_IRQ_FENCES:
+		if (fence) {
+			cmp->ops->interrupt(cmp, fence, value, false);
+			return;
+		}
+		break;
+	}
+	/* Coalesced: one scan for the pass (nfence_engine_flush()). */
+	set_bit(NFENCE_CMP_SCAN, &cmp->pending);
+}
+
+/*
  * Signal through resolved pointers: @fence is the fence whose CurrentValue
  * @cv is, NULL for other memory; @mv NULL for no MonitoredValue. A
  * @monitored fence (WDDM 2.x) raises its interrupt on every signal. With
  * @log, the FENCE_SIGNAL @log is logged in @q's signal log between the
  * store and the barrier before the MonitoredValue check, the seed's order.
+ * @q is the queue that ran the signal, NULL for none.
  */
 static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 				       struct nfence_fence *fence, u64 *cv,
@@ -160,13 +211,13 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 	if (fence && monitored) {
 		atomic64_inc(&stats->monitored);
 		cmp->ops->interrupt(cmp, fence, value, carry);
-	} else if (carry || irq) {
+	} else if (carry) {
+		/* Whatever the payload: the driver must store the value. */
 		atomic64_inc(&stats->interrupts);
-		if (fence)
-			cmp->ops->interrupt(cmp, fence, value, carry);
-		else
-			/* Coalesced: one scan for the pass (nfence_engine_flush()). */
-			set_bit(NFENCE_CMP_SCAN, &cmp->pending);
+		cmp->ops->interrupt(cmp, fence, value, true);
+	} else if (irq) {
+		atomic64_inc(&stats->interrupts);
+		nfence_engine_irq(cmp, fence, value, q, log);
 	} else if (mv) {
 		atomic64_inc(&stats->suppressed);
 	}
@@ -208,12 +259,14 @@ static void nfence_engine_fence_put(struct nfence_cmp *cmp,
 /**
  * nfence_engine_signal_fence - the GPU signals a fence it knows
  * @cmp: the CMP
- * @fence: the fence (a queue's progress fence)
+ * @q: the queue that runs the signal, NULL for none
+ * @fence: the fence (@q's progress fence)
  * @value: the new CurrentValue
  *
  * A fence that is AlwaysSignaled is not written.
  */
 void nfence_engine_signal_fence(struct nfence_cmp *cmp,
+				struct nfence_cmp_queue *q,
 				struct nfence_fence *fence, u64 value)
 {
 	struct nfence_cmp_fence view;
@@ -222,7 +275,7 @@ void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 	if (!view.always_signaled) {
 		trace_nfence_fence_signal(cmp->gpu->index, view.id, value, true);
 		nfence_engine_store_signal(cmp, fence, view.cv, view.mv,
-					   view.monitored, value, NULL, NULL);
+					   view.monitored, value, q, NULL);
 	}
 }
 
@@ -536,7 +589,7 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 					goto fault;
 				continue;
 			}
-			nfence_engine_signal_fence(cmp, q->progress,
+			nfence_engine_signal_fence(cmp, q, q->progress,
 						   sub->progress_value);
 			nfence_engine_complete(cmp, q, sub);
 			continue;
@@ -587,6 +640,30 @@ void nfence_engine_flush(struct nfence_cmp *cmp)
 {
 	if (test_and_clear_bit(NFENCE_CMP_SCAN, &cmp->pending))
 		cmp->ops->interrupt(cmp, NULL, 0, false);
+}
+
+/**
+ * nfence_engine_raise_queue_irq - raise the optimized interrupt of an engine
+ * @cmp: the CMP, whose lock is held
+ * @e: the engine
+ *
+ * With %NFENCE_IRQ_QUEUE, the signals that needed the driver since the
+ * last call made the engine note the queue that ran them; this raises one
+ * interrupt for them: naming that queue, or no queue when there were
+ * several. The queue is alive: a queue leaves the runlist through
+ * nfence_cmp_queue_remove_locked(), which raises it first.
+ */
+void nfence_engine_raise_queue_irq(struct nfence_cmp *cmp,
+				   struct nfence_cmp_engine *e)
+{
+	struct nfence_cmp_queue *q = e->irq_queues ? NULL : e->irq_queue;
+
+	lockdep_assert_held(&cmp->lock);
+	if (!e->irq_queue)
+		return;
+	e->irq_queue = NULL;
+	e->irq_queues = false;
+	cmp->ops->interrupt_queue(cmp, e - cmp->engines, q);
 }
 
 /**

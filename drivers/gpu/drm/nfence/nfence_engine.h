@@ -36,7 +36,10 @@ int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
 		      struct nfence_cmp_queue *q, u64 now, unsigned int *ran,
 		      struct list_head *dropped);
 void nfence_engine_flush(struct nfence_cmp *cmp);
+void nfence_engine_raise_queue_irq(struct nfence_cmp *cmp,
+				   struct nfence_cmp_engine *e);
 void nfence_engine_signal_fence(struct nfence_cmp *cmp,
+				struct nfence_cmp_queue *q,
 				struct nfence_fence *fence, u64 value);
 
 #endif /* __NFENCE_ENGINE_H__ */

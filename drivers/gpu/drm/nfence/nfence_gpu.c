@@ -70,6 +70,10 @@ int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg)
 	/* The optimized DEFAULT fence is a native fence feature. */
 	if (cfg->optimized_default_fence && !cfg->native_fence)
 		return -EINVAL;
+	/* So are the payloads; the optimized one reads the logs. */
+	if (cfg->irq_payload > NFENCE_IRQ_QUEUE ||
+	    (cfg->irq_payload != NFENCE_IRQ_FENCES && !cfg->native_fence))
+		return -EINVAL;
 	return 0;
 }
 
@@ -287,6 +291,7 @@ void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p)
 	drm_printf(p, "optimized_default_fence: %d\n",
 		   cfg->optimized_default_fence);
 	drm_printf(p, "no_64bit_atomics: %d\n", cfg->no_64bit_atomics);
+	drm_printf(p, "interrupt_payload: %u\n", cfg->irq_payload);
 	drm_printf(p, "tdr_timeout_ms: %u\n", cfg->tdr_timeout_ms);
 	drm_printf(p, "f1_idle_ms: %u\n", cfg->f1_idle_ms);
 	drm_printf(p, "user_mode_submission: %d\n", cfg->user_mode_submission);

@@ -58,6 +58,49 @@ struct nfence_irq_stats {
 	 * (nfence_interrupt_carry())
 	 */
 	atomic64_t carries;
+	/**
+	 * @queue_irqs: optimized interrupts that named a hardware queue
+	 * (%NFENCE_IRQ_QUEUE): its signal log was read
+	 */
+	atomic64_t queue_irqs;
+	/**
+	 * @engine_irqs: optimized interrupts with no queue: the signal logs
+	 * of every queue on the engine were read
+	 */
+	atomic64_t engine_irqs;
+	/** @log_entries: signal log entries those interrupts read */
+	atomic64_t log_entries;
+	/**
+	 * @overruns: signal logs found overrun by those interrupts (entries
+	 * lost): every fence of the queue's process was scanned instead
+	 */
+	atomic64_t overruns;
+	/**
+	 * @scans: interrupts without a payload (scan every fence of the
+	 * adapter)
+	 */
+	atomic64_t scans;
+	/**
+	 * @handler_ns: time the driver spent handling native fence signaled
+	 * interrupts (all payloads, carries and monitored fences included)
+	 */
+	atomic64_t handler_ns;
+};
+
+/**
+ * enum nfence_irq_payload - what the GPU's native fence signaled interrupt
+ * carries (see DOC: fence signals, the interrupt path and AlwaysSignaled)
+ * @NFENCE_IRQ_FENCES: the signaled fence, when the GPU knows it (a signal
+ *	of fence storage); no payload for other memory
+ * @NFENCE_IRQ_SCAN: never a payload: the driver scans every fence
+ * @NFENCE_IRQ_QUEUE: the optimized interrupt: the hardware queue that ran
+ *	the signals, whose signal log the driver reads; no queue when the
+ *	engine ran several; no payload when no log names the signal
+ */
+enum nfence_irq_payload {
+	NFENCE_IRQ_FENCES,
+	NFENCE_IRQ_SCAN,
+	NFENCE_IRQ_QUEUE,
 };
 
 /**
@@ -97,6 +140,11 @@ struct nfence_gpu_config {
 	u32 f1_idle_ms;
 	/** @no_64bit_atomics: the GPU only writes 32 bits atomically */
 	bool no_64bit_atomics;
+	/**
+	 * @irq_payload: &enum nfence_irq_payload of its native fence
+	 * signaled interrupts; %NFENCE_IRQ_FENCES without native fences
+	 */
+	u32 irq_payload;
 };
 
 /**

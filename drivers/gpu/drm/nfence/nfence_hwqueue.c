@@ -4,6 +4,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/pm_runtime.h>
@@ -1055,6 +1056,62 @@ static void nfence_hwqueue_interrupt(struct nfence_cmp *cmp,
 		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
 }
 
+/* Read @hw's signal log for the optimized interrupt; CMP lock held. */
+static unsigned int nfence_hwqueue_read_log(struct nfence_adapter *adapter,
+					    struct nfence_cmp_queue *hw)
+{
+	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
+
+	return nfence_interrupt_log(adapter, q->ctx->device->file,
+				    &hw->logs[DRM_NFENCE_LOG_TYPE_SIGNALS],
+				    &q->irq_cursor, hw->progress);
+}
+
+/*
+ * &nfence_cmp_ops.interrupt_queue: the optimized native fence signaled
+ * interrupt. Only adapters with native fences raise it, whose queues all
+ * have their logs.
+ */
+static void nfence_hwqueue_interrupt_queue(struct nfence_cmp *cmp, u32 engine,
+					   struct nfence_cmp_queue *hw)
+{
+	struct nfence_adapter *adapter =
+		container_of(cmp, struct nfence_adapter, cmp);
+	unsigned int woken = 0, queues = 0;
+	struct nfence_cmp_queue *each;
+	u64 start = ktime_get_ns();
+
+	if (hw) {
+		woken = nfence_hwqueue_read_log(adapter, hw);
+		queues = 1;
+	} else {
+		list_for_each_entry(each, &cmp->engines[engine].runlist,
+				    engine_link) {
+			woken += nfence_hwqueue_read_log(adapter, each);
+			queues++;
+		}
+	}
+	nfence_interrupt_queue_done(adapter, !hw, queues, woken, start);
+}
+
+/*
+ * &nfence_cmp_ops.log_names: whether a FENCE_SIGNAL's log payload names,
+ * in the queue's file, the fence it signaled.
+ */
+static bool nfence_hwqueue_log_names(struct nfence_cmp_queue *hw, u32 handle,
+				     struct nfence_fence *fence)
+{
+	struct nfence_file *nfile = to_nfence_hwqueue(hw)->ctx->device->file;
+	struct nfence_fence_local *local;
+	bool names;
+
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, handle);
+	names = local && local->fence == fence;
+	xa_unlock(&nfile->fences.xa);
+	return names;
+}
+
 /* &nfence_cmp_ops.fence_view: what the GPU sees of a fence. */
 static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
 				      struct nfence_cmp_fence *view)
@@ -1112,6 +1169,8 @@ static void nfence_hwqueue_adapter_idle(struct nfence_cmp *cmp)
  */
 const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
 	.interrupt = nfence_hwqueue_interrupt,
+	.interrupt_queue = nfence_hwqueue_interrupt_queue,
+	.log_names = nfence_hwqueue_log_names,
 	.fence_view = nfence_hwqueue_fence_view,
 	.fence_put = nfence_fence_put,
 	.entry_step = nfence_hwqueue_entry_step,

@@ -100,6 +100,11 @@ struct nfence_hwqueue {
 	 * while the queue is in its file, freed with the queue
 	 */
 	struct nfence_log logs[2];
+	/**
+	 * @irq_cursor: CMP: how far the optimized interrupt has read the
+	 * signal log (see nfence_interrupt_log())
+	 */
+	u64 irq_cursor;
 };
 
 extern const struct nfence_cmp_ops nfence_hwqueue_cmp_ops;

@@ -27,8 +27,9 @@
  * /sys/module/nfence/parameters as they were given (one value when none
  * was).
  *
- * optimized_default_fence is a native fence feature: it is off on an
- * adapter without native fences whatever the parameter says.
+ * optimized_default_fence and interrupt_payload are native fence
+ * features: on an adapter without native fences the first is off and the
+ * second 0 whatever the parameters say.
  */
 
 static unsigned int num_adapters = 1;
@@ -109,6 +110,11 @@ static unsigned int no_64bit_atomics_count = 1;
 module_param_array(no_64bit_atomics, bool, &no_64bit_atomics_count, 0444);
 MODULE_PARM_DESC(no_64bit_atomics, "Simulate a GPU that updates only 32 bits atomically (default N; one value per adapter)");
 
+static unsigned int interrupt_payload[NFENCE_MAX_ADAPTERS] = { NFENCE_IRQ_FENCES };
+static unsigned int interrupt_payload_count = 1;
+module_param_array(interrupt_payload, uint, &interrupt_payload_count, 0444);
+MODULE_PARM_DESC(interrupt_payload, "Native fence signaled interrupt payload: 0 = signaled fences, 1 = none (scan every fence), 2 = the hardware queue (optimized, reads its signal log) (default 0; one value per adapter)");
+
 #define NFENCE_PARAM_COUNT(name)	{ #name, &name##_count }
 
 static const struct {
@@ -129,6 +135,7 @@ static const struct {
 	NFENCE_PARAM_COUNT(tdr_timeout_ms),
 	NFENCE_PARAM_COUNT(f1_idle_ms),
 	NFENCE_PARAM_COUNT(no_64bit_atomics),
+	NFENCE_PARAM_COUNT(interrupt_payload),
 };
 
 /* Adapter @i's value of @name: its own, or the last one given. */
@@ -152,6 +159,9 @@ static void nfence_params_config(u32 i, struct nfence_gpu_config *cfg)
 	cfg->no_64bit_atomics = NFENCE_PARAM_AT(no_64bit_atomics, i);
 	cfg->tdr_timeout_ms = NFENCE_PARAM_AT(tdr_timeout_ms, i);
 	cfg->f1_idle_ms = NFENCE_PARAM_AT(f1_idle_ms, i);
+	cfg->irq_payload = cfg->native_fence ?
+			   NFENCE_PARAM_AT(interrupt_payload, i) :
+			   NFENCE_IRQ_FENCES;
 }
 
 /**

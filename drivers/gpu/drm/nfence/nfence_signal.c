@@ -4,12 +4,14 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/ktime.h>
 
 #include <drm/drm_print.h>
 
 #include "nfence_adapter.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
+#include "nfence_log.h"
 #include "nfence_signal.h"
 #include "nfence_trace.h"
 
@@ -27,6 +29,17 @@
  * signaled fences or none (scan every fence), satisfies the waiters their
  * values reached and advances MonitoredValue; a GPU without 64-bit atomics
  * raises it with a carry for the value it could not store.
+ *
+ * What the GPU's interrupt carries is the adapter's interrupt_payload
+ * (&enum nfence_irq_payload): the signaled fence (nfence_interrupt() with
+ * it), nothing (a scan of every fence), or, with the optimized interrupt
+ * (OptimizedNativeFenceSignaledInterrupt, %NFENCE_IRQ_QUEUE), the hardware
+ * queue that ran the signals: nfence_interrupt_log() then reads that
+ * queue's signal log since its last read and wakes what the fences the
+ * entries name (and the queue's progress fence) satisfy, or scans every
+ * fence of the queue's file when the log overran. An interrupt naming no
+ * queue reads the logs of every queue on the engine. Each payload wakes
+ * the same waiters; they differ in what the driver reads to find them.
  *
  * On an adapter without 64-bit atomics (the context-monitoring seed's
  * No64BitAtomics), a wait or signal value more than UINT_MAX/2 ahead of the
@@ -105,6 +118,13 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	}
 }
 
+/* Wake what @fence's value satisfies, here and on other adapters. */
+static unsigned int nfence_fence_process(struct nfence_fence *fence)
+{
+	return nfence_waitlist_process(&fence->waiters) +
+	       nfence_fence_propagate(fence);
+}
+
 /* Wake what the signaled fences satisfy; returns the waiters woken. */
 static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 					     struct nfence_fence **fences,
@@ -115,11 +135,10 @@ static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 	unsigned long id;
 
 	if (fences) {
-		for (i = 0; i < count; i++) {
-			woken += nfence_waitlist_process(&fences[i]->waiters);
-			woken += nfence_fence_propagate(fences[i]);
-		}
+		for (i = 0; i < count; i++)
+			woken += nfence_fence_process(fences[i]);
 	} else {
+		atomic64_inc(&adapter->gpu.irq_stats.scans);
 		xa_lock(&adapter->fences);
 		xa_for_each(&adapter->fences, id, fence) {
 			if (nfence_waitlist_count(&fence->waiters))
@@ -140,13 +159,134 @@ static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count)
 {
+	u64 start = ktime_get_ns();
 	unsigned int woken = nfence_interrupt_process(adapter, fences, count);
 
+	atomic64_add(ktime_get_ns() - start, &adapter->gpu.irq_stats.handler_ns);
 	trace_nfence_interrupt(adapter->gpu.index,
 			       fences ? NFENCE_TRACE_IRQ_FENCES :
 					NFENCE_TRACE_IRQ_SCAN, count, woken);
 	if (!woken)
 		atomic64_inc(&adapter->gpu.irq_stats.spurious);
+}
+
+/* The overrun fallback: every fence @nfile has a handle for. */
+static unsigned int nfence_interrupt_scan_file(struct nfence_file *nfile)
+{
+	struct nfence_fence_local *local;
+	unsigned int woken = 0;
+	unsigned long handle;
+
+	xa_lock(&nfile->fences.xa);
+	xa_for_each(&nfile->fences.xa, handle, local)
+		woken += nfence_fence_process(local->fence);
+	xa_unlock(&nfile->fences.xa);
+	return woken;
+}
+
+/* Wake what the fence that @handle names in @nfile satisfies, if any. */
+static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
+					    u32 handle)
+{
+	struct nfence_fence_local *local;
+	struct nfence_fence *fence = NULL;
+	unsigned int woken;
+
+	xa_lock(&nfile->fences.xa);
+	local = xa_load(&nfile->fences.xa, handle);
+	if (local) {
+		fence = local->fence;
+		kref_get(&fence->ref);
+	}
+	xa_unlock(&nfile->fences.xa);
+	if (!fence)
+		return 0;
+	woken = nfence_fence_process(fence);
+	nfence_fence_put(fence);
+	return woken;
+}
+
+/**
+ * nfence_interrupt_log - the optimized interrupt's work for one queue
+ * @adapter: the adapter
+ * @nfile: the queue's file, whose fence handles the log entries name
+ * @log: the queue's signal log, written by the GPU under &nfence_cmp.lock
+ * @cursor: in/out: how far the interrupt path has read @log
+ * @progress: the queue's progress fence
+ *
+ * The seed's UpdateNativeFenceLogs (a barrier, so that every entry the
+ * GPU wrote is visible), then the entries logged since *@cursor: each
+ * names a fence (by the handle the UMD gave the command) whose waiters its
+ * value may satisfy now; they and the progress fence's are woken. If the
+ * log overran since the last read (entries lost, WraparoundCount moved
+ * past what was read), every fence of @nfile is scanned instead. An entry
+ * naming no fence (its handle since closed) is skipped.
+ *
+ * Context: &nfence_cmp.lock held (the GPU does not write @log meanwhile).
+ * Return: CPU waiters woken.
+ */
+unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
+				  struct nfence_file *nfile,
+				  struct nfence_log *log, u64 *cursor,
+				  struct nfence_fence *progress)
+{
+	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
+	struct drm_nfence_log_entry entries[8];
+	unsigned int woken = nfence_fence_process(progress);
+	bool scanned = false;
+	u32 count, status, i;
+	u64 prev = U64_MAX;
+
+	/* UpdateNativeFenceLogs: the GPU's log writes before our reads. */
+	smp_mb();
+	do {
+		count = ARRAY_SIZE(entries);
+		if (nfence_log_read(log->vaddr, cursor, entries, &count,
+				    &status)) {
+			/* Ahead of the log: not ours to trust; read it anew. */
+			*cursor = 0;
+			status = DRM_NFENCE_LOG_READ_OVERRUN;
+			count = 0;
+		}
+		if ((status & DRM_NFENCE_LOG_READ_OVERRUN) && !scanned) {
+			atomic64_inc(&stats->overruns);
+			woken += nfence_interrupt_scan_file(nfile);
+			scanned = true;
+		}
+		atomic64_add(count, &stats->log_entries);
+		for (i = 0; i < count && !scanned; i++) {
+			/* A run of signals of one fence: one look is enough. */
+			if (entries[i].fence_handle == prev)
+				continue;
+			prev = entries[i].fence_handle;
+			woken += nfence_interrupt_handle(nfile, prev);
+		}
+	} while (count == ARRAY_SIZE(entries));
+	return woken;
+}
+
+/**
+ * nfence_interrupt_queue_done - account for an optimized interrupt
+ * @adapter: the adapter
+ * @engine_wide: it named no queue: every queue of the engine was read
+ * @queues: queues whose logs it read
+ * @woken: CPU waiters it woke
+ * @start: when its handling began (ktime_get_ns())
+ */
+void nfence_interrupt_queue_done(struct nfence_adapter *adapter,
+				 bool engine_wide, unsigned int queues,
+				 unsigned int woken, u64 start)
+{
+	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
+
+	atomic64_add(ktime_get_ns() - start, &stats->handler_ns);
+	atomic64_inc(engine_wide ? &stats->engine_irqs : &stats->queue_irqs);
+	trace_nfence_interrupt(adapter->gpu.index,
+			       engine_wide ? NFENCE_TRACE_IRQ_ENGINE :
+					     NFENCE_TRACE_IRQ_QUEUE,
+			       queues, woken);
+	if (!woken)
+		atomic64_inc(&stats->spurious);
 }
 
 /**
@@ -162,7 +302,11 @@ void nfence_interrupt(struct nfence_adapter *adapter,
  */
 void nfence_interrupt_monitored(struct nfence_fence *fence)
 {
+	struct nfence_irq_stats *stats = &fence->adapter->gpu.irq_stats;
+	u64 start = ktime_get_ns();
 	unsigned int woken = nfence_interrupt_process(fence->adapter, &fence, 1);
+
+	atomic64_add(ktime_get_ns() - start, &stats->handler_ns);
 
 	trace_nfence_interrupt(fence->adapter->gpu.index,
 			       NFENCE_TRACE_IRQ_MONITORED, 1, woken);
@@ -187,14 +331,20 @@ void nfence_interrupt_monitored(struct nfence_fence *fence)
 void nfence_interrupt_carry(struct nfence_adapter *adapter,
 			    struct nfence_fence *fence, u64 value)
 {
+	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
+	u64 start = ktime_get_ns();
+	unsigned int woken;
+
 	if (!READ_ONCE(fence->always_signaled)) {
 		WRITE_ONCE(*fence->cv.value, value);
-		atomic64_inc(&adapter->gpu.irq_stats.carries);
+		atomic64_inc(&stats->carries);
 	}
 	/* The CurrentValue store before the waiters' MonitoredValue. */
 	smp_mb();
+	woken = nfence_interrupt_process(adapter, &fence, 1);
+	atomic64_add(ktime_get_ns() - start, &stats->handler_ns);
 	trace_nfence_interrupt(adapter->gpu.index, NFENCE_TRACE_IRQ_CARRY, 1,
-			       nfence_interrupt_process(adapter, &fence, 1));
+			       woken);
 }
 
 /**
@@ -270,4 +420,15 @@ void nfence_irq_stats_print(struct nfence_adapter *adapter,
 		   (long long)atomic64_read(&s->spurious));
 	drm_printf(p, "carries: %lld\n",
 		   (long long)atomic64_read(&s->carries));
+	drm_printf(p, "scans: %lld\n", (long long)atomic64_read(&s->scans));
+	drm_printf(p, "queue_irqs: %lld\n",
+		   (long long)atomic64_read(&s->queue_irqs));
+	drm_printf(p, "engine_irqs: %lld\n",
+		   (long long)atomic64_read(&s->engine_irqs));
+	drm_printf(p, "log_entries: %lld\n",
+		   (long long)atomic64_read(&s->log_entries));
+	drm_printf(p, "overruns: %lld\n",
+		   (long long)atomic64_read(&s->overruns));
+	drm_printf(p, "handler_ns: %lld\n",
+		   (long long)atomic64_read(&s->handler_ns));
 }

@@ -11,6 +11,8 @@ struct drm_printer;
 struct nfence_adapter;
 struct nfence_device;
 struct nfence_fence;
+struct nfence_file;
+struct nfence_log;
 
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
@@ -19,6 +21,13 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 void nfence_interrupt_monitored(struct nfence_fence *fence);
 void nfence_interrupt_carry(struct nfence_adapter *adapter,
 			    struct nfence_fence *fence, u64 value);
+unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
+				  struct nfence_file *nfile,
+				  struct nfence_log *log, u64 *cursor,
+				  struct nfence_fence *progress);
+void nfence_interrupt_queue_done(struct nfence_adapter *adapter,
+				 bool engine_wide, unsigned int queues,
+				 unsigned int woken, u64 start);
 void nfence_device_fences_error(struct nfence_device *wdev);
 void nfence_fence_set_always_signaled(struct nfence_fence *fence);
 void nfence_irq_stats_print(struct nfence_adapter *adapter,

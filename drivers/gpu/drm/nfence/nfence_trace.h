@@ -14,12 +14,18 @@
 
 /*
  * NFENCE_TRACE_IRQ_*: what a native fence signaled interrupt carried (the
- * seed's payloads), for the nfence_interrupt event
+ * seed's payloads), for the nfence_interrupt event: signaled fences, none
+ * (scan), a monitored fence, a carry, and the optimized interrupt's
+ * hardware queue or no queue (every queue of the engine). The event's
+ * "fences" counts the payload's entries: fences, or queues whose signal
+ * logs were read.
  */
 #define NFENCE_TRACE_IRQ_FENCES		0
 #define NFENCE_TRACE_IRQ_SCAN		1
 #define NFENCE_TRACE_IRQ_MONITORED	2
 #define NFENCE_TRACE_IRQ_CARRY		3
+#define NFENCE_TRACE_IRQ_QUEUE		4
+#define NFENCE_TRACE_IRQ_ENGINE		5
 
 TRACE_EVENT(nfence_fence_signal,
 	    TP_PROTO(u32 adapter, u32 fence, u64 value, bool gpu),
@@ -87,7 +93,9 @@ TRACE_EVENT(nfence_interrupt,
 				       { NFENCE_TRACE_IRQ_FENCES, "fences" },
 				       { NFENCE_TRACE_IRQ_SCAN, "scan" },
 				       { NFENCE_TRACE_IRQ_MONITORED, "monitored" },
-				       { NFENCE_TRACE_IRQ_CARRY, "carry" }),
+				       { NFENCE_TRACE_IRQ_CARRY, "carry" },
+				       { NFENCE_TRACE_IRQ_QUEUE, "queue" },
+				       { NFENCE_TRACE_IRQ_ENGINE, "engine" }),
 		      __entry->fences, __entry->woken)
 );
 
