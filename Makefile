@@ -102,9 +102,11 @@ bench-waiters:
 		scripts/kunit.sh | grep -E 'waiters +[0-9]+:|^kunit:'
 
 # BENCH_GPU_ARGS: e.g. "-t 3" for 3 s per measurement (default 1.5).
+# Three adapters, one per interrupt payload, for its part e); parts a-d
+# run on adapter 0, as with one adapter.
 bench-gpu: module lib
-	scripts/vm-exec.sh $(KVER) $(BUILD)/libnfence/nfence-gpu-bench \
-		$(BENCH_GPU_ARGS)
+	scripts/vm-exec.sh --insmod "num_adapters=3 interrupt_payload=0,1,2" \
+		$(KVER) $(BUILD)/libnfence/nfence-gpu-bench $(BENCH_GPU_ARGS)
 
 # KVER=debug builds nfence.ko against the debug kernel tree.
 debug-kernel:

@@ -52,6 +52,20 @@
  *     reason, when the adapter, engine 0 or the driver has no user-mode
  *     submission.
  *
+ *  e) the native fence signaled interrupt's payloads (the module parameter
+ *     interrupt_payload; "make bench-gpu" loads three adapters, with the
+ *     signaled fences, no payload (a scan of every fence) and the
+ *     optimized one naming the hardware queue, whose signal log the
+ *     driver reads): on each native fence adapter, with 1, 64 and 4096
+ *     fences that have a CPU waiter, the GPU signals one of them (a
+ *     logged FENCE_SIGNAL naming it) for a CPU waiter that waits again
+ *     each time, as in b). Per payload and count: the driver's time per
+ *     interrupt (debugfs nfence_interrupts handler_ns / interrupts) and
+ *     CPU wake-ups per GPU signal (woken / signals), and the ratio of the
+ *     time per interrupt at 4096 fences to that at 1 fence (the goal for
+ *     the optimized payload: it does not grow, 2x at most). Skipped, with
+ *     the reason, without debugfs.
+ *
  * Every part is sized from a short calibration run to take about the time
  * budget (-t SECONDS, default 1.5) of wall time. -q runs tiny fixed sizes
  * (a smoke test). debugfs is found from the adapter's render node
@@ -62,6 +76,7 @@
  * otherwise.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
@@ -72,6 +87,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,6 +105,9 @@
 #define PINGPONG_MAX	(CMD_SLICES * PINGPONG_SLICE)
 #define SIGNAL_BYTES	32u
 #define SIGNAL_SLICE	(CMD_SIZE / SIGNAL_BYTES)
+/* e): a FENCE_WAIT (24) and a logged FENCE_SIGNAL (48) per round trip */
+#define PAYLOAD_BYTES	72u
+#define PAYLOAD_SLICE	(CMD_SIZE / PAYLOAD_BYTES)
 
 /*
  * d): ring entries, as many as a kernel-mode queue holds before submission
@@ -309,7 +328,11 @@ static NFENCE_CS *slice(struct queue *q, unsigned int i)
 	return &q->cs[i];
 }
 
-static void open_adapter(struct bench *b)
+/*
+ * Open the first adapter with native fences and, for @index -1, two
+ * engines; else the one whose AdapterIndex is @index.
+ */
+static void open_adapter_at(struct bench *b, long index)
 {
 	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
 	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
@@ -329,14 +352,21 @@ static void open_adapter(struct bench *b)
 
 		/* Keep the first that qualifies open, close the others. */
 		if (!b->hAdapter && D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
-		    b->info.Flags.NativeGpuFence && b->info.NumEngines >= 2)
+		    b->info.Flags.NativeGpuFence &&
+		    (index < 0 ? b->info.NumEngines >= 2 :
+		     b->info.AdapterIndex == (UINT)index))
 			b->hAdapter = adapters[i].hAdapter;
 		else
 			D3DKMTCloseAdapter(&c);
 	}
-	if (!b->hAdapter) {
+	if (!b->hAdapter && index < 0) {
 		fprintf(stderr, "%s: no adapter with native fences and two "
 			"engines\n", prog);
+		exit(1);
+	}
+	if (!b->hAdapter) {
+		fprintf(stderr, "%s: adapter %ld has no native fences\n", prog,
+			index);
 		exit(1);
 	}
 	memset(&cd, 0, sizeof(cd));
@@ -1210,6 +1240,291 @@ static void bench_doorbell(struct bench *b)
 	       rr, rr >= 3 ? "met" : "missed");
 }
 
+/* ---- e) interrupt payloads ----------------------------------------- */
+
+static const char *const payload_names[] = {
+	"signaled fences", "none (scan)", "hardware queue (optimized)",
+};
+
+/*
+ * Adapter @index's interrupt_payload module parameter (one value per
+ * adapter, the last repeating), -1 if it cannot be read.
+ */
+static int module_payload(UINT index)
+{
+	char buf[256], *p = buf, *end;
+	long v = -1;
+	UINT i = 0;
+	FILE *f;
+
+	f = fopen("/sys/module/nfence/parameters/interrupt_payload", "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	for (;;) {
+		long x = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		v = x;
+		if (i++ == index || *end != ',')
+			break;
+		p = end + 1;
+	}
+	return v >= 0 && v < (long)(sizeof(payload_names) /
+				    sizeof(payload_names[0])) ? (int)v : -1;
+}
+
+/* The interrupt counters of e). */
+struct payload_counters {
+	long long signals, interrupts, woken, handler_ns;
+};
+
+static void read_payload_counters(const struct bench *b,
+				  struct payload_counters *c)
+{
+	c->signals = debugfs_read(b, "nfence_interrupts", "signals");
+	c->interrupts = debugfs_read(b, "nfence_interrupts", "interrupts");
+	c->woken = debugfs_read(b, "nfence_interrupts", "woken");
+	c->handler_ns = debugfs_read(b, "nfence_interrupts", "handler_ns");
+}
+
+/*
+ * -W INDEX:COUNT (the idle_waiters() child): COUNT fences on adapter
+ * INDEX, each with an asynchronous CPU wait that nothing satisfies; says
+ * so with a byte on stdout, then holds them until stdin closes.
+ */
+static int idle_waiters_main(const char *arg)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	UINT64 never = 1ull << 62;
+	unsigned int index, count;
+	struct bench ib;
+	D3DKMT_HANDLE h;
+	char c = 0;
+	int efd;
+
+	if (sscanf(arg, "%u:%u", &index, &count) != 2)
+		return 2;
+	memset(&ib, 0, sizeof(ib));
+	open_adapter_at(&ib, index);
+	efd = eventfd(0, EFD_CLOEXEC);
+	if (efd < 0)
+		fail(STATUS_INSUFFICIENT_RESOURCES, "eventfd");
+	memset(&w, 0, sizeof(w));
+	w.hDevice = ib.hDevice;
+	w.ObjectCount = 1;
+	w.ObjectHandleArray = &h;
+	w.FenceValueArray = &never;
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+	for (unsigned int i = 0; i < count; i++) {
+		h = create_fence(&ib, &m);
+		ok(D3DKMTWaitForSynchronizationObjectFromCpu(&w),
+		   "asynchronous CPU wait that nothing satisfies");
+	}
+	if (write(1, &c, 1) != 1 || read(0, &c, 1) < 0)
+		return 1;
+	return 0;
+}
+
+/*
+ * A process with @count fences on adapter @index that have a CPU waiter
+ * nothing satisfies (idle_waiters_main(), this program run again with
+ * -W), until *@done (its stdin) is closed. A process of its own, not a
+ * fork: libnfence gives a process one file per adapter, which may have
+ * DRM_NFENCE_MAX_ASYNC_WAITS (4096) waits pending, and the wait that
+ * payload_run() arms again at each round trip is counted until the
+ * kernel reaps its completion.
+ */
+static pid_t idle_waiters(UINT index, unsigned int count, int *done)
+{
+	int ready[2], quit[2];
+	char arg[32], c;
+	pid_t pid;
+
+	*done = -1;
+	if (!count)
+		return 0;
+	/* Close-on-exec: the child must not hold the end it waits on. */
+	if (pipe2(ready, O_CLOEXEC) || pipe2(quit, O_CLOEXEC))
+		fail(STATUS_INSUFFICIENT_RESOURCES, "pipe");
+	snprintf(arg, sizeof(arg), "%u:%u", index, count);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		fail(STATUS_INSUFFICIENT_RESOURCES, "fork");
+	if (!pid) {
+		if (dup2(quit[0], 0) < 0 || dup2(ready[1], 1) < 0)
+			_exit(1);
+		execl("/proc/self/exe", prog, "-W", arg, (char *)NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	close(quit[0]);
+	if (read(ready[0], &c, 1) != 1)
+		fail(STATUS_UNSUCCESSFUL, "idle waiters");
+	close(ready[0]);
+	*done = quit[1];
+	return pid;
+}
+
+/* End the idle_waiters() child. */
+static void idle_waiters_end(pid_t pid, int done)
+{
+	int status;
+
+	if (!pid)
+		return;
+	close(done);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		fail(STATUS_UNSUCCESSFUL, "idle waiters exit");
+}
+
+/*
+ * On adapter @index, freshly opened: @fences - 1 fences with a CPU waiter
+ * that nothing satisfies (idle_waiters()),
+ * and one that the GPU signals, logged, up to PAYLOAD_SLICE times, each
+ * time for a CPU waiter armed before the GPU may signal. Returns the
+ * driver's nanoseconds per interrupt, -1 without the counters.
+ */
+static double payload_run(const struct bench *parent, UINT index,
+			  unsigned int fences, int payload)
+{
+	struct payload_counters c0, c1;
+	D3DDDI_NATIVEFENCEMAPPING m, mgo;
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w;
+	unsigned long i, n = 0, max = parent->quick ? 50 : PAYLOAD_SLICE;
+	D3DKMT_HANDLE f, fgo;
+	UINT64 value, count;
+	pid_t idle_pid;
+	int idle_done;
+	struct bench b;
+	D3DKMT_DESTROYDEVICE dd;
+	D3DKMT_CLOSEADAPTER ca;
+	NFENCE_CS *cs;
+	double t0, t, per_irq;
+	int efd;
+
+	memset(&b, 0, sizeof(b));
+	b.quick = parent->quick;
+	b.budget = parent->budget / 3;
+	open_adapter_at(&b, index);
+	find_debugfs(&b);
+	setup_queue(&b, &b.q[0], 0, true);
+	idle_pid = idle_waiters(index, fences - 1, &idle_done);
+
+	efd = eventfd(0, EFD_CLOEXEC);
+	if (efd < 0)
+		fail(STATUS_INSUFFICIENT_RESOURCES, "eventfd");
+	memset(&w, 0, sizeof(w));
+	w.hDevice = b.hDevice;
+	w.ObjectCount = 1;
+
+	f = create_fence(&b, &m);
+	fgo = create_fence(&b, &mgo);
+	cs = slice(&b.q[0], 0);
+	for (i = 1; i <= max; i++) {
+		NFenceCsWaitNativeFence(cs, &mgo, i);
+		NFenceCsSignalNativeFenceLogged(cs, &m, i, f);
+	}
+	submit(&b.q[0], cs);
+	w.ObjectHandleArray = &f;
+	w.FenceValueArray = &value;
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+
+	read_payload_counters(&b, &c0);
+	t0 = now();
+	while (n < max && (b.quick || n < 16 || now() - t0 < b.budget)) {
+		value = ++n;
+		ok(D3DKMTWaitForSynchronizationObjectFromCpu(&w),
+		   "asynchronous CPU wait");
+		signal_fence(&b, fgo, n);
+		if (read(efd, &count, sizeof(count)) != sizeof(count))
+			fail(STATUS_UNSUCCESSFUL, "read eventfd");
+	}
+	t = now() - t0;
+	read_payload_counters(&b, &c1);
+	signal_fence(&b, fgo, max);
+	queue_idle(&b.q[0]);
+
+	per_irq = -1;
+	if (c0.handler_ns >= 0 && c1.interrupts > c0.interrupts) {
+		long long irqs = c1.interrupts - c0.interrupts;
+
+		per_irq = (double)(c1.handler_ns - c0.handler_ns) /
+			  (double)irqs;
+		printf("payload %d %-27s %4u fences with waiters: %7.1f us "
+		       "per interrupt, %.2f CPU wake-ups per GPU signal "
+		       "(%lld interrupts, %lu round trips, %.0f/s)\n",
+		       payload, payload_names[payload], fences, per_irq / 1000,
+		       (double)(c1.woken - c0.woken) / (double)n, irqs, n,
+		       n / t);
+	}
+	close(efd);
+	idle_waiters_end(idle_pid, idle_done);
+	/* The device and the adapter's file take the waits with them. */
+	dd.hDevice = b.hDevice;
+	ok(D3DKMTDestroyDevice(&dd), "destroy device");
+	ca.hAdapter = b.hAdapter;
+	ok(D3DKMTCloseAdapter(&ca), "close adapter");
+	return per_irq;
+}
+
+static void bench_payloads(struct bench *b)
+{
+	static const unsigned int counts[] = { 1, 64, 4096 };
+	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
+	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
+				    .pAdapters = adapters };
+	double per[3];
+	ULONG i;
+	bool any = false;
+
+	if (!b->debugfs[0]) {
+		printf("payloads: skipped: no debugfs nfence_interrupts\n");
+		return;
+	}
+	ok(D3DKMTEnumAdapters2(&ea), "enumerate adapters");
+	for (i = 0; i < ea.NumAdapters; i++) {
+		D3DKMT_NFENCE_ADAPTER info;
+		D3DKMT_QUERYADAPTERINFO q = {
+			.hAdapter = adapters[i].hAdapter,
+			.Type = KMTQAITYPE_NFENCE_ADAPTER,
+			.pPrivateDriverData = &info,
+			.PrivateDriverDataSize = sizeof(info),
+		};
+		D3DKMT_CLOSEADAPTER c = { .hAdapter = adapters[i].hAdapter };
+		int payload;
+		bool native;
+
+		native = D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
+			 info.Flags.NativeGpuFence;
+		D3DKMTCloseAdapter(&c);
+		payload = native ? module_payload(info.AdapterIndex) : -1;
+		if (payload < 0)
+			continue;
+		any = true;
+		for (unsigned int k = 0; k < 3; k++)
+			per[k] = payload_run(b, info.AdapterIndex, counts[k],
+					     payload);
+		if (per[0] > 0 && per[2] > 0)
+			printf("payload %d %-27s time per interrupt 4096/1 "
+			       "fences: %.2fx%s\n", payload,
+			       payload_names[payload], ratio(per[2], per[0]),
+			       payload == 2 ? (ratio(per[2], per[0]) <= 2 ?
+					       " (goal 2x at most: met)" :
+					       " (goal 2x at most: missed)") :
+			       "");
+	}
+	if (!any)
+		printf("payloads: skipped: no native fence adapter with a "
+		       "readable interrupt_payload\n");
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-d DEBUGFS_DIR]\n",
@@ -1228,8 +1543,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&b, 0, sizeof(b));
 	b.budget = 1.5;
-	while ((opt = getopt(argc, argv, "qt:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "qt:d:W:")) != -1) {
 		switch (opt) {
+		case 'W':
+			return idle_waiters_main(optarg);
 		case 'q':
 			b.quick = true;
 			break;
@@ -1246,7 +1563,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	open_adapter(&b);
+	open_adapter_at(&b, -1);
 	if (dir)
 		snprintf(b.debugfs, sizeof(b.debugfs), "%s", dir);
 	else
@@ -1264,6 +1581,7 @@ int main(int argc, char **argv)
 	bench_interrupts(&b);
 	bench_submission(&b);
 	bench_doorbell(&b);
+	bench_payloads(&b);
 
 	/* Destroying the device destroys everything it holds. */
 	dd.hDevice = b.hDevice;
