@@ -105,8 +105,8 @@
 #define PINGPONG_MAX	(CMD_SLICES * PINGPONG_SLICE)
 #define SIGNAL_BYTES	32u
 #define SIGNAL_SLICE	(CMD_SIZE / SIGNAL_BYTES)
-/* e): a FENCE_WAIT (24) and a logged FENCE_SIGNAL (48) per round trip */
-#define PAYLOAD_BYTES	72u
+/* e): a FENCE_WAIT (24) and a logged FENCE_SIGNAL (40) per round trip */
+#define PAYLOAD_BYTES	64u
 #define PAYLOAD_SLICE	(CMD_SIZE / PAYLOAD_BYTES)
 
 /*

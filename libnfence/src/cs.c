@@ -12,6 +12,7 @@
 
 #include <nfence/d3dkmthk.h>
 #include "drm/nfence_drm.h"
+#include "fence.h"
 
 /* The longest command, in 32-bit words. */
 #define NF_CS_MAX_WORDS \
@@ -158,7 +159,8 @@ NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
 {
 	const uint64_t ops[] = {
 		GpuVa, Value,
-		(uint64_t)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 | hNativeFence,
+		(uint64_t)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 |
+			nf_syncobj_kernel_handle(hNativeFence),
 	};
 
 	if (!nf_cs_aligned(GpuVa))
@@ -177,7 +179,7 @@ NTSTATUS NFenceCsFenceSignalLogged(NFENCE_CS *pCs,
 	const uint64_t ops[] = {
 		CurrentValueGpuVa, MonitoredValueGpuVa, Value,
 		(uint64_t)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 |
-			hNativeFence,
+			nf_syncobj_kernel_handle(hNativeFence),
 	};
 
 	if (!nf_cs_aligned(CurrentValueGpuVa) ||

@@ -52,6 +52,48 @@ struct nf_syncobj *nf_syncobj_lookup(D3DKMT_HANDLE handle)
 	return (struct nf_syncobj *)nf_handle_lookup(handle, NF_HANDLE_SYNCOBJ);
 }
 
+uint32_t nf_syncobj_kernel_handle(D3DKMT_HANDLE handle)
+{
+	struct nf_syncobj *so = nf_syncobj_lookup(handle);
+	uint32_t kernel_handle;
+
+	if (!so)
+		return handle;
+	kernel_handle = so->kernel_handle;
+	nf_syncobj_put(so);
+	return kernel_handle;
+}
+
+struct nf_kernel_match {
+	const struct nf_adapter *adapter;
+	uint32_t kernel_handle;
+};
+
+static bool nf_syncobj_match_kernel(const struct nf_object *obj,
+				    const void *data)
+{
+	const struct nf_syncobj *so = (const struct nf_syncobj *)obj;
+	const struct nf_kernel_match *m = data;
+
+	return so->kernel_handle == m->kernel_handle &&
+	       so->device->adapter == m->adapter;
+}
+
+D3DKMT_HANDLE nf_syncobj_user_handle(const struct nf_adapter *adapter,
+				     uint32_t kernel_handle)
+{
+	struct nf_kernel_match m = { adapter, kernel_handle };
+	struct nf_object *obj;
+	D3DKMT_HANDLE handle;
+
+	obj = nf_handle_find(NF_HANDLE_SYNCOBJ, nf_syncobj_match_kernel, &m);
+	if (!obj)
+		return kernel_handle;
+	handle = obj->handle;
+	nf_object_put(obj);
+	return handle;
+}
+
 static int nf_kernel_fence_destroy(int fd, uint32_t kernel_handle)
 {
 	struct drm_nfence_fence_destroy args = { .handle = kernel_handle };

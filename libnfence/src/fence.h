@@ -40,6 +40,22 @@ struct nf_syncobj {
  */
 struct nf_syncobj *nf_syncobj_lookup(D3DKMT_HANDLE handle);
 
+/*
+ * nf_syncobj_kernel_handle() - the kernel's handle of sync object
+ * @handle, for a native fence log payload; @handle itself if it names no
+ * open sync object (the GPU does not check the payload).
+ */
+uint32_t nf_syncobj_kernel_handle(D3DKMT_HANDLE handle);
+
+/*
+ * nf_syncobj_user_handle() - the D3DKMT handle of the open sync object
+ * whose kernel handle on @adapter's file is @kernel_handle, for a log
+ * entry read back; @kernel_handle itself if there is none (a payload that
+ * named no open sync object, or one closed since).
+ */
+D3DKMT_HANDLE nf_syncobj_user_handle(const struct nf_adapter *adapter,
+				     uint32_t kernel_handle);
+
 static inline void nf_syncobj_put(struct nf_syncobj *so)
 {
 	nf_object_put(&so->base);

@@ -180,6 +180,25 @@ struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
 	return obj;
 }
 
+struct nf_object *nf_handle_find(enum nf_handle_type type,
+				 bool (*match)(const struct nf_object *obj,
+					       const void *data),
+				 const void *data)
+{
+	struct nf_object *obj = NULL;
+	unsigned int b;
+
+	pthread_mutex_lock(&nf_handle_lock);
+	for (b = 0; b < nf_nbuckets && !obj; b++)
+		for (obj = nf_buckets[b]; obj; obj = obj->hash_next)
+			if (obj->type == type && match(obj, data))
+				break;
+	if (obj)
+		nf_object_get(obj);
+	pthread_mutex_unlock(&nf_handle_lock);
+	return obj;
+}
+
 struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
 				   enum nf_handle_type type)
 {

@@ -15,6 +15,7 @@
 #define _NFENCE_HANDLE_H_
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include <nfence/d3dkmthk.h>
 
@@ -64,6 +65,17 @@ NTSTATUS nf_handle_insert(struct nf_object *obj, D3DKMT_HANDLE *handle);
  */
 struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
 				   enum nf_handle_type type);
+
+/*
+ * nf_handle_find() - an open object of @type for which @match(obj, @data)
+ * is true, with a new reference; NULL if none. Looks at every handle (for
+ * the rare reverse lookups: a kernel handle back to the D3DKMT one);
+ * @match runs under the table lock and must not call into this file.
+ */
+struct nf_object *nf_handle_find(enum nf_handle_type type,
+				 bool (*match)(const struct nf_object *obj,
+					       const void *data),
+				 const void *data);
 
 /*
  * nf_handle_remove() - close @handle if it names an object of @type and

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "fence.h"
 #include "gpu.h"
 #include "ioctl.h"
 
@@ -35,9 +36,31 @@ _Static_assert(NFENCE_NATIVE_FENCE_LOG_WAITS == DRM_NFENCE_LOG_TYPE_WAITS &&
 	       NFENCE_NATIVE_FENCE_LOG_OVERRUN == DRM_NFENCE_LOG_READ_OVERRUN,
 	       "log values");
 
+/*
+ * The kernel's entries name fences by its handles on @adapter's file (what
+ * NFenceCs*Logged() wrote): give back the D3DKMT handles (see
+ * nf_syncobj_user_handle()). A run of entries naming one fence costs one
+ * look.
+ */
+static void nf_log_user_handles(const struct nf_adapter *adapter,
+				DXGK_NATIVE_FENCE_LOG_ENTRY *entries, UINT count)
+{
+	D3DKMT_HANDLE kernel_prev = 0, user_prev = 0;
+	UINT i;
+
+	for (i = 0; i < count; i++) {
+		if (!i || entries[i].hNativeFence != kernel_prev) {
+			kernel_prev = entries[i].hNativeFence;
+			user_prev = nf_syncobj_user_handle(adapter, kernel_prev);
+		}
+		entries[i].hNativeFence = user_prev;
+	}
+}
+
 NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead)
 {
 	struct drm_nfence_log_read args;
+	const struct nf_adapter *adapter;
 	struct nf_hwqueue *queue;
 	NTSTATUS st;
 
@@ -55,8 +78,10 @@ NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead)
 	args.cursor = pRead->Cursor;
 	args.entries_ptr = (uint64_t)(uintptr_t)pRead->pEntries;
 	args.num_entries = pRead->NumEntries;
-	st = nf_ioctl_status(queue->device->adapter->fd,
-			     DRM_IOCTL_NFENCE_LOG_READ, &args);
+	adapter = queue->device->adapter;
+	st = nf_ioctl_status(adapter->fd, DRM_IOCTL_NFENCE_LOG_READ, &args);
+	if (NT_SUCCESS(st))
+		nf_log_user_handles(adapter, pRead->pEntries, args.num_entries);
 	nf_object_put(&queue->base);
 	if (!NT_SUCCESS(st))
 		return st;

@@ -738,6 +738,39 @@ TEST_F(gpu, queue_and_progress_fence)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
+/*
+ * A logged fence command carries the kernel's handle of the sync object it
+ * names (what the kernel's optimized interrupt looks up), and any other
+ * value as it is.
+ */
+TEST_F(gpu, logged_command_carries_kernel_handle)
+{
+	D3DDDI_NATIVEFENCEMAPPING m;
+	UINT64 buf[16];
+	D3DKMT_HANDLE first, h;
+	uint32_t k;
+	NFENCE_CS cs;
+
+	first = create_fence(_metadata, self->dev, 0, NULL);
+	h = create_fence(_metadata, self->dev, 0, &m);
+	k = mock_last_fence_handle();
+	ASSERT_NE(0u, k);
+	/* Two handle spaces: the check below must tell them apart. */
+	ASSERT_NE((uint32_t)h, k);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), 0x10000));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFenceLogged(&cs, &m, 1, h));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFenceLogged(&cs, &m, 1, h));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsFenceSignalLogged(&cs, 0x5000, 0x5008, 1, 0x7777));
+	/* FENCE_SIGNAL: header, cv, mv, value, then handle | op << 32 */
+	EXPECT_EQ((UINT64)k, buf[4] & 0xffffffffu);
+	/* FENCE_WAIT: header, va, value, then handle | op << 32 */
+	EXPECT_EQ((UINT64)k, buf[8] & 0xffffffffu);
+	EXPECT_EQ(0x7777u, buf[13] & 0xffffffffu);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(first));
+}
+
 /* NFenceReadNativeFenceLog(): the layouts, the header, the argument checks. */
 TEST_F(gpu, read_native_fence_log)
 {

@@ -235,6 +235,8 @@ static unsigned int mock_interrupts;
 static uint64_t mock_pool_used[MOCK_MAX_NODES][MOCK_POOLS];
 static uint64_t mock_alloc_seq;
 static unsigned int mock_calls[0x20];	/* per nfence ioctl number */
+/* The handle of the last fence handle made, in any file. */
+static uint32_t mock_fence_handle_last;
 static uint32_t mock_hwqueue_flags_last;
 
 static void mock_cmp_run(void);
@@ -442,6 +444,16 @@ unsigned int mock_pending(void)
 			n += mock_files[fd]->queues[i].pending;
 	pthread_mutex_unlock(&mock_lock);
 	return n;
+}
+
+uint32_t mock_last_fence_handle(void)
+{
+	uint32_t h;
+
+	pthread_mutex_lock(&mock_lock);
+	h = mock_fence_handle_last;
+	pthread_mutex_unlock(&mock_lock);
+	return h;
 }
 
 uint32_t mock_last_hwqueue_flags(void)
@@ -750,6 +762,7 @@ static struct mock_local *mock_local_new(struct mock_file *f, uint32_t device,
 	} while (!h || mock_find_local(f, h));
 	l = &f->locals[f->nlocals++];
 	l->handle = h;
+	mock_fence_handle_last = h;
 	l->device = device;
 	l->flags = flags & (DRM_NFENCE_FENCE_NO_SIGNAL | DRM_NFENCE_FENCE_NO_WAIT);
 	l->fence = fence;

@@ -56,6 +56,9 @@ unsigned int mock_live_queues(void);
 /* Queued submissions not yet run (blocked or suspended) over all queues. */
 unsigned int mock_pending(void);
 
+/* The kernel handle of the last fence handle made (create or open). */
+uint32_t mock_last_fence_handle(void);
+
 /* The flags of the last hardware queue created. */
 uint32_t mock_last_hwqueue_flags(void);
 

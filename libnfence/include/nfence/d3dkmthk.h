@@ -1667,8 +1667,12 @@ NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs, const D3DDDI_NA
  * @pCs: the encoder
  * @GpuVa: GPU VA of the fence's CurrentValue
  * @Value: the value to wait for
- * @hNativeFence: the fence's handle, as the log entry names it (the GPU
- *	does not check it)
+ * @hNativeFence: the fence's handle, as the log entry names it. The
+ *	command carries the kernel's handle of that sync object, which
+ *	NFenceReadNativeFenceLog() turns back into @hNativeFence, and with
+ *	which an adapter with the optimized native fence signaled interrupt
+ *	finds the fence's waiters; any other value is written as it is (the
+ *	GPU does not check it)
  *
  * As NFenceCsFenceWait(); when the wait passes, the engine logs it in the
  * queue's wait log (WAIT_UNBLOCKED, the value, @hNativeFence, when it
@@ -1683,7 +1687,9 @@ NFENCE_EXPORT NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_AD
  * @CurrentValueGpuVa: as NFenceCsFenceSignal()
  * @MonitoredValueGpuVa: as NFenceCsFenceSignal()
  * @Value: the value to write
- * @hNativeFence: the fence's handle, as the log entry names it
+ * @hNativeFence: the fence's handle, as the log entry names it (as for
+ *	NFenceCsFenceWaitLogged(); a signal logged under the fence's own
+ *	handle is the one the optimized interrupt finds without a scan)
  *
  * As NFenceCsFenceSignal(); the engine logs the signal in the queue's
  * signal log (SIGNAL_EXECUTED) after writing the value and before the
@@ -2121,7 +2127,11 @@ typedef struct _NFENCE_READNATIVEFENCELOG {
  * When more than a log's worth was written since Cursor, the oldest are
  * gone: Flags says NFENCE_NATIVE_FENCE_LOG_OVERRUN and the copy starts at
  * the oldest entry left. NumEntries 0 reads the header only. A tool needs
- * no GPU VA: this is the kernel's DRM_IOCTL_NFENCE_LOG_READ.
+ * no GPU VA: this is the kernel's DRM_IOCTL_NFENCE_LOG_READ. Each entry's
+ * hNativeFence is the D3DKMT handle of the sync object it names (the
+ * logged command's handle), or, if no open sync object of this process on
+ * the adapter has that kernel handle (closed since, or a value that named
+ * none), the value the command carried.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pRead is NULL, Type
  * is unknown, pEntries is NULL with NumEntries not 0, or Cursor is ahead
