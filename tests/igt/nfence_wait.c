@@ -1984,8 +1984,12 @@ static void test_monitored_async_waiters(void)
 /*
  * DRM_NFENCE_MAX_ASYNC_WAITS pending async waits on one file, then one
  * more: -ENOSPC, and the fence's waiters unchanged. A released wait makes
- * room again; releasing them all fires the eventfd once per wait.
+ * room again by the time its eventfd fires: 200 times over, each wait
+ * released is replaced at once, with no -ENOSPC. Releasing them all fires
+ * the eventfd once per wait.
  */
+#define REARMS	200
+
 static void test_async_wait_limit(void)
 {
 	const uint32_t max = DRM_NFENCE_MAX_ASYNC_WAITS;
@@ -1996,12 +2000,7 @@ static void test_async_wait_limit(void)
 	uint64_t count = 0, v;
 
 	nfence_watchdog(WATCHDOG_S * 2);
-	/*
-	 * A file of its own: a completed wait gives its slot back after its
-	 * eventfd fires, from a work item, so the 4097 waits would still
-	 * count against the shared file in the next subtest. Closing this
-	 * one waits for them.
-	 */
+	/* A file of its own, with nothing else pending. */
 	fd = nfence_open();
 	dev = nfence_device_create(fd);
 	h = create(0, 0, &m);
@@ -2037,23 +2036,24 @@ static void test_async_wait_limit(void)
 		close(efd2);
 	}
 
-	/* The first wait released: its slot comes back. */
-	nfence_fence_signal(fd, dev, h, 1);
-	igt_assert(eventfd_fired(efd, JOIN_MS, &count));
-	for (uint64_t end = nfence_monotonic_ns() + JOIN_MS * 1000000ull;;) {
-		v = max + 1;
+	/* Each wait released: its slot is back when its eventfd fires. */
+	for (uint32_t k = 1; k <= REARMS; k++) {
+		uint64_t fired;
+
+		nfence_fence_signal(fd, dev, h, k);
+		igt_assert(eventfd_fired(efd, JOIN_MS, &fired));
+		count += fired;
+		v = max + k;
 		ret = wait_many(1, &h, &v, FLAG_ASYNC, 0, efd, NULL);
-		if (ret != -ENOSPC || nfence_monotonic_ns() > end)
-			break;
-		usleep(1000);
+		igt_assert_f(ret == 0, "re-arm %u after its eventfd: %d\n", k,
+			     ret);
 	}
-	igt_assert_eq(ret, 0);
 
 	/* All of them, once each. */
-	nfence_fence_signal(fd, dev, h, max + 1);
-	while (count < max + 1 && eventfd_fired(efd, JOIN_MS, &v))
+	nfence_fence_signal(fd, dev, h, max + REARMS);
+	while (count < max + REARMS && eventfd_fired(efd, JOIN_MS, &v))
 		count += v;
-	igt_assert_eq_u64(count, max + 1);
+	igt_assert_eq_u64(count, max + REARMS);
 	assert_idle(&m);
 	close(efd);
 	nfence_fence_destroy(fd, h);
@@ -2996,8 +2996,9 @@ igt_main
 		test_monitored_waiters();
 
 	igt_describe("DRM_NFENCE_MAX_ASYNC_WAITS async waits on a file, then "
-		     "one more: -ENOSPC; a released wait makes room; all "
-		     "fire once each.");
+		     "one more: -ENOSPC; a released wait makes room by the "
+		     "time its eventfd fires (200 re-arms, none refused); "
+		     "all fire once each.");
 	igt_subtest("async-wait-limit")
 		test_async_wait_limit();
 

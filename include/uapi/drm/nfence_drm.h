@@ -598,7 +598,9 @@ struct drm_nfence_fence_open {
  * can signal it any more). With %DRM_NFENCE_WAIT_ASYNC: -EBADF if @eventfd
  * is not an open file descriptor, -EINVAL if it is not an eventfd, -ENOSPC
  * if the file already has %DRM_NFENCE_MAX_ASYNC_WAITS asynchronous waits
- * pending. -ENODEV once the adapter is unplugged: a blocked wait returns
+ * pending (a wait stops being pending when it completes, before its
+ * eventfd is signaled: whoever the eventfd wakes may wait again at once).
+ * -ENODEV once the adapter is unplugged: a blocked wait returns
  * it when the unplug happens, and an asynchronous wait then adds 1 to its
  * @eventfd, so the eventfd says the wait ended, not that it was satisfied.
  */

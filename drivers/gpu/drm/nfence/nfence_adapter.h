@@ -91,14 +91,19 @@ struct nfence_file {
 	struct list_head mv_pool;
 	/** @vm: the file's GPU virtual address space */
 	struct nfence_vm vm;
-	/** @async_lock: protects @async_waits, @num_async and @blocked_waits */
+	/** @async_lock: protects @async_waits and @blocked_waits */
 	struct mutex async_lock;
 	/** @async_waits: pending asynchronous waits */
 	struct list_head async_waits;
 	/** @blocked_waits: blocking waits asleep, for unplug to wake */
 	struct list_head blocked_waits;
-	/** @num_async: entries in @async_waits */
-	u32 num_async;
+	/**
+	 * @num_async: asynchronous waits not completed yet, which
+	 * %DRM_NFENCE_MAX_ASYNC_WAITS bounds: a wait stops counting when it
+	 * completes, before its eventfd is signaled, not when the completion
+	 * work takes it off @async_waits (incremented under @async_lock)
+	 */
+	atomic_t num_async;
 	/** @sched_lock: serializes creating and destroying contexts and queues */
 	struct mutex sched_lock;
 	/** @allocs: allocation handle -> &struct nfence_alloc */

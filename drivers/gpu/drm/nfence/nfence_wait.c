@@ -58,6 +58,8 @@ struct nfence_wait {
 	wait_queue_head_t wq;
 	atomic_t remaining;
 	atomic_t completed;
+	/* 1 while it counts in &nfence_file.num_async (asynchronous waits) */
+	atomic_t counted;
 	struct eventfd_ctx *eventfd;
 	struct work_struct work;
 	u32 count;
@@ -103,6 +105,13 @@ static int nfence_wait_result(struct nfence_wait *wait)
 	return completed > 0 ? 0 : completed;
 }
 
+/* @wait no longer counts against its file's limit; once only. */
+static void nfence_wait_uncount(struct nfence_wait *wait)
+{
+	if (atomic_xchg(&wait->counted, 0))
+		atomic_dec(&wait->file->num_async);
+}
+
 /*
  * Called under the lock of the waitlist that completes the wait, or by an
  * unplug; only the first completion counts, so a satisfied wait keeps its
@@ -116,6 +125,8 @@ static void nfence_wait_complete(struct nfence_wait *wait, int error)
 	if (wait->eventfd) {
 		/* A blocking wait's end is traced by its ioctl. */
 		nfence_wait_trace_end(wait, error);
+		/* Whoever the eventfd wakes may wait again at once. */
+		nfence_wait_uncount(wait);
 		nfence_eventfd_signal(wait->eventfd);
 		kref_get(&wait->ref);
 		queue_work(wait->file->adapter->wait_wq, &wait->work);
@@ -162,7 +173,6 @@ static void nfence_wait_work(struct work_struct *work)
 	mutex_lock(&nfile->async_lock);
 	if (!list_empty(&wait->link)) {
 		list_del_init(&wait->link);
-		nfile->num_async--;
 		owner = true;
 	}
 	mutex_unlock(&nfile->async_lock);
@@ -286,7 +296,8 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	if (!drm_dev_enter(&nfile->adapter->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&nfile->async_lock);
-	if (nfile->num_async >= DRM_NFENCE_MAX_ASYNC_WAITS) {
+	/* Completions only lower the count meanwhile: no overshoot. */
+	if (atomic_read(&nfile->num_async) >= DRM_NFENCE_MAX_ASYNC_WAITS) {
 		mutex_unlock(&nfile->async_lock);
 		drm_dev_exit(idx);
 		return -ENOSPC;
@@ -294,7 +305,8 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	/* The list's reference. */
 	kref_get(&wait->ref);
 	list_add_tail(&wait->link, &nfile->async_waits);
-	nfile->num_async++;
+	atomic_set(&wait->counted, 1);
+	atomic_inc(&nfile->num_async);
 	/*
 	 * Queue the waiters with the lock held: the wait may complete as soon
 	 * as one is queued, and its work item must not dequeue (and free)
@@ -492,7 +504,7 @@ void nfence_file_waits_init(struct nfence_file *nfile)
 	mutex_init(&nfile->async_lock);
 	INIT_LIST_HEAD(&nfile->async_waits);
 	INIT_LIST_HEAD(&nfile->blocked_waits);
-	nfile->num_async = 0;
+	atomic_set(&nfile->num_async, 0);
 }
 
 /**
@@ -533,7 +545,7 @@ void nfence_file_waits_fini(struct nfence_file *nfile)
 	while ((wait = list_first_entry_or_null(&nfile->async_waits,
 						struct nfence_wait, link))) {
 		list_del_init(&wait->link);
-		nfile->num_async--;
+		nfence_wait_uncount(wait);
 		mutex_unlock(&nfile->async_lock);
 		nfence_wait_dequeue(wait);
 		nfence_wait_put(wait);
