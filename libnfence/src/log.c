@@ -27,11 +27,12 @@ _Static_assert(offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY,
 _Static_assert(offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY, FenceEndGpuTimestamp) ==
 	       offsetof(struct drm_nfence_log_entry, end_gpu_timestamp),
 	       "FenceEndGpuTimestamp");
-_Static_assert(NFENCE_NATIVE_FENCE_LOG_WAITS == DRM_NFENCE_LOG_TYPE_WAITS &&
-	       NFENCE_NATIVE_FENCE_LOG_SIGNALS == DRM_NFENCE_LOG_TYPE_SIGNALS &&
-	       NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED ==
+_Static_assert(DXGK_NATIVE_FENCE_LOG_TYPE_WAITS == DRM_NFENCE_LOG_TYPE_WAITS &&
+	       DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS ==
+	       DRM_NFENCE_LOG_TYPE_SIGNALS &&
+	       DXGK_NATIVE_FENCE_LOG_OPERATION_SIGNAL_EXECUTED ==
 	       DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED &&
-	       NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED ==
+	       DXGK_NATIVE_FENCE_LOG_OPERATION_WAIT_UNBLOCKED ==
 	       DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED &&
 	       NFENCE_NATIVE_FENCE_LOG_OVERRUN == DRM_NFENCE_LOG_READ_OVERRUN,
 	       "log values");
@@ -64,8 +65,8 @@ NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead)
 	struct nf_hwqueue *queue;
 	NTSTATUS st;
 
-	if (!pRead || (pRead->Type != NFENCE_NATIVE_FENCE_LOG_WAITS &&
-		       pRead->Type != NFENCE_NATIVE_FENCE_LOG_SIGNALS) ||
+	if (!pRead || (pRead->Type != DXGK_NATIVE_FENCE_LOG_TYPE_WAITS &&
+		       pRead->Type != DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS) ||
 	    (pRead->NumEntries && !pRead->pEntries))
 		return STATUS_INVALID_PARAMETER;
 	queue = nf_hwqueue_lookup(pRead->hHwQueue);

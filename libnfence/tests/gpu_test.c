@@ -789,12 +789,18 @@ TEST_F(gpu, read_native_fence_log)
 				FenceObservedGpuTimestamp));
 	EXPECT_EQ(40u, offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY,
 				FenceEndGpuTimestamp));
+	/* The seed's values (section 15.1), pinned one by one. */
+	EXPECT_EQ(4u, sizeof(DXGK_NATIVE_FENCE_LOG_TYPE));
+	EXPECT_EQ(1, DXGK_NATIVE_FENCE_LOG_TYPE_WAITS);
+	EXPECT_EQ(2, DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS);
+	EXPECT_EQ(0, DXGK_NATIVE_FENCE_LOG_OPERATION_SIGNAL_EXECUTED);
+	EXPECT_EQ(1, DXGK_NATIVE_FENCE_LOG_OPERATION_WAIT_UNBLOCKED);
 
 	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
 	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
 	memset(&r, 0, sizeof(r));
 	r.hHwQueue = q.hHwQueue;
-	r.Type = NFENCE_NATIVE_FENCE_LOG_SIGNALS;
+	r.Type = DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS;
 	r.pEntries = e;
 	r.NumEntries = 2;
 	r.Flags = 7;
@@ -802,15 +808,17 @@ TEST_F(gpu, read_native_fence_log)
 	EXPECT_EQ(0u, r.NumEntries);
 	EXPECT_EQ(0u, r.Cursor);
 	EXPECT_EQ(0u, r.Flags);
-	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_SIGNALS, r.Header.Type);
+	EXPECT_EQ((UINT)DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS, r.Header.Type);
 	EXPECT_EQ(84u, r.Header.NumberOfEntries);
 	EXPECT_EQ(0u, r.Header.FirstFreeEntryIndex);
 
 	/* Bad arguments, each with the rest valid. */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(NULL));
-	r.Type = 2;
+	r.Type = 0;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
-	r.Type = NFENCE_NATIVE_FENCE_LOG_WAITS;
+	r.Type = 3;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
+	r.Type = DXGK_NATIVE_FENCE_LOG_TYPE_WAITS;
 	r.NumEntries = 2;
 	r.pEntries = NULL;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
@@ -823,7 +831,7 @@ TEST_F(gpu, read_native_fence_log)
 	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceReadNativeFenceLog(&r));
 	r.hHwQueue = q.hHwQueue;
 	EXPECT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
-	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_WAITS, r.Header.Type);
+	EXPECT_EQ((UINT)DXGK_NATIVE_FENCE_LOG_TYPE_WAITS, r.Header.Type);
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
 	r.hHwQueue = q.hHwQueue;

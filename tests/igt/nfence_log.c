@@ -318,7 +318,7 @@ static void test_read_bad_flags(void)
 
 static void test_read_bad_type(void)
 {
-	const uint32_t types[] = { 2, 3, 0x100, INT32_MAX, UINT32_MAX };
+	const uint32_t types[] = { 0, 3, 0x100, INT32_MAX, UINT32_MAX };
 	struct drm_nfence_log_read r;
 	struct nfence_queue q;
 
@@ -329,7 +329,7 @@ static void test_read_bad_type(void)
 		expect_read_error(fd, &r, -EINVAL);
 	}
 	/* Before the lookup: an unknown queue does not hide it. */
-	r = read_args(&q, 2);
+	r = read_args(&q, 0);
 	r.hwqueue = UINT32_MAX;
 	expect_read_error(fd, &r, -EINVAL);
 	nfence_queue_destroy(&q);
@@ -788,7 +788,7 @@ static void test_tracepoints(void)
 		[PAYLOAD_QUEUE] = "payload=queue fences=1 woken=1",
 	};
 	uint64_t payload = nfence_param_get_u64("interrupt_payload");
-	char entry[64];
+	char entry[80];
 	struct drm_nfence_fence_mapping m;
 	struct drm_nfence_fence_wait w;
 	const char *dir = nfence_tracefs();
@@ -825,6 +825,7 @@ static void test_tracepoints(void)
 	igt_assert_eq(__nfence_fence_wait(fd, &w), 0);
 	nfence_queue_create(&q, fd, dev, 0, 0);
 	nfence_queue_begin(&q, &cs);
+	nfence_cs_work(&cs, 4343);
 	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
 				   m.monitored_value_gpu_va, 434343, h,
 				   OP_SIGNAL);
@@ -847,10 +848,15 @@ static void test_tracepoints(void)
 		     "no async wait_begin event\n");
 	igt_assert_f(strstr(text, "value=434343 from=gpu"),
 		     "no GPU signal event\n");
-	snprintf(entry, sizeof(entry), "log=signals handle=%#x value=434343",
-		 h);
-	igt_assert_f(strstr(text, entry), "no log entry event \"%s\"\n",
-		     entry);
+	/* The signal log's entry names the fence by its id, not 0. */
+	snprintf(entry, sizeof(entry),
+		 "handle=%#x value=434343 observed_ts=0 gpu_ts=", h);
+	igt_assert_f(strstr(text, "log=signals fence=") && strstr(text, entry),
+		     "no log entry event \"%s\"\n", entry);
+	snprintf(entry, sizeof(entry), "fence=0 handle=%#x", h);
+	igt_assert_f(!strstr(text, entry), "log entry without its fence\n");
+	igt_assert_f(strstr(text, "nfence_work:") && strstr(text, "ns=4343"),
+		     "no work event\n");
 	igt_assert_f(strstr(text, "nfence_interrupt:") &&
 		     strstr(text, irq_text[payload]),
 		     "no interrupt event \"%s\"\n", irq_text[payload]);

@@ -1256,14 +1256,14 @@ struct drm_nfence_doorbell_notify {
  * buffers, a larger log while tracing.
  */
 
-/* DRM_NFENCE_LOG_TYPE_WAITS: a queue's wait log (nfence's value) */
-#define DRM_NFENCE_LOG_TYPE_WAITS	0
-/* DRM_NFENCE_LOG_TYPE_SIGNALS: a queue's signal log (nfence's value) */
-#define DRM_NFENCE_LOG_TYPE_SIGNALS	1
+/* DRM_NFENCE_LOG_TYPE_WAITS: a queue's wait log (DXGK_NATIVE_FENCE_LOG_TYPE_WAITS) */
+#define DRM_NFENCE_LOG_TYPE_WAITS	1
+/* DRM_NFENCE_LOG_TYPE_SIGNALS: its signal log (DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS) */
+#define DRM_NFENCE_LOG_TYPE_SIGNALS	2
 
-/* DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED: a signal ran (nfence's value) */
+/* DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED: a signal ran (the Windows value) */
 #define DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED	0
-/* DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED: a wait was satisfied (nfence's value) */
+/* DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED: a wait was satisfied (the Windows value) */
 #define DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED	1
 
 /* DRM_NFENCE_LOG_ENTRIES: entries of a 4 KiB log buffer */

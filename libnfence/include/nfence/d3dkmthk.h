@@ -2063,13 +2063,19 @@ NFENCE_EXPORT NTSTATUS NFenceResumeContext(D3DKMT_HANDLE hContext);
 NFENCE_EXPORT NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext, D3DKMT_NFENCE_CONTEXT_STATE *pState);
 
 /*
- * Native fence log buffers (WDDM 3.2): the layouts of d3dukmdt.h. The
- * Windows values of DXGK_NATIVE_FENCE_LOG_TYPE and of the operation types
- * are not in the documentation nfence is built from, so their Windows
- * names are not defined here (a value would be a guess): the type and
- * operation fields hold nfence's values, NFENCE_NATIVE_FENCE_LOG_* below.
+ * Native fence log buffers (WDDM 3.2): the layouts of d3dukmdt.h, and the
+ * values of the log types and operations as the native fence seed gives
+ * them.
  */
-typedef UINT DXGK_NATIVE_FENCE_LOG_TYPE;
+typedef enum _DXGK_NATIVE_FENCE_LOG_TYPE {
+	DXGK_NATIVE_FENCE_LOG_TYPE_WAITS = 1,	/* a queue's wait log */
+	DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS = 2,	/* its signal log */
+} DXGK_NATIVE_FENCE_LOG_TYPE;
+
+typedef enum _DXGK_NATIVE_FENCE_LOG_OPERATION {
+	DXGK_NATIVE_FENCE_LOG_OPERATION_SIGNAL_EXECUTED = 0,
+	DXGK_NATIVE_FENCE_LOG_OPERATION_WAIT_UNBLOCKED = 1,
+} DXGK_NATIVE_FENCE_LOG_OPERATION;
 
 /* DXGK_NATIVE_FENCE_LOG_HEADER: the head of a log buffer (40 bytes). */
 typedef struct _DXGK_NATIVE_FENCE_LOG_HEADER {
@@ -2080,7 +2086,7 @@ typedef struct _DXGK_NATIVE_FENCE_LOG_HEADER {
 		};
 		UINT64 AtomicWraparoundAndEntryIndex;	/* both, one word */
 	};
-	DXGK_NATIVE_FENCE_LOG_TYPE Type;	/* NFENCE_NATIVE_FENCE_LOG_* */
+	DXGK_NATIVE_FENCE_LOG_TYPE Type;	/* DXGK_NATIVE_FENCE_LOG_TYPE_* */
 	UINT64 NumberOfEntries;		/* entries after the header */
 	UINT64 Reserved[2];
 } DXGK_NATIVE_FENCE_LOG_HEADER;
@@ -2089,18 +2095,20 @@ typedef struct _DXGK_NATIVE_FENCE_LOG_HEADER {
 typedef struct _DXGK_NATIVE_FENCE_LOG_ENTRY {
 	UINT64 FenceValue;		/* the value signaled or waited for */
 	D3DKMT_HANDLE hNativeFence;	/* as the logged command named it */
-	UINT OperationType;		/* NFENCE_NATIVE_FENCE_LOG_OP_* */
+	UINT OperationType;		/* DXGK_NATIVE_FENCE_LOG_OPERATION_* */
 	UINT64 Reserved0;
 	UINT64 FenceObservedGpuTimestamp;	/* a wait: first seen unresolved */
 	UINT64 Reserved1;
 	UINT64 FenceEndGpuTimestamp;	/* when it completed */
 } DXGK_NATIVE_FENCE_LOG_ENTRY;
 
-/* nfence's log types and operations (the uapi's DRM_NFENCE_LOG_*). */
-#define NFENCE_NATIVE_FENCE_LOG_WAITS			0
-#define NFENCE_NATIVE_FENCE_LOG_SIGNALS			1
-#define NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED	0
-#define NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED	1
+/* Earlier names of the log types and operations, the same values. */
+#define NFENCE_NATIVE_FENCE_LOG_WAITS	DXGK_NATIVE_FENCE_LOG_TYPE_WAITS
+#define NFENCE_NATIVE_FENCE_LOG_SIGNALS	DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS
+#define NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED \
+	DXGK_NATIVE_FENCE_LOG_OPERATION_SIGNAL_EXECUTED
+#define NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED \
+	DXGK_NATIVE_FENCE_LOG_OPERATION_WAIT_UNBLOCKED
 
 /* NFENCE_NATIVE_FENCE_LOG_OVERRUN: entries past the cursor were lost */
 #define NFENCE_NATIVE_FENCE_LOG_OVERRUN			0x1
@@ -2108,7 +2116,7 @@ typedef struct _DXGK_NATIVE_FENCE_LOG_ENTRY {
 /* NFENCE_READNATIVEFENCELOG: argument of NFenceReadNativeFenceLog(). */
 typedef struct _NFENCE_READNATIVEFENCELOG {
 	D3DKMT_HANDLE hHwQueue;		/* in: the queue */
-	UINT Type;			/* in: NFENCE_NATIVE_FENCE_LOG_WAITS/_SIGNALS */
+	UINT Type;			/* in: DXGK_NATIVE_FENCE_LOG_TYPE_* */
 	UINT64 Cursor;			/* in/out: entries seen so far (start 0) */
 	DXGK_NATIVE_FENCE_LOG_ENTRY *pEntries;	/* out: room for NumEntries */
 	UINT NumEntries;		/* in: room; out: entries read */

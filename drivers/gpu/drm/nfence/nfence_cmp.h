@@ -172,7 +172,7 @@ struct nfence_cmp_queue {
 	/** @ring: a user-mode queue's ring while it has a doorbell, or NULL */
 	struct nfence_cmp_ring *ring;
 	/**
-	 * @logs: its native fence log buffers, by DRM_NFENCE_LOG_TYPE_*;
+	 * @logs: its native fence log buffers, by &enum nfence_log_kind;
 	 * NULL for none. Set before the queue is added, fixed after.
 	 */
 	struct nfence_log *logs;

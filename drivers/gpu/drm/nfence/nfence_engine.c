@@ -104,14 +104,72 @@ static bool nfence_engine_store_low(u64 *cv, u64 value)
 }
 
 /*
- * Log a fence operation the engine has just done in @q's log of @type
+ * The fence whose CurrentValue is at @va, @p in the kernel, with a
+ * reference; NULL for memory that is not one. A pool page's fence_at
+ * answers for the whole stride of a slot: only its first word is the value.
+ */
+static struct nfence_fence *nfence_engine_fence_at(struct nfence_cmp *cmp,
+						   struct nfence_vm_mapping *map,
+						   u64 va, u64 *p,
+						   struct nfence_cmp_fence *view)
+{
+	struct nfence_fence *fence;
+
+	if (!map->fence_at)
+		return NULL;
+	fence = map->fence_at(map, va - map->node.start);
+	if (!fence)
+		return NULL;
+	cmp->ops->fence_view(fence, view);
+	if (view->cv != p) {
+		cmp->ops->fence_put(fence);
+		fence = NULL;
+	}
+	return fence;
+}
+
+/* Give back the reference nfence_engine_fence_at() took. */
+static void nfence_engine_fence_put(struct nfence_cmp *cmp,
+				    struct nfence_fence *fence)
+{
+	if (fence)
+		cmp->ops->fence_put(fence);
+}
+
+/*
+ * The id of the fence whose CurrentValue is at @va in @q's address space
+ * (locked), for the trace: 0 for memory that is not a fence.
+ */
+static u32 nfence_engine_fence_id(struct nfence_cmp *cmp,
+				  struct nfence_cmp_queue *q, u64 va)
+{
+	struct nfence_vm_mapping *map;
+	struct nfence_cmp_fence view;
+	struct nfence_fence *fence;
+	u64 *p;
+	u32 id;
+
+	p = nfence_vm_find_locked(q->vm, va, sizeof(u64), false, &map);
+	if (!p)
+		return 0;
+	fence = nfence_engine_fence_at(cmp, map, va, p, &view);
+	if (!fence)
+		return 0;
+	id = view.id;
+	cmp->ops->fence_put(fence);
+	return id;
+}
+
+/*
+ * Log a fence operation the engine has just done in @q's log of @kind
  * (the command's payload, the GPU's timestamps). A wait's @observed is
  * when the engine first found it unresolved, 0 if it never did (then the
  * entry says it was observed when it ended); a signal's is 0, as the
  * seed's signal entry has no FenceObservedGpuTimestamp.
  */
 static void nfence_engine_log(struct nfence_cmp *cmp,
-			      struct nfence_cmp_queue *q, u32 type,
+			      struct nfence_cmp_queue *q,
+			      enum nfence_log_kind kind,
 			      const struct nfence_cs_cmd *cmd, u64 observed)
 {
 	struct drm_nfence_log_entry entry = {
@@ -121,11 +179,14 @@ static void nfence_engine_log(struct nfence_cmp *cmp,
 	};
 
 	entry.end_gpu_timestamp = nfence_gpu_timestamp(cmp->gpu, NULL);
-	if (type == DRM_NFENCE_LOG_TYPE_WAITS)
+	if (kind == NFENCE_LOG_WAITS)
 		entry.observed_gpu_timestamp = observed ?: entry.end_gpu_timestamp;
-	nfence_log_append(&q->logs[type], &entry);
-	trace_nfence_log_entry(cmp->gpu->index, q->id, type, entry.fence_value,
-			       entry.fence_handle, entry.end_gpu_timestamp);
+	nfence_log_append(&q->logs[kind], &entry);
+	if (trace_nfence_log_entry_enabled())
+		trace_nfence_log_entry(cmp->gpu->index, q->engine, q->id,
+				       nfence_log_type(kind),
+				       nfence_engine_fence_id(cmp, q, cmd->va),
+				       &entry);
 }
 
 /*
@@ -204,7 +265,7 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 	else
 		carry = !nfence_engine_store_low(cv, value);
 	if (log)
-		nfence_engine_log(cmp, q, DRM_NFENCE_LOG_TYPE_SIGNALS, log, 0);
+		nfence_engine_log(cmp, q, NFENCE_LOG_SIGNALS, log, 0);
 	/* Order the stores (value, log) before the MonitoredValue load. */
 	smp_mb();
 	irq = mv && value > READ_ONCE(*mv);
@@ -221,39 +282,6 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 	} else if (mv) {
 		atomic64_inc(&stats->suppressed);
 	}
-}
-
-/*
- * The fence whose CurrentValue is at @va, @p in the kernel, with a
- * reference; NULL for memory that is not one. A pool page's fence_at
- * answers for the whole stride of a slot: only its first word is the value.
- */
-static struct nfence_fence *nfence_engine_fence_at(struct nfence_cmp *cmp,
-						   struct nfence_vm_mapping *map,
-						   u64 va, u64 *p,
-						   struct nfence_cmp_fence *view)
-{
-	struct nfence_fence *fence;
-
-	if (!map->fence_at)
-		return NULL;
-	fence = map->fence_at(map, va - map->node.start);
-	if (!fence)
-		return NULL;
-	cmp->ops->fence_view(fence, view);
-	if (view->cv != p) {
-		cmp->ops->fence_put(fence);
-		fence = NULL;
-	}
-	return fence;
-}
-
-/* Give back the reference nfence_engine_fence_at() took. */
-static void nfence_engine_fence_put(struct nfence_cmp *cmp,
-				    struct nfence_fence *fence)
-{
-	if (fence)
-		cmp->ops->fence_put(fence);
 }
 
 /**
@@ -315,7 +343,7 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 					   q, log);
 	else if (log)
 		/* An AlwaysSignaled fence is not written; the command ran. */
-		nfence_engine_log(cmp, q, DRM_NFENCE_LOG_TYPE_SIGNALS, log, 0);
+		nfence_engine_log(cmp, q, NFENCE_LOG_SIGNALS, log, 0);
 	nfence_engine_fence_put(cmp, fence);
 	return 0;
 }
@@ -438,7 +466,7 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			return 0;
 		}
 		if (cmd->log)
-			nfence_engine_log(cmp, q, DRM_NFENCE_LOG_TYPE_WAITS, cmd,
+			nfence_engine_log(cmp, q, NFENCE_LOG_WAITS, cmd,
 					  q->wait_seen_ts);
 		q->wait_seen_ts = 0;
 		return 0;
@@ -461,6 +489,9 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			 * TIMESTAMP just before it must see it last its time.
 			 */
 			now = ktime_get_ns();
+			trace_nfence_work(cmp->gpu->index, q->engine, q->id,
+					  nfence_gpu_timestamp(cmp->gpu, NULL),
+					  cmd->value);
 			e->busy = q;
 			e->busy_until_ns = now + cmd->value;
 			q->state = NFENCE_QUEUE_RUNNING;

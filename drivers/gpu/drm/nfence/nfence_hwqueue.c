@@ -67,13 +67,13 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
 static int nfence_hwqueue_logs_init(struct nfence_hwqueue *q,
 				    struct nfence_vm *vm)
 {
-	u32 type;
+	u32 kind;
 	int ret;
 
-	for (type = 0; type < ARRAY_SIZE(q->logs); type++) {
-		ret = nfence_log_init(&q->logs[type], type);
+	for (kind = 0; kind < ARRAY_SIZE(q->logs); kind++) {
+		ret = nfence_log_init(&q->logs[kind], nfence_log_type(kind));
 		if (!ret)
-			ret = nfence_log_map(&q->logs[type], vm);
+			ret = nfence_log_map(&q->logs[kind], vm);
 		if (ret)
 			return ret;
 	}
@@ -84,19 +84,19 @@ static int nfence_hwqueue_logs_init(struct nfence_hwqueue *q,
 /* Unmap @q's log buffers (any of them mapped, or none). */
 static void nfence_hwqueue_logs_unmap(struct nfence_hwqueue *q)
 {
-	u32 type;
+	u32 kind;
 
-	for (type = 0; type < ARRAY_SIZE(q->logs); type++)
-		nfence_log_unmap(&q->logs[type]);
+	for (kind = 0; kind < ARRAY_SIZE(q->logs); kind++)
+		nfence_log_unmap(&q->logs[kind]);
 }
 
 /* Free @q's log buffers, unmapped. */
 static void nfence_hwqueue_logs_fini(struct nfence_hwqueue *q)
 {
-	u32 type;
+	u32 kind;
 
-	for (type = 0; type < ARRAY_SIZE(q->logs); type++)
-		nfence_log_fini(&q->logs[type]);
+	for (kind = 0; kind < ARRAY_SIZE(q->logs); kind++)
+		nfence_log_fini(&q->logs[kind]);
 }
 
 static void nfence_hwqueue_release(struct kref *ref)
@@ -847,9 +847,9 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	args->log_entries = 0;
 	if (q->hw.logs) {
 		args->wait_log_gpu_va =
-			q->logs[DRM_NFENCE_LOG_TYPE_WAITS].map.node.start;
+			q->logs[NFENCE_LOG_WAITS].map.node.start;
 		args->signal_log_gpu_va =
-			q->logs[DRM_NFENCE_LOG_TYPE_SIGNALS].map.node.start;
+			q->logs[NFENCE_LOG_SIGNALS].map.node.start;
 		args->log_entries = DRM_NFENCE_LOG_ENTRIES;
 	}
 	mutex_unlock(&nfile->sched_lock);
@@ -908,7 +908,9 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 		goto out_free;
 	}
 	nfence_cmp_lock(nfence_hwqueue_cmp(q));
-	memcpy(copy, q->logs[args->type].vaddr, NFENCE_LOG_SIZE);
+	memcpy(copy, q->logs[args->type == DRM_NFENCE_LOG_TYPE_WAITS ?
+			     NFENCE_LOG_WAITS : NFENCE_LOG_SIGNALS].vaddr,
+	       NFENCE_LOG_SIZE);
 	nfence_cmp_unlock(nfence_hwqueue_cmp(q));
 
 	cursor = args->cursor;
@@ -1063,7 +1065,7 @@ static unsigned int nfence_hwqueue_read_log(struct nfence_adapter *adapter,
 	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
 
 	return nfence_interrupt_log(adapter, q->ctx->device->file,
-				    &hw->logs[DRM_NFENCE_LOG_TYPE_SIGNALS],
+				    &hw->logs[NFENCE_LOG_SIGNALS],
 				    &q->irq_cursor, hw->progress);
 }
 

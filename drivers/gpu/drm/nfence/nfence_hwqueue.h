@@ -95,11 +95,11 @@ struct nfence_hwqueue {
 	/** @dead: CMP: destroyed, off the runlist */
 	bool dead;
 	/**
-	 * @logs: native fence log buffers, by DRM_NFENCE_LOG_TYPE_*, on an
+	 * @logs: native fence log buffers, by &enum nfence_log_kind, on an
 	 * adapter with native fences (then @hw.logs points here): mapped
 	 * while the queue is in its file, freed with the queue
 	 */
-	struct nfence_log logs[2];
+	struct nfence_log logs[NFENCE_NUM_LOGS];
 	/**
 	 * @irq_cursor: CMP: how far the optimized interrupt has read the
 	 * signal log (see nfence_interrupt_log())

@@ -16,6 +16,25 @@
 #define NFENCE_LOG_SIZE		PAGE_SIZE
 
 /**
+ * enum nfence_log_kind - a log's place in a queue's pair of logs
+ * @NFENCE_LOG_WAITS: the wait log (%DRM_NFENCE_LOG_TYPE_WAITS)
+ * @NFENCE_LOG_SIGNALS: the signal log (%DRM_NFENCE_LOG_TYPE_SIGNALS)
+ * @NFENCE_NUM_LOGS: logs per queue
+ */
+enum nfence_log_kind {
+	NFENCE_LOG_WAITS,
+	NFENCE_LOG_SIGNALS,
+	NFENCE_NUM_LOGS
+};
+
+/* The uapi log type (the Windows DXGK_NATIVE_FENCE_LOG_TYPE) of a kind. */
+static inline u32 nfence_log_type(enum nfence_log_kind kind)
+{
+	return kind == NFENCE_LOG_WAITS ? DRM_NFENCE_LOG_TYPE_WAITS :
+					  DRM_NFENCE_LOG_TYPE_SIGNALS;
+}
+
+/**
  * struct nfence_log - one native fence log buffer of a hardware queue
  *
  * @vaddr holds a &struct drm_nfence_log_header and

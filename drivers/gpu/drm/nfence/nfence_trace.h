@@ -12,6 +12,8 @@
 #include <linux/tracepoint.h>
 #include <linux/types.h>
 
+#include <drm/nfence_drm.h>
+
 /*
  * NFENCE_TRACE_IRQ_*: what a native fence signaled interrupt carried (the
  * seed's payloads), for the nfence_interrupt event: signaled fences, none
@@ -112,26 +114,62 @@ TRACE_EVENT(nfence_doorbell_ring,
 		      __entry->queue, __entry->write_index)
 );
 
+/*
+ * nfence_log_entry: the GPU wrote a native fence log entry (see the uapi's
+ * "native fence log buffers"): @type is the log, DRM_NFENCE_LOG_TYPE_*,
+ * @fence the id of the fence at the command's address (0 for none; the
+ * @handle is the command's claim), and the GPU timestamps are ticks of
+ * the adapter's timestamp frequency.
+ */
 TRACE_EVENT(nfence_log_entry,
-	    TP_PROTO(u32 adapter, u32 queue, u32 type, u64 value, u32 handle,
-		     u64 end_ts),
-	    TP_ARGS(adapter, queue, type, value, handle, end_ts),
+	    TP_PROTO(u32 adapter, u32 engine, u32 queue, u32 type, u32 fence,
+		     const struct drm_nfence_log_entry *log),
+	    TP_ARGS(adapter, engine, queue, type, fence, log),
 	    TP_STRUCT__entry(__field(u32, adapter)
+			     __field(u32, engine)
 			     __field(u32, queue)
 			     __field(u32, type)
+			     __field(u32, fence)
 			     __field(u32, handle)
 			     __field(u64, value)
+			     __field(u64, observed_ts)
 			     __field(u64, end_ts)),
 	    TP_fast_assign(__entry->adapter = adapter;
+			   __entry->engine = engine;
 			   __entry->queue = queue;
 			   __entry->type = type;
-			   __entry->handle = handle;
-			   __entry->value = value;
-			   __entry->end_ts = end_ts;),
-	    TP_printk("adapter=%u queue=%u log=%s handle=%#x value=%llu gpu_ts=%llu",
-		      __entry->adapter, __entry->queue,
-		      __entry->type ? "signals" : "waits", __entry->handle,
-		      __entry->value, __entry->end_ts)
+			   __entry->fence = fence;
+			   __entry->handle = log->fence_handle;
+			   __entry->value = log->fence_value;
+			   __entry->observed_ts = log->observed_gpu_timestamp;
+			   __entry->end_ts = log->end_gpu_timestamp;),
+	    TP_printk("adapter=%u engine=%u queue=%u log=%s fence=%u handle=%#x value=%llu observed_ts=%llu gpu_ts=%llu",
+		      __entry->adapter, __entry->engine, __entry->queue,
+		      __entry->type == DRM_NFENCE_LOG_TYPE_SIGNALS ?
+		      "signals" : "waits", __entry->fence, __entry->handle,
+		      __entry->value, __entry->observed_ts, __entry->end_ts)
+);
+
+/*
+ * nfence_work: an engine starts a WORK command of @queue that keeps it
+ * busy for @ns nanoseconds from the GPU timestamp @gpu_ts.
+ */
+TRACE_EVENT(nfence_work,
+	    TP_PROTO(u32 adapter, u32 engine, u32 queue, u64 gpu_ts, u64 ns),
+	    TP_ARGS(adapter, engine, queue, gpu_ts, ns),
+	    TP_STRUCT__entry(__field(u32, adapter)
+			     __field(u32, engine)
+			     __field(u32, queue)
+			     __field(u64, gpu_ts)
+			     __field(u64, ns)),
+	    TP_fast_assign(__entry->adapter = adapter;
+			   __entry->engine = engine;
+			   __entry->queue = queue;
+			   __entry->gpu_ts = gpu_ts;
+			   __entry->ns = ns;),
+	    TP_printk("adapter=%u engine=%u queue=%u gpu_ts=%llu ns=%llu",
+		      __entry->adapter, __entry->engine, __entry->queue,
+		      __entry->gpu_ts, __entry->ns)
 );
 
 #endif /* NFENCE_TRACE_H */

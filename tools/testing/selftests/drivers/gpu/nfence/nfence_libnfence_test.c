@@ -2872,7 +2872,7 @@ TEST_F(gpu, logged_fence_commands)
 	/* The entries, read back through NFenceReadNativeFenceLog(). */
 	memset(&r, 0, sizeof(r));
 	r.hHwQueue = g->q[0].hHwQueue;
-	r.Type = NFENCE_NATIVE_FENCE_LOG_SIGNALS;
+	r.Type = DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS;
 	r.pEntries = e;
 	r.NumEntries = 4;
 	ASSERT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
@@ -2882,17 +2882,17 @@ TEST_F(gpu, logged_fence_commands)
 	EXPECT_EQ(2ull, e[0].FenceValue);
 	EXPECT_EQ(3ull, e[1].FenceValue);
 	EXPECT_EQ(a, e[0].hNativeFence);
-	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_OP_SIGNAL_EXECUTED,
+	EXPECT_EQ((UINT)DXGK_NATIVE_FENCE_LOG_OPERATION_SIGNAL_EXECUTED,
 		  e[1].OperationType);
 	EXPECT_LE(e[0].FenceEndGpuTimestamp, e[1].FenceEndGpuTimestamp);
 	r.hHwQueue = g->q[1].hHwQueue;
-	r.Type = NFENCE_NATIVE_FENCE_LOG_WAITS;
+	r.Type = DXGK_NATIVE_FENCE_LOG_TYPE_WAITS;
 	r.Cursor = 0;
 	r.NumEntries = 4;
 	ASSERT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
 	ASSERT_EQ(2u, r.NumEntries);
 	EXPECT_EQ(3ull, e[0].FenceValue);
-	EXPECT_EQ((UINT)NFENCE_NATIVE_FENCE_LOG_OP_WAIT_UNBLOCKED,
+	EXPECT_EQ((UINT)DXGK_NATIVE_FENCE_LOG_OPERATION_WAIT_UNBLOCKED,
 		  e[0].OperationType);
 	EXPECT_LE(e[0].FenceObservedGpuTimestamp, e[0].FenceEndGpuTimestamp);
 	EXPECT_EQ(84ull, r.Header.NumberOfEntries);
