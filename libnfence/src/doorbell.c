@@ -242,12 +242,13 @@ static struct nf_doorbell *nf_doorbell_lookup(D3DKMT_HANDLE handle)
 
 /*
  * DOORBELL_CONNECT or DOORBELL_NOTIFY (both take the device and doorbell
- * handles, then zeros) on the doorbell @handle names.
+ * handles, then zeros; NOTIFY's argument is CONNECT's first 16 bytes) on
+ * the doorbell @handle names.
  */
 static NTSTATUS nf_doorbell_call(D3DKMT_HANDLE handle, UINT flags,
 				 unsigned long request)
 {
-	_Static_assert(sizeof(struct drm_nfence_doorbell_connect) ==
+	_Static_assert(sizeof(struct drm_nfence_doorbell_connect) >=
 		       sizeof(struct drm_nfence_doorbell_notify) &&
 		       offsetof(struct drm_nfence_doorbell_notify, handle) ==
 		       offsetof(struct drm_nfence_doorbell_connect, handle),

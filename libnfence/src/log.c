@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "adapter.h"
 #include "fence.h"
 #include "gpu.h"
 #include "ioctl.h"
@@ -34,7 +35,10 @@ _Static_assert(DXGK_NATIVE_FENCE_LOG_TYPE_WAITS == DRM_NFENCE_LOG_TYPE_WAITS &&
 	       DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED &&
 	       DXGK_NATIVE_FENCE_LOG_OPERATION_WAIT_UNBLOCKED ==
 	       DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED &&
-	       NFENCE_NATIVE_FENCE_LOG_OVERRUN == DRM_NFENCE_LOG_READ_OVERRUN,
+	       NFENCE_NATIVE_FENCE_LOG_OVERRUN == DRM_NFENCE_LOG_READ_OVERRUN &&
+	       D3DDDI_LOGGING_LEVEL_DEFAULT == DRM_NFENCE_LOGGING_LEVEL_DEFAULT &&
+	       D3DDDI_LOGGING_LEVEL_ALL == DRM_NFENCE_LOGGING_LEVEL_ALL &&
+	       NFENCE_LOGGING_RECREATE == DRM_NFENCE_LOGGING_RECREATE,
 	       "log values");
 
 /*
@@ -90,5 +94,29 @@ NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead)
 	pRead->NumEntries = args.num_entries;
 	pRead->Flags = args.status;
 	memcpy(&pRead->Header, &args.header, sizeof(pRead->Header));
+	pRead->GpuVa = args.gpu_va;
 	return STATUS_SUCCESS;
+}
+
+NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel)
+{
+	struct drm_nfence_logging_level args;
+	struct nf_adapter *adapter;
+	NTSTATUS st;
+
+	if (!pLevel || (pLevel->LoggingLevel != D3DDDI_LOGGING_LEVEL_DEFAULT &&
+			pLevel->LoggingLevel != D3DDDI_LOGGING_LEVEL_ALL) ||
+	    (pLevel->Flags & ~(UINT)NFENCE_LOGGING_RECREATE))
+		return STATUS_INVALID_PARAMETER;
+	adapter = nf_adapter_lookup(pLevel->hAdapter);
+	if (!adapter)
+		return STATUS_INVALID_HANDLE;
+	memset(&args, 0, sizeof(args));
+	args.level = pLevel->LoggingLevel;
+	args.flags = pLevel->Flags;
+	st = nf_ioctl_status(adapter->fd, DRM_IOCTL_NFENCE_LOGGING_LEVEL, &args);
+	nf_adapter_put(adapter);
+	if (NT_SUCCESS(st))
+		pLevel->PreviousLevel = (D3DDDI_LOGGING_LEVEL)args.previous;
+	return st;
 }

@@ -839,6 +839,41 @@ TEST_F(gpu, read_native_fence_log)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
+/* NFenceSetLoggingLevel(): the values, the previous level, the checks. */
+TEST_F(gpu, set_logging_level)
+{
+	NFENCE_SETLOGGINGLEVEL l;
+
+	EXPECT_EQ(0, D3DDDI_LOGGING_LEVEL_DEFAULT);
+	EXPECT_EQ(1, D3DDDI_LOGGING_LEVEL_ALL);
+	memset(&l, 0, sizeof(l));
+	l.hAdapter = self->adapters[0].hAdapter;
+	l.LoggingLevel = D3DDDI_LOGGING_LEVEL_ALL;
+	l.PreviousLevel = (D3DDDI_LOGGING_LEVEL)7;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(D3DDDI_LOGGING_LEVEL_DEFAULT, l.PreviousLevel);
+	l.LoggingLevel = D3DDDI_LOGGING_LEVEL_DEFAULT;
+	l.Flags = NFENCE_LOGGING_RECREATE;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(D3DDDI_LOGGING_LEVEL_ALL, l.PreviousLevel);
+
+	/* Bad arguments, each with the rest valid; nothing written. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSetLoggingLevel(NULL));
+	l.PreviousLevel = (D3DDDI_LOGGING_LEVEL)7;
+	l.LoggingLevel = (D3DDDI_LOGGING_LEVEL)2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSetLoggingLevel(&l));
+	l.LoggingLevel = D3DDDI_LOGGING_LEVEL_DEFAULT;
+	l.Flags = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSetLoggingLevel(&l));
+	l.Flags = 0;
+	l.hAdapter = self->dev;
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSetLoggingLevel(&l));
+	/* No native fences, no logs. */
+	l.hAdapter = self->adapters[1].hAdapter;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(7, (int)l.PreviousLevel);
+}
+
 TEST_F(gpu, queue_arguments)
 {
 	D3DKMT_CREATEHWQUEUE q;

@@ -242,6 +242,27 @@ static uint32_t mock_hwqueue_flags_last;
 static void mock_cmp_run(void);
 static void mock_settle(void);
 static void mock_file_free_gpu(struct mock_file *f);
+/*
+ * DRM_IOCTL_NFENCE_LOGGING_LEVEL: the kernel's checks, in its order; the
+ * level is kept per adapter index (the fake adapters have no queue logs
+ * to recreate).
+ */
+static int mock_logging_level(const struct mock_node *node,
+			      struct drm_nfence_logging_level *args)
+{
+	static uint32_t levels[MOCK_MAX_NODES];
+	uint32_t *level = &levels[node->adapter.index % MOCK_MAX_NODES];
+
+	if (args->level > DRM_NFENCE_LOGGING_LEVEL_ALL ||
+	    (args->flags & ~DRM_NFENCE_LOGGING_RECREATE) || args->pad)
+		return -EINVAL;
+	if (!node->adapter.native_fences)
+		return -EOPNOTSUPP;
+	args->previous = *level;
+	*level = args->level;
+	return 0;
+}
+
 static void mock_remove_device_gpu(struct mock_file *f, uint32_t device);
 
 static int (*real_ioctl)(int, unsigned long, ...);
@@ -1760,6 +1781,7 @@ static int mock_log_read(int fd, const struct mock_node *node,
 	args->header.num_entries = DRM_NFENCE_LOG_ENTRIES;
 	args->num_entries = 0;
 	args->status = 0;
+	args->gpu_va = 0x100000000ull + args->type * 0x1000;
 	return 0;
 }
 
@@ -2369,6 +2391,8 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_submit_sync(fd, arg, true);
 	case DRM_IOCTL_NFENCE_LOG_READ:
 		return mock_log_read(fd, node, arg);
+	case DRM_IOCTL_NFENCE_LOGGING_LEVEL:
+		return mock_logging_level(node, arg);
 	}
 	return -ENOTTY;
 }

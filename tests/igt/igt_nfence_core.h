@@ -121,6 +121,7 @@ bool __igt_fork(void);
 int __igt_waitchildren(void);
 void igt_waitchildren(void);
 void igt_waitchildren_timeout(int seconds, const char *reason);
+void igt_drop_root(void);
 
 /*
  * alarm(seconds) with a SIGALRM handler (no SA_RESTART) that fails the

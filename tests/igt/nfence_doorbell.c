@@ -37,6 +37,8 @@ IGT_TEST_DESCRIPTION("User-mode submission: DRM_IOCTL_NFENCE_DOORBELL_"
 #define ST_NOTIFY	DRM_NFENCE_DOORBELL_CONNECTED_NOTIFY_KMD
 #define ST_RETRY	DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY
 #define ST_ABORT	DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT
+#define LEVEL_DEFAULT	DRM_NFENCE_LOGGING_LEVEL_DEFAULT
+#define LEVEL_ALL	DRM_NFENCE_LOGGING_LEVEL_ALL
 #define PAGE		4096u
 #define RING_BYTES	PAGE
 #define RING_ENTRIES	(RING_BYTES / sizeof(struct drm_nfence_ring_entry))
@@ -351,6 +353,78 @@ static void test_connect_submit(void)
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
 	uq_assert_read_index(&u, 1);
 	igt_assert_eq_u64(*u.last_queued, value);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+static void level_default(int sig)
+{
+	struct drm_nfence_logging_level l = { .level = LEVEL_DEFAULT };
+
+	(void)sig;
+	__nfence_logging_level(fd, &l);
+}
+
+/* Connect: the status, and the logging level the call returned. */
+static uint32_t uq_connect_level(struct uq *u, uint32_t *level)
+{
+	struct drm_nfence_doorbell_connect c = {
+		.device = u->q.device, .handle = u->doorbell,
+		.logging_level = 0xdead,
+	};
+
+	igt_assert_eq(__db_connect(u->q.fd, &c), 0);
+	*level = c.logging_level;
+	return c.status;
+}
+
+/*
+ * The seed's detailed-logging switch: a new logging level disconnects
+ * every doorbell (DISCONNECTED_RETRY); a connect returns the new level
+ * and writes it in the status page's second word, and work rung after the
+ * reconnect runs. The same level again leaves doorbells connected.
+ */
+static void test_logging_level_reconnect(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	volatile const uint64_t *level_word;
+	uint64_t value;
+	uint32_t level;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(nfence_has_native_fences(fd),
+		      "no native fences: no logs, no logging level\n");
+	igt_install_exit_handler(level_default);
+	level_default(0);
+	uq_create(&u, fd, dev, 0, 0);
+	level_word = u.status + 1;
+	igt_assert_eq(uq_connect_level(&u, &level), ST_CONNECTED);
+	igt_assert_eq_u32(level, LEVEL_DEFAULT);
+	igt_assert_eq_u64(*level_word, LEVEL_DEFAULT);
+
+	igt_assert_eq_u32(nfence_logging_level(fd, LEVEL_ALL, 0),
+			  LEVEL_DEFAULT);
+	igt_assert_eq_u64(*u.status, ST_RETRY);
+	igt_assert_eq_u64(*level_word, LEVEL_DEFAULT);	/* until a connect */
+	igt_assert_eq(uq_connect_level(&u, &level), ST_CONNECTED);
+	igt_assert_eq_u32(level, LEVEL_ALL);
+	igt_assert_eq_u64(*level_word, LEVEL_ALL);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+
+	/* The same level, new buffers: doorbells stay connected. */
+	nfence_logging_level(fd, LEVEL_ALL, DRM_NFENCE_LOGGING_RECREATE);
+	igt_assert_neq_u64(*u.status, ST_RETRY);
+
+	igt_assert_eq_u32(nfence_logging_level(fd, LEVEL_DEFAULT, 0),
+			  LEVEL_ALL);
+	igt_assert_eq_u64(*u.status, ST_RETRY);
+	igt_assert_eq(uq_connect_level(&u, &level), ST_CONNECTED);
+	igt_assert_eq_u32(level, LEVEL_DEFAULT);
+	igt_assert_eq_u64(*level_word, LEVEL_DEFAULT);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
 	uq_destroy(&u);
 	nfence_device_destroy(fd, dev);
 }
@@ -1645,6 +1719,9 @@ static void test_connect_bad(enum db_bad bad)
 	c.flags = 1;
 	igt_assert_eq(__db_connect(fd, &c), -EINVAL);
 	c.flags = 0;
+	c.pad = 1;
+	igt_assert_eq(__db_connect(fd, &c), -EINVAL);
+	c.pad = 0;
 	igt_assert_eq(__db_connect(fd, &c), 0);
 	uq_destroy(&u);
 	nfence_device_destroy(fd, dev2);
@@ -1808,6 +1885,12 @@ igt_main
 		     "runs, the read index and the last queued value follow.");
 	igt_subtest("connect-submit")
 		test_connect_submit();
+
+	igt_describe("A new logging level disconnects every doorbell; the "
+		     "connect returns the level and writes it in the status "
+		     "page, and work rung after it runs.");
+	igt_subtest("logging-level-reconnect")
+		test_logging_level_reconnect();
 
 	igt_describe("The CMP's taking of a ring shows as an "
 		     "nfence_doorbell_ring trace event with its write index.");

@@ -1816,6 +1816,27 @@ int __nfence_log_read(int fd, struct drm_nfence_log_read *read)
 }
 
 /**
+ * __nfence_logging_level: DRM_IOCTL_NFENCE_LOGGING_LEVEL, 0 or -errno
+ */
+int __nfence_logging_level(int fd, struct drm_nfence_logging_level *level)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_LOGGING_LEVEL, level);
+}
+
+/**
+ * nfence_logging_level: set an adapter's logging level, or fail the test
+ *
+ * Returns the previous level.
+ */
+uint32_t nfence_logging_level(int fd, uint32_t level, uint32_t flags)
+{
+	struct drm_nfence_logging_level l = { .level = level, .flags = flags };
+
+	igt_assert_eq(__nfence_logging_level(fd, &l), 0);
+	return l.previous;
+}
+
+/**
  * __nfence_doorbell_notify: DRM_IOCTL_NFENCE_DOORBELL_NOTIFY, 0 or -errno
  */
 int __nfence_doorbell_notify(int fd, struct drm_nfence_doorbell_notify *notify)

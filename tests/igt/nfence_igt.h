@@ -344,6 +344,8 @@ char *nfence_trace_read(const char *dir);
 void nfence_trace_events(const char *dir, const char *event, bool on);
 
 int __nfence_log_read(int fd, struct drm_nfence_log_read *read);
+int __nfence_logging_level(int fd, struct drm_nfence_logging_level *level);
+uint32_t nfence_logging_level(int fd, uint32_t level, uint32_t flags);
 
 void nfence_queue_create(struct nfence_queue *q, int fd, uint32_t device,
 			 uint32_t engine, uint32_t flags);

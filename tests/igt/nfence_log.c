@@ -27,6 +27,9 @@ IGT_TEST_DESCRIPTION("Native fence log buffers (WDDM 3.2): every hardware "
 #define WATCHDOG_S	60
 #define WAIT_MS		10000
 #define N		DRM_NFENCE_LOG_ENTRIES
+#define N_ALL		340	/* max_log_entries: a log at level ALL */
+#define LEVEL_DEFAULT	DRM_NFENCE_LOGGING_LEVEL_DEFAULT
+#define LEVEL_ALL	DRM_NFENCE_LOGGING_LEVEL_ALL
 #define WAITS		DRM_NFENCE_LOG_TYPE_WAITS
 #define SIGNALS		DRM_NFENCE_LOG_TYPE_SIGNALS
 #define ST_FAULTED	DRM_NFENCE_CONTEXT_STATE_FAULTED
@@ -66,6 +69,27 @@ static uint32_t read_log(const struct nfence_queue *q, uint32_t type,
 	*cursor = r.cursor;
 	if (status)
 		*status = r.status;
+	return r.num_entries;
+}
+
+/* As read_log(), at whatever size the log has now. */
+static uint32_t read_n(const struct nfence_queue *q, uint32_t type,
+		       uint64_t *cursor, struct drm_nfence_log_entry *out,
+		       uint32_t room, uint32_t *status)
+{
+	struct drm_nfence_log_read r = {
+		.device = q->device,
+		.hwqueue = q->handle,
+		.type = type,
+		.cursor = *cursor,
+		.entries_ptr = (uint64_t)(uintptr_t)out,
+		.num_entries = room,
+	};
+
+	igt_assert_eq(__nfence_log_read(q->fd, &r), 0);
+	igt_assert_eq_u32(r.header.type, type);
+	*cursor = r.cursor;
+	*status = r.status;
 	return r.num_entries;
 }
 
@@ -117,7 +141,7 @@ static void test_queue_logs(void)
 	nfence_watchdog(WATCHDOG_S);
 	nfence_query_fence_caps(fd, &caps);
 	/* The geometry the driver allocates, and the cap. */
-	igt_assert_eq_u32(caps.max_log_entries, N);
+	igt_assert_eq_u32(caps.max_log_entries, N_ALL);
 	igt_assert_eq_u32(caps.log_header_size,
 			  sizeof(struct drm_nfence_log_header));
 	igt_assert_eq_u32(caps.log_entry_size,
@@ -126,6 +150,8 @@ static void test_queue_logs(void)
 			  DRM_NFENCE_FENCE_CAP_LOG_BUFFERS);
 	igt_assert_lte(sizeof(struct drm_nfence_log_header) +
 		       N * sizeof(struct drm_nfence_log_entry), PAGE);
+	igt_assert_lte(sizeof(struct drm_nfence_log_header) +
+		       N_ALL * sizeof(struct drm_nfence_log_entry), 4 * PAGE);
 
 	nfence_queue_create(&a, fd, dev, 0, 0);
 	nfence_queue_create(&b, fd, dev, 0,
@@ -1330,8 +1356,18 @@ static void test_no_logs(void)
 	expect_read_error(nfd, &r, -EOPNOTSUPP);
 	r = read_args(&q, SIGNALS);
 	expect_read_error(nfd, &r, -EOPNOTSUPP);
-	r = read_args(&q, 2);
+	r = read_args(&q, 0);
 	expect_read_error(nfd, &r, -EINVAL);
+	/* No logs to size: no logging level either. */
+	{
+		struct drm_nfence_logging_level l = {
+			.level = DRM_NFENCE_LOGGING_LEVEL_ALL,
+		};
+
+		igt_assert_eq(__nfence_logging_level(nfd, &l), -EOPNOTSUPP);
+		l.flags = 2;
+		igt_assert_eq(__nfence_logging_level(nfd, &l), -EINVAL);
+	}
 	/* A command with a log payload faults the context there. */
 	{
 		struct drm_nfence_context_control ctl;
@@ -1354,6 +1390,386 @@ static void test_no_logs(void)
 	nfence_queue_destroy(&q);
 	nfence_device_destroy(nfd, ndev);
 	close(nfd);
+}
+
+/* Put the adapter of @fd back at the default level (an exit handler). */
+static void level_default(int sig)
+{
+	struct drm_nfence_logging_level l = { .level = LEVEL_DEFAULT };
+
+	(void)sig;
+	if (fd >= 0)
+		__nfence_logging_level(fd, &l);
+}
+
+/* @q's log @type as it is now: header, GPU VA. */
+static struct drm_nfence_log_read log_now(const struct nfence_queue *q,
+					  uint32_t type)
+{
+	struct drm_nfence_log_read r = read_args(q, type);
+
+	igt_assert_eq(__nfence_log_read(q->fd, &r), 0);
+	igt_assert_eq_u32(r.header.type, type);
+	return r;
+}
+
+/* A LOGGING_LEVEL call that must fail with @err and write nothing back. */
+static void expect_level_error(struct drm_nfence_logging_level l, int err)
+{
+	struct drm_nfence_logging_level orig;
+	struct nfence_queue q;
+
+	l.previous = 0xdeadbeef;
+	orig = l;
+	igt_assert_eq(__nfence_logging_level(fd, &l), err);
+	igt_assert_f(!memcmp(&l, &orig, sizeof(l)),
+		     "logging level struct changed on failure\n");
+	/* Nothing changed: a queue made now has the default logs. */
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	igt_assert_eq_u32(q.log_entries, N);
+	nfence_queue_destroy(&q);
+}
+
+static void test_level_bad_level(void)
+{
+	const uint32_t levels[] = { 2, 3, 0x100, INT32_MAX, UINT32_MAX };
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(levels); i++)
+		expect_level_error((struct drm_nfence_logging_level){
+					   .level = levels[i] }, -EINVAL);
+}
+
+static void test_level_bad_flags(void)
+{
+	const uint32_t flags[] = { 2, 4, 1u << 31, UINT32_MAX };
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++)
+		expect_level_error((struct drm_nfence_logging_level){
+					   .level = LEVEL_ALL,
+					   .flags = flags[i] }, -EINVAL);
+}
+
+static void test_level_bad_pad(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	expect_level_error((struct drm_nfence_logging_level){
+				   .level = LEVEL_ALL, .pad = 1 }, -EINVAL);
+	expect_level_error((struct drm_nfence_logging_level){
+				   .level = LEVEL_ALL, .pad = UINT32_MAX },
+			   -EINVAL);
+}
+
+/*
+ * Without CAP_SYS_ADMIN: -EACCES, before any other check, and nothing
+ * changes for anyone.
+ */
+static void test_level_not_root(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	igt_fork(child, 1) {
+		struct drm_nfence_logging_level l = { .level = LEVEL_ALL };
+
+		igt_drop_root();
+		igt_assert_eq(__nfence_logging_level(fd, &l), -EACCES);
+		l.level = 2;
+		igt_assert_eq(__nfence_logging_level(fd, &l), -EACCES);
+	}
+	igt_waitchildren();
+	expect_level_error((struct drm_nfence_logging_level){ .level = 2 },
+			   -EINVAL);
+}
+
+/* The GPU reads the header of the log at @va: num_entries is @n. */
+static void expect_gpu_reads(uint64_t va, uint32_t n)
+{
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	uint64_t v;
+
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait(&cs, va + 16, n);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, WAIT_MS));
+	igt_assert_eq_u32(nfence_queue_state(&q, NULL) & ST_FAULTED, 0);
+	nfence_queue_destroy(&q);
+}
+
+/*
+ * A FENCE_WAIT of @q reading @va faults there: nothing is mapped (the
+ * queue's own old log VAs, unmapped last when logs are recreated, and
+ * taken by nothing while no queue is made since). @q's context faults.
+ */
+static void expect_gpu_fault(struct nfence_queue *q, uint64_t va)
+{
+	struct drm_nfence_context_control ctl;
+	struct nfence_cs cs;
+
+	nfence_queue_begin(q, &cs);
+	nfence_cs_fence_wait(&cs, va, 0);
+	nfence_queue_submit(q, &cs);
+	igt_assert_eq(nfence_queue_wait(q, q->submitted, WAIT_MS), 0);
+	nfence_queue_state(q, &ctl);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, va);
+}
+
+/* @count logged signals of @h (mapping @m) on @q, values from @first. */
+static void logged_signals(struct nfence_queue *q,
+			   const struct drm_nfence_fence_mapping *m,
+			   uint32_t h, uint64_t first, uint32_t count)
+{
+	struct nfence_cs cs;
+	uint64_t v = 0;
+
+	/* 64 logged signals fit a command buffer. */
+	for (uint32_t done = 0; done < count;) {
+		nfence_queue_begin(q, &cs);
+		for (uint32_t i = 0; i < 64 && done < count; i++, done++)
+			nfence_cs_fence_signal_log(&cs, m->current_value_gpu_va,
+						   m->monitored_value_gpu_va,
+						   first + done, h, OP_SIGNAL);
+		v = nfence_queue_submit(q, &cs);
+	}
+	igt_assert(nfence_queue_poll(q, v, WAIT_MS));
+}
+
+/*
+ * Level ALL: every queue's logs, and a new queue's, are the larger ones at
+ * new GPU VAs, which the GPU reads, while the old VAs are unmapped; they
+ * hold more than a default log without overrunning; back at DEFAULT the
+ * logs are the default size again.
+ */
+static void test_level_all(void)
+{
+	struct drm_nfence_log_entry *e;
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_log_read r[2];
+	struct nfence_queue a, b, c;
+	uint64_t cursor = 0;
+	uint32_t h, status;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_install_exit_handler(level_default);
+	level_default(0);
+	e = calloc(N_ALL, sizeof(*e));
+	igt_assert(e);
+	nfence_queue_create(&a, fd, dev, 0, 0);
+	nfence_queue_create(&c, fd, dev, 0, 0);
+	igt_assert_eq_u32(nfence_logging_level(fd, LEVEL_ALL, 0),
+			  LEVEL_DEFAULT);
+	/* The last queue's old logs were unmapped last: nothing there. */
+	expect_gpu_fault(&c, c.signal_log_gpu_va + 16);
+	nfence_queue_destroy(&c);
+	for (uint32_t type = WAITS; type <= SIGNALS; type++) {
+		r[type - WAITS] = log_now(&a, type);
+		igt_assert_eq_u64(r[type - WAITS].header.num_entries, N_ALL);
+		igt_assert_eq_u32(r[type - WAITS].header.first_free_entry_index,
+				  0);
+		igt_assert_neq_u64(r[type - WAITS].gpu_va, log_va(&a, type));
+		igt_assert_eq_u64(r[type - WAITS].gpu_va % PAGE, 0);
+		expect_gpu_reads(r[type - WAITS].gpu_va, N_ALL);
+	}
+	igt_assert_neq_u64(r[0].gpu_va, r[1].gpu_va);
+
+	/* A queue made now: the larger logs, where it was told. */
+	nfence_queue_create(&b, fd, dev, 0, 0);
+	igt_assert_eq_u32(b.log_entries, N_ALL);
+	igt_assert_eq_u64(log_now(&b, WAITS).gpu_va, b.wait_log_gpu_va);
+	igt_assert_eq_u64(log_now(&b, SIGNALS).gpu_va, b.signal_log_gpu_va);
+
+	/* More than a default log holds, none lost. */
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	logged_signals(&a, &m, h, 1, N + 20);
+	igt_assert_eq_u32(read_n(&a, SIGNALS, &cursor, e, N_ALL, &status),
+			  N + 20);
+	igt_assert_eq_u32(status, 0);
+	igt_assert_eq_u64(e[N + 19].fence_value, N + 20);
+
+	igt_assert_eq_u32(nfence_logging_level(fd, LEVEL_DEFAULT, 0),
+			  LEVEL_ALL);
+	igt_assert_eq_u64(log_now(&a, SIGNALS).header.num_entries, N);
+	igt_assert_eq_u64(log_now(&b, WAITS).header.num_entries, N);
+	nfence_queue_destroy(&b);
+	nfence_queue_destroy(&a);
+	nfence_fence_destroy(fd, h);
+	free(e);
+}
+
+/*
+ * New buffers at the same level (the seed's "Dxgkrnl may destroy and
+ * recreate the log buffers"): a new GPU VA, an empty header, and the
+ * cursor carries on; entries not read before are gone (an overrun), those
+ * written after are read in order.
+ */
+static void test_level_recreate(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_log_entry e[4];
+	struct drm_nfence_log_read r;
+	struct nfence_queue q;
+	uint64_t cursor = 0;
+	uint32_t h, status;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_install_exit_handler(level_default);
+	level_default(0);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	logged_signals(&q, &m, h, 1, 3);
+	igt_assert_eq_u32(read_n(&q, SIGNALS, &cursor, e, 1, &status), 1);
+
+	igt_assert_eq_u32(nfence_logging_level(fd, LEVEL_DEFAULT,
+					       DRM_NFENCE_LOGGING_RECREATE),
+			  LEVEL_DEFAULT);
+	r = log_now(&q, SIGNALS);
+	igt_assert_neq_u64(r.gpu_va, q.signal_log_gpu_va);
+	igt_assert_eq_u32(r.header.first_free_entry_index, 0);
+	igt_assert_eq_u32(r.header.wraparound_count, 0);
+	igt_assert_eq_u64(r.header.num_entries, N);
+	/* From 0: the three entries of the old buffer are gone. */
+	igt_assert_eq_u64(r.cursor, 3);
+	igt_assert_eq_u32(r.status, DRM_NFENCE_LOG_READ_OVERRUN);
+
+	/* Entries 2 and 3 were not read: gone, and the reader is told. */
+	igt_assert_eq_u32(read_n(&q, SIGNALS, &cursor, e, 4, &status), 0);
+	igt_assert_eq_u32(status, DRM_NFENCE_LOG_READ_OVERRUN);
+	igt_assert_eq_u64(cursor, 3);
+	logged_signals(&q, &m, h, 4, 2);
+	igt_assert_eq_u32(read_n(&q, SIGNALS, &cursor, e, 4, &status), 2);
+	igt_assert_eq_u32(status, 0);
+	igt_assert_eq_u64(cursor, 5);
+	assert_entry(&e[0], 4, h, OP_SIGNAL);
+	assert_entry(&e[1], 5, h, OP_SIGNAL);
+	/* The old buffer's VA is unmapped (the context faults). */
+	expect_gpu_fault(&q, q.signal_log_gpu_va);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/* @count WORKs of 20 us, each then a logged signal of @h; the last seqno. */
+static uint64_t work_and_signals(struct nfence_queue *q,
+				 const struct drm_nfence_fence_mapping *m,
+				 uint32_t h, uint32_t count)
+{
+	struct nfence_cs cs;
+	uint64_t v = 0;
+
+	for (uint32_t i = 1; i <= count; i++) {
+		if (i % 50 == 1)
+			nfence_queue_begin(q, &cs);
+		nfence_cs_work(&cs, 20000);
+		nfence_cs_fence_signal_log(&cs, m->current_value_gpu_va,
+					   m->monitored_value_gpu_va, i, h,
+					   OP_SIGNAL);
+		if (i % 50 == 0 || i == count)
+			v = nfence_queue_submit(q, &cs);
+	}
+	return v;
+}
+
+/*
+ * New buffers while the engine logs: a queue runs logged signals between
+ * short WORKs while the logs are recreated again and again; every signal
+ * is counted once in the log's position, the queue does not fault, and
+ * the fence ends at the last value.
+ */
+static void test_level_recreate_running(void)
+{
+	const uint32_t signals = 400;
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_log_entry *e;
+	const volatile uint64_t *cv;
+	struct nfence_queue q;
+	uint64_t cursor = 0, v;
+	uint32_t h, status, n;
+	unsigned int rounds = 0;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_install_exit_handler(level_default);
+	level_default(0);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	v = work_and_signals(&q, &m, h, signals);
+	while (!nfence_queue_poll(&q, v, 0)) {
+		nfence_logging_level(fd, rounds & 1 ? LEVEL_DEFAULT : LEVEL_ALL,
+				     DRM_NFENCE_LOGGING_RECREATE);
+		rounds++;
+	}
+	nfence_logging_level(fd, LEVEL_DEFAULT, 0);
+	igt_info("%u recreations while the queue ran\n", rounds);
+	igt_assert_lt(0, rounds);
+	igt_assert_eq_u32(nfence_queue_state(&q, NULL) & ST_FAULTED, 0);
+	cv = nfence_fence_map(fd, &m);
+	igt_assert_eq_u64(*cv, signals);
+	nfence_fence_unmap(cv);
+	/*
+	 * The position: every signal once, whatever buffer it went to. From
+	 * 0 the read starts at the oldest entry left (an overrun: older
+	 * buffers are gone) and ends at the log's position.
+	 */
+	e = calloc(N_ALL, sizeof(*e));
+	igt_assert(e);
+	n = read_n(&q, SIGNALS, &cursor, e, N_ALL, &status);
+	igt_assert_eq_u64(cursor, signals);
+	/* Unless the last recreation came after it: the last signal last. */
+	if (n)
+		igt_assert_eq_u64(e[n - 1].fence_value, signals);
+	free(e);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+}
+
+/*
+ * The optimized interrupt across new buffers: the driver's own cursor in
+ * the signal log carries on, so a waiter for a logged signal after the
+ * logs were recreated (the same level, then ALL) is woken through the
+ * queue's log, without an overrun or a scan.
+ */
+static void test_optimized_recreate(void)
+{
+	struct nfence_interrupts before, after;
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_logging_level l;
+	struct payload_adapter a;
+	struct nfence_queue q;
+	uint32_t h;
+	int efd;
+
+	nfence_watchdog(WATCHDOG_S);
+	payload_adapter_require(PAYLOAD_QUEUE, &a);
+	h = nfence_fence_create(a.fd, a.dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
+				0, &m);
+	nfence_queue_create(&q, a.fd, a.dev, 0, 0);
+	logged_signals(&q, &m, h, 1, 3);
+	for (uint32_t level = LEVEL_DEFAULT; level <= LEVEL_ALL; level++) {
+		l = (struct drm_nfence_logging_level){
+			.level = level,
+			.flags = DRM_NFENCE_LOGGING_RECREATE,
+		};
+		igt_assert_eq(__nfence_logging_level(a.fd, &l), 0);
+		efd = async_waiter(a.fd, a.dev, h, 10 + level);
+		nfence_debugfs_interrupts(a.dir, &before);
+		logged_signals(&q, &m, h, 10 + level, 1);
+		igt_assert_f(eventfd_fired(efd, WAIT_MS), "waiter not woken\n");
+		nfence_debugfs_interrupts(a.dir, &after);
+		igt_assert_eq_u64(after.queue_irqs, before.queue_irqs + 1);
+		igt_assert_eq_u64(after.log_entries, before.log_entries + 1);
+		igt_assert_eq_u64(after.overruns, before.overruns);
+		igt_assert_eq_u64(after.scans, before.scans);
+		close(efd);
+	}
+	l = (struct drm_nfence_logging_level){ .level = LEVEL_DEFAULT };
+	igt_assert_eq(__nfence_logging_level(a.fd, &l), 0);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(a.fd, h);
+	payload_adapter_close(&a);
 }
 
 static void test_hwqueue_bad_pad2(void)
@@ -1395,7 +1811,8 @@ igt_main
 
 		igt_describe("Every queue has a wait and a signal log of 84 "
 			     "entries at distinct page-aligned GPU VAs; the "
-			     "caps give that geometry and no log cap yet.");
+			     "caps give that geometry, max_log_entries the "
+			     "size at logging level ALL.");
 		igt_subtest("queue-logs")
 			test_queue_logs();
 
@@ -1560,6 +1977,55 @@ igt_main
 		     "logs.");
 	igt_subtest("optimized-engine-wide")
 		test_optimized_engine_wide();
+
+	igt_subtest_group {
+		igt_fixture
+			igt_require_f(native, "adapter has no native fences\n");
+
+		igt_describe("LOGGING_LEVEL fails with -EINVAL for an unknown "
+			     "level and writes nothing back.");
+		igt_subtest("level-bad-level")
+			test_level_bad_level();
+
+		igt_describe("LOGGING_LEVEL fails with -EINVAL for unknown "
+			     "flags.");
+		igt_subtest("level-bad-flags")
+			test_level_bad_flags();
+
+		igt_describe("LOGGING_LEVEL fails with -EINVAL for a non-zero "
+			     "pad.");
+		igt_subtest("level-bad-pad")
+			test_level_bad_pad();
+
+		igt_describe("LOGGING_LEVEL needs CAP_SYS_ADMIN: -EACCES "
+			     "before any other check, and nothing changes.");
+		igt_subtest("level-not-root")
+			test_level_not_root();
+
+		igt_describe("Level ALL gives every queue, and new ones, "
+			     "larger logs at new GPU VAs that the GPU reads, "
+			     "the old VAs unmapped; DEFAULT gives the 84-entry "
+			     "logs back.");
+		igt_subtest("level-all")
+			test_level_all();
+
+		igt_describe("RECREATE at the same level: new buffers at new "
+			     "VAs, the cursor carries on, unread entries are "
+			     "an overrun.");
+		igt_subtest("level-recreate")
+			test_level_recreate();
+
+		igt_describe("Logs recreated again and again while the engine "
+			     "logs: every signal counted once, no fault.");
+		igt_subtest("level-recreate-running")
+			test_level_recreate_running();
+
+		igt_describe("The optimized interrupt reads recreated logs "
+			     "from where it was: waiters woken through the "
+			     "queue, no overrun, no scan.");
+		igt_subtest("optimized-recreate")
+			test_optimized_recreate();
+	}
 
 	igt_describe("One workload of logged, unlogged and misnamed GPU "
 		     "signals and a CPU signal on three adapters with the "

@@ -278,7 +278,8 @@ static void test_native_fence_caps(void)
 	igt_assert_eq_u32(c.value_bits,
 			  adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS ?
 			  32 : 64);
-	igt_assert_eq_u32(c.max_log_entries, DRM_NFENCE_LOG_ENTRIES);
+	/* A queue's at logging level ALL; DRM_NFENCE_LOG_ENTRIES otherwise. */
+	igt_assert_eq_u32(c.max_log_entries, 340);
 	igt_assert_eq_u32(c.log_header_size, 40);
 	igt_assert_eq_u32(c.log_entry_size, 48);
 }
@@ -394,6 +395,13 @@ static void exercise_fences(uint32_t dev)
 		h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
 					0, 0, &m);
 		nfence_queue_create(&q, fd, dev, 0, 0);
+		igt_assert_eq_u32(q.log_entries, DRM_NFENCE_LOG_ENTRIES);
+		nfence_queue_destroy(&q);
+		/* The largest log: a queue's while a tool traces. */
+		igt_assert_eq_u32(nfence_logging_level(fd,
+				DRM_NFENCE_LOGGING_LEVEL_ALL, 0),
+				DRM_NFENCE_LOGGING_LEVEL_DEFAULT);
+		nfence_queue_create(&q, fd, dev, 0, 0);
 		igt_assert_eq_u32(q.log_entries, c.max_log_entries);
 		nfence_queue_begin(&q, &cs);
 		for (uint32_t i = 1; i <= c.max_log_entries; i++)
@@ -413,8 +421,9 @@ static void exercise_fences(uint32_t dev)
 		igt_assert_eq_u32(r.header.wraparound_count, 1);
 		igt_assert_lte(c.log_header_size +
 			       (uint64_t)c.max_log_entries * c.log_entry_size,
-			       4096);
+			       16384);
 		nfence_queue_destroy(&q);
+		nfence_logging_level(fd, DRM_NFENCE_LOGGING_LEVEL_DEFAULT, 0);
 		nfence_fence_destroy(fd, h);
 	}
 }

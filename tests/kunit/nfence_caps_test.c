@@ -12,6 +12,7 @@
 
 #include "../nfence_caps.h"
 #include "../nfence_gpu.h"
+#include "../nfence_log.h"
 
 static const struct nfence_gpu_config base_cfg = {
 	.num_engines = 3,
@@ -199,7 +200,7 @@ static void caps_native_fence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->value_bits, 64);
 	KUNIT_EXPECT_EQ(test, f->log_header_size, NFENCE_LOG_HEADER_SIZE);
 	KUNIT_EXPECT_EQ(test, f->log_entry_size, NFENCE_LOG_ENTRY_SIZE);
-	KUNIT_EXPECT_EQ(test, f->max_log_entries, NFENCE_MAX_LOG_ENTRIES);
+	KUNIT_EXPECT_EQ(test, f->max_log_entries, NFENCE_LOG_ENTRIES_ALL);
 
 	cfg.optimized_default_fence = false;
 	cfg.no_64bit_atomics = true;

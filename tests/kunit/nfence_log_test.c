@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for the native fence log buffers (nfence_log.c): the GPU's
- * append with its wraparound, and the reader's cursor and overrun.
+ * append with its wraparound, the reader's cursor and overrun, and a log
+ * given new buffers (a new logging level).
  *
  * Copyright (C) 2026 The nfence authors
  */
@@ -20,8 +21,8 @@ static int log_test_init(struct kunit *test)
 
 	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, log);
-	KUNIT_ASSERT_EQ(test, nfence_log_init(log, DRM_NFENCE_LOG_TYPE_SIGNALS),
-			0);
+	KUNIT_ASSERT_EQ(test, nfence_log_init(log, DRM_NFENCE_LOG_TYPE_SIGNALS,
+					      N), 0);
 	test->priv = log;
 	return 0;
 }
@@ -33,7 +34,7 @@ static void log_test_exit(struct kunit *test)
 
 static const struct drm_nfence_log_header *hdr(struct nfence_log *log)
 {
-	return log->vaddr;
+	return log->buf->vaddr;
 }
 
 /* Append entries for values @first .. @first + @n - 1. */
@@ -57,7 +58,8 @@ static struct drm_nfence_log_entry *entries(struct kunit *test)
 {
 	struct drm_nfence_log_entry *out;
 
-	out = kunit_kcalloc(test, N, sizeof(*out), GFP_KERNEL);
+	out = kunit_kcalloc(test, NFENCE_LOG_ENTRIES_ALL, sizeof(*out),
+			    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	return out;
 }
@@ -68,7 +70,7 @@ static u32 read(struct kunit *test, struct nfence_log *log, u64 *cursor,
 {
 	u32 count = room;
 
-	KUNIT_ASSERT_EQ(test, nfence_log_read(log->vaddr, cursor, out, &count,
+	KUNIT_ASSERT_EQ(test, nfence_log_read(log, cursor, out, &count,
 					      status), 0);
 	return count;
 }
@@ -170,7 +172,7 @@ static void log_cursor_ahead(struct kunit *test)
 	u32 count = 1, status = 9;
 
 	append(log, 1, 3);
-	KUNIT_EXPECT_EQ(test, nfence_log_read(log->vaddr, &cursor, out, &count,
+	KUNIT_EXPECT_EQ(test, nfence_log_read(log, &cursor, out, &count,
 					      &status), -EINVAL);
 	/* Nothing changed. */
 	KUNIT_EXPECT_EQ(test, cursor, 4);
@@ -181,7 +183,7 @@ static void log_cursor_ahead(struct kunit *test)
 static void log_bad_index(struct kunit *test)
 {
 	struct nfence_log *log = test->priv;
-	struct drm_nfence_log_header *h = log->vaddr;
+	struct drm_nfence_log_header *h = log->buf->vaddr;
 	struct drm_nfence_log_entry *out = entries(test);
 	u64 cursor = 0;
 	u32 status;
@@ -192,7 +194,136 @@ static void log_bad_index(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
 }
 
+/* The geometry: a 4 KiB buffer by default, 16 KiB while traced. */
+static void log_sizes(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+
+	KUNIT_EXPECT_EQ(test, log->buf->size, 4096);
+	KUNIT_EXPECT_EQ(test, nfence_log_size(DRM_NFENCE_LOG_ENTRIES), 4096);
+	KUNIT_EXPECT_EQ(test, nfence_log_size(NFENCE_LOG_ENTRIES_ALL), 16384);
+	KUNIT_EXPECT_EQ(test, nfence_log_position(log), 0);
+}
+
+/* Give @log a new buffer of @entries; free the old one. */
+static void replace(struct kunit *test, struct nfence_log *log, u32 entries)
+{
+	struct nfence_log_buffer *buf;
+
+	buf = nfence_log_buffer_alloc(DRM_NFENCE_LOG_TYPE_SIGNALS, entries);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	nfence_log_buffer_free(nfence_log_replace(log, buf));
+}
+
+/*
+ * A new buffer, larger: the cursor counts on across buffers, a reader
+ * that had read everything loses nothing, and the new buffer wraps at its
+ * own size.
+ */
+static void log_replace_keeps_position(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	const u32 big = NFENCE_LOG_ENTRIES_ALL;
+	u64 cursor = 0;
+	u32 status, n;
+
+	append(log, 1, N + 10);
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, N, &status), N);
+	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
+	KUNIT_EXPECT_EQ(test, cursor, N + 10);
+
+	replace(test, log, big);
+	KUNIT_EXPECT_EQ(test, log->base, N + 10);
+	KUNIT_EXPECT_EQ(test, hdr(log)->num_entries, big);
+	KUNIT_EXPECT_EQ(test, hdr(log)->type, DRM_NFENCE_LOG_TYPE_SIGNALS);
+	KUNIT_EXPECT_EQ(test, hdr(log)->first_free_entry_index, 0);
+	KUNIT_EXPECT_EQ(test, nfence_log_position(log), N + 10);
+	/* Nothing new yet, and nothing lost. */
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, big, &status), 0);
+	KUNIT_EXPECT_EQ(test, status, 0);
+
+	/* More than the old buffer held, less than the new one. */
+	append(log, 1000, N + 1);
+	n = read(test, log, &cursor, out, big, &status);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_EQ(test, n, N + 1);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, 1000);
+	KUNIT_EXPECT_EQ(test, out[N].fence_value, 1000 + N);
+	KUNIT_EXPECT_EQ(test, cursor, 2 * N + 11);
+
+	/* It wraps at its own size. */
+	append(log, 5000, big);
+	KUNIT_EXPECT_EQ(test, hdr(log)->wraparound_count, 1);
+	KUNIT_EXPECT_EQ(test, hdr(log)->first_free_entry_index, N + 1);
+	n = read(test, log, &cursor, out, big, &status);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_EQ(test, n, big);
+	KUNIT_EXPECT_EQ(test, out[big - 1].fence_value, 5000 + big - 1);
+}
+
+/*
+ * Entries of the old buffer a reader had not read are gone: an overrun
+ * for it, from the new buffer's first entry; a cursor into the old buffer
+ * is not "ahead".
+ */
+static void log_replace_loses_unread(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	u64 cursor = 3;
+	u32 status, n;
+
+	append(log, 1, 10);
+	replace(test, log, DRM_NFENCE_LOG_ENTRIES);
+	append(log, 100, 2);
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, 100);
+	KUNIT_EXPECT_EQ(test, cursor, 12);
+	/* Back to a smaller buffer: the same rules. */
+	replace(test, log, DRM_NFENCE_LOG_ENTRIES);
+	cursor = 12;
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, N, &status), 0);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	cursor = 13;
+	n = N;
+	KUNIT_EXPECT_EQ(test, nfence_log_read(log, &cursor, out, &n, &status),
+			-EINVAL);
+}
+
+/* A copy reads as the log does, from the copy's own memory. */
+static void log_copy_reads_the_same(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	struct nfence_log_buffer buf = {};
+	struct nfence_log copy = { .buf = &buf };
+	u64 cursor = 0;
+	u32 status;
+
+	buf.vaddr = kunit_kzalloc(test, nfence_log_size(NFENCE_LOG_ENTRIES_ALL),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf.vaddr);
+	append(log, 1, 5);
+	replace(test, log, NFENCE_LOG_ENTRIES_ALL);
+	append(log, 50, 3);
+	nfence_log_copy(&copy, log);
+	/* The log moves on; the copy does not. */
+	append(log, 90, 1);
+	cursor = 5;
+	KUNIT_EXPECT_EQ(test, read(test, &copy, &cursor, out, N, &status), 3);
+	KUNIT_EXPECT_EQ(test, out[2].fence_value, 52);
+	KUNIT_EXPECT_EQ(test, cursor, 8);
+	KUNIT_EXPECT_EQ(test, buf.num_entries, NFENCE_LOG_ENTRIES_ALL);
+}
+
 static struct kunit_case nfence_log_cases[] = {
+	KUNIT_CASE(log_sizes),
+	KUNIT_CASE(log_replace_keeps_position),
+	KUNIT_CASE(log_replace_loses_unread),
+	KUNIT_CASE(log_copy_reads_the_same),
 	KUNIT_CASE(log_header_fresh),
 	KUNIT_CASE(log_append_read),
 	KUNIT_CASE(log_wraparound),

@@ -57,6 +57,7 @@ extern "C" {
 #define DRM_NFENCE_DOORBELL_DESTROY	0x16
 #define DRM_NFENCE_DOORBELL_NOTIFY	0x17
 #define DRM_NFENCE_LOG_READ		0x18
+#define DRM_NFENCE_LOGGING_LEVEL	0x19
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -131,6 +132,9 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_LOG_READ \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_LOG_READ, \
 		 struct drm_nfence_log_read)
+#define DRM_IOCTL_NFENCE_LOGGING_LEVEL \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_LOGGING_LEVEL, \
+		 struct drm_nfence_logging_level)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -305,7 +309,10 @@ struct drm_nfence_query_fence_caps {
 	__u32 value_stride;
 	/** @value_bits: 64, or 32 on a GPU without 64-bit atomics */
 	__u32 value_bits;
-	/** @max_log_entries: largest NativeFenceLogBufferNumberOfEntries */
+	/**
+	 * @max_log_entries: largest NativeFenceLogBufferNumberOfEntries (a
+	 * queue's, at %DRM_NFENCE_LOGGING_LEVEL_ALL)
+	 */
 	__u32 max_log_entries;
 	/** @log_header_size: bytes of a log buffer header */
 	__u32 log_header_size;
@@ -1063,7 +1070,10 @@ struct drm_nfence_submit_sync {
  * one page: the doorbell (read/write; map it twice for a secondary
  * address), the status word (read-only, a __u64 &enum
  * drm_nfence_doorbell_status) and the last queued progress fence value
- * (read/write, the process's). A new doorbell is disconnected: its
+ * (read/write, the process's). The status page holds a second __u64, at
+ * byte 8: the adapter's logging level (DRM_NFENCE_LOGGING_LEVEL_*, the
+ * seed's D3DDDI_DOORBELLSTATUS_STORAGE.LoggingLevel), written by every
+ * connect. A new doorbell is disconnected: its
  * mappings show a dummy page of its own, where stores go nowhere, and its
  * status is %DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY.
  * %DRM_IOCTL_NFENCE_DOORBELL_CONNECT gives it a physical doorbell and
@@ -1174,8 +1184,8 @@ struct drm_nfence_doorbell_create {
 /**
  * struct drm_nfence_doorbell_connect - connect a doorbell (D3DKMTConnectDoorbell)
  *
- * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags,
- * -EIO when the doorbell's status is DISCONNECTED_ABORT. Connecting a
+ * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags
+ * or @pad, -EIO when the doorbell's status is DISCONNECTED_ABORT. Connecting a
  * connected doorbell only returns its status. When every physical doorbell
  * is connected to a ring that was connected less than 1 ms ago and has not
  * rung since, the call waits (interruptibly: -EINTR, or a restart) until
@@ -1191,6 +1201,13 @@ struct drm_nfence_doorbell_connect {
 	__u32 flags;
 	/** @status: out: &enum drm_nfence_doorbell_status after the call */
 	__u32 status;
+	/**
+	 * @logging_level: out: the adapter's DRM_NFENCE_LOGGING_LEVEL_*, as
+	 * the status page's second word now holds it
+	 */
+	__u32 logging_level;
+	/** @pad: must be zero */
+	__u32 pad;
 };
 
 /**
@@ -1252,8 +1269,8 @@ struct drm_nfence_doorbell_notify {
  * FENCE_SIGNAL should name the fence it signals (by its handle in the
  * queue's file). A signal logged under another handle, or not logged,
  * still wakes its waiters, through a scan of every fence, which costs in
- * proportion to the fences of the adapter. Not yet: recreating the
- * buffers, a larger log while tracing.
+ * proportion to the fences of the adapter. %DRM_IOCTL_NFENCE_LOGGING_LEVEL
+ * recreates every queue's buffers, larger while a tool traces.
  */
 
 /* DRM_NFENCE_LOG_TYPE_WAITS: a queue's wait log (DXGK_NATIVE_FENCE_LOG_TYPE_WAITS) */
@@ -1358,6 +1375,52 @@ struct drm_nfence_log_read {
 	__u32 status;
 	/** @header: out: the log's header, as read */
 	struct drm_nfence_log_header header;
+	/**
+	 * @gpu_va: out: GPU VA of the log's buffer now (a new logging level
+	 * gives it a new one)
+	 */
+	__u64 gpu_va;
+};
+
+/* DRM_NFENCE_LOGGING_LEVEL_DEFAULT: D3DDDI_LOGGING_LEVEL_DEFAULT */
+#define DRM_NFENCE_LOGGING_LEVEL_DEFAULT	0
+/* DRM_NFENCE_LOGGING_LEVEL_ALL: D3DDDI_LOGGING_LEVEL_ALL (a tool traces) */
+#define DRM_NFENCE_LOGGING_LEVEL_ALL		1
+
+/* DRM_NFENCE_LOGGING_RECREATE: new log buffers even at the same level */
+#define DRM_NFENCE_LOGGING_RECREATE	(1u << 0)
+
+/**
+ * struct drm_nfence_logging_level - set an adapter's logging level
+ *
+ * What Dxgkrnl does when a tool turns verbose ETW logging on or off (the
+ * seed's UpdateLoggingLevel): the adapter's level becomes @level; at a new
+ * level every hardware queue of every process on the adapter gets new log
+ * buffers (&drm_nfence_query_fence_caps.max_log_entries entries, 16 KiB,
+ * at %DRM_NFENCE_LOGGING_LEVEL_ALL, so that a trace does not overrun;
+ * %DRM_NFENCE_LOG_ENTRIES, 4 KiB, at the default), at new GPU VAs; entries not
+ * read from the old ones are gone. Then every connected doorbell of the
+ * adapter is disconnected (DISCONNECTED_RETRY), so that each process
+ * reconnects and reads the new level from the status page (or
+ * &drm_nfence_doorbell_connect.logging_level). %DRM_NFENCE_LOGGING_RECREATE
+ * makes new buffers even when the level does not change (doorbells stay
+ * connected then).
+ *
+ * Needs CAP_SYS_ADMIN (-EACCES), as it changes every process's queues.
+ * -EINVAL for an unknown @level, unknown @flags or non-zero @pad;
+ * -EOPNOTSUPP on an adapter without log buffers (no native fences);
+ * -ENOMEM or -ENOSPC if a queue's new buffers could not be made: the
+ * level is set, and that queue keeps its old buffers.
+ */
+struct drm_nfence_logging_level {
+	/** @level: DRM_NFENCE_LOGGING_LEVEL_* */
+	__u32 level;
+	/** @flags: DRM_NFENCE_LOGGING_* */
+	__u32 flags;
+	/** @previous: out: the level before the call */
+	__u32 previous;
+	/** @pad: must be zero */
+	__u32 pad;
 };
 
 /**

@@ -2122,12 +2122,13 @@ typedef struct _NFENCE_READNATIVEFENCELOG {
 	UINT NumEntries;		/* in: room; out: entries read */
 	UINT Flags;			/* out: NFENCE_NATIVE_FENCE_LOG_OVERRUN */
 	DXGK_NATIVE_FENCE_LOG_HEADER Header;	/* out: the log's header */
+	D3DGPU_VIRTUAL_ADDRESS GpuVa;	/* out: where the log is now */
 } NFENCE_READNATIVEFENCELOG;
 
 /**
  * NFenceReadNativeFenceLog() - read a queue's native fence log
  * @pRead: in: hHwQueue, Type, Cursor, pEntries, NumEntries; out: Cursor,
- *	NumEntries, Flags, Header
+ *	NumEntries, Flags, Header, GpuVa
  *
  * Copies the log's header and the entries the GPU wrote from @Cursor on
  * (a count of every entry written to that log since the queue was made),
@@ -2135,7 +2136,11 @@ typedef struct _NFENCE_READNATIVEFENCELOG {
  * When more than a log's worth was written since Cursor, the oldest are
  * gone: Flags says NFENCE_NATIVE_FENCE_LOG_OVERRUN and the copy starts at
  * the oldest entry left. NumEntries 0 reads the header only. A tool needs
- * no GPU VA: this is the kernel's DRM_IOCTL_NFENCE_LOG_READ. Each entry's
+ * no GPU VA: this is the kernel's DRM_IOCTL_NFENCE_LOG_READ. GpuVa is the
+ * log's GPU VA now: NativeFence*LogBufferGpuVa of D3DKMTCreateHwQueue
+ * until a new logging level gives the queue new buffers (see
+ * NFenceSetLoggingLevel()); entries of the old buffer not read by then
+ * are gone (an overrun for the reader). Each entry's
  * hNativeFence is the D3DKMT handle of the sync object it names (the
  * logged command's handle), or, if no open sync object of this process on
  * the adapter has that kernel handle (closed since, or a value that named
@@ -2149,6 +2154,55 @@ typedef struct _NFENCE_READNATIVEFENCELOG {
  * success.
  */
 NFENCE_EXPORT NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead);
+
+/*
+ * D3DDDI_LOGGING_LEVEL: whether a tool traces the native fence operations
+ * (the seed's UpdateLoggingLevel; values as the seed gives them). After
+ * D3DKMTConnectDoorbell the doorbell status storage holds it in the UINT64
+ * after the status word (DoorbellStatusCPUVirtualAddress + 8): a level
+ * change disconnects every doorbell (DISCONNECTED_RETRY), so a UMD that
+ * reconnects reads the new level there and logs accordingly.
+ */
+typedef enum _D3DDDI_LOGGING_LEVEL {
+	D3DDDI_LOGGING_LEVEL_DEFAULT = 0,
+	D3DDDI_LOGGING_LEVEL_ALL = 1,
+} D3DDDI_LOGGING_LEVEL;
+
+/* NFENCE_LOGGING_RECREATE: new log buffers even at the same level */
+#define NFENCE_LOGGING_RECREATE		0x1
+
+/* NFENCE_SETLOGGINGLEVEL: argument of NFenceSetLoggingLevel(). */
+typedef struct _NFENCE_SETLOGGINGLEVEL {
+	D3DKMT_HANDLE hAdapter;		/* in: the adapter */
+	D3DDDI_LOGGING_LEVEL LoggingLevel;	/* in: the new level */
+	UINT Flags;			/* in: NFENCE_LOGGING_RECREATE or 0 */
+	D3DDDI_LOGGING_LEVEL PreviousLevel;	/* out: the level before */
+} NFENCE_SETLOGGINGLEVEL;
+
+/**
+ * NFenceSetLoggingLevel() - turn an adapter's detailed fence logging on or off
+ * @pLevel: in: hAdapter, LoggingLevel, Flags; out: PreviousLevel
+ *
+ * What Dxgkrnl does when a tool turns verbose logging on or off, for every
+ * process on the adapter: at a new level every hardware queue gets new
+ * native fence log buffers (MaxLogEntries entries at
+ * D3DDDI_LOGGING_LEVEL_ALL, so that a trace does not overrun them; 84 at
+ * the default) at new GPU VAs, then every connected doorbell is
+ * disconnected (DISCONNECTED_RETRY) so that each UMD reconnects and reads
+ * the new level. NFENCE_LOGGING_RECREATE makes new buffers even when the
+ * level does not change (the seed's "Dxgkrnl may destroy and recreate the
+ * log buffers"). Off by default; for tools such as nfence-trace, and a
+ * test hook (the kernel's DRM_IOCTL_NFENCE_LOGGING_LEVEL).
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pLevel is NULL, the
+ * level is unknown or Flags has an unknown bit; STATUS_INVALID_HANDLE if
+ * hAdapter is not an adapter handle; STATUS_ACCESS_DENIED without
+ * CAP_SYS_ADMIN; STATUS_NOT_SUPPORTED on an adapter without
+ * SupportLogBuffers; STATUS_NO_MEMORY if a queue's new buffers could not
+ * be made (the level is set; that queue keeps its buffers); otherwise see
+ * NFenceStatusFromErrno(). PreviousLevel is written on success.
+ */
+NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
 
 #ifdef __cplusplus
 }

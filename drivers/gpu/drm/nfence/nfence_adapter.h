@@ -57,6 +57,11 @@ struct nfence_adapter {
 	struct mutex clients_lock;
 	/** @clients: open files, &struct nfence_file.link */
 	struct list_head clients;
+	/**
+	 * @logging_level: DRM_NFENCE_LOGGING_LEVEL_*; written under
+	 * @clients_lock (nfence_logging.c), read anywhere
+	 */
+	u32 logging_level;
 	/** @num_devices: live devices on all files of the adapter */
 	atomic_t num_devices;
 	/** @fences: global fences by id; its lock nests outside waitlist locks */

@@ -16,6 +16,7 @@
 #include "nfence_caps.h"
 #include "nfence_drv.h"
 #include "nfence_gpu.h"
+#include "nfence_log.h"
 
 /**
  * DOC: capabilities
@@ -96,7 +97,7 @@ static void nfence_caps_fence(const struct nfence_gpu *gpu,
 		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT;
 	out->value_stride = NFENCE_FENCE_VALUE_STRIDE;
 	out->value_bits = cfg->no_64bit_atomics ? 32 : 64;
-	out->max_log_entries = NFENCE_MAX_LOG_ENTRIES;
+	out->max_log_entries = NFENCE_LOG_ENTRIES_ALL;
 	out->log_header_size = NFENCE_LOG_HEADER_SIZE;
 	out->log_entry_size = NFENCE_LOG_ENTRY_SIZE;
 }

@@ -461,7 +461,8 @@ static struct nfence_doorbell *nfence_doorbell_lookup(struct nfence_file *nfile,
  * the first to leave it, holding no lock, and try again; a signal ends
  * the wait with -ERESTARTSYS (the ioctl restarts).
  */
-static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status)
+static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status,
+				   u32 *level)
 {
 	struct nfence_adapter *adapter = db->adapter;
 	struct nfence_cmp *cmp = &adapter->cmp;
@@ -532,6 +533,9 @@ again:
 			nfence_doorbell_zap(db);
 	}
 	*status = READ_ONCE(*db->ring.status);
+	/* The seed's LoggingLevel, the status storage's second word. */
+	*level = READ_ONCE(adapter->logging_level);
+	WRITE_ONCE(db->ring.status[1], *level);
 	mutex_unlock(&adapter->doorbell_lock);
 
 	if (!list_empty(&dropped))
@@ -632,6 +636,21 @@ void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter)
 	nfence_doorbell_disconnect_engines(adapter, ~0ul, false);
 }
 
+/**
+ * nfence_doorbell_disconnect_all - disconnect every doorbell of an adapter
+ * @adapter: the adapter
+ *
+ * For a new logging level: every connected doorbell is disconnected
+ * (DISCONNECTED_RETRY, its mappings back on its dummy page), with a last
+ * look at each physical doorbell, so that its process connects again and
+ * reads the new level. Work already rung runs.
+ */
+void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter)
+{
+	nfence_doorbell_disconnect_engines(adapter, ~0ul, false);
+	nfence_cmp_kick(&adapter->cmp);
+}
+
 static void nfence_doorbell_f1_work(struct work_struct *work)
 {
 	struct nfence_adapter *adapter =
@@ -696,7 +715,7 @@ int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
 	struct nfence_doorbell *db;
 	int ret, idx;
 
-	if (args->flags)
+	if (args->flags || args->pad)
 		return -EINVAL;
 	db = nfence_doorbell_lookup(nfile, args->device, args->handle);
 	if (!db)
@@ -705,7 +724,8 @@ int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
 		/* A connect wakes the adapter from D3, as on Windows. */
 		ret = pm_runtime_resume_and_get(drm->dev);
 		if (!ret) {
-			ret = nfence_doorbell_connect(db, &args->status);
+			ret = nfence_doorbell_connect(db, &args->status,
+						      &args->logging_level);
 			pm_runtime_mark_last_busy(drm->dev);
 			pm_runtime_put_autosuspend(drm->dev);
 		}

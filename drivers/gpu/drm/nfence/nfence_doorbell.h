@@ -85,6 +85,7 @@ void nfence_doorbell_close_queue(struct nfence_file *nfile,
 				 struct nfence_cmp_queue *hwq);
 void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine);
 void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter);
+void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter);
 void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine);
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);

@@ -25,6 +25,7 @@
 #include "nfence_drv.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
+#include "nfence_logging.h"
 #include "nfence_params.h"
 #include "nfence_pm.h"
 #include "nfence_wait.h"
@@ -254,6 +255,8 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_LOG_READ, nfence_log_read_ioctl,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_LOGGING_LEVEL, nfence_logging_level_ioctl,
+			  DRM_ROOT_ONLY | DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(nfence_fops);

@@ -63,15 +63,23 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * which knows nothing of queues.
  */
 
+/* Entries of a new log buffer on @adapter: more while it is traced. */
+static u32 nfence_hwqueue_log_entries(struct nfence_adapter *adapter)
+{
+	return READ_ONCE(adapter->logging_level) == DRM_NFENCE_LOGGING_LEVEL_ALL ?
+	       NFENCE_LOG_ENTRIES_ALL : DRM_NFENCE_LOG_ENTRIES;
+}
+
 /* Make @q's log buffers and map them into @vm (undone by the two below). */
 static int nfence_hwqueue_logs_init(struct nfence_hwqueue *q,
-				    struct nfence_vm *vm)
+				    struct nfence_vm *vm, u32 num_entries)
 {
 	u32 kind;
 	int ret;
 
 	for (kind = 0; kind < ARRAY_SIZE(q->logs); kind++) {
-		ret = nfence_log_init(&q->logs[kind], nfence_log_type(kind));
+		ret = nfence_log_init(&q->logs[kind], nfence_log_type(kind),
+				      num_entries);
 		if (!ret)
 			ret = nfence_log_map(&q->logs[kind], vm);
 		if (ret)
@@ -743,7 +751,8 @@ nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
 	init_waitqueue_head(&q->room);
 
 	if (nfile->adapter->gpu.cfg.native_fence)
-		ret = nfence_hwqueue_logs_init(q, &nfile->vm);
+		ret = nfence_hwqueue_logs_init(q, &nfile->vm,
+					       nfence_hwqueue_log_entries(nfile->adapter));
 	if (!ret) {
 		bool native = flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE;
 
@@ -845,12 +854,13 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	args->wait_log_gpu_va = 0;
 	args->signal_log_gpu_va = 0;
 	args->log_entries = 0;
+	/* Under sched_lock: no new logging level replaces the logs. */
 	if (q->hw.logs) {
 		args->wait_log_gpu_va =
-			q->logs[NFENCE_LOG_WAITS].map.node.start;
+			nfence_log_gpu_va(&q->logs[NFENCE_LOG_WAITS]);
 		args->signal_log_gpu_va =
-			q->logs[NFENCE_LOG_SIGNALS].map.node.start;
-		args->log_entries = DRM_NFENCE_LOG_ENTRIES;
+			nfence_log_gpu_va(&q->logs[NFENCE_LOG_SIGNALS]);
+		args->log_entries = q->logs[NFENCE_LOG_WAITS].buf->num_entries;
 	}
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
@@ -881,10 +891,12 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_log_read *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct drm_nfence_log_entry *entries = NULL;
+	struct nfence_log_buffer buf = {};
+	struct nfence_log copy = { .buf = &buf };
+	const struct nfence_log *log;
 	struct nfence_hwqueue *q;
 	u32 count, status;
-	u64 cursor;
-	void *copy;
+	u64 cursor, gpu_va;
 	int ret;
 
 	if (args->flags ||
@@ -898,23 +910,25 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	count = min_t(u32, args->num_entries, DRM_NFENCE_LOG_ENTRIES);
-	copy = kmalloc(NFENCE_LOG_SIZE, GFP_KERNEL_ACCOUNT);
+	count = min_t(u32, args->num_entries, NFENCE_LOG_ENTRIES_ALL);
+	buf.vaddr = kmalloc(nfence_log_size(NFENCE_LOG_ENTRIES_ALL),
+			    GFP_KERNEL_ACCOUNT);
 	if (count)
 		entries = kmalloc_array(count, sizeof(*entries),
 					GFP_KERNEL_ACCOUNT);
-	if (!copy || (count && !entries)) {
+	if (!buf.vaddr || (count && !entries)) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	log = &q->logs[args->type == DRM_NFENCE_LOG_TYPE_WAITS ?
+		       NFENCE_LOG_WAITS : NFENCE_LOG_SIGNALS];
 	nfence_cmp_lock(nfence_hwqueue_cmp(q));
-	memcpy(copy, q->logs[args->type == DRM_NFENCE_LOG_TYPE_WAITS ?
-			     NFENCE_LOG_WAITS : NFENCE_LOG_SIGNALS].vaddr,
-	       NFENCE_LOG_SIZE);
+	nfence_log_copy(&copy, log);
+	gpu_va = nfence_log_gpu_va(log);
 	nfence_cmp_unlock(nfence_hwqueue_cmp(q));
 
 	cursor = args->cursor;
-	ret = nfence_log_read(copy, &cursor, entries, &count, &status);
+	ret = nfence_log_read(&copy, &cursor, entries, &count, &status);
 	if (ret)
 		goto out_free;
 	if (count && copy_to_user(u64_to_user_ptr(args->entries_ptr), entries,
@@ -922,13 +936,14 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 		ret = -EFAULT;
 		goto out_free;
 	}
-	memcpy(&args->header, copy, sizeof(args->header));
+	memcpy(&args->header, buf.vaddr, sizeof(args->header));
+	args->gpu_va = gpu_va;
 	args->cursor = cursor;
 	args->num_entries = count;
 	args->status = status;
 out_free:
 	kfree(entries);
-	kfree(copy);
+	kfree(buf.vaddr);
 out:
 	nfence_hwqueue_put(q);
 	return ret;
@@ -1067,6 +1082,56 @@ static unsigned int nfence_hwqueue_read_log(struct nfence_adapter *adapter,
 	return nfence_interrupt_log(adapter, q->ctx->device->file,
 				    &hw->logs[NFENCE_LOG_SIGNALS],
 				    &q->irq_cursor, hw->progress);
+}
+
+/**
+ * nfence_hwqueue_logs_recreate - give a queue new log buffers
+ * @q: a queue of its file's table (&nfence_file.sched_lock held)
+ * @num_entries: entries of each new buffer
+ *
+ * The seed's "Dxgkrnl may destroy and recreate the log buffers"
+ * (SetNativeFenceLogBuffer): the GPU logs into new buffers, at new GPU VAs
+ * (&struct drm_nfence_log_read returns them), and the old ones are
+ * unmapped and freed; a command still naming an old VA faults. Under the
+ * optimized interrupt the driver first reads what the signal log holds
+ * that it has not read, so no waiter a logged signal satisfied is missed.
+ * A queue without logs has nothing to do.
+ *
+ * Return: 0, -ENOMEM or -ENOSPC (the queue then keeps its buffers).
+ */
+int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries)
+{
+	struct nfence_adapter *adapter = q->ctx->adapter;
+	struct nfence_log_buffer *bufs[NFENCE_NUM_LOGS] = {};
+	struct nfence_cmp *cmp = &adapter->cmp;
+	int ret = 0;
+	u32 kind;
+
+	lockdep_assert_held(&q->ctx->device->file->sched_lock);
+	if (!q->hw.logs)
+		return 0;
+	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++) {
+		bufs[kind] = nfence_log_buffer_alloc(nfence_log_type(kind),
+						     num_entries);
+		if (!bufs[kind]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = nfence_log_buffer_map(bufs[kind], q->hw.vm);
+		if (ret)
+			goto out;
+	}
+	nfence_cmp_lock(cmp);
+	if (adapter->gpu.cfg.irq_payload == NFENCE_IRQ_QUEUE)
+		nfence_hwqueue_read_log(adapter, &q->hw);
+	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
+		bufs[kind] = nfence_log_replace(&q->logs[kind], bufs[kind]);
+	nfence_cmp_unlock(cmp);
+out:
+	/* The old buffers, or the new ones that were not used. */
+	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
+		nfence_log_buffer_free(bufs[kind]);
+	return ret;
 }
 
 /*

@@ -110,6 +110,7 @@ struct nfence_hwqueue {
 extern const struct nfence_cmp_ops nfence_hwqueue_cmp_ops;
 
 void nfence_hwqueue_put(struct nfence_hwqueue *q);
+int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries);
 void nfence_submission_free(struct nfence_submission *sub);
 void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped);

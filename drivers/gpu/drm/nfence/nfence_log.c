@@ -3,9 +3,11 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/bug.h>
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -20,16 +22,26 @@
  * read-only GPU mapping, the GPU's append (entry, then the index word with
  * its wraparound count, as the seed orders them) and the reader's view of
  * a copy: which entries a cursor has not seen and whether some were
- * overwritten before it saw them. The queue owns its logs
+ * overwritten before it saw them. A log may get a new buffer (a larger one
+ * while the adapter's logging level is ALL, see nfence_logging.c): its
+ * position, the count of entries ever written that cursors are measured
+ * in, carries on across buffers. The queue owns its logs
  * (nfence_hwqueue.c); the engine appends under &nfence_cmp.lock, and a
  * reader copies the buffer under the same lock, then reads the copy.
  */
 
 static_assert(sizeof(struct drm_nfence_log_header) == 40);
 static_assert(sizeof(struct drm_nfence_log_entry) == 48);
+/* The default geometry fills one 4 KiB page, as the seed's buffers do. */
 static_assert(sizeof(struct drm_nfence_log_header) +
 	      DRM_NFENCE_LOG_ENTRIES * sizeof(struct drm_nfence_log_entry) <=
-	      NFENCE_LOG_SIZE);
+	      4096);
+static_assert(sizeof(struct drm_nfence_log_header) +
+	      (DRM_NFENCE_LOG_ENTRIES + 1) *
+	      sizeof(struct drm_nfence_log_entry) > 4096);
+static_assert(sizeof(struct drm_nfence_log_header) +
+	      NFENCE_LOG_ENTRIES_ALL * sizeof(struct drm_nfence_log_entry) <=
+	      16384);
 
 static struct drm_nfence_log_header *nfence_log_header(const void *vaddr)
 {
@@ -43,57 +55,185 @@ static struct drm_nfence_log_entry *nfence_log_entries(const void *vaddr)
 }
 
 /**
- * nfence_log_init - allocate an empty log buffer
- * @log: the log, zeroed
- * @type: DRM_NFENCE_LOG_TYPE_*
+ * nfence_log_size - bytes of a log buffer
+ * @num_entries: its entries
  *
- * Return: 0 or -ENOMEM (charged to the caller's memory cgroup).
+ * Return: the header and the entries, rounded up to whole pages.
  */
-int nfence_log_init(struct nfence_log *log, u32 type)
+size_t nfence_log_size(u32 num_entries)
 {
-	struct drm_nfence_log_header *h;
-
-	log->vaddr = kzalloc(NFENCE_LOG_SIZE, GFP_KERNEL_ACCOUNT);
-	if (!log->vaddr)
-		return -ENOMEM;
-	h = nfence_log_header(log->vaddr);
-	h->type = type;
-	h->num_entries = DRM_NFENCE_LOG_ENTRIES;
-	return 0;
+	return PAGE_ALIGN(sizeof(struct drm_nfence_log_header) +
+			  (size_t)num_entries *
+			  sizeof(struct drm_nfence_log_entry));
 }
 
 /**
- * nfence_log_fini - free a log buffer
+ * nfence_log_buffer_alloc - allocate an empty log buffer
+ * @type: DRM_NFENCE_LOG_TYPE_*
+ * @num_entries: its entries, at most %NFENCE_LOG_ENTRIES_ALL
+ *
+ * Return: the buffer, not mapped, or NULL without memory (charged to the
+ * caller's memory cgroup).
+ */
+struct nfence_log_buffer *nfence_log_buffer_alloc(u32 type, u32 num_entries)
+{
+	struct nfence_log_buffer *buf;
+	struct drm_nfence_log_header *h;
+
+	if (WARN_ON(!num_entries || num_entries > NFENCE_LOG_ENTRIES_ALL))
+		return NULL;
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return NULL;
+	buf->size = nfence_log_size(num_entries);
+	buf->num_entries = num_entries;
+	buf->vaddr = kzalloc(buf->size, GFP_KERNEL_ACCOUNT);
+	if (!buf->vaddr) {
+		kfree(buf);
+		return NULL;
+	}
+	h = nfence_log_header(buf->vaddr);
+	h->type = type;
+	h->num_entries = num_entries;
+	return buf;
+}
+
+/**
+ * nfence_log_buffer_map - map a log buffer read-only into a GPU address space
+ * @buf: the buffer
+ * @vm: the queue's address space
+ *
+ * Its GPU VA is then @buf->map.node.start.
+ *
+ * Return: 0, or -ENOSPC when the address space is full.
+ */
+int nfence_log_buffer_map(struct nfence_log_buffer *buf, struct nfence_vm *vm)
+{
+	return nfence_vm_map(vm, &buf->map, buf->vaddr, buf->size,
+			     NFENCE_VM_READ_ONLY);
+}
+
+/**
+ * nfence_log_buffer_free - unmap and free a log buffer
+ * @buf: the buffer, mapped or not; NULL does nothing
+ */
+void nfence_log_buffer_free(struct nfence_log_buffer *buf)
+{
+	if (!buf)
+		return;
+	nfence_vm_unmap(&buf->map);
+	kfree(buf->vaddr);
+	kfree(buf);
+}
+
+/**
+ * nfence_log_init - give a log its first, empty buffer
+ * @log: the log, zeroed
+ * @type: DRM_NFENCE_LOG_TYPE_*
+ * @num_entries: entries of the buffer
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfence_log_init(struct nfence_log *log, u32 type, u32 num_entries)
+{
+	log->buf = nfence_log_buffer_alloc(type, num_entries);
+	log->base = 0;
+	return log->buf ? 0 : -ENOMEM;
+}
+
+/**
+ * nfence_log_fini - free a log's buffer
  * @log: the log, unmapped (or never initialised: nothing happens)
  */
 void nfence_log_fini(struct nfence_log *log)
 {
-	kfree(log->vaddr);
-	log->vaddr = NULL;
+	nfence_log_buffer_free(log->buf);
+	log->buf = NULL;
 }
 
 /**
- * nfence_log_map - map a log buffer read-only into a GPU address space
+ * nfence_log_map - map a log's buffer read-only into a GPU address space
  * @log: the log
  * @vm: the queue's address space
- *
- * Its GPU VA is then @log->map.node.start.
  *
  * Return: 0, or -ENOSPC when the address space is full.
  */
 int nfence_log_map(struct nfence_log *log, struct nfence_vm *vm)
 {
-	return nfence_vm_map(vm, &log->map, log->vaddr, NFENCE_LOG_SIZE,
-			     NFENCE_VM_READ_ONLY);
+	return nfence_log_buffer_map(log->buf, vm);
 }
 
 /**
- * nfence_log_unmap - remove a log buffer's GPU mapping
- * @log: the log; nothing happens if it is not mapped
+ * nfence_log_unmap - remove the GPU mapping of a log's buffer
+ * @log: the log; nothing happens if it has no buffer or it is not mapped
  */
 void nfence_log_unmap(struct nfence_log *log)
 {
-	nfence_vm_unmap(&log->map);
+	if (log->buf)
+		nfence_vm_unmap(&log->buf->map);
+}
+
+/**
+ * nfence_log_gpu_va - where the GPU finds a log
+ * @log: the log, mapped
+ *
+ * Context: &nfence_cmp.lock held, or the log not yet visible to anyone.
+ * Return: the GPU VA of its buffer.
+ */
+u64 nfence_log_gpu_va(const struct nfence_log *log)
+{
+	return log->buf->map.node.start;
+}
+
+/*
+ * The entries written to @buf since it was made: its WraparoundCount
+ * whole buffers and FirstFreeEntryIndex.
+ */
+static u64 nfence_log_buffer_position(const struct nfence_log_buffer *buf)
+{
+	const struct drm_nfence_log_header *h = nfence_log_header(buf->vaddr);
+
+	return (u64)h->wraparound_count * buf->num_entries +
+	       h->first_free_entry_index;
+}
+
+/**
+ * nfence_log_position - the entries a log has had written
+ * @log: the log
+ *
+ * Counted since the queue was made, across its buffers: what a reader's
+ * cursor reaches when it has seen everything.
+ *
+ * Context: the writer's lock held (&nfence_cmp.lock).
+ * Return: the count.
+ */
+u64 nfence_log_position(const struct nfence_log *log)
+{
+	return log->base + nfence_log_buffer_position(log->buf);
+}
+
+/**
+ * nfence_log_replace - give a log a new buffer (SetNativeFenceLogBuffer)
+ * @log: the log
+ * @buf: its new buffer, empty and mapped
+ *
+ * The seed's "Dxgkrnl may destroy and recreate the log buffers": the GPU
+ * writes @buf from now on, from its first entry. Entries of the old buffer
+ * count in the log's position, so a reader's cursor stays valid; those it
+ * had not read are gone (an overrun for it).
+ *
+ * Context: the writer's lock held (&nfence_cmp.lock).
+ * Return: the old buffer, for nfence_log_buffer_free() once the lock is
+ * dropped.
+ */
+struct nfence_log_buffer *nfence_log_replace(struct nfence_log *log,
+					     struct nfence_log_buffer *buf)
+{
+	struct nfence_log_buffer *old = log->buf;
+
+	log->base += nfence_log_buffer_position(old);
+	log->buf = buf;
+	return old;
 }
 
 /**
@@ -110,12 +250,13 @@ void nfence_log_unmap(struct nfence_log *log)
 void nfence_log_append(struct nfence_log *log,
 		       const struct drm_nfence_log_entry *entry)
 {
-	struct drm_nfence_log_header *h = nfence_log_header(log->vaddr);
+	struct nfence_log_buffer *buf = log->buf;
+	struct drm_nfence_log_header *h = nfence_log_header(buf->vaddr);
 	u32 index = h->first_free_entry_index, wraps = h->wraparound_count;
 	u64 word;
 
-	nfence_log_entries(log->vaddr)[index] = *entry;
-	if (++index == DRM_NFENCE_LOG_ENTRIES) {
+	nfence_log_entries(buf->vaddr)[index] = *entry;
+	if (++index == buf->num_entries) {
 		index = 0;
 		wraps++;
 	}
@@ -125,22 +266,33 @@ void nfence_log_append(struct nfence_log *log,
 	WRITE_ONCE(*(u64 *)h, word);
 }
 
-/* The entries a log has had written since it was made. */
-static u64 nfence_log_position(const struct drm_nfence_log_header *h)
+/**
+ * nfence_log_copy - copy a log, for reading it without the writer's lock
+ * @copy: the copy: its @buf has a @vaddr of at least
+ *	nfence_log_size(%NFENCE_LOG_ENTRIES_ALL) bytes
+ * @log: the log
+ *
+ * Context: the writer's lock held (&nfence_cmp.lock).
+ */
+void nfence_log_copy(struct nfence_log *copy, const struct nfence_log *log)
 {
-	return (u64)h->wraparound_count * DRM_NFENCE_LOG_ENTRIES +
-	       h->first_free_entry_index;
+	memcpy(copy->buf->vaddr, log->buf->vaddr, log->buf->size);
+	copy->buf->size = log->buf->size;
+	copy->buf->num_entries = log->buf->num_entries;
+	copy->base = log->base;
 }
 
 /**
- * nfence_log_read - read the entries of a log copy past a cursor
- * @snapshot: a copy of a whole log buffer (%NFENCE_LOG_SIZE bytes)
+ * nfence_log_read - read the entries of a log past a cursor
+ * @log: the log: a copy (nfence_log_copy()), or the log under the
+ *	writer's lock
  * @cursor: in: entries the reader has seen (see &struct
  *	drm_nfence_log_read); out: past the last entry copied
  * @out: room for *@count entries
  * @count: in: entries @out holds (0 reads nothing); out: entries copied
  * @status: out: %DRM_NFENCE_LOG_READ_OVERRUN if entries past the cursor
- *	were overwritten (the copy then starts at the oldest one left)
+ *	were overwritten, or were in a buffer the log has replaced since
+ *	(the copy then starts at the oldest one left)
  *
  * A header out of range (an index past the last entry: not something the
  * engines write) counts as an overrun of everything, and nothing is
@@ -148,15 +300,16 @@ static u64 nfence_log_position(const struct drm_nfence_log_header *h)
  *
  * Return: 0, or -EINVAL if @cursor is ahead of the log (nothing changed).
  */
-int nfence_log_read(const void *snapshot, u64 *cursor,
+int nfence_log_read(const struct nfence_log *log, u64 *cursor,
 		    struct drm_nfence_log_entry *out, u32 *count, u32 *status)
 {
-	const struct drm_nfence_log_header *h = nfence_log_header(snapshot);
-	const struct drm_nfence_log_entry *e = nfence_log_entries(snapshot);
-	u64 end = nfence_log_position(h), from = *cursor;
+	const struct nfence_log_buffer *buf = log->buf;
+	const struct drm_nfence_log_header *h = nfence_log_header(buf->vaddr);
+	const struct drm_nfence_log_entry *e = nfence_log_entries(buf->vaddr);
+	u64 end = nfence_log_position(log), from = *cursor, oldest;
 	u32 n, i;
 
-	if (h->first_free_entry_index >= DRM_NFENCE_LOG_ENTRIES) {
+	if (h->first_free_entry_index >= buf->num_entries) {
 		*status = DRM_NFENCE_LOG_READ_OVERRUN;
 		*cursor = end;
 		*count = 0;
@@ -165,13 +318,14 @@ int nfence_log_read(const void *snapshot, u64 *cursor,
 	if (from > end)
 		return -EINVAL;
 	*status = 0;
-	if (end - from > DRM_NFENCE_LOG_ENTRIES) {
+	oldest = end - min_t(u64, end - log->base, buf->num_entries);
+	if (from < oldest) {
 		*status = DRM_NFENCE_LOG_READ_OVERRUN;
-		from = end - DRM_NFENCE_LOG_ENTRIES;
+		from = oldest;
 	}
 	n = min_t(u64, end - from, *count);
 	for (i = 0; i < n; i++)
-		out[i] = e[(from + i) % DRM_NFENCE_LOG_ENTRIES];
+		out[i] = e[(from - log->base + i) % buf->num_entries];
 	*cursor = from + n;
 	*count = n;
 	return 0;

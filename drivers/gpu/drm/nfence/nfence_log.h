@@ -12,8 +12,12 @@
 
 #include "nfence_vm.h"
 
-/* NFENCE_LOG_SIZE: bytes of one log buffer: header and entries */
-#define NFENCE_LOG_SIZE		PAGE_SIZE
+/*
+ * NFENCE_LOG_ENTRIES_ALL: entries of a log buffer while the adapter's
+ * logging level is %DRM_NFENCE_LOGGING_LEVEL_ALL (16 KiB), against
+ * %DRM_NFENCE_LOG_ENTRIES (4 KiB) at the default level
+ */
+#define NFENCE_LOG_ENTRIES_ALL	340
 
 /**
  * enum nfence_log_kind - a log's place in a queue's pair of logs
@@ -35,26 +39,52 @@ static inline u32 nfence_log_type(enum nfence_log_kind kind)
 }
 
 /**
- * struct nfence_log - one native fence log buffer of a hardware queue
+ * struct nfence_log_buffer - the memory of a native fence log
  *
- * @vaddr holds a &struct drm_nfence_log_header and
- * %DRM_NFENCE_LOG_ENTRIES &struct drm_nfence_log_entry; the GPU writes it
- * under &nfence_cmp.lock, which readers take to copy it.
+ * A &struct drm_nfence_log_header, then @num_entries &struct
+ * drm_nfence_log_entry, mapped read-only into the queue's GPU address
+ * space. Lifetime: its log's, until nfence_log_replace() hands it back.
  */
-struct nfence_log {
-	/** @vaddr: kernel address of the buffer, %NFENCE_LOG_SIZE bytes */
+struct nfence_log_buffer {
+	/** @vaddr: kernel address of the buffer, @size bytes */
 	void *vaddr;
+	/** @size: bytes, a whole number of pages */
+	size_t size;
+	/** @num_entries: entries after the header */
+	u32 num_entries;
 	/** @map: its read-only mapping in the queue's GPU address space */
 	struct nfence_vm_mapping map;
 };
 
-int nfence_log_init(struct nfence_log *log, u32 type);
+/**
+ * struct nfence_log - one native fence log of a hardware queue
+ *
+ * The GPU writes @buf under &nfence_cmp.lock, which readers take to copy
+ * it and under which nfence_log_replace() gives the log a new buffer.
+ */
+struct nfence_log {
+	/** @buf: the buffer the GPU writes now */
+	struct nfence_log_buffer *buf;
+	/** @base: entries written to the log's earlier buffers */
+	u64 base;
+};
+
+size_t nfence_log_size(u32 num_entries);
+int nfence_log_init(struct nfence_log *log, u32 type, u32 num_entries);
 void nfence_log_fini(struct nfence_log *log);
 int nfence_log_map(struct nfence_log *log, struct nfence_vm *vm);
 void nfence_log_unmap(struct nfence_log *log);
+u64 nfence_log_gpu_va(const struct nfence_log *log);
+struct nfence_log_buffer *nfence_log_buffer_alloc(u32 type, u32 num_entries);
+int nfence_log_buffer_map(struct nfence_log_buffer *buf, struct nfence_vm *vm);
+void nfence_log_buffer_free(struct nfence_log_buffer *buf);
+struct nfence_log_buffer *nfence_log_replace(struct nfence_log *log,
+					     struct nfence_log_buffer *buf);
 void nfence_log_append(struct nfence_log *log,
 		       const struct drm_nfence_log_entry *entry);
-int nfence_log_read(const void *snapshot, u64 *cursor,
+u64 nfence_log_position(const struct nfence_log *log);
+void nfence_log_copy(struct nfence_log *copy, const struct nfence_log *log);
+int nfence_log_read(const struct nfence_log *log, u64 *cursor,
 		    struct drm_nfence_log_entry *out, u32 *count, u32 *status);
 
 #endif /* NFENCE_LOG_H */

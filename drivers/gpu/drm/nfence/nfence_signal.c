@@ -241,7 +241,7 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 	smp_mb();
 	do {
 		count = ARRAY_SIZE(entries);
-		if (nfence_log_read(log->vaddr, cursor, entries, &count,
+		if (nfence_log_read(log, cursor, entries, &count,
 				    &status)) {
 			/* Ahead of the log: not ours to trust; read it anew. */
 			*cursor = 0;

@@ -2899,6 +2899,107 @@ TEST_F(gpu, logged_fence_commands)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(a));
 }
 
+/* Set adapter 0's logging level; the previous one, or -1 on failure. */
+static int set_level(D3DKMT_HANDLE adapter, D3DDDI_LOGGING_LEVEL level,
+		     UINT flags, NTSTATUS *st)
+{
+	NFENCE_SETLOGGINGLEVEL l = {
+		.hAdapter = adapter,
+		.LoggingLevel = level,
+		.Flags = flags,
+	};
+
+	*st = NFenceSetLoggingLevel(&l);
+	return NT_SUCCESS(*st) ? (int)l.PreviousLevel : -1;
+}
+
+/*
+ * Read a queue's signal log from its start (up to 4 entries): the header,
+ * where the log is now, and its position in r->Cursor.
+ */
+static void signal_log(struct __test_metadata *_metadata, D3DKMT_HANDLE q,
+		       NFENCE_READNATIVEFENCELOG *r)
+{
+	static DXGK_NATIVE_FENCE_LOG_ENTRY e[4];
+
+	memset(r, 0, sizeof(*r));
+	r->hHwQueue = q;
+	r->Type = DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS;
+	r->pEntries = e;
+	r->NumEntries = 4;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(r));
+}
+
+/*
+ * The logging level (root only): ALL gives every queue, and new ones,
+ * larger logs at new GPU VAs, with the log's cursor carrying on; back to
+ * DEFAULT, and NFENCE_LOGGING_RECREATE at the same level, new buffers
+ * again.
+ */
+TEST_F(gpu, logging_level_recreates_logs)
+{
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter;
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], a;
+	NFENCE_READNATIVEFENCELOG r;
+	D3DDDI_NATIVEFENCEMAPPING ma;
+	D3DKMT_CREATEHWQUEUE q2;
+	D3DGPU_VIRTUAL_ADDRESS va;
+	NFENCE_CS cs;
+	NTSTATUS st;
+
+	if (!self->e.cfg.native_fences)
+		SKIP(return, "no native fences, no log buffers");
+	if (geteuid()) {
+		EXPECT_EQ(-1, set_level(adapter, D3DDDI_LOGGING_LEVEL_ALL, 0,
+					&st));
+		EXPECT_EQ(STATUS_ACCESS_DENIED, st);
+		SKIP(return, "not root: only the refusal was checked");
+	}
+	signal_log(_metadata, g->q[0].hHwQueue, &r);
+	EXPECT_EQ(g->q[0].NativeFenceSignalLogBufferGpuVa, r.GpuVa);
+	EXPECT_EQ(84ull, r.Header.NumberOfEntries);
+	va = r.GpuVa;
+
+	ASSERT_EQ(D3DDDI_LOGGING_LEVEL_DEFAULT,
+		  set_level(adapter, D3DDDI_LOGGING_LEVEL_ALL, 0, &st));
+	signal_log(_metadata, g->q[0].hHwQueue, &r);
+	EXPECT_EQ(340ull, r.Header.NumberOfEntries);
+	EXPECT_NE(va, r.GpuVa);
+	EXPECT_EQ(0ull, r.Cursor);
+	/* A queue made now gets the larger logs too. */
+	EXPECT_EQ(STATUS_SUCCESS, create_queue(g->ctx[0], 0, &q2));
+	EXPECT_EQ(340u, q2.NativeFenceLogBufferNumberOfEntries);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q2.hHwQueue));
+
+	/* The GPU logs into the new buffer. */
+	a = fence(_metadata, dev, 0, 0, &ma);
+	cs_begin(_metadata, g, &cs);
+	NFenceCsFenceSignalLogged(&cs, ma.CurrentValueGpuVa,
+				  ma.MonitoredValueGpuVa, 5, a);
+	EXPECT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	signal_log(_metadata, g->q[0].hHwQueue, &r);
+	EXPECT_EQ(1ull, r.Cursor);
+	EXPECT_EQ(1u, r.Header.FirstFreeEntryIndex);
+
+	/* The same level again, with new buffers: the cursor carries on. */
+	va = r.GpuVa;
+	EXPECT_EQ(D3DDDI_LOGGING_LEVEL_ALL,
+		  set_level(adapter, D3DDDI_LOGGING_LEVEL_ALL,
+			    NFENCE_LOGGING_RECREATE, &st));
+	signal_log(_metadata, g->q[0].hHwQueue, &r);
+	EXPECT_NE(va, r.GpuVa);
+	EXPECT_EQ(1ull, r.Cursor);
+	EXPECT_EQ(0u, r.Header.FirstFreeEntryIndex);
+
+	EXPECT_EQ(D3DDDI_LOGGING_LEVEL_ALL,
+		  set_level(adapter, D3DDDI_LOGGING_LEVEL_DEFAULT, 0, &st));
+	signal_log(_metadata, g->q[0].hHwQueue, &r);
+	EXPECT_EQ(84ull, r.Header.NumberOfEntries);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(a));
+}
+
 /*
  * Native fences between engines and the CPU: a GPU wait released by a GPU
  * signal, CPU waiters woken by GPU signals, values read through the CPU
