@@ -22,6 +22,14 @@
  * No CPU is involved between the engines: engine 1 is released by engine
  * 0's signal, on the GPU. Exit status: 0 if every step behaved, 1
  * otherwise (also when no adapter qualifies).
+ *
+ * Options:
+ *   --logged          encode the fence commands with log payloads
+ *                     (NFenceCs*Logged()): the engines write native fence
+ *                     log entries, and nfence-trace sees them
+ *   --trace OUT.json  (root) --logged, recording nfence's trace events
+ *                     meanwhile as nfence-trace record does, and write
+ *                     the timeline as trace-event JSON to OUT.json
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +37,8 @@
 #include <string.h>
 
 #include <nfence/d3dkmthk.h>
+
+#include "nfence-trace-core.h"
 
 #define MS		UINT64_C(1000000)	/* ns */
 #define MAX_ADAPTERS	16
@@ -52,6 +62,7 @@ enum {
 
 static int failures;
 static int step;
+static int logged;	/* --logged: fence commands with log payloads */
 
 /* Report one step; returns @ok. */
 static int check(int ok, const char *what)
@@ -235,7 +246,37 @@ static double ticks_us(UINT64 ticks, UINT64 frequency)
 	return frequency ? (double)ticks * 1e6 / (double)frequency : 0.0;
 }
 
-int main(void)
+/* The fence commands, logged with --logged when the queue has logs. */
+static NTSTATUS wait_fence(struct engine *e, D3DKMT_CREATENATIVEFENCE *f,
+			   UINT64 value)
+{
+	if (logged && e->queue.NativeFenceLogBufferNumberOfEntries)
+		return NFenceCsWaitNativeFenceLogged(&e->cs,
+						     &f->Info.NativeFenceMapping,
+						     value, f->hSyncObject);
+	return NFenceCsWaitNativeFence(&e->cs, &f->Info.NativeFenceMapping,
+				       value);
+}
+
+static NTSTATUS signal_fence(struct engine *e, D3DKMT_CREATENATIVEFENCE *f,
+			     UINT64 value)
+{
+	if (logged && e->queue.NativeFenceLogBufferNumberOfEntries)
+		return NFenceCsSignalNativeFenceLogged(&e->cs,
+						       &f->Info.NativeFenceMapping,
+						       value, f->hSyncObject);
+	return NFenceCsSignalNativeFence(&e->cs, &f->Info.NativeFenceMapping,
+					 value);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: nfence-pipeline-demo [--logged] "
+		"[--trace OUT.json]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
 {
 	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
 	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
@@ -250,16 +291,34 @@ int main(void)
 	volatile UINT64 *data = NULL;
 	VOID *data_cpu = NULL;
 	UINT64 values[3], slot[NSLOTS];
+	const char *trace = NULL;
+	struct ntrace_rec rec;
 	ULONG i;
 	int a, k;
 
+	for (k = 1; k < argc; k++) {
+		if (!strcmp(argv[k], "--logged"))
+			logged = 1;
+		else if (!strcmp(argv[k], "--trace") && k + 1 < argc)
+			trace = argv[++k];
+		else
+			return usage();
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (trace) {
+		logged = 1;
+		if (ntrace_record_start(&rec, "nfence-pipeline-demo") < 0)
+			return 1;
+	}
 	memset(&fa, 0, sizeof(fa));
 	memset(&fb, 0, sizeof(fb));
 
 	/* 1. A device on an adapter with native fences and two engines. */
-	if (!expect(D3DKMTEnumAdapters2(&ea), "enumerate adapters"))
+	if (!expect(D3DKMTEnumAdapters2(&ea), "enumerate adapters")) {
+		if (trace)
+			ntrace_record_cancel(&rec);
 		return 1;
+	}
 	a = pick_adapter(adapters, ea.NumAdapters, &info);
 	if (!check(a >= 0, "an adapter has native fences and two engines"))
 		goto close_adapters;
@@ -292,10 +351,10 @@ int main(void)
 	       fb.Info.NativeFenceMapping.CurrentValueGpuVa);
 
 	/* 5. Engine 1 first: it must wait, on the GPU, for fence A. */
-	NFenceCsWaitNativeFence(&eng[1].cs, &fa.Info.NativeFenceMapping, 1);
+	wait_fence(&eng[1], &fa, 1);
 	NFenceCsTimestamp(&eng[1].cs, data_va + 8 * TS1);
 	NFenceCsWrite64(&eng[1].cs, data_va + 8 * DATA1, PAYLOAD0 ^ PAYLOAD1);
-	NFenceCsSignalNativeFence(&eng[1].cs, &fb.Info.NativeFenceMapping, 1);
+	signal_fence(&eng[1], &fb, 1);
 	if (!expect(NFenceCsStatus(&eng[1].cs), "encode engine 1's commands") ||
 	    !expect(submit(&eng[1], 1), "submit to engine 1"))
 		goto destroy;
@@ -308,7 +367,7 @@ int main(void)
 	NFenceCsWork(&eng[0].cs, WORK_NS);
 	NFenceCsTimestamp(&eng[0].cs, data_va + 8 * TS0_DONE);
 	NFenceCsWrite64(&eng[0].cs, data_va + 8 * DATA0, PAYLOAD0);
-	NFenceCsSignalNativeFence(&eng[0].cs, &fa.Info.NativeFenceMapping, 1);
+	signal_fence(&eng[0], &fa, 1);
 	if (!expect(NFenceCsStatus(&eng[0].cs), "encode engine 0's commands") ||
 	    !expect(submit(&eng[0], 1), "submit to engine 0"))
 		goto destroy;
@@ -392,6 +451,18 @@ close_adapters:
 		D3DKMT_CLOSEADAPTER ca = { .hAdapter = adapters[i].hAdapter };
 
 		D3DKMTCloseAdapter(&ca);
+	}
+	if (trace) {
+		struct ntrace_stats st;
+		char what[64 + PATH_MAX];
+		int ok;
+
+		ok = ntrace_record_convert(&rec, NULL, trace,
+					   "nfence-pipeline-demo", &st) == 0;
+		snprintf(what, sizeof(what), "timeline written to %s", trace);
+		if (check(ok, what))
+			printf("# trace: %u tracks, %lu slices, %lu flows\n",
+			       st.tracks, st.slices, st.flows);
 	}
 	printf("nfence-pipeline-demo: %d steps, %d failed\n", step, failures);
 	return failures ? 1 : 0;

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * The part of nfence-trace that nfence-pipeline-demo --trace shares:
+ * recording nfence's trace events in a tracefs instance of its own, and
+ * converting a capture (the instance's "trace" text) into Chrome/Perfetto
+ * trace-event JSON. See Documentation/tracing.rst.
+ */
+#ifndef NFENCE_TRACE_CORE_H
+#define NFENCE_TRACE_CORE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NTRACE_MAX_ADAPTERS	64	/* the driver has at most 8 */
+
+/* A recording: the tracefs instance and what it learned of the adapters. */
+struct ntrace_rec {
+	char tracefs[64];		/* the tracefs mount used */
+	char dir[PATH_MAX];		/* the instance's directory */
+	int mounted;			/* we mounted tracefs: unmount after */
+	unsigned int num_adapters;
+	struct {
+		unsigned int index;	/* the trace events' adapter= */
+		uint64_t frequency;	/* GPU timestamp ticks per second */
+	} adapters[NTRACE_MAX_ADAPTERS];
+};
+
+/* What a conversion produced. */
+struct ntrace_stats {
+	unsigned long lines;		/* lines read */
+	unsigned long events;		/* nfence events used */
+	unsigned long ignored;		/* other lines and events skipped */
+	unsigned int adapters;		/* adapter processes */
+	unsigned int tracks;		/* thread tracks */
+	unsigned long slices;		/* "X" events */
+	unsigned long instants;		/* "i" events */
+	unsigned long async_waits;	/* "b"/"e" pairs */
+	unsigned long flows;		/* "s"/"f" pairs */
+	unsigned long unreleased;	/* GPU waits with no logged signal */
+};
+
+/* Conversion options. */
+struct ntrace_opts {
+	uint64_t frequency;	/* ticks/s for adapters the capture does not
+				 * name; 0: none (an error if needed) */
+};
+
+/*
+ * ntrace_record_start() - create the tracefs instance and start recording
+ * @r: the recording, filled in
+ * @prog: name for messages
+ *
+ * Needs root. Return: 0, or -1 after printing why (nothing left behind).
+ */
+int ntrace_record_start(struct ntrace_rec *r, const char *prog);
+
+/*
+ * ntrace_record_stop() - stop recording, save the capture, remove the
+ * instance
+ * @r: a started recording
+ * @capture: where the capture goes (header lines, then the trace text)
+ * @prog: name for messages
+ *
+ * The instance is removed whatever happens. Return: 0, or -1 after
+ * printing why.
+ */
+int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog);
+
+/*
+ * ntrace_convert() - convert a capture into trace-event JSON
+ * @capture: the capture, read from its current position to the end
+ * @name: its name, for messages
+ * @json: where the JSON goes
+ * @opts: options, or NULL
+ * @stats: filled in on success, may be NULL
+ *
+ * Return: 0, or -1 after printing "name:line: why" on stderr (malformed
+ * input, no nfence event, an adapter without timestamp frequency, an I/O
+ * error or no memory).
+ */
+int ntrace_convert(FILE *capture, const char *name, FILE *json,
+		   const struct ntrace_opts *opts, struct ntrace_stats *stats);
+
+/* ntrace_record_cancel() - stop recording, drop it, remove the instance */
+void ntrace_record_cancel(struct ntrace_rec *r);
+
+/*
+ * ntrace_record_convert() - ntrace_record_stop() into a temporary capture,
+ * then ntrace_convert() of it into the file @json_path (and the capture
+ * into @capture_path too, if not NULL). Return: 0 or -1.
+ */
+int ntrace_record_convert(struct ntrace_rec *r, const char *capture_path,
+			  const char *json_path, const char *prog,
+			  struct ntrace_stats *stats);
+
+#endif /* NFENCE_TRACE_CORE_H */
