@@ -5,7 +5,8 @@
 # binary, the export list check, the check that the VM kselftest
 # nfence_libnfence_test.c ($SELFTEST) calls every export, and nfence-info,
 # nfence-fence-demo, nfence-pipeline-demo and a quick nfence-gpu-bench
-# against the fake driver.
+# against the fake driver, and nfence-trace's converter on a capture
+# recorded in a VM (run-trace.sh).
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -70,6 +71,13 @@ fi
 
 echo "== nfence-gpu-bench -q (fake driver)"
 if sh tests/run-gpu-bench.sh "$BENCH" "$O/tests/libmock-nfence.so"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== nfence-trace (sample capture, malformed captures, checker)"
+if sh tests/run-trace.sh "$TRACE" ../scripts/nfence-trace-check.py; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

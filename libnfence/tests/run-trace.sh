@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-trace.sh NFENCE_TRACE CHECKER: nfence-trace convert on the capture
+# recorded in a VM (tests/data/nfence-trace-sample.txt: two
+# "nfence-pipeline-demo --logged", nfence-fence-demo, nfence-doorbell-demo
+# and nfence_log@wait-entry-blocked under "nfence-trace record"), checked
+# by the trace-event checker (scripts/nfence-trace-check.py) with the
+# exact counts of that capture; then malformed captures, each of which
+# must fail with exit status 1, a "file:line:" message and no JSON left;
+# then JSON the checker must refuse. Prints "ok ..." lines, or "not ok"
+# and exits 1.
+set -u
+
+trace=$1
+checker=$2
+data=$(dirname "$0")/data/nfence-trace-sample.txt
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1"; fail=1; }
+
+# The sample: 1 adapter; tracks: interrupts, the CMP's fence signals, 22
+# queues (17 seen only in doorbell rings), 7 tasks; slices: 2 WORKs,
+# 3 GPU waits, 6 logged signals, 7 blocking CPU waits; the two
+# pipeline demos' engine-to-engine releases are the 2 flows.
+if "$trace" convert "$data" -o "$dir/sample.json" 2>"$dir/err" &&
+   python3 "$checker" --tracks 31 --slices 18 --flows 2 \
+	--track interrupts --track "engine 0 queue 1" \
+	--track "engine 1 queue 2" --track "nfence-pipeline-300" \
+	--process "nfence adapter 0 (GPU)" "$dir/sample.json" >"$dir/out"; then
+	ok "$(cat "$dir/out")"
+else
+	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
+	notok "sample capture converts and checks"
+fi
+
+# The same from standard input, to standard output, is the same JSON but
+# for the capture's name.
+if "$trace" convert - <"$data" 2>/dev/null |
+	sed -e 's/"capture":"[^"]*"//' >"$dir/stdin.json" &&
+   sed -e 's/"capture":"[^"]*"//' "$dir/sample.json" | cmp -s - "$dir/stdin.json"
+then
+	ok "convert - gives the same JSON"
+else
+	notok "convert - gives the same JSON"
+fi
+
+# Without its header the capture needs --frequency.
+grep -v '^# nfence-trace' "$data" >"$dir/noheader.txt"
+if "$trace" convert "$dir/noheader.txt" -o "$dir/x.json" 2>"$dir/err"; then
+	notok "a capture without frequency converts without --frequency"
+elif grep -q "frequency" "$dir/err" && [ ! -e "$dir/x.json" ]; then
+	ok "no frequency: $(cat "$dir/err")"
+else
+	notok "no frequency: wrong message or JSON left behind"
+fi
+if "$trace" convert --frequency 100000000 "$dir/noheader.txt" \
+	-o "$dir/x.json" 2>/dev/null &&
+   sed -e 's/"capture":"[^"]*"//' "$dir/x.json" | cmp -s - "$dir/stdin.json"
+then
+	ok "--frequency 100000000 without the header gives the same JSON"
+else
+	notok "--frequency 100000000 without the header gives the same JSON"
+fi
+
+# Malformed captures: exit status 1 (not a crash), a message naming the
+# file and line, no JSON.
+malformed() { # name file
+	"$trace" convert "$2" -o "$dir/bad.json" 2>"$dir/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "^nfence-trace: $2" "$dir/err" &&
+	   [ ! -e "$dir/bad.json" ]; then
+		ok "$1 refused: $(head -n 1 "$dir/err")"
+	else
+		cat "$dir/err" | sed -e 's/^/# /'
+		notok "$1 (exit $rc)"
+	fi
+}
+sed -e '40s/value=1 /value=x1 /' "$data" >"$dir/badvalue.txt"
+sed -n 40p "$data" | grep -q 'value=1 ' || notok "line 40 of the sample changed"
+malformed "a non-number field" "$dir/badvalue.txt"
+n=$(grep -n -m 1 'nfence_log_entry' "$data" | cut -d: -f1)
+head -n "$((n - 1))" "$data" >"$dir/truncated.txt"
+sed -n "${n}p" "$data" | sed -e 's/log=.*/log=sig/' >>"$dir/truncated.txt"
+malformed "a capture cut mid-line" "$dir/truncated.txt"
+n=$(grep -n -m 1 'from=gpu' "$data" | cut -d: -f1)
+sed -e "${n}s/from=gpu/from=elsewhere/" "$data" >"$dir/badword.txt"
+malformed "an unknown word value" "$dir/badword.txt"
+sed -e '50s/adapter=0/adapter=4294967296/' "$data" >"$dir/range.txt"
+malformed "an out of range adapter" "$dir/range.txt"
+sed -e '50s/\[00\([01]\)\]/CPU\1/' "$data" >"$dir/shape.txt"
+malformed "an event line without its CPU column" "$dir/shape.txt"
+printf '# tracer: nop\n  sh-1 [000] ..... 1.000000: sched_switch: x\n' \
+	>"$dir/none.txt"
+malformed "a capture with no nfence event" "$dir/none.txt"
+head -c 3000 "$data" >"$dir/binary.txt"
+printf 'x\000y\n' >>"$dir/binary.txt"
+malformed "a NUL byte" "$dir/binary.txt"
+malformed "an empty file" /dev/null
+
+# Unknown events and lines are skipped, not refused.
+{
+	cat "$data"
+	echo "  sh-1     (      1) [000] .....    99.000000: nfence_future_event: adapter=0 x=1"
+	echo "  sh-1     (      1) [000] .....    99.000000: sched_switch: prev=sh"
+	echo "some text"
+} >"$dir/extra.txt"
+if "$trace" convert "$dir/extra.txt" -o "$dir/extra.json" 2>"$dir/err" &&
+   grep -q "3 lines ignored" "$dir/err"; then
+	ok "unknown events and lines skipped: 3 lines ignored"
+else
+	cat "$dir/err" | sed -e 's/^/# /'
+	notok "unknown events and lines skipped"
+fi
+
+# The checker refuses JSON that breaks the rules.
+refused() { # name file [checker options]
+	what=$1 f=$2
+	shift 2
+	if python3 "$checker" "$@" "$f" >"$dir/out"; then
+		notok "checker accepted $what"
+	else
+		ok "checker refuses $what: $(head -n 1 "$dir/out")"
+	fi
+}
+grep -v '"ph":"f"' "$dir/sample.json" >"$dir/nof.json"
+refused "a flow start without its finish" "$dir/nof.json"
+sed -e '0,/"dur":0,/s//"dur":-1,/' "$dir/sample.json" >"$dir/neg.json"
+refused "a negative dur" "$dir/neg.json"
+grep -v '"name":"engine 1 queue 2"' "$dir/sample.json" >"$dir/noname.json"
+refused "a track without thread_name" "$dir/noname.json"
+python3 - "$dir/sample.json" "$dir/overlap.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+x = next(e for e in doc["traceEvents"] if e["ph"] == "X" and e["dur"] > 0)
+doc["traceEvents"].append(dict(x, name="overlap", ts=x["ts"] + x["dur"] / 2))
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+refused "overlapping slices on a track" "$dir/overlap.json"
+sed -e '0,/"dur":0,/s//"dur":NaN,/' "$dir/sample.json" >"$dir/nan.json"
+refused "NaN" "$dir/nan.json"
+refused "a wrong flow count" "$dir/sample.json" --flows 3
+
+if [ "$fail" -ne 0 ]; then
+	echo "not ok nfence-trace"
+	exit 1
+fi
+echo "ok nfence-trace"

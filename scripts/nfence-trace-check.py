@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check a trace-event JSON file (nfence-trace's output) against the rules
+of Chrome's Trace Event Format (JSON Object Format) that the viewers rely
+on, and against expectations given as options.
+
+  nfence-trace-check.py [--tracks N] [--slices N] [--flows N]
+                        [--min-tracks N] [--min-slices N] [--min-flows N]
+                        [--track NAME]... [--process NAME]... FILE.json
+
+Format rules: a top-level object with a "traceEvents" list and a
+"displayTimeUnit" of "ms" or "ns"; every event an object with a known
+"ph", a string "name", integer "pid" and "tid" and (but "M") a finite
+number "ts"; "X" with a finite "dur" >= 0; "i" with a scope "s" of t, p
+or g; "s"/"f" flows with "cat" and "id", every "s" with exactly one "f"
+of the same cat and id and the other way round, the "f" not before its
+"s", and each bound to an "X" slice of its own track that encloses its
+timestamp ("f" with "bp": "e"); "b"/"e" async pairs with "cat" and "id";
+the "X" slices of one track nested or disjoint; "M" metadata with the
+name of every process and every thread that has events. NaN and
+Infinity are refused.
+
+Tracks are the (pid, tid) pairs that have events other than "M"; slices
+are the "X" events; flows the "s"/"f" pairs. Prints "nfence-trace-check:
+ok: ..." and exits 0, or prints each problem and exits 1 (2: bad usage
+or a file that is not JSON).
+"""
+import argparse
+import collections
+import json
+import math
+import sys
+
+PHASES = {"X", "i", "I", "s", "t", "f", "b", "e", "n", "M", "B", "E", "C"}
+METADATA = {"process_name", "process_sort_index", "thread_name",
+            "thread_sort_index", "process_labels"}
+# Slices ending within this of another's start do not overlap it: the
+# timestamps are microseconds with three decimals.
+EPS = 0.0015
+
+
+def reject_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and \
+        math.isfinite(v)
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check(doc, opts):
+    errors = []
+
+    def bad(i, ev, what):
+        if len(errors) < 50:
+            errors.append("event %d (%s): %s" % (i, json.dumps(ev)[:120],
+                                                 what))
+        elif len(errors) == 50:
+            errors.append("...")
+
+    if not isinstance(doc, dict):
+        return ["the top level is not an object"], {}
+    events = doc.get("traceEvents")
+    if not isinstance(events, list):
+        return ["no \"traceEvents\" list"], {}
+    if doc.get("displayTimeUnit") not in ("ms", "ns"):
+        errors.append("\"displayTimeUnit\" is not \"ms\" or \"ns\"")
+
+    proc_names = {}
+    thread_names = {}
+    used = collections.OrderedDict()
+    slices = collections.defaultdict(list)
+    flow_s = {}
+    flow_f = {}
+    asyncs = collections.defaultdict(list)
+    counts = collections.Counter()
+
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            bad(i, ev, "not an object")
+            continue
+        ph = ev.get("ph")
+        if ph not in PHASES:
+            bad(i, ev, "unknown phase %r" % (ph,))
+            continue
+        counts[ph] += 1
+        if not isinstance(ev.get("name"), str):
+            bad(i, ev, "no string name")
+        pid, tid = ev.get("pid"), ev.get("tid")
+        if not is_int(pid) or not is_int(tid):
+            bad(i, ev, "pid and tid must be integers")
+            continue
+        if ph == "M":
+            args = ev.get("args")
+            if ev.get("name") not in METADATA or not isinstance(args, dict):
+                bad(i, ev, "unknown metadata or no args")
+                continue
+            if ev["name"] == "process_name":
+                if not isinstance(args.get("name"), str):
+                    bad(i, ev, "process_name without a string name")
+                proc_names[pid] = args.get("name")
+            elif ev["name"] == "thread_name":
+                if not isinstance(args.get("name"), str):
+                    bad(i, ev, "thread_name without a string name")
+                thread_names[(pid, tid)] = args.get("name")
+            elif ev["name"].endswith("sort_index") and \
+                    not is_int(args.get("sort_index")):
+                bad(i, ev, "sort_index is not an integer")
+            continue
+        ts = ev.get("ts")
+        if not is_num(ts):
+            bad(i, ev, "no finite ts")
+            continue
+        used[(pid, tid)] = True
+        if ph == "X":
+            dur = ev.get("dur")
+            if not is_num(dur) or dur < 0:
+                bad(i, ev, "X needs a finite dur >= 0")
+                continue
+            slices[(pid, tid)].append((ts, ts + dur, i))
+        elif ph in ("i", "I"):
+            if ev.get("s", "t") not in ("t", "p", "g"):
+                bad(i, ev, "instant scope must be t, p or g")
+        elif ph in ("s", "f", "t"):
+            if not isinstance(ev.get("cat"), str) or \
+                    not (is_int(ev.get("id")) or
+                         isinstance(ev.get("id"), str)):
+                bad(i, ev, "a flow event needs cat and id")
+                continue
+            key = (ev["cat"], ev["id"])
+            table = flow_s if ph == "s" else flow_f
+            if ph == "f" and ev.get("bp") != "e":
+                bad(i, ev, "f must bind to its enclosing slice (bp e)")
+            if ph != "t":
+                if key in table:
+                    bad(i, ev, "a second %s for flow %r" % (ph, key))
+                table[key] = (i, ev)
+        elif ph in ("b", "e", "n"):
+            if not isinstance(ev.get("cat"), str) or "id" not in ev:
+                bad(i, ev, "an async event needs cat and id")
+                continue
+            asyncs[(ev["cat"], ev["id"])].append((ph, ts, i))
+
+    # Slices of a track: nested or disjoint.
+    for track, lst in slices.items():
+        lst.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for start, end, i in lst:
+            while stack and stack[-1][1] <= start + EPS:
+                stack.pop()
+            if stack and end > stack[-1][1] + EPS:
+                bad(i, events[i], "overlaps slice %d on its track without "
+                    "nesting" % stack[-1][2])
+            stack.append((start, end, i))
+
+    def encloses(track, ts):
+        return any(s - EPS <= ts <= e + EPS for s, e, _ in slices[track])
+
+    for key, (i, ev) in flow_s.items():
+        if key not in flow_f:
+            bad(i, ev, "flow start without its finish")
+        if not encloses((ev["pid"], ev["tid"]), ev["ts"]):
+            bad(i, ev, "flow start in no slice of its track")
+    for key, (i, ev) in flow_f.items():
+        if key not in flow_s:
+            bad(i, ev, "flow finish without its start")
+            continue
+        if ev["ts"] < flow_s[key][1]["ts"]:
+            bad(i, ev, "flow finish before its start")
+        if not encloses((ev["pid"], ev["tid"]), ev["ts"]):
+            bad(i, ev, "flow finish in no slice of its track")
+
+    for key, lst in asyncs.items():
+        phases = [p for p, _, _ in lst if p != "n"]
+        i = lst[0][2]
+        if phases.count("b") != phases.count("e") or \
+                (phases and phases[0] != "b"):
+            bad(i, events[i], "async begin and end do not pair")
+        elif lst[-1][1] < lst[0][1]:
+            bad(i, events[i], "async end before its begin")
+
+    for pid, tid in used:
+        if pid not in proc_names:
+            errors.append("pid %d has no process_name" % pid)
+        if (pid, tid) not in thread_names:
+            errors.append("pid %d tid %d has no thread_name" % (pid, tid))
+
+    stats = {
+        "tracks": len(used),
+        "slices": counts["X"],
+        "flows": len(flow_s),
+        "instants": counts["i"] + counts["I"],
+        "async": counts["b"],
+        "processes": len({p for p, _ in used}),
+        "track_names": [thread_names.get(t) for t in used],
+        "process_names": [proc_names.get(p) for p in {p for p, _ in used}],
+    }
+
+    def expect(what, value, exact, least):
+        if exact is not None and value != exact:
+            errors.append("%d %s, expected %d" % (value, what, exact))
+        if least is not None and value < least:
+            errors.append("%d %s, expected at least %d" % (value, what,
+                                                           least))
+
+    expect("tracks", stats["tracks"], opts.tracks, opts.min_tracks)
+    expect("slices", stats["slices"], opts.slices, opts.min_slices)
+    expect("flows", stats["flows"], opts.flows, opts.min_flows)
+    for name in opts.track:
+        if name not in stats["track_names"]:
+            errors.append("no track named %r (tracks: %s)" %
+                          (name, ", ".join(map(str,
+                                               stats["track_names"]))))
+    for name in opts.process:
+        if name not in stats["process_names"]:
+            errors.append("no process named %r" % name)
+    return errors, stats
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("file")
+    for what in ("tracks", "slices", "flows"):
+        p.add_argument("--" + what, type=int,
+                       help="exactly this many " + what)
+        p.add_argument("--min-" + what, type=int,
+                       help="at least this many " + what)
+    p.add_argument("--track", action="append", default=[],
+                   help="a track (thread) with this name must have events")
+    p.add_argument("--process", action="append", default=[],
+                   help="a process with this name must have events")
+    opts = p.parse_args()
+    try:
+        with open(opts.file, encoding="utf-8") as f:
+            doc = json.load(f, parse_constant=reject_constant)
+    except (OSError, ValueError) as e:
+        print("nfence-trace-check: %s: %s" % (opts.file, e))
+        return 2
+    errors, stats = check(doc, opts)
+    for e in errors:
+        print("nfence-trace-check: %s: %s" % (opts.file, e))
+    if errors:
+        print("nfence-trace-check: %s: FAILED" % opts.file)
+        return 1
+    print("nfence-trace-check: ok: %s: %d processes, %d tracks, %d slices, "
+          "%d flows, %d instants, %d async waits" %
+          (opts.file, stats["processes"], stats["tracks"], stats["slices"],
+           stats["flows"], stats["instants"], stats["async"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
