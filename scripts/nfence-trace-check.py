@@ -6,7 +6,7 @@ on, and against expectations given as options.
 
   nfence-trace-check.py [--tracks N] [--slices N] [--flows N]
                         [--min-tracks N] [--min-slices N] [--min-flows N]
-                        [--track NAME]... [--process NAME]... FILE.json
+                        [--track NAME]... [--process NAME]... FILE.json...
 
 Format rules: a top-level object with a "traceEvents" list and a
 "displayTimeUnit" of "ms" or "ns"; every event an object with a known
@@ -20,7 +20,8 @@ the "X" slices of one track nested or disjoint; "M" metadata with the
 name of every process and every thread that has events. NaN and
 Infinity are refused.
 
-Tracks are the (pid, tid) pairs that have events other than "M"; slices
+Each FILE is checked alone, with the same expectations. Tracks are the
+(pid, tid) pairs that have events other than "M"; slices
 are the "X" events; flows the "s"/"f" pairs. Prints "nfence-trace-check:
 ok: ..." and exits 0, or prints each problem and exits 1 (2: bad usage
 or a file that is not JSON).
@@ -223,7 +224,7 @@ def check(doc, opts):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("file")
+    p.add_argument("files", nargs="+", metavar="FILE")
     for what in ("tracks", "slices", "flows"):
         p.add_argument("--" + what, type=int,
                        help="exactly this many " + what)
@@ -234,23 +235,27 @@ def main():
     p.add_argument("--process", action="append", default=[],
                    help="a process with this name must have events")
     opts = p.parse_args()
-    try:
-        with open(opts.file, encoding="utf-8") as f:
-            doc = json.load(f, parse_constant=reject_constant)
-    except (OSError, ValueError) as e:
-        print("nfence-trace-check: %s: %s" % (opts.file, e))
-        return 2
-    errors, stats = check(doc, opts)
-    for e in errors:
-        print("nfence-trace-check: %s: %s" % (opts.file, e))
-    if errors:
-        print("nfence-trace-check: %s: FAILED" % opts.file)
-        return 1
-    print("nfence-trace-check: ok: %s: %d processes, %d tracks, %d slices, "
-          "%d flows, %d instants, %d async waits" %
-          (opts.file, stats["processes"], stats["tracks"], stats["slices"],
-           stats["flows"], stats["instants"], stats["async"]))
-    return 0
+    status = 0
+    for name in opts.files:
+        try:
+            with open(name, encoding="utf-8") as f:
+                doc = json.load(f, parse_constant=reject_constant)
+        except (OSError, ValueError) as e:
+            print("nfence-trace-check: %s: %s" % (name, e))
+            status = max(status, 2)
+            continue
+        errors, stats = check(doc, opts)
+        for e in errors:
+            print("nfence-trace-check: %s: %s" % (name, e))
+        if errors:
+            print("nfence-trace-check: %s: FAILED" % name)
+            status = max(status, 1)
+            continue
+        print("nfence-trace-check: ok: %s: %d processes, %d tracks, "
+              "%d slices, %d flows, %d instants, %d async waits" %
+              (name, stats["processes"], stats["tracks"], stats["slices"],
+               stats["flows"], stats["instants"], stats["async"]))
+    return status
 
 
 if __name__ == "__main__":

@@ -315,6 +315,21 @@ check_timed "libnfence pipeline demo (nfence-pipeline-demo)" 120 \
 	"$build/libnfence/nfence-pipeline-demo"
 check_timed "libnfence doorbell demo (nfence-doorbell-demo)" 120 \
 	"$build/libnfence/nfence-doorbell-demo"
+# nfence-trace (Documentation/tracing.rst): the pipeline demo with logged
+# fence commands recorded, then the demo's own --trace; each JSON checked
+# against the trace-event rules, with the demo's one engine-to-engine
+# flow and its six slices (WORK, GPU wait, two signals, two CPU waits).
+trace_dir=$(mktemp -d)
+check_timed "nfence-trace record of the pipeline demo" 120 \
+	"$build/libnfence/nfence-trace" record -o "$trace_dir/pipeline.txt" \
+	--json "$trace_dir/record.json" -- \
+	"$build/libnfence/nfence-pipeline-demo" --logged
+check_timed "nfence-pipeline-demo --trace" 120 \
+	"$build/libnfence/nfence-pipeline-demo" --trace "$trace_dir/demo.json"
+check "nfence-trace: both are valid trace-event JSON" \
+	python3 "$top/scripts/nfence-trace-check.py" --flows 1 --slices 6 \
+	--min-tracks 4 "$trace_dir/record.json" "$trace_dir/demo.json"
+rm -rf "$trace_dir"
 
 if [ "$mode" = full ]; then
 	vm_time igt
