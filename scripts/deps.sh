@@ -4,8 +4,8 @@
 # Install everything nfence needs on a Debian 12 (bookworm) machine:
 # the 6.1 kernel (bookworm) and the 6.12 LTS kernel (bookworm-backports)
 # with headers, linux-source-6.12 (KUnit, kselftest harness, checkpatch),
-# qemu + virtme-ng (from trixie, architecture all), libdrm, the IGT library
-# and sparse.  Idempotent: a second run only checks and exits.
+# qemu + virtme-ng (from trixie, architecture all), libdrm, the IGT library,
+# sparse and matplotlib (nfence-trace-plot.py).  Idempotent: a second run only checks and exits.
 set -euo pipefail
 
 SUDO=
@@ -28,7 +28,7 @@ BOOKWORM_PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 qemu-utils busybox-static
 	libdrm-dev libdrm2 pkg-config intel-gpu-tools
-	sparse shellcheck python3-sphinx
+	sparse shellcheck python3-sphinx python3-matplotlib
 	python3-requests udev iproute2
 )
 # The 6.12 LTS from bookworm-backports.

@@ -6,7 +6,8 @@
 # "nfence-pipeline-demo --logged", nfence-fence-demo, nfence-doorbell-demo
 # and nfence_log@wait-entry-blocked under "nfence-trace record"), checked
 # by the trace-event checker (scripts/nfence-trace-check.py) with the
-# exact counts of that capture; then malformed captures, each of which
+# exact counts of that capture; the timeline rendered to PNG
+# (scripts/nfence-trace-plot.py); then malformed captures, each of which
 # must fail with exit status 1, a "file:line:" message and no JSON left;
 # then JSON the checker must refuse. Prints "ok ..." lines, or "not ok"
 # and exits 1.
@@ -35,6 +36,19 @@ if "$trace" convert "$data" -o "$dir/sample.json" 2>"$dir/err" &&
 else
 	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
 	notok "sample capture converts and checks"
+fi
+
+# The timeline picture (Debian's python3-matplotlib): a PNG with a row
+# per track and the two flows.
+plot=$(dirname "$checker")/nfence-trace-plot.py
+if "$plot" "$dir/sample.json" "$dir/sample.png" >"$dir/out" 2>&1 &&
+   grep -q "31 tracks, 2 flows" "$dir/out" &&
+   [ "$(head -c 8 "$dir/sample.png" | od -An -tx1 | tr -d ' ')" = \
+	"89504e470d0a1a0a" ]; then
+	ok "$(cat "$dir/out")"
+else
+	sed -e 's/^/# /' "$dir/out"
+	notok "nfence-trace-plot.py renders the sample"
 fi
 
 # The same from standard input, to standard output, is the same JSON but
