@@ -138,19 +138,76 @@ static void query_adapters(struct ntrace_rec *r)
 	}
 }
 
+/* The slot of @r's adapter with trace index @index; NULL if none. */
+static struct ntrace_adapter *rec_adapter(struct ntrace_rec *r,
+					  unsigned int index)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->num_adapters; i++)
+		if (r->adapters[i].index == index)
+			return &r->adapters[i];
+	return NULL;
+}
+
 /*
- * THE SPOT FOR THE LOGGING LEVEL (not built yet): while recording, every
- * adapter's native fence logging level is to be ALL, so that every
- * FENCE_WAIT and FENCE_SIGNAL writes a log entry, not only the commands
- * encoded with NFenceCs*Logged(); @all false puts back what was there.
- * The driver's API for it is being added; until it is, this changes
- * nothing and only logged commands produce nfence_log_entry events.
+ * While recording, every adapter with log buffers is at logging level ALL
+ * (NFenceSetLoggingLevel(), the seed's detailed-logging switch): its
+ * queues' logs are the larger ones, so the trace does not overrun them,
+ * and UMDs that reconnect their doorbells see the level. @all false puts
+ * back the level each had. Adapters without log buffers are left alone.
+ * -1 (with errno) if a level could not be set, after undoing those set.
  */
 static int set_log_level_all(struct ntrace_rec *r, bool all)
 {
-	(void)r;
-	(void)all;
-	return 0;
+	D3DKMT_ADAPTERINFO adapters[NTRACE_MAX_ADAPTERS];
+	D3DKMT_ENUMADAPTERS2 ea = {
+		.NumAdapters = NTRACE_MAX_ADAPTERS,
+		.pAdapters = adapters,
+	};
+	int ret = 0;
+	ULONG i;
+
+	if (D3DKMTEnumAdapters2(&ea) != STATUS_SUCCESS)
+		return all ? 0 : -1;
+	for (i = 0; i < ea.NumAdapters; i++) {
+		D3DKMT_CLOSEADAPTER ca = { .hAdapter = adapters[i].hAdapter };
+		NFENCE_SETLOGGINGLEVEL l = { .hAdapter = adapters[i].hAdapter };
+		D3DKMT_NFENCE_ADAPTER info;
+		D3DKMT_QUERYADAPTERINFO q = {
+			.hAdapter = adapters[i].hAdapter,
+			.Type = KMTQAITYPE_NFENCE_ADAPTER,
+			.pPrivateDriverData = &info,
+			.PrivateDriverDataSize = sizeof(info),
+		};
+		struct ntrace_adapter *a = NULL;
+		NTSTATUS st;
+
+		if (D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS)
+			a = rec_adapter(r, info.AdapterIndex);
+		if (a && all) {
+			l.LoggingLevel = D3DDDI_LOGGING_LEVEL_ALL;
+			st = NFenceSetLoggingLevel(&l);
+			if (st == STATUS_SUCCESS) {
+				a->leveled = 1;
+				a->previous = l.PreviousLevel;
+			} else if (st != STATUS_NOT_SUPPORTED && !ret) {
+				errno = st == STATUS_ACCESS_DENIED ? EACCES :
+								     EIO;
+				ret = -1;
+			}
+		} else if (a && a->leveled) {
+			l.LoggingLevel = (D3DDDI_LOGGING_LEVEL)a->previous;
+			if (NFenceSetLoggingLevel(&l) == STATUS_SUCCESS)
+				a->leveled = 0;
+			else
+				ret = -1;
+		}
+		D3DKMTCloseAdapter(&ca);
+	}
+	if (ret < 0 && all)
+		set_log_level_all(r, false);
+	return ret;
 }
 
 static void remove_instance(struct ntrace_rec *r)
@@ -208,8 +265,13 @@ int ntrace_record_start(struct ntrace_rec *r, const char *prog)
 	write_file(r->dir, "buffer_size_kb", BUFFER_KB);
 	write_file(r->dir, "options/record-tgid", "1");
 	query_adapters(r);
-	if (set_log_level_all(r, true) < 0 ||
-	    write_file(r->dir, "events/nfence/enable", "1") < 0 ||
+	if (set_log_level_all(r, true) < 0) {
+		fprintf(stderr, "%s: cannot set the logging level to ALL: %s\n",
+			prog, strerror(errno));
+		remove_instance(r);
+		return -1;
+	}
+	if (write_file(r->dir, "events/nfence/enable", "1") < 0 ||
 	    write_file(r->dir, "tracing_on", "1") < 0) {
 		fprintf(stderr, "%s: %s: cannot enable the nfence events: "
 			"%s\n", prog, r->dir, strerror(errno));

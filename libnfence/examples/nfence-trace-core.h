@@ -16,16 +16,21 @@
 
 #define NTRACE_MAX_ADAPTERS	64	/* the driver has at most 8 */
 
+/* An adapter being recorded. */
+struct ntrace_adapter {
+	unsigned int index;		/* the trace events' adapter= */
+	uint64_t frequency;		/* GPU timestamp ticks per second */
+	int leveled;			/* its logging level was set to ALL */
+	unsigned int previous;		/* ... and was this before */
+};
+
 /* A recording: the tracefs instance and what it learned of the adapters. */
 struct ntrace_rec {
 	char tracefs[64];		/* the tracefs mount used */
 	char dir[PATH_MAX];		/* the instance's directory */
 	int mounted;			/* we mounted tracefs: unmount after */
 	unsigned int num_adapters;
-	struct {
-		unsigned int index;	/* the trace events' adapter= */
-		uint64_t frequency;	/* GPU timestamp ticks per second */
-	} adapters[NTRACE_MAX_ADAPTERS];
+	struct ntrace_adapter adapters[NTRACE_MAX_ADAPTERS];
 };
 
 /* What a conversion produced. */

@@ -102,6 +102,7 @@ static int record(int argc, char **argv)
 	const char *capture = NULL, *json = NULL;
 	struct ntrace_stats st;
 	struct ntrace_rec r;
+	unsigned int i, n;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
@@ -126,6 +127,10 @@ static int record(int argc, char **argv)
 
 	if (ntrace_record_start(&r, "nfence-trace") < 0)
 		return 1;
+	for (i = 0, n = 0; i < r.num_adapters; i++)
+		n += r.adapters[i].leveled;
+	fprintf(stderr, "nfence-trace: logging level ALL on %u of %u "
+		"adapters while recording\n", n, r.num_adapters);
 	rc = run(&argv[optind]);
 	if (ntrace_record_convert(&r, capture, json, "nfence-trace",
 				  &st) < 0)

@@ -49,30 +49,10 @@ static int fd = -1, dbg = -1;
 static uint32_t dev;
 static bool native;
 
-/* Read up to @room entries of @q's log @type from *@cursor. */
-static uint32_t read_log(const struct nfence_queue *q, uint32_t type,
-			 uint64_t *cursor, struct drm_nfence_log_entry *out,
-			 uint32_t room, uint32_t *status)
-{
-	struct drm_nfence_log_read r = {
-		.device = q->device,
-		.hwqueue = q->handle,
-		.type = type,
-		.cursor = *cursor,
-		.entries_ptr = (uint64_t)(uintptr_t)out,
-		.num_entries = room,
-	};
-
-	igt_assert_eq(__nfence_log_read(q->fd, &r), 0);
-	igt_assert_eq_u32(r.header.type, type);
-	igt_assert_eq_u64(r.header.num_entries, N);
-	*cursor = r.cursor;
-	if (status)
-		*status = r.status;
-	return r.num_entries;
-}
-
-/* As read_log(), at whatever size the log has now. */
+/*
+ * Read up to @room entries of @q's log @type from *@cursor, at whatever
+ * size the log has now.
+ */
 static uint32_t read_n(const struct nfence_queue *q, uint32_t type,
 		       uint64_t *cursor, struct drm_nfence_log_entry *out,
 		       uint32_t room, uint32_t *status)
@@ -112,6 +92,22 @@ static struct drm_nfence_log_read read_args(const struct nfence_queue *q,
 		.hwqueue = q->handle,
 		.type = type,
 	};
+}
+
+/* As read_n(), of a log of the default size; @status may be NULL. */
+static uint32_t read_log(const struct nfence_queue *q, uint32_t type,
+			 uint64_t *cursor, struct drm_nfence_log_entry *out,
+			 uint32_t room, uint32_t *status)
+{
+	struct drm_nfence_log_read r = read_args(q, type);
+	uint32_t st, n;
+
+	n = read_n(q, type, cursor, out, room, &st);
+	igt_assert_eq(__nfence_log_read(q->fd, &r), 0);
+	igt_assert_eq_u64(r.header.num_entries, N);
+	if (status)
+		*status = st;
+	return n;
 }
 
 /* A read that must fail with @err and write nothing back. */

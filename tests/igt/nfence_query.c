@@ -390,7 +390,7 @@ static void exercise_fences(uint32_t dev)
 		struct drm_nfence_log_read r;
 		struct nfence_queue q;
 		struct nfence_cs cs;
-		uint64_t v;
+		uint64_t v = 0;
 
 		h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
 					0, 0, &m);
@@ -403,12 +403,16 @@ static void exercise_fences(uint32_t dev)
 				DRM_NFENCE_LOGGING_LEVEL_DEFAULT);
 		nfence_queue_create(&q, fd, dev, 0, 0);
 		igt_assert_eq_u32(q.log_entries, c.max_log_entries);
-		nfence_queue_begin(&q, &cs);
-		for (uint32_t i = 1; i <= c.max_log_entries; i++)
+		/* 64 logged signals to a command buffer. */
+		for (uint32_t i = 1; i <= c.max_log_entries; i++) {
+			if (i % 64 == 1)
+				nfence_queue_begin(&q, &cs);
 			nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
 						   m.monitored_value_gpu_va, i,
 						   h, DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
-		v = nfence_queue_submit(&q, &cs);
+			if (i % 64 == 0 || i == c.max_log_entries)
+				v = nfence_queue_submit(&q, &cs);
+		}
 		igt_assert(nfence_queue_poll(&q, v, 10000));
 		/* Filled exactly: the index back at 0, one wraparound. */
 		r = (struct drm_nfence_log_read){

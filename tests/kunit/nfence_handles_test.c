@@ -43,12 +43,14 @@
 #include <drm/nfence_drm.h>
 
 #include "../nfence_alloc.h"
+#include "../nfence_cmp.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
 #include "../nfence_drv.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"
 #include "../nfence_hwqueue.h"
+#include "../nfence_log.h"
 #include "../nfence_segment.h"
 #include "../nfence_vm.h"
 #include "../nfence_wait.h"
@@ -1536,12 +1538,104 @@ static void hnd_race_alloc_vs_destroy(struct kunit *test)
 }
 #endif /* NFENCE_HAVE_KUNIT_STATIC_STUB */
 
+/* The GPU signals @fence to @value and logs it in @log under @handle. */
+static void hnd_gpu_signal_logged(struct nfence_log *log,
+				  struct nfence_fence *fence, u32 handle,
+				  u64 value)
+{
+	struct drm_nfence_log_entry e = {
+		.fence_value = value,
+		.fence_handle = handle,
+		.operation = DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED,
+		.end_gpu_timestamp = value,
+	};
+
+	WRITE_ONCE(*fence->cv.value, value);
+	nfence_log_append(log, &e);
+}
+
+/*
+ * The optimized interrupt's reader (nfence_interrupt_log()): it wakes the
+ * waiters of the fences its new entries name, and only those; when the
+ * log overran since it last read, it scans every fence of the file
+ * instead, which also finds a fence whose signal's entry was lost.
+ */
+static void hnd_interrupt_log_overrun(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct nfence_irq_stats *st = &a->gpu.irq_stats;
+	struct nfence_fence *fx, *fy, *fp;
+	struct hnd_waiter wx, wy, wp;
+	struct nfence_file *nfile;
+	struct nfence_log log = {};
+	u64 cursor = 0, overruns, entries;
+	unsigned int fa, woken, i;
+	u32 da, hx, hy, hp;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	nfile = hnd_nfile(f, fa);
+	hx = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	hy = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	hp = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	fx = hnd_fence(f, fa, hx);
+	fy = hnd_fence(f, fa, hy);
+	fp = hnd_fence(f, fa, hp);
+	KUNIT_ASSERT_EQ(test, nfence_log_init(&log, DRM_NFENCE_LOG_TYPE_SIGNALS,
+					      DRM_NFENCE_LOG_ENTRIES), 0);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fx, &wx, 5));
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &wy, 5));
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fp, &wp, 1));
+	overruns = atomic64_read(&st->overruns);
+	entries = atomic64_read(&st->log_entries);
+
+	/* Y reached 5 without an entry: the log names X only. */
+	WRITE_ONCE(*fy->cv.value, 5);
+	hnd_gpu_signal_logged(&log, fx, hx, 5);
+	nfence_cmp_lock(&a->cmp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp);
+	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_EQ(test, woken, 1);
+	KUNIT_EXPECT_EQ(test, wx.fired, 1);
+	KUNIT_EXPECT_EQ(test, wy.fired, 0);
+	KUNIT_EXPECT_EQ(test, cursor, 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&st->log_entries), entries + 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&st->overruns), overruns);
+
+	/*
+	 * More entries than the log holds since the last read: an overrun.
+	 * The scan finds Y (and the progress fence), whose entries are lost
+	 * or were never written.
+	 */
+	for (i = 0; i < DRM_NFENCE_LOG_ENTRIES + 1; i++)
+		hnd_gpu_signal_logged(&log, fx, hx, 6 + i);
+	WRITE_ONCE(*fp->cv.value, 1);
+	nfence_cmp_lock(&a->cmp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp);
+	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_EQ(test, woken, 2);
+	KUNIT_EXPECT_EQ(test, wy.fired, 1);
+	KUNIT_EXPECT_EQ(test, wp.fired, 1);
+	KUNIT_EXPECT_EQ(test, cursor, DRM_NFENCE_LOG_ENTRIES + 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&st->overruns), overruns + 1);
+
+	/* Nothing new: nothing read, nobody woken. */
+	nfence_cmp_lock(&a->cmp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp);
+	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_EQ(test, woken, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&st->overruns), overruns + 1);
+	nfence_log_fini(&log);
+}
+
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
 	KUNIT_CASE(hnd_per_file_cyclic),
 	KUNIT_CASE(hnd_share_open),
 	KUNIT_CASE_PARAM(hnd_last_reference, hnd_order_gen),
 	KUNIT_CASE(hnd_orphan_releases_waiters),
+	KUNIT_CASE(hnd_interrupt_log_overrun),
 	KUNIT_CASE(hnd_device_destroy_closes),
 	KUNIT_CASE(hnd_file_close),
 	KUNIT_CASE(hnd_progress_fence),

@@ -1291,7 +1291,7 @@ TEST_F(nf, query_fence_and_submission_caps)
 		EXPECT_EQ(0u, (UINT)fc.Flags.Reserved);
 		EXPECT_EQ(64u, fc.ValueStride);
 		EXPECT_EQ(c->no_64bit_atomics ? 32u : 64u, fc.ValueBits);
-		EXPECT_EQ(84u, fc.MaxLogEntries);
+		EXPECT_EQ(340u, fc.MaxLogEntries);
 		EXPECT_EQ(40u, fc.LogBufferHeaderSize);
 		EXPECT_EQ(48u, fc.LogBufferEntrySize);
 
