@@ -194,6 +194,39 @@ static void log_bad_index(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
 }
 
+/*
+ * The seed's "empty or repeated log buffer timestamps": entries with a
+ * zero timestamp, or the same one as the entry before, are read back as
+ * they were written, in order; the reader does not judge timestamps.
+ */
+static void log_zero_and_repeated_timestamps(struct kunit *test)
+{
+	static const u64 ts[] = { 0, 5, 5, 0, 7, 7 };
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	struct drm_nfence_log_entry e = {
+		.fence_handle = 3,
+		.operation = DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED,
+	};
+	u64 cursor = 0;
+	u32 status, n, i;
+
+	for (i = 0; i < ARRAY_SIZE(ts); i++) {
+		e.fence_value = i + 1;
+		e.observed_gpu_timestamp = ts[i];
+		e.end_gpu_timestamp = ts[i];
+		nfence_log_append(log, &e);
+	}
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(ts));
+	KUNIT_EXPECT_EQ(test, status, 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, out[i].fence_value, i + 1);
+		KUNIT_EXPECT_EQ(test, out[i].observed_gpu_timestamp, ts[i]);
+		KUNIT_EXPECT_EQ(test, out[i].end_gpu_timestamp, ts[i]);
+	}
+}
+
 /* The geometry: a 4 KiB buffer by default, 16 KiB while traced. */
 static void log_sizes(struct kunit *test)
 {
@@ -321,6 +354,7 @@ static void log_copy_reads_the_same(struct kunit *test)
 
 static struct kunit_case nfence_log_cases[] = {
 	KUNIT_CASE(log_sizes),
+	KUNIT_CASE(log_zero_and_repeated_timestamps),
 	KUNIT_CASE(log_replace_keeps_position),
 	KUNIT_CASE(log_replace_loses_unread),
 	KUNIT_CASE(log_copy_reads_the_same),
