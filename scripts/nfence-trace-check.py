@@ -6,7 +6,10 @@ on, and against expectations given as options.
 
   nfence-trace-check.py [--tracks N] [--slices N] [--flows N]
                         [--min-tracks N] [--min-slices N] [--min-flows N]
-                        [--track NAME]... [--process NAME]... FILE.json...
+                        [--track NAME]... [--process NAME]...
+                        [--slice SPEC]... [--flow-link 'SPEC -> SPEC']...
+                        [--no-flow SPEC]... [--min-ts US] [--max-ts US]
+                        FILE.json...
 
 Format rules: a top-level object with a "traceEvents" list and a
 "displayTimeUnit" of "ms" or "ns"; every event an object with a known
@@ -25,6 +28,16 @@ Each FILE is checked alone, with the same expectations. Tracks are the
 are the "X" events; flows the "s"/"f" pairs. Prints "nfence-trace-check:
 ok: ..." and exits 0, or prints each problem and exits 1 (2: bad usage
 or a file that is not JSON).
+
+A SPEC names one "X" slice: comma-separated KEY=VALUE, all of which it
+must have, with KEY one of name, cat, track (its thread's name), process,
+ts, dur (microseconds, equal within 0.0015) or args.ARG (a number or a
+string; an empty VALUE: no such arg). Values cannot hold a comma.
+--slice SPEC: exactly one slice matches. --flow-link 'A -> B': A and B
+each match exactly one slice, and a flow starts in A (its "s" on A's
+track, within A's time) and finishes in B. --no-flow SPEC: no flow
+starts or finishes in the one slice SPEC matches. --min-ts, --max-ts: no
+event begins before, or ends after, this time (microseconds).
 """
 import argparse
 import collections
@@ -51,6 +64,53 @@ def is_num(v):
 
 def is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_spec(text):
+    """'k=v,k=v' into a list of (key, value); ValueError if malformed."""
+    spec = []
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not (key in ("name", "cat", "track", "process", "ts",
+                                   "dur") or
+                           (key.startswith("args.") and len(key) > 5)):
+            raise ValueError("bad slice spec %r: KEY=VALUE, KEY one of "
+                             "name, cat, track, process, ts, dur, "
+                             "args.ARG" % text)
+        spec.append((key, value))
+    return spec
+
+
+def same_value(have, want):
+    """An event's value equal to a spec's text: numbers within EPS."""
+    if is_num(have):
+        try:
+            return abs(have - float(want)) <= EPS
+        except ValueError:
+            return False
+    return isinstance(have, str) and have == want
+
+
+def slice_matches(ev, spec, proc_names, thread_names):
+    for key, want in spec:
+        if key == "track":
+            have = thread_names.get((ev["pid"], ev["tid"]))
+        elif key == "process":
+            have = proc_names.get(ev["pid"])
+        elif key.startswith("args."):
+            args = ev.get("args")
+            args = args if isinstance(args, dict) else {}
+            if want == "":
+                if key[5:] in args:
+                    return False
+                continue
+            have = args.get(key[5:])
+        else:
+            have = ev.get(key)
+        if not same_value(have, want):
+            return False
+    return True
 
 
 def check(doc, opts):
@@ -219,7 +279,69 @@ def check(doc, opts):
     for name in opts.process:
         if name not in stats["process_names"]:
             errors.append("no process named %r" % name)
+
+    # Expectations on single slices, and on the flows between them.
+    xs = [ev for ev in events if isinstance(ev, dict) and ev.get("ph") == "X"
+          and is_int(ev.get("pid")) and is_int(ev.get("tid")) and
+          is_num(ev.get("ts")) and is_num(ev.get("dur"))]
+
+    def one_slice(text, spec):
+        found = [ev for ev in xs
+                 if slice_matches(ev, spec, proc_names, thread_names)]
+        if len(found) != 1:
+            errors.append("%d slices match %r, expected 1" %
+                          (len(found), text))
+            return None
+        return found[0]
+
+    def within(flow_ev, sl):
+        return (flow_ev["pid"], flow_ev["tid"]) == (sl["pid"], sl["tid"]) \
+            and sl["ts"] - EPS <= flow_ev["ts"] <= \
+            sl["ts"] + sl["dur"] + EPS
+
+    pairs = [(s_ev, flow_f[key][1]) for key, (_, s_ev) in flow_s.items()
+             if key in flow_f]
+    for text, spec in opts.slice:
+        one_slice(text, spec)
+    for text, (src_text, src), (dst_text, dst) in opts.flow_link:
+        a = one_slice(src_text, src)
+        b = one_slice(dst_text, dst)
+        if a is not None and b is not None and \
+                not any(within(s_ev, a) and within(f_ev, b)
+                        for s_ev, f_ev in pairs):
+            errors.append("no flow from %r to %r" % (src_text, dst_text))
+    for text, spec in opts.no_flow:
+        a = one_slice(text, spec)
+        if a is not None and any(within(s_ev, a) or within(f_ev, a)
+                                 for s_ev, f_ev in pairs):
+            errors.append("a flow starts or finishes in %r" % text)
+    for ev in events:
+        if not isinstance(ev, dict) or ev.get("ph") == "M" or \
+                not is_num(ev.get("ts")):
+            continue
+        end = ev["ts"] + (ev["dur"] if is_num(ev.get("dur")) else 0)
+        if opts.min_ts is not None and ev["ts"] < opts.min_ts - EPS:
+            errors.append("%s at %.3f, before %.3f" %
+                          (json.dumps(ev)[:100], ev["ts"], opts.min_ts))
+        if opts.max_ts is not None and end > opts.max_ts + EPS:
+            errors.append("%s ends at %.3f, after %.3f" %
+                          (json.dumps(ev)[:100], end, opts.max_ts))
     return errors, stats
+
+
+def spec_arg(text):
+    try:
+        return (text, parse_spec(text))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def link_arg(text):
+    src, sep, dst = text.partition(" -> ")
+    if not sep:
+        raise argparse.ArgumentTypeError("%r: expected 'SPEC -> SPEC'" %
+                                         text)
+    return (text, spec_arg(src.strip()), spec_arg(dst.strip()))
 
 
 def main():
@@ -234,6 +356,17 @@ def main():
                    help="a track (thread) with this name must have events")
     p.add_argument("--process", action="append", default=[],
                    help="a process with this name must have events")
+    p.add_argument("--slice", action="append", default=[], type=spec_arg,
+                   metavar="SPEC", help="exactly one slice matches SPEC")
+    p.add_argument("--flow-link", action="append", default=[],
+                   type=link_arg, metavar="'SPEC -> SPEC'",
+                   help="a flow from the one slice to the other")
+    p.add_argument("--no-flow", action="append", default=[], type=spec_arg,
+                   metavar="SPEC", help="no flow starts or ends in it")
+    p.add_argument("--min-ts", type=float, metavar="US",
+                   help="no event begins before this time")
+    p.add_argument("--max-ts", type=float, metavar="US",
+                   help="no event ends after this time")
     opts = p.parse_args()
     status = 0
     for name in opts.files:

@@ -15,8 +15,10 @@
  * Converting: the events are parsed into an array (anything that is not a
  * well-formed nfence event line is skipped; an nfence event line with a
  * field missing or out of range is an error), each adapter's timestamp
- * base is inferred from the events that carry both clocks, and the JSON
- * is written in the capture's order with the metadata first.
+ * base is inferred from the events that carry both clocks, every log
+ * entry and WORK is placed once on the trace clock (a zero GPU timestamp
+ * at its event's time), waits are matched to signals by those times, and
+ * the JSON is written in the capture's order with the metadata first.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -341,6 +343,10 @@ struct ev {
 	bool async, gpu, signal_log;
 	char payload[16];	/* the interrupt's */
 	/* conversion state */
+	/* Log entry, WORK: placed on the trace clock (ns), by place_events() */
+	int64_t t_start, t_end;	/* a WORK's t_end is its start too */
+	bool est_end;		/* gpu_ts 0: t_end is the event's own time */
+	bool est_start;		/* wait: drawn from its end (a timestamp 0) */
 	long match;		/* wait entry: the signal entry that released it */
 	long next_flow;		/* signal entry's next wait in its list */
 	long first_flow;	/* signal entry: first wait it released */
@@ -829,7 +835,11 @@ static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 		if (r < 0 || (!r && arg_is(a, "log", "waits") != 1))
 			return err(c, "log= is neither signals nor waits");
 		e->signal_log = r;
-		if (!e->signal_log && e->observed > e->gpu_ts)
+		/*
+		 * Timestamps never go backwards, but either may be 0: an
+		 * entry whose write was skipped (the seed's 15.5).
+		 */
+		if (!e->signal_log && e->gpu_ts && e->observed > e->gpu_ts)
 			return err(c, "a wait observed (%" PRIu64 ") after "
 				   "its release (%" PRIu64 ")", e->observed,
 				   e->gpu_ts);
@@ -924,7 +934,9 @@ static struct adapter *adapter_of(struct conv *c, uint32_t index)
  * Each adapter's timestamp base: the GPU timestamp of a log entry or a
  * WORK is read just before its event, so trace time - GPU time is at
  * least the base; the smallest difference is the closest (the trace's
- * text has microseconds: within about one).
+ * text has microseconds: within about one). A GPU timestamp of 0 is no
+ * time (the seed's 15.5: an entry may have a zero timestamp) and takes no
+ * part; an adapter with no other has no base and needs no frequency.
  */
 static int infer_bases(struct conv *c, const struct ntrace_opts *opts)
 {
@@ -935,7 +947,7 @@ static int infer_bases(struct conv *c, const struct ntrace_opts *opts)
 		struct adapter *a;
 		int64_t d;
 
-		if (e->type != EV_LOG && e->type != EV_WORK)
+		if ((e->type != EV_LOG && e->type != EV_WORK) || !e->gpu_ts)
 			continue;
 		a = adapter_of(c, e->adapter);
 		if (!a->frequency && opts && opts->frequency)
@@ -963,12 +975,44 @@ static int infer_bases(struct conv *c, const struct ntrace_opts *opts)
 	return 0;
 }
 
-/* GPU ticks of @e's adapter to trace-clock microseconds. */
-static double gpu_us(struct conv *c, const struct ev *e, uint64_t ticks)
+/*
+ * Place every log entry and WORK on the trace clock, once, after the
+ * bases: sorting, matching and the JSON all use these times. A GPU
+ * timestamp is mapped with its adapter's base; one of 0 (no time, the
+ * seed's 15.5) is replaced by the entry's own event time, as the event
+ * fires when the GPU writes the entry (est_end). A wait whose observed
+ * time or release is unknown is drawn from its end, with no length
+ * (est_start), never from GPU time 0.
+ */
+static void place_events(struct conv *c)
 {
-	const struct adapter *a = adapter_of(c, e->adapter);
+	size_t i;
 
-	return (double)(a->base + ticks_ns(a, ticks)) / 1e3;
+	for (i = 0; i < c->nevs; i++) {
+		struct ev *e = &c->evs[i];
+		const struct adapter *a;
+
+		if (e->type != EV_LOG && e->type != EV_WORK)
+			continue;
+		a = adapter_of(c, e->adapter);
+		e->est_end = !e->gpu_ts;
+		/* A nonzero gpu_ts gave its adapter a base. */
+		e->t_end = e->est_end ? (int64_t)e->ts :
+			   a->base + ticks_ns(a, e->gpu_ts);
+		/* A WORK begins at its gpu_ts and lasts its ns. */
+		e->t_start = e->t_end;
+		if (e->type == EV_LOG && !e->signal_log) {
+			e->est_start = e->est_end || !e->observed;
+			if (!e->est_start)
+				e->t_start = a->base + ticks_ns(a, e->observed);
+		}
+	}
+}
+
+/* Trace-clock nanoseconds to the JSON's microseconds. */
+static double ns_us(int64_t ns)
+{
+	return (double)ns / 1e3;
 }
 
 static double trace_us(uint64_t ns)
@@ -986,15 +1030,19 @@ static int cmp_signal(const void *pa, const void *pb, void *arg)
 		return a->adapter < b->adapter ? -1 : 1;
 	if (a->fence != b->fence)
 		return a->fence < b->fence ? -1 : 1;
-	if (a->gpu_ts != b->gpu_ts)
-		return a->gpu_ts < b->gpu_ts ? -1 : 1;
+	if (a->t_end != b->t_end)
+		return a->t_end < b->t_end ? -1 : 1;
+	/* Equal times (repeated timestamps): the capture's order. */
 	return *(const long *)pa < *(const long *)pb ? -1 : 1;
 }
 
 /*
  * Flows: a wait entry is released by the earliest signal entry of the
  * same adapter and fence with a value at least the wait's, written no
- * later than the wait's release. Waits on no fence (fence=0) have none.
+ * later than the wait's release (at the same time included), on the
+ * placed times: a zero-timestamp signal is at its event's time, so it
+ * releases no wait that ended before it. Waits on no fence (fence=0)
+ * have none.
  */
 static int match_flows(struct conv *c)
 {
@@ -1042,7 +1090,7 @@ static int match_flows(struct conv *c)
 		for (k = lo; k < n; k++) {
 			s = &c->evs[sig[k]];
 			if (s->adapter != w->adapter || s->fence != w->fence ||
-			    s->gpu_ts > w->gpu_ts)
+			    s->t_end > w->t_end)
 				break;
 			if (s->value >= w->value) {
 				w->match = sig[k];
@@ -1309,6 +1357,12 @@ static void mark_tracks(struct conv *c)
 	}
 }
 
+/* The arg of a slice placed at its event's time: its gpu_ts was 0. */
+static const char *est_time(const struct ev *e)
+{
+	return e->est_end ? ",\"time\":\"trace\"" : "";
+}
+
 static void write_event(struct conv *c, struct out *o, size_t i)
 {
 	struct ev *e = &c->evs[i];
@@ -1320,12 +1374,12 @@ static void write_event(struct conv *c, struct out *o, size_t i)
 
 	switch (e->type) {
 	case EV_WORK:
-		ts = gpu_us(c, e, e->gpu_ts);
+		ts = ns_us(e->t_start);
 		ev_start(o, "X", "work", "gpu", apid,
 			 queue_tid(c, e->adapter, e->queue));
 		fprintf(o->f, ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"ns\":%"
-			PRIu64 ",\"gpu_ts\":%" PRIu64 "}}", ts,
-			(double)e->ns / 1e3, e->ns, e->gpu_ts);
+			PRIu64 ",\"gpu_ts\":%" PRIu64 "%s}}", ts,
+			(double)e->ns / 1e3, e->ns, e->gpu_ts, est_time(e));
 		c->st.slices++;
 		break;
 	case EV_LOG:
@@ -1335,14 +1389,14 @@ static void write_event(struct conv *c, struct out *o, size_t i)
 			 * A zero-length slice, not an instant: the flows to
 			 * the waits it released need a slice to start from.
 			 */
-			ts = gpu_us(c, e, e->gpu_ts);
+			ts = ns_us(e->t_end);
 			snprintf(name, sizeof(name), "signal fence %" PRIu32,
 				 e->fence);
 			ev_start(o, "X", name, "gpu", apid, tid);
 			fprintf(o->f, ",\"ts\":%.3f,\"dur\":0,\"args\":"
 				"{\"value\":%" PRIu64 ",\"handle\":%" PRIu32
-				",\"gpu_ts\":%" PRIu64 "}}", ts, e->value,
-				e->handle, e->gpu_ts);
+				",\"gpu_ts\":%" PRIu64 "%s}}", ts, e->value,
+				e->handle, e->gpu_ts, est_time(e));
 			c->st.slices++;
 			for (j = e->first_flow; j >= 0;
 			     j = c->evs[j].next_flow) {
@@ -1353,22 +1407,28 @@ static void write_event(struct conv *c, struct out *o, size_t i)
 			}
 			break;
 		}
-		ts = gpu_us(c, e, e->observed);
-		end = gpu_us(c, e, e->gpu_ts);
+		ts = ns_us(e->t_start);
+		end = ns_us(e->t_end);
 		snprintf(name, sizeof(name), "wait fence %" PRIu32, e->fence);
 		ev_start(o, "X", name, "gpu", apid, tid);
 		fprintf(o->f, ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"value\":%"
 			PRIu64 ",\"handle\":%" PRIu32 ",\"observed_ts\":%"
-			PRIu64 ",\"gpu_ts\":%" PRIu64 "}}", ts, end - ts,
-			e->value, e->handle, e->observed, e->gpu_ts);
+			PRIu64 ",\"gpu_ts\":%" PRIu64 "%s%s}}", ts, end - ts,
+			e->value, e->handle, e->observed, e->gpu_ts,
+			est_time(e), e->est_start ? ",\"start\":\"unknown\"" :
+			"");
 		c->st.slices++;
 		if (e->match >= 0) {
-			/* Inside the wait, and not before its signal. */
-			double s = gpu_us(c, e, c->evs[e->match].gpu_ts);
+			/*
+			 * Inside the wait, and not before its signal (which
+			 * is no later than the wait's end).
+			 */
+			int64_t s = c->evs[e->match].t_end;
 
 			ev_start(o, "f", "release", "nfence.flow", apid, tid);
 			fprintf(o->f, ",\"id\":%lu,\"bp\":\"e\",\"ts\":%.3f}",
-				e->flow_id, s > ts ? s : ts);
+				e->flow_id,
+				ns_us(s > e->t_start ? s : e->t_start));
 		}
 		break;
 	case EV_SIGNAL:
@@ -1514,7 +1574,10 @@ int ntrace_convert(FILE *capture, const char *name, FILE *json,
 		fprintf(stderr, "nfence-trace: %s: warning: the trace lost "
 			"events %lu times (a bigger buffer_size_kb helps)\n",
 			name, c.lost);
-	if (infer_bases(&c, opts) < 0 || match_flows(&c) < 0)
+	if (infer_bases(&c, opts) < 0)
+		goto out;
+	place_events(&c);
+	if (match_flows(&c) < 0)
 		goto out;
 	pair_waits(&c);
 	c.st.events = c.nevs;

@@ -7,15 +7,18 @@
 # and nfence_log@wait-entry-blocked under "nfence-trace record"), checked
 # by the trace-event checker (scripts/nfence-trace-check.py) with the
 # exact counts of that capture; the timeline rendered to PNG
-# (scripts/nfence-trace-plot.py); then malformed captures, each of which
-# must fail with exit status 1, a "file:line:" message and no JSON left;
-# then JSON the checker must refuse. Prints "ok ..." lines, or "not ok"
-# and exits 1.
+# (scripts/nfence-trace-plot.py); the hand-made capture of zero and
+# repeated log entry timestamps (tests/data/nfence-trace-zero-ts.txt, the
+# seed's 15.5), checked slice by slice and flow by flow; then malformed
+# captures, each of which must fail with exit status 1, a "file:line:"
+# message and no JSON left; then JSON the checker must refuse. Prints
+# "ok ..." lines, or "not ok" and exits 1.
 set -u
 
 trace=$1
 checker=$2
 data=$(dirname "$0")/data/nfence-trace-sample.txt
+zero=$(dirname "$0")/data/nfence-trace-zero-ts.txt
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail=0
@@ -36,6 +39,64 @@ if "$trace" convert "$data" -o "$dir/sample.json" 2>"$dir/err" &&
 else
 	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
 	notok "sample capture converts and checks"
+fi
+
+# Zero and repeated timestamps (the file's top comment has its timeline;
+# x us after 20 s is ts 20000000+x): nothing placed before the first
+# event (the CPU wait's begin, 20.000000) or after the last (its end); a
+# zero gpu_ts at its entry's event time with "time": "trace", and no
+# base from it (adapter 1 needs no frequency); a wait with observed_ts=0
+# or gpu_ts=0 drawn with no length at its end, with "start": "unknown";
+# equal ticks kept in the capture's order and matched: a wait released at
+# its signal's tick, two signals of fence 5 at one tick (value 1 first in
+# the capture releases the wait for 1, value 2 the wait for 2); the wait
+# for fence 6 value 1 from the signal at 120, not the zero-timestamp one
+# of value 2 at 150; the wait for fence 8, released at 145 before the
+# zero-timestamp signal's event, with no flow ("1 GPU waits with no
+# logged signal").
+q1="track=engine 0 queue 1"
+q2="track=engine 1 queue 2"
+q3="track=engine 2 queue 3"
+q4="track=engine 3 queue 4"
+est="args.gpu_ts=0,args.time=trace"	# a zero gpu_ts, placed at its event
+unk="args.start=unknown"		# a wait drawn from its end
+a1="process=nfence adapter 1 (GPU)"
+summary=" 2 adapters, 10 tracks, 21 slices, 12 instants, 0 async waits,"
+summary="$summary 7 flows (1 GPU waits with no logged signal)"
+bases='"index":0,"timestamp_frequency":100000000,'
+bases="$bases"'"timestamp_base_ns":15000000000},{"index":1,'
+bases="$bases"'"timestamp_frequency":0,"timestamp_base_ns":null}'
+if "$trace" convert "$zero" -o "$dir/zero.json" 2>"$dir/err" &&
+   grep -qF "$summary" "$dir/err" && grep -qF "$bases" "$dir/zero.json" &&
+   python3 "$checker" --tracks 10 --slices 21 --flows 7 \
+	--min-ts 20000000 --max-ts 20000185 \
+	--slice "name=work,$q1,ts=20000010,dur=50,args.time=" \
+	--slice "name=signal fence 3,$q1,ts=20000060,dur=0,args.time=" \
+	--slice "name=signal fence 4,$q1,ts=20000060,dur=0,args.time=" \
+	--slice "name=wait fence 3,$q2,ts=20000020,dur=40,args.start=" \
+	--slice "name=wait fence 4,$q2,ts=20000070,dur=0,args.observed_ts=0,$unk,args.time=" \
+	--slice "name=wait fence 6,$q2,args.value=1,ts=20000105,dur=25" \
+	--slice "name=signal fence 6,$q1,ts=20000150,dur=0,$est" \
+	--slice "name=signal fence 8,$q1,ts=20000155,dur=0,$est" \
+	--slice "name=wait fence 8,$q3,ts=20000125,dur=20,args.start=" \
+	--slice "name=wait fence 7,$q3,ts=20000175,dur=0,$est,$unk" \
+	--slice "name=signal fence 2,$a1,ts=20000177,dur=0,$est" \
+	--flow-link "name=signal fence 3 -> name=wait fence 3" \
+	--flow-link "name=signal fence 4 -> name=wait fence 4" \
+	--flow-link "name=signal fence 5,$q3 -> name=wait fence 5,$q2" \
+	--flow-link "name=signal fence 5,$q1 -> name=wait fence 5,$q4" \
+	--flow-link "name=signal fence 6,$q3 -> name=wait fence 6,args.value=1" \
+	--flow-link "name=signal fence 6,$q1 -> name=wait fence 6,args.value=2" \
+	--flow-link "name=signal fence 7 -> name=wait fence 7" \
+	--no-flow "name=signal fence 8" --no-flow "name=wait fence 8" \
+	--no-flow "name=signal fence 9" --no-flow "name=signal fence 2" \
+	"$dir/zero.json" >"$dir/out" &&
+   [ "$(grep -o '"name":"signal fence [34]"' "$dir/zero.json" | tr -d '\n')" = \
+	'"name":"signal fence 3""name":"signal fence 4"' ]; then
+	ok "zero and repeated timestamps: $(cat "$dir/out")"
+else
+	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
+	notok "zero and repeated timestamps convert and check"
 fi
 
 # The timeline picture (Debian's python3-matplotlib): a PNG with a row
@@ -114,6 +175,12 @@ head -c 3000 "$data" >"$dir/binary.txt"
 printf 'x\000y\n' >>"$dir/binary.txt"
 malformed "a NUL byte" "$dir/binary.txt"
 malformed "an empty file" /dev/null
+# Timestamps never go backwards: a wait observed after its release (both
+# nonzero) is refused; with either 0 it is not (the zero capture).
+sed -e 's/observed_ts=500002000 gpu_ts=500006000/observed_ts=500006100 gpu_ts=500006000/' \
+	"$zero" >"$dir/backwards.txt"
+cmp -s "$zero" "$dir/backwards.txt" && notok "the zero capture changed"
+malformed "a wait observed after its release" "$dir/backwards.txt"
 
 # Unknown events and lines are skipped, not refused.
 {
@@ -157,6 +224,16 @@ refused "overlapping slices on a track" "$dir/overlap.json"
 sed -e '0,/"dur":0,/s//"dur":NaN,/' "$dir/sample.json" >"$dir/nan.json"
 refused "NaN" "$dir/nan.json"
 refused "a wrong flow count" "$dir/sample.json" --flows 3
+refused "a flow from the wrong signal" "$dir/zero.json" \
+	--flow-link "name=signal fence 5,$q1 -> name=wait fence 5,$q2"
+refused "an arg that must be absent" "$dir/zero.json" \
+	--slice "name=wait fence 4,args.start="
+refused "a slice spec matching two slices" "$dir/zero.json" \
+	--slice "name=signal fence 5"
+refused "a flow where there is none" "$dir/zero.json" \
+	--no-flow "name=wait fence 6,args.value=1"
+refused "an event before --min-ts" "$dir/zero.json" --min-ts 20000011
+refused "an event ending after --max-ts" "$dir/zero.json" --max-ts 20000184
 
 if [ "$fail" -ne 0 ]; then
 	echo "not ok nfence-trace"
