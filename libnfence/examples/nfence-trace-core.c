@@ -1041,8 +1041,11 @@ static int cmp_signal(const void *pa, const void *pb, void *arg)
  * same adapter and fence with a value at least the wait's, written no
  * later than the wait's release (at the same time included), on the
  * placed times: a zero-timestamp signal is at its event's time, so it
- * releases no wait that ended before it. Waits on no fence (fence=0)
- * have none.
+ * releases no wait that ended before it. A wait that blocked (observed
+ * before its release) was released by a signal written no earlier than
+ * it was observed: the GPU then found the fence below the value, so an
+ * earlier signal was another fence's whose id was reused, or the fence
+ * went down since. Waits on no fence (fence=0) have none.
  */
 static int match_flows(struct conv *c)
 {
@@ -1066,6 +1069,7 @@ static int match_flows(struct conv *c)
 
 	for (i = 0; i < c->nevs; i++) {
 		struct ev *w = &c->evs[i], *s;
+		bool blocked;
 		size_t k;
 
 		if (w->type != EV_LOG || w->signal_log)
@@ -1087,12 +1091,14 @@ static int match_flows(struct conv *c)
 			else
 				hi = mid;
 		}
+		blocked = !w->est_start && w->t_start < w->t_end;
 		for (k = lo; k < n; k++) {
 			s = &c->evs[sig[k]];
 			if (s->adapter != w->adapter || s->fence != w->fence ||
 			    s->t_end > w->t_end)
 				break;
-			if (s->value >= w->value) {
+			if (s->value >= w->value &&
+			    (!blocked || s->t_end >= w->t_start)) {
 				w->match = sig[k];
 				break;
 			}

@@ -29,12 +29,19 @@ notok() { echo "not ok - $1"; fail=1; }
 # The sample: 1 adapter; tracks: interrupts, the CMP's fence signals, 22
 # queues (17 seen only in doorbell rings), 7 tasks; slices: 2 WORKs,
 # 3 GPU waits, 6 logged signals, 7 blocking CPU waits; the two
-# pipeline demos' engine-to-engine releases are the 2 flows.
+# pipeline demos' engine-to-engine releases are the 2 flows, each from
+# its own pipeline's signal (both pipelines' fences are fence 3).
+pipeline1="name=signal fence 3,track=engine 0 queue 1 ->"
+pipeline1="$pipeline1 name=wait fence 3,track=engine 1 queue 2"
+pipeline2="name=signal fence 3,track=engine 0 queue 3 ->"
+pipeline2="$pipeline2 name=wait fence 3,track=engine 1 queue 4"
 if "$trace" convert "$data" -o "$dir/sample.json" 2>"$dir/err" &&
    python3 "$checker" --tracks 31 --slices 18 --flows 2 \
 	--track interrupts --track "engine 0 queue 1" \
 	--track "engine 1 queue 2" --track "nfence-pipeline-300" \
-	--process "nfence adapter 0 (GPU)" "$dir/sample.json" >"$dir/out"; then
+	--process "nfence adapter 0 (GPU)" \
+	--flow-link "$pipeline1" --flow-link "$pipeline2" \
+	"$dir/sample.json" >"$dir/out"; then
 	ok "$(cat "$dir/out")"
 else
 	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
@@ -50,10 +57,11 @@ fi
 # equal ticks kept in the capture's order and matched: a wait released at
 # its signal's tick, two signals of fence 5 at one tick (value 1 first in
 # the capture releases the wait for 1, value 2 the wait for 2); the wait
-# for fence 6 value 1 from the signal at 120, not the zero-timestamp one
-# of value 2 at 150; the wait for fence 8, released at 145 before the
-# zero-timestamp signal's event, with no flow ("1 GPU waits with no
-# logged signal").
+# for fence 6 value 1 from the signal at 105, the tick it was observed,
+# not from the zero-timestamp one of value 2 at 150; the wait for fence 8, released at 145 before the
+# zero-timestamp signal's event, and the wait for fence 3 that blocked
+# from 110, after the only logged signal of fence 3 (at 60), with no flow
+# ("2 GPU waits with no logged signal").
 q1="track=engine 0 queue 1"
 q2="track=engine 1 queue 2"
 q3="track=engine 2 queue 3"
@@ -61,27 +69,31 @@ q4="track=engine 3 queue 4"
 est="args.gpu_ts=0,args.time=trace"	# a zero gpu_ts, placed at its event
 unk="args.start=unknown"		# a wait drawn from its end
 a1="process=nfence adapter 1 (GPU)"
-summary=" 2 adapters, 10 tracks, 21 slices, 12 instants, 0 async waits,"
-summary="$summary 7 flows (1 GPU waits with no logged signal)"
+summary=" 2 adapters, 10 tracks, 22 slices, 13 instants, 0 async waits,"
+summary="$summary 7 flows (2 GPU waits with no logged signal)"
 bases='"index":0,"timestamp_frequency":100000000,'
 bases="$bases"'"timestamp_base_ns":15000000000},{"index":1,'
 bases="$bases"'"timestamp_frequency":0,"timestamp_base_ns":null}'
+: >"$dir/out"
 if "$trace" convert "$zero" -o "$dir/zero.json" 2>"$dir/err" &&
    grep -qF "$summary" "$dir/err" && grep -qF "$bases" "$dir/zero.json" &&
-   python3 "$checker" --tracks 10 --slices 21 --flows 7 \
+   python3 "$checker" --tracks 10 --slices 22 --flows 7 \
 	--min-ts 20000000 --max-ts 20000185 \
 	--slice "name=work,$q1,ts=20000010,dur=50,args.time=" \
 	--slice "name=signal fence 3,$q1,ts=20000060,dur=0,args.time=" \
 	--slice "name=signal fence 4,$q1,ts=20000060,dur=0,args.time=" \
 	--slice "name=wait fence 3,$q2,ts=20000020,dur=40,args.start=" \
+	--slice "name=wait fence 3,$q4,ts=20000110,dur=30,args.start=" \
 	--slice "name=wait fence 4,$q2,ts=20000070,dur=0,args.observed_ts=0,$unk,args.time=" \
 	--slice "name=wait fence 6,$q2,args.value=1,ts=20000105,dur=25" \
+	--slice "name=signal fence 6,$q3,ts=20000105,dur=0" \
 	--slice "name=signal fence 6,$q1,ts=20000150,dur=0,$est" \
 	--slice "name=signal fence 8,$q1,ts=20000155,dur=0,$est" \
 	--slice "name=wait fence 8,$q3,ts=20000125,dur=20,args.start=" \
 	--slice "name=wait fence 7,$q3,ts=20000175,dur=0,$est,$unk" \
 	--slice "name=signal fence 2,$a1,ts=20000177,dur=0,$est" \
-	--flow-link "name=signal fence 3 -> name=wait fence 3" \
+	--flow-link "name=signal fence 3 -> name=wait fence 3,$q2" \
+	--no-flow "name=wait fence 3,$q4" \
 	--flow-link "name=signal fence 4 -> name=wait fence 4" \
 	--flow-link "name=signal fence 5,$q3 -> name=wait fence 5,$q2" \
 	--flow-link "name=signal fence 5,$q1 -> name=wait fence 5,$q4" \
