@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -305,7 +306,35 @@ static NTSTATUS nf_scan(struct nf_probe **out, unsigned int *count)
 	return STATUS_SUCCESS;
 }
 
-NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters)
+/*
+ * The Windows structs, against ../shared/spec/WINDOWS-ABI.md (sizes and
+ * offsets on x86-64 Linux; the filter's bits are checked by the host tests).
+ */
+_Static_assert(sizeof(D3DKMT_ADAPTERINFO) == 20, "D3DKMT_ADAPTERINFO");
+_Static_assert(offsetof(D3DKMT_ADAPTERINFO, hAdapter) == 0 &&
+	       offsetof(D3DKMT_ADAPTERINFO, AdapterLuid) == 4 &&
+	       offsetof(D3DKMT_ADAPTERINFO, NumOfSources) == 12 &&
+	       offsetof(D3DKMT_ADAPTERINFO, bPrecisePresentRegionsPreferred) == 16,
+	       "D3DKMT_ADAPTERINFO fields");
+_Static_assert(sizeof(LUID) == 8 && offsetof(LUID, LowPart) == 0 &&
+	       offsetof(LUID, HighPart) == 4, "LUID");
+_Static_assert(sizeof(D3DKMT_ENUMADAPTERS_FILTER) == 8 &&
+	       _Alignof(D3DKMT_ENUMADAPTERS_FILTER) == 8,
+	       "D3DKMT_ENUMADAPTERS_FILTER");
+_Static_assert(sizeof(D3DKMT_ENUMADAPTERS3) == 24, "D3DKMT_ENUMADAPTERS3");
+_Static_assert(offsetof(D3DKMT_ENUMADAPTERS3, Filter) == 0 &&
+	       offsetof(D3DKMT_ENUMADAPTERS3, NumAdapters) == 8 &&
+	       offsetof(D3DKMT_ENUMADAPTERS3, pAdapters) == 16,
+	       "D3DKMT_ENUMADAPTERS3 fields");
+
+/* The filter bits Windows defines: IncludeComputeOnly, IncludeDisplayOnly. */
+#define NF_ENUM_FILTER_KNOWN	0x3ull
+
+/*
+ * nf_enum_adapters() - D3DKMTEnumAdapters2() on its fields: @num (in: the
+ * room at @adapters; out: the count), @adapters (NULL to only count).
+ */
+static NTSTATUS nf_enum_adapters(ULONG *num, D3DKMT_ADAPTERINFO *adapters)
 {
 	D3DKMT_ADAPTERINFO *infos = NULL;
 	struct nf_probe *probes;
@@ -313,17 +342,13 @@ NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters)
 	unsigned int n, i, j;
 	NTSTATUS st;
 
-	if (!pEnumAdapters)
-		return STATUS_INVALID_PARAMETER;
-
 	st = nf_scan(&probes, &n);
 	if (!NT_SUCCESS(st))
 		return st;
 
-	if (!pEnumAdapters->pAdapters || pEnumAdapters->NumAdapters < n) {
-		st = pEnumAdapters->pAdapters ? STATUS_BUFFER_TOO_SMALL :
-						STATUS_SUCCESS;
-		pEnumAdapters->NumAdapters = n;
+	if (!adapters || *num < n) {
+		st = adapters ? STATUS_BUFFER_TOO_SMALL : STATUS_SUCCESS;
+		*num = n;
 		goto out;
 	}
 
@@ -350,13 +375,34 @@ NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters)
 		infos[i].bPrecisePresentRegionsPreferred = FALSE;
 	}
 	if (n)
-		memcpy(pEnumAdapters->pAdapters, infos, n * sizeof(*infos));
-	pEnumAdapters->NumAdapters = n;
+		memcpy(adapters, infos, n * sizeof(*infos));
+	*num = n;
 	st = STATUS_SUCCESS;
 out:
 	free(infos);
 	nf_probes_free(probes, n);
 	return st;
+}
+
+NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters)
+{
+	if (!pEnumAdapters)
+		return STATUS_INVALID_PARAMETER;
+	return nf_enum_adapters(&pEnumAdapters->NumAdapters,
+				pEnumAdapters->pAdapters);
+}
+
+/*
+ * Every nfence adapter renders: the filter only adds compute-only and
+ * display-only adapters, of which nfence has none.
+ */
+NTSTATUS D3DKMTEnumAdapters3(D3DKMT_ENUMADAPTERS3 *pEnumAdapters)
+{
+	if (!pEnumAdapters ||
+	    (pEnumAdapters->Filter.Value & ~NF_ENUM_FILTER_KNOWN))
+		return STATUS_INVALID_PARAMETER;
+	return nf_enum_adapters(&pEnumAdapters->NumAdapters,
+				pEnumAdapters->pAdapters);
 }
 
 NTSTATUS D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *pAdapter)

@@ -37,14 +37,21 @@ extern "C" {
 /* NFENCE_EXPORT marks the functions the shared library exports. */
 #define NFENCE_EXPORT __attribute__((visibility("default")))
 
-/* Windows base types, with their Windows sizes (LLP64: LONG is 32-bit). */
+/*
+ * Windows base types, with their Windows sizes (LLP64: LONG is 32-bit), as
+ * WSL's headers define them on Linux. WCHAR is wchar_t: 4 bytes on Linux,
+ * as in WSL, so a WCHAR string holds UTF-32 code points, not UTF-16.
+ */
 typedef uint8_t BYTE;
+typedef unsigned char BOOLEAN;
 typedef uint32_t UINT;
 typedef uint64_t UINT64;
+typedef uint64_t ULONGLONG;
 typedef uint32_t DWORD;
 typedef uint32_t ULONG;
 typedef int32_t LONG;
 typedef int32_t BOOL;
+typedef wchar_t WCHAR;
 typedef void VOID;
 typedef void *HANDLE;
 
@@ -60,6 +67,20 @@ typedef struct _LUID {
 	DWORD LowPart;
 	LONG HighPart;
 } LUID;
+
+/*
+ * GUID: 16 bytes, Data1 to Data4 in this order. GUID_DEFINED, as in
+ * Windows' guiddef.h, lets another header's GUID of the same layout win.
+ */
+#ifndef GUID_DEFINED
+#define GUID_DEFINED
+typedef struct _GUID {
+	uint32_t Data1;
+	uint16_t Data2;
+	uint16_t Data3;
+	uint8_t Data4[8];
+} GUID;
+#endif
 
 /* D3DKMT_HANDLE: a kernel-mode thunk object handle, 0 is never valid. */
 typedef UINT D3DKMT_HANDLE;
@@ -145,6 +166,41 @@ typedef struct _D3DKMT_ENUMADAPTERS2 {
  * STATUS_INVALID_PARAMETER if @pEnumAdapters is NULL; STATUS_NO_MEMORY.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters);
+
+/*
+ * D3DKMT_ENUMADAPTERS_FILTER: which kinds of adapter D3DKMTEnumAdapters3
+ * adds to the render adapters it always returns.
+ */
+typedef union _D3DKMT_ENUMADAPTERS_FILTER {
+	struct {
+		ULONGLONG IncludeComputeOnly	: 1; /* compute-only adapters */
+		ULONGLONG IncludeDisplayOnly	: 1; /* display-only adapters */
+		ULONGLONG Reserved		: 62; /* must be 0 */
+	};
+	ULONGLONG Value;
+} D3DKMT_ENUMADAPTERS_FILTER;
+
+/* D3DKMT_ENUMADAPTERS3: argument of D3DKMTEnumAdapters3. */
+typedef struct _D3DKMT_ENUMADAPTERS3 {
+	D3DKMT_ENUMADAPTERS_FILTER Filter; /* in */
+	ULONG NumAdapters;		/* in: entries at pAdapters; out: adapters */
+	D3DKMT_ADAPTERINFO *pAdapters;	/* out: NULL to only count */
+} D3DKMT_ENUMADAPTERS3;
+
+/**
+ * D3DKMTEnumAdapters3() - enumerate the nfence adapters, with a filter
+ * @pEnumAdapters: in/out arguments
+ *
+ * D3DKMTEnumAdapters2() with a filter. Every nfence adapter renders and
+ * computes (neither compute-only nor display-only), so IncludeComputeOnly
+ * and IncludeDisplayOnly change nothing: the same adapters as
+ * D3DKMTEnumAdapters2(), in the same order, with the same count-only and
+ * too-small rules.
+ *
+ * Return: as D3DKMTEnumAdapters2(); STATUS_INVALID_PARAMETER, with nothing
+ * written, also when a reserved bit of @Filter is set.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTEnumAdapters3(D3DKMT_ENUMADAPTERS3 *pEnumAdapters);
 
 /* D3DKMT_OPENADAPTERFROMLUID: argument of D3DKMTOpenAdapterFromLuid. */
 typedef struct _D3DKMT_OPENADAPTERFROMLUID {

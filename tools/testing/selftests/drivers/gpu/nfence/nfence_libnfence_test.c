@@ -986,6 +986,7 @@ TEST(null_arguments)
 	D3DKMT_HANDLE h = 1;
 
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTEnumAdapters2(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTEnumAdapters3(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTOpenAdapterFromLuid(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCloseAdapter(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(NULL));
@@ -1096,6 +1097,88 @@ TEST(enumerate_adapters)
 		EXPECT_EQ(STATUS_SUCCESS, close_adapter(b[i].hAdapter));
 	}
 	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(0));
+}
+
+/*
+ * D3DKMTEnumAdapters3: every filter nfence accepts returns what
+ * D3DKMTEnumAdapters2 does (nfence adapters are render + compute, so
+ * IncludeComputeOnly and IncludeDisplayOnly add nothing), with the same
+ * count-only and too-small rules; reserved filter bits are refused with
+ * nothing written and nothing opened.
+ */
+TEST(enumerate_adapters3)
+{
+	static const UINT64 good[] = { 0, 1, 2, 3 };
+	static const UINT64 bad[] = {
+		1ull << 2, 1ull << 31, 1ull << 32, 1ull << 63, ~0ull, ~3ull,
+	};
+	D3DKMT_ADAPTERINFO a[MAX_ADAPTERS], b[MAX_ADAPTERS];
+	D3DKMT_ENUMADAPTERS2 e2;
+	D3DKMT_ENUMADAPTERS3 e3;
+	UINT n, i, f;
+
+	memset(&e2, 0, sizeof(e2));
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e2));
+	n = e2.NumAdapters;
+	if (!n)
+		SKIP(return, "no nfence adapter");
+	ASSERT_LE(n, (UINT)MAX_ADAPTERS);
+	e2.NumAdapters = MAX_ADAPTERS;
+	e2.pAdapters = a;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e2));
+	ASSERT_EQ(n, e2.NumAdapters);
+
+	for (f = 0; f < NELEM(good); f++) {
+		/* The count alone. */
+		memset(&e3, 0, sizeof(e3));
+		e3.Filter.Value = good[f];
+		e3.NumAdapters = POISON;
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters3(&e3));
+		EXPECT_EQ(n, e3.NumAdapters);
+
+		/* Too small: the count, nothing written. */
+		memset(b, 0xa5, sizeof(b));
+		e3.NumAdapters = n - 1;
+		e3.pAdapters = b;
+		EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, D3DKMTEnumAdapters3(&e3));
+		EXPECT_EQ(n, e3.NumAdapters);
+		EXPECT_EQ(0xa5a5a5a5u, b[0].hAdapter);
+
+		/* The adapters of D3DKMTEnumAdapters2, in the same order. */
+		e3.NumAdapters = MAX_ADAPTERS;
+		ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters3(&e3));
+		ASSERT_EQ(n, e3.NumAdapters);
+		for (i = 0; i < n; i++) {
+			EXPECT_NE(0u, b[i].hAdapter);
+			EXPECT_NE(a[i].hAdapter, b[i].hAdapter);
+			EXPECT_TRUE(luid_eq(a[i].AdapterLuid, b[i].AdapterLuid));
+			EXPECT_EQ(0u, b[i].NumOfSources);
+			EXPECT_EQ(FALSE, b[i].bPrecisePresentRegionsPreferred);
+			EXPECT_EQ(NFenceGetAdapterFd(a[i].hAdapter),
+				  NFenceGetAdapterFd(b[i].hAdapter));
+			EXPECT_EQ(STATUS_SUCCESS, close_adapter(b[i].hAdapter));
+		}
+	}
+
+	for (f = 0; f < NELEM(bad); f++) {
+		memset(b, 0xa5, sizeof(b));
+		memset(&e3, 0, sizeof(e3));
+		e3.Filter.Value = bad[f];
+		e3.NumAdapters = MAX_ADAPTERS;
+		e3.pAdapters = b;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTEnumAdapters3(&e3))
+			TH_LOG("filter 0x%llx", (unsigned long long)bad[f]);
+		EXPECT_EQ((UINT)MAX_ADAPTERS, e3.NumAdapters);
+		EXPECT_EQ(0xa5a5a5a5u, b[0].hAdapter);
+		e3.pAdapters = NULL;
+		e3.NumAdapters = POISON;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTEnumAdapters3(&e3));
+		EXPECT_EQ(POISON, e3.NumAdapters);
+	}
+
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(STATUS_SUCCESS, close_adapter(a[i].hAdapter));
+	}
 }
 
 /*
