@@ -2,17 +2,89 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * D3DKMTQueryAdapterInfo: each KMTQUERYADAPTERINFOTYPE maps to one
- * DRM_IOCTL_NFENCE_QUERY type, whose answer is translated field by field
- * into the public struct.
+ * D3DKMTQueryAdapterInfo: nfence's own types and WDDM_3_1_CAPS map to one
+ * DRM_IOCTL_NFENCE_QUERY type each, whose answer is translated field by
+ * field into the public struct. The other Windows types (the queries a
+ * runtime makes at startup) are answered here, from what the kernel
+ * already reports (the adapter info read at open, the segment and engine
+ * queries, the DRM version) and from what every nfence adapter is.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xf86drm.h>
 
 #include "adapter.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The Windows structs, against ../shared/spec/WINDOWS-ABI.md: field order
+ * and types as the WDK's (WCHAR is 4 bytes, as in WSL), sizes and offsets
+ * as they come out on x86-64 Linux. Bit-field positions are checked by the
+ * host tests (mock_test.c), which cannot be done here.
+ */
+#define NF_ABI(type, size) \
+	_Static_assert(sizeof(type) == (size), #type " size")
+#define NF_ABI_AT(type, field, off) \
+	_Static_assert(offsetof(type, field) == (off), #type "." #field)
+
+NF_ABI(BOOLEAN, 1);
+NF_ABI(WCHAR, 4);
+NF_ABI(ULONG, 4);
+NF_ABI(LONG, 4);
+NF_ABI(BOOL, 4);
+NF_ABI(ULONGLONG, 8);
+NF_ABI(GUID, 16);
+NF_ABI_AT(GUID, Data1, 0);
+NF_ABI_AT(GUID, Data2, 4);
+NF_ABI_AT(GUID, Data3, 6);
+NF_ABI_AT(GUID, Data4, 8);
+NF_ABI(D3DKMT_SEGMENTSIZEINFO, 24);
+NF_ABI_AT(D3DKMT_SEGMENTSIZEINFO, DedicatedVideoMemorySize, 0);
+NF_ABI_AT(D3DKMT_SEGMENTSIZEINFO, DedicatedSystemMemorySize, 8);
+NF_ABI_AT(D3DKMT_SEGMENTSIZEINFO, SharedSystemMemorySize, 16);
+NF_ABI(D3DKMT_ADAPTERTYPE, 4);
+NF_ABI(DXGK_ENGINE_TYPE, 4);
+NF_ABI(DXGK_NODEMETADATA_FLAGS, 4);
+NF_ABI(DXGK_NODEMETADATA, 140);
+NF_ABI_AT(DXGK_NODEMETADATA, EngineType, 0);
+NF_ABI_AT(DXGK_NODEMETADATA, FriendlyName, 4);
+NF_ABI_AT(DXGK_NODEMETADATA, Flags, 132);
+NF_ABI_AT(DXGK_NODEMETADATA, GpuMmuSupported, 136);
+NF_ABI_AT(DXGK_NODEMETADATA, IoMmuSupported, 137);
+NF_ABI(D3DKMT_NODEMETADATA, 144);
+NF_ABI_AT(D3DKMT_NODEMETADATA, NodeOrdinalAndAdapterIndex, 0);
+NF_ABI_AT(D3DKMT_NODEMETADATA, NodeData, 4);
+NF_ABI(D3DKMT_PHYSICAL_ADAPTER_COUNT, 4);
+NF_ABI_AT(D3DKMT_PHYSICAL_ADAPTER_COUNT, Count, 0);
+NF_ABI(D3DKMT_DEVICE_IDS, 24);
+NF_ABI_AT(D3DKMT_DEVICE_IDS, VendorID, 0);
+NF_ABI_AT(D3DKMT_DEVICE_IDS, DeviceID, 4);
+NF_ABI_AT(D3DKMT_DEVICE_IDS, SubVendorID, 8);
+NF_ABI_AT(D3DKMT_DEVICE_IDS, SubSystemID, 12);
+NF_ABI_AT(D3DKMT_DEVICE_IDS, RevisionID, 16);
+NF_ABI_AT(D3DKMT_DEVICE_IDS, BusType, 20);
+NF_ABI(D3DKMT_QUERY_DEVICE_IDS, 28);
+NF_ABI_AT(D3DKMT_QUERY_DEVICE_IDS, PhysicalAdapterIndex, 0);
+NF_ABI_AT(D3DKMT_QUERY_DEVICE_IDS, DeviceIds, 4);
+NF_ABI(D3DKMT_DRIVER_DESCRIPTION, 4096 * 4);
+NF_ABI_AT(D3DKMT_DRIVER_DESCRIPTION, DriverDescription, 0);
+NF_ABI(D3DKMT_WDDM_2_7_CAPS, 4);
+NF_ABI(D3DKMT_WDDM_2_9_CAPS, 4);
+NF_ABI(D3DKMT_WDDM_3_0_CAPS, 4);
+NF_ABI(D3DKMT_WDDM_3_1_CAPS, 4);
+NF_ABI(D3DKMT_QUERYADAPTERINFO, 24);
+NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, hAdapter, 0);
+NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, Type, 4);
+NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, pPrivateDriverData, 8);
+NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, PrivateDriverDataSize, 16);
+
+/* An answer computed here; checks its input fields before writing. */
+typedef NTSTATUS nf_answer_fn(struct nf_adapter *adapter, void *data);
 
 /* How each query type is sized and which kernel query answers it. */
 struct nf_qai_desc {
@@ -20,23 +92,57 @@ struct nf_qai_desc {
 	uint32_t kquery;	/* enum drm_nfence_query_type */
 	size_t size;		/* fixed size, or the header of an array */
 	size_t entry_size;	/* 0 for fixed-size types */
+	nf_answer_fn *answer;	/* answered here (kquery unused), or NULL */
 };
 
+static nf_answer_fn nf_answer_segment_size, nf_answer_adapter_type,
+	nf_answer_node_metadata, nf_answer_physical_count,
+	nf_answer_device_ids, nf_answer_guid, nf_answer_description,
+	nf_answer_wddm_2_7, nf_answer_wddm_2_9, nf_answer_wddm_3_0;
+
+#define NF_COMPUTED(t, type, fn)	{ (t), 0, sizeof(type), 0, (fn) }
+
 static const struct nf_qai_desc nf_qai_descs[] = {
+	NF_COMPUTED(KMTQAITYPE_GETSEGMENTSIZE, D3DKMT_SEGMENTSIZEINFO,
+		    nf_answer_segment_size),
+	NF_COMPUTED(KMTQAITYPE_ADAPTERTYPE, D3DKMT_ADAPTERTYPE,
+		    nf_answer_adapter_type),
+	NF_COMPUTED(KMTQAITYPE_NODEMETADATA, D3DKMT_NODEMETADATA,
+		    nf_answer_node_metadata),
+	NF_COMPUTED(KMTQAITYPE_PHYSICALADAPTERCOUNT,
+		    D3DKMT_PHYSICAL_ADAPTER_COUNT, nf_answer_physical_count),
+	NF_COMPUTED(KMTQAITYPE_PHYSICALADAPTERDEVICEIDS,
+		    D3DKMT_QUERY_DEVICE_IDS, nf_answer_device_ids),
+	NF_COMPUTED(KMTQAITYPE_ADAPTERTYPE_RENDER, D3DKMT_ADAPTERTYPE,
+		    nf_answer_adapter_type),
+	NF_COMPUTED(KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID, GUID,
+		    nf_answer_guid),
+	NF_COMPUTED(KMTQAITYPE_DRIVER_DESCRIPTION, D3DKMT_DRIVER_DESCRIPTION,
+		    nf_answer_description),
+	NF_COMPUTED(KMTQAITYPE_DRIVER_DESCRIPTION_RENDER,
+		    D3DKMT_DRIVER_DESCRIPTION, nf_answer_description),
+	NF_COMPUTED(KMTQAITYPE_WDDM_2_7_CAPS, D3DKMT_WDDM_2_7_CAPS,
+		    nf_answer_wddm_2_7),
+	NF_COMPUTED(KMTQAITYPE_WDDM_2_9_CAPS, D3DKMT_WDDM_2_9_CAPS,
+		    nf_answer_wddm_2_9),
+	NF_COMPUTED(KMTQAITYPE_WDDM_3_0_CAPS, D3DKMT_WDDM_3_0_CAPS,
+		    nf_answer_wddm_3_0),
 	{ KMTQAITYPE_WDDM_3_1_CAPS, DRM_NFENCE_QUERY_ADAPTER,
-	  sizeof(D3DKMT_WDDM_3_1_CAPS), 0 },
+	  sizeof(D3DKMT_WDDM_3_1_CAPS), 0, NULL },
 	{ KMTQAITYPE_NFENCE_ADAPTER, DRM_NFENCE_QUERY_ADAPTER,
-	  sizeof(D3DKMT_NFENCE_ADAPTER), 0 },
+	  sizeof(D3DKMT_NFENCE_ADAPTER), 0, NULL },
 	{ KMTQAITYPE_NFENCE_SEGMENTS, DRM_NFENCE_QUERY_SEGMENTS,
-	  D3DKMT_NFENCE_SEGMENTS_SIZE(0), sizeof(D3DKMT_NFENCE_SEGMENT_INFO) },
+	  D3DKMT_NFENCE_SEGMENTS_SIZE(0), sizeof(D3DKMT_NFENCE_SEGMENT_INFO),
+	  NULL },
 	{ KMTQAITYPE_NFENCE_ENGINES, DRM_NFENCE_QUERY_ENGINES,
-	  D3DKMT_NFENCE_ENGINES_SIZE(0), sizeof(D3DKMT_NFENCE_ENGINE_INFO) },
+	  D3DKMT_NFENCE_ENGINES_SIZE(0), sizeof(D3DKMT_NFENCE_ENGINE_INFO),
+	  NULL },
 	{ KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS, DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS,
-	  sizeof(D3DKMT_NFENCE_NATIVE_FENCE_CAPS), 0 },
+	  sizeof(D3DKMT_NFENCE_NATIVE_FENCE_CAPS), 0, NULL },
 	{ KMTQAITYPE_NFENCE_USERMODESUBMISSION_CAPS, DRM_NFENCE_QUERY_UMS_CAPS,
-	  sizeof(D3DKMT_NFENCE_USERMODESUBMISSION_CAPS), 0 },
+	  sizeof(D3DKMT_NFENCE_USERMODESUBMISSION_CAPS), 0, NULL },
 	{ KMTQAITYPE_NFENCE_TIMESTAMP, DRM_NFENCE_QUERY_TIMESTAMP,
-	  sizeof(D3DKMT_NFENCE_TIMESTAMP), 0 },
+	  sizeof(D3DKMT_NFENCE_TIMESTAMP), 0, NULL },
 };
 
 static const struct nf_qai_desc *nf_qai_find(KMTQUERYADAPTERINFOTYPE type)
@@ -182,12 +288,41 @@ _Static_assert(offsetof(D3DKMT_NFENCE_SEGMENTS, Segments) == 8 &&
 	       offsetof(D3DKMT_NFENCE_ENGINES, Engines) == 8,
 	       "public array header");
 
+/*
+ * nf_kquery_array() - the kernel's segment or engine array: on success *@k
+ * is the malloc()ed answer (the caller frees it), *@count its entries, each
+ * @kentry bytes after the 8-byte header.
+ */
+static NTSTATUS nf_kquery_array(const struct nf_adapter *adapter,
+				uint32_t kquery, size_t kentry, void **k,
+				uint32_t *count)
+{
+	size_t khdr = sizeof(struct drm_nfence_query_segments);
+	uint32_t ksize;
+	NTSTATUS st;
+
+	st = nf_query(adapter->fd, kquery, k, &ksize);
+	if (!NT_SUCCESS(st))
+		return st;
+	if (ksize < khdr) {
+		free(*k);
+		return STATUS_UNSUCCESSFUL;
+	}
+	*count = *(const uint32_t *)*k;
+	if (*count > (ksize - khdr) / kentry) {
+		/* The kernel's answer does not hold the entries it counts. */
+		free(*k);
+		return STATUS_UNSUCCESSFUL;
+	}
+	return STATUS_SUCCESS;
+}
+
 static NTSTATUS nf_query_array_type(const struct nf_qai_desc *d,
 				    const struct nf_adapter *adapter,
 				    void *out, UINT out_size)
 {
 	size_t kentry, khdr = sizeof(struct drm_nfence_query_segments);
-	uint32_t ksize, count, i;
+	uint32_t count, i;
 	UINT capacity;
 	NTSTATUS st;
 	void *k;
@@ -196,19 +331,9 @@ static NTSTATUS nf_query_array_type(const struct nf_qai_desc *d,
 		 sizeof(struct drm_nfence_segment_info) :
 		 sizeof(struct drm_nfence_engine_info);
 
-	st = nf_query(adapter->fd, d->kquery, &k, &ksize);
+	st = nf_kquery_array(adapter, d->kquery, kentry, &k, &count);
 	if (!NT_SUCCESS(st))
 		return st;
-	if (ksize < khdr) {
-		free(k);
-		return STATUS_UNSUCCESSFUL;
-	}
-	count = *(const uint32_t *)k;
-	if (count > (ksize - khdr) / kentry) {
-		/* The kernel's answer does not hold the entries it counts. */
-		free(k);
-		return STATUS_UNSUCCESSFUL;
-	}
 
 	/* Both public arrays: UINT count, UINT Reserved, entries. */
 	capacity = (UINT)((out_size - d->size) / d->entry_size);
@@ -233,6 +358,223 @@ static NTSTATUS nf_query_array_type(const struct nf_qai_desc *d,
 	return STATUS_SUCCESS;
 }
 
+/* ---- the Windows startup queries, answered here ---------------------- */
+
+/* Local segments are dedicated video memory, system segments shared. */
+static NTSTATUS nf_answer_segment_size(struct nf_adapter *adapter, void *data)
+{
+	const struct drm_nfence_segment_info *ks;
+	D3DKMT_SEGMENTSIZEINFO info = { 0, 0, 0 };
+	uint32_t count, i;
+	NTSTATUS st;
+	void *k;
+
+	st = nf_kquery_array(adapter, DRM_NFENCE_QUERY_SEGMENTS, sizeof(*ks),
+			     &k, &count);
+	if (!NT_SUCCESS(st))
+		return st;
+	ks = (const struct drm_nfence_segment_info *)
+	     ((const char *)k + sizeof(struct drm_nfence_query_segments));
+	for (i = 0; i < count; i++) {
+		if (ks[i].flags & DRM_NFENCE_SEGMENT_LOCAL)
+			info.DedicatedVideoMemorySize += ks[i].size;
+		else if (ks[i].flags & DRM_NFENCE_SEGMENT_SYSTEM)
+			info.SharedSystemMemorySize += ks[i].size;
+	}
+	free(k);
+	memcpy(data, &info, sizeof(info));
+	return STATUS_SUCCESS;
+}
+
+/* A software render (and compute) adapter with no display. */
+static NTSTATUS nf_answer_adapter_type(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_ADAPTERTYPE *t = data;
+
+	(void)adapter;
+	t->Value = 0;
+	t->RenderSupported = 1;
+	t->SoftwareDevice = 1;
+	return STATUS_SUCCESS;
+}
+
+/* The FriendlyName stem of each drm_nfence_engine_class. */
+static const char *const nf_engine_names[] = {
+	[DRM_NFENCE_ENGINE_CLASS_3D] = "3D",
+	[DRM_NFENCE_ENGINE_CLASS_COMPUTE] = "Compute",
+	[DRM_NFENCE_ENGINE_CLASS_COPY] = "Copy",
+};
+
+static DXGK_ENGINE_TYPE nf_engine_type(uint32_t engine_class)
+{
+	switch (engine_class) {
+	case DRM_NFENCE_ENGINE_CLASS_3D:
+		return DXGK_ENGINE_TYPE_3D;
+	case DRM_NFENCE_ENGINE_CLASS_COPY:
+		return DXGK_ENGINE_TYPE_COPY;
+	default:
+		/* Compute: the Windows list has no compute type. */
+		return DXGK_ENGINE_TYPE_OTHER;
+	}
+}
+
+/* @dst (@n WCHARs, zeroed first) gets @src, widened and NUL-terminated. */
+static void nf_widen(WCHAR *dst, size_t n, const char *src)
+{
+	size_t i;
+
+	memset(dst, 0, n * sizeof(*dst));
+	for (i = 0; i + 1 < n && src[i]; i++)
+		dst[i] = (WCHAR)(unsigned char)src[i];
+}
+
+/*
+ * One engine: its DXGK_ENGINE_TYPE and "<class>_<n>", n counting the
+ * engines of its class from 0 in node ordinal order.
+ */
+static NTSTATUS nf_answer_node_metadata(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_NODEMETADATA *m = data;
+	const struct drm_nfence_engine_info *ke, *e = NULL;
+	UINT in = m->NodeOrdinalAndAdapterIndex;
+	uint32_t ordinal = in & 0xffff, count, i, nth = 0;
+	DXGK_NODEMETADATA node;
+	char name[DXGK_MAX_METADATA_NAME_LENGTH];
+	NTSTATUS st;
+	void *k;
+
+	if (in >> 16)	/* physical adapter index: one physical adapter */
+		return STATUS_INVALID_PARAMETER;
+	st = nf_kquery_array(adapter, DRM_NFENCE_QUERY_ENGINES, sizeof(*ke),
+			     &k, &count);
+	if (!NT_SUCCESS(st))
+		return st;
+	ke = (const struct drm_nfence_engine_info *)
+	     ((const char *)k + sizeof(struct drm_nfence_query_engines));
+	for (i = 0; i < count; i++)
+		if (ke[i].ordinal == ordinal)
+			e = &ke[i];
+	if (!e) {
+		free(k);
+		return STATUS_INVALID_PARAMETER;
+	}
+	for (i = 0; i < count; i++)
+		if (ke[i].engine_class == e->engine_class &&
+		    ke[i].ordinal < ordinal)
+			nth++;
+	snprintf(name, sizeof(name), "%s_%u",
+		 e->engine_class < ARRAY_SIZE(nf_engine_names) ?
+		 nf_engine_names[e->engine_class] : "Engine", nth);
+
+	memset(&node, 0, sizeof(node));
+	node.EngineType = nf_engine_type(e->engine_class);
+	nf_widen(node.FriendlyName, DXGK_MAX_METADATA_NAME_LENGTH, name);
+	node.Flags.Value = 0;
+	node.GpuMmuSupported = TRUE;
+	node.IoMmuSupported = FALSE;
+	free(k);
+	memcpy(&m->NodeData, &node, sizeof(node));
+	return STATUS_SUCCESS;
+}
+
+static NTSTATUS nf_answer_physical_count(struct nf_adapter *adapter,
+					 void *data)
+{
+	D3DKMT_PHYSICAL_ADAPTER_COUNT *c = data;
+
+	(void)adapter;
+	c->Count = 1;
+	return STATUS_SUCCESS;
+}
+
+static NTSTATUS nf_answer_device_ids(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_QUERY_DEVICE_IDS *q = data;
+
+	(void)adapter;
+	if (q->PhysicalAdapterIndex != 0)
+		return STATUS_INVALID_PARAMETER;
+	memset(&q->DeviceIds, 0, sizeof(q->DeviceIds));
+	q->DeviceIds.VendorID = D3DKMT_NFENCE_VENDOR_ID;
+	q->DeviceIds.DeviceID = D3DKMT_NFENCE_DEVICE_ID;
+	return STATUS_SUCCESS;
+}
+
+/* The rule of d3dkmthk.h (KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID). */
+static NTSTATUS nf_answer_guid(struct nf_adapter *adapter, void *data)
+{
+	uint32_t high = adapter->info.luid_high;
+	GUID g;
+
+	g.Data1 = adapter->info.luid_low;
+	g.Data2 = 0x4E46;
+	g.Data3 = (uint16_t)(0x8000 | (adapter->info.index & 0xfff));
+	g.Data4[0] = 0x80;
+	g.Data4[1] = 0;
+	g.Data4[2] = 0;
+	g.Data4[3] = 0;
+	g.Data4[4] = (uint8_t)(high >> 24);
+	g.Data4[5] = (uint8_t)(high >> 16);
+	g.Data4[6] = (uint8_t)(high >> 8);
+	g.Data4[7] = (uint8_t)high;
+	memcpy(data, &g, sizeof(g));
+	return STATUS_SUCCESS;
+}
+
+/* "nfence <major>.<minor>.<patchlevel> (<desc>)", from the DRM version. */
+static NTSTATUS nf_answer_description(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_DRIVER_DESCRIPTION *d = data;
+	char text[ARRAY_SIZE(d->DriverDescription)];
+	drmVersionPtr v;
+
+	errno = 0;
+	v = drmGetVersion(adapter->fd);
+	if (!v)
+		return errno ? NFenceStatusFromErrno(errno) : STATUS_NO_MEMORY;
+	snprintf(text, sizeof(text), "nfence %d.%d.%d (%.*s)",
+		 v->version_major, v->version_minor, v->version_patchlevel,
+		 v->desc ? v->desc_len : 0, v->desc ? v->desc : "");
+	drmFreeVersion(v);
+	nf_widen(d->DriverDescription, ARRAY_SIZE(d->DriverDescription), text);
+	return STATUS_SUCCESS;
+}
+
+/* The CMP schedules every hardware queue; there is no other scheduler. */
+static NTSTATUS nf_answer_wddm_2_7(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_WDDM_2_7_CAPS *c = data;
+
+	(void)adapter;
+	c->Value = 0;
+	c->HwSchSupported = 1;
+	c->HwSchEnabled = 1;
+	c->HwSchEnabledByDefault = 1;
+	return STATUS_SUCCESS;
+}
+
+static NTSTATUS nf_answer_wddm_2_9(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_WDDM_2_9_CAPS *c = data;
+
+	(void)adapter;
+	c->Value = 0;
+	c->HwSchSupportState = DXGK_FEATURE_SUPPORT_ALWAYS_ON;
+	c->HwSchEnabled = 1;
+	return STATUS_SUCCESS;
+}
+
+/* No display, so no flip queue. */
+static NTSTATUS nf_answer_wddm_3_0(struct nf_adapter *adapter, void *data)
+{
+	D3DKMT_WDDM_3_0_CAPS *c = data;
+
+	(void)adapter;
+	c->Value = 0;
+	c->HwFlipQueueSupportState = DXGK_FEATURE_SUPPORT_ALWAYS_OFF;
+	return STATUS_SUCCESS;
+}
+
 NTSTATUS D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *pQueryAdapterInfo)
 {
 	const D3DKMT_QUERYADAPTERINFO *q = pQueryAdapterInfo;
@@ -253,7 +595,9 @@ NTSTATUS D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *pQueryAdapterInfo
 	if (!adapter)
 		return STATUS_INVALID_HANDLE;
 
-	if (d->entry_size)
+	if (d->answer)
+		st = d->answer(adapter, q->pPrivateDriverData);
+	else if (d->entry_size)
 		st = nf_query_array_type(d, adapter, q->pPrivateDriverData,
 					 q->PrivateDriverDataSize);
 	else

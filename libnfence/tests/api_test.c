@@ -73,8 +73,10 @@ TEST(query_arguments_checked_before_handle)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
 	q.Type = (KMTQUERYADAPTERINFOTYPE)74;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
-	/* KMTQAITYPE_WDDM_2_9_CAPS: once taken for WDDM_3_1_CAPS by mistake. */
-	q.Type = (KMTQUERYADAPTERINFOTYPE)75;
+	/* KMTQAITYPE_DRIVERVERSION: a Windows type nfence does not answer. */
+	q.Type = (KMTQUERYADAPTERINFOTYPE)13;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+	q.Type = (KMTQUERYADAPTERINFOTYPE)76;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
 	q.Type = (KMTQUERYADAPTERINFOTYPE)0x4E460006;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
@@ -102,6 +104,9 @@ TEST(query_arguments_checked_before_handle)
 	/* Good arguments: now the handle is looked at. */
 	q.Type = KMTQAITYPE_WDDM_3_1_CAPS;
 	q.PrivateDriverDataSize = sizeof(buf.caps);
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
+	/* KMTQAITYPE_WDDM_2_9_CAPS: once taken for WDDM_3_1_CAPS by mistake. */
+	q.Type = KMTQAITYPE_WDDM_2_9_CAPS;
 	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
 	q.Type = KMTQAITYPE_NFENCE_SEGMENTS;
 	q.PrivateDriverDataSize = D3DKMT_NFENCE_SEGMENTS_SIZE(0);

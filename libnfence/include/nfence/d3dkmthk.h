@@ -244,11 +244,37 @@ NFENCE_EXPORT NTSTATUS D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *pAdapter);
 /*
  * KMTQUERYADAPTERINFOTYPE: what D3DKMTQueryAdapterInfo returns. Only the
  * types listed here are implemented; Windows types not listed are not
- * provided by nfence. The KMTQAITYPE_NFENCE_* values are nfence's own,
- * far above the Windows range ('N' 'F' in the high half).
+ * provided by nfence (KMTQAITYPE_DRIVERVERSION among them: its answer is
+ * an enum of WDDM versions whose values nfence does not have). The Windows
+ * types carry the WDK's values. The KMTQAITYPE_NFENCE_* values are
+ * nfence's own, far above the Windows range ('N' 'F' in the high half).
  */
 typedef enum _KMTQUERYADAPTERINFOTYPE {
-	/* D3DKMT_WDDM_3_1_CAPS: 80, as in the WDK's d3dkmthk.h (75 is WDDM_2_9_CAPS) */
+	/* D3DKMT_SEGMENTSIZEINFO */
+	KMTQAITYPE_GETSEGMENTSIZE			= 3,
+	/* D3DKMT_ADAPTERTYPE */
+	KMTQAITYPE_ADAPTERTYPE				= 15,
+	/* D3DKMT_NODEMETADATA */
+	KMTQAITYPE_NODEMETADATA				= 25,
+	/* D3DKMT_PHYSICAL_ADAPTER_COUNT */
+	KMTQAITYPE_PHYSICALADAPTERCOUNT			= 30,
+	/* D3DKMT_QUERY_DEVICE_IDS */
+	KMTQAITYPE_PHYSICALADAPTERDEVICEIDS		= 31,
+	/* D3DKMT_ADAPTERTYPE */
+	KMTQAITYPE_ADAPTERTYPE_RENDER			= 57,
+	/* GUID */
+	KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID		= 60,
+	/* D3DKMT_DRIVER_DESCRIPTION */
+	KMTQAITYPE_DRIVER_DESCRIPTION			= 65,
+	/* D3DKMT_DRIVER_DESCRIPTION */
+	KMTQAITYPE_DRIVER_DESCRIPTION_RENDER		= 66,
+	/* D3DKMT_WDDM_2_7_CAPS */
+	KMTQAITYPE_WDDM_2_7_CAPS			= 70,
+	/* D3DKMT_WDDM_2_9_CAPS */
+	KMTQAITYPE_WDDM_2_9_CAPS			= 75,
+	/* D3DKMT_WDDM_3_0_CAPS */
+	KMTQAITYPE_WDDM_3_0_CAPS			= 77,
+	/* D3DKMT_WDDM_3_1_CAPS */
 	KMTQAITYPE_WDDM_3_1_CAPS			= 80,
 
 	/* D3DKMT_NFENCE_ADAPTER */
@@ -275,6 +301,218 @@ typedef struct _D3DKMT_WDDM_3_1_CAPS {
 		UINT Value;
 	};
 } D3DKMT_WDDM_3_1_CAPS;
+
+/*
+ * D3DKMT_SEGMENTSIZEINFO: KMTQAITYPE_GETSEGMENTSIZE, from the segments the
+ * kernel reports: DedicatedVideoMemorySize is the local (VRAM) segment,
+ * SharedSystemMemorySize the system memory (aperture) segment, whose pages
+ * are ordinary system memory; nfence reserves no system memory for the GPU
+ * alone, so DedicatedSystemMemorySize is 0.
+ */
+typedef struct _D3DKMT_SEGMENTSIZEINFO {
+	ULONGLONG DedicatedVideoMemorySize;	/* bytes */
+	ULONGLONG DedicatedSystemMemorySize;	/* bytes */
+	ULONGLONG SharedSystemMemorySize;	/* bytes */
+} D3DKMT_SEGMENTSIZEINFO;
+
+/*
+ * D3DKMT_ADAPTERTYPE: KMTQAITYPE_ADAPTERTYPE and KMTQAITYPE_ADAPTERTYPE_RENDER.
+ * An nfence adapter is RenderSupported and SoftwareDevice (a simulated GPU,
+ * no hardware), with no display; every other bit is 0.
+ */
+typedef struct _D3DKMT_ADAPTERTYPE {
+	union {
+		struct {
+			UINT RenderSupported		: 1;
+			UINT DisplaySupported		: 1;
+			UINT SoftwareDevice		: 1;
+			UINT PostDevice			: 1;
+			UINT HybridDiscrete		: 1;
+			UINT HybridIntegrated		: 1;
+			UINT IndirectDisplayDevice	: 1;
+			UINT Paravirtualized		: 1;
+			UINT ACGSupported		: 1;
+			UINT SupportSetTimingsFromVidPn	: 1;
+			UINT Detachable			: 1;
+			UINT ComputeOnly		: 1;
+			UINT Prototype			: 1;
+			UINT RuntimePowerManagement	: 1;
+			UINT Reserved			: 18;
+		};
+		UINT Value;
+	};
+} D3DKMT_ADAPTERTYPE;
+
+/*
+ * DXGK_ENGINE_TYPE: what a node (engine) executes. nfence's 3D and copy
+ * engines are DXGK_ENGINE_TYPE_3D and DXGK_ENGINE_TYPE_COPY; this list has
+ * no compute type, so its compute engines are DXGK_ENGINE_TYPE_OTHER (their
+ * FriendlyName says "Compute").
+ */
+typedef enum _DXGK_ENGINE_TYPE {
+	DXGK_ENGINE_TYPE_OTHER			= 0,
+	DXGK_ENGINE_TYPE_3D			= 1,
+	DXGK_ENGINE_TYPE_VIDEO_DECODE		= 2,
+	DXGK_ENGINE_TYPE_VIDEO_ENCODE		= 3,
+	DXGK_ENGINE_TYPE_VIDEO_PROCESSING	= 4,
+	DXGK_ENGINE_TYPE_SCENE_ASSEMBLY		= 5,
+	DXGK_ENGINE_TYPE_COPY			= 6,
+	DXGK_ENGINE_TYPE_OVERLAY		= 7,
+	DXGK_ENGINE_TYPE_CRYPTO			= 8,
+} DXGK_ENGINE_TYPE;
+
+/* DXGK_MAX_METADATA_NAME_LENGTH: WCHARs of DXGK_NODEMETADATA.FriendlyName */
+#define DXGK_MAX_METADATA_NAME_LENGTH	32
+
+/* DXGK_NODEMETADATA_FLAGS: node properties; nfence reports none (0). */
+typedef struct _DXGK_NODEMETADATA_FLAGS {
+	union {
+		struct {
+			UINT ContextSchedulingSupported	: 1;
+			UINT RingBufferFenceRelease	: 1;
+			UINT SupportTrackedWorkload	: 1;
+			UINT Reserved			: 13;
+			UINT MaxInFlightHwQueueBuffers	: 16;
+		};
+		UINT Value;
+	};
+} DXGK_NODEMETADATA_FLAGS;
+
+/* DXGK_NODEMETADATA: one node (engine). */
+typedef struct _DXGK_NODEMETADATA {
+	DXGK_ENGINE_TYPE EngineType;
+	/* NUL-terminated: "3D_0", "Compute_0", "Copy_0", "3D_1", ... */
+	WCHAR FriendlyName[DXGK_MAX_METADATA_NAME_LENGTH];
+	DXGK_NODEMETADATA_FLAGS Flags;
+	BOOLEAN GpuMmuSupported;	/* TRUE: per-process GPU VA spaces */
+	BOOLEAN IoMmuSupported;		/* FALSE */
+} DXGK_NODEMETADATA;
+
+/*
+ * D3DKMT_NODEMETADATA: KMTQAITYPE_NODEMETADATA. NodeOrdinalAndAdapterIndex
+ * (in) holds the physical adapter index in its high 16 bits (0: an nfence
+ * adapter is one physical adapter) and the node ordinal in its low 16
+ * (0 .. NumEngines - 1); anything else is STATUS_INVALID_PARAMETER.
+ */
+typedef struct _D3DKMT_NODEMETADATA {
+	UINT NodeOrdinalAndAdapterIndex;	/* in */
+	DXGK_NODEMETADATA NodeData;		/* out */
+} D3DKMT_NODEMETADATA;
+
+/* D3DKMT_PHYSICAL_ADAPTER_COUNT: KMTQAITYPE_PHYSICALADAPTERCOUNT, 1. */
+typedef struct _D3DKMT_PHYSICAL_ADAPTER_COUNT {
+	UINT Count;
+} D3DKMT_PHYSICAL_ADAPTER_COUNT;
+
+/*
+ * D3DKMT_NFENCE_VENDOR_ID, D3DKMT_NFENCE_DEVICE_ID: the VendorID and
+ * DeviceID of every nfence adapter. nfence is a platform device with no PCI
+ * identity, and must not pass for a real vendor's GPU: 0xFFFF is the value
+ * PCI reserves as "no vendor" (what a read of an absent function returns),
+ * so no vendor has it; 0x4E46 is "NF", the prefix of nfence's own query
+ * types. The other D3DKMT_DEVICE_IDS fields are 0.
+ */
+#define D3DKMT_NFENCE_VENDOR_ID		0xFFFFu
+#define D3DKMT_NFENCE_DEVICE_ID		0x4E46u
+
+/* D3DKMT_DEVICE_IDS: the PCI-style identity of a physical adapter. */
+typedef struct _D3DKMT_DEVICE_IDS {
+	UINT VendorID;			/* D3DKMT_NFENCE_VENDOR_ID */
+	UINT DeviceID;			/* D3DKMT_NFENCE_DEVICE_ID */
+	UINT SubVendorID;		/* 0 */
+	UINT SubSystemID;		/* 0 */
+	UINT RevisionID;		/* 0 */
+	UINT BusType;			/* 0: no bus */
+} D3DKMT_DEVICE_IDS;
+
+/*
+ * D3DKMT_QUERY_DEVICE_IDS: KMTQAITYPE_PHYSICALADAPTERDEVICEIDS.
+ * PhysicalAdapterIndex (in) must be 0; DeviceIds is written.
+ */
+typedef struct _D3DKMT_QUERY_DEVICE_IDS {
+	UINT PhysicalAdapterIndex;	/* in */
+	D3DKMT_DEVICE_IDS DeviceIds;	/* out */
+} D3DKMT_QUERY_DEVICE_IDS;
+
+/*
+ * D3DKMT_DRIVER_DESCRIPTION: KMTQAITYPE_DRIVER_DESCRIPTION and
+ * KMTQAITYPE_DRIVER_DESCRIPTION_RENDER. A NUL-terminated wide string, the
+ * rest zero: "nfence <major>.<minor>.<patchlevel> (<description>)", from
+ * the kernel driver's DRM version, e.g.
+ * L"nfence 0.1.0 (WDDM native fence model over a simulated GPU)".
+ */
+typedef struct _D3DKMT_DRIVER_DESCRIPTION {
+	WCHAR DriverDescription[4096];
+} D3DKMT_DRIVER_DESCRIPTION;
+
+/* DXGK_FEATURE_SUPPORT_*: the support state of an optional WDDM feature. */
+#define DXGK_FEATURE_SUPPORT_ALWAYS_OFF		0
+#define DXGK_FEATURE_SUPPORT_EXPERIMENTAL	1
+#define DXGK_FEATURE_SUPPORT_STABLE		2
+#define DXGK_FEATURE_SUPPORT_ALWAYS_ON		3
+
+/*
+ * D3DKMT_WDDM_2_7_CAPS: KMTQAITYPE_WDDM_2_7_CAPS. nfence's hardware queues
+ * are scheduled by the GPU's context management processor (the CMP), with
+ * no other scheduler to fall back to: HwSchSupported, HwSchEnabled and
+ * HwSchEnabledByDefault are 1, IndependentVidPnVSyncControl 0 (no display).
+ */
+typedef struct _D3DKMT_WDDM_2_7_CAPS {
+	union {
+		struct {
+			UINT HwSchSupported		: 1;
+			UINT HwSchEnabled		: 1;
+			UINT HwSchEnabledByDefault	: 1;
+			UINT IndependentVidPnVSyncControl : 1;
+			UINT Reserved			: 28;
+		};
+		UINT Value;
+	};
+} D3DKMT_WDDM_2_7_CAPS;
+
+/*
+ * D3DKMT_WDDM_2_9_CAPS: KMTQAITYPE_WDDM_2_9_CAPS. HwSchSupportState is
+ * DXGK_FEATURE_SUPPORT_ALWAYS_ON (the CMP cannot be turned off),
+ * HwSchEnabled 1, SelfRefreshMemorySupported 0.
+ */
+typedef struct _D3DKMT_WDDM_2_9_CAPS {
+	union {
+		struct {
+			UINT HwSchSupportState		: 2; /* DXGK_FEATURE_SUPPORT_* */
+			UINT HwSchEnabled		: 1;
+			UINT SelfRefreshMemorySupported	: 1;
+			UINT Reserved			: 28;
+		};
+		UINT Value;
+	};
+} D3DKMT_WDDM_2_9_CAPS;
+
+/*
+ * D3DKMT_WDDM_3_0_CAPS: KMTQAITYPE_WDDM_3_0_CAPS. No display, so no flip
+ * queue: HwFlipQueueSupportState is DXGK_FEATURE_SUPPORT_ALWAYS_OFF, the
+ * other bits 0.
+ */
+typedef struct _D3DKMT_WDDM_3_0_CAPS {
+	union {
+		struct {
+			UINT HwFlipQueueSupportState	: 2; /* DXGK_FEATURE_SUPPORT_* */
+			UINT HwFlipQueueEnabled		: 1;
+			UINT DisplayableSupported	: 1;
+			UINT Reserved			: 28;
+		};
+		UINT Value;
+	};
+} D3DKMT_WDDM_3_0_CAPS;
+
+/*
+ * KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID answers a GUID made from the
+ * adapter's LUID and index, so it is the same for an adapter through one
+ * module load and differs between adapters (their LUIDs do); a reload
+ * gives new LUIDs, so new GUIDs. It is an RFC 9562 version 8 ("custom")
+ * UUID in GUID byte order: Data1 = AdapterLuid.LowPart, Data2 = 0x4E46,
+ * Data3 = 0x8000 | (adapter index & 0xFFF), Data4 = { 0x80, 0, 0, 0, then
+ * AdapterLuid.HighPart's 4 bytes, most significant first }.
+ */
 
 /* D3DKMT_NFENCE_ADAPTER_FLAGS: adapter capability bits. */
 typedef struct _D3DKMT_NFENCE_ADAPTER_FLAGS {
@@ -460,10 +698,14 @@ typedef struct _D3DKMT_QUERYADAPTERINFO {
  * adapter has, the count field is set to the number of entries and the call
  * fails with STATUS_BUFFER_TOO_SMALL, so a caller can size its buffer with
  * a first call of D3DKMT_NFENCE_*_SIZE(0) bytes. The arguments are checked
- * before the handle.
+ * before the handle, the input fields of KMTQAITYPE_PHYSICALADAPTERDEVICEIDS
+ * (PhysicalAdapterIndex) and KMTQAITYPE_NODEMETADATA
+ * (NodeOrdinalAndAdapterIndex) after it. A call that fails with
+ * STATUS_INVALID_PARAMETER or STATUS_INVALID_HANDLE writes nothing.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if an argument pointer
- * is NULL, Type is not one of KMTQUERYADAPTERINFOTYPE or the size is wrong;
+ * is NULL, Type is not one of KMTQUERYADAPTERINFOTYPE, the size is wrong
+ * or an input field names a physical adapter or node the adapter lacks;
  * STATUS_BUFFER_TOO_SMALL as above; STATUS_INVALID_HANDLE if hAdapter is
  * not an open adapter handle; otherwise the status of the kernel's error
  * (see NFenceStatusFromErrno()).
