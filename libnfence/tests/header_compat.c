@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * Compiled, not run, as C11 (-pedantic) and as C++17: startup code written
+ * the way a WSL D3DKMT program is (Windows names only, no designated
+ * initializers, which C++17 lacks), with the Windows sizes and values
+ * asserted at compile time in both languages. "make check" builds it; a
+ * name missing from <nfence/d3dkmthk.h> fails the build.
+ */
+#include <nfence/d3dkmthk.h>
+
+#ifdef __cplusplus
+#define NF_ASSERT(e, m)	static_assert(e, m)
+#else
+#define NF_ASSERT(e, m)	_Static_assert(e, m)
+#endif
+
+NF_ASSERT(sizeof(BOOLEAN) == 1, "BOOLEAN");
+NF_ASSERT(sizeof(WCHAR) == 4, "WCHAR is wchar_t, as in WSL");
+NF_ASSERT(sizeof(ULONGLONG) == 8, "ULONGLONG");
+NF_ASSERT(sizeof(GUID) == 16, "GUID");
+NF_ASSERT(sizeof(D3DKMT_ENUMADAPTERS_FILTER) == 8, "filter");
+NF_ASSERT(sizeof(D3DKMT_ENUMADAPTERS3) == 24, "D3DKMT_ENUMADAPTERS3");
+NF_ASSERT(sizeof(D3DKMT_ADAPTERTYPE) == 4, "D3DKMT_ADAPTERTYPE");
+NF_ASSERT(sizeof(D3DKMT_DEVICE_IDS) == 24, "D3DKMT_DEVICE_IDS");
+NF_ASSERT(sizeof(D3DKMT_QUERY_DEVICE_IDS) == 28, "D3DKMT_QUERY_DEVICE_IDS");
+NF_ASSERT(sizeof(D3DKMT_DRIVER_DESCRIPTION) == 16384, "description");
+NF_ASSERT(sizeof(D3DKMT_WDDM_2_7_CAPS) == 4, "2.7 caps");
+NF_ASSERT(sizeof(D3DKMT_WDDM_2_9_CAPS) == 4, "2.9 caps");
+NF_ASSERT(sizeof(D3DKMT_WDDM_3_0_CAPS) == 4, "3.0 caps");
+NF_ASSERT(sizeof(D3DKMT_NODEMETADATA) == 144, "D3DKMT_NODEMETADATA");
+NF_ASSERT(sizeof(D3DKMT_SEGMENTSIZEINFO) == 24, "D3DKMT_SEGMENTSIZEINFO");
+NF_ASSERT(sizeof(D3DKMT_PHYSICAL_ADAPTER_COUNT) == 4, "count");
+NF_ASSERT(KMTQAITYPE_GETSEGMENTSIZE == 3, "3");
+NF_ASSERT(KMTQAITYPE_ADAPTERTYPE == 15, "15");
+NF_ASSERT(KMTQAITYPE_NODEMETADATA == 25, "25");
+NF_ASSERT(KMTQAITYPE_PHYSICALADAPTERCOUNT == 30, "30");
+NF_ASSERT(KMTQAITYPE_PHYSICALADAPTERDEVICEIDS == 31, "31");
+NF_ASSERT(KMTQAITYPE_ADAPTERTYPE_RENDER == 57, "57");
+NF_ASSERT(KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID == 60, "60");
+NF_ASSERT(KMTQAITYPE_DRIVER_DESCRIPTION == 65, "65");
+NF_ASSERT(KMTQAITYPE_DRIVER_DESCRIPTION_RENDER == 66, "66");
+NF_ASSERT(KMTQAITYPE_WDDM_2_7_CAPS == 70, "70");
+NF_ASSERT(KMTQAITYPE_WDDM_2_9_CAPS == 75, "75");
+NF_ASSERT(KMTQAITYPE_WDDM_3_0_CAPS == 77, "77");
+NF_ASSERT(KMTQAITYPE_WDDM_3_1_CAPS == 80, "80");
+
+static NTSTATUS query(D3DKMT_HANDLE hAdapter, KMTQUERYADAPTERINFOTYPE Type,
+		      void *pData, UINT Size)
+{
+	D3DKMT_QUERYADAPTERINFO q;
+
+	q.hAdapter = hAdapter;
+	q.Type = Type;
+	q.pPrivateDriverData = pData;
+	q.PrivateDriverDataSize = Size;
+	return D3DKMTQueryAdapterInfo(&q);
+}
+
+/* What a runtime asks each adapter at startup; returns how many answered. */
+int startup(void);
+
+int startup(void)
+{
+	D3DKMT_ADAPTERINFO adapters[16];
+	D3DKMT_ENUMADAPTERS3 e;
+	D3DKMT_ADAPTERTYPE type;
+	D3DKMT_QUERY_DEVICE_IDS ids;
+	D3DKMT_WDDM_2_7_CAPS caps27;
+	D3DKMT_WDDM_2_9_CAPS caps29;
+	D3DKMT_WDDM_3_0_CAPS caps30;
+	D3DKMT_PHYSICAL_ADAPTER_COUNT count;
+	D3DKMT_NODEMETADATA node;
+	D3DKMT_SEGMENTSIZEINFO sizes;
+	static D3DKMT_DRIVER_DESCRIPTION desc;
+	GUID guid;
+	BOOLEAN render;
+	WCHAR first;
+	ULONG i;
+	int answered = 0;
+
+	e.Filter.Value = 0;
+	e.Filter.IncludeComputeOnly = 1;
+	e.NumAdapters = 16;
+	e.pAdapters = adapters;
+	if (!NT_SUCCESS(D3DKMTEnumAdapters3(&e)))
+		return -1;
+	for (i = 0; i < e.NumAdapters; i++) {
+		D3DKMT_HANDLE h = adapters[i].hAdapter;
+
+		if (NT_SUCCESS(query(h, KMTQAITYPE_ADAPTERTYPE_RENDER, &type,
+				     sizeof(type)))) {
+			render = type.RenderSupported && !type.ComputeOnly;
+			answered += render;
+		}
+		if (NT_SUCCESS(query(h, KMTQAITYPE_ADAPTERTYPE, &type,
+				     sizeof(type))))
+			answered += type.SoftwareDevice;
+		ids.PhysicalAdapterIndex = 0;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_PHYSICALADAPTERDEVICEIDS, &ids,
+				     sizeof(ids))))
+			answered += ids.DeviceIds.VendorID != 0;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_WDDM_2_7_CAPS, &caps27,
+				     sizeof(caps27))))
+			answered += caps27.HwSchEnabled;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_WDDM_2_9_CAPS, &caps29,
+				     sizeof(caps29))))
+			answered += caps29.HwSchSupportState ==
+				    DXGK_FEATURE_SUPPORT_ALWAYS_ON;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_WDDM_3_0_CAPS, &caps30,
+				     sizeof(caps30))))
+			answered += caps30.HwFlipQueueSupportState ==
+				    DXGK_FEATURE_SUPPORT_ALWAYS_OFF;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_PHYSICALADAPTERCOUNT, &count,
+				     sizeof(count))))
+			answered += count.Count == 1;
+		node.NodeOrdinalAndAdapterIndex = 0;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_NODEMETADATA, &node,
+				     sizeof(node))))
+			answered += node.NodeData.EngineType == DXGK_ENGINE_TYPE_3D;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_GETSEGMENTSIZE, &sizes,
+				     sizeof(sizes))))
+			answered += sizes.DedicatedVideoMemorySize != 0;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID,
+				     &guid, sizeof(guid))))
+			answered += guid.Data1 != 0;
+		if (NT_SUCCESS(query(h, KMTQAITYPE_DRIVER_DESCRIPTION, &desc,
+				     sizeof(desc)))) {
+			first = desc.DriverDescription[0];
+			answered += first == L'n';
+		}
+		{
+			D3DKMT_CLOSEADAPTER c;
+
+			c.hAdapter = h;
+			D3DKMTCloseAdapter(&c);
+		}
+	}
+	return answered;
+}
