@@ -39,6 +39,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
+#include <xf86drm.h>
 
 #include <nfence/d3dkmthk.h>
 #include "drm/nfence_drm.h"
@@ -1420,6 +1422,362 @@ TEST_F(nf, query_timestamp)
 	dcpu = t2.CpuMonotonicNs - t1.CpuMonotonicNs;
 	EXPECT_LE(dgpu, dcpu * GPU_HZ / 1000000000ull + 2);
 	EXPECT_GE(dgpu + 2, dcpu * GPU_HZ / 1000000000ull);
+}
+
+/* ---- the Windows startup queries -------------------------------------- */
+
+/* True if @n bytes at @p are all @byte. */
+static bool all_bytes(const void *p, size_t n, unsigned char byte)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[i] != byte)
+			return false;
+	return true;
+}
+
+/*
+ * ADAPTERTYPE and _RENDER, PHYSICALADAPTERCOUNT, PHYSICALADAPTERDEVICEIDS,
+ * WDDM_2_7 / 2_9 / 3_0 / 3_1_CAPS on every adapter: what every nfence
+ * adapter is (a software render adapter, one physical adapter, the
+ * documented ids, queues scheduled by the CMP, no display); 3_1 as the
+ * kernel's adapter flags say.
+ */
+TEST_F(nf, startup_adapter_caps)
+{
+	D3DKMT_ADAPTERTYPE t;
+	D3DKMT_PHYSICAL_ADAPTER_COUNT c;
+	D3DKMT_QUERY_DEVICE_IDS ids, ref;
+	D3DKMT_WDDM_2_7_CAPS c27;
+	D3DKMT_WDDM_2_9_CAPS c29;
+	D3DKMT_WDDM_3_0_CAPS c30;
+	D3DKMT_WDDM_3_1_CAPS c31;
+	D3DKMT_NFENCE_ADAPTER na;
+	UINT i;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		D3DKMT_HANDLE h = self->e.adapters[i].hAdapter;
+
+		memset(&t, 0xa5, sizeof(t));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_ADAPTERTYPE,
+						&t, sizeof(t)));
+		EXPECT_EQ(1u, (UINT)t.RenderSupported);
+		EXPECT_EQ(1u, (UINT)t.SoftwareDevice);
+		EXPECT_EQ(0u, (UINT)t.DisplaySupported);
+		EXPECT_EQ(0u, (UINT)t.ComputeOnly);
+		EXPECT_EQ(0x5u, t.Value);
+		memset(&t, 0xa5, sizeof(t));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_ADAPTERTYPE_RENDER,
+						&t, sizeof(t)));
+		EXPECT_EQ(0x5u, t.Value);
+
+		memset(&c, 0xa5, sizeof(c));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_PHYSICALADAPTERCOUNT, &c,
+				sizeof(c)));
+		EXPECT_EQ(1u, c.Count);
+
+		memset(&ids, 0xa5, sizeof(ids));
+		ids.PhysicalAdapterIndex = 0;
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_PHYSICALADAPTERDEVICEIDS, &ids,
+				sizeof(ids)));
+		EXPECT_EQ(0u, ids.PhysicalAdapterIndex);
+		EXPECT_EQ(D3DKMT_NFENCE_VENDOR_ID, ids.DeviceIds.VendorID);
+		EXPECT_EQ(0xFFFFu, ids.DeviceIds.VendorID);
+		EXPECT_EQ(D3DKMT_NFENCE_DEVICE_ID, ids.DeviceIds.DeviceID);
+		EXPECT_EQ(0u, ids.DeviceIds.SubVendorID);
+		EXPECT_EQ(0u, ids.DeviceIds.SubSystemID);
+		EXPECT_EQ(0u, ids.DeviceIds.RevisionID);
+		EXPECT_EQ(0u, ids.DeviceIds.BusType);
+		/* One physical adapter: index 1 is refused, nothing written. */
+		memset(&ids, 0xa5, sizeof(ids));
+		ids.PhysicalAdapterIndex = 1;
+		ref = ids;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  query(h, KMTQAITYPE_PHYSICALADAPTERDEVICEIDS, &ids,
+				sizeof(ids)));
+		EXPECT_EQ(0, memcmp(&ref, &ids, sizeof(ids)));
+
+		memset(&c27, 0xa5, sizeof(c27));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_WDDM_2_7_CAPS,
+						&c27, sizeof(c27)));
+		EXPECT_EQ(1u, (UINT)c27.HwSchSupported);
+		EXPECT_EQ(1u, (UINT)c27.HwSchEnabled);
+		EXPECT_EQ(1u, (UINT)c27.HwSchEnabledByDefault);
+		EXPECT_EQ(0x7u, c27.Value);
+		memset(&c29, 0xa5, sizeof(c29));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_WDDM_2_9_CAPS,
+						&c29, sizeof(c29)));
+		EXPECT_EQ((UINT)DXGK_FEATURE_SUPPORT_ALWAYS_ON,
+			  (UINT)c29.HwSchSupportState);
+		EXPECT_EQ(1u, (UINT)c29.HwSchEnabled);
+		EXPECT_EQ(0x7u, c29.Value);
+		memset(&c30, 0xa5, sizeof(c30));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_WDDM_3_0_CAPS,
+						&c30, sizeof(c30)));
+		EXPECT_EQ(0u, c30.Value);
+
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_ADAPTER,
+						&na, sizeof(na)));
+		memset(&c31, 0xa5, sizeof(c31));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_WDDM_3_1_CAPS,
+						&c31, sizeof(c31)));
+		EXPECT_EQ((UINT)na.Flags.NativeGpuFence, c31.Value);
+	}
+}
+
+/*
+ * DRIVER_DESCRIPTION and _RENDER: "nfence M.m.p (desc)" from the driver's
+ * DRM version, NUL-terminated, the rest of the 4096 WCHARs zero.
+ */
+TEST_F(nf, startup_driver_description)
+{
+	static D3DKMT_DRIVER_DESCRIPTION d;
+	static const KMTQUERYADAPTERINFOTYPE types[] = {
+		KMTQAITYPE_DRIVER_DESCRIPTION,
+		KMTQAITYPE_DRIVER_DESCRIPTION_RENDER,
+	};
+	wchar_t want[512];
+	drmVersionPtr v;
+	size_t len;
+	UINT i, j;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		D3DKMT_HANDLE h = self->e.adapters[i].hAdapter;
+
+		v = drmGetVersion(NFenceGetAdapterFd(h));
+		ASSERT_NE(NULL, v);
+		EXPECT_STREQ("nfence", v->name);
+		swprintf(want, NELEM(want), L"nfence %d.%d.%d (%.*s)",
+			 v->version_major, v->version_minor,
+			 v->version_patchlevel, v->desc_len, v->desc);
+		drmFreeVersion(v);
+		len = wcslen(want);
+		for (j = 0; j < NELEM(types); j++) {
+			memset(&d, 0xa5, sizeof(d));
+			ASSERT_EQ(STATUS_SUCCESS,
+				  query(h, types[j], &d, sizeof(d)));
+			EXPECT_EQ(0, wcscmp(want, d.DriverDescription))
+				TH_LOG("got \"%ls\", want \"%ls\"",
+				       d.DriverDescription, want);
+			EXPECT_TRUE(all_bytes(&d.DriverDescription[len],
+					      sizeof(d) - len * sizeof(WCHAR), 0));
+		}
+	}
+}
+
+/*
+ * NODEMETADATA for every node, against KMTQAITYPE_NFENCE_ENGINES: 3D and
+ * copy engines as DXGK_ENGINE_TYPE_3D and _COPY, compute as _OTHER, named
+ * "<class>_<n>"; past the last node, or another physical adapter: refused,
+ * nothing written.
+ */
+TEST_F(nf, startup_node_metadata)
+{
+	static const char *const names[] = { "3D", "Compute", "Copy" };
+	static const DXGK_ENGINE_TYPE types[] = {
+		DXGK_ENGINE_TYPE_3D, DXGK_ENGINE_TYPE_OTHER, DXGK_ENGINE_TYPE_COPY,
+	};
+	char buf[D3DKMT_NFENCE_ENGINES_SIZE(8)];
+	D3DKMT_NFENCE_ENGINES *en = (D3DKMT_NFENCE_ENGINES *)buf;
+	D3DKMT_NODEMETADATA m, ref;
+	UINT a, i, k, nth[3];
+	wchar_t want[DXGK_MAX_METADATA_NAME_LENGTH];
+	UINT bad[4];
+
+	for (a = 0; a < self->e.nadapters; a++) {
+		D3DKMT_HANDLE h = self->e.adapters[a].hAdapter;
+
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_ENGINES,
+						buf, sizeof(buf)));
+		ASSERT_LE(en->NumEngines, 8u);
+		memset(nth, 0, sizeof(nth));
+		for (i = 0; i < en->NumEngines; i++) {
+			D3DKMT_NFENCE_ENGINE_TYPE et = en->Engines[i].EngineType;
+
+			ASSERT_LT((UINT)et, 3u);
+			swprintf(want, NELEM(want), L"%s_%u", names[et],
+				 nth[et]++);
+			memset(&m, 0xa5, sizeof(m));
+			m.NodeOrdinalAndAdapterIndex = en->Engines[i].NodeOrdinal;
+			ASSERT_EQ(STATUS_SUCCESS,
+				  query(h, KMTQAITYPE_NODEMETADATA, &m,
+					sizeof(m)));
+			EXPECT_EQ(en->Engines[i].NodeOrdinal,
+				  m.NodeOrdinalAndAdapterIndex);
+			EXPECT_EQ(types[et], m.NodeData.EngineType);
+			EXPECT_EQ(0, wcscmp(want, m.NodeData.FriendlyName))
+				TH_LOG("node %u: \"%ls\", want \"%ls\"", i,
+				       m.NodeData.FriendlyName, want);
+			EXPECT_TRUE(all_bytes(&m.NodeData.FriendlyName[wcslen(want)],
+					      (DXGK_MAX_METADATA_NAME_LENGTH -
+					       wcslen(want)) * sizeof(WCHAR), 0));
+			EXPECT_EQ(0u, m.NodeData.Flags.Value);
+			EXPECT_EQ(TRUE, m.NodeData.GpuMmuSupported);
+			EXPECT_EQ(FALSE, m.NodeData.IoMmuSupported);
+		}
+
+		bad[0] = en->NumEngines;
+		bad[1] = 0xffff;
+		bad[2] = 1u << 16;
+		bad[3] = (1u << 16) | (en->NumEngines - 1);
+		for (k = 0; k < NELEM(bad); k++) {
+			memset(&m, 0xa5, sizeof(m));
+			m.NodeOrdinalAndAdapterIndex = bad[k];
+			ref = m;
+			EXPECT_EQ(STATUS_INVALID_PARAMETER,
+				  query(h, KMTQAITYPE_NODEMETADATA, &m,
+					sizeof(m)))
+				TH_LOG("input 0x%x", bad[k]);
+			EXPECT_EQ(0, memcmp(&ref, &m, sizeof(m)));
+		}
+	}
+}
+
+/*
+ * GETSEGMENTSIZE against KMTQAITYPE_NFENCE_SEGMENTS and the module's
+ * sizes: VRAM is dedicated video memory, the aperture shared system
+ * memory.
+ */
+TEST_F(nf, startup_segment_size)
+{
+	const struct nf_config *c = &self->e.cfg;
+	char buf[D3DKMT_NFENCE_SEGMENTS_SIZE(4)];
+	D3DKMT_NFENCE_SEGMENTS *segs = (D3DKMT_NFENCE_SEGMENTS *)buf;
+	D3DKMT_SEGMENTSIZEINFO s;
+	UINT64 local, system;
+	UINT a, i;
+
+	for (a = 0; a < self->e.nadapters; a++) {
+		D3DKMT_HANDLE h = self->e.adapters[a].hAdapter;
+
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_SEGMENTS,
+						buf, sizeof(buf)));
+		local = system = 0;
+		for (i = 0; i < segs->NumSegments; i++) {
+			if (segs->Segments[i].Flags.Local)
+				local += segs->Segments[i].Size;
+			else if (segs->Segments[i].Flags.System)
+				system += segs->Segments[i].Size;
+		}
+		memset(&s, 0xa5, sizeof(s));
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_GETSEGMENTSIZE,
+						&s, sizeof(s)));
+		EXPECT_EQ(local, s.DedicatedVideoMemorySize);
+		EXPECT_EQ(0u, s.DedicatedSystemMemorySize);
+		EXPECT_EQ(system, s.SharedSystemMemorySize);
+		EXPECT_EQ(c->vram_mb * MiB, s.DedicatedVideoMemorySize);
+		EXPECT_EQ(c->sysmem_mb * MiB, s.SharedSystemMemorySize);
+	}
+}
+
+/*
+ * QUERY_ADAPTER_UNIQUE_GUID: the documented rule over the LUID and index
+ * the kernel reports, the same on every call and handle, distinct between
+ * adapters.
+ */
+TEST_F(nf, startup_unique_guid)
+{
+	GUID g[MAX_ADAPTERS], again;
+	struct drm_nfence_query_adapter ka;
+	D3DKMT_OPENADAPTERFROMLUID o;
+	UINT i, j;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		D3DKMT_HANDLE h = self->e.adapters[i].hAdapter;
+
+		ASSERT_EQ(0, kquery_adapter(NFenceGetAdapterFd(h), &ka));
+		memset(&g[i], 0xa5, sizeof(g[i]));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID,
+				&g[i], sizeof(g[i])));
+		EXPECT_EQ(ka.luid_low, g[i].Data1);
+		EXPECT_EQ(0x4E46, g[i].Data2);
+		EXPECT_EQ(0x8000 | (ka.index & 0xfff), g[i].Data3);
+		EXPECT_EQ(0x80, g[i].Data4[0]);
+		EXPECT_EQ(0, g[i].Data4[1]);
+		EXPECT_EQ(0, g[i].Data4[2]);
+		EXPECT_EQ(0, g[i].Data4[3]);
+		EXPECT_EQ((ka.luid_high >> 24) & 0xff, g[i].Data4[4]);
+		EXPECT_EQ((ka.luid_high >> 16) & 0xff, g[i].Data4[5]);
+		EXPECT_EQ((ka.luid_high >> 8) & 0xff, g[i].Data4[6]);
+		EXPECT_EQ(ka.luid_high & 0xff, g[i].Data4[7]);
+
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(h, KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID,
+				&again, sizeof(again)));
+		EXPECT_EQ(0, memcmp(&g[i], &again, sizeof(again)));
+		memset(&o, 0, sizeof(o));
+		o.AdapterLuid = self->e.adapters[i].AdapterLuid;
+		ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&o));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  query(o.hAdapter, KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID,
+				&again, sizeof(again)));
+		EXPECT_EQ(0, memcmp(&g[i], &again, sizeof(again)));
+		EXPECT_EQ(STATUS_SUCCESS, close_adapter(o.hAdapter));
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(0, memcmp(&g[i], &g[j], sizeof(g[i])));
+		}
+	}
+}
+
+/* Wrong sizes and unanswered Windows types: refused, nothing written. */
+TEST_F(nf, startup_query_errors)
+{
+	static const struct {
+		KMTQUERYADAPTERINFOTYPE type;
+		UINT size;
+	} types[] = {
+		{ KMTQAITYPE_GETSEGMENTSIZE, sizeof(D3DKMT_SEGMENTSIZEINFO) },
+		{ KMTQAITYPE_ADAPTERTYPE, sizeof(D3DKMT_ADAPTERTYPE) },
+		{ KMTQAITYPE_NODEMETADATA, sizeof(D3DKMT_NODEMETADATA) },
+		{ KMTQAITYPE_PHYSICALADAPTERCOUNT,
+		  sizeof(D3DKMT_PHYSICAL_ADAPTER_COUNT) },
+		{ KMTQAITYPE_PHYSICALADAPTERDEVICEIDS,
+		  sizeof(D3DKMT_QUERY_DEVICE_IDS) },
+		{ KMTQAITYPE_ADAPTERTYPE_RENDER, sizeof(D3DKMT_ADAPTERTYPE) },
+		{ KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID, sizeof(GUID) },
+		{ KMTQAITYPE_DRIVER_DESCRIPTION,
+		  sizeof(D3DKMT_DRIVER_DESCRIPTION) },
+		{ KMTQAITYPE_DRIVER_DESCRIPTION_RENDER,
+		  sizeof(D3DKMT_DRIVER_DESCRIPTION) },
+		{ KMTQAITYPE_WDDM_2_7_CAPS, sizeof(D3DKMT_WDDM_2_7_CAPS) },
+		{ KMTQAITYPE_WDDM_2_9_CAPS, sizeof(D3DKMT_WDDM_2_9_CAPS) },
+		{ KMTQAITYPE_WDDM_3_0_CAPS, sizeof(D3DKMT_WDDM_3_0_CAPS) },
+	};
+	/* Windows types nfence does not answer (13: DRIVERVERSION). */
+	static const int unknown[] = { 1, 2, 4, 13, 58, 61, 67, 76, 78 };
+	static unsigned char buf[sizeof(D3DKMT_DRIVER_DESCRIPTION) + 16];
+	D3DKMT_HANDLE h = self->e.adapters[0].hAdapter;
+	UINT i, k;
+
+	for (i = 0; i < NELEM(types); i++) {
+		const UINT bad[] = { 0, types[i].size - 1, types[i].size + 1 };
+
+		for (k = 0; k < NELEM(bad); k++) {
+			memset(buf, 0xa5, sizeof(buf));
+			memset(buf, 0, sizeof(UINT));	/* a valid input part */
+			EXPECT_EQ(STATUS_INVALID_PARAMETER,
+				  query(h, types[i].type, buf, bad[k]))
+				TH_LOG("type %d size %u", types[i].type, bad[k]);
+			EXPECT_EQ(0u, *(const UINT *)buf);
+			EXPECT_TRUE(all_bytes(buf + sizeof(UINT),
+					      sizeof(buf) - sizeof(UINT), 0xa5));
+		}
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  query(self->e.dev[0], types[i].type, buf,
+				types[i].size));
+	}
+	for (i = 0; i < NELEM(unknown); i++) {
+		memset(buf, 0xa5, sizeof(buf));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  query(h, (KMTQUERYADAPTERINFOTYPE)unknown[i], buf, 4))
+			TH_LOG("type %d", unknown[i]);
+		EXPECT_TRUE(all_bytes(buf, sizeof(buf), 0xa5));
+	}
 }
 
 /* The arguments are checked, then the handle. */
