@@ -417,6 +417,166 @@ static void test_ring_then_end(enum ending how)
 	nfence_device_destroy(fd, dev);
 }
 
+/*
+ * A kernel-mode queue's native fence logs at exit. A plain forked child
+ * submits a logged signal of the parent's fence (value 1), WORK, and a
+ * logged signal of SIGNALED; it reads its signal log until the first
+ * entry is there, tells the parent, and ends while the WORK runs, its
+ * queue's logs still to be written.
+ */
+static void logger(int sock)
+{
+	struct drm_nfence_context_create cc = { 0 };
+	struct drm_nfence_hwqueue_create hc = { 0 };
+	struct drm_nfence_device_create dc = { 0 };
+	struct drm_nfence_fence_open fo = { .fd = -1 };
+	struct drm_nfence_log_entry entry;
+	struct drm_nfence_submit sub = { 0 };
+	struct drm_nfence_log_read lr = { 0 };
+	uint64_t cmd_va;
+	struct nfence_cs cs;
+	uint32_t cmd_h;
+	int cfd, sfd, tries;
+	void *cmds;
+	char how;
+
+	signal(SIGSEGV, SIG_DFL);
+	cfd = __nfence_open_adapter(0);
+	sfd = nfence_recv_fd(sock);
+	if (cfd < 0 || sfd < 0)
+		_exit(10);
+	if (__nfence_device_create(cfd, &dc))
+		_exit(11);
+	fo.fd = sfd;
+	fo.device = dc.handle;
+	if (__nfence_fence_open(cfd, &fo))
+		_exit(12);
+	cc.device = dc.handle;
+	if (__nfence_context_create(cfd, &cc))
+		_exit(13);
+	hc.device = dc.handle;
+	hc.context = cc.handle;
+	if (__nfence_hwqueue_create(cfd, &hc) || !hc.log_entries)
+		_exit(14);
+	cmds = child_alloc(cfd, dc.handle, &cmd_va, &cmd_h);
+	nfence_cs_init(&cs, cmds, cmd_va, PAGE);
+	nfence_cs_fence_signal_log(&cs, fo.mapping.current_value_gpu_va,
+				   fo.mapping.monitored_value_gpu_va, 1,
+				   fo.handle,
+				   DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
+	nfence_cs_work(&cs, WORK_NS);
+	nfence_cs_fence_signal_log(&cs, fo.mapping.current_value_gpu_va,
+				   fo.mapping.monitored_value_gpu_va, SIGNALED,
+				   fo.handle,
+				   DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
+	sub.device = dc.handle;
+	sub.hwqueue = hc.handle;
+	sub.commands_gpu_va = cmd_va;
+	sub.size = cs.len;
+	sub.progress_fence_value = 1;
+	if (__nfence_submit(cfd, &sub))
+		_exit(15);
+	/* The first signal is logged before the WORK ends. */
+	lr.device = dc.handle;
+	lr.hwqueue = hc.handle;
+	lr.type = DRM_NFENCE_LOG_TYPE_SIGNALS;
+	for (tries = 0; tries < 2000; tries++) {
+		lr.cursor = 0;
+		lr.entries_ptr = (uint64_t)(uintptr_t)&entry;
+		lr.num_entries = 1;
+		if (__nfence_log_read(cfd, &lr))
+			_exit(16);
+		if (lr.num_entries)
+			break;
+		usleep(1000);
+	}
+	if (lr.num_entries != 1 || entry.fence_value != 1 ||
+	    entry.fence_handle != fo.handle)
+		_exit(17);
+	if (write(sock, "L", 1) != 1 || read(sock, &how, 1) != 1)
+		_exit(18);
+	switch (how) {
+	case END_EXIT:
+		_exit(0);
+	default:
+		raise(SIGKILL);
+	}
+	_exit(19);
+}
+
+/*
+ * A process ends with a logged command still to run on a kernel-mode
+ * queue. Its file closes and takes the queue with it (a kernel-mode
+ * queue's pending work is dropped at close, exit or kill alike, unlike
+ * the work a doorbell rang: see gpu-work.rst): the parent's fence stays at
+ * the first logged signal's value. The queue and its logs go away while
+ * the engine may be about to log (the debug kernel's KASAN and kmemleak
+ * watch that), and a queue made next logs as usual.
+ */
+static void test_logged_work_then_end(enum ending how)
+{
+	struct drm_nfence_fence_mapping m;
+	struct drm_nfence_log_entry e[2];
+	struct drm_nfence_log_read lr;
+	int sock, sfd, status, dir;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	char byte = how, ack;
+	uint32_t dev, h;
+	uint64_t v;
+	pid_t pid;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(nfence_has_native_fences(fd));
+	dir = nfence_debugfs_dir(fd);
+	dev = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				SHAREABLE, 0, &m);
+	sfd = nfence_fence_share(fd, h);
+	pid = nfence_fork_child(logger, &sock);
+	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
+	close(sfd);
+	igt_assert_f(read(sock, &ack, 1) == 1 && ack == 'L',
+		     "the logger did not see its first log entry\n");
+	igt_assert_eq(write(sock, &byte, 1), 1);
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	close(sock);
+	if (how == END_EXIT)
+		igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			     "logger status 0x%x\n", status);
+	else
+		igt_assert_f(WIFSIGNALED(status) &&
+			     WTERMSIG(status) == SIGKILL,
+			     "logger status 0x%x\n", status);
+	igt_assert_eq(nfence_debugfs_queues_wait_gone(dir, pid, 10000), 0);
+	/* Longer than the WORK: the rest of the buffer did not run. */
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED,
+					      nfence_deadline_ms(1000)),
+		      -ETIME);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 1, 0), 0);
+
+	/* The adapter logs on: a new queue of this process. */
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_signal_log(&cs, m.current_value_gpu_va,
+				   m.monitored_value_gpu_va, SIGNALED + 1, h,
+				   DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, v, 10000));
+	lr = (struct drm_nfence_log_read){
+		.device = dev, .hwqueue = q.handle,
+		.type = DRM_NFENCE_LOG_TYPE_SIGNALS,
+		.entries_ptr = (uint64_t)(uintptr_t)e, .num_entries = 2,
+	};
+	igt_assert_eq(__nfence_log_read(fd, &lr), 0);
+	igt_assert_eq_u32(lr.num_entries, 1);
+	igt_assert_eq_u64(e[0].fence_value, SIGNALED + 1);
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, dev);
+	close(dir);
+}
+
 igt_main
 {
 	igt_fixture
@@ -454,6 +614,17 @@ igt_main
 		     "work never signals.");
 	igt_subtest("doorbell-work-killed")
 		test_ring_then_end(END_SIGKILL);
+
+	igt_describe("A process exits with logged work queued on a kernel-mode "
+		     "queue: the queue and its logs go with the file, the "
+		     "rest of the work is dropped, and the adapter logs on.");
+	igt_subtest("logged-work-at-exit")
+		test_logged_work_then_end(END_EXIT);
+
+	igt_describe("A process is killed with logged work queued: as at "
+		     "exit.");
+	igt_subtest("logged-work-killed")
+		test_logged_work_then_end(END_SIGKILL);
 
 	igt_fixture
 		close(fd);

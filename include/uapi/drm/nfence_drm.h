@@ -243,7 +243,8 @@ struct drm_nfence_query_segments {
 /**
  * enum drm_nfence_engine_class - what an engine executes
  * @DRM_NFENCE_ENGINE_CLASS_3D: graphics (DXGK_ENGINE_TYPE_3D)
- * @DRM_NFENCE_ENGINE_CLASS_COMPUTE: compute (DXGK_ENGINE_TYPE_COMPUTE)
+ * @DRM_NFENCE_ENGINE_CLASS_COMPUTE: compute (the DXGK_ENGINE_TYPE values
+ *	nfence follows have none for compute: libnfence reports OTHER)
  * @DRM_NFENCE_ENGINE_CLASS_COPY: copy (DXGK_ENGINE_TYPE_COPY)
  */
 enum drm_nfence_engine_class {
