@@ -1721,7 +1721,11 @@ static void test_stress_cpu_signal_gpu_wait(void)
  * (each signal needs the interrupt that scans every fence), and ADV_FENCES
  * fences to scan. Meanwhile a second client does submit/wait round trips on
  * engine 1. The goal is ADV_GOAL_MS for both the worst round trip and the
- * longest CMP lock hold; the subtest allows ADV_SLACK times that.
+ * longest CMP lock hold; the subtest allows ADV_SLACK times that for the
+ * lock hold, the longest CMP pass and the 99th percentile round trip. The
+ * worst round trip is reported, not asserted: under TCG a vCPU of the
+ * guest can lose 100 ms to the host, which no driver bound can prevent
+ * (a 6.12 run measured 108 ms with a 5.7 ms longest hold).
  */
 #define ADV_QUEUES	1024
 #define ADV_FENCES	2000
@@ -1857,10 +1861,13 @@ static void test_adversarial_cmp_load(void)
 	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, commands);
 	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, irqs);
 	igt_assert_lte_u64(100, trips);
-	igt_assert_f(worst < ADV_GOAL_MS * ADV_SLACK * MS,
-		     "worst round trip %" PRIu64 " us\n", worst / 1000);
+	igt_assert_f(rts[n * 99 / 100] < ADV_GOAL_MS * ADV_SLACK * MS,
+		     "99th percentile round trip %" PRIu64 " us\n",
+		     rts[n * 99 / 100] / 1000);
 	igt_assert_f(hold_us < ADV_GOAL_MS * ADV_SLACK * 1000,
 		     "CMP lock held %" PRIu64 " us\n", hold_us);
+	igt_assert_f(pass_us < ADV_GOAL_MS * ADV_SLACK * 1000,
+		     "CMP pass took %" PRIu64 " us\n", pass_us);
 
 	nfence_queue_destroy(&q);
 	t_fini(&t);
