@@ -296,48 +296,95 @@ static void *child_alloc(int cfd, uint32_t dev, uint64_t *va, uint32_t *h)
 	return p;
 }
 
+/* What a plain child sets up: its file, device, the parent's fence, a queue. */
+struct child_queue {
+	int cfd;
+	struct drm_nfence_device_create dc;
+	struct drm_nfence_fence_open fo;
+	struct drm_nfence_context_create cc;
+	struct drm_nfence_hwqueue_create hc;
+};
+
+/*
+ * In a plain child: open adapter 0, receive the parent's fence on @sock
+ * and open it on a new device, make a context and a queue with @flags;
+ * _exit(10..14) on a failure.
+ */
+static void child_queue(int sock, uint32_t flags, struct child_queue *c)
+{
+	int sfd;
+
+	memset(c, 0, sizeof(*c));
+	signal(SIGSEGV, SIG_DFL);
+	c->cfd = __nfence_open_adapter(0);
+	sfd = nfence_recv_fd(sock);
+	if (c->cfd < 0 || sfd < 0)
+		_exit(10);
+	if (__nfence_device_create(c->cfd, &c->dc))
+		_exit(11);
+	c->fo.fd = sfd;
+	c->fo.device = c->dc.handle;
+	if (__nfence_fence_open(c->cfd, &c->fo))
+		_exit(12);
+	c->cc.device = c->dc.handle;
+	if (__nfence_context_create(c->cfd, &c->cc))
+		_exit(13);
+	c->hc.device = c->dc.handle;
+	c->hc.context = c->cc.handle;
+	c->hc.flags = flags;
+	if (__nfence_hwqueue_create(c->cfd, &c->hc))
+		_exit(14);
+}
+
+/* In a plain child: end as the parent's byte on @sock says. */
+static void child_end(int sock)
+{
+	char how;
+
+	if (read(sock, &how, 1) != 1)
+		_exit(18);
+	if (how == END_EXIT)
+		_exit(0);
+	raise(SIGKILL);
+	_exit(19);
+}
+
+/* In the parent: the child @pid ended as @how asked. */
+static void assert_child_ended(pid_t pid, enum ending how)
+{
+	int status;
+
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	if (how == END_EXIT)
+		igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			     "child status 0x%x\n", status);
+	else
+		igt_assert_f(WIFSIGNALED(status) &&
+			     WTERMSIG(status) == SIGKILL,
+			     "child status 0x%x\n", status);
+}
+
 static void ringer(int sock)
 {
-	struct drm_nfence_context_create cc = { 0 };
-	struct drm_nfence_hwqueue_create hc = { 0 };
-	struct drm_nfence_device_create dc = { 0 };
 	struct drm_nfence_doorbell_create db = { 0 };
 	struct drm_nfence_doorbell_connect conn = { 0 };
-	struct drm_nfence_fence_open fo = { .fd = -1 };
 	struct drm_nfence_ring_entry *ring;
 	struct drm_nfence_ring_control *control;
 	volatile uint64_t *bell, *last;
 	uint64_t cmd_va, ring_va, control_va;
 	uint32_t cmd_h, ring_h, control_h;
+	struct child_queue c;
 	struct nfence_cs cs;
-	int cfd, sfd;
 	void *cmds;
-	char how;
+	int cfd;
 
-	signal(SIGSEGV, SIG_DFL);
-	cfd = __nfence_open_adapter(0);
-	sfd = nfence_recv_fd(sock);
-	if (cfd < 0 || sfd < 0)
-		_exit(10);
-	if (__nfence_device_create(cfd, &dc))
-		_exit(11);
-	fo.fd = sfd;
-	fo.device = dc.handle;
-	if (__nfence_fence_open(cfd, &fo))
-		_exit(12);
-	cc.device = dc.handle;
-	if (__nfence_context_create(cfd, &cc))
-		_exit(13);
-	hc.device = dc.handle;
-	hc.context = cc.handle;
-	hc.flags = DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION;
-	if (__nfence_hwqueue_create(cfd, &hc))
-		_exit(14);
-	cmds = child_alloc(cfd, dc.handle, &cmd_va, &cmd_h);
-	ring = child_alloc(cfd, dc.handle, &ring_va, &ring_h);
-	control = child_alloc(cfd, dc.handle, &control_va, &control_h);
-	db.device = dc.handle;
-	db.hwqueue = hc.handle;
+	child_queue(sock, DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION, &c);
+	cfd = c.cfd;
+	cmds = child_alloc(cfd, c.dc.handle, &cmd_va, &cmd_h);
+	ring = child_alloc(cfd, c.dc.handle, &ring_va, &ring_h);
+	control = child_alloc(cfd, c.dc.handle, &control_va, &control_h);
+	db.device = c.dc.handle;
+	db.hwqueue = c.hc.handle;
 	db.ring_alloc = ring_h;
 	db.ring_control_alloc = control_h;
 	if (__nfence_doorbell_create(cfd, &db))
@@ -348,7 +395,7 @@ static void ringer(int sock)
 		    db.last_queued_offset);
 	if (bell == MAP_FAILED || last == MAP_FAILED)
 		_exit(16);
-	conn.device = dc.handle;
+	conn.device = c.dc.handle;
 	conn.handle = db.handle;
 	if (__nfence_doorbell_connect(cfd, &conn))
 		_exit(17);
@@ -356,8 +403,8 @@ static void ringer(int sock)
 	/* WORK, then the parent's fence, then the progress fence. */
 	nfence_cs_init(&cs, cmds, cmd_va, PAGE);
 	nfence_cs_work(&cs, WORK_NS);
-	nfence_cs_signal_fence(&cs, &fo.mapping, SIGNALED);
-	nfence_cs_signal_fence(&cs, &hc.progress_fence_mapping, 1);
+	nfence_cs_signal_fence(&cs, &c.fo.mapping, SIGNALED);
+	nfence_cs_signal_fence(&cs, &c.hc.progress_fence_mapping, 1);
 	*last = 1;
 	ring[0].commands_gpu_va = cmd_va;
 	ring[0].size = cs.len;
@@ -367,21 +414,13 @@ static void ringer(int sock)
 	*bell = 1;
 	__sync_synchronize();
 	/* No notify even if the CMP went quiet: the exit wait looks again. */
-	if (read(sock, &how, 1) != 1)
-		_exit(18);
-	switch (how) {
-	case END_EXIT:
-		_exit(0);
-	default:
-		raise(SIGKILL);
-	}
-	_exit(19);
+	child_end(sock);
 }
 
 static void test_ring_then_end(enum ending how)
 {
 	struct drm_nfence_fence_mapping m;
-	int sock, sfd, status, ret;
+	int sock, sfd, ret;
 	char byte = how;
 	uint32_t dev, h;
 	pid_t pid;
@@ -396,18 +435,13 @@ static void test_ring_then_end(enum ending how)
 	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
 	close(sfd);
 	igt_assert_eq(write(sock, &byte, 1), 1);
-	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	assert_child_ended(pid, how);
 	close(sock);
 	if (how == END_EXIT) {
-		igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			     "ringer status 0x%x\n", status);
 		/* Its file closed after the work ran: the fence is there. */
 		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED, 0),
 			      0);
 	} else {
-		igt_assert_f(WIFSIGNALED(status) &&
-			     WTERMSIG(status) == SIGKILL,
-			     "ringer status 0x%x\n", status);
 		/* Killed: its queue stopped, its work is gone. */
 		ret = __nfence_fence_wait_one(fd, dev, h, SIGNALED,
 					      nfence_deadline_ms(1000));
@@ -426,82 +460,57 @@ static void test_ring_then_end(enum ending how)
  */
 static void logger(int sock)
 {
-	struct drm_nfence_context_create cc = { 0 };
-	struct drm_nfence_hwqueue_create hc = { 0 };
-	struct drm_nfence_device_create dc = { 0 };
-	struct drm_nfence_fence_open fo = { .fd = -1 };
 	struct drm_nfence_log_entry entry;
 	struct drm_nfence_submit sub = { 0 };
 	struct drm_nfence_log_read lr = { 0 };
-	uint64_t cmd_va;
+	struct child_queue c;
 	struct nfence_cs cs;
+	uint64_t cmd_va;
 	uint32_t cmd_h;
-	int cfd, sfd, tries;
+	int tries;
 	void *cmds;
-	char how;
 
-	signal(SIGSEGV, SIG_DFL);
-	cfd = __nfence_open_adapter(0);
-	sfd = nfence_recv_fd(sock);
-	if (cfd < 0 || sfd < 0)
-		_exit(10);
-	if (__nfence_device_create(cfd, &dc))
-		_exit(11);
-	fo.fd = sfd;
-	fo.device = dc.handle;
-	if (__nfence_fence_open(cfd, &fo))
-		_exit(12);
-	cc.device = dc.handle;
-	if (__nfence_context_create(cfd, &cc))
-		_exit(13);
-	hc.device = dc.handle;
-	hc.context = cc.handle;
-	if (__nfence_hwqueue_create(cfd, &hc) || !hc.log_entries)
+	child_queue(sock, 0, &c);
+	if (!c.hc.log_entries)
 		_exit(14);
-	cmds = child_alloc(cfd, dc.handle, &cmd_va, &cmd_h);
+	cmds = child_alloc(c.cfd, c.dc.handle, &cmd_va, &cmd_h);
 	nfence_cs_init(&cs, cmds, cmd_va, PAGE);
-	nfence_cs_fence_signal_log(&cs, fo.mapping.current_value_gpu_va,
-				   fo.mapping.monitored_value_gpu_va, 1,
-				   fo.handle,
+	nfence_cs_fence_signal_log(&cs, c.fo.mapping.current_value_gpu_va,
+				   c.fo.mapping.monitored_value_gpu_va, 1,
+				   c.fo.handle,
 				   DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
 	nfence_cs_work(&cs, WORK_NS);
-	nfence_cs_fence_signal_log(&cs, fo.mapping.current_value_gpu_va,
-				   fo.mapping.monitored_value_gpu_va, SIGNALED,
-				   fo.handle,
+	nfence_cs_fence_signal_log(&cs, c.fo.mapping.current_value_gpu_va,
+				   c.fo.mapping.monitored_value_gpu_va,
+				   SIGNALED, c.fo.handle,
 				   DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED);
-	sub.device = dc.handle;
-	sub.hwqueue = hc.handle;
+	sub.device = c.dc.handle;
+	sub.hwqueue = c.hc.handle;
 	sub.commands_gpu_va = cmd_va;
 	sub.size = cs.len;
 	sub.progress_fence_value = 1;
-	if (__nfence_submit(cfd, &sub))
+	if (__nfence_submit(c.cfd, &sub))
 		_exit(15);
 	/* The first signal is logged before the WORK ends. */
-	lr.device = dc.handle;
-	lr.hwqueue = hc.handle;
+	lr.device = c.dc.handle;
+	lr.hwqueue = c.hc.handle;
 	lr.type = DRM_NFENCE_LOG_TYPE_SIGNALS;
 	for (tries = 0; tries < 2000; tries++) {
 		lr.cursor = 0;
 		lr.entries_ptr = (uint64_t)(uintptr_t)&entry;
 		lr.num_entries = 1;
-		if (__nfence_log_read(cfd, &lr))
+		if (__nfence_log_read(c.cfd, &lr))
 			_exit(16);
 		if (lr.num_entries)
 			break;
 		usleep(1000);
 	}
 	if (lr.num_entries != 1 || entry.fence_value != 1 ||
-	    entry.fence_handle != fo.handle)
+	    entry.fence_handle != c.fo.handle)
 		_exit(17);
-	if (write(sock, "L", 1) != 1 || read(sock, &how, 1) != 1)
+	if (write(sock, "L", 1) != 1)
 		_exit(18);
-	switch (how) {
-	case END_EXIT:
-		_exit(0);
-	default:
-		raise(SIGKILL);
-	}
-	_exit(19);
+	child_end(sock);
 }
 
 /*
@@ -518,7 +527,7 @@ static void test_logged_work_then_end(enum ending how)
 	struct drm_nfence_fence_mapping m;
 	struct drm_nfence_log_entry e[2];
 	struct drm_nfence_log_read lr;
-	int sock, sfd, status, dir;
+	int sock, sfd, dir;
 	struct nfence_queue q;
 	struct nfence_cs cs;
 	char byte = how, ack;
@@ -539,15 +548,8 @@ static void test_logged_work_then_end(enum ending how)
 	igt_assert_f(read(sock, &ack, 1) == 1 && ack == 'L',
 		     "the logger did not see its first log entry\n");
 	igt_assert_eq(write(sock, &byte, 1), 1);
-	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	assert_child_ended(pid, how);
 	close(sock);
-	if (how == END_EXIT)
-		igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			     "logger status 0x%x\n", status);
-	else
-		igt_assert_f(WIFSIGNALED(status) &&
-			     WTERMSIG(status) == SIGKILL,
-			     "logger status 0x%x\n", status);
 	igt_assert_eq(nfence_debugfs_queues_wait_gone(dir, pid, 10000), 0);
 	/* Longer than the WORK: the rest of the buffer did not run. */
 	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED,
