@@ -685,6 +685,123 @@ static void test_destroy_create_race(void)
 	free(r);
 }
 
+/* DEVICE_CONTROL invalid input: the call fails and writes nothing. */
+static void expect_control_error(int dfd, uint32_t device, uint32_t op,
+				 uint32_t flags, int err)
+{
+	struct drm_nfence_device_control c = {
+		.device = device,
+		.op = op,
+		.flags = flags,
+		.error = POISON,
+		.fault_va = POISON,
+		.fault_reason = POISON,
+		.fault_context = POISON,
+	};
+
+	igt_assert_eq(__nfence_device_control(dfd, &c), err);
+	igt_assert_eq_u32(c.device, device);
+	igt_assert_eq_u32(c.op, op);
+	igt_assert_eq_u32(c.flags, flags);
+	igt_assert_eq_u32(c.error, POISON);
+	igt_assert_eq_u64(c.fault_va, POISON);
+	igt_assert_eq_u32(c.fault_reason, POISON);
+	igt_assert_eq_u32(c.fault_context, POISON);
+}
+
+/* @device of @dfd is not in error: QUERY says so, and it creates fences. */
+static void assert_not_in_error(int dfd, uint32_t device)
+{
+	struct drm_nfence_device_control c;
+	uint32_t h;
+
+	igt_assert_eq_u32(nfence_device_control(dfd, device,
+						DRM_NFENCE_DEVICE_OP_QUERY, &c),
+			  DRM_NFENCE_DEVICE_ERROR_NONE);
+	igt_assert_eq_u64(c.fault_va, 0);
+	igt_assert_eq_u32(c.fault_reason, DRM_NFENCE_FAULT_NONE);
+	igt_assert_eq_u32(c.fault_context, 0);
+	/* Not AlwaysSignaled from birth: a wait for 1 times out. */
+	h = nfence_fence_create(dfd, device, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
+				0, NULL);
+	igt_assert_eq(__nfence_fence_wait_one(dfd, device, h, 1, 0), -ETIME);
+	nfence_fence_destroy(dfd, h);
+}
+
+static void test_control_query(void)
+{
+	uint32_t h = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	assert_not_in_error(fd, h);
+	/* Querying changes nothing. */
+	assert_not_in_error(fd, h);
+	nfence_device_destroy(fd, h);
+}
+
+static void test_control_bad_op(void)
+{
+	const uint32_t ops[] = { 2, 3, 0x100, 0x80000000u, UINT32_MAX };
+	uint32_t h = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(ops); i++)
+		expect_control_error(fd, h, ops[i], 0, -EINVAL);
+	assert_not_in_error(fd, h);
+	nfence_device_destroy(fd, h);
+}
+
+static void test_control_bad_flags(void)
+{
+	uint32_t h = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	/* With MARK_ERROR: a refused call must not mark the device. */
+	for (int bit = 0; bit < 32; bit++)
+		expect_control_error(fd, h, DRM_NFENCE_DEVICE_OP_MARK_ERROR,
+				     1u << bit, -EINVAL);
+	assert_not_in_error(fd, h);
+	nfence_device_destroy(fd, h);
+}
+
+static void test_control_bad_handle(void)
+{
+	int count = nfence_count_adapters();
+	int other = nfence_open();
+	uint32_t mine = nfence_device_create(fd);
+	uint32_t theirs = nfence_device_create(other);
+	uint32_t gone = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_device_destroy(fd, gone);
+	/* Handles are per file: make sure the two differ. */
+	if (theirs == mine)
+		theirs = nfence_device_create(other);
+	igt_assert_neq_u32(theirs, mine);
+	for (uint32_t op = 0; op <= DRM_NFENCE_DEVICE_OP_MARK_ERROR; op++) {
+		expect_control_error(fd, 0, op, 0, -ENOENT);
+		expect_control_error(fd, 0xfffffff0u, op, 0, -ENOENT);
+		expect_control_error(fd, gone, op, 0, -ENOENT);
+		/* Another file's device. */
+		expect_control_error(fd, theirs, op, 0, -ENOENT);
+		expect_control_error(other, mine, op, 0, -ENOENT);
+	}
+	/* Nobody was marked by the refused calls. */
+	assert_not_in_error(fd, mine);
+	assert_not_in_error(other, theirs);
+	if (count >= 2) {
+		int b = nfence_open_adapter(1);
+
+		/* Another adapter's file: its own (empty) handle space. */
+		expect_control_error(b, mine, DRM_NFENCE_DEVICE_OP_MARK_ERROR,
+				     0, -ENOENT);
+		close(b);
+		assert_not_in_error(fd, mine);
+	}
+	nfence_device_destroy(fd, mine);
+	close(other);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -782,6 +899,28 @@ igt_main
 	igt_describe("A forked child shares the file and its handles.");
 	igt_subtest("fork-shares-handles")
 		test_fork_shares_handles();
+
+	igt_describe("DEVICE_CONTROL QUERY on a new device: not in error, no "
+		     "fault; it changes nothing.");
+	igt_subtest("control-query")
+		test_control_query();
+
+	igt_describe("DEVICE_CONTROL with an unknown op fails with -EINVAL "
+		     "and writes nothing.");
+	igt_subtest("control-bad-op")
+		test_control_bad_op();
+
+	igt_describe("DEVICE_CONTROL MARK_ERROR with any flag bit set fails "
+		     "with -EINVAL, writes nothing and leaves the device "
+		     "alone.");
+	igt_subtest("control-bad-flags")
+		test_control_bad_flags();
+
+	igt_describe("DEVICE_CONTROL on handle 0, an unknown or destroyed "
+		     "handle, another file's or another adapter's device fails "
+		     "with -ENOENT and marks nobody.");
+	igt_subtest("control-bad-handle")
+		test_control_bad_handle();
 
 	igt_describe("Devices created by forked children outlive them.");
 	igt_subtest("fork-child-creates")

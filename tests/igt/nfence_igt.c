@@ -1930,6 +1930,32 @@ uint32_t nfence_context_state(int fd, uint32_t device, uint32_t context)
 }
 
 /**
+ * __nfence_device_control: DRM_IOCTL_NFENCE_DEVICE_CONTROL, 0 or -errno
+ */
+int __nfence_device_control(int fd, struct drm_nfence_device_control *control)
+{
+	return nfence_ioctl(fd, DRM_IOCTL_NFENCE_DEVICE_CONTROL, control);
+}
+
+/**
+ * nfence_device_control: run @op on a device; returns why it is in error
+ * (&enum drm_nfence_device_error), and the whole answer in @out unless NULL
+ */
+uint32_t nfence_device_control(int fd, uint32_t device, uint32_t op,
+			       struct drm_nfence_device_control *out)
+{
+	struct drm_nfence_device_control control = {
+		.device = device,
+		.op = op,
+	};
+
+	igt_assert_eq(__nfence_device_control(fd, &control), 0);
+	if (out)
+		*out = control;
+	return control.error;
+}
+
+/**
  * __nfence_hwqueue_create: DRM_IOCTL_NFENCE_HWQUEUE_CREATE, 0 or -errno
  */
 int __nfence_hwqueue_create(int fd, struct drm_nfence_hwqueue_create *create)

@@ -231,6 +231,9 @@ uint32_t nfence_context_control(int fd, uint32_t device, uint32_t context,
 				uint32_t op,
 				struct drm_nfence_context_control *out);
 uint32_t nfence_context_state(int fd, uint32_t device, uint32_t context);
+int __nfence_device_control(int fd, struct drm_nfence_device_control *control);
+uint32_t nfence_device_control(int fd, uint32_t device, uint32_t op,
+			       struct drm_nfence_device_control *out);
 
 /* DRM_IOCTL_NFENCE_HWQUEUE_CREATE / DESTROY */
 int __nfence_hwqueue_create(int fd, struct drm_nfence_hwqueue_create *create);

@@ -530,10 +530,16 @@ static void test_native_progress(void)
 	check_progress(Q_NATIVE);
 }
 
-static void test_device_error_queues(void)
+/*
+ * A device put in error through the debugfs hook (@marked false) or by
+ * DEVICE_CONTROL's MARK_ERROR (true): the same path, the cause reported.
+ */
+static void test_device_error_queues(bool marked)
 {
 	uint32_t dev = nfence_device_create(fd);
 	uint32_t ok_dev = nfence_device_create(fd);
+	struct drm_nfence_context_create cc = { .device = dev };
+	struct drm_nfence_device_control dc;
 	struct drm_nfence_hwqueue_create qc;
 	struct nfence_queue q, ok;
 	struct nfence_cs cs;
@@ -541,7 +547,25 @@ static void test_device_error_queues(void)
 	nfence_watchdog(WATCHDOG_S);
 	nfence_queue_create(&q, fd, dev, 0, 0);
 	nfence_queue_create(&ok, fd, ok_dev, 0, 0);
-	nfence_device_error(fd, dev);
+	if (marked)
+		igt_assert_eq_u32(nfence_device_control(fd, dev,
+							DRM_NFENCE_DEVICE_OP_MARK_ERROR,
+							NULL),
+				  DRM_NFENCE_DEVICE_ERROR_MARKED);
+	else
+		nfence_device_error(fd, dev);
+
+	nfence_device_control(fd, dev, DRM_NFENCE_DEVICE_OP_QUERY, &dc);
+	igt_assert_eq_u32(dc.error, marked ? DRM_NFENCE_DEVICE_ERROR_MARKED :
+					     DRM_NFENCE_DEVICE_ERROR_LOST);
+	igt_assert_eq_u32(dc.fault_reason, DRM_NFENCE_FAULT_NONE);
+	igt_assert_eq_u64(dc.fault_va, 0);
+	igt_assert_eq_u32(dc.fault_context, 0);
+	/* Marking it again succeeds and keeps the first cause. */
+	igt_assert_eq_u32(nfence_device_control(fd, dev,
+						DRM_NFENCE_DEVICE_OP_MARK_ERROR,
+						NULL), dc.error);
+	igt_assert_eq(__nfence_context_create(fd, &cc), -EIO);
 
 	igt_assert(nfence_context_state(fd, dev, q.context) & ST_LOST);
 	igt_assert_eq_u64(*q.progress, NFENCE_ALWAYS_SIGNALED);
@@ -553,6 +577,10 @@ static void test_device_error_queues(void)
 	expect_q_create_error(fd, &qc, -EIO);
 
 	/* The other device is unaffected. */
+	igt_assert_eq_u32(nfence_device_control(fd, ok_dev,
+						DRM_NFENCE_DEVICE_OP_QUERY,
+						NULL),
+			  DRM_NFENCE_DEVICE_ERROR_NONE);
 	igt_assert_eq_u32(nfence_context_state(fd, ok_dev, ok.context), 0);
 	nfence_queue_begin(&ok, &cs);
 	nfence_cs_nop(&cs);
@@ -1130,7 +1158,13 @@ igt_main
 		     "DEVICE_LOST, progress fences AlwaysSignaled, SUBMIT and "
 		     "HWQUEUE_CREATE fail with -EIO; other devices run.");
 	igt_subtest("device-error-queues")
-		test_device_error_queues();
+		test_device_error_queues(false);
+
+	igt_describe("DEVICE_CONTROL MARK_ERROR does what the device-lost "
+		     "path does (as device-error-queues), and CONTEXT_CREATE "
+		     "fails with -EIO; marking twice keeps the cause.");
+	igt_subtest("mark-error-queues")
+		test_device_error_queues(true);
 
 	igt_describe("Any CONTEXT_CREATE flag bit fails with -EINVAL.");
 	igt_subtest("context-create-bad-flags")

@@ -1075,6 +1075,14 @@ static void test_hang_device_lost(void)
 	igt_assert_lte_u64(tdr_ms, elapsed);
 
 	/* Device lost: every context, every fence of the device. */
+	igt_assert_eq_u32(nfence_device_control(fd, t.dev,
+						DRM_NFENCE_DEVICE_OP_QUERY,
+						NULL),
+			  DRM_NFENCE_DEVICE_ERROR_HANG);
+	igt_assert_eq_u32(nfence_device_control(fd, keep_dev,
+						DRM_NFENCE_DEVICE_OP_QUERY,
+						NULL),
+			  DRM_NFENCE_DEVICE_ERROR_NONE);
 	igt_assert(nfence_queue_state(&lost, NULL) & ST_LOST);
 	igt_assert(nfence_queue_state(&lost2, NULL) & ST_LOST);
 	igt_assert_eq_u64(*lost.progress, ALWAYS);

@@ -1955,6 +1955,18 @@ static void run_fault(fault_fn build, fault_fn break_it)
 			     PRIx64 "\n", (uint64_t)ctl.fault_va, f.fault_va);
 	else
 		igt_assert_eq_u64(ctl.fault_va, f.fault_va);
+	/* The device has the same first fault, and is not in error. */
+	{
+		struct drm_nfence_device_control dc;
+
+		igt_assert_eq_u32(nfence_device_control(fd, f.env.dev,
+							DRM_NFENCE_DEVICE_OP_QUERY,
+							&dc),
+				  DRM_NFENCE_DEVICE_ERROR_NONE);
+		igt_assert_eq_u32(dc.fault_reason, f.reason);
+		igt_assert_eq_u64(dc.fault_va, ctl.fault_va);
+		igt_assert_eq_u32(dc.fault_context, f.qa.context);
+	}
 
 	/* Work before the fault ran, work after it did not. */
 	nfence_fence_signal(fd, f.env.dev, f.park, 2);

@@ -2684,7 +2684,8 @@ static void test_device_error_create_race(void)
 	free(r);
 }
 
-static void test_device_error(void)
+/* @marked: through DEVICE_CONTROL's MARK_ERROR, not the debugfs hook. */
+static void test_device_error(bool marked)
 {
 	struct drm_nfence_fence_mapping m, m2;
 	uint32_t dev2, h, h2, later;
@@ -2699,7 +2700,11 @@ static void test_device_error(void)
 	waiter_start_dev(&w, dev2, h, 100, nfence_deadline_ms(WAITER_MS));
 	usleep(100 * 1000);
 	assert_still_waiting(&w);
-	device_error(dev2);
+	if (marked)
+		nfence_device_control(fd, dev2, DRM_NFENCE_DEVICE_OP_MARK_ERROR,
+				      NULL);
+	else
+		device_error(dev2);
 
 	/* AlwaysSignaled: the waiter returns, every value is reached. */
 	igt_assert_eq(waiter_join(&w, JOIN_MS), 0);
@@ -2954,7 +2959,12 @@ igt_main
 		     "AlwaysSignaled; waiters return, signals change nothing, "
 		     "other devices are unaffected.");
 	igt_subtest("device-error-always-signaled")
-		test_device_error();
+		test_device_error(false);
+
+	igt_describe("The same through DEVICE_CONTROL MARK_ERROR "
+		     "(D3DKMTMarkDeviceAsError).");
+	igt_subtest("mark-error-always-signaled")
+		test_device_error(true);
 
 	igt_describe("Fences created by one thread while the device goes into "
 		     "error are all AlwaysSignaled, before and after.");

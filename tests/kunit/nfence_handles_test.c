@@ -1438,7 +1438,7 @@ static int hnd_insert_raced(struct nfence_table *t, void *obj, u32 *handle)
 		KUNIT_EXPECT_NOT_NULL(test, wdev);
 		if (wdev) {
 			nfence_device_lost(&hnd_nfile(f, r->file)->adapter->cmp,
-					   wdev);
+					   wdev, DRM_NFENCE_DEVICE_ERROR_LOST);
 			nfence_device_put(wdev);
 		}
 	}

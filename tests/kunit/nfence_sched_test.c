@@ -1603,7 +1603,8 @@ static void sched_device_lost(struct kunit *test)
 	WRITE_ONCE(f->wdev->error, true);
 	mutex_lock(&f->cmp->lock);
 	nfence_hwqueue_stop_locked(f->q[1], NFENCE_QUEUE_FAULTED, &f->dropped);
-	nfence_device_lost_locked(f->cmp, f->wdev, &f->dropped);
+	nfence_device_lost_locked(f->cmp, f->wdev,
+				  DRM_NFENCE_DEVICE_ERROR_HANG, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 
 	KUNIT_EXPECT_EQ(test, f->q[0]->hw.state, NFENCE_QUEUE_LOST);
@@ -1617,6 +1618,35 @@ static void sched_device_lost(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, sched_run(f, f->q[2], &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->pv[2][0], 1);
+}
+
+/*
+ * A device records the first fault of any of its contexts (VA, reason,
+ * context); each context keeps its own; the device stays out of error and
+ * another device records nothing.
+ */
+static void sched_device_first_fault(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+
+	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason, DRM_NFENCE_FAULT_NONE);
+	mutex_lock(&f->cmp->lock);
+	nfence_context_fault_locked(f->ctx[1], f->data_va + 8,
+				    DRM_NFENCE_FAULT_BAD_COMMAND, &f->dropped);
+	nfence_context_fault_locked(f->ctx[0], f->data_va,
+				    DRM_NFENCE_FAULT_PAGE, &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+	nfence_submissions_drop(&f->dropped);
+
+	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason,
+			DRM_NFENCE_FAULT_BAD_COMMAND);
+	KUNIT_EXPECT_EQ(test, f->wdev->fault_va, f->data_va + 8);
+	KUNIT_EXPECT_EQ(test, f->wdev->fault_context, f->ctx[1]->handle);
+	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_reason, DRM_NFENCE_FAULT_PAGE);
+	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_va, f->data_va);
+	KUNIT_EXPECT_FALSE(test, f->wdev->error);
+	KUNIT_EXPECT_EQ(test, f->wdev2->fault_reason, DRM_NFENCE_FAULT_NONE);
+	KUNIT_EXPECT_EQ(test, f->wdev2->fault_context, 0);
 }
 
 /* ---- User-mode queues: rings and doorbells ---- */
@@ -2049,6 +2079,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_misaligned_after_submit),
 	KUNIT_CASE(sched_stop_locked),
 	KUNIT_CASE(sched_device_lost),
+	KUNIT_CASE(sched_device_first_fault),
 	KUNIT_CASE(sched_ring_runs_entries),
 	KUNIT_CASE_PARAM(sched_ring_bad_entry, sched_ring_bad_gen_params),
 	KUNIT_CASE(sched_doorbell_take),

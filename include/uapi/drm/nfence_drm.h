@@ -58,6 +58,7 @@ extern "C" {
 #define DRM_NFENCE_DOORBELL_NOTIFY	0x17
 #define DRM_NFENCE_LOG_READ		0x18
 #define DRM_NFENCE_LOGGING_LEVEL	0x19
+#define DRM_NFENCE_DEVICE_CONTROL	0x1a
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -135,6 +136,9 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_LOGGING_LEVEL \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_LOGGING_LEVEL, \
 		 struct drm_nfence_logging_level)
+#define DRM_IOCTL_NFENCE_DEVICE_CONTROL \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_DEVICE_CONTROL, \
+		 struct drm_nfence_device_control)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -389,6 +393,75 @@ struct drm_nfence_device_destroy {
 	__u32 handle;
 	/** @pad: must be zero */
 	__u32 pad;
+};
+
+/**
+ * enum drm_nfence_device_op - what &struct drm_nfence_device_control does
+ * @DRM_NFENCE_DEVICE_OP_QUERY: only report the device's state
+ *	(D3DKMTGetDeviceState)
+ * @DRM_NFENCE_DEVICE_OP_MARK_ERROR: put the device in error
+ *	(D3DKMTMarkDeviceAsError), then report its state
+ */
+enum drm_nfence_device_op {
+	DRM_NFENCE_DEVICE_OP_QUERY = 0,
+	DRM_NFENCE_DEVICE_OP_MARK_ERROR = 1,
+};
+
+/**
+ * enum drm_nfence_device_error - why a device is in error
+ * @DRM_NFENCE_DEVICE_ERROR_NONE: it is not
+ * @DRM_NFENCE_DEVICE_ERROR_HANG: one of its queues hung (TDR)
+ * @DRM_NFENCE_DEVICE_ERROR_MARKED: %DRM_NFENCE_DEVICE_OP_MARK_ERROR
+ * @DRM_NFENCE_DEVICE_ERROR_LOST: another device-lost event: the debugfs
+ *	hook nfence_device_error (the abnormal end of the device's process
+ *	and the adapter's unplug are too, but no ioctl can see those)
+ */
+enum drm_nfence_device_error {
+	DRM_NFENCE_DEVICE_ERROR_NONE = 0,
+	DRM_NFENCE_DEVICE_ERROR_HANG = 1,
+	DRM_NFENCE_DEVICE_ERROR_MARKED = 2,
+	DRM_NFENCE_DEVICE_ERROR_LOST = 3,
+};
+
+/**
+ * struct drm_nfence_device_control - query a device's state, or put it in
+ * error
+ *
+ * %DRM_NFENCE_DEVICE_OP_MARK_ERROR puts the device in error through the
+ * same path as a hang (see DOC: contexts and hardware queues): the fences
+ * it created become AlwaysSignaled for every holder, its queues stop and
+ * drop their work, its doorbells are disconnected for good, and later
+ * calls that create or submit on it fail with -EIO. Marking a device in
+ * error again succeeds and changes nothing: @error keeps the first cause.
+ *
+ * Both operations report the device's state: why it is in error, and the
+ * first GPU fault of any of its contexts (a fault stops only its context,
+ * so a device may have faulted without being in error).
+ *
+ * -ENOENT for an unknown @device, -EINVAL for an unknown @op or non-zero
+ * @flags, -ENODEV after unplug.
+ */
+struct drm_nfence_device_control {
+	/** @device: device handle */
+	__u32 device;
+	/** @op: &enum drm_nfence_device_op */
+	__u32 op;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @error: out: &enum drm_nfence_device_error, the first cause */
+	__u32 error;
+	/**
+	 * @fault_va: out: GPU VA of the first fault of a context of the
+	 * device (as &drm_nfence_context_control.fault_va); 0 if none
+	 */
+	__u64 fault_va;
+	/**
+	 * @fault_reason: out: &enum drm_nfence_fault_reason of that fault,
+	 * %DRM_NFENCE_FAULT_NONE if none
+	 */
+	__u32 fault_reason;
+	/** @fault_context: out: handle of the context that faulted, 0 if none */
+	__u32 fault_context;
 };
 
 /**

@@ -160,7 +160,8 @@ static int nfence_debugfs_device_lost(struct nfence_file *nfile, u32 handle)
 
 	if (!wdev)
 		return -ENOENT;
-	nfence_device_lost(&nfile->adapter->cmp, wdev);
+	nfence_device_lost(&nfile->adapter->cmp, wdev,
+			   DRM_NFENCE_DEVICE_ERROR_LOST);
 	nfence_device_put(wdev);
 	return 0;
 }

@@ -29,6 +29,20 @@ struct nfence_device {
 	u32 handle;
 	/** @error: the device is in error (device lost) */
 	bool error;
+	/**
+	 * @error_cause: &enum drm_nfence_device_error, why it is in error
+	 * (the first cause); under &nfence_cmp.lock
+	 */
+	u32 error_cause;
+	/**
+	 * @fault_va: GPU VA of the first fault of one of its contexts; under
+	 * &nfence_cmp.lock, as are @fault_reason and @fault_context
+	 */
+	u64 fault_va;
+	/** @fault_reason: &enum drm_nfence_fault_reason of that fault */
+	u32 fault_reason;
+	/** @fault_context: handle of the context that faulted */
+	u32 fault_context;
 	/** @dead: destroyed; no new object may join it (see nfence_device_mark_dead()) */
 	bool dead;
 };

@@ -21,6 +21,7 @@
 #include "nfence_alloc.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
+#include "nfence_device_state.h"
 #include "nfence_doorbell.h"
 #include "nfence_drv.h"
 #include "nfence_fence.h"
@@ -148,7 +149,8 @@ static void nfence_file_killed(struct nfence_file *nfile)
 
 	/* postclose: nobody else uses the file's tables any more. */
 	xa_for_each(&nfile->devices.xa, handle, wdev)
-		nfence_device_lost(&nfile->adapter->cmp, wdev);
+		nfence_device_lost(&nfile->adapter->cmp, wdev,
+				   DRM_NFENCE_DEVICE_ERROR_LOST);
 }
 
 static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
@@ -257,6 +259,8 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_LOGGING_LEVEL, nfence_logging_level_ioctl,
 			  DRM_ROOT_ONLY | DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_CONTROL, nfence_device_control_ioctl,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(nfence_fops);
@@ -364,7 +368,8 @@ static void nfence_file_devices_unplugged(struct nfence_file *nfile)
 		wdev = nfence_device_lookup(nfile, handle);
 		if (!wdev)
 			continue;
-		nfence_device_lost(&nfile->adapter->cmp, wdev);
+		nfence_device_lost(&nfile->adapter->cmp, wdev,
+				   DRM_NFENCE_DEVICE_ERROR_LOST);
 		nfence_device_put(wdev);
 	}
 }

@@ -216,6 +216,7 @@ static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
  * nfence_device_lost_locked - put a device in error and stop its queues
  * @cmp: the CMP of the device's adapter, whose lock is held
  * @wdev: the device, whose file is alive
+ * @cause: &enum drm_nfence_device_error: why; the first cause is kept
  * @dropped: where the queues' pending submissions go, for
  *	nfence_submissions_drop() once the CMP lock is released
  *
@@ -225,13 +226,14 @@ static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
  * are on the runlists, and they leave them only under the lock held here.
  */
 void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *wdev,
+			       struct nfence_device *wdev, u32 cause,
 			       struct list_head *dropped)
 {
 	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
 
 	lockdep_assert_held(&cmp->lock);
 	if (!READ_ONCE(wdev->error)) {
+		wdev->error_cause = cause;
 		/* Under the lock that publishes its new fences: see fence.c. */
 		xa_lock(&wdev->file->fences.xa);
 		WRITE_ONCE(wdev->error, true);
@@ -245,13 +247,15 @@ void nfence_device_lost_locked(struct nfence_cmp *cmp,
  * nfence_device_lost - put a device in error and stop its queues
  * @cmp: the CMP of the device's adapter
  * @wdev: the device, whose file is alive (the caller holds it open)
+ * @cause: &enum drm_nfence_device_error: why; the first cause is kept
  */
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev)
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
+			u32 cause)
 {
 	LIST_HEAD(dropped);
 
 	nfence_cmp_lock(cmp);
-	nfence_device_lost_locked(cmp, wdev, &dropped);
+	nfence_device_lost_locked(cmp, wdev, cause, &dropped);
 	nfence_cmp_unlock(cmp);
 	nfence_submissions_drop(&dropped);
 	nfence_cmp_kick(cmp);
@@ -717,6 +721,11 @@ void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 		ctx->faulted = true;
 		ctx->fault_va = va;
 		ctx->fault_reason = reason;
+	}
+	if (!ctx->device->fault_reason) {
+		ctx->device->fault_va = va;
+		ctx->device->fault_reason = reason;
+		ctx->device->fault_context = ctx->handle;
 	}
 	list_for_each_entry(q, &ctx->queues, ctx_link) {
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
@@ -1210,7 +1219,8 @@ static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
 
 	drm_dbg_driver(&adapter->drm, "queue %u hung: device %u lost\n",
 		       hw->id, q->ctx->device->handle);
-	nfence_device_lost_locked(cmp, q->ctx->device, dropped);
+	nfence_device_lost_locked(cmp, q->ctx->device,
+				  DRM_NFENCE_DEVICE_ERROR_HANG, dropped);
 }
 
 /*

@@ -116,9 +116,10 @@ void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped);
 void nfence_submissions_drop(struct list_head *dropped);
 void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *wdev,
+			       struct nfence_device *wdev, u32 cause,
 			       struct list_head *dropped);
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev);
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
+			u32 cause);
 void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 				 u32 reason, struct list_head *dropped);
 void nfence_device_close_contexts(struct nfence_device *wdev);
