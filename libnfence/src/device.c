@@ -90,3 +90,98 @@ NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
 	pCreateDevice->PatchLocationListSize = 0;
 	return STATUS_SUCCESS;
 }
+
+/* DRM_IOCTL_NFENCE_DEVICE_CONTROL on the device @hDevice names. */
+static NTSTATUS nf_device_control(D3DKMT_HANDLE hDevice, uint32_t op,
+				  struct drm_nfence_device_control *args)
+{
+	struct nf_device *dev;
+	NTSTATUS st;
+
+	dev = nf_device_lookup(hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+	memset(args, 0, sizeof(*args));
+	args->device = dev->kernel_handle;
+	args->op = op;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_DEVICE_CONTROL,
+			     args);
+	nf_device_put(dev);
+	return st;
+}
+
+/* The execution state that the kernel's answer @args means. */
+static D3DKMT_DEVICEEXECUTION_STATE
+nf_execution_state(const struct drm_nfence_device_control *args)
+{
+	switch (args->error) {
+	case DRM_NFENCE_DEVICE_ERROR_NONE:
+		break;
+	case DRM_NFENCE_DEVICE_ERROR_HANG:
+		return D3DKMT_DEVICEEXECUTION_RESET;
+	default:
+		return D3DKMT_DEVICEEXECUTION_STOPPED;
+	}
+	switch (args->fault_reason) {
+	case DRM_NFENCE_FAULT_NONE:
+		return D3DKMT_DEVICEEXECUTION_ACTIVE;
+	case DRM_NFENCE_FAULT_PAGE:
+	case DRM_NFENCE_FAULT_MISALIGNED:
+		return D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT;
+	default:
+		return D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT;
+	}
+}
+
+NTSTATUS D3DKMTGetDeviceState(D3DKMT_GETDEVICESTATE *pGetDeviceState)
+{
+	struct drm_nfence_device_control args;
+	D3DKMT_DEVICEPAGEFAULT_STATE fault;
+	NTSTATUS st;
+
+	if (!pGetDeviceState)
+		return STATUS_INVALID_PARAMETER;
+	switch (pGetDeviceState->StateType) {
+	case D3DKMT_DEVICESTATE_EXECUTION:
+	case D3DKMT_DEVICESTATE_PAGE_FAULT:
+		break;
+	case D3DKMT_DEVICESTATE_PRESENT:
+	case D3DKMT_DEVICESTATE_RESET:
+	case D3DKMT_DEVICESTATE_PRESENT_DWM:
+	case D3DKMT_DEVICESTATE_PRESENT_QUEUE:
+		return STATUS_NOT_SUPPORTED;
+	default:
+		return STATUS_INVALID_PARAMETER;
+	}
+
+	st = nf_device_control(pGetDeviceState->hDevice,
+			       DRM_NFENCE_DEVICE_OP_QUERY, &args);
+	if (!NT_SUCCESS(st))
+		return st;
+
+	if (pGetDeviceState->StateType == D3DKMT_DEVICESTATE_EXECUTION) {
+		pGetDeviceState->ExecutionState = nf_execution_state(&args);
+		return STATUS_SUCCESS;
+	}
+	memset(&fault, 0, sizeof(fault));
+	if (args.fault_reason != DRM_NFENCE_FAULT_NONE) {
+		fault.FaultErrorCode.IsDeviceSpecificCode = 1;
+		fault.FaultErrorCode.DeviceSpecificCode = args.fault_reason;
+		fault.FaultedVirtualAddress = args.fault_va;
+	}
+	pGetDeviceState->PageFaultState = fault;
+	return STATUS_SUCCESS;
+}
+
+NTSTATUS D3DKMTMarkDeviceAsError(const D3DKMT_MARKDEVICEASERROR *pMarkDeviceAsError)
+{
+	struct drm_nfence_device_control args;
+
+	if (!pMarkDeviceAsError)
+		return STATUS_INVALID_PARAMETER;
+	if (pMarkDeviceAsError->Reason != D3DKMT_DEVICE_ERROR_REASON_GENERIC &&
+	    pMarkDeviceAsError->Reason != D3DKMT_DEVICE_ERROR_REASON_DRIVER_ERROR)
+		return STATUS_INVALID_PARAMETER;
+	return nf_device_control(pMarkDeviceAsError->hDevice,
+				 DRM_NFENCE_DEVICE_OP_MARK_ERROR, &args);
+}

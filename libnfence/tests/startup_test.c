@@ -819,4 +819,48 @@ TEST_F(startup, kernel_error_writes_nothing)
 	}
 }
 
+/*
+ * Device state and errors (WINDOWS-ABI.md "Device state and errors"): the
+ * field order it gives; D3DKMT_DEVICEPAGEFAULT_STATE's fields as the WDK
+ * has them. D3DKMT_GETDEVICESTATE is smaller than Windows' because its
+ * union leaves out the present states (display).
+ */
+TEST(device_state_layout)
+{
+	EXPECT_EQ(8u, sizeof(D3DKMT_MARKDEVICEASERROR));
+	EXPECT_EQ(0u, offsetof(D3DKMT_MARKDEVICEASERROR, hDevice));
+	EXPECT_EQ(4u, offsetof(D3DKMT_MARKDEVICEASERROR, Reason));
+
+	EXPECT_EQ(4u, sizeof(DXGK_FAULT_ERROR_CODE));
+	EXPECT_EQ(32u, sizeof(D3DKMT_DEVICEPAGEFAULT_STATE));
+	EXPECT_EQ(0u, offsetof(D3DKMT_DEVICEPAGEFAULT_STATE,
+			       FaultedPrimitiveAPISequenceNumber));
+	EXPECT_EQ(8u, offsetof(D3DKMT_DEVICEPAGEFAULT_STATE,
+			       FaultedPipelineStage));
+	EXPECT_EQ(12u, offsetof(D3DKMT_DEVICEPAGEFAULT_STATE,
+				FaultedBindTableEntry));
+	EXPECT_EQ(16u, offsetof(D3DKMT_DEVICEPAGEFAULT_STATE, PageFaultFlags));
+	EXPECT_EQ(20u, offsetof(D3DKMT_DEVICEPAGEFAULT_STATE, FaultErrorCode));
+	EXPECT_EQ(24u, offsetof(D3DKMT_DEVICEPAGEFAULT_STATE,
+				FaultedVirtualAddress));
+
+	EXPECT_EQ(0u, offsetof(D3DKMT_GETDEVICESTATE, hDevice));
+	EXPECT_EQ(4u, offsetof(D3DKMT_GETDEVICESTATE, StateType));
+	EXPECT_EQ(8u, offsetof(D3DKMT_GETDEVICESTATE, ExecutionState));
+	EXPECT_EQ(8u, offsetof(D3DKMT_GETDEVICESTATE, PageFaultState));
+
+	/* The device-specific code sits above IsDeviceSpecificCode (bit 0). */
+	{
+		DXGK_FAULT_ERROR_CODE c;
+		UINT v;
+
+		memset(&c, 0, sizeof(c));
+		c.IsDeviceSpecificCode = 1;
+		c.DeviceSpecificCode = 3;
+		memcpy(&v, &c, sizeof(v));
+		EXPECT_EQ(1u | (3u << 1), v);
+		EXPECT_EQ(1u, (UINT)c.IsDeviceSpecificCodeReservedBit);
+	}
+}
+
 TEST_HARNESS_MAIN

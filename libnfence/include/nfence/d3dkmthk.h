@@ -788,6 +788,146 @@ typedef struct _D3DKMT_DESTROYDEVICE {
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice);
 
 /* ------------------------------------------------------------------ */
+/* Device state and errors                                            */
+/* ------------------------------------------------------------------ */
+
+/* D3DKMT_DEVICESTATE_TYPE: what D3DKMTGetDeviceState reports. */
+typedef enum _D3DKMT_DEVICESTATE_TYPE {
+	D3DKMT_DEVICESTATE_EXECUTION = 1,
+	D3DKMT_DEVICESTATE_PRESENT = 2,
+	D3DKMT_DEVICESTATE_RESET = 3,
+	D3DKMT_DEVICESTATE_PRESENT_DWM = 4,
+	D3DKMT_DEVICESTATE_PAGE_FAULT = 5,
+	D3DKMT_DEVICESTATE_PRESENT_QUEUE = 6,
+} D3DKMT_DEVICESTATE_TYPE;
+
+/* D3DKMT_DEVICEEXECUTION_STATE: a device's execution state. */
+typedef enum _D3DKMT_DEVICEEXECUTION_STATE {
+	D3DKMT_DEVICEEXECUTION_ACTIVE = 1,
+	D3DKMT_DEVICEEXECUTION_RESET = 2,
+	D3DKMT_DEVICEEXECUTION_HUNG = 3,
+	D3DKMT_DEVICEEXECUTION_STOPPED = 4,
+	D3DKMT_DEVICEEXECUTION_ERROR_OUTOFMEMORY = 5,
+	D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT = 6,
+	D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT = 7,
+} D3DKMT_DEVICEEXECUTION_STATE;
+
+/*
+ * DXGK_RENDER_PIPELINE_STAGE and DXGK_PAGE_FAULT_FLAGS are enums in the
+ * Windows headers whose values are not in nfence's ABI reference; nfence
+ * reports 0 in both, so they are plain UINTs here.
+ */
+typedef UINT DXGK_RENDER_PIPELINE_STAGE;
+typedef UINT DXGK_PAGE_FAULT_FLAGS;
+
+/*
+ * DXGK_FAULT_ERROR_CODE: why the GPU faulted. nfence always reports a
+ * device-specific code: IsDeviceSpecificCode = 1 and DeviceSpecificCode a
+ * D3DKMT_NFENCE_FAULT_REASON (declared with NFenceQueryContextState()).
+ */
+typedef struct _DXGK_FAULT_ERROR_CODE {
+	union {
+		struct {
+			UINT IsDeviceSpecificCode : 1;
+			UINT GeneralErrorCode : 31;
+		};
+		struct {
+			UINT IsDeviceSpecificCodeReservedBit : 1;
+			UINT DeviceSpecificCode : 31;
+		};
+	};
+} DXGK_FAULT_ERROR_CODE;
+
+/* D3DKMT_DEVICEPAGEFAULT_STATE: the first GPU fault of a device's contexts. */
+typedef struct _D3DKMT_DEVICEPAGEFAULT_STATE {
+	UINT64 FaultedPrimitiveAPISequenceNumber;	/* out: 0 */
+	DXGK_RENDER_PIPELINE_STAGE FaultedPipelineStage; /* out: 0 */
+	UINT FaultedBindTableEntry;			/* out: 0 */
+	DXGK_PAGE_FAULT_FLAGS PageFaultFlags;		/* out: 0 */
+	DXGK_FAULT_ERROR_CODE FaultErrorCode;		/* out */
+	D3DGPU_VIRTUAL_ADDRESS FaultedVirtualAddress;	/* out */
+} D3DKMT_DEVICEPAGEFAULT_STATE;
+
+/*
+ * D3DKMT_GETDEVICESTATE: argument of D3DKMTGetDeviceState. Windows' union
+ * also has the present states, which belong to display: nfence has none.
+ */
+typedef struct _D3DKMT_GETDEVICESTATE {
+	D3DKMT_HANDLE hDevice;			/* in: device handle */
+	D3DKMT_DEVICESTATE_TYPE StateType;	/* in */
+	union {
+		D3DKMT_DEVICEEXECUTION_STATE ExecutionState;	/* out */
+		D3DKMT_DEVICEPAGEFAULT_STATE PageFaultState;	/* out */
+	};
+} D3DKMT_GETDEVICESTATE;
+
+/**
+ * D3DKMTGetDeviceState() - a device's execution state, or its first fault
+ * @pGetDeviceState: in: hDevice, StateType; out: the state
+ *
+ * D3DKMT_DEVICESTATE_EXECUTION: ExecutionState is
+ * D3DKMT_DEVICEEXECUTION_RESET once a queue of the device hung (the TDR),
+ * D3DKMT_DEVICEEXECUTION_STOPPED once D3DKMTMarkDeviceAsError or another
+ * device-lost event put it in error; otherwise
+ * D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT once one of its contexts took
+ * a GPU page fault (or a misaligned operand),
+ * D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT once one ran an invalid command or
+ * ring, and D3DKMT_DEVICEEXECUTION_ACTIVE otherwise. A fault stops only its
+ * context; the device's other contexts run on.
+ *
+ * D3DKMT_DEVICESTATE_PAGE_FAULT: PageFaultState describes the first fault
+ * of any of the device's contexts: FaultedVirtualAddress (the operand, or
+ * the command's address for an invalid command) and FaultErrorCode (a
+ * device-specific D3DKMT_NFENCE_FAULT_REASON); the other fields are 0. With no
+ * fault, everything is 0.
+ *
+ * Return: STATUS_SUCCESS (also for a device in error: that is what the
+ * call is for); STATUS_INVALID_PARAMETER if @pGetDeviceState is NULL or
+ * StateType is not a D3DKMT_DEVICESTATE_TYPE; STATUS_NOT_SUPPORTED for the
+ * present states (nfence has no display); STATUS_INVALID_HANDLE if hDevice
+ * is not a device handle; STATUS_DEVICE_REMOVED after the adapter's
+ * unplug. Nothing is written on failure.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTGetDeviceState(D3DKMT_GETDEVICESTATE *pGetDeviceState);
+
+/*
+ * D3DKMT_DEVICE_ERROR_REASON: why a runtime marks its device in error.
+ * The Windows values are 0x80000000 and 0x80000006; ISO C enumerators are
+ * ints, so they are written as the ints with those 32 bits.
+ */
+typedef enum _D3DKMT_DEVICE_ERROR_REASON {
+	D3DKMT_DEVICE_ERROR_REASON_GENERIC = -0x7fffffff - 1,
+	D3DKMT_DEVICE_ERROR_REASON_DRIVER_ERROR = -0x7fffffff - 1 + 6,
+} D3DKMT_DEVICE_ERROR_REASON;
+
+/* D3DKMT_MARKDEVICEASERROR: argument of D3DKMTMarkDeviceAsError. */
+typedef struct _D3DKMT_MARKDEVICEASERROR {
+	D3DKMT_HANDLE hDevice;			/* in: device handle */
+	D3DKMT_DEVICE_ERROR_REASON Reason;	/* in */
+} D3DKMT_MARKDEVICEASERROR;
+
+/**
+ * D3DKMTMarkDeviceAsError() - put a device in error
+ * @pMarkDeviceAsError: in: hDevice, Reason
+ *
+ * The device goes into error exactly as after a TDR or the abnormal end
+ * of its process: every fence it created becomes AlwaysSignaled for every
+ * holder (CurrentValue raised to 0xFFFFFFFF, every CPU and GPU wait on it
+ * satisfied, signals ignored), its queues stop and drop their work, its
+ * doorbells are disconnected for good, and creating contexts, queues or
+ * submitting work on it returns STATUS_DEVICE_REMOVED from then on (fences
+ * it creates are AlwaysSignaled from birth). Destroying it still works.
+ * D3DKMTGetDeviceState then reports D3DKMT_DEVICEEXECUTION_STOPPED (or
+ * RESET if a TDR came first). Marking it again succeeds.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pMarkDeviceAsError
+ * is NULL or Reason is not a D3DKMT_DEVICE_ERROR_REASON;
+ * STATUS_INVALID_HANDLE if hDevice is not a device handle;
+ * STATUS_DEVICE_REMOVED after the adapter's unplug.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTMarkDeviceAsError(const D3DKMT_MARKDEVICEASERROR *pMarkDeviceAsError);
+
+/* ------------------------------------------------------------------ */
 /* Synchronization objects: native GPU fences                         */
 /* ------------------------------------------------------------------ */
 

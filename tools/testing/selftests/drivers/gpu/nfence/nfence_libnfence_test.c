@@ -4162,4 +4162,214 @@ TEST_F(gpu, fault_stops_the_context)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
+static NTSTATUS device_state(D3DKMT_HANDLE dev, D3DKMT_DEVICESTATE_TYPE type,
+			     D3DKMT_GETDEVICESTATE *out)
+{
+	memset(out, 0x55, sizeof(*out));
+	out->hDevice = dev;
+	out->StateType = type;
+	return D3DKMTGetDeviceState(out);
+}
+
+static NTSTATUS mark_error(D3DKMT_HANDLE dev, D3DKMT_DEVICE_ERROR_REASON r)
+{
+	D3DKMT_MARKDEVICEASERROR m = { .hDevice = dev, .Reason = r };
+
+	return D3DKMTMarkDeviceAsError(&m);
+}
+
+/* A failed D3DKMTGetDeviceState writes nothing. */
+static void expect_state_error(struct __test_metadata *_metadata,
+			       D3DKMT_HANDLE dev, int type, NTSTATUS want)
+{
+	D3DKMT_GETDEVICESTATE s, before;
+
+	device_state(dev, (D3DKMT_DEVICESTATE_TYPE)type, &s);
+	before = s;
+	EXPECT_EQ(want, D3DKMTGetDeviceState(&s)) TH_LOG("type %d", type);
+	EXPECT_EQ(0, memcmp(&s, &before, sizeof(s))) TH_LOG("type %d", type);
+}
+
+/*
+ * D3DKMTGetDeviceState and D3DKMTMarkDeviceAsError: ACTIVE, then the first
+ * GPU fault of a context (ERROR_DMAPAGEFAULT, the VA and the reason, the
+ * other context running on), then the device marked in error (STOPPED):
+ * its fences AlwaysSignaled with a blocked CPU waiter released, its calls
+ * refused with STATUS_DEVICE_REMOVED.
+ */
+TEST_F(gpu, device_state_and_mark_error)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], f, ctx;
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_GETDEVICESTATE s;
+	D3DKMT_CREATEHWQUEUE q2;
+	struct blocked_wait b;
+	NFENCE_CS cs;
+	pthread_t t;
+	int type;
+
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ACTIVE, (UINT)s.ExecutionState);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(dev, D3DKMT_DEVICESTATE_PAGE_FAULT, &s));
+	EXPECT_EQ(0ull, s.PageFaultState.FaultedVirtualAddress);
+	EXPECT_EQ(0u, (UINT)s.PageFaultState.FaultErrorCode.IsDeviceSpecificCode);
+	EXPECT_EQ(0u, (UINT)s.PageFaultState.FaultErrorCode.DeviceSpecificCode);
+	EXPECT_EQ(0ull, s.PageFaultState.FaultedPrimitiveAPISequenceNumber);
+
+	/* Invalid input, each with an otherwise valid call. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTGetDeviceState(NULL));
+	for (type = -1; type <= 8; type++) {
+		if (type == D3DKMT_DEVICESTATE_EXECUTION ||
+		    type == D3DKMT_DEVICESTATE_PAGE_FAULT)
+			continue;
+		expect_state_error(_metadata, dev, type,
+				   type >= D3DKMT_DEVICESTATE_EXECUTION &&
+				   type <= D3DKMT_DEVICESTATE_PRESENT_QUEUE ?
+				   STATUS_NOT_SUPPORTED :
+				   STATUS_INVALID_PARAMETER);
+	}
+	expect_state_error(_metadata, 0, D3DKMT_DEVICESTATE_EXECUTION,
+			   STATUS_INVALID_HANDLE);
+	expect_state_error(_metadata, g->ctx[0], D3DKMT_DEVICESTATE_EXECUTION,
+			   STATUS_INVALID_HANDLE);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTMarkDeviceAsError(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  mark_error(dev, (D3DKMT_DEVICE_ERROR_REASON)0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  mark_error(dev, (D3DKMT_DEVICE_ERROR_REASON)0x80000001u));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  mark_error(g->ctx[0], D3DKMT_DEVICE_ERROR_REASON_GENERIC));
+	/* None of them marked the device. */
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ACTIVE, (UINT)s.ExecutionState);
+
+	/* A page fault on context 0: a write to a read-only MonitoredValue. */
+	f = fence(_metadata, dev, 0, 0, &m);
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, m.MonitoredValueGpuVa, 5);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT, (UINT)s.ExecutionState);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(dev, D3DKMT_DEVICESTATE_PAGE_FAULT, &s));
+	EXPECT_EQ(m.MonitoredValueGpuVa, s.PageFaultState.FaultedVirtualAddress);
+	EXPECT_EQ(1u, (UINT)s.PageFaultState.FaultErrorCode.IsDeviceSpecificCode);
+	EXPECT_EQ((UINT)D3DKMT_NFENCE_FAULT_PAGE,
+		  (UINT)s.PageFaultState.FaultErrorCode.DeviceSpecificCode);
+	EXPECT_EQ(0u, s.PageFaultState.FaultedPipelineStage);
+	EXPECT_EQ(0u, s.PageFaultState.PageFaultFlags);
+	/* The device is not in error: context 1 runs, contexts are created. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 7);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(7ull, rd(&g->data.cpu[0]));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 1, 0, &ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+
+	/* A CPU waiter on the device's fence, released by the error. */
+	memset(&b, 0, sizeof(b));
+	b.h[0] = f;
+	b.v[0] = 100;
+	b.w.hDevice = dev;
+	b.w.ObjectCount = 1;
+	b.w.ObjectHandleArray = b.h;
+	b.w.FenceValueArray = b.v;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &b));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(wait_done(&b));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  mark_error(dev, D3DKMT_DEVICE_ERROR_REASON_GENERIC));
+	ASSERT_EQ(0, join_within(t, 1000 * MS));
+	EXPECT_EQ(STATUS_SUCCESS, b.st);
+	EXPECT_EQ(ALWAYS_SIGNALED, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f, UINT64_MAX, 0));
+
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_STOPPED, (UINT)s.ExecutionState);
+	/* The fault is still reported. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(dev, D3DKMT_DEVICESTATE_PAGE_FAULT, &s));
+	EXPECT_EQ(m.MonitoredValueGpuVa, s.PageFaultState.FaultedVirtualAddress);
+
+	/* Later calls on the device: STATUS_DEVICE_REMOVED. */
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, create_context(dev, 1, 0, &ctx));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, create_queue(g->ctx[1], 0, &q2));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va + 8, 8);
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, submit(g->q[1].hHwQueue, &cs, 2));
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, queue_wait(g->q[1].hHwQueue, f, 1));
+	/* Its queues' progress fences are AlwaysSignaled too. */
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], UINT64_MAX, 0));
+
+	/* Marking it again succeeds and changes nothing. */
+	EXPECT_EQ(STATUS_SUCCESS,
+		  mark_error(dev, D3DKMT_DEVICE_ERROR_REASON_DRIVER_ERROR));
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_STOPPED, (UINT)s.ExecutionState);
+
+	/* The other device of the process is not affected. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(self->e.devb, D3DKMT_DEVICESTATE_EXECUTION, &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ACTIVE, (UINT)s.ExecutionState);
+}
+
+/* A queue that hangs past the TDR timeout: the device reports RESET. */
+TEST_F(gpu, device_state_after_hang)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0];
+	unsigned int tdr_ms = 2000;
+	D3DKMT_GETDEVICESTATE s;
+	NFENCE_CS cs;
+
+	if (on_fake_driver())
+		SKIP(return, "the fake driver has no TDR");
+	param_uint("tdr_timeout_ms", &tdr_ms);
+	if (!tdr_ms)
+		SKIP(return, "tdr_timeout_ms=0: no TDR");
+	cs_begin(_metadata, g, &cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsWork(&cs, (tdr_ms + 2000ull) * MS));
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	/* The TDR makes the progress fence AlwaysSignaled. */
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], UINT64_MAX,
+						tdr_ms * MS + WAIT_NS));
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_RESET, (UINT)s.ExecutionState);
+	/* A hang is no page fault. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(dev, D3DKMT_DEVICESTATE_PAGE_FAULT, &s));
+	EXPECT_EQ(0ull, s.PageFaultState.FaultedVirtualAddress);
+	/* Marking it afterwards keeps the first cause. */
+	EXPECT_EQ(STATUS_SUCCESS,
+		  mark_error(dev, D3DKMT_DEVICE_ERROR_REASON_GENERIC));
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_RESET, (UINT)s.ExecutionState);
+}
+
+/* The Windows values of the device state and error enums. */
+TEST(device_state_values)
+{
+	EXPECT_EQ(1, D3DKMT_DEVICESTATE_EXECUTION);
+	EXPECT_EQ(5, D3DKMT_DEVICESTATE_PAGE_FAULT);
+	EXPECT_EQ(6, D3DKMT_DEVICESTATE_PRESENT_QUEUE);
+	EXPECT_EQ(1, D3DKMT_DEVICEEXECUTION_ACTIVE);
+	EXPECT_EQ(2, D3DKMT_DEVICEEXECUTION_RESET);
+	EXPECT_EQ(4, D3DKMT_DEVICEEXECUTION_STOPPED);
+	EXPECT_EQ(6, D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT);
+	EXPECT_EQ(7, D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
+	EXPECT_EQ(0x80000000u, (UINT)D3DKMT_DEVICE_ERROR_REASON_GENERIC);
+	EXPECT_EQ(0x80000006u, (UINT)D3DKMT_DEVICE_ERROR_REASON_DRIVER_ERROR);
+}
+
 TEST_HARNESS_MAIN
