@@ -2014,6 +2014,195 @@ static void test_mapping_gpu_va(void)
 		nfence_fence_destroy(fd, h[i]);
 }
 
+/* ---- WDDM 2.x monitored fences (DRM_NFENCE_FENCE_MONITORED) ---- */
+
+#define MONITORED	DRM_NFENCE_FENCE_MONITORED
+
+/*
+ * On every adapter, native fences or not: CurrentValue mapped read-only
+ * with the initial value, a GPU VA, no MonitoredValue; FENCE_DESTROY frees
+ * it.
+ */
+static void test_monitored_create(void)
+{
+	const uint32_t flags[] = { 0, SHAREABLE, NO_SIGNAL, NO_WAIT };
+	struct drm_nfence_fence_mapping m;
+	int64_t base = live_fences();
+	uint32_t d = nfence_device_create(fd), h;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++) {
+		h = nfence_fence_create(fd, d, TYPE_DEFAULT,
+					MONITORED | flags[i], 5 + i, &m);
+		igt_assert_neq_u32(h, 0);
+		igt_assert_neq_u64(m.cpu_mmap_offset, 0);
+		igt_assert_neq_u64(m.current_value_gpu_va, 0);
+		igt_assert_eq_u64(m.current_value_gpu_va % 8, 0);
+		igt_assert_eq_u64(m.monitored_value_gpu_va, 0);
+		igt_assert_eq_u64(read_value(fd, &m), 5 + i);
+		assert_fences(base, 1);
+		nfence_fence_destroy(fd, h);
+		assert_fences(base, 0);
+	}
+	nfence_device_destroy(fd, d);
+}
+
+/* MONITORED with CROSS_ADAPTER or INTRA_GPU: -EINVAL, on any adapter. */
+static void test_monitored_create_bad(void)
+{
+	struct drm_nfence_fence_create c;
+	uint32_t d = nfence_device_create(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	c = (struct drm_nfence_fence_create){
+		.device = d, .type = TYPE_DEFAULT,
+		.flags = MONITORED | SHAREABLE |
+			 DRM_NFENCE_FENCE_CROSS_ADAPTER,
+	};
+	expect_create_error(fd, &c, -EINVAL);
+	c.flags = MONITORED;
+	c.type = TYPE_INTRA_GPU;
+	expect_create_error(fd, &c, -EINVAL);
+	/* The -EINVAL checks come before the device lookup. */
+	c.device = 0;
+	expect_create_error(fd, &c, -EINVAL);
+	c.type = TYPE_DEFAULT;
+	expect_create_error(fd, &c, -ENOENT);
+	nfence_device_destroy(fd, d);
+}
+
+/*
+ * CPU waits and signals: a blocked waiter is released by the signal that
+ * reaches its value and not before; a lower signal changes nothing.
+ */
+static void test_monitored_cpu(void)
+{
+	struct drm_nfence_fence_mapping m;
+	struct nfence_cpu_waiter w;
+	uint32_t d = nfence_device_create(fd), h;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, d, TYPE_DEFAULT, MONITORED, 1, &m);
+	igt_assert_eq(__nfence_fence_wait_one(fd, d, h, 1, 0), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, d, h, 2, 0), -ETIME);
+	nfence_cpu_waiter_start(&w, fd, d, h, 10, nfence_deadline_ms(10000));
+	nfence_fence_signal(fd, d, h, 9);
+	usleep(100 * 1000);
+	igt_assert_eq(__atomic_load_n(&w.ret, __ATOMIC_ACQUIRE), 1);
+	nfence_fence_signal(fd, d, h, 10);
+	igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
+	nfence_fence_signal(fd, d, h, 3);
+	igt_assert_eq_u64(read_value(fd, &m), 10);
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, d);
+}
+
+/*
+ * A GPU FENCE_SIGNAL (no MonitoredValue: mv_va 0) releases a CPU waiter
+ * through the monitored fence signaled interrupt, which every GPU signal
+ * of it raises, waiters or not; a SUBMIT_WAIT on it holds a queue until a
+ * CPU signal, as WDDM 2.x resolves GPU waits in the kernel.
+ */
+static void test_monitored_gpu(void)
+{
+	struct nfence_interrupts before, after;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_cpu_waiter w;
+	uint32_t d = nfence_device_create(fd), h;
+	struct nfence_queue q, q2;
+	struct nfence_bo bo;
+	struct nfence_cs cs;
+	uint64_t v;
+	int idir = nfence_debugfs_dir(fd);
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, d, TYPE_DEFAULT, MONITORED, 0, &m);
+	nfence_queue_create(&q, fd, d, 0, 0);
+	nfence_queue_create(&q2, fd, d, 0, 0);
+	nfence_bo_create(fd, d, 4096, NFENCE_SEGMENT_SYSTEM, 0, &bo);
+
+	nfence_debugfs_interrupts(idir, &before);
+	nfence_cpu_waiter_start(&w, fd, d, h, 2, nfence_deadline_ms(10000));
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_signal(&cs, m.current_value_gpu_va, 0, 1);
+	nfence_cs_fence_signal(&cs, m.current_value_gpu_va, 0, 2);
+	v = nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, v, 10000), 0);
+	igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
+	igt_assert_eq_u64(read_value(fd, &m), 2);
+	nfence_debugfs_interrupts(idir, &after);
+	igt_assert_lte_u64(before.monitored + 2, after.monitored);
+
+	/* A queued (kernel-resolved) wait for 5, then a write. */
+	igt_assert_eq(__nfence_queue_submit_wait(&q2, h, 5), 0);
+	nfence_queue_begin(&q2, &cs);
+	nfence_cs_write64(&cs, bo.gpu_va, 0x77);
+	v = nfence_queue_submit(&q2, &cs);
+	usleep(100 * 1000);
+	igt_assert_eq_u64(*nfence_bo_u64(&bo, 0), 0);
+	nfence_fence_signal(fd, d, h, 5);
+	igt_assert_eq(nfence_queue_wait(&q2, v, 10000), 0);
+	igt_assert_eq_u64(*nfence_bo_u64(&bo, 0), 0x77);
+	/* And a queued signal. */
+	igt_assert_eq(__nfence_queue_submit_signal(&q2, h, 6), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, d, h, 6,
+					      nfence_deadline_ms(10000)), 0);
+
+	nfence_bo_destroy(&bo);
+	nfence_queue_destroy(&q);
+	nfence_queue_destroy(&q2);
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, d);
+	close(idir);
+}
+
+/*
+ * Shared as an fd: another process opens it on the same adapter and sees
+ * the same value, with no MonitoredValue either; another adapter's file
+ * refuses it (-EINVAL); the device's error makes it AlwaysSignaled.
+ */
+static void test_monitored_share(void)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t d = nfence_device_create(fd), h;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h = nfence_fence_create(fd, d, TYPE_DEFAULT, MONITORED | SHAREABLE, 4,
+				&m);
+	sfd = nfence_fence_share(fd, h);
+	igt_fork(child, 1) {
+		struct drm_nfence_fence_mapping cm;
+		int cfd = nfence_open();
+		uint32_t cd = nfence_device_create(cfd);
+		uint32_t o = nfence_fence_open(cfd, cd, sfd, 0, &cm);
+
+		igt_assert_eq_u64(cm.monitored_value_gpu_va, 0);
+		igt_assert_eq_u64(read_value(cfd, &cm), 4);
+		nfence_fence_signal(cfd, cd, o, 8);
+		close(cfd);
+	}
+	igt_waitchildren();
+	igt_assert_eq_u64(read_value(fd, &m), 8);
+	if (nfence_count_adapters() >= 2) {
+		struct drm_nfence_fence_open o = {
+			.fd = sfd, .handle = POISON,
+		};
+		int b = nfence_open_adapter(1);
+
+		o.device = nfence_device_create(b);
+		igt_assert_eq(__nfence_fence_open(b, &o), -EINVAL);
+		igt_assert_eq_u32(o.handle, POISON);
+		close(b);
+	}
+	close(sfd);
+	nfence_device_control(fd, d, DRM_NFENCE_DEVICE_OP_MARK_ERROR, NULL);
+	igt_assert_eq(__nfence_fence_wait_one(fd, d, h, UINT64_MAX, 0), 0);
+	igt_assert_eq_u64(read_value(fd, &m), 0xffffffffull);
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, d);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -2029,6 +2218,34 @@ igt_main
 		     "-EINVAL checks and before the device lookup.");
 	igt_subtest("create-no-native-fences")
 		test_create_no_native_fences();
+
+	igt_describe("MONITORED on any adapter: CurrentValue mapped with the "
+		     "initial value and a GPU VA, no MonitoredValue; with "
+		     "SHAREABLE, NO_SIGNAL, NO_WAIT too.");
+	igt_subtest("monitored-create")
+		test_monitored_create();
+
+	igt_describe("MONITORED with CROSS_ADAPTER or INTRA_GPU fails with "
+		     "-EINVAL before the device lookup.");
+	igt_subtest("monitored-create-bad")
+		test_monitored_create_bad();
+
+	igt_describe("CPU waits on a monitored fence are released by the "
+		     "CPU signal that reaches them; lower signals are no-ops.");
+	igt_subtest("monitored-cpu")
+		test_monitored_cpu();
+
+	igt_describe("GPU signals of a monitored fence raise the monitored "
+		     "interrupt and release CPU waiters; SUBMIT_WAIT and "
+		     "SUBMIT_SIGNAL take it.");
+	igt_subtest("monitored-gpu")
+		test_monitored_gpu();
+
+	igt_describe("A shared monitored fence opens in another process on "
+		     "its adapter only, and becomes AlwaysSignaled when its "
+		     "device is marked in error.");
+	igt_subtest("monitored-share")
+		test_monitored_share();
 
 	igt_subtest_group {
 		igt_fixture {

@@ -516,6 +516,30 @@ enum drm_nfence_fence_type {
 #define DRM_NFENCE_FENCE_NO_SIGNAL		(1u << 3)
 /* DRM_NFENCE_FENCE_NO_WAIT: this handle never waits (NoWait) */
 #define DRM_NFENCE_FENCE_NO_WAIT		(1u << 4)
+/*
+ * DRM_NFENCE_FENCE_MONITORED: a WDDM 2.x monitored fence
+ * (D3DDDI_MONITORED_FENCE), not a native one: see DOC: monitored fences.
+ * Needs %DRM_NFENCE_FENCE_TYPE_DEFAULT and not CROSS_ADAPTER; any adapter.
+ */
+#define DRM_NFENCE_FENCE_MONITORED		(1u << 5)
+
+/**
+ * DOC: monitored fences
+ *
+ * A monitored fence (WDDM 2.x "context monitoring") is a 64-bit CurrentValue
+ * that the CPU reads through a read-only mapping and GPU engines write
+ * through a GPU VA, as a native fence's, with no MonitoredValue: the
+ * mapping's @monitored_value_gpu_va is 0, every GPU FENCE_SIGNAL (or
+ * WRITE64) of it raises the monitored fence signaled interrupt, after which
+ * the kernel checks its waiters, and a GPU wait on it is resolved by the
+ * kernel (%DRM_IOCTL_NFENCE_SUBMIT_WAIT), not by the CMP. The progress
+ * fence of a queue without NativeProgressFence is one.
+ * %DRM_IOCTL_NFENCE_FENCE_CREATE makes one with %DRM_NFENCE_FENCE_MONITORED
+ * on any adapter, with or without native fences; sharing, opening (on its
+ * own adapter only), CPU waits and signals, FENCE_DESTROY and the device
+ * error rules are a native fence's. A GPU FENCE_WAIT command on its
+ * CurrentValue waits as on any other memory word.
+ */
 
 /**
  * struct drm_nfence_fence_mapping - where a fence's values are
@@ -545,11 +569,15 @@ struct drm_nfence_fence_mapping {
 
 /**
  * struct drm_nfence_fence_create - create a native fence (D3DKMTCreateNativeFence)
+ * or, with %DRM_NFENCE_FENCE_MONITORED, a monitored fence
+ * (D3DKMTCreateSynchronizationObject2)
  *
- * -EOPNOTSUPP on an adapter without native fences; -ENOENT if @device names
+ * -EOPNOTSUPP for a native fence on an adapter without native fences;
+ * -ENOENT if @device names
  * no device; -EINVAL for an unknown @type, unknown or contradictory @flags
  * (NO_SIGNAL with NO_WAIT, NT_SECURITY_SHARING without SHARED,
- * CROSS_ADAPTER without SHARED or with INTRA_GPU), an @engine_affinity
+ * CROSS_ADAPTER without SHARED or with INTRA_GPU, MONITORED with
+ * CROSS_ADAPTER or INTRA_GPU), an @engine_affinity
  * other than 0 or %DRM_NFENCE_FENCE_AFFINITY_ALL, or non-zero @pad;
  * -ENOSPC past
  * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file.
@@ -617,11 +645,12 @@ struct drm_nfence_fence_share {
  *
  * D3DKMTOpenNativeFenceFromNtHandle. -EBADF if @fd is not open, -EINVAL if
  * it is not an nfence fence fd or belongs to another adapter and was not
- * created with %DRM_NFENCE_FENCE_CROSS_ADAPTER, -EOPNOTSUPP on an adapter
- * without native fences (%DRM_NFENCE_ADAPTER_NATIVE_FENCE clear), whatever
- * the fence: a native fence exists only on adapters that support them, and
- * a program bridges to a WDDM 2.x adapter through the CPU. Nothing is
- * created when it fails.
+ * created with %DRM_NFENCE_FENCE_CROSS_ADAPTER, -EOPNOTSUPP for a native
+ * fence on an adapter without native fences
+ * (%DRM_NFENCE_ADAPTER_NATIVE_FENCE clear), cross-adapter or not: a native
+ * fence exists only on adapters that support them, and a program bridges
+ * to a WDDM 2.x adapter through the CPU (a monitored fence opens on its own
+ * adapter whatever it supports). Nothing is created when it fails.
  *
  * A cross-adapter fence opened on another adapter gets an instance there
  * that shares the CurrentValue page; on every adapter its MonitoredValue

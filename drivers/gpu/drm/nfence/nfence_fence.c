@@ -847,7 +847,8 @@ static int nfence_check_affinity(u32 affinity)
 			    DRM_NFENCE_FENCE_NT_SECURITY_SHARING | \
 			    DRM_NFENCE_FENCE_CROSS_ADAPTER | \
 			    DRM_NFENCE_FENCE_NO_SIGNAL | \
-			    DRM_NFENCE_FENCE_NO_WAIT)
+			    DRM_NFENCE_FENCE_NO_WAIT | \
+			    DRM_NFENCE_FENCE_MONITORED)
 #define NFENCE_LOCAL_FLAGS (DRM_NFENCE_FENCE_NO_SIGNAL | \
 			    DRM_NFENCE_FENCE_NO_WAIT)
 
@@ -882,9 +883,15 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	    (!(args->flags & DRM_NFENCE_FENCE_SHARED) ||
 	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
 		return -EINVAL;
+	/* Monitored: DEFAULT storage, one adapter; native fences not needed. */
+	if ((args->flags & DRM_NFENCE_FENCE_MONITORED) &&
+	    ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
+	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+		return -EINVAL;
 	if (nfence_check_affinity(args->engine_affinity))
 		return -EINVAL;
-	if (!adapter->gpu.cfg.native_fence)
+	if (!adapter->gpu.cfg.native_fence &&
+	    !(args->flags & DRM_NFENCE_FENCE_MONITORED))
 		return -EOPNOTSUPP;
 
 	wdev = nfence_device_lookup(nfile, args->device);
@@ -896,7 +903,8 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	}
 
 	fence = nfence_fence_alloc(nfile, args->type, args->flags,
-				   args->initial_value, NULL, false);
+				   args->initial_value, NULL,
+				   args->flags & DRM_NFENCE_FENCE_MONITORED);
 	if (IS_ERR(fence)) {
 		ret = PTR_ERR(fence);
 		goto out_exit;
@@ -1117,7 +1125,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	}
 	fence = filp->private_data;
 	/* A native fence, cross-adapter or not, needs a native adapter. */
-	if (!adapter->gpu.cfg.native_fence) {
+	if (!adapter->gpu.cfg.native_fence && !fence->monitored) {
 		fput(filp);
 		return -EOPNOTSUPP;
 	}
