@@ -101,14 +101,8 @@ static int nf_kernel_fence_destroy(int fd, uint32_t kernel_handle)
 	return nf_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_DESTROY, &args);
 }
 
-/*
- * nf_fence_flags() - the DRM_NFENCE_FENCE_* flags for @flags, for a create
- * or (@open) an open; see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS in d3dkmthk.h
- * for what each Windows bit does. Contradictions the kernel defines
- * (NoSignal with NoWait, NtSecuritySharing without Shared) are left to it.
- */
-static NTSTATUS nf_fence_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags,
-			       bool open, uint32_t *kflags)
+NTSTATUS nf_fence_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
+			uint32_t *kflags)
 {
 	uint32_t k = 0;
 

@@ -78,6 +78,15 @@ NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
 			struct nf_syncobj **so_out);
 
 /*
+ * nf_fence_flags() - the DRM_NFENCE_FENCE_* flags for @flags, for a create
+ * or (@open) an open; see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS in d3dkmthk.h
+ * for what each Windows bit does. Contradictions the kernel defines
+ * (NoSignal with NoWait, NtSecuritySharing without Shared) are left to it.
+ */
+NTSTATUS nf_fence_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
+			uint32_t *kflags);
+
+/*
  * nf_syncobj_forget() - close the handle of @so, if still open, without
  * telling the kernel: for fences the kernel closed itself (progress fences
  * of destroyed queues).

@@ -970,4 +970,160 @@ TEST_F(fence, destroy_device_races_create)
 	EXPECT_EQ(0u, mock_live_fences());
 }
 
+/* The argument of a D3DDDI_MONITORED_FENCE create. */
+static void fill_monitored(D3DKMT_HANDLE dev, UINT flags, UINT64 initial,
+			   D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hDevice = dev;
+	c->Info.Type = D3DDDI_MONITORED_FENCE;
+	c->Info.Flags.Value = flags;
+	c->Info.MonitoredFence.InitialFenceValue = initial;
+}
+
+/* D3DKMTCreateSynchronizationObject2 with a D3DDDI_MONITORED_FENCE. */
+static NTSTATUS create_monitored(D3DKMT_HANDLE dev, UINT flags, UINT64 initial,
+				 D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *c)
+{
+	fill_monitored(dev, flags, initial, c);
+	return D3DKMTCreateSynchronizationObject2(c);
+}
+
+/*
+ * A monitored fence is a sync object like a native fence: CPU view, GPU
+ * VA, signal and wait, destroy; on an adapter without native fences too.
+ */
+TEST_F(fence, monitored_create_signal_wait)
+{
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
+	volatile UINT64 *cpu;
+	D3DKMT_HANDLE devs[2] = { self->dev, self->dev2 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(STATUS_SUCCESS, create_monitored(devs[i], 0, 7, &c));
+		EXPECT_NE(0u, c.hSyncObject);
+		cpu = c.Info.MonitoredFence.FenceValueCPUVirtualAddress;
+		ASSERT_NE(NULL, cpu);
+		EXPECT_NE(0u, c.Info.MonitoredFence.FenceValueGPUVirtualAddress);
+		EXPECT_EQ(7ull, *cpu);
+		EXPECT_EQ(STATUS_SUCCESS, wait1(devs[i], c.hSyncObject, 7, 0));
+		EXPECT_EQ(STATUS_TIMEOUT, wait1(devs[i], c.hSyncObject, 8, 0));
+		EXPECT_EQ(STATUS_SUCCESS, signal1(devs[i], c.hSyncObject, 9));
+		EXPECT_EQ(9ull, *cpu);
+		EXPECT_EQ(STATUS_SUCCESS, wait1(devs[i], c.hSyncObject, 8, 0));
+		EXPECT_EQ(1u, mock_live_fences());
+		EXPECT_EQ(STATUS_SUCCESS, destroy_sync(c.hSyncObject));
+		EXPECT_EQ(0u, mock_live_fences());
+	}
+}
+
+TEST_F(fence, monitored_create_errors)
+{
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c, before;
+	static const struct {
+		int type;
+		NTSTATUS st;
+	} types[] = {
+		{ 0, STATUS_INVALID_PARAMETER },
+		{ D3DDDI_SYNCHRONIZATION_MUTEX, STATUS_NOT_SUPPORTED },
+		{ D3DDDI_SEMAPHORE, STATUS_NOT_SUPPORTED },
+		{ D3DDDI_FENCE, STATUS_NOT_SUPPORTED },
+		{ D3DDDI_CPU_NOTIFICATION, STATUS_NOT_SUPPORTED },
+		{ D3DDDI_PERIODIC_MONITORED_FENCE, STATUS_NOT_SUPPORTED },
+		{ 7, STATUS_INVALID_PARAMETER },
+		{ -1, STATUS_INVALID_PARAMETER },
+	};
+	static const struct {
+		UINT flags;
+		NTSTATUS st;
+	} bad[] = {
+		{ 1u << 1, STATUS_INVALID_PARAMETER },	/* NtSecurity, !Shared */
+		{ (1u << 0) | (1u << 2), STATUS_NOT_SUPPORTED }, /* CrossAdapter */
+		{ 1u << 3, STATUS_NOT_SUPPORTED },	/* TopOfPipeline */
+		{ 3u << 4, STATUS_INVALID_PARAMETER },	/* NoSignal|NoWait */
+		{ 1u << 6, STATUS_NOT_SUPPORTED },	/* NoSignalMaxValueOnTdr */
+		{ 1u << 7, STATUS_NOT_SUPPORTED },	/* NoGPUAccess */
+		{ 1u << 8, STATUS_INVALID_PARAMETER },	/* SignalByKmd */
+		{ 1u << 31, STATUS_INVALID_PARAMETER },	/* RESERVED0 */
+	};
+	size_t i;
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTCreateSynchronizationObject2(NULL));
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		fill_monitored(self->dev, 0, 1, &c);
+		c.Info.Type = (D3DDDI_SYNCHRONIZATIONOBJECT_TYPE)types[i].type;
+		before = c;
+		EXPECT_EQ(types[i].st, D3DKMTCreateSynchronizationObject2(&c))
+			TH_LOG("type %d", types[i].type);
+		EXPECT_EQ(0, memcmp(&c, &before, sizeof(c)));
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(bad[i].st, create_monitored(self->dev, bad[i].flags, 0,
+						      &c))
+			TH_LOG("flags 0x%x", bad[i].flags);
+		EXPECT_EQ(0u, c.hSyncObject);
+	}
+	/* EngineAffinity: physical adapters, one here. */
+	fill_monitored(self->dev, 0, 0, &c);
+	c.Info.MonitoredFence.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTCreateSynchronizationObject2(&c));
+	EXPECT_EQ(0u, c.hSyncObject);
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  create_monitored(self->adapters[0].hAdapter, 0, 0, &c));
+	EXPECT_EQ(0u, mock_live_fences());
+}
+
+/* Shared through an NT handle, opened on another device of its adapter. */
+TEST_F(fence, monitored_share_and_open)
+{
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
+	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o;
+	D3DKMT_HANDLE dev0b;
+	HANDLE nt = NULL;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_monitored(self->dev, 3, 5, &c));
+	ASSERT_EQ(STATUS_SUCCESS,
+		  D3DKMTShareObjects(1, &c.hSyncObject, NULL, 0, &nt));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[0].hAdapter,
+						&dev0b));
+
+	memset(&o, 0, sizeof(o));
+	o.hNtHandle = nt;
+	o.hDevice = dev0b;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	EXPECT_NE(0u, o.hSyncObject);
+	EXPECT_NE(c.hSyncObject, o.hSyncObject);
+	ASSERT_NE(NULL, o.MonitoredFence.FenceValueCPUVirtualAddress);
+	EXPECT_NE(0u, o.MonitoredFence.FenceValueGPUVirtualAddress);
+	EXPECT_EQ(5ull, *(volatile UINT64 *)
+			o.MonitoredFence.FenceValueCPUVirtualAddress);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(dev0b, o.hSyncObject, 6));
+	EXPECT_EQ(6ull, *(volatile UINT64 *)
+			c.Info.MonitoredFence.FenceValueCPUVirtualAddress);
+
+	/* Errors: nothing written. */
+	memset(&o, 0, sizeof(o));
+	o.hDevice = dev0b;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenSyncObjectFromNtHandle2(NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	o.hNtHandle = nt;
+	o.Flags.CrossAdapter = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	o.Flags.Value = 3u << 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	o.Flags.Value = 0;
+	o.MonitoredFence.EngineAffinity = 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	EXPECT_EQ(0u, o.hSyncObject);
+	EXPECT_EQ(NULL, o.MonitoredFence.FenceValueCPUVirtualAddress);
+	close((int)(intptr_t)nt);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(dev0b));
+}
+
 TEST_HARNESS_MAIN

@@ -62,7 +62,7 @@
 #define MOCK_PAGE_SIZE		4096u
 #define MOCK_VALUE_STRIDE	64u
 #define MOCK_PAGE_OFFSET	(1ull << 32)
-#define MOCK_FENCE_FLAGS	0x1fu
+#define MOCK_FENCE_FLAGS	0x3fu
 #define MOCK_BLOCK		1	/* mock_dispatch(): wait unlocked */
 
 /*
@@ -800,7 +800,9 @@ static void mock_fill_mapping(const struct mock_fence *fence,
 		m->cpu_value_offset = fence->value_offset;
 	}
 	m->current_value_gpu_va = MOCK_FENCE_VA + fence->id * 16ull;
-	m->monitored_value_gpu_va = m->current_value_gpu_va + 8;
+	/* A monitored fence has no MonitoredValue to show. */
+	if (!(fence->flags & DRM_NFENCE_FENCE_MONITORED))
+		m->monitored_value_gpu_va = m->current_value_gpu_va + 8;
 }
 
 /* EngineAffinity: physical adapters, of which an nfence adapter has one. */
@@ -910,7 +912,12 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 	if ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
 	    (!shared || args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
 		return -EINVAL;
-	if (!node->adapter.native_fences)
+	if ((args->flags & DRM_NFENCE_FENCE_MONITORED) &&
+	    ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
+	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+		return -EINVAL;
+	if (!node->adapter.native_fences &&
+	    !(args->flags & DRM_NFENCE_FENCE_MONITORED))
 		return -EOPNOTSUPP;
 	if (mock_find_device(f, args->device) < 0)
 		return -ENOENT;

@@ -1172,6 +1172,122 @@ typedef struct _D3DKMT_DESTROYSYNCHRONIZATIONOBJECT {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONOBJECT *pDestroy);
 
+/* ------------------------------------------------------------------ */
+/* Synchronization objects: WDDM 2.x monitored fences                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A monitored fence (WDDM 2.x context monitoring) is a sync object of the
+ * same handle space: a 64-bit fence value the CPU reads through a
+ * read-only mapping and GPU engines write through a GPU VA, with no
+ * MonitoredValue: the kernel checks its waiters on every GPU signal, and
+ * a GPU wait on it (D3DKMTSubmitWaitForSyncObjectsToHwQueue) is resolved
+ * by the kernel. D3DKMTWaitForSynchronizationObjectFromCpu,
+ * D3DKMTSignalSynchronizationObjectFromCpu, D3DKMTShareObjects,
+ * D3DKMTDestroySynchronizationObject and the hardware queue wait and
+ * signal calls take it as they take a native fence. It exists on every
+ * nfence adapter, with or without native fences.
+ */
+
+/* D3DDDI_SYNCHRONIZATIONOBJECT_TYPE: the kinds of WDDM sync object. */
+typedef enum _D3DDDI_SYNCHRONIZATIONOBJECT_TYPE {
+	D3DDDI_SYNCHRONIZATION_MUTEX = 1,
+	D3DDDI_SEMAPHORE = 2,
+	D3DDDI_FENCE = 3,
+	D3DDDI_CPU_NOTIFICATION = 4,
+	D3DDDI_MONITORED_FENCE = 5,
+	D3DDDI_PERIODIC_MONITORED_FENCE = 6,
+} D3DDDI_SYNCHRONIZATIONOBJECT_TYPE;
+
+/*
+ * D3DDDI_SYNCHRONIZATIONOBJECTINFO2: what to create. Of Windows' union,
+ * only MonitoredFence (the one type nfence creates) and Reserved (its
+ * size, 8 x UINT64) are declared.
+ */
+typedef struct _D3DDDI_SYNCHRONIZATIONOBJECTINFO2 {
+	D3DDDI_SYNCHRONIZATIONOBJECT_TYPE Type;		/* in */
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags;	/* in */
+	union {
+		struct {
+			UINT64 InitialFenceValue;		/* in */
+			VOID *FenceValueCPUVirtualAddress;	/* out, read-only */
+			D3DGPU_VIRTUAL_ADDRESS FenceValueGPUVirtualAddress; /* out */
+			UINT EngineAffinity;	/* in: physical adapters, 0 or 1 */
+			UINT Padding;
+		} MonitoredFence;
+		struct {
+			UINT64 Reserved[8];
+		} Reserved;
+	};
+} D3DDDI_SYNCHRONIZATIONOBJECTINFO2;
+
+/* D3DKMT_CREATESYNCHRONIZATIONOBJECT2: argument of D3DKMTCreateSynchronizationObject2. */
+typedef struct _D3DKMT_CREATESYNCHRONIZATIONOBJECT2 {
+	D3DKMT_HANDLE hDevice;			/* in: device handle */
+	D3DDDI_SYNCHRONIZATIONOBJECTINFO2 Info;	/* in/out */
+	D3DKMT_HANDLE hSyncObject;		/* out: sync object handle */
+} D3DKMT_CREATESYNCHRONIZATIONOBJECT2;
+
+/**
+ * D3DKMTCreateSynchronizationObject2() - create a monitored fence
+ * @pCreate: in: hDevice, Info.Type (D3DDDI_MONITORED_FENCE), Info.Flags,
+ *	Info.MonitoredFence.InitialFenceValue and .EngineAffinity; out:
+ *	hSyncObject, Info.MonitoredFence.FenceValueCPUVirtualAddress (a
+ *	read-only mapping: a store faults) and .FenceValueGPUVirtualAddress
+ *
+ * Info.Flags as for D3DKMTCreateNativeFence: Shared (with
+ * NtSecuritySharing: D3DKMTShareObjects gives an NT handle), NoSignal and
+ * NoWait; CrossAdapter, TopOfPipeline, NoSignalMaxValueOnTdr and
+ * NoGPUAccess are STATUS_NOT_SUPPORTED, SignalByKmd and reserved bits
+ * STATUS_INVALID_PARAMETER. EngineAffinity is a mask of physical adapters:
+ * 0 or 1 on nfence.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreate is NULL,
+ * Info.Type is not a D3DDDI_SYNCHRONIZATIONOBJECT_TYPE, or for bad flags or
+ * EngineAffinity; STATUS_NOT_SUPPORTED for the other sync object types
+ * (mutexes, semaphores, fences, CPU notifications and periodic monitored
+ * fences belong to WDDM 1.x and display); STATUS_INVALID_HANDLE if hDevice
+ * is not a device handle; otherwise see NFenceStatusFromErrno(). Nothing
+ * is written on failure.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *pCreate);
+
+/* D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2: argument of D3DKMTOpenSyncObjectFromNtHandle2. */
+typedef struct _D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 {
+	HANDLE hNtHandle;			/* in: the NT handle (an fd) */
+	D3DKMT_HANDLE hDevice;			/* in: device to open it on */
+	D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS Flags; /* in: NoSignal, NoWait */
+	D3DKMT_HANDLE hSyncObject;		/* out: sync object handle */
+	union {
+		struct {
+			VOID *FenceValueCPUVirtualAddress;	/* out, read-only */
+			D3DGPU_VIRTUAL_ADDRESS FenceValueGPUVirtualAddress; /* out */
+			UINT EngineAffinity;	/* in: physical adapters, 0 or 1 */
+		} MonitoredFence;
+		UINT64 Reserved[8];
+	};
+} D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2;
+
+/**
+ * D3DKMTOpenSyncObjectFromNtHandle2() - open a shared monitored fence
+ * @pOpen: in: hNtHandle, hDevice, Flags, MonitoredFence.EngineAffinity;
+ *	out: hSyncObject, MonitoredFence.FenceValueCPUVirtualAddress and
+ *	.FenceValueGPUVirtualAddress
+ *
+ * The fence opens on a device of its own adapter. The NT handle of a
+ * native fence opens too (as D3DKMTOpenNativeFenceFromNtHandle would, its
+ * MonitoredValue not returned). Flags: NoSignal and NoWait as for native
+ * fences; the sharing flags belong to the creator (CrossAdapter is
+ * STATUS_NOT_SUPPORTED here).
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL, for
+ * bad flags or EngineAffinity, or if the NT handle is not an nfence fence
+ * or belongs to another adapter; STATUS_INVALID_HANDLE if hNtHandle is
+ * NULL or not open, or hDevice is not a device handle; otherwise see
+ * NFenceStatusFromErrno(). Nothing is written on failure.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *pOpen);
+
 /* D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS: CPU wait flags. */
 typedef struct _D3DDDI_WAITFORSYNCHRONIZATIONOBJECTFROMCPU_FLAGS {
 	union {

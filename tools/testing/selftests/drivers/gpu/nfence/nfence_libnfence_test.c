@@ -4357,6 +4357,83 @@ TEST_F(gpu, device_state_after_hang)
 	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_RESET, (UINT)s.ExecutionState);
 }
 
+/*
+ * A WDDM 2.x monitored fence through D3DKMTCreateSynchronizationObject2
+ * and D3DKMTOpenSyncObjectFromNtHandle2: a GPU signal by raw VA (no
+ * MonitoredValue) releases a CPU waiter, a queued wait holds engine 1
+ * until the CPU signals it, and another device of the adapter opens it
+ * from its NT handle with the same value.
+ */
+TEST_F(gpu, monitored_fence_through_d3dkmt)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], f;
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
+	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o;
+	const volatile UINT64 *cpu;
+	struct blocked_wait bw;
+	HANDLE nt = NULL;
+	NFENCE_CS cs;
+	pthread_t t;
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = dev;
+	c.Info.Type = D3DDDI_MONITORED_FENCE;
+	c.Info.Flags.Shared = 1;
+	c.Info.Flags.NtSecuritySharing = 1;
+	c.Info.MonitoredFence.InitialFenceValue = 3;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateSynchronizationObject2(&c));
+	f = c.hSyncObject;
+	cpu = c.Info.MonitoredFence.FenceValueCPUVirtualAddress;
+	ASSERT_NE(NULL, cpu);
+	ASSERT_NE(0ull, c.Info.MonitoredFence.FenceValueGPUVirtualAddress);
+	EXPECT_EQ(3ull, rd(cpu));
+
+	/* Engine 0 signals it to 4 by its GPU VA: the CPU waiter wakes. */
+	memset(&bw, 0, sizeof(bw));
+	bw.timed = true;
+	bw.h[0] = f;
+	bw.v[0] = 4;
+	bw.w.hDevice = dev;
+	bw.w.ObjectCount = 1;
+	bw.w.ObjectHandleArray = bw.h;
+	bw.w.FenceValueArray = bw.v;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &bw));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(wait_done(&bw));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsFenceSignal(&cs, c.Info.MonitoredFence.FenceValueGPUVirtualAddress,
+			    0, 4);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	ASSERT_EQ(0, join_within(t, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, bw.st);
+	EXPECT_EQ(4ull, rd(cpu));
+
+	/* Engine 1: a queued wait for 6, then a write. */
+	ASSERT_EQ(STATUS_SUCCESS, queue_wait(g->q[1].hHwQueue, f, 6));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0x66);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	usleep(QUIET_NS / 1000);
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+
+	/* Another device opens it and signals 6 from the CPU. */
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &f, NULL, 0, &nt));
+	memset(&o, 0, sizeof(o));
+	o.hNtHandle = nt;
+	o.hDevice = self->e.devb;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	close((int)(intptr_t)nt);
+	ASSERT_NE(NULL, o.MonitoredFence.FenceValueCPUVirtualAddress);
+	EXPECT_EQ(4ull, rd(o.MonitoredFence.FenceValueCPUVirtualAddress));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->e.devb, o.hSyncObject, 6));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+	EXPECT_EQ(0x66ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(6ull, rd(cpu));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+}
+
 /* The Windows values of the device state and error enums. */
 TEST(device_state_values)
 {
