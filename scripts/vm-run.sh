@@ -315,6 +315,10 @@ check_timed "libnfence pipeline demo (nfence-pipeline-demo)" 120 \
 	"$build/libnfence/nfence-pipeline-demo"
 check_timed "libnfence doorbell demo (nfence-doorbell-demo)" 120 \
 	"$build/libnfence/nfence-doorbell-demo"
+# The WSL-style C++ program (issue 18): its report is checked line by line.
+check_timed "nfence-wsl-compat, its report checked (run-wsl-compat.sh)" 120 \
+	sh "$top/libnfence/tests/run-wsl-compat.sh" \
+	"$build/libnfence/nfence-wsl-compat"
 # nfence-trace (Documentation/tracing.rst): the pipeline demo with logged
 # fence commands recorded, then the demo's own --trace; each JSON checked
 # against the trace-event rules, with the demo's one engine-to-engine

@@ -2338,6 +2338,43 @@ static void *mock_mmap(int fd, size_t len, int prot, int flags, off_t off)
 			 (off_t)page->index * MOCK_PAGE_SIZE);
 }
 
+/*
+ * DEVICE_CONTROL: QUERY reports a fault of one of the device's contexts
+ * (the first in context order, not necessarily the first in time) and no
+ * error; the fake driver does not model device errors, so MARK_ERROR is
+ * refused as an ioctl it does not know (the VM tests cover it).
+ */
+static int mock_device_control(int fd, struct drm_nfence_device_control *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	const struct mock_context *c;
+	unsigned int i;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || args->op > DRM_NFENCE_DEVICE_OP_MARK_ERROR)
+		return -EINVAL;
+	if (mock_find_device(f, args->device) < 0)
+		return -ENOENT;
+	if (args->op == DRM_NFENCE_DEVICE_OP_MARK_ERROR)
+		return -ENOTTY;
+	args->error = DRM_NFENCE_DEVICE_ERROR_NONE;
+	args->fault_va = 0;
+	args->fault_reason = DRM_NFENCE_FAULT_NONE;
+	args->fault_context = 0;
+	for (i = 0; i < f->ncontexts; i++) {
+		c = &f->contexts[i];
+		if (c->device != args->device ||
+		    !(c->state & DRM_NFENCE_CONTEXT_STATE_FAULTED))
+			continue;
+		args->fault_va = c->fault_va;
+		args->fault_reason = c->fault_reason;
+		args->fault_context = c->handle;
+		break;
+	}
+	return 0;
+}
+
 static int mock_dispatch(int fd, const struct mock_node *node,
 			 unsigned long request, void *arg, struct mock_wait *w)
 {
@@ -2400,6 +2437,8 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_log_read(fd, node, arg);
 	case DRM_IOCTL_NFENCE_LOGGING_LEVEL:
 		return mock_logging_level(node, arg);
+	case DRM_IOCTL_NFENCE_DEVICE_CONTROL:
+		return mock_device_control(fd, arg);
 	}
 	return -ENOTTY;
 }

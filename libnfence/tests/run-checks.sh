@@ -69,6 +69,13 @@ else
 	fail=$((fail + 1))
 fi
 
+echo "== nfence-wsl-compat (fake driver)"
+if sh tests/run-wsl-compat.sh "$COMPAT" "$O/tests/libmock-nfence.so"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
 echo "== nfence-gpu-bench -q (fake driver)"
 if sh tests/run-gpu-bench.sh "$BENCH" "$O/tests/libmock-nfence.so"; then
 	pass=$((pass + 1))

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run-wsl-compat.sh NFENCE_WSL_COMPAT [MOCK_SO]: run the WSL-style C++
+# program and check what it reports, not only its exit status: against
+# the fake driver (LD_PRELOAD of MOCK_SO, run-example.sh) on the host, or,
+# without MOCK_SO, on the real driver (the VM's main load: two adapters
+# with native fences).
+set -u
+
+# What both drivers answer.
+set -- "$@" \
+	"^adapter 0: render 1 software 1 display 0$" \
+	"^adapter 0: physical adapters 1$" \
+	"^adapter 0: vendor 0xffff device 0x4e46$" \
+	"^adapter 0: hardware scheduling supported 1 enabled 1$" \
+	"^adapter 0: native fences 1$" \
+	"^adapter 0: driver \"nfence .*\"$" \
+	"^adapter 0: node 0 type [0-9]* \"..*\"$" \
+	"^ok D3DKMTOpenAdapterFromLuid on another thread$" \
+	"^ok monitored fence: the queue waits for the CPU$" \
+	"^monitored fence: value 4$" \
+	"^ok native fence: the GPU signal waits behind the queue$" \
+	"^ok native fence: CPU wait for the GPU's 11$" \
+	"^native fence: value 12$" \
+	"^ok device state: active$" \
+	"^ok: 0 failed checks$"
+
+bin=$1
+shift
+case ${1:-} in
+*.so)
+	mock=$1
+	shift
+	exec sh "$(dirname "$0")/run-example.sh" nfence-wsl-compat "$bin" \
+		"$mock" "$@"
+	;;
+esac
+
+out=$(timeout 120 "$bin" 2>&1)
+rc=$?
+fail=0
+[ $rc -eq 0 ] || { echo "# exit status $rc"; fail=1; }
+for pattern in "^adapters: 2$" "^adapter 1: native fences 1$" "$@"; do
+	if ! printf '%s\n' "$out" | grep -q -- "$pattern"; then
+		echo "# missing: $pattern"
+		fail=1
+	fi
+done
+if printf '%s\n' "$out" | grep -q "^not ok"; then
+	fail=1
+fi
+if [ $fail -ne 0 ]; then
+	printf '%s\n' "$out" | sed 's/^/# /'
+	echo "not ok nfence-wsl-compat"
+	exit 1
+fi
+echo "ok nfence-wsl-compat: $(printf '%s\n' "$out" | grep -c '^ok') checks"
