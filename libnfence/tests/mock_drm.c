@@ -1014,10 +1014,14 @@ static int mock_fence_open(int fd, const struct mock_node *node,
 		    mock_fences[i]->token_dev == st.st_dev &&
 		    mock_fences[i]->token_ino == st.st_ino)
 			fence = mock_fences[i];
-	/* Another adapter's fence only if it is cross-adapter, as the kernel. */
-	if (!fence || (fence->node != node &&
-		       (!(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
-			!node->adapter.native_fences)))
+	if (!fence)
+		return -EINVAL;
+	/* As the kernel: a native fence needs a native adapter ... */
+	if (!node->adapter.native_fences)
+		return -EOPNOTSUPP;
+	/* ... and another adapter's fence must be cross-adapter. */
+	if (fence->node != node &&
+	    !(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER))
 		return -EINVAL;
 	if (mock_find_device(f, args->device) < 0)
 		return -ENOENT;
