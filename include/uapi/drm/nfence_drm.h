@@ -1165,9 +1165,12 @@ struct drm_nfence_submit_sync {
  *   from the doorbell, as command buffers of the engine's ISA; the process
  *   signals the queue's progress fence from its command buffers.
  * - A write index behind the last one taken, or more than the ring's
- *   entries ahead of the read index, and an entry with a bad size, address
- *   or non-zero @flags, fault the context (%DRM_NFENCE_FAULT_BAD_RING), as
- *   a bad command does.
+ *   entries ahead of the read index, and an entry with a bad size, a
+ *   command buffer address not 8-byte aligned or non-zero @flags, fault
+ *   the context (%DRM_NFENCE_FAULT_BAD_RING), as a bad command does. An
+ *   entry whose command buffer is not mapped, or a ring control that is
+ *   not, faults it as any GPU access there does
+ *   (%DRM_NFENCE_FAULT_PAGE).
  *
  * %DRM_IOCTL_NFENCE_DOORBELL_CREATE returns three mmap offsets, each of
  * one page: the doorbell (read/write; map it twice for a secondary
