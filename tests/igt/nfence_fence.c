@@ -1691,6 +1691,103 @@ static void test_open_bad_device(void)
 	nfence_fence_destroy(fd, h);
 }
 
+/*
+ * VRAM full (Documentation/fences.rst, "Storage"): an INTRA_GPU fence keeps
+ * both values in invisible VRAM, so it fails with -ENOSPC and leaves
+ * nothing behind; an optimized DEFAULT fence keeps its MonitoredValue in
+ * system memory instead, and works the same: a CPU waiter sets it to the
+ * value - 1, a GPU FENCE_SIGNAL through both VAs (the interrupt check reads
+ * the demoted MonitoredValue) wakes the waiter. Everything lives on a file
+ * of its own, whose close gives VRAM back.
+ */
+static void test_vram_full(void)
+{
+	static const uint64_t chunks[] = { 4 << 20, 256 << 10, FENCE_PAGE };
+	struct drm_nfence_fence_mapping m[2];
+	struct nfence_debugfs_fence line;
+	struct drm_nfence_fence_create c;
+	struct nfence_queue q;
+	int vfd, intra = 0;
+	uint32_t vdev, h[2];
+	int64_t base;
+
+	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
+					       adapter.index),
+		      "needs the optimized DEFAULT fence\n");
+	nfence_watchdog(WATCHDOG_S);
+	vfd = nfence_open();
+	vdev = nfence_device_create(vfd);
+	/* Made first: its command buffer is in system memory anyway. */
+	nfence_queue_create(&q, vfd, vdev, 0, 0);
+
+	/* Every page of VRAM taken by allocations ... */
+	for (unsigned int i = 0; i < ARRAY_SIZE(chunks); i++) {
+		for (;;) {
+			struct drm_nfence_alloc_create a = {
+				.device = vdev,
+				.size = chunks[i],
+				.segment_id = NFENCE_SEGMENT_VRAM,
+			};
+			int ret = __nfence_alloc_create(vfd, &a);
+
+			if (ret == -ENOSPC)
+				break;
+			igt_assert_eq(ret, 0);
+			igt_assert_eq_u32(a.placed_segment_id,
+					  NFENCE_SEGMENT_VRAM);
+		}
+	}
+	/* ... and the slots left beside other fences' values by INTRA_GPU. */
+	c = (struct drm_nfence_fence_create) {
+		.device = vdev,
+		.type = TYPE_INTRA_GPU,
+		.initial_value = 1,
+	};
+	for (;;) {
+		struct drm_nfence_fence_create t = c;
+		int ret = __nfence_fence_create(vfd, &t);
+
+		if (ret == -ENOSPC)
+			break;
+		igt_assert_eq(ret, 0);
+		igt_assert_lt(++intra, MAX_FENCES / 2);
+	}
+	igt_debug("%d INTRA_GPU fences filled the last slots\n", intra);
+	/* Full: INTRA_GPU fails with -ENOSPC, writes nothing, makes nothing. */
+	base = live_fences();
+	__expect_create_error(vfd, &c, -ENOSPC);
+	assert_fences(base, 0);
+
+	/*
+	 * At most one slot is left (an INTRA_GPU create takes two), so at
+	 * least the second of two DEFAULT fences has its MonitoredValue
+	 * demoted; both are created, and both work.
+	 */
+	for (int i = 0; i < 2; i++)
+		h[i] = nfence_fence_create(vfd, vdev, TYPE_DEFAULT, 0, 1, &m[i]);
+	for (int i = 0; i < 2; i++) {
+		struct nfence_cpu_waiter w;
+		struct nfence_cs cs;
+
+		assert_default_mapping(&m[i]);
+		nfence_cpu_waiter_start(&w, vfd, vdev, h[i], 5,
+					nfence_deadline_ms(10000));
+		igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m[i], 1, 5000,
+							&line), 0);
+		igt_assert_eq_u64(line.monitored, 4);
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_signal_fence(&cs, &m[i], 5);
+		nfence_queue_submit(&q, &cs);
+		nfence_queue_sync(&q);
+		igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
+		igt_assert_eq_u64(read_value(vfd, &m[i]), 5);
+		igt_assert_eq(nfence_queue_state(&q, NULL), 0);
+	}
+
+	nfence_queue_destroy(&q);
+	close(vfd);
+}
+
 static void test_open_intra_gpu(void)
 {
 	struct drm_nfence_fence_mapping m, om;
@@ -2476,6 +2573,13 @@ igt_main
 			     "mapping.");
 		igt_subtest("open-intra-gpu")
 			test_open_intra_gpu();
+
+		igt_describe("With VRAM full, INTRA_GPU fences fail with "
+			     "-ENOSPC and optimized DEFAULT fences keep "
+			     "their MonitoredValue in system memory and work "
+			     "the same.");
+		igt_subtest("vram-full")
+			test_vram_full();
 
 		igt_describe("The CPU mapping reads initial_value, up to "
 			     "UINT64_MAX.");
