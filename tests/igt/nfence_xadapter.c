@@ -1311,6 +1311,49 @@ static void test_device_error(void)
 	close(efd);
 }
 
+/*
+ * An instance opened after the creating device went into error inherits
+ * AlwaysSignaled when it joins the group (Documentation/fences.rst,
+ * "Cross-adapter fences"): on the other adapter any CPU wait is satisfied
+ * at once, a signal leaves the shared value alone, and a GPU wait for a
+ * value never signaled passes.
+ */
+static void test_device_error_open_after(void)
+{
+	struct drm_nfence_fence_mapping m0, m1;
+	struct nfence_queue q;
+	uint32_t e, h0, h1;
+	int sfd;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_two();
+	e = nfence_device_create(fds[0]);
+	h0 = nfence_fence_create(fds[0], e, TYPE_DEFAULT, CROSS | SHAREABLE, 1,
+				 &m0);
+	sfd = nfence_fence_share(fds[0], h0);
+	nfence_device_error(fds[0], e);
+	igt_assert_eq(__nfence_fence_wait_one(fds[0], e, h0, UINT64_MAX, 0), 0);
+
+	/* Joined after the error: AlwaysSignaled from the start. */
+	h1 = nfence_fence_open(fds[1], devs[1], sfd, 0, &m1);
+	close(sfd);
+	igt_assert_eq(__nfence_fence_wait_one(fds[1], devs[1], h1, UINT64_MAX,
+					      0), 0);
+	igt_assert_eq_u64(read_value(fds[1], &m1), ALWAYS);
+	nfence_fence_signal(fds[1], devs[1], h1, ALWAYS + 1);
+	igt_assert_eq_u64(read_value(fds[1], &m1), ALWAYS);
+	igt_assert_eq_u64(read_value(fds[0], &m0), ALWAYS);
+	queue(&q, 1);
+	queue_wait(&q, &m1, ALWAYS + 1);
+	poll_progress(&q, 1, 1);
+
+	nfence_queue_destroy(&q);
+	nfence_fence_destroy(fds[1], h1);
+	nfence_device_destroy(fds[0], e);
+	assert_gone(0, &m0);
+	assert_gone(1, &m1);
+}
+
 static void test_lifetime_creator_gone(void)
 {
 	nfence_watchdog(WATCHDOG_S);
@@ -2134,6 +2177,12 @@ igt_main
 		     "async and GPU waiters are released.");
 	igt_subtest("device-error")
 		test_device_error();
+
+	igt_describe("An instance opened on the other adapter after the "
+		     "creating device's error is AlwaysSignaled: any CPU "
+		     "wait passes, signals change nothing, a GPU wait passes.");
+	igt_subtest("device-error-open-after")
+		test_device_error_open_after();
 
 	igt_describe("With the creator's handle and the fd gone, the other "
 		     "adapter's handle keeps the fence: value, signals, "
