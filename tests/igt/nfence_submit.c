@@ -1196,6 +1196,103 @@ static void test_queues_share_context(void)
 	t_fini(&t);
 }
 
+/*
+ * A SUBMIT waiting for room waits interruptibly (Documentation/gpu-work.rst,
+ * "Kernel-mode submission"): a signal without SA_RESTART ends it with
+ * -EINTR and queues nothing, so the same progress value submits again
+ * once there is room.
+ */
+struct interrupted {
+	struct t *t;
+	pid_t tid;
+	int done;
+	int error;
+};
+
+static void interrupt_handler(int sig)
+{
+	(void)sig;
+}
+
+static void *interrupted_fn(void *arg)
+{
+	struct interrupted *f = arg;
+
+	f->tid = gettid();
+	for (;;) {
+		struct nfence_cs cs;
+		int ret;
+
+		nfence_cs_init(&cs, (char *)f->t->bo.cpu + 0x8000,
+			       f->t->bo.gpu_va + 0x8000, 64);
+		nfence_cs_nop(&cs);
+		ret = __nfence_queue_submit(&f->t->q, &cs);
+		if (ret) {
+			f->error = ret;
+			break;
+		}
+		__atomic_store_n(&f->done, f->done + 1, __ATOMIC_SEQ_CST);
+		if (f->done > 2 * MAX_QUEUED) {
+			/* Never blocked: the subtest fails on f->error. */
+			f->error = -EOVERFLOW;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void test_blocked_submit_interrupted(void)
+{
+	struct sigaction sa = { .sa_handler = interrupt_handler }, old;
+	struct interrupted f = { 0 };
+	struct drm_nfence_fence_mapping m;
+	struct nfence_cs cs;
+	pthread_t thread;
+	uint64_t value;
+	uint32_t h;
+	struct t t;
+
+	require_native();
+	t_init(&t);
+	f.t = &t;
+	/* No SA_RESTART: the interrupted ioctl returns -EINTR. */
+	igt_assert_eq(sigaction(SIGUSR1, &sa, &old), 0);
+	h = nfence_fence_create(fd, t.env.dev, TYPE_DEFAULT, 0, 0, &m);
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_wait_fence(&cs, &m, 1);
+	nfence_queue_submit(&t.q, &cs);
+
+	igt_assert_eq(nfence_thread_create(&thread, interrupted_fn, &f), 0);
+	/* Until it stops submitting: blocked on the full queue. */
+	for (int last = -1, same = 0; same < 5; usleep(50 * 1000)) {
+		int now = __atomic_load_n(&f.done, __ATOMIC_SEQ_CST);
+
+		same = now == last ? same + 1 : 0;
+		last = now;
+	}
+	nfence_wait_in_ioctl(getpid(), __atomic_load_n(&f.tid,
+						       __ATOMIC_SEQ_CST), 5000);
+	igt_assert_eq(pthread_kill(thread, SIGUSR1), 0);
+	igt_assert_eq(nfence_thread_join(thread, 5000), 0);
+	igt_assert_eq(f.error, -EINTR);
+	igt_info("%d submissions accepted behind the parked one\n", f.done);
+
+	/* Nothing was queued: the interrupted value is still the next one. */
+	value = t.q.submitted;
+	nfence_fence_signal(fd, t.env.dev, h, 1);
+	igt_assert(nfence_queue_poll(&t.q, value, 10000));
+	nfence_queue_begin(&t.q, &cs);
+	nfence_cs_write64(&cs, t.bo.gpu_va + 8, 7);
+	igt_assert_eq(__nfence_queue_submit(&t.q, &cs), 0);
+	igt_assert_eq_u64(t.q.submitted, value + 1);
+	nfence_queue_sync(&t.q);
+	igt_assert_eq_u64(*word(&t, 8), 7);
+
+	igt_assert_eq(sigaction(SIGUSR1, &old, NULL), 0);
+	nfence_fence_destroy(fd, h);
+	t_fini(&t);
+}
+
 /* SUBMIT blocks while DRM_NFENCE_MAX_QUEUED submissions are pending. */
 struct filler {
 	struct t *t;
@@ -2279,6 +2376,12 @@ igt_main
 		     "submissions are pending and continues when they run.");
 	igt_subtest("submit-blocks-when-full")
 		test_submit_blocks_when_full();
+
+	igt_describe("A SUBMIT blocked on a full queue is interrupted by a "
+		     "signal (-EINTR without SA_RESTART) and queues nothing: "
+		     "the same progress value submits again.");
+	igt_subtest("blocked-submit-interrupted")
+		test_blocked_submit_interrupted();
 
 	igt_describe("A SUBMIT blocked on a full queue returns -ENOENT when "
 		     "another thread destroys the queue; nothing is left.");
