@@ -172,6 +172,9 @@ static void test_create_destroy(void)
 	igt_assert_neq_u32(c.handle, POISON);
 	igt_assert_neq_u64(c.gpu_va, 0);
 	igt_assert_eq_u64(c.gpu_va % PAGE, 0);
+	/* Documentation/gpu-work.rst: the GPU VA space is [4 GiB, 1 TiB). */
+	igt_assert_lte_u64(1ull << 32, c.gpu_va);
+	igt_assert_lte_u64(c.gpu_va + PAGE, 1ull << 40);
 	igt_assert_eq_u32(c.placed_segment_id, SYSTEM);
 	igt_assert_eq_u32(c.pad, 0);
 	assert_used(SYSTEM, base, PAGE);

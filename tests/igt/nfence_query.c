@@ -166,6 +166,9 @@ static void test_adapter(void)
 
 	igt_assert_neq_u64((uint64_t)a.luid_high << 32 | a.luid_low, 0);
 	igt_assert_lt(a.index, nfence_count_adapters());
+	/* Documentation/architecture.rst: high part 0, index in the low byte. */
+	igt_assert_eq_u32(a.luid_high, 0);
+	igt_assert_eq_u32(a.luid_low & 0xff, a.index);
 	igt_assert_eq_u32(a.flags & ~ADAPTER_FLAGS, 0);
 	igt_assert_lte(1, a.num_engines);
 	igt_assert_lte(a.num_engines, 8);
