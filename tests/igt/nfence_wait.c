@@ -2741,6 +2741,64 @@ static void test_device_error(bool marked)
 	nfence_device_destroy(fd, dev2);
 }
 
+/*
+ * AlwaysSignaled raises CurrentValue to 0xFFFFFFFF and never lowers it
+ * (Documentation/fences.rst, "Device error"): a fence already above keeps
+ * its value, as does one the device creates afterwards with a higher
+ * initial value; any wait on either is satisfied, a signal changes nothing.
+ */
+static void test_device_error_never_lowers(void)
+{
+	const uint64_t high = 1ull << 40;
+	struct drm_nfence_fence_mapping m, m2;
+	uint32_t dev2, h, later;
+
+	igt_require_f(caps.value_bits == 64, "%u-bit fence values\n",
+		      caps.value_bits);
+	nfence_watchdog(WATCHDOG_S);
+	dev2 = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev2, TYPE_DEFAULT, 0, high, &m);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, h, high + 1, 0),
+		      -ETIME);
+	device_error(dev2);
+
+	assert_value(&m, high);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, h, UINT64_MAX, 0), 0);
+	igt_assert_eq(__nfence_fence_signal_one(fd, dev2, h, high + 1), 0);
+	assert_value(&m, high);
+
+	later = nfence_fence_create(fd, dev2, TYPE_DEFAULT, 0, high, &m2);
+	assert_value(&m2, high);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, later, UINT64_MAX, 0),
+		      0);
+	nfence_device_destroy(fd, dev2);
+}
+
+/*
+ * 32-bit atomics: the UINT_MAX/2 window does not hold for an AlwaysSignaled
+ * fence (Documentation/fences.rst, "32-bit atomics"): a wait for any value
+ * is satisfied at once and a signal of any value succeeds, changing
+ * nothing.
+ */
+static void test_value32_always_signaled(void)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t dev2, h;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require_f(caps.value_bits == 32, "%u-bit fence values\n",
+		      caps.value_bits);
+	dev2 = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev2, TYPE_DEFAULT, 0, 5, &m);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, h, UINT64_MAX, 0),
+		      -EINVAL);
+	device_error(dev2);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev2, h, UINT64_MAX, 0), 0);
+	igt_assert_eq(__nfence_fence_signal_one(fd, dev2, h, UINT64_MAX), 0);
+	assert_value(&m, 0xffffffffull);
+	nfence_device_destroy(fd, dev2);
+}
+
 static void test_wait_cross_process(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -2970,6 +3028,18 @@ igt_main
 		     "error are all AlwaysSignaled, before and after.");
 	igt_subtest("device-error-create-race")
 		test_device_error_create_race();
+
+	igt_describe("Device error never lowers CurrentValue: a fence above "
+		     "0xFFFFFFFF, or created above it afterwards, keeps its "
+		     "value and satisfies any wait.");
+	igt_subtest("device-error-never-lowers")
+		test_device_error_never_lowers();
+
+	igt_describe("32-bit atomics: on an AlwaysSignaled fence a wait or "
+		     "signal of any value succeeds, the window does not "
+		     "apply.");
+	igt_subtest("value-32bit-always-signaled")
+		test_value32_always_signaled();
 
 	igt_describe("32-bit atomics: waits more than UINT_MAX/2 ahead are "
 		     "refused; the window moves across the 32-bit wrap.");
