@@ -1430,6 +1430,37 @@ static void test_queue_destroy(void)
 	nfence_device_destroy(fd, dev);
 }
 
+/*
+ * Destroying the context destroys its queue and so the queue's doorbell
+ * and its pins (Documentation/gpu-work.rst, "User-mode submission").
+ */
+static void test_context_destroy(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_connect(&u);
+	nfence_context_destroy(fd, dev, u.q.context);
+	igt_assert_eq(__nfence_hwqueue_destroy_handle(fd, dev, u.q.handle),
+		      -ENOENT);
+	igt_assert_eq(__db_destroy(fd, dev, u.doorbell), -ENOENT);
+	igt_assert_eq_u64(*u.status, ST_ABORT);
+	u.doorbell = 0;
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev, u.ring.handle), 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fd, dev,
+						    u.control.handle), 0);
+	u.ring.handle = 0;
+	u.control.handle = 0;
+	u.q.handle = 0;
+	uq_unmap(&u);
+	nfence_bo_unmap(&u.ring);
+	nfence_bo_unmap(&u.control);
+	nfence_queue_forget(&u.q);
+	nfence_device_destroy(fd, dev);
+}
+
 static void test_device_destroy(void)
 {
 	uint32_t dev = nfence_device_create(fd);
@@ -2043,6 +2074,11 @@ igt_main
 		     "its allocations.");
 	igt_subtest("queue-destroy")
 		test_queue_destroy();
+
+	igt_describe("Destroying the context destroys its queue's doorbell "
+		     "and unpins its allocations.");
+	igt_subtest("context-destroy")
+		test_context_destroy();
 
 	igt_describe("Destroying the device destroys its doorbells.");
 	igt_subtest("device-destroy")
