@@ -364,6 +364,9 @@ static void assert_child_ended(pid_t pid, enum ending how)
 			     "child status 0x%x\n", status);
 }
 
+/* The ringer's work waits for a value the parent never signals. */
+static bool ringer_stuck;
+
 static void ringer(int sock)
 {
 	struct drm_nfence_doorbell_create db = { 0 };
@@ -402,8 +405,12 @@ static void ringer(int sock)
 
 	/* WORK, then the parent's fence, then the progress fence. */
 	nfence_cs_init(&cs, cmds, cmd_va, PAGE);
-	nfence_cs_work(&cs, WORK_NS);
-	nfence_cs_signal_fence(&cs, &c.fo.mapping, SIGNALED);
+	if (ringer_stuck) {
+		nfence_cs_wait_fence(&cs, &c.fo.mapping, SIGNALED);
+	} else {
+		nfence_cs_work(&cs, WORK_NS);
+		nfence_cs_signal_fence(&cs, &c.fo.mapping, SIGNALED);
+	}
 	nfence_cs_signal_fence(&cs, &c.hc.progress_fence_mapping, 1);
 	*last = 1;
 	ring[0].commands_gpu_va = cmd_va;
@@ -447,6 +454,47 @@ static void test_ring_then_end(enum ending how)
 					      nfence_deadline_ms(1000));
 		igt_assert_eq(ret, -ETIME);
 	}
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
+ * The exit wait is bounded (Documentation/gpu-work.rst, "Process
+ * termination"): a process that exits with rung work that can never
+ * complete (a FENCE_WAIT on a value nobody signals) is gone after the TDR
+ * timeout, 2 s at most, and not much later.
+ */
+static void test_ring_stuck_at_exit(void)
+{
+	struct drm_nfence_fence_mapping m;
+	char byte = END_EXIT;
+	uint64_t t0, ms;
+	int sock, sfd;
+	uint32_t dev, h;
+	pid_t pid;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(nfence_has_native_fences(fd));
+	dev = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				SHAREABLE, 0, &m);
+	sfd = nfence_fence_share(fd, h);
+	ringer_stuck = true;
+	pid = nfence_fork_child(ringer, &sock);
+	ringer_stuck = false;
+	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
+	close(sfd);
+	t0 = nfence_monotonic_ns();
+	igt_assert_eq(write(sock, &byte, 1), 1);
+	assert_child_ended(pid, END_EXIT);
+	ms = (nfence_monotonic_ns() - t0) / 1000000;
+	close(sock);
+	igt_info("the exit took %" PRIu64 " ms\n", ms);
+	/* The close waited (the work was rung), for the bound and no more. */
+	igt_assert_f(ms >= 1500 && ms < 10000,
+		     "the exit took %" PRIu64 " ms, not about 2000\n", ms);
+	/* Its work went with the file: the wait never passed. */
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED, 0), -ETIME);
 	nfence_fence_destroy(fd, h);
 	nfence_device_destroy(fd, dev);
 }
@@ -616,6 +664,11 @@ igt_main
 		     "work never signals.");
 	igt_subtest("doorbell-work-killed")
 		test_ring_then_end(END_SIGKILL);
+
+	igt_describe("A process exits with rung work that never completes: "
+		     "its file's close waits 2 s (the bound), no more.");
+	igt_subtest("doorbell-stuck-at-exit")
+		test_ring_stuck_at_exit();
 
 	igt_describe("A process exits with logged work queued on a kernel-mode "
 		     "queue: the queue and its logs go with the file, the "
