@@ -8,6 +8,9 @@
  * runtime makes at startup) are answered here, from what the kernel
  * already reports (the adapter info read at open, the segment and engine
  * queries, the DRM version) and from what every nfence adapter is.
+ *
+ * D3DKMTQueryClockCalibration: DRM_NFENCE_QUERY_TIMESTAMP's pair, with the
+ * frequency read at open.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -82,6 +85,17 @@ NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, hAdapter, 0);
 NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, Type, 4);
 NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, pPrivateDriverData, 8);
 NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, PrivateDriverDataSize, 16);
+NF_ABI(DXGK_GPUCLOCKDATA_FLAGS, 4);
+NF_ABI(DXGK_GPUCLOCKDATA, 32);
+NF_ABI_AT(DXGK_GPUCLOCKDATA, GpuFrequency, 0);
+NF_ABI_AT(DXGK_GPUCLOCKDATA, GpuClockCounter, 8);
+NF_ABI_AT(DXGK_GPUCLOCKDATA, CpuClockCounter, 16);
+NF_ABI_AT(DXGK_GPUCLOCKDATA, Flags, 24);
+NF_ABI(D3DKMT_QUERYCLOCKCALIBRATION, 48);
+NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, hAdapter, 0);
+NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, NodeOrdinal, 4);
+NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, PhysicalAdapterIndex, 8);
+NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, ClockData, 16);
 
 /* An answer computed here; checks its input fields before writing. */
 typedef NTSTATUS nf_answer_fn(struct nf_adapter *adapter, void *data);
@@ -603,6 +617,44 @@ NTSTATUS D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *pQueryAdapterInfo
 	else
 		st = nf_query_fixed_type(d, adapter, q->pPrivateDriverData);
 
+	nf_adapter_put(adapter);
+	return st;
+}
+
+NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *pClockCalibration)
+{
+	D3DKMT_QUERYCLOCKCALIBRATION *q = pClockCalibration;
+	struct drm_nfence_query_timestamp kt;
+	struct nf_adapter *adapter;
+	DXGK_GPUCLOCKDATA clock;
+	NTSTATUS st;
+
+	if (!q)
+		return STATUS_INVALID_PARAMETER;
+	/* One physical adapter per nfence adapter. */
+	if (q->PhysicalAdapterIndex != 0)
+		return STATUS_INVALID_PARAMETER;
+
+	adapter = nf_adapter_lookup(q->hAdapter);
+	if (!adapter)
+		return STATUS_INVALID_HANDLE;
+	if (q->NodeOrdinal >= adapter->info.num_engines) {
+		nf_adapter_put(adapter);
+		return STATUS_INVALID_PARAMETER;
+	}
+
+	/* Every engine shares the GPU's one timestamp clock. */
+	st = nf_query_fixed(adapter->fd, DRM_NFENCE_QUERY_TIMESTAMP, &kt,
+			    sizeof(kt));
+	if (NT_SUCCESS(st)) {
+		memset(&clock, 0, sizeof(clock));
+		clock.GpuFrequency = adapter->info.timestamp_frequency;
+		clock.GpuClockCounter = kt.gpu_timestamp;
+		clock.CpuClockCounter = kt.cpu_monotonic_ns;
+		/* The kernel read the pair on the CPU, not the CMP. */
+		clock.Flags.Value = 0;
+		q->ClockData = clock;
+	}
 	nf_adapter_put(adapter);
 	return st;
 }

@@ -712,6 +712,83 @@ typedef struct _D3DKMT_QUERYADAPTERINFO {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *pQueryAdapterInfo);
 
+/*
+ * DXGK_GPUCLOCKDATA_FLAGS: how a clock calibration was made. The bit's
+ * name and place are the WDK's (d3dkmddi.h); WINDOWS-ABI.md gives only "a
+ * UINT of flags". ContextManagementProcessor says that the GPU's context
+ * management processor read the pair; on nfence the kernel reads it on the
+ * CPU, so nfence always reports 0 (see D3DKMTQueryClockCalibration()).
+ */
+typedef struct _DXGK_GPUCLOCKDATA_FLAGS {
+	union {
+		struct {
+			UINT ContextManagementProcessor	: 1;
+			UINT Reserved			: 31;
+		};
+		UINT Value;
+	};
+} DXGK_GPUCLOCKDATA_FLAGS;
+
+/*
+ * DXGK_GPUCLOCKDATA: a GPU timestamp and a CPU clock reading taken at the
+ * same instant. On nfence CpuClockCounter is CLOCK_MONOTONIC in
+ * nanoseconds (the clock of the CPU waits), not a QueryPerformanceCounter
+ * value, and GpuClockCounter is in the unit of the TIMESTAMP command and
+ * of the native fence logs' GPU timestamps.
+ */
+typedef struct _DXGK_GPUCLOCKDATA {
+	ULONGLONG GpuFrequency;		/* GPU clock ticks per second */
+	ULONGLONG GpuClockCounter;	/* the GPU clock, in ticks */
+	ULONGLONG CpuClockCounter;	/* CLOCK_MONOTONIC, in ns */
+	DXGK_GPUCLOCKDATA_FLAGS Flags;	/* 0 on nfence */
+} DXGK_GPUCLOCKDATA;
+
+/*
+ * D3DKMT_QUERYCLOCKCALIBRATION: argument of D3DKMTQueryClockCalibration.
+ * WINDOWS-ABI.md's UINT32 fields are UINT here, the same 32-bit type, as
+ * in DXGK_NATIVE_FENCE_LOG_HEADER.
+ */
+typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
+	D3DKMT_HANDLE hAdapter;		/* in: adapter handle */
+	UINT NodeOrdinal;		/* in: engine, 0 .. NumEngines - 1 */
+	UINT PhysicalAdapterIndex;	/* in: 0 */
+	DXGK_GPUCLOCKDATA ClockData;	/* out */
+} D3DKMT_QUERYCLOCKCALIBRATION;
+
+/**
+ * D3DKMTQueryClockCalibration() - correlate a node's GPU clock with the CPU's
+ * @pClockCalibration: hAdapter, NodeOrdinal, PhysicalAdapterIndex in;
+ *	ClockData out
+ *
+ * Fills ClockData with the GPU timestamp clock of the node (every engine
+ * of an nfence adapter shares one clock) and CLOCK_MONOTONIC, read
+ * together by the kernel (DRM_NFENCE_QUERY_TIMESTAMP): GpuFrequency is
+ * D3DKMT_NFENCE_ADAPTER::TimestampFrequency (100 MHz), GpuClockCounter the
+ * GPU clock in ticks, CpuClockCounter CLOCK_MONOTONIC in nanoseconds.
+ * Flags is 0: ContextManagementProcessor would say the GPU's context
+ * management processor read the pair, but nfence's CMP has no part in it,
+ * the kernel reads both clocks on the CPU in the calling thread.
+ *
+ * Both counters come from one clock read in the kernel, the GPU clock
+ * being CLOCK_MONOTONIC since the GPU's power-up counted down to whole
+ * ticks, so the pair is exact to within one GPU tick (10 ns): for any
+ * CLOCK_MONOTONIC time t, the GPU timestamp at t differs from
+ * GpuClockCounter + (t - CpuClockCounter) * GpuFrequency / 10^9 by less
+ * than one tick. Being derived from CLOCK_MONOTONIC, the GPU clock does
+ * not drift from it, so one calibration holds as long as the adapter
+ * exists. It does not say when the kernel read the clocks within the call.
+ *
+ * PhysicalAdapterIndex is checked before the handle, NodeOrdinal after it.
+ * A call that fails writes nothing.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pClockCalibration
+ * is NULL, PhysicalAdapterIndex is not 0 (an nfence adapter is one
+ * physical adapter) or NodeOrdinal is not below the adapter's engine count;
+ * STATUS_INVALID_HANDLE if hAdapter is not an open adapter handle;
+ * otherwise the status of the kernel's error (see NFenceStatusFromErrno()).
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *pClockCalibration);
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                            */
 /* ------------------------------------------------------------------ */
