@@ -1425,6 +1425,144 @@ TEST_F(nf, query_timestamp)
 	EXPECT_GE(dgpu + 2, dcpu * GPU_HZ / 1000000000ull);
 }
 
+/* ---- D3DKMTQueryClockCalibration --------------------------------------- */
+
+/* A calibration of @node, the struct poisoned first. */
+static NTSTATUS calibrate(D3DKMT_HANDLE adapter, UINT node, UINT phys,
+			  D3DKMT_QUERYCLOCKCALIBRATION *c)
+{
+	memset(c, 0xa5, sizeof(*c));
+	c->hAdapter = adapter;
+	c->NodeOrdinal = node;
+	c->PhysicalAdapterIndex = phys;
+	return D3DKMTQueryClockCalibration(c);
+}
+
+/*
+ * The GPU timestamp a calibration predicts for CLOCK_MONOTONIC time @t:
+ * GpuClockCounter + (t - CpuClockCounter) * GpuFrequency / 10^9, rounded
+ * down; @t may be before the calibration.
+ */
+static int64_t clock_predict(const DXGK_GPUCLOCKDATA *d, UINT64 t)
+{
+	__int128 dt = (__int128)(int64_t)(t - d->CpuClockCounter);
+	__int128 ticks = dt * (__int128)d->GpuFrequency;
+	__int128 q = ticks / 1000000000;
+
+	if (ticks % 1000000000 < 0)
+		q--;	/* toward minus infinity, as for t >= the calibration */
+	return (int64_t)((__int128)d->GpuClockCounter + q);
+}
+
+/* What D3DKMTQueryClockCalibration documents: the pair is exact to a tick. */
+#define CLOCK_UNCERTAINTY_TICKS	1
+
+/*
+ * D3DKMTQueryClockCalibration on every node of every adapter: the
+ * adapter's timestamp frequency, CLOCK_MONOTONIC read within the call, no
+ * flag, the inputs untouched. Two in a row are monotonic in both counters,
+ * and the second lies where the first predicts, within the documented
+ * tick: both come from the one clock.
+ */
+TEST_F(nf, clock_calibration)
+{
+	D3DKMT_QUERYCLOCKCALIBRATION c1, c2;
+	D3DKMT_NFENCE_ADAPTER na;
+	UINT64 before, after;
+	int64_t off, worst = 0;
+	UINT i, n;
+
+	for (i = 0; i < self->e.nadapters; i++) {
+		D3DKMT_HANDLE h = self->e.adapters[i].hAdapter;
+
+		ASSERT_EQ(STATUS_SUCCESS, query(h, KMTQAITYPE_NFENCE_ADAPTER,
+						&na, sizeof(na)));
+		EXPECT_EQ(self->e.cfg.num_engines, na.NumEngines);
+		for (n = 0; n < na.NumEngines; n++) {
+			before = now_ns();
+			ASSERT_EQ(STATUS_SUCCESS, calibrate(h, n, 0, &c1))
+				TH_LOG("adapter %u node %u", i, n);
+			after = now_ns();
+			ASSERT_EQ(STATUS_SUCCESS, calibrate(h, n, 0, &c2));
+			EXPECT_EQ(h, c1.hAdapter);
+			EXPECT_EQ(n, c1.NodeOrdinal);
+			EXPECT_EQ(0u, c1.PhysicalAdapterIndex);
+			EXPECT_EQ(na.TimestampFrequency,
+				  c1.ClockData.GpuFrequency);
+			EXPECT_EQ(GPU_HZ, c1.ClockData.GpuFrequency);
+			EXPECT_LE(before, c1.ClockData.CpuClockCounter);
+			EXPECT_GE(after, c1.ClockData.CpuClockCounter);
+			EXPECT_EQ(0u, c1.ClockData.Flags.Value);
+			EXPECT_EQ(0u, c2.ClockData.Flags.Value);
+
+			EXPECT_LE(c1.ClockData.CpuClockCounter,
+				  c2.ClockData.CpuClockCounter);
+			EXPECT_LE(c1.ClockData.GpuClockCounter,
+				  c2.ClockData.GpuClockCounter);
+			off = (int64_t)c2.ClockData.GpuClockCounter -
+			      clock_predict(&c1.ClockData,
+					    c2.ClockData.CpuClockCounter);
+			EXPECT_LE(off, CLOCK_UNCERTAINTY_TICKS)
+				TH_LOG("adapter %u node %u", i, n);
+			EXPECT_GE(off, -CLOCK_UNCERTAINTY_TICKS)
+				TH_LOG("adapter %u node %u", i, n);
+			if (off < 0 ? -off > worst : off > worst)
+				worst = off < 0 ? -off : off;
+		}
+	}
+	TH_LOG("one calibration predicts the next within %lld tick(s)",
+	       (long long)worst);
+}
+
+/*
+ * D3DKMTQueryClockCalibration's refusals, each with otherwise valid input:
+ * a node past the last, a physical adapter other than 0, a handle that is
+ * no adapter's. Nothing is written.
+ */
+TEST_F(nf, clock_calibration_errors)
+{
+	const UINT nodes[] = {
+		self->e.cfg.num_engines, self->e.cfg.num_engines + 1, 0xffff,
+		0x10000, 0xffffffffu,
+	};
+	static const UINT phys[] = { 1, 2, 0x80000000u, 0xffffffffu };
+	const D3DKMT_HANDLE handles[] = { 0, 0x7fffffff, self->e.dev[0] };
+	D3DKMT_HANDLE h = self->e.adapters[0].hAdapter;
+	D3DKMT_QUERYCLOCKCALIBRATION c, ref;
+	UINT i;
+
+	for (i = 0; i < NELEM(nodes); i++) {
+		memset(&ref, 0xa5, sizeof(ref));
+		ref.hAdapter = h;
+		ref.NodeOrdinal = nodes[i];
+		ref.PhysicalAdapterIndex = 0;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  calibrate(h, nodes[i], 0, &c))
+			TH_LOG("node 0x%x", nodes[i]);
+		EXPECT_EQ(0, memcmp(&ref, &c, sizeof(c)));
+	}
+	for (i = 0; i < NELEM(phys); i++) {
+		memset(&ref, 0xa5, sizeof(ref));
+		ref.hAdapter = h;
+		ref.NodeOrdinal = 0;
+		ref.PhysicalAdapterIndex = phys[i];
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  calibrate(h, 0, phys[i], &c))
+			TH_LOG("physical adapter 0x%x", phys[i]);
+		EXPECT_EQ(0, memcmp(&ref, &c, sizeof(c)));
+	}
+	for (i = 0; i < NELEM(handles); i++) {
+		memset(&ref, 0xa5, sizeof(ref));
+		ref.hAdapter = handles[i];
+		ref.NodeOrdinal = 0;
+		ref.PhysicalAdapterIndex = 0;
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  calibrate(handles[i], 0, 0, &c))
+			TH_LOG("handle 0x%x", handles[i]);
+		EXPECT_EQ(0, memcmp(&ref, &c, sizeof(c)));
+	}
+}
+
 /* ---- the Windows startup queries -------------------------------------- */
 
 /* True if @n bytes at @p are all @byte. */
@@ -3249,6 +3387,55 @@ TEST_F(gpu, gpu_timestamp_and_work)
 	 * same pass: allow it 2 ms less.
 	 */
 	EXPECT_LE(t0 + (work_ns - 2 * MS) * GPU_HZ / 1000000000ull, t1);
+}
+
+/*
+ * A calibration of each queue's node predicts the TIMESTAMP the engine
+ * writes: for CLOCK_MONOTONIC read before the submission and after its
+ * completion, the timestamp lies between the two predictions, widened by
+ * the documented uncertainty. The submission comes 20 ms after the
+ * calibration, so that a wrong frequency or a wrong counter shows.
+ */
+TEST_F(gpu, clock_calibration_predicts_timestamp)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0];
+	D3DKMT_HANDLE adapter = self->e.adapters[0].hAdapter;
+	D3DKMT_QUERYCLOCKCALIBRATION c;
+	D3DKMT_NFENCE_ADAPTER na;
+	int64_t lo, hi, ts;
+	UINT64 t_before, t_after;
+	NFENCE_CS cs;
+	UINT i;
+
+	ASSERT_EQ(STATUS_SUCCESS, query(adapter, KMTQAITYPE_NFENCE_ADAPTER,
+					&na, sizeof(na)));
+	for (i = 0; i < 2; i++) {
+		/* g->q[i] is a queue of node i (FIXTURE_SETUP(gpu)). */
+		ASSERT_EQ(STATUS_SUCCESS, calibrate(adapter, i, 0, &c));
+		EXPECT_EQ(na.TimestampFrequency, c.ClockData.GpuFrequency);
+		usleep(20 * 1000);
+
+		cs_begin(_metadata, g, &cs);
+		NFenceCsTimestamp(&cs, g->data.va + 8 * i);
+		t_before = now_ns();
+		ASSERT_EQ(STATUS_SUCCESS, submit(g->q[i].hHwQueue, &cs, 1));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  progress_wait(dev, &g->q[i], 1, WAIT_NS));
+		t_after = now_ns();
+
+		ts = (int64_t)rd(&g->data.cpu[i]);
+		lo = clock_predict(&c.ClockData, t_before) -
+		     CLOCK_UNCERTAINTY_TICKS;
+		hi = clock_predict(&c.ClockData, t_after) +
+		     CLOCK_UNCERTAINTY_TICKS;
+		EXPECT_LE(lo, ts) TH_LOG("node %u", i);
+		EXPECT_GE(hi, ts) TH_LOG("node %u", i);
+		TH_LOG("node %u: %lld ticks past pred(before), %lld short of pred(after), window %llu ns",
+		       i, (long long)(ts - lo - CLOCK_UNCERTAINTY_TICKS),
+		       (long long)(hi - CLOCK_UNCERTAINTY_TICKS - ts),
+		       (unsigned long long)(t_after - t_before));
+	}
 }
 
 /* WORK occupies the engine for its duration (the kernel's GPU only). */
