@@ -14,7 +14,8 @@
  *  3. creates a WDDM 2.x monitored fence and a native fence, signals and
  *     waits on both from the CPU and from the GPU (queued waits and
  *     signals, and a command buffer that signals the native fence);
- *  4. reads the device state and a clock calibration.
+ *  4. reads the device state, and a clock calibration that must predict
+ *     a GPU timestamp.
  *
  * It prints one "ok ..." line per check, or "not ok ..." and exits with 1.
  * The command buffer is in the simulated GPU's instruction set (NFenceCs*),
@@ -267,7 +268,7 @@ bool GpuSignalNative(Gpu &gpu, const D3DDDI_NATIVEFENCEMAPPING &mapping,
 	D3DKMT_SUBMITCOMMANDTOHWQUEUE s;
 	NFENCE_CS cs;
 
-	if (!Expect(NFenceCsInit(&cs, gpu.commands, 4096, gpu.commandsVa),
+	if (!Expect(NFenceCsInit(&cs, gpu.commands, 2048, gpu.commandsVa),
 		    "command buffer") ||
 	    !Expect(NFenceCsSignalNativeFence(&cs, &mapping, value),
 		    "encode a native fence signal"))
@@ -279,6 +280,67 @@ bool GpuSignalNative(Gpu &gpu, const D3DDDI_NATIVEFENCEMAPPING &mapping,
 	s.CommandLength = NFenceCsSize(&cs);
 	return Expect(D3DKMTSubmitCommandToHwQueue(&s),
 		      "D3DKMTSubmitCommandToHwQueue");
+}
+
+UINT64 MonotonicNs()
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
+}
+
+/* The GPU timestamp a calibration predicts for CLOCK_MONOTONIC @t. */
+double Predict(const DXGK_GPUCLOCKDATA &c, UINT64 t)
+{
+	return (double)c.GpuClockCounter + ((double)t - (double)c.CpuClockCounter) *
+	       (double)c.GpuFrequency / 1e9;
+}
+
+/*
+ * Calibrate node 0, then have the engine write its timestamp (TIMESTAMP,
+ * into the second half of the command buffer): it must lie between the
+ * predictions for before the submission and after its completion.
+ */
+void CheckClock(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE hDevice, Gpu &gpu)
+{
+	D3DKMT_QUERYCLOCKCALIBRATION q;
+	D3DKMT_SUBMITCOMMANDTOHWQUEUE s;
+	volatile UINT64 *out;
+	UINT64 before, after;
+	NFENCE_CS cs;
+
+	std::memset(&q, 0, sizeof(q));
+	q.hAdapter = hAdapter;
+	q.NodeOrdinal = 0;
+	if (!Expect(D3DKMTQueryClockCalibration(&q),
+		    "D3DKMTQueryClockCalibration"))
+		return;
+	std::printf("clock: GPU frequency %" PRIu64 " Hz\n",
+		    (uint64_t)q.ClockData.GpuFrequency);
+	out = reinterpret_cast<volatile UINT64 *>(
+		static_cast<char *>(gpu.commands) + 4000);
+	*out = 0;
+	if (!Expect(NFenceCsInit(&cs, static_cast<char *>(gpu.commands) + 2048,
+				 1024, gpu.commandsVa + 2048),
+		    "command buffer") ||
+	    !Expect(NFenceCsTimestamp(&cs, gpu.commandsVa + 4000),
+		    "encode a TIMESTAMP"))
+		return;
+	std::memset(&s, 0, sizeof(s));
+	s.hHwQueue = gpu.queue.hHwQueue;
+	s.HwQueueProgressFenceId = ++gpu.progress;
+	s.CommandBuffer = NFenceCsGpuVa(&cs);
+	s.CommandLength = NFenceCsSize(&cs);
+	before = MonotonicNs();
+	if (!Expect(D3DKMTSubmitCommandToHwQueue(&s), "submit the TIMESTAMP") ||
+	    !Expect(CpuWait(hDevice, gpu.queue.hHwQueueProgressFence,
+			    gpu.progress), "wait for the TIMESTAMP"))
+		return;
+	after = MonotonicNs();
+	Check(Predict(q.ClockData, before) - 1 <= (double)*out &&
+	      (double)*out <= Predict(q.ClockData, after) + 1,
+	      "clock calibration predicts the GPU's TIMESTAMP");
 }
 
 int Run()
@@ -410,6 +472,7 @@ int Run()
 	if (Expect(D3DKMTGetDeviceState(&state), "D3DKMTGetDeviceState"))
 		Check(state.ExecutionState == D3DKMT_DEVICEEXECUTION_ACTIVE,
 		      "device state: active");
+	CheckClock(open.hAdapter, hDevice, gpu);
 
 	/* Tear down in the Windows order. */
 	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT destroySync;

@@ -24,6 +24,8 @@ set -- "$@" \
 	"^ok native fence: CPU wait for the GPU's 11$" \
 	"^native fence: value 12$" \
 	"^ok device state: active$" \
+	"^clock: GPU frequency 100000000 Hz$" \
+	"^ok clock calibration predicts the GPU's TIMESTAMP$" \
 	"^ok: 0 failed checks$"
 
 bin=$1
