@@ -57,16 +57,14 @@
  * first disconnected, and the driver waits for each queue's progress fence
  * to reach the value the process last stored at the last queued value
  * page, as the WDDM 3.2 user-mode submission documentation has Dxgkrnl
- * do: work the process rang before it exited runs. The wait is bounded by
- * the adapter's TDR timeout, and by NFENCE_DOORBELL_DRAIN_MS (2 s) in any
- * case: the value waited for is the process's to write, and the close may
- * run in another task; a stopped queue (its context faulted, its device
- * lost: which is what happens to a killed process's queues) is not waited
- * for.
+ * do: work the process rang before it exited runs. This is the doorbell
+ * part of the file's exit wait (nfence_file_drain() in nfence_hwqueue.c),
+ * under its one deadline: the adapter's TDR timeout, and
+ * NFENCE_FILE_DRAIN_MS (2 s) in any case: the value waited for is the
+ * process's to write, and the close may run in another task; a stopped
+ * queue (its context faulted, its device lost: which is what happens to a
+ * killed process's queues) is not waited for.
  */
-
-/* NFENCE_DOORBELL_DRAIN_MS: the bound of the exit wait without a TDR */
-#define NFENCE_DOORBELL_DRAIN_MS	2000
 
 static struct nfence_doorbell *to_nfence_doorbell(struct drm_gem_object *obj)
 {
@@ -845,15 +843,13 @@ static bool nfence_doorbell_drained(struct nfence_doorbell *db, u64 last)
 /**
  * nfence_file_doorbells_drain - the exit wait of a closing file's doorbells
  * @nfile: the file, in postclose (nothing else uses its tables)
+ * @deadline: when the file's exit wait ends, in jiffies
  *
  * See DOC: doorbell objects.
  */
-void nfence_file_doorbells_drain(struct nfence_file *nfile)
+void nfence_file_doorbells_drain(struct nfence_file *nfile,
+				 unsigned long deadline)
 {
-	u32 tdr = nfile->adapter->gpu.cfg.tdr_timeout_ms;
-	u32 ms = tdr ? min(tdr, NFENCE_DOORBELL_DRAIN_MS) :
-		 NFENCE_DOORBELL_DRAIN_MS;
-	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
 	struct nfence_doorbell *db;
 	unsigned long handle;
 	u64 last;

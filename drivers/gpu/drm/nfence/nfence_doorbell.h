@@ -90,7 +90,8 @@ void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine);
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);
 void nfence_file_doorbells_init(struct nfence_file *nfile);
-void nfence_file_doorbells_drain(struct nfence_file *nfile);
+void nfence_file_doorbells_drain(struct nfence_file *nfile,
+				 unsigned long deadline);
 void nfence_file_doorbells_fini(struct nfence_file *nfile);
 int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
 				  struct drm_file *file);

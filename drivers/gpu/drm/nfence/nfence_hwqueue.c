@@ -4,6 +4,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -62,6 +63,12 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * context and queue tables of a file live here, above nfence_context.c,
  * which knows nothing of queues.
  */
+
+/*
+ * NFENCE_FILE_DRAIN_MS: the bound of a closing file's exit wait (all its
+ * queues and doorbells together) without a TDR timeout
+ */
+#define NFENCE_FILE_DRAIN_MS	2000
 
 /* Entries of a new log buffer on @adapter: more while it is traced. */
 static u32 nfence_hwqueue_log_entries(struct nfence_adapter *adapter)
@@ -1272,6 +1279,20 @@ void nfence_file_sched_init(struct nfence_file *nfile)
 	nfence_file_doorbells_init(nfile);
 }
 
+/*
+ * The exit wait of a closing file, in postclose (nothing else uses its
+ * tables), with one deadline for all it waits for: see DOC: doorbell
+ * objects.
+ */
+static void nfence_file_drain(struct nfence_file *nfile)
+{
+	u32 tdr = nfile->adapter->gpu.cfg.tdr_timeout_ms;
+	u32 ms = tdr ? min(tdr, NFENCE_FILE_DRAIN_MS) : NFENCE_FILE_DRAIN_MS;
+	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+
+	nfence_file_doorbells_drain(nfile, deadline);
+}
+
 /**
  * nfence_file_sched_fini - destroy every context and queue of a closing file
  * @nfile: the file
@@ -1282,7 +1303,7 @@ void nfence_file_sched_fini(struct nfence_file *nfile)
 	unsigned long handle;
 
 	/* Work the process rang before it went runs first. */
-	nfence_file_doorbells_drain(nfile);
+	nfence_file_drain(nfile);
 	mutex_lock(&nfile->sched_lock);
 	xa_for_each(&nfile->contexts.xa, handle, ctx) {
 		xa_erase(&nfile->contexts.xa, handle);
