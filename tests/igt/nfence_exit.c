@@ -19,8 +19,11 @@
 IGT_TEST_DESCRIPTION("Process termination: a process killed by a signal or "
 		     "crashing has its devices put in error, so the fences "
 		     "it created become AlwaysSignaled for every process that "
-		     "opened them (CPU and GPU waiters released); a process "
-		     "that exits normally leaves its shared fences alone.");
+		     "opened them (CPU and GPU waiters released), and its "
+		     "queued work is dropped; a process that exits normally "
+		     "leaves its shared fences alone, and its file's close "
+		     "runs the work its queues hold first, for a bounded "
+		     "time.");
 
 #define WATCHDOG_S	60
 #define INITIAL		7
@@ -504,7 +507,7 @@ static void test_ring_stuck_at_exit(void)
  * submits a logged signal of the parent's fence (value 1), WORK, and a
  * logged signal of SIGNALED; it reads its signal log until the first
  * entry is there, tells the parent, and ends while the WORK runs, its
- * queue's logs still to be written.
+ * queue's second log entry still to be written.
  */
 static void logger(int sock)
 {
@@ -561,17 +564,48 @@ static void logger(int sock)
 	child_end(sock);
 }
 
+static void log_trace_off(int sig)
+{
+	const char *dir = nfence_tracefs();
+
+	(void)sig;
+	if (dir)
+		nfence_trace_events(dir, "nfence_log_entry", false);
+}
+
+/* Whether @text has an nfence_log_entry event of a signal of @value. */
+static bool traced_signal_entry(const char *text, uint64_t value)
+{
+	char want[48];
+	const char *line;
+
+	snprintf(want, sizeof(want), " value=%" PRIu64 " ", value);
+	for (line = text; (line = strstr(line, "nfence_log_entry:")); line++) {
+		const char *end = strchr(line, '\n');
+		const char *hit = strstr(line, want);
+		const char *sig = strstr(line, "log=signals");
+
+		if (hit && sig && (!end || (hit < end && sig < end)))
+			return true;
+	}
+	return false;
+}
+
 /*
  * A process ends with a logged command still to run on a kernel-mode
- * queue. Its file closes and takes the queue with it (a kernel-mode
- * queue's pending work is dropped at close, exit or kill alike, unlike
- * the work a doorbell rang: see gpu-work.rst): the parent's fence stays at
- * the first logged signal's value. The queue and its logs go away while
- * the engine may be about to log (the debug kernel's KASAN and kmemleak
- * watch that), and a queue made next logs as usual.
+ * queue. At a normal exit its file's close waits for the queue to run it
+ * (Windows idles the device first: see gpu-work.rst, "Process
+ * termination"): once the process is reaped the parent's fence is at the
+ * second logged signal's value, and the engine logged both signals
+ * (nfence_log_entry trace events, where tracefs has them). Killed, its
+ * queue stops and the rest of its work is dropped: the fence stays at the
+ * first signal's value and the second is never logged. Either way the
+ * queue and its logs go away with the file (the debug kernel's KASAN and
+ * kmemleak watch that), and a queue made next logs as usual.
  */
 static void test_logged_work_then_end(enum ending how)
 {
+	const char *trace = nfence_tracefs();
 	struct drm_nfence_fence_mapping m;
 	struct drm_nfence_log_entry e[2];
 	struct drm_nfence_log_read lr;
@@ -580,6 +614,7 @@ static void test_logged_work_then_end(enum ending how)
 	struct nfence_cs cs;
 	char byte = how, ack;
 	uint32_t dev, h;
+	char *text;
 	uint64_t v;
 	pid_t pid;
 
@@ -590,6 +625,14 @@ static void test_logged_work_then_end(enum ending how)
 	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
 				SHAREABLE, 0, &m);
 	sfd = nfence_fence_share(fd, h);
+	if (trace) {
+		nfence_trace_write(trace, "trace", "");
+		nfence_trace_events(trace, "nfence_log_entry", true);
+		igt_install_exit_handler(log_trace_off);
+	} else {
+		igt_info("no tracefs with nfence events: the log entries "
+			 "are not checked\n");
+	}
 	pid = nfence_fork_child(logger, &sock);
 	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
 	close(sfd);
@@ -599,11 +642,28 @@ static void test_logged_work_then_end(enum ending how)
 	assert_child_ended(pid, how);
 	close(sock);
 	igt_assert_eq(nfence_debugfs_queues_wait_gone(dir, pid, 10000), 0);
-	/* Longer than the WORK: the rest of the buffer did not run. */
-	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED,
-					      nfence_deadline_ms(1000)),
-		      -ETIME);
-	igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 1, 0), 0);
+	if (how == END_EXIT) {
+		/* Reaped after its close: the work ran before. */
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED, 0),
+			      0);
+	} else {
+		/* Longer than the WORK: the rest of the buffer did not run. */
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, SIGNALED,
+						      nfence_deadline_ms(1000)),
+			      -ETIME);
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, 1, 0), 0);
+	}
+	if (trace) {
+		log_trace_off(0);
+		text = nfence_trace_read(trace);
+		igt_assert_f(traced_signal_entry(text, 1),
+			     "the first signal was not logged:\n%s\n", text);
+		igt_assert_f(traced_signal_entry(text, SIGNALED) ==
+			     (how == END_EXIT),
+			     "the second signal was%s logged:\n%s\n",
+			     how == END_EXIT ? " not" : "", text);
+		free(text);
+	}
 
 	/* The adapter logs on: a new queue of this process. */
 	nfence_queue_create(&q, fd, dev, 0, 0);
@@ -671,13 +731,16 @@ igt_main
 		test_ring_stuck_at_exit();
 
 	igt_describe("A process exits with logged work queued on a kernel-mode "
-		     "queue: the queue and its logs go with the file, the "
-		     "rest of the work is dropped, and the adapter logs on.");
+		     "queue: its file's close runs the work first (the fence "
+		     "signals, both signals are logged), then the queue and "
+		     "its logs go with the file, and the adapter logs on.");
 	igt_subtest("logged-work-at-exit")
 		test_logged_work_then_end(END_EXIT);
 
-	igt_describe("A process is killed with logged work queued: as at "
-		     "exit.");
+	igt_describe("A process is killed with logged work queued: nothing is "
+		     "waited for, the rest of the work is dropped (the fence "
+		     "stays at the first signal, the second is never "
+		     "logged), and the adapter logs on.");
 	igt_subtest("logged-work-killed")
 		test_logged_work_then_end(END_SIGKILL);
 

@@ -195,6 +195,18 @@ static inline bool nfence_cmp_queue_stopped(const struct nfence_cmp_queue *q)
 }
 
 /**
+ * nfence_cmp_queue_held - whether a queue runs nothing until told to
+ * @q: the queue, its CMP's lock held
+ *
+ * Return: true once it stopped for good, and while its context is
+ * suspended (only its process resumes it).
+ */
+static inline bool nfence_cmp_queue_held(const struct nfence_cmp_queue *q)
+{
+	return nfence_cmp_queue_stopped(q) || q->ctx->suspended;
+}
+
+/**
  * typedef nfence_cmp_queue_fn_t - what nfence_cmp_walk_queues_locked() calls
  * @q: the queue
  * @data: the caller's data

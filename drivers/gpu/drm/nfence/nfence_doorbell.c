@@ -58,12 +58,15 @@
  * to reach the value the process last stored at the last queued value
  * page, as the WDDM 3.2 user-mode submission documentation has Dxgkrnl
  * do: work the process rang before it exited runs. This is the doorbell
- * part of the file's exit wait (nfence_file_drain() in nfence_hwqueue.c),
- * under its one deadline: the adapter's TDR timeout, and
- * NFENCE_FILE_DRAIN_MS (2 s) in any case: the value waited for is the
- * process's to write, and the close may run in another task; a stopped
- * queue (its context faulted, its device lost: which is what happens to a
- * killed process's queues) is not waited for.
+ * part of the file's exit wait (nfence_file_drain() in nfence_hwqueue.c,
+ * which also waits for the kernel-mode queues), under its one deadline:
+ * the adapter's TDR timeout, and NFENCE_FILE_DRAIN_MS (2 s) in any case,
+ * for the file's doorbells and queues together: the value waited for is
+ * the process's to write, and the close may run in another task. A queue
+ * that is held (stopped: its context faulted or its device lost, which is
+ * what happens to a killed process's queues; or its context suspended,
+ * which only the process could have resumed) is not waited for, nor is
+ * any once the adapter is unplugged.
  */
 
 static struct nfence_doorbell *to_nfence_doorbell(struct drm_gem_object *obj)
@@ -827,17 +830,16 @@ static void nfence_doorbell_disconnect(struct nfence_doorbell *db)
 	nfence_cmp_kick(cmp);
 }
 
-/* Whether @db's queue has run to @last, or will never run again. */
+/* Whether @db's queue has run to @last, or is held (not running again). */
 static bool nfence_doorbell_drained(struct nfence_doorbell *db, u64 last)
 {
 	struct nfence_cmp *cmp = &db->adapter->cmp;
-	bool stopped;
+	bool held;
 
 	nfence_cmp_lock(cmp);
-	stopped = db->hwq->state == NFENCE_QUEUE_FAULTED ||
-		  db->hwq->state == NFENCE_QUEUE_LOST;
+	held = nfence_cmp_queue_held(db->hwq);
 	nfence_cmp_unlock(cmp);
-	return stopped || nfence_fence_read(db->hwq->progress) >= last;
+	return held || nfence_fence_read(db->hwq->progress) >= last;
 }
 
 /**
@@ -850,6 +852,7 @@ static bool nfence_doorbell_drained(struct nfence_doorbell *db, u64 last)
 void nfence_file_doorbells_drain(struct nfence_file *nfile,
 				 unsigned long deadline)
 {
+	struct drm_device *drm = &nfile->adapter->drm;
 	struct nfence_doorbell *db;
 	unsigned long handle;
 	u64 last;
@@ -859,7 +862,8 @@ void nfence_file_doorbells_drain(struct nfence_file *nfile,
 	xa_for_each(&nfile->doorbells.xa, handle, db) {
 		last = READ_ONCE(*(u64 *)page_address(db->last_queued->page));
 		while (!nfence_doorbell_drained(db, last) &&
-		       time_before(jiffies, deadline))
+		       time_before(jiffies, deadline) &&
+		       !drm_dev_is_unplugged(drm))
 			usleep_range(500, 1000);
 	}
 }

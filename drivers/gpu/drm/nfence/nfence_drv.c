@@ -138,9 +138,12 @@ static bool nfence_closed_by_killed_opener(struct nfence_file *nfile)
  * anything is torn down: every fence its devices created becomes
  * AlwaysSignaled, for every holder in every process and on every adapter
  * (its CPU waiters are released, GPU waits on it pass, cross-adapter
- * instances follow), and its queues stop. A process that exits or closes
- * its file normally keeps today's behaviour: its shared fences stay
- * usable and unsignaled in the processes that opened them.
+ * instances follow), and its queues stop: the work they held is dropped,
+ * nothing is waited for. A process that exits or closes its file normally
+ * has the work its queues hold run first, kernel-mode submissions and
+ * doorbell rings alike, within a bounded exit wait (see DOC: hardware
+ * queues and submission); its shared fences stay usable and unsignaled in
+ * the processes that opened them, but for the signals that work makes.
  */
 static void nfence_file_killed(struct nfence_file *nfile)
 {

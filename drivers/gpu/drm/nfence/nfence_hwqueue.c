@@ -62,6 +62,25 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * the teardown of its queues: so destroying a context, faulting one and the
  * context and queue tables of a file live here, above nfence_context.c,
  * which knows nothing of queues.
+ *
+ * Destroying a queue or its context drops its pending submissions. Closing
+ * the file waits for them first (nfence_file_drain()), as Windows idles a
+ * device before it destroys it at a normal process exit: the work that
+ * the process queued before it exited or closed its file runs, with the
+ * fence signals it makes. The exit wait has one deadline per file, for its
+ * kernel-mode queues and its doorbells (DOC: doorbell objects) together:
+ * the adapter's TDR timeout, and NFENCE_FILE_DRAIN_MS (2 s) in any case,
+ * because the work may wait for a fence that nobody signals; what has not
+ * run by then is dropped as at a destroy. A queue is done when it has
+ * nothing pending (&nfence_cmp_queue.num_pending, under &nfence_cmp.lock,
+ * counts the entry being run too) or when it is held: stopped (its context
+ * faulted or its device lost; a killed process's devices are put in error
+ * before its file is torn down, so nothing of it is waited for) or its
+ * context suspended (CONTEXT_CONTROL: nobody can resume it once its file
+ * is closing). Nothing is waited for once the adapter is unplugged. The
+ * queues keep running meanwhile: work that waits for a fence that another
+ * queue of the file, or another process, signals before the deadline
+ * completes.
  */
 
 /*
@@ -69,6 +88,8 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * queues and doorbells together) without a TDR timeout
  */
 #define NFENCE_FILE_DRAIN_MS	2000
+/* How often the exit wait looks for an unplug, which wakes nothing. */
+#define NFENCE_FILE_DRAIN_SLICE_MS	20
 
 /* Entries of a new log buffer on @adapter: more while it is traced. */
 static u32 nfence_hwqueue_log_entries(struct nfence_adapter *adapter)
@@ -1279,30 +1300,78 @@ void nfence_file_sched_init(struct nfence_file *nfile)
 	nfence_file_doorbells_init(nfile);
 }
 
+/* Whether kernel-mode queue @q has run what it held, or is held itself. */
+static bool nfence_hwqueue_drained(struct nfence_hwqueue *q)
+{
+	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
+	bool drained;
+
+	nfence_cmp_lock(cmp);
+	drained = !q->hw.num_pending || nfence_cmp_queue_held(&q->hw);
+	nfence_cmp_unlock(cmp);
+	return drained;
+}
+
+/*
+ * Wait until kernel-mode queue @q is drained, @deadline (jiffies) passes
+ * or the adapter is unplugged. Its submissions completing and its stop
+ * wake &nfence_hwqueue.room; the lock-free look only ends a sleep, the
+ * decision is nfence_hwqueue_drained()'s.
+ */
+static void nfence_hwqueue_drain(struct nfence_hwqueue *q,
+				 unsigned long deadline)
+{
+	struct drm_device *drm = &q->ctx->adapter->drm;
+	long left;
+
+	while (!nfence_hwqueue_drained(q) && !drm_dev_is_unplugged(drm)) {
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			break;
+		wait_event_timeout(q->room,
+				   !READ_ONCE(q->hw.num_pending) ||
+				   READ_ONCE(q->hw.state) ==
+				   NFENCE_QUEUE_FAULTED ||
+				   READ_ONCE(q->hw.state) == NFENCE_QUEUE_LOST,
+				   min_t(long, left,
+					 msecs_to_jiffies(NFENCE_FILE_DRAIN_SLICE_MS)));
+	}
+}
+
 /*
  * The exit wait of a closing file, in postclose (nothing else uses its
- * tables), with one deadline for all it waits for: see DOC: doorbell
- * objects.
+ * tables): see DOC: hardware queues and submission.
  */
 static void nfence_file_drain(struct nfence_file *nfile)
 {
-	u32 tdr = nfile->adapter->gpu.cfg.tdr_timeout_ms;
+	struct nfence_adapter *adapter = nfile->adapter;
+	u32 tdr = adapter->gpu.cfg.tdr_timeout_ms;
 	u32 ms = tdr ? min(tdr, NFENCE_FILE_DRAIN_MS) : NFENCE_FILE_DRAIN_MS;
 	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	struct nfence_hwqueue *q;
+	unsigned long handle;
 
+	/* After an unplug nothing is waited for (see DOC: unplug). */
+	if (drm_dev_is_unplugged(&adapter->drm))
+		return;
 	nfence_file_doorbells_drain(nfile, deadline);
+	xa_for_each(&nfile->hwqueues.xa, handle, q)
+		if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION))
+			nfence_hwqueue_drain(q, deadline);
 }
 
 /**
  * nfence_file_sched_fini - destroy every context and queue of a closing file
  * @nfile: the file
+ *
+ * The work its queues and doorbells hold runs first, within the exit
+ * wait's deadline (see DOC: hardware queues and submission).
  */
 void nfence_file_sched_fini(struct nfence_file *nfile)
 {
 	struct nfence_context *ctx;
 	unsigned long handle;
 
-	/* Work the process rang before it went runs first. */
 	nfence_file_drain(nfile);
 	mutex_lock(&nfile->sched_lock);
 	xa_for_each(&nfile->contexts.xa, handle, ctx) {
