@@ -29,6 +29,8 @@ IGT_TEST_DESCRIPTION("Process termination: a process killed by a signal or "
 #define INITIAL		7
 #define WANTED		8
 #define RELEASE_MS	1000	/* the seed's bound on releasing waiters */
+#define EXIT_WAIT_MS	2000	/* the exit wait's bound without a TDR */
+#define EXIT_MARGIN_MS	1000	/* how late a close past the bound may end */
 #define SHAREABLE	(DRM_NFENCE_FENCE_SHARED | \
 			 DRM_NFENCE_FENCE_NT_SECURITY_SHARING)
 
@@ -687,6 +689,216 @@ static void test_logged_work_then_end(enum ending how)
 	close(dir);
 }
 
+/*
+ * Blocked kernel-mode work at exit. A plain forked child's queue waits
+ * (FENCE_WAIT) for the parent's fence to reach WANTED, then signals it to
+ * DONE; the child then exits normally. Who releases the wait, if anyone:
+ */
+enum release {
+	RELEASE_PARENT,	/* the parent, once the child's close is waiting */
+	RELEASE_QUEUE,	/* another queue of the child, after a WORK */
+	RELEASE_NONE,	/* nobody: the close gives up at its bound */
+};
+
+#define DONE		9
+#define HALF		(PAGE / 2)
+#define RELEASE_WORK_NS	(600 * 1000000ull)
+
+/* What a blocker tells the parent once its work is queued. */
+struct blocker_info {
+	uint32_t device;
+	uint32_t context;
+};
+
+static void blocker(int sock)
+{
+	struct drm_nfence_hwqueue_create hc2 = { 0 };
+	struct drm_nfence_context_create cc2 = { 0 };
+	struct drm_nfence_submit sub = { 0 };
+	struct blocker_info info;
+	struct child_queue c;
+	struct nfence_cs cs;
+	uint64_t cmd_va;
+	uint32_t cmd_h;
+	char rel;
+	void *cmds;
+
+	child_queue(sock, 0, &c);
+	if (read(sock, &rel, 1) != 1)
+		_exit(15);
+	cmds = child_alloc(c.cfd, c.dc.handle, &cmd_va, &cmd_h);
+	nfence_cs_init(&cs, cmds, cmd_va, HALF);
+	nfence_cs_wait_fence(&cs, &c.fo.mapping, WANTED);
+	nfence_cs_signal_fence(&cs, &c.fo.mapping, DONE);
+	sub.device = c.dc.handle;
+	sub.hwqueue = c.hc.handle;
+	sub.commands_gpu_va = cmd_va;
+	sub.size = cs.len;
+	sub.progress_fence_value = 1;
+	if (__nfence_submit(c.cfd, &sub))
+		_exit(16);
+	if (rel == RELEASE_QUEUE) {
+		/* A second queue, made later: the exit wait meets it last. */
+		cc2.device = c.dc.handle;
+		hc2.device = c.dc.handle;
+		if (__nfence_context_create(c.cfd, &cc2))
+			_exit(17);
+		hc2.context = cc2.handle;
+		if (__nfence_hwqueue_create(c.cfd, &hc2))
+			_exit(17);
+		nfence_cs_init(&cs, (char *)cmds + HALF, cmd_va + HALF, HALF);
+		nfence_cs_work(&cs, RELEASE_WORK_NS);
+		nfence_cs_signal_fence(&cs, &c.fo.mapping, WANTED);
+		sub.hwqueue = hc2.handle;
+		sub.commands_gpu_va = cmd_va + HALF;
+		sub.size = cs.len;
+		if (__nfence_submit(c.cfd, &sub))
+			_exit(17);
+	}
+	info.device = c.dc.handle;
+	info.context = c.cc.handle;
+	if (write(sock, &info, sizeof(info)) != sizeof(info))
+		_exit(18);
+	child_end(sock);
+}
+
+/* The exit wait's bound on adapter 0: its TDR timeout, at most 2 s. */
+static unsigned int exit_wait_ms(void)
+{
+	uint64_t tdr = nfence_param_get_u64("tdr_timeout_ms");
+
+	return tdr && tdr < EXIT_WAIT_MS ? tdr : EXIT_WAIT_MS;
+}
+
+/* Whether nfence_clients lists a file that process @pid opened. */
+static bool client_listed(int dir, pid_t pid)
+{
+	char buf[16384], prefix[32], *line, *save;
+
+	igt_assert_lte(0, __nfence_debugfs_read(dir, "nfence_clients", buf,
+						sizeof(buf)));
+	snprintf(prefix, sizeof(prefix), "pid %d ", pid);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
+/*
+ * Wait until @pid's file has left nfence_clients: its close (postclose)
+ * has begun.
+ */
+static void wait_close_begun(int dir, pid_t pid, unsigned int timeout_ms)
+{
+	uint64_t end = nfence_monotonic_ns() + timeout_ms * 1000000ull;
+
+	while (client_listed(dir, pid)) {
+		igt_assert_f(nfence_monotonic_ns() < end,
+			     "process %d's file still open after %u ms\n",
+			     pid, timeout_ms);
+		usleep(1000);
+	}
+}
+
+/*
+ * A process exits normally with work blocked on a kernel-mode queue. Its
+ * file's close waits for the work (the process is not reaped until it
+ * ends), with its queues still listed: released by the parent after the
+ * child exited, or by another queue of the child, the work runs (the
+ * fence reaches DONE by the time the child is reaped). Released by nobody,
+ * the close gives up at the exit wait's bound (its TDR timeout, at most
+ * 2 s), neither sooner nor much later, and drops the work: a late signal
+ * of the fence no longer reaches DONE. The child's queues and device go
+ * with its file either way.
+ */
+static void test_blocked_work_at_exit(enum release rel)
+{
+	unsigned int bound = exit_wait_ms();
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *value;
+	struct blocker_info info;
+	uint64_t start, took_ms;
+	int64_t devices;
+	char byte = rel;
+	int sock, sfd, dir;
+	uint32_t dev, h;
+	pid_t pid;
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_require(nfence_has_native_fences(fd));
+	dir = nfence_debugfs_dir(fd);
+	dev = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				SHAREABLE, 0, &m);
+	value = nfence_fence_map(fd, &m);
+	devices = nfence_live_devices(fd);
+	igt_assert_lte(0, devices);
+	sfd = nfence_fence_share(fd, h);
+	pid = nfence_fork_child(blocker, &sock);
+	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
+	close(sfd);
+	igt_assert_eq(write(sock, &byte, 1), 1);
+	igt_assert_f(read(sock, &info, sizeof(info)) == sizeof(info),
+		     "the blocker queued no work\n");
+	igt_assert_eq(nfence_debugfs_queue_wait_state(dir, pid, info.device,
+						      info.context,
+						      "wait-fence", 10000,
+						      NULL), 0);
+
+	/* The child exits; its close is left waiting for the work. */
+	byte = END_EXIT;
+	start = nfence_monotonic_ns();
+	igt_assert_eq(write(sock, &byte, 1), 1);
+	wait_close_begun(dir, pid, 10000);
+	if (rel != RELEASE_QUEUE) {
+		igt_assert_lte(1, nfence_debugfs_count_queues(dir, pid));
+		igt_assert_eq_u64(*value, 0);
+	} else {
+		/* The other queue's WORK still runs: released in the close. */
+		igt_assert_f(*value < WANTED, "released before the close\n");
+	}
+	if (rel == RELEASE_PARENT) {
+		usleep(bound / 4 * 1000);
+		igt_assert_lte(1, nfence_debugfs_count_queues(dir, pid));
+		nfence_fence_signal(fd, dev, h, WANTED);
+	}
+	assert_child_ended(pid, END_EXIT);
+	took_ms = (nfence_monotonic_ns() - start) / 1000000;
+	close(sock);
+	igt_info("the exit took %" PRIu64 " ms (bound %u ms)\n", took_ms,
+		 bound);
+	/* Reaped after its close: no queue of it is left. */
+	igt_assert_eq(nfence_debugfs_count_queues(dir, pid), 0);
+	if (rel == RELEASE_NONE) {
+		igt_assert_f(took_ms + 20 >= bound &&
+			     took_ms < bound + EXIT_MARGIN_MS,
+			     "the exit took %" PRIu64 " ms, the bound is %u "
+			     "ms\n", took_ms, bound);
+		/* Dropped: releasing the wait now runs nothing. */
+		igt_assert_eq_u64(*value, 0);
+		nfence_fence_signal(fd, dev, h, WANTED);
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, DONE,
+						      nfence_deadline_ms(500)),
+			      -ETIME);
+		igt_assert_eq_u64(*value, WANTED);
+	} else {
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h, DONE, 0), 0);
+		igt_assert_eq_u64(*value, DONE);
+		igt_assert_f(took_ms < bound,
+			     "the exit took %" PRIu64 " ms, the bound is %u "
+			     "ms\n", took_ms, bound);
+	}
+	/* The child's device went with its file. */
+	for (int i = 0; nfence_live_devices(fd) != devices && i < 1000; i++)
+		usleep(1000);
+	igt_assert_eq(nfence_live_devices(fd), devices);
+	nfence_fence_unmap(value);
+	nfence_fence_destroy(fd, h);
+	nfence_device_destroy(fd, dev);
+	close(dir);
+}
+
 igt_main
 {
 	igt_fixture
@@ -743,6 +955,25 @@ igt_main
 		     "logged), and the adapter logs on.");
 	igt_subtest("logged-work-killed")
 		test_logged_work_then_end(END_SIGKILL);
+
+	igt_describe("A process exits with work blocked on a fence that the "
+		     "parent signals after the exit, within the exit wait: "
+		     "the close waits, the work runs.");
+	igt_subtest("blocked-work-released-after-exit")
+		test_blocked_work_at_exit(RELEASE_PARENT);
+
+	igt_describe("A process exits with work blocked on a fence that "
+		     "another of its queues signals after a WORK: the queues "
+		     "run during the close, the work runs.");
+	igt_subtest("blocked-work-released-by-own-queue")
+		test_blocked_work_at_exit(RELEASE_QUEUE);
+
+	igt_describe("A process exits with work blocked on a fence nobody "
+		     "signals: the close gives up at the exit wait's bound "
+		     "(TDR timeout, at most 2 s; not much later), the work is "
+		     "dropped and its queue and device are gone.");
+	igt_subtest("blocked-work-dropped-at-bound")
+		test_blocked_work_at_exit(RELEASE_NONE);
 
 	igt_fixture
 		close(fd);
