@@ -283,13 +283,74 @@ static bool nf_fence_pdd_ok(const BYTE *pdd)
 	return true;
 }
 
+NTSTATUS nf_fence_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags,
+			 UINT affinity, UINT64 initial, D3DKMT_HANDLE *handle,
+			 D3DDDI_NATIVEFENCEMAPPING *mapping)
+{
+	struct drm_nfence_fence_create args;
+	struct nf_device *dev;
+	NTSTATUS st;
+
+	dev = nf_device_lookup(hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.type = type;
+	args.flags = kflags;
+	args.engine_affinity = affinity;
+	args.initial_value = initial;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_CREATE,
+			     &args);
+	if (NT_SUCCESS(st))
+		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
+				    handle, mapping, NULL);
+	nf_device_put(dev);
+	return st;
+}
+
+NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
+		       D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, UINT affinity,
+		       D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping)
+{
+	struct drm_nfence_fence_open args;
+	struct nf_device *dev;
+	uint32_t kflags;
+	intptr_t fd;
+	NTSTATUS st;
+
+	st = nf_fence_flags(flags, true, &kflags);
+	if (!NT_SUCCESS(st))
+		return st;
+	/* NULL is "no handle"; anything else must be a file descriptor. */
+	fd = (intptr_t)hNtHandle;
+	if (fd <= 0 || fd > INT_MAX)
+		return STATUS_INVALID_HANDLE;
+
+	dev = nf_device_lookup(hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+
+	memset(&args, 0, sizeof(args));
+	args.fd = (int32_t)fd;
+	args.device = dev->kernel_handle;
+	args.flags = kflags;
+	args.engine_affinity = affinity;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_OPEN,
+			     &args);
+	if (NT_SUCCESS(st))
+		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
+				    handle, mapping, NULL);
+	nf_device_put(dev);
+	return st;
+}
+
 NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 {
 	D3DKMT_CREATENATIVEFENCE *p = pCreateNativeFence;
-	struct drm_nfence_fence_create args;
 	D3DDDI_NATIVEFENCEMAPPING mapping = { 0 };
 	D3DKMT_HANDLE handle = 0;
-	struct nf_device *dev;
 	uint32_t kflags;
 	NTSTATUS st;
 
@@ -302,24 +363,12 @@ NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 	if (!NT_SUCCESS(st))
 		return st;
 
-	dev = nf_device_lookup(p->hDevice);
-	if (!dev)
-		return STATUS_INVALID_HANDLE;
-
-	memset(&args, 0, sizeof(args));
-	args.device = dev->kernel_handle;
-	args.type = (UINT)p->Info.Type == D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU ?
-		    DRM_NFENCE_FENCE_TYPE_INTRA_GPU :
-		    DRM_NFENCE_FENCE_TYPE_DEFAULT;
-	args.flags = kflags;
-	args.engine_affinity = p->Info.EngineAffinity;
-	args.initial_value = p->Info.InitialFenceValue;
-	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_CREATE,
-			     &args);
-	if (NT_SUCCESS(st))
-		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
-				    &handle, &mapping, NULL);
-	nf_device_put(dev);
+	st = nf_fence_create(p->hDevice,
+			     (UINT)p->Info.Type == D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU ?
+			     DRM_NFENCE_FENCE_TYPE_INTRA_GPU :
+			     DRM_NFENCE_FENCE_TYPE_DEFAULT,
+			     kflags, p->Info.EngineAffinity,
+			     p->Info.InitialFenceValue, &handle, &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 
@@ -333,39 +382,14 @@ NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreateNativeFence)
 
 NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *pOpen)
 {
-	struct drm_nfence_fence_open args;
 	D3DDDI_NATIVEFENCEMAPPING mapping = { 0 };
 	D3DKMT_HANDLE handle = 0;
-	struct nf_device *dev;
-	uint32_t kflags;
-	intptr_t fd;
 	NTSTATUS st;
 
 	if (!pOpen || !nf_fence_pdd_ok(pOpen->PrivateDriverData))
 		return STATUS_INVALID_PARAMETER;
-	st = nf_fence_flags(pOpen->Flags, true, &kflags);
-	if (!NT_SUCCESS(st))
-		return st;
-	/* NULL is "no handle"; anything else must be a file descriptor. */
-	fd = (intptr_t)pOpen->hNtHandle;
-	if (fd <= 0 || fd > INT_MAX)
-		return STATUS_INVALID_HANDLE;
-
-	dev = nf_device_lookup(pOpen->hDevice);
-	if (!dev)
-		return STATUS_INVALID_HANDLE;
-
-	memset(&args, 0, sizeof(args));
-	args.fd = (int32_t)fd;
-	args.device = dev->kernel_handle;
-	args.flags = kflags;
-	args.engine_affinity = pOpen->EngineAffinity;
-	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_OPEN,
-			     &args);
-	if (NT_SUCCESS(st))
-		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
-				    &handle, &mapping, NULL);
-	nf_device_put(dev);
+	st = nf_fence_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
+			   pOpen->EngineAffinity, &handle, &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 

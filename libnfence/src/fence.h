@@ -87,6 +87,24 @@ NTSTATUS nf_fence_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
 			uint32_t *kflags);
 
 /*
+ * nf_fence_create() - FENCE_CREATE on the device @hDevice names, with the
+ * kernel's @type and @kflags, wrapped in a new sync object handle: *@handle
+ * and *@mapping on success. Native and monitored fences alike.
+ */
+NTSTATUS nf_fence_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags,
+			 UINT affinity, UINT64 initial, D3DKMT_HANDLE *handle,
+			 D3DDDI_NATIVEFENCEMAPPING *mapping);
+
+/*
+ * nf_fence_open() - FENCE_OPEN of the NT handle (fd) @hNtHandle on the
+ * device @hDevice names, with the per-handle @flags, wrapped in a new sync
+ * object handle: *@handle and *@mapping on success.
+ */
+NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
+		       D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, UINT affinity,
+		       D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping);
+
+/*
  * nf_syncobj_forget() - close the handle of @so, if still open, without
  * telling the kernel: for fences the kernel closed itself (progress fences
  * of destroyed queues).

@@ -2434,6 +2434,20 @@ static bool wait_done(struct blocked_wait *b)
 	return __atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
 }
 
+/* A one-object wait of @dev for @h to reach @v (@timed: the extension). */
+static void blocked_wait_init(struct blocked_wait *b, D3DKMT_HANDLE dev,
+			      D3DKMT_HANDLE h, UINT64 v, bool timed)
+{
+	memset(b, 0, sizeof(*b));
+	b->timed = timed;
+	b->h[0] = h;
+	b->v[0] = v;
+	b->w.hDevice = dev;
+	b->w.ObjectCount = 1;
+	b->w.ObjectHandleArray = b->h;
+	b->w.FenceValueArray = b->v;
+}
+
 /* A blocked CPU wait sleeps until a signal satisfies it, then returns. */
 TEST_F(nf, blocking_wait_released_by_signal)
 {
@@ -2445,13 +2459,7 @@ TEST_F(nf, blocking_wait_released_by_signal)
 	f2 = fence(_metadata, dev, 0, 0, NULL);
 
 	/* D3DKMTWaitForSynchronizationObjectFromCpu: no timeout of its own. */
-	memset(&b, 0, sizeof(b));
-	b.h[0] = f1;
-	b.v[0] = 3;
-	b.w.hDevice = dev;
-	b.w.ObjectCount = 1;
-	b.w.ObjectHandleArray = b.h;
-	b.w.FenceValueArray = b.v;
+	blocked_wait_init(&b, dev, f1, 3, false);
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &b));
 	usleep(QUIET_NS / 1000);
 	EXPECT_FALSE(wait_done(&b));
@@ -3678,14 +3686,7 @@ TEST_F(gpu, native_fence_gpu_signal_and_wait)
 	 * By raw VAs: engine 0 waits for engine 1's progress fence to reach
 	 * 2, then signals A = 9, which a blocked CPU waiter wants.
 	 */
-	memset(&bw, 0, sizeof(bw));
-	bw.timed = true;
-	bw.h[0] = a;
-	bw.v[0] = 9;
-	bw.w.hDevice = dev;
-	bw.w.ObjectCount = 1;
-	bw.w.ObjectHandleArray = bw.h;
-	bw.w.FenceValueArray = bw.v;
+	blocked_wait_init(&bw, dev, a, 9, true);
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &bw));
 	cs_begin(_metadata, g, &cs);
 	NFenceCsFenceWait(&cs, g->q[1].HwQueueProgressFenceGPUVirtualAddress, 2);
@@ -4462,13 +4463,7 @@ TEST_F(gpu, device_state_and_mark_error)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 
 	/* A CPU waiter on the device's fence, released by the error. */
-	memset(&b, 0, sizeof(b));
-	b.h[0] = f;
-	b.v[0] = 100;
-	b.w.hDevice = dev;
-	b.w.ObjectCount = 1;
-	b.w.ObjectHandleArray = b.h;
-	b.w.FenceValueArray = b.v;
+	blocked_wait_init(&b, dev, f, 100, false);
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &b));
 	usleep(QUIET_NS / 1000);
 	EXPECT_FALSE(wait_done(&b));
@@ -4578,14 +4573,7 @@ TEST_F(gpu, monitored_fence_through_d3dkmt)
 	EXPECT_EQ(3ull, rd(cpu));
 
 	/* Engine 0 signals it to 4 by its GPU VA: the CPU waiter wakes. */
-	memset(&bw, 0, sizeof(bw));
-	bw.timed = true;
-	bw.h[0] = f;
-	bw.v[0] = 4;
-	bw.w.hDevice = dev;
-	bw.w.ObjectCount = 1;
-	bw.w.ObjectHandleArray = bw.h;
-	bw.w.FenceValueArray = bw.v;
+	blocked_wait_init(&bw, dev, f, 4, true);
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &bw));
 	usleep(QUIET_NS / 1000);
 	EXPECT_FALSE(wait_done(&bw));
