@@ -153,7 +153,7 @@
 #define NFS_FENCE_FLAGS \
 	(DRM_NFENCE_FENCE_SHARED | DRM_NFENCE_FENCE_NT_SECURITY_SHARING | \
 	 DRM_NFENCE_FENCE_CROSS_ADAPTER | DRM_NFENCE_FENCE_NO_SIGNAL | \
-	 DRM_NFENCE_FENCE_NO_WAIT)
+	 DRM_NFENCE_FENCE_NO_WAIT | DRM_NFENCE_FENCE_MONITORED)
 #define NFS_FENCE_SHAREABLE \
 	(DRM_NFENCE_FENCE_SHARED | DRM_NFENCE_FENCE_NT_SECURITY_SHARING)
 #define NFS_HWQUEUE_FLAGS \
@@ -1472,6 +1472,9 @@ static void nfs_op_fence_create(struct nfs_thread *th)
 	else if (r < 88)
 		c.flags = chance(&th->rng, 50) ? DRM_NFENCE_FENCE_NO_SIGNAL :
 			  DRM_NFENCE_FENCE_NO_WAIT;
+	else if (r < 94)
+		c.flags = DRM_NFENCE_FENCE_MONITORED |
+			  (chance(&th->rng, 50) ? NFS_FENCE_SHAREABLE : 0);
 	else
 		c.flags = nfs_flags(th, NFS_FENCE_FLAGS, 0);
 	if (chance(&th->rng, 2))
