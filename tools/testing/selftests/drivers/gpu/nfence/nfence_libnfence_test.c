@@ -4505,6 +4505,52 @@ TEST_F(gpu, device_state_and_mark_error)
 	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ACTIVE, (UINT)s.ExecutionState);
 }
 
+/*
+ * An invalid command first: ERROR_DMAFAULT, the command's address and the
+ * BAD_COMMAND code; the device is not in error.
+ */
+TEST_F(gpu, device_state_after_bad_command)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0];
+	D3DKMT_GETDEVICESTATE s;
+	D3DGPU_VIRTUAL_ADDRESS va;
+	NFENCE_CS cs;
+	UINT *word;
+
+	/*
+	 * The submission checks the commands: break one while the context
+	 * is suspended, after the submission and before it runs.
+	 */
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(g->ctx[0]));
+	cs_begin(_metadata, g, &cs);
+	va = NFenceCsGpuVa(&cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	/* Opcode 0x7f does not exist. */
+	word = (UINT *)((char *)g->cmd.cpu + (va - g->cmd.va));
+	__atomic_store_n(&word[0], 0x7fu | (DRM_NFENCE_CS_NOP_WORDS << 16),
+			 __ATOMIC_RELEASE);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(g->ctx[0]));
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+
+	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
+					       &s));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ERROR_DMAFAULT,
+		  (UINT)s.ExecutionState);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(dev, D3DKMT_DEVICESTATE_PAGE_FAULT, &s));
+	EXPECT_EQ(va, s.PageFaultState.FaultedVirtualAddress);
+	EXPECT_EQ(1u, (UINT)s.PageFaultState.FaultErrorCode.IsDeviceSpecificCode);
+	EXPECT_EQ((UINT)D3DKMT_NFENCE_FAULT_BAD_COMMAND,
+		  (UINT)s.PageFaultState.FaultErrorCode.DeviceSpecificCode);
+	/* Context 1 of the device still runs. */
+	cs_begin(_metadata, g, &cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
+}
+
 /* A queue that hangs past the TDR timeout: the device reports RESET. */
 TEST_F(gpu, device_state_after_hang)
 {
