@@ -59,6 +59,7 @@ extern "C" {
 #define DRM_NFENCE_LOG_READ		0x18
 #define DRM_NFENCE_LOGGING_LEVEL	0x19
 #define DRM_NFENCE_DEVICE_CONTROL	0x1a
+#define DRM_NFENCE_SYNCOBJ_BIND		0x1b
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -139,6 +140,9 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_DEVICE_CONTROL \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_DEVICE_CONTROL, \
 		 struct drm_nfence_device_control)
+#define DRM_IOCTL_NFENCE_SYNCOBJ_BIND \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SYNCOBJ_BIND, \
+		struct drm_nfence_syncobj_bind)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -1527,6 +1531,61 @@ struct drm_nfence_logging_level {
 	__u32 previous;
 	/** @pad: must be zero */
 	__u32 pad;
+};
+
+/* DRM_NFENCE_MAX_SYNCOBJ_BINDINGS: pending syncobj bindings one open file may have */
+#define DRM_NFENCE_MAX_SYNCOBJ_BINDINGS	1024
+
+/**
+ * struct drm_nfence_syncobj_bind - attach a syncobj point when a native
+ * fence reaches a value
+ *
+ * Binds (@fence, @value) to (@syncobj, @point). Nothing is attached to the
+ * syncobj until the fence's CurrentValue reaches @value; then the driver
+ * adds an already-signaled fence at @point (as
+ * DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL would). Until then the point does not
+ * exist: consumers wait for it with DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT
+ * or DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE. No dma_fence ever waits on the
+ * native fence (see "the syncobj bridge" in Documentation/fences.rst).
+ * A value already reached attaches the point before the call returns.
+ *
+ * A pending binding ends exactly once, always with the point attached:
+ *
+ * - the fence reaches @value: a signaled fence, status 1;
+ * - the fence's device goes into error (the fence is AlwaysSignaled; a
+ *   killed process's devices do) before it reached @value: a fence
+ *   signaled with error -EIO;
+ * - the fence loses its last handle and fd (nobody can signal it): error
+ *   -ENOENT;
+ * - the file is closed: error -ECANCELED;
+ * - the adapter is unplugged: error -ENODEV.
+ *
+ * Points are added in the order the bindings complete; drm_syncobj's rules
+ * for a point added below the timeline's last one apply (bind in point
+ * order). Any syncobj can take a point, binary ones too (a binary syncobj
+ * then holds the point's fence, as after a TIMELINE_SIGNAL on it).
+ *
+ * -EINVAL for non-zero @flags, a @point of 0, an INTRA_GPU fence or, on an
+ * adapter with %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, a @value outside the
+ * 32-bit window (see &struct drm_nfence_fence_wait); -ENOENT for an unknown
+ * @device, @fence or @syncobj handle; -EACCES for a fence handle opened with
+ * %DRM_NFENCE_FENCE_NO_WAIT; -ENOSPC when the file already has
+ * %DRM_NFENCE_MAX_SYNCOBJ_BINDINGS bindings whose point is not attached
+ * yet; -ENODEV after unplug.
+ */
+struct drm_nfence_syncobj_bind {
+	/** @device: device handle */
+	__u32 device;
+	/** @fence: local fence handle, of a fence this file may wait on */
+	__u32 fence;
+	/** @value: the fence value that makes the point appear */
+	__u64 value;
+	/** @syncobj: drm_syncobj handle of the same DRM file */
+	__u32 syncobj;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @point: the timeline point, not 0 */
+	__u64 point;
 };
 
 /**

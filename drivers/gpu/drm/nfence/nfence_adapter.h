@@ -6,8 +6,10 @@
 #define __NFENCE_ADAPTER_H__
 
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_device.h>
@@ -66,7 +68,9 @@ struct nfence_adapter {
 	atomic_t num_devices;
 	/** @fences: global fences by id; its lock nests outside waitlist locks */
 	struct xarray fences;
-	/** @wait_wq: completes asynchronous waits */
+	/**
+	 * @wait_wq: completes asynchronous waits, attaches syncobj points
+	 */
 	struct workqueue_struct *wait_wq;
 };
 
@@ -109,6 +113,20 @@ struct nfence_file {
 	 * work takes it off @async_waits (incremented under @async_lock)
 	 */
 	atomic_t num_async;
+	/**
+	 * @bindings: syncobj bindings whose point is not attached yet
+	 * (nfence_syncobj.c), under @async_lock
+	 */
+	struct list_head bindings;
+	/**
+	 * @num_bindings: entries of @bindings, which
+	 * %DRM_NFENCE_MAX_SYNCOBJ_BINDINGS bounds; under @async_lock
+	 */
+	u32 num_bindings;
+	/** @bind_ready: bindings decided, for @bind_work, in LIFO order */
+	struct llist_head bind_ready;
+	/** @bind_work: attaches the points of @bind_ready, on the wait_wq */
+	struct work_struct bind_work;
 	/** @sched_lock: serializes creating and destroying contexts and queues */
 	struct mutex sched_lock;
 	/** @allocs: allocation handle -> &struct nfence_alloc */

@@ -29,6 +29,7 @@
 #include "nfence_logging.h"
 #include "nfence_params.h"
 #include "nfence_pm.h"
+#include "nfence_syncobj.h"
 #include "nfence_wait.h"
 
 /**
@@ -52,7 +53,8 @@
  * from here):
  *
  * 1. &nfence_adapter.clients_lock, then &nfence_file.async_lock (an
- *    unplug ends every file's waits) or &nfence_file.sched_lock
+ *    unplug ends every file's waits and syncobj bindings) or
+ *    &nfence_file.sched_lock
  * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
  *    under the mm's mmap lock; the CPU page table locks of zapping a
  *    doorbell's mappings nest inside it)
@@ -63,8 +65,15 @@
  *    .doorbells, .value_maps) and &nfence_adapter.fences; then
  *    &nfence_xgroup.lock (a cross-adapter fence's instances) inside them
  * 6. &nfence_waitlist.lock (a fence's waiters); never two at once
- * 7. the wait queue and eventfd locks taken when a wait completes, and the
- *    CMP's wait queue (nfence_cmp_kick())
+ * 7. the wait queue and eventfd locks taken when a wait completes, the
+ *    workqueue locks of queueing a completion's work item (a syncobj
+ *    binding's too: its callback takes no other lock), and the CMP's wait
+ *    queue (nfence_cmp_kick())
+ *
+ * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
+ * holding none of these locks: drm_syncobj_add_point() takes the syncobj's
+ * lock and wakes its waiters, and the work then takes
+ * &nfence_file.async_lock alone.
  *
  * The CMP thread runs commands holding &nfence_cmp.lock and takes 4-7
  * inside it (translating GPU VAs, signalling fences, raising the native
@@ -102,6 +111,7 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	nfence_file_devices_init(nfile);
 	nfence_file_fences_init(nfile);
 	nfence_file_waits_init(nfile);
+	nfence_file_bindings_init(nfile);
 	nfence_file_allocs_init(nfile);
 	nfence_file_sched_init(nfile);
 	file->driver_priv = nfile;
@@ -168,6 +178,8 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	if (nfence_closed_by_killed_opener(nfile))
 		nfence_file_killed(nfile);
 
+	/* A killed opener's bindings were ended by its devices' error. */
+	nfence_file_bindings_fini(nfile);
 	nfence_file_waits_fini(nfile);
 	/* Queues first: once they are off the runlists the CMP is done. */
 	nfence_file_sched_fini(nfile);
@@ -263,6 +275,8 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NFENCE_LOGGING_LEVEL, nfence_logging_level_ioctl,
 			  DRM_ROOT_ONLY | DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_CONTROL, nfence_device_control_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_SYNCOBJ_BIND, nfence_syncobj_bind_ioctl,
 			  DRM_RENDER_ALLOW),
 };
 
@@ -411,8 +425,10 @@ static void nfence_adapter_unplug(struct nfence_adapter *adapter)
 	/* Every drm_dev_enter() section is over: no new wait, device, queue. */
 	mutex_lock(&adapter->clients_lock);
 	/* Every wait first, so that none ends seeing a fence signaled. */
-	list_for_each_entry(nfile, &adapter->clients, link)
+	list_for_each_entry(nfile, &adapter->clients, link) {
 		nfence_file_waits_abort(nfile, -ENODEV);
+		nfence_file_bindings_abort(nfile, -ENODEV);
+	}
 	list_for_each_entry(nfile, &adapter->clients, link)
 		nfence_file_devices_unplugged(nfile);
 	mutex_unlock(&adapter->clients_lock);

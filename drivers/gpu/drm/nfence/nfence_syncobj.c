@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/llist.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_syncobj.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_adapter.h"
+#include "nfence_device.h"
+#include "nfence_fence.h"
+#include "nfence_signal.h"
+#include "nfence_syncobj.h"
+
+/**
+ * DOC: the syncobj bridge
+ *
+ * DRM_IOCTL_NFENCE_SYNCOBJ_BIND binds (native fence, value) to (drm_syncobj,
+ * point). A native fence is one that user space signals (from the CPU, or
+ * from a queue it fills), so by the rule of "Indefinite DMA Fences"
+ * (Documentation/driver-api/dma-buf.rst) it never becomes a dma_fence that
+ * anyone waits on. The bridge goes the other way: a binding is a CPU waiter
+ * on the fence's &struct nfence_waitlist, like one of an asynchronous wait
+ * (so MonitoredValue and the interrupt rules hold), and only when it is
+ * released does the driver make a dma_fence, already signaled, and add it
+ * at the point with drm_syncobj_add_point(). Until then the point does not
+ * exist; consumers wait for it with DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT
+ * or WAIT_AVAILABLE, as for a Vulkan timeline semaphore's host signal.
+ *
+ * A binding's end is decided once, by the first of: the waiter's release
+ * (under the waitlist lock: the value was reached, or the fence went
+ * AlwaysSignaled, or lost its last handle), an unplug
+ * (nfence_file_bindings_abort()) or the file's close
+ * (nfence_file_bindings_fini()). Whoever decides pushes the binding on its
+ * file's ready list (an llist: no lock inside the waitlist lock) and queues
+ * the file's bind work on the adapter's wait_wq. The work takes bindings in
+ * the order they were decided, dequeues the waiter if it still is queued,
+ * and attaches the point: the fence is signaled, with an error
+ * (dma_fence_set_error() before dma_fence_signal()) unless the value was
+ * reached. Every binding therefore ends with its point attached exactly
+ * once; &struct drm_nfence_syncobj_bind lists the errors. The attached
+ * fence and its dma_fence_chain node are allocated at bind time, so the
+ * work cannot fail.
+ *
+ * Lifetimes: a pending binding holds a reference on the native fence (not a
+ * handle: destroying the last handle orphans the fence and ends the binding
+ * with -ENOENT) and one on the syncobj (drm_syncobj_find()), both dropped
+ * by the work after the point is attached. The attached fence belongs to
+ * the syncobj's timeline, which may outlive the file and be exported to
+ * other processes and drivers; its &dma_fence_ops live in this module, so
+ * each such fence holds a reference on the module until it is released.
+ */
+
+/**
+ * struct nfence_bridge_fence - the dma_fence a binding attaches
+ *
+ * Signaled, with or without an error, before anyone but its creator sees
+ * it. Lifetime: dma_fence reference counting; holds a reference on the
+ * module (its ops), dropped by its release.
+ */
+struct nfence_bridge_fence {
+	/** @base: the dma_fence */
+	struct dma_fence base;
+	/** @lock: the fence's lock (dma_fence_init() needs one) */
+	spinlock_t lock;
+};
+
+/**
+ * struct nfence_binding - a pending DRM_IOCTL_NFENCE_SYNCOBJ_BIND
+ *
+ * Lifetime: from the ioctl until its file's bind work has attached the
+ * point; on its file's &nfence_file.bindings list all that time.
+ */
+struct nfence_binding {
+	/** @waiter: the CPU waiter on @fence */
+	struct nfence_waiter waiter;
+	/** @fence: the native fence (a reference) */
+	struct nfence_fence *fence;
+	/** @syncobj: the syncobj (a reference) */
+	struct drm_syncobj *syncobj;
+	/** @point: the timeline point */
+	u64 point;
+	/** @file: the file that made it */
+	struct nfence_file *file;
+	/** @link: entry in &nfence_file.bindings, under &nfence_file.async_lock */
+	struct list_head link;
+	/** @ready: entry in &nfence_file.bind_ready once decided */
+	struct llist_node ready;
+	/** @result: 0 while pending, then 1 (reached) or the -errno */
+	atomic_t result;
+	/** @chain: the chain node the point is added with */
+	struct dma_fence_chain *chain;
+	/** @attach: the fence the point gets */
+	struct nfence_bridge_fence *attach;
+};
+
+static const char *nfence_bridge_driver_name(struct dma_fence *fence)
+{
+	return "nfence";
+}
+
+static const char *nfence_bridge_timeline_name(struct dma_fence *fence)
+{
+	return "syncobj-bridge";
+}
+
+static void nfence_bridge_release(struct dma_fence *fence)
+{
+	dma_fence_free(fence);
+	module_put(THIS_MODULE);
+}
+
+static const struct dma_fence_ops nfence_bridge_fence_ops = {
+	.get_driver_name = nfence_bridge_driver_name,
+	.get_timeline_name = nfence_bridge_timeline_name,
+	.release = nfence_bridge_release,
+};
+
+/* Attach @b's point: its fence, signaled with @error unless it is 0. */
+static void nfence_binding_attach(struct nfence_binding *b, int error)
+{
+	struct nfence_bridge_fence *bf = b->attach;
+
+	spin_lock_init(&bf->lock);
+	/* Dropped by nfence_bridge_release(); we run in this module. */
+	__module_get(THIS_MODULE);
+	dma_fence_init(&bf->base, &nfence_bridge_fence_ops, &bf->lock,
+		       dma_fence_context_alloc(1), 1);
+	if (error)
+		dma_fence_set_error(&bf->base, error);
+	dma_fence_signal(&bf->base);
+	/* Takes its own reference on the fence, and the chain node. */
+	drm_syncobj_add_point(b->syncobj, b->chain, &bf->base, b->point);
+	dma_fence_put(&bf->base);
+	b->chain = NULL;
+	b->attach = NULL;
+}
+
+static void nfence_binding_free(struct nfence_binding *b)
+{
+	dma_fence_chain_free(b->chain);
+	kfree(b->attach);
+	if (b->syncobj)
+		drm_syncobj_put(b->syncobj);
+	nfence_fence_put(b->fence);
+	kfree(b);
+}
+
+/**
+ * nfence_binding_outcome - what a released binding's point carries
+ * @fence: the native fence
+ * @value: the value bound
+ *
+ * AlwaysSignaled comes first: it raises CurrentValue, which then says
+ * nothing about the value having been signaled.
+ *
+ * Return: 0 if @fence reached @value, -EIO if its device is in error,
+ * -ENOENT if it was released unreached (the fence lost its last handle).
+ */
+static int nfence_binding_outcome(struct nfence_fence *fence, u64 value)
+{
+	if (READ_ONCE(fence->always_signaled))
+		return -EIO;
+	if (READ_ONCE(*fence->cv.value) >= value)
+		return 0;
+	return -ENOENT;
+}
+
+/*
+ * Decide @b's end, once: the first caller wins. May run under the fence's
+ * waitlist lock: only atomics, an llist and queue_work().
+ */
+static void nfence_binding_decide(struct nfence_binding *b, int error)
+{
+	struct nfence_file *nfile = b->file;
+
+	if (atomic_cmpxchg(&b->result, 0, error ?: 1))
+		return;
+	llist_add(&b->ready, &nfile->bind_ready);
+	queue_work(nfile->adapter->wait_wq, &nfile->bind_work);
+}
+
+static void nfence_binding_done(struct nfence_waiter *waiter)
+{
+	struct nfence_binding *b = container_of(waiter, struct nfence_binding,
+						waiter);
+
+	nfence_binding_decide(b, nfence_binding_outcome(b->fence,
+							waiter->value));
+}
+
+/* Attach the points of the decided bindings, in the order decided. */
+static void nfence_bind_work(struct work_struct *work)
+{
+	struct nfence_file *nfile = container_of(work, struct nfence_file,
+						 bind_work);
+	struct nfence_binding *b, *next;
+	struct llist_node *list;
+
+	list = llist_reverse_order(llist_del_all(&nfile->bind_ready));
+	llist_for_each_entry_safe(b, next, list, ready) {
+		int result = atomic_read(&b->result);
+
+		/* An abort decided it: the waiter may still be queued. */
+		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
+		nfence_binding_attach(b, result > 0 ? 0 : result);
+		mutex_lock(&nfile->async_lock);
+		list_del(&b->link);
+		nfile->num_bindings--;
+		mutex_unlock(&nfile->async_lock);
+		nfence_binding_free(b);
+	}
+}
+
+/**
+ * nfence_syncobj_bind_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_BIND
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_syncobj_bind
+ * @file: the caller's file
+ *
+ * Return: 0 (the binding is pending, or its point already attached), or
+ * -errno as &struct drm_nfence_syncobj_bind documents.
+ */
+int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct drm_nfence_syncobj_bind *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *wdev;
+	struct nfence_binding *b;
+	u32 flags;
+	int ret, idx;
+
+	if (args->flags || !args->point)
+		return -EINVAL;
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
+		return -ENOENT;
+	nfence_device_put(wdev);
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return -ENOMEM;
+	b->file = nfile;
+	b->point = args->point;
+	b->waiter.value = args->value;
+	b->waiter.done = nfence_binding_done;
+	RB_CLEAR_NODE(&b->waiter.node);
+	INIT_LIST_HEAD(&b->link);
+
+	b->fence = nfence_fence_get(nfile, args->fence, args->device, &flags);
+	if (!b->fence) {
+		ret = -ENOENT;
+		goto err;
+	}
+	if (flags & DRM_NFENCE_FENCE_NO_WAIT) {
+		ret = -EACCES;
+		goto err;
+	}
+	if (b->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
+	    !nfence_fence_value_allowed(b->fence, args->value)) {
+		ret = -EINVAL;
+		goto err;
+	}
+	b->syncobj = drm_syncobj_find(file, args->syncobj);
+	if (!b->syncobj) {
+		ret = -ENOENT;
+		goto err;
+	}
+	b->chain = dma_fence_chain_alloc();
+	b->attach = kzalloc(sizeof(*b->attach), GFP_KERNEL);
+	if (!b->chain || !b->attach) {
+		ret = -ENOMEM;
+		goto err;
+	}
+
+	if (nfence_fence_reached(b->fence, args->value)) {
+		/* Already there: no waiter, no MonitoredValue change. */
+		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
+								args->value));
+		nfence_binding_free(b);
+		return 0;
+	}
+
+	/* On the list before an unplug looks at it, or not at all. */
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto err;
+	}
+	mutex_lock(&nfile->async_lock);
+	if (nfile->num_bindings >= DRM_NFENCE_MAX_SYNCOBJ_BINDINGS) {
+		mutex_unlock(&nfile->async_lock);
+		drm_dev_exit(idx);
+		ret = -ENOSPC;
+		goto err;
+	}
+	list_add_tail(&b->link, &nfile->bindings);
+	nfile->num_bindings++;
+	/*
+	 * Queued with the lock held, as an asynchronous wait: the bind work
+	 * takes it off the list under the lock, so not before this is done.
+	 */
+	nfence_waitlist_add(&b->fence->waiters, &b->waiter);
+	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
+	return 0;
+
+err:
+	nfence_binding_free(b);
+	return ret;
+}
+
+/**
+ * nfence_file_bindings_init - set up the syncobj bindings of a new file
+ * @nfile: the file; &nfence_file.async_lock is set up by
+ *	nfence_file_waits_init()
+ */
+void nfence_file_bindings_init(struct nfence_file *nfile)
+{
+	INIT_LIST_HEAD(&nfile->bindings);
+	init_llist_head(&nfile->bind_ready);
+	INIT_WORK(&nfile->bind_work, nfence_bind_work);
+	nfile->num_bindings = 0;
+}
+
+/**
+ * nfence_file_bindings_abort - end every pending binding of a file
+ * @nfile: the file
+ * @error: what the points carry (-ENODEV on unplug)
+ *
+ * A binding already decided keeps its result. The points are attached by
+ * the bind work, soon after. The caller makes sure no new binding starts
+ * (drm_dev_unplug()), or that the file is closing.
+ */
+void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
+{
+	struct nfence_binding *b;
+
+	mutex_lock(&nfile->async_lock);
+	list_for_each_entry(b, &nfile->bindings, link)
+		nfence_binding_decide(b, error);
+	mutex_unlock(&nfile->async_lock);
+}
+
+/**
+ * nfence_file_bindings_fini - end the bindings of a closing file
+ * @nfile: the file
+ *
+ * Every binding still pending gets its point with -ECANCELED; returns once
+ * every point of the file is attached and every binding freed. Called
+ * before nfence_file_waits_fini(), which destroys &nfence_file.async_lock.
+ */
+void nfence_file_bindings_fini(struct nfence_file *nfile)
+{
+	nfence_file_bindings_abort(nfile, -ECANCELED);
+	/* Every binding is decided, so on the ready list: one pass does. */
+	flush_work(&nfile->bind_work);
+	WARN_ON(!list_empty(&nfile->bindings) || nfile->num_bindings);
+}
