@@ -338,6 +338,13 @@ TEST(invalid_handles)
 		errno = 0;
 		EXPECT_EQ(-1, NFenceGetAdapterFd(h));
 		EXPECT_EQ(EBADF, errno);
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  NFenceBindSyncobjPoint(h, h, 1, 1, 1))
+			TH_LOG("handle 0x%x", h);
+		/* Point 0 is refused before any handle is looked at. */
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  NFenceBindSyncobjPoint(h, h, 1, 1, 0))
+			TH_LOG("handle 0x%x", h);
 	}
 }
 

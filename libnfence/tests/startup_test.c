@@ -864,6 +864,26 @@ TEST(device_state_layout)
 }
 
 /*
+ * WSL's D3DKMT_CREATESYNCFILE (WINDOWS-ABI.md): declared for source
+ * compatibility; the call is always refused and writes nothing.
+ */
+TEST(create_sync_file_refused)
+{
+	D3DKMT_CREATESYNCFILE c;
+
+	EXPECT_EQ(24u, sizeof(D3DKMT_CREATESYNCFILE));
+	EXPECT_EQ(0u, offsetof(D3DKMT_CREATESYNCFILE, hDevice));
+	EXPECT_EQ(4u, offsetof(D3DKMT_CREATESYNCFILE, hMonitoredFence));
+	EXPECT_EQ(8u, offsetof(D3DKMT_CREATESYNCFILE, FenceValue));
+	EXPECT_EQ(16u, offsetof(D3DKMT_CREATESYNCFILE, hSyncFile));
+
+	memset(&c, 0xa5, sizeof(c));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateSyncFile(&c));
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ull, c.hSyncFile);
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateSyncFile(NULL));
+}
+
+/*
  * Monitored fences (WINDOWS-ABI.md "Monitored fences"): the field order it
  * gives, the union of 8 x UINT64.
  */

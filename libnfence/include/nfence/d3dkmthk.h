@@ -1004,6 +1004,30 @@ typedef struct _D3DKMT_MARKDEVICEASERROR {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTMarkDeviceAsError(const D3DKMT_MARKDEVICEASERROR *pMarkDeviceAsError);
 
+/* D3DKMT_CREATESYNCFILE: argument of D3DKMTCreateSyncFile (WSL's extension). */
+typedef struct _D3DKMT_CREATESYNCFILE {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	D3DKMT_HANDLE hMonitoredFence;	/* in: a monitored or native fence */
+	UINT64 FenceValue;		/* in */
+	UINT64 hSyncFile;		/* out: never written by libnfence */
+} D3DKMT_CREATESYNCFILE;
+
+/**
+ * D3DKMTCreateSyncFile() - refused: a sync_file for a fence value
+ * @pCreateSyncFile: as WSL's libdxg takes it; not read
+ *
+ * WSL turns (fence, value) into a sync_file whose dma_fence signals when
+ * the fence reaches the value. A fence that user space signals must never
+ * become a dma_fence that the kernel or another driver waits on
+ * (Documentation/driver-api/dma-buf.rst, "Indefinite DMA Fences"), so
+ * libnfence declares the call for source compatibility and never
+ * implements it. NFenceBindSyncobjPoint() bridges the other way, which
+ * the kernel allows.
+ *
+ * Return: STATUS_NOT_SUPPORTED, always; nothing is written.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateSyncFile(D3DKMT_CREATESYNCFILE *pCreateSyncFile);
+
 /* ------------------------------------------------------------------ */
 /* Synchronization objects: native GPU fences                         */
 /* ------------------------------------------------------------------ */
@@ -2164,6 +2188,45 @@ NFENCE_EXPORT NTSTATUS NFenceStatusFromErrno(int err);
  * is not an open adapter handle.
  */
 NFENCE_EXPORT int NFenceGetAdapterFd(D3DKMT_HANDLE hAdapter);
+
+/* NFENCE_MAX_SYNCOBJ_BINDINGS: NFenceBindSyncobjPoint() calls pending per adapter */
+#define NFENCE_MAX_SYNCOBJ_BINDINGS	1024
+
+/**
+ * NFenceBindSyncobjPoint() - make a drm_syncobj point appear when a fence
+ *	reaches a value
+ * @hDevice: the device of @hSyncObject
+ * @hSyncObject: a native or monitored fence of @hDevice, not opened NoWait
+ *	and not INTRA_GPU
+ * @Value: the fence value
+ * @SyncobjHandle: a DRM syncobj handle on the adapter's render node file
+ *	(NFenceGetAdapterFd() of the device's adapter, then drmSyncobjCreate()
+ *	or drmSyncobjFDToHandle() on it)
+ * @Point: the timeline point, not 0
+ *
+ * Nothing is attached to the syncobj until the fence's CurrentValue
+ * reaches @Value; then the kernel adds an already-signaled fence at
+ * @Point, so consumers (Vulkan timeline semaphores, other drivers, a
+ * sync_file exported from the point) wait for it with
+ * DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT or WAIT_AVAILABLE. A value
+ * already reached attaches the point before the call returns. If the
+ * fence can no longer reach the value, the point still appears, with a
+ * fence signaled with an error: -EIO when the fence's device went into
+ * error, -ENOENT when its last handle was closed, -ECANCELED when the
+ * adapter's file closed (the process's last adapter handle went),
+ * -ENODEV when the adapter was unplugged. Documentation/fences.rst ("The
+ * syncobj bridge") says why no dma_fence ever waits on a native fence.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for @Point 0, an
+ * INTRA_GPU fence or a value outside a 32-bit GPU's window;
+ * STATUS_INVALID_HANDLE if @hDevice is not a device, @hSyncObject not a
+ * sync object of it, or @SyncobjHandle no syncobj of the adapter's file;
+ * STATUS_ACCESS_DENIED for a fence opened NoWait;
+ * STATUS_INSUFFICIENT_RESOURCES with %NFENCE_MAX_SYNCOBJ_BINDINGS
+ * bindings pending on the adapter's file; otherwise see
+ * NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hSyncObject, UINT64 Value, UINT SyncobjHandle, UINT64 Point);
 
 /* D3DKMT_NFENCE_ALLOCATION_INFO: what NFenceQueryAllocation() returns. */
 typedef struct _D3DKMT_NFENCE_ALLOCATION_INFO {

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The nfence authors
+ *
+ * The syncobj bridge: NFenceBindSyncobjPoint over
+ * DRM_IOCTL_NFENCE_SYNCOBJ_BIND, and D3DKMTCreateSyncFile, which the kernel's
+ * rule on indefinite DMA fences rules out (Documentation/fences.rst).
+ */
+#include <string.h>
+
+#include "fence.h"
+
+_Static_assert(NFENCE_MAX_SYNCOBJ_BINDINGS == DRM_NFENCE_MAX_SYNCOBJ_BINDINGS,
+	       "the public limit is the kernel's");
+
+NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice,
+				D3DKMT_HANDLE hSyncObject, UINT64 Value,
+				UINT SyncobjHandle, UINT64 Point)
+{
+	struct drm_nfence_syncobj_bind args;
+	struct nf_device *dev;
+	uint32_t fence;
+	NTSTATUS st;
+
+	if (!Point)
+		return STATUS_INVALID_PARAMETER;
+	dev = nf_device_lookup(hDevice);
+	if (!dev)
+		return STATUS_INVALID_HANDLE;
+	st = nf_sync_handles(dev, 1, &hSyncObject, &fence);
+	if (NT_SUCCESS(st)) {
+		memset(&args, 0, sizeof(args));
+		args.device = dev->kernel_handle;
+		args.fence = fence;
+		args.value = Value;
+		args.syncobj = SyncobjHandle;
+		args.point = Point;
+		st = nf_ioctl_status(dev->adapter->fd,
+				     DRM_IOCTL_NFENCE_SYNCOBJ_BIND, &args);
+	}
+	nf_device_put(dev);
+	return st;
+}
+
+NTSTATUS D3DKMTCreateSyncFile(D3DKMT_CREATESYNCFILE *pCreateSyncFile)
+{
+	(void)pCreateSyncFile;
+	return STATUS_NOT_SUPPORTED;
+}
