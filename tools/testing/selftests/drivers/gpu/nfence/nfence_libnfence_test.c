@@ -4367,6 +4367,75 @@ static NTSTATUS mark_error(D3DKMT_HANDLE dev, D3DKMT_DEVICE_ERROR_REASON r)
 	return D3DKMTMarkDeviceAsError(&m);
 }
 
+/* drmSyncobjTimelineWait for one point: 0 or -errno. */
+static int point_wait(int fd, uint32_t syncobj, uint64_t point, UINT64 ns)
+{
+	if (drmSyncobjTimelineWait(fd, &syncobj, &point, 1,
+				   (int64_t)(now_ns() + ns),
+				   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL))
+		return -errno;
+	return 0;
+}
+
+/*
+ * NFenceBindSyncobjPoint: the point of a syncobj on the adapter's file
+ * does not exist until a CPU signal reaches the value, then it is there,
+ * signaled (a WAIT_FOR_SUBMIT wait returns, SYNCOBJ_QUERY says so); a
+ * value already reached attaches at once; the fence's device put in error
+ * makes a pending point appear. D3DKMTCreateSyncFile is always refused.
+ */
+TEST_F(nf, bind_syncobj_point)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], devb = self->e.devb, f, fb;
+	D3DKMT_CREATESYNCFILE csf;
+	uint32_t s = 0, sb = 0;
+	uint64_t last = 0;
+	int fd;
+
+	memset(&csf, 0, sizeof(csf));
+	csf.hDevice = dev;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateSyncFile(&csf));
+	EXPECT_EQ(0u, csf.hSyncFile);
+	if (on_fake_driver())
+		SKIP(return, "the fake driver has no drm_syncobj");
+
+	fd = NFenceGetAdapterFd(self->e.adapters[0].hAdapter);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, drmSyncobjCreate(fd, 0, &s));
+	ASSERT_EQ(0, drmSyncobjCreate(fd, 0, &sb));
+	f = fence(_metadata, dev, 0, 0, NULL);
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceBindSyncobjPoint(dev, f, 5, s, 0));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceBindSyncobjPoint(dev, f, 5, 0, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceBindSyncobjPoint(dev, 0, 5, s, 1));
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceBindSyncobjPoint(dev, f, 5, s, 2));
+	EXPECT_EQ(-ETIME, point_wait(fd, s, 2, QUIET_NS));
+	ASSERT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 4));
+	EXPECT_EQ(-ETIME, point_wait(fd, s, 2, QUIET_NS));
+	ASSERT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 5));
+	EXPECT_EQ(0, point_wait(fd, s, 2, WAIT_NS));
+	EXPECT_EQ(0, drmSyncobjQuery(fd, &s, &last, 1));
+	EXPECT_EQ(2u, last);
+
+	/* Reached already: attached before the call returns. */
+	ASSERT_EQ(STATUS_SUCCESS, NFenceBindSyncobjPoint(dev, f, 5, s, 3));
+	EXPECT_EQ(0, drmSyncobjQuery(fd, &s, &last, 1));
+	EXPECT_EQ(3u, last);
+
+	/* The device in error: the pending point appears. */
+	fb = fence(_metadata, devb, 0, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceBindSyncobjPoint(devb, fb, 9, sb, 1));
+	EXPECT_EQ(-ETIME, point_wait(fd, sb, 1, QUIET_NS));
+	ASSERT_EQ(STATUS_SUCCESS,
+		  mark_error(devb, D3DKMT_DEVICE_ERROR_REASON_GENERIC));
+	EXPECT_EQ(0, point_wait(fd, sb, 1, WAIT_NS));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(0, drmSyncobjDestroy(fd, s));
+	EXPECT_EQ(0, drmSyncobjDestroy(fd, sb));
+}
+
 /* A failed D3DKMTGetDeviceState writes nothing. */
 static void expect_state_error(struct __test_metadata *_metadata,
 			       D3DKMT_HANDLE dev, int type, NTSTATUS want)
