@@ -302,34 +302,48 @@ static void test_args_efault(void)
 	nfence_assert_args_efault(fd, req, ARRAY_SIZE(req));
 }
 
-/* Bindings pending per file are capped; the points then attach. */
+/*
+ * Bindings pending per file are capped; the points then attach. On a file
+ * of its own, so that a failure leaves no binding behind for the others.
+ */
 static void test_too_many(void)
 {
-	uint32_t f = fence_create(fd, dev, 0), s = syncobj_create(fd);
-	uint32_t s2 = syncobj_create(fd);
+	int tfd = nfence_open();
+	uint32_t tdev = nfence_device_create(tfd);
+	uint32_t f = fence_create(tfd, tdev, 0), s = syncobj_create(tfd);
+	uint32_t s2 = syncobj_create(tfd);
 	uint64_t n = DRM_NFENCE_MAX_SYNCOBJ_BINDINGS;
 
 	for (uint64_t i = 1; i <= n; i++)
-		bind(fd, dev, f, i, s, i);
-	expect_bind_error(dev, f, n + 1, s2, 1, 0, -ENOSPC);
+		bind(tfd, tdev, f, i, s, i);
+	igt_assert_eq(__bind(tfd, tdev, f, n + 1, s2, 1), -ENOSPC);
+	igt_assert_eq_u64(syncobj_query(tfd, s2), 0);
 	/* A value already reached needs no room. */
-	bind(fd, dev, f, 0, s2, 1);
-	igt_assert_eq_u64(syncobj_query(fd, s2), 1);
+	bind(tfd, tdev, f, 0, s2, 1);
+	igt_assert_eq_u64(syncobj_query(tfd, s2), 1);
+	/* Another file has room of its own. */
+	{
+		uint32_t g = fence_create(fd, dev, 0), gs = syncobj_create(fd);
 
-	nfence_fence_signal(fd, dev, f, n);
-	assert_point(fd, s, n, 1);
-	igt_assert_eq_u64(syncobj_query(fd, s), n);
+		bind(fd, dev, g, 1, gs, 1);
+		nfence_fence_signal(fd, dev, g, 1);
+		assert_point(fd, gs, 1, 1);
+		nfence_fence_destroy(fd, g);
+		drmSyncobjDestroy(fd, gs);
+	}
+
+	nfence_fence_signal(tfd, tdev, f, n);
+	assert_point(tfd, s, n, 1);
+	igt_assert_eq_u64(syncobj_query(tfd, s), n);
 	/* The work item frees the room after it attaches; give it time. */
 	for (int i = 0; i < 1000; i++) {
-		if (!__bind(fd, dev, f, n + 1, s2, 2))
+		if (!__bind(tfd, tdev, f, n + 1, s2, 2))
 			break;
 		usleep(1000);
 	}
-	nfence_fence_signal(fd, dev, f, n + 1);
-	assert_point(fd, s2, 2, 1);
-	nfence_fence_destroy(fd, f);
-	drmSyncobjDestroy(fd, s);
-	drmSyncobjDestroy(fd, s2);
+	nfence_fence_signal(tfd, tdev, f, n + 1);
+	assert_point(tfd, s2, 2, 1);
+	close(tfd);
 }
 
 /* Bind, then signal from the CPU: the point appears, signaled. */

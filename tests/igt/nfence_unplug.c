@@ -18,6 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/sync_file.h>
+#include <sys/ioctl.h>
+#include <xf86drm.h>
+
 #include "igt_nfence_core.h"
 #include "nfence_igt.h"
 
@@ -575,6 +579,61 @@ static void holder(int sock)
 	_exit(0);
 }
 
+/*
+ * A SYNCOBJ_BIND pending at the unbind: the point appears with -ENODEV,
+ * seen through a second adapter's file that imported the syncobj.
+ */
+static void test_unbind_syncobj_binding(void)
+{
+	struct sync_fence_info fi[4];
+	struct sync_file_info info;
+	struct drm_nfence_syncobj_bind b = { 0 };
+	uint32_t dev, h, s, s1 = 0, bin = 0;
+	uint64_t point = 5, last = 0;
+	int f, f1, sofd = -1, sf = -1;
+
+	start();
+	igt_require(nfence_count_adapters() > 1);
+	f = nfence_open_adapter(0);
+	f1 = nfence_open_adapter(1);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				NULL);
+	igt_assert_eq(drmSyncobjCreate(f, 0, &s), 0);
+	igt_assert_eq(drmSyncobjHandleToFD(f, s, &sofd), 0);
+	igt_assert_eq(drmSyncobjFDToHandle(f1, sofd, &s1), 0);
+	close(sofd);
+	b.device = dev;
+	b.fence = h;
+	b.value = 1;
+	b.syncobj = s;
+	b.point = point;
+	igt_assert_eq(drmIoctl(f, DRM_IOCTL_NFENCE_SYNCOBJ_BIND, &b), 0);
+
+	unbind();
+	igt_assert_eq(drmSyncobjTimelineWait(f1, &s1, &point, 1,
+					     nfence_deadline_ms(RELEASE_MS),
+					     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+					     NULL), 0);
+	igt_assert_eq(drmSyncobjQuery(f1, &s1, &last, 1), 0);
+	igt_assert_eq_u64(last, point);
+	igt_assert_eq(drmSyncobjCreate(f1, 0, &bin), 0);
+	igt_assert_eq(drmSyncobjTransfer(f1, bin, 0, s1, point, 0), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(f1, bin, &sf), 0);
+	memset(&info, 0, sizeof(info));
+	memset(fi, 0, sizeof(fi));
+	info.num_fences = ARRAY_SIZE(fi);
+	info.sync_fence_info = (uintptr_t)fi;
+	igt_assert_eq(ioctl(sf, SYNC_IOC_FILE_INFO, &info), 0);
+	igt_assert_lt(0, (int)info.num_fences);
+	igt_assert_eq(strcmp(fi[0].driver_name, "nfence"), 0);
+	igt_assert_eq(fi[0].status, -ENODEV);
+	close(sf);
+	close(f);
+	close(f1);
+	rebind_and_use();
+}
+
 static void test_unbind_shared_fd(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -667,4 +726,10 @@ igt_main
 		     "waiting on it is released, and closes late.");
 	igt_subtest("unbind-shared-fd")
 		test_unbind_shared_fd();
+
+	igt_describe("A syncobj binding pending at the unbind: its point "
+		     "appears with -ENODEV for a second adapter's file that "
+		     "imported the syncobj.");
+	igt_subtest("unbind-syncobj-binding")
+		test_unbind_syncobj_binding();
 }
