@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the syncobj bridge (nfence_syncobj.c): which of the
+ * events that can end a binding decides it, and that its point is attached
+ * exactly once with that outcome, the waiter dequeued. The interleavings
+ * here (an abort before or after the value is reached) are the ones a VM
+ * test cannot order.
+ *
+ * Each test makes an adapter of its own and opens a DRM file on its render
+ * node with mock_drm_getfile(); ioctls go through drm_ioctl_kernel(), CPU
+ * signals through nfence_fence_signal(), and the bind work is waited for
+ * with flush_workqueue() on the adapter's wait_wq.
+ *
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <kunit/test.h>
+#include <linux/dma-fence.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/sizes.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_syncobj.h>
+#include <drm/nfence_drm.h>
+
+#include "../nfence_device.h"
+#include "../nfence_drv.h"
+#include "../nfence_fence.h"
+#include "../nfence_signal.h"
+#include "../nfence_syncobj.h"
+#include "../nfence_waitlist.h"
+
+static const struct nfence_gpu_config sob_cfg = {
+	.num_engines = 2,
+	.vram_size = SZ_4M,
+	.vram_visible_size = SZ_1M,
+	.sysmem_size = SZ_16M,
+	.native_fence = true,
+	.tdr_timeout_ms = 2000,
+};
+
+/* Platform device ids: past the module's and the other suites' adapters. */
+static u32 sob_next_index = 200;
+
+/**
+ * struct sob_fix - what a test runs on
+ * @adapter: its adapter
+ * @filp: the DRM file; NULL once closed
+ * @wdev: a device of the file
+ * @handle: a DEFAULT fence of @wdev at 0
+ * @fence: the global fence (a reference)
+ * @syncobj_handle: a syncobj of the file
+ * @syncobj: the syncobj (a reference, so that it outlives the file)
+ */
+struct sob_fix {
+	struct nfence_adapter *adapter;
+	struct file *filp;
+	u32 wdev;
+	u32 handle;
+	struct nfence_fence *fence;
+	u32 syncobj_handle;
+	struct drm_syncobj *syncobj;
+};
+
+static int sob_ioctl(struct sob_fix *f, drm_ioctl_t *func, void *args)
+{
+	return drm_ioctl_kernel(f->filp, func, args, DRM_RENDER_ALLOW);
+}
+
+static struct drm_file *sob_drm_file(struct sob_fix *f)
+{
+	return f->filp->private_data;
+}
+
+static int sob_bind(struct sob_fix *f, u64 value, u64 point)
+{
+	struct drm_nfence_syncobj_bind args = {
+		.device = f->wdev,
+		.fence = f->handle,
+		.value = value,
+		.syncobj = f->syncobj_handle,
+		.point = point,
+	};
+
+	return sob_ioctl(f, nfence_syncobj_bind_ioctl, &args);
+}
+
+/* Close the file: postclose (and the bindings' end) runs now. */
+static void sob_close(struct sob_fix *f)
+{
+	struct file *filp = f->filp;
+
+	f->filp = NULL;
+	__fput_sync(filp);
+}
+
+/*
+ * The driver's fence at the syncobj's last point, which must be @point:
+ * signaled, and its error (0 if none) in *@error. False if there is none.
+ */
+static bool sob_point(struct kunit *test, struct sob_fix *f, u64 point,
+		      int *error)
+{
+	struct dma_fence *head = drm_syncobj_fence_get(f->syncobj);
+	struct dma_fence *inner;
+	bool ok = false;
+
+	if (!head)
+		return false;
+	KUNIT_EXPECT_EQ(test, head->seqno, point);
+	inner = dma_fence_chain_contained(head);
+	if (inner && inner != head) {
+		KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(inner));
+		KUNIT_EXPECT_STREQ(test, inner->ops->get_driver_name(inner),
+				   "nfence");
+		*error = inner->error;
+		ok = true;
+	}
+	dma_fence_put(head);
+	return ok;
+}
+
+static int sob_init(struct kunit *test)
+{
+	struct drm_nfence_device_create dc = {};
+	struct drm_nfence_fence_create fc = {};
+	struct nfence_adapter *adapter;
+	struct drm_syncobj *syncobj;
+	struct sob_fix *f;
+	u32 flags;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	test->priv = f;
+	adapter = nfence_adapter_create(sob_next_index++, &sob_cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, adapter);
+	f->adapter = adapter;
+	f->filp = mock_drm_getfile(adapter->drm.render, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->filp);
+
+	KUNIT_ASSERT_EQ(test, sob_ioctl(f, nfence_device_create_ioctl, &dc), 0);
+	f->wdev = dc.handle;
+	fc.device = f->wdev;
+	fc.type = DRM_NFENCE_FENCE_TYPE_DEFAULT;
+	KUNIT_ASSERT_EQ(test, sob_ioctl(f, nfence_fence_create_ioctl, &fc), 0);
+	f->handle = fc.handle;
+	f->fence = nfence_fence_get(to_nfence_file(sob_drm_file(f)), f->handle,
+				    f->wdev, &flags);
+	KUNIT_ASSERT_NOT_NULL(test, f->fence);
+
+	KUNIT_ASSERT_EQ(test, drm_syncobj_create(&syncobj, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, drm_syncobj_get_handle(sob_drm_file(f), syncobj,
+						     &f->syncobj_handle), 0);
+	f->syncobj = syncobj;	/* the creation's reference */
+	return 0;
+}
+
+static void sob_exit(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+
+	if (!f || !f->adapter)
+		return;
+	if (f->filp)
+		sob_close(f);
+	nfence_fence_put(f->fence);
+	if (f->syncobj)
+		drm_syncobj_put(f->syncobj);
+	nfence_adapter_destroy(f->adapter);
+}
+
+/* A pending binding: queued on the fence, MonitoredValue just below it. */
+static void sob_expect_pending(struct kunit *test, struct sob_fix *f,
+			       u64 value)
+{
+	u64 mv;
+
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_snapshot(&f->fence->waiters,
+						       f->fence->mv.value, &mv),
+			1);
+	KUNIT_EXPECT_EQ(test, mv, value - 1);
+	KUNIT_EXPECT_NULL(test, drm_syncobj_fence_get(f->syncobj));
+}
+
+/* No waiter left: MonitoredValue back to U64_MAX. */
+static void sob_expect_dequeued(struct kunit *test, struct sob_fix *f)
+{
+	u64 mv;
+
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_snapshot(&f->fence->waiters,
+						       f->fence->mv.value, &mv),
+			0);
+	KUNIT_EXPECT_EQ(test, mv, U64_MAX);
+}
+
+/* The value reached: the point appears without error, the waiter is gone. */
+static void sob_reached(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	int error = 1;
+
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 3), 0);
+	sob_expect_pending(test, f, 5);
+	nfence_fence_signal(f->fence, 4);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_EXPECT_NULL(test, drm_syncobj_fence_get(f->syncobj));
+	nfence_fence_signal(f->fence, 5);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 3, &error));
+	KUNIT_EXPECT_EQ(test, error, 0);
+	sob_expect_dequeued(test, f);
+}
+
+/*
+ * An abort (an unplug's) decides first: the point carries its error, the
+ * waiter is dequeued by the bind work, and reaching the value afterwards
+ * changes nothing.
+ */
+static void sob_abort_first(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	int error = 0;
+
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 1), 0);
+	sob_expect_pending(test, f, 5);
+	nfence_file_bindings_abort(to_nfence_file(sob_drm_file(f)), -ENODEV);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 1, &error));
+	KUNIT_EXPECT_EQ(test, error, -ENODEV);
+	sob_expect_dequeued(test, f);
+	nfence_fence_signal(f->fence, 5);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 1, &error));
+	KUNIT_EXPECT_EQ(test, error, -ENODEV);
+}
+
+/*
+ * The value reached first: a later abort finds the binding decided (or
+ * gone) and the point keeps its success.
+ */
+static void sob_reached_then_abort(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	int error = 1;
+
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 2, 4), 0);
+	nfence_fence_signal(f->fence, 2);
+	nfence_file_bindings_abort(to_nfence_file(sob_drm_file(f)), -ENODEV);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 4, &error));
+	KUNIT_EXPECT_EQ(test, error, 0);
+	sob_expect_dequeued(test, f);
+}
+
+/*
+ * The file closes with a binding pending: the point carries -ECANCELED by
+ * the time postclose returns, for the syncobj's other holders.
+ */
+static void sob_close_cancels(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	int error = 0;
+
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 9, 2), 0);
+	sob_expect_pending(test, f, 9);
+	sob_close(f);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 2, &error));
+	KUNIT_EXPECT_EQ(test, error, -ECANCELED);
+	sob_expect_dequeued(test, f);
+}
+
+/* A value already reached attaches before the ioctl returns; no waiter. */
+static void sob_already_reached(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	int error = 1;
+
+	nfence_fence_signal(f->fence, 7);
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 7, 6), 0);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 6, &error));
+	KUNIT_EXPECT_EQ(test, error, 0);
+	sob_expect_dequeued(test, f);
+	KUNIT_EXPECT_EQ(test, sob_bind(f, 7, 0), -EINVAL);
+}
+
+static struct kunit_case nfence_syncobj_cases[] = {
+	KUNIT_CASE(sob_reached),
+	KUNIT_CASE(sob_abort_first),
+	KUNIT_CASE(sob_reached_then_abort),
+	KUNIT_CASE(sob_close_cancels),
+	KUNIT_CASE(sob_already_reached),
+	{}
+};
+
+static struct kunit_suite nfence_syncobj_suite = {
+	.name = "nfence_syncobj",
+	.init = sob_init,
+	.exit = sob_exit,
+	.test_cases = nfence_syncobj_cases,
+};
+
+kunit_test_suite(nfence_syncobj_suite);
