@@ -14,7 +14,7 @@ BUILD=${BUILD:-$top/build}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-sphinx-build -W --keep-going -q -b html -d "$BUILD/docs/doctrees" \
+sphinx-build -E -W --keep-going -q -b html -d "$BUILD/docs/doctrees" \
 	"$top/Documentation" "$BUILD/docs/html" >"$log" 2>&1 || status=$?
 cat "$log"
 if [ "$status" -ne 0 ] || grep -qiE 'warning|error' "$log"; then
