@@ -295,6 +295,29 @@ static void test_intra_gpu(void)
 	drmSyncobjDestroy(fd, s);
 }
 
+/*
+ * No 64-bit atomics: a value more than UINT_MAX/2 ahead of CurrentValue
+ * fails with -EINVAL and nothing is bound; the last value in the window
+ * binds.
+ */
+static void test_value_outside_window(void)
+{
+	struct drm_nfence_query_fence_caps caps;
+	uint32_t f, s = syncobj_create(fd);
+
+	nfence_query_fence_caps(fd, &caps);
+	igt_require_f(caps.value_bits == 32, "%u-bit fence values\n",
+		      caps.value_bits);
+	f = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 5,
+				NULL);
+	expect_bind_error(dev, f, 5 + (UINT32_MAX / 2) + 1, s, 1, 0, -EINVAL);
+	expect_bind_error(dev, f, UINT64_MAX, s, 1, 0, -EINVAL);
+	/* The window's edge is fine: the binding is pending. */
+	igt_assert_eq(__bind(fd, dev, f, 5 + UINT32_MAX / 2, s, 1), 0);
+	nfence_fence_destroy(fd, f);
+	drmSyncobjDestroy(fd, s);
+}
+
 static void test_args_efault(void)
 {
 	static const unsigned long req[] = { DRM_IOCTL_NFENCE_SYNCOBJ_BIND };
@@ -689,6 +712,11 @@ igt_main
 	igt_describe("An INTRA_GPU fence fails with -EINVAL.");
 	igt_subtest("intra-gpu")
 		test_intra_gpu();
+
+	igt_describe("Without 64-bit atomics, a value more than UINT_MAX/2 "
+		     "ahead of CurrentValue fails with -EINVAL.");
+	igt_subtest("value-outside-window")
+		test_value_outside_window();
 
 	igt_describe("A NULL or unmapped argument fails with -EFAULT.");
 	igt_subtest("args-efault")
