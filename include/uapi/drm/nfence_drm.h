@@ -60,6 +60,7 @@ extern "C" {
 #define DRM_NFENCE_LOGGING_LEVEL	0x19
 #define DRM_NFENCE_DEVICE_CONTROL	0x1a
 #define DRM_NFENCE_SYNCOBJ_BIND		0x1b
+#define DRM_NFENCE_SYNCOBJ_SIGNAL	0x1c
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -143,6 +144,9 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_SYNCOBJ_BIND \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SYNCOBJ_BIND, \
 		struct drm_nfence_syncobj_bind)
+#define DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SYNCOBJ_SIGNAL, \
+		struct drm_nfence_syncobj_signal)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -1586,6 +1590,66 @@ struct drm_nfence_syncobj_bind {
 	__u32 flags;
 	/** @point: the timeline point, not 0 */
 	__u64 point;
+};
+
+/* DRM_NFENCE_MAX_SYNCOBJ_SIGNALS: pending syncobj signals one open file may have */
+#define DRM_NFENCE_MAX_SYNCOBJ_SIGNALS	1024
+
+/* DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE: &drm_nfence_syncobj_signal.fd is a sync_file */
+#define DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE	(1u << 0)
+
+/**
+ * struct drm_nfence_syncobj_signal - signal a native fence when a
+ * dma_fence signals
+ *
+ * The other direction of the syncobj bridge: signals @fence to @value, as
+ * DRM_IOCTL_NFENCE_FENCE_SIGNAL would, once the dma_fence of (@syncobj,
+ * @point) signals, or, with %DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE, the
+ * dma_fence of the sync_file @fd. The dma_fence is taken when the call is
+ * made: the point must exist then (a point nobody submitted yet is
+ * -EINVAL, as for DRM_IOCTL_SYNCOBJ_WAIT without WAIT_FOR_SUBMIT); @point 0
+ * takes a binary syncobj's fence, or a timeline's last one. The signal is
+ * made by a work item after the dma_fence's callback: a native fence may
+ * wait on a dma_fence, never the other way round. A dma_fence already
+ * signaled signals the fence before the call returns.
+ *
+ * The fence is signaled whether the dma_fence signaled with or without an
+ * error: a native fence has no error of its own (its device's error makes
+ * it AlwaysSignaled instead). A pending signal holds the native fence, not
+ * a handle: destroying the handle does not cancel it. It is dropped
+ * without signaling when the file is closed (a killed process's devices
+ * are in error first, so their fences are AlwaysSignaled anyway) or the
+ * adapter is unplugged.
+ *
+ * -EINVAL for unknown @flags, non-zero @pad, a used @fd without the flag
+ * (it must be 0) or a non-zero @syncobj or @point with it, an fd that is
+ * no sync_file, a point without a fence, an INTRA_GPU fence or, on an
+ * adapter with %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, a @value outside the
+ * 32-bit window; -ENOENT for an unknown @device, @fence or @syncobj
+ * handle; -EACCES for a fence handle opened with
+ * %DRM_NFENCE_FENCE_NO_SIGNAL; -ENOSPC when the file already has
+ * %DRM_NFENCE_MAX_SYNCOBJ_SIGNALS signals pending; -ENODEV after unplug.
+ */
+struct drm_nfence_syncobj_signal {
+	/** @device: device handle */
+	__u32 device;
+	/** @fence: local fence handle, of a fence this file may signal */
+	__u32 fence;
+	/** @value: the value @fence is signaled to */
+	__u64 value;
+	/** @syncobj: drm_syncobj handle of the same DRM file, or 0 */
+	__u32 syncobj;
+	/**
+	 * @fd: with %DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE a sync_file fd,
+	 * else 0
+	 */
+	__s32 fd;
+	/** @point: the timeline point of @syncobj (0: its current fence) */
+	__u64 point;
+	/** @flags: %DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE or 0 */
+	__u32 flags;
+	/** @pad: must be zero */
+	__u32 pad;
 };
 
 /**

@@ -127,6 +127,20 @@ struct nfence_file {
 	struct llist_head bind_ready;
 	/** @bind_work: attaches the points of @bind_ready, on the wait_wq */
 	struct work_struct bind_work;
+	/**
+	 * @dma_signals: pending DRM_IOCTL_NFENCE_SYNCOBJ_SIGNALs whose
+	 * dma_fence has not signaled yet (nfence_syncobj.c), under @async_lock
+	 */
+	struct list_head dma_signals;
+	/**
+	 * @num_dma_signals: entries of @dma_signals, which
+	 * %DRM_NFENCE_MAX_SYNCOBJ_SIGNALS bounds; under @async_lock
+	 */
+	u32 num_dma_signals;
+	/** @dma_signal_ready: signals whose dma_fence signaled, LIFO */
+	struct llist_head dma_signal_ready;
+	/** @dma_signal_work: signals @dma_signal_ready's fences, on the wait_wq */
+	struct work_struct dma_signal_work;
 	/** @sched_lock: serializes creating and destroying contexts and queues */
 	struct mutex sched_lock;
 	/** @allocs: allocation handle -> &struct nfence_alloc */

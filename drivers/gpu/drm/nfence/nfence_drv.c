@@ -73,7 +73,11 @@
  * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
  * holding none of these locks: drm_syncobj_add_point() takes the syncobj's
  * lock and wakes its waiters, and the work then takes
- * &nfence_file.async_lock alone.
+ * &nfence_file.async_lock alone. A DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL adds and
+ * removes its callback on a foreign dma_fence under
+ * &nfence_file.async_lock (the dma_fence's lock nests inside it); the
+ * callback, under the dma_fence's lock, only queues a work item, which
+ * signals the native fence holding none of these locks.
  *
  * The CMP thread runs commands holding &nfence_cmp.lock and takes 4-7
  * inside it (translating GPU VAs, signalling fences, raising the native
@@ -277,6 +281,8 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_CONTROL, nfence_device_control_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_SYNCOBJ_BIND, nfence_syncobj_bind_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_SYNCOBJ_SIGNAL, nfence_syncobj_signal_ioctl,
 			  DRM_RENDER_ALLOW),
 };
 

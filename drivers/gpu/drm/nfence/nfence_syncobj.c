@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sync_file.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
@@ -18,6 +19,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_cmp.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
@@ -60,6 +62,19 @@
  * the syncobj's timeline, which may outlive the file and be exported to
  * other processes and drivers; its &dma_fence_ops live in this module, so
  * each such fence holds a reference on the module until it is released.
+ *
+ * The other direction, DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, is what the kernel
+ * allows: a native fence waits on a dma_fence (of a syncobj point or a
+ * sync_file). The ioctl adds a callback to the dma_fence; the callback,
+ * which runs in the dma_fence's signalling path (any context, under its
+ * lock), only pushes the signal on its file's ready list and queues the
+ * file's signal work, which then signals the native fence through the CPU
+ * signal path, nfence_fence_signal(), and kicks the CMP. A pending signal
+ * holds the dma_fence and the native fence. It is dropped without
+ * signaling by the file's close or an unplug, which remove the callback;
+ * if dma_fence_remove_callback() finds it gone, the callback has run (it
+ * runs under the fence's lock, as the removal does) and the work owns the
+ * signal: a flush waits for it.
  */
 
 /**
@@ -322,6 +337,226 @@ err:
 }
 
 /**
+ * struct nfence_dma_signal - a pending DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL
+ *
+ * Lifetime: from the ioctl until its file's signal work has signaled the
+ * fence, or its file's close or unplug removed the callback; on its file's
+ * &nfence_file.dma_signals list all that time.
+ */
+struct nfence_dma_signal {
+	/** @cb: the callback on @dma */
+	struct dma_fence_cb cb;
+	/** @dma: the dma_fence waited for (a reference) */
+	struct dma_fence *dma;
+	/** @fence: the native fence (a reference) */
+	struct nfence_fence *fence;
+	/** @value: the value @fence is signaled to */
+	u64 value;
+	/** @file: the file that made it */
+	struct nfence_file *file;
+	/** @link: entry in &nfence_file.dma_signals, under &nfence_file.async_lock */
+	struct list_head link;
+	/** @ready: entry in &nfence_file.dma_signal_ready once @dma signaled */
+	struct llist_node ready;
+};
+
+static void nfence_dma_signal_free(struct nfence_dma_signal *s)
+{
+	dma_fence_put(s->dma);
+	nfence_fence_put(s->fence);
+	kfree(s);
+}
+
+/*
+ * Signal the native fence: the CPU signal path, then the queues. Not after
+ * an unplug, which ended the fence's waiters and stopped the CMP.
+ */
+static void nfence_dma_signal_fire(struct nfence_dma_signal *s)
+{
+	struct nfence_adapter *adapter = s->fence->adapter;
+	int idx;
+
+	if (!drm_dev_enter(&adapter->drm, &idx))
+		return;
+	nfence_fence_signal(s->fence, s->value);
+	nfence_cmp_kick(&adapter->cmp);
+	drm_dev_exit(idx);
+}
+
+/* The dma_fence signaled: any context, under its lock. */
+static void nfence_dma_signal_cb(struct dma_fence *dma,
+				 struct dma_fence_cb *cb)
+{
+	struct nfence_dma_signal *s = container_of(cb, struct nfence_dma_signal,
+						   cb);
+	struct nfence_file *nfile = s->file;
+
+	llist_add(&s->ready, &nfile->dma_signal_ready);
+	queue_work(nfile->adapter->wait_wq, &nfile->dma_signal_work);
+}
+
+/* Signal the fences of the signals whose dma_fence signaled, in order. */
+static void nfence_dma_signal_work(struct work_struct *work)
+{
+	struct nfence_file *nfile = container_of(work, struct nfence_file,
+						 dma_signal_work);
+	struct nfence_dma_signal *s, *next;
+	struct llist_node *list;
+
+	list = llist_reverse_order(llist_del_all(&nfile->dma_signal_ready));
+	llist_for_each_entry_safe(s, next, list, ready) {
+		nfence_dma_signal_fire(s);
+		mutex_lock(&nfile->async_lock);
+		list_del(&s->link);
+		nfile->num_dma_signals--;
+		mutex_unlock(&nfile->async_lock);
+		nfence_dma_signal_free(s);
+	}
+}
+
+/* The dma_fence of @args: a reference, or an ERR_PTR. */
+static struct dma_fence *
+nfence_dma_signal_source(struct drm_file *file,
+			 const struct drm_nfence_syncobj_signal *args)
+{
+	struct dma_fence *dma;
+	int ret;
+
+	if (args->flags & DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE) {
+		dma = sync_file_get_fence(args->fd);
+		return dma ?: ERR_PTR(-EINVAL);
+	}
+	ret = drm_syncobj_find_fence(file, args->syncobj, args->point, 0, &dma);
+	return ret ? ERR_PTR(ret) : dma;
+}
+
+/**
+ * nfence_syncobj_signal_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_syncobj_signal
+ * @file: the caller's file
+ *
+ * Return: 0 (the signal is pending, or done if the dma_fence had
+ * signaled), or -errno as &struct drm_nfence_syncobj_signal documents.
+ */
+int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct drm_nfence_syncobj_signal *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_dma_signal *s;
+	struct nfence_device *wdev;
+	u32 flags;
+	int ret, idx;
+
+	if (args->pad || args->flags & ~DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE)
+		return -EINVAL;
+	if (args->flags & DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE ?
+	    args->syncobj || args->point : args->fd)
+		return -EINVAL;
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
+		return -ENOENT;
+	nfence_device_put(wdev);
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	s->file = nfile;
+	s->value = args->value;
+	INIT_LIST_HEAD(&s->link);
+
+	s->fence = nfence_fence_get(nfile, args->fence, args->device, &flags);
+	if (!s->fence) {
+		ret = -ENOENT;
+		goto err;
+	}
+	if (flags & DRM_NFENCE_FENCE_NO_SIGNAL) {
+		ret = -EACCES;
+		goto err;
+	}
+	if (s->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
+	    !nfence_fence_value_allowed(s->fence, args->value)) {
+		ret = -EINVAL;
+		goto err;
+	}
+	s->dma = nfence_dma_signal_source(file, args);
+	if (IS_ERR(s->dma)) {
+		ret = PTR_ERR(s->dma);
+		s->dma = NULL;
+		goto err;
+	}
+
+	if (dma_fence_is_signaled(s->dma)) {
+		/* Signaled already: signal now, taking no slot. */
+		nfence_dma_signal_fire(s);
+		nfence_dma_signal_free(s);
+		return 0;
+	}
+
+	/* On the list before an unplug looks at it, or not at all. */
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto err;
+	}
+	mutex_lock(&nfile->async_lock);
+	if (nfile->num_dma_signals >= DRM_NFENCE_MAX_SYNCOBJ_SIGNALS) {
+		mutex_unlock(&nfile->async_lock);
+		drm_dev_exit(idx);
+		ret = -ENOSPC;
+		goto err;
+	}
+	/*
+	 * The callback may run (and the work take it off the list) as soon
+	 * as it is added: on the list first, both under the lock.
+	 */
+	list_add_tail(&s->link, &nfile->dma_signals);
+	nfile->num_dma_signals++;
+	ret = dma_fence_add_callback(s->dma, &s->cb, nfence_dma_signal_cb);
+	if (ret) {
+		/* Signaled since: signal now. */
+		list_del(&s->link);
+		nfile->num_dma_signals--;
+	}
+	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
+	if (ret) {
+		nfence_dma_signal_fire(s);
+		nfence_dma_signal_free(s);
+	}
+	return 0;
+
+err:
+	if (s->dma)
+		dma_fence_put(s->dma);
+	if (s->fence)
+		nfence_fence_put(s->fence);
+	kfree(s);
+	return ret;
+}
+
+/*
+ * Drop the pending signals of @nfile whose callback has not run. Those
+ * whose callback ran are the work's: the caller flushes it.
+ */
+static void nfence_file_dma_signals_drop(struct nfence_file *nfile)
+{
+	struct nfence_dma_signal *s, *next;
+	LIST_HEAD(dropped);
+
+	mutex_lock(&nfile->async_lock);
+	list_for_each_entry_safe(s, next, &nfile->dma_signals, link) {
+		if (!dma_fence_remove_callback(s->dma, &s->cb))
+			continue;
+		list_move(&s->link, &dropped);
+		nfile->num_dma_signals--;
+	}
+	mutex_unlock(&nfile->async_lock);
+	list_for_each_entry_safe(s, next, &dropped, link)
+		nfence_dma_signal_free(s);
+}
+
+/**
  * nfence_file_bindings_init - set up the syncobj bindings of a new file
  * @nfile: the file; &nfence_file.async_lock is set up by
  *	nfence_file_waits_init()
@@ -332,16 +567,22 @@ void nfence_file_bindings_init(struct nfence_file *nfile)
 	init_llist_head(&nfile->bind_ready);
 	INIT_WORK(&nfile->bind_work, nfence_bind_work);
 	nfile->num_bindings = 0;
+	INIT_LIST_HEAD(&nfile->dma_signals);
+	init_llist_head(&nfile->dma_signal_ready);
+	INIT_WORK(&nfile->dma_signal_work, nfence_dma_signal_work);
+	nfile->num_dma_signals = 0;
 }
 
 /**
- * nfence_file_bindings_abort - end every pending binding of a file
+ * nfence_file_bindings_abort - end every pending binding and signal of a file
  * @nfile: the file
  * @error: what the points carry (-ENODEV on unplug)
  *
  * A binding already decided keeps its result. The points are attached by
- * the bind work, soon after. The caller makes sure no new binding starts
- * (drm_dev_unplug()), or that the file is closing.
+ * the bind work, soon after. Pending DRM_IOCTL_NFENCE_SYNCOBJ_SIGNALs are
+ * dropped unsignaled, unless their dma_fence signaled already. The caller
+ * makes sure no new binding or signal starts (drm_dev_unplug()), or that
+ * the file is closing.
  */
 void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
 {
@@ -351,20 +592,26 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
 	list_for_each_entry(b, &nfile->bindings, link)
 		nfence_binding_decide(b, error);
 	mutex_unlock(&nfile->async_lock);
+	nfence_file_dma_signals_drop(nfile);
 }
 
 /**
- * nfence_file_bindings_fini - end the bindings of a closing file
+ * nfence_file_bindings_fini - end the bindings and signals of a closing file
  * @nfile: the file
  *
- * Every binding still pending gets its point with -ECANCELED; returns once
- * every point of the file is attached and every binding freed. Called
- * before nfence_file_waits_fini(), which destroys &nfence_file.async_lock.
+ * Every binding still pending gets its point with -ECANCELED, every
+ * signal whose dma_fence has not signaled is dropped; returns once every
+ * point of the file is attached and every binding and signal freed.
+ * Called before nfence_file_waits_fini(), which destroys
+ * &nfence_file.async_lock.
  */
 void nfence_file_bindings_fini(struct nfence_file *nfile)
 {
 	nfence_file_bindings_abort(nfile, -ECANCELED);
 	/* Every binding is decided, so on the ready list: one pass does. */
 	flush_work(&nfile->bind_work);
+	/* Every signal left has run its callback, so is on the ready list. */
+	flush_work(&nfile->dma_signal_work);
 	WARN_ON(!list_empty(&nfile->bindings) || nfile->num_bindings);
+	WARN_ON(!list_empty(&nfile->dma_signals) || nfile->num_dma_signals);
 }

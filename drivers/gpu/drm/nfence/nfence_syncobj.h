@@ -14,5 +14,7 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error);
 void nfence_file_bindings_fini(struct nfence_file *nfile);
 int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 			      struct drm_file *file);
+int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file);
 
 #endif /* __NFENCE_SYNCOBJ_H__ */
