@@ -345,6 +345,16 @@ TEST(invalid_handles)
 		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceBindSyncobjPoint(h, h, 1, 1, 0))
 			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  NFenceSignalFromSyncobjPoint(h, h, 1, 1, 1))
+			TH_LOG("handle 0x%x", h);
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  NFenceSignalFromSyncFile(h, h, 1, 0))
+			TH_LOG("handle 0x%x", h);
+		/* No fd: refused before any handle is looked at. */
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  NFenceSignalFromSyncFile(h, h, 1, -1))
+			TH_LOG("handle 0x%x", h);
 	}
 }
 

@@ -2228,6 +2228,58 @@ NFENCE_EXPORT int NFenceGetAdapterFd(D3DKMT_HANDLE hAdapter);
  */
 NFENCE_EXPORT NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hSyncObject, UINT64 Value, UINT SyncobjHandle, UINT64 Point);
 
+/* NFENCE_MAX_SYNCOBJ_SIGNALS: NFenceSignalFrom*() calls pending per adapter */
+#define NFENCE_MAX_SYNCOBJ_SIGNALS	1024
+
+/**
+ * NFenceSignalFromSyncobjPoint() - signal a fence when a drm_syncobj point
+ *	signals
+ * @hDevice: the device of @hSyncObject
+ * @hSyncObject: a native or monitored fence of @hDevice, not opened
+ *	NoSignal and not INTRA_GPU
+ * @Value: the value @hSyncObject is signaled to
+ * @SyncobjHandle: a DRM syncobj handle on the adapter's render node file
+ *	(NFenceGetAdapterFd() of the device's adapter)
+ * @Point: the timeline point; 0 for a binary syncobj's fence (or a
+ *	timeline's last one)
+ *
+ * The other direction of NFenceBindSyncobjPoint(): the point's dma_fence
+ * (another driver's work, a Vulkan semaphore signaled by another process,
+ * DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL) signals @hSyncObject to @Value, as
+ * D3DKMTSignalSynchronizationObjectFromCpu() would, with the GPU queues
+ * and CPU waiters it releases. The point must exist when the call is made
+ * (submitted: it may still be unsignaled). A point signaled already
+ * signals the fence before the call returns. The fence is signaled even if
+ * the dma_fence carries an error. A pending signal is dropped, unsignaled,
+ * when the adapter's file closes (the process's last adapter handle goes)
+ * or the adapter is unplugged; destroying @hSyncObject does not cancel it.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a point that does
+ * not exist yet, an INTRA_GPU fence or a value outside a 32-bit GPU's
+ * window; STATUS_INVALID_HANDLE if @hDevice is not a device, @hSyncObject
+ * not a sync object of it, or @SyncobjHandle no syncobj of the adapter's
+ * file; STATUS_ACCESS_DENIED for a fence opened NoSignal;
+ * STATUS_INSUFFICIENT_RESOURCES with %NFENCE_MAX_SYNCOBJ_SIGNALS signals
+ * pending on the adapter's file; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS NFenceSignalFromSyncobjPoint(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hSyncObject, UINT64 Value, UINT SyncobjHandle, UINT64 Point);
+
+/**
+ * NFenceSignalFromSyncFile() - signal a fence when a sync_file signals
+ * @hDevice: the device of @hSyncObject
+ * @hSyncObject: a native or monitored fence of @hDevice, not opened
+ *	NoSignal and not INTRA_GPU
+ * @Value: the value @hSyncObject is signaled to
+ * @SyncFileFd: a sync_file file descriptor (any driver's; the call does
+ *	not take it over: close it when you like)
+ *
+ * As NFenceSignalFromSyncobjPoint(), with the sync_file's fence.
+ *
+ * Return: as NFenceSignalFromSyncobjPoint(); STATUS_INVALID_PARAMETER if
+ * @SyncFileFd is not a sync_file.
+ */
+NFENCE_EXPORT NTSTATUS NFenceSignalFromSyncFile(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hSyncObject, UINT64 Value, int SyncFileFd);
+
 /* D3DKMT_NFENCE_ALLOCATION_INFO: what NFenceQueryAllocation() returns. */
 typedef struct _D3DKMT_NFENCE_ALLOCATION_INFO {
 	D3DGPU_VIRTUAL_ADDRESS GpuVirtualAddress;	/* first byte */

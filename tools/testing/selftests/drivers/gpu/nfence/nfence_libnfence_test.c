@@ -4436,6 +4436,60 @@ TEST_F(nf, bind_syncobj_point)
 	EXPECT_EQ(0, drmSyncobjDestroy(fd, sb));
 }
 
+/*
+ * NFenceSignalFromSyncobjPoint / NFenceSignalFromSyncFile: a point that
+ * exists signals the fence to the value (a point already signaled, before
+ * the call returns; one signaled later from the CPU through
+ * DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL of another file that imported the
+ * syncobj, once it signals); a sync_file exported from a point does the
+ * same. A point nobody submitted, a fence opened NoSignal and an fd that
+ * is no sync_file are refused.
+ */
+TEST_F(nf, signal_from_syncobj)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], f;
+	uint32_t s = 0, bin = 0;
+	uint64_t point = 2;
+	int fd, sf = -1;
+
+	if (on_fake_driver())
+		SKIP(return, "the fake driver has no drm_syncobj");
+	fd = NFenceGetAdapterFd(self->e.adapters[0].hAdapter);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, drmSyncobjCreate(fd, 0, &s));
+	f = fence(_metadata, dev, 0, 0, NULL);
+
+	/* Point 2 does not exist yet. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceSignalFromSyncobjPoint(dev, f, 5, s, 2));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  NFenceSignalFromSyncobjPoint(dev, f, 5, 0, 2));
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  NFenceSignalFromSyncobjPoint(0, f, 5, s, 2));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceSignalFromSyncFile(dev, f, 5, -1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceSignalFromSyncFile(dev, f, 5, fd));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, f, 1, QUIET_NS));
+
+	ASSERT_EQ(0, drmSyncobjTimelineSignal(fd, &s, &point, 1));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSignalFromSyncobjPoint(dev, f, 5, s, 2));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f, 5, WAIT_NS));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, f, 6, QUIET_NS));
+
+	/* The point as a sync_file. */
+	ASSERT_EQ(0, drmSyncobjCreate(fd, 0, &bin));
+	ASSERT_EQ(0, drmSyncobjTransfer(fd, bin, 0, s, point, 0));
+	ASSERT_EQ(0, drmSyncobjExportSyncFile(fd, bin, &sf));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSignalFromSyncFile(dev, f, 7, sf));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f, 7, WAIT_NS));
+	close(sf);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(0, drmSyncobjDestroy(fd, s));
+	EXPECT_EQ(0, drmSyncobjDestroy(fd, bin));
+}
+
 /* A failed D3DKMTGetDeviceState writes nothing. */
 static void expect_state_error(struct __test_metadata *_metadata,
 			       D3DKMT_HANDLE dev, int type, NTSTATUS want)
