@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <drm/vgem_drm.h>
+#include <linux/dma-buf.h>
 #include <xf86drm.h>
 
 #include "igt_nfence_core.h"
@@ -2981,4 +2983,114 @@ void nfence_device_error(int fd, uint32_t device)
 
 	igt_assert_f(ret == 0, "device error hook (debugfs "
 		     "nfence_device_error) failed: %s\n", strerror(-ret));
+}
+
+/* ---- vgem: another driver's dma_fences, signaled when a test says ---- */
+
+static int nfence_vgem_find(void)
+{
+	char path[64];
+
+	for (int i = 0; i < 64; i++) {
+		drmVersionPtr v;
+		int vfd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		vfd = open(path, O_RDWR | O_CLOEXEC);
+		if (vfd < 0)
+			continue;
+		v = drmGetVersion(vfd);
+		if (v && !strcmp(v->name, "vgem")) {
+			drmFreeVersion(v);
+			return vfd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(vfd);
+	}
+	return -1;
+}
+
+/**
+ * nfence_vgem_open: a vgem DRM file (loading vgem if needed), or -1
+ */
+int nfence_vgem_open(void)
+{
+	int vfd = nfence_vgem_find();
+
+	if (vfd < 0 && system("modprobe -q vgem") == 0)
+		vfd = nfence_vgem_find();
+	return vfd;
+}
+
+/**
+ * nfence_vgem_fence_create: an unsignaled vgem fence on a new buffer of
+ * @vgem, exported as a dma-buf (vgem signals it itself after 10 s)
+ */
+void nfence_vgem_fence_create(int vgem, struct nfence_vgem_fence *v)
+{
+	struct drm_mode_create_dumb dumb = {
+		.width = 64, .height = 1, .bpp = 32,
+	};
+	struct drm_vgem_fence_attach attach = {};
+
+	igt_assert_eq(drmIoctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &dumb), 0);
+	v->bo = dumb.handle;
+	attach.handle = v->bo;
+	attach.flags = VGEM_FENCE_WRITE;
+	igt_assert_eq(drmIoctl(vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &attach), 0);
+	v->fence = attach.out_fence;
+	igt_assert_eq(drmPrimeHandleToFD(vgem, v->bo, DRM_CLOEXEC, &v->dmabuf),
+		      0);
+}
+
+/**
+ * nfence_vgem_fence_sync_file: the fence as a new sync_file (what a
+ * reader of the buffer waits for)
+ */
+int nfence_vgem_fence_sync_file(const struct nfence_vgem_fence *v)
+{
+	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_RW };
+
+	igt_assert_eq(ioctl(v->dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e), 0);
+	igt_assert_fd(e.fd);
+	return e.fd;
+}
+
+/**
+ * nfence_vgem_fence_syncobj: a new timeline syncobj of @dfd with the
+ * fence at @point
+ */
+uint32_t nfence_vgem_fence_syncobj(int dfd, const struct nfence_vgem_fence *v,
+				   uint64_t point)
+{
+	uint32_t bin = 0, s = 0;
+	int sf = nfence_vgem_fence_sync_file(v);
+
+	igt_assert_eq(drmSyncobjCreate(dfd, 0, &bin), 0);
+	igt_assert_eq(drmSyncobjCreate(dfd, 0, &s), 0);
+	igt_assert_eq(drmSyncobjImportSyncFile(dfd, bin, sf), 0);
+	close(sf);
+	igt_assert_eq(drmSyncobjTransfer(dfd, s, point, bin, 0, 0), 0);
+	igt_assert_eq(drmSyncobjDestroy(dfd, bin), 0);
+	return s;
+}
+
+/**
+ * nfence_vgem_fence_signal: signal the fence
+ */
+void nfence_vgem_fence_signal(int vgem, const struct nfence_vgem_fence *v)
+{
+	struct drm_vgem_fence_signal sig = { .fence = v->fence };
+
+	igt_assert_eq(drmIoctl(vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig), 0);
+}
+
+/**
+ * nfence_vgem_fence_destroy: close the dma-buf and the buffer
+ */
+void nfence_vgem_fence_destroy(int vgem, struct nfence_vgem_fence *v)
+{
+	close(v->dmabuf);
+	drmCloseBufferHandle(vgem, v->bo);
 }

@@ -517,4 +517,19 @@ int nfence_sysfs_write(const char *path, const char *value);
 pid_t nfence_fork_child(void (*child)(int sock), int *sock);
 int nfence_sysfs_read(const char *path, char *buf, size_t size);
 
+/* vgem: another driver's dma_fences, signaled when a test says */
+struct nfence_vgem_fence {
+	uint32_t bo;		/* vgem buffer handle */
+	uint32_t fence;		/* vgem fence id */
+	int dmabuf;		/* the buffer as a dma-buf */
+};
+
+int nfence_vgem_open(void);
+void nfence_vgem_fence_create(int vgem, struct nfence_vgem_fence *v);
+int nfence_vgem_fence_sync_file(const struct nfence_vgem_fence *v);
+uint32_t nfence_vgem_fence_syncobj(int dfd, const struct nfence_vgem_fence *v,
+				   uint64_t point);
+void nfence_vgem_fence_signal(int vgem, const struct nfence_vgem_fence *v);
+void nfence_vgem_fence_destroy(int vgem, struct nfence_vgem_fence *v);
+
 #endif /* NFENCE_IGT_H */

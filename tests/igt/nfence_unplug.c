@@ -634,6 +634,54 @@ static void test_unbind_syncobj_binding(void)
 	rebind_and_use();
 }
 
+/*
+ * SYNCOBJ_SIGNALs pending at the unbind (on a sync_file and a syncobj
+ * point of vgem's fence): the unbind does not wait for them, a new one
+ * fails with -ENODEV, and the dma_fence signaling after the unbind, then
+ * the late close, touch nothing of the gone adapter (the kernel-log check
+ * and kmemleak judge that).
+ */
+static void test_unbind_syncobj_signal(void)
+{
+	struct drm_nfence_syncobj_signal a = { 0 };
+	struct nfence_vgem_fence v;
+	uint32_t dev, h, s;
+	int f, vgem, sf;
+
+	start();
+	vgem = nfence_vgem_open();
+	igt_require_f(vgem >= 0, "no vgem device (modprobe vgem)\n");
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				NULL);
+	nfence_vgem_fence_create(vgem, &v);
+	s = nfence_vgem_fence_syncobj(f, &v, 1);
+	sf = nfence_vgem_fence_sync_file(&v);
+	a.device = dev;
+	a.fence = h;
+	a.value = 1;
+	a.syncobj = s;
+	a.point = 1;
+	igt_assert_eq(drmIoctl(f, DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &a), 0);
+	a.syncobj = 0;
+	a.point = 0;
+	a.fd = sf;
+	a.flags = DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE;
+	igt_assert_eq(drmIoctl(f, DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &a), 0);
+
+	unbind();
+	igt_assert_eq(drmIoctl(f, DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &a), -1);
+	igt_assert_eq(errno, ENODEV);
+	nfence_vgem_fence_signal(vgem, &v);
+	usleep(100 * 1000);
+	close(sf);
+	nfence_vgem_fence_destroy(vgem, &v);
+	close(vgem);
+	close(f);
+	rebind_and_use();
+}
+
 static void test_unbind_shared_fd(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -732,4 +780,11 @@ igt_main
 		     "imported the syncobj.");
 	igt_subtest("unbind-syncobj-binding")
 		test_unbind_syncobj_binding();
+
+	igt_describe("SYNCOBJ_SIGNALs pending at the unbind (a sync_file and "
+		     "a syncobj point of vgem's fence) are dropped: the unbind "
+		     "does not wait, a new one fails with -ENODEV, the "
+		     "dma_fence signaling later is harmless.");
+	igt_subtest("unbind-syncobj-signal")
+		test_unbind_syncobj_signal();
 }
