@@ -4,7 +4,11 @@
  * events that can end a binding decides it, and that its point is attached
  * exactly once with that outcome, the waiter dequeued. The interleavings
  * here (an abort before or after the value is reached) are the ones a VM
- * test cannot order.
+ * test cannot order. For DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, with a dma_fence
+ * of the test's own in the syncobj: a close or an abort before the
+ * dma_fence signals drops the signal and removes the callback, one after
+ * it (the work not run yet) still signals; a dma_fence signaled with an
+ * error signals the native fence all the same.
  *
  * Each test makes an adapter of its own and opens a DRM file on its render
  * node with mock_drm_getfile(); ioctls go through drm_ioctl_kernel(), CPU
@@ -287,12 +291,150 @@ static void sob_already_reached(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sob_bind(f, 7, 0), -EINVAL);
 }
 
+/* ---- DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL ---- */
+
+static const char *sob_dma_name(struct dma_fence *fence)
+{
+	return "nfence-kunit";
+}
+
+static const struct dma_fence_ops sob_dma_ops = {
+	.get_driver_name = sob_dma_name,
+	.get_timeline_name = sob_dma_name,
+};
+
+/**
+ * struct sob_dma - a dma_fence of the test's (freed by dma_fence_free())
+ * @base: the fence, first: dma_fence_free() frees the whole struct
+ * @lock: its lock
+ */
+struct sob_dma {
+	struct dma_fence base;
+	spinlock_t lock;
+};
+
+/* A new unsignaled dma_fence, put in the binary syncobj. */
+static struct dma_fence *sob_dma_fence(struct kunit *test, struct sob_fix *f)
+{
+	struct sob_dma *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	spin_lock_init(&d->lock);
+	dma_fence_init(&d->base, &sob_dma_ops, &d->lock,
+		       dma_fence_context_alloc(1), 1);
+	drm_syncobj_replace_fence(f->syncobj, &d->base);
+	return &d->base;
+}
+
+static int sob_signal(struct sob_fix *f, u64 value)
+{
+	struct drm_nfence_syncobj_signal args = {
+		.device = f->wdev,
+		.fence = f->handle,
+		.value = value,
+		.syncobj = f->syncobj_handle,
+	};
+
+	return sob_ioctl(f, nfence_syncobj_signal_ioctl, &args);
+}
+
+/* Pending until the dma_fence signals, then signaled by the work. */
+static void sob_signal_pending(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct dma_fence *dma;
+
+	dma = sob_dma_fence(test, f);
+	KUNIT_ASSERT_EQ(test, sob_signal(f, 5), 0);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(f->fence, 1));
+	KUNIT_EXPECT_FALSE(test, list_empty(&dma->cb_list));
+	dma_fence_signal(dma);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_EXPECT_TRUE(test, nfence_fence_reached(f->fence, 5));
+	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(f->fence, 6));
+	dma_fence_put(dma);
+}
+
+/* A dma_fence signaled with an error signals the native fence too. */
+static void sob_signal_error(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct dma_fence *dma;
+
+	dma = sob_dma_fence(test, f);
+	KUNIT_ASSERT_EQ(test, sob_signal(f, 3), 0);
+	dma_fence_set_error(dma, -EIO);
+	dma_fence_signal(dma);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_EXPECT_TRUE(test, nfence_fence_reached(f->fence, 3));
+	/* Already signaled with an error: at once. */
+	KUNIT_ASSERT_EQ(test, sob_signal(f, 4), 0);
+	KUNIT_EXPECT_TRUE(test, nfence_fence_reached(f->fence, 4));
+	dma_fence_put(dma);
+}
+
+/*
+ * The file closes (or the adapter is unplugged: @abort) before the
+ * dma_fence signals: the callback is removed, the fence never signaled.
+ */
+static void sob_signal_dropped(struct kunit *test, bool abort)
+{
+	struct sob_fix *f = test->priv;
+	struct dma_fence *dma;
+
+	dma = sob_dma_fence(test, f);
+	KUNIT_ASSERT_EQ(test, sob_signal(f, 5), 0);
+	if (abort)
+		nfence_file_bindings_abort(to_nfence_file(sob_drm_file(f)),
+					   -ENODEV);
+	else
+		sob_close(f);
+	KUNIT_EXPECT_TRUE(test, list_empty(&dma->cb_list));
+	dma_fence_signal(dma);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(f->fence, 1));
+	dma_fence_put(dma);
+}
+
+static void sob_signal_close_drops(struct kunit *test)
+{
+	sob_signal_dropped(test, false);
+}
+
+static void sob_signal_abort_drops(struct kunit *test)
+{
+	sob_signal_dropped(test, true);
+}
+
+/*
+ * The dma_fence signals just before the close, its work not run yet: the
+ * close waits for the work, which signals the fence.
+ */
+static void sob_signal_then_close(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct dma_fence *dma;
+
+	dma = sob_dma_fence(test, f);
+	KUNIT_ASSERT_EQ(test, sob_signal(f, 8), 0);
+	dma_fence_signal(dma);
+	sob_close(f);
+	KUNIT_EXPECT_TRUE(test, nfence_fence_reached(f->fence, 8));
+	dma_fence_put(dma);
+}
+
 static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_reached),
 	KUNIT_CASE(sob_abort_first),
 	KUNIT_CASE(sob_reached_then_abort),
 	KUNIT_CASE(sob_close_cancels),
 	KUNIT_CASE(sob_already_reached),
+	KUNIT_CASE(sob_signal_pending),
+	KUNIT_CASE(sob_signal_error),
+	KUNIT_CASE(sob_signal_close_drops),
+	KUNIT_CASE(sob_signal_abort_drops),
+	KUNIT_CASE(sob_signal_then_close),
 	{}
 };
 
