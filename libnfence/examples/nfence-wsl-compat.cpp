@@ -15,14 +15,22 @@
  *     waits on both from the CPU and from the GPU (queued waits and
  *     signals, and a command buffer that signals the native fence);
  *  4. reads the device state, and a clock calibration that must predict
- *     a GPU timestamp.
+ *     a GPU timestamp;
+ *  5. bridges the native fence to a Linux drm_syncobj: where WSL's
+ *     D3DKMTCreateSyncFile (refused by libnfence: a fence user space
+ *     signals must not become a dma_fence) would be used, a fence value is
+ *     bound to a syncobj point, which appears once the GPU signals the
+ *     value, and a syncobj point signals the fence back.
  *
  * It prints one "ok ..." line per check, or "not ok ..." and exits with 1.
  * The command buffer is in the simulated GPU's instruction set (NFenceCs*),
- * as every real runtime has its GPU's own: the only nfence names used.
+ * as every real runtime has its GPU's own, and the syncobj bridge
+ * (NFenceBindSyncobjPoint, NFenceSignalFromSyncobjPoint, NFenceGetAdapterFd)
+ * with the kernel's own drm_syncobj ioctls: the only nfence names used.
  */
 #include <nfence/d3dkmthk.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +38,8 @@
 #include <thread>
 #include <vector>
 
+#include <drm/drm.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 namespace {
@@ -290,6 +300,67 @@ UINT64 MonotonicNs()
 	return (UINT64)ts.tv_sec * 1000000000ull + (UINT64)ts.tv_nsec;
 }
 
+/* DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT for one point: 0 or an errno. */
+int PointWait(int fd, UINT syncobj, UINT64 point, UINT64 timeoutNs)
+{
+	struct drm_syncobj_timeline_wait w;
+
+	std::memset(&w, 0, sizeof(w));
+	w.handles = (uintptr_t)&syncobj;
+	w.points = (uintptr_t)&point;
+	w.count_handles = 1;
+	w.timeout_nsec = (int64_t)(MonotonicNs() + timeoutNs);
+	w.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+	return ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w) ? errno : 0;
+}
+
+/*
+ * 5. The Linux side: a syncobj point that appears when the GPU signals a
+ * native fence value, and a point that signals the fence back.
+ */
+void SyncobjBridge(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE hDevice, Gpu &gpu,
+		   D3DKMT_HANDLE hFence,
+		   const D3DDDI_NATIVEFENCEMAPPING &mapping)
+{
+	D3DKMT_CREATESYNCFILE createSyncFile;
+	struct drm_syncobj_create create;
+	struct drm_syncobj_destroy destroy;
+	int fd = NFenceGetAdapterFd(hAdapter);
+
+	std::memset(&createSyncFile, 0, sizeof(createSyncFile));
+	createSyncFile.hDevice = hDevice;
+	createSyncFile.hMonitoredFence = hFence;
+	createSyncFile.FenceValue = 13;
+	Check(D3DKMTCreateSyncFile(&createSyncFile) == STATUS_NOT_SUPPORTED,
+	      "D3DKMTCreateSyncFile is refused");
+	std::memset(&create, 0, sizeof(create));
+	if (fd >= 0 && ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &create) &&
+	    (errno == EOPNOTSUPP || errno == ENOTTY)) {
+		std::printf("# syncobj: the driver offers no drm_syncobj\n");
+		return;
+	}
+	if (!Check(fd >= 0 && create.handle,
+		   "a drm_syncobj on the adapter's render node"))
+		return;
+	Expect(NFenceBindSyncobjPoint(hDevice, hFence, 13, create.handle, 1),
+	       "NFenceBindSyncobjPoint: value 13 to point 1");
+	Check(PointWait(fd, create.handle, 1, 20000000) == ETIME,
+	      "syncobj: point 1 absent before the value");
+	if (GpuSignalNative(gpu, mapping, 13))
+		Check(PointWait(fd, create.handle, 1, 10000000000ull) == 0,
+		      "syncobj: point 1 appears when the GPU signals 13");
+	Expect(NFenceSignalFromSyncobjPoint(hDevice, hFence, 14,
+					    create.handle, 1),
+	       "NFenceSignalFromSyncobjPoint: point 1 signals 14");
+	Expect(CpuWait(hDevice, hFence, 14), "native fence: CPU wait for 14");
+	std::printf("syncobj: native fence value %" PRIu64 "\n",
+		    (uint64_t)Read(mapping.CurrentValueCpuVa));
+	std::memset(&destroy, 0, sizeof(destroy));
+	destroy.handle = create.handle;
+	Check(!ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &destroy),
+	      "syncobj destroyed");
+}
+
 /* The GPU timestamp a calibration predicts for CLOCK_MONOTONIC @t. */
 double Predict(const DXGK_GPUCLOCKDATA &c, UINT64 t)
 {
@@ -473,6 +544,7 @@ int Run()
 		Check(state.ExecutionState == D3DKMT_DEVICEEXECUTION_ACTIVE,
 		      "device state: active");
 	CheckClock(open.hAdapter, hDevice, gpu);
+	SyncobjBridge(open.hAdapter, hDevice, gpu, native.hSyncObject, mapping);
 
 	/* Tear down in the Windows order. */
 	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT destroySync;
