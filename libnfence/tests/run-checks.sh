@@ -6,7 +6,8 @@
 # nfence_libnfence_test.c ($SELFTEST) calls every export, and nfence-info,
 # nfence-fence-demo, nfence-pipeline-demo and a quick nfence-gpu-bench
 # against the fake driver, and nfence-trace's converter on a capture
-# recorded in a VM (run-trace.sh).
+# recorded in a VM (run-trace.sh), and an install into a scratch DESTDIR
+# used through pkg-config (check-install.sh).
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -85,6 +86,13 @@ fi
 
 echo "== nfence-trace (sample capture, malformed captures, checker)"
 if sh tests/run-trace.sh "$TRACE" ../scripts/nfence-trace-check.py; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== install (DESTDIR, pkg-config, man pages, uninstalled .pc)"
+if sh tests/check-install.sh "$O" "$O/tests/libmock-nfence.so"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
