@@ -33,17 +33,20 @@ if [ -n "${NFENCE_HARNESS_SELFTEST:-}" ]; then
 	extra=(--kconfig_add CONFIG_DRM_NFENCE_HARNESS_SELFTEST=y)
 	key=$key-harness
 fi
-tree=$CACHE/kunit/tree-$(basename "$src")
-build=$CACHE/kunit/build-$key
+# "kunit2": drivers/gpu/drm/Kconfig sources the project's top-level Kconfig
+# (the trees under tree-* source the driver's directly); a tree and build
+# of their own, so checkouts of either layout can share the cache.
+tree=$CACHE/kunit/tree2-$(basename "$src")
+build=$CACHE/kunit/build2-$key
 
 if [ ! -e "$tree/.nfence-tree" ]; then
 	rm -rf "$tree"
 	mkdir -p "$CACHE/kunit"
 	cp -al "$src" "$tree"
-	# Hook the driver into drivers/gpu/drm as an in-tree driver would be.
+	# Hook the driver into drivers/gpu/drm as an in-tree driver would be,
+	# through the top-level Kconfig (copied in below as Kconfig.nfence).
 	# sed -i writes new files, so the hard links to the pristine tree break.
-	sed -i '$a source "drivers/gpu/drm/nfence/Kconfig"' \
-		"$tree/drivers/gpu/drm/Kconfig"
+	sed -i '$a source "Kconfig.nfence"' "$tree/drivers/gpu/drm/Kconfig"
 	sed -i '$a obj-$(CONFIG_DRM_NFENCE) += nfence/' \
 		"$tree/drivers/gpu/drm/Makefile"
 	touch "$tree/.nfence-tree"
@@ -55,6 +58,7 @@ rsync -a --no-times --checksum --copy-links --delete \
 	"$top/drivers/gpu/drm/nfence/" "$tree/drivers/gpu/drm/nfence/"
 rsync -a --no-times --checksum "$top/include/uapi/drm/nfence_drm.h" \
 	"$tree/include/uapi/drm/nfence_drm.h"
+rsync -a --no-times --checksum "$top/Kconfig" "$tree/Kconfig.nfence"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -95,6 +99,15 @@ if [ -z "${KUNIT_FILTER:-}" ]; then
 			failed=$((failed + 1))
 		fi
 	done
+fi
+# The configuration came through the top-level Kconfig: kconfig read it
+# (auto.conf.cmd lists every Kconfig file it parsed) and the driver's
+# symbol is set. A Kconfig that does not parse fails kunit.py itself.
+if ! grep -qsE '^[[:space:]]Kconfig\.nfence( \\)?$' "$build/include/config/auto.conf.cmd" ||
+   ! grep -qs '^CONFIG_DRM_NFENCE=y$' "$build/.config"; then
+	echo "kunit: the configuration did not come through the top-level Kconfig" \
+		"(Kconfig.nfence not read, or CONFIG_DRM_NFENCE not set)" >&2
+	failed=$((failed + 1))
 fi
 # A skipped case must be listed in tests/expected-skips.txt (load "kunit").
 while read -r name; do
