@@ -22,8 +22,17 @@
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels,
 #                        shellcheck on scripts/
-#   make docs            Documentation/ as HTML in build/docs/html, the
-#                        driver's and the uapi's kernel-doc pulled in
+#   make htmldocs        Documentation/ as HTML in build/docs/html, the
+#                        driver's and the uapi's kernel-doc pulled in,
+#                        warning-free (make lint runs it); "make docs" too
+#   make dkms-check      dkms add + build for every supported kernel in a
+#                        scratch DKMS tree, then the newest one's module
+#                        loaded by modprobe in a VM (part of make check)
+#   make dkms-source     the DKMS source tree in build/dkms/nfence-VERSION
+#   make dkms-install    (root) the driver under DKMS for every kernel
+#                        with headers, rebuilt on kernel upgrades
+#   make install         (root, or DESTDIR=) libnfence: library, header,
+#                        libnfence.pc, programs, man pages; PREFIX=/usr/local
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
 #                        submission rates: nfence-gpu-bench in a VM
@@ -50,7 +59,8 @@ export BUILD
 
 .PHONY: all module lib igt selftests stress check check-host check-vm \
 	check-kunit check-debug check-mutants debug-kernel bench-waiters \
-	bench-gpu demo lint docs deps clean
+	bench-gpu demo lint docs htmldocs deps clean install dkms-check \
+	dkms-source dkms-install
 
 all: module lib igt selftests stress
 
@@ -119,8 +129,22 @@ check-debug: debug-kernel lib igt selftests stress
 lint:
 	scripts/lint.sh $(KVERS)
 
-docs:
+docs htmldocs:
 	BUILD=$(BUILD) scripts/docs.sh
+
+# libnfence's install (libnfence/Makefile: DESTDIR, PREFIX, LIBDIR, ...).
+install: lib
+	$(MAKE) -C libnfence install
+
+# The driver under DKMS (scripts/dkms.sh, Documentation/installation.rst).
+dkms-source:
+	scripts/dkms.sh source $(BUILD)/dkms/nfence-$$(scripts/dkms.sh version)
+
+dkms-install:
+	scripts/dkms.sh install
+
+dkms-check: lib
+	scripts/dkms.sh check $(KVERS)
 
 # Everything, summed into one closing line.
 check:

@@ -5,7 +5,9 @@
 #
 #   scripts/check.sh KVER...
 #
-# Steps: build for every kernel, libnfence host tests, lint, the VM suites on
+# Steps: build for every kernel, libnfence host tests (with an install into
+# a scratch DESTDIR), lint, DKMS (dkms build for every kernel in a scratch
+# tree, the module loaded by modprobe in a VM), the VM suites on
 # every kernel (IGT, kselftest, demo, dmesg check) and on a KASAN + lockdep +
 # kmemleak debug build of 6.12, KUnit. Each step ends with a
 # "name: N passed, N failed, N skipped[, N errors]" line (scripts/lib.sh).
@@ -73,6 +75,7 @@ build_all() {
 step build build_all
 step libnfence make -s check-host
 step lint scripts/lint.sh "${kvers[@]}"
+step dkms scripts/dkms.sh check "${kvers[@]}"
 for k in "${kvers[@]}"; do
 	step "vm-$k" scripts/check-vm.sh "$k"
 done

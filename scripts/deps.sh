@@ -5,7 +5,8 @@
 # the 6.1 kernel (bookworm) and the 6.12 LTS kernel (bookworm-backports)
 # with headers, linux-source-6.12 (KUnit, kselftest harness, checkpatch),
 # qemu + virtme-ng (from trixie, architecture all), libdrm, the IGT library,
-# sparse and matplotlib (nfence-trace-plot.py).  Idempotent: a second run only checks and exits.
+# sparse and matplotlib (nfence-trace-plot.py), dkms (make dkms-check, make
+# dkms-install) and man-db (libnfence's install check reads its man pages).  Idempotent: a second run only checks and exits.
 set -euo pipefail
 
 SUDO=
@@ -30,6 +31,7 @@ BOOKWORM_PKGS=(
 	libdrm-dev libdrm2 pkg-config intel-gpu-tools
 	sparse shellcheck python3-sphinx python3-matplotlib
 	python3-requests udev iproute2
+	dkms man-db
 )
 # The 6.12 LTS from bookworm-backports.
 BPO_PKGS=(linux-source-6.12)

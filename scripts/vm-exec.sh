@@ -3,7 +3,7 @@
 #
 # Run one program in a virtme-ng guest (TCG) with nfence.ko loaded:
 #
-#   scripts/vm-exec.sh [--insmod "PARAMS"] KVER PROGRAM [ARGS...]
+#   scripts/vm-exec.sh [--insmod "PARAMS"] [--modprobe KO] KVER PROGRAM [ARGS...]
 #
 # Boots /boot/vmlinuz-KVER (or the debug kernel for KVER=debug, as
 # check-vm.sh does), mounts debugfs, loads build/kmod-KVER/nfence.ko with
@@ -13,30 +13,83 @@
 # with the program's status, or non-zero if the module would not load or
 # unload, the kernel log has a splat, or the guest did not finish.
 #
-# "make bench-gpu" runs nfence-gpu-bench this way. A boot and a short
+# --modprobe KO loads KO (a DKMS-built nfence.ko[.xz]) the way an installed
+# module is loaded instead: KO goes to /lib/modules/KVER/updates/dkms (in
+# an overlay the guest mounts there, so the host's tree is not written),
+# depmod, then "modprobe nfence PARAMS", which must load its dependencies
+# (drm & co) itself and take the module from updates/dkms.
+#
+# "make bench-gpu" runs nfence-gpu-bench this way; "make dkms-check" runs
+# nfence-info with --modprobe. A boot and a short
 # program take one to three minutes under TCG.
 set -euo pipefail
 
 if [ "${1:-}" = --guest ]; then
-	# In the guest: --guest LIB KO PARAMS PROGRAM [ARGS...]
+	# In the guest: --guest LIB KO PARAMS LOADER PROGRAM [ARGS...]
 	shift
 	# shellcheck source=scripts/lib.sh
 	. "$1"
-	ko=$2 params=$3
-	shift 3
+	ko=$2 params=$3 loader=$4
+	shift 4
 	# The host keeps the kernel console apart: everything of ours to stdout.
 	exec 2>&1
 	echo "vm-exec: guest started"
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	dmesg -C
-	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
-		modprobe "$dep"
-	done
-	# shellcheck disable=SC2086 # PARAMS is a list of words
-	if ! insmod "$ko" $params; then
-		echo "vm-exec: insmod $ko $params failed"
-		echo "vm-exec: status 1"
-		exit 1
+	if [ "$loader" = modprobe ]; then
+		# Installed as DKMS installs it, in an overlay of the tree
+		# whose upper layer is a tmpfs of its own (virtme-ng's /tmp is
+		# an overlay, which cannot hold an upper layer), so the host's
+		# tree is never written whatever virtme-ng mounts.
+		mods=/lib/modules/$(uname -r)
+		ovl=$(mktemp -d)
+		mount -t tmpfs nfence-mods "$ovl"
+		mkdir -p "$ovl/up" "$ovl/work"
+		if ! mount -t overlay overlay -o \
+			"lowerdir=$mods,upperdir=$ovl/up,workdir=$ovl/work" "$mods"; then
+			echo "vm-exec: cannot mount an overlay on $mods"
+			echo "vm-exec: status 1"
+			exit 1
+		fi
+		mkdir -p "$mods/updates/dkms"
+		cp "$ko" "$mods/updates/dkms/"
+		depmod -a
+		before=$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')
+		echo "vm-exec: loaded before modprobe: ${before:-nothing}"
+		case " $before " in
+		*" nfence "*)
+			echo "vm-exec: nfence loaded before modprobe"
+			echo "vm-exec: status 1"
+			exit 1
+			;;
+		esac
+		# shellcheck disable=SC2086 # PARAMS is a list of words
+		if ! modprobe nfence $params; then
+			echo "vm-exec: modprobe nfence $params failed"
+			echo "vm-exec: status 1"
+			exit 1
+		fi
+		path=$(modinfo -n nfence)
+		echo "vm-exec: modprobe nfence took $path, loaded:" \
+			"$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+		case $path in
+		"$mods/updates/dkms/"*) ;;
+		*)
+			echo "vm-exec: modprobe took $path, not the one in updates/dkms"
+			echo "vm-exec: status 1"
+			exit 1
+			;;
+		esac
+	else
+		for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+			modprobe "$dep"
+		done
+		# shellcheck disable=SC2086 # PARAMS is a list of words
+		if ! insmod "$ko" $params; then
+			echo "vm-exec: insmod $ko $params failed"
+			echo "vm-exec: status 1"
+			exit 1
+		fi
 	fi
 	echo "vm-exec: $(uname -r), $(nproc) cpus, nfence loaded${params:+ ($params)}"
 	set +e
@@ -56,21 +109,25 @@ if [ "${1:-}" = --guest ]; then
 	exit "$rc"
 fi
 
-params=
-if [ "${1:-}" = --insmod ]; then
-	params=$2
-	shift 2
-fi
-kver=${1:?usage: vm-exec.sh [--insmod PARAMS] KVER PROGRAM [ARGS...]}
+params='' loader=insmod ko=''
+usage="usage: vm-exec.sh [--insmod PARAMS] [--modprobe KO] KVER PROGRAM [ARGS...]"
+while :; do
+	case ${1:-} in
+	--insmod) params=$2; shift 2 ;;
+	--modprobe) loader=modprobe ko=$(readlink -f "$2"); shift 2 ;;
+	*) break ;;
+	esac
+done
+kver=${1:?$usage}
 shift
-[ $# -ge 1 ] || { echo "usage: vm-exec.sh [--insmod PARAMS] KVER PROGRAM [ARGS...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 BUILD=${BUILD:-$top/build}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 img=$(nfence_vm_image "$kver")
-ko=$BUILD/kmod-$kver/nfence.ko
+[ -n "$ko" ] || ko=$BUILD/kmod-$kver/nfence.ko
 for f in "$img" "$ko" "$1"; do
 	if [ ! -r "$f" ]; then
 		echo "vm-exec: missing $f (make deps; make module lib KVER=$kver)" >&2
@@ -89,7 +146,7 @@ cp "$0" "$runner"
 cp "$top/scripts/lib.sh" "$BUILD/vm-exec-lib-$kver.sh"
 # One command line for the guest, every word quoted.
 cmd=$(printf '%q ' "$runner" --guest "$BUILD/vm-exec-lib-$kver.sh" "$ko" \
-	"$params" "$prog" "$@")
+	"$params" "$loader" "$prog" "$@")
 echo "vm-exec: booting $kver (TCG) for $(basename "$prog"), log in $log"
 rc=0
 nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" "$cmd" || rc=$?
