@@ -44,7 +44,9 @@ fi
 ok "make install DESTDIR=... PREFIX=$prefix LIBDIR=$libdir"
 
 # The files, where PREFIX and LIBDIR say.
-real=$(cd "$O" && ls libnfence.so.*.*.*)
+# The library's real name is the one the Makefile builds now (SHLIB), not
+# whatever older version a build directory still holds.
+real=$(basename "${SHLIB:?the library libnfence/Makefile built}")
 for f in "$libdir/$real" "$libdir/libnfence.so.0" "$libdir/libnfence.so" \
 	"$libdir/libnfence.a" "$libdir/pkgconfig/libnfence.pc" \
 	"$prefix/include/nfence/d3dkmthk.h" "$prefix/bin/nfence-info" \
