@@ -124,6 +124,51 @@ void nf_device_close_contexts(struct nf_device *dev)
 			   off, NF_HANDLE_CONTEXT, nf_context_teardown);
 }
 
+NTSTATUS nf_context_sync_queue(struct nf_context *ctx, uint32_t *kernel_handle)
+{
+	struct drm_nfence_hwqueue_create args;
+	struct nf_device *dev = ctx->device;
+	uint32_t queue = 0;
+	NTSTATUS st;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	if (!ctx->destroyed)
+		queue = ctx->sync_queue;
+	st = ctx->destroyed ? STATUS_INVALID_HANDLE : STATUS_SUCCESS;
+	pthread_mutex_unlock(&nf_gpu_lock);
+	if (!NT_SUCCESS(st) || queue) {
+		*kernel_handle = queue;
+		return st;
+	}
+
+	/* A kernel-mode queue; its progress fence is closed with it. */
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.context = ctx->kernel_handle;
+	args.flags = ctx->queue_flags;
+	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_HWQUEUE_CREATE,
+			     &args);
+	if (!NT_SUCCESS(st))
+		return st;
+
+	pthread_mutex_lock(&nf_gpu_lock);
+	if (ctx->destroyed) {
+		/* The context's destruction takes the queue with it. */
+		st = STATUS_INVALID_HANDLE;
+	} else if (ctx->sync_queue) {
+		/* Another thread made one first: use it, drop ours. */
+		queue = ctx->sync_queue;
+	} else {
+		ctx->sync_queue = args.handle;
+		queue = args.handle;
+	}
+	pthread_mutex_unlock(&nf_gpu_lock);
+	if (NT_SUCCESS(st) && queue != args.handle)
+		nf_kernel_hwqueue_destroy(dev, args.handle);
+	*kernel_handle = queue;
+	return st;
+}
+
 NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 {
 	D3DKMT_CREATECONTEXTVIRTUAL *p = pCreateContext;

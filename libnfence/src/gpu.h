@@ -91,6 +91,12 @@ struct nf_context {
 	struct nf_link link;		/* nf_device.contexts */
 	struct nf_link *queues;		/* nf_hwqueue.link */
 	bool destroyed;			/* no new queue joins */
+	/*
+	 * The kernel handle of the context's own queue, which only the
+	 * context-level GPU waits and signals feed; 0 until the first. The
+	 * kernel destroys it with the context.
+	 */
+	uint32_t sync_queue;
 };
 
 /* A hardware queue handle (NF_HANDLE_HWQUEUE). */
@@ -182,6 +188,13 @@ struct nf_link *nf_gpu_take_list_locked(struct nf_link **head,
  */
 void nf_gpu_close_taken(struct nf_link *list, size_t link_offset,
 			enum nf_handle_type type, nf_teardown_fn *teardown);
+
+/*
+ * nf_context_sync_queue() - the kernel handle of @ctx's own queue (for the
+ * context-level GPU waits and signals) in *@kernel_handle, made on the
+ * first call. STATUS_INVALID_HANDLE once the context is being destroyed.
+ */
+NTSTATUS nf_context_sync_queue(struct nf_context *ctx, uint32_t *kernel_handle);
 
 /*
  * nf_device_close_allocations(), nf_device_close_contexts() - close the

@@ -5,7 +5,10 @@
  * Submission to hardware queues: D3DKMTSubmitCommandToHwQueue over
  * DRM_IOCTL_NFENCE_SUBMIT, D3DKMTSubmitWaitForSyncObjectsToHwQueue over
  * DRM_IOCTL_NFENCE_SUBMIT_WAIT, and D3DKMTSubmitSignalSyncObjectsToHwQueue
- * over DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, one ioctl per broadcast queue.
+ * over DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, one ioctl per broadcast queue; and
+ * the context-level D3DKMTWaitForSynchronizationObjectFromGpu and
+ * D3DKMTSignalSynchronizationObjectFromGpu/2, the same ioctls on the
+ * context's own queue (nf_context_sync_queue()).
  *
  * A submission may wait in the kernel for room in the queue; drmIoctl()
  * restarts it if a signal handler interrupts the wait.
@@ -55,19 +58,28 @@ static bool nf_sync_args_ok(UINT count, const D3DKMT_HANDLE *handles,
  * nf_submit_sync() - queue a wait or (@request) signal of the @count
  * objects at @handles on @queue; @khandles are their kernel handles.
  */
-static NTSTATUS nf_submit_sync(const struct nf_hwqueue *queue,
-			       unsigned long request, UINT count,
-			       const uint32_t *khandles, const UINT64 *values)
+static NTSTATUS nf_submit_sync_to(const struct nf_device *dev,
+				  uint32_t kernel_queue, unsigned long request,
+				  UINT count, const uint32_t *khandles,
+				  const UINT64 *values)
 {
 	struct drm_nfence_submit_sync args;
 
 	memset(&args, 0, sizeof(args));
-	args.device = queue->device->kernel_handle;
-	args.hwqueue = queue->kernel_handle;
+	args.device = dev->kernel_handle;
+	args.hwqueue = kernel_queue;
 	args.handles = (uintptr_t)khandles;
 	args.values = (uintptr_t)values;
 	args.count = count;
-	return nf_ioctl_status(queue->device->adapter->fd, request, &args);
+	return nf_ioctl_status(dev->adapter->fd, request, &args);
+}
+
+static NTSTATUS nf_submit_sync(const struct nf_hwqueue *queue,
+			       unsigned long request, UINT count,
+			       const uint32_t *khandles, const UINT64 *values)
+{
+	return nf_submit_sync_to(queue->device, queue->kernel_handle, request,
+				 count, khandles, values);
 }
 
 NTSTATUS D3DKMTSubmitWaitForSyncObjectsToHwQueue(const D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE *pWait)
@@ -146,6 +158,114 @@ out:
 	if (queues)
 		for (i = 0; i < n; i++)
 			nf_object_put(&queues[i]->base);
+	free(queues);
+	free(handles);
+	return st;
+}
+
+/* ---- Context-level GPU waits and signals: the context's own queue ---- */
+
+/* Queue a wait or (@request) signal of the objects on @hContext's queue. */
+static NTSTATUS nf_context_sync(D3DKMT_HANDLE hContext, unsigned long request,
+				UINT count, const D3DKMT_HANDLE *objects,
+				const UINT64 *values)
+{
+	uint32_t handles[NF_MAX_SYNC_OBJECTS], queue;
+	struct nf_context *ctx;
+	NTSTATUS st;
+
+	ctx = nf_context_lookup(hContext);
+	if (!ctx)
+		return STATUS_INVALID_HANDLE;
+	st = nf_sync_handles(ctx->device, count, objects, handles);
+	if (NT_SUCCESS(st))
+		st = nf_context_sync_queue(ctx, &queue);
+	if (NT_SUCCESS(st))
+		st = nf_submit_sync_to(ctx->device, queue, request, count,
+				       handles, values);
+	nf_object_put(&ctx->base);
+	return st;
+}
+
+NTSTATUS D3DKMTWaitForSynchronizationObjectFromGpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU *pWait)
+{
+	if (!pWait || !nf_sync_args_ok(pWait->ObjectCount,
+				       pWait->ObjectHandleArray,
+				       pWait->MonitoredFenceValueArray))
+		return STATUS_INVALID_PARAMETER;
+	return nf_context_sync(pWait->hContext, DRM_IOCTL_NFENCE_SUBMIT_WAIT,
+			       pWait->ObjectCount, pWait->ObjectHandleArray,
+			       pWait->MonitoredFenceValueArray);
+}
+
+NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU *pSignal)
+{
+	if (!pSignal || !nf_sync_args_ok(pSignal->ObjectCount,
+					 pSignal->ObjectHandleArray,
+					 pSignal->MonitoredFenceValueArray))
+		return STATUS_INVALID_PARAMETER;
+	return nf_context_sync(pSignal->hContext,
+			       DRM_IOCTL_NFENCE_SUBMIT_SIGNAL,
+			       pSignal->ObjectCount, pSignal->ObjectHandleArray,
+			       pSignal->MonitoredFenceValueArray);
+}
+
+NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 *pSignal)
+{
+	const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 *p = pSignal;
+	struct nf_context **ctxs;
+	uint32_t *handles, *queues;
+	NTSTATUS st = STATUS_SUCCESS;
+	ULONG i, n = 0;
+
+	if (!p || !p->BroadcastContextCount || !p->BroadcastContextArray ||
+	    !nf_sync_args_ok(p->ObjectCount, p->ObjectHandleArray,
+			     p->MonitoredFenceValueArray) ||
+	    p->Flags.Reserved || p->Flags.DXGK_SIGNAL_FLAG_INTERNAL0)
+		return STATUS_INVALID_PARAMETER;
+	if (p->Flags.SignalAtSubmission || p->Flags.EnqueueCpuEvent ||
+	    p->Flags.AllowFenceRewind)
+		return STATUS_NOT_SUPPORTED;
+
+	ctxs = calloc(p->BroadcastContextCount, sizeof(*ctxs));
+	queues = calloc(p->BroadcastContextCount, sizeof(*queues));
+	handles = calloc((size_t)p->BroadcastContextCount * p->ObjectCount,
+			 sizeof(*handles));
+	if (!ctxs || !queues || !handles) {
+		st = STATUS_NO_MEMORY;
+		goto out;
+	}
+
+	/* Every context and object first: a bad one queues nothing. */
+	for (n = 0; n < p->BroadcastContextCount; n++) {
+		ctxs[n] = nf_context_lookup(p->BroadcastContextArray[n]);
+		if (!ctxs[n]) {
+			st = STATUS_INVALID_HANDLE;
+			goto out;
+		}
+		st = nf_sync_handles(ctxs[n]->device, p->ObjectCount,
+				     p->ObjectHandleArray,
+				     &handles[(size_t)n * p->ObjectCount]);
+		if (NT_SUCCESS(st))
+			st = nf_context_sync_queue(ctxs[n], &queues[n]);
+		if (!NT_SUCCESS(st)) {
+			n++;
+			goto out;
+		}
+	}
+
+	/* One signal per context, in order; stop at the first refusal. */
+	for (i = 0; i < n && NT_SUCCESS(st); i++)
+		st = nf_submit_sync_to(ctxs[i]->device, queues[i],
+				       DRM_IOCTL_NFENCE_SUBMIT_SIGNAL,
+				       p->ObjectCount,
+				       &handles[(size_t)i * p->ObjectCount],
+				       p->MonitoredFenceValueArray);
+out:
+	if (ctxs)
+		for (i = 0; i < n; i++)
+			nf_object_put(&ctxs[i]->base);
+	free(ctxs);
 	free(queues);
 	free(handles);
 	return st;

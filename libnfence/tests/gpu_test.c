@@ -1339,6 +1339,170 @@ TEST_F(gpu, legacy_wait_and_broadcast_signal)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(cb));
 }
 
+static NTSTATUS context_wait(D3DKMT_HANDLE ctx, D3DKMT_HANDLE fence,
+			     UINT64 value)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU w = {
+		.hContext = ctx,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.MonitoredFenceValueArray = &value,
+	};
+
+	return D3DKMTWaitForSynchronizationObjectFromGpu(&w);
+}
+
+static NTSTATUS context_signal(D3DKMT_HANDLE ctx, D3DKMT_HANDLE fence,
+			       UINT64 value)
+{
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU s = {
+		.hContext = ctx,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &fence,
+		.MonitoredFenceValueArray = &value,
+	};
+
+	return D3DKMTSignalSynchronizationObjectFromGpu(&s);
+}
+
+/*
+ * The context-level GPU calls: a wait holds the context's own queue (one
+ * kernel queue, made on the first call and destroyed with the context), a
+ * signal behind it runs once the wait is satisfied; FromGpu2 signals on
+ * every broadcast context in order; a bad context or object queues
+ * nothing.
+ */
+TEST_F(gpu, context_level_wait_and_signal)
+{
+	D3DKMT_HANDLE c0, c1, cb, f, g, gb, ctxs[3];
+	D3DDDI_NATIVEFENCEMAPPING mf, mg;
+	UINT64 v = 3;
+	unsigned int calls, queues;
+
+	f = create_fence(_metadata, self->dev, 0, &mf);
+	g = create_fence(_metadata, self->dev, 0, &mg);
+	gb = create_fence(_metadata, self->dev_b, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c0));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &c1));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev_b, 1, &cb));
+
+	/* No queue until the first context-level call; one per context. */
+	queues = mock_live_queues();
+	ASSERT_EQ(STATUS_SUCCESS, context_wait(c0, f, 2));
+	EXPECT_EQ(queues + 1, mock_live_queues());
+	ASSERT_EQ(STATUS_SUCCESS, context_signal(c0, g, 1));
+	EXPECT_EQ(queues + 1, mock_live_queues());
+	EXPECT_EQ(0u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 2));
+	EXPECT_EQ(1u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(0u, mock_pending());
+
+	/* FromGpu2 on two contexts, in order, one SUBMIT_SIGNAL each. */
+	{
+		D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 s = {
+			.ObjectCount = 1,
+			.ObjectHandleArray = &g,
+			.BroadcastContextCount = 2,
+			.BroadcastContextArray = ctxs,
+			.MonitoredFenceValueArray = &v,
+		};
+		D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU w = {
+			.hContext = c0,
+			.ObjectCount = 1,
+			.ObjectHandleArray = &f,
+			.MonitoredFenceValueArray = &v,
+		};
+
+		ctxs[0] = c0;
+		ctxs[1] = c1;
+		calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL);
+		ASSERT_EQ(STATUS_SUCCESS,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+		EXPECT_EQ(3u, rd(mg.CurrentValueCpuVa));
+		EXPECT_EQ(queues + 2, mock_live_queues());
+
+		/* A bad context or object anywhere: nothing is queued. */
+		calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL);
+		v = 9;
+		ctxs[1] = f;
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		ctxs[1] = c1;
+		ctxs[0] = g;
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+		EXPECT_EQ(3u, rd(mg.CurrentValueCpuVa));
+		/*
+		 * The kernel refuses on the second context (g is no fence of
+		 * dev_b, whose context cb is): the first signal stays queued
+		 * (and ran), and cb got its queue.
+		 */
+		ctxs[0] = c0;
+		ctxs[1] = cb;
+		EXPECT_EQ(STATUS_INVALID_HANDLE,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+		EXPECT_EQ(9u, rd(mg.CurrentValueCpuVa));
+		EXPECT_EQ(queues + 3, mock_live_queues());
+		calls += 2;
+
+		/* Argument checks. */
+		ctxs[1] = c1;
+		s.Flags.SignalAtSubmission = 1;
+		EXPECT_EQ(STATUS_NOT_SUPPORTED,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		s.Flags.Value = 0;
+		s.Flags.EnqueueCpuEvent = 1;
+		EXPECT_EQ(STATUS_NOT_SUPPORTED,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		s.Flags.Value = 0;
+		s.Flags.Reserved = 1;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		s.Flags.Value = 0;
+		s.BroadcastContextCount = 0;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		s.BroadcastContextCount = 2;
+		s.MonitoredFenceValueArray = NULL;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(NULL));
+		EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
+
+		w.ObjectCount = 65;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTWaitForSynchronizationObjectFromGpu(&w));
+		w.ObjectCount = 1;
+		w.ObjectHandleArray = NULL;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTWaitForSynchronizationObjectFromGpu(&w));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTWaitForSynchronizationObjectFromGpu(NULL));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSignalSynchronizationObjectFromGpu(NULL));
+	}
+	EXPECT_EQ(STATUS_INVALID_HANDLE, context_wait(f, f, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, context_signal(c0, gb, 1));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, context_signal(c0, c1, 1));
+	EXPECT_EQ(queues + 3, mock_live_queues());
+	mock_fail_next(EACCES);
+	EXPECT_EQ(STATUS_ACCESS_DENIED, context_wait(c0, f, 1));
+
+	/* The contexts' queues go with them. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(cb));
+	EXPECT_EQ(queues, mock_live_queues());
+	EXPECT_EQ(STATUS_INVALID_HANDLE, context_signal(c0, g, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(gb));
+}
+
 TEST_F(gpu, suspend_resume_and_fault)
 {
 	D3DKMT_NFENCE_CONTEXT_STATE state;

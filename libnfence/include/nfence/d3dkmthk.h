@@ -2123,6 +2123,123 @@ typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE *pSignal);
 
+/*
+ * Context-level GPU waits and signals (WDDM 2.x): each context has, besides
+ * the hardware queues made on it, a queue of its own that only these calls
+ * feed (nfence has no context-level command submission: command buffers go
+ * to hardware queues). Its entries run in the order they were made; they
+ * are not ordered with the work of the context's hardware queues. libnfence
+ * makes that queue on the context's first such call; it goes with the
+ * context.
+ */
+
+/*
+ * D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU: argument of
+ * D3DKMTWaitForSynchronizationObjectFromGpu, with Windows' union: nfence's
+ * sync objects (monitored and native fences) take MonitoredFenceValueArray;
+ * FenceValue is the WDDM 1.x fence's.
+ */
+typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU {
+	D3DKMT_HANDLE hContext;		/* in: context handle */
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	union {
+		const UINT64 *MonitoredFenceValueArray;	/* in: per object */
+		UINT64 FenceValue;		/* WDDM 1.x fences: not used */
+		UINT64 Reserved[8];
+	};
+} D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU;
+
+/**
+ * D3DKMTWaitForSynchronizationObjectFromGpu() - queue a wait on a context
+ * @pWait: in: hContext, the objects and their values
+ *
+ * Queues on the context's own queue a wait that holds it until every
+ * object reaches its value; the OS resolves it (WDDM 2.x: the kernel's CPU
+ * waiters, not a GPU wait command), and the call returns at once. What the
+ * context's queue holds behind it (context-level signals) runs after it.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array
+ * is NULL, ObjectCount is 0 or above 64, or an object is an INTRA_GPU
+ * fence; STATUS_INVALID_HANDLE if hContext is not a context or an object
+ * not a sync object of its device; STATUS_ACCESS_DENIED for an object
+ * opened NoWait; STATUS_DEVICE_REMOVED if the context faulted or the
+ * device is lost; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObjectFromGpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU *pWait);
+
+/*
+ * D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU: argument of
+ * D3DKMTSignalSynchronizationObjectFromGpu.
+ */
+typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU {
+	D3DKMT_HANDLE hContext;		/* in: context handle */
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	union {
+		const UINT64 *MonitoredFenceValueArray;	/* in: per object */
+		UINT64 Reserved[8];
+	};
+} D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU;
+
+/**
+ * D3DKMTSignalSynchronizationObjectFromGpu() - queue a signal on a context
+ * @pSignal: in: hContext, the objects and their values
+ *
+ * Queues on the context's own queue a signal of the objects that runs
+ * once the queue reaches it (after the context-level waits queued before
+ * it): a kernel worker signals them as a CPU signal would, never lowering
+ * a value. The call returns at once.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSignal or an array
+ * is NULL, ObjectCount is 0 or above 64, or an object is an INTRA_GPU
+ * fence; STATUS_INVALID_HANDLE if hContext is not a context or an object
+ * not a sync object of its device; STATUS_ACCESS_DENIED for an object
+ * opened NoSignal; STATUS_DEVICE_REMOVED if the context faulted or the
+ * device is lost; otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU *pSignal);
+
+/*
+ * D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2: argument of
+ * D3DKMTSignalSynchronizationObjectFromGpu2. Flags as for
+ * D3DKMTSubmitSignalSyncObjectsToHwQueue(); of the union, nfence's sync
+ * objects take MonitoredFenceValueArray (FenceValue is the WDDM 1.x
+ * fence's, CpuEventHandle EnqueueCpuEvent's).
+ */
+typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 {
+	UINT ObjectCount;		/* in: 1 .. D3DKMT_NFENCE_MAX_SYNC_OBJECTS */
+	const D3DKMT_HANDLE *ObjectHandleArray;	/* in: sync objects */
+	D3DDDICB_SIGNALFLAGS Flags;	/* in */
+	ULONG BroadcastContextCount;	/* in: contexts at BroadcastContextArray */
+	const D3DKMT_HANDLE *BroadcastContextArray;	/* in: >= 1 context */
+	union {
+		UINT64 FenceValue;		/* WDDM 1.x fences: not used */
+		HANDLE CpuEventHandle;		/* EnqueueCpuEvent: not used */
+		const UINT64 *MonitoredFenceValueArray;	/* in: per object */
+		UINT64 Reserved[8];
+	};
+} D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2;
+
+/**
+ * D3DKMTSignalSynchronizationObjectFromGpu2() - queue a signal on contexts
+ * @pSignal: in: the objects, Flags, the contexts, the values
+ *
+ * As D3DKMTSignalSynchronizationObjectFromGpu(), on each context of
+ * BroadcastContextArray in order (the objects must be sync objects of each
+ * context's device): every context and object is checked before anything
+ * is queued; if the kernel then refuses the signal on one context, the
+ * call returns that status and the signals queued before it stay queued.
+ * Each context's signal runs when that context's queue reaches it, as
+ * D3DKMTSubmitSignalSyncObjectsToHwQueue() does for broadcast queues.
+ *
+ * Return: as D3DKMTSubmitSignalSyncObjectsToHwQueue(), with contexts for
+ * queues (STATUS_INVALID_PARAMETER for a BroadcastContextCount of 0,
+ * STATUS_NOT_SUPPORTED for SignalAtSubmission, EnqueueCpuEvent or
+ * AllowFenceRewind).
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 *pSignal);
+
 /* ------------------------------------------------------------------ */
 /* nfence extensions                                                  */
 /* ------------------------------------------------------------------ */

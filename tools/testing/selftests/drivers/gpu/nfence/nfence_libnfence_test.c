@@ -4779,6 +4779,82 @@ TEST_F(gpu, monitored_fence_through_d3dkmt)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
 }
 
+/*
+ * The context-level GPU calls: a WaitForSynchronizationObjectFromGpu on a
+ * monitored fence holds the context's own queue, so a
+ * SignalSynchronizationObjectFromGpu of a native fence behind it happens
+ * only once the CPU signals the monitored fence; the context's hardware
+ * queues are not held. FromGpu2 signals on both contexts.
+ */
+TEST_F(gpu, context_level_wait_and_signal)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], m, n;
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU w;
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU s;
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 s2;
+	UINT64 wv = 5, sv = 1, sv2 = 2;
+	NFENCE_CS cs;
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = dev;
+	c.Info.Type = D3DDDI_MONITORED_FENCE;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateSynchronizationObject2(&c));
+	m = c.hSyncObject;
+	n = fence(_metadata, dev, 0, 0, NULL);
+
+	memset(&w, 0, sizeof(w));
+	w.hContext = g->ctx[0];
+	w.ObjectCount = 1;
+	w.ObjectHandleArray = &m;
+	w.MonitoredFenceValueArray = &wv;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromGpu(&w));
+	memset(&s, 0, sizeof(s));
+	s.hContext = g->ctx[0];
+	s.ObjectCount = 1;
+	s.ObjectHandleArray = &n;
+	s.MonitoredFenceValueArray = &sv;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromGpu(&s));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, n, 1, QUIET_NS));
+
+	/* The context's hardware queue runs on meanwhile. */
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0x77);
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
+	EXPECT_EQ(0x77ull, rd(&g->data.cpu[0]));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, n, 1, QUIET_NS));
+
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, m, 5));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 1, WAIT_NS));
+
+	/* FromGpu2 on both contexts. */
+	memset(&s2, 0, sizeof(s2));
+	s2.ObjectCount = 1;
+	s2.ObjectHandleArray = &n;
+	s2.BroadcastContextCount = 2;
+	s2.BroadcastContextArray = g->ctx;
+	s2.MonitoredFenceValueArray = &sv2;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromGpu2(&s2));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 2, WAIT_NS));
+	s2.Flags.AllowFenceRewind = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED,
+		  D3DKMTSignalSynchronizationObjectFromGpu2(&s2));
+
+	/* The other context's queue waits too; a fence is no context. */
+	w.ObjectHandleArray = &n;
+	w.hContext = g->ctx[1];
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromGpu(&w));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, n, 5));
+	w.hContext = n;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromGpu(&w));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(m));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(n));
+}
+
 /* The Windows values of the device state and error enums. */
 TEST(device_state_values)
 {
