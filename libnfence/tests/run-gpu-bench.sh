@@ -7,7 +7,7 @@
 EXAMPLE_ARGS=-q exec sh "$(dirname "$0")/run-example.sh" nfence-gpu-bench \
 	"$1" "$2" \
 	"^ping-pong native: 3 runs of 50 round trips: .*; best [0-9]" \
-	"^ping-pong legacy (queued waits/signals): 3 runs of 20 round trips" \
+	"^ping-pong legacy (WDDM 2.x monitored fences, context GPU waits/signals): 3 runs of 20 round trips" \
 	"^ping-pong ratio native/legacy: " \
 	"^interrupts, no CPU waiter: 1000 GPU signals in .* n/a" \
 	"^interrupts, one CPU waiter per signal: 100 GPU signals in" \
