@@ -20,7 +20,9 @@
  *     D3DKMTCreateSyncFile (refused by libnfence: a fence user space
  *     signals must not become a dma_fence) would be used, a fence value is
  *     bound to a syncobj point, which appears once the GPU signals the
- *     value, and a syncobj point signals the fence back.
+ *     value, and a syncobj point signals the fence back;
+ *  6. waits and signals on the context itself (WaitForSynchronization-
+ *     ObjectFromGpu, SignalSynchronizationObjectFromGpu).
  *
  * It prints one "ok ..." line per check, or "not ok ..." and exits with 1.
  * The command buffer is in the simulated GPU's instruction set (NFenceCs*),
@@ -361,6 +363,42 @@ void SyncobjBridge(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE hDevice, Gpu &gpu,
 	      "syncobj destroyed");
 }
 
+/*
+ * 6. Context-level GPU calls, as a WDDM 2.x runtime without hardware
+ * queues makes them: the context waits for the native fence, then signals
+ * the monitored fence.
+ */
+void ContextLevel(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hContext,
+		  D3DKMT_HANDLE hNative, D3DKMT_HANDLE hMonitored,
+		  const VOID *monitoredCpu)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU wait;
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU signal;
+	const UINT64 waitValue = 15, signalValue = 6;
+
+	std::memset(&wait, 0, sizeof(wait));
+	wait.hContext = hContext;
+	wait.ObjectCount = 1;
+	wait.ObjectHandleArray = &hNative;
+	wait.MonitoredFenceValueArray = &waitValue;
+	Expect(D3DKMTWaitForSynchronizationObjectFromGpu(&wait),
+	       "D3DKMTWaitForSynchronizationObjectFromGpu: native fence 15");
+	std::memset(&signal, 0, sizeof(signal));
+	signal.hContext = hContext;
+	signal.ObjectCount = 1;
+	signal.ObjectHandleArray = &hMonitored;
+	signal.MonitoredFenceValueArray = &signalValue;
+	Expect(D3DKMTSignalSynchronizationObjectFromGpu(&signal),
+	       "D3DKMTSignalSynchronizationObjectFromGpu: monitored fence 6");
+	Check(Read(monitoredCpu) == 5,
+	      "context: the GPU signal waits behind the context's GPU wait");
+	Expect(CpuSignal(hDevice, hNative, 15), "native fence: CPU signal 15");
+	Expect(CpuWait(hDevice, hMonitored, 6),
+	       "monitored fence: CPU wait for the context's 6");
+	std::printf("context: monitored fence value %" PRIu64 "\n",
+		    (uint64_t)Read(monitoredCpu));
+}
+
 /* The GPU timestamp a calibration predicts for CLOCK_MONOTONIC @t. */
 double Predict(const DXGK_GPUCLOCKDATA &c, UINT64 t)
 {
@@ -545,6 +583,8 @@ int Run()
 		      "device state: active");
 	CheckClock(open.hAdapter, hDevice, gpu);
 	SyncobjBridge(open.hAdapter, hDevice, gpu, native.hSyncObject, mapping);
+	ContextLevel(hDevice, gpu.hContext, native.hSyncObject, hMonitored,
+		     monitoredCpu);
 
 	/* Tear down in the Windows order. */
 	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT destroySync;

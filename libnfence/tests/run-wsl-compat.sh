@@ -27,6 +27,8 @@ set -- "$@" \
 	"^clock: GPU frequency 100000000 Hz$" \
 	"^ok clock calibration predicts the GPU's TIMESTAMP$" \
 	"^ok D3DKMTCreateSyncFile is refused$" \
+	"^ok context: the GPU signal waits behind the context's GPU wait$" \
+	"^context: monitored fence value 6$" \
 	"^ok: 0 failed checks$"
 
 bin=$1
