@@ -21,7 +21,16 @@
 #define NF_RENDER_PREFIX	"renderD"
 #define NF_DRIVER_NAME		"nfence"
 
-/* The open adapters of the process, and every nf_adapter.refs. */
+/*
+ * The open adapters of the process, and every nf_adapter.refs. A forked
+ * child inherits the list, and the handles it holds keep working on the
+ * parent's files, but a new open in the child never reuses them: each
+ * process gets render node files of its own. A DRM file used by two
+ * processes in turn makes the DRM core (6.8 and later) hand it over on
+ * every change of caller, an RCU grace period each time
+ * (drm_file_update_pid()), which made a CPU wake between two processes
+ * about a thousand times slower than a futex's.
+ */
 static pthread_mutex_t nf_adapters_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nf_adapter *nf_adapters;
 
@@ -96,7 +105,7 @@ static struct nf_adapter *nf_adapter_find(LUID luid)
 
 	pthread_mutex_lock(&nf_adapters_lock);
 	for (a = nf_adapters; a; a = a->next) {
-		if (nf_luid_equal(&a->info, luid)) {
+		if (a->owner == getpid() && nf_luid_equal(&a->info, luid)) {
 			a->refs++;
 			break;
 		}
@@ -120,7 +129,8 @@ static NTSTATUS nf_adapter_acquire(int fd,
 
 	pthread_mutex_lock(&nf_adapters_lock);
 	for (a = nf_adapters; a; a = a->next) {
-		if (nf_luid_equal(&a->info, nf_luid(info))) {
+		if (a->owner == getpid() &&
+		    nf_luid_equal(&a->info, nf_luid(info))) {
 			a->refs++;
 			break;
 		}
@@ -130,6 +140,7 @@ static NTSTATUS nf_adapter_acquire(int fd,
 		fresh = NULL;
 		a->refs = 1;
 		a->fd = fd;
+		a->owner = getpid();
 		a->info = *info;
 		a->next = nf_adapters;
 		nf_adapters = a;
