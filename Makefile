@@ -36,6 +36,10 @@
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
 #                        submission rates: nfence-gpu-bench in a VM
+#   make bench-cpu       CPU wake latency, fan-out, waiter scaling and memory
+#                        of native fences against futex, drm_syncobj and
+#                        eventfd: nfence-cpu-bench in a VM on the 6.12 LTS,
+#                        then on 6.1; CSVs and a plot in build/
 #   make deps            install every dependency on Debian 12 (idempotent)
 #
 # NFENCE_HARNESS_SELFTEST=1 with check-debug or check-kunit builds in a
@@ -59,8 +63,8 @@ export BUILD
 
 .PHONY: all module lib igt selftests stress check check-host check-vm \
 	check-kunit check-debug check-mutants debug-kernel bench-waiters \
-	bench-gpu demo lint docs htmldocs deps clean install dkms-check \
-	dkms-source dkms-install
+	bench-gpu bench-cpu demo lint docs htmldocs deps clean install \
+	dkms-check dkms-source dkms-install
 
 all: module lib igt selftests stress
 
@@ -117,6 +121,16 @@ bench-waiters:
 bench-gpu: module lib
 	scripts/vm-exec.sh --insmod "num_adapters=3 interrupt_payload=0,1,2" \
 		$(KVER) $(BUILD)/libnfence/nfence-gpu-bench $(BENCH_GPU_ARGS)
+
+# BENCH_CPU_ARGS: e.g. "-t 2" for 2 s per measurement (default 1), "-q"
+# for a smoke run. The newest kernel first, then the others.
+BENCH_CPU_KVERS ?= $(shell echo $(KVERS) | tr ' ' '\n' | sort -rV)
+
+bench-cpu: lib
+	@for k in $(BENCH_CPU_KVERS); do \
+		$(MAKE) -s module KVER=$$k || exit 1; \
+	done
+	scripts/bench-cpu.sh $(BENCH_CPU_KVERS) -- $(BENCH_CPU_ARGS)
 
 # KVER=debug builds nfence.ko against the debug kernel tree.
 debug-kernel:
