@@ -8,7 +8,7 @@
 #
 # Each run's results, taken from the "csv: " lines of its output, go to
 # $BUILD/cpu-bench-KVER.csv; the plot of them all to $BUILD/cpu-bench.png
-# (scripts/nfence-cpu-bench-plot.py). Exits non-zero if a run failed; the
+# (scripts/nfence-cpu-bench-plot.py, with Debian's /usr/bin/python3). Exits non-zero if a run failed; the
 # plot is made of the runs that produced results.
 set -euo pipefail
 
@@ -35,7 +35,7 @@ for kver in "${kvers[@]}"; do
 	fi
 done
 if [ ${#csvs[@]} -gt 0 ]; then
-	python3 "$top/scripts/nfence-cpu-bench-plot.py" -o "$BUILD/cpu-bench.png" \
+	"$top/scripts/nfence-cpu-bench-plot.py" -o "$BUILD/cpu-bench.png" \
 		"${csvs[@]}"
 	echo "bench-cpu: plot in $BUILD/cpu-bench.png"
 fi
