@@ -5,8 +5,9 @@
 # the 6.1 kernel (bookworm) and the 6.12 LTS kernel (bookworm-backports)
 # with headers, linux-source-6.12 (KUnit, kselftest harness, checkpatch),
 # qemu + virtme-ng (from trixie, architecture all), libdrm, the IGT library,
-# sparse and matplotlib (nfence-trace-plot.py), dkms (make dkms-check, make
-# dkms-install) and man-db (libnfence's install check reads its man pages).  Idempotent: a second run only checks and exits.
+# sparse and matplotlib (nfence-trace-plot.py, nfence-cpu-bench-plot.py),
+# dkms (make dkms-check, make dkms-install) and man-db (libnfence's install
+# check reads its man pages). Idempotent: a second run only checks and exits.
 set -euo pipefail
 
 SUDO=
