@@ -310,7 +310,7 @@ static const struct dma_fence_ops sob_dma_ops = {
  */
 struct sob_dma {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;	/* the fence's lock */
 };
 
 /* A new unsignaled dma_fence, put in the binary syncobj. */
