@@ -7,6 +7,9 @@
 #                        supported kernel and the debug kernel + KUnit; ends
 #                        with "N passed, N failed, N skipped, N errors"
 #   make check-vm KVER=  boot KVER in a VM and run IGT, kselftests and the demos
+#   make check-virtio-gpu KVER=
+#                        boot KVER with a virtio-gpu device and run the
+#                        syncobj bridge's test against virtio-gpu's file
 #   make stress          build tests/stress/nfence_stress, the random-ioctl
 #                        stress tool (check-debug runs it; by hand where the
 #                        driver is loaded: nfence_stress --help)
@@ -64,6 +67,7 @@ export BUILD
 .PHONY: all module lib igt selftests stress check check-host check-vm \
 	check-kunit check-debug check-mutants debug-kernel bench-waiters \
 	bench-gpu bench-cpu demo lint docs htmldocs deps clean install \
+	check-virtio-gpu \
 	dkms-check dkms-source dkms-install
 
 all: module lib igt selftests stress
@@ -100,6 +104,10 @@ check-host: lib
 
 check-vm: module lib igt selftests stress
 	scripts/check-vm.sh $(KVER)
+
+# The syncobj bridge with another driver: a VM with a virtio-gpu device.
+check-virtio-gpu: module igt
+	scripts/virtio-gpu-check.sh $(KVER)
 
 demo: module lib
 	scripts/check-vm.sh --demo $(KVER)

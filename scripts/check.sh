@@ -8,7 +8,8 @@
 # Steps: build for every kernel, libnfence host tests (with an install into
 # a scratch DESTDIR), lint, DKMS (dkms build for every kernel in a scratch
 # tree, the module loaded by modprobe in a VM), the VM suites on
-# every kernel (IGT, kselftest, demo, dmesg check) and on a KASAN + lockdep +
+# every kernel (IGT, kselftest, demo, dmesg check), the syncobj bridge with
+# a virtio-gpu device (6.12), and on a KASAN + lockdep +
 # kmemleak debug build of 6.12, KUnit. Each step ends with a
 # "name: N passed, N failed, N skipped[, N errors]" line (scripts/lib.sh).
 # A step that exits non-zero without counting anything counts as one
@@ -79,6 +80,7 @@ step dkms scripts/dkms.sh check "${kvers[@]}"
 for k in "${kvers[@]}"; do
 	step "vm-$k" scripts/check-vm.sh "$k"
 done
+step virtio-gpu scripts/virtio-gpu-check.sh "${kvers[@]}"
 step vm-debug make -s check-debug
 step kunit scripts/kunit.sh
 

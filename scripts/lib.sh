@@ -120,6 +120,7 @@ nfence_vng() {
 	set +e
 	timeout --kill-after=30 "$limit" \
 		vng --run "$img" --disable-kvm --cpus 2 --memory 2G \
+		${NFENCE_VM_QEMU_OPTS:+"--qemu-opts=$NFENCE_VM_QEMU_OPTS"} \
 		--verbose --append "$kopt" --cwd "$top" --exec "$cmd" \
 		</dev/null 2>"$console" | tee "$out"
 	rc=${PIPESTATUS[0]}

@@ -3,7 +3,8 @@
 #
 # Run one program in a virtme-ng guest (TCG) with nfence.ko loaded:
 #
-#   scripts/vm-exec.sh [--insmod "PARAMS"] [--modprobe KO] KVER PROGRAM [ARGS...]
+#   scripts/vm-exec.sh [--insmod "PARAMS"] [--modprobe KO] [--virtio-gpu]
+#                      KVER PROGRAM [ARGS...]
 #
 # Boots /boot/vmlinuz-KVER (or the debug kernel for KVER=debug, as
 # check-vm.sh does), mounts debugfs, loads build/kmod-KVER/nfence.ko with
@@ -18,6 +19,9 @@
 # an overlay the guest mounts there, so the host's tree is not written),
 # depmod, then "modprobe nfence PARAMS", which must load its dependencies
 # (drm & co) itself and take the module from updates/dkms.
+#
+# --virtio-gpu gives the guest a virtio-gpu device too (another DRM
+# driver, for the syncobj bridge's test: scripts/virtio-gpu-check.sh).
 #
 # "make bench-gpu" runs nfence-gpu-bench this way; "make dkms-check" runs
 # nfence-info with --modprobe. A boot and a short
@@ -110,11 +114,12 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 params='' loader=insmod ko=''
-usage="usage: vm-exec.sh [--insmod PARAMS] [--modprobe KO] KVER PROGRAM [ARGS...]"
+usage="usage: vm-exec.sh [--insmod PARAMS] [--modprobe KO] [--virtio-gpu] KVER PROGRAM [ARGS...]"
 while :; do
 	case ${1:-} in
 	--insmod) params=$2; shift 2 ;;
 	--modprobe) loader=modprobe ko=$(readlink -f "$2"); shift 2 ;;
+	--virtio-gpu) export NFENCE_VM_QEMU_OPTS="-device virtio-gpu-pci"; shift ;;
 	*) break ;;
 	esac
 done

@@ -3,8 +3,10 @@
  * Copyright (C) 2026 The nfence authors
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -622,6 +624,114 @@ static void test_file_close(void)
 	drmSyncobjDestroy(fd, s);
 }
 
+/* A virtio-gpu render node with timeline syncobjs, or -1. */
+static int virtio_gpu_find(void)
+{
+	char path[64];
+
+	for (int i = 128; i < 192; i++) {
+		uint64_t cap = 0;
+		drmVersionPtr v;
+		int vfd;
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		vfd = open(path, O_RDWR | O_CLOEXEC);
+		if (vfd < 0)
+			continue;
+		v = drmGetVersion(vfd);
+		if (v && !strcmp(v->name, "virtio_gpu") &&
+		    !drmGetCap(vfd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) && cap) {
+			drmFreeVersion(v);
+			return vfd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(vfd);
+	}
+	return -1;
+}
+
+/*
+ * Another driver: the syncobj imported on a virtio-gpu file (a VM started
+ * with a virtio-gpu device, scripts/virtio-gpu-check.sh), a WAIT_FOR_SUBMIT
+ * waiter asleep there released by a GPU FENCE_SIGNAL reaching the value;
+ * the point exported there as a sync_file polls signaled. The reverse: a
+ * point virtio-gpu's syncobj gets from the CPU (TIMELINE_SIGNAL), exported
+ * as a sync_file, signals a native fence through SYNCOBJ_SIGNAL.
+ */
+static void test_virtio_gpu(void)
+{
+	struct point_waiter w = { .point = 4, .ret = 1 };
+	struct drm_nfence_syncobj_signal sig = {};
+	struct drm_nfence_fence_mapping m;
+	struct pollfd p = { .events = POLLIN };
+	uint32_t f, g, s = syncobj_create(fd), vs = 0, bin = 0;
+	uint64_t point = 3;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	int vfd, sfd = -1;
+	pthread_t t;
+
+	vfd = virtio_gpu_find();
+	if (vfd < 0 && system("modprobe -q virtio_gpu") == 0) {
+		usleep(500 * 1000);
+		vfd = virtio_gpu_find();
+	}
+	igt_require_f(vfd >= 0,
+		      "no virtio-gpu render node with timeline syncobjs\n");
+
+	/* native -> syncobj, waited for on virtio-gpu's file. */
+	f = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
+				&m);
+	igt_assert_eq(drmSyncobjHandleToFD(fd, s, &sfd), 0);
+	igt_assert_eq(drmSyncobjFDToHandle(vfd, sfd, &w.syncobj), 0);
+	close(sfd);
+	w.fd = vfd;
+	bind(fd, dev, f, 5, s, 4);
+	igt_assert_eq(nfence_thread_create(&t, point_waiter_main, &w), 0);
+	usleep(50 * 1000);
+	igt_assert_eq(w.ret, 1);
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &m, 5);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_thread_join(t, TIMEOUT_MS), 0);
+	igt_assert_eq(w.ret, 0);
+	p.fd = point_sync_file(vfd, w.syncobj, 4);
+	igt_assert_eq(poll(&p, 1, 0), 1);
+	igt_assert(p.revents & POLLIN);
+	igt_assert_eq(sync_file_bridge_status(p.fd), 1);
+	close(p.fd);
+	nfence_queue_sync(&q);
+	nfence_queue_destroy(&q);
+
+	/* virtio-gpu's CPU-signaled point -> sync_file -> native fence. */
+	g = fence_create(fd, dev, 0);
+	igt_assert_eq(drmSyncobjCreate(vfd, 0, &vs), 0);
+	igt_assert_eq(drmSyncobjCreate(vfd, 0, &bin), 0);
+	igt_assert_eq(drmSyncobjTimelineSignal(vfd, &vs, &point, 1), 0);
+	igt_assert_eq(drmSyncobjTransfer(vfd, bin, 0, vs, point, 0), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(vfd, bin, &sfd), 0);
+	sig.device = dev;
+	sig.fence = g;
+	sig.value = 7;
+	sig.fd = sfd;
+	sig.flags = DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE;
+	igt_assert_eq(drmIoctl(fd, DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &sig), 0);
+	close(sfd);
+	igt_assert_eq(__nfence_fence_wait_one(fd, dev, g, 7,
+					      nfence_deadline_ms(TIMEOUT_MS)),
+		      0);
+
+	drmSyncobjDestroy(vfd, vs);
+	drmSyncobjDestroy(vfd, bin);
+	drmSyncobjDestroy(vfd, w.syncobj);
+	close(vfd);
+	nfence_fence_destroy(fd, f);
+	nfence_fence_destroy(fd, g);
+	drmSyncobjDestroy(fd, s);
+}
+
 static int kill_syncobj_fd = -1;
 
 /* The child: its own file, device and fence, bound to the inherited syncobj. */
@@ -762,6 +872,13 @@ igt_main
 		     "is waited on there with WAIT_FOR_SUBMIT.");
 	igt_subtest("second-adapter")
 		test_second_adapter();
+
+	igt_describe("Another driver's file (virtio-gpu) waits on the imported "
+		     "syncobj until a GPU FENCE_SIGNAL reaches the value; a "
+		     "point it gets from the CPU signals a native fence "
+		     "through a sync_file (needs a virtio-gpu device).");
+	igt_subtest("virtio-gpu")
+		test_virtio_gpu();
 
 	igt_describe("MARK_ERROR on the fence's device with a binding pending: "
 		     "the point appears with -EIO; a later bind attaches -EIO "
