@@ -1617,9 +1617,9 @@ struct drm_nfence_syncobj_bind {
  * error: a native fence has no error of its own (its device's error makes
  * it AlwaysSignaled instead). A pending signal holds the native fence, not
  * a handle: destroying the handle does not cancel it. It is dropped
- * without signaling when the file is closed (a killed process's devices
- * are in error first, so their fences are AlwaysSignaled anyway) or the
- * adapter is unplugged.
+ * without signaling when the file is closed, at a process's normal exit
+ * too (a fence shared with other processes then keeps its value for them),
+ * or the adapter is unplugged.
  *
  * -EINVAL for unknown @flags, non-zero @pad, a used @fd without the flag
  * (it must be 0) or a non-zero @syncobj or @point with it, an fd that is

@@ -2164,7 +2164,9 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU {
  * fence; STATUS_INVALID_HANDLE if hContext is not a context or an object
  * not a sync object of its device; STATUS_ACCESS_DENIED for an object
  * opened NoWait; STATUS_DEVICE_REMOVED if the context faulted or the
- * device is lost; otherwise see NFenceStatusFromErrno().
+ * device is lost; STATUS_INSUFFICIENT_RESOURCES if the context's own
+ * queue cannot be made (the context has as many queues as the kernel
+ * allows); otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObjectFromGpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU *pWait);
 
@@ -2196,7 +2198,8 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU {
  * fence; STATUS_INVALID_HANDLE if hContext is not a context or an object
  * not a sync object of its device; STATUS_ACCESS_DENIED for an object
  * opened NoSignal; STATUS_DEVICE_REMOVED if the context faulted or the
- * device is lost; otherwise see NFenceStatusFromErrno().
+ * device is lost; STATUS_INSUFFICIENT_RESOURCES if the context's own
+ * queue cannot be made; otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU *pSignal);
 
@@ -2232,6 +2235,9 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 {
  * call returns that status and the signals queued before it stay queued.
  * Each context's signal runs when that context's queue reaches it, as
  * D3DKMTSubmitSignalSyncObjectsToHwQueue() does for broadcast queues.
+ * The checks make each context's own queue if it has none yet, so a call
+ * refused for a later context may leave earlier ones with theirs (which
+ * later calls use).
  *
  * Return: as D3DKMTSubmitSignalSyncObjectsToHwQueue(), with contexts for
  * queues (STATUS_INVALID_PARAMETER for a BroadcastContextCount of 0,

@@ -68,7 +68,8 @@
  * 7. the wait queue and eventfd locks taken when a wait completes, the
  *    workqueue locks of queueing a completion's work item (a syncobj
  *    binding's too: its callback takes no other lock), and the CMP's wait
- *    queue (nfence_cmp_kick())
+ *    queue (nfence_cmp_kick()); apart from these levels, a foreign
+ *    dma_fence's lock nests inside &nfence_file.async_lock (below)
  *
  * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
  * holding none of these locks: drm_syncobj_add_point() takes the syncobj's

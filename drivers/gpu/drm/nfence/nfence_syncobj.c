@@ -341,7 +341,8 @@ err:
  *
  * Lifetime: from the ioctl until its file's signal work has signaled the
  * fence, or its file's close or unplug removed the callback; on its file's
- * &nfence_file.dma_signals list all that time.
+ * &nfence_file.dma_signals list all that time. One whose dma_fence has
+ * signaled already is signaled and freed by the ioctl, never listed.
  */
 struct nfence_dma_signal {
 	/** @cb: the callback on @dma */
@@ -580,7 +581,8 @@ void nfence_file_bindings_init(struct nfence_file *nfile)
  *
  * A binding already decided keeps its result. The points are attached by
  * the bind work, soon after. Pending DRM_IOCTL_NFENCE_SYNCOBJ_SIGNALs are
- * dropped unsignaled, unless their dma_fence signaled already. The caller
+ * dropped unsignaled; those whose callback ran already are the signal
+ * work's, which signals them unless the adapter is unplugged. The caller
  * makes sure no new binding or signal starts (drm_dev_unplug()), or that
  * the file is closing.
  */
