@@ -4842,11 +4842,20 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_NOT_SUPPORTED,
 		  D3DKMTSignalSynchronizationObjectFromGpu2(&s2));
 
-	/* The other context's queue waits too; a fence is no context. */
+	/*
+	 * The other context's own queue: a signal of the monitored fence
+	 * behind its wait for the native one; a fence is no context.
+	 */
 	w.ObjectHandleArray = &n;
 	w.hContext = g->ctx[1];
 	EXPECT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromGpu(&w));
+	s.hContext = g->ctx[1];
+	s.ObjectHandleArray = &m;
+	sv = 7;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromGpu(&s));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, m, 7, QUIET_NS));
 	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, n, 5));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, m, 7, WAIT_NS));
 	w.hContext = n;
 	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  D3DKMTWaitForSynchronizationObjectFromGpu(&w));
