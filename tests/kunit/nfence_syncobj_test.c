@@ -7,8 +7,8 @@
  * test cannot order. For DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, with a dma_fence
  * of the test's own in the syncobj: a close or an abort before the
  * dma_fence signals drops the signal and removes the callback, one after
- * it (the work not run yet) still signals; a dma_fence signaled with an
- * error signals the native fence all the same.
+ * it still signals by the time the close returns; a dma_fence signaled
+ * with an error signals the native fence all the same.
  *
  * Each test makes an adapter of its own and opens a DRM file on its render
  * node with mock_drm_getfile(); ioctls go through drm_ioctl_kernel(), CPU
@@ -408,8 +408,10 @@ static void sob_signal_abort_drops(struct kunit *test)
 }
 
 /*
- * The dma_fence signals just before the close, its work not run yet: the
- * close waits for the work, which signals the fence.
+ * The dma_fence signals just before the close: whether its work ran before
+ * the close or the close waits for it (which of the two is not under the
+ * test's control), the fence is signaled by the time the close returns,
+ * and nothing is left (postclose's WARN_ONs, kmemleak).
  */
 static void sob_signal_then_close(struct kunit *test)
 {
