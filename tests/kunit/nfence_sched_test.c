@@ -648,6 +648,69 @@ static void sched_fence_wait_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->hw.num_pending, 0);
 }
 
+/* Whether a kick is pending, cleared as the CMP thread clears it. */
+static bool sched_kicked(struct sched_fix *f)
+{
+	return test_and_clear_bit(NFENCE_CMP_KICK, &f->cmp->pending);
+}
+
+/*
+ * A CPU signal kicks the CMP (nfence_cmp_kick_waiters()) only while a
+ * queue is parked on a FENCE_WAIT: counted once per queue however often
+ * it is found unresolved again, no longer once its wait is resolved or
+ * the queue stopped.
+ */
+static void sched_fence_wait_parked_kicks(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_hwqueue *q0 = f->q[0], *q1 = f->q[1];
+	unsigned int ran;
+	u64 start;
+
+	sched_kicked(f);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_FALSE(test, sched_kicked(f));
+
+	f->data[0] = 0;
+	start = sched_cursor(f);
+	sched_wait(f, sched_data_va(f, 0), 1);
+	sched_submit(f, q0, start, sched_cursor(f), 1);
+	sched_submit(f, q1, start, sched_cursor(f), 1);
+	/* Runs and ends without parking: nothing to kick for. */
+	start = sched_cursor(f);
+	sched_wait(f, sched_data_va(f, 0), 0);
+	sched_submit(f, f->q[2], start, sched_cursor(f), 1);
+	KUNIT_EXPECT_EQ(test, sched_run(f, f->q[2], &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_FALSE(test, sched_kicked(f));
+
+	KUNIT_EXPECT_EQ(test, sched_run(f, q0, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_TRUE(test, q0->hw.parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_TRUE(test, sched_kicked(f));
+	/* Found unresolved again: still counted once. */
+	KUNIT_EXPECT_EQ(test, sched_run(f, q0, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	KUNIT_EXPECT_EQ(test, sched_run(f, q1, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 2);
+
+	/* q1 stops with its wait unresolved, q0's is resolved. */
+	mutex_lock(&f->cmp->lock);
+	nfence_hwqueue_stop_locked(q1, NFENCE_QUEUE_FAULTED, &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, q1->hw.parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	f->data[0] = 1;
+	KUNIT_EXPECT_EQ(test, sched_run(f, q0, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_FALSE(test, q0->hw.parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_FALSE(test, sched_kicked(f));
+	nfence_submissions_drop(&f->dropped);
+}
+
 /*
  * FENCE_SIGNAL to ordinary memory: the store, and the interrupt check
  * against the MonitoredValue at mv_va. The interrupt scans the adapter's
@@ -2061,6 +2124,7 @@ static void sched_engine_f1(struct kunit *test)
 static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_nop_runs_to_idle),
 	KUNIT_CASE(sched_fence_wait_blocks),
+	KUNIT_CASE(sched_fence_wait_parked_kicks),
 	KUNIT_CASE(sched_fence_signal_memory),
 	KUNIT_CASE(sched_fence_signal_memory_coalesced),
 	KUNIT_CASE(sched_fence_signal_fence_at),

@@ -48,7 +48,9 @@
  * on its turn; since every pass that changed memory (any command run) is
  * followed by another pass, a GPU signal on any engine releases GPU waiters
  * on every engine without the driver's interrupt path, and a CPU signal
- * does through the kick. Engines are simulated concurrently: a WORK command
+ * does through the kick. A CPU signal kicks only while some queue is
+ * parked (nfence_cmp_kick_waiters()): one that wakes only CPU waiters
+ * leaves the thread asleep. Engines are simulated concurrently: a WORK command
  * occupies only its own engine, so WORK on two engines overlaps in time.
  *
  * Hang detection (TDR): a queue whose WORK command has run for the
@@ -769,6 +771,7 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	cmp->thread = NULL;
 	cmp->pending = 0;
 	cmp->busy = false;
+	atomic_set(&cmp->num_parked, 0);
 	cmp->next_id = 0;
 	cmp->tdr_ns = (u64)gpu->cfg.tdr_timeout_ms * NSEC_PER_MSEC;
 	mutex_init(&cmp->lock);
@@ -850,6 +853,46 @@ void nfence_cmp_kick(struct nfence_cmp *cmp)
 }
 
 /**
+ * nfence_cmp_kick_waiters - tell the CMP that the CPU signaled a fence
+ * @cmp: the CMP of the fence's adapter
+ *
+ * Called after the signal's store to CurrentValue. Only a queue parked on
+ * a FENCE_WAIT can care, so the CMP is kicked only while one is
+ * (&nfence_cmp.num_parked): a CPU signal with no GPU waiter does not wake
+ * the CMP thread, which would otherwise compete with the CPU waiter it
+ * releases. The engine counts a queue before it looks at the fence a last
+ * time, and this reads the count after the store, each with a full
+ * barrier between: either the engine's look sees the value, or this sees
+ * the count and kicks.
+ *
+ * Safe from the contexts nfence_cmp_kick() is.
+ */
+void nfence_cmp_kick_waiters(struct nfence_cmp *cmp)
+{
+	/* Order the CurrentValue store before the load of the count. */
+	smp_mb();
+	if (atomic_read(&cmp->num_parked))
+		nfence_cmp_kick(cmp);
+}
+
+/**
+ * nfence_cmp_queue_unpark_locked - a queue no longer waits on a FENCE_WAIT
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue: its FENCE_WAIT was resolved, or it will never run it
+ *
+ * Takes @q out of &nfence_cmp.num_parked if it was counted there.
+ */
+void nfence_cmp_queue_unpark_locked(struct nfence_cmp *cmp,
+				    struct nfence_cmp_queue *q)
+{
+	lockdep_assert_held(&cmp->lock);
+	if (!q->parked)
+		return;
+	q->parked = false;
+	atomic_dec(&cmp->num_parked);
+}
+
+/**
  * nfence_cmp_queue_init - set up the CMP state of a new queue
  * @q: the queue's CMP state; the caller sets @q->engine, @q->ctx, @q->vm,
  *	@q->progress and @q->no_timeout before nfence_cmp_queue_add_locked()
@@ -861,6 +904,7 @@ void nfence_cmp_queue_init(struct nfence_cmp_queue *q)
 	q->num_pending = 0;
 	q->state = NFENCE_QUEUE_IDLE;
 	q->ring = NULL;
+	q->parked = false;
 }
 
 /**
@@ -942,6 +986,7 @@ void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 	}
 	list_splice_tail_init(&q->pending, dropped);
 	q->num_pending = 0;
+	nfence_cmp_queue_unpark_locked(cmp, q);
 	if (q->state != NFENCE_QUEUE_LOST)
 		q->state = state;
 	if (e->busy == q)
@@ -1007,6 +1052,9 @@ void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
 		return;
 	WARN_ON(q->ring->slot >= 0);
 	nfence_cmp_ring_unqueue(q);
+	/* Parked on nothing now; a miss would only cost a kick too many. */
+	if (list_empty(&q->pending))
+		nfence_cmp_queue_unpark_locked(cmp, q);
 	nfence_ring_set_status(q->ring, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
 	q->ring = NULL;
 }
@@ -1193,6 +1241,7 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "pid: %d\n", nfence_cmp_pid(cmp));
 	drm_printf(p, "wakeups: %lld\n", (long long)atomic64_read(&cmp->wakeups));
 	drm_printf(p, "passes: %lld\n", (long long)atomic64_read(&cmp->passes));
+	drm_printf(p, "parked: %d\n", atomic_read(&cmp->num_parked));
 	drm_printf(p, "commands: %lld\n",
 		   (long long)atomic64_read(&cmp->commands));
 	drm_printf(p, "faults: %lld\n", (long long)atomic64_read(&cmp->faults));

@@ -181,6 +181,12 @@ struct nfence_cmp_queue {
 	 * FENCE_WAIT it is parked on unresolved; 0 when it is not parked
 	 */
 	u64 wait_seen_ts;
+	/**
+	 * @parked: counted in &nfence_cmp.num_parked: the engine found a
+	 * FENCE_WAIT of this queue unresolved, and nothing has resolved it
+	 * or stopped the queue since
+	 */
+	bool parked;
 };
 
 /**
@@ -354,6 +360,12 @@ struct nfence_cmp {
 	unsigned long pending;
 	/** @busy: true while the thread is making passes */
 	bool busy;
+	/**
+	 * @num_parked: queues parked on a FENCE_WAIT (&nfence_cmp_queue.parked);
+	 * a CPU signal kicks the CMP only while it is not 0
+	 * (nfence_cmp_kick_waiters())
+	 */
+	atomic_t num_parked;
 	/** @lock: protects @engines, the queues' scheduling state, @next_id */
 	struct mutex lock;
 	/** @engines: per-engine state */
@@ -436,6 +448,9 @@ int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		     const struct nfence_cmp_ops *ops, const char *name);
 void nfence_cmp_stop(struct nfence_cmp *cmp);
 void nfence_cmp_kick(struct nfence_cmp *cmp);
+void nfence_cmp_kick_waiters(struct nfence_cmp *cmp);
+void nfence_cmp_queue_unpark_locked(struct nfence_cmp *cmp,
+				    struct nfence_cmp_queue *q);
 void nfence_cmp_queue_init(struct nfence_cmp_queue *q);
 void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 				 struct nfence_cmp_queue *q);

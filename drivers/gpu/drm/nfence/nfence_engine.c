@@ -408,6 +408,26 @@ static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm
 }
 
 /*
+ * @q found its FENCE_WAIT @cmd unresolved: count it as parked, the first
+ * time, and look again. From the count on, a CPU signal kicks the CMP
+ * (nfence_cmp_kick_waiters()); one that came before it is seen by this
+ * look, the barrier pairing with the signaller's. Whether the wait is
+ * resolved now; *@fault as nfence_engine_wait_done().
+ */
+static bool nfence_engine_park(struct nfence_cmp *cmp,
+			       struct nfence_cmp_queue *q,
+			       const struct nfence_cs_cmd *cmd, bool *fault)
+{
+	if (*fault || q->parked)
+		return false;
+	q->parked = true;
+	atomic_inc(&cmp->num_parked);
+	/* Order the count's store before the fence's load. */
+	smp_mb__after_atomic();
+	return nfence_engine_wait_done(cmp, q->vm, cmd->va, cmd->value, fault);
+}
+
+/*
  * Fetch and decode the command at @va, address space locked. @base is the
  * kernel address of @va when the whole rest of the buffer translates in
  * one mapping (the common case: one lookup per turn), NULL otherwise.
@@ -452,7 +472,8 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 	switch (cmd->opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
 		if (!nfence_engine_wait_done(cmp, q->vm, cmd->va, cmd->value,
-					     &fault)) {
+					     &fault) &&
+		    !nfence_engine_park(cmp, q, cmd, &fault)) {
 			if (fault)
 				return DRM_NFENCE_FAULT_PAGE;
 			/* When the engine first found it unresolved. */
@@ -465,6 +486,7 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			*result = NFENCE_RUN_BLOCKED;
 			return 0;
 		}
+		nfence_cmp_queue_unpark_locked(cmp, q);
 		if (cmd->log)
 			nfence_engine_log(cmp, q, NFENCE_LOG_WAITS, cmd,
 					  q->wait_seen_ts);

@@ -380,7 +380,7 @@ static void nfence_dma_signal_fire(struct nfence_dma_signal *s)
 	if (!drm_dev_enter(&adapter->drm, &idx))
 		return;
 	nfence_fence_signal(s->fence, s->value);
-	nfence_cmp_kick(&adapter->cmp);
+	nfence_cmp_kick_waiters(&adapter->cmp);
 	drm_dev_exit(idx);
 }
 

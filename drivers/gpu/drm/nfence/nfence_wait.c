@@ -489,8 +489,8 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 	for (i = 0; i < batch->count; i++)
 		nfence_fence_signal(batch->entries[i].fence,
 				    batch->entries[i].waiter.value);
-	/* Queues blocked on these fences may run again. */
-	nfence_cmp_kick(&adapter->cmp);
+	/* Queues parked on these fences may run again. */
+	nfence_cmp_kick_waiters(&adapter->cmp);
 	nfence_wait_put(batch);
 	return 0;
 }
