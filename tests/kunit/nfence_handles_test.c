@@ -488,7 +488,7 @@ static void hnd_create_destroy(struct kunit *test)
 						true), fence->cv.value);
 	/* MonitoredValue: VRAM, read-only for the GPU. */
 	KUNIT_EXPECT_NULL(test, fence->mv.page);
-	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + sizeof(u64));
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + NFENCE_FENCE_VALUE_STRIDE);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
 						false), fence->mv.value);
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
@@ -515,6 +515,72 @@ static void hnd_create_destroy(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, fence->cv.page, fp);
 	KUNIT_EXPECT_EQ(test, fence->cv.offset,
 			slot * NFENCE_FENCE_VALUE_STRIDE);
+}
+
+/* The holes of @adapter's VRAM segment; *@small: those no value fits. */
+static unsigned int hnd_vram_holes(struct nfence_adapter *adapter,
+				   unsigned int *small)
+{
+	struct nfence_segment *vram = nfence_gpu_segment(&adapter->gpu,
+							 NFENCE_SEGMENT_ID_LOCAL);
+	struct drm_mm_node *node;
+	unsigned int n = 0;
+	u64 start, end;
+
+	*small = 0;
+	mutex_lock(&vram->lock);
+	drm_mm_for_each_hole(node, &vram->mm, start, end) {
+		n++;
+		if (end - start < NFENCE_FENCE_VALUE_STRIDE)
+			(*small)++;
+	}
+	mutex_unlock(&vram->lock);
+	return n;
+}
+
+/*
+ * MonitoredValues in VRAM are packed: each takes its whole stride, so
+ * fences leave no hole behind them that the next allocation would have to
+ * walk past (and reject for its alignment): the cost of creating a fence
+ * does not grow with the fences alive. A destroyed fence's stride is
+ * taken again.
+ */
+static void hnd_vram_values_packed(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	unsigned int fa, holes, small, i;
+	u32 da, h[64];
+	u64 vram, mv;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	vram = hnd_vram(a);
+	holes = hnd_vram_holes(a, &small);
+	KUNIT_EXPECT_EQ(test, small, 0);
+
+	for (i = 0; i < ARRAY_SIZE(h); i++) {
+		h[i] = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+		KUNIT_ASSERT_NULL(test, hnd_fence(f, fa, h[i])->mv.page);
+	}
+	KUNIT_EXPECT_EQ(test, hnd_vram(a),
+			vram + ARRAY_SIZE(h) * NFENCE_FENCE_VALUE_STRIDE);
+	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
+	KUNIT_EXPECT_EQ(test, small, 0);
+
+	/* A hole in the middle, filled by the next fence. */
+	mv = hnd_fence(f, fa, h[32])->mv.vram.node.start;
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h[32]), 0);
+	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes + 1);
+	h[32] = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.vram.node.start, mv);
+	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
+
+	for (i = 0; i < ARRAY_SIZE(h); i++)
+		KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h[i]), 0);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
+	KUNIT_EXPECT_EQ(test, small, 0);
 }
 
 /*
@@ -1631,6 +1697,7 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
+	KUNIT_CASE(hnd_vram_values_packed),
 	KUNIT_CASE(hnd_per_file_cyclic),
 	KUNIT_CASE(hnd_share_open),
 	KUNIT_CASE_PARAM(hnd_last_reference, hnd_order_gen),
