@@ -24,18 +24,18 @@
  *     warm-up, and the ratios native/futex and native/syncobj (the goal: a
  *     round trip at most 1.5x the futex's, so a rate ratio >= 0.67x, and
  *     no slower than the syncobj, >= 1x).
- *  2) waiter scaling on the driver: with 10, 1,000 and 4,000 asynchronous
- *     waiters outstanding (values nothing reaches; a process has one file
- *     per adapter, and 4,096 pending per file is the uapi's limit, so the
- *     issue's 100,000 needs processes of their own: not done yet), all on
- *     one fence or spread over as many fences as waiters, the
- *     per-operation cost, on a fence that has its share of them, of adding
- *     a waiter (an asynchronous wait on an eventfd), of a CPU signal that
- *     wakes one of them (which completes the wait and signals its eventfd)
- *     and of a CPU signal that wakes none. Batches of 8 of each, timed per
- *     batch, the best of three runs after a warm-up; the ratio of the cost
- *     at 4,000 waiters to that at 10 (the issue's goal: 3x at most at
- *     100,000).
+ *  2) waiter scaling on the driver: with 10, 1,000 and 100,000
+ *     asynchronous waiters outstanding (values nothing reaches; 4,096
+ *     pending per file is the uapi's limit and libnfence has one file per
+ *     adapter and process, so they are held by helper processes, 4,096
+ *     each), all on one fence or spread over as many fences as waiters, at
+ *     most 10,000, the per-operation cost, on a fence that has its share
+ *     of them, of adding a waiter (an asynchronous wait on an eventfd), of
+ *     a CPU signal that wakes one of them (which completes the wait and
+ *     signals its eventfd) and of a CPU signal that wakes none. Batches of
+ *     8 of each, timed per batch, the best of three runs after a warm-up;
+ *     the ratio of the cost at 100,000 waiters to that at 10 (the issue's
+ *     goal: 3x at most).
  *  3) fan-out: 1, 64 and 1,024 threads blocked on one native fence value
  *     (then on one syncobj timeline point, then a futex word), all seen
  *     asleep in /proc; one signal; the time from just before the signal
@@ -43,12 +43,14 @@
  *     rounds after a warm-up one; the ratio native/syncobj.
  *  4) memory: kernel memory (/proc/meminfo Slab, and MemFree for all of
  *     it, fence pages and page tables included) per native fence with
- *     6,000 of them, per opened instance (1,000 shared fences each opened
- *     on a second device, with those 6,000 alive: 8,192 handles per file
- *     is the uapi's limit, and libnfence has one file per adapter and
- *     process), and per drm_syncobj (6,000, and a timeline point on each);
- *     then how many fences a process can create on an adapter before the
- *     first error, and which.
+ *     100,000 of them, per opened instance (100,000 shared fences, each
+ *     opened on a file other than its creator's), both in helper
+ *     processes (8,192 fence handles per file is the uapi's limit), each
+ *     measured against the helpers with their files open and, for the
+ *     instances, the shared fences already created; and per drm_syncobj
+ *     (100,000 on one file, and a timeline point on each); then how many
+ *     fences a process can create on an adapter before the first error,
+ *     and which.
  *
  * Every result is printed as it comes and, with -o FILE, appended to FILE
  * as CSV (part,name,param,value,unit) for scripts/nfence-cpu-bench-plot.py
@@ -70,6 +72,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -78,6 +81,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -726,12 +730,98 @@ static void bench_wake(struct bench *b)
 	}
 }
 
+/* ---- helper processes (parts 2 and 4) -------------------------------- */
+
+/*
+ * A file holds DRM_NFENCE_MAX_ASYNC_WAITS pending waits and
+ * DRM_NFENCE_MAX_FENCES_PER_FILE fence handles, and libnfence has one file
+ * per adapter and process: 100,000 waiters or fences need processes of
+ * their own. A helper is a forked process that runs its function's step 0
+ * at once (in it, it opens the adapter: a file of its own), then step 1,
+ * 2, ... on each helper_step(), every step acknowledged, and HELPER_QUIT on
+ * helper_stop() before it exits (exiting closes its files, which cancels
+ * its waits and drops its fence handles).
+ */
+#define HELPER_QUIT	UINT_MAX
+
+typedef void (*helper_fn)(struct bench *b, void *arg, unsigned int step);
+
+struct helper {
+	pid_t pid;
+	int cmd, ack;			/* the parent's ends of its pipes */
+};
+
+static void helper_wait(struct helper *h)
+{
+	char c;
+
+	if (read(h->ack, &c, 1) != 1)
+		fail(STATUS_UNSUCCESSFUL, "a helper process failed");
+}
+
+static void helper_start(struct bench *b, struct helper *h, helper_fn fn,
+			 void *arg)
+{
+	int cmd[2], ack[2];
+	unsigned int step;
+	char c;
+
+	sys(pipe2(cmd, O_CLOEXEC), "create a pipe");
+	sys(pipe2(ack, O_CLOEXEC), "create a pipe");
+	/* Nothing buffered is written twice. */
+	fflush(NULL);
+	h->pid = fork();
+	sys(h->pid, "fork");
+	if (!h->pid) {
+		/* Not left behind (holding pipes open) if its parent fails. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(cmd[1]);
+		close(ack[0]);
+		for (step = 0;; step++) {
+			fn(b, arg, step);
+			if (write(ack[1], "a", 1) != 1)
+				_exit(1);
+			if (read(cmd[0], &c, 1) != 1 || c == 'q')
+				break;
+		}
+		fn(b, arg, HELPER_QUIT);
+		_exit(0);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	h->cmd = cmd[1];
+	h->ack = ack[0];
+	helper_wait(h);
+}
+
+static void helper_step(struct helper *h)
+{
+	if (write(h->cmd, "s", 1) != 1)
+		sys(-1, "command a helper");
+	helper_wait(h);
+}
+
+static void helper_stop(struct helper *h)
+{
+	int status;
+
+	if (write(h->cmd, "q", 1) != 1)
+		sys(-1, "stop a helper");
+	sys(waitpid(h->pid, &status, 0), "wait for a helper");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail(STATUS_UNSUCCESSFUL, "a helper process failed");
+	close(h->cmd);
+	close(h->ack);
+}
+
 /* ---- 2) waiter scaling ---------------------------------------------- */
 
 struct scale {
 	unsigned int waiters, fences;	/* outstanding, over that many */
-	struct file *files;		/* creators, then waiters' */
-	unsigned int nfiles;
+	struct helper *helpers;		/* ASYNC_PER_FILE waiters each */
+	unsigned int nhelpers;
+	unsigned int first;		/* the next helper's first waiter */
+	int *nt;			/* NT handles, while helpers need them */
 	D3DKMT_HANDLE measured;		/* fence 0 on b->hDevice */
 	int efd;			/* every waiter's eventfd */
 	UINT64 value;			/* fence 0's CurrentValue */
@@ -739,55 +829,77 @@ struct scale {
 	unsigned long ops;
 };
 
+/* Waiter j waits on fence j * fences / waiters, at value FAR + j. */
+static unsigned int scale_fence_of(const struct scale *s, unsigned int j)
+{
+	return (unsigned int)((uint64_t)j * s->fences / s->waiters);
+}
+
+/* The last waiter of the helper whose first is @first. */
+static unsigned int scale_last_of(const struct scale *s, unsigned int first)
+{
+	return (s->waiters - first > ASYNC_PER_FILE ?
+		first + ASYNC_PER_FILE : s->waiters) - 1;
+}
+
+/* A helper's step 0: its waiters, from s->first on, on a file of its own. */
+static void scale_helper(struct bench *b, void *arg, unsigned int step)
+{
+	struct scale *s = arg;
+	unsigned int j, f, last = scale_last_of(s, s->first), prev = UINT_MAX;
+	D3DKMT_HANDLE h = 0;
+	struct file file;
+
+	if (step)
+		return;
+	open_file(b, &file);
+	for (j = s->first; j <= last; j++) {
+		f = scale_fence_of(s, j);
+		if (f != prev)
+			h = open_fence(file.hDevice, s->nt[f]);
+		prev = f;
+		wait_fence_async(file.hDevice, h, FAR + j, s->efd);
+	}
+}
+
 /*
- * The waiters: fence f created on creator file f / FENCES_PER_FILE,
- * waiter j on fence j * fences / waiters, from waiter file
- * j / ASYNC_PER_FILE, at value FAR + j; every (file, fence) pair is
- * opened once, both indices only grow with j.
+ * The fences are created (shared) on b->hDevice as the helpers need them;
+ * each but fence 0 loses that handle as soon as it is shared: its NT
+ * handle keeps it until the helpers that wait on it have opened it, then
+ * their handles do. Every fence has a waiter (fences <= waiters).
  */
 static void scale_setup(struct bench *b, struct scale *s)
 {
-	unsigned int creators = (s->fences + FENCES_PER_FILE - 1) /
-				FENCES_PER_FILE;
-	unsigned int wfiles = (s->waiters + ASYNC_PER_FILE - 1) /
-			      ASYNC_PER_FILE;
-	unsigned int j, f, last_f = UINT_MAX, last_w = UINT_MAX, i;
-	D3DKMT_HANDLE *created, h = 0;
-	int nt = -1;
+	unsigned int w, next = 0, closed = 0, end;
+	D3DKMT_HANDLE h;
 
-	s->nfiles = creators + wfiles;
-	s->files = calloc(s->nfiles, sizeof(*s->files));
-	created = calloc(s->fences, sizeof(*created));
-	if (!s->files || !created)
+	s->nhelpers = (s->waiters + ASYNC_PER_FILE - 1) / ASYNC_PER_FILE;
+	s->helpers = calloc(s->nhelpers, sizeof(*s->helpers));
+	s->nt = calloc(s->fences, sizeof(*s->nt));
+	if (!s->helpers || !s->nt)
 		fail(STATUS_NO_MEMORY, "allocate");
-	for (i = 0; i < s->nfiles; i++)
-		open_file(b, &s->files[i]);
-	for (f = 0; f < s->fences; f++)
-		created[f] = create_fence(s->files[f / FENCES_PER_FILE].hDevice,
-					  true);
 	s->efd = eventfd(0, EFD_CLOEXEC);
 	sys(s->efd, "create eventfd");
-	for (j = 0; j < s->waiters; j++) {
-		unsigned int w = creators + j / ASYNC_PER_FILE;
-
-		f = (unsigned int)((uint64_t)j * s->fences / s->waiters);
-		if (f != last_f) {
-			if (nt >= 0)
-				close(nt);
-			nt = share_fence(created[f]);
-			if (!f)
-				s->measured = open_fence(b->hDevice, nt);
-			last_w = UINT_MAX;
+	for (w = 0; w < s->nhelpers; w++) {
+		s->first = w * ASYNC_PER_FILE;
+		end = scale_fence_of(s, scale_last_of(s, s->first));
+		for (; next <= end; next++) {
+			h = create_fence(b->hDevice, true);
+			s->nt[next] = share_fence(h);
+			if (next)
+				destroy_fence(h);
+			else
+				s->measured = h;
 		}
-		if (f != last_f || w != last_w)
-			h = open_fence(s->files[w].hDevice, nt);
-		last_f = f;
-		last_w = w;
-		wait_fence_async(s->files[w].hDevice, h, FAR + j, s->efd);
+		helper_start(b, &s->helpers[w], scale_helper, s);
+		/* What no later helper opens. */
+		end = w + 1 < s->nhelpers ?
+		      scale_fence_of(s, s->first + ASYNC_PER_FILE) : s->fences;
+		for (; closed < end; closed++)
+			close(s->nt[closed]);
 	}
-	if (nt >= 0)
-		close(nt);
-	free(created);
+	free(s->nt);
+	s->nt = NULL;
 	s->value = 0;
 }
 
@@ -796,9 +908,9 @@ static void scale_teardown(struct scale *s)
 	unsigned int i;
 
 	destroy_fence(s->measured);
-	for (i = 0; i < s->nfiles; i++)
-		close_file(&s->files[i]);
-	free(s->files);
+	for (i = 0; i < s->nhelpers; i++)
+		helper_stop(&s->helpers[i]);
+	free(s->helpers);
 	close(s->efd);
 }
 
@@ -836,7 +948,7 @@ static double scale_run(struct bench *b, void *arg, unsigned long n)
 
 static void bench_scaling(struct bench *b)
 {
-	static const unsigned int full[] = { 10, 1000, 4000 };
+	static const unsigned int full[] = { 10, 1000, 100000 };
 	static const unsigned int quick[] = { 10, 100, 1000 };
 	const unsigned int *counts = b->quick ? quick : full;
 	static const char *const layouts[2] = { "one fence", "10k fences" };
@@ -848,7 +960,8 @@ static void bench_scaling(struct bench *b)
 	int l, c, o, k;
 
 	printf("\n2) waiter scaling: ns per operation on a fence, with waiters "
-	       "outstanding (asynchronous, %u per file)\n", ASYNC_PER_FILE);
+	       "outstanding (asynchronous, %u per helper process)\n",
+	       ASYNC_PER_FILE);
 	printf("%-11s %8s %7s %10s %10s %10s %8s\n", "layout", "waiters",
 	       "fences", "add ns", "wake1 ns", "wake0 ns", "setup s");
 	for (l = 0; l < 2; l++) {
@@ -1144,49 +1257,116 @@ static void mem_report(struct bench *b, const char *what, unsigned int n,
 	csv(b, "memory", what, "total", pt, "bytes");
 }
 
+/* A helper of part 4: fences of its own, or instances of a creator's. */
+struct mem_helper {
+	unsigned int count;		/* fences created, or opened */
+	bool shared;			/* create shared fences */
+	int *nt;			/* shared: their NT handles */
+	struct helper opener;		/* shared: the helper that opens them */
+	struct mem_helper *creator;	/* an opener: whose fences */
+	struct file file;
+};
+
+/*
+ * Step 0 opens a file; step 1 creates (or opens) the fences, counted. A
+ * creator of shared fences creates and shares them in step 0 (uncounted)
+ * and starts its opener (which inherits the NT handles), whose step 1 is
+ * the creator's.
+ */
+static void mem_helper(struct bench *b, void *arg, unsigned int step)
+{
+	struct mem_helper *m = arg, opener = { .creator = m };
+	unsigned int i;
+
+	if (step == HELPER_QUIT) {
+		if (m->shared)
+			helper_stop(&m->opener);
+		return;
+	}
+	if (step == 0) {
+		open_file(b, &m->file);
+		if (!m->shared)
+			return;
+		m->nt = calloc(m->count, sizeof(*m->nt));
+		if (!m->nt)
+			fail(STATUS_NO_MEMORY, "allocate");
+		for (i = 0; i < m->count; i++)
+			m->nt[i] = share_fence(create_fence(m->file.hDevice,
+							    true));
+		/* Its step 0 runs in the fork, before this frame ends. */
+		helper_start(b, &m->opener, mem_helper, &opener);
+		return;
+	}
+	if (m->shared)
+		helper_step(&m->opener);
+	else if (m->creator)
+		for (i = 0; i < m->creator->count; i++)
+			open_fence(m->file.hDevice, m->creator->nt[i]);
+	else
+		for (i = 0; i < m->count; i++)
+			create_fence(m->file.hDevice, false);
+}
+
+/*
+ * @n fences (shared or not) over helpers, at most @per_helper each: the
+ * helpers and their files first, then the fences (or, shared, their
+ * instances: the fences themselves are in the baseline), each measured
+ * against the state just before.
+ */
+static void mem_measure(struct bench *b, const char *what, unsigned int n,
+			unsigned int per_helper, bool shared)
+{
+	unsigned int nh = (n + per_helper - 1) / per_helper, i;
+	struct mem_helper *m = calloc(nh, sizeof(*m));
+	struct helper *hs = calloc(nh, sizeof(*hs));
+	long long slab0, free0;
+
+	if (!m || !hs)
+		fail(STATUS_NO_MEMORY, "allocate");
+	for (i = 0; i < nh; i++) {
+		m[i].count = n - i * per_helper < per_helper ?
+			     n - i * per_helper : per_helper;
+		m[i].shared = shared;
+		helper_start(b, &hs[i], mem_helper, &m[i]);
+	}
+	settle();
+	meminfo(&slab0, &free0);
+	for (i = 0; i < nh; i++)
+		helper_step(&hs[i]);
+	mem_report(b, what, n, slab0, free0);
+	for (i = 0; i < nh; i++)
+		helper_stop(&hs[i]);
+	free(hs);
+	free(m);
+}
+
 static void bench_memory(struct bench *b)
 {
-	unsigned int n = b->quick ? 2000 : 6000, inst = b->quick ? 500 : 1000;
-	unsigned int files = (n + FENCES_PER_FILE - 1) / FENCES_PER_FILE, i;
-	long long slab0, free0;
-	struct file *fs = calloc(files + 2, sizeof(*fs));
-	D3DKMT_HANDLE *shared = calloc(inst, sizeof(*shared)), h;
+	unsigned int n = b->quick ? 2000 : 100000, i, per_helper;
+	struct file *fs = calloc(2, sizeof(*fs));
 	uint32_t *sync = calloc(n, sizeof(*sync));
+	long long slab0, free0;
 	NTSTATUS st = STATUS_SUCCESS;
+	struct rlimit rl;
+	D3DKMT_HANDLE h;
 	int fd;
 
-	if (!fs || !shared || !sync)
+	if (!fs || !sync)
 		fail(STATUS_NO_MEMORY, "allocate");
+	/* A creator of shared fences holds an NT handle (fd) for each. */
+	per_helper = FENCES_PER_FILE;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < per_helper + 64)
+		per_helper = rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64;
 	printf("\n4) kernel memory (/proc/meminfo: Slab, and MemFree for "
-	       "everything)\n");
+	       "everything), %u fences per helper process\n", per_helper);
 	printf("%-34s %8s %12s %12s\n", "object", "count", "slab B/obj",
 	       "total B/obj");
 
 	/* Native fences, packed in shared pages, FENCES_PER_FILE a file. */
-	for (i = 0; i < files; i++)
-		open_file(b, &fs[i]);
-	settle();
-	meminfo(&slab0, &free0);
-	for (i = 0; i < n; i++)
-		create_fence(fs[i / FENCES_PER_FILE].hDevice, false);
-	mem_report(b, "native fence", n, slab0, free0);
-
-	/* Opened instances of shared fences, with those alive. */
-	open_file(b, &fs[files]);
-	open_file(b, &fs[files + 1]);
-	for (i = 0; i < inst; i++)
-		shared[i] = create_fence(fs[files].hDevice, true);
-	settle();
-	meminfo(&slab0, &free0);
-	for (i = 0; i < inst; i++) {
-		fd = share_fence(shared[i]);
-		open_fence(fs[files + 1].hDevice, fd);
-		close(fd);
-	}
-	mem_report(b, "opened instance of a shared fence", inst, slab0,
-		   free0);
-	for (i = 0; i < files + 2; i++)
-		close_file(&fs[i]);
+	mem_measure(b, "native fence", n, FENCES_PER_FILE, false);
+	/* Opened instances of as many shared fences, on other files. */
+	mem_measure(b, "opened instance of a shared fence", n, per_helper,
+		    true);
 
 	/* drm_syncobj on one file, as many. */
 	fd = reopen_node(b->drm);
@@ -1232,7 +1412,6 @@ static void bench_memory(struct bench *b)
 	close_file(&fs[1]);
 	close_file(&fs[0]);
 	free(fs);
-	free(shared);
 	free(sync);
 }
 
@@ -1352,8 +1531,18 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	/* Part 2 holds a file per 4,096 waiters, part 4 one per 8,192 fences. */
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+	/*
+	 * A helper of part 4 holds an NT handle (fd) per shared fence it
+	 * creates, up to FENCES_PER_FILE: raise the limit (root may raise the
+	 * hard one; bench_memory() uses fewer fences per helper otherwise).
+	 */
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		if (rl.rlim_max < 65536) {
+			struct rlimit big = { 65536, 65536 };
+
+			if (!setrlimit(RLIMIT_NOFILE, &big))
+				rl = big;
+		}
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
