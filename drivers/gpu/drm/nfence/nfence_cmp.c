@@ -876,23 +876,6 @@ void nfence_cmp_kick_waiters(struct nfence_cmp *cmp)
 }
 
 /**
- * nfence_cmp_queue_unpark_locked - a queue no longer waits on a FENCE_WAIT
- * @cmp: the CMP, whose lock is held
- * @q: the queue: its FENCE_WAIT was resolved, or it will never run it
- *
- * Takes @q out of &nfence_cmp.num_parked if it was counted there.
- */
-void nfence_cmp_queue_unpark_locked(struct nfence_cmp *cmp,
-				    struct nfence_cmp_queue *q)
-{
-	lockdep_assert_held(&cmp->lock);
-	if (!q->parked)
-		return;
-	q->parked = false;
-	atomic_dec(&cmp->num_parked);
-}
-
-/**
  * nfence_cmp_queue_init - set up the CMP state of a new queue
  * @q: the queue's CMP state; the caller sets @q->engine, @q->ctx, @q->vm,
  *	@q->progress and @q->no_timeout before nfence_cmp_queue_add_locked()
@@ -986,7 +969,7 @@ void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 	}
 	list_splice_tail_init(&q->pending, dropped);
 	q->num_pending = 0;
-	nfence_cmp_queue_unpark_locked(cmp, q);
+	nfence_engine_queue_unpark_locked(cmp, q);
 	if (q->state != NFENCE_QUEUE_LOST)
 		q->state = state;
 	if (e->busy == q)
@@ -1054,7 +1037,7 @@ void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
 	nfence_cmp_ring_unqueue(q);
 	/* Parked on nothing now; a miss would only cost a kick too many. */
 	if (list_empty(&q->pending))
-		nfence_cmp_queue_unpark_locked(cmp, q);
+		nfence_engine_queue_unpark_locked(cmp, q);
 	nfence_ring_set_status(q->ring, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
 	q->ring = NULL;
 }

@@ -449,8 +449,6 @@ int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 void nfence_cmp_stop(struct nfence_cmp *cmp);
 void nfence_cmp_kick(struct nfence_cmp *cmp);
 void nfence_cmp_kick_waiters(struct nfence_cmp *cmp);
-void nfence_cmp_queue_unpark_locked(struct nfence_cmp *cmp,
-				    struct nfence_cmp_queue *q);
 void nfence_cmp_queue_init(struct nfence_cmp_queue *q);
 void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 				 struct nfence_cmp_queue *q);

@@ -407,6 +407,23 @@ static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm
 	return done;
 }
 
+/**
+ * nfence_engine_queue_unpark_locked - a queue no longer waits on a FENCE_WAIT
+ * @cmp: the CMP, whose lock is held
+ * @q: the queue: its FENCE_WAIT was resolved, or it will never run it
+ *
+ * Takes @q out of &nfence_cmp.num_parked if it was counted there.
+ */
+void nfence_engine_queue_unpark_locked(struct nfence_cmp *cmp,
+				       struct nfence_cmp_queue *q)
+{
+	lockdep_assert_held(&cmp->lock);
+	if (!q->parked)
+		return;
+	q->parked = false;
+	atomic_dec(&cmp->num_parked);
+}
+
 /*
  * @q found its FENCE_WAIT @cmd unresolved: count it as parked, the first
  * time, and look again. From the count on, a CPU signal kicks the CMP
@@ -486,7 +503,7 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			*result = NFENCE_RUN_BLOCKED;
 			return 0;
 		}
-		nfence_cmp_queue_unpark_locked(cmp, q);
+		nfence_engine_queue_unpark_locked(cmp, q);
 		if (cmd->log)
 			nfence_engine_log(cmp, q, NFENCE_LOG_WAITS, cmd,
 					  q->wait_seen_ts);
