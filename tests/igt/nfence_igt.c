@@ -2987,28 +2987,71 @@ void nfence_device_error(int fd, uint32_t device)
 
 /* ---- vgem: another driver's dma_fences, signaled when a test says ---- */
 
-static int nfence_vgem_find(void)
+/* The first node of @driver in @prefix@first.., @accept'ed, or -1. */
+static int nfence_drm_find(const char *prefix, int first, const char *driver,
+			   bool (*accept)(int fd))
 {
 	char path[64];
 
-	for (int i = 0; i < 64; i++) {
+	for (int i = first; i < first + 64; i++) {
 		drmVersionPtr v;
+		bool fit;
 		int vfd;
 
-		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		snprintf(path, sizeof(path), "%s%d", prefix, i);
 		vfd = open(path, O_RDWR | O_CLOEXEC);
 		if (vfd < 0)
 			continue;
 		v = drmGetVersion(vfd);
-		if (v && !strcmp(v->name, "vgem")) {
-			drmFreeVersion(v);
-			return vfd;
-		}
+		fit = v && !strcmp(v->name, driver) && (!accept || accept(vfd));
 		if (v)
 			drmFreeVersion(v);
+		if (fit)
+			return vfd;
 		close(vfd);
 	}
 	return -1;
+}
+
+/**
+ * nfence_drm_open_driver: a file of another driver's DRM node, or -1
+ * @prefix: "/dev/dri/card" (minors from 0) or "/dev/dri/renderD" (from 128)
+ * @first: the first minor tried; 64 are
+ * @driver: the driver's name as drmGetVersion() gives it, which is also the
+ *	module loaded (modprobe) when no node is found; the node then has
+ *	up to a second to appear
+ * @accept: NULL, or whether a node of @driver will do (a capability)
+ */
+int nfence_drm_open_driver(const char *prefix, int first, const char *driver,
+			   bool (*accept)(int fd))
+{
+	char cmd[64];
+	int vfd = nfence_drm_find(prefix, first, driver, accept);
+
+	snprintf(cmd, sizeof(cmd), "modprobe -q %s", driver);
+	if (vfd >= 0 || system(cmd) != 0)
+		return vfd;
+	for (int i = 0; i < 10 && vfd < 0; i++) {
+		vfd = nfence_drm_find(prefix, first, driver, accept);
+		if (vfd < 0)
+			usleep(100 * 1000);
+	}
+	return vfd;
+}
+
+/**
+ * nfence_syncobj_import: @handle of @from's syncobjs, imported on @to
+ * through an fd; the handle on @to
+ */
+uint32_t nfence_syncobj_import(int from, uint32_t handle, int to)
+{
+	uint32_t h = 0;
+	int sfd = -1;
+
+	igt_assert_eq(drmSyncobjHandleToFD(from, handle, &sfd), 0);
+	igt_assert_eq(drmSyncobjFDToHandle(to, sfd, &h), 0);
+	close(sfd);
+	return h;
 }
 
 /**
@@ -3016,11 +3059,7 @@ static int nfence_vgem_find(void)
  */
 int nfence_vgem_open(void)
 {
-	int vfd = nfence_vgem_find();
-
-	if (vfd < 0 && system("modprobe -q vgem") == 0)
-		vfd = nfence_vgem_find();
-	return vfd;
+	return nfence_drm_open_driver("/dev/dri/card", 0, "vgem", NULL);
 }
 
 /**

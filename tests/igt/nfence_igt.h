@@ -517,6 +517,10 @@ int nfence_sysfs_write(const char *path, const char *value);
 pid_t nfence_fork_child(void (*child)(int sock), int *sock);
 int nfence_sysfs_read(const char *path, char *buf, size_t size);
 
+int nfence_drm_open_driver(const char *prefix, int first, const char *driver,
+			   bool (*accept)(int fd));
+uint32_t nfence_syncobj_import(int from, uint32_t handle, int to);
+
 /* vgem: another driver's dma_fences, signaled when a test says */
 struct nfence_vgem_fence {
 	uint32_t bo;		/* vgem buffer handle */

@@ -533,13 +533,11 @@ static void test_second_adapter(void)
 	uint32_t f = fence_create(fd, dev, 0), s = syncobj_create(fd);
 	struct point_waiter w = { .point = 6, .ret = 1 };
 	pthread_t t;
-	int ofd, sfd = -1;
+	int ofd;
 
 	igt_require(nfence_count_adapters() >= 2);
 	ofd = nfence_open_adapter(1);
-	igt_assert_eq(drmSyncobjHandleToFD(fd, s, &sfd), 0);
-	igt_assert_eq(drmSyncobjFDToHandle(ofd, sfd, &w.syncobj), 0);
-	close(sfd);
+	w.syncobj = nfence_syncobj_import(fd, s, ofd);
 	w.fd = ofd;
 
 	bind(fd, dev, f, 3, s, 6);
@@ -624,31 +622,12 @@ static void test_file_close(void)
 	drmSyncobjDestroy(fd, s);
 }
 
-/* A virtio-gpu render node with timeline syncobjs, or -1. */
-static int virtio_gpu_find(void)
+/* A node with timeline syncobjs. */
+static bool has_timeline_syncobj(int vfd)
 {
-	char path[64];
+	uint64_t cap = 0;
 
-	for (int i = 128; i < 192; i++) {
-		uint64_t cap = 0;
-		drmVersionPtr v;
-		int vfd;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		vfd = open(path, O_RDWR | O_CLOEXEC);
-		if (vfd < 0)
-			continue;
-		v = drmGetVersion(vfd);
-		if (v && !strcmp(v->name, "virtio_gpu") &&
-		    !drmGetCap(vfd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) && cap) {
-			drmFreeVersion(v);
-			return vfd;
-		}
-		if (v)
-			drmFreeVersion(v);
-		close(vfd);
-	}
-	return -1;
+	return !drmGetCap(vfd, DRM_CAP_SYNCOBJ_TIMELINE, &cap) && cap;
 }
 
 /*
@@ -672,20 +651,15 @@ static void test_virtio_gpu(void)
 	int vfd, sfd = -1;
 	pthread_t t;
 
-	vfd = virtio_gpu_find();
-	if (vfd < 0 && system("modprobe -q virtio_gpu") == 0) {
-		usleep(500 * 1000);
-		vfd = virtio_gpu_find();
-	}
+	vfd = nfence_drm_open_driver("/dev/dri/renderD", 128, "virtio_gpu",
+				     has_timeline_syncobj);
 	igt_require_f(vfd >= 0,
 		      "no virtio-gpu render node with timeline syncobjs\n");
 
 	/* native -> syncobj, waited for on virtio-gpu's file. */
 	f = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
 				&m);
-	igt_assert_eq(drmSyncobjHandleToFD(fd, s, &sfd), 0);
-	igt_assert_eq(drmSyncobjFDToHandle(vfd, sfd, &w.syncobj), 0);
-	close(sfd);
+	w.syncobj = nfence_syncobj_import(fd, s, vfd);
 	w.fd = vfd;
 	bind(fd, dev, f, 5, s, 4);
 	igt_assert_eq(nfence_thread_create(&t, point_waiter_main, &w), 0);

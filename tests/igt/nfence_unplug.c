@@ -590,7 +590,7 @@ static void test_unbind_syncobj_binding(void)
 	struct drm_nfence_syncobj_bind b = { 0 };
 	uint32_t dev, h, s, s1 = 0, bin = 0;
 	uint64_t point = 5, last = 0;
-	int f, f1, sofd = -1, sf = -1;
+	int f, f1, sf = -1;
 
 	start();
 	igt_require(nfence_count_adapters() > 1);
@@ -600,9 +600,7 @@ static void test_unbind_syncobj_binding(void)
 	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0, 0,
 				NULL);
 	igt_assert_eq(drmSyncobjCreate(f, 0, &s), 0);
-	igt_assert_eq(drmSyncobjHandleToFD(f, s, &sofd), 0);
-	igt_assert_eq(drmSyncobjFDToHandle(f1, sofd, &s1), 0);
-	close(sofd);
+	s1 = nfence_syncobj_import(f, s, f1);
 	b.device = dev;
 	b.fence = h;
 	b.value = 1;
