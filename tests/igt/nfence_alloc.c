@@ -8,7 +8,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
 
 #include "igt_nfence_core.h"
 #include "nfence_igt.h"
@@ -1138,6 +1142,271 @@ static void test_bad_arg_pointer(void)
 	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
 }
 
+/*
+ * Mappings and get_user_pages(): a VRAM mapping is device memory, which the
+ * segment recycles as soon as it is freed, so nothing may keep a reference
+ * to its pages; system memory and fence pages are the mapping's own, which
+ * I/O may keep using after munmap().
+ */
+
+#define PATTERN_A	0x41u
+#define PATTERN_B	0x42u
+
+/* The pages at @p pinned into a pipe: 0 or -errno, the pipe in @pipefd. */
+static int vmsplice_to_pipe(void *p, size_t len, int pipefd[2])
+{
+	struct iovec iov = { .iov_base = p, .iov_len = len };
+	ssize_t n;
+
+	igt_assert_eq(pipe(pipefd), 0);
+	/* Room for the whole range: a full pipe would block, not fail. */
+	igt_assert_lte(0, fcntl(pipefd[1], F_SETPIPE_SZ, (int)len));
+	n = vmsplice(pipefd[1], &iov, 1, SPLICE_F_NONBLOCK);
+	if (n < 0)
+		return -errno;
+	igt_assert_eq_u64((uint64_t)n, len);
+	return 0;
+}
+
+/* How many bytes of @buf are @byte. */
+static size_t count_bytes(const uint8_t *buf, size_t len, uint8_t byte)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == byte;
+	return n;
+}
+
+/*
+ * In a child with a file of its own: a CPU-visible allocation of @size in
+ * @segment (@flags), filled with PATTERN_B, held until the parent writes to
+ * @go[1]; the child writes to @ready[1] once it is filled.
+ */
+static void other_client_fills(uint64_t size, uint32_t segment, uint32_t flags,
+			       int ready[2], int go[2])
+{
+	igt_fork(child, 1) {
+		int cfd = nfence_open();
+		uint32_t dev = nfence_device_create(cfd);
+		struct nfence_bo bo;
+		char c = 1;
+
+		nfence_bo_create(cfd, dev, size, segment, flags, &bo);
+		memset(bo.cpu, PATTERN_B, bo.size);
+		igt_assert_eq(write(ready[1], &c, 1), 1);
+		igt_assert_eq(read(go[0], &c, 1), 1);
+		nfence_bo_destroy(&bo);
+		nfence_device_destroy(cfd, dev);
+		close(cfd);
+	}
+}
+
+/*
+ * Map an allocation of @segment, fill it with PATTERN_A and pin its pages
+ * into a pipe with vmsplice(); then unmap and destroy it, let another
+ * client allocate the same amount and fill it with PATTERN_B, and read the
+ * pipe. Returns vmsplice()'s result; when it took the pages, what the pipe
+ * gave back is in @out.
+ */
+static int vmsplice_then_reuse(uint32_t segment, uint32_t flags, uint8_t *out,
+			       size_t size)
+{
+	uint32_t dev = nfence_device_create(fd);
+	int pipefd[2], ready[2], go[2], ret;
+	struct nfence_bo bo;
+	char c = 1;
+
+	nfence_bo_create(fd, dev, size, segment, flags, &bo);
+	igt_assert_eq_u32(bo.segment_id, segment);
+	memset(bo.cpu, PATTERN_A, bo.size);
+	ret = vmsplice_to_pipe(bo.cpu, size, pipefd);
+	nfence_bo_destroy(&bo);
+	nfence_device_destroy(fd, dev);
+	if (ret) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ret;
+	}
+
+	igt_assert_eq(pipe(ready), 0);
+	igt_assert_eq(pipe(go), 0);
+	other_client_fills(size, segment, flags, ready, go);
+	igt_assert_eq(read(ready[0], &c, 1), 1);
+	igt_assert_eq(read(pipefd[0], out, size), (ssize_t)size);
+	igt_assert_eq(write(go[1], &c, 1), 1);
+	igt_waitchildren();
+	for (int i = 0; i < 2; i++) {
+		close(pipefd[i]);
+		close(ready[i]);
+		close(go[i]);
+	}
+	return 0;
+}
+
+static void test_vram_vmsplice_refused(void)
+{
+	const size_t size = 16 * PAGE;
+	uint8_t *out = malloc(size);
+	int ret;
+
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert(out);
+	ret = vmsplice_then_reuse(VRAM, CPU_VISIBLE, out, size);
+	if (!ret) {
+		size_t theirs = count_bytes(out, size, PATTERN_B);
+
+		igt_assert_f(!theirs, "%zu of %zu bytes read through pages "
+			     "pinned from a destroyed VRAM allocation are "
+			     "another client's\n", theirs, size);
+		igt_assert_f(false, "vmsplice() of a VRAM mapping pinned its "
+			     "pages\n");
+	}
+	igt_assert_eq(ret, -EFAULT);
+	free(out);
+}
+
+static void test_sysmem_vmsplice_keeps_pages(void)
+{
+	const size_t size = 16 * PAGE;
+	uint8_t *out = malloc(size);
+
+	nfence_watchdog(WATCHDOG_S);
+	igt_assert(out);
+	igt_assert_eq(vmsplice_then_reuse(SYSTEM, 0, out, size), 0);
+	/* The pinned pages are still the destroyed allocation's. */
+	igt_assert_eq_u64(count_bytes(out, size, PATTERN_A), size);
+	free(out);
+}
+
+static int io_uring_setup_or_skip(void)
+{
+	struct io_uring_params params = {};
+	int ring = syscall(__NR_io_uring_setup, 4, &params);
+
+	igt_require_f(ring >= 0, "io_uring_setup: %s\n", strerror(errno));
+	return ring;
+}
+
+static int io_uring_register_buffer(int ring, void *p, size_t len)
+{
+	struct iovec iov = { .iov_base = p, .iov_len = len };
+
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS,
+		    &iov, 1) < 0)
+		return -errno;
+	igt_assert_eq(syscall(__NR_io_uring_register, ring,
+			      IORING_UNREGISTER_BUFFERS, NULL, 0), 0);
+	return 0;
+}
+
+static void test_io_uring_buffers(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct nfence_bo sys, vram;
+	int ring, ret;
+
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	nfence_watchdog(WATCHDOG_S);
+	ring = io_uring_setup_or_skip();
+	nfence_bo_create(fd, dev, 4 * PAGE, SYSTEM, 0, &sys);
+	nfence_bo_create(fd, dev, 4 * PAGE, VRAM, CPU_VISIBLE, &vram);
+	igt_assert_eq_u32(vram.segment_id, VRAM);
+	/*
+	 * Before 6.3 io_uring refuses every file-backed buffer but shmem and
+	 * hugetlbfs (EOPNOTSUPP), after pinning its pages; VRAM fails the
+	 * pin itself.
+	 */
+	ret = io_uring_register_buffer(ring, sys.cpu, sys.size);
+	igt_assert_f(ret == 0 || ret == -EOPNOTSUPP, "registering a system "
+		     "memory mapping: %s\n", strerror(-ret));
+	igt_assert_eq(io_uring_register_buffer(ring, vram.cpu, vram.size),
+		      -EFAULT);
+	close(ring);
+	nfence_bo_destroy(&vram);
+	nfence_bo_destroy(&sys);
+	nfence_device_destroy(fd, dev);
+}
+
+/* The CPU still reads and writes VRAM, and so does a debugger. */
+static void test_vram_mapping_access(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	const uint64_t size = 40 * PAGE;	/* more than one prefault */
+	int mem = open("/proc/self/mem", O_RDWR);
+	uint64_t v, off;
+	struct nfence_bo bo;
+	char buf[64];
+
+	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
+	igt_assert_lte(0, mem);
+	nfence_watchdog(WATCHDOG_S);
+	nfence_bo_create(fd, dev, size, VRAM, CPU_VISIBLE, &bo);
+	igt_assert_eq_u32(bo.segment_id, VRAM);
+	/* Backwards, so that faults do not only come in prefault order. */
+	for (off = size; off; off -= 8)
+		*nfence_bo_u64(&bo, off - 8) = POISON64 ^ (off - 8);
+	for (off = 0; off < size; off += 8)
+		igt_assert_eq_u64(*nfence_bo_u64(&bo, off), POISON64 ^ off);
+
+	/* read() and write() into the mapping copy without pinning it. */
+	igt_assert_eq(pread(mem, &v, 8, (uintptr_t)bo.cpu + 3 * PAGE + 16), 8);
+	igt_assert_eq_u64(v, POISON64 ^ (3 * PAGE + 16));
+	v = POISON;
+	igt_assert_eq(pwrite(mem, &v, 8, (uintptr_t)bo.cpu + 33 * PAGE), 8);
+	igt_assert_eq_u64(*nfence_bo_u64(&bo, 33 * PAGE), POISON);
+	/* A range across a page boundary. */
+	igt_assert_eq(pread(mem, buf, sizeof(buf),
+			    (uintptr_t)bo.cpu + 2 * PAGE - 32),
+		      (ssize_t)sizeof(buf));
+	igt_assert_eq(memcmp(buf, (char *)bo.cpu + 2 * PAGE - 32,
+			     sizeof(buf)), 0);
+	close(mem);
+	nfence_bo_destroy(&bo);
+	nfence_device_destroy(fd, dev);
+}
+
+/* A shared fence's CurrentValue page: pinned, it stays the fence's. */
+static void test_fence_page_vmsplice_keeps_page(void)
+{
+	struct drm_nfence_fence_mapping m;
+	const volatile uint64_t *cv;
+	uint32_t dev, h;
+	int pipefd[2];
+	uint64_t v[PAGE / 8];
+
+	igt_require(nfence_has_native_fences(fd));
+	nfence_watchdog(WATCHDOG_S);
+	dev = nfence_device_create(fd);
+	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				NFENCE_FENCE_SHAREABLE, 0x1234, &m);
+	cv = nfence_fence_map(fd, &m);
+	igt_assert_eq(vmsplice_to_pipe((void *)((uintptr_t)cv & ~(PAGE - 1)),
+				       PAGE, pipefd), 0);
+	nfence_fence_unmap(cv);
+	nfence_fence_destroy(fd, h);
+
+	/* New fences, with other values, on a file of their own. */
+	igt_fork(child, 1) {
+		int cfd = nfence_open();
+		uint32_t cdev = nfence_device_create(cfd);
+
+		for (int i = 0; i < 8; i++)
+			nfence_fence_create(cfd, cdev,
+					    DRM_NFENCE_FENCE_TYPE_DEFAULT,
+					    NFENCE_FENCE_SHAREABLE, 0x5678,
+					    NULL);
+		igt_assert_eq(read(pipefd[0], v, PAGE), (ssize_t)PAGE);
+		igt_assert_eq_u64(v[m.cpu_value_offset / 8], 0x1234);
+		close(cfd);
+	}
+	igt_waitchildren();
+	close(pipefd[0]);
+	close(pipefd[1]);
+	nfence_device_destroy(fd, dev);
+}
+
 igt_main
 {
 	static const enum nfence_bad bad_devices[] = {
@@ -1237,6 +1506,39 @@ igt_main
 		     "is still usable.");
 	igt_subtest("visible-full-demote")
 		test_visible_full_demote();
+
+	igt_describe("VRAM is device memory: vmsplice() of a CPU-visible "
+		     "VRAM mapping fails with EFAULT, so no page reference "
+		     "outlives the allocation; if it took the pages, nothing "
+		     "another client later writes to the recycled range comes "
+		     "back through them.");
+	igt_subtest("vram-vmsplice-refused")
+		test_vram_vmsplice_refused();
+
+	igt_describe("System memory is ordinary pages: vmsplice() of a mapping "
+		     "works, and after munmap and destroy the pinned pages "
+		     "still hold what was written, never another client's "
+		     "data.");
+	igt_subtest("sysmem-vmsplice-keeps-pages")
+		test_sysmem_vmsplice_keeps_pages();
+
+	igt_describe("io_uring buffer registration fails with EFAULT on a VRAM "
+		     "mapping; on a system-memory mapping it works (from 6.3; "
+		     "before, io_uring refuses file-backed buffers).");
+	igt_subtest("io-uring-buffers")
+		test_io_uring_buffers();
+
+	igt_describe("A VRAM mapping is read and written by the CPU (faults in "
+		     "any order, across the prefault window) and through "
+		     "/proc/self/mem (the mapping's access callback).");
+	igt_subtest("vram-mapping-access")
+		test_vram_mapping_access();
+
+	igt_describe("A shared fence's CurrentValue page pinned by vmsplice() "
+		     "keeps the destroyed fence's value while other fences are "
+		     "created.");
+	igt_subtest("fence-page-vmsplice-keeps-page")
+		test_fence_page_vmsplice_keeps_page();
 
 	igt_describe("Unknown ALLOC_CREATE flag bits fail with -EINVAL.");
 	igt_subtest("create-bad-flags")

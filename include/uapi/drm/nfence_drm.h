@@ -788,6 +788,22 @@ struct drm_nfence_fence_signal {
  * freed, so a destroyed allocation that a CPU mapping keeps alive counts
  * until munmap. Destroying an allocation unmaps its GPU VA at once: later GPU accesses to
  * it are GPU page faults. CPU mappings keep the memory alive until munmap.
+ *
+ * What a CPU mapping allows depends on where the memory is
+ * (@placed_segment_id), as with the system memory and the VRAM BAR of a
+ * real GPU:
+ *
+ * - System memory: ordinary pages. Loads, stores, read() and write() into
+ *   the mapping, and I/O that pins pages (O_DIRECT, vmsplice(), io_uring
+ *   fixed buffers, RDMA registration) all work. Pinned pages stay valid
+ *   after munmap and destroy and are never another allocation's memory
+ *   while pinned.
+ * - VRAM: device memory (VM_IO | VM_PFNMAP). Loads, stores, read() and
+ *   write() into the mapping work, and so do ptrace() and /proc/PID/mem;
+ *   anything that pins pages fails with EFAULT (vmsplice(), io_uring
+ *   buffer registration, O_DIRECT from or to the mapping,
+ *   process_vm_readv()), because a freed VRAM range is handed to the next
+ *   allocation at once.
  */
 
 /* Allocation flags. */

@@ -28,9 +28,27 @@
  * and the simulated engines reach it only through that VA.
  *
  * D3DKMTLock2 is the GEM mmap offset: the CPU mapping is the same memory
- * the GPU sees, pages inserted at mmap time. A CPU mapping holds a GEM
- * reference, so destroying the allocation removes its handle and its GPU VA
- * at once while the memory stays valid for the CPU until munmap().
+ * the GPU sees. A CPU mapping holds a GEM reference, so destroying the
+ * allocation removes its handle and its GPU VA at once while the memory
+ * stays valid for the CPU until munmap().
+ *
+ * The two segments are mapped as their memory is on real hardware:
+ *
+ * - System memory is ordinary pages of the allocation's own, inserted at
+ *   mmap time (VM_MIXEDMAP). get_user_pages() works on them, so they can
+ *   be handed to I/O (O_DIRECT, vmsplice(), io_uring fixed buffers); a page
+ *   reference taken that way keeps the page after munmap() and destroy,
+ *   and the page is never another allocation's while it is referenced
+ *   (vfree() only drops the allocation's own reference).
+ * - VRAM is device memory: a range of the adapter's one VRAM pool, which
+ *   the segment hands to the next allocation as soon as this one is
+ *   freed. It is mapped as drivers map a BAR, VM_IO | VM_PFNMAP, its page
+ *   frames inserted at fault time (nfence_alloc_vram_fault()) as special
+ *   entries that carry no page reference, so get_user_pages() refuses the
+ *   mapping (EFAULT) and no reference to a VRAM page can outlive it. The
+ *   mapping is readable and writable by the process itself (loads, stores,
+ *   read() and write() into it); a debugger reaches it through
+ *   &vm_operations_struct.access (ptrace(), /proc/PID/mem).
  *
  * VRAM pressure: a VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE
  * lands in system memory when VRAM is full, as WDDM demotes allocations
@@ -68,6 +86,23 @@ static void nfence_alloc_free(struct drm_gem_object *obj)
 	kfree(alloc);
 }
 
+/*
+ * NFENCE_ALLOC_PREFAULT: page frames a VRAM fault inserts at once, the one
+ * that faulted and those after it, so that a CPU walking a mapping takes a
+ * fault per 64 KiB rather than per page (TTM does the same).
+ */
+#define NFENCE_ALLOC_PREFAULT	16
+
+/* The allocation's page index a CPU address of @vma maps. */
+static unsigned long nfence_alloc_pgoff(struct vm_area_struct *vma,
+					unsigned long addr)
+{
+	struct drm_gem_object *obj = vma->vm_private_data;
+
+	return vma->vm_pgoff - drm_vma_node_start(&obj->vma_node) +
+	       ((addr - vma->vm_start) >> PAGE_SHIFT);
+}
+
 static int nfence_alloc_mmap(struct drm_gem_object *obj,
 			     struct vm_area_struct *vma)
 {
@@ -83,6 +118,12 @@ static int nfence_alloc_mmap(struct drm_gem_object *obj,
 	 */
 	if (!alloc->cpu_visible || is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
+	if (!alloc->sysmem) {
+		/* Device memory: see DOC: allocations. */
+		nfence_vm_flags_mod(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+				    VM_DONTDUMP, 0);
+		return 0;
+	}
 	nfence_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, 0);
 	vaddr = alloc->vaddr + (pgoff << PAGE_SHIFT);
 	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
@@ -95,26 +136,80 @@ static int nfence_alloc_mmap(struct drm_gem_object *obj,
 }
 
 /*
- * The pages are inserted at mmap time; this puts one back after the
- * mapping was zapped (an unplug zaps every mapping of the DRM device).
- * The memory is the allocation's until its GEM object is freed, which the
- * mapping prevents.
+ * A VRAM mapping's fault: the page frames of the faulting page and of up
+ * to NFENCE_ALLOC_PREFAULT - 1 pages after it, as special entries (no page
+ * reference). The memory is the allocation's until its GEM object is
+ * freed, which the mapping prevents; an unplug zaps the mapping and the
+ * next access faults the same memory back in.
+ */
+static vm_fault_t nfence_alloc_vram_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct nfence_alloc *alloc = to_nfence_alloc(vma->vm_private_data);
+	unsigned long npages = alloc->base.size >> PAGE_SHIFT;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	unsigned long pgoff = nfence_alloc_pgoff(vma, addr);
+	vm_fault_t ret, first = VM_FAULT_NOPAGE;
+	unsigned int i;
+
+	if (pgoff >= npages)
+		return VM_FAULT_SIGBUS;
+	for (i = 0; i < NFENCE_ALLOC_PREFAULT && addr < vma->vm_end &&
+	     pgoff < npages; i++, addr += PAGE_SIZE, pgoff++) {
+		ret = vmf_insert_pfn(vma, addr,
+				     vmalloc_to_pfn(alloc->vaddr +
+						    (pgoff << PAGE_SHIFT)));
+		/* Only the faulting page must make it; the rest may wait. */
+		if (!i)
+			first = ret;
+		if (ret != VM_FAULT_NOPAGE)
+			break;
+	}
+	return first;
+}
+
+/*
+ * A system-memory mapping's pages are inserted at mmap time; this puts one
+ * back after the mapping was zapped (an unplug zaps every mapping of the
+ * DRM device, MADV_DONTNEED does too).
  */
 static vm_fault_t nfence_alloc_fault(struct vm_fault *vmf)
 {
-	struct drm_gem_object *obj = vmf->vma->vm_private_data;
-	struct nfence_alloc *alloc = to_nfence_alloc(obj);
-	unsigned long pgoff = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
-	struct page *page;
+	struct nfence_alloc *alloc = to_nfence_alloc(vmf->vma->vm_private_data);
+	unsigned long pgoff = nfence_alloc_pgoff(vmf->vma, vmf->address);
 
-	if (pgoff >= obj->size >> PAGE_SHIFT)
+	if (!alloc->sysmem)
+		return nfence_alloc_vram_fault(vmf);
+	if (pgoff >= alloc->base.size >> PAGE_SHIFT)
 		return VM_FAULT_SIGBUS;
-	page = vmalloc_to_page(alloc->vaddr + (pgoff << PAGE_SHIFT));
-	return nfence_vmf_insert_page(vmf, page);
+	return nfence_vmf_insert_page(vmf, vmalloc_to_page(alloc->vaddr +
+							   (pgoff << PAGE_SHIFT)));
+}
+
+/*
+ * ptrace() and /proc/PID/mem on a mapping get_user_pages() refuses (VRAM):
+ * copy to or from the memory directly, as TTM's access callback does.
+ */
+static int nfence_alloc_access(struct vm_area_struct *vma, unsigned long addr,
+			       void *buf, int len, int write)
+{
+	struct nfence_alloc *alloc = to_nfence_alloc(vma->vm_private_data);
+	u64 offset = ((u64)nfence_alloc_pgoff(vma, addr) << PAGE_SHIFT) +
+		     offset_in_page(addr);
+
+	if (len < 1 || offset >= alloc->base.size)
+		return -EIO;
+	len = min_t(u64, len, alloc->base.size - offset);
+	if (write)
+		memcpy(alloc->vaddr + offset, buf, len);
+	else
+		memcpy(buf, alloc->vaddr + offset, len);
+	return len;
 }
 
 static const struct vm_operations_struct nfence_alloc_vm_ops = {
 	.fault = nfence_alloc_fault,
+	.access = nfence_alloc_access,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };

@@ -8,13 +8,17 @@
 #include <linux/mm.h>
 
 /*
- * The driver's CPU mappings of kernel pages (fence values, allocations,
- * doorbell pages) insert their pages at mmap time with vm_insert_page(),
- * which makes the VMA VM_MIXEDMAP. drm_dev_unplug() (and MADV_DONTNEED)
- * zaps them; their fault handler puts @page back at the faulting address
- * the same way, as a normal refcounted page (get_user_pages() keeps
- * working), which vm_insert_page() allows from a fault once the VMA is
- * VM_MIXEDMAP.
+ * The driver's CPU mappings of pages it owns alone (fence value pages,
+ * system-memory allocations, a doorbell's status and last queued value
+ * pages) insert them at mmap time with vm_insert_page(), which makes the
+ * VMA VM_MIXEDMAP. drm_dev_unplug() (and MADV_DONTNEED) zaps them; their
+ * fault handler puts @page back at the faulting address the same way, as
+ * a normal refcounted page, which vm_insert_page() allows from a fault
+ * once the VMA is VM_MIXEDMAP. get_user_pages() works on such a mapping:
+ * the reference it takes keeps the page, which is freed, never handed to
+ * anyone else, while referenced. Memory the driver recycles while a
+ * mapping's page could still be referenced (VRAM, the physical doorbells)
+ * is mapped VM_PFNMAP instead, with vmf_insert_pfn().
  */
 static inline vm_fault_t nfence_vmf_insert_page(struct vm_fault *vmf,
 						struct page *page)
