@@ -304,6 +304,42 @@ static void test_unbind_mapped_fence(void)
 	rebind_and_use();
 }
 
+/*
+ * Allocations' CPU mappings outlive the unbind, which zaps them: every page
+ * faults back in with what was written, VRAM (page frames, inserted at
+ * fault time) as system memory (pages), even after the fd is closed.
+ */
+static void test_unbind_mapped_alloc(void)
+{
+	struct nfence_bo bo[2];
+	uint32_t dev;
+	int f;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	nfence_bo_create(f, dev, 20 * PAGE, NFENCE_SEGMENT_SYSTEM, 0, &bo[0]);
+	nfence_bo_create(f, dev, 20 * PAGE, NFENCE_SEGMENT_VRAM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &bo[1]);
+	igt_assert_eq_u32(bo[1].segment_id, NFENCE_SEGMENT_VRAM);
+	for (int i = 0; i < 2; i++)
+		for (uint64_t off = 0; off < bo[i].size; off += 8)
+			*nfence_bo_u64(&bo[i], off) = off ^ i;
+	unbind();
+	for (int i = 0; i < 2; i++) {
+		for (uint64_t off = 0; off < bo[i].size; off += 8)
+			igt_assert_eq_u64(*nfence_bo_u64(&bo[i], off), off ^ i);
+		*nfence_bo_u64(&bo[i], PAGE) = ~0ull;
+	}
+	close(f);
+	for (int i = 0; i < 2; i++) {
+		igt_assert_eq_u64(*nfence_bo_u64(&bo[i], PAGE), ~0ull);
+		bo[i].handle = 0;
+		nfence_bo_unmap(&bo[i]);
+	}
+	rebind_and_use();
+}
+
 /* The waiter returned @ret within RELEASE_MS of @since_ns. */
 static void waiter_released(struct nfence_cpu_waiter *w, uint64_t since_ns,
 			    int ret)
@@ -742,6 +778,12 @@ igt_main
 		     "and reads AlwaysSignaled, even after the fd is closed.");
 	igt_subtest("unbind-mapped-fence")
 		test_unbind_mapped_fence();
+
+	igt_describe("Allocations' CPU mappings (VRAM and system memory) "
+		     "fault back in after the unbind zapped them, with what "
+		     "was written, even after the fd is closed.");
+	igt_subtest("unbind-mapped-alloc")
+		test_unbind_mapped_alloc();
 
 	igt_describe("Blocked CPU waits (on the adapter's own fence and on "
 		     "a cross-adapter one) return -ENODEV within a second.");
