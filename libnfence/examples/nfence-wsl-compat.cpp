@@ -197,10 +197,15 @@ bool DescribeAdapter(const D3DKMT_ADAPTERINFO &info, UINT index)
 	std::memset(&node, 0, sizeof(node));
 	node.NodeOrdinalAndAdapterIndex = 0;
 	if (Expect(Query(info.hAdapter, KMTQAITYPE_NODEMETADATA, &node,
-			 sizeof(node)), "KMTQAITYPE_NODEMETADATA"))
+			 sizeof(node)), "KMTQAITYPE_NODEMETADATA")) {
+		/* Byte-packed, as in Microsoft's header: copy the name out. */
+		WCHAR name[DXGK_MAX_METADATA_NAME_LENGTH];
+
+		std::memcpy(name, node.NodeData.FriendlyName, sizeof(name));
 		std::printf("adapter %u: node 0 type %d \"%s\"\n", index,
 			    (int)node.NodeData.EngineType,
-			    Narrow(node.NodeData.FriendlyName, 32).c_str());
+			    Narrow(name, DXGK_MAX_METADATA_NAME_LENGTH).c_str());
+	}
 
 	std::memset(&segments, 0, sizeof(segments));
 	if (Expect(Query(info.hAdapter, KMTQAITYPE_GETSEGMENTSIZE, &segments,

@@ -317,27 +317,6 @@ static NTSTATUS nf_scan(struct nf_probe **out, unsigned int *count)
 	return STATUS_SUCCESS;
 }
 
-/*
- * The Windows structs, against ../shared/spec/WINDOWS-ABI.md (sizes and
- * offsets on x86-64 Linux; the filter's bits are checked by the host tests).
- */
-_Static_assert(sizeof(D3DKMT_ADAPTERINFO) == 20, "D3DKMT_ADAPTERINFO");
-_Static_assert(offsetof(D3DKMT_ADAPTERINFO, hAdapter) == 0 &&
-	       offsetof(D3DKMT_ADAPTERINFO, AdapterLuid) == 4 &&
-	       offsetof(D3DKMT_ADAPTERINFO, NumOfSources) == 12 &&
-	       offsetof(D3DKMT_ADAPTERINFO, bPrecisePresentRegionsPreferred) == 16,
-	       "D3DKMT_ADAPTERINFO fields");
-_Static_assert(sizeof(LUID) == 8 && offsetof(LUID, LowPart) == 0 &&
-	       offsetof(LUID, HighPart) == 4, "LUID");
-_Static_assert(sizeof(D3DKMT_ENUMADAPTERS_FILTER) == 8 &&
-	       _Alignof(D3DKMT_ENUMADAPTERS_FILTER) == 8,
-	       "D3DKMT_ENUMADAPTERS_FILTER");
-_Static_assert(sizeof(D3DKMT_ENUMADAPTERS3) == 24, "D3DKMT_ENUMADAPTERS3");
-_Static_assert(offsetof(D3DKMT_ENUMADAPTERS3, Filter) == 0 &&
-	       offsetof(D3DKMT_ENUMADAPTERS3, NumAdapters) == 8 &&
-	       offsetof(D3DKMT_ENUMADAPTERS3, pAdapters) == 16,
-	       "D3DKMT_ENUMADAPTERS3 fields");
-
 /* The filter bits Windows defines: IncludeComputeOnly, IncludeDisplayOnly. */
 #define NF_ENUM_FILTER_KNOWN	0x3ull
 

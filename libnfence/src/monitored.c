@@ -55,6 +55,8 @@ NTSTATUS D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 
 		mapping.CurrentValueCpuVa;
 	p->Info.MonitoredFence.FenceValueGPUVirtualAddress =
 		mapping.CurrentValueGpuVa;
+	/* No global share handles: sharing is through NT handles. */
+	p->Info.SharedHandle = 0;
 	return STATUS_SUCCESS;
 }
 

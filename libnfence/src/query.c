@@ -25,77 +25,9 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
- * The Windows structs, against ../shared/spec/WINDOWS-ABI.md: field order
- * and types as the WDK's (WCHAR is 4 bytes, as in WSL), sizes and offsets
- * as they come out on x86-64 Linux. Bit-field positions are checked by the
- * host tests (mock_test.c), which cannot be done here.
+ * The Windows structs' layouts are pinned by the host tests
+ * (tests/windows_layouts.h, against ../shared/spec/WINDOWS-LAYOUTS.md).
  */
-#define NF_ABI(type, size) \
-	_Static_assert(sizeof(type) == (size), #type " size")
-#define NF_ABI_AT(type, field, off) \
-	_Static_assert(offsetof(type, field) == (off), #type "." #field)
-
-NF_ABI(BOOLEAN, 1);
-NF_ABI(WCHAR, 4);
-NF_ABI(ULONG, 4);
-NF_ABI(LONG, 4);
-NF_ABI(BOOL, 4);
-NF_ABI(ULONGLONG, 8);
-NF_ABI(GUID, 16);
-NF_ABI_AT(GUID, Data1, 0);
-NF_ABI_AT(GUID, Data2, 4);
-NF_ABI_AT(GUID, Data3, 6);
-NF_ABI_AT(GUID, Data4, 8);
-NF_ABI(D3DKMT_SEGMENTSIZEINFO, 24);
-NF_ABI_AT(D3DKMT_SEGMENTSIZEINFO, DedicatedVideoMemorySize, 0);
-NF_ABI_AT(D3DKMT_SEGMENTSIZEINFO, DedicatedSystemMemorySize, 8);
-NF_ABI_AT(D3DKMT_SEGMENTSIZEINFO, SharedSystemMemorySize, 16);
-NF_ABI(D3DKMT_ADAPTERTYPE, 4);
-NF_ABI(DXGK_ENGINE_TYPE, 4);
-NF_ABI(DXGK_NODEMETADATA_FLAGS, 4);
-NF_ABI(DXGK_NODEMETADATA, 140);
-NF_ABI_AT(DXGK_NODEMETADATA, EngineType, 0);
-NF_ABI_AT(DXGK_NODEMETADATA, FriendlyName, 4);
-NF_ABI_AT(DXGK_NODEMETADATA, Flags, 132);
-NF_ABI_AT(DXGK_NODEMETADATA, GpuMmuSupported, 136);
-NF_ABI_AT(DXGK_NODEMETADATA, IoMmuSupported, 137);
-NF_ABI(D3DKMT_NODEMETADATA, 144);
-NF_ABI_AT(D3DKMT_NODEMETADATA, NodeOrdinalAndAdapterIndex, 0);
-NF_ABI_AT(D3DKMT_NODEMETADATA, NodeData, 4);
-NF_ABI(D3DKMT_PHYSICAL_ADAPTER_COUNT, 4);
-NF_ABI_AT(D3DKMT_PHYSICAL_ADAPTER_COUNT, Count, 0);
-NF_ABI(D3DKMT_DEVICE_IDS, 24);
-NF_ABI_AT(D3DKMT_DEVICE_IDS, VendorID, 0);
-NF_ABI_AT(D3DKMT_DEVICE_IDS, DeviceID, 4);
-NF_ABI_AT(D3DKMT_DEVICE_IDS, SubVendorID, 8);
-NF_ABI_AT(D3DKMT_DEVICE_IDS, SubSystemID, 12);
-NF_ABI_AT(D3DKMT_DEVICE_IDS, RevisionID, 16);
-NF_ABI_AT(D3DKMT_DEVICE_IDS, BusType, 20);
-NF_ABI(D3DKMT_QUERY_DEVICE_IDS, 28);
-NF_ABI_AT(D3DKMT_QUERY_DEVICE_IDS, PhysicalAdapterIndex, 0);
-NF_ABI_AT(D3DKMT_QUERY_DEVICE_IDS, DeviceIds, 4);
-NF_ABI(D3DKMT_DRIVER_DESCRIPTION, 4096 * 4);
-NF_ABI_AT(D3DKMT_DRIVER_DESCRIPTION, DriverDescription, 0);
-NF_ABI(D3DKMT_WDDM_2_7_CAPS, 4);
-NF_ABI(D3DKMT_WDDM_2_9_CAPS, 4);
-NF_ABI(D3DKMT_WDDM_3_0_CAPS, 4);
-NF_ABI(D3DKMT_WDDM_3_1_CAPS, 4);
-NF_ABI(D3DKMT_QUERYADAPTERINFO, 24);
-NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, hAdapter, 0);
-NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, Type, 4);
-NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, pPrivateDriverData, 8);
-NF_ABI_AT(D3DKMT_QUERYADAPTERINFO, PrivateDriverDataSize, 16);
-NF_ABI(DXGK_GPUCLOCKDATA_FLAGS, 4);
-NF_ABI(DXGK_GPUCLOCKDATA, 32);
-NF_ABI_AT(DXGK_GPUCLOCKDATA, GpuFrequency, 0);
-NF_ABI_AT(DXGK_GPUCLOCKDATA, GpuClockCounter, 8);
-NF_ABI_AT(DXGK_GPUCLOCKDATA, CpuClockCounter, 16);
-NF_ABI_AT(DXGK_GPUCLOCKDATA, Flags, 24);
-NF_ABI(D3DKMT_QUERYCLOCKCALIBRATION, 48);
-NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, hAdapter, 0);
-NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, NodeOrdinal, 4);
-NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, PhysicalAdapterIndex, 8);
-NF_ABI_AT(D3DKMT_QUERYCLOCKCALIBRATION, ClockData, 16);
 
 /* An answer computed here; checks its input fields before writing. */
 typedef NTSTATUS nf_answer_fn(struct nf_adapter *adapter, void *data);
@@ -444,7 +376,8 @@ static void nf_widen(WCHAR *dst, size_t n, const char *src)
 
 /*
  * One engine: its DXGK_ENGINE_TYPE and "<class>_<n>", n counting the
- * engines of its class from 0 in node ordinal order.
+ * engines of its class from 0 in node ordinal order; UserModeSubmission
+ * if the kernel says the engine takes it.
  */
 static NTSTATUS nf_answer_node_metadata(struct nf_adapter *adapter, void *data)
 {
@@ -452,8 +385,10 @@ static NTSTATUS nf_answer_node_metadata(struct nf_adapter *adapter, void *data)
 	const struct drm_nfence_engine_info *ke, *e = NULL;
 	UINT in = m->NodeOrdinalAndAdapterIndex;
 	uint32_t ordinal = in & 0xffff, count, i, nth = 0;
-	DXGK_NODEMETADATA node;
+	WCHAR wname[DXGK_MAX_METADATA_NAME_LENGTH];
 	char name[DXGK_MAX_METADATA_NAME_LENGTH];
+	DXGK_NODEMETADATA_FLAGS flags;
+	DXGK_NODEMETADATA node;
 	NTSTATUS st;
 	void *k;
 
@@ -480,10 +415,15 @@ static NTSTATUS nf_answer_node_metadata(struct nf_adapter *adapter, void *data)
 		 e->engine_class < ARRAY_SIZE(nf_engine_names) ?
 		 nf_engine_names[e->engine_class] : "Engine", nth);
 
+	/* Byte-packed: the name and flags are built aligned, then copied. */
+	nf_widen(wname, DXGK_MAX_METADATA_NAME_LENGTH, name);
+	flags.Value = 0;
+	flags.UserModeSubmission =
+		!!(e->flags & DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION);
 	memset(&node, 0, sizeof(node));
 	node.EngineType = nf_engine_type(e->engine_class);
-	nf_widen(node.FriendlyName, DXGK_MAX_METADATA_NAME_LENGTH, name);
-	node.Flags.Value = 0;
+	memcpy(node.FriendlyName, wname, sizeof(wname));
+	node.Flags = flags;
 	node.GpuMmuSupported = TRUE;
 	node.IoMmuSupported = FALSE;
 	free(k);

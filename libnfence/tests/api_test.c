@@ -128,7 +128,6 @@ TEST(create_device_flags)
 	memset(&c, 0, sizeof(c));
 	c.Flags.RequestVSync = 1;
 	c.Flags.DisableGpuTimeout = 1;
-	c.Flags.TestDevice = 1;
 	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&c));
 	EXPECT_EQ(0u, c.hDevice);
 }

@@ -1001,8 +1001,12 @@ TEST_F(fence, monitored_create_signal_wait)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(STATUS_SUCCESS, create_monitored(devs[i], 0, 7, &c));
+		fill_monitored(devs[i], 0, 7, &c);
+		c.Info.SharedHandle = 0xa5a5a5a5u;
+		ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateSynchronizationObject2(&c));
 		EXPECT_NE(0u, c.hSyncObject);
+		/* No global share handle: sharing is through NT handles. */
+		EXPECT_EQ(0u, c.Info.SharedHandle);
 		cpu = c.Info.MonitoredFence.FenceValueCPUVirtualAddress;
 		ASSERT_NE(NULL, cpu);
 		EXPECT_NE(0u, c.Info.MonitoredFence.FenceValueGPUVirtualAddress);

@@ -4,34 +4,23 @@
  *
  * Compiled, not run, as C11 (-pedantic) and as C++17: startup code written
  * the way a WSL D3DKMT program is (Windows names only, no designated
- * initializers, which C++17 lacks), with the Windows sizes and values
- * asserted at compile time in both languages. "make check" builds it; a
- * name missing from <nfence/d3dkmthk.h> fails the build.
+ * initializers, which C++17 lacks), with every Windows layout
+ * (windows_layouts.h) and the Windows values asserted at compile time in
+ * both languages. "make check" builds it; a name missing from
+ * <nfence/d3dkmthk.h> or a layout that differs from Windows' fails the
+ * build.
  */
 #include <nfence/d3dkmthk.h>
 
-#ifdef __cplusplus
-#define NF_ASSERT(e, m)	static_assert(e, m)
-#else
-#define NF_ASSERT(e, m)	_Static_assert(e, m)
-#endif
+#include "windows_layouts.h"
+
+#define NF_ASSERT(e, m)	NF_WIN_ASSERT(e, m)
 
 NF_ASSERT(sizeof(BOOLEAN) == 1, "BOOLEAN");
 NF_ASSERT(sizeof(WCHAR) == 4, "WCHAR is wchar_t, as in WSL");
 NF_ASSERT(sizeof(ULONGLONG) == 8, "ULONGLONG");
 NF_ASSERT(sizeof(GUID) == 16, "GUID");
-NF_ASSERT(sizeof(D3DKMT_ENUMADAPTERS_FILTER) == 8, "filter");
-NF_ASSERT(sizeof(D3DKMT_ENUMADAPTERS3) == 24, "D3DKMT_ENUMADAPTERS3");
-NF_ASSERT(sizeof(D3DKMT_ADAPTERTYPE) == 4, "D3DKMT_ADAPTERTYPE");
-NF_ASSERT(sizeof(D3DKMT_DEVICE_IDS) == 24, "D3DKMT_DEVICE_IDS");
-NF_ASSERT(sizeof(D3DKMT_QUERY_DEVICE_IDS) == 28, "D3DKMT_QUERY_DEVICE_IDS");
-NF_ASSERT(sizeof(D3DKMT_DRIVER_DESCRIPTION) == 16384, "description");
-NF_ASSERT(sizeof(D3DKMT_WDDM_2_7_CAPS) == 4, "2.7 caps");
-NF_ASSERT(sizeof(D3DKMT_WDDM_2_9_CAPS) == 4, "2.9 caps");
-NF_ASSERT(sizeof(D3DKMT_WDDM_3_0_CAPS) == 4, "3.0 caps");
-NF_ASSERT(sizeof(D3DKMT_NODEMETADATA) == 144, "D3DKMT_NODEMETADATA");
-NF_ASSERT(sizeof(D3DKMT_SEGMENTSIZEINFO) == 24, "D3DKMT_SEGMENTSIZEINFO");
-NF_ASSERT(sizeof(D3DKMT_PHYSICAL_ADAPTER_COUNT) == 4, "count");
+NF_ASSERT(sizeof(D3DKMT_WDDM_3_1_CAPS) == 4, "3.1 caps");
 NF_ASSERT(KMTQAITYPE_GETSEGMENTSIZE == 3, "3");
 NF_ASSERT(KMTQAITYPE_ADAPTERTYPE == 15, "15");
 NF_ASSERT(KMTQAITYPE_NODEMETADATA == 25, "25");
@@ -45,18 +34,12 @@ NF_ASSERT(KMTQAITYPE_WDDM_2_7_CAPS == 70, "70");
 NF_ASSERT(KMTQAITYPE_WDDM_2_9_CAPS == 75, "75");
 NF_ASSERT(KMTQAITYPE_WDDM_3_0_CAPS == 77, "77");
 NF_ASSERT(KMTQAITYPE_WDDM_3_1_CAPS == 80, "80");
-NF_ASSERT(sizeof(D3DKMT_MARKDEVICEASERROR) == 8, "D3DKMT_MARKDEVICEASERROR");
-NF_ASSERT(sizeof(D3DKMT_CREATESYNCFILE) == 24, "D3DKMT_CREATESYNCFILE");
 NF_ASSERT(sizeof(D3DKMT_DEVICE_ERROR_REASON) == 4, "error reason");
 NF_ASSERT((UINT)D3DKMT_DEVICE_ERROR_REASON_GENERIC == 0x80000000u, "generic");
 NF_ASSERT((UINT)D3DKMT_DEVICE_ERROR_REASON_DRIVER_ERROR == 0x80000006u,
 	  "driver error");
 NF_ASSERT(D3DKMT_DEVICESTATE_PAGE_FAULT == 5, "page fault state");
 NF_ASSERT(D3DDDI_MONITORED_FENCE == 5, "monitored fence");
-NF_ASSERT(sizeof(D3DDDI_SYNCHRONIZATIONOBJECTINFO2) == 72, "info2");
-NF_ASSERT(sizeof(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2) == 88, "open2");
-NF_ASSERT(sizeof(DXGK_GPUCLOCKDATA) == 32, "DXGK_GPUCLOCKDATA");
-NF_ASSERT(sizeof(D3DKMT_QUERYCLOCKCALIBRATION) == 48, "calibration");
 NF_ASSERT(D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT == 7, "dma page fault");
 
 static NTSTATUS query(D3DKMT_HANDLE hAdapter, KMTQUERYADAPTERINFOTYPE Type,

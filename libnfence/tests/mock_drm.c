@@ -570,7 +570,8 @@ static uint32_t mock_answer(const struct mock_adapter *a, uint32_t type,
 		for (i = 0; i < a->num_engines; i++) {
 			q->engines[i].ordinal = i;
 			q->engines[i].engine_class = i % 3;
-			q->engines[i].flags = a->user_mode_submission ?
+			q->engines[i].flags = a->user_mode_submission &&
+				!(a->no_ums_engines & (1u << i)) ?
 				DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION : 0;
 		}
 		return sizeof(*q) + a->num_engines * sizeof(q->engines[0]);

@@ -27,6 +27,8 @@ struct mock_adapter {
 	bool native_fences, optimized_default_fence, user_mode_submission;
 	bool no_64bit_atomics;
 	uint32_t doorbell_model, num_doorbells;
+	/* engines (a bit per ordinal) without user-mode submission */
+	uint32_t no_ums_engines;
 };
 
 /* A fake adapter with the module's default parameters. */

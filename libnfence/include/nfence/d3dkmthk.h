@@ -364,21 +364,41 @@ typedef enum _DXGK_ENGINE_TYPE {
 /* DXGK_MAX_METADATA_NAME_LENGTH: WCHARs of DXGK_NODEMETADATA.FriendlyName */
 #define DXGK_MAX_METADATA_NAME_LENGTH	32
 
-/* DXGK_NODEMETADATA_FLAGS: node properties; nfence reports none (0). */
+/*
+ * DXGK_NODEMETADATA_FLAGS: node properties. nfence sets UserModeSubmission
+ * on the nodes whose engine takes user-mode submission (doorbells: the
+ * engine's UserModeSubmissionSupported in KMTQAITYPE_NFENCE_ENGINES) and
+ * no other bit: it makes no claim about the scheduling details the others
+ * describe.
+ */
 typedef struct _DXGK_NODEMETADATA_FLAGS {
 	union {
 		struct {
 			UINT ContextSchedulingSupported	: 1;
 			UINT RingBufferFenceRelease	: 1;
 			UINT SupportTrackedWorkload	: 1;
-			UINT Reserved			: 13;
+			/* the engine takes user-mode submission */
+			UINT UserModeSubmission		: 1;
+			UINT SupportBuildTestCommandBuffer : 1;
+			UINT Reserved			: 11;
 			UINT MaxInFlightHwQueueBuffers	: 16;
 		};
 		UINT Value;
 	};
 } DXGK_NODEMETADATA_FLAGS;
 
-/* DXGK_NODEMETADATA: one node (engine). */
+/*
+ * The WDDM 2.7, 2.9 and 3.0 caps words, DXGK_NODEMETADATA,
+ * D3DKMT_NODEMETADATA, DXGK_GPUCLOCKDATA and D3DKMT_QUERYCLOCKCALIBRATION
+ * are byte-packed (#pragma pack(1)), as in Microsoft's headers, in WSL's
+ * kernel uapi and in Windows' own metadata: their alignment is 1 and no
+ * member is padded. Taking the address of one of their members whose type
+ * is more aligned than 1 (a WCHAR of FriendlyName, the flags words) gives
+ * a pointer the compiler cannot assume aligned; copy the member instead.
+ */
+#pragma pack(push, 1)
+
+/* DXGK_NODEMETADATA: one node (engine), 138 bytes. */
 typedef struct _DXGK_NODEMETADATA {
 	DXGK_ENGINE_TYPE EngineType;
 	/* NUL-terminated: "3D_0", "Compute_0", "Copy_0", "3D_1", ... */
@@ -389,15 +409,18 @@ typedef struct _DXGK_NODEMETADATA {
 } DXGK_NODEMETADATA;
 
 /*
- * D3DKMT_NODEMETADATA: KMTQAITYPE_NODEMETADATA. NodeOrdinalAndAdapterIndex
- * (in) holds the physical adapter index in its high 16 bits (0: an nfence
- * adapter is one physical adapter) and the node ordinal in its low 16
- * (0 .. NumEngines - 1); anything else is STATUS_INVALID_PARAMETER.
+ * D3DKMT_NODEMETADATA: KMTQAITYPE_NODEMETADATA, 142 bytes.
+ * NodeOrdinalAndAdapterIndex (in) holds the physical adapter index in its
+ * high 16 bits (0: an nfence adapter is one physical adapter) and the node
+ * ordinal in its low 16 (0 .. NumEngines - 1); anything else is
+ * STATUS_INVALID_PARAMETER.
  */
 typedef struct _D3DKMT_NODEMETADATA {
 	UINT NodeOrdinalAndAdapterIndex;	/* in */
 	DXGK_NODEMETADATA NodeData;		/* out */
 } D3DKMT_NODEMETADATA;
+
+#pragma pack(pop)
 
 /* D3DKMT_PHYSICAL_ADAPTER_COUNT: KMTQAITYPE_PHYSICALADAPTERCOUNT, 1. */
 typedef struct _D3DKMT_PHYSICAL_ADAPTER_COUNT {
@@ -451,6 +474,9 @@ typedef struct _D3DKMT_DRIVER_DESCRIPTION {
 #define DXGK_FEATURE_SUPPORT_STABLE		2
 #define DXGK_FEATURE_SUPPORT_ALWAYS_ON		3
 
+/* Byte-packed, as DXGK_NODEMETADATA (see there). */
+#pragma pack(push, 1)
+
 /*
  * D3DKMT_WDDM_2_7_CAPS: KMTQAITYPE_WDDM_2_7_CAPS. nfence's hardware queues
  * are scheduled by the GPU's context management processor (the CMP), with
@@ -503,6 +529,8 @@ typedef struct _D3DKMT_WDDM_3_0_CAPS {
 		UINT Value;
 	};
 } D3DKMT_WDDM_3_0_CAPS;
+
+#pragma pack(pop)
 
 /*
  * KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID answers a GUID made from the
@@ -729,9 +757,12 @@ typedef struct _DXGK_GPUCLOCKDATA_FLAGS {
 	};
 } DXGK_GPUCLOCKDATA_FLAGS;
 
+/* Byte-packed, as DXGK_NODEMETADATA (see there). */
+#pragma pack(push, 1)
+
 /*
  * DXGK_GPUCLOCKDATA: a GPU timestamp and a CPU clock reading taken at the
- * same instant. On nfence CpuClockCounter is CLOCK_MONOTONIC in
+ * same instant, 28 bytes. On nfence CpuClockCounter is CLOCK_MONOTONIC in
  * nanoseconds (the clock of the CPU waits), not a QueryPerformanceCounter
  * value, and GpuClockCounter is in the unit of the TIMESTAMP command and
  * of the native fence logs' GPU timestamps.
@@ -744,8 +775,8 @@ typedef struct _DXGK_GPUCLOCKDATA {
 } DXGK_GPUCLOCKDATA;
 
 /*
- * D3DKMT_QUERYCLOCKCALIBRATION: argument of D3DKMTQueryClockCalibration.
- * WINDOWS-ABI.md's UINT32 fields are UINT here, the same 32-bit type, as
+ * D3DKMT_QUERYCLOCKCALIBRATION: argument of D3DKMTQueryClockCalibration,
+ * 40 bytes, ClockData at 12. WINDOWS-ABI.md's UINT32 fields are UINT here, the same 32-bit type, as
  * in DXGK_NATIVE_FENCE_LOG_HEADER.
  */
 typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
@@ -754,6 +785,8 @@ typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
 	UINT PhysicalAdapterIndex;	/* in: 0 */
 	DXGK_GPUCLOCKDATA ClockData;	/* out */
 } D3DKMT_QUERYCLOCKCALIBRATION;
+
+#pragma pack(pop)
 
 /**
  * D3DKMTQueryClockCalibration() - correlate a node's GPU clock with the CPU's
@@ -794,17 +827,16 @@ NFENCE_EXPORT NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION 
 /* ------------------------------------------------------------------ */
 
 /*
- * D3DKMT_CREATEDEVICEFLAGS: device creation flags. LegacyMode (a D3D9-style
- * device with command buffers) is not supported; RequestVSync,
- * DisableGpuTimeout and TestDevice have no effect on nfence; Reserved must
- * be zero.
+ * D3DKMT_CREATEDEVICEFLAGS: device creation flags, as WSL's headers have
+ * them (Reserved from bit 3). LegacyMode (a D3D9-style device with command
+ * buffers) is not supported; RequestVSync and DisableGpuTimeout have no
+ * effect on nfence; Reserved must be zero.
  */
 typedef struct _D3DKMT_CREATEDEVICEFLAGS {
 	UINT LegacyMode				: 1;
 	UINT RequestVSync			: 1;
 	UINT DisableGpuTimeout			: 1;
-	UINT TestDevice				: 1;
-	UINT Reserved				: 28;
+	UINT Reserved				: 29;
 } D3DKMT_CREATEDEVICEFLAGS;
 
 /* D3D10-era command buffer lists; never returned by nfence (always NULL). */
@@ -926,8 +958,12 @@ typedef struct _D3DKMT_DEVICEPAGEFAULT_STATE {
 } D3DKMT_DEVICEPAGEFAULT_STATE;
 
 /*
- * D3DKMT_GETDEVICESTATE: argument of D3DKMTGetDeviceState. Windows' union
- * also has the present states, which belong to display: nfence has none.
+ * D3DKMT_GETDEVICESTATE: argument of D3DKMTGetDeviceState, 56 bytes as
+ * Windows'. Windows' union also has the present and reset states
+ * (PresentState, ResetState, PresentStateDWM, PresentQueueState), which
+ * belong to display: nfence has none, and their layouts are not in its
+ * references, so they are not declared; PresentStateSpace gives the union
+ * Windows' size (48 bytes) in their place.
  */
 typedef struct _D3DKMT_GETDEVICESTATE {
 	D3DKMT_HANDLE hDevice;			/* in: device handle */
@@ -935,6 +971,7 @@ typedef struct _D3DKMT_GETDEVICESTATE {
 	union {
 		D3DKMT_DEVICEEXECUTION_STATE ExecutionState;	/* out */
 		D3DKMT_DEVICEPAGEFAULT_STATE PageFaultState;	/* out */
+		UINT64 PresentStateSpace[6];	/* never written */
 	};
 } D3DKMT_GETDEVICESTATE;
 
@@ -1085,14 +1122,19 @@ typedef enum _D3DDDI_NATIVEFENCE_TYPE {
  *                          GPU virtual addresses
  *   SignalByKmd            STATUS_INVALID_PARAMETER (for CPU notification
  *                          objects only, as on Windows)
- *   Reserved, D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0
- *                          must be zero: STATUS_INVALID_PARAMETER
+ *   Reserved, Reserved0    must be zero: STATUS_INVALID_PARAMETER
  *
  * Invalid bits are reported before unsupported ones.
  * D3DKMTOpenNativeFenceFromNtHandle() ignores Shared and NtSecuritySharing
  * (the object's sharing was fixed when it was created) and treats the
  * other bits as above.
+ *
+ * The top bit's member is spelt D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0
+ * in Microsoft's header, a macro that makes it Reserved0: both spellings
+ * name it here too.
  */
+#define D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS_RESERVED0	Reserved0
+
 typedef struct _D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS {
 	union {
 		struct {
@@ -1301,9 +1343,15 @@ typedef enum _D3DDDI_SYNCHRONIZATIONOBJECT_TYPE {
 } D3DDDI_SYNCHRONIZATIONOBJECT_TYPE;
 
 /*
- * D3DDDI_SYNCHRONIZATIONOBJECTINFO2: what to create. Of Windows' union,
- * only MonitoredFence (the one type nfence creates) and Reserved (its
- * size, 8 x UINT64) are declared.
+ * D3DDDI_SYNCHRONIZATIONOBJECTINFO2: what to create, 80 bytes as Windows'.
+ * Of Windows' union, only MonitoredFence (the one type nfence creates) and
+ * Reserved (its size, 8 x UINT64) are declared: the members of the other
+ * types (SynchronizationMutex, Semaphore, Fence, CPUNotification,
+ * PeriodicMonitoredFence) lie within those 64 bytes, but their fields are
+ * not in nfence's references. SharedHandle is the global (pre-NT-handle)
+ * share handle Windows returns for a Shared object without
+ * NtSecuritySharing; nfence shares through NT handles only and sets it to
+ * 0.
  */
 typedef struct _D3DDDI_SYNCHRONIZATIONOBJECTINFO2 {
 	D3DDDI_SYNCHRONIZATIONOBJECT_TYPE Type;		/* in */
@@ -1320,6 +1368,7 @@ typedef struct _D3DDDI_SYNCHRONIZATIONOBJECTINFO2 {
 			UINT64 Reserved[8];
 		} Reserved;
 	};
+	D3DKMT_HANDLE SharedHandle;			/* out: 0 */
 } D3DDDI_SYNCHRONIZATIONOBJECTINFO2;
 
 /* D3DKMT_CREATESYNCHRONIZATIONOBJECT2: argument of D3DKMTCreateSynchronizationObject2. */
@@ -1334,7 +1383,8 @@ typedef struct _D3DKMT_CREATESYNCHRONIZATIONOBJECT2 {
  * @pCreate: in: hDevice, Info.Type (D3DDDI_MONITORED_FENCE), Info.Flags,
  *	Info.MonitoredFence.InitialFenceValue and .EngineAffinity; out:
  *	hSyncObject, Info.MonitoredFence.FenceValueCPUVirtualAddress (a
- *	read-only mapping: a store faults) and .FenceValueGPUVirtualAddress
+ *	read-only mapping: a store faults) and .FenceValueGPUVirtualAddress,
+ *	Info.SharedHandle (0)
  *
  * Info.Flags as for D3DKMTCreateNativeFence: Shared (with
  * NtSecuritySharing: D3DKMTShareObjects gives an NT handle), NoSignal and
@@ -1632,6 +1682,15 @@ typedef struct _D3DKMT_CREATEALLOCATIONFLAGS {
 } D3DKMT_CREATEALLOCATIONFLAGS;
 
 /*
+ * The standard allocation description and the WDDM 1.x allocation entry:
+ * named by D3DKMT_CREATEALLOCATION's unions, never read by nfence
+ * (Flags.StandardAllocation is STATUS_NOT_SUPPORTED, and
+ * D3DKMTCreateAllocation2() reads pAllocationInfo2), so left incomplete.
+ */
+typedef struct _D3DKMT_CREATESTANDARDALLOCATION D3DKMT_CREATESTANDARDALLOCATION;
+typedef struct _D3DDDI_ALLOCATIONINFO D3DDDI_ALLOCATIONINFO;
+
+/*
  * D3DKMT_CREATEALLOCATION: argument of D3DKMTCreateAllocation2. The
  * resource-level fields (hResource, pPrivateRuntimeData,
  * pPrivateDriverData) are for runtimes that group allocations in
@@ -1644,10 +1703,17 @@ typedef struct _D3DKMT_CREATEALLOCATION {
 	D3DKMT_HANDLE hGlobalShare;	/* out: 0 (no sharing) */
 	const VOID *pPrivateRuntimeData;	/* in: ignored */
 	UINT PrivateRuntimeDataSize;	/* in: ignored */
-	const VOID *pPrivateDriverData;	/* in: ignored (resource data) */
+	union {
+		/* with Flags.StandardAllocation: not supported */
+		D3DKMT_CREATESTANDARDALLOCATION *pStandardAllocation;
+		const VOID *pPrivateDriverData;	/* in: ignored (resource data) */
+	};
 	UINT PrivateDriverDataSize;	/* in: ignored */
 	UINT NumAllocations;		/* in: entries at pAllocationInfo2, >= 1 */
-	D3DDDI_ALLOCATIONINFO2 *pAllocationInfo2;	/* in/out */
+	union {
+		D3DDDI_ALLOCATIONINFO *pAllocationInfo;	/* WDDM 1.x: unused */
+		D3DDDI_ALLOCATIONINFO2 *pAllocationInfo2;	/* in/out */
+	};
 	D3DKMT_CREATEALLOCATIONFLAGS Flags;	/* in/out */
 	HANDLE hPrivateRuntimeResourceHandle;	/* in: ignored */
 } D3DKMT_CREATEALLOCATION;

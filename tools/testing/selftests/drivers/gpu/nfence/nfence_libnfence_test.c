@@ -1711,7 +1711,8 @@ TEST_F(nf, startup_driver_description)
 /*
  * NODEMETADATA for every node, against KMTQAITYPE_NFENCE_ENGINES: 3D and
  * copy engines as DXGK_ENGINE_TYPE_3D and _COPY, compute as _OTHER, named
- * "<class>_<n>"; past the last node, or another physical adapter: refused,
+ * "<class>_<n>", UserModeSubmission (bit 3, the only flag) where the engine
+ * takes it; past the last node, or another physical adapter: refused,
  * nothing written.
  */
 TEST_F(nf, startup_node_metadata)
@@ -1725,6 +1726,8 @@ TEST_F(nf, startup_node_metadata)
 	D3DKMT_NODEMETADATA m, ref;
 	UINT a, i, k, nth[3];
 	wchar_t want[DXGK_MAX_METADATA_NAME_LENGTH];
+	WCHAR name[DXGK_MAX_METADATA_NAME_LENGTH];
+	DXGK_NODEMETADATA_FLAGS flags;
 	UINT bad[4];
 
 	for (a = 0; a < self->e.nadapters; a++) {
@@ -1748,13 +1751,17 @@ TEST_F(nf, startup_node_metadata)
 			EXPECT_EQ(en->Engines[i].NodeOrdinal,
 				  m.NodeOrdinalAndAdapterIndex);
 			EXPECT_EQ(types[et], m.NodeData.EngineType);
-			EXPECT_EQ(0, wcscmp(want, m.NodeData.FriendlyName))
+			/* Byte-packed: copy the name out before using it. */
+			memcpy(name, m.NodeData.FriendlyName, sizeof(name));
+			EXPECT_EQ(0, wcscmp(want, name))
 				TH_LOG("node %u: \"%ls\", want \"%ls\"", i,
-				       m.NodeData.FriendlyName, want);
-			EXPECT_TRUE(all_bytes(&m.NodeData.FriendlyName[wcslen(want)],
+				       name, want);
+			EXPECT_TRUE(all_bytes(&name[wcslen(want)],
 					      (DXGK_MAX_METADATA_NAME_LENGTH -
 					       wcslen(want)) * sizeof(WCHAR), 0));
-			EXPECT_EQ(0u, m.NodeData.Flags.Value);
+			flags = m.NodeData.Flags;
+			EXPECT_EQ(en->Engines[i].Flags.UserModeSubmissionSupported ?
+				  1u << 3 : 0u, flags.Value);
 			EXPECT_EQ(TRUE, m.NodeData.GpuMmuSupported);
 			EXPECT_EQ(FALSE, m.NodeData.IoMmuSupported);
 		}
@@ -1985,7 +1992,6 @@ TEST_F(nf, device_create_and_destroy)
 	cd.hAdapter = adapter;
 	cd.Flags.RequestVSync = 1;
 	cd.Flags.DisableGpuTimeout = 1;
-	cd.Flags.TestDevice = 1;
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateDevice(&cd));
 	d2 = cd.hDevice;
 	EXPECT_NE(0u, d2);
