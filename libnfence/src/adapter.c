@@ -189,7 +189,7 @@ static NTSTATUS nf_adapter_close_handle(D3DKMT_HANDLE handle)
 	struct nf_object *obj = nf_handle_remove(handle, NF_HANDLE_ADAPTER);
 
 	if (!obj)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	nf_object_put(obj);
 	return STATUS_SUCCESS;
 }

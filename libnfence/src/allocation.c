@@ -141,7 +141,7 @@ static NTSTATUS nf_allocation_new(struct nf_device *dev,
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (dev->gpu_closed) {
 		/* Lost a race with D3DKMTDestroyDevice(), which destroys it. */
-		st = STATUS_INVALID_HANDLE;
+		st = NF_STATUS_BAD_HANDLE;
 		destroy_kernel = false;
 	} else {
 		st = nf_handle_insert(&alloc->base, handle);
@@ -196,7 +196,7 @@ NTSTATUS D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *pCreateAllocation)
 
 	dev = nf_device_lookup(p->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	handles = calloc(p->NumAllocations, sizeof(*handles));
 	vas = calloc(p->NumAllocations, sizeof(*vas));
 	if (!handles || !vas) {
@@ -287,13 +287,13 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 
 	dev = nf_device_lookup(p->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	/* Every handle first: a bad or pinned one destroys nothing. */
 	for (i = 0; i < p->AllocationCount; i++) {
 		alloc = nf_device_allocation(dev, p->phAllocationList[i]);
 		if (!alloc) {
-			st = STATUS_INVALID_HANDLE;
+			st = NF_STATUS_BAD_HANDLE;
 			goto out;
 		}
 		pthread_mutex_lock(&nf_gpu_lock);
@@ -318,7 +318,7 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 		} else {
 			obj = nf_handle_remove(p->phAllocationList[i],
 					       NF_HANDLE_ALLOCATION);
-			st2 = STATUS_INVALID_HANDLE;	/* listed twice */
+			st2 = NF_STATUS_BAD_HANDLE;	/* listed twice */
 		}
 		pthread_mutex_unlock(&nf_gpu_lock);
 		if (alloc)
@@ -379,15 +379,15 @@ NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock)
 		return STATUS_INVALID_PARAMETER;
 	dev = nf_device_lookup(pLock->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	alloc = nf_device_allocation(dev, pLock->hAllocation);
 	nf_device_put(dev);
 	if (!alloc)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (alloc->dead)
-		st = STATUS_INVALID_HANDLE;	/* destroyed meanwhile */
+		st = NF_STATUS_BAD_HANDLE;	/* destroyed meanwhile */
 	else if (alloc->lock_count == UINT32_MAX)
 		st = STATUS_INTEGER_OVERFLOW;
 	else if (!alloc->lock_count)
@@ -414,15 +414,15 @@ NTSTATUS D3DKMTUnlock2(const D3DKMT_UNLOCK2 *pUnlock)
 		return STATUS_INVALID_PARAMETER;
 	dev = nf_device_lookup(pUnlock->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	alloc = nf_device_allocation(dev, pUnlock->hAllocation);
 	nf_device_put(dev);
 	if (!alloc)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (alloc->dead)
-		st = STATUS_INVALID_HANDLE;
+		st = NF_STATUS_BAD_HANDLE;
 	else if (!alloc->lock_count)
 		st = STATUS_INVALID_PARAMETER;	/* not locked */
 	else if (--alloc->lock_count == 0)
@@ -444,11 +444,11 @@ NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation,
 		return STATUS_INVALID_PARAMETER;
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	alloc = nf_device_allocation(dev, hAllocation);
 	nf_device_put(dev);
 	if (!alloc)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	memset(&info, 0, sizeof(info));
 	info.GpuVirtualAddress = alloc->gpu_va;

@@ -134,7 +134,7 @@ NTSTATUS nf_context_sync_queue(struct nf_context *ctx, uint32_t *kernel_handle)
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (!ctx->destroyed)
 		queue = ctx->sync_queue;
-	st = ctx->destroyed ? STATUS_INVALID_HANDLE : STATUS_SUCCESS;
+	st = ctx->destroyed ? NF_STATUS_BAD_HANDLE : STATUS_SUCCESS;
 	pthread_mutex_unlock(&nf_gpu_lock);
 	if (!NT_SUCCESS(st) || queue) {
 		*kernel_handle = queue;
@@ -154,7 +154,7 @@ NTSTATUS nf_context_sync_queue(struct nf_context *ctx, uint32_t *kernel_handle)
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (ctx->destroyed) {
 		/* The context's destruction takes the queue with it. */
-		st = STATUS_INVALID_HANDLE;
+		st = NF_STATUS_BAD_HANDLE;
 	} else if (ctx->sync_queue) {
 		/* Another thread made one first: use it, drop ours. */
 		queue = ctx->sync_queue;
@@ -188,7 +188,7 @@ NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 
 	dev = nf_device_lookup(p->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	memset(&args, 0, sizeof(args));
 	args.device = dev->kernel_handle;
@@ -215,7 +215,7 @@ NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (dev->gpu_closed) {
 		/* Lost a race with D3DKMTDestroyDevice(), which destroys it. */
-		st = STATUS_INVALID_HANDLE;
+		st = NF_STATUS_BAD_HANDLE;
 		destroy_kernel = false;
 	} else {
 		st = nf_handle_insert(&ctx->base, &handle);
@@ -246,7 +246,7 @@ NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext)
 	/* Unlink first: of concurrent destroys exactly one reaches here. */
 	obj = nf_handle_remove(pDestroyContext->hContext, NF_HANDLE_CONTEXT);
 	if (!obj)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_context_teardown(obj);
 	nf_object_put(obj);
 	return st;
@@ -271,7 +271,7 @@ NTSTATUS D3DKMTCreateHwQueue(D3DKMT_CREATEHWQUEUE *pCreateHwQueue)
 
 	ctx = nf_context_lookup(p->hHwContext);
 	if (!ctx)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	dev = ctx->device;
 
 	memset(&args, 0, sizeof(args));
@@ -311,7 +311,7 @@ NTSTATUS D3DKMTCreateHwQueue(D3DKMT_CREATEHWQUEUE *pCreateHwQueue)
 	pthread_mutex_lock(&nf_gpu_lock);
 	if (ctx->destroyed) {
 		/* Lost a race with the context's (or device's) destruction. */
-		st = STATUS_INVALID_HANDLE;
+		st = NF_STATUS_BAD_HANDLE;
 		destroy_kernel = false;
 	} else {
 		st = nf_handle_insert(&queue->base, &handle);
@@ -354,7 +354,7 @@ NTSTATUS D3DKMTDestroyHwQueue(const D3DKMT_DESTROYHWQUEUE *pDestroyHwQueue)
 	/* Unlink first: of concurrent destroys exactly one reaches here. */
 	obj = nf_handle_remove(pDestroyHwQueue->hHwQueue, NF_HANDLE_HWQUEUE);
 	if (!obj)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_hwqueue_teardown(obj);
 	nf_object_put(obj);
 	return st;
@@ -370,7 +370,7 @@ static NTSTATUS nf_context_control(D3DKMT_HANDLE hContext, uint32_t op,
 
 	ctx = nf_context_lookup(hContext);
 	if (!ctx)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	memset(&args, 0, sizeof(args));
 	args.device = ctx->device->kernel_handle;
 	args.context = ctx->kernel_handle;

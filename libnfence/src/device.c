@@ -67,7 +67,7 @@ NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
 
 	adapter = nf_adapter_lookup(pCreateDevice->hAdapter);
 	if (!adapter)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	memset(&args, 0, sizeof(args));
 	st = nf_ioctl_status(adapter->fd, DRM_IOCTL_NFENCE_DEVICE_CREATE,
@@ -100,7 +100,7 @@ static NTSTATUS nf_device_control(D3DKMT_HANDLE hDevice, uint32_t op,
 
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	memset(args, 0, sizeof(*args));
 	args->device = dev->kernel_handle;
 	args->op = op;

@@ -26,7 +26,7 @@ NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
 	/* Unlink first: of concurrent destroys exactly one reaches here. */
 	obj = nf_handle_remove(pDestroyDevice->hDevice, NF_HANDLE_DEVICE);
 	if (!obj)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	dev = (struct nf_device *)obj;
 
 	/*

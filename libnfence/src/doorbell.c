@@ -139,11 +139,11 @@ static NTSTATUS nf_doorbell_make(struct nf_doorbell *db,
 
 	db->ring = nf_allocation_pin(dev, p->hRingBuffer);
 	if (!db->ring)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	if (p->hRingBufferControl) {
 		db->control = nf_allocation_pin(dev, p->hRingBufferControl);
 		if (!db->control)
-			return STATUS_INVALID_HANDLE;
+			return NF_STATUS_BAD_HANDLE;
 	}
 	memset(&args, 0, sizeof(args));
 	args.device = dev->kernel_handle;
@@ -179,7 +179,7 @@ NTSTATUS D3DKMTCreateDoorbell(D3DKMT_CREATE_DOORBELL *pCreateDoorbell)
 
 	queue = nf_hwqueue_lookup(p->hHwQueue);
 	if (!queue)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	if (!queue->user_mode) {
 		nf_object_put(&queue->base);
 		return STATUS_INVALID_PARAMETER;
@@ -202,7 +202,7 @@ NTSTATUS D3DKMTCreateDoorbell(D3DKMT_CREATE_DOORBELL *pCreateDoorbell)
 		pthread_mutex_lock(&nf_gpu_lock);
 		if (!queue->link.pprev) {
 			/* Lost a race with the queue's destruction. */
-			st = STATUS_INVALID_HANDLE;
+			st = NF_STATUS_BAD_HANDLE;
 			destroy_kernel = false;
 		} else if (queue->doorbell) {
 			st = STATUS_DEVICE_BUSY;
@@ -262,7 +262,7 @@ static NTSTATUS nf_doorbell_call(D3DKMT_HANDLE handle, UINT flags,
 		return STATUS_INVALID_PARAMETER;
 	db = nf_doorbell_lookup(handle);
 	if (!db)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	dev = db->queue->device;
 	memset(&args, 0, sizeof(args));
 	args.device = dev->kernel_handle;
@@ -322,7 +322,7 @@ NTSTATUS D3DKMTDestroyDoorbell(const D3DKMT_DESTROY_DOORBELL *pDestroyDoorbell)
 	/* Unlink first: of concurrent destroys exactly one reaches here. */
 	obj = nf_handle_remove(pDestroyDoorbell->hDoorbell, NF_HANDLE_DOORBELL);
 	if (!obj)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_doorbell_teardown((struct nf_doorbell *)obj);
 	nf_object_put(obj);
 	return st;

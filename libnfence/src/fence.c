@@ -188,7 +188,7 @@ NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
 		pthread_mutex_lock(&nf_syncobj_lock);
 		if (dev->destroyed) {
 			/* Lost a race with D3DKMTDestroyDevice(). */
-			st = STATUS_INVALID_HANDLE;
+			st = NF_STATUS_BAD_HANDLE;
 			close_kernel = false;
 		} else {
 			st = nf_handle_insert(&so->base, handle);
@@ -293,7 +293,7 @@ NTSTATUS nf_fence_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags,
 
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	memset(&args, 0, sizeof(args));
 	args.device = dev->kernel_handle;
@@ -330,7 +330,7 @@ NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	memset(&args, 0, sizeof(args));
 	args.fd = (int32_t)fd;
@@ -417,7 +417,7 @@ NTSTATUS D3DKMTShareObjects(UINT cObjects, const D3DKMT_HANDLE *hObjects,
 		return STATUS_INVALID_PARAMETER;
 	so = nf_syncobj_lookup(hObjects[0]);
 	if (!so)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	memset(&args, 0, sizeof(args));
 	args.handle = so->kernel_handle;
@@ -443,7 +443,7 @@ NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONO
 	/* A progress fence goes with its queue only (the kernel's EBUSY). */
 	so = nf_syncobj_lookup(pDestroy->hSyncObject);
 	if (!so)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	err = so->progress ? EBUSY : 0;
 	nf_syncobj_put(so);
 	if (err)
@@ -452,7 +452,7 @@ NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONO
 	/* Unlink first: of concurrent destroys exactly one reaches here. */
 	obj = nf_handle_remove(pDestroy->hSyncObject, NF_HANDLE_SYNCOBJ);
 	if (!obj)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	so = (struct nf_syncobj *)obj;
 
 	pthread_mutex_lock(&nf_syncobj_lock);

@@ -36,12 +36,12 @@ NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
 	for (i = 0; i < count; i++) {
 		so = nf_syncobj_lookup(handles[i]);
 		if (!so)
-			return STATUS_INVALID_HANDLE;
+			return NF_STATUS_BAD_HANDLE;
 		same_file = so->device->adapter == dev->adapter;
 		out[i] = so->kernel_handle;
 		nf_syncobj_put(so);
 		if (!same_file)
-			return STATUS_INVALID_HANDLE;
+			return NF_STATUS_BAD_HANDLE;
 	}
 	return STATUS_SUCCESS;
 }
@@ -88,7 +88,7 @@ NTSTATUS NFenceWaitForSynchronizationObjectFromCpuTimeout(const D3DKMT_WAITFORSY
 
 	dev = nf_device_lookup(pWait->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(dev, pWait->ObjectCount, pWait->ObjectHandleArray,
 			     handles);
 	if (!NT_SUCCESS(st))
@@ -148,7 +148,7 @@ NTSTATUS D3DKMTSignalSynchronizationObjectFromCpu(const D3DKMT_SIGNALSYNCHRONIZA
 
 	dev = nf_device_lookup(pSignal->hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(dev, pSignal->ObjectCount,
 			     pSignal->ObjectHandleArray, handles);
 	if (NT_SUCCESS(st)) {

@@ -31,6 +31,15 @@ enum nf_handle_type {
 	NF_HANDLE_TYPE_MAX,
 };
 
+/*
+ * NF_STATUS_BAD_HANDLE - the status of a call given a D3DKMT handle that
+ * names nothing it can use (0, closed, of another kind or another device,
+ * another process's, a file descriptor's value): STATUS_INVALID_PARAMETER,
+ * as Windows returns. STATUS_INVALID_HANDLE is for bad NT handles (file
+ * descriptors) only.
+ */
+#define NF_STATUS_BAD_HANDLE	STATUS_INVALID_PARAMETER
+
 /* NF_HANDLE_MAX_OPEN - open handles per process */
 #define NF_HANDLE_MAX_OPEN	(1u << 24)
 

@@ -75,7 +75,7 @@ NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead)
 		return STATUS_INVALID_PARAMETER;
 	queue = nf_hwqueue_lookup(pRead->hHwQueue);
 	if (!queue)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	memset(&args, 0, sizeof(args));
 	args.device = queue->device->kernel_handle;
 	args.hwqueue = queue->kernel_handle;
@@ -110,7 +110,7 @@ NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel)
 		return STATUS_INVALID_PARAMETER;
 	adapter = nf_adapter_lookup(pLevel->hAdapter);
 	if (!adapter)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	memset(&args, 0, sizeof(args));
 	args.level = pLevel->LoggingLevel;
 	args.flags = pLevel->Flags;

@@ -547,7 +547,7 @@ NTSTATUS D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *pQueryAdapterInfo
 
 	adapter = nf_adapter_lookup(q->hAdapter);
 	if (!adapter)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 
 	if (d->answer)
 		st = d->answer(adapter, q->pPrivateDriverData);
@@ -577,7 +577,7 @@ NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *pClockCalibra
 
 	adapter = nf_adapter_lookup(q->hAdapter);
 	if (!adapter)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	if (q->NodeOrdinal >= adapter->info.num_engines) {
 		nf_adapter_put(adapter);
 		return STATUS_INVALID_PARAMETER;

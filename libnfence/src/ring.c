@@ -111,7 +111,7 @@ NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue,
 		return STATUS_INVALID_PARAMETER;
 	queue = nf_hwqueue_lookup(hHwQueue);
 	if (!queue)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = NFenceCsSignalNativeFence(pCs, &queue->progress->mapping, Value);
 	nf_object_put(&queue->base);
 	return st;

@@ -11,8 +11,11 @@
  *   video memory, so the generic code fits better than
  *   STATUS_GRAPHICS_NO_VIDEO_MEMORY.
  * - ETIME/ETIMEDOUT are STATUS_TIMEOUT, a success code as on Windows.
- * - ENOENT is STATUS_INVALID_HANDLE: the kernel returns it for handles that
- *   name no object of the right kind.
+ * - ENOENT is STATUS_INVALID_PARAMETER: the kernel returns it for handles
+ *   that name no object of the right kind, its own names of the objects
+ *   D3DKMT handles name, and Windows answers STATUS_INVALID_PARAMETER to a
+ *   D3DKMT handle that names nothing. EBADF, the kernel's answer to a bad
+ *   file descriptor (an NT handle), stays STATUS_INVALID_HANDLE.
  * - EIO joins ENODEV/ENXIO as STATUS_DEVICE_REMOVED: nfence reports a
  *   lost device with it.
  */
@@ -36,8 +39,8 @@ NTSTATUS NFenceStatusFromErrno(int err)
 	case ERANGE:
 	case EOVERFLOW:
 	case E2BIG:
-		return STATUS_INVALID_PARAMETER;
 	case ENOENT:
+		return STATUS_INVALID_PARAMETER;
 	case EBADF:
 		return STATUS_INVALID_HANDLE;
 	case ENOMEM:

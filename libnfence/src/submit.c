@@ -34,7 +34,7 @@ NTSTATUS D3DKMTSubmitCommandToHwQueue(const D3DKMT_SUBMITCOMMANDTOHWQUEUE *pSubm
 
 	queue = nf_hwqueue_lookup(pSubmit->hHwQueue);
 	if (!queue)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	memset(&args, 0, sizeof(args));
 	args.device = queue->device->kernel_handle;
 	args.hwqueue = queue->kernel_handle;
@@ -95,7 +95,7 @@ NTSTATUS D3DKMTSubmitWaitForSyncObjectsToHwQueue(const D3DKMT_SUBMITWAITFORSYNCO
 
 	queue = nf_hwqueue_lookup(pWait->hHwQueue);
 	if (!queue)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(queue->device, pWait->ObjectCount,
 			     pWait->ObjectHandleArray, handles);
 	if (NT_SUCCESS(st))
@@ -136,7 +136,7 @@ NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJ
 	for (n = 0; n < p->BroadcastHwQueueCount; n++) {
 		queues[n] = nf_hwqueue_lookup(p->BroadcastHwQueueArray[n]);
 		if (!queues[n]) {
-			st = STATUS_INVALID_HANDLE;
+			st = NF_STATUS_BAD_HANDLE;
 			goto out;
 		}
 		st = nf_sync_handles(queues[n]->device, p->ObjectCount,
@@ -176,7 +176,7 @@ static NTSTATUS nf_context_sync(D3DKMT_HANDLE hContext, unsigned long request,
 
 	ctx = nf_context_lookup(hContext);
 	if (!ctx)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(ctx->device, count, objects, handles);
 	if (NT_SUCCESS(st))
 		st = nf_context_sync_queue(ctx, &queue);
@@ -240,7 +240,7 @@ NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZ
 	for (n = 0; n < p->BroadcastContextCount; n++) {
 		ctxs[n] = nf_context_lookup(p->BroadcastContextArray[n]);
 		if (!ctxs[n]) {
-			st = STATUS_INVALID_HANDLE;
+			st = NF_STATUS_BAD_HANDLE;
 			goto out;
 		}
 		st = nf_sync_handles(ctxs[n]->device, p->ObjectCount,

@@ -30,7 +30,7 @@ NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice,
 		return STATUS_INVALID_PARAMETER;
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(dev, 1, &hSyncObject, &fence);
 	if (NT_SUCCESS(st)) {
 		memset(&args, 0, sizeof(args));
@@ -57,7 +57,7 @@ static NTSTATUS nf_syncobj_signal(D3DKMT_HANDLE hDevice,
 
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
-		return STATUS_INVALID_HANDLE;
+		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(dev, 1, &hSyncObject, &fence);
 	if (NT_SUCCESS(st)) {
 		args->device = dev->kernel_handle;

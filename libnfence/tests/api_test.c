@@ -105,13 +105,13 @@ TEST(query_arguments_checked_before_handle)
 	/* Good arguments: now the handle is looked at. */
 	q.Type = KMTQAITYPE_WDDM_3_1_CAPS;
 	q.PrivateDriverDataSize = sizeof(buf.caps);
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
 	/* KMTQAITYPE_WDDM_2_9_CAPS: once taken for WDDM_3_1_CAPS by mistake. */
 	q.Type = KMTQAITYPE_WDDM_2_9_CAPS;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
 	q.Type = KMTQAITYPE_NFENCE_SEGMENTS;
 	q.PrivateDriverDataSize = D3DKMT_NFENCE_SEGMENTS_SIZE(0);
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
 }
 
 TEST(create_device_flags)
@@ -128,7 +128,7 @@ TEST(create_device_flags)
 	memset(&c, 0, sizeof(c));
 	c.Flags.RequestVSync = 1;
 	c.Flags.DisableGpuTimeout = 1;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&c));
 	EXPECT_EQ(0u, c.hDevice);
 }
 
@@ -148,7 +148,7 @@ TEST(share_objects_arguments)
 		  D3DKMTShareObjects(1, h, NULL, 0, NULL));
 	EXPECT_EQ((HANDLE)(intptr_t)77, nt);
 	/* Attributes and access rights are ignored; then the handle fails. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTShareObjects(1, h, &nt, 0x1f0003, &nt));
 	EXPECT_EQ((HANDLE)(intptr_t)77, nt);
 }
@@ -171,9 +171,9 @@ TEST(fence_arguments_checked_before_handles)
 	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
 
 	/* Good arguments reach the (bad) device handle. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 
 	/* Object counts: 1 .. 64. */
@@ -188,9 +188,9 @@ TEST(fence_arguments_checked_before_handles)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 	w.ObjectCount = s.ObjectCount = D3DKMT_NFENCE_MAX_SYNC_OBJECTS;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 
 	/* NULL arrays. */
@@ -217,7 +217,7 @@ TEST(fence_arguments_checked_before_handles)
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
 	w.Flags.Value = 0;
 	w.Flags.WaitAny = 1;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
 	s.Flags.Reserved = 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
@@ -236,7 +236,7 @@ TEST(fence_arguments_checked_before_handles)
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 	s.Flags.Value = 0;
 	s.Flags.SignalAtSubmission = 1;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 
 	/* An asynchronous wait has no timeout; its event is an fd. */
@@ -247,7 +247,7 @@ TEST(fence_arguments_checked_before_handles)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 1000,
 								   NULL));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w,
 								   UINT64_MAX,
 								   NULL));
@@ -257,7 +257,7 @@ TEST(fence_arguments_checked_before_handles)
 
 	/* Create: Flags, PDD, Type and Info.Flags before the device. */
 	memset(&c, 0, sizeof(c));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
 	c.PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE - 1] = 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
 	c.PrivateDriverData[D3DDDI_NATIVE_FENCE_PDD_SIZE - 1] = 0;
@@ -272,7 +272,7 @@ TEST(fence_arguments_checked_before_handles)
 	c.Info.Type = (D3DDDI_NATIVEFENCE_TYPE)-1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
 	c.Info.Type = D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&c));
 	c.Info.Flags.TopOfPipeline = 1;
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateNativeFence(&c));
 	c.Info.Flags.SignalByKmd = 1;
@@ -319,35 +319,35 @@ TEST(invalid_handles)
 		D3DKMT_DESTROYSYNCHRONIZATIONOBJECT ds = { .hSyncObject = h };
 		HANDLE nt = NULL;
 
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCloseAdapter(&ca))
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCloseAdapter(&ca))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTQueryAdapterInfo(&q))
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&cd))
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&cd))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyDevice(&dd))
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDevice(&dd))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTDestroySynchronizationObject(&ds))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTShareObjects(1, &h, NULL, 0, &nt))
 			TH_LOG("handle 0x%x", h);
 		EXPECT_EQ(NULL, nt);
 		errno = 0;
 		EXPECT_EQ(-1, NFenceGetAdapterFd(h));
 		EXPECT_EQ(EBADF, errno);
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceBindSyncobjPoint(h, h, 1, 1, 1))
 			TH_LOG("handle 0x%x", h);
 		/* Point 0 is refused before any handle is looked at. */
 		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceBindSyncobjPoint(h, h, 1, 1, 0))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceSignalFromSyncobjPoint(h, h, 1, 1, 1))
 			TH_LOG("handle 0x%x", h);
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceSignalFromSyncFile(h, h, 1, 0))
 			TH_LOG("handle 0x%x", h);
 		/* No fd: refused before any handle is looked at. */
@@ -427,29 +427,29 @@ TEST(gpu_invalid_handles)
 			.FenceValueArray = &v,
 		};
 
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateAllocation2(&ca));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
 		EXPECT_EQ(0u, ai.hAllocation);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyAllocation2(&da));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTLock2(&lk));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyAllocation2(&da));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTLock2(&lk));
 		EXPECT_EQ(NULL, lk.pData);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTUnlock2(&ul));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateContextVirtual(&cc));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTUnlock2(&ul));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&cc));
 		EXPECT_EQ(0u, cc.hContext);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyContext(&dc));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateHwQueue(&cq));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyContext(&dc));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwQueue(&cq));
 		EXPECT_EQ(0u, cq.hHwQueue);
-		EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyHwQueue(&dq));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwQueue(&dq));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSubmitCommandToHwQueue(&sc));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&sw));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSubmitSignalSyncObjectsToHwQueue(&ss));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSuspendContext(h));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(h));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSuspendContext(h));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceResumeContext(h));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceQueryContextState(h, &state));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  NFenceQueryAllocation(h, h, &info));
 	}
 }

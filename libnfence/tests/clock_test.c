@@ -233,12 +233,12 @@ TEST_F(clock, bad_handle)
 		if (bad[i] == self->a[0].hAdapter ||
 		    bad[i] == self->a[1].hAdapter)
 			continue;
-		expect_refused(_metadata, STATUS_INVALID_HANDLE, bad[i], 0, 0);
+		expect_refused(_metadata, STATUS_INVALID_PARAMETER, bad[i], 0, 0);
 	}
 
 	/* A handle of another kind: a device of the adapter. */
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateDevice(&d));
-	expect_refused(_metadata, STATUS_INVALID_HANDLE, d.hDevice, 0, 0);
+	expect_refused(_metadata, STATUS_INVALID_PARAMETER, d.hDevice, 0, 0);
 	dd.hDevice = d.hDevice;
 	EXPECT_EQ(STATUS_SUCCESS, D3DKMTDestroyDevice(&dd));
 
@@ -248,7 +248,7 @@ TEST_F(clock, bad_handle)
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&o));
 	c.hAdapter = o.hAdapter;
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCloseAdapter(&c));
-	expect_refused(_metadata, STATUS_INVALID_HANDLE, o.hAdapter, 0, 0);
+	expect_refused(_metadata, STATUS_INVALID_PARAMETER, o.hAdapter, 0, 0);
 }
 
 /*
@@ -258,7 +258,7 @@ TEST_F(clock, bad_handle)
 TEST_F(clock, order_of_checks)
 {
 	expect_refused(_metadata, STATUS_INVALID_PARAMETER, 0x7fffffff, 0, 1);
-	expect_refused(_metadata, STATUS_INVALID_HANDLE, 0x7fffffff, 99, 0);
+	expect_refused(_metadata, STATUS_INVALID_PARAMETER, 0x7fffffff, 99, 0);
 	expect_refused(_metadata, STATUS_INVALID_PARAMETER,
 		       self->a[0].hAdapter, 99, 1);
 }

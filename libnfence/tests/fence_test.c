@@ -262,8 +262,8 @@ TEST_F(fence, create_default_and_read)
 	ASSERT_EQ(STATUS_SUCCESS, destroy_sync(cf.hSyncObject));
 	EXPECT_EQ(0u, mock_live_fences());
 	EXPECT_FALSE(mapped(cpu));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(cf.hSyncObject));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(self->dev, cf.hSyncObject, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(cf.hSyncObject));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal1(self->dev, cf.hSyncObject, 1));
 }
 
 TEST_F(fence, create_intra_gpu_has_no_cpu_access)
@@ -331,9 +331,9 @@ TEST_F(fence, create_errors)
 		  create_fence_ex(self->dev2, def, 0, 0, &cf));
 
 	/* Not a device. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_fence_ex(self->adapters[0].hAdapter, def, 0, 0, &cf));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_fence_ex(0, def, 0, 0, &cf));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_fence_ex(0, def, 0, 0, &cf));
 
 	/* Kernel errors are mapped. */
 	mock_fail_next(ENOSPC);
@@ -353,25 +353,25 @@ TEST_F(fence, handle_types)
 	HANDLE nt = NULL;
 
 	/* A device or adapter handle is no sync object. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(dev));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(ad));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(dev, dev, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(dev, ad, 0, 0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTShareObjects(1, &dev, NULL, 0,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(ad));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal1(dev, dev, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, wait1(dev, ad, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTShareObjects(1, &dev, NULL, 0,
 							    &nt));
 	EXPECT_EQ(NULL, nt);
 
 	/* A sync object is no device. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(h, h, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(h, h, 0, 0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal1(h, h, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, wait1(h, h, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_fence_ex(h, D3DDDI_NATIVEFENCE_TYPE_DEFAULT, 0, 0,
 				  &cf));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(h));
 
 	/* A sync object of another adapter is not one of this device's. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(self->dev1, h, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(self->dev1, h, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal1(self->dev1, h, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, wait1(self->dev1, h, 0, 0));
 
 	/* All of that left the fence alone. */
 	EXPECT_EQ(STATUS_SUCCESS, signal1(dev, h, 1));
@@ -438,7 +438,7 @@ TEST_F(fence, signal_never_lowers)
 	/* One bad handle: nothing is signaled. */
 	v[0] = 30;
 	h[1] = self->dev;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, signal_n(self->dev, 2, h, v));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal_n(self->dev, 2, h, v));
 	EXPECT_EQ(20u, *a);
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h[0]));
@@ -700,8 +700,8 @@ TEST_F(fence, share_and_open)
 	 * Not through another device, even of the same adapter: the kernel
 	 * names a fence by device and handle.
 	 */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, wait1(self->dev, o.hSyncObject, 12, 0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, signal1(self->dev, o.hSyncObject, 12));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, wait1(self->dev, o.hSyncObject, 12, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, signal1(self->dev, o.hSyncObject, 12));
 
 	/* NoSignal / NoWait handles; Shared bits are ignored on open. */
 	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 1u << 4, &ons));
@@ -722,7 +722,7 @@ TEST_F(fence, share_and_open)
 		  open_fence(self->dev, nt, 1u << 6, &o));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  open_fence(self->dev1, nt, 0, &o));		/* adapter 1 */
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  open_fence(self->adapters[0].hAdapter, nt, 0, &o));
 	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(self->dev, NULL, 0, &o));
 	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
@@ -745,7 +745,7 @@ TEST_F(fence, share_and_open)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(ons.hSyncObject));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(onw.hSyncObject));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_device(dev2));  /* closes o */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(o.hSyncObject));
 	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 0, &o));
 	ocpu = o.NativeFenceMapping.CurrentValueCpuVa;
 	EXPECT_EQ(13u, *ocpu);
@@ -812,10 +812,10 @@ TEST_F(fence, destroy_device_closes_its_sync_objects)
 
 	ASSERT_EQ(STATUS_SUCCESS, destroy_device(self->dev));
 	EXPECT_EQ(1u, mock_live_fences());
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(ha));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(hs));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(o.hSyncObject));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(ha));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(hs));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTShareObjects(1, &hs, NULL, 0, &nt));
 	EXPECT_FALSE(mapped(a));
 	EXPECT_FALSE(mapped(s));
@@ -1075,7 +1075,7 @@ TEST_F(fence, monitored_create_errors)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTCreateSynchronizationObject2(&c));
 	EXPECT_EQ(0u, c.hSyncObject);
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_monitored(self->adapters[0].hAdapter, 0, 0, &c));
 	EXPECT_EQ(0u, mock_live_fences());
 }

@@ -410,9 +410,9 @@ TEST_F(gpu, allocation_create_lock_write_destroy)
 	ASSERT_EQ(STATUS_SUCCESS, lock(self->dev, a.h, &v));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
 	EXPECT_FALSE(mapped(p2));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev, a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->dev, a.h, &v));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(self->dev, a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_alloc(self->dev, a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(self->dev, a.h, &v));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, unlock(self->dev, a.h));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, b.h));
 	EXPECT_EQ(0u, mock_live_allocations());
 }
@@ -424,18 +424,18 @@ TEST_F(gpu, allocation_belongs_to_its_device)
 
 	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE, 1, 0, &a));
 	/* Another device of the same adapter does not own it. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->dev_b, a.h, &v));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(self->dev_b, a.h, &v));
 	EXPECT_EQ(NULL, v);
-	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(self->dev_b, a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev_b, a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev1, a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, unlock(self->dev_b, a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_alloc(self->dev_b, a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_alloc(self->dev1, a.h));
 	/* Handles of other kinds are not allocations. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->dev, self->dev, &v));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(a.h, a.h, &v));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(self->dev, self->dev, &v));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(a.h, a.h, &v));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(a.h));
 	EXPECT_EQ(1u, mock_live_allocations());
 	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
 }
@@ -496,7 +496,7 @@ TEST_F(gpu, allocation_argument_checks)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
 	RESET();
 	ca.hDevice = self->adapters[0].hAdapter;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateAllocation2(&ca));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateAllocation2(&ca));
 	EXPECT_EQ(0u, info.hAllocation);
 	EXPECT_EQ(0u, info.GpuVirtualAddress);
 	/* Hints that change nothing are accepted. */
@@ -595,11 +595,11 @@ TEST_F(gpu, allocations_all_or_nothing)
 	da.phAllocationList = hs;
 	da.AllocationCount = 3;
 	hs[1] = self->dev;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyAllocation2(&da));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyAllocation2(&da));
 	EXPECT_EQ(3u, mock_live_allocations());
 	/* A handle twice: the others go, the call says so. */
 	hs[1] = hs[0];
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTDestroyAllocation2(&da));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyAllocation2(&da));
 	EXPECT_EQ(1u, mock_live_allocations());
 	hs[0] = info[1].hAllocation;
 	da.AllocationCount = 1;
@@ -631,7 +631,7 @@ TEST_F(gpu, allocation_demotes_when_vram_is_full)
 	ASSERT_EQ(STATUS_SUCCESS, NFenceQueryAllocation(self->dev2, vis.h,
 							&info));
 	EXPECT_EQ(2u, info.PlacedSegmentId);
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceQueryAllocation(self->dev, vis.h, &info));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceQueryAllocation(self->dev2, vis.h, NULL));
@@ -666,7 +666,7 @@ TEST_F(gpu, context_arguments)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
 	c.pPrivateDriverData = pdd;
 	c.hDevice = self->adapters[0].hAdapter;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateContextVirtual(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
 	EXPECT_EQ(0u, c.hContext);
 	EXPECT_EQ(0u, mock_live_contexts());
 
@@ -681,7 +681,7 @@ TEST_F(gpu, context_arguments)
 	EXPECT_NE(0u, c.hContext);
 	EXPECT_EQ(1u, mock_live_contexts());
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(c.hContext));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(c.hContext));
 
 	mock_fail_next(ENOSPC);
 	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES,
@@ -731,9 +731,9 @@ TEST_F(gpu, queue_and_progress_fence)
 	EXPECT_EQ(0u, mock_live_queues());
 	EXPECT_EQ(0u, mock_live_fences());
 	EXPECT_FALSE(mapped(cpu));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q.hHwQueueProgressFence));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  cpu_wait(self->dev, q.hHwQueueProgressFence, 0, 0));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
@@ -828,14 +828,14 @@ TEST_F(gpu, read_native_fence_log)
 	EXPECT_EQ(1u, r.Cursor);	/* nothing written back */
 	r.Cursor = 0;
 	r.hHwQueue = ctx;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceReadNativeFenceLog(&r));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
 	r.hHwQueue = q.hHwQueue;
 	EXPECT_EQ(STATUS_SUCCESS, NFenceReadNativeFenceLog(&r));
 	EXPECT_EQ((UINT)DXGK_NATIVE_FENCE_LOG_TYPE_WAITS, r.Header.Type);
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
 	r.hHwQueue = q.hHwQueue;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceReadNativeFenceLog(&r));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceReadNativeFenceLog(&r));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
@@ -867,7 +867,7 @@ TEST_F(gpu, set_logging_level)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSetLoggingLevel(&l));
 	l.Flags = 0;
 	l.hAdapter = self->dev;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSetLoggingLevel(&l));
 	/* No native fences, no logs. */
 	l.hAdapter = self->adapters[1].hAdapter;
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, NFenceSetLoggingLevel(&l));
@@ -889,8 +889,8 @@ TEST_F(gpu, queue_arguments)
 	EXPECT_EQ(0u, q.hHwQueue);
 	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx1, 0, &q));
 	EXPECT_NE(NULL, q.HwQueueProgressFenceCPUVirtualAddress);
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(self->dev, 0, &q));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(0, 0, &q));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(self->dev, 0, &q));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(0, 0, &q));
 	memset(&q, 0, sizeof(q));
 	q.hHwContext = ctx;
 	q.PrivateDriverDataSize = sizeof(pdd);
@@ -929,10 +929,10 @@ TEST_F(gpu, context_destroy_closes_its_queues)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
 	EXPECT_EQ(1u, mock_live_queues());
 	EXPECT_EQ(1u, mock_live_fences());
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q1.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q2.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q1.hHwQueueProgressFence));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q1.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q2.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(q1.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  cpu_wait(self->dev, q2.hHwQueueProgressFence, 0, 0));
 	/* The other context's queue is untouched. */
 	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev,
@@ -960,11 +960,11 @@ TEST_F(gpu, device_destroy_closes_everything)
 
 	ASSERT_EQ(STATUS_SUCCESS, destroy_device(self->dev));
 	EXPECT_FALSE(mapped(p));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_alloc(self->dev, a.h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(ctx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q.hHwQueueProgressFence));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(fence));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_alloc(self->dev, a.h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(ctx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(fence));
 	EXPECT_EQ(1u, mock_live_allocations());
 	EXPECT_EQ(1u, mock_live_contexts());
 	EXPECT_EQ(0u, mock_live_queues());
@@ -1050,7 +1050,7 @@ TEST_F(gpu, submit_runs_commands_and_signals_progress)
 			  D3DKMTSubmitCommandToHwQueue(&s));
 		s.NumPrimaries = 0;
 		s.hHwQueue = ctx;
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSubmitCommandToHwQueue(&s));
 		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSubmitCommandToHwQueue(NULL));
@@ -1255,20 +1255,20 @@ TEST_F(gpu, legacy_wait_and_broadcast_signal)
 	/* A bad queue or object anywhere: nothing is queued. */
 	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL);
 	qs[1] = c1;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(qs, 2, f, 9));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(qs, 2, f, 9));
 	qs[1] = q1.hHwQueue;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(qs, 2, c0, 9));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(qs, 2, c0, 9));
 	EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
 	EXPECT_EQ(4u, rd(m.CurrentValueCpuVa));
 	/* The kernel refuses on the third queue (another device's fence). */
 	qs[2] = qb.hHwQueue;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(qs, 3, f, 6));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(qs, 3, f, 6));
 	EXPECT_EQ(calls + 3, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
 	EXPECT_EQ(6u, rd(m.CurrentValueCpuVa));
 	EXPECT_EQ(STATUS_SUCCESS, queue_signal(&qb.hHwQueue, 1, fb, 1));
 	/* A fence of another device, for a wait. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q0.hHwQueue, fb, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q0.hHwQueue, c0, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q0.hHwQueue, fb, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q0.hHwQueue, c0, 1));
 
 	/* Several objects. */
 	fs[0] = f;
@@ -1326,7 +1326,7 @@ TEST_F(gpu, legacy_wait_and_broadcast_signal)
 			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
 		w.FenceValueArray = v;
 		w.hHwQueue = f;
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w));
 	}
 	mock_fail_next(EACCES);
@@ -1426,11 +1426,11 @@ TEST_F(gpu, context_level_wait_and_signal)
 		calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL);
 		v = 9;
 		ctxs[1] = f;
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
 		ctxs[1] = c1;
 		ctxs[0] = g;
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
 		EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
 		EXPECT_EQ(3u, rd(mg.CurrentValueCpuVa));
@@ -1441,7 +1441,7 @@ TEST_F(gpu, context_level_wait_and_signal)
 		 */
 		ctxs[0] = c0;
 		ctxs[1] = cb;
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
 		EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
 		EXPECT_EQ(9u, rd(mg.CurrentValueCpuVa));
@@ -1485,9 +1485,9 @@ TEST_F(gpu, context_level_wait_and_signal)
 		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  D3DKMTSignalSynchronizationObjectFromGpu(NULL));
 	}
-	EXPECT_EQ(STATUS_INVALID_HANDLE, context_wait(f, f, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, context_signal(c0, gb, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, context_signal(c0, c1, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_wait(f, f, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_signal(c0, gb, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_signal(c0, c1, 1));
 	EXPECT_EQ(queues + 3, mock_live_queues());
 	mock_fail_next(EACCES);
 	EXPECT_EQ(STATUS_ACCESS_DENIED, context_wait(c0, f, 1));
@@ -1497,7 +1497,7 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(cb));
 	EXPECT_EQ(queues, mock_live_queues());
-	EXPECT_EQ(STATUS_INVALID_HANDLE, context_signal(c0, g, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_signal(c0, g, 1));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(gb));
@@ -1563,9 +1563,9 @@ TEST_F(gpu, suspend_resume_and_fault)
 
 	/* Argument checks and errno mapping. */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(ctx, NULL));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSuspendContext(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceQueryContextState(self->dev,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSuspendContext(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceResumeContext(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(self->dev,
 								 &state));
 	mock_fail_next(EBUSY);
 	EXPECT_EQ(STATUS_DEVICE_BUSY, NFenceSuspendContext(ctx));
@@ -1626,7 +1626,7 @@ TEST_F(gpu, kernel_errors_are_mapped)
 		{ ENOSPC, STATUS_INSUFFICIENT_RESOURCES },
 		{ EOPNOTSUPP, STATUS_NOT_SUPPORTED },
 		{ EFAULT, STATUS_ACCESS_VIOLATION },
-		{ ENOENT, STATUS_INVALID_HANDLE },
+		{ ENOENT, STATUS_INVALID_PARAMETER },
 		{ ENOMEM, STATUS_NO_MEMORY },
 	};
 	D3DKMT_CREATEHWQUEUE q;
@@ -1656,7 +1656,7 @@ TEST_F(gpu, kernel_errors_are_mapped)
 	/* Kernel destroy errors are reported, the handle is gone anyway. */
 	mock_fail_next(EIO);
 	EXPECT_EQ(STATUS_DEVICE_REMOVED, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
 }
 

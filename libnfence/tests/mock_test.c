@@ -165,8 +165,8 @@ TEST_F(mock, enum_sorted_by_index_and_open)
 	EXPECT_EQ(STATUS_SUCCESS, close_adapter(infos[1].hAdapter));
 	EXPECT_EQ(0u, mock_open_files());
 	/* Closed handles are invalid. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(infos[0].hAdapter));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(infos[1].hAdapter));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(infos[0].hAdapter));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(infos[1].hAdapter));
 }
 
 TEST_F(mock, one_file_per_adapter)
@@ -477,12 +477,12 @@ TEST_F(mock, device_lifecycle)
 	EXPECT_EQ(2u, mock_live_devices());
 
 	/* Handles are typed. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(h));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(c.hDevice));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_device(c.hDevice, &h2));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(c.hDevice));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_device(c.hDevice, &h2));
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_device(c.hDevice));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(c.hDevice));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(c.hDevice));
 	EXPECT_EQ(1u, mock_live_devices());
 	ASSERT_EQ(STATUS_SUCCESS, create_device(h, &h2));
 	EXPECT_NE(c.hDevice, h2);	/* not reused */
@@ -502,10 +502,10 @@ TEST_F(mock, device_keeps_adapter_open)
 	/* The adapter handle is gone, its file and the device are not. */
 	EXPECT_EQ(1u, mock_open_files());
 	EXPECT_EQ(1u, mock_live_devices());
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  query(h, KMTQAITYPE_WDDM_3_1_CAPS, &caps, sizeof(caps)));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_device(h, &dev2));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(h));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_device(h, &dev2));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(h));
 	EXPECT_EQ(-1, NFenceGetAdapterFd(h));
 
 	/* Reopening the adapter shares the device's file. */
@@ -560,8 +560,8 @@ TEST_F(mock, kernel_errors_are_mapped)
 	/* A failed kernel destroy still releases the handle. */
 	ASSERT_EQ(STATUS_SUCCESS, create_device(h, &dev));
 	mock_fail_next(ENOENT);
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(dev));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(dev));
 
 	/* Nothing leaked: the adapter's file closes with its handle. */
 	EXPECT_EQ(STATUS_SUCCESS, close_adapter(h));

@@ -20,6 +20,11 @@
  *   "none"; closing an NT handle is close(fd).
  * - Every entry point is thread-safe and returns an NTSTATUS; a NULL
  *   argument pointer is STATUS_INVALID_PARAMETER, never a crash.
+ * - A D3DKMT handle that names nothing the call can use (0, closed, of
+ *   another kind, device or adapter, another process's, a file
+ *   descriptor's value) is STATUS_INVALID_PARAMETER, as on Windows;
+ *   STATUS_INVALID_HANDLE is for a bad NT handle (a closed or foreign file
+ *   descriptor).
  * - All handles opened through one adapter (one LUID) in a process share
  *   one open file of that adapter's render node, as all D3DKMT objects of a
  *   Windows process share one per-process adapter state.
@@ -233,7 +238,7 @@ typedef struct _D3DKMT_CLOSEADAPTER {
  * render node file is closed when its last handle and device are gone.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pAdapter is NULL;
- * STATUS_INVALID_HANDLE if hAdapter is not an open adapter handle.
+ * STATUS_INVALID_PARAMETER if hAdapter is not an open adapter handle.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *pAdapter);
 
@@ -729,12 +734,12 @@ typedef struct _D3DKMT_QUERYADAPTERINFO {
  * before the handle, the input fields of KMTQAITYPE_PHYSICALADAPTERDEVICEIDS
  * (PhysicalAdapterIndex) and KMTQAITYPE_NODEMETADATA
  * (NodeOrdinalAndAdapterIndex) after it. A call that fails with
- * STATUS_INVALID_PARAMETER or STATUS_INVALID_HANDLE writes nothing.
+ * STATUS_INVALID_PARAMETER writes nothing.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if an argument pointer
  * is NULL, Type is not one of KMTQUERYADAPTERINFOTYPE, the size is wrong
  * or an input field names a physical adapter or node the adapter lacks;
- * STATUS_BUFFER_TOO_SMALL as above; STATUS_INVALID_HANDLE if hAdapter is
+ * STATUS_BUFFER_TOO_SMALL as above; STATUS_INVALID_PARAMETER if hAdapter is
  * not an open adapter handle; otherwise the status of the kernel's error
  * (see NFenceStatusFromErrno()).
  */
@@ -776,8 +781,8 @@ typedef struct _DXGK_GPUCLOCKDATA {
 
 /*
  * D3DKMT_QUERYCLOCKCALIBRATION: argument of D3DKMTQueryClockCalibration,
- * 40 bytes, ClockData at 12. WINDOWS-ABI.md's UINT32 fields are UINT here, the same 32-bit type, as
- * in DXGK_NATIVE_FENCE_LOG_HEADER.
+ * 40 bytes, ClockData at 12. WINDOWS-ABI.md's UINT32 fields are UINT
+ * here, the same 32-bit type, as in DXGK_NATIVE_FENCE_LOG_HEADER.
  */
 typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
 	D3DKMT_HANDLE hAdapter;		/* in: adapter handle */
@@ -817,7 +822,7 @@ typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pClockCalibration
  * is NULL, PhysicalAdapterIndex is not 0 (an nfence adapter is one
  * physical adapter) or NodeOrdinal is not below the adapter's engine count;
- * STATUS_INVALID_HANDLE if hAdapter is not an open adapter handle;
+ * STATUS_INVALID_PARAMETER if hAdapter is not an open adapter handle;
  * otherwise the status of the kernel's error (see NFenceStatusFromErrno()).
  */
 NFENCE_EXPORT NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *pClockCalibration);
@@ -870,7 +875,7 @@ typedef struct _D3DKMT_CREATEDEVICE {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateDevice is
  * NULL or Flags.Reserved is not zero; STATUS_NOT_SUPPORTED for
- * Flags.LegacyMode; STATUS_INVALID_HANDLE if hAdapter is not an open
+ * Flags.LegacyMode; STATUS_INVALID_PARAMETER if hAdapter is not an open
  * adapter handle; STATUS_INSUFFICIENT_RESOURCES when the adapter's device
  * limit is reached; otherwise see NFenceStatusFromErrno().
  */
@@ -890,9 +895,8 @@ typedef struct _D3DKMT_DESTROYDEVICE {
  * CPU mappings (NT handles of shared fences stay valid).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyDevice is
- * NULL; STATUS_INVALID_HANDLE if hDevice is not a device handle (or the
- * kernel no longer knows the device, e.g. a child process destroyed it
- * through the file it shares with its parent).
+ * NULL; STATUS_INVALID_PARAMETER if hDevice is not a device handle (or the
+ * kernel no longer knows the device).
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice);
 
@@ -998,7 +1002,7 @@ typedef struct _D3DKMT_GETDEVICESTATE {
  * Return: STATUS_SUCCESS (also for a device in error: that is what the
  * call is for); STATUS_INVALID_PARAMETER if @pGetDeviceState is NULL or
  * StateType is not a D3DKMT_DEVICESTATE_TYPE; STATUS_NOT_SUPPORTED for the
- * present states (nfence has no display); STATUS_INVALID_HANDLE if hDevice
+ * present states (nfence has no display); STATUS_INVALID_PARAMETER if hDevice
  * is not a device handle; STATUS_DEVICE_REMOVED after the adapter's
  * unplug. Nothing is written on failure.
  */
@@ -1036,7 +1040,7 @@ typedef struct _D3DKMT_MARKDEVICEASERROR {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pMarkDeviceAsError
  * is NULL or Reason is not a D3DKMT_DEVICE_ERROR_REASON;
- * STATUS_INVALID_HANDLE if hDevice is not a device handle;
+ * STATUS_INVALID_PARAMETER if hDevice is not a device handle;
  * STATUS_DEVICE_REMOVED after the adapter's unplug.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTMarkDeviceAsError(const D3DKMT_MARKDEVICEASERROR *pMarkDeviceAsError);
@@ -1222,7 +1226,7 @@ typedef struct _D3DKMT_CREATENATIVEFENCE {
  * NtSecuritySharing without Shared) or Info.EngineAffinity is not 0 or 1
  * (one physical adapter);
  * STATUS_NOT_SUPPORTED for unsupported Info.Flags bits or an adapter
- * without native fences; STATUS_INVALID_HANDLE if hDevice is not a device
+ * without native fences; STATUS_INVALID_PARAMETER if hDevice is not a device
  * handle; STATUS_INSUFFICIENT_RESOURCES past the kernel's fence limit;
  * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
  */
@@ -1245,7 +1249,7 @@ NFENCE_EXPORT NTSTATUS D3DKMTCreateNativeFence(D3DKMT_CREATENATIVEFENCE *pCreate
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @cObjects is not 1,
  * @hObjects or @phSharedNtHandle is NULL, or the fence was not created
- * shareable as an NT handle; STATUS_INVALID_HANDLE if the handle is not a
+ * shareable as an NT handle; STATUS_INVALID_PARAMETER if the handle is not a
  * sync object; STATUS_INSUFFICIENT_RESOURCES when the process is out of
  * file descriptors; otherwise see NFenceStatusFromErrno().
  */
@@ -1285,9 +1289,9 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  * hNtHandle is an open file that is not a fence of this adapter (nor a
  * CrossAdapter fence); STATUS_NOT_SUPPORTED for unsupported Flags bits and
  * on an adapter without native fences (whatever the fence: bridge to such
- * an adapter through the CPU); STATUS_INVALID_HANDLE if hDevice is not a
- * device handle or
- * hNtHandle is NULL or not an open file descriptor; STATUS_NO_MEMORY;
+ * an adapter through the CPU); STATUS_INVALID_PARAMETER also if hDevice is
+ * not a device handle; STATUS_INVALID_HANDLE if hNtHandle is NULL or not an
+ * open file descriptor; STATUS_NO_MEMORY;
  * otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *pOpen);
@@ -1309,9 +1313,8 @@ typedef struct _D3DKMT_DESTROYSYNCHRONIZATIONOBJECT {
  * handles of it exist.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroy is NULL;
- * STATUS_INVALID_HANDLE if hSyncObject is not a sync object handle (or the
- * kernel no longer knows the fence, e.g. a child process destroyed it
- * through the file it shares with its parent).
+ * STATUS_INVALID_PARAMETER if hSyncObject is not a sync object handle (or the
+ * kernel no longer knows the fence).
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONOBJECT *pDestroy);
 
@@ -1397,7 +1400,7 @@ typedef struct _D3DKMT_CREATESYNCHRONIZATIONOBJECT2 {
  * Info.Type is not a D3DDDI_SYNCHRONIZATIONOBJECT_TYPE, or for bad flags or
  * EngineAffinity; STATUS_NOT_SUPPORTED for the other sync object types
  * (mutexes, semaphores, fences, CPU notifications and periodic monitored
- * fences belong to WDDM 1.x and display); STATUS_INVALID_HANDLE if hDevice
+ * fences belong to WDDM 1.x and display); STATUS_INVALID_PARAMETER if hDevice
  * is not a device handle; otherwise see NFenceStatusFromErrno(). Nothing
  * is written on failure.
  */
@@ -1433,8 +1436,8 @@ typedef struct _D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL, for
  * bad flags or EngineAffinity, or if the NT handle is not an nfence fence
- * or belongs to another adapter; STATUS_INVALID_HANDLE if hNtHandle is
- * NULL or not open, or hDevice is not a device handle; otherwise see
+ * or belongs to another adapter, or if hDevice is not a device handle;
+ * STATUS_INVALID_HANDLE if hNtHandle is NULL or not open; otherwise see
  * NFenceStatusFromErrno(). Nothing is written on failure.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *pOpen);
@@ -1484,9 +1487,10 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array is
  * NULL, ObjectCount is 0 or above 64, Flags.Reserved is not 0, an object
  * is an INTRA_GPU fence, or hAsyncEvent is not an eventfd;
- * STATUS_INVALID_HANDLE if hDevice is not a device handle, an object is not
- * a sync object of the device's adapter, or hAsyncEvent is not an open file
- * descriptor; STATUS_ACCESS_DENIED for an object opened with NoWait;
+ * STATUS_INVALID_PARAMETER also if hDevice is not a device handle or an
+ * object is not a sync object of the device's adapter;
+ * STATUS_INVALID_HANDLE if hAsyncEvent is not an open file descriptor;
+ * STATUS_ACCESS_DENIED for an object opened with NoWait;
  * otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObjectFromCpu(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU *pWait);
@@ -1539,7 +1543,7 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSignal or an array
  * is NULL, ObjectCount is 0 or above 64, Flags is invalid (see
  * D3DDDICB_SIGNALFLAGS) or an object is an INTRA_GPU fence;
- * STATUS_NOT_SUPPORTED for unsupported Flags; STATUS_INVALID_HANDLE if
+ * STATUS_NOT_SUPPORTED for unsupported Flags; STATUS_INVALID_PARAMETER if
  * hDevice is not a device handle or an object is not a sync object of the
  * device's adapter; STATUS_ACCESS_DENIED for an object opened with
  * NoSignal; otherwise see NFenceStatusFromErrno().
@@ -1741,7 +1745,7 @@ typedef struct _D3DKMT_CREATEALLOCATION {
  * above 256 MiB, a segment other than 1 or 2, AllowDemote for system
  * memory, CpuVisible VRAM on an adapter without CPU-visible VRAM), or an
  * entry has hSection/pSystemMem set; STATUS_NOT_SUPPORTED for unsupported
- * Flags or entry flags; STATUS_INVALID_HANDLE if hDevice is not a device
+ * Flags or entry flags; STATUS_INVALID_PARAMETER if hDevice is not a device
  * handle; STATUS_INSUFFICIENT_RESOURCES when the segment is full or the
  * kernel's allocation limit is reached; STATUS_NO_MEMORY; otherwise see
  * NFenceStatusFromErrno().
@@ -1783,7 +1787,7 @@ typedef struct _D3DKMT_DESTROYALLOCATION2 {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyAllocation
  * or phAllocationList is NULL, AllocationCount is 0, hResource is not 0 or
- * Flags.Reserved or Flags.SystemUseOnly is set; STATUS_INVALID_HANDLE if
+ * Flags.Reserved or Flags.SystemUseOnly is set; STATUS_INVALID_PARAMETER if
  * hDevice is not a device handle or a handle is not an allocation of it
  * (nothing destroyed), or a handle is listed twice (the others are
  * destroyed).
@@ -1822,7 +1826,7 @@ typedef struct _D3DKMT_LOCK2 {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pLock is NULL,
  * Flags is not 0 or the allocation is not CPU-visible;
- * STATUS_INVALID_HANDLE if hDevice is not a device handle or hAllocation
+ * STATUS_INVALID_PARAMETER if hDevice is not a device handle or hAllocation
  * is not an allocation of it; otherwise the status of the kernel's or of
  * mmap()'s errno (see NFenceStatusFromErrno()).
  */
@@ -1842,7 +1846,7 @@ typedef struct _D3DKMT_UNLOCK2 {
  * D3DKMTLock2() is invalid from then on.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pUnlock is NULL or
- * the allocation is not locked; STATUS_INVALID_HANDLE if hDevice is not a
+ * the allocation is not locked; STATUS_INVALID_PARAMETER if hDevice is not a
  * device handle or hAllocation is not an allocation of it.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTUnlock2(const D3DKMT_UNLOCK2 *pUnlock);
@@ -1928,7 +1932,7 @@ typedef struct _D3DKMT_CREATECONTEXTVIRTUAL {
  * NULL, EngineAffinity is above 1, Flags.Reserved is set,
  * PrivateDriverDataSize is not 0 with pPrivateDriverData NULL, or the
  * adapter has no engine NodeOrdinal; STATUS_NOT_SUPPORTED for
- * Flags.NullRendering; STATUS_INVALID_HANDLE if hDevice is not a device
+ * Flags.NullRendering; STATUS_INVALID_PARAMETER if hDevice is not a device
  * handle; STATUS_INSUFFICIENT_RESOURCES past the kernel's context limit;
  * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
  */
@@ -1948,7 +1952,7 @@ typedef struct _D3DKMT_DESTROYCONTEXT {
  * fences' CPU mappings are invalid after the call whatever it returns.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyContext is
- * NULL; STATUS_INVALID_HANDLE if hContext is not a context handle.
+ * NULL; STATUS_INVALID_PARAMETER if hContext is not a context handle.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext);
 
@@ -2052,7 +2056,7 @@ typedef struct _D3DKMT_CREATEHWQUEUE {
  * NULL, Flags.Reserved is set or PrivateDriverDataSize is not 0 with
  * pPrivateDriverData NULL; STATUS_NOT_SUPPORTED for UserModeSubmission on
  * an engine without UserModeSubmissionSupported, or NativeProgressFence
- * without native fences; STATUS_INVALID_HANDLE if
+ * without native fences; STATUS_INVALID_PARAMETER if
  * hHwContext is not a context handle; STATUS_DEVICE_REMOVED if the context
  * faulted or its device is lost; STATUS_INSUFFICIENT_RESOURCES past the
  * kernel's queue limit; STATUS_NO_MEMORY; otherwise see
@@ -2074,7 +2078,7 @@ typedef struct _D3DKMT_DESTROYHWQUEUE {
  * returns.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyHwQueue is
- * NULL; STATUS_INVALID_HANDLE if hHwQueue is not a queue handle.
+ * NULL; STATUS_INVALID_PARAMETER if hHwQueue is not a queue handle.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwQueue(const D3DKMT_DESTROYHWQUEUE *pDestroyHwQueue);
 
@@ -2113,7 +2117,7 @@ typedef struct _D3DKMT_SUBMITCOMMANDTOHWQUEUE {
  * not a multiple of 8, CommandBuffer is not 8-byte aligned or not inside
  * one allocation for CommandLength bytes, a command is invalid, or
  * HwQueueProgressFenceId is not above the queue's previous one;
- * STATUS_INVALID_HANDLE if hHwQueue is not a queue handle;
+ * STATUS_INVALID_PARAMETER if hHwQueue is not a queue handle;
  * STATUS_DEVICE_REMOVED if the context faulted or the device is lost;
  * otherwise see NFenceStatusFromErrno().
  */
@@ -2143,7 +2147,7 @@ typedef struct _D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array is
  * NULL, ObjectCount is 0 or above 64, or an object is an INTRA_GPU fence;
- * STATUS_INVALID_HANDLE if hHwQueue is not a queue handle or an object is
+ * STATUS_INVALID_PARAMETER if hHwQueue is not a queue handle or an object is
  * not a sync object of the queue's device; STATUS_ACCESS_DENIED for an
  * object opened with NoWait; STATUS_DEVICE_REMOVED if the context faulted
  * or the device is lost; otherwise see NFenceStatusFromErrno().
@@ -2181,7 +2185,7 @@ typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSignal or an array
  * is NULL, BroadcastHwQueueCount is 0, ObjectCount is 0 or above 64, Flags
  * is invalid or an object is an INTRA_GPU fence; STATUS_NOT_SUPPORTED for
- * unsupported Flags; STATUS_INVALID_HANDLE if a queue is not a queue handle
+ * unsupported Flags; STATUS_INVALID_PARAMETER if a queue is not a queue handle
  * or an object is not a sync object of the queue's device;
  * STATUS_ACCESS_DENIED for an object opened with NoSignal;
  * STATUS_DEVICE_REMOVED if a context faulted or a device is lost;
@@ -2227,7 +2231,7 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array
  * is NULL, ObjectCount is 0 or above 64, or an object is an INTRA_GPU
- * fence; STATUS_INVALID_HANDLE if hContext is not a context or an object
+ * fence; STATUS_INVALID_PARAMETER if hContext is not a context or an object
  * not a sync object of its device; STATUS_ACCESS_DENIED for an object
  * opened NoWait; STATUS_DEVICE_REMOVED if the context faulted or the
  * device is lost; STATUS_INSUFFICIENT_RESOURCES if the context's own
@@ -2261,7 +2265,7 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSignal or an array
  * is NULL, ObjectCount is 0 or above 64, or an object is an INTRA_GPU
- * fence; STATUS_INVALID_HANDLE if hContext is not a context or an object
+ * fence; STATUS_INVALID_PARAMETER if hContext is not a context or an object
  * not a sync object of its device; STATUS_ACCESS_DENIED for an object
  * opened NoSignal; STATUS_DEVICE_REMOVED if the context faulted or the
  * device is lost; STATUS_INSUFFICIENT_RESOURCES if the context's own
@@ -2347,7 +2351,8 @@ NFENCE_EXPORT NTSTATUS NFenceWaitForSynchronizationObjectFromCpuTimeout(const D3
  *
  *   0                                  STATUS_SUCCESS
  *   EINVAL, ERANGE, EOVERFLOW, E2BIG   STATUS_INVALID_PARAMETER
- *   ENOENT, EBADF                      STATUS_INVALID_HANDLE
+ *   ENOENT                             STATUS_INVALID_PARAMETER
+ *   EBADF                              STATUS_INVALID_HANDLE
  *   ENOMEM                             STATUS_NO_MEMORY
  *   ENOSPC, EMFILE, ENFILE, ENOBUFS    STATUS_INSUFFICIENT_RESOURCES
  *   EOPNOTSUPP, ENOTTY, ENOSYS         STATUS_NOT_SUPPORTED
@@ -2408,7 +2413,7 @@ NFENCE_EXPORT int NFenceGetAdapterFd(D3DKMT_HANDLE hAdapter);
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for @Point 0, an
  * INTRA_GPU fence or a value outside a 32-bit GPU's window;
- * STATUS_INVALID_HANDLE if @hDevice is not a device, @hSyncObject not a
+ * STATUS_INVALID_PARAMETER if @hDevice is not a device, @hSyncObject not a
  * sync object of it, or @SyncobjHandle no syncobj of the adapter's file;
  * STATUS_ACCESS_DENIED for a fence opened NoWait;
  * STATUS_INSUFFICIENT_RESOURCES with %NFENCE_MAX_SYNCOBJ_BINDINGS
@@ -2445,7 +2450,7 @@ NFENCE_EXPORT NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice, D3DKMT_HAND
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a point that does
  * not exist yet, an INTRA_GPU fence or a value outside a 32-bit GPU's
- * window; STATUS_INVALID_HANDLE if @hDevice is not a device, @hSyncObject
+ * window; STATUS_INVALID_PARAMETER if @hDevice is not a device, @hSyncObject
  * not a sync object of it, or @SyncobjHandle no syncobj of the adapter's
  * file; STATUS_ACCESS_DENIED for a fence opened NoSignal;
  * STATUS_INSUFFICIENT_RESOURCES with %NFENCE_MAX_SYNCOBJ_SIGNALS signals
@@ -2486,7 +2491,7 @@ typedef struct _D3DKMT_NFENCE_ALLOCATION_INFO {
  * @pInfo: out: its GPU VA, size, segments, flags and lock count
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pInfo is NULL;
- * STATUS_INVALID_HANDLE if @hDevice is not a device handle or
+ * STATUS_INVALID_PARAMETER if @hDevice is not a device handle or
  * @hAllocation is not an allocation of it.
  */
 NFENCE_EXPORT NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation, D3DKMT_NFENCE_ALLOCATION_INFO *pInfo);
@@ -2760,7 +2765,7 @@ typedef struct _D3DKMT_CREATE_DOORBELL {
  * was not created with UserModeSubmission, or the allocations are too
  * small (or the control is missing with the global doorbell model);
  * STATUS_NOT_SUPPORTED for ResizeRingBufferOperation;
- * STATUS_INVALID_HANDLE for a handle that names no object of the right
+ * STATUS_INVALID_PARAMETER for a handle that names no object of the right
  * kind or device; STATUS_DEVICE_BUSY if the queue has a doorbell;
  * STATUS_DEVICE_REMOVED if the queue's context faulted or its device is
  * lost; STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
@@ -2793,7 +2798,7 @@ typedef struct _D3DKMT_CONNECT_DOORBELL {
  * doorbell changes nothing.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pConnectDoorbell is
- * NULL or Flags is not 0; STATUS_INVALID_HANDLE if hDoorbell is not a
+ * NULL or Flags is not 0; STATUS_INVALID_PARAMETER if hDoorbell is not a
  * doorbell handle; STATUS_DEVICE_REMOVED if the status is
  * DISCONNECTED_ABORT; otherwise see NFenceStatusFromErrno().
  */
@@ -2814,7 +2819,7 @@ typedef struct _D3DKMT_DESTROY_DOORBELL {
  * doorbell.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pDestroyDoorbell is
- * NULL; STATUS_INVALID_HANDLE if hDoorbell is not a doorbell handle.
+ * NULL; STATUS_INVALID_PARAMETER if hDoorbell is not a doorbell handle.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyDoorbell(const D3DKMT_DESTROY_DOORBELL *pDestroyDoorbell);
 
@@ -2842,7 +2847,7 @@ typedef struct _D3DKMT_NOTIFY_WORK_SUBMISSION {
  * doorbells while idle, and looks again.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pNotify is NULL or
- * Flags is not 0; STATUS_INVALID_HANDLE if hDoorbell is not a doorbell
+ * Flags is not 0; STATUS_INVALID_PARAMETER if hDoorbell is not a doorbell
  * handle; otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTNotifyWorkSubmission(const D3DKMT_NOTIFY_WORK_SUBMISSION *pNotify);
@@ -2920,7 +2925,7 @@ NFENCE_EXPORT NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing, D3DGPU_VIRTUAL_ADDRE
  *
  * What a user-mode queue's command buffer ends with.
  *
- * Return: as NFenceCsFenceSignal(); STATUS_INVALID_HANDLE if @hHwQueue is
+ * Return: as NFenceCsFenceSignal(); STATUS_INVALID_PARAMETER if @hHwQueue is
  * not a queue handle (nothing is written).
  */
 NFENCE_EXPORT NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue, UINT64 Value);
@@ -2973,7 +2978,7 @@ typedef struct _D3DKMT_NFENCE_CONTEXT_STATE {
  * running finishes); submissions are still accepted. Suspending a
  * suspended context changes nothing.
  *
- * Return: STATUS_SUCCESS; STATUS_INVALID_HANDLE if @hContext is not a
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @hContext is not a
  * context handle; otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS NFenceSuspendContext(D3DKMT_HANDLE hContext);
@@ -2992,7 +2997,7 @@ NFENCE_EXPORT NTSTATUS NFenceResumeContext(D3DKMT_HANDLE hContext);
  * @pState: out: the state flags and, after a fault, where and why
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pState is NULL;
- * STATUS_INVALID_HANDLE if @hContext is not a context handle; otherwise
+ * STATUS_INVALID_PARAMETER if @hContext is not a context handle; otherwise
  * see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext, D3DKMT_NFENCE_CONTEXT_STATE *pState);
@@ -3083,7 +3088,7 @@ typedef struct _NFENCE_READNATIVEFENCELOG {
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pRead is NULL, Type
  * is unknown, pEntries is NULL with NumEntries not 0, or Cursor is ahead
- * of the log; STATUS_INVALID_HANDLE if hHwQueue is not a queue handle;
+ * of the log; STATUS_INVALID_PARAMETER if hHwQueue is not a queue handle;
  * STATUS_NOT_SUPPORTED on an adapter without SupportLogBuffers; STATUS_NO_MEMORY;
  * otherwise see NFenceStatusFromErrno(). The outputs are written only on
  * success.
@@ -3130,7 +3135,7 @@ typedef struct _NFENCE_SETLOGGINGLEVEL {
  * test hook (the kernel's DRM_IOCTL_NFENCE_LOGGING_LEVEL).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pLevel is NULL, the
- * level is unknown or Flags has an unknown bit; STATUS_INVALID_HANDLE if
+ * level is unknown or Flags has an unknown bit; STATUS_INVALID_PARAMETER if
  * hAdapter is not an adapter handle; STATUS_ACCESS_DENIED without
  * CAP_SYS_ADMIN; STATUS_NOT_SUPPORTED on an adapter without
  * SupportLogBuffers; STATUS_NO_MEMORY if a queue's new buffers could not

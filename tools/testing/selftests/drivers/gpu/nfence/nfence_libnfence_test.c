@@ -737,7 +737,7 @@ TEST(status_from_errno)
 		{ ERANGE, STATUS_INVALID_PARAMETER },
 		{ EOVERFLOW, STATUS_INVALID_PARAMETER },
 		{ E2BIG, STATUS_INVALID_PARAMETER },
-		{ ENOENT, STATUS_INVALID_HANDLE },
+		{ ENOENT, STATUS_INVALID_PARAMETER },
 		{ EBADF, STATUS_INVALID_HANDLE },
 		{ ENOMEM, STATUS_NO_MEMORY },
 		{ ENOSPC, STATUS_INSUFFICIENT_RESOURCES },
@@ -1094,12 +1094,12 @@ TEST(enumerate_adapters)
 
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(STATUS_SUCCESS, close_adapter(a[i].hAdapter));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(a[i].hAdapter));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(a[i].hAdapter));
 		/* The other handle keeps the adapter open. */
 		EXPECT_LE(0, NFenceGetAdapterFd(b[i].hAdapter));
 		EXPECT_EQ(STATUS_SUCCESS, close_adapter(b[i].hAdapter));
 	}
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(0));
 }
 
 /*
@@ -1556,7 +1556,7 @@ TEST_F(nf, clock_calibration_errors)
 		ref.hAdapter = handles[i];
 		ref.NodeOrdinal = 0;
 		ref.PhysicalAdapterIndex = 0;
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  calibrate(handles[i], 0, 0, &c))
 			TH_LOG("handle 0x%x", handles[i]);
 		EXPECT_EQ(0, memcmp(&ref, &c, sizeof(c)));
@@ -1913,7 +1913,7 @@ TEST_F(nf, startup_query_errors)
 			EXPECT_TRUE(all_bytes(buf + sizeof(UINT),
 					      sizeof(buf) - sizeof(UINT), 0xa5));
 		}
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  query(self->e.dev[0], types[i].type, buf,
 				types[i].size));
 	}
@@ -1950,9 +1950,9 @@ TEST_F(nf, query_errors)
 	/* Bad arguments win over a bad handle. */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  query(0, KMTQAITYPE_NFENCE_ADAPTER, &a, sizeof(a) - 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  query(0, KMTQAITYPE_NFENCE_ADAPTER, &a, sizeof(a)));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  query(self->e.dev[0], KMTQAITYPE_NFENCE_ADAPTER, &a,
 			sizeof(a)));
 }
@@ -2008,16 +2008,16 @@ TEST_F(nf, device_create_and_destroy)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&cd));
 	cd.Flags.Reserved = 0;
 	cd.hAdapter = 0;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&cd));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&cd));
 	cd.hAdapter = d;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateDevice(&cd));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(&cd));
 	EXPECT_EQ(POISON, cd.hDevice);
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_device(d2));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(d2));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(adapter));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(d2));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(adapter));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_fence_ex(d2, 0, D3DDDI_NATIVEFENCE_TYPE_DEFAULT, 0, 0,
 				  NULL, NULL));
 
@@ -2027,7 +2027,7 @@ TEST_F(nf, device_create_and_destroy)
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&o));
 	ASSERT_EQ(STATUS_SUCCESS, create_device(o.hAdapter, &d2));
 	EXPECT_EQ(STATUS_SUCCESS, close_adapter(o.hAdapter));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_device(o.hAdapter, &f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_device(o.hAdapter, &f));
 	f = fence(_metadata, d2, 1, 0, &m);
 	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(d2, f, 2));
 	EXPECT_EQ(2ull, rd(m.CurrentValueCpuVa));
@@ -2090,14 +2090,14 @@ TEST_F(nf, device_destroy_closes_children)
 	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 0, &q));
 
 	ASSERT_EQ(STATUS_SUCCESS, destroy_device(d));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(f));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(d, a, &ai));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(d, &a, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(d, a, &ai));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_allocs(d, &a, 1));
 	EXPECT_FALSE(mapped(p));	/* its Lock2 mapping went too */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, context_state(ctx, &cs));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(q.hHwQueueProgressFence));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(ctx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_state(ctx, &cs));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(q.hHwQueueProgressFence));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(ctx));
 	/* Other devices of the adapter are untouched. */
 	f = fence(_metadata, self->e.devb, 3, 0, NULL);
 	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->e.devb, f, 3, 0));
@@ -2206,14 +2206,14 @@ TEST_F(nf, fence_create_signal_read)
 	s.FenceValueArray = vs;
 	/* An unknown handle anywhere: nothing is signaled. */
 	hs[1] = POISON;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 	EXPECT_EQ(14ull, rd(m.CurrentValueCpuVa));
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(f));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev, f, 20));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_wait(dev, f, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(dev, f, 20));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_wait(dev, f, 0, 0));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
 }
 
@@ -2241,9 +2241,9 @@ TEST_F(nf, fence_create_errors)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
 	cf.Info.Type = DEF;
 	cf.hDevice = self->e.adapters[0].hAdapter;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&cf));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
 	cf.hDevice = 0;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateNativeFence(&cf));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(&cf));
 	EXPECT_EQ(POISON, cf.hSyncObject);	/* outputs only on success */
 
 	memset(&fl, 0, sizeof(fl));
@@ -2408,7 +2408,7 @@ TEST_F(nf, wait_timeout_and_success)
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
 	w.ObjectHandleArray = hs;
 	w.hDevice = f1;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0, NULL));
 }
 
@@ -2654,8 +2654,8 @@ TEST_F(nf, share_and_open)
 	EXPECT_EQ(11ull, rd(ma.CurrentValueCpuVa));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(again));
 	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(0, dev, 0, NULL, NULL));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(fd, 0, 0, NULL, NULL));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(fd, f, 0, NULL, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(fd, 0, 0, NULL, NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(fd, f, 0, NULL, NULL));
 	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  open_fence(pfd[0], dev, 0, NULL, NULL));
@@ -2683,7 +2683,7 @@ TEST_F(nf, share_and_open)
 		  D3DKMTShareObjects(0, hs, NULL, 0, &nt));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTShareObjects(1, NULL, NULL, 0, &nt));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTShareObjects(1, &dev, NULL, 0, &nt));
 	EXPECT_EQ((HANDLE)(intptr_t)-7, nt);
 
@@ -2737,8 +2737,8 @@ TEST_F(nf, cross_adapter_cpu)
 	close(efd);
 
 	/* Each handle belongs to its adapter's device. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev1, x0, 11));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_wait(dev0, x1, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(dev1, x0, 11));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_wait(dev0, x1, 0, 0));
 	EXPECT_EQ(10ull, rd(m0.CurrentValueCpuVa));
 
 	/* Only a CrossAdapter fence opens on another adapter. */
@@ -2771,31 +2771,31 @@ TEST_F(nf, sync_object_of_another_device)
 	g = fence(_metadata, devb, 1, 0, NULL);
 
 	/* Another device of the same adapter. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(devb, f, 5));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_wait(devb, f, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(devb, f, 5));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_wait(devb, f, 0, 0));
 	/* Another adapter's device. */
 	if (self->e.nadapters > 1) {
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  cpu_signal(self->e.dev[1], f, 5));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  cpu_wait(self->e.dev[1], f, 0, 0));
 	}
 	/* One foreign object: nothing is signaled. */
 	hs[0] = f;
 	hs[1] = g;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTSignalSynchronizationObjectFromCpu(&s));
 	EXPECT_EQ(1ull, rd(m.CurrentValueCpuVa));
 	/* Handles of other kinds. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev, dev, 5));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(f, f, 5));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, cpu_signal(dev, 0, 5));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_sync(dev));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(dev, dev, 5));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(f, f, 5));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, cpu_signal(dev, 0, 5));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  destroy_sync(self->e.adapters[0].hAdapter));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_device(f));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(dev));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, close_adapter(f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_device(f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, close_adapter(f));
 	EXPECT_EQ(1ull, rd(m.CurrentValueCpuVa));
 	/* Its own device still works. */
 	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 5));
@@ -2932,10 +2932,10 @@ TEST_F(gpu, allocation_lock_and_gpu_write)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, hs, 2));
 	EXPECT_FALSE(mapped(again));
 	EXPECT_FALSE(mapped(p1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, hs[0], &ai));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(dev, hs[1], &p));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(dev, hs[1]));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(dev, hs, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(dev, hs[0], &ai));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(dev, hs[1], &p));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, unlock(dev, hs[1]));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_allocs(dev, hs, 1));
 }
 
 /* Where allocations land with the module's segment sizes, and refusals. */
@@ -3004,7 +3004,7 @@ TEST_F(gpu, allocation_placement_and_errors)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_alloc(dev, PAGE, NFENCE_SEGMENT_ID_SYSTEM, 1u << 5, &h,
 			       NULL));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_alloc(self->e.adapters[0].hAdapter, PAGE,
 			       NFENCE_SEGMENT_ID_SYSTEM, 0, &h, NULL));
 
@@ -3048,12 +3048,12 @@ TEST_F(gpu, allocation_placement_and_errors)
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateAllocation2(&ca));
 	h = info[0].hAllocation;
 	h2 = info[1].hAllocation;
-	/* Listed twice: STATUS_INVALID_HANDLE, the allocation is gone. */
+	/* Listed twice: STATUS_INVALID_PARAMETER, the allocation is gone. */
 	{
 		D3DKMT_HANDLE twice[2] = { h, h };
 
-		EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(dev, twice, 2));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, h, &ai));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_allocs(dev, twice, 2));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(dev, h, &ai));
 	}
 	{
 		D3DKMT_DESTROYALLOCATION2 d = {
@@ -3092,26 +3092,26 @@ TEST_F(gpu, allocation_of_another_device)
 	ASSERT_EQ(STATUS_SUCCESS, create_alloc(devb, PAGE,
 					       NFENCE_SEGMENT_ID_SYSTEM, 0, &b,
 					       NULL));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(devb, a, &p));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, unlock(devb, a));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(devb, a, &ai));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(devb, &a, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(devb, a, &p));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, unlock(devb, a));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(devb, a, &ai));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_allocs(devb, &a, 1));
 	if (self->e.nadapters > 1) {
-		EXPECT_EQ(STATUS_INVALID_HANDLE, lock(self->e.dev[1], a, &p));
-		EXPECT_EQ(STATUS_INVALID_HANDLE,
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(self->e.dev[1], a, &p));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
 			  query_alloc(self->e.dev[1], a, &ai));
 	}
 	/* One foreign handle: nothing destroyed. */
 	both[0] = a;
 	both[1] = b;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_allocs(dev, both, 2));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_allocs(dev, both, 2));
 	EXPECT_EQ(STATUS_SUCCESS, query_alloc(dev, a, &ai));
 	EXPECT_EQ(STATUS_SUCCESS, query_alloc(devb, b, &ai));
 	/* Handles of other kinds. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, self->g.ctx[0], &ai));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(a, a, &ai));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, query_alloc(dev, 0, &ai));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, lock(dev, 0, &p));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(dev, self->g.ctx[0], &ai));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(a, a, &ai));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, query_alloc(dev, 0, &ai));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, lock(dev, 0, &p));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &a, 1));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(devb, &b, 1));
 }
@@ -3172,7 +3172,7 @@ TEST_F(gpu, context_create_and_destroy)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
 	c.hDevice = self->g.ctx[0];
 	c.pPrivateDriverData = pdd;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTCreateContextVirtual(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContextVirtual(&c));
 	EXPECT_EQ(POISON, c.hContext);
 	/* Private data and the client hint are ignored. */
 	c.hDevice = dev;
@@ -3184,11 +3184,11 @@ TEST_F(gpu, context_create_and_destroy)
 
 	for (i = 0; i < engines; i++) {
 		EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx[i]));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(ctx[i]));
-		EXPECT_EQ(STATUS_INVALID_HANDLE, context_state(ctx[i], &st));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(ctx[i]));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, context_state(ctx[i], &st));
 	}
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(dev));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_context(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(0));
 }
 
 /* Hardware queues and their progress fences. */
@@ -3258,8 +3258,8 @@ TEST_F(gpu, queue_create_and_destroy)
 	memset(&fl, 0, sizeof(fl));
 	fl.Reserved = 1;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(ctx, fl.Value, &qx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(q.hHwQueue, 0, &qx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, create_queue(dev, 0, &qx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(q.hHwQueue, 0, &qx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_queue(dev, 0, &qx));
 	EXPECT_EQ(0u, qx.hHwQueueProgressFence);
 	memset(&qx, 0, sizeof(qx));
 	qx.hHwContext = ctx;
@@ -3270,15 +3270,15 @@ TEST_F(gpu, queue_create_and_destroy)
 
 	/* Destroying a queue closes its progress fence. */
 	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, progress_wait(dev, &q, 0, 0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(ctx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, progress_wait(dev, &q, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(ctx));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(0));
 	/* Destroying a context destroys its queues. */
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(qn.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, progress_wait(dev, &qn, 0, 0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_queue(qx.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(qn.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, progress_wait(dev, &qn, 0, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(qx.hHwQueue));
 }
 
 /* ==================================================================== */
@@ -3356,9 +3356,9 @@ TEST_F(gpu, submit_and_progress)
 	s.NumPrimaries = 0;
 	/* Not a queue. */
 	s.hHwQueue = g->ctx[0];
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTSubmitCommandToHwQueue(&s));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
 	s.hHwQueue = g->q[0].hHwQueueProgressFence;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTSubmitCommandToHwQueue(&s));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommandToHwQueue(&s));
 
 	/* Nothing refused was queued: the next value runs as the next one. */
 	EXPECT_EQ(3ull, progress(&g->q[0]));
@@ -3855,9 +3855,9 @@ TEST_F(gpu, queued_wait_and_signal_errors)
 	close(fd);
 
 	/* Objects. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q, other, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(&q, 1, other, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q, g->ctx[0], 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q, other, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(&q, 1, other, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q, g->ctx[0], 1));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q, intra, 1));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(&q, 1, intra, 1));
 	EXPECT_EQ(STATUS_ACCESS_DENIED, queue_wait(q, wo, 1));
@@ -3865,13 +3865,13 @@ TEST_F(gpu, queued_wait_and_signal_errors)
 	if (self->e.nadapters > 1) {
 		D3DKMT_HANDLE f1 = fence(_metadata, self->e.dev[1], 0, 0, NULL);
 
-		EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(q, f1, 1));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(q, f1, 1));
 	}
 	/* Queues. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(g->ctx[0], f, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_wait(0, f, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(g->ctx[0], f, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_wait(0, f, 1));
 	notq = g->ctx[1];
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(&notq, 1, f, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(&notq, 1, f, 1));
 	/* Counts and arrays. */
 	w.ObjectCount = 0;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
@@ -3946,7 +3946,7 @@ TEST_F(gpu, queued_signal_broadcast)
 	/* A bad queue anywhere: nothing queued (K stays 0, checked below). */
 	bad[0] = qs[0];
 	bad[1] = g->ctx[1];
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(bad, 2, k, 9));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(bad, 2, k, 9));
 	if (self->e.nadapters > 1) {
 		D3DKMT_CREATEHWQUEUE q1;
 		D3DKMT_HANDLE c1;
@@ -3955,7 +3955,7 @@ TEST_F(gpu, queued_signal_broadcast)
 			  create_context(self->e.dev[1], 0, 0, &c1));
 		ASSERT_EQ(STATUS_SUCCESS, create_queue(c1, 0, &q1));
 		bad[1] = q1.hHwQueue;
-		EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(bad, 2, k, 9));
+		EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(bad, 2, k, 9));
 	}
 
 	/* To both queues. */
@@ -3965,7 +3965,7 @@ TEST_F(gpu, queued_signal_broadcast)
 	ASSERT_EQ(STATUS_SUCCESS, create_context(self->e.devb, 0, 0, &ctxb));
 	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctxb, 0, &qb));
 	bad[1] = qb.hHwQueue;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, queue_signal(bad, 2, k2, 3));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, queue_signal(bad, 2, k2, 3));
 	cs_begin(_metadata, g, &cs);
 	NFenceCsWrite64(&cs, g->data.va, 1);
 	ASSERT_EQ(STATUS_SUCCESS, submit(qs[0], &cs, 1));
@@ -4056,11 +4056,11 @@ TEST_F(gpu, doorbell)
 		  create_doorbell(q.hHwQueue, ring.h, control.h, 1u << 1, &dbx));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_doorbell(kq.hHwQueue, ring.h, control.h, 0, &dbx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_doorbell(ctx, ring.h, control.h, 0, &dbx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_doorbell(q.hHwQueue, ctx, control.h, 0, &dbx));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  create_doorbell(q.hHwQueue, ring.h, ctx, 0, &dbx));
 	dbx.hHwQueue = q.hHwQueue;
 	dbx.hRingBuffer = ring.h;
@@ -4127,10 +4127,10 @@ TEST_F(gpu, doorbell)
 	n.Flags.Value = 0;
 	c.hDoorbell = q.hHwQueue;
 	n.hDoorbell = q.hHwQueue;
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTConnectDoorbell(&c));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTNotifyWorkSubmission(&n));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTConnectDoorbell(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTNotifyWorkSubmission(&n));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingSubmit(&r, 8, 4, 6));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceCsSignalHwQueueProgress(&cs, ctx, 1));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingInit(&r, &db, ring.cpu,
 							   8, control.cpu));
@@ -4155,14 +4155,14 @@ TEST_F(gpu, doorbell)
 
 	/* Destroy: the handle goes, the ring can be destroyed. */
 	EXPECT_EQ(STATUS_SUCCESS, destroy_doorbell(db.hDoorbell));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_doorbell(db.hDoorbell));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDoorbell(NULL));
 	/* A queue's destruction destroys its doorbell. */
 	ASSERT_EQ(STATUS_SUCCESS, create_doorbell(q.hHwQueue, ring.h, 0, 0,
 						  &db));
 	EXPECT_EQ(NULL, db.DoorbellSecondaryCPUVirtualAddress);
 	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_doorbell(db.hDoorbell));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &ring.h, 1));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &control.h, 1));
 }
@@ -4228,10 +4228,10 @@ TEST_F(gpu, suspend_and_resume)
 	EXPECT_EQ(3ull, rd(&g->data.cpu[2]));
 
 	/* Not a context. */
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceSuspendContext(g->q[0].hHwQueue));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(dev));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceResumeContext(0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, context_state(f, &st));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceSuspendContext(g->q[0].hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceResumeContext(dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceResumeContext(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_state(f, &st));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceQueryContextState(ctx, NULL));
 }
 
@@ -4412,8 +4412,8 @@ TEST_F(nf, bind_syncobj_point)
 	f = fence(_metadata, dev, 0, 0, NULL);
 
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceBindSyncobjPoint(dev, f, 5, s, 0));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceBindSyncobjPoint(dev, f, 5, 0, 1));
-	EXPECT_EQ(STATUS_INVALID_HANDLE, NFenceBindSyncobjPoint(dev, 0, 5, s, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceBindSyncobjPoint(dev, f, 5, 0, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceBindSyncobjPoint(dev, 0, 5, s, 1));
 
 	ASSERT_EQ(STATUS_SUCCESS, NFenceBindSyncobjPoint(dev, f, 5, s, 2));
 	EXPECT_EQ(-ETIME, point_wait(fd, s, 2, QUIET_NS));
@@ -4468,9 +4468,9 @@ TEST_F(nf, signal_from_syncobj)
 	/* Point 2 does not exist yet. */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceSignalFromSyncobjPoint(dev, f, 5, s, 2));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceSignalFromSyncobjPoint(dev, f, 5, 0, 2));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceSignalFromSyncobjPoint(0, f, 5, s, 2));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceSignalFromSyncFile(dev, f, 5, -1));
@@ -4550,15 +4550,15 @@ TEST_F(gpu, device_state_and_mark_error)
 				   STATUS_INVALID_PARAMETER);
 	}
 	expect_state_error(_metadata, 0, D3DKMT_DEVICESTATE_EXECUTION,
-			   STATUS_INVALID_HANDLE);
+			   STATUS_INVALID_PARAMETER);
 	expect_state_error(_metadata, g->ctx[0], D3DKMT_DEVICESTATE_EXECUTION,
-			   STATUS_INVALID_HANDLE);
+			   STATUS_INVALID_PARAMETER);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTMarkDeviceAsError(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  mark_error(dev, (D3DKMT_DEVICE_ERROR_REASON)0));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  mark_error(dev, (D3DKMT_DEVICE_ERROR_REASON)0x80000001u));
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  mark_error(g->ctx[0], D3DKMT_DEVICE_ERROR_REASON_GENERIC));
 	/* None of them marked the device. */
 	ASSERT_EQ(STATUS_SUCCESS, device_state(dev, D3DKMT_DEVICESTATE_EXECUTION,
@@ -4863,7 +4863,7 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, n, 5));
 	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, m, 7, WAIT_NS));
 	w.hContext = n;
-	EXPECT_EQ(STATUS_INVALID_HANDLE,
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTWaitForSynchronizationObjectFromGpu(&w));
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(m));
