@@ -15,7 +15,7 @@ static pthread_mutex_t nf_handle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nf_object **nf_buckets;	/* nf_nbuckets entries */
 static unsigned int nf_nbuckets;	/* a power of two, or 0 */
 static unsigned int nf_nobjects;
-static D3DKMT_HANDLE nf_next_handle = 1;
+static unsigned int nf_next_index;	/* below NF_HANDLE_INDEXES */
 
 /*
  * A fork()ed child must not inherit the lock held by another thread.
@@ -56,10 +56,24 @@ static void nf_handle_fini(void)
 	pthread_mutex_unlock(&nf_handle_lock);
 }
 
+/* True if @handle has the encoding of handle.h: base bits, low bits 0. */
+static bool nf_handle_wellformed(D3DKMT_HANDLE handle)
+{
+	return (handle & (NF_HANDLE_BASE | ((1u << NF_HANDLE_SHIFT) - 1))) ==
+	       NF_HANDLE_BASE;
+}
+
+static D3DKMT_HANDLE nf_handle_of(unsigned int index)
+{
+	return NF_HANDLE_BASE | index << NF_HANDLE_SHIFT;
+}
+
 static unsigned int nf_hash(D3DKMT_HANDLE handle, unsigned int nbuckets)
 {
-	/* Fibonacci hashing; handles are mostly sequential anyway. */
-	return (unsigned int)((handle * 2654435769u) >> 8) & (nbuckets - 1);
+	unsigned int index = (handle & ~NF_HANDLE_BASE) >> NF_HANDLE_SHIFT;
+
+	/* Fibonacci hashing; indexes are mostly sequential anyway. */
+	return (unsigned int)((index * 2654435769u) >> 8) & (nbuckets - 1);
 }
 
 void nf_object_init(struct nf_object *obj, enum nf_handle_type type,
@@ -143,13 +157,11 @@ NTSTATUS nf_handle_insert(struct nf_object *obj, D3DKMT_HANDLE *handle)
 		pthread_mutex_unlock(&nf_handle_lock);
 		return STATUS_NO_MEMORY;
 	}
-	/*
-	 * Ends: fewer than 2^32 - 1 handles are open, so some value is free.
-	 * Unsigned overflow wraps the counter; 0 is skipped.
-	 */
+	/* Ends: fewer than NF_HANDLE_INDEXES handles are open. */
 	do {
-		h = nf_next_handle++;
-	} while (h == 0 || nf_find(h));
+		h = nf_handle_of(nf_next_index);
+		nf_next_index = (nf_next_index + 1) % NF_HANDLE_INDEXES;
+	} while (nf_find(h));
 
 	obj->handle = h;
 	nf_object_get(obj);
@@ -168,7 +180,7 @@ struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
 {
 	struct nf_object *obj;
 
-	if (!handle)
+	if (!nf_handle_wellformed(handle))
 		return NULL;
 	pthread_mutex_lock(&nf_handle_lock);
 	obj = nf_find(handle);
@@ -204,7 +216,7 @@ struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
 {
 	struct nf_object **link, *obj = NULL;
 
-	if (!handle)
+	if (!nf_handle_wellformed(handle))
 		return NULL;
 	pthread_mutex_lock(&nf_handle_lock);
 	if (nf_nbuckets) {
@@ -225,10 +237,10 @@ struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
 	return obj;
 }
 
-void nf_handle_set_next(D3DKMT_HANDLE next)
+void nf_handle_set_next(unsigned int index)
 {
 	pthread_mutex_lock(&nf_handle_lock);
-	nf_next_handle = next;
+	nf_next_index = index % NF_HANDLE_INDEXES;
 	pthread_mutex_unlock(&nf_handle_lock);
 }
 

@@ -7,9 +7,18 @@
  * Every object a D3DKMT handle names embeds a struct nf_object. Objects
  * are reference counted: the table holds one reference while the handle is
  * open, each lookup takes another that the caller drops with
- * nf_object_put(). Handles come from a 32-bit counter that skips 0 and
- * handles still open, so a closed handle is not handed out again until the
- * counter wraps.
+ * nf_object_put().
+ *
+ * Handles look like Windows' local handles: NF_HANDLE_BASE (bits 30 and
+ * 31) ORed with a 24-bit index shifted left by NF_HANDLE_SHIFT, so the low
+ * 6 bits are zero and handles made one after the other are 0x40 apart. A
+ * file descriptor is a non-negative int, below 0x80000000, so no file
+ * descriptor's value is ever a handle. The index comes from a counter that
+ * skips indexes still open, so a closed handle is not handed out again
+ * until 2^24 handles later. A handle is the library's name for an object,
+ * not the kernel's: each object keeps the handle the kernel gave it on its
+ * adapter's file (the kernel's are small integers per file), and the table
+ * maps the one to the object that holds the other.
  */
 #ifndef _NFENCE_HANDLE_H_
 #define _NFENCE_HANDLE_H_
@@ -40,8 +49,14 @@ enum nf_handle_type {
  */
 #define NF_STATUS_BAD_HANDLE	STATUS_INVALID_PARAMETER
 
-/* NF_HANDLE_MAX_OPEN - open handles per process */
-#define NF_HANDLE_MAX_OPEN	(1u << 24)
+/* The encoding of a handle: NF_HANDLE_BASE | index << NF_HANDLE_SHIFT. */
+#define NF_HANDLE_BASE		0xC0000000u
+#define NF_HANDLE_SHIFT		6
+#define NF_HANDLE_INDEX_BITS	24
+#define NF_HANDLE_INDEXES	(1u << NF_HANDLE_INDEX_BITS)
+
+/* NF_HANDLE_MAX_OPEN - open handles per process: all but one index */
+#define NF_HANDLE_MAX_OPEN	(NF_HANDLE_INDEXES - 1)
 
 struct nf_object;
 
@@ -94,8 +109,11 @@ struct nf_object *nf_handle_find(enum nf_handle_type type,
 struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
 				   enum nf_handle_type type);
 
-/* nf_handle_set_next() - where the handle counter continues (tests only) */
-void nf_handle_set_next(D3DKMT_HANDLE next);
+/*
+ * nf_handle_set_next() - the index the handle counter continues from,
+ * taken modulo NF_HANDLE_INDEXES (tests only)
+ */
+void nf_handle_set_next(unsigned int index);
 
 /* nf_handle_count() - number of open handles (tests only) */
 unsigned int nf_handle_count(void);

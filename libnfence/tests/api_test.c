@@ -17,9 +17,13 @@
 
 #include "kselftest_harness.h"
 
-/* Handles no call has issued (no adapter exists in these tests). */
+/*
+ * Handles no call has issued (no adapter exists in these tests): small
+ * integers (file descriptors' values), and handles of Windows' format.
+ */
 static const D3DKMT_HANDLE bad_handles[] = {
-	0, 1, 2, 0x40000000, 0xdeadbeef, 0xffffffff,
+	0, 1, 2, 0x40000000, 0xc0000000, 0xc0000040, 0xdeadbeef, 0xffffffc0,
+	0xffffffff,
 };
 
 TEST(null_arguments)

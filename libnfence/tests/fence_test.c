@@ -653,6 +653,56 @@ static NTSTATUS open_fence(D3DKMT_HANDLE dev, HANDLE nt, UINT flags,
 	return D3DKMTOpenNativeFenceFromNtHandle(o);
 }
 
+/*
+ * An NT handle's fd value passed as a sync object destroys nothing: no fd
+ * value is a D3DKMT handle. Were handles small integers (they were 1, 2,
+ * 3, ...), the fd value is made that of a live fence, by dup2() to a free
+ * descriptor of that number, so that such a handle scheme would destroy
+ * it.
+ */
+TEST_F(fence, nt_handle_fd_is_not_a_sync_object)
+{
+	D3DKMT_HANDLE h[16], shared;
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+	unsigned int i, n, live;
+	HANDLE nt;
+	int fd, value = -1;
+
+	shared = create_fence(_metadata, self->dev, 3, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &shared, NULL, 0, &nt));
+	fd = (int)(intptr_t)nt;
+	for (n = 0; n < ARRAY_SIZE(h); n++) {
+		h[n] = create_fence(_metadata, self->dev, 0, 0, NULL);
+		ASSERT_NE(0u, h[n]);
+		/* Every handle has Windows' format, so is no fd's value. */
+		EXPECT_EQ(0xc0000000u, h[n] & 0xc000003fu);
+		if (value < 0 && h[n] < 1024 && fcntl((int)h[n], F_GETFD) < 0) {
+			ASSERT_EQ((int)h[n], dup2(fd, (int)h[n]));
+			value = (int)h[n];
+		}
+	}
+	if (value < 0)
+		value = fd;
+	live = mock_live_fences();
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync((D3DKMT_HANDLE)value));
+	EXPECT_EQ(live, mock_live_fences());
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, h[i], 1))
+			TH_LOG("fence %u destroyed", i);
+	/* The fd is still the fence's NT handle. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  open_fence(self->dev, (HANDLE)(intptr_t)value, 0, &o));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
+
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h[i]));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(shared));
+	if (value != fd)
+		close(value);
+	close(fd);
+}
+
 TEST_F(fence, share_and_open)
 {
 	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o, ons, onw;

@@ -2,10 +2,12 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * The handle table (src/handle.c), through its internal interface: never
- * 0, not reused, wraps safely, typed, reference counted, thread-safe.
+ * The handle table (src/handle.c), through its internal interface:
+ * Windows' format (0xc0000000 set, low 6 bits zero, 0x40 apart), never 0,
+ * not reused, wraps safely, typed, reference counted, thread-safe.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "handle.h"
@@ -60,7 +62,8 @@ static int test_close(D3DKMT_HANDLE h, enum nf_handle_type type)
 	return 0;
 }
 
-TEST(handles_increase_and_are_not_reused)
+/* Windows' local handle format; consecutive handles 0x40 apart. */
+TEST(handles_look_like_windows_and_are_not_reused)
 {
 	D3DKMT_HANDLE prev = 0, h;
 	int released = 0;
@@ -69,7 +72,11 @@ TEST(handles_increase_and_are_not_reused)
 	for (i = 0; i < 1000; i++) {
 		h = test_insert(NF_HANDLE_DEVICE, &released);
 		ASSERT_NE(0u, h);
-		EXPECT_LT(prev, h);
+		EXPECT_EQ(0xc0000000u, h & 0xc000003fu) TH_LOG("0x%x", h);
+		/* Above every file descriptor, a non-negative int. */
+		EXPECT_LT((uint64_t)INT32_MAX, (uint64_t)h);
+		if (i)
+			EXPECT_EQ(prev + 0x40, h);
 		ASSERT_EQ(0, test_close(h, NF_HANDLE_DEVICE));
 		prev = h;
 	}
@@ -77,22 +84,22 @@ TEST(handles_increase_and_are_not_reused)
 	EXPECT_EQ(0u, nf_handle_count());
 }
 
-TEST(wrap_skips_zero_and_open_handles)
+TEST(wrap_skips_open_handles)
 {
 	D3DKMT_HANDLE a, b, c, d;
 	int released = 0;
 
-	nf_handle_set_next(1);
-	a = test_insert(NF_HANDLE_DEVICE, &released);	/* 1, stays open */
-	EXPECT_EQ(1u, a);
+	nf_handle_set_next(0);
+	a = test_insert(NF_HANDLE_DEVICE, &released);	/* index 0, stays open */
+	EXPECT_EQ(0xc0000000u, a);
 
-	nf_handle_set_next(0xfffffffe);
+	nf_handle_set_next(NF_HANDLE_INDEXES - 2);
 	b = test_insert(NF_HANDLE_DEVICE, &released);
 	c = test_insert(NF_HANDLE_DEVICE, &released);
 	d = test_insert(NF_HANDLE_DEVICE, &released);
-	EXPECT_EQ(0xfffffffeu, b);
-	EXPECT_EQ(0xffffffffu, c);
-	EXPECT_EQ(2u, d);	/* 0 is never a handle, 1 is open */
+	EXPECT_EQ(0xffffff80u, b);
+	EXPECT_EQ(0xffffffc0u, c);
+	EXPECT_EQ(0xc0000040u, d);	/* index 0 is open */
 
 	EXPECT_EQ(0, test_close(a, NF_HANDLE_DEVICE));
 	EXPECT_EQ(0, test_close(b, NF_HANDLE_DEVICE));
@@ -109,7 +116,12 @@ TEST(zero_and_unknown_handles)
 	EXPECT_EQ(NULL, nf_handle_lookup(0, NF_HANDLE_ADAPTER));
 	EXPECT_EQ(NULL, nf_handle_remove(0, NF_HANDLE_ADAPTER));
 	EXPECT_EQ(NULL, nf_handle_lookup(h + 1, NF_HANDLE_ADAPTER));
+	EXPECT_EQ(NULL, nf_handle_lookup(h + 0x40, NF_HANDLE_ADAPTER));
 	EXPECT_EQ(NULL, nf_handle_lookup(0xffffffff, NF_HANDLE_ADAPTER));
+	/* The index alone, without the format's bits, names nothing. */
+	EXPECT_EQ(NULL, nf_handle_lookup(h & ~0xc0000000u, NF_HANDLE_ADAPTER));
+	EXPECT_EQ(NULL, nf_handle_lookup(h & ~0x80000000u, NF_HANDLE_ADAPTER));
+	EXPECT_EQ(NULL, nf_handle_remove(h | 1, NF_HANDLE_ADAPTER));
 	EXPECT_EQ(0, test_close(h, NF_HANDLE_ADAPTER));
 	/* Closed: gone for lookup and for a second close. */
 	EXPECT_EQ(NULL, nf_handle_lookup(h, NF_HANDLE_ADAPTER));

@@ -156,6 +156,9 @@ TEST_F(mock, enum_sorted_by_index_and_open)
 	EXPECT_NE(0u, infos[0].hAdapter);
 	EXPECT_NE(0u, infos[1].hAdapter);
 	EXPECT_NE(infos[0].hAdapter, infos[1].hAdapter);
+	/* Windows' local handle format; made one after the other: 0x40 apart. */
+	EXPECT_EQ(0xc0000000u, infos[0].hAdapter & 0xc000003fu);
+	EXPECT_EQ(infos[0].hAdapter + 0x40, infos[1].hAdapter);
 	EXPECT_EQ(0u, infos[0].NumOfSources);
 	EXPECT_EQ(FALSE, infos[0].bPrecisePresentRegionsPreferred);
 	EXPECT_EQ(2u, mock_open_files());

@@ -14,8 +14,11 @@
  * NFENCE_.
  *
  * Linux conventions:
- * - D3DKMT_HANDLE values are per process, 0 is never valid, and a closed
- *   handle is never handed out again (until 2^32 handles have been issued).
+ * - D3DKMT_HANDLE values are per process and look like Windows' local
+ *   handles: bits 0xC0000000 set, the low 6 bits zero, handles made one
+ *   after the other 0x40 apart. So 0 is never valid and no file
+ *   descriptor's value ever is. A closed handle is not handed out again
+ *   until 2^24 more handles have been issued.
  * - HANDLE carries a file descriptor as (HANDLE)(intptr_t)fd, NULL meaning
  *   "none"; closing an NT handle is close(fd).
  * - Every entry point is thread-safe and returns an NTSTATUS; a NULL

@@ -1065,6 +1065,10 @@ TEST(enumerate_adapters)
 	ASSERT_EQ(n, e.NumAdapters);
 	for (i = 0; i < n; i++) {
 		EXPECT_NE(0u, a[i].hAdapter);
+		/* Windows' local handles: made in a row, 0x40 apart. */
+		EXPECT_EQ(0xc0000000u, a[i].hAdapter & 0xc000003fu);
+		if (i)
+			EXPECT_EQ(a[i - 1].hAdapter + 0x40, a[i].hAdapter);
 		EXPECT_TRUE(a[i].AdapterLuid.LowPart || a[i].AdapterLuid.HighPart);
 		EXPECT_EQ(0u, a[i].NumOfSources);
 		EXPECT_EQ(FALSE, a[i].bPrecisePresentRegionsPreferred);
@@ -2582,6 +2586,9 @@ TEST_F(nf, share_and_open)
 	ASSERT_EQ(STATUS_SUCCESS, share(f, &fd));
 	ASSERT_LT(0, fd);
 	EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	/* The NT handle's value is no D3DKMT handle: nothing is destroyed. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_sync((D3DKMT_HANDLE)fd));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, f, 7, 0));
 	/* Each call makes a new NT handle. */
 	ASSERT_EQ(STATUS_SUCCESS, share(f, &fd2));
 	EXPECT_NE(fd, fd2);
