@@ -164,9 +164,12 @@ typedef struct _D3DKMT_ENUMADAPTERS2 {
  *
  * Scans the render nodes (/dev/dri/renderD*, or the directory named by the
  * environment variable NFENCE_DRI_DIR) for nfence adapters, ordered by
- * adapter index. With @pAdapters NULL, only sets @NumAdapters to their
- * number. Otherwise fills @pAdapters and sets @NumAdapters; every returned
- * hAdapter is open and must be closed with D3DKMTCloseAdapter().
+ * adapter index. With @pAdapters NULL, only sets @NumAdapters to the
+ * number of adapters present (Windows answers the size of its adapter
+ * table instead, a number nfence's references do not give): an array of
+ * that many entries is what the next call needs. Otherwise fills
+ * @pAdapters and sets @NumAdapters; every returned hAdapter is open and
+ * must be closed with D3DKMTCloseAdapter().
  *
  * Return: STATUS_SUCCESS (also with no adapter at all);
  * STATUS_BUFFER_TOO_SMALL if @NumAdapters is smaller than the number of
@@ -252,8 +255,9 @@ NFENCE_EXPORT NTSTATUS D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *pAdapter);
 /*
  * KMTQUERYADAPTERINFOTYPE: what D3DKMTQueryAdapterInfo returns. Only the
  * types listed here are implemented; Windows types not listed are not
- * provided by nfence (KMTQAITYPE_DRIVERVERSION among them: its answer is
- * an enum of WDDM versions whose values nfence does not have). The Windows
+ * provided by nfence (KMTQAITYPE_DRIVERVERSION, 13, among them: its answer
+ * is a D3DKMT_DRIVERVERSION, an enum of WDDM versions whose numeric values
+ * are in neither WINDOWS-ABI.md nor the seeds). The Windows
  * types carry the WDK's values. The KMTQAITYPE_NFENCE_* values are
  * nfence's own, far above the Windows range ('N' 'F' in the high half).
  */
