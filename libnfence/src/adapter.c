@@ -23,11 +23,13 @@
 
 /*
  * The open adapters of the process, and every nf_adapter.refs. A forked
- * child inherits the list, and the handles it holds keep working on the
- * parent's files, but a new open in the child never reuses them: each
- * process gets render node files of its own. A DRM file used by two
- * processes in turn makes the DRM core (6.8 and later) hand it over on
- * every change of caller, an RCU grace period each time
+ * child starts with an empty list, as its handle table starts empty
+ * (handle.c): its handles name nothing, and an adapter it opens gets a
+ * render node file of its own, never the parent's. The inherited
+ * nf_adapters stay reachable from the inherited handles' objects, and
+ * their files stay open in the child (close-on-exec). A DRM file used by
+ * two processes in turn also makes the DRM core (6.8 and later) hand it
+ * over on every change of caller, an RCU grace period each time
  * (drm_file_update_pid()), which made a CPU wake between two processes
  * about a thousand times slower than a futex's.
  */
@@ -44,11 +46,17 @@ static void nf_adapters_postfork(void)
 	pthread_mutex_unlock(&nf_adapters_lock);
 }
 
+static void nf_adapters_child(void)
+{
+	nf_adapters = NULL;
+	pthread_mutex_unlock(&nf_adapters_lock);
+}
+
 __attribute__((constructor))
 static void nf_adapters_init(void)
 {
 	pthread_atfork(nf_adapters_prefork, nf_adapters_postfork,
-		       nf_adapters_postfork);
+		       nf_adapters_child);
 }
 
 static bool nf_luid_equal(const struct drm_nfence_query_adapter *info,
@@ -105,7 +113,7 @@ static struct nf_adapter *nf_adapter_find(LUID luid)
 
 	pthread_mutex_lock(&nf_adapters_lock);
 	for (a = nf_adapters; a; a = a->next) {
-		if (a->owner == getpid() && nf_luid_equal(&a->info, luid)) {
+		if (nf_luid_equal(&a->info, luid)) {
 			a->refs++;
 			break;
 		}
@@ -129,8 +137,7 @@ static NTSTATUS nf_adapter_acquire(int fd,
 
 	pthread_mutex_lock(&nf_adapters_lock);
 	for (a = nf_adapters; a; a = a->next) {
-		if (a->owner == getpid() &&
-		    nf_luid_equal(&a->info, nf_luid(info))) {
+		if (nf_luid_equal(&a->info, nf_luid(info))) {
 			a->refs++;
 			break;
 		}
@@ -140,7 +147,6 @@ static NTSTATUS nf_adapter_acquire(int fd,
 		fresh = NULL;
 		a->refs = 1;
 		a->fd = fd;
-		a->owner = getpid();
 		a->info = *info;
 		a->next = nf_adapters;
 		nf_adapters = a;

@@ -11,8 +11,6 @@
 #ifndef _NFENCE_ADAPTER_H_
 #define _NFENCE_ADAPTER_H_
 
-#include <sys/types.h>
-
 #include "handle.h"
 #include "ioctl.h"
 
@@ -21,7 +19,6 @@ struct nf_fence_page;
 struct nf_adapter {
 	int refs;			/* under the adapter list lock */
 	int fd;				/* the render node file, owned */
-	pid_t owner;			/* the process that opened @fd */
 	struct drm_nfence_query_adapter info; /* as read at open */
 	struct nf_adapter *next;	/* adapter list */
 	/* fence pages mapped from @fd, under the lock of fence_page.c */

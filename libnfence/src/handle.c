@@ -16,6 +16,8 @@ static struct nf_object **nf_buckets;	/* nf_nbuckets entries */
 static unsigned int nf_nbuckets;	/* a power of two, or 0 */
 static unsigned int nf_nobjects;
 static unsigned int nf_next_index;	/* below NF_HANDLE_INDEXES */
+/* In a forked child, the table it inherited (see nf_handle_child()). */
+static struct nf_object **nf_inherited_buckets;
 
 /*
  * A fork()ed child must not inherit the lock held by another thread.
@@ -36,11 +38,29 @@ static void nf_handle_postfork(void)
 	pthread_mutex_unlock(&nf_handle_lock);
 }
 
+/*
+ * D3DKMT handles do not survive fork(), as in WSL: the child starts with an
+ * empty table, so every handle it inherited names nothing there
+ * (NF_STATUS_BAD_HANDLE) and no call reaches the parent's kernel objects
+ * through the files the child shares with it. The parent's objects are
+ * left as they are, never released: their release would act on the
+ * parent's kernel objects. They stay reachable from nf_inherited_buckets
+ * (a grandchild keeps only its parent's). The counter goes on, so the
+ * child's handles differ from every inherited one until it wraps.
+ */
+static void nf_handle_child(void)
+{
+	nf_inherited_buckets = nf_buckets;
+	nf_buckets = NULL;
+	nf_nbuckets = 0;
+	nf_nobjects = 0;
+	pthread_mutex_unlock(&nf_handle_lock);
+}
+
 __attribute__((constructor(101)))
 static void nf_handle_init(void)
 {
-	pthread_atfork(nf_handle_prefork, nf_handle_postfork,
-		       nf_handle_postfork);
+	pthread_atfork(nf_handle_prefork, nf_handle_postfork, nf_handle_child);
 }
 
 /* Leave nothing behind for leak checkers when every handle is closed. */

@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nfence/d3dkmthk.h>
@@ -26,6 +27,7 @@
 
 #include "mock_drm.h"
 #include "test_helpers.h"
+#include "handle_calls.h"
 #include "kselftest_harness.h"
 
 /*
@@ -940,6 +942,124 @@ TEST_F(gpu, context_destroy_closes_its_queues)
 	EXPECT_EQ(1u, rd(q3.HwQueueProgressFenceCPUVirtualAddress));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q3.hHwQueue));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c2));
+}
+
+/* nfence ioctls made so far by this process, of every number. */
+static unsigned int all_ioctl_calls(void)
+{
+	unsigned int nr, n = 0;
+
+	for (nr = 0; nr < 0x20; nr++)
+		n += mock_ioctl_calls(nr);
+	return n;
+}
+
+/*
+ * The child of gpu.fork_child_gets_no_handle: every inherited handle names
+ * nothing (no ioctl made, nothing written); the NT handle still opens the
+ * parent's fence on files of the child's own, where it signals 5.
+ * Returns the number of failures.
+ */
+static int fork_child(const struct handle_set *inherited,
+		      const D3DKMT_HANDLE *parent_adapters)
+{
+	D3DKMT_ADAPTERINFO mine[NADAPTERS];
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = NADAPTERS, .pAdapters = mine };
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+	unsigned int calls = all_ioctl_calls(), files = mock_open_files();
+	D3DKMT_HANDLE dev = 0;
+	int bad, i, j;
+
+	bad = (int)handle_calls_check(inherited, STATUS_INVALID_PARAMETER);
+	for (i = 0; i < NADAPTERS; i++)
+		bad += NFenceGetAdapterFd(parent_adapters[i]) != -1;
+	if (all_ioctl_calls() != calls) {
+		fprintf(stderr, "# the child's calls reached the kernel\n");
+		bad++;
+	}
+
+	/* The child enumerates again: new handles, files of its own. */
+	if (D3DKMTEnumAdapters2(&e) != STATUS_SUCCESS ||
+	    e.NumAdapters != NADAPTERS)
+		return bad + 1;
+	for (i = 0; i < NADAPTERS; i++)
+		for (j = 0; j < NADAPTERS; j++)
+			bad += mine[i].hAdapter == parent_adapters[j];
+	bad += mock_open_files() != files + NADAPTERS;
+	bad += create_device(mine[0].hAdapter, &dev) != STATUS_SUCCESS;
+	memset(&o, 0, sizeof(o));
+	o.hNtHandle = (HANDLE)(intptr_t)inherited->fd;
+	o.hDevice = dev;
+	bad += D3DKMTOpenNativeFenceFromNtHandle(&o) != STATUS_SUCCESS;
+	bad += cpu_signal(dev, o.hSyncObject, 5) != STATUS_SUCCESS;
+	bad += destroy_device(dev) != STATUS_SUCCESS;
+	for (i = 0; i < NADAPTERS; i++) {
+		D3DKMT_CLOSEADAPTER c = { .hAdapter = mine[i].hAdapter };
+
+		bad += D3DKMTCloseAdapter(&c) != STATUS_SUCCESS;
+	}
+	return bad;
+}
+
+/*
+ * After fork() the child gets no D3DKMT handle (WSL's rule): every call
+ * with one it inherited (handle_calls.h) is STATUS_INVALID_PARAMETER and
+ * reaches no ioctl. The fake driver has no doorbells: an inherited handle
+ * of another kind stands for one (the kselftest has a real one). The
+ * parent's objects are untouched and the NT handle (an fd) stays valid.
+ */
+TEST_F(gpu, fork_child_gets_no_handle)
+{
+	D3DKMT_HANDLE parent_adapters[NADAPTERS];
+	D3DDDI_NATIVEFENCEMAPPING m;
+	D3DKMT_CREATENATIVEFENCE cf;
+	D3DKMT_CREATEHWQUEUE q;
+	struct handle_set hs;
+	struct alloc a;
+	HANDLE nt;
+	int i, status;
+	pid_t pid;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = self->dev;
+	cf.Info.Flags.Shared = 1;
+	cf.Info.Flags.NtSecuritySharing = 1;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateNativeFence(&cf));
+	m = cf.Info.NativeFenceMapping;
+	ASSERT_EQ(STATUS_SUCCESS,
+		  D3DKMTShareObjects(1, &cf.hSyncObject, NULL, 0, &nt));
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->dev, PAGE,
+					       NFENCE_SEGMENT_ID_SYSTEM, 0, &a));
+	hs.adapter = self->adapters[0].hAdapter;
+	hs.device = self->dev;
+	hs.sync = cf.hSyncObject;
+	hs.allocation = a.h;
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &hs.context));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(hs.context, 0, &q));
+	hs.queue = q.hHwQueue;
+	hs.doorbell = q.hHwQueueProgressFence;
+	hs.fd = (int)(intptr_t)nt;
+	for (i = 0; i < NADAPTERS; i++)
+		parent_adapters[i] = self->adapters[i].hAdapter;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(fork_child(&hs, parent_adapters));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(self->dev, hs.sync, 5, 5000000000ull));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* The parent's handles all still work. */
+	EXPECT_EQ(5ull, rd(m.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, hs.sync, 6));
+	EXPECT_NE(-1, NFenceGetAdapterFd(hs.adapter));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(hs.queue));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(hs.context));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, hs.allocation));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hs.sync));
+	close(hs.fd);
 }
 
 TEST_F(gpu, device_destroy_closes_everything)

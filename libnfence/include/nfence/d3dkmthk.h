@@ -31,6 +31,11 @@
  * - All handles opened through one adapter (one LUID) in a process share
  *   one open file of that adapter's render node, as all D3DKMT objects of a
  *   Windows process share one per-process adapter state.
+ * - D3DKMT handles do not survive fork(), as in WSL: in the child every
+ *   inherited handle names nothing (STATUS_INVALID_PARAMETER, nothing
+ *   reaches the kernel); the child enumerates or opens its adapters again
+ *   and gets render node files, and so objects, of its own. NT handles
+ *   (file descriptors) stay valid.
  */
 #ifndef _NFENCE_D3DKMTHK_H_
 #define _NFENCE_D3DKMTHK_H_

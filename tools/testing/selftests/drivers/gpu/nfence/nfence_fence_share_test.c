@@ -2,7 +2,9 @@
 /*
  * Two processes share a native fence through libnfence, as a runtime would:
  * one creates it and hands its NT handle (an fd) to the other over a unix
- * socket; each signals and waits for the other.
+ * socket; each signals and waits for the other. A forked child that is
+ * killed leaves the fences of its own devices AlwaysSignaled for the
+ * parent waiting on them.
  *
  * Copyright (C) 2026 The nfence authors
  */
@@ -13,9 +15,12 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nfence/d3dkmthk.h>
@@ -73,15 +78,21 @@ static NTSTATUS fence_signal(struct side *s, D3DKMT_HANDLE h, UINT64 v)
 	return D3DKMTSignalSynchronizationObjectFromCpu(&sig);
 }
 
-static NTSTATUS fence_wait(struct side *s, D3DKMT_HANDLE h, UINT64 v)
+static NTSTATUS fence_wait_ns(D3DKMT_HANDLE dev, D3DKMT_HANDLE h, UINT64 v,
+			      UINT64 timeout_ns)
 {
 	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
-		.hDevice = s->device, .ObjectCount = 1,
+		.hDevice = dev, .ObjectCount = 1,
 		.ObjectHandleArray = &h, .FenceValueArray = &v,
 	};
 
-	return NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
+	return NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, timeout_ns,
 								 NULL);
+}
+
+static NTSTATUS fence_wait(struct side *s, D3DKMT_HANDLE h, UINT64 v)
+{
+	return fence_wait_ns(s->device, h, v, WAIT_NS);
 }
 
 static int send_fd(int sock, int fd)
@@ -301,6 +312,182 @@ TEST_F(share, waiter_killed)
 	ASSERT_EQ(STATUS_SUCCESS, fence_signal(&self->s, h, 100));
 	ASSERT_EQ(STATUS_SUCCESS, fence_wait(&self->s, h, 100));
 	EXPECT_EQ(100ull, *self->cpu_value);
+}
+
+/*
+ * A killed child's devices go into error: their fences become
+ * AlwaysSignaled for every holder. Here on two adapters (the VM's main
+ * load has two): the child makes a device and a shared fence on each and
+ * hands the NT handles over; the parent opens both on devices of its own,
+ * waits on one blocking and on the other through an eventfd, and kills the
+ * child from a timer signal while it waits. Both waits return: the fences
+ * were the child's, on render node files of its own.
+ *
+ * The child first tries the adapter handle it inherited, as a program
+ * written for a single process might; a forked child gets no D3DKMT
+ * handle (WSL's rule), so that is STATUS_INVALID_PARAMETER, and the child
+ * enumerates the adapters again, as WSL's programs do. Were inherited
+ * handles usable, the devices and fences would be on the parent's files,
+ * outlive the child, and the waits would time out.
+ */
+#define KILL_ADAPTERS	2
+#define KILL_WAIT_NS	(10ull * 1000 * 1000 * 1000)
+
+static pid_t kill_victim;
+
+static void kill_victim_handler(int sig)
+{
+	(void)sig;
+	kill(kill_victim, SIGKILL);
+}
+
+/* The child: exits (with the step that failed) only if something fails. */
+static int killed_child(int sock, const D3DKMT_ADAPTERINFO *inherited)
+{
+	D3DKMT_ADAPTERINFO mine[8];
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = 8, .pAdapters = mine };
+	D3DKMT_CREATEDEVICE cd = { .hAdapter = inherited[0].hAdapter };
+	const D3DKMT_ADAPTERINFO *use = inherited;
+	NTSTATUS st;
+	UINT i;
+
+	st = D3DKMTCreateDevice(&cd);
+	if (write(sock, &st, sizeof(st)) != sizeof(st))
+		return 20;
+	if (st != STATUS_SUCCESS) {
+		if (D3DKMTEnumAdapters2(&e) != STATUS_SUCCESS ||
+		    e.NumAdapters < KILL_ADAPTERS)
+			return 21;
+		use = mine;
+	}
+	for (i = 0; i < KILL_ADAPTERS; i++) {
+		D3DKMT_CREATENATIVEFENCE cf = {};
+		HANDLE nt;
+
+		memset(&cd, 0, sizeof(cd));
+		cd.hAdapter = use[i].hAdapter;
+		if (D3DKMTCreateDevice(&cd) != STATUS_SUCCESS)
+			return 22;
+		cf.hDevice = cd.hDevice;
+		cf.Info.Type = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
+		cf.Info.Flags.Shared = 1;
+		cf.Info.Flags.NtSecuritySharing = 1;
+		if (D3DKMTCreateNativeFence(&cf) != STATUS_SUCCESS ||
+		    D3DKMTShareObjects(1, &cf.hSyncObject, NULL, 0, &nt) !=
+		    STATUS_SUCCESS ||
+		    send_fd(sock, (int)(intptr_t)nt))
+			return 23;
+	}
+	/* Killed here. */
+	for (;;)
+		pause();
+}
+
+TEST(killed_child_fences_always_signaled)
+{
+	D3DKMT_ADAPTERINFO info[8];
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = 8, .pAdapters = info };
+	D3DKMT_HANDLE dev[KILL_ADAPTERS] = {}, fence[KILL_ADAPTERS];
+	volatile UINT64 *cpu[KILL_ADAPTERS];
+	struct sigaction sa = { .sa_handler = kill_victim_handler };
+	struct itimerval it = { .it_value = { .tv_usec = 300 * 1000 } };
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {};
+	D3DKMT_GETDEVICESTATE ds = {};
+	UINT64 far = 1000;
+	struct pollfd pfd;
+	struct timespec t0, t1;
+	NTSTATUS st;
+	int sock[2], status, efd, fd;
+	pid_t pid;
+	UINT i;
+
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTEnumAdapters2(&e));
+	if (e.NumAdapters < KILL_ADAPTERS)
+		SKIP(return, "fewer than %d nfence adapters", KILL_ADAPTERS);
+	for (i = 0; i < KILL_ADAPTERS; i++) {
+		D3DKMT_CREATEDEVICE cd = { .hAdapter = info[i].hAdapter };
+
+		ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateDevice(&cd));
+		dev[i] = cd.hDevice;
+	}
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(killed_child(sock[1], info));
+	kill_victim = pid;
+
+	/* Inherited adapter handles name nothing in the child. */
+	ASSERT_EQ((ssize_t)sizeof(st), read(sock[0], &st, sizeof(st)));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, st);
+	for (i = 0; i < KILL_ADAPTERS; i++) {
+		D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o = {};
+
+		fd = recv_fd(sock[0]);
+		ASSERT_LE(0, fd);
+		o.hNtHandle = (HANDLE)(intptr_t)fd;
+		o.hDevice = dev[i];
+		ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenNativeFenceFromNtHandle(&o));
+		close(fd);
+		fence[i] = o.hSyncObject;
+		cpu[i] = o.NativeFenceMapping.CurrentValueCpuVa;
+		ASSERT_NE(NULL, cpu[i]);
+		EXPECT_EQ(0ull, *cpu[i]);
+	}
+
+	/* Adapter 1: an asynchronous wait, quiet while the child lives. */
+	efd = eventfd(0, EFD_CLOEXEC);
+	ASSERT_LE(0, efd);
+	w.hDevice = dev[1];
+	w.ObjectCount = 1;
+	w.ObjectHandleArray = &fence[1];
+	w.FenceValueArray = &far;
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	pfd.fd = efd;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 100));
+
+	/* Adapter 0: a blocking wait, during which the timer kills the child. */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_EQ(STATUS_SUCCESS, fence_wait_ns(dev[0], fence[0], far,
+						KILL_WAIT_NS));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_GT(KILL_WAIT_NS / 1000000000, (UINT64)(t1.tv_sec - t0.tv_sec));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	EXPECT_EQ(1, poll(&pfd, 1, (int)(KILL_WAIT_NS / 1000000)));
+
+	/* AlwaysSignaled: at least 0xFFFFFFFF, and every wait passes. */
+	for (i = 0; i < KILL_ADAPTERS; i++) {
+		EXPECT_LE(0xffffffffull, *cpu[i]) TH_LOG("adapter %u", i);
+		EXPECT_EQ(STATUS_SUCCESS,
+			  fence_wait_ns(dev[i], fence[i], 0xffffffffull, 0));
+		/* The parent's own device is not in error. */
+		ds.hDevice = dev[i];
+		ds.StateType = D3DKMT_DEVICESTATE_EXECUTION;
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTGetDeviceState(&ds));
+		EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ACTIVE,
+			  (UINT)ds.ExecutionState);
+	}
+
+	close(efd);
+	close(sock[0]);
+	close(sock[1]);
+	for (i = 0; i < KILL_ADAPTERS; i++) {
+		D3DKMT_DESTROYDEVICE dd = { .hDevice = dev[i] };
+
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTDestroyDevice(&dd));
+	}
+	for (i = 0; i < e.NumAdapters; i++) {
+		D3DKMT_CLOSEADAPTER c = { .hAdapter = info[i].hAdapter };
+
+		D3DKMTCloseAdapter(&c);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -37,6 +37,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -4890,6 +4891,113 @@ TEST(device_state_values)
 	EXPECT_EQ(7, D3DKMT_DEVICEEXECUTION_ERROR_DMAPAGEFAULT);
 	EXPECT_EQ(0x80000000u, (UINT)D3DKMT_DEVICE_ERROR_REASON_GENERIC);
 	EXPECT_EQ(0x80000006u, (UINT)D3DKMT_DEVICE_ERROR_REASON_DRIVER_ERROR);
+}
+
+/* ==================================================================== */
+/* fork()                                                                */
+/* ==================================================================== */
+
+/*
+ * The child of gpu.fork_child_gets_no_handle: with the handles it
+ * inherited, the calls that destroy, mark, create or submit each name
+ * nothing (STATUS_INVALID_PARAMETER). Returns the number that did not.
+ */
+static int fork_child_calls(D3DKMT_HANDLE adapter, D3DKMT_HANDLE dev,
+			    const struct gpu *g, D3DKMT_HANDLE fence,
+			    D3DKMT_HANDLE queue, D3DKMT_HANDLE doorbell)
+{
+	D3DKMT_CONNECT_DOORBELL c = { .hDoorbell = doorbell };
+	D3DKMT_NOTIFY_WORK_SUBMISSION n = { .hDoorbell = doorbell };
+	D3DKMT_CREATEDEVICE cd = { .hAdapter = adapter };
+	D3DKMT_CREATE_DOORBELL db;
+	D3DKMT_HANDLE ctx;
+	NFENCE_CS cs;
+	UINT64 buf[8];
+	int bad = 0;
+
+	NFenceCsInit(&cs, buf, sizeof(buf), g->cmd.va);
+	NFenceCsNop(&cs);
+	bad += submit(g->q[1].hHwQueue, &cs, 1) != STATUS_INVALID_PARAMETER;
+	bad += cpu_signal(dev, fence, 1) != STATUS_INVALID_PARAMETER;
+	bad += create_context(dev, 0, 0, &ctx) != STATUS_INVALID_PARAMETER;
+	bad += D3DKMTCreateDevice(&cd) != STATUS_INVALID_PARAMETER;
+	if (doorbell) {
+		bad += D3DKMTConnectDoorbell(&c) != STATUS_INVALID_PARAMETER;
+		bad += D3DKMTNotifyWorkSubmission(&n) !=
+		       STATUS_INVALID_PARAMETER;
+		bad += destroy_doorbell(doorbell) != STATUS_INVALID_PARAMETER;
+		bad += create_doorbell(queue, g->data.h, 0, 0, &db) !=
+		       STATUS_INVALID_PARAMETER;
+	}
+	bad += destroy_queue(queue) != STATUS_INVALID_PARAMETER;
+	bad += destroy_context(g->ctx[0]) != STATUS_INVALID_PARAMETER;
+	bad += destroy_allocs(dev, &g->data.h, 1) != STATUS_INVALID_PARAMETER;
+	bad += destroy_sync(fence) != STATUS_INVALID_PARAMETER;
+	bad += mark_error(dev, D3DKMT_DEVICE_ERROR_REASON_GENERIC) !=
+	       STATUS_INVALID_PARAMETER;
+	bad += destroy_device(dev) != STATUS_INVALID_PARAMETER;
+	bad += close_adapter(adapter) != STATUS_INVALID_PARAMETER;
+	return bad;
+}
+
+/*
+ * A forked child gets no D3DKMT handle (WSL's rule): with the handles it
+ * inherited, on the parent's render node files, it can destroy, mark or
+ * create nothing, and the parent's device, queues, doorbell, allocations
+ * and fences all still work once it has tried.
+ */
+TEST_F(gpu, fork_child_gets_no_handle)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx = 0, f, doorbell = 0;
+	D3DKMT_CREATEHWQUEUE uq;
+	D3DKMT_CREATE_DOORBELL db;
+	D3DKMT_CONNECT_DOORBELL c = { 0 };
+	D3DKMT_GETDEVICESTATE state;
+	struct gpu *g = &self->g;
+	struct buf ring;
+	NFENCE_CS cs;
+	int status;
+	pid_t pid;
+
+	f = fence(_metadata, dev, 0, 0, NULL);
+	uq.hHwQueue = g->q[0].hHwQueue;
+	if (self->e.cfg.user_mode_submission) {
+		ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, 0, &ctx));
+		ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 4, &uq));
+		make_buf(_metadata, dev, PAGE, &ring);
+		ASSERT_EQ(STATUS_SUCCESS,
+			  create_doorbell(uq.hHwQueue, ring.h, 0, 0, &db));
+		doorbell = db.hDoorbell;
+	}
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(fork_child_calls(self->e.adapters[0].hAdapter, dev, g,
+				       f, uq.hHwQueue, doorbell));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* Everything of the parent's is as it was. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  device_state(dev, D3DKMT_DEVICESTATE_EXECUTION, &state));
+	EXPECT_EQ((UINT)D3DKMT_DEVICEEXECUTION_ACTIVE,
+		  (UINT)state.ExecutionState);
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, f, 3));
+	cs_begin(_metadata, g, &cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsWrite64(&cs, g->data.va, 77));
+	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1,
+						5000000000ull));
+	EXPECT_EQ(77ull, rd(&g->data.cpu[0]));
+	if (doorbell) {
+		c.hDoorbell = doorbell;
+		EXPECT_EQ(STATUS_SUCCESS, D3DKMTConnectDoorbell(&c));
+		EXPECT_EQ(STATUS_SUCCESS, destroy_doorbell(doorbell));
+		EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	}
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
 }
 
 TEST_HARNESS_MAIN
