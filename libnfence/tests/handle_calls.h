@@ -21,6 +21,12 @@
 
 #define HC_POISON	0xa5a5a5a5u
 
+/*
+ * Fence values: waits are for 0, so that a wait that wrongly reaches the
+ * kernel returns at once; signals are to 1.
+ */
+static const UINT64 hc_zero, hc_one = 1;
+
 /* The handles each call is given; @fd: an open file descriptor (NT handle). */
 struct handle_set {
 	D3DKMT_HANDLE adapter, device, sync, allocation, context, queue;
@@ -28,16 +34,132 @@ struct handle_set {
 	int fd;
 };
 
-/* A call; *@wrote is set if it changed one of its outputs. */
+/*
+ * A call; it sets *@wrote (false before the call) if it changed one of its
+ * outputs.
+ */
 typedef NTSTATUS (*handle_call_fn)(const struct handle_set *h, bool *wrote);
 
-static NTSTATUS hc_close_adapter(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CLOSEADAPTER c = { .hAdapter = h->adapter };
-
-	*wrote = false;
-	return D3DKMTCloseAdapter(&c);
+/*
+ * HC_ARGS_CALL() - @name, a call of @fn on one @type made of the
+ * designated initializers that follow (the rest zero; outputs are given
+ * HC_POISON where a 0 would be a plausible answer): *wrote is set if any
+ * byte of it changed.
+ */
+#define HC_ARGS_CALL(name, fn, type, ...)				\
+static NTSTATUS name(const struct handle_set *h, bool *wrote)		\
+{									\
+	type a_ = { __VA_ARGS__ }, before_;				\
+	NTSTATUS st_;							\
+									\
+	memcpy(&before_, &a_, sizeof(a_));				\
+	st_ = fn(&a_);							\
+	*wrote = memcmp(&a_, &before_, sizeof(a_)) != 0;		\
+	return st_;							\
 }
+
+/* HC_ARGS_CALL() of a call on one sync object, h->sync. */
+#define HC_OBJECT_CALL(name, fn, type, ...)				\
+	HC_ARGS_CALL(name, fn, type, .ObjectCount = 1,			\
+		     .ObjectHandleArray = &h->sync, __VA_ARGS__)
+
+/* Where NFenceReadNativeFenceLog() would put an entry. */
+static DXGK_NATIVE_FENCE_LOG_ENTRY hc_log_entry;
+
+HC_ARGS_CALL(hc_close_adapter, D3DKMTCloseAdapter, D3DKMT_CLOSEADAPTER,
+	     .hAdapter = h->adapter)
+HC_ARGS_CALL(hc_query_clock, D3DKMTQueryClockCalibration,
+	     D3DKMT_QUERYCLOCKCALIBRATION, .hAdapter = h->adapter,
+	     .ClockData.GpuFrequency = HC_POISON)
+HC_ARGS_CALL(hc_set_logging_level, NFenceSetLoggingLevel,
+	     NFENCE_SETLOGGINGLEVEL, .hAdapter = h->adapter,
+	     .LoggingLevel = D3DDDI_LOGGING_LEVEL_DEFAULT,
+	     .PreviousLevel = (D3DDDI_LOGGING_LEVEL)HC_POISON)
+HC_ARGS_CALL(hc_create_device, D3DKMTCreateDevice, D3DKMT_CREATEDEVICE,
+	     .hAdapter = h->adapter, .hDevice = HC_POISON)
+HC_ARGS_CALL(hc_destroy_device, D3DKMTDestroyDevice, D3DKMT_DESTROYDEVICE,
+	     .hDevice = h->device)
+HC_ARGS_CALL(hc_get_device_state, D3DKMTGetDeviceState,
+	     D3DKMT_GETDEVICESTATE, .hDevice = h->device,
+	     .StateType = D3DKMT_DEVICESTATE_EXECUTION,
+	     .ExecutionState = (D3DKMT_DEVICEEXECUTION_STATE)HC_POISON)
+HC_ARGS_CALL(hc_mark_device_as_error, D3DKMTMarkDeviceAsError,
+	     D3DKMT_MARKDEVICEASERROR, .hDevice = h->device,
+	     .Reason = D3DKMT_DEVICE_ERROR_REASON_GENERIC)
+HC_ARGS_CALL(hc_create_native_fence, D3DKMTCreateNativeFence,
+	     D3DKMT_CREATENATIVEFENCE, .hDevice = h->device,
+	     .hSyncObject = HC_POISON)
+HC_ARGS_CALL(hc_create_monitored_fence, D3DKMTCreateSynchronizationObject2,
+	     D3DKMT_CREATESYNCHRONIZATIONOBJECT2, .hDevice = h->device,
+	     .Info.Type = D3DDDI_MONITORED_FENCE, .hSyncObject = HC_POISON)
+HC_ARGS_CALL(hc_open_native_fence, D3DKMTOpenNativeFenceFromNtHandle,
+	     D3DKMT_OPENNATIVEFENCEFROMNTHANDLE,
+	     .hNtHandle = (HANDLE)(intptr_t)h->fd, .hDevice = h->device,
+	     .hSyncObject = HC_POISON)
+HC_ARGS_CALL(hc_open_monitored_fence, D3DKMTOpenSyncObjectFromNtHandle2,
+	     D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2,
+	     .hNtHandle = (HANDLE)(intptr_t)h->fd, .hDevice = h->device,
+	     .hSyncObject = HC_POISON)
+HC_OBJECT_CALL(hc_cpu_wait, D3DKMTWaitForSynchronizationObjectFromCpu,
+	       D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU, .hDevice = h->device,
+	       .FenceValueArray = &hc_zero)
+HC_ARGS_CALL(hc_destroy_allocation, D3DKMTDestroyAllocation2,
+	     D3DKMT_DESTROYALLOCATION2, .hDevice = h->device,
+	     .phAllocationList = &h->allocation, .AllocationCount = 1)
+HC_OBJECT_CALL(hc_cpu_signal, D3DKMTSignalSynchronizationObjectFromCpu,
+	       D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU, .hDevice = h->device,
+	       .FenceValueArray = &hc_one)
+HC_ARGS_CALL(hc_lock, D3DKMTLock2, D3DKMT_LOCK2, .hDevice = h->device,
+	     .hAllocation = h->allocation,
+	     .pData = (void *)(uintptr_t)HC_POISON)
+HC_ARGS_CALL(hc_unlock, D3DKMTUnlock2, D3DKMT_UNLOCK2, .hDevice = h->device,
+	     .hAllocation = h->allocation)
+HC_ARGS_CALL(hc_create_context, D3DKMTCreateContextVirtual,
+	     D3DKMT_CREATECONTEXTVIRTUAL, .hDevice = h->device,
+	     .ClientHint = D3DKMT_CLIENTHINT_DX12, .hContext = HC_POISON)
+HC_ARGS_CALL(hc_destroy_sync, D3DKMTDestroySynchronizationObject,
+	     D3DKMT_DESTROYSYNCHRONIZATIONOBJECT, .hSyncObject = h->sync)
+HC_ARGS_CALL(hc_destroy_context, D3DKMTDestroyContext,
+	     D3DKMT_DESTROYCONTEXT, .hContext = h->context)
+HC_ARGS_CALL(hc_create_queue, D3DKMTCreateHwQueue, D3DKMT_CREATEHWQUEUE,
+	     .hHwContext = h->context, .hHwQueue = HC_POISON)
+HC_OBJECT_CALL(hc_gpu_wait, D3DKMTWaitForSynchronizationObjectFromGpu,
+	       D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU,
+	       .hContext = h->context, .MonitoredFenceValueArray = &hc_zero)
+HC_OBJECT_CALL(hc_gpu_signal, D3DKMTSignalSynchronizationObjectFromGpu,
+	       D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU,
+	       .hContext = h->context, .MonitoredFenceValueArray = &hc_one)
+HC_OBJECT_CALL(hc_gpu_signal2, D3DKMTSignalSynchronizationObjectFromGpu2,
+	       D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2,
+	       .BroadcastContextCount = 1, .BroadcastContextArray = &h->context,
+	       .MonitoredFenceValueArray = &hc_one)
+HC_ARGS_CALL(hc_destroy_queue, D3DKMTDestroyHwQueue, D3DKMT_DESTROYHWQUEUE,
+	     .hHwQueue = h->queue)
+HC_ARGS_CALL(hc_submit, D3DKMTSubmitCommandToHwQueue,
+	     D3DKMT_SUBMITCOMMANDTOHWQUEUE, .hHwQueue = h->queue,
+	     .HwQueueProgressFenceId = 1, .CommandBuffer = 4096,
+	     .CommandLength = 8)
+HC_OBJECT_CALL(hc_queue_wait, D3DKMTSubmitWaitForSyncObjectsToHwQueue,
+	       D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE, .hHwQueue = h->queue,
+	       .FenceValueArray = &hc_zero)
+HC_OBJECT_CALL(hc_queue_signal, D3DKMTSubmitSignalSyncObjectsToHwQueue,
+	       D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE,
+	       .BroadcastHwQueueCount = 1, .BroadcastHwQueueArray = &h->queue,
+	       .FenceValueArray = &hc_one)
+HC_ARGS_CALL(hc_read_log, NFenceReadNativeFenceLog, NFENCE_READNATIVEFENCELOG,
+	     .hHwQueue = h->queue, .Type = DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS,
+	     .pEntries = &hc_log_entry, .NumEntries = 1)
+HC_ARGS_CALL(hc_create_doorbell, D3DKMTCreateDoorbell, D3DKMT_CREATE_DOORBELL,
+	     .hHwQueue = h->queue, .hRingBuffer = h->allocation,
+	     .hDoorbell = HC_POISON)
+HC_ARGS_CALL(hc_connect_doorbell, D3DKMTConnectDoorbell,
+	     D3DKMT_CONNECT_DOORBELL, .hDoorbell = h->doorbell)
+HC_ARGS_CALL(hc_notify, D3DKMTNotifyWorkSubmission,
+	     D3DKMT_NOTIFY_WORK_SUBMISSION, .hDoorbell = h->doorbell)
+HC_ARGS_CALL(hc_destroy_doorbell, D3DKMTDestroyDoorbell,
+	     D3DKMT_DESTROY_DOORBELL, .hDoorbell = h->doorbell)
+
+/* The calls that take more than one struct. */
 
 static NTSTATUS hc_query_adapter_info(const struct handle_set *h, bool *wrote)
 {
@@ -54,179 +176,17 @@ static NTSTATUS hc_query_adapter_info(const struct handle_set *h, bool *wrote)
 	return st;
 }
 
-static NTSTATUS hc_query_clock(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_QUERYCLOCKCALIBRATION c;
-	NTSTATUS st;
-
-	memset(&c, 0xa5, sizeof(c));
-	c.hAdapter = h->adapter;
-	c.NodeOrdinal = 0;
-	c.PhysicalAdapterIndex = 0;
-	st = D3DKMTQueryClockCalibration(&c);
-	*wrote = c.ClockData.GpuFrequency != 0xa5a5a5a5a5a5a5a5ull;
-	return st;
-}
-
-static NTSTATUS hc_set_logging_level(const struct handle_set *h, bool *wrote)
-{
-	NFENCE_SETLOGGINGLEVEL l = {
-		.hAdapter = h->adapter,
-		.LoggingLevel = D3DDDI_LOGGING_LEVEL_DEFAULT,
-		.PreviousLevel = (D3DDDI_LOGGING_LEVEL)HC_POISON,
-	};
-	NTSTATUS st = NFenceSetLoggingLevel(&l);
-
-	*wrote = l.PreviousLevel != (D3DDDI_LOGGING_LEVEL)HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_create_device(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CREATEDEVICE c = { .hAdapter = h->adapter };
-	NTSTATUS st;
-
-	c.hDevice = HC_POISON;
-	st = D3DKMTCreateDevice(&c);
-	*wrote = c.hDevice != HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_destroy_device(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_DESTROYDEVICE d = { .hDevice = h->device };
-
-	*wrote = false;
-	return D3DKMTDestroyDevice(&d);
-}
-
-static NTSTATUS hc_get_device_state(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_GETDEVICESTATE s = {
-		.hDevice = h->device,
-		.StateType = D3DKMT_DEVICESTATE_EXECUTION,
-	};
-	NTSTATUS st;
-
-	s.ExecutionState = (D3DKMT_DEVICEEXECUTION_STATE)HC_POISON;
-	st = D3DKMTGetDeviceState(&s);
-	*wrote = s.ExecutionState != (D3DKMT_DEVICEEXECUTION_STATE)HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_mark_device_as_error(const struct handle_set *h,
-					bool *wrote)
-{
-	D3DKMT_MARKDEVICEASERROR m = {
-		.hDevice = h->device,
-		.Reason = D3DKMT_DEVICE_ERROR_REASON_GENERIC,
-	};
-
-	*wrote = false;
-	return D3DKMTMarkDeviceAsError(&m);
-}
-
-static NTSTATUS hc_create_native_fence(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CREATENATIVEFENCE c;
-	NTSTATUS st;
-
-	memset(&c, 0, sizeof(c));
-	c.hDevice = h->device;
-	c.hSyncObject = HC_POISON;
-	st = D3DKMTCreateNativeFence(&c);
-	*wrote = c.hSyncObject != HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_create_monitored_fence(const struct handle_set *h,
-					  bool *wrote)
-{
-	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
-	NTSTATUS st;
-
-	memset(&c, 0, sizeof(c));
-	c.hDevice = h->device;
-	c.Info.Type = D3DDDI_MONITORED_FENCE;
-	c.hSyncObject = HC_POISON;
-	st = D3DKMTCreateSynchronizationObject2(&c);
-	*wrote = c.hSyncObject != HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_open_native_fence(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
-	NTSTATUS st;
-
-	memset(&o, 0, sizeof(o));
-	o.hNtHandle = (HANDLE)(intptr_t)h->fd;
-	o.hDevice = h->device;
-	o.hSyncObject = HC_POISON;
-	st = D3DKMTOpenNativeFenceFromNtHandle(&o);
-	*wrote = o.hSyncObject != HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_open_monitored_fence(const struct handle_set *h,
-					bool *wrote)
-{
-	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o;
-	NTSTATUS st;
-
-	memset(&o, 0, sizeof(o));
-	o.hNtHandle = (HANDLE)(intptr_t)h->fd;
-	o.hDevice = h->device;
-	o.hSyncObject = HC_POISON;
-	st = D3DKMTOpenSyncObjectFromNtHandle2(&o);
-	*wrote = o.hSyncObject != HC_POISON;
-	return st;
-}
-
-/* Waits are for 0: a wait that wrongly reaches the kernel returns at once. */
-static NTSTATUS hc_cpu_wait(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 0;
-	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
-		.hDevice = h->device,
-		.ObjectCount = 1,
-		.ObjectHandleArray = &h->sync,
-		.FenceValueArray = &v,
-	};
-
-	*wrote = false;
-	return D3DKMTWaitForSynchronizationObjectFromCpu(&w);
-}
-
 static NTSTATUS hc_cpu_wait_timeout(const struct handle_set *h, bool *wrote)
 {
-	UINT64 v = 0;
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = { .hDevice = h->device,
+		.ObjectCount = 1, .ObjectHandleArray = &h->sync,
+		.FenceValueArray = &hc_zero };
 	UINT first = HC_POISON;
-	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU w = {
-		.hDevice = h->device,
-		.ObjectCount = 1,
-		.ObjectHandleArray = &h->sync,
-		.FenceValueArray = &v,
-	};
 	NTSTATUS st = NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, 0,
 								      &first);
 
 	*wrote = first != HC_POISON;
 	return st;
-}
-
-static NTSTATUS hc_cpu_signal(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 1;
-	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMCPU s = {
-		.hDevice = h->device,
-		.ObjectCount = 1,
-		.ObjectHandleArray = &h->sync,
-		.FenceValueArray = &v,
-	};
-
-	*wrote = false;
-	return D3DKMTSignalSynchronizationObjectFromCpu(&s);
 }
 
 static NTSTATUS hc_create_allocation(const struct handle_set *h, bool *wrote)
@@ -235,52 +195,20 @@ static NTSTATUS hc_create_allocation(const struct handle_set *h, bool *wrote)
 		.Size = 4096,
 		.SegmentId = NFENCE_SEGMENT_ID_SYSTEM,
 	};
-	D3DDDI_ALLOCATIONINFO2 ai;
-	D3DKMT_CREATEALLOCATION ca;
-	NTSTATUS st;
+	D3DDDI_ALLOCATIONINFO2 ai = {
+		.hAllocation = HC_POISON,
+		.pPrivateDriverData = &desc,
+		.PrivateDriverDataSize = sizeof(desc),
+	};
+	D3DKMT_CREATEALLOCATION ca = {
+		.hDevice = h->device,
+		.NumAllocations = 1,
+		.pAllocationInfo2 = &ai,
+	};
+	NTSTATUS st = D3DKMTCreateAllocation2(&ca);
 
-	memset(&ai, 0, sizeof(ai));
-	ai.pPrivateDriverData = &desc;
-	ai.PrivateDriverDataSize = sizeof(desc);
-	ai.hAllocation = HC_POISON;
-	memset(&ca, 0, sizeof(ca));
-	ca.hDevice = h->device;
-	ca.NumAllocations = 1;
-	ca.pAllocationInfo2 = &ai;
-	st = D3DKMTCreateAllocation2(&ca);
 	*wrote = ai.hAllocation != HC_POISON;
 	return st;
-}
-
-static NTSTATUS hc_destroy_allocation(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_DESTROYALLOCATION2 d = {
-		.hDevice = h->device,
-		.phAllocationList = &h->allocation,
-		.AllocationCount = 1,
-	};
-
-	*wrote = false;
-	return D3DKMTDestroyAllocation2(&d);
-}
-
-static NTSTATUS hc_lock(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_LOCK2 l = { .hDevice = h->device, .hAllocation = h->allocation };
-	NTSTATUS st;
-
-	l.pData = (void *)(uintptr_t)HC_POISON;
-	st = D3DKMTLock2(&l);
-	*wrote = l.pData != (void *)(uintptr_t)HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_unlock(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_UNLOCK2 u = { .hDevice = h->device, .hAllocation = h->allocation };
-
-	*wrote = false;
-	return D3DKMTUnlock2(&u);
 }
 
 static NTSTATUS hc_query_allocation(const struct handle_set *h, bool *wrote)
@@ -294,132 +222,6 @@ static NTSTATUS hc_query_allocation(const struct handle_set *h, bool *wrote)
 	return st;
 }
 
-static NTSTATUS hc_create_context(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CREATECONTEXTVIRTUAL c = {
-		.hDevice = h->device,
-		.ClientHint = D3DKMT_CLIENTHINT_DX12,
-		.hContext = HC_POISON,
-	};
-	NTSTATUS st = D3DKMTCreateContextVirtual(&c);
-
-	*wrote = c.hContext != HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_bind_syncobj_point(const struct handle_set *h, bool *wrote)
-{
-	*wrote = false;
-	return NFenceBindSyncobjPoint(h->device, h->sync, 1, 1, 1);
-}
-
-static NTSTATUS hc_signal_from_syncobj(const struct handle_set *h,
-				       bool *wrote)
-{
-	*wrote = false;
-	return NFenceSignalFromSyncobjPoint(h->device, h->sync, 1, 1, 1);
-}
-
-static NTSTATUS hc_signal_from_sync_file(const struct handle_set *h,
-					 bool *wrote)
-{
-	*wrote = false;
-	return NFenceSignalFromSyncFile(h->device, h->sync, 1, h->fd);
-}
-
-static NTSTATUS hc_destroy_sync(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT d = { .hSyncObject = h->sync };
-
-	*wrote = false;
-	return D3DKMTDestroySynchronizationObject(&d);
-}
-
-static NTSTATUS hc_share(const struct handle_set *h, bool *wrote)
-{
-	HANDLE nt = (HANDLE)(uintptr_t)HC_POISON;
-	NTSTATUS st = D3DKMTShareObjects(1, &h->sync, NULL, 0, &nt);
-
-	*wrote = nt != (HANDLE)(uintptr_t)HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_destroy_context(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_DESTROYCONTEXT d = { .hContext = h->context };
-
-	*wrote = false;
-	return D3DKMTDestroyContext(&d);
-}
-
-static NTSTATUS hc_create_queue(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CREATEHWQUEUE q;
-	NTSTATUS st;
-
-	memset(&q, 0, sizeof(q));
-	q.hHwContext = h->context;
-	q.hHwQueue = HC_POISON;
-	st = D3DKMTCreateHwQueue(&q);
-	*wrote = q.hHwQueue != HC_POISON;
-	return st;
-}
-
-static NTSTATUS hc_gpu_wait(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 0;
-	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU w;
-
-	memset(&w, 0, sizeof(w));
-	w.hContext = h->context;
-	w.ObjectCount = 1;
-	w.ObjectHandleArray = &h->sync;
-	w.MonitoredFenceValueArray = &v;
-	*wrote = false;
-	return D3DKMTWaitForSynchronizationObjectFromGpu(&w);
-}
-
-static NTSTATUS hc_gpu_signal(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 1;
-	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU s;
-
-	memset(&s, 0, sizeof(s));
-	s.hContext = h->context;
-	s.ObjectCount = 1;
-	s.ObjectHandleArray = &h->sync;
-	s.MonitoredFenceValueArray = &v;
-	*wrote = false;
-	return D3DKMTSignalSynchronizationObjectFromGpu(&s);
-}
-
-static NTSTATUS hc_gpu_signal2(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 1;
-	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 s;
-
-	memset(&s, 0, sizeof(s));
-	s.ObjectCount = 1;
-	s.ObjectHandleArray = &h->sync;
-	s.BroadcastContextCount = 1;
-	s.BroadcastContextArray = &h->context;
-	s.MonitoredFenceValueArray = &v;
-	*wrote = false;
-	return D3DKMTSignalSynchronizationObjectFromGpu2(&s);
-}
-
-static NTSTATUS hc_suspend_context(const struct handle_set *h, bool *wrote)
-{
-	*wrote = false;
-	return NFenceSuspendContext(h->context);
-}
-
-static NTSTATUS hc_resume_context(const struct handle_set *h, bool *wrote)
-{
-	*wrote = false;
-	return NFenceResumeContext(h->context);
-}
-
 static NTSTATUS hc_query_context_state(const struct handle_set *h,
 				       bool *wrote)
 {
@@ -428,72 +230,16 @@ static NTSTATUS hc_query_context_state(const struct handle_set *h,
 
 	memset(&s, 0xa5, sizeof(s));
 	st = NFenceQueryContextState(h->context, &s);
-	*wrote = s.Flags.Value != HC_POISON;
+	*wrote = s.FaultGpuVa != 0xa5a5a5a5a5a5a5a5ull;
 	return st;
 }
 
-static NTSTATUS hc_destroy_queue(const struct handle_set *h, bool *wrote)
+static NTSTATUS hc_share(const struct handle_set *h, bool *wrote)
 {
-	D3DKMT_DESTROYHWQUEUE d = { .hHwQueue = h->queue };
+	HANDLE nt = (HANDLE)(uintptr_t)HC_POISON;
+	NTSTATUS st = D3DKMTShareObjects(1, &h->sync, NULL, 0, &nt);
 
-	*wrote = false;
-	return D3DKMTDestroyHwQueue(&d);
-}
-
-static NTSTATUS hc_submit(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_SUBMITCOMMANDTOHWQUEUE s = {
-		.hHwQueue = h->queue,
-		.HwQueueProgressFenceId = 1,
-		.CommandBuffer = 4096,
-		.CommandLength = 8,
-	};
-
-	*wrote = false;
-	return D3DKMTSubmitCommandToHwQueue(&s);
-}
-
-static NTSTATUS hc_queue_wait(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 0;
-	D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE w = {
-		.hHwQueue = h->queue,
-		.ObjectCount = 1,
-		.ObjectHandleArray = &h->sync,
-		.FenceValueArray = &v,
-	};
-
-	*wrote = false;
-	return D3DKMTSubmitWaitForSyncObjectsToHwQueue(&w);
-}
-
-static NTSTATUS hc_queue_signal(const struct handle_set *h, bool *wrote)
-{
-	UINT64 v = 1;
-	D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE s = {
-		.BroadcastHwQueueCount = 1,
-		.BroadcastHwQueueArray = &h->queue,
-		.ObjectCount = 1,
-		.ObjectHandleArray = &h->sync,
-		.FenceValueArray = &v,
-	};
-
-	*wrote = false;
-	return D3DKMTSubmitSignalSyncObjectsToHwQueue(&s);
-}
-
-static NTSTATUS hc_read_log(const struct handle_set *h, bool *wrote)
-{
-	DXGK_NATIVE_FENCE_LOG_ENTRY e;
-	NFENCE_READNATIVEFENCELOG r = {
-		.hHwQueue = h->queue,
-		.Type = DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS,
-		.pEntries = &e,
-		.NumEntries = 1,
-	};
-	NTSTATUS st = NFenceReadNativeFenceLog(&r);
-
-	*wrote = r.NumEntries != 1;
+	*wrote = nt != (HANDLE)(uintptr_t)HC_POISON;
 	return st;
 }
 
@@ -509,43 +255,22 @@ static NTSTATUS hc_cs_signal_progress(const struct handle_set *h, bool *wrote)
 	return st;
 }
 
-static NTSTATUS hc_create_doorbell(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CREATE_DOORBELL d;
-	NTSTATUS st;
-
-	memset(&d, 0, sizeof(d));
-	d.hHwQueue = h->queue;
-	d.hRingBuffer = h->allocation;
-	d.hDoorbell = HC_POISON;
-	st = D3DKMTCreateDoorbell(&d);
-	*wrote = d.hDoorbell != HC_POISON;
-	return st;
+/* The calls that take their arguments one by one, with no output. */
+#define HC_PLAIN_CALL(name, call)					\
+static NTSTATUS name(const struct handle_set *h, bool *wrote)		\
+{									\
+	(void)wrote;							\
+	return call;							\
 }
 
-static NTSTATUS hc_connect_doorbell(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_CONNECT_DOORBELL c = { .hDoorbell = h->doorbell };
-
-	*wrote = false;
-	return D3DKMTConnectDoorbell(&c);
-}
-
-static NTSTATUS hc_notify(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_NOTIFY_WORK_SUBMISSION n = { .hDoorbell = h->doorbell };
-
-	*wrote = false;
-	return D3DKMTNotifyWorkSubmission(&n);
-}
-
-static NTSTATUS hc_destroy_doorbell(const struct handle_set *h, bool *wrote)
-{
-	D3DKMT_DESTROY_DOORBELL d = { .hDoorbell = h->doorbell };
-
-	*wrote = false;
-	return D3DKMTDestroyDoorbell(&d);
-}
+HC_PLAIN_CALL(hc_bind_syncobj_point,
+	      NFenceBindSyncobjPoint(h->device, h->sync, 1, 1, 1))
+HC_PLAIN_CALL(hc_signal_from_syncobj,
+	      NFenceSignalFromSyncobjPoint(h->device, h->sync, 1, 1, 1))
+HC_PLAIN_CALL(hc_signal_from_sync_file,
+	      NFenceSignalFromSyncFile(h->device, h->sync, 1, h->fd))
+HC_PLAIN_CALL(hc_suspend_context, NFenceSuspendContext(h->context))
+HC_PLAIN_CALL(hc_resume_context, NFenceResumeContext(h->context))
 
 /*
  * Every call, the destroying ones last in each group, so that a call that
@@ -590,6 +315,7 @@ static inline unsigned int handle_calls_check(const struct handle_set *h,
 	NTSTATUS st;
 
 	for (i = 0; i < sizeof(handle_calls) / sizeof(handle_calls[0]); i++) {
+		wrote = false;
 		st = handle_calls[i].fn(h, &wrote);
 		if (st != want || wrote) {
 			fprintf(stderr, "# %s: status 0x%08x (want 0x%08x)%s\n",
