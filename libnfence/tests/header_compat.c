@@ -5,10 +5,10 @@
  * Compiled, not run, as C11 (-pedantic) and as C++17: startup code written
  * the way a WSL D3DKMT program is (Windows names only, no designated
  * initializers, which C++17 lacks), with every Windows layout
- * (windows_layouts.h) and the Windows values asserted at compile time in
- * both languages. "make check" builds it; a name missing from
- * <nfence/d3dkmthk.h> or a layout that differs from Windows' fails the
- * build.
+ * (windows_layouts.h, which the build makes from windows-layouts.txt) and
+ * the Windows values asserted at compile time in both languages. "make
+ * check" builds it; a name missing from <nfence/d3dkmthk.h> or a layout
+ * that differs from Windows' fails the build.
  */
 #include <nfence/d3dkmthk.h>
 

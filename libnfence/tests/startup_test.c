@@ -4,8 +4,8 @@
  *
  * The calls a Windows runtime makes at startup, against the fake driver
  * (mock_drm.c): the Windows types and structs of <nfence/d3dkmthk.h> (the
- * bit fields of windows_layouts.h, whose sizes and offsets header_compat.c
- * asserts; the base types, KMTQAITYPE values and the bits of the types
+ * bit fields of windows_layouts.h, made from windows-layouts.txt, whose
+ * sizes and offsets header_compat.c asserts; the base types, KMTQAITYPE values and the bits of the types
  * WINDOWS-LAYOUTS.md lacks against ../shared/spec/WINDOWS-ABI.md),
  * D3DKMTEnumAdapters3 and its filter, and
  * each Windows query type: its answer on both fake adapters, and every
@@ -157,17 +157,14 @@ TEST(struct_sizes)
 	EXPECT_EQ(0, memcmp(&v_, want_, sizeof(v_)))			\
 		TH_LOG(#type "." #field " is not at %u:%u-%u",		\
 		       (byte), (first), (last));			\
-	checked++;							\
 } while (0);
 
 TEST(windows_bit_fields)
 {
 	/* Assigning it truncates to each field's width. */
 	unsigned long long ones = ~0ull;
-	unsigned int checked = 0;
 
 	NF_WIN_BITFIELDS(NF_WIN_BITS_CHECK)
-	EXPECT_EQ(85u, checked);	/* the entries of NF_WIN_BITFIELDS */
 }
 
 /*
