@@ -18,7 +18,8 @@
  * until 2^24 handles later. A handle is the library's name for an object,
  * not the kernel's: each object keeps the handle the kernel gave it on its
  * adapter's file (the kernel's are small integers per file), and the table
- * maps the one to the object that holds the other.
+ * maps the one to the object that holds the other. A forked child starts
+ * with an empty table: no handle survives fork() (handle.c).
  */
 #ifndef _NFENCE_HANDLE_H_
 #define _NFENCE_HANDLE_H_
