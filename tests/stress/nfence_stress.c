@@ -2543,6 +2543,30 @@ static void nfs_op_cs_rewrite(struct nfs_thread *th)
 }
 
 /*
+ * Whether fence @f still exists, and so has existed all along: handles are
+ * never reused, so a fence found now was alive when its page was mapped.
+ * A fence another thread destroyed (on a shared file, handles are guessed)
+ * may have taken its page with it, and the page's mmap offset may since
+ * name another object, one that may be mapped writable: a check about the
+ * mapping is made only of a fence that lived. A wait for value 0 is
+ * satisfied at once by any fence, so it only looks the handle up.
+ */
+static bool nfs_fence_lived(struct nfs_thread *th, const struct nfs_fence *f)
+{
+	struct drm_nfence_fence_wait w;
+	uint32_t handle = f->handle;
+	uint64_t value = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.device = f->dev;
+	w.count = 1;
+	w.handles = (uintptr_t)&handle;
+	w.values = (uintptr_t)&value;
+	return nfs_ioctl(th, NFS_IO_FENCE_WAIT, th->file[f->fx].fd, &w) !=
+	       -ENOENT;
+}
+
+/*
  * Map a fence's CurrentValue page and read it; now and then try what must
  * fail (a writable mapping, mprotect() to writable) or may (the wrong
  * size, another file's offset).
@@ -2569,11 +2593,11 @@ static void nfs_op_map_fence(struct nfs_thread *th)
 	r = below(&th->rng, 100);
 	if (r < 5) {
 		p = nfs_mmap(NFS_FENCE_PAGE, PROT_READ | PROT_WRITE, fd, off);
-		if (p) {
+		if (p && nfs_fence_lived(th, f))
 			nfs_anomaly(th, f->fx, "fence %u: a writable mapping of its "
 				    "CurrentValue page succeeded", f->handle);
+		if (p)
 			nfs_munmap(p, NFS_FENCE_PAGE);
-		}
 		return;
 	}
 	if (r < 10) {
@@ -2603,8 +2627,10 @@ static void nfs_op_map_fence(struct nfs_thread *th)
 	nfs_add(NFS_CNT_MAP_READ, 1);
 	if (chance(&th->rng, 10)) {
 		if (!mprotect(p, NFS_FENCE_PAGE, PROT_READ | PROT_WRITE)) {
-			nfs_anomaly(th, f->fx, "fence %u: mprotect() made its "
-				    "CurrentValue page writable", f->handle);
+			if (nfs_fence_lived(th, f))
+				nfs_anomaly(th, f->fx, "fence %u: mprotect() made "
+					    "its CurrentValue page writable",
+					    f->handle);
 			mprotect(p, NFS_FENCE_PAGE, PROT_READ);
 		}
 	}
