@@ -34,9 +34,6 @@ IGT_TEST_DESCRIPTION("Native fences: DRM_IOCTL_NFENCE_FENCE_CREATE/DESTROY/"
 #define NO_SIGNAL	DRM_NFENCE_FENCE_NO_SIGNAL
 #define NO_WAIT		DRM_NFENCE_FENCE_NO_WAIT
 #define MAX_FENCES	DRM_NFENCE_MAX_FENCES_PER_FILE
-#ifndef ARRAY_SIZE
-#endif
-
 static int fd = -1;
 static uint32_t dev;
 static int dbg = -1;

@@ -36,9 +36,6 @@ IGT_TEST_DESCRIPTION("Contexts and hardware queues: DRM_IOCTL_NFENCE_"
 #define Q_NATIVE	DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE
 #define MAX_CONTEXTS	DRM_NFENCE_MAX_CONTEXTS_PER_FILE
 #define MAX_HWQUEUES	DRM_NFENCE_MAX_HWQUEUES_PER_FILE
-#ifndef ARRAY_SIZE
-#endif
-
 static int fd = -1;
 static int dbg = -1;
 /* The debugfs files the subtests use (the fixture fails without them). */

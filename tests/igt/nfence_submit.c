@@ -40,9 +40,6 @@ IGT_TEST_DESCRIPTION("Kernel-mode submission: DRM_IOCTL_NFENCE_SUBMIT, "
 #define ST_LOST		DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST
 #define ALWAYS		NFENCE_ALWAYS_SIGNALED
 #define HDR(op, words)	DRM_NFENCE_CS_HEADER(op, words)
-#ifndef ARRAY_SIZE
-#endif
-
 static int fd = -1;
 static int dbg = -1;
 /* The debugfs files the subtests read (the fixture fails without them). */

@@ -45,9 +45,6 @@ IGT_TEST_DESCRIPTION("Cross-adapter native fences (CROSS_ADAPTER): the "
 #define FLAG_ASYNC	DRM_NFENCE_WAIT_ASYNC
 #define ALWAYS		NFENCE_ALWAYS_SIGNALED
 #define POISON		0xdeadbeefu
-#ifndef ARRAY_SIZE
-#endif
-
 #define STRESS_ITERATIONS	2000
 #define STRESS_CAP_S		10
 #define STRESS_MIN		200
