@@ -664,7 +664,7 @@ struct drm_nfence_fence_share {
  * that shares the CurrentValue page; on every adapter its MonitoredValue
  * is 0 for good, so every signal raises the native fence signaled
  * interrupt and the driver passes it on to the other adapters' CPU
- * waiters and GPU queues (the seed's NotificationOnly update).
+ * waiters and GPU queues (WDDM's NotificationOnly update).
  */
 struct drm_nfence_fence_open {
 	/** @fd: the fence fd (NT handle) */
@@ -1201,8 +1201,8 @@ struct drm_nfence_submit_sync {
  * address), the status word (read-only, a __u64 &enum
  * drm_nfence_doorbell_status) and the last queued progress fence value
  * (read/write, the process's). The status page holds a second __u64, at
- * byte 8: the adapter's logging level (DRM_NFENCE_LOGGING_LEVEL_*, the
- * seed's D3DDDI_DOORBELLSTATUS_STORAGE.LoggingLevel), written by every
+ * byte 8: the adapter's logging level (DRM_NFENCE_LOGGING_LEVEL_*,
+ * D3DDDI_DOORBELLSTATUS_STORAGE.LoggingLevel), written by every
  * connect. A new doorbell is disconnected: its
  * mappings show a dummy page of its own, where stores go nowhere, and its
  * status is %DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY.
@@ -1523,8 +1523,8 @@ struct drm_nfence_log_read {
 /**
  * struct drm_nfence_logging_level - set an adapter's logging level
  *
- * What Dxgkrnl does when a tool turns verbose ETW logging on or off (the
- * seed's UpdateLoggingLevel): the adapter's level becomes @level; at a new
+ * What Dxgkrnl does when a tool turns verbose ETW logging on or off (WDDM's
+ * UpdateLoggingLevel): the adapter's level becomes @level; at a new
  * level every hardware queue of every process on the adapter gets new log
  * buffers (&drm_nfence_query_fence_caps.max_log_entries entries, 16 KiB,
  * at %DRM_NFENCE_LOGGING_LEVEL_ALL, so that a trace does not overrun;
@@ -1729,7 +1729,7 @@ struct drm_nfence_syncobj_signal {
  * queue's wait or signal log (see "native fence log buffers"): a
  * FENCE_SIGNAL writes the value, then the entry (FenceEndGpuTimestamp:
  * when it ran), then advances the log's index, then a barrier, then reads
- * MonitoredValue, the seed's order; a FENCE_WAIT logs when it passes, with
+ * MonitoredValue, WDDM's order; a FENCE_WAIT logs when it passes, with
  * FenceObservedGpuTimestamp when the engine first found it unresolved (the
  * same as FenceEndGpuTimestamp for a wait that never blocked). On a queue
  * without log buffers (an adapter without native fences) a command with

@@ -53,7 +53,7 @@
  * VRAM pressure: a VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE
  * lands in system memory when VRAM is full, as WDDM demotes allocations
  * whose preferred segment has no room. nfence does not evict resident
- * allocations: what the seeds allow to be evicted (VRAM behind a CPU
+ * allocations: what WDDM allows to be evicted (VRAM behind a CPU
  * mapping, under the OS's control) it keeps, and the caller sees -ENOSPC
  * or the demotion instead.
  *

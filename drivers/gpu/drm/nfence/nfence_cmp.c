@@ -117,7 +117,7 @@
  *
  * Engine power states: an engine with connected doorbells and nothing to
  * run (no WORK, every queue idle) for the adapter's f1_idle_ms raises the
- * seed's engine state change interrupt (&nfence_cmp_ops.engine_idle); the
+ * WDDM's engine state change interrupt (&nfence_cmp_ops.engine_idle); the
  * driver then disconnects the engine's doorbells (DISCONNECTED_RETRY) and
  * puts it in F1 (nfence_cmp_engine_f1_locked()). A connect of one of its
  * doorbells, or a kernel-mode submission to one of its queues, brings it
@@ -450,7 +450,7 @@ static bool nfence_cmp_idle_locked(struct nfence_cmp *cmp)
  *
  * The first step of a runtime suspend (see DOC: adapter power in
  * nfence_pm.c): if the adapter is idle, the CMP runs nothing and watches
- * no doorbell from now on, as the seed's DxgkddiSuspendContext of every
+ * no doorbell from now on, as WDDM's DxgkddiSuspendContext of every
  * context takes them off the hardware scheduler. The driver then
  * disconnects the doorbells and calls nfence_cmp_d3_commit().
  *

@@ -534,7 +534,7 @@ again:
 			nfence_doorbell_zap(db);
 	}
 	*status = READ_ONCE(*db->ring.status);
-	/* The seed's LoggingLevel, the status storage's second word. */
+	/* D3DDDI_DOORBELLSTATUS_STORAGE's LoggingLevel, its second word. */
 	*level = READ_ONCE(adapter->logging_level);
 	WRITE_ONCE(db->ring.status[1], *level);
 	mutex_unlock(&adapter->doorbell_lock);
@@ -611,7 +611,7 @@ static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
  * @adapter: the adapter
  * @engine: the engine
  *
- * As Dxgkrnl does on the seed's TRANSITION_TO_F1 engine state change:
+ * As Dxgkrnl does on WDDM's TRANSITION_TO_F1 engine state change:
  * every doorbell of the engine's queues is disconnected
  * (DISCONNECTED_RETRY, its mappings back on its dummy page), with a last
  * look at each physical doorbell, and the engine is in F1 until a connect

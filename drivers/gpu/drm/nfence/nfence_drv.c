@@ -44,6 +44,11 @@
  * device, named "nfence", that has a render node. Module parameters choose
  * how many adapters there are and what each is built with (see "module
  * parameters": each adapter can be configured on its own).
+ *
+ * "WDDM" in the comments means what Microsoft's driver documentation says of
+ * it: the pages "Native GPU fence object", "User-mode work submission",
+ * "Context monitoring" and the D3DKMT reference (D3DKMTCreateNativeFence
+ * and the rest), on learn.microsoft.com.
  */
 
 /**

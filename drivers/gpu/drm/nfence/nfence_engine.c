@@ -31,7 +31,7 @@
  * (READ_ONCE()/WRITE_ONCE() of naturally aligned u64), never torn, unless
  * the GPU has no 64-bit atomics (below).
  *
- * FENCE_SIGNAL follows the order the seed prescribes: a full barrier so
+ * FENCE_SIGNAL follows the order WDDM prescribes: a full barrier so
  * that everything the queue wrote before is visible first, the
  * CurrentValue store, a full barrier, then the MonitoredValue load and the
  * conditional interrupt. When the CurrentValue address is fence storage the
@@ -52,8 +52,8 @@
  * (the value crosses a multiple of 2^32, either way) the GPU cannot make the
  * update atomic: it stores nothing and raises the native fence signaled
  * interrupt, with which the driver stores the whole value
- * (nfence_interrupt_carry()): the OS handles the wrap, as the
- * context-monitoring seed says, and no reader ever sees half a value.
+ * (nfence_interrupt_carry()): the OS handles the wrap, as
+ * WDDM's context monitoring says, and no reader ever sees half a value.
  * Memory that is not a fence's CurrentValue, and WRITE64 and TIMESTAMP, get
  * two stores, low half first. WRITE64 and TIMESTAMP to the CurrentValue of
  * an AlwaysSignaled fence store nothing, as FENCE_SIGNAL does. FENCE_WAIT
@@ -165,7 +165,7 @@ static u32 nfence_engine_fence_id(struct nfence_cmp *cmp,
  * (the command's payload, the GPU's timestamps). A wait's @observed is
  * when the engine first found it unresolved, 0 if it never did (then the
  * entry says it was observed when it ended); a signal's is 0, as the
- * seed's signal entry has no FenceObservedGpuTimestamp.
+ * WDDM signal entry has no FenceObservedGpuTimestamp.
  */
 static void nfence_engine_log(struct nfence_cmp *cmp,
 			      struct nfence_cmp_queue *q,
@@ -243,7 +243,7 @@ static void nfence_engine_irq(struct nfence_cmp *cmp,
  * @cv is, NULL for other memory; @mv NULL for no MonitoredValue. A
  * @monitored fence (WDDM 2.x) raises its interrupt on every signal. With
  * @log, the FENCE_SIGNAL @log is logged in @q's signal log between the
- * store and the barrier before the MonitoredValue check, the seed's order.
+ * store and the barrier before the MonitoredValue check, WDDM's order.
  * @q is the queue that ran the signal, NULL for none.
  */
 static void nfence_engine_store_signal(struct nfence_cmp *cmp,

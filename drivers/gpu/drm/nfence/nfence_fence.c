@@ -26,7 +26,7 @@
 /**
  * DOC: native fence objects
  *
- * The seed's "global and local handles for shared fences", in Linux terms:
+ * WDDM's "global and local handles for shared fences", in Linux terms:
  *
  * - &struct nfence_fence is the global object (hGlobalNativeFence). It owns
  *   the storage of CurrentValue and MonitoredValue and the CPU waiters.
@@ -37,7 +37,7 @@
  *   whose private data is a reference to the global object; opening it
  *   checks the file operations, so an fd of any other kind is refused.
  *
- * Storage follows the seed: a non-shared DEFAULT fence packs its
+ * Storage follows WDDM: a non-shared DEFAULT fence packs its
  * CurrentValue into a CPU-mappable pool page of its file and its
  * MonitoredValue into a kernel-only pool page (or into VRAM the CPU cannot
  * see when the adapter has the optimized DEFAULT fence, falling back to the
@@ -516,7 +516,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
  * nfence_fence_propagate - pass a cross-adapter fence's signal on
  * @fence: the instance that was signaled (by its GPU or the CPU)
  *
- * The seed's NotificationOnly update: the CurrentValue they share has
+ * WDDM's NotificationOnly update: the CurrentValue they share has
  * changed, so every other instance releases the CPU waiters it satisfies
  * and its adapter's CMP re-checks the queues parked on it.
  *
@@ -838,7 +838,7 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 }
 
 /*
- * EngineAffinity is, as in the seeds, the physical adapters (nodes of a
+ * EngineAffinity is, as in WDDM, the physical adapters (nodes of a
  * linked adapter) where the fence's GPU VAs are mapped: 0 for all of them,
  * else a bit per physical adapter. An nfence adapter is one physical
  * adapter, so 0 and bit 0 are the only valid masks; engines are chosen by

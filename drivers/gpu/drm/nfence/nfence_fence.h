@@ -76,7 +76,7 @@ struct nfence_fence_slot {
  * one adapter make two instances); all share one CurrentValue page in
  * system memory, each has its own MonitoredValue, 0 for good, so every
  * signal interrupts and the driver passes it on to the other instances (the
- * seed's NotificationOnly).
+ * NotificationOnly of WDDM).
  *
  * Lifetime: kref-counted by its instances.
  */
@@ -143,7 +143,7 @@ struct nfence_fence {
  * One per file and value storage (a CurrentValue or a MonitoredValue that
  * is not in one of the file's pool pages), shared by every handle of the
  * file that maps it: a fence opened on another device of the same process
- * gets the same GPU VAs, as the seed says (libnfence opens each adapter
+ * gets the same GPU VAs, as WDDM says (libnfence opens each adapter
  * once per process). Under &nfence_file.pool_lock.
  */
 struct nfence_value_map {
@@ -194,7 +194,7 @@ struct nfence_fence_local {
 	bool progress;
 };
 
-/* CurrentValue of an AlwaysSignaled fence, from the seed. */
+/* CurrentValue of an AlwaysSignaled fence, from WDDM. */
 #define NFENCE_ALWAYS_SIGNALED_VALUE	0xFFFFFFFFull
 
 /**

@@ -205,8 +205,8 @@ struct nfence_segment *nfence_gpu_segment(struct nfence_gpu *gpu, u32 id);
 void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p);
 
 /**
- * nfence_value32_in_window - the 32-bit atomics rule of the context
- * monitoring seed
+ * nfence_value32_in_window - the 32-bit atomics rule of WDDM's context
+ * monitoring
  * @current_value: the fence's last signaled value
  * @value: a value to wait for or signal
  *

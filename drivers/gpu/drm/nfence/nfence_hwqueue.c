@@ -1126,7 +1126,7 @@ static unsigned int nfence_hwqueue_read_log(struct nfence_adapter *adapter,
  * @q: a queue of its file's table (&nfence_file.sched_lock held)
  * @num_entries: entries of each new buffer
  *
- * The seed's "Dxgkrnl may destroy and recreate the log buffers"
+ * WDDM's "Dxgkrnl may destroy and recreate the log buffers"
  * (SetNativeFenceLogBuffer): the GPU logs into new buffers, at new GPU VAs
  * (&struct drm_nfence_log_read returns them), and the old ones are
  * unmapped and freed; a command still naming an old VA faults. Under the

@@ -20,7 +20,7 @@
  * a signal log (the uapi's "native fence log buffers" has the layout).
  * This file is the log itself, with no driver object: the buffer, its
  * read-only GPU mapping, the GPU's append (entry, then the index word with
- * its wraparound count, as the seed orders them) and the reader's view of
+ * its wraparound count, as WDDM orders them) and the reader's view of
  * a copy: which entries a cursor has not seen and whether some were
  * overwritten before it saw them. A log may get a new buffer (a larger one
  * while the adapter's logging level is ALL, see nfence_logging.c): its
@@ -32,7 +32,7 @@
 
 static_assert(sizeof(struct drm_nfence_log_header) == 40);
 static_assert(sizeof(struct drm_nfence_log_entry) == 48);
-/* The default geometry fills one 4 KiB page, as the seed's buffers do. */
+/* The default geometry fills one 4 KiB page, as WDDM's buffers do. */
 static_assert(sizeof(struct drm_nfence_log_header) +
 	      DRM_NFENCE_LOG_ENTRIES * sizeof(struct drm_nfence_log_entry) <=
 	      4096);
@@ -217,7 +217,7 @@ u64 nfence_log_position(const struct nfence_log *log)
  * @log: the log
  * @buf: its new buffer, empty and mapped
  *
- * The seed's "Dxgkrnl may destroy and recreate the log buffers": the GPU
+ * WDDM's "Dxgkrnl may destroy and recreate the log buffers": the GPU
  * writes @buf from now on, from its first entry. Entries of the old buffer
  * count in the log's position, so a reader's cursor stays valid; those it
  * had not read are gone (an overrun for it).

@@ -19,7 +19,7 @@
 /**
  * DOC: logging level
  *
- * The seed's "detailed logging" switch: when a tool (GPUView on Windows;
+ * WDDM's "detailed logging" switch: when a tool (GPUView on Windows;
  * nfence-trace here) turns verbose logging on, Dxgkrnl tells the KMD
  * (UpdateLoggingLevel), gives every hardware queue larger log buffers so
  * that the trace does not overrun them, and disconnects every doorbell so

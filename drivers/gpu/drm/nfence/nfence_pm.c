@@ -26,7 +26,7 @@
  * submissions, DOORBELL_CONNECT and DOORBELL_NOTIFY hold a runtime PM
  * reference while they run, so they wake a suspended adapter first.
  *
- * The D0 to D3 transition follows seed 002: the CMP takes every queue off
+ * The D0 to D3 transition follows WDDM: the CMP takes every queue off
  * the hardware scheduler (nfence_cmp_d3_enter(), refused with -EBUSY if
  * the adapter is not idle), every connected doorbell is disconnected with
  * DISCONNECTED_RETRY and its mappings go back to its dummy page, with a

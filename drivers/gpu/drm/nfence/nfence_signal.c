@@ -20,7 +20,7 @@
  *
  * Every change of a fence's state on the driver's side is here. A signal
  * from the CPU (DRM_IOCTL_NFENCE_FENCE_SIGNAL, the "update current values
- * from CPU" path, a legacy signal's worker) follows the seed: full
+ * from CPU" path, a legacy signal's worker) follows WDDM: full
  * barrier, 64-bit store of CurrentValue (which never moves backwards), full
  * barrier, then the conditional interrupt check: only if CurrentValue now
  * exceeds MonitoredValue is the interrupt path taken. The GPU's signals
@@ -41,13 +41,13 @@
  * queue reads the logs of every queue on the engine. Each payload wakes
  * the same waiters; they differ in what the driver reads to find them.
  *
- * On an adapter without 64-bit atomics (the context-monitoring seed's
+ * On an adapter without 64-bit atomics (WDDM context monitoring's
  * No64BitAtomics), a wait or signal value more than UINT_MAX/2 ahead of the
  * fence's current value is refused with -EINVAL.
  *
  * When the device that created a fence is put in error, the fence becomes
- * AlwaysSignaled as the seed describes: CurrentValue is raised to the
- * seed's 0xFFFFFFFF (never lowered), every wait on it is satisfied at once,
+ * AlwaysSignaled as WDDM describes: CurrentValue is raised to WDDM's
+ * 0xFFFFFFFF (never lowered), every wait on it is satisfied at once,
  * and signals no longer touch its storage.
  */
 
@@ -214,7 +214,7 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
  * @cursor: in/out: how far the interrupt path has read @log
  * @progress: the queue's progress fence
  *
- * The seed's UpdateNativeFenceLogs (a barrier, so that every entry the
+ * WDDM's UpdateNativeFenceLogs (a barrier, so that every entry the
  * GPU wrote is visible), then the entries logged since *@cursor: each
  * names a fence (by the handle the UMD gave the command) whose waiters its
  * value may satisfy now; they and the progress fence's are woken. If the

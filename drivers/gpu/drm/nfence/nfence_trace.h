@@ -16,7 +16,7 @@
 
 /*
  * NFENCE_TRACE_IRQ_*: what a native fence signaled interrupt carried (the
- * seed's payloads), for the nfence_interrupt event: signaled fences, none
+ * WDDM payloads), for the nfence_interrupt event: signaled fences, none
  * (scan), a monitored fence, a carry, and the optimized interrupt's
  * hardware queue or no queue (every queue of the engine). The event's
  * "fences" counts the payload's entries: fences, or queues whose signal

@@ -11,7 +11,7 @@
 /**
  * DOC: CPU waiters and MonitoredValue
  *
- * The seed's contract for DxgkDdiUpdateMonitoredValues: write the new
+ * WDDM's contract for DxgkDdiUpdateMonitoredValues: write the new
  * MonitoredValue, execute a full barrier, re-sample CurrentValue and satisfy
  * any waiter the new value releases. The signal side is the mirror image:
  * write CurrentValue, full barrier, read MonitoredValue and take the
