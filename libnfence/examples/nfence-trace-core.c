@@ -154,7 +154,7 @@ static struct ntrace_adapter *rec_adapter(struct ntrace_rec *r,
 
 /*
  * While recording, every adapter with log buffers is at logging level ALL
- * (NFenceSetLoggingLevel(), the seed's detailed-logging switch): its
+ * (NFenceSetLoggingLevel(), WDDM's detailed-logging switch): its
  * queues' logs are the larger ones, so the trace does not overrun them,
  * and UMDs that reconnect their doorbells see the level. @all false puts
  * back the level each had. Adapters without log buffers are left alone.
@@ -837,7 +837,7 @@ static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 		e->signal_log = r;
 		/*
 		 * Timestamps never go backwards, but either may be 0: an
-		 * entry whose write was skipped (the seed's 15.5).
+		 * entry whose write was skipped (WDDM, 15.5).
 		 */
 		if (!e->signal_log && e->gpu_ts && e->observed > e->gpu_ts)
 			return err(c, "a wait observed (%" PRIu64 ") after "
@@ -935,7 +935,7 @@ static struct adapter *adapter_of(struct conv *c, uint32_t index)
  * WORK is read just before its event, so trace time - GPU time is at
  * least the base; the smallest difference is the closest (the trace's
  * text has microseconds: within about one). A GPU timestamp of 0 is no
- * time (the seed's 15.5: an entry may have a zero timestamp) and takes no
+ * time (WDDM, 15.5: an entry may have a zero timestamp) and takes no
  * part; an adapter with no other has no base and needs no frequency.
  */
 static int infer_bases(struct conv *c, const struct ntrace_opts *opts)
@@ -978,8 +978,8 @@ static int infer_bases(struct conv *c, const struct ntrace_opts *opts)
 /*
  * Place every log entry and WORK on the trace clock, once, after the
  * bases: sorting, matching and the JSON all use these times. A GPU
- * timestamp is mapped with its adapter's base; one of 0 (no time, the
- * seed's 15.5) is replaced by the entry's own event time, as the event
+ * timestamp is mapped with its adapter's base; one of 0 (no time,
+ * WDDM, 15.5) is replaced by the entry's own event time, as the event
  * fires when the GPU writes the entry (est_end). A wait whose observed
  * time or release is unknown is drawn from its end, with no length
  * (est_start), never from GPU time 0.

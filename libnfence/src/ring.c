@@ -61,7 +61,7 @@ NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing,
 	    pRing->NumEntries)
 		return STATUS_DEVICE_BUSY;
 
-	/* The seed's order: the last queued value, then the entry. */
+	/* WDDM's order: the last queued value, then the entry. */
 	*pRing->pLastQueued = ProgressFenceValue;
 	e = &pRing->pEntries[pRing->WriteIndex % pRing->NumEntries];
 	e->CommandBuffer = CommandBuffer;
