@@ -16,8 +16,11 @@ static struct nf_object **nf_buckets;	/* nf_nbuckets entries */
 static unsigned int nf_nbuckets;	/* a power of two, or 0 */
 static unsigned int nf_nobjects;
 static unsigned int nf_next_index;	/* below NF_HANDLE_INDEXES */
-/* In a forked child, the table it inherited (see nf_handle_child()). */
-static struct nf_object **nf_inherited_buckets;
+/*
+ * In a forked child, the table it inherited (see nf_handle_child()):
+ * volatile, as nothing reads it and the store must not be optimized away.
+ */
+static struct nf_object **volatile nf_inherited_buckets;
 
 /*
  * A fork()ed child must not inherit the lock held by another thread.

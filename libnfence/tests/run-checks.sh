@@ -6,8 +6,9 @@
 # nfence_libnfence_test.c ($SELFTEST) calls every export, and nfence-info,
 # nfence-fence-demo, nfence-pipeline-demo and a quick nfence-gpu-bench
 # against the fake driver, and nfence-trace's converter on a capture
-# recorded in a VM (run-trace.sh), and an install into a scratch DESTDIR
-# used through pkg-config (check-install.sh).
+# recorded in a VM (run-trace.sh), the fork and close paths under valgrind
+# (run-valgrind.sh), and an install into a scratch DESTDIR used through
+# pkg-config (check-install.sh).
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -90,6 +91,14 @@ if sh tests/run-trace.sh "$TRACE" ../scripts/nfence-trace-check.py; then
 else
 	fail=$((fail + 1))
 fi
+
+echo "== valgrind (fork and close paths, fake driver)"
+sh tests/run-valgrind.sh "$O/tests"
+case $? in
+0)	pass=$((pass + 1)) ;;
+77)	skip=$((skip + 1)) ;;
+*)	fail=$((fail + 1)) ;;
+esac
 
 echo "== install (DESTDIR, pkg-config, man pages, uninstalled .pc)"
 if sh tests/check-install.sh "$O" "$O/tests/libmock-nfence.so"; then
