@@ -169,6 +169,11 @@ static void nf_adapter_handle_release(struct nf_object *obj)
 	free(ah);
 }
 
+static const struct nf_object_ops nf_adapter_handle_ops = {
+	.type = NF_HANDLE_ADAPTER,
+	.release = nf_adapter_handle_release,
+};
+
 /* A new adapter handle for @adapter; takes over the caller's reference. */
 static NTSTATUS nf_adapter_open_handle(struct nf_adapter *adapter,
 				       D3DKMT_HANDLE *handle)
@@ -181,7 +186,7 @@ static NTSTATUS nf_adapter_open_handle(struct nf_adapter *adapter,
 		nf_adapter_put(adapter);
 		return STATUS_NO_MEMORY;
 	}
-	nf_object_init(&ah->base, NF_HANDLE_ADAPTER, nf_adapter_handle_release);
+	nf_object_init(&ah->base, &nf_adapter_handle_ops, NULL);
 	ah->adapter = adapter;
 
 	st = nf_handle_insert(&ah->base, handle);
@@ -192,12 +197,7 @@ static NTSTATUS nf_adapter_open_handle(struct nf_adapter *adapter,
 
 static NTSTATUS nf_adapter_close_handle(D3DKMT_HANDLE handle)
 {
-	struct nf_object *obj = nf_handle_remove(handle, NF_HANDLE_ADAPTER);
-
-	if (!obj)
-		return NF_STATUS_BAD_HANDLE;
-	nf_object_put(obj);
-	return STATUS_SUCCESS;
+	return nf_handle_close(handle, NF_HANDLE_ADAPTER);
 }
 
 struct nf_adapter *nf_adapter_lookup(D3DKMT_HANDLE handle)

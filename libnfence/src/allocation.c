@@ -9,6 +9,7 @@
  * destroying the allocation or its device).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,23 +28,27 @@ _Static_assert(NFENCE_SEGMENT_ID_SYSTEM == 1 && NFENCE_SEGMENT_ID_LOCAL == 2,
 				 1u << 20)	/* NoKmdAccess */
 #define NF_ALLOC_RESERVED_FLAGS	0xffc00000u
 
-static void nf_allocation_release(struct nf_object *obj)
-{
-	struct nf_allocation *alloc = (struct nf_allocation *)obj;
+/*
+ * Every allocation's pins, lock count and CPU mapping (gpu.h); the outer
+ * lock of handle.h's lock order.
+ */
+static pthread_mutex_t nf_allocation_lock = PTHREAD_MUTEX_INITIALIZER;
 
-	nf_device_put(alloc->device);
-	free(alloc);
+static void nf_allocation_prefork(void)
+{
+	pthread_mutex_lock(&nf_allocation_lock);
 }
 
-static int nf_kernel_alloc_destroy(const struct nf_device *dev,
-				   uint32_t kernel_handle)
+static void nf_allocation_postfork(void)
 {
-	struct drm_nfence_alloc_destroy args = {
-		.device = dev->kernel_handle,
-		.handle = kernel_handle,
-	};
+	pthread_mutex_unlock(&nf_allocation_lock);
+}
 
-	return nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_ALLOC_DESTROY, &args);
+__attribute__((constructor))
+static void nf_allocation_init(void)
+{
+	pthread_atfork(nf_allocation_prefork, nf_allocation_postfork,
+		       nf_allocation_postfork);
 }
 
 /* The unmapped CPU view of @alloc, if it has one. Locked. */
@@ -55,30 +60,28 @@ static void nf_allocation_unmap(struct nf_allocation *alloc)
 	alloc->lock_count = 0;
 }
 
-NTSTATUS nf_allocation_teardown(struct nf_object *obj)
+/*
+ * Closed (no new CPU mapping: D3DKMTLock2() finds it closing), so undo its
+ * CPU mapping, and destroy it unless its device's destruction does.
+ */
+static NTSTATUS nf_allocation_teardown(struct nf_object *obj,
+				       bool owner_destroys)
 {
 	struct nf_allocation *alloc = (struct nf_allocation *)obj;
-	bool listed;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	alloc->dead = true;
-	listed = nf_link_del(&alloc->link);
+	pthread_mutex_lock(&nf_allocation_lock);
 	nf_allocation_unmap(alloc);
-	pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_unlock(&nf_allocation_lock);
 
-	if (!listed)
-		return STATUS_SUCCESS;
-	return NFenceStatusFromErrno(nf_kernel_alloc_destroy(alloc->device,
-							     alloc->kernel_handle));
+	return nf_device_destroy_object(alloc->device,
+					DRM_IOCTL_NFENCE_ALLOC_DESTROY,
+					alloc->kernel_handle, owner_destroys);
 }
 
-void nf_device_close_allocations(struct nf_device *dev)
-{
-	size_t off = offsetof(struct nf_allocation, link);
-
-	nf_gpu_close_taken(nf_gpu_close_list(dev, &dev->allocations, off),
-			   off, NF_HANDLE_ALLOCATION, nf_allocation_teardown);
-}
+static const struct nf_object_ops nf_allocation_ops = {
+	.type = NF_HANDLE_ALLOCATION,
+	.teardown = nf_allocation_teardown,
+};
 
 /* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
 static NTSTATUS nf_allocation_desc(const D3DDDI_ALLOCATIONINFO2 *info,
@@ -106,7 +109,6 @@ static NTSTATUS nf_allocation_new(struct nf_device *dev,
 {
 	struct drm_nfence_alloc_create args;
 	struct nf_allocation *alloc;
-	bool destroy_kernel = true;
 	NTSTATUS st;
 
 	memset(&args, 0, sizeof(args));
@@ -124,12 +126,11 @@ static NTSTATUS nf_allocation_new(struct nf_device *dev,
 
 	alloc = calloc(1, sizeof(*alloc));
 	if (!alloc) {
-		nf_kernel_alloc_destroy(dev, args.handle);
+		nf_device_destroy_object(dev, DRM_IOCTL_NFENCE_ALLOC_DESTROY,
+					 args.handle, false);
 		return STATUS_NO_MEMORY;
 	}
-	nf_object_init(&alloc->base, NF_HANDLE_ALLOCATION,
-		       nf_allocation_release);
-	nf_object_get(&dev->base);
+	nf_object_init(&alloc->base, &nf_allocation_ops, &dev->base);
 	alloc->device = dev;
 	alloc->kernel_handle = args.handle;
 	alloc->gpu_va = args.gpu_va;
@@ -138,36 +139,13 @@ static NTSTATUS nf_allocation_new(struct nf_device *dev,
 	alloc->placed_segment_id = args.placed_segment_id;
 	alloc->flags = desc->Flags.Value;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (dev->gpu_closed) {
-		/* Lost a race with D3DKMTDestroyDevice(), which destroys it. */
-		st = NF_STATUS_BAD_HANDLE;
-		destroy_kernel = false;
-	} else {
-		st = nf_handle_insert(&alloc->base, handle);
-	}
-	if (NT_SUCCESS(st))
-		nf_link_add(&dev->allocations, &alloc->link);
-	pthread_mutex_unlock(&nf_gpu_lock);
-
-	if (!NT_SUCCESS(st) && destroy_kernel)
-		nf_kernel_alloc_destroy(dev, args.handle);
+	/* Refused, it is destroyed (by D3DKMTDestroyDevice() if under way). */
+	st = nf_handle_insert(&alloc->base, handle);
 	if (NT_SUCCESS(st))
 		*gpu_va = alloc->gpu_va;
 	/* On success the table holds the handle's reference. */
 	nf_object_put(&alloc->base);
 	return st;
-}
-
-/* Destroy the allocation behind @handle, which this call created. */
-static void nf_allocation_undo(D3DKMT_HANDLE handle)
-{
-	struct nf_object *obj = nf_handle_remove(handle, NF_HANDLE_ALLOCATION);
-
-	if (obj) {
-		nf_allocation_teardown(obj);
-		nf_object_put(obj);
-	}
 }
 
 NTSTATUS D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *pCreateAllocation)
@@ -210,7 +188,8 @@ NTSTATUS D3DKMTCreateAllocation2(D3DKMT_CREATEALLOCATION *pCreateAllocation)
 		st = nf_allocation_new(dev, desc, &handles[i], &vas[i]);
 		if (!NT_SUCCESS(st)) {
 			for (j = 0; j < i; j++)
-				nf_allocation_undo(handles[j]);
+				nf_handle_close(handles[j],
+						NF_HANDLE_ALLOCATION);
 			goto out;
 		}
 	}
@@ -251,14 +230,14 @@ struct nf_allocation *nf_allocation_pin(const struct nf_device *dev,
 
 	if (!alloc)
 		return NULL;
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (alloc->dead) {
-		pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_lock(&nf_allocation_lock);
+	if (!nf_object_is_open(&alloc->base)) {
+		pthread_mutex_unlock(&nf_allocation_lock);
 		nf_object_put(&alloc->base);
 		return NULL;
 	}
 	alloc->pins++;
-	pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_unlock(&nf_allocation_lock);
 	return alloc;
 }
 
@@ -266,9 +245,9 @@ void nf_allocation_unpin(struct nf_allocation *alloc)
 {
 	if (!alloc)
 		return;
-	pthread_mutex_lock(&nf_gpu_lock);
+	pthread_mutex_lock(&nf_allocation_lock);
 	alloc->pins--;
-	pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_unlock(&nf_allocation_lock);
 	nf_object_put(&alloc->base);
 }
 
@@ -296,10 +275,10 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 			st = NF_STATUS_BAD_HANDLE;
 			goto out;
 		}
-		pthread_mutex_lock(&nf_gpu_lock);
+		pthread_mutex_lock(&nf_allocation_lock);
 		if (alloc->pins)
 			st = STATUS_DEVICE_BUSY;
-		pthread_mutex_unlock(&nf_gpu_lock);
+		pthread_mutex_unlock(&nf_allocation_lock);
 		nf_object_put(&alloc->base);
 		if (!NT_SUCCESS(st))
 			goto out;
@@ -307,10 +286,11 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 
 	for (i = 0; i < p->AllocationCount; i++) {
 		/*
-		 * Unlink first: of concurrent destroys exactly one wins; and
-		 * under nf_gpu_lock, so that no doorbell pins it meanwhile.
+		 * Out of the table first: of concurrent destroys exactly one
+		 * wins; and under nf_allocation_lock, so that no doorbell pins
+		 * it meanwhile.
 		 */
-		pthread_mutex_lock(&nf_gpu_lock);
+		pthread_mutex_lock(&nf_allocation_lock);
 		alloc = nf_allocation_lookup(p->phAllocationList[i]);
 		if (alloc && alloc->pins) {
 			obj = NULL;
@@ -320,17 +300,16 @@ NTSTATUS D3DKMTDestroyAllocation2(const D3DKMT_DESTROYALLOCATION2 *pDestroyAlloc
 					       NF_HANDLE_ALLOCATION);
 			st2 = NF_STATUS_BAD_HANDLE;	/* listed twice */
 		}
-		pthread_mutex_unlock(&nf_gpu_lock);
+		pthread_mutex_unlock(&nf_allocation_lock);
 		if (alloc)
 			nf_object_put(&alloc->base);
 		if (!obj) {
 			st = st2;
 			continue;
 		}
-		st2 = nf_allocation_teardown(obj);
+		st2 = nf_object_close(obj);
 		if (NT_SUCCESS(st))
 			st = st2;
-		nf_object_put(obj);
 	}
 out:
 	nf_device_put(dev);
@@ -339,7 +318,7 @@ out:
 
 /*
  * nf_allocation_map() - map @alloc for the CPU: the kernel's mmap offset,
- * then mmap(). Called with nf_gpu_lock held.
+ * then mmap(). Called with nf_allocation_lock held.
  */
 static NTSTATUS nf_allocation_map(struct nf_allocation *alloc)
 {
@@ -385,8 +364,8 @@ NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock)
 	if (!alloc)
 		return NF_STATUS_BAD_HANDLE;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (alloc->dead)
+	pthread_mutex_lock(&nf_allocation_lock);
+	if (!nf_object_is_open(&alloc->base))
 		st = NF_STATUS_BAD_HANDLE;	/* destroyed meanwhile */
 	else if (alloc->lock_count == UINT32_MAX)
 		st = STATUS_INTEGER_OVERFLOW;
@@ -396,7 +375,7 @@ NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock)
 		alloc->lock_count++;
 		cpu_va = alloc->cpu_va;
 	}
-	pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_unlock(&nf_allocation_lock);
 
 	nf_object_put(&alloc->base);
 	if (NT_SUCCESS(st))
@@ -420,14 +399,14 @@ NTSTATUS D3DKMTUnlock2(const D3DKMT_UNLOCK2 *pUnlock)
 	if (!alloc)
 		return NF_STATUS_BAD_HANDLE;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (alloc->dead)
+	pthread_mutex_lock(&nf_allocation_lock);
+	if (!nf_object_is_open(&alloc->base))
 		st = NF_STATUS_BAD_HANDLE;
 	else if (!alloc->lock_count)
 		st = STATUS_INVALID_PARAMETER;	/* not locked */
 	else if (--alloc->lock_count == 0)
 		nf_allocation_unmap(alloc);
-	pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_unlock(&nf_allocation_lock);
 
 	nf_object_put(&alloc->base);
 	return st;
@@ -456,9 +435,9 @@ NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation,
 	info.PlacedSegmentId = alloc->placed_segment_id;
 	info.Flags.Value = alloc->flags;
 	info.Size = alloc->size;
-	pthread_mutex_lock(&nf_gpu_lock);
+	pthread_mutex_lock(&nf_allocation_lock);
 	info.LockCount = alloc->lock_count;
-	pthread_mutex_unlock(&nf_gpu_lock);
+	pthread_mutex_unlock(&nf_allocation_lock);
 	nf_object_put(&alloc->base);
 
 	*pInfo = info;

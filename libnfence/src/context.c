@@ -9,7 +9,8 @@
  * over DRM_IOCTL_NFENCE_CONTEXT_CONTROL.
  *
  * A queue's progress fence is a sync object like a native fence (mapped by
- * the same code, fence.c), flagged so that only the queue closes it.
+ * the same code, fence.c), owned by the queue and flagged so that only the
+ * queue's destruction closes it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,113 +33,49 @@ _Static_assert(DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT == 1u << 0 &&
 	       DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE == 1u << 5,
 	       "D3DDDI_CREATEHWQUEUEFLAGS bits are the uapi's");
 
-static void nf_context_release(struct nf_object *obj)
+/* The kernel destroys the context's queues with it. */
+static NTSTATUS nf_context_teardown(struct nf_object *obj, bool owner_destroys)
 {
 	struct nf_context *ctx = (struct nf_context *)obj;
 
-	nf_device_put(ctx->device);
-	free(ctx);
+	return nf_device_destroy_object(ctx->device,
+					DRM_IOCTL_NFENCE_CONTEXT_DESTROY,
+					ctx->kernel_handle, owner_destroys);
 }
 
-static void nf_hwqueue_release(struct nf_object *obj)
+/* The kernel destroys the queue's doorbell and progress fence with it. */
+static NTSTATUS nf_hwqueue_teardown(struct nf_object *obj, bool owner_destroys)
 {
 	struct nf_hwqueue *queue = (struct nf_hwqueue *)obj;
 
-	nf_syncobj_put(queue->progress);
-	nf_object_put(&queue->context->base);
-	free(queue);
+	return nf_device_destroy_object(queue->device,
+					DRM_IOCTL_NFENCE_HWQUEUE_DESTROY,
+					queue->kernel_handle, owner_destroys);
 }
 
-static int nf_kernel_context_destroy(const struct nf_device *dev,
-				     uint32_t kernel_handle)
-{
-	struct drm_nfence_context_destroy args = {
-		.device = dev->kernel_handle,
-		.handle = kernel_handle,
-	};
+static const struct nf_object_ops nf_context_ops = {
+	.type = NF_HANDLE_CONTEXT,
+	.teardown = nf_context_teardown,
+};
 
-	return nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_CONTEXT_DESTROY,
-			&args);
-}
-
-static int nf_kernel_hwqueue_destroy(const struct nf_device *dev,
-				     uint32_t kernel_handle)
-{
-	struct drm_nfence_hwqueue_destroy args = {
-		.device = dev->kernel_handle,
-		.handle = kernel_handle,
-	};
-
-	return nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_HWQUEUE_DESTROY,
-			&args);
-}
-
-NTSTATUS nf_hwqueue_teardown(struct nf_object *obj)
-{
-	struct nf_hwqueue *queue = (struct nf_hwqueue *)obj;
-	bool listed;
-	int err = 0;
-
-	/* The kernel destroys the queue's doorbell with it. */
-	nf_hwqueue_close_doorbell(queue);
-	pthread_mutex_lock(&nf_gpu_lock);
-	listed = nf_link_del(&queue->link);
-	pthread_mutex_unlock(&nf_gpu_lock);
-
-	/* Off the list: its context or device is being destroyed with it. */
-	if (listed)
-		err = nf_kernel_hwqueue_destroy(queue->device,
-						queue->kernel_handle);
-	/* The kernel closed the progress fence with the queue. */
-	nf_syncobj_forget(queue->progress);
-	return NFenceStatusFromErrno(err);
-}
-
-NTSTATUS nf_context_teardown(struct nf_object *obj)
-{
-	size_t off = offsetof(struct nf_hwqueue, link);
-	struct nf_context *ctx = (struct nf_context *)obj;
-	struct nf_link *queues;
-	bool listed;
-	int err = 0;
-
-	pthread_mutex_lock(&nf_gpu_lock);
-	ctx->destroyed = true;
-	queues = nf_gpu_take_list_locked(&ctx->queues, off);
-	listed = nf_link_del(&ctx->link);
-	pthread_mutex_unlock(&nf_gpu_lock);
-
-	/* The kernel destroys the context's queues with it. */
-	if (listed)
-		err = nf_kernel_context_destroy(ctx->device,
-						ctx->kernel_handle);
-	nf_gpu_close_taken(queues, off, NF_HANDLE_HWQUEUE, nf_hwqueue_teardown);
-	return NFenceStatusFromErrno(err);
-}
-
-void nf_device_close_contexts(struct nf_device *dev)
-{
-	size_t off = offsetof(struct nf_context, link);
-
-	nf_gpu_close_taken(nf_gpu_close_list(dev, &dev->contexts, off),
-			   off, NF_HANDLE_CONTEXT, nf_context_teardown);
-}
+static const struct nf_object_ops nf_hwqueue_ops = {
+	.type = NF_HANDLE_HWQUEUE,
+	.teardown = nf_hwqueue_teardown,
+};
 
 NTSTATUS nf_context_sync_queue(struct nf_context *ctx, uint32_t *kernel_handle)
 {
 	struct drm_nfence_hwqueue_create args;
 	struct nf_device *dev = ctx->device;
-	uint32_t queue = 0;
+	unsigned int queue;
 	NTSTATUS st;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (!ctx->destroyed)
-		queue = ctx->sync_queue;
-	st = ctx->destroyed ? NF_STATUS_BAD_HANDLE : STATUS_SUCCESS;
-	pthread_mutex_unlock(&nf_gpu_lock);
-	if (!NT_SUCCESS(st) || queue) {
+	if (!nf_object_is_open(&ctx->base))
+		return NF_STATUS_BAD_HANDLE;
+	queue = atomic_load(&ctx->sync_queue);
+	if (queue) {
 		*kernel_handle = queue;
-		return st;
+		return STATUS_SUCCESS;
 	}
 
 	/* A kernel-mode queue; its progress fence is closed with it. */
@@ -151,22 +88,19 @@ NTSTATUS nf_context_sync_queue(struct nf_context *ctx, uint32_t *kernel_handle)
 	if (!NT_SUCCESS(st))
 		return st;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (ctx->destroyed) {
-		/* The context's destruction takes the queue with it. */
-		st = NF_STATUS_BAD_HANDLE;
-	} else if (ctx->sync_queue) {
-		/* Another thread made one first: use it, drop ours. */
-		queue = ctx->sync_queue;
-	} else {
-		ctx->sync_queue = args.handle;
+	/* Closing: the context's destruction takes the queue with it. */
+	if (!nf_object_is_open(&ctx->base))
+		return NF_STATUS_BAD_HANDLE;
+	if (atomic_compare_exchange_strong(&ctx->sync_queue, &queue,
+					   args.handle)) {
 		queue = args.handle;
+	} else {
+		/* Another thread made one first: use it, drop ours. */
+		nf_device_destroy_object(dev, DRM_IOCTL_NFENCE_HWQUEUE_DESTROY,
+					 args.handle, false);
 	}
-	pthread_mutex_unlock(&nf_gpu_lock);
-	if (NT_SUCCESS(st) && queue != args.handle)
-		nf_kernel_hwqueue_destroy(dev, args.handle);
 	*kernel_handle = queue;
-	return st;
+	return STATUS_SUCCESS;
 }
 
 NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
@@ -176,7 +110,6 @@ NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 	struct nf_context *ctx;
 	struct nf_device *dev;
 	D3DKMT_HANDLE handle = 0;
-	bool destroy_kernel = true;
 	NTSTATUS st;
 
 	if (!p || p->EngineAffinity > 1 ||
@@ -200,32 +133,20 @@ NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
-		nf_kernel_context_destroy(dev, args.handle);
+		nf_device_destroy_object(dev, DRM_IOCTL_NFENCE_CONTEXT_DESTROY,
+					 args.handle, false);
 		st = STATUS_NO_MEMORY;
 		goto out;
 	}
-	nf_object_init(&ctx->base, NF_HANDLE_CONTEXT, nf_context_release);
-	nf_object_get(&dev->base);
+	nf_object_init(&ctx->base, &nf_context_ops, &dev->base);
 	ctx->device = dev;
 	ctx->kernel_handle = args.handle;
 	ctx->engine = p->NodeOrdinal;
 	if (p->Flags.Value & NF_CTX_DISABLE_GPU_TIMEOUT)
 		ctx->queue_flags |= DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
 
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (dev->gpu_closed) {
-		/* Lost a race with D3DKMTDestroyDevice(), which destroys it. */
-		st = NF_STATUS_BAD_HANDLE;
-		destroy_kernel = false;
-	} else {
-		st = nf_handle_insert(&ctx->base, &handle);
-	}
-	if (NT_SUCCESS(st))
-		nf_link_add(&dev->contexts, &ctx->link);
-	pthread_mutex_unlock(&nf_gpu_lock);
-
-	if (!NT_SUCCESS(st) && destroy_kernel)
-		nf_kernel_context_destroy(dev, args.handle);
+	/* Refused, it is destroyed (by D3DKMTDestroyDevice() if under way). */
+	st = nf_handle_insert(&ctx->base, &handle);
 	/* On success the table holds the handle's reference. */
 	nf_object_put(&ctx->base);
 out:
@@ -237,18 +158,54 @@ out:
 
 NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext)
 {
-	struct nf_object *obj;
-	NTSTATUS st;
-
 	if (!pDestroyContext)
 		return STATUS_INVALID_PARAMETER;
+	return nf_handle_close(pDestroyContext->hContext, NF_HANDLE_CONTEXT);
+}
 
-	/* Unlink first: of concurrent destroys exactly one reaches here. */
-	obj = nf_handle_remove(pDestroyContext->hContext, NF_HANDLE_CONTEXT);
-	if (!obj)
-		return NF_STATUS_BAD_HANDLE;
-	st = nf_context_teardown(obj);
-	nf_object_put(obj);
+/*
+ * nf_hwqueue_new() - wrap the kernel queue @args made on @ctx in a new
+ * queue handle, then its progress fence in a sync object handle owned by
+ * the queue: *@handle, *@fence_handle and *@mapping on success. On failure
+ * the kernel queue is destroyed (unless @ctx's destruction does).
+ */
+static NTSTATUS nf_hwqueue_new(struct nf_context *ctx, bool user_mode,
+			       const struct drm_nfence_hwqueue_create *args,
+			       D3DKMT_HANDLE *handle,
+			       D3DKMT_HANDLE *fence_handle,
+			       D3DDDI_NATIVEFENCEMAPPING *mapping)
+{
+	const struct drm_nfence_fence_mapping *km;
+	struct nf_device *dev = ctx->device;
+	struct nf_hwqueue *queue;
+	NTSTATUS st;
+
+	queue = calloc(1, sizeof(*queue));
+	if (!queue) {
+		nf_device_destroy_object(dev, DRM_IOCTL_NFENCE_HWQUEUE_DESTROY,
+					 args->handle, false);
+		return STATUS_NO_MEMORY;
+	}
+	nf_object_init(&queue->base, &nf_hwqueue_ops, &ctx->base);
+	queue->context = ctx;
+	queue->device = dev;
+	queue->kernel_handle = args->handle;
+	km = &args->progress_fence_mapping;
+	queue->progress.CurrentValueGpuVa = km->current_value_gpu_va;
+	queue->progress.MonitoredValueGpuVa = km->monitored_value_gpu_va;
+	queue->user_mode = user_mode;
+
+	/* Refused, it is destroyed (by its context's close if under way). */
+	st = nf_handle_insert(&queue->base, handle);
+	/* The progress fence, mapped as a native fence is, the queue's. */
+	if (NT_SUCCESS(st)) {
+		st = nf_syncobj_new(&queue->base, dev, args->progress_fence, km,
+				    true, fence_handle, mapping);
+		if (!NT_SUCCESS(st))
+			nf_handle_close(*handle, NF_HANDLE_HWQUEUE);
+	}
+	/* On success the table holds the handle's reference. */
+	nf_object_put(&queue->base);
 	return st;
 }
 
@@ -258,11 +215,8 @@ NTSTATUS D3DKMTCreateHwQueue(D3DKMT_CREATEHWQUEUE *pCreateHwQueue)
 	struct drm_nfence_hwqueue_create args;
 	D3DDDI_NATIVEFENCEMAPPING mapping = { 0 };
 	D3DKMT_HANDLE handle = 0, fence_handle = 0;
-	struct nf_syncobj *progress = NULL;
-	struct nf_hwqueue *queue;
 	struct nf_context *ctx;
 	struct nf_device *dev;
-	bool destroy_kernel = true;
 	NTSTATUS st;
 
 	if (!p || (p->Flags.Value & ~NF_HWQUEUE_KNOWN_FLAGS) ||
@@ -280,54 +234,9 @@ NTSTATUS D3DKMTCreateHwQueue(D3DKMT_CREATEHWQUEUE *pCreateHwQueue)
 	args.flags = p->Flags.Value | ctx->queue_flags;
 	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_HWQUEUE_CREATE,
 			     &args);
-	if (!NT_SUCCESS(st))
-		goto out;
-
-	/* The progress fence, mapped as a native fence is. */
-	st = nf_syncobj_new(dev, args.progress_fence,
-			    &args.progress_fence_mapping, true, &fence_handle,
-			    &mapping, &progress);
-	if (!NT_SUCCESS(st)) {
-		nf_kernel_hwqueue_destroy(dev, args.handle);
-		goto out;
-	}
-
-	queue = calloc(1, sizeof(*queue));
-	if (!queue) {
-		nf_kernel_hwqueue_destroy(dev, args.handle);
-		nf_syncobj_forget(progress);
-		nf_syncobj_put(progress);
-		st = STATUS_NO_MEMORY;
-		goto out;
-	}
-	nf_object_init(&queue->base, NF_HANDLE_HWQUEUE, nf_hwqueue_release);
-	nf_object_get(&ctx->base);
-	queue->context = ctx;
-	queue->device = dev;
-	queue->kernel_handle = args.handle;
-	queue->progress = progress;	/* the reference nf_syncobj_new() gave */
-	queue->user_mode = p->Flags.UserModeSubmission;
-
-	pthread_mutex_lock(&nf_gpu_lock);
-	if (ctx->destroyed) {
-		/* Lost a race with the context's (or device's) destruction. */
-		st = NF_STATUS_BAD_HANDLE;
-		destroy_kernel = false;
-	} else {
-		st = nf_handle_insert(&queue->base, &handle);
-	}
 	if (NT_SUCCESS(st))
-		nf_link_add(&ctx->queues, &queue->link);
-	pthread_mutex_unlock(&nf_gpu_lock);
-
-	if (!NT_SUCCESS(st)) {
-		if (destroy_kernel)
-			nf_kernel_hwqueue_destroy(dev, args.handle);
-		nf_syncobj_forget(progress);
-	}
-	/* On success the table holds the handle's reference. */
-	nf_object_put(&queue->base);
-out:
+		st = nf_hwqueue_new(ctx, p->Flags.UserModeSubmission, &args,
+				    &handle, &fence_handle, &mapping);
 	nf_object_put(&ctx->base);
 	if (!NT_SUCCESS(st))
 		return st;
@@ -345,19 +254,9 @@ out:
 
 NTSTATUS D3DKMTDestroyHwQueue(const D3DKMT_DESTROYHWQUEUE *pDestroyHwQueue)
 {
-	struct nf_object *obj;
-	NTSTATUS st;
-
 	if (!pDestroyHwQueue)
 		return STATUS_INVALID_PARAMETER;
-
-	/* Unlink first: of concurrent destroys exactly one reaches here. */
-	obj = nf_handle_remove(pDestroyHwQueue->hHwQueue, NF_HANDLE_HWQUEUE);
-	if (!obj)
-		return NF_STATUS_BAD_HANDLE;
-	st = nf_hwqueue_teardown(obj);
-	nf_object_put(obj);
-	return st;
+	return nf_handle_close(pDestroyHwQueue->hHwQueue, NF_HANDLE_HWQUEUE);
 }
 
 /* DRM_IOCTL_NFENCE_CONTEXT_CONTROL @op on @hContext; *@out its answer. */

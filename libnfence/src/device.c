@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "device.h"
-#include "fence.h"
-#include "gpu.h"
 
 static void nf_device_release(struct nf_object *obj)
 {
@@ -21,16 +19,48 @@ static void nf_device_release(struct nf_object *obj)
 	free(dev);
 }
 
-NTSTATUS nf_device_new(struct nf_adapter *adapter, uint32_t kernel_handle,
-		       D3DKMT_HANDLE *handle)
+static NTSTATUS nf_kernel_device_destroy(int fd, uint32_t kernel_handle)
+{
+	struct drm_nfence_device_destroy args = { .handle = kernel_handle };
+
+	return nf_ioctl_status(fd, DRM_IOCTL_NFENCE_DEVICE_DESTROY, &args);
+}
+
+/*
+ * A device has no owner: its kernel destroy is always its own, and
+ * destroys everything it owns.
+ */
+static NTSTATUS nf_device_teardown(struct nf_object *obj, bool owner_destroys)
+{
+	struct nf_device *dev = (struct nf_device *)obj;
+
+	(void)owner_destroys;
+	return nf_kernel_device_destroy(dev->adapter->fd, dev->kernel_handle);
+}
+
+static const struct nf_object_ops nf_device_ops = {
+	.type = NF_HANDLE_DEVICE,
+	.release = nf_device_release,
+	.teardown = nf_device_teardown,
+};
+
+/*
+ * nf_device_new() - wrap kernel device @kernel_handle of @adapter in a new
+ * device handle; takes a reference on @adapter. On failure the kernel
+ * device is destroyed.
+ */
+static NTSTATUS nf_device_new(struct nf_adapter *adapter,
+			      uint32_t kernel_handle, D3DKMT_HANDLE *handle)
 {
 	struct nf_device *dev;
 	NTSTATUS st;
 
 	dev = calloc(1, sizeof(*dev));
-	if (!dev)
+	if (!dev) {
+		nf_kernel_device_destroy(adapter->fd, kernel_handle);
 		return STATUS_NO_MEMORY;
-	nf_object_init(&dev->base, NF_HANDLE_DEVICE, nf_device_release);
+	}
+	nf_object_init(&dev->base, &nf_device_ops, NULL);
 	nf_adapter_get(adapter);
 	dev->adapter = adapter;
 	dev->kernel_handle = kernel_handle;
@@ -46,11 +76,30 @@ struct nf_device *nf_device_lookup(D3DKMT_HANDLE handle)
 	return (struct nf_device *)nf_handle_lookup(handle, NF_HANDLE_DEVICE);
 }
 
-static void nf_kernel_device_destroy(int fd, uint32_t kernel_handle)
-{
-	struct drm_nfence_device_destroy args = { .handle = kernel_handle };
+#define NF_SAME_DESTROY_ARGS(type)					\
+	(sizeof(struct type) == sizeof(struct drm_nfence_alloc_destroy) && \
+	 offsetof(struct type, device) ==				\
+	 offsetof(struct drm_nfence_alloc_destroy, device) &&		\
+	 offsetof(struct type, handle) ==				\
+	 offsetof(struct drm_nfence_alloc_destroy, handle))
 
-	nf_ioctl(fd, DRM_IOCTL_NFENCE_DEVICE_DESTROY, &args);
+_Static_assert(NF_SAME_DESTROY_ARGS(drm_nfence_context_destroy) &&
+	       NF_SAME_DESTROY_ARGS(drm_nfence_hwqueue_destroy) &&
+	       NF_SAME_DESTROY_ARGS(drm_nfence_doorbell_destroy),
+	       "a device's objects' destroy ioctls take the same arguments");
+
+NTSTATUS nf_device_destroy_object(const struct nf_device *dev,
+				  unsigned long request, uint32_t kernel_handle,
+				  bool owner_destroys)
+{
+	struct drm_nfence_alloc_destroy args;
+
+	if (owner_destroys)
+		return STATUS_SUCCESS;
+	memset(&args, 0, sizeof(args));
+	args.device = dev->kernel_handle;
+	args.handle = kernel_handle;
+	return nf_ioctl_status(dev->adapter->fd, request, &args);
 }
 
 NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
@@ -72,11 +121,8 @@ NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
 	memset(&args, 0, sizeof(args));
 	st = nf_ioctl_status(adapter->fd, DRM_IOCTL_NFENCE_DEVICE_CREATE,
 			     &args);
-	if (NT_SUCCESS(st)) {
+	if (NT_SUCCESS(st))
 		st = nf_device_new(adapter, args.handle, &handle);
-		if (!NT_SUCCESS(st))
-			nf_kernel_device_destroy(adapter->fd, args.handle);
-	}
 	nf_adapter_put(adapter);
 	if (!NT_SUCCESS(st))
 		return st;

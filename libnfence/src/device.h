@@ -9,39 +9,35 @@
 #ifndef _NFENCE_DEVICE_H_
 #define _NFENCE_DEVICE_H_
 
-#include <stdbool.h>
-
 #include "adapter.h"
 
-struct nf_link;
-struct nf_syncobj;
-
-/* A device handle (NF_HANDLE_DEVICE). */
+/*
+ * A device handle (NF_HANDLE_DEVICE): the owner of its allocations,
+ * contexts and sync objects (handle.h).
+ */
 struct nf_device {
 	struct nf_object base;
 	struct nf_adapter *adapter;	/* one reference */
 	uint32_t kernel_handle;		/* drm_nfence_device_create.handle */
-	/* under the sync object lock of fence.c: */
-	struct nf_syncobj *syncobjs;	/* sync objects with open handles */
-	bool destroyed;			/* D3DKMTDestroyDevice() has begun */
-	/* under nf_gpu_lock (gpu.h): */
-	struct nf_link *allocations;	/* nf_allocation.link */
-	struct nf_link *contexts;	/* nf_context.link */
-	bool gpu_closed;		/* no new allocation or context joins */
 };
-
-/*
- * nf_device_new() - wrap kernel device @kernel_handle of @adapter in a new
- * device handle; takes a reference on @adapter. Does not touch the kernel.
- */
-NTSTATUS nf_device_new(struct nf_adapter *adapter, uint32_t kernel_handle,
-		       D3DKMT_HANDLE *handle);
 
 /*
  * nf_device_lookup() - the device @handle names, with a new reference
  * (drop it with nf_device_put()); NULL if @handle is not a device handle.
  */
 struct nf_device *nf_device_lookup(D3DKMT_HANDLE handle);
+
+/*
+ * nf_device_destroy_object() - destroy the kernel object @kernel_handle of
+ * @dev with @request (DRM_IOCTL_NFENCE_ALLOC_DESTROY, _CONTEXT_DESTROY,
+ * _HWQUEUE_DESTROY or _DOORBELL_DESTROY, which take the same arguments),
+ * unless @owner_destroys: the teardown of such an object (handle.h), or
+ * the undoing of one that was never wrapped. Returns the status of the
+ * ioctl, STATUS_SUCCESS if there was none to make.
+ */
+NTSTATUS nf_device_destroy_object(const struct nf_device *dev,
+				  unsigned long request, uint32_t kernel_handle,
+				  bool owner_destroys);
 
 static inline void nf_device_put(struct nf_device *device)
 {

@@ -4,11 +4,11 @@
  *
  * Doorbells: D3DKMTCreateDoorbell / D3DKMTConnectDoorbell /
  * D3DKMTDestroyDoorbell / D3DKMTNotifyWorkSubmission over
- * DRM_IOCTL_NFENCE_DOORBELL_*. A doorbell belongs to its hardware queue
- * (nf_hwqueue.doorbell, under nf_gpu_lock) and goes with it; its CPU
- * addresses are mmap()s of the pages of the kernel's doorbell, made at
- * creation and undone when the doorbell goes. It pins its ring buffer and
- * control allocations, as the kernel does.
+ * DRM_IOCTL_NFENCE_DOORBELL_*. A doorbell is owned by its hardware queue
+ * (handle.h), at most one per queue, and goes with it; its CPU addresses
+ * are mmap()s of the pages of the kernel's doorbell, made at creation and
+ * undone when the doorbell goes. It pins its ring buffer and control
+ * allocations, as the kernel does.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,19 +50,41 @@ _Static_assert(DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA == NF_DOORBELL_SECONDARY &&
 	       DRM_NFENCE_DOORBELL_RESIZE_RING == NF_DOORBELL_RESIZE,
 	       "D3DKMT_CREATE_DOORBELL_FLAGS bits are the uapi's");
 
-static void nf_doorbell_release(struct nf_object *obj)
+/* NF_DB_*: the CPU mappings of a doorbell, in nf_doorbell.pages */
+enum {
+	NF_DB_DOORBELL,
+	NF_DB_SECONDARY,
+	NF_DB_STATUS,
+	NF_DB_LAST_QUEUED,
+	NF_DB_PAGES
+};
+
+/* A doorbell handle (NF_HANDLE_DOORBELL), owned by its queue. */
+struct nf_doorbell {
+	struct nf_object base;
+	struct nf_hwqueue *queue;	/* the owner */
+	struct nf_allocation *ring;	/* pinned, or NULL */
+	struct nf_allocation *control;	/* pinned, or NULL */
+	uint32_t kernel_handle;		/* 0 until made (the kernel's aren't) */
+	void *pages[NF_DB_PAGES];	/* CPU mappings, or NULL */
+};
+
+/*
+ * Destroy the kernel doorbell, if made, unless the queue's destruction
+ * does; then undo the CPU mappings and pins.
+ */
+static NTSTATUS nf_doorbell_teardown(struct nf_object *obj,
+				     bool owner_destroys)
 {
 	struct nf_doorbell *db = (struct nf_doorbell *)obj;
-
-	nf_object_put(&db->queue->base);
-	free(db);
-}
-
-/* Undo the CPU mappings and pins of @db, whose handle is gone. */
-static void nf_doorbell_undo(struct nf_doorbell *db)
-{
+	NTSTATUS st = STATUS_SUCCESS;
 	unsigned int i;
 
+	if (db->kernel_handle)
+		st = nf_device_destroy_object(db->queue->device,
+					      DRM_IOCTL_NFENCE_DOORBELL_DESTROY,
+					      db->kernel_handle,
+					      owner_destroys);
 	for (i = 0; i < NF_DB_PAGES; i++) {
 		if (db->pages[i])
 			munmap(db->pages[i], NF_PAGE_SIZE);
@@ -72,14 +94,13 @@ static void nf_doorbell_undo(struct nf_doorbell *db)
 	nf_allocation_unpin(db->control);
 	db->ring = NULL;
 	db->control = NULL;
+	return st;
 }
 
-/* NF_DB_*: the CPU mappings of a doorbell, in nf_doorbell.pages */
-enum {
-	NF_DB_DOORBELL,
-	NF_DB_SECONDARY,
-	NF_DB_STATUS,
-	NF_DB_LAST_QUEUED,
+static const struct nf_object_ops nf_doorbell_ops = {
+	.type = NF_HANDLE_DOORBELL,
+	.one_per_owner = true,
+	.teardown = nf_doorbell_teardown,
 };
 
 static void *nf_doorbell_mmap(int fd, uint64_t offset, int prot)
@@ -114,18 +135,6 @@ static NTSTATUS nf_doorbell_map(struct nf_doorbell *db, int fd,
 		}
 	}
 	return st;
-}
-
-static int nf_kernel_doorbell_destroy(const struct nf_device *dev,
-				      uint32_t kernel_handle)
-{
-	struct drm_nfence_doorbell_destroy args = {
-		.device = dev->kernel_handle,
-		.handle = kernel_handle,
-	};
-
-	return nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_DOORBELL_DESTROY,
-			&args);
 }
 
 /* Pin the ring allocations and create the kernel doorbell of @db. */
@@ -164,8 +173,8 @@ NTSTATUS D3DKMTCreateDoorbell(D3DKMT_CREATE_DOORBELL *pCreateDoorbell)
 {
 	D3DKMT_CREATE_DOORBELL *p = pCreateDoorbell;
 	struct drm_nfence_doorbell_create args;
-	bool secondary, destroy_kernel = false;
 	D3DKMT_HANDLE handle = 0;
+	bool secondary;
 	struct nf_hwqueue *queue;
 	struct nf_doorbell *db;
 	NTSTATUS st;
@@ -189,48 +198,34 @@ NTSTATUS D3DKMTCreateDoorbell(D3DKMT_CREATE_DOORBELL *pCreateDoorbell)
 		nf_object_put(&queue->base);
 		return STATUS_NO_MEMORY;
 	}
-	nf_object_init(&db->base, NF_HANDLE_DOORBELL, nf_doorbell_release);
-	db->queue = queue;	/* the lookup's reference */
+	nf_object_init(&db->base, &nf_doorbell_ops, &queue->base);
+	db->queue = queue;
+	nf_object_put(&queue->base);	/* the doorbell holds one */
 
 	st = nf_doorbell_make(db, p, &args);
-	if (NT_SUCCESS(st)) {
-		destroy_kernel = true;
+	if (NT_SUCCESS(st))
 		st = nf_doorbell_map(db, queue->device->adapter->fd, &args,
 				     secondary);
-	}
+	/*
+	 * Refused (the queue closing or with a doorbell already), it is
+	 * destroyed (by the queue's destruction if under way).
+	 */
+	if (NT_SUCCESS(st))
+		st = nf_handle_insert(&db->base, &handle);
+	else
+		nf_doorbell_teardown(&db->base, false);
 	if (NT_SUCCESS(st)) {
-		pthread_mutex_lock(&nf_gpu_lock);
-		if (!queue->link.pprev) {
-			/* Lost a race with the queue's destruction. */
-			st = NF_STATUS_BAD_HANDLE;
-			destroy_kernel = false;
-		} else if (queue->doorbell) {
-			st = STATUS_DEVICE_BUSY;
-		} else {
-			st = nf_handle_insert(&db->base, &handle);
-		}
-		if (NT_SUCCESS(st))
-			queue->doorbell = db;
-		pthread_mutex_unlock(&nf_gpu_lock);
+		p->DoorbellCPUVirtualAddress = db->pages[NF_DB_DOORBELL];
+		p->DoorbellSecondaryCPUVirtualAddress =
+			db->pages[NF_DB_SECONDARY];
+		p->DoorbellStatusCPUVirtualAddress = db->pages[NF_DB_STATUS];
+		p->HwQueueProgressFenceLastQueuedValueCPUVirtualAddress =
+			db->pages[NF_DB_LAST_QUEUED];
+		p->hDoorbell = handle;
 	}
-	if (!NT_SUCCESS(st)) {
-		if (destroy_kernel)
-			nf_kernel_doorbell_destroy(queue->device,
-						   db->kernel_handle);
-		nf_doorbell_undo(db);
-		nf_object_put(&db->base);
-		return st;
-	}
-	/* The table holds the handle's reference. */
+	/* On success the table holds the handle's reference. */
 	nf_object_put(&db->base);
-
-	p->DoorbellCPUVirtualAddress = db->pages[NF_DB_DOORBELL];
-	p->DoorbellSecondaryCPUVirtualAddress = db->pages[NF_DB_SECONDARY];
-	p->DoorbellStatusCPUVirtualAddress = db->pages[NF_DB_STATUS];
-	p->HwQueueProgressFenceLastQueuedValueCPUVirtualAddress =
-		db->pages[NF_DB_LAST_QUEUED];
-	p->hDoorbell = handle;
-	return STATUS_SUCCESS;
+	return st;
 }
 
 /* The doorbell @handle names, with a reference; NULL if none. */
@@ -289,63 +284,9 @@ NTSTATUS D3DKMTNotifyWorkSubmission(const D3DKMT_NOTIFY_WORK_SUBMISSION *pNotify
 				DRM_IOCTL_NFENCE_DOORBELL_NOTIFY);
 }
 
-/*
- * Tear down @db, whose handle the caller removed: off its queue and, if it
- * was on it, destroy the kernel doorbell (else the queue's destruction
- * does); then the mappings and pins.
- */
-static NTSTATUS nf_doorbell_teardown(struct nf_doorbell *db)
-{
-	struct nf_hwqueue *queue = db->queue;
-	bool listed;
-	int err = 0;
-
-	pthread_mutex_lock(&nf_gpu_lock);
-	listed = queue->doorbell == db;
-	if (listed)
-		queue->doorbell = NULL;
-	pthread_mutex_unlock(&nf_gpu_lock);
-	if (listed)
-		err = nf_kernel_doorbell_destroy(queue->device,
-						 db->kernel_handle);
-	nf_doorbell_undo(db);
-	return NFenceStatusFromErrno(err);
-}
-
 NTSTATUS D3DKMTDestroyDoorbell(const D3DKMT_DESTROY_DOORBELL *pDestroyDoorbell)
 {
-	struct nf_object *obj;
-	NTSTATUS st;
-
 	if (!pDestroyDoorbell)
 		return STATUS_INVALID_PARAMETER;
-	/* Unlink first: of concurrent destroys exactly one reaches here. */
-	obj = nf_handle_remove(pDestroyDoorbell->hDoorbell, NF_HANDLE_DOORBELL);
-	if (!obj)
-		return NF_STATUS_BAD_HANDLE;
-	st = nf_doorbell_teardown((struct nf_doorbell *)obj);
-	nf_object_put(obj);
-	return st;
-}
-
-void nf_hwqueue_close_doorbell(struct nf_hwqueue *queue)
-{
-	struct nf_doorbell *db;
-	struct nf_object *obj;
-
-	pthread_mutex_lock(&nf_gpu_lock);
-	db = queue->doorbell;
-	queue->doorbell = NULL;
-	if (db)
-		nf_object_get(&db->base);
-	pthread_mutex_unlock(&nf_gpu_lock);
-	if (!db)
-		return;
-	/* Off the queue: the kernel destroyed (or destroys) it with it. */
-	obj = nf_handle_remove(db->base.handle, NF_HANDLE_DOORBELL);
-	if (obj) {
-		nf_doorbell_undo(db);
-		nf_object_put(obj);
-	}
-	nf_object_put(&db->base);
+	return nf_handle_close(pDestroyDoorbell->hDoorbell, NF_HANDLE_DOORBELL);
 }

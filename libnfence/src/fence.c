@@ -9,43 +9,50 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fence.h"
 
-/* Every nf_device.syncobjs list and nf_device.destroyed flag. */
-static pthread_mutex_t nf_syncobj_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void nf_syncobj_prefork(void)
-{
-	pthread_mutex_lock(&nf_syncobj_lock);
-}
-
-static void nf_syncobj_postfork(void)
-{
-	pthread_mutex_unlock(&nf_syncobj_lock);
-}
-
-__attribute__((constructor))
-static void nf_syncobj_init(void)
-{
-	pthread_atfork(nf_syncobj_prefork, nf_syncobj_postfork,
-		       nf_syncobj_postfork);
-}
-
 static void nf_syncobj_release(struct nf_object *obj)
 {
 	struct nf_syncobj *so = (struct nf_syncobj *)obj;
 
-	/* The device's reference keeps the adapter and its page cache. */
+	/* The owner's reference keeps the adapter and its page cache. */
 	if (so->page)
 		nf_fence_page_put(so->device->adapter, so->page);
-	nf_device_put(so->device);
 	free(so);
 }
+
+static NTSTATUS nf_kernel_fence_destroy(int fd, uint32_t kernel_handle)
+{
+	struct drm_nfence_fence_destroy args = { .handle = kernel_handle };
+
+	return nf_ioctl_status(fd, DRM_IOCTL_NFENCE_FENCE_DESTROY, &args);
+}
+
+/*
+ * Close the kernel's fence handle unless the owner's destruction does: a
+ * device closes its fence handles, a queue its progress fence, which no
+ * one else may close (the kernel's EBUSY). The CPU page is unmapped (if
+ * no other fence uses it) when the last reference goes.
+ */
+static NTSTATUS nf_syncobj_teardown(struct nf_object *obj, bool owner_destroys)
+{
+	struct nf_syncobj *so = (struct nf_syncobj *)obj;
+
+	if (owner_destroys || so->progress)
+		return STATUS_SUCCESS;
+	return nf_kernel_fence_destroy(so->device->adapter->fd,
+				       so->kernel_handle);
+}
+
+static const struct nf_object_ops nf_syncobj_ops = {
+	.type = NF_HANDLE_SYNCOBJ,
+	.release = nf_syncobj_release,
+	.teardown = nf_syncobj_teardown,
+};
 
 struct nf_syncobj *nf_syncobj_lookup(D3DKMT_HANDLE handle)
 {
@@ -92,13 +99,6 @@ D3DKMT_HANDLE nf_syncobj_user_handle(const struct nf_adapter *adapter,
 	handle = obj->handle;
 	nf_object_put(obj);
 	return handle;
-}
-
-static int nf_kernel_fence_destroy(int fd, uint32_t kernel_handle)
-{
-	struct drm_nfence_fence_destroy args = { .handle = kernel_handle };
-
-	return nf_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_DESTROY, &args);
 }
 
 NTSTATUS nf_fence_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
@@ -160,114 +160,38 @@ static NTSTATUS nf_syncobj_map(struct nf_syncobj *so,
 	return STATUS_SUCCESS;
 }
 
-NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
+NTSTATUS nf_syncobj_new(struct nf_object *owner, struct nf_device *dev,
+			uint32_t kernel_handle,
 			const struct drm_nfence_fence_mapping *km, bool progress,
 			D3DKMT_HANDLE *handle,
-			D3DDDI_NATIVEFENCEMAPPING *mapping,
-			struct nf_syncobj **so_out)
+			D3DDDI_NATIVEFENCEMAPPING *mapping)
 {
 	struct nf_syncobj *so;
-	bool close_kernel = !progress;
 	NTSTATUS st;
 
 	so = calloc(1, sizeof(*so));
 	if (!so) {
-		if (close_kernel)
+		if (!progress)
 			nf_kernel_fence_destroy(dev->adapter->fd,
 						kernel_handle);
 		return STATUS_NO_MEMORY;
 	}
-	nf_object_init(&so->base, NF_HANDLE_SYNCOBJ, nf_syncobj_release);
-	nf_object_get(&dev->base);
+	nf_object_init(&so->base, &nf_syncobj_ops, owner);
 	so->device = dev;
 	so->kernel_handle = kernel_handle;
 	so->progress = progress;
 
 	st = nf_syncobj_map(so, km);
-	if (NT_SUCCESS(st)) {
-		pthread_mutex_lock(&nf_syncobj_lock);
-		if (dev->destroyed) {
-			/* Lost a race with D3DKMTDestroyDevice(). */
-			st = NF_STATUS_BAD_HANDLE;
-			close_kernel = false;
-		} else {
-			st = nf_handle_insert(&so->base, handle);
-		}
-		if (NT_SUCCESS(st)) {
-			so->next = dev->syncobjs;
-			if (so->next)
-				so->next->pprev = &so->next;
-			so->pprev = &dev->syncobjs;
-			dev->syncobjs = so;
-			*mapping = so->mapping;
-		}
-		pthread_mutex_unlock(&nf_syncobj_lock);
-	}
-	if (!NT_SUCCESS(st) && close_kernel)
-		nf_kernel_fence_destroy(dev->adapter->fd, kernel_handle);
-	if (NT_SUCCESS(st) && so_out)
-		*so_out = so;	/* the caller's reference */
+	/* Refused, it is closed (by its owner's destruction if under way). */
+	if (NT_SUCCESS(st))
+		st = nf_handle_insert(&so->base, handle);
 	else
-		nf_syncobj_put(so); /* the table holds the handle's */
+		nf_syncobj_teardown(&so->base, false);
+	if (NT_SUCCESS(st))
+		*mapping = so->mapping;
+	/* On success the table holds the handle's reference. */
+	nf_syncobj_put(so);
 	return st;
-}
-
-/* Remove @so from its device's list; true if it was on it. Locked. */
-static bool nf_syncobj_unlink(struct nf_syncobj *so)
-{
-	if (!so->pprev)
-		return false;
-	*so->pprev = so->next;
-	if (so->next)
-		so->next->pprev = so->pprev;
-	so->next = NULL;
-	so->pprev = NULL;
-	return true;
-}
-
-void nf_device_close_syncobjs(struct nf_device *dev)
-{
-	struct nf_syncobj *list, *so, *next;
-	struct nf_object *obj;
-
-	/*
-	 * Take the list with a reference on each member; members are alive
-	 * while listed, as D3DKMTDestroySynchronizationObject() unlinks under
-	 * the lock before it drops the table's reference.
-	 */
-	pthread_mutex_lock(&nf_syncobj_lock);
-	dev->destroyed = true;
-	list = dev->syncobjs;
-	dev->syncobjs = NULL;
-	for (so = list; so; so = so->next) {
-		nf_object_get(&so->base);
-		so->pprev = NULL;
-	}
-	pthread_mutex_unlock(&nf_syncobj_lock);
-
-	/* Unlisted, ->next is ours alone now. */
-	for (so = list; so; so = next) {
-		next = so->next;
-		so->next = NULL;
-		obj = nf_handle_remove(so->base.handle, NF_HANDLE_SYNCOBJ);
-		if (obj)
-			nf_object_put(obj);
-		nf_syncobj_put(so);
-	}
-}
-
-void nf_syncobj_forget(struct nf_syncobj *so)
-{
-	struct nf_object *obj;
-
-	/* Whoever removes the handle tears the sync object down. */
-	obj = nf_handle_remove(so->base.handle, NF_HANDLE_SYNCOBJ);
-	if (!obj)
-		return;
-	pthread_mutex_lock(&nf_syncobj_lock);
-	nf_syncobj_unlink(so);
-	pthread_mutex_unlock(&nf_syncobj_lock);
-	nf_object_put(obj);
 }
 
 /*
@@ -304,8 +228,8 @@ NTSTATUS nf_fence_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags,
 	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_CREATE,
 			     &args);
 	if (NT_SUCCESS(st))
-		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
-				    handle, mapping, NULL);
+		st = nf_syncobj_new(&dev->base, dev, args.handle, &args.mapping,
+				    false, handle, mapping);
 	nf_device_put(dev);
 	return st;
 }
@@ -340,8 +264,8 @@ NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_OPEN,
 			     &args);
 	if (NT_SUCCESS(st))
-		st = nf_syncobj_new(dev, args.handle, &args.mapping, false,
-				    handle, mapping, NULL);
+		st = nf_syncobj_new(&dev->base, dev, args.handle, &args.mapping,
+				    false, handle, mapping);
 	nf_device_put(dev);
 	return st;
 }
@@ -432,10 +356,8 @@ NTSTATUS D3DKMTShareObjects(UINT cObjects, const D3DKMT_HANDLE *hObjects,
 
 NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONOBJECT *pDestroy)
 {
-	struct nf_object *obj;
 	struct nf_syncobj *so;
-	bool listed;
-	int err = 0;
+	bool progress;
 
 	if (!pDestroy)
 		return STATUS_INVALID_PARAMETER;
@@ -444,25 +366,9 @@ NTSTATUS D3DKMTDestroySynchronizationObject(const D3DKMT_DESTROYSYNCHRONIZATIONO
 	so = nf_syncobj_lookup(pDestroy->hSyncObject);
 	if (!so)
 		return NF_STATUS_BAD_HANDLE;
-	err = so->progress ? EBUSY : 0;
+	progress = so->progress;
 	nf_syncobj_put(so);
-	if (err)
-		return NFenceStatusFromErrno(err);
-
-	/* Unlink first: of concurrent destroys exactly one reaches here. */
-	obj = nf_handle_remove(pDestroy->hSyncObject, NF_HANDLE_SYNCOBJ);
-	if (!obj)
-		return NF_STATUS_BAD_HANDLE;
-	so = (struct nf_syncobj *)obj;
-
-	pthread_mutex_lock(&nf_syncobj_lock);
-	listed = nf_syncobj_unlink(so);
-	pthread_mutex_unlock(&nf_syncobj_lock);
-
-	/* Off the list: its device is being destroyed, closing the fence. */
-	if (listed)
-		err = nf_kernel_fence_destroy(so->device->adapter->fd,
-					      so->kernel_handle);
-	nf_syncobj_put(so);
-	return NFenceStatusFromErrno(err);
+	if (progress)
+		return NFenceStatusFromErrno(EBUSY);
+	return nf_handle_close(pDestroy->hSyncObject, NF_HANDLE_SYNCOBJ);
 }

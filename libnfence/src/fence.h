@@ -4,14 +4,11 @@
  *
  * Sync objects: a D3DKMT sync object handle names a local fence handle of
  * the kernel on its device's adapter file, plus the fence's mapping in this
- * process. A sync object holds a reference on its device, so the adapter's
- * file (and the page cache its CPU mapping lives in) outlives it.
- *
- * Each device lists the sync objects whose handles are open, so that
- * D3DKMTDestroyDevice() can close them: the kernel closes a device's fence
- * handles with the device. Whoever removes a sync object's handle from the
- * handle table tears it down; its CPU page is unmapped (if no other fence
- * uses it) when the last reference goes.
+ * process. A sync object is owned (handle.h) by its device, or by its
+ * hardware queue if it is the queue's progress fence: the kernel closes a
+ * device's fence handles with the device, and a queue's progress fence
+ * with the queue. The owner's reference keeps the adapter's file (and the
+ * page cache its CPU mapping lives in) open while the sync object lives.
  */
 #ifndef _NFENCE_FENCE_H_
 #define _NFENCE_FENCE_H_
@@ -22,15 +19,12 @@
 /* A sync object handle (NF_HANDLE_SYNCOBJ). */
 struct nf_syncobj {
 	struct nf_object base;
-	struct nf_device *device;	/* one reference */
+	struct nf_device *device;	/* the owner's */
 	uint32_t kernel_handle;		/* local fence handle on the file */
 	struct nf_fence_page *page;	/* holds CurrentValue; NULL if none */
 	D3DDDI_NATIVEFENCEMAPPING mapping; /* as returned to the caller */
 	/* the progress fence of a hardware queue: closed with the queue */
 	bool progress;
-	/* nf_device.syncobjs, under the sync object lock; pprev NULL if off */
-	struct nf_syncobj *next;
-	struct nf_syncobj **pprev;
 };
 
 /*
@@ -63,19 +57,19 @@ static inline void nf_syncobj_put(struct nf_syncobj *so)
 
 /*
  * nf_syncobj_new() - wrap the local fence handle @kernel_handle that was
- * just created or opened on @dev (or, with @progress, that the kernel made
- * as a hardware queue's progress fence) in a new sync object handle,
- * mapping it as @km says. On failure the kernel fence handle is closed,
- * unless the device is being destroyed (which closes it) or @progress (the
- * caller destroys the queue, which closes it). On success *@so_out (if
- * not NULL) is the new sync object with a reference of the caller's, and
- * *@handle and *@mapping are set.
+ * just created or opened on @dev (@owner: @dev's base) or, with
+ * @progress, that the kernel made as a hardware queue's progress fence
+ * (@owner: the queue, on @dev) in a new sync object handle, mapping it as
+ * @km says. On failure the kernel fence handle is closed, unless the
+ * owner's destruction closes it (the device's, if under way; the queue's,
+ * always, which the caller makes sure of). On success *@handle and
+ * *@mapping are set.
  */
-NTSTATUS nf_syncobj_new(struct nf_device *dev, uint32_t kernel_handle,
+NTSTATUS nf_syncobj_new(struct nf_object *owner, struct nf_device *dev,
+			uint32_t kernel_handle,
 			const struct drm_nfence_fence_mapping *km, bool progress,
 			D3DKMT_HANDLE *handle,
-			D3DDDI_NATIVEFENCEMAPPING *mapping,
-			struct nf_syncobj **so_out);
+			D3DDDI_NATIVEFENCEMAPPING *mapping);
 
 /*
  * nf_fence_flags() - the DRM_NFENCE_FENCE_* flags for @flags, for a create
@@ -105,26 +99,11 @@ NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 		       D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping);
 
 /*
- * nf_syncobj_forget() - close the handle of @so, if still open, without
- * telling the kernel: for fences the kernel closed itself (progress fences
- * of destroyed queues).
- */
-void nf_syncobj_forget(struct nf_syncobj *so);
-
-/*
  * nf_sync_handles() - the kernel handles of the @count sync objects
  * @handles names, into @out. Each must be a sync object on @dev's adapter
  * (kernel handles are per file); which device of it the kernel checks.
  */
 NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
 			 const D3DKMT_HANDLE *handles, uint32_t *out);
-
-/*
- * nf_device_close_syncobjs() - mark @dev as being destroyed, so no new sync
- * object joins it, and close the handles of its sync objects. Called by
- * D3DKMTDestroyDevice() once the device handle is removed; the kernel
- * closes the fence handles with the device.
- */
-void nf_device_close_syncobjs(struct nf_device *dev);
 
 #endif /* _NFENCE_FENCE_H_ */

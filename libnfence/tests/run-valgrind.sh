@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 #
 # The host tests of the paths that close objects (destroying a device, a
-# context, a queue; destroys racing creates) and of fork(), run under
-# valgrind's memcheck against the fake driver: no invalid access and no
-# leak, a forked child's included (its inherited objects stay reachable,
-# src/handle.c). Exits 77 if valgrind is not installed.
+# context, a queue; destroys racing creates; the registry's own) and of
+# fork(), run under valgrind's memcheck against the fake driver: no
+# invalid access and no leak, a forked child's included (its inherited
+# objects stay reachable, src/handle.c). Exits 77 if valgrind is not
+# installed.
 #
 #   run-valgrind.sh TESTDIR
 set -u
@@ -44,4 +45,5 @@ run fence_test -t fork_child_opens_and_signals \
 	-t destroy_device_closes_its_sync_objects \
 	-t destroy_device_races_create -t concurrent_fences
 run mock_test -t device_lifecycle -t concurrent_devices
+run handle_test -f registry -t owner_close_races_children
 exit $rc
