@@ -2,9 +2,11 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * Devices: D3DKMTCreateDevice over DRM_IOCTL_NFENCE_DEVICE_CREATE, and the
- * device object the other objects hang off. D3DKMTDestroyDevice, which
- * closes everything a device has, is in device_destroy.c.
+ * Devices: D3DKMTCreateDevice / D3DKMTDestroyDevice over
+ * DRM_IOCTL_NFENCE_DEVICE_CREATE / _DESTROY, D3DKMTGetDeviceState and
+ * D3DKMTMarkDeviceAsError over DRM_IOCTL_NFENCE_DEVICE_CONTROL, and the
+ * device object, which owns its allocations, contexts and sync objects
+ * (handle.h): destroying it closes them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,17 @@ NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
 	pCreateDevice->pPatchLocationList = NULL;
 	pCreateDevice->PatchLocationListSize = 0;
 	return STATUS_SUCCESS;
+}
+
+NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
+{
+	if (!pDestroyDevice)
+		return STATUS_INVALID_PARAMETER;
+	/*
+	 * The kernel destroys the device's allocations, contexts, queues and
+	 * fences with it; the registry closes their handles.
+	 */
+	return nf_handle_close(pDestroyDevice->hDevice, NF_HANDLE_DEVICE);
 }
 
 /* DRM_IOCTL_NFENCE_DEVICE_CONTROL on the device @hDevice names. */
