@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "gpu.h"
+#include "allocation.h"
 
 _Static_assert(NFENCE_SEGMENT_ID_SYSTEM == 1 && NFENCE_SEGMENT_ID_LOCAL == 2,
 	       "the uapi's segment ids");
@@ -29,8 +29,8 @@ _Static_assert(NFENCE_SEGMENT_ID_SYSTEM == 1 && NFENCE_SEGMENT_ID_LOCAL == 2,
 #define NF_ALLOC_RESERVED_FLAGS	0xffc00000u
 
 /*
- * Every allocation's pins, lock count and CPU mapping (gpu.h); the outer
- * lock of handle.h's lock order.
+ * Every allocation's pins, lock count and CPU mapping (allocation.h); the
+ * outer lock of handle.h's lock order.
  */
 static pthread_mutex_t nf_allocation_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -82,6 +82,12 @@ static const struct nf_object_ops nf_allocation_ops = {
 	.type = NF_HANDLE_ALLOCATION,
 	.teardown = nf_allocation_teardown,
 };
+
+struct nf_allocation *nf_allocation_lookup(D3DKMT_HANDLE handle)
+{
+	return (struct nf_allocation *)nf_handle_lookup(handle,
+							NF_HANDLE_ALLOCATION);
+}
 
 /* The NFENCE_ALLOCATION_DESC of @info into *@desc, once checked. */
 static NTSTATUS nf_allocation_desc(const D3DDDI_ALLOCATIONINFO2 *info,

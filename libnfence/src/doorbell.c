@@ -15,7 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "gpu.h"
+#include "allocation.h"
+#include "hwqueue.h"
 
 #define NF_PAGE_SIZE	4096u
 

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "gpu.h"
+#include "hwqueue.h"
 
 NTSTATUS NFenceRingInit(NFENCE_RING *pRing,
 			const D3DKMT_CREATE_DOORBELL *pDoorbell,

@@ -8,7 +8,7 @@
  * over DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, one ioctl per broadcast queue; and
  * the context-level D3DKMTWaitForSynchronizationObjectFromGpu and
  * D3DKMTSignalSynchronizationObjectFromGpu/2, the same ioctls on the
- * context's own queue (nf_context_sync_queue()).
+ * context's own queue (nf_hwqueue_of_context()).
  *
  * A submission may wait in the kernel for room in the queue; drmIoctl()
  * restarts it if a signal handler interrupts the wait.
@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "fence.h"
+#include "hwqueue.h"
 
 #define NF_MAX_SYNC_OBJECTS	DRM_NFENCE_MAX_WAIT_FENCES
 
@@ -179,7 +180,7 @@ static NTSTATUS nf_context_sync(D3DKMT_HANDLE hContext, unsigned long request,
 		return NF_STATUS_BAD_HANDLE;
 	st = nf_sync_handles(ctx->device, count, objects, handles);
 	if (NT_SUCCESS(st))
-		st = nf_context_sync_queue(ctx, &queue);
+		st = nf_hwqueue_of_context(ctx, &queue);
 	if (NT_SUCCESS(st))
 		st = nf_submit_sync_to(ctx->device, queue, request, count,
 				       handles, values);
@@ -247,7 +248,7 @@ NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZ
 				     p->ObjectHandleArray,
 				     &handles[(size_t)n * p->ObjectCount]);
 		if (NT_SUCCESS(st))
-			st = nf_context_sync_queue(ctxs[n], &queues[n]);
+			st = nf_hwqueue_of_context(ctxs[n], &queues[n]);
 		if (!NT_SUCCESS(st)) {
 			n++;
 			goto out;
