@@ -12,7 +12,7 @@
 
 #include <nfence/d3dkmthk.h>
 #include "drm/nfence_drm.h"
-#include "fence.h"
+#include "syncobj.h"
 
 /* The longest command, in 32-bit words. */
 #define NF_CS_MAX_WORDS \

@@ -19,32 +19,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "fence.h"
+#include "syncobj.h"
 
 #define NF_MAX_SYNC_OBJECTS	DRM_NFENCE_MAX_WAIT_FENCES
 
 _Static_assert(D3DKMT_NFENCE_MAX_SYNC_OBJECTS == DRM_NFENCE_MAX_WAIT_FENCES,
 	       "the public limit is the kernel's");
-
-NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
-			 const D3DKMT_HANDLE *handles, uint32_t *out)
-{
-	struct nf_syncobj *so;
-	bool same_file;
-	UINT i;
-
-	for (i = 0; i < count; i++) {
-		so = nf_syncobj_lookup(handles[i]);
-		if (!so)
-			return NF_STATUS_BAD_HANDLE;
-		same_file = so->device->adapter == dev->adapter;
-		out[i] = so->kernel_handle;
-		nf_syncobj_put(so);
-		if (!same_file)
-			return NF_STATUS_BAD_HANDLE;
-	}
-	return STATUS_SUCCESS;
-}
 
 /* The absolute CLOCK_MONOTONIC deadline @timeout_ns from now. */
 static int64_t nf_deadline(UINT64 timeout_ns)

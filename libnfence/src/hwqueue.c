@@ -8,14 +8,14 @@
  * (submit.c).
  *
  * A queue's progress fence is a sync object like a native fence (mapped by
- * the same code, fence.c), owned by the queue and flagged so that only
+ * the same code, syncobj.c), owned by the queue and flagged so that only
  * the queue's destruction closes it.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "fence.h"
 #include "hwqueue.h"
+#include "syncobj.h"
 
 /* D3DDDI_CREATEHWQUEUEFLAGS has the uapi's bit layout. */
 #define NF_HWQUEUE_KNOWN_FLAGS		0x3fu

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "fence.h"
 #include "hwqueue.h"
+#include "syncobj.h"
 
 /* The D3DKMT layouts are the uapi's, byte for byte. */
 _Static_assert(sizeof(DXGK_NATIVE_FENCE_LOG_HEADER) ==

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fence.h"
 #include "hwqueue.h"
+#include "syncobj.h"
 
 #define NF_MAX_SYNC_OBJECTS	DRM_NFENCE_MAX_WAIT_FENCES
 

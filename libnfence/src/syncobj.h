@@ -10,8 +10,8 @@
  * with the queue. The owner's reference keeps the adapter's file (and the
  * page cache its CPU mapping lives in) open while the sync object lives.
  */
-#ifndef _NFENCE_FENCE_H_
-#define _NFENCE_FENCE_H_
+#ifndef _NFENCE_SYNCOBJ_H_
+#define _NFENCE_SYNCOBJ_H_
 
 #include "device.h"
 #include "fence_page.h"
@@ -72,31 +72,31 @@ NTSTATUS nf_syncobj_new(struct nf_object *owner, struct nf_device *dev,
 			D3DDDI_NATIVEFENCEMAPPING *mapping);
 
 /*
- * nf_fence_flags() - the DRM_NFENCE_FENCE_* flags for @flags, for a create
+ * nf_syncobj_flags() - the DRM_NFENCE_FENCE_* flags for @flags, for a create
  * or (@open) an open; see D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS in d3dkmthk.h
  * for what each Windows bit does. Contradictions the kernel defines
  * (NoSignal with NoWait, NtSecuritySharing without Shared) are left to it.
  */
-NTSTATUS nf_fence_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
-			uint32_t *kflags);
+NTSTATUS nf_syncobj_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
+			  uint32_t *kflags);
 
 /*
- * nf_fence_create() - FENCE_CREATE on the device @hDevice names, with the
+ * nf_syncobj_create() - FENCE_CREATE on the device @hDevice names, with the
  * kernel's @type and @kflags, wrapped in a new sync object handle: *@handle
  * and *@mapping on success. Native and monitored fences alike.
  */
-NTSTATUS nf_fence_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags,
-			 UINT affinity, UINT64 initial, D3DKMT_HANDLE *handle,
-			 D3DDDI_NATIVEFENCEMAPPING *mapping);
+NTSTATUS nf_syncobj_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags,
+			   UINT affinity, UINT64 initial, D3DKMT_HANDLE *handle,
+			   D3DDDI_NATIVEFENCEMAPPING *mapping);
 
 /*
- * nf_fence_open() - FENCE_OPEN of the NT handle (fd) @hNtHandle on the
+ * nf_syncobj_open() - FENCE_OPEN of the NT handle (fd) @hNtHandle on the
  * device @hDevice names, with the per-handle @flags, wrapped in a new sync
  * object handle: *@handle and *@mapping on success.
  */
-NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
-		       D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, UINT affinity,
-		       D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping);
+NTSTATUS nf_syncobj_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
+			 D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, UINT affinity,
+			 D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping);
 
 /*
  * nf_sync_handles() - the kernel handles of the @count sync objects
@@ -106,4 +106,4 @@ NTSTATUS nf_fence_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 NTSTATUS nf_sync_handles(const struct nf_device *dev, UINT count,
 			 const D3DKMT_HANDLE *handles, uint32_t *out);
 
-#endif /* _NFENCE_FENCE_H_ */
+#endif /* _NFENCE_SYNCOBJ_H_ */

@@ -5,13 +5,13 @@
  * WDDM 2.x monitored fences as sync objects:
  * D3DKMTCreateSynchronizationObject2 and D3DKMTOpenSyncObjectFromNtHandle2
  * over DRM_IOCTL_NFENCE_FENCE_CREATE (DRM_NFENCE_FENCE_MONITORED) and
- * _OPEN. The handle is a sync object as a native fence's is (fence.c), so
+ * _OPEN. The handle is a sync object as a native fence's is (syncobj.c), so
  * the CPU wait and signal calls, sharing, destruction and the hardware
  * queue calls take it unchanged.
  */
 #include <stdint.h>
 
-#include "fence.h"
+#include "syncobj.h"
 
 NTSTATUS D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 *pCreate)
 {
@@ -35,18 +35,18 @@ NTSTATUS D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 
 	default:
 		return STATUS_INVALID_PARAMETER;
 	}
-	st = nf_fence_flags(p->Info.Flags, false, &kflags);
+	st = nf_syncobj_flags(p->Info.Flags, false, &kflags);
 	if (!NT_SUCCESS(st))
 		return st;
 	/* A cross-adapter monitored fence is Windows'; nfence has none. */
 	if (p->Info.Flags.CrossAdapter)
 		return STATUS_NOT_SUPPORTED;
 
-	st = nf_fence_create(p->hDevice, DRM_NFENCE_FENCE_TYPE_DEFAULT,
-			     kflags | DRM_NFENCE_FENCE_MONITORED,
-			     p->Info.MonitoredFence.EngineAffinity,
-			     p->Info.MonitoredFence.InitialFenceValue, &handle,
-			     &mapping);
+	st = nf_syncobj_create(p->hDevice, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+			       kflags | DRM_NFENCE_FENCE_MONITORED,
+			       p->Info.MonitoredFence.EngineAffinity,
+			       p->Info.MonitoredFence.InitialFenceValue, &handle,
+			       &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 
@@ -68,9 +68,9 @@ NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *p
 
 	if (!pOpen)
 		return STATUS_INVALID_PARAMETER;
-	st = nf_fence_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
-			   pOpen->MonitoredFence.EngineAffinity, &handle,
-			   &mapping);
+	st = nf_syncobj_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
+			     pOpen->MonitoredFence.EngineAffinity, &handle,
+			     &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 
