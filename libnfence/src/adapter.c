@@ -2,7 +2,9 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * Adapter enumeration, opening and closing.
+ * Adapters: D3DKMTEnumAdapters2/3, D3DKMTOpenAdapterFromLuid,
+ * D3DKMTCloseAdapter and NFenceGetAdapterFd; the queries of an adapter are
+ * in adapter_query.c.
  */
 #include <dirent.h>
 #include <errno.h>
