@@ -3,7 +3,8 @@
 #
 # Run libnfence's host checks (called by "make check"): every kselftest
 # binary, the export list check, the check that the VM kselftest
-# nfence_libnfence_test.c ($SELFTEST) calls every export, and nfence-info,
+# nfence_libnfence_test.c ($SELFTEST) calls every export, the check that
+# the sources' include and call arrows close no circle, and nfence-info,
 # nfence-fence-demo, nfence-pipeline-demo and a quick nfence-gpu-bench
 # against the fake driver, and nfence-trace's converter on a capture
 # recorded in a VM (run-trace.sh), the fork and close paths under valgrind
@@ -45,6 +46,13 @@ fi
 echo "== check-selftest-exports"
 if sh tests/check-selftest-exports.sh libnfence.map \
 	"${SELFTEST:-../tools/testing/selftests/drivers/gpu/nfence/nfence_libnfence_test.c}"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== layering (include and call arrows of src/)"
+if python3 tests/check-layering.py src "$O/obj"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
