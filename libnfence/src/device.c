@@ -139,17 +139,6 @@ NTSTATUS D3DKMTCreateDevice(D3DKMT_CREATEDEVICE *pCreateDevice)
 	return STATUS_SUCCESS;
 }
 
-NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
-{
-	if (!pDestroyDevice)
-		return STATUS_INVALID_PARAMETER;
-	/*
-	 * The kernel destroys the device's allocations, contexts, queues and
-	 * fences with it; the registry closes their handles.
-	 */
-	return nf_handle_close(pDestroyDevice->hDevice, NF_HANDLE_DEVICE);
-}
-
 /* DRM_IOCTL_NFENCE_DEVICE_CONTROL on the device @hDevice names. */
 static NTSTATUS nf_device_control(D3DKMT_HANDLE hDevice, uint32_t op,
 				  struct drm_nfence_device_control *args)
@@ -243,4 +232,15 @@ NTSTATUS D3DKMTMarkDeviceAsError(const D3DKMT_MARKDEVICEASERROR *pMarkDeviceAsEr
 		return STATUS_INVALID_PARAMETER;
 	return nf_device_control(pMarkDeviceAsError->hDevice,
 				 DRM_NFENCE_DEVICE_OP_MARK_ERROR, &args);
+}
+
+NTSTATUS D3DKMTDestroyDevice(const D3DKMT_DESTROYDEVICE *pDestroyDevice)
+{
+	if (!pDestroyDevice)
+		return STATUS_INVALID_PARAMETER;
+	/*
+	 * The kernel destroys the device's allocations, contexts, queues and
+	 * fences with it; the registry closes their handles.
+	 */
+	return nf_handle_close(pDestroyDevice->hDevice, NF_HANDLE_DEVICE);
 }

@@ -261,8 +261,13 @@ NTSTATUS nf_handle_insert(struct nf_object *obj, D3DKMT_HANDLE *handle)
 	return STATUS_SUCCESS;
 }
 
-struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
-				   enum nf_handle_type type)
+/*
+ * The object @handle names if it is of @type, after @act on it under the
+ * lock; NULL if none.
+ */
+static struct nf_object *nf_handle_act(D3DKMT_HANDLE handle,
+				       enum nf_handle_type type,
+				       void (*act)(struct nf_object *obj))
 {
 	struct nf_object *obj;
 
@@ -271,11 +276,17 @@ struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
 	pthread_mutex_lock(&nf_handle_lock);
 	obj = nf_find(handle);
 	if (obj && obj->ops->type == type)
-		nf_object_get(obj);
+		act(obj);
 	else
 		obj = NULL;
 	pthread_mutex_unlock(&nf_handle_lock);
 	return obj;
+}
+
+struct nf_object *nf_handle_lookup(D3DKMT_HANDLE handle,
+				   enum nf_handle_type type)
+{
+	return nf_handle_act(handle, type, nf_object_get);
 }
 
 struct nf_object *nf_handle_find(enum nf_handle_type type,
@@ -338,18 +349,7 @@ static void nf_leave(struct nf_object *obj)
 struct nf_object *nf_handle_remove(D3DKMT_HANDLE handle,
 				   enum nf_handle_type type)
 {
-	struct nf_object *obj;
-
-	if (!nf_handle_wellformed(handle))
-		return NULL;
-	pthread_mutex_lock(&nf_handle_lock);
-	obj = nf_find(handle);
-	if (obj && obj->ops->type == type)
-		nf_leave(obj);
-	else
-		obj = NULL;
-	pthread_mutex_unlock(&nf_handle_lock);
-	return obj;
+	return nf_handle_act(handle, type, nf_leave);
 }
 
 NTSTATUS nf_object_close(struct nf_object *obj)
