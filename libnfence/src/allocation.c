@@ -229,6 +229,24 @@ static struct nf_allocation *nf_device_allocation(const struct nf_device *dev,
 	return alloc;
 }
 
+/*
+ * nf_allocation_of() - the allocation @hAllocation names if it is one of
+ * the device @hDevice names, with a new reference; NULL otherwise.
+ */
+static struct nf_allocation *nf_allocation_of(D3DKMT_HANDLE hDevice,
+					      D3DKMT_HANDLE hAllocation)
+{
+	struct nf_allocation *alloc;
+	struct nf_device *dev;
+
+	dev = nf_device_lookup(hDevice);
+	if (!dev)
+		return NULL;
+	alloc = nf_device_allocation(dev, hAllocation);
+	nf_device_put(dev);
+	return alloc;
+}
+
 struct nf_allocation *nf_allocation_pin(const struct nf_device *dev,
 				       D3DKMT_HANDLE handle)
 {
@@ -356,17 +374,12 @@ static NTSTATUS nf_allocation_map(struct nf_allocation *alloc)
 NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock)
 {
 	struct nf_allocation *alloc;
-	struct nf_device *dev;
 	void *cpu_va = NULL;
 	NTSTATUS st = STATUS_SUCCESS;
 
 	if (!pLock || pLock->Flags.Value)
 		return STATUS_INVALID_PARAMETER;
-	dev = nf_device_lookup(pLock->hDevice);
-	if (!dev)
-		return NF_STATUS_BAD_HANDLE;
-	alloc = nf_device_allocation(dev, pLock->hAllocation);
-	nf_device_put(dev);
+	alloc = nf_allocation_of(pLock->hDevice, pLock->hAllocation);
 	if (!alloc)
 		return NF_STATUS_BAD_HANDLE;
 
@@ -392,16 +405,11 @@ NTSTATUS D3DKMTLock2(D3DKMT_LOCK2 *pLock)
 NTSTATUS D3DKMTUnlock2(const D3DKMT_UNLOCK2 *pUnlock)
 {
 	struct nf_allocation *alloc;
-	struct nf_device *dev;
 	NTSTATUS st = STATUS_SUCCESS;
 
 	if (!pUnlock)
 		return STATUS_INVALID_PARAMETER;
-	dev = nf_device_lookup(pUnlock->hDevice);
-	if (!dev)
-		return NF_STATUS_BAD_HANDLE;
-	alloc = nf_device_allocation(dev, pUnlock->hAllocation);
-	nf_device_put(dev);
+	alloc = nf_allocation_of(pUnlock->hDevice, pUnlock->hAllocation);
 	if (!alloc)
 		return NF_STATUS_BAD_HANDLE;
 
@@ -423,15 +431,10 @@ NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hAllocation,
 {
 	D3DKMT_NFENCE_ALLOCATION_INFO info;
 	struct nf_allocation *alloc;
-	struct nf_device *dev;
 
 	if (!pInfo)
 		return STATUS_INVALID_PARAMETER;
-	dev = nf_device_lookup(hDevice);
-	if (!dev)
-		return NF_STATUS_BAD_HANDLE;
-	alloc = nf_device_allocation(dev, hAllocation);
-	nf_device_put(dev);
+	alloc = nf_allocation_of(hDevice, hAllocation);
 	if (!alloc)
 		return NF_STATUS_BAD_HANDLE;
 
