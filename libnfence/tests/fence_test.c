@@ -5,7 +5,8 @@
  * Native fences through the public API against the fake driver
  * (mock_drm.c): create, CPU mapping, share, open, destroy, CPU signal and
  * wait (blocking, timeout, interrupted, asynchronous), flag and status
- * mapping, handle types and lifetimes, fork.
+ * mapping, handle types and lifetimes, fork, and what the syncobj bridge
+ * calls pass to the kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include <nfence/d3dkmthk.h>
+#include "drm/nfence_drm.h"
 
 #include "mock_drm.h"
 #include "test_helpers.h"
@@ -1037,6 +1039,74 @@ static NTSTATUS create_monitored(D3DKMT_HANDLE dev, UINT flags, UINT64 initial,
 {
 	fill_monitored(dev, flags, initial, c);
 	return D3DKMTCreateSynchronizationObject2(c);
+}
+
+/*
+ * The syncobj bridge calls reach the kernel with the kernel's handles of
+ * the device and the fence, and the caller's values, point, syncobj and
+ * sync_file as given; a fence of another device reaches no ioctl.
+ */
+TEST_F(fence, syncobj_bridge_passes_kernel_handles)
+{
+	D3DKMT_HANDLE h, other, gone;
+	struct mock_bridge_call call;
+	unsigned int binds, signals;
+	uint32_t k;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[0].hAdapter,
+						&gone));
+	h = create_fence(_metadata, self->dev, 0, 0, NULL);
+	k = mock_last_fence_handle();
+	other = create_fence(_metadata, self->dev1, 0, 0, NULL);
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceBindSyncobjPoint(self->dev, h, 7, 3, 4));
+	call = mock_last_bridge_call();
+	EXPECT_EQ(DRM_NFENCE_SYNCOBJ_BIND, call.nr);
+	EXPECT_EQ(k, call.fence);
+	EXPECT_EQ(7u, call.value);
+	EXPECT_EQ(3u, call.syncobj);
+	EXPECT_EQ(4u, call.point);
+
+	ASSERT_EQ(STATUS_SUCCESS,
+		  NFenceSignalFromSyncobjPoint(self->dev, h, 9, 5, 0));
+	call = mock_last_bridge_call();
+	EXPECT_EQ(DRM_NFENCE_SYNCOBJ_SIGNAL, call.nr);
+	EXPECT_EQ(k, call.fence);
+	EXPECT_EQ(9u, call.value);
+	EXPECT_EQ(5u, call.syncobj);
+	EXPECT_EQ(0u, call.point);
+	EXPECT_EQ(0, call.fd);
+	EXPECT_EQ(0u, call.flags);
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSignalFromSyncFile(self->dev, h, 10, 6));
+	call = mock_last_bridge_call();
+	EXPECT_EQ(DRM_NFENCE_SYNCOBJ_SIGNAL, call.nr);
+	EXPECT_EQ(k, call.fence);
+	EXPECT_EQ(10u, call.value);
+	EXPECT_EQ(0u, call.syncobj);
+	EXPECT_EQ(0u, call.point);
+	EXPECT_EQ(6, call.fd);
+	EXPECT_EQ(DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE, call.flags);
+
+	/* Another device's fence, or a destroyed device: no ioctl at all. */
+	ASSERT_EQ(STATUS_SUCCESS, destroy_device(gone));
+	binds = mock_ioctl_calls(DRM_NFENCE_SYNCOBJ_BIND);
+	signals = mock_ioctl_calls(DRM_NFENCE_SYNCOBJ_SIGNAL);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceBindSyncobjPoint(self->dev, other, 1, 1, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceSignalFromSyncobjPoint(self->dev, other, 1, 1, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceSignalFromSyncFile(self->dev, other, 1, 6));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceBindSyncobjPoint(gone, h, 1, 1, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceSignalFromSyncFile(gone, h, 1, 6));
+	EXPECT_EQ(binds, mock_ioctl_calls(DRM_NFENCE_SYNCOBJ_BIND));
+	EXPECT_EQ(signals, mock_ioctl_calls(DRM_NFENCE_SYNCOBJ_SIGNAL));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(other));
 }
 
 /*

@@ -238,6 +238,7 @@ static unsigned int mock_calls[0x20];	/* per nfence ioctl number */
 /* The handle of the last fence handle made, in any file. */
 static uint32_t mock_fence_handle_last;
 static uint32_t mock_hwqueue_flags_last;
+static struct mock_bridge_call mock_bridge_last;
 
 static void mock_cmp_run(void);
 static void mock_settle(void);
@@ -485,6 +486,16 @@ uint32_t mock_last_hwqueue_flags(void)
 	flags = mock_hwqueue_flags_last;
 	pthread_mutex_unlock(&mock_lock);
 	return flags;
+}
+
+struct mock_bridge_call mock_last_bridge_call(void)
+{
+	struct mock_bridge_call call;
+
+	pthread_mutex_lock(&mock_lock);
+	call = mock_bridge_last;
+	pthread_mutex_unlock(&mock_lock);
+	return call;
 }
 
 unsigned int mock_ioctl_calls(unsigned int nr)
@@ -2380,6 +2391,86 @@ static int mock_device_control(int fd, struct drm_nfence_device_control *args)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* The syncobj bridge                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The fake driver has no DRM syncobjs and no sync files: the bridge
+ * ioctls check their flags, the device, and the fence handle as the kernel
+ * does (unknown: ENOENT, an INTRA_GPU fence: EINVAL, a handle opened
+ * without the right: EACCES), record the call (mock_last_bridge_call())
+ * and succeed. The syncobj handle, the point's existence, the sync_file,
+ * the 32-bit value window and the limits on pending calls are not checked,
+ * and nothing is ever attached or signaled.
+ */
+static int mock_bridge_fence(struct mock_file *f, uint32_t device,
+			     uint32_t fence, uint32_t deny)
+{
+	struct mock_local *l;
+
+	if (mock_find_device(f, device) < 0)
+		return -ENOENT;
+	l = mock_find_local(f, fence);
+	if (!l || l->device != device)
+		return -ENOENT;
+	if (!l->fence->page)
+		return -EINVAL;
+	if (l->flags & deny)
+		return -EACCES;
+	return 0;
+}
+
+static int mock_syncobj_bind(int fd, struct drm_nfence_syncobj_bind *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	if (args->flags || !args->point)
+		return -EINVAL;
+	ret = mock_bridge_fence(f, args->device, args->fence,
+				DRM_NFENCE_FENCE_NO_WAIT);
+	if (ret)
+		return ret;
+	memset(&mock_bridge_last, 0, sizeof(mock_bridge_last));
+	mock_bridge_last.nr = DRM_NFENCE_SYNCOBJ_BIND;
+	mock_bridge_last.device = args->device;
+	mock_bridge_last.fence = args->fence;
+	mock_bridge_last.value = args->value;
+	mock_bridge_last.syncobj = args->syncobj;
+	mock_bridge_last.point = args->point;
+	return 0;
+}
+
+static int mock_syncobj_signal(int fd, struct drm_nfence_syncobj_signal *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+	bool sync_file = args->flags & DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE;
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	if ((args->flags & ~DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE) || args->pad ||
+	    (sync_file ? args->syncobj || args->point : args->fd != 0))
+		return -EINVAL;
+	ret = mock_bridge_fence(f, args->device, args->fence,
+				DRM_NFENCE_FENCE_NO_SIGNAL);
+	if (ret)
+		return ret;
+	memset(&mock_bridge_last, 0, sizeof(mock_bridge_last));
+	mock_bridge_last.nr = DRM_NFENCE_SYNCOBJ_SIGNAL;
+	mock_bridge_last.device = args->device;
+	mock_bridge_last.fence = args->fence;
+	mock_bridge_last.value = args->value;
+	mock_bridge_last.syncobj = args->syncobj;
+	mock_bridge_last.fd = args->fd;
+	mock_bridge_last.point = args->point;
+	mock_bridge_last.flags = args->flags;
+	return 0;
+}
+
 static int mock_dispatch(int fd, const struct mock_node *node,
 			 unsigned long request, void *arg, struct mock_wait *w)
 {
@@ -2444,6 +2535,10 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_logging_level(node, arg);
 	case DRM_IOCTL_NFENCE_DEVICE_CONTROL:
 		return mock_device_control(fd, arg);
+	case DRM_IOCTL_NFENCE_SYNCOBJ_BIND:
+		return mock_syncobj_bind(fd, arg);
+	case DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL:
+		return mock_syncobj_signal(fd, arg);
 	}
 	return -ENOTTY;
 }

@@ -64,6 +64,18 @@ uint32_t mock_last_fence_handle(void);
 /* The flags of the last hardware queue created. */
 uint32_t mock_last_hwqueue_flags(void);
 
+/* The last syncobj bridge call the fake driver accepted (see mock_drm.c). */
+struct mock_bridge_call {
+	unsigned int nr;		/* DRM_NFENCE_SYNCOBJ_BIND or _SIGNAL */
+	uint32_t device, fence;		/* kernel handles */
+	uint64_t value;
+	uint32_t syncobj;
+	int32_t fd;
+	uint64_t point;
+	uint32_t flags;
+};
+struct mock_bridge_call mock_last_bridge_call(void);
+
 /* Calls so far of nfence ioctl number @nr (DRM_NFENCE_*), any file. */
 unsigned int mock_ioctl_calls(unsigned int nr);
 
