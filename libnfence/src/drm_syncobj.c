@@ -17,57 +17,45 @@ _Static_assert(NFENCE_MAX_SYNCOBJ_BINDINGS == DRM_NFENCE_MAX_SYNCOBJ_BINDINGS,
 _Static_assert(NFENCE_MAX_SYNCOBJ_SIGNALS == DRM_NFENCE_MAX_SYNCOBJ_SIGNALS,
 	       "the public limit is the kernel's");
 
-NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice,
-				D3DKMT_HANDLE hSyncObject, UINT64 Value,
-				UINT SyncobjHandle, UINT64 Point)
+/*
+ * nf_bridge_ioctl() - @request with @args, once *@device and *@fence (both
+ * fields of @args) are the kernel handles of the device @hDevice names and
+ * of its sync object @hSyncObject.
+ */
+static NTSTATUS nf_bridge_ioctl(D3DKMT_HANDLE hDevice,
+				D3DKMT_HANDLE hSyncObject, unsigned long request,
+				void *args, uint32_t *device, uint32_t *fence)
 {
-	struct drm_nfence_syncobj_bind args;
 	struct nf_device *dev;
-	uint32_t fence;
 	NTSTATUS st;
 
-	if (!Point)
-		return STATUS_INVALID_PARAMETER;
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
 		return NF_STATUS_BAD_HANDLE;
-	st = nf_sync_handles(dev, 1, &hSyncObject, &fence);
+	st = nf_sync_handles(dev, 1, &hSyncObject, fence);
 	if (NT_SUCCESS(st)) {
-		memset(&args, 0, sizeof(args));
-		args.device = dev->kernel_handle;
-		args.fence = fence;
-		args.value = Value;
-		args.syncobj = SyncobjHandle;
-		args.point = Point;
-		st = nf_ioctl_status(dev->adapter->fd,
-				     DRM_IOCTL_NFENCE_SYNCOBJ_BIND, &args);
+		*device = dev->kernel_handle;
+		st = nf_ioctl_status(dev->adapter->fd, request, args);
 	}
 	nf_device_put(dev);
 	return st;
 }
 
-/* DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL with @args' source; fills in the rest. */
-static NTSTATUS nf_syncobj_signal(D3DKMT_HANDLE hDevice,
-				  D3DKMT_HANDLE hSyncObject, UINT64 Value,
-				  struct drm_nfence_syncobj_signal *args)
+NTSTATUS NFenceBindSyncobjPoint(D3DKMT_HANDLE hDevice,
+				D3DKMT_HANDLE hSyncObject, UINT64 Value,
+				UINT SyncobjHandle, UINT64 Point)
 {
-	struct nf_device *dev;
-	uint32_t fence;
-	NTSTATUS st;
+	struct drm_nfence_syncobj_bind args;
 
-	dev = nf_device_lookup(hDevice);
-	if (!dev)
-		return NF_STATUS_BAD_HANDLE;
-	st = nf_sync_handles(dev, 1, &hSyncObject, &fence);
-	if (NT_SUCCESS(st)) {
-		args->device = dev->kernel_handle;
-		args->fence = fence;
-		args->value = Value;
-		st = nf_ioctl_status(dev->adapter->fd,
-				     DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, args);
-	}
-	nf_device_put(dev);
-	return st;
+	if (!Point)
+		return STATUS_INVALID_PARAMETER;
+	memset(&args, 0, sizeof(args));
+	args.value = Value;
+	args.syncobj = SyncobjHandle;
+	args.point = Point;
+	return nf_bridge_ioctl(hDevice, hSyncObject,
+			       DRM_IOCTL_NFENCE_SYNCOBJ_BIND, &args,
+			       &args.device, &args.fence);
 }
 
 NTSTATUS NFenceSignalFromSyncobjPoint(D3DKMT_HANDLE hDevice,
@@ -77,9 +65,12 @@ NTSTATUS NFenceSignalFromSyncobjPoint(D3DKMT_HANDLE hDevice,
 	struct drm_nfence_syncobj_signal args;
 
 	memset(&args, 0, sizeof(args));
+	args.value = Value;
 	args.syncobj = SyncobjHandle;
 	args.point = Point;
-	return nf_syncobj_signal(hDevice, hSyncObject, Value, &args);
+	return nf_bridge_ioctl(hDevice, hSyncObject,
+			       DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &args,
+			       &args.device, &args.fence);
 }
 
 NTSTATUS NFenceSignalFromSyncFile(D3DKMT_HANDLE hDevice,
@@ -92,9 +83,12 @@ NTSTATUS NFenceSignalFromSyncFile(D3DKMT_HANDLE hDevice,
 	if (SyncFileFd < 0)
 		return STATUS_INVALID_PARAMETER;
 	memset(&args, 0, sizeof(args));
+	args.value = Value;
 	args.fd = SyncFileFd;
 	args.flags = DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE;
-	return nf_syncobj_signal(hDevice, hSyncObject, Value, &args);
+	return nf_bridge_ioctl(hDevice, hSyncObject,
+			       DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &args,
+			       &args.device, &args.fence);
 }
 
 NTSTATUS D3DKMTCreateSyncFile(D3DKMT_CREATESYNCFILE *pCreateSyncFile)
