@@ -4,12 +4,13 @@
 # Run libnfence's host checks (called by "make check"): every kselftest
 # binary, the export list check, the check that the VM kselftest
 # nfence_libnfence_test.c ($SELFTEST) calls every export, the check that
-# the sources' include and call arrows close no circle, and nfence-info,
-# nfence-fence-demo, nfence-pipeline-demo and a quick nfence-gpu-bench
-# against the fake driver, and nfence-trace's converter on a capture
-# recorded in a VM (run-trace.sh), the fork and close paths under valgrind
-# (run-valgrind.sh), and an install into a scratch DESTDIR used through
-# pkg-config (check-install.sh).
+# the sources' include and call arrows close no circle, the check that
+# Documentation/libnfence.rst's "Sources" table names every source file,
+# and nfence-info, nfence-fence-demo, nfence-pipeline-demo and a quick
+# nfence-gpu-bench against the fake driver, and nfence-trace's converter
+# on a capture recorded in a VM (run-trace.sh), the fork and close paths
+# under valgrind (run-valgrind.sh), and an install into a scratch DESTDIR
+# used through pkg-config (check-install.sh).
 # Sums the kselftest totals and closes with
 # "libnfence: N passed, N failed, N skipped".
 set -u
@@ -53,6 +54,13 @@ fi
 
 echo "== layering (include and call arrows of src/)"
 if python3 tests/check-layering.py src "$O/obj"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== source table (Documentation/libnfence.rst names src/'s files)"
+if python3 tests/check-source-table.py src ../Documentation/libnfence.rst; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
