@@ -322,7 +322,7 @@ TEST(flags_have_windows_bit_order)
 		EXPECT_EQ(1u << (bit), var.Value) TH_LOG(#field); \
 	} while (0)
 
-	/* The seed's D3DDDI_CREATEHWQUEUEFLAGS, which the uapi mirrors. */
+	/* WDDM's D3DDDI_CREATEHWQUEUEFLAGS, which the uapi mirrors. */
 	BIT_IS(q, DisableGpuTimeout, 0);
 	BIT_IS(q, NoBroadcastSignal, 1);
 	BIT_IS(q, NoBroadcastWait, 2);
@@ -791,7 +791,7 @@ TEST_F(gpu, read_native_fence_log)
 				FenceObservedGpuTimestamp));
 	EXPECT_EQ(40u, offsetof(DXGK_NATIVE_FENCE_LOG_ENTRY,
 				FenceEndGpuTimestamp));
-	/* The seed's values (section 15.1), pinned one by one. */
+	/* WDDM's values (section 15.1), pinned one by one. */
 	EXPECT_EQ(4u, sizeof(DXGK_NATIVE_FENCE_LOG_TYPE));
 	EXPECT_EQ(1, DXGK_NATIVE_FENCE_LOG_TYPE_WAITS);
 	EXPECT_EQ(2, DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS);

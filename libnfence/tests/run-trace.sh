@@ -9,7 +9,7 @@
 # exact counts of that capture; the timeline rendered to PNG
 # (scripts/nfence-trace-plot.py); the hand-made capture of zero and
 # repeated log entry timestamps (tests/data/nfence-trace-zero-ts.txt, the
-# seed's 15.5), checked slice by slice and flow by flow; then malformed
+# WDDM, 15.5), checked slice by slice and flow by flow; then malformed
 # captures, each of which must fail with exit status 1, a "file:line:"
 # message and no JSON left; then JSON the checker must refuse. Prints
 # "ok ..." lines, or "not ok" and exits 1.

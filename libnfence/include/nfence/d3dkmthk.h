@@ -262,7 +262,7 @@ NFENCE_EXPORT NTSTATUS D3DKMTCloseAdapter(const D3DKMT_CLOSEADAPTER *pAdapter);
  * types listed here are implemented; Windows types not listed are not
  * provided by nfence (KMTQAITYPE_DRIVERVERSION, 13, among them: its answer
  * is a D3DKMT_DRIVERVERSION, an enum of WDDM versions whose numeric values
- * are in neither WINDOWS-ABI.md nor the seeds). The Windows
+ * Microsoft's published documentation does not give). The Windows
  * types carry the WDK's values. The KMTQAITYPE_NFENCE_* values are
  * nfence's own, far above the Windows range ('N' 'F' in the high half).
  */
@@ -759,8 +759,8 @@ NFENCE_EXPORT NTSTATUS D3DKMTQueryAdapterInfo(const D3DKMT_QUERYADAPTERINFO *pQu
 
 /*
  * DXGK_GPUCLOCKDATA_FLAGS: how a clock calibration was made. The bit's
- * name and place are the WDK's (d3dkmddi.h); WINDOWS-ABI.md gives only "a
- * UINT of flags". ContextManagementProcessor says that the GPU's context
+ * name and place are the WDK's (d3dkmddi.h); the D3DKMT reference gives
+ * only "a UINT of flags". ContextManagementProcessor says that the GPU's context
  * management processor read the pair; on nfence the kernel reads it on the
  * CPU, so nfence always reports 0 (see D3DKMTQueryClockCalibration()).
  */
@@ -793,8 +793,8 @@ typedef struct _DXGK_GPUCLOCKDATA {
 
 /*
  * D3DKMT_QUERYCLOCKCALIBRATION: argument of D3DKMTQueryClockCalibration,
- * 40 bytes, ClockData at 12. WINDOWS-ABI.md's UINT32 fields are UINT
- * here, the same 32-bit type, as in DXGK_NATIVE_FENCE_LOG_HEADER.
+ * 40 bytes, ClockData at 12. Fields documented as UINT32 are UINT here,
+ * the same 32-bit type, as in DXGK_NATIVE_FENCE_LOG_HEADER.
  */
 typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
 	D3DKMT_HANDLE hAdapter;		/* in: adapter handle */
@@ -2023,8 +2023,9 @@ typedef struct _D3DDDI_CREATEHWQUEUEFLAGS {
 
 /*
  * D3DKMT_CREATEHWQUEUE: argument of D3DKMTCreateHwQueue. The native fence
- * log buffer fields are the seed's; they are 64-bit GPU VAs (the seed's
- * comments say so) and are 0 until nfence implements log buffers.
+ * log buffer fields are WDDM 3.2's, after Microsoft's own members at their
+ * offsets: 64-bit GPU VAs of the queue's logs, 0 on an adapter without
+ * SupportLogBuffers.
  */
 typedef struct _D3DKMT_CREATEHWQUEUE {
 	D3DKMT_HANDLE hHwContext;	/* in: context handle */
@@ -2915,7 +2916,7 @@ NFENCE_EXPORT NTSTATUS NFenceRingInit(NFENCE_RING *pRing, const D3DKMT_CREATE_DO
  * @CommandLength: its size in bytes
  * @ProgressFenceValue: the value it signals
  *
- * The seed's sequence: the last queued value, the entry, the write index,
+ * WDDM's sequence: the last queued value, the entry, the write index,
  * the ring, then the status: CONNECTED_NOTIFY_KMD notifies,
  * DISCONNECTED_RETRY connects and rings again.
  *
@@ -3016,8 +3017,8 @@ NFENCE_EXPORT NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext, D3DKMT_NF
 
 /*
  * Native fence log buffers (WDDM 3.2): the layouts of d3dukmdt.h, and the
- * values of the log types and operations as the native fence seed gives
- * them.
+ * values of the log types and operations as WDDM's native fence
+ * documentation gives them.
  */
 typedef enum _DXGK_NATIVE_FENCE_LOG_TYPE {
 	DXGK_NATIVE_FENCE_LOG_TYPE_WAITS = 1,	/* a queue's wait log */
@@ -3109,7 +3110,7 @@ NFENCE_EXPORT NTSTATUS NFenceReadNativeFenceLog(NFENCE_READNATIVEFENCELOG *pRead
 
 /*
  * D3DDDI_LOGGING_LEVEL: whether a tool traces the native fence operations
- * (the seed's UpdateLoggingLevel; values as the seed gives them). After
+ * (WDDM's UpdateLoggingLevel, with WDDM's values). After
  * D3DKMTConnectDoorbell the doorbell status storage holds it in the UINT64
  * after the status word (DoorbellStatusCPUVirtualAddress + 8): a level
  * change disconnects every doorbell (DISCONNECTED_RETRY), so a UMD that
@@ -3142,7 +3143,7 @@ typedef struct _NFENCE_SETLOGGINGLEVEL {
  * the default) at new GPU VAs, then every connected doorbell is
  * disconnected (DISCONNECTED_RETRY) so that each UMD reconnects and reads
  * the new level. NFENCE_LOGGING_RECREATE makes new buffers even when the
- * level does not change (the seed's "Dxgkrnl may destroy and recreate the
+ * level does not change (WDDM's "Dxgkrnl may destroy and recreate the
  * log buffers"). Off by default; for tools such as nfence-trace, and a
  * test hook (the kernel's DRM_IOCTL_NFENCE_LOGGING_LEVEL).
  *
