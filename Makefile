@@ -24,7 +24,10 @@
 #                        MUTANTS_ARGS="--build-only" only builds them
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels,
+#                        the driver's layering (scripts/arch-numbers.py),
 #                        shellcheck on scripts/
+#   make arch-numbers    rewrite architecture.rst's measured table from the
+#                        driver as built for KVER
 #   make htmldocs        Documentation/ as HTML in build/docs/html, the
 #                        driver's and the uapi's kernel-doc pulled in,
 #                        warning-free (make lint runs it); "make docs" too
@@ -66,7 +69,8 @@ export BUILD
 
 .PHONY: all module lib igt selftests stress check check-host check-vm \
 	check-kunit check-debug check-mutants debug-kernel bench-waiters \
-	bench-gpu bench-cpu demo lint docs htmldocs deps clean install \
+	bench-gpu bench-cpu demo lint arch-numbers docs htmldocs deps clean \
+	install \
 	check-virtio-gpu \
 	dkms-check dkms-source dkms-install
 
@@ -150,6 +154,10 @@ check-debug: debug-kernel lib igt selftests stress
 
 lint:
 	scripts/lint.sh $(KVERS)
+
+arch-numbers: module
+	python3 scripts/arch-numbers.py drivers/gpu/drm/nfence \
+		$(KMOD_DIR) --update Documentation/architecture.rst
 
 docs htmldocs:
 	BUILD=$(BUILD) scripts/docs.sh

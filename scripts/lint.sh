@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Static checks of the kernel code: checkpatch --strict on every driver,
-# KUnit and uapi file; sparse (C=2) and W=1 builds against each kernel given.
+# KUnit and uapi file; sparse (C=2) and W=1 builds against each kernel
+# given, and on each build's objects the layering check of
+# scripts/arch-numbers.py.
 #
 #   scripts/lint.sh KVER...
 #
@@ -53,6 +55,15 @@ for kver in "$@"; do
 			result fail "sparse + W=1 on $kver"
 		else
 			result pass "sparse + W=1 on $kver"
+		fi
+		# The layering (no circle, no arrow up) and architecture.rst's
+		# numbers, measured on this build's objects.
+		if python3 "$top/scripts/arch-numbers.py" \
+			"$top/drivers/gpu/drm/nfence" "$work" --check \
+			"$top/Documentation/architecture.rst"; then
+			result pass "layering and architecture.rst's numbers ($kver)"
+		else
+			result fail "layering and architecture.rst's numbers ($kver)"
 		fi
 	else
 		tail -n 30 "$log"

@@ -13,8 +13,8 @@
 #include <drm/drm_file.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_adapter.h"
 #include "nfence_caps.h"
-#include "nfence_drv.h"
 #include "nfence_gpu.h"
 #include "nfence_log.h"
 

@@ -7,9 +7,13 @@
 
 #include <linux/types.h>
 
+struct drm_device;
+struct drm_file;
 struct nfence_gpu;
 
 size_t nfence_caps_size(const struct nfence_gpu *gpu, u32 type);
 void nfence_caps_fill(const struct nfence_gpu *gpu, u32 type, void *buf);
+int nfence_query_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file);
 
 #endif /* __NFENCE_CAPS_H__ */

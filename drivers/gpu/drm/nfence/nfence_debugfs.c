@@ -11,12 +11,13 @@
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 
+#include "nfence_adapter.h"
+#include "nfence_debugfs.h"
 #include "nfence_device.h"
 #include "nfence_doorbell.h"
-#include "nfence_drv.h"
 #include "nfence_fence.h"
-#include "nfence_signal.h"
 #include "nfence_hwqueue.h"
+#include "nfence_signal.h"
 
 /**
  * DOC: debugfs

@@ -19,7 +19,9 @@
 
 #include "nfence_compat.h"
 #include "nfence_alloc.h"
+#include "nfence_caps.h"
 #include "nfence_context.h"
+#include "nfence_debugfs.h"
 #include "nfence_device.h"
 #include "nfence_device_state.h"
 #include "nfence_doorbell.h"

@@ -13,20 +13,11 @@
 #define DRIVER_MAJOR	0
 #define DRIVER_MINOR	1
 
-struct drm_minor;
-
 /* nfence_drv.c */
 struct nfence_adapter *
 nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg);
 void nfence_adapter_destroy(struct nfence_adapter *adapter);
 int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
-
-/* nfence_caps.c */
-int nfence_query_ioctl(struct drm_device *drm, void *data,
-		       struct drm_file *file);
-
-/* nfence_debugfs.c */
-void nfence_debugfs_init(struct drm_minor *minor);
 
 #endif /* __NFENCE_DRV_H__ */
