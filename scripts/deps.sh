@@ -6,8 +6,9 @@
 # with headers, linux-source-6.12 (KUnit, kselftest harness, checkpatch),
 # qemu + virtme-ng (from trixie, architecture all), libdrm, the IGT library,
 # sparse and matplotlib (nfence-trace-plot.py, nfence-cpu-bench-plot.py),
-# dkms (make dkms-check, make dkms-install) and man-db (libnfence's install
-# check reads its man pages). Idempotent: a second run only checks and exits.
+# dkms (make dkms-check, make dkms-install), man-db (libnfence's install
+# check reads its man pages), and debhelper, dh-dkms and lintian (make deb,
+# the Debian packages). Idempotent: a second run only checks and exits.
 set -euo pipefail
 
 SUDO=
@@ -23,6 +24,18 @@ have_pkgs() {
 		grep -c "install ok installed" | grep -qx "$#"
 }
 
+# missing_pkgs PKG...: those of PKG... that are not installed. Only they
+# are given to apt-get: an installed package is left at whatever version
+# and suite it came from (the linux-*-amd64 metapackages may come from
+# bookworm-backports, and naming them again would let apt reach for
+# trixie's, which bookworm cannot install).
+missing_pkgs() {
+	local installed
+	installed=$(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" \
+		2>/dev/null | awk '$1 == "installed" { print $2 }')
+	printf '%s\n' "$@" | grep -vxF -e "$installed" -e '' || true
+}
+
 # Packages from bookworm proper.
 BOOKWORM_PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio
@@ -33,6 +46,7 @@ BOOKWORM_PKGS=(
 	sparse shellcheck python3-sphinx python3-matplotlib
 	python3-requests udev iproute2
 	dkms man-db
+	debhelper dh-dkms lintian
 )
 # The 6.12 LTS from bookworm-backports.
 BPO_PKGS=(linux-source-6.12)
@@ -68,9 +82,10 @@ if [ "$sources_changed" = 1 ] || [ ! -e "$stamp" ] ||
 	touch "$stamp"
 fi
 
-if ! have_pkgs "${BOOKWORM_PKGS[@]}"; then
-	$APT install --no-install-recommends "${BOOKWORM_PKGS[@]}" ||
-		{ $APT update && $APT install --no-install-recommends "${BOOKWORM_PKGS[@]}"; }
+mapfile -t missing < <(missing_pkgs "${BOOKWORM_PKGS[@]}")
+if [ "${#missing[@]}" -gt 0 ]; then
+	$APT install --no-install-recommends "${missing[@]}" ||
+		{ $APT update && $APT install --no-install-recommends "${missing[@]}"; }
 fi
 
 # 6.12 kernel image + headers from backports (pulled by version so that the
