@@ -39,6 +39,13 @@
 #                        with headers, rebuilt on kernel upgrades
 #   make install         (root, or DESTDIR=) libnfence: library, header,
 #                        libnfence.pc, programs, man pages; PREFIX=/usr/local
+#   make deb             the Debian packages (nfence-dkms, libnfence0,
+#                        libnfence-dev, nfence-tools) built from the release
+#                        tarball with dpkg-buildpackage, checked by lintian,
+#                        in build/deb
+#   make dist            build/nfence-VERSION.tar.xz, the release tarball
+#   make release-check   the numbers that must agree with VERSION
+#                        (scripts/release.sh)
 #   make bench-waiters   CPU waiter scaling benchmark (KUnit, UML)
 #   make bench-gpu KVER= native fence vs legacy GPU sync, interrupts and
 #                        submission rates: nfence-gpu-bench in a VM
@@ -72,7 +79,7 @@ export BUILD
 	bench-gpu bench-cpu demo lint arch-numbers docs htmldocs deps clean \
 	install \
 	check-virtio-gpu \
-	dkms-check dkms-source dkms-install
+	dkms-check dkms-source dkms-install deb dist release-check
 
 all: module lib igt selftests stress
 
@@ -175,6 +182,17 @@ dkms-install:
 
 dkms-check: lib
 	scripts/dkms.sh check $(KVERS)
+
+# Debian packages and the release (scripts/deb.sh, scripts/release.sh,
+# Documentation/installation.rst).
+deb:
+	scripts/deb.sh build
+
+dist:
+	scripts/release.sh dist
+
+release-check:
+	scripts/release.sh check
 
 # Everything, summed into one closing line.
 check:

@@ -19,8 +19,9 @@
 #                                   (vm-exec.sh --modprobe), nfence-info run;
 #                                   --no-vm leaves the VM out (and says so)
 #
-# VERSION is the driver's DRIVER_MAJOR.DRIVER_MINOR (nfence_drv.h). check
-# prints one line per check and "dkms: N passed, N failed, 0 skipped".
+# VERSION is the release's (scripts/release.sh version: the top-level VERSION
+# file). check prints one line per check and "dkms: N passed, N failed,
+# 0 skipped".
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,9 +29,7 @@ BUILD=${BUILD:-$top/build}
 drv=$top/drivers/gpu/drm/nfence
 
 version() {
-	awk '$1 == "#define" && $2 == "DRIVER_MAJOR" { M = $3 }
-	     $1 == "#define" && $2 == "DRIVER_MINOR" { m = $3 }
-	     END { if (M == "" || m == "") exit 1; print M "." m }' "$drv/nfence_drv.h"
+	"$top/scripts/release.sh" version
 }
 
 # stage DIR: the files DKMS builds from, laid out as in the repository.
@@ -44,7 +43,7 @@ stage() {
 		--exclude=modules.order "$drv/" "$dir/drivers/gpu/drm/nfence/"
 	cp "$top/include/uapi/drm/nfence_drm.h" "$dir/include/uapi/drm/"
 	cp "$top/Kconfig" "$dir/Kconfig"
-	sed "s/@VERSION@/$ver/" "$top/dkms.conf.in" >"$dir/dkms.conf"
+	sed "s/#MODULE_VERSION#/$ver/" "$top/dkms.conf.in" >"$dir/dkms.conf"
 }
 
 case ${1:-} in
