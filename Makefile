@@ -43,6 +43,9 @@
 #                        libnfence-dev, nfence-tools) built from the release
 #                        tarball with dpkg-buildpackage, checked by lintian,
 #                        in build/deb
+#   make deb-check       make check's step: make deb, the packages installed
+#                        with apt in a throwaway root, then a VM per kernel
+#                        on it: modprobe, the tools, apt-get purge (root)
 #   make dist            build/nfence-VERSION.tar.xz, the release tarball
 #   make release-check   the numbers that must agree with VERSION
 #                        (scripts/release.sh)
@@ -79,7 +82,7 @@ export BUILD
 	bench-gpu bench-cpu demo lint arch-numbers docs htmldocs deps clean \
 	install \
 	check-virtio-gpu \
-	dkms-check dkms-source dkms-install deb dist release-check
+	dkms-check dkms-source dkms-install deb deb-check dist release-check
 
 all: module lib igt selftests stress
 
@@ -187,6 +190,9 @@ dkms-check: lib
 # Documentation/installation.rst).
 deb:
 	scripts/deb.sh build
+
+deb-check:
+	scripts/deb.sh check $(KVERS)
 
 dist:
 	scripts/release.sh dist

@@ -76,6 +76,40 @@ nfence_ktap_totals() {
 		awk '{ print $1, $2 + $3, $4, $5 }'
 }
 
+# nfence_modprobe_dkms PARAMS: (in a guest, as root) "modprobe nfence
+# PARAMS", which must load its dependencies (drm & co) itself, from
+# modules.dep, and take nfence from /lib/modules/KVER/updates/dkms, where
+# DKMS installs it. Says what was loaded before and after; false, with the
+# reason, if nfence was loaded already, would not load or came from
+# elsewhere.
+nfence_modprobe_dkms() {
+	local mods before path
+	mods=/lib/modules/$(uname -r)
+	before=$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')
+	echo "loaded before modprobe: ${before:-nothing}"
+	case " $before " in
+	*" nfence "*)
+		echo "nfence loaded before modprobe"
+		return 1
+		;;
+	esac
+	# shellcheck disable=SC2086 # PARAMS is a list of words
+	if ! modprobe nfence $1; then
+		echo "modprobe nfence $1 failed"
+		return 1
+	fi
+	path=$(modinfo -n nfence)
+	echo "modprobe nfence took $path, loaded:" \
+		"$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+	case $path in
+	"$mods/updates/dkms/"*) ;;
+	*)
+		echo "modprobe took $path, not the one in updates/dkms"
+		return 1
+		;;
+	esac
+}
+
 # nfence_vm_image KVER: the kernel image to boot, "debug" for the
 # KASAN + lockdep + kmemleak build of scripts/debug-kernel.sh.
 nfence_vm_image() {
@@ -91,10 +125,12 @@ nfence_vm_image() {
 # directory. The guest's stdout goes to OUT and to our stdout; the kernel
 # console (every boot message, virtme-init's steps, any splat) to CONSOLE
 # alone. Returns vng's status (the guest command's, 124 on timeout, 255
-# when virtme-init gave up before running CMD).
+# when virtme-init gave up before running CMD). NFENCE_VM_ROOT, if set, is
+# the directory the guest gets as its root instead of the host's (one that
+# holds the top directory at the same path: scripts/deb.sh).
 nfence_vng() {
 	local kver=$1 limit=$2 out=$3 console=$4 cmd=$5 img kopt rc
-	local top
+	local top root=${NFENCE_VM_ROOT:-}
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	img=$(nfence_vm_image "$kver")
 	# Console at info level: virtme-init logs its steps at that level.
@@ -125,7 +161,8 @@ nfence_vng() {
 	timeout --kill-after=30 "$limit" \
 		vng --run "$img" --disable-kvm --cpus 2 --memory 2G \
 		${NFENCE_VM_QEMU_OPTS:+"--qemu-opts=$NFENCE_VM_QEMU_OPTS"} \
-		--verbose --append "$kopt" --cwd "$top" --exec "$cmd" \
+		${root:+--root "$root"} --verbose --append "$kopt" \
+		--cwd "$root$top" --exec "$cmd" \
 		</dev/null 2>"$console" | tee "$out"
 	rc=${PIPESTATUS[0]}
 	set -e

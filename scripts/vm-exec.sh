@@ -3,8 +3,8 @@
 #
 # Run one program in a virtme-ng guest (TCG) with nfence.ko loaded:
 #
-#   scripts/vm-exec.sh [--insmod "PARAMS"] [--modprobe KO] [--virtio-gpu]
-#                      KVER PROGRAM [ARGS...]
+#   scripts/vm-exec.sh [--insmod "PARAMS"] [--modprobe KO | --no-load]
+#                      [--virtio-gpu] KVER PROGRAM [ARGS...]
 #
 # Boots /boot/vmlinuz-KVER (or the debug kernel for KVER=debug, as
 # check-vm.sh does), mounts debugfs, loads build/kmod-KVER/nfence.ko with
@@ -19,6 +19,11 @@
 # an overlay the guest mounts there, so the host's tree is not written),
 # depmod, then "modprobe nfence PARAMS", which must load its dependencies
 # (drm & co) itself and take the module from updates/dkms.
+#
+# --no-load loads nothing: PROGRAM loads nfence and unloads it (the
+# installed packages' check, scripts/deb.sh, which boots with
+# NFENCE_VM_ROOT, scripts/lib.sh); nfence still loaded after it fails the
+# run.
 #
 # --virtio-gpu gives the guest a virtio-gpu device too (another DRM
 # driver, for the syncobj bridge's test: scripts/virtio-gpu-check.sh).
@@ -40,7 +45,8 @@ if [ "${1:-}" = --guest ]; then
 	echo "vm-exec: guest started"
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	dmesg -C
-	if [ "$loader" = modprobe ]; then
+	case $loader in
+	modprobe)
 		# Installed as DKMS installs it, in an overlay of the tree
 		# whose upper layer is a tmpfs of its own (virtme-ng's /tmp is
 		# an overlay, which cannot hold an upper layer), so the host's
@@ -58,33 +64,12 @@ if [ "${1:-}" = --guest ]; then
 		mkdir -p "$mods/updates/dkms"
 		cp "$ko" "$mods/updates/dkms/"
 		depmod -a
-		before=$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')
-		echo "vm-exec: loaded before modprobe: ${before:-nothing}"
-		case " $before " in
-		*" nfence "*)
-			echo "vm-exec: nfence loaded before modprobe"
-			echo "vm-exec: status 1"
-			exit 1
-			;;
-		esac
-		# shellcheck disable=SC2086 # PARAMS is a list of words
-		if ! modprobe nfence $params; then
-			echo "vm-exec: modprobe nfence $params failed"
+		if ! nfence_modprobe_dkms "$params"; then
 			echo "vm-exec: status 1"
 			exit 1
 		fi
-		path=$(modinfo -n nfence)
-		echo "vm-exec: modprobe nfence took $path, loaded:" \
-			"$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
-		case $path in
-		"$mods/updates/dkms/"*) ;;
-		*)
-			echo "vm-exec: modprobe took $path, not the one in updates/dkms"
-			echo "vm-exec: status 1"
-			exit 1
-			;;
-		esac
-	else
+		;;
+	insmod)
 		for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 			modprobe "$dep"
 		done
@@ -94,13 +79,24 @@ if [ "${1:-}" = --guest ]; then
 			echo "vm-exec: status 1"
 			exit 1
 		fi
+		;;
+	esac
+	if [ "$loader" = none ]; then
+		echo "vm-exec: $(uname -r), $(nproc) cpus, nothing loaded: $(basename "$1") loads nfence"
+	else
+		echo "vm-exec: $(uname -r), $(nproc) cpus, nfence loaded${params:+ ($params)}"
 	fi
-	echo "vm-exec: $(uname -r), $(nproc) cpus, nfence loaded${params:+ ($params)}"
 	set +e
 	"$@"
 	rc=$?
 	set -e
-	if ! rmmod nfence; then
+	if [ "$loader" = none ]; then
+		if grep -q '^nfence ' /proc/modules; then
+			echo "vm-exec: $(basename "$1") left nfence loaded"
+			rmmod nfence || true
+			[ "$rc" -ne 0 ] || rc=1
+		fi
+	elif ! rmmod nfence; then
 		echo "vm-exec: rmmod nfence failed"
 		[ "$rc" -ne 0 ] || rc=1
 	fi
@@ -114,11 +110,12 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 params='' loader=insmod ko=''
-usage="usage: vm-exec.sh [--insmod PARAMS] [--modprobe KO] [--virtio-gpu] KVER PROGRAM [ARGS...]"
+usage="usage: vm-exec.sh [--insmod PARAMS] [--modprobe KO | --no-load] [--virtio-gpu] KVER PROGRAM [ARGS...]"
 while :; do
 	case ${1:-} in
 	--insmod) params=$2; shift 2 ;;
 	--modprobe) loader=modprobe ko=$(readlink -f "$2"); shift 2 ;;
+	--no-load) loader=none ko=none; shift ;;
 	--virtio-gpu) export NFENCE_VM_QEMU_OPTS="-device virtio-gpu-pci"; shift ;;
 	*) break ;;
 	esac
@@ -134,7 +131,7 @@ VM_TIMEOUT=${VM_TIMEOUT:-900}
 img=$(nfence_vm_image "$kver")
 [ -n "$ko" ] || ko=$BUILD/kmod-$kver/nfence.ko
 for f in "$img" "$ko" "$1"; do
-	if [ ! -r "$f" ]; then
+	if [ "$f" != none ] && [ ! -r "$f" ]; then
 		echo "vm-exec: missing $f (make deps; make module lib KVER=$kver)" >&2
 		exit 1
 	fi
