@@ -159,7 +159,8 @@ check() {
 		return 1
 	fi
 	if [ -z "${NFENCE_DEB_NS:-}" ]; then
-		NFENCE_DEB_NS=1 exec unshare --mount --propagation private "$0" check "$@"
+		NFENCE_DEB_NS=1 exec unshare --mount --propagation private \
+			"$top/scripts/deb.sh" check "$@"
 	fi
 	result() {
 		echo "deb: $1: $2"
