@@ -12,19 +12,22 @@
 #                                   on a lintian error, and on a lintian
 #                                   warning that the packaging notes do not
 #                                   give a reason for
-#   scripts/deb.sh check KVER...    make check's step: the version check,
-#                                   build, then per KVER one VM in which the
-#                                   packages are installed and removed (see
-#                                   guest below); "deb: N passed, N failed,
-#                                   0 skipped, N errors"
+#   scripts/deb.sh check KVER...    make check's step (root): the version
+#                                   check, build, apt-get install in a
+#                                   throwaway root where DKMS builds the
+#                                   module for every KVER, per KVER one VM
+#                                   booted on that root (guest below), then
+#                                   apt-get purge there and what must be
+#                                   gone; "deb: N passed, N failed, 0
+#                                   skipped, N errors"
 #   scripts/deb.sh symbols MAP      libnfence0's symbols file, from the
 #                                   version script MAP (debian/rules)
 #   scripts/deb.sh guest            in the VM (vm-exec.sh --no-load), as
 #                                   root, on the root the packages were
-#                                   installed in: modprobe, the installed
-#                                   tools, apt-get purge, and what must be
-#                                   gone; "deb-guest: ok ..." or "deb-guest:
-#                                   not ok ..." per check
+#                                   installed in: modprobe of DKMS's module,
+#                                   the installed tools, rmmod; "deb-guest:
+#                                   ok ..." or "deb-guest: not ok ..." per
+#                                   check
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
