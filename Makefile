@@ -33,7 +33,8 @@
 #                        warning-free (make lint runs it); "make docs" too
 #   make dkms-check      dkms add + build for every supported kernel in a
 #                        scratch DKMS tree, then the newest one's module
-#                        loaded by modprobe in a VM (part of make check)
+#                        loaded by modprobe in a VM (make check's deb step
+#                        builds and loads the same DKMS tree instead)
 #   make dkms-source     the DKMS source tree in build/dkms/nfence-VERSION
 #   make dkms-install    (root) the driver under DKMS for every kernel
 #                        with headers, rebuilt on kernel upgrades

@@ -6,13 +6,12 @@
 #   scripts/check.sh KVER...
 #
 # Steps: build for every kernel, libnfence host tests (with an install into
-# a scratch DESTDIR), lint, DKMS (dkms build for every kernel in a scratch
-# tree), the Debian packages (built, lintian, installed with apt in a
-# throwaway root where DKMS builds the module for every kernel, a VM per
-# kernel booted on it: modprobe of DKMS's module, the installed tools; then
-# apt-get purge; this is where a DKMS-built module is loaded, so the DKMS
-# step boots no VM of its own), the VM suites on
-# every kernel (IGT, kselftest, demo, dmesg check), the syncobj bridge with
+# a scratch DESTDIR), lint, the Debian packages (built, lintian, installed
+# with apt in a throwaway root where DKMS builds the module for every
+# kernel, a VM per kernel booted on it: modprobe of DKMS's module, the
+# installed tools; then apt-get purge; this is make check's DKMS step too:
+# make dkms-check, which builds the same DKMS tree, is not run), the VM
+# suites on every kernel (IGT, kselftest, demo, dmesg check), the syncobj bridge with
 # a virtio-gpu device (6.12), and on a KASAN + lockdep +
 # kmemleak debug build of 6.12, KUnit. Each step ends with a
 # "name: N passed, N failed, N skipped[, N errors]" line (scripts/lib.sh).
@@ -80,7 +79,6 @@ build_all() {
 step build build_all
 step libnfence make -s check-host
 step lint scripts/lint.sh "${kvers[@]}"
-step dkms scripts/dkms.sh check --no-vm "${kvers[@]}"
 step deb scripts/deb.sh check "${kvers[@]}"
 for k in "${kvers[@]}"; do
 	step "vm-$k" scripts/check-vm.sh "$k"

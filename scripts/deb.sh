@@ -189,6 +189,20 @@ check() {
 		umount "$root/proc"
 		return "$rc"
 	}
+	# installed_module_ok KVER: the module modprobe would take for KVER
+	# is DKMS's, built for KVER, and needs drm.
+	installed_module_ok() {
+		local k=$1 path magic deps
+		path=$(in_root modinfo -k "$k" -n nfence 2>/dev/null) || path=
+		magic=$(in_root modinfo -k "$k" -F vermagic nfence 2>/dev/null | cut -d' ' -f1) || magic=
+		deps=$(in_root modinfo -k "$k" -F depends nfence 2>/dev/null) || deps=
+		echo "deb: $k: ${path:-no module}, vermagic '$magic', depends '$deps'"
+		case $path in
+		/lib/modules/"$k"/updates/dkms/* | /usr/lib/modules/"$k"/updates/dkms/*) ;;
+		*) return 1 ;;
+		esac
+		[ "$magic" = "$k" ] && echo ",$deps," | grep -q ',drm,'
+	}
 	# root_apt VERB ARGS...: apt-get VERB ARGS... in the root, timed and
 	# logged, as one result.
 	root_apt() {
@@ -228,9 +242,13 @@ check() {
 
 	installed=1
 	root_apt install "${debs[@]}" || installed=0
+	# What make dkms-check asks of a DKMS build, asked of the installed
+	# module: make check has no DKMS step of its own, this is it.
 	for k in "$@"; do
 		check_that "DKMS built and installed nfence/$v for $k" \
 			eval "in_root dkms status -m nfence -v $v -k $k | grep -q ': installed'"
+		check_that "$k's installed nfence: vermagic $k, depends on drm" \
+			installed_module_ok "$k"
 	done
 	# libnfence-dev as a user's build uses it; the program runs in the VMs.
 	check_that "a program built with pkg-config libnfence and the installed header" \
