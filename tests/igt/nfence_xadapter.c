@@ -1351,6 +1351,100 @@ static void test_device_error_open_after(void)
 	assert_gone(1, &m1);
 }
 
+/*
+ * The creating device on adapter 1 goes into error while adapter 0's GPU
+ * stores the fence's CurrentValue as fast as it can (FENCE_SIGNALs in
+ * even rounds, WRITE64s in odd ones, of values far below 0xFFFFFFFF). The
+ * raise to 0xFFFFFFFF runs under adapter 1's CMP lock, which adapter 0's
+ * engine does not take: a store that looked at AlwaysSignaled before the
+ * raise and lands after it must not leave the value below 0xFFFFFFFF
+ * (Documentation/fences.rst, "Cross-adapter fences").
+ */
+#define ERROR_RACE_ROUNDS	200
+#define ERROR_RACE_CAP_S	20
+#define ERROR_RACE_STORES	4000
+
+static void test_device_error_vs_gpu_stores(void)
+{
+	uint64_t start, cap, lowered = 0, late = 0;
+	struct drm_nfence_fence_mapping m[2];
+	const volatile uint64_t *v[2];
+	struct nfence_queue q;
+	unsigned int round;
+
+	nfence_watchdog(ERROR_RACE_CAP_S + 30);
+	require_two();
+	queue(&q, 0);
+	igt_assert_lte(ERROR_RACE_STORES * 32, (int)q.cmds.size);
+	start = nfence_monotonic_ns();
+	cap = start + ERROR_RACE_CAP_S * 1000 * MS;
+
+	for (round = 0; round < ERROR_RACE_ROUNDS; round++) {
+		uint32_t e, h0, h1;
+		struct nfence_cs cs;
+		uint64_t done;
+		int sfd;
+
+		if (nfence_monotonic_ns() > cap)
+			break;
+		e = nfence_device_create(fds[1]);
+		h1 = nfence_fence_create(fds[1], e, TYPE_DEFAULT,
+					 CROSS | SHAREABLE, 0, &m[1]);
+		sfd = nfence_fence_share(fds[1], h1);
+		h0 = nfence_fence_open(fds[0], devs[0], sfd, 0, &m[0]);
+		close(sfd);
+		v[0] = nfence_fence_map(fds[0], &m[0]);
+		v[1] = nfence_fence_map(fds[1], &m[1]);
+
+		/* No MonitoredValue check: no interrupt slows the stores. */
+		q.head = 0;
+		nfence_cs_init(&cs, q.cmds.cpu, q.cmds.gpu_va, q.cmds.size);
+		for (uint64_t i = 1; i <= ERROR_RACE_STORES; i++) {
+			if (round % 2)
+				nfence_cs_write64(&cs, m[0].current_value_gpu_va,
+						  i);
+			else
+				nfence_cs_fence_signal(&cs,
+						       m[0].current_value_gpu_va,
+						       0, i);
+		}
+		done = nfence_queue_submit(&q, &cs);
+		/* The stores have started: the error lands among them. */
+		while (*v[0] == 0 && *q.progress < done)
+			;
+		igt_assert_eq_u32(nfence_device_control(fds[1], e,
+				DRM_NFENCE_DEVICE_OP_MARK_ERROR, NULL),
+				DRM_NFENCE_DEVICE_ERROR_MARKED);
+		if (*q.progress < done)
+			late++;
+		nfence_queue_sync(&q);
+
+		if (*v[0] < ALWAYS || *v[1] < ALWAYS) {
+			igt_info("round %u: CurrentValue %" PRIu64 " (adapter "
+				 "0), %" PRIu64 " (adapter 1) after the "
+				 "error\n", round, *v[0], *v[1]);
+			lowered++;
+		}
+		nfence_fence_unmap(v[0]);
+		nfence_fence_unmap(v[1]);
+		nfence_fence_destroy(fds[0], h0);
+		nfence_fence_destroy(fds[1], h1);
+		nfence_device_destroy(fds[1], e);
+		assert_gone(0, &m[0]);
+		assert_gone(1, &m[1]);
+	}
+	igt_info("%u rounds in %" PRIu64 " ms, the error before the last "
+		 "store in %" PRIu64 ", CurrentValue left below 0xFFFFFFFF "
+		 "in %" PRIu64 "\n", round, (nfence_monotonic_ns() - start) / MS,
+		 late, lowered);
+	igt_assert_f(lowered == 0, "an AlwaysSignaled value was lowered by "
+		     "the other adapter's GPU in %" PRIu64 " of %u rounds\n",
+		     lowered, round);
+	/* Enough rounds raced the stores for the check to mean something. */
+	igt_assert_lte_u64(STRESS_MIN / 4, late);
+	nfence_queue_destroy(&q);
+}
+
 static void test_lifetime_creator_gone(void)
 {
 	nfence_watchdog(WATCHDOG_S);
@@ -2187,6 +2281,14 @@ igt_main
 		     "wait passes, signals change nothing, a GPU wait passes.");
 	igt_subtest("device-error-open-after")
 		test_device_error_open_after();
+
+	igt_describe("The creating device on one adapter goes into error "
+		     "while the other adapter's GPU stores the fence's value "
+		     "(FENCE_SIGNAL, WRITE64) back to back: CurrentValue is "
+		     "0xFFFFFFFF afterwards, never lowered by a store that "
+		     "raced the error.");
+	igt_subtest("device-error-vs-gpu-stores")
+		test_device_error_vs_gpu_stores();
 
 	igt_describe("With the creator's handle and the fd gone, the other "
 		     "adapter's handle keeps the fence: value, signals, "

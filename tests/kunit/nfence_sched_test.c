@@ -20,6 +20,7 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <kunit/test-bug.h>
 #include <kunit/test.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
@@ -91,6 +92,11 @@
  * @dropped: submissions dropped by stopped queues
  * @cmp_ready: @cmp and @adapter->fences are initialized
  * @vm_ready: @vm is initialized
+ * @race_ops: the driver's CMP callbacks, with a fence_view that runs
+ *	@race_peer's error after it looked (sched_view_raced())
+ * @race_peer: the instance, on another adapter, of the cross-adapter
+ *	fence @fence is made part of, whose device goes into error when the
+ *	engine next looks at @fence; NULL once it did
  */
 struct sched_fix {
 	struct kunit *test;
@@ -124,6 +130,8 @@ struct sched_fix {
 	struct list_head dropped;
 	bool cmp_ready;
 	bool vm_ready;
+	struct nfence_cmp_ops race_ops;
+	struct nfence_fence *race_peer;
 	/* user-mode queues: a ring, its control and fake doorbell pages */
 	struct nfence_vm_mapping ring_map;
 	struct nfence_vm_mapping control_map;
@@ -974,6 +982,142 @@ static void sched_run_idle(struct sched_fix *f, struct nfence_hwqueue *q)
 	unsigned int ran;
 
 	KUNIT_EXPECT_EQ(f->test, sched_run(f, q, &ran), NFENCE_RUN_IDLE);
+}
+
+/* ---- A cross-adapter fence's error racing this adapter's GPU ---- */
+
+/**
+ * struct sched_race_case - a GPU store racing the other adapter's error
+ * @name: the case
+ * @opcode: the command that stores to the fence's CurrentValue
+ * @gpu32: the GPU has no 64-bit atomics
+ */
+struct sched_race_case {
+	const char *name;
+	u32 opcode;
+	bool gpu32;
+};
+
+static const struct sched_race_case sched_race_cases[] = {
+	{ "fence_signal", DRM_NFENCE_CS_FENCE_SIGNAL, false },
+	{ "write64", DRM_NFENCE_CS_WRITE64, false },
+	{ "timestamp", DRM_NFENCE_CS_TIMESTAMP, false },
+	{ "fence_signal_32bit", DRM_NFENCE_CS_FENCE_SIGNAL, true },
+	{ "write64_32bit", DRM_NFENCE_CS_WRITE64, true },
+};
+
+static void sched_race_desc(const struct sched_race_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sched_race, sched_race_cases, sched_race_desc);
+
+/*
+ * &nfence_cmp_ops.fence_view with the race forced into it: the engine has
+ * looked at @fence (not AlwaysSignaled), and before it stores, the other
+ * adapter's device goes into error. The other adapter's raise holds only
+ * that adapter's CMP lock, which nothing else takes here.
+ */
+static void sched_view_raced(struct nfence_fence *fence,
+			     struct nfence_cmp_fence *view)
+{
+	struct sched_fix *f = kunit_get_current_test()->priv;
+	struct nfence_fence *peer = f->race_peer;
+
+	nfence_hwqueue_cmp_ops.fence_view(fence, view);
+	if (fence != f->fence || !peer)
+		return;
+	f->race_peer = NULL;
+	nfence_fence_set_always_signaled(peer);
+}
+
+/*
+ * Make @fence an instance of a cross-adapter fence, whose other instance
+ * (returned) is on another adapter and shares its CurrentValue, and give
+ * the CMP the callbacks that run that instance's error inside the next
+ * look at @fence. Undone by sched_cross_unpair().
+ */
+static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
+{
+	struct nfence_adapter *other;
+	struct nfence_xgroup *xg;
+	struct nfence_fence *peer;
+	u64 *mv;
+
+	other = kunit_kzalloc(f->test, sizeof(*other), GFP_KERNEL);
+	xg = kunit_kzalloc(f->test, sizeof(*xg), GFP_KERNEL);
+	mv = kunit_kzalloc(f->test, sizeof(*mv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(f->test, other);
+	KUNIT_ASSERT_NOT_NULL(f->test, xg);
+	KUNIT_ASSERT_NOT_NULL(f->test, mv);
+	other->gpu.cfg = f->adapter->gpu.cfg;
+	nfence_cmp_init(&other->cmp, &other->gpu, &nfence_hwqueue_cmp_ops);
+
+	kref_init(&xg->ref);
+	spin_lock_init(&xg->lock);
+	INIT_LIST_HEAD(&xg->instances);
+	peer = sched_fence(f, &f->fvals[0], mv);
+	peer->adapter = other;
+	peer->xgroup = xg;
+	f->fence->xgroup = xg;
+	list_add_tail(&f->fence->xlink, &xg->instances);
+	list_add_tail(&peer->xlink, &xg->instances);
+
+	f->race_ops = nfence_hwqueue_cmp_ops;
+	f->race_ops.fence_view = sched_view_raced;
+	f->cmp->ops = &f->race_ops;
+	f->race_peer = peer;
+	return peer;
+}
+
+static void sched_cross_unpair(struct sched_fix *f, struct nfence_fence *peer)
+{
+	f->cmp->ops = &nfence_hwqueue_cmp_ops;
+	list_del(&f->fence->xlink);
+	list_del(&peer->xlink);
+	f->fence->xgroup = NULL;
+	mutex_destroy(&peer->adapter->cmp.lock);
+}
+
+/*
+ * A cross-adapter fence's creating device, on another adapter, goes into
+ * error between this adapter's look at AlwaysSignaled and its store of a
+ * value below 0xFFFFFFFF: the store lands after the raise, and the second
+ * look after it (Documentation/fences.rst, "Cross-adapter fences") puts
+ * the value back at 0xFFFFFFFF. The next store sees AlwaysSignaled and
+ * stores nothing.
+ */
+static void sched_cross_error_race(struct kunit *test)
+{
+	const struct sched_race_case *c = test->param_value;
+	struct sched_fix *f = test->priv;
+	struct nfence_hwqueue *q = f->q[0];
+	struct nfence_fence *peer;
+	u64 start, i;
+
+	f->adapter->gpu.cfg.no_64bit_atomics = c->gpu32;
+	peer = sched_cross_pair(f);
+	start = sched_cursor(f);
+	for (i = 0; i < 2; i++) {
+		if (c->opcode == DRM_NFENCE_CS_FENCE_SIGNAL)
+			sched_signal(f, f->fence_va, 0, 5 + i);
+		else if (c->opcode == DRM_NFENCE_CS_WRITE64)
+			sched_write64(f, f->fence_va, 5 + i);
+		else
+			sched_timestamp(f, f->fence_va);
+	}
+	sched_submit(f, q, start, sched_cursor(f), 1);
+	sched_run_idle(f, q);
+
+	KUNIT_EXPECT_NULL_MSG(test, f->race_peer, "the error did not run");
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->fence->always_signaled));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(peer->always_signaled));
+	/* Not lowered below 0xFFFFFFFF by the store that raced the error. */
+	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
+	sched_cross_unpair(f, peer);
 }
 
 /*
@@ -2131,6 +2275,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_fence_signal_scan),
 	KUNIT_CASE(sched_fence_signal_always_signaled),
 	KUNIT_CASE(sched_fence_wait_always_signaled),
+	KUNIT_CASE_PARAM(sched_cross_error_race, sched_race_gen_params),
 	KUNIT_CASE(sched_32bit_signal_carry),
 	KUNIT_CASE(sched_32bit_signal_in_stride),
 	KUNIT_CASE(sched_32bit_wait_serial),

@@ -229,6 +229,13 @@ struct nfence_cmp_fence {
 	u64 *mv;
 	/** @always_signaled: AlwaysSignaled: the GPU does not write it */
 	bool always_signaled;
+	/**
+	 * @cross_adapter: an instance of a cross-adapter fence: another
+	 * adapter can make it AlwaysSignaled without this CMP's lock, so a
+	 * store to its CurrentValue is followed by a full barrier and
+	 * &nfence_cmp_ops.fence_settle
+	 */
+	bool cross_adapter;
 	/** @id: the fence's adapter-wide id (for tracing) */
 	u32 id;
 	/**
@@ -277,6 +284,13 @@ struct nfence_cmp_ops {
 	/** @fence_view: what the GPU sees of @fence, read now */
 	void (*fence_view)(struct nfence_fence *fence,
 			   struct nfence_cmp_fence *view);
+	/**
+	 * @fence_settle: the GPU stored to the CurrentValue of @fence, a
+	 * &nfence_cmp_fence.cross_adapter fence, then issued a full barrier:
+	 * if the fence became AlwaysSignaled meanwhile, its value goes back
+	 * up (see DOC: fence signals, the interrupt path and AlwaysSignaled)
+	 */
+	void (*fence_settle)(struct nfence_fence *fence);
 	/** @fence_put: drop a reference that a mapping's fence_at took */
 	void (*fence_put)(struct nfence_fence *fence);
 	/**

@@ -56,7 +56,12 @@
  * WDDM's context monitoring says, and no reader ever sees half a value.
  * Memory that is not a fence's CurrentValue, and WRITE64 and TIMESTAMP, get
  * two stores, low half first. WRITE64 and TIMESTAMP to the CurrentValue of
- * an AlwaysSignaled fence store nothing, as FENCE_SIGNAL does. FENCE_WAIT
+ * an AlwaysSignaled fence store nothing, as FENCE_SIGNAL does; a store to
+ * an instance of a cross-adapter fence, which another adapter may make
+ * AlwaysSignaled while this one stores, is followed by a full barrier and
+ * &nfence_cmp_ops.fence_settle, which puts the value back up if that
+ * happened (see DOC: fence signals, the interrupt path and AlwaysSignaled
+ * in nfence_signal.c). FENCE_WAIT
  * compares the low halves as serial numbers, which is exact within
  * UINT_MAX/2 of the fence's value, the window the driver enforces for every
  * value it is given.
@@ -240,15 +245,17 @@ static void nfence_engine_irq(struct nfence_cmp *cmp,
 
 /*
  * Signal through resolved pointers: @fence is the fence whose CurrentValue
- * @cv is, NULL for other memory; @mv NULL for no MonitoredValue. A
- * @monitored fence (WDDM 2.x) raises its interrupt on every signal. With
- * @log, the FENCE_SIGNAL @log is logged in @q's signal log between the
- * store and the barrier before the MonitoredValue check, WDDM's order.
- * @q is the queue that ran the signal, NULL for none.
+ * @cv is and @view what the GPU saw of it, both NULL for other memory; @mv
+ * NULL for no MonitoredValue. A monitored fence (WDDM 2.x) raises its
+ * interrupt on every signal. With @log, the FENCE_SIGNAL @log is logged in
+ * @q's signal log between the store and the barrier before the
+ * MonitoredValue check, WDDM's order. @q is the queue that ran the
+ * signal, NULL for none.
  */
 static void nfence_engine_store_signal(struct nfence_cmp *cmp,
-				       struct nfence_fence *fence, u64 *cv,
-				       u64 *mv, bool monitored, u64 value,
+				       struct nfence_fence *fence,
+				       const struct nfence_cmp_fence *view,
+				       u64 *cv, u64 *mv, u64 value,
 				       struct nfence_cmp_queue *q,
 				       const struct nfence_cs_cmd *log)
 {
@@ -266,10 +273,15 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 		carry = !nfence_engine_store_low(cv, value);
 	if (log)
 		nfence_engine_log(cmp, q, NFENCE_LOG_SIGNALS, log, 0);
-	/* Order the stores (value, log) before the MonitoredValue load. */
+	/*
+	 * Order the stores (value, log) before the MonitoredValue load, and
+	 * before a cross-adapter fence's second look at AlwaysSignaled.
+	 */
 	smp_mb();
+	if (view && view->cross_adapter && !carry)
+		cmp->ops->fence_settle(fence);
 	irq = mv && value > READ_ONCE(*mv);
-	if (fence && monitored) {
+	if (view && view->monitored) {
 		atomic64_inc(&stats->monitored);
 		cmp->ops->interrupt(cmp, fence, value, carry);
 	} else if (carry) {
@@ -302,8 +314,8 @@ void nfence_engine_signal_fence(struct nfence_cmp *cmp,
 	cmp->ops->fence_view(fence, &view);
 	if (!view.always_signaled) {
 		trace_nfence_fence_signal(cmp->gpu->index, view.id, value, true);
-		nfence_engine_store_signal(cmp, fence, view.cv, view.mv,
-					   view.monitored, value, q, NULL);
+		nfence_engine_store_signal(cmp, fence, &view, view.cv, view.mv,
+					   value, q, NULL);
 	}
 }
 
@@ -338,9 +350,8 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 		trace_nfence_fence_signal(cmp->gpu->index, view.id, cmd->value,
 					  true);
 	if (!fence || !view.always_signaled)
-		nfence_engine_store_signal(cmp, fence, cv, mv,
-					   fence && view.monitored, cmd->value,
-					   q, log);
+		nfence_engine_store_signal(cmp, fence, fence ? &view : NULL, cv,
+					   mv, cmd->value, q, log);
 	else if (log)
 		/* An AlwaysSignaled fence is not written; the command ran. */
 		nfence_engine_log(cmp, q, NFENCE_LOG_SIGNALS, log, 0);
@@ -351,7 +362,8 @@ static int nfence_engine_fence_signal(struct nfence_cmp *cmp,
 /*
  * A 64-bit GPU write, address space locked; false for a page fault. The
  * CurrentValue of an AlwaysSignaled fence is not written: nothing lowers it
- * once it is (the flag is set under the CMP lock, held here).
+ * once it is (on this adapter the flag is set under the CMP lock, held
+ * here; a cross-adapter fence's store is settled, see DOC: engines).
  */
 static bool nfence_engine_write64(struct nfence_cmp *cmp, struct nfence_vm *vm,
 				  u64 va, u64 value)
@@ -359,21 +371,25 @@ static bool nfence_engine_write64(struct nfence_cmp *cmp, struct nfence_vm *vm,
 	struct nfence_vm_mapping *map;
 	struct nfence_cmp_fence view;
 	struct nfence_fence *fence;
-	bool skip;
 	u64 *p;
 
 	p = nfence_vm_find_locked(vm, va, sizeof(u64), true, &map);
 	if (!p)
 		return false;
 	fence = nfence_engine_fence_at(cmp, map, va, p, &view);
-	skip = fence && view.always_signaled;
-	nfence_engine_fence_put(cmp, fence);
-	if (skip)
-		return true;
+	if (fence && view.always_signaled)
+		goto out;
 	if (cmp->gpu->cfg.no_64bit_atomics)
 		nfence_engine_store_halves(p, value);
 	else
 		WRITE_ONCE(*p, value);
+	if (fence && view.cross_adapter) {
+		/* The store before the second look at AlwaysSignaled. */
+		smp_mb();
+		cmp->ops->fence_settle(fence);
+	}
+out:
+	nfence_engine_fence_put(cmp, fence);
 	return true;
 }
 

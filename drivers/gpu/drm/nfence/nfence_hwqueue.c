@@ -1223,6 +1223,7 @@ static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
 	view->cv = fence->cv.value;
 	view->mv = fence->mv.value;
 	view->always_signaled = READ_ONCE(fence->always_signaled);
+	view->cross_adapter = !!fence->xgroup;
 	view->monitored = fence->monitored;
 	view->id = fence->id;
 }
@@ -1277,6 +1278,7 @@ const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
 	.interrupt_queue = nfence_hwqueue_interrupt_queue,
 	.log_names = nfence_hwqueue_log_names,
 	.fence_view = nfence_hwqueue_fence_view,
+	.fence_settle = nfence_fence_settle,
 	.fence_put = nfence_fence_put,
 	.entry_step = nfence_hwqueue_entry_step,
 	.entry_done = nfence_hwqueue_entry_done,

@@ -49,6 +49,29 @@
  * AlwaysSignaled as WDDM describes: CurrentValue is raised to WDDM's
  * 0xFFFFFFFF (never lowered), every wait on it is satisfied at once,
  * and signals no longer touch its storage.
+ *
+ * Nothing leaves the value below 0xFFFFFFFF afterwards. The CPU's signals
+ * only ever raise it (a compare-and-exchange loop). The GPU's stores
+ * (FENCE_SIGNAL, WRITE64, TIMESTAMP, a carry the driver completes) are
+ * plain stores, which may lower a value, made only after a look at
+ * AlwaysSignaled. On the fence's own adapter the look and the store run
+ * under &nfence_cmp.lock, which the raise holds too: they cannot
+ * interleave. The instances of a cross-adapter fence share CurrentValue
+ * with other adapters, whose engines look and store under their own CMP's
+ * lock, so a store there can look before the raise and land after it.
+ * The two sides pair as store buffering, as a parked queue pairs with a
+ * CPU signal (nfence_cmp_kick_waiters()): the raise sets AlwaysSignaled on
+ * every instance, issues a full barrier, then raises the value; a GPU
+ * store to a cross-adapter instance is followed by a full barrier and a
+ * second look (nfence_fence_settle()), which raises the value again if the
+ * fence became AlwaysSignaled. Either the raise reads the value after the
+ * store, or the second look sees the flag: the value ends at 0xFFFFFFFF or
+ * above. A CPU reading it in between can see the stored value for that
+ * moment, as if the store had landed just before the error; no wait is
+ * released by it, as AlwaysSignaled releases them all. An ordinary fence's
+ * GPU store makes no second look, and a FENCE_SIGNAL's barrier is the one
+ * before its MonitoredValue check, which every signal has: only WRITE64
+ * and TIMESTAMP to a cross-adapter instance pay a barrier more.
  */
 
 /* Raise *@p to @value if it is below; never lower it. */
@@ -339,12 +362,34 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 		WRITE_ONCE(*fence->cv.value, value);
 		atomic64_inc(&stats->carries);
 	}
-	/* The CurrentValue store before the waiters' MonitoredValue. */
+	/*
+	 * The CurrentValue store before the waiters' MonitoredValue, and
+	 * before the second look at AlwaysSignaled (see DOC).
+	 */
 	smp_mb();
+	if (fence->xgroup)
+		nfence_fence_settle(fence);
 	woken = nfence_interrupt_process(adapter, &fence, 1);
 	atomic64_add(ktime_get_ns() - start, &stats->handler_ns);
 	trace_nfence_interrupt(adapter->gpu.index, NFENCE_TRACE_IRQ_CARRY, 1,
 			       woken);
+}
+
+/**
+ * nfence_fence_settle - the second look after a GPU store to a fence
+ * @fence: an instance of a cross-adapter fence, whose CurrentValue the GPU
+ *	(or the driver, for a carry) has just stored, followed by a full
+ *	barrier
+ *
+ * If the fence became AlwaysSignaled, the store may have landed after the
+ * raise and lowered the value: raise it again (see DOC: fence signals, the
+ * interrupt path and AlwaysSignaled). &nfence_cmp_ops.fence_settle.
+ */
+void nfence_fence_settle(struct nfence_fence *fence)
+{
+	if (READ_ONCE(fence->always_signaled))
+		nfence_value_raise(fence->cv.value,
+				   NFENCE_ALWAYS_SIGNALED_VALUE);
 }
 
 /**
@@ -354,18 +399,29 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
  * A cross-adapter fence is AlwaysSignaled on every adapter where it is
  * opened: its instances share CurrentValue, and they share this state too
  * (an instance opened afterwards inherits it, see nfence_xgroup_join()).
+ * Every instance's flag is set before the value is raised, the order
+ * nfence_fence_settle() pairs with; the waiters are released after.
+ *
+ * Context: &nfence_cmp.lock of @fence's adapter held: its engine does not
+ * store to the fence meanwhile.
  */
 void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 {
 	struct nfence_xgroup *xg = fence->xgroup;
 	struct nfence_fence *f;
 
-	nfence_value_raise(fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
 	if (!xg) {
+		nfence_value_raise(fence->cv.value,
+				   NFENCE_ALWAYS_SIGNALED_VALUE);
 		nfence_instance_set_always_signaled(fence);
 		return;
 	}
 	spin_lock(&xg->lock);
+	list_for_each_entry(f, &xg->instances, xlink)
+		WRITE_ONCE(f->always_signaled, true);
+	/* The flags before the raise: pairs with nfence_fence_settle()'s. */
+	smp_mb();
+	nfence_value_raise(fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
 	list_for_each_entry(f, &xg->instances, xlink)
 		nfence_instance_set_always_signaled(f);
 	spin_unlock(&xg->lock);

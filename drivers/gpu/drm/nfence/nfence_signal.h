@@ -30,6 +30,7 @@ void nfence_interrupt_queue_done(struct nfence_adapter *adapter,
 				 unsigned int woken, u64 start);
 void nfence_device_fences_error(struct nfence_device *wdev);
 void nfence_fence_set_always_signaled(struct nfence_fence *fence);
+void nfence_fence_settle(struct nfence_fence *fence);
 void nfence_irq_stats_print(struct nfence_adapter *adapter,
 			    struct drm_printer *p);
 
