@@ -657,6 +657,83 @@ static void test_client_quota(void)
 	close(fdb);
 }
 
+/*
+ * Fence values placed in VRAM count against the quota of the file that
+ * made the fence (Documentation/fences.rst, "Storage"): a file's INTRA_GPU
+ * fences leave its allocations only the rest of its VRAM quota, and at
+ * the quota an INTRA_GPU create fails with -ENOSPC while an optimized
+ * DEFAULT fence is still made, its MonitoredValue in system memory. A
+ * second file still gets its whole quota of VRAM, and destroying the
+ * fences gives their bytes back.
+ */
+#define QUOTA_FENCES	2048
+
+static void test_client_quota_fences(void)
+{
+	struct drm_nfence_fence_create c;
+	uint64_t vram_quota, per_fence, taken;
+	static uint32_t h[QUOTA_FENCES];
+	uint32_t deva, devb, hd;
+	int fda, fdb;
+	int64_t base;
+
+	igt_require_f(nfence_param_u64("client_vram_mb", &vram_quota) &&
+		      vram_quota, "needs a per-client VRAM quota "
+		      "(client_vram_mb)\n");
+	vram_quota *= MIB;
+	igt_require_f(2 * vram_quota <= vram_size,
+		      "needs VRAM for two quotas\n");
+	nfence_watchdog(WATCHDOG_S);
+	fda = nfence_open();
+	fdb = nfence_open();
+	deva = nfence_device_create(fda);
+	devb = nfence_device_create(fdb);
+
+	/* INTRA_GPU fences keep both values in VRAM. */
+	base = used(VRAM);
+	for (unsigned int i = 0; i < QUOTA_FENCES; i++)
+		h[i] = nfence_fence_create(fda, deva,
+					   DRM_NFENCE_FENCE_TYPE_INTRA_GPU, 0,
+					   1, NULL);
+	per_fence = (used(VRAM) - base) / QUOTA_FENCES;
+	igt_assert_lt_u64(0, per_fence);
+	assert_used(VRAM, base, QUOTA_FENCES * per_fence);
+
+	/* They are A's: its allocations get only the rest of its quota. */
+	taken = fill_client(fda, deva, VRAM, MIB);
+	igt_assert_f(taken + QUOTA_FENCES * per_fence == vram_quota,
+		     "allocations of %" PRIu64 " bytes beside %u INTRA_GPU "
+		     "fences of %" PRIu64 " bytes each, quota %" PRIu64 "\n",
+		     taken, QUOTA_FENCES, per_fence, vram_quota);
+
+	/* At its quota: no INTRA_GPU fence, and nothing made. */
+	c = (struct drm_nfence_fence_create) {
+		.device = deva,
+		.type = DRM_NFENCE_FENCE_TYPE_INTRA_GPU,
+		.initial_value = 1,
+	};
+	base = used(VRAM);
+	igt_assert_eq(__nfence_fence_create(fda, &c), -ENOSPC);
+	igt_assert_eq_u32(c.handle, 0);
+	assert_used(VRAM, base, 0);
+	/* A DEFAULT fence is made, its MonitoredValue in system memory. */
+	hd = nfence_fence_create(fda, deva, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
+				 1, NULL);
+	assert_used(VRAM, base, 0);
+
+	/* B is not held back by A. */
+	igt_assert_eq_u64(fill_client(fdb, devb, VRAM, MIB), vram_quota);
+
+	/* Destroyed fences give their bytes back to A. */
+	for (unsigned int i = 0; i < QUOTA_FENCES; i++)
+		nfence_fence_destroy(fda, h[i]);
+	igt_assert_eq_u64(fill_client(fda, deva, VRAM, PAGE),
+			  QUOTA_FENCES * per_fence);
+	nfence_fence_destroy(fda, hd);
+	close(fda);
+	close(fdb);
+}
+
 static void test_vram_full_demote(void)
 {
 	in_child(__test_vram_full_demote);
@@ -1493,6 +1570,15 @@ igt_main
 		     "destroyed memory is uncharged once unmapped.");
 	igt_subtest("client-quota")
 		test_client_quota();
+
+	igt_describe("INTRA_GPU fences count against their file's VRAM "
+		     "quota: its allocations get the rest, past it an "
+		     "INTRA_GPU create fails with -ENOSPC and a DEFAULT fence "
+		     "keeps MonitoredValue in system memory, a second file "
+		     "still gets its quota, and destroying the fences gives "
+		     "their bytes back.");
+	igt_subtest("client-quota-fences")
+		test_client_quota_fences();
 
 	igt_describe("With VRAM full, ALLOW_DEMOTE places a VRAM request in "
 		     "system memory; with room again, in VRAM.");

@@ -583,6 +583,89 @@ static void hnd_vram_values_packed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, small, 0);
 }
 
+static u64 hnd_charged(struct nfence_segment_usage *usage)
+{
+	return nfence_segment_usage_read(usage, NFENCE_SEGMENT_ID_LOCAL);
+}
+
+/*
+ * Fence values in VRAM are charged to the quota of the file that made the
+ * fence, and uncharged once, when the value is freed: a shared INTRA_GPU
+ * fence opened by a second file keeps its charge on the first after that
+ * file is closed, until the second drops it. Past the quota an INTRA_GPU
+ * create fails with -ENOSPC and an optimized DEFAULT fence keeps its
+ * MonitoredValue in a pool page instead.
+ */
+static void hnd_vram_values_charged(struct kunit *test)
+{
+	const u64 value = NFENCE_FENCE_VALUE_STRIDE;
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct nfence_segment *seg;
+	struct nfence_segment_usage *ua, *ub;
+	struct drm_nfence_fence_create args = {
+		.type = HND_INTRA,
+		.initial_value = 1,
+	};
+	unsigned int fa, fb, s;
+	u32 da, db, hi, hb, hd, hd2;
+	u64 vram;
+
+	seg = nfence_gpu_segment(&a->gpu, NFENCE_SEGMENT_ID_LOCAL);
+	fa = hnd_open(f, 0);
+	fb = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+	ua = hnd_nfile(f, fa)->seg_usage;
+	ub = hnd_nfile(f, fb)->seg_usage;
+	/* The test's: A's file goes, its usage stays readable. */
+	kref_get(&ua->ref);
+	vram = hnd_vram(a);
+
+	/* Both values of an INTRA_GPU fence, the MonitoredValue of a DEFAULT. */
+	hi = hnd_create(f, fa, da, HND_INTRA, HND_NT, 1, NULL);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value);
+	hd = hnd_create(f, fa, da, HND_DEFAULT, 0, 1, NULL);
+	KUNIT_EXPECT_NULL(test, hnd_fence(f, fa, hd)->mv.page);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 3 * value);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 3 * value);
+
+	/* At its quota: no INTRA_GPU fence; a DEFAULT one, demoted. */
+	WRITE_ONCE(seg->client_quota, 3 * value);
+	args.device = da;
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
+					&args), -ENOSPC);
+	hd2 = hnd_create(f, fa, da, HND_DEFAULT, 0, 1, NULL);
+	KUNIT_EXPECT_NOT_NULL(test, hnd_fence(f, fa, hd2)->mv.page);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 3 * value);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 3 * value);
+	/* B has a quota of its own. */
+	args.device = db;
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fb, nfence_fence_create_ioctl,
+					&args), 0);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ub), 2 * value);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, args.handle), 0);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ub), 0);
+	WRITE_ONCE(seg->client_quota, 0);
+
+	/* Shared, opened by B, A closed: still A's, until B drops it. */
+	s = hnd_share(f, fa, hi);
+	hb = hnd_open_fd(f, fb, db, s, NULL);
+	hnd_close_fd(f, s);
+	hnd_close(f, fa);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ub), 0);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 2 * value);
+	/* The test's and the two charged values'. */
+	KUNIT_EXPECT_EQ(test, kref_read(&ua->ref), 3);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 0);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+	/* Only the test's reference is left. */
+	KUNIT_EXPECT_EQ(test, kref_read(&ua->ref), 1);
+	nfence_segment_usage_put(ua);
+}
+
 /*
  * Handles are per file, never 0 and cyclic: a destroyed handle is not
  * handed out again at once, and the cursor skips 0 and live handles when
@@ -1698,6 +1781,7 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
 	KUNIT_CASE(hnd_vram_values_packed),
+	KUNIT_CASE(hnd_vram_values_charged),
 	KUNIT_CASE(hnd_per_file_cyclic),
 	KUNIT_CASE(hnd_share_open),
 	KUNIT_CASE_PARAM(hnd_last_reference, hnd_order_gen),

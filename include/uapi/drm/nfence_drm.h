@@ -588,7 +588,11 @@ struct drm_nfence_fence_mapping {
  * CROSS_ADAPTER or INTRA_GPU), an @engine_affinity
  * other than 0 or %DRM_NFENCE_FENCE_AFFINITY_ALL, or non-zero @pad;
  * -ENOSPC past
- * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file.
+ * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file, or for an INTRA_GPU
+ * fence when VRAM, or the file's VRAM quota (module parameter
+ * client_vram_mb), has no room for its values. Values placed in VRAM count
+ * against that quota until they are freed; a DEFAULT fence whose
+ * MonitoredValue finds no room there keeps it in system memory instead.
  */
 struct drm_nfence_fence_create {
 	/** @device: device handle */
@@ -781,7 +785,8 @@ struct drm_nfence_fence_signal {
  * A VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE lands in system
  * memory when VRAM (or its CPU-visible part) is full; @placed_segment_id
  * says where it went. Without that flag a full segment fails with -ENOSPC.
- * An open file's allocations may hold at most the adapter's per-client
+ * An open file's allocations, with the fence values placed in VRAM for
+ * its fences, may hold at most the adapter's per-client
  * quota of each segment (module parameters client_vram_mb and
  * client_sysmem_mb; no limit by default): past it a request fails, or is
  * demoted, exactly as if the segment were full. Memory counts until it is

@@ -265,17 +265,24 @@ static int nfence_page_take(struct nfence_adapter *adapter,
  * at that alignment would leave a 56-byte hole next to it that no later
  * value fits (its alignment), and drm_mm would walk every such hole on
  * each allocation, O(n) per fence (minutes at 100,000 fences under TCG).
+ * The stride is charged to @nfile's VRAM quota, as its allocations are;
+ * the charge goes with the node, whoever frees it (nfence_segment_free()),
+ * after @nfile is closed if the fence outlives it. -ENOSPC when VRAM or
+ * the quota is short.
  */
-static int nfence_vram_take(struct nfence_adapter *adapter,
+static int nfence_vram_take(struct nfence_file *nfile,
 			    struct nfence_fence_slot *slot)
 {
 	struct nfence_segment *vram;
 	int ret;
 
-	vram = nfence_gpu_segment(&adapter->gpu, NFENCE_SEGMENT_ID_LOCAL);
-	ret = nfence_segment_alloc(vram, &slot->vram, NFENCE_FENCE_VALUE_STRIDE,
-				   NFENCE_FENCE_VALUE_STRIDE,
-				   NFENCE_SEGMENT_ALLOC_INVISIBLE);
+	vram = nfence_gpu_segment(&nfile->adapter->gpu,
+				  NFENCE_SEGMENT_ID_LOCAL);
+	ret = nfence_segment_alloc_charged(vram, &slot->vram,
+					   NFENCE_FENCE_VALUE_STRIDE,
+					   NFENCE_FENCE_VALUE_STRIDE,
+					   NFENCE_SEGMENT_ALLOC_INVISIBLE,
+					   nfile->seg_usage);
 	if (ret)
 		return ret;
 	slot->page = NULL;
@@ -373,7 +380,7 @@ static int nfence_fence_take_cv(struct nfence_file *nfile,
 		return 0;
 	}
 	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
-		return nfence_vram_take(adapter, &fence->cv);
+		return nfence_vram_take(nfile, &fence->cv);
 	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
 		return nfence_page_take(adapter, &fence->cv, true);
 	return nfence_pool_take(nfile, &fence->cv, true);
@@ -386,13 +393,13 @@ static int nfence_fence_take_mv(struct nfence_file *nfile,
 	int ret;
 
 	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
-		return nfence_vram_take(adapter, &fence->mv);
+		return nfence_vram_take(nfile, &fence->mv);
 	/*
-	 * Optimized DEFAULT: MonitoredValue in VRAM when there is room,
-	 * demoted to system memory when there is not.
+	 * Optimized DEFAULT: MonitoredValue in VRAM when there is room in
+	 * VRAM and in the file's quota, demoted to system memory when not.
 	 */
 	if (adapter->gpu.cfg.optimized_default_fence) {
-		ret = nfence_vram_take(adapter, &fence->mv);
+		ret = nfence_vram_take(nfile, &fence->mv);
 		if (ret != -ENOSPC)
 			return ret;
 	}

@@ -63,7 +63,7 @@ MODULE_PARM_DESC(sysmem_mb, "System memory segment (aperture) in MiB (default 25
 static unsigned int client_vram_mb[NFENCE_MAX_ADAPTERS] = { 0 };
 static unsigned int client_vram_mb_count = 1;
 module_param_array(client_vram_mb, uint, &client_vram_mb_count, 0444);
-MODULE_PARM_DESC(client_vram_mb, "VRAM one open file's allocations may hold, in MiB (default 0: no limit; one value per adapter)");
+MODULE_PARM_DESC(client_vram_mb, "VRAM one open file's allocations and fence values may hold, in MiB (default 0: no limit; one value per adapter)");
 
 static unsigned int client_sysmem_mb[NFENCE_MAX_ADAPTERS] = { 0 };
 static unsigned int client_sysmem_mb_count = 1;

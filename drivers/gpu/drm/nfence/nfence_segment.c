@@ -26,13 +26,15 @@
  * Space in a segment is managed with &struct drm_mm, under the segment's
  * own lock. The allocator knows nothing about what the ranges hold.
  *
- * Per-client quotas: the allocations a client (an open file) creates are
+ * Per-client quotas: the allocations a client (an open file) creates, and
+ * the fence values placed in VRAM for the fences it creates or opens, are
  * charged to its &struct nfence_segment_usage, and one that would take the
  * client past the segment's client_quota (module parameters
  * client_vram_mb and client_sysmem_mb, 0 for no limit) fails with -ENOSPC,
  * as if the segment were full: a VRAM request that allows demotion then
- * lands in system memory. The driver's own placements (fence storage,
- * bounded by the fence handles a file may hold) are not charged.
+ * lands in system memory, as an optimized DEFAULT fence's MonitoredValue
+ * does. Fence values in system memory pages are kernel memory, charged to
+ * the memory cgroup (GFP_KERNEL_ACCOUNT), not to the aperture quota.
  */
 
 /**
