@@ -568,12 +568,14 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 /*
  * The next turn on @e in this pass: its runlist's next runnable queue runs
  * until it yields, visiting at most *@left more queues and running at most
- * *@budget more commands in this pass. True if a queue ran something.
+ * *@budget more commands in this pass; *@visits counts the queues it
+ * looks at. True if a queue ran something.
  */
 static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 				   struct nfence_cmp_engine *e, u32 *left,
-				   unsigned int *budget, u64 now, u64 *deadline,
-				   struct list_head *dropped, bool *progress)
+				   unsigned int *budget, u32 *visits, u64 now,
+				   u64 *deadline, struct list_head *dropped,
+				   bool *progress)
 {
 	while (*left && *budget && !e->busy && !list_empty(&e->runlist)) {
 		struct nfence_cmp_queue *q;
@@ -584,6 +586,7 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 				     engine_link);
 		list_move_tail(&q->engine_link, &e->runlist);
 		(*left)--;
+		(*visits)++;
 		if (!nfence_queue_runnable(q))
 			continue;
 		res = nfence_engine_run(cmp, e, q, now, &ran, dropped);
@@ -598,6 +601,14 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 		return true;
 	}
 	return false;
+}
+
+/* The lock is about to be dropped after *@visits queue turns: keep the most. */
+static void nfence_cmp_visits_done(struct nfence_cmp *cmp, u32 *visits)
+{
+	if (*visits > cmp->max_visits)
+		WRITE_ONCE(cmp->max_visits, *visits);
+	*visits = 0;
 }
 
 /*
@@ -622,7 +633,7 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	u32 left[NFENCE_MAX_ENGINES];
 	bool progress = false, ran;
 	LIST_HEAD(dropped);
-	u32 i;
+	u32 i, visits = 0;
 
 	atomic64_inc(&cmp->passes);
 	*deadline = 0;
@@ -649,12 +660,13 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		ran = false;
 		for (i = 0; i < cmp->gpu->cfg.num_engines && !cmp->d3; i++) {
 			if (!nfence_cmp_engine_turn(cmp, &cmp->engines[i],
-						    &left[i], &budget[i], now,
-						    deadline, &dropped,
-						    &progress))
+						    &left[i], &budget[i],
+						    &visits, now, deadline,
+						    &dropped, &progress))
 				continue;
 			ran = true;
 			/* Other clients' ioctls get the lock between turns. */
+			nfence_cmp_visits_done(cmp, &visits);
 			nfence_cmp_unlock(cmp);
 			cond_resched();
 			nfence_cmp_lock(cmp);
@@ -663,6 +675,7 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	} while (ran && !cmp->d3);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
 		nfence_engine_raise_queue_irq(cmp, &cmp->engines[i]);
+	nfence_cmp_visits_done(cmp, &visits);
 	nfence_cmp_unlock(cmp);
 	nfence_engine_flush(cmp);
 	if (!list_empty(&dropped)) {
@@ -1202,14 +1215,20 @@ pid_t nfence_cmp_pid(struct nfence_cmp *cmp)
 }
 
 /**
- * nfence_cmp_reset_max - start measuring the longest pass and lock hold anew
+ * nfence_cmp_reset_max - start measuring the CMP's maxima anew
  * @cmp: the CMP
+ *
+ * The longest pass and lock hold, the most queue turns under one hold, and
+ * the most fences a scan looked at under one hold of the fence table's lock
+ * (&nfence_irq_stats.max_scan).
  */
 void nfence_cmp_reset_max(struct nfence_cmp *cmp)
 {
 	nfence_cmp_lock(cmp);
 	WRITE_ONCE(cmp->max_pass_ns, 0);
 	cmp->max_hold_ns = 0;
+	WRITE_ONCE(cmp->max_visits, 0);
+	WRITE_ONCE(cmp->gpu->irq_stats.max_scan, 0);
 	nfence_cmp_unlock(cmp);
 }
 
@@ -1240,6 +1259,7 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 		   div_u64(READ_ONCE(cmp->max_pass_ns), NSEC_PER_USEC));
 	drm_printf(p, "longest_hold_us: %llu\n",
 		   div_u64(READ_ONCE(cmp->max_hold_ns), NSEC_PER_USEC));
+	drm_printf(p, "longest_visits: %u\n", READ_ONCE(cmp->max_visits));
 	drm_printf(p, "doorbells: %u%s\n", cmp->num_connected,
 		   cmp->num_connected && READ_ONCE(cmp->quiet) ? " quiet" : "");
 }

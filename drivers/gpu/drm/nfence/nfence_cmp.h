@@ -404,6 +404,12 @@ struct nfence_cmp {
 	u64 max_hold_ns;
 	/** @max_pass_ns: longest pass (nfence_cmp_pass()) since the last reset */
 	u64 max_pass_ns;
+	/**
+	 * @max_visits: most queue turns a pass gave under one hold of @lock
+	 * (a queue's turn counts whether it ran anything or not) since the
+	 * last reset
+	 */
+	u32 max_visits;
 	/** @wakeups: times the thread woke up to work */
 	atomic64_t wakeups;
 	/** @passes: passes made over the runlists */

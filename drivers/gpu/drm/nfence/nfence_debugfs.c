@@ -29,7 +29,8 @@
  *   segment, one block of lines per segment, blocks separated by a blank line;
  * - nfence_cmp: CMP thread state, pid, wakeups, passes, commands run,
  *   contexts faulted and hangs detected, the longest pass and the longest
- *   hold of the CMP lock (by anyone) since the last reset;
+ *   hold of the CMP lock (by anyone) since the last reset, and the most
+ *   queue turns a pass gave under one hold of it (longest_visits);
  * - nfence_queues: one line per hardware queue: id, owner pid, device,
  *   context, engine, state, pending submissions, progress fence value;
  * - nfence_clients: one line per open file with its process, the number
@@ -37,13 +38,16 @@
  *   system and local segments its allocations hold (the quotas' count);
  * - nfence_fences: one line per global fence: id, type, the CPU mmap offset
  *   and value offset of CurrentValue, CurrentValue, MonitoredValue, waiters;
- * - nfence_interrupts: the native fence interrupt path counters;
+ * - nfence_interrupts: the native fence interrupt path counters, and the
+ *   most fences a scan (an interrupt without a payload) looked at under
+ *   one hold of the fence table's lock since the last reset
+ *   (longest_scan);
  * - nfence_device_error (write-only): "PID HANDLE" puts that device of that
  *   process in error, for tests of the device-lost paths;
  * - nfence_engine_f1 (write-only): "ENGINE" puts that engine in F1, as if
  *   it had been idle for f1_idle_ms, for tests of the doorbell paths;
- * - nfence_cmp_reset_max (write-only): any write restarts the longest pass
- *   and longest lock hold of nfence_cmp from 0.
+ * - nfence_cmp_reset_max (write-only): any write restarts those maxima
+ *   (longest pass, lock hold, queue turns, scan) from 0.
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
@@ -230,7 +234,7 @@ static const struct file_operations nfence_engine_f1_fops = {
 	.write = nfence_engine_f1_write,
 };
 
-/* "echo 1 > nfence_cmp_reset_max" restarts the CMP's longest times. */
+/* "echo 1 > nfence_cmp_reset_max" restarts the CMP's maxima. */
 static ssize_t nfence_cmp_reset_max_write(struct file *filp,
 					  const char __user *ubuf, size_t len,
 					  loff_t *ppos)

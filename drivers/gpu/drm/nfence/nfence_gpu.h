@@ -80,6 +80,12 @@ struct nfence_irq_stats {
 	 */
 	atomic64_t scans;
 	/**
+	 * @max_scan: most fences such a scan looked at under one hold of the
+	 * adapter's fence table lock, since the CMP's maxima were last reset
+	 * (nfence_cmp_reset_max())
+	 */
+	u32 max_scan;
+	/**
 	 * @handler_ns: time the driver spent handling native fence signaled
 	 * interrupts (all payloads, carries and monitored fences included)
 	 */

@@ -161,14 +161,19 @@ static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 		for (i = 0; i < count; i++)
 			woken += nfence_fence_process(fences[i]);
 	} else {
+		u32 looked = 0;
+
 		atomic64_inc(&adapter->gpu.irq_stats.scans);
 		xa_lock(&adapter->fences);
 		xa_for_each(&adapter->fences, id, fence) {
+			looked++;
 			if (nfence_waitlist_count(&fence->waiters))
 				woken += nfence_waitlist_process(&fence->waiters);
 			woken += nfence_fence_propagate(fence);
 		}
 		xa_unlock(&adapter->fences);
+		if (looked > READ_ONCE(adapter->gpu.irq_stats.max_scan))
+			WRITE_ONCE(adapter->gpu.irq_stats.max_scan, looked);
 	}
 	return woken;
 }
@@ -477,6 +482,7 @@ void nfence_irq_stats_print(struct nfence_adapter *adapter,
 	drm_printf(p, "carries: %lld\n",
 		   (long long)atomic64_read(&s->carries));
 	drm_printf(p, "scans: %lld\n", (long long)atomic64_read(&s->scans));
+	drm_printf(p, "longest_scan: %u\n", READ_ONCE(s->max_scan));
 	drm_printf(p, "queue_irqs: %lld\n",
 		   (long long)atomic64_read(&s->queue_irqs));
 	drm_printf(p, "engine_irqs: %lld\n",
