@@ -39,18 +39,21 @@
  * engine's runlist order, the engines taking turns: up to
  * %NFENCE_ENGINE_BUDGET commands per turn and %NFENCE_CMP_PASS_BUDGET per
  * engine per pass, the rest in the next pass. The thread drops
- * &nfence_cmp.lock and reschedules after every turn that ran something, so
- * no client's load, however many queues and commands it has, holds the
- * lock (which every submission, queue teardown and file close takes) for
- * more than one turn, or keeps the CPU without rescheduling. The longest
- * pass and the longest hold of the lock are in debugfs (nfence_cmp). A
- * queue parked on FENCE_WAIT re-runs that command
- * on its turn; since every pass that changed memory (any command run) is
- * followed by another pass, a GPU signal on any engine releases GPU waiters
- * on every engine without the driver's interrupt path, and a CPU signal
- * does through the kick. A CPU signal kicks only while some queue is
- * parked (nfence_cmp_kick_waiters()): one that wakes only CPU waiters
- * leaves the thread asleep. Engines are simulated concurrently: a WORK command
+ * &nfence_cmp.lock and reschedules after every turn that ran something,
+ * and after every %NFENCE_CMP_VISIT_BUDGET queues it looked at (queues
+ * parked on a FENCE_WAIT run nothing, but each looks at its fence), so no
+ * client's load, however many queues and commands it has, holds the lock
+ * (which every submission, queue teardown and file close takes) for more
+ * than one turn and that many queues, or keeps the CPU without
+ * rescheduling. The longest pass, the longest hold of the lock and the
+ * most queues looked at under one hold are in debugfs (nfence_cmp). A
+ * queue parked on FENCE_WAIT re-runs that command on its turn; since every
+ * pass that changed memory (any command run) is followed by another pass,
+ * a GPU signal on any engine releases GPU waiters on every engine without
+ * the driver's interrupt path, and a CPU signal does through the kick. A
+ * CPU signal kicks only while some queue is parked
+ * (nfence_cmp_kick_waiters()): one that wakes only CPU waiters leaves the
+ * thread asleep. Engines are simulated concurrently: a WORK command
  * occupies only its own engine, so WORK on two engines overlaps in time.
  *
  * Hang detection (TDR): a queue whose WORK command has run for the
@@ -568,8 +571,9 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 /*
  * The next turn on @e in this pass: its runlist's next runnable queue runs
  * until it yields, visiting at most *@left more queues and running at most
- * *@budget more commands in this pass; *@visits counts the queues it
- * looks at. True if a queue ran something.
+ * *@budget more commands in this pass; *@visits counts the queues it looks
+ * at under this hold of the lock, up to %NFENCE_CMP_VISIT_BUDGET. True if a
+ * queue ran something.
  */
 static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 				   struct nfence_cmp_engine *e, u32 *left,
@@ -577,7 +581,8 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 				   u64 *deadline, struct list_head *dropped,
 				   bool *progress)
 {
-	while (*left && *budget && !e->busy && !list_empty(&e->runlist)) {
+	while (*left && *budget && *visits < NFENCE_CMP_VISIT_BUDGET &&
+	       !e->busy && !list_empty(&e->runlist)) {
 		struct nfence_cmp_queue *q;
 		unsigned int ran;
 		int res;
@@ -621,8 +626,12 @@ static void nfence_cmp_visits_done(struct nfence_cmp *cmp, u32 *visits)
  * left to run or budget left (%NFENCE_CMP_PASS_BUDGET commands per engine
  * per pass; the runlist's rotation gives the next queues their turns in the
  * next pass). &nfence_cmp.lock is dropped, and the thread reschedules, after
- * every turn that ran something. The optimized interrupts are raised at the
- * end of the pass, one per engine that needs one
+ * every turn that ran something, and after every %NFENCE_CMP_VISIT_BUDGET
+ * queues looked at under one hold: queues parked on a FENCE_WAIT, which run
+ * nothing, get their turns in slices. A slice ends where the runlist's
+ * rotation left it (each queue looked at goes to the tail), so the next one
+ * goes on with the queues after it. The optimized interrupts are raised at
+ * the end of the pass, one per engine that needs one
  * (nfence_engine_raise_queue_irq()), and the interrupt that needs a scan
  * of every fence once, after the pass (nfence_engine_flush()).
  */
@@ -662,10 +671,15 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			if (!nfence_cmp_engine_turn(cmp, &cmp->engines[i],
 						    &left[i], &budget[i],
 						    &visits, now, deadline,
-						    &dropped, &progress))
+						    &dropped, &progress) &&
+			    visits < NFENCE_CMP_VISIT_BUDGET)
 				continue;
 			ran = true;
-			/* Other clients' ioctls get the lock between turns. */
+			/*
+			 * Other clients' ioctls get the lock between turns
+			 * that ran something, and after every
+			 * NFENCE_CMP_VISIT_BUDGET queues looked at.
+			 */
 			nfence_cmp_visits_done(cmp, &visits);
 			nfence_cmp_unlock(cmp);
 			cond_resched();

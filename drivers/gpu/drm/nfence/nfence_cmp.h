@@ -25,6 +25,14 @@
  */
 #define NFENCE_CMP_PASS_BUDGET	2048
 
+/*
+ * NFENCE_CMP_VISIT_BUDGET: queues a pass looks at under one hold of
+ * &nfence_cmp.lock, over all engines: given a turn, whether it runs anything
+ * or not (a queue parked on a FENCE_WAIT looks at its fence and runs
+ * nothing), or passed over (idle, suspended, stopped)
+ */
+#define NFENCE_CMP_VISIT_BUDGET	64
+
 struct drm_printer;
 struct nfence_cmp;
 struct nfence_fence;
@@ -405,9 +413,9 @@ struct nfence_cmp {
 	/** @max_pass_ns: longest pass (nfence_cmp_pass()) since the last reset */
 	u64 max_pass_ns;
 	/**
-	 * @max_visits: most queue turns a pass gave under one hold of @lock
-	 * (a queue's turn counts whether it ran anything or not) since the
-	 * last reset
+	 * @max_visits: most queues a pass looked at under one hold of @lock
+	 * (given a turn, whether it ran anything or not, or passed over)
+	 * since the last reset
 	 */
 	u32 max_visits;
 	/** @wakeups: times the thread woke up to work */
