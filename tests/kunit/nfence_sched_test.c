@@ -160,7 +160,7 @@ static void sched_wait_on(struct kunit *test, struct nfence_fence *fence,
 	RB_CLEAR_NODE(&sw->w.node);
 	sw->w.value = value;
 	sw->w.done = sched_waiter_done;
-	KUNIT_ASSERT_FALSE(test, nfence_waitlist_add(&fence->waiters, &sw->w));
+	KUNIT_ASSERT_FALSE(test, nfence_fence_add_waiter(fence, &sw->w));
 	KUNIT_ASSERT_EQ(test, *fence->mv.value, value - 1);
 }
 
@@ -892,6 +892,7 @@ static void sched_fence_signal_scan(struct kunit *test)
 	u64 start, alias;
 
 	alias = sched_map(f, &f->alias_map, f->fvals, PAGE_SIZE, 0);
+	f->fence->id = 1;
 	KUNIT_ASSERT_EQ(test, 0, xa_err(xa_store(&f->adapter->fences, 1,
 						 f->fence, GFP_KERNEL)));
 	sched_wait_on(test, f->fence, &sw, 5);
@@ -906,8 +907,77 @@ static void sched_fence_signal_scan(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, SCHED_IRQ(f, spurious), 0);
 	xa_erase(&f->adapter->fences, 1);
+	f->fence->id = 0;
 	if (!sw.fired)
 		nfence_waitlist_remove(&f->fence->waiters, &sw.w);
+}
+
+#define SCHED_SCAN_FENCES	100
+#define SCHED_SCAN_WAITED	40
+
+/*
+ * The interrupt without a payload looks only at fences marked as having
+ * waiters, at most 32 under one hold of the fence table's lock: 100
+ * fences, 40 of them with a waiter, the value of all reached. The scan
+ * wakes the 40, the next one finds them without waiters and clears their
+ * marks, and the one after that looks at nothing. A waiter added later
+ * marks its fence again.
+ */
+static void sched_scan_marked(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_irq_stats *st = &f->adapter->gpu.irq_stats;
+	struct xarray *xa = &f->adapter->fences;
+	struct nfence_fence *fence[SCHED_SCAN_FENCES];
+	struct sched_waiter *sw;
+	unsigned int i, woken;
+	u64 *vals;
+
+	vals = kunit_kcalloc(test, 2 * SCHED_SCAN_FENCES, sizeof(*vals),
+			     GFP_KERNEL);
+	sw = kunit_kcalloc(test, SCHED_SCAN_FENCES, sizeof(*sw), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, vals);
+	KUNIT_ASSERT_NOT_NULL(test, sw);
+	for (i = 0; i < SCHED_SCAN_FENCES; i++) {
+		fence[i] = sched_fence(f, &vals[2 * i], &vals[2 * i + 1]);
+		fence[i]->id = i + 1;
+		KUNIT_ASSERT_EQ(test, 0, xa_err(xa_store(xa, i + 1, fence[i],
+							 GFP_KERNEL)));
+	}
+	KUNIT_EXPECT_FALSE(test, xa_marked(xa, NFENCE_FENCE_WATCHED));
+	for (i = 0; i < SCHED_SCAN_WAITED; i++) {
+		sched_wait_on(test, fence[2 * i], &sw[i], 1);
+		KUNIT_EXPECT_TRUE(test, xa_get_mark(xa, i * 2 + 1,
+						    NFENCE_FENCE_WATCHED));
+	}
+	for (i = 0; i < SCHED_SCAN_FENCES; i++)
+		WRITE_ONCE(vals[2 * i], 1);
+
+	WRITE_ONCE(st->max_scan, 0);
+	nfence_interrupt(f->adapter, NULL, 0);
+	for (i = 0, woken = 0; i < SCHED_SCAN_WAITED; i++)
+		woken += sw[i].fired;
+	KUNIT_EXPECT_EQ(test, woken, SCHED_SCAN_WAITED);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->max_scan), 32);
+	/* Woken, so without waiters: the next scan clears their marks. */
+	nfence_interrupt(f->adapter, NULL, 0);
+	KUNIT_EXPECT_FALSE(test, xa_marked(xa, NFENCE_FENCE_WATCHED));
+	WRITE_ONCE(st->max_scan, 0);
+	nfence_interrupt(f->adapter, NULL, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->max_scan), 0);
+
+	/* A new waiter marks its fence again; the scan finds it. */
+	sched_wait_on(test, fence[1], &sw[0], 2);
+	KUNIT_EXPECT_TRUE(test, xa_get_mark(xa, 2, NFENCE_FENCE_WATCHED));
+	WRITE_ONCE(vals[2], 2);
+	nfence_interrupt(f->adapter, NULL, 0);
+	KUNIT_EXPECT_EQ(test, sw[0].fired, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(st->max_scan), 1);
+
+	for (i = 0; i < SCHED_SCAN_FENCES; i++) {
+		xa_erase(xa, i + 1);
+		KUNIT_EXPECT_EQ(test, kref_read(&fence[i]->ref), 1);
+	}
 }
 
 /*
@@ -2273,6 +2343,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_fence_signal_memory_coalesced),
 	KUNIT_CASE(sched_fence_signal_fence_at),
 	KUNIT_CASE(sched_fence_signal_scan),
+	KUNIT_CASE(sched_scan_marked),
 	KUNIT_CASE(sched_fence_signal_always_signaled),
 	KUNIT_CASE(sched_fence_wait_always_signaled),
 	KUNIT_CASE_PARAM(sched_cross_error_race, sched_race_gen_params),

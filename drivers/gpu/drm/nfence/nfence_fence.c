@@ -507,9 +507,18 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		if (fence->cv.page)
 			nfence_page_publish(fence->cv.page, fence->cv.offset,
 					    fence);
-		/* Visible to debugfs and interrupts only once complete. */
-		ret = xa_alloc(&adapter->fences, &id, fence, xa_limit_32b,
-			       GFP_KERNEL_ACCOUNT);
+		/*
+		 * Visible to debugfs and interrupts only once complete. An
+		 * instance of a cross-adapter fence enters the table marked:
+		 * the scan passes its signals on (nfence_signal.c).
+		 */
+		xa_lock(&adapter->fences);
+		ret = __xa_alloc(&adapter->fences, &id, fence, xa_limit_32b,
+				 GFP_KERNEL_ACCOUNT);
+		if (!ret && cross)
+			__xa_set_mark(&adapter->fences, id,
+				      NFENCE_FENCE_WATCHED);
+		xa_unlock(&adapter->fences);
 	}
 	if (ret) {
 		nfence_fence_put(fence);

@@ -197,6 +197,13 @@ struct nfence_fence_local {
 /* CurrentValue of an AlwaysSignaled fence, from WDDM. */
 #define NFENCE_ALWAYS_SIGNALED_VALUE	0xFFFFFFFFull
 
+/*
+ * NFENCE_FENCE_WATCHED: the mark, in &nfence_adapter.fences, of a fence the
+ * scan of every fence must look at: it may have CPU waiters, or it is an
+ * instance of a cross-adapter fence (XA_MARK_0 tracks free ids)
+ */
+#define NFENCE_FENCE_WATCHED	XA_MARK_1
+
 /**
  * nfence_fence_reached - whether a fence has reached a value
  * @fence: the fence

@@ -358,8 +358,7 @@ static bool nfence_hwqueue_entry_step(struct nfence_cmp *cmp,
 
 				f->waiter.value = f->value;
 				f->waiter.done = nfence_sub_wait_done;
-				nfence_waitlist_add(&f->fence->waiters,
-						    &f->waiter);
+				nfence_fence_add_waiter(f->fence, &f->waiter);
 			}
 		} else {
 			atomic_set(&sub->remaining, 1);

@@ -74,6 +74,12 @@
  * and TIMESTAMP to a cross-adapter instance pay a barrier more.
  */
 
+/*
+ * NFENCE_SCAN_BATCH: marked fences the interrupt without a payload looks at
+ * under one hold of the adapter's fence table lock
+ */
+#define NFENCE_SCAN_BATCH	32
+
 /* Raise *@p to @value if it is below; never lower it. */
 static void nfence_value_raise(u64 *p, u64 value)
 {
@@ -148,33 +154,121 @@ static unsigned int nfence_fence_process(struct nfence_fence *fence)
 	       nfence_fence_propagate(fence);
 }
 
+/**
+ * nfence_fence_add_waiter - queue a CPU waiter on a fence
+ * @fence: the fence
+ * @w: the waiter, as nfence_waitlist_add() takes it
+ *
+ * nfence_waitlist_add(), then the fence gets the mark the interrupt
+ * without a payload looks for (%NFENCE_FENCE_WATCHED) if it does not have
+ * it: see nfence_interrupt_scan(). Every CPU waiter is queued through
+ * here.
+ *
+ * Return: true if @w was satisfied at once (and not queued); false if it
+ * was queued, which it may have left again by the time this returns.
+ */
+bool nfence_fence_add_waiter(struct nfence_fence *fence,
+			     struct nfence_waiter *w)
+{
+	struct xarray *xa = &fence->adapter->fences;
+
+	if (nfence_waitlist_add(&fence->waiters, w))
+		return true;
+	/* The waiter's count before the look at the mark. */
+	smp_mb();
+	if (!xa_get_mark(xa, fence->id, NFENCE_FENCE_WATCHED)) {
+		xa_set_mark(xa, fence->id, NFENCE_FENCE_WATCHED);
+		/* A scan that ran without the mark did not look: look now. */
+		nfence_waitlist_process(&fence->waiters);
+	}
+	return false;
+}
+
+/*
+ * Whether the scan takes @fence, the entry at @xas (table locked): a fence
+ * without waiters loses its mark, unless it is a cross-adapter instance.
+ */
+static bool nfence_scan_keep(struct xa_state *xas, struct nfence_fence *fence)
+{
+	lockdep_assert_held(&xas->xa->xa_lock);
+	if (fence->xgroup || nfence_waitlist_count(&fence->waiters))
+		return true;
+	xas_clear_mark(xas, NFENCE_FENCE_WATCHED);
+	/* The clear before the second look at the count. */
+	smp_mb();
+	if (!nfence_waitlist_count(&fence->waiters))
+		return false;
+	xas_set_mark(xas, NFENCE_FENCE_WATCHED);
+	return true;
+}
+
+/*
+ * The interrupt without a payload: wake what the value of any fence
+ * satisfies. Only marked fences (%NFENCE_FENCE_WATCHED) are looked at,
+ * NFENCE_SCAN_BATCH under one hold of the fence table's lock: each batch
+ * is taken with references, then processed with the lock dropped.
+ *
+ * A waiter whose fence has no mark is never missed. The adder counts the
+ * waiter, issues a full barrier, then looks at the mark, and if it is
+ * clear sets it and looks at the fence's value once more; the scan clears
+ * the mark of a fence it finds without waiters, issues a full barrier,
+ * then looks at the count again, and sets the mark back if it is not 0.
+ * With full barriers on both sides, either the adder sees the mark clear
+ * or the scan sees the count. A scan that missed the mark (it ran before
+ * the adder set it, under the table's lock) is followed by the adder's
+ * look at the value, which sees what the signal that raised that scan
+ * stored.
+ */
+static unsigned int nfence_interrupt_scan(struct nfence_adapter *adapter)
+{
+	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
+	struct nfence_fence *batch[NFENCE_SCAN_BATCH];
+	XA_STATE(xas, &adapter->fences, 0);
+	unsigned int i, n, woken = 0;
+	struct nfence_fence *fence;
+	u32 looked;
+	bool more;
+
+	atomic64_inc(&stats->scans);
+	do {
+		n = 0;
+		looked = 0;
+		more = false;
+		xas_lock(&xas);
+		xas_for_each_marked(&xas, fence, ULONG_MAX,
+				    NFENCE_FENCE_WATCHED) {
+			/* A fence being released is still in the table. */
+			if (nfence_scan_keep(&xas, fence) &&
+			    kref_get_unless_zero(&fence->ref))
+				batch[n++] = fence;
+			if (++looked == NFENCE_SCAN_BATCH) {
+				xas_pause(&xas);
+				more = true;
+				break;
+			}
+		}
+		xas_unlock(&xas);
+		if (looked > READ_ONCE(stats->max_scan))
+			WRITE_ONCE(stats->max_scan, looked);
+		for (i = 0; i < n; i++) {
+			woken += nfence_fence_process(batch[i]);
+			nfence_fence_put(batch[i]);
+		}
+	} while (more);
+	return woken;
+}
+
 /* Wake what the signaled fences satisfy; returns the waiters woken. */
 static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 					     struct nfence_fence **fences,
 					     unsigned int count)
 {
 	unsigned int i, woken = 0;
-	struct nfence_fence *fence;
-	unsigned long id;
 
-	if (fences) {
-		for (i = 0; i < count; i++)
-			woken += nfence_fence_process(fences[i]);
-	} else {
-		u32 looked = 0;
-
-		atomic64_inc(&adapter->gpu.irq_stats.scans);
-		xa_lock(&adapter->fences);
-		xa_for_each(&adapter->fences, id, fence) {
-			looked++;
-			if (nfence_waitlist_count(&fence->waiters))
-				woken += nfence_waitlist_process(&fence->waiters);
-			woken += nfence_fence_propagate(fence);
-		}
-		xa_unlock(&adapter->fences);
-		if (looked > READ_ONCE(adapter->gpu.irq_stats.max_scan))
-			WRITE_ONCE(adapter->gpu.irq_stats.max_scan, looked);
-	}
+	if (!fences)
+		return nfence_interrupt_scan(adapter);
+	for (i = 0; i < count; i++)
+		woken += nfence_fence_process(fences[i]);
 	return woken;
 }
 

@@ -13,9 +13,12 @@ struct nfence_device;
 struct nfence_fence;
 struct nfence_file;
 struct nfence_log;
+struct nfence_waiter;
 
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
+bool nfence_fence_add_waiter(struct nfence_fence *fence,
+			     struct nfence_waiter *w);
 void nfence_interrupt(struct nfence_adapter *adapter,
 		      struct nfence_fence **fences, unsigned int count);
 void nfence_interrupt_monitored(struct nfence_fence *fence);

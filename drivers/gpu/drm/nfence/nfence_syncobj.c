@@ -326,7 +326,7 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 	 * Queued with the lock held, as an asynchronous wait: the bind work
 	 * takes it off the list under the lock, so not before this is done.
 	 */
-	nfence_waitlist_add(&b->fence->waiters, &b->waiter);
+	nfence_fence_add_waiter(b->fence, &b->waiter);
 	mutex_unlock(&nfile->async_lock);
 	drm_dev_exit(idx);
 	return 0;

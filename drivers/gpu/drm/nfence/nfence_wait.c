@@ -313,8 +313,8 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	 * it before every waiter that will be queued is.
 	 */
 	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
-		nfence_waitlist_add(&wait->entries[i].fence->waiters,
-				    &wait->entries[i].waiter);
+		nfence_fence_add_waiter(wait->entries[i].fence,
+					&wait->entries[i].waiter);
 	mutex_unlock(&nfile->async_lock);
 	drm_dev_exit(idx);
 	return 0;
@@ -339,8 +339,8 @@ static int nfence_wait_block_start(struct nfence_wait *wait)
 	drm_dev_exit(idx);
 
 	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
-		nfence_waitlist_add(&wait->entries[i].fence->waiters,
-				    &wait->entries[i].waiter);
+		nfence_fence_add_waiter(wait->entries[i].fence,
+					&wait->entries[i].waiter);
 	return 0;
 }
 
