@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -1738,7 +1739,7 @@ static void test_stress_cpu_signal_gpu_wait(void)
 }
 
 /*
- * The adversarial CMP load of issue 17: one client with ADV_QUEUES queues
+ * The adversarial CMP load: one client with ADV_QUEUES queues
  * on engine 0, each fed DRM_NFENCE_MAX_SUBMIT_SIZE buffers of FENCE_SIGNAL
  * to memory that is not a fence, with a MonitoredValue below the value
  * (each signal needs the interrupt that scans every fence), and ADV_FENCES
@@ -1755,6 +1756,13 @@ static void test_stress_cpu_signal_gpu_wait(void)
 #define ADV_SECONDS	10
 #define ADV_GOAL_MS	10
 #define ADV_SLACK	10
+/*
+ * What the CMP and the scan may look at under one hold of their locks
+ * (Documentation/gpu-work.rst, "Bounded work under the lock"): queues
+ * under the CMP lock, fences under the adapter's fence table lock.
+ */
+#define ADV_MAX_VISITS	64
+#define ADV_MAX_SCAN	32
 
 static void adversary(int sock)
 {
@@ -1818,82 +1826,243 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void test_adversarial_cmp_load(void)
+/* What another client saw of the CMP while an adversary loaded it. */
+struct adv_run {
+	uint64_t trips, median_us, p99_us, worst_us;
+	uint64_t pass_us, hold_us, visits, scan;
+	uint64_t commands, irqs, spurious;
+};
+
+/* The adversary still running, if a failed assertion left one. */
+static pid_t adv_pid;
+
+static void adv_reap(void)
 {
-	uint64_t commands, irqs, worst = 0, trips = 0, end, pass_us, hold_us;
+	int status;
+
+	if (adv_pid <= 0)
+		return;
+	kill(adv_pid, SIGKILL);
+	igt_assert_eq(waitpid(adv_pid, &status, 0), adv_pid);
+	adv_pid = 0;
+}
+
+/*
+ * Fork @adversary, wait for its word that its load is in place, then do
+ * submit/wait round trips on engine 1 for @seconds and read the CMP's
+ * maxima, which count from the adversary's word on; kill it.
+ */
+static void adv_measure(void (*adversary_fn)(int sock), int seconds,
+			struct adv_run *r)
+{
 	static uint64_t rts[1 << 17];
 	struct nfence_interrupts before, after;
+	uint64_t end, worst = 0;
 	struct nfence_queue q;
 	struct nfence_cs cs;
-	int sock, status;
 	size_t n;
+	int sock;
 	char c;
-	pid_t pid;
 	struct t t;
 
 	require_engines(2);
+	adv_reap();
 	t_init(&t);
 	nfence_watchdog(WATCHDOG_S + 60);
 	nfence_queue_create(&q, fd, t.dev, 1, 0);
-	pid = nfence_fork_child(adversary, &sock);
-	igt_assert_f(read(sock, &c, 1) == 1, "the adversary's first %d "
-		     "submissions took more than 20 s\n", ADV_QUEUES);
-	/* Its queues are full of work; from now on the maxima count. */
+	memset(r, 0, sizeof(*r));
+	adv_pid = nfence_fork_child(adversary_fn, &sock);
+	igt_assert_f(read(sock, &c, 1) == 1, "the adversary did not set its "
+		     "load up within 20 s\n");
 	igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_cmp_reset_max", "1"),
 		      0);
-	commands = cmp_stat("commands");
+	r->commands = cmp_stat("commands");
 	irq(&before);
 
-	end = nfence_monotonic_ns() + ADV_SECONDS * 1000 * MS;
+	end = nfence_monotonic_ns() + seconds * 1000 * MS;
 	while (nfence_monotonic_ns() < end) {
 		uint64_t t0 = nfence_monotonic_ns(), rt;
 
 		nfence_queue_begin(&q, &cs);
-		nfence_cs_write64(&cs, va(&t, 0), trips);
+		nfence_cs_write64(&cs, va(&t, 0), r->trips);
 		nfence_queue_submit(&q, &cs);
 		igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
 		rt = nfence_monotonic_ns() - t0;
 		if (rt > worst)
 			worst = rt;
-		rts[trips % ARRAY_SIZE(rts)] = rt;
-		trips++;
+		rts[r->trips % ARRAY_SIZE(rts)] = rt;
+		r->trips++;
 		if (q.head > NFENCE_QUEUE_CMDS_SIZE / 2)
 			q.head = 0;
 	}
-	pass_us = cmp_stat("longest_pass_us");
-	hold_us = cmp_stat("longest_hold_us");
-	commands = cmp_stat("commands") - commands;
+	r->pass_us = cmp_stat("longest_pass_us");
+	r->hold_us = cmp_stat("longest_hold_us");
+	r->visits = cmp_stat("longest_visits");
+	r->scan = nfence_debugfs_get_u64(dbg, "nfence_interrupts",
+					 "longest_scan");
+	r->commands = cmp_stat("commands") - r->commands;
 	irq(&after);
-	irqs = after.interrupts - before.interrupts;
+	r->irqs = after.interrupts - before.interrupts;
+	r->spurious = after.spurious - before.spurious;
 
-	kill(pid, SIGKILL);
-	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	adv_reap();
 	close(sock);
-	n = trips < ARRAY_SIZE(rts) ? trips : ARRAY_SIZE(rts);
+	n = r->trips < ARRAY_SIZE(rts) ? r->trips : ARRAY_SIZE(rts);
 	qsort(rts, n, sizeof(rts[0]), cmp_u64);
+	r->median_us = n ? rts[n / 2] / 1000 : 0;
+	r->p99_us = n ? rts[n * 99 / 100] / 1000 : 0;
+	r->worst_us = worst / 1000;
 	igt_info("%" PRIu64 " round trips in %d s: median %" PRIu64 " us, "
 		 "99th percentile %" PRIu64 " us, worst %" PRIu64 " us; "
 		 "longest CMP pass %" PRIu64 " us, longest lock hold %" PRIu64
-		 " us; adversary: %" PRIu64 " commands, %" PRIu64
-		 " interrupts raised, %" PRIu64 " spurious\n", trips, ADV_SECONDS,
-		 n ? rts[n / 2] / 1000 : 0, n ? rts[n * 99 / 100] / 1000 : 0,
-		 worst / 1000, pass_us, hold_us, commands, irqs,
-		 after.spurious - before.spurious);
-
-	/* The load was real: many buffers of scanning signals ran. */
-	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, commands);
-	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, irqs);
-	igt_assert_lte_u64(100, trips);
-	igt_assert_f(rts[n * 99 / 100] < ADV_GOAL_MS * ADV_SLACK * MS,
-		     "99th percentile round trip %" PRIu64 " us\n",
-		     rts[n * 99 / 100] / 1000);
-	igt_assert_f(hold_us < ADV_GOAL_MS * ADV_SLACK * 1000,
-		     "CMP lock held %" PRIu64 " us\n", hold_us);
-	igt_assert_f(pass_us < ADV_GOAL_MS * ADV_SLACK * 1000,
-		     "CMP pass took %" PRIu64 " us\n", pass_us);
-
+		 " us, most queues looked at under one hold %" PRIu64 ", "
+		 "most fences a scan looked at under one hold %" PRIu64 "; "
+		 "adversary: %" PRIu64 " commands, %" PRIu64 " interrupts "
+		 "raised, %" PRIu64 " spurious\n", r->trips, seconds,
+		 r->median_us, r->p99_us, r->worst_us, r->pass_us, r->hold_us,
+		 r->visits, r->scan, r->commands, r->irqs, r->spurious);
 	nfence_queue_destroy(&q);
 	t_fini(&t);
+}
+
+static void test_adversarial_cmp_load(void)
+{
+	struct adv_run r;
+
+	adv_measure(adversary, ADV_SECONDS, &r);
+	/* The load was real: many buffers of scanning signals ran. */
+	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, r.commands);
+	igt_assert_lte_u64(4 * DRM_NFENCE_MAX_SUBMIT_SIZE / 32, r.irqs);
+	igt_assert_lte_u64(100, r.trips);
+	igt_assert_f(r.p99_us < ADV_GOAL_MS * ADV_SLACK * 1000,
+		     "99th percentile round trip %" PRIu64 " us\n", r.p99_us);
+	igt_assert_f(r.hold_us < ADV_GOAL_MS * ADV_SLACK * 1000,
+		     "CMP lock held %" PRIu64 " us\n", r.hold_us);
+	igt_assert_f(r.pass_us < ADV_GOAL_MS * ADV_SLACK * 1000,
+		     "CMP pass took %" PRIu64 " us\n", r.pass_us);
+	igt_assert_f(r.visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
+		     " queues under one hold of its lock, more than %d\n",
+		     r.visits, ADV_MAX_VISITS);
+	igt_assert_f(r.scan <= ADV_MAX_SCAN, "a scan looked at %" PRIu64
+		     " fences under one hold of the fence table's lock, more "
+		     "than %d\n", r.scan, ADV_MAX_SCAN);
+}
+
+/*
+ * The adversarial CMP load with queues that run nothing: PARK_FILES files
+ * of PARK_QUEUES queues on engine 0, each parked on a FENCE_WAIT that
+ * nothing satisfies, and PARK_FENCES fences in each file, the first
+ * PARK_WAITED of them with an asynchronous CPU wait that nothing satisfies,
+ * while one more queue keeps the passes coming with buffers of FENCE_SIGNAL
+ * to memory that is not a fence (each pass ends with the interrupt that
+ * scans the fences). Every pass gives every parked queue its turn again,
+ * and every scan has the adapter's fences to go through; what they may do
+ * under one hold of a lock is bounded (Documentation/gpu-work.rst,
+ * "Bounded work under the lock"): ADV_MAX_VISITS queues looked at under
+ * the CMP lock, ADV_MAX_SCAN fences under the fence table's lock.
+ */
+#define PARK_FILES	4
+#define PARK_QUEUES	1000
+#define PARK_FENCES	7000
+#define PARK_WAITED	1000
+#define PARK_SECONDS	5
+
+/* A file with PARK_QUEUES parked queues and PARK_FENCES idle fences. */
+static void park_file(bool flood, struct nfence_queue *fq)
+{
+	struct drm_nfence_fence_mapping m;
+	uint32_t dev, ctx, progress;
+	uint64_t never = 1;
+	struct nfence_bo cmds;
+	struct nfence_cs cs;
+	int afd, efd;
+
+	afd = nfence_open();
+	dev = nfence_device_create(afd);
+	ctx = nfence_context_create(afd, dev, 0);
+	/* The queue that floods comes first on the runlist. */
+	if (flood)
+		nfence_queue_create(fq, afd, dev, 0, 0);
+	/* Nothing signals this one: a wait for 1 parks for good. */
+	nfence_fence_create(afd, dev, TYPE_DEFAULT, 0, 0, &m);
+	nfence_bo_create(afd, dev, 4096, SYSTEM, DRM_NFENCE_ALLOC_CPU_VISIBLE,
+			 &cmds);
+	nfence_cs_init(&cs, cmds.cpu, cmds.gpu_va, cmds.size);
+	nfence_cs_wait_fence(&cs, &m, 1);
+	for (int i = 0; i < PARK_QUEUES; i++) {
+		struct drm_nfence_submit submit = {
+			.device = dev,
+			.commands_gpu_va = cs.gpu_va,
+			.size = cs.len,
+			.progress_fence_value = 1,
+		};
+
+		submit.hwqueue = nfence_hwqueue_create(afd, dev, ctx, 0,
+						       &progress, &m);
+		if (__nfence_submit(afd, &submit))
+			_exit(1);
+	}
+	/* The first PARK_WAITED have a CPU waiter that is never satisfied. */
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0)
+		_exit(3);
+	for (int i = 0; i < PARK_FENCES; i++) {
+		uint32_t h = nfence_fence_create(afd, dev, TYPE_DEFAULT, 0, 0,
+						 &m);
+		struct drm_nfence_fence_wait w = {
+			.device = dev,
+			.count = 1,
+			.flags = DRM_NFENCE_WAIT_ASYNC,
+			.handles = (uint64_t)(uintptr_t)&h,
+			.values = (uint64_t)(uintptr_t)&never,
+			.eventfd = efd,
+		};
+
+		if (i < PARK_WAITED && __nfence_fence_wait(afd, &w))
+			_exit(4);
+	}
+}
+
+static void parked_adversary(int sock)
+{
+	struct nfence_queue fq;
+	struct nfence_bo data;
+	struct nfence_cs cs;
+	uint64_t value = 1;
+
+	for (int f = 0; f < PARK_FILES; f++)
+		park_file(f == 0, &fq);
+	nfence_bo_create(fq.fd, fq.device, 4096, SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &data);
+	/* MonitoredValue (word 1) stays 0: every signal needs the scan. */
+	nfence_cs_init(&cs, fq.cmds.cpu, fq.cmds.gpu_va, fq.cmds.size);
+	while (cs.len + 32 <= cs.size)
+		nfence_cs_fence_signal(&cs, data.gpu_va, data.gpu_va + 8,
+				       value++);
+	for (unsigned int round = 0;; round++) {
+		nfence_queue_submit(&fq, &cs);
+		if (round == 0 && write(sock, "r", 1) != 1)
+			_exit(2);
+	}
+}
+
+static void test_adversarial_parked_queues(void)
+{
+	struct adv_run r;
+
+	adv_measure(parked_adversary, PARK_SECONDS, &r);
+	/* The load was real: passes ran, each ending with a scan. */
+	igt_assert_lte_u64(100, r.irqs);
+	igt_assert_lte_u64(100, r.trips);
+	igt_assert_f(r.visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
+		     " queues under one hold of its lock, more than %d\n",
+		     r.visits, ADV_MAX_VISITS);
+	igt_assert_f(r.scan <= ADV_MAX_SCAN, "a scan looked at %" PRIu64
+		     " fences under one hold of the fence table's lock, more "
+		     "than %d\n", r.scan, ADV_MAX_SCAN);
+	/* Enough parked queues and waited fences to fill every slice. */
+	igt_assert_eq_u64(r.visits, ADV_MAX_VISITS);
+	igt_assert_eq_u64(r.scan, ADV_MAX_SCAN);
 }
 
 igt_main
@@ -2030,6 +2199,16 @@ igt_main
 	igt_subtest("adversarial-cmp-load")
 		test_adversarial_cmp_load();
 
+	igt_describe("Adversarial CMP load of idle work: 4000 queues parked "
+		     "on a FENCE_WAIT that never passes and 28000 fences, "
+		     "4000 of them with a CPU waiter that is never "
+		     "satisfied, with one queue flooding engine 0 with "
+		     "signals that need a scan; the CMP looks at most at 64 "
+		     "queues under one hold of its lock, and a scan at most at "
+		     "32 fences under one hold of the fence table's lock.");
+	igt_subtest("adversarial-parked-queues")
+		test_adversarial_parked_queues();
+
 	igt_describe("Destroying queues with work parked or running drops "
 		     "the work and returns their CPU waiters.");
 	igt_subtest("destroy-queue-in-flight")
@@ -2067,6 +2246,7 @@ igt_main
 		test_stress_cpu_signal_gpu_wait();
 
 	igt_fixture {
+		adv_reap();
 		nfence_watchdog(0);
 		close(dbg);
 		close(fd);
