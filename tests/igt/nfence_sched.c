@@ -2071,9 +2071,13 @@ static void test_adversarial_parked_queues(void)
 	struct adv_run r;
 
 	adv_measure(parked_adversary, PARK_SETUP_S, PARK_SECONDS, &r);
-	/* The load was real: passes ran, each ending with a scan. */
+	/*
+	 * The load was real: passes ran, each ending with a scan, and the
+	 * other client's ioctls took the CMP lock among them (each pass walks
+	 * 4000 queues: 51 round trips in 5 s on the debug kernel under TCG).
+	 */
 	igt_assert_lte_u64(100, r.irqs);
-	igt_assert_lte_u64(100, r.trips);
+	igt_assert_lte_u64(20, r.trips);
 	igt_assert_f(r.visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
 		     " queues under one hold of its lock, more than %d\n",
 		     r.visits, ADV_MAX_VISITS);
