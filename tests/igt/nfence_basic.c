@@ -203,14 +203,14 @@ static void test_timestamp_monotonic(int fd)
  */
 static const char * const debugfs_files[] = {
 	"nfence_adapter", "nfence_cmp", "nfence_clients", "nfence_segments",
-	"nfence_queues", "nfence_fences", "nfence_interrupts",
+	"nfence_queues", "nfence_fences", "nfence_interrupts", "nfence_f1_hold",
 	"nfence_device_error",
 };
 
 /* Those that always have content (the others list objects, maybe none). */
 static const char * const debugfs_never_empty[] = {
 	"nfence_adapter", "nfence_cmp", "nfence_clients", "nfence_segments",
-	"nfence_interrupts",
+	"nfence_interrupts", "nfence_f1_hold",
 };
 
 static const char * const interrupt_keys[] = {
@@ -308,6 +308,19 @@ static void test_debugfs_files(int fd)
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "passes");
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "longest_pass_us");
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "longest_hold_us");
+
+	/*
+	 * nfence_f1_hold: nothing held (nfence_doorbell@f1-window-* hold
+	 * it); a step with no run held, or an unknown word, is refused.
+	 */
+	igt_assert_eq_u64(nfence_debugfs_get_u64(dir, "nfence_f1_hold",
+						 "hold"), 0);
+	igt_assert_eq_u64(nfence_debugfs_get_u64(dir, "nfence_f1_hold",
+						 "waiting"), 0);
+	igt_assert_eq(__nfence_debugfs_write(dir, "nfence_f1_hold", "step"),
+		      -EAGAIN);
+	igt_assert_eq(__nfence_debugfs_write(dir, "nfence_f1_hold", "x"),
+		      -EINVAL);
 
 	/* nfence_clients: this fd is one of ours */
 	igt_assert_lte(1, count_client_lines(dir, getpid()));

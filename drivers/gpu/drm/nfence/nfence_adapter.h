@@ -9,6 +9,7 @@
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -30,6 +31,28 @@
 struct drm_file;
 struct platform_device;
 struct workqueue_struct;
+
+/**
+ * struct nfence_f1_hold - a test hook: hold the F1 work (debugfs nfence_f1_hold)
+ *
+ * While @on, &nfence_adapter.f1_work waits before it looks at the engines
+ * the CMP asked F1 for, until debugfs lets it run once (a step) or lets
+ * it go (a release), or for NFENCE_F1_HOLD_MS at most. A test holds it to
+ * act between the CMP's ask and the driver's transition. Written with
+ * WRITE_ONCE(), read with READ_ONCE(); one debugfs writer at a time.
+ */
+struct nfence_f1_hold {
+	/** @wq: where the F1 work and the debugfs writer wait */
+	wait_queue_head_t wq;
+	/** @on: the F1 work is held */
+	bool on;
+	/** @waiting: the F1 work waits in the hold */
+	bool waiting;
+	/** @granted: the F1 work may run until its run number @granted */
+	unsigned int granted;
+	/** @done: the number of the F1 work's last held run, once done */
+	unsigned int done;
+};
 
 /**
  * struct nfence_adapter - one simulated adapter: a DRM device
@@ -55,6 +78,8 @@ struct nfence_adapter {
 	struct work_struct f1_work;
 	/** @f1_pending: engines waiting for @f1_work, a bitmap */
 	unsigned long f1_pending;
+	/** @f1_hold: the test hook that holds @f1_work (debugfs nfence_f1_hold) */
+	struct nfence_f1_hold f1_hold;
 	/** @clients_lock: protects @clients; see the lock order in nfence_drv.c */
 	struct mutex clients_lock;
 	/** @clients: open files, &struct nfence_file.link */

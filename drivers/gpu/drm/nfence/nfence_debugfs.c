@@ -5,6 +5,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_debugfs.h>
@@ -46,6 +47,12 @@
  *   process in error, for tests of the device-lost paths;
  * - nfence_engine_f1 (write-only): "ENGINE" puts that engine in F1, as if
  *   it had been idle for f1_idle_ms, for tests of the doorbell paths;
+ * - nfence_f1_hold: "hold" holds the F1 work (the transitions the CMP asks
+ *   for after f1_idle_ms) before it looks at the engines, "step" lets its
+ *   waiting run go once and returns when that run is done, "release" lets
+ *   it go; reading says whether it is held ("hold: 1") and whether a run
+ *   waits ("waiting: 1"). For tests of what happens between the CMP's ask
+ *   and the transition (&struct nfence_f1_hold);
  * - nfence_cmp_reset_max (write-only): any write restarts those maxima
  *   (longest pass, lock hold, queue turns, scan) from 0.
  *
@@ -234,6 +241,57 @@ static const struct file_operations nfence_engine_f1_fops = {
 	.write = nfence_engine_f1_write,
 };
 
+static int nfence_f1_hold_show(struct seq_file *m, void *unused)
+{
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	nfence_doorbell_f1_hold_print(m->private, &p);
+	return 0;
+}
+
+static int nfence_f1_hold_open(struct inode *inode, struct file *filp)
+{
+	return single_open(filp, nfence_f1_hold_show, inode->i_private);
+}
+
+/*
+ * Test hook: "hold", "step" or "release" to nfence_f1_hold holds the F1
+ * work, lets its waiting run go once (the write returns when it is done),
+ * or lets it go.
+ */
+static ssize_t nfence_f1_hold_write(struct file *filp, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	struct nfence_adapter *adapter =
+		((struct seq_file *)filp->private_data)->private;
+	char buf[16];
+	int ret = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sysfs_streq(buf, "hold"))
+		nfence_doorbell_f1_hold(adapter, true);
+	else if (sysfs_streq(buf, "release"))
+		nfence_doorbell_f1_hold(adapter, false);
+	else if (sysfs_streq(buf, "step"))
+		ret = nfence_doorbell_f1_step(adapter);
+	else
+		ret = -EINVAL;
+	return ret ? ret : len;
+}
+
+static const struct file_operations nfence_f1_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = nfence_f1_hold_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = nfence_f1_hold_write,
+};
+
 /* "echo 1 > nfence_cmp_reset_max" restarts the CMP's maxima. */
 static ssize_t nfence_cmp_reset_max_write(struct file *filp,
 					  const char __user *ubuf, size_t len,
@@ -265,6 +323,8 @@ void nfence_debugfs_init(struct drm_minor *minor)
 			    &nfence_device_error_fops);
 	debugfs_create_file("nfence_engine_f1", 0200, minor->debugfs_root,
 			    to_nfence_adapter(minor->dev), &nfence_engine_f1_fops);
+	debugfs_create_file("nfence_f1_hold", 0600, minor->debugfs_root,
+			    to_nfence_adapter(minor->dev), &nfence_f1_hold_fops);
 	debugfs_create_file("nfence_cmp_reset_max", 0200, minor->debugfs_root,
 			    to_nfence_adapter(minor->dev),
 			    &nfence_cmp_reset_max_fops);

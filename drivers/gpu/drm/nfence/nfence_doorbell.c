@@ -14,6 +14,7 @@
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
+#include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/nfence_drm.h>
 
@@ -652,15 +653,103 @@ void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter)
 	nfence_cmp_kick(&adapter->cmp);
 }
 
+/* NFENCE_F1_HOLD_MS: the longest the test hook holds the F1 work */
+#define NFENCE_F1_HOLD_MS	30000
+
+/*
+ * The test hook (struct nfence_f1_hold): wait while the F1 work is held.
+ * Returns the number of the run the hold let go, 0 if it was not held.
+ */
+static unsigned int nfence_doorbell_f1_hold_wait(struct nfence_adapter *adapter)
+{
+	struct nfence_f1_hold *h = &adapter->f1_hold;
+	unsigned int run;
+
+	if (!READ_ONCE(h->on))
+		return 0;
+	run = READ_ONCE(h->done) + 1;
+	WRITE_ONCE(h->waiting, true);
+	wake_up_all(&h->wq);
+	wait_event_timeout(h->wq, !READ_ONCE(h->on) ||
+			   (int)(READ_ONCE(h->granted) - run) >= 0,
+			   msecs_to_jiffies(NFENCE_F1_HOLD_MS));
+	WRITE_ONCE(h->waiting, false);
+	return run;
+}
+
+/* The held run @run of the F1 work is done (0: it was not held). */
+static void nfence_doorbell_f1_hold_done(struct nfence_adapter *adapter,
+					 unsigned int run)
+{
+	if (!run)
+		return;
+	WRITE_ONCE(adapter->f1_hold.done, run);
+	wake_up_all(&adapter->f1_hold.wq);
+}
+
+/**
+ * nfence_doorbell_f1_hold - hold or let go the F1 work (a test hook)
+ * @adapter: the adapter
+ * @on: hold it from its next run on; false lets a waiting run go, and
+ *	every later one
+ *
+ * See &struct nfence_f1_hold.
+ */
+void nfence_doorbell_f1_hold(struct nfence_adapter *adapter, bool on)
+{
+	WRITE_ONCE(adapter->f1_hold.on, on);
+	if (!on)
+		wake_up_all(&adapter->f1_hold.wq);
+}
+
+/**
+ * nfence_doorbell_f1_step - let the held F1 work run once (a test hook)
+ * @adapter: the adapter, whose F1 work is held and waiting
+ *
+ * Return: 0 once that run is done (and the next one is held), -EAGAIN if
+ * no run waits in the hold, -ETIMEDOUT if the run did not end in
+ * NFENCE_F1_HOLD_MS.
+ */
+int nfence_doorbell_f1_step(struct nfence_adapter *adapter)
+{
+	struct nfence_f1_hold *h = &adapter->f1_hold;
+	unsigned int run;
+
+	if (!READ_ONCE(h->on) || !READ_ONCE(h->waiting))
+		return -EAGAIN;
+	run = READ_ONCE(h->done) + 1;
+	WRITE_ONCE(h->granted, run);
+	wake_up_all(&h->wq);
+	if (!wait_event_timeout(h->wq, (int)(READ_ONCE(h->done) - run) >= 0,
+				msecs_to_jiffies(NFENCE_F1_HOLD_MS)))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/**
+ * nfence_doorbell_f1_hold_print - the test hook's state, for debugfs
+ * @adapter: the adapter
+ * @p: where to print
+ */
+void nfence_doorbell_f1_hold_print(struct nfence_adapter *adapter,
+				   struct drm_printer *p)
+{
+	drm_printf(p, "hold: %d\n", READ_ONCE(adapter->f1_hold.on));
+	drm_printf(p, "waiting: %d\n", READ_ONCE(adapter->f1_hold.waiting));
+}
+
 static void nfence_doorbell_f1_work(struct work_struct *work)
 {
 	struct nfence_adapter *adapter =
 		container_of(work, struct nfence_adapter, f1_work);
+	unsigned int run;
 	u32 engine;
 
+	run = nfence_doorbell_f1_hold_wait(adapter);
 	for (engine = 0; engine < NFENCE_MAX_ENGINES; engine++)
 		if (test_and_clear_bit(engine, &adapter->f1_pending))
 			nfence_doorbell_engine_f1(adapter, engine);
+	nfence_doorbell_f1_hold_done(adapter, run);
 }
 
 /**
@@ -688,6 +777,11 @@ void nfence_doorbell_adapter_init(struct nfence_adapter *adapter)
 {
 	INIT_WORK(&adapter->f1_work, nfence_doorbell_f1_work);
 	adapter->f1_pending = 0;
+	init_waitqueue_head(&adapter->f1_hold.wq);
+	adapter->f1_hold.on = false;
+	adapter->f1_hold.waiting = false;
+	adapter->f1_hold.granted = 0;
+	adapter->f1_hold.done = 0;
 }
 
 /**
@@ -697,6 +791,7 @@ void nfence_doorbell_adapter_init(struct nfence_adapter *adapter)
  */
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter)
 {
+	nfence_doorbell_f1_hold(adapter, false);
 	cancel_work_sync(&adapter->f1_work);
 }
 

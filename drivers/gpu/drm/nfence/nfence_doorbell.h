@@ -13,6 +13,7 @@
 
 struct drm_device;
 struct drm_file;
+struct drm_printer;
 struct drm_nfence_doorbell_create;
 struct nfence_adapter;
 struct nfence_alloc;
@@ -87,6 +88,10 @@ void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine);
 void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter);
 void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter);
 void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine);
+void nfence_doorbell_f1_hold(struct nfence_adapter *adapter, bool on);
+int nfence_doorbell_f1_step(struct nfence_adapter *adapter);
+void nfence_doorbell_f1_hold_print(struct nfence_adapter *adapter,
+				   struct drm_printer *p);
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);
 void nfence_file_doorbells_init(struct nfence_file *nfile);
