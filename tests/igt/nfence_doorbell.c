@@ -47,6 +47,7 @@ static int fd = -1;
 static int dbg = -1;
 static const char * const debugfs_files[] = {
 	"nfence_device_error", "nfence_cmp", "nfence_engine_f1",
+	"nfence_f1_hold",
 };
 static bool global_model;
 static uint32_t num_doorbells;
@@ -1046,6 +1047,110 @@ static void test_f1_idle(void)
 	nfence_device_destroy(fd, dev);
 }
 
+/* debugfs nfence_f1_hold: "hold", "step" or "release" the F1 work. */
+static void f1_hold(const char *what)
+{
+	int ret = __nfence_debugfs_write(dbg, "nfence_f1_hold", what);
+
+	igt_assert_f(ret == 0, "nfence_f1_hold %s: %s\n", what, strerror(-ret));
+}
+
+static void f1_release_on_exit(int sig)
+{
+	(void)sig;
+	__nfence_debugfs_write(dbg, "nfence_f1_hold", "release");
+}
+
+/* Until the CMP has asked for F1 and the held F1 work waits. */
+static void f1_wait_held(uint64_t idle_ms)
+{
+	uint64_t end = nfence_monotonic_ns() +
+		       (4 * idle_ms + RUN_MS) * 1000000ull;
+
+	while (nfence_debugfs_get_u64(dbg, "nfence_f1_hold", "waiting") != 1) {
+		igt_assert_f(nfence_monotonic_ns() < end,
+			     "the CMP never asked for F1\n");
+		usleep(1000);
+	}
+}
+
+/* What happens on the engine between the CMP's ask for F1 and the F1. */
+enum f1_window {
+	F1_WINDOW_CONNECT,
+	F1_WINDOW_SUBMISSION,
+	F1_WINDOW_RING,
+};
+
+static const char * const f1_window_names[] = {
+	[F1_WINDOW_CONNECT] = "connect",
+	[F1_WINDOW_SUBMISSION] = "submission",
+	[F1_WINDOW_RING] = "ring",
+};
+
+/*
+ * The CMP asks for F1 once an engine with connected doorbells has idled
+ * for f1_idle_ms, and the driver's F1 work acts later: here it is held
+ * (debugfs nfence_f1_hold) while a doorbell of the engine connects, a
+ * kernel-mode submission runs on it or a connected doorbell rings. That
+ * cancels the F1: the held run leaves the engine in F0 and its doorbells
+ * connected. Once the engine has idled for f1_idle_ms again the CMP asks
+ * again, and that F1 goes through.
+ */
+static void test_f1_window(enum f1_window what)
+{
+	uint64_t idle_ms = nfence_param_get_u64("f1_idle_ms");
+	struct nfence_queue kq;
+	uint64_t value, f1s;
+	struct nfence_cs cs;
+	struct uq u[2];
+	uint32_t dev;
+
+	igt_require_f(idle_ms, "needs f1_idle_ms (the f1idle load)\n");
+	nfence_watchdog(WATCHDOG_S);
+	igt_install_exit_handler(f1_release_on_exit);
+	dev = nfence_device_create(fd);
+	uq_create(&u[0], fd, dev, 0, 0);
+	uq_create(&u[1], fd, dev, 0, 0);
+	nfence_queue_create(&kq, fd, dev, 0, 0);
+	f1_hold("hold");
+	value = uq_submit(&u[0]);
+	igt_assert(nfence_queue_poll(&u[0].q, value, RUN_MS));
+	f1_wait_held(idle_ms);
+	f1s = cmp_count("f1s");
+	switch (what) {
+	case F1_WINDOW_CONNECT:
+		igt_assert_eq(uq_connect(&u[1]), ST_CONNECTED);
+		break;
+	case F1_WINDOW_SUBMISSION:
+		nfence_queue_begin(&kq, &cs);
+		nfence_cs_nop(&cs);
+		value = nfence_queue_submit(&kq, &cs);
+		igt_assert(nfence_queue_poll(&kq, value, RUN_MS));
+		break;
+	case F1_WINDOW_RING:
+		value = uq_submit(&u[0]);
+		igt_assert(nfence_queue_poll(&u[0].q, value, RUN_MS));
+		break;
+	}
+	f1_hold("step");
+	igt_assert_f(cmp_count("f1s") == f1s, "a %s between the ask and the "
+		     "F1 did not cancel it\n", f1_window_names[what]);
+	igt_assert_eq_u64(*u[0].status & ~1ull, ST_CONNECTED);
+	if (what == F1_WINDOW_CONNECT)
+		igt_assert_eq_u64(*u[1].status & ~1ull, ST_CONNECTED);
+
+	/* Idle again: the next ask goes through. */
+	f1_wait_held(idle_ms);
+	f1_hold("step");
+	igt_assert_eq_u64(cmp_count("f1s"), f1s + 1);
+	igt_assert_eq_u64(*u[0].status, ST_RETRY);
+	f1_hold("release");
+	nfence_queue_destroy(&kq);
+	uq_destroy(&u[1]);
+	uq_destroy(&u[0]);
+	nfence_device_destroy(fd, dev);
+}
+
 /* Adapter power: D3 through runtime PM */
 
 #define D3_DELAY_MS	100
@@ -2016,6 +2121,15 @@ igt_main
 		     "without, its doorbells stay connected.");
 	igt_subtest("f1-idle")
 		test_f1_idle();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(f1_window_names);
+	     i++) {
+		igt_describe_f("A %s on an engine between the CMP's ask for "
+			       "F1 and the F1 cancels it; the next ask goes "
+			       "through.", f1_window_names[i]);
+		igt_subtest_f("f1-window-%s", f1_window_names[i])
+			test_f1_window(i);
+	}
 
 	igt_describe("An idle adapter allowed to suspend (runtime PM, "
 		     "power/control = auto) goes to D3: its doorbells read "

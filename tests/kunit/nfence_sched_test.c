@@ -2134,6 +2134,18 @@ static void sched_ring(struct sched_fix *f, u32 slot, u64 v)
 	mutex_unlock(&f->cmp->lock);
 }
 
+/* Dedicated doorbells, and queue 0's @ring connected to doorbell @slot. */
+static void sched_ring_connected(struct sched_fix *f,
+				 struct nfence_cmp_ring *ring, u64 *status,
+				 u32 slot)
+{
+	sched_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	sched_ring_attach(f, f->q[0], ring, status);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, &f->q[0]->hw, slot);
+	mutex_unlock(&f->cmp->lock);
+}
+
 static void sched_doorbell_take(struct kunit *test)
 {
 	struct sched_fix *f = test->priv;
@@ -2141,11 +2153,7 @@ static void sched_doorbell_take(struct kunit *test)
 	unsigned int ran, i;
 	u64 status, start;
 
-	sched_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
-	sched_ring_attach(f, f->q[0], &ring, &status);
-	mutex_lock(&f->cmp->lock);
-	nfence_cmp_doorbell_bind_locked(f->cmp, &f->q[0]->hw, 1);
-	mutex_unlock(&f->cmp->lock);
+	sched_ring_connected(f, &ring, &status, 1);
 	KUNIT_EXPECT_EQ(test, status, (u64)DRM_NFENCE_DOORBELL_CONNECTED);
 	KUNIT_EXPECT_EQ(test, ring.slot, 1);
 	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 1);
@@ -2320,10 +2328,10 @@ static void sched_engine_f1(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, e->f1);
 	nfence_cmp_engine_f0_locked(f->cmp, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f0s), 0);
-	e->f1_asked = true;
+	e->f1_asked_ns = ktime_get_ns();
 	nfence_cmp_engine_f1_locked(f->cmp, 0);
 	KUNIT_EXPECT_TRUE(test, e->f1);
-	KUNIT_EXPECT_FALSE(test, e->f1_asked);
+	KUNIT_EXPECT_EQ(test, e->f1_asked_ns, 0);
 	nfence_cmp_engine_f1_locked(f->cmp, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f1s), 1);
 	KUNIT_EXPECT_FALSE(test, f->cmp->engines[1].f1);
@@ -2333,6 +2341,82 @@ static void sched_engine_f1(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f0s), 1);
 	KUNIT_EXPECT_NE(test, e->active_ns, 0);
 	mutex_unlock(&f->cmp->lock);
+}
+
+/* The CMP's ask for F1 on engine 0, as nfence_cmp_f1_check() makes it. */
+static void sched_ask_f1(struct sched_fix *f)
+{
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+
+	/* Idle before the ask; whatever comes next is at the ask or after. */
+	mutex_lock(&f->cmp->lock);
+	e->f1_asked_ns = ktime_get_ns() - 1;
+	e->active_ns = e->f1_asked_ns - 1;
+	mutex_unlock(&f->cmp->lock);
+}
+
+static bool sched_f1_due(struct sched_fix *f)
+{
+	bool due;
+
+	mutex_lock(&f->cmp->lock);
+	due = nfence_cmp_engine_f1_due_locked(f->cmp, 0);
+	mutex_unlock(&f->cmp->lock);
+	return due;
+}
+
+/*
+ * An ask for F1 stands until the driver acts on it, unless the engine was
+ * active since (a connect or a submission: F0 asked for; a ring taken) or
+ * is no longer idle with connected doorbells; a cancelled ask is gone.
+ */
+static void sched_engine_f1_due(struct kunit *test)
+{
+	struct sched_fix *f = test->priv;
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+	struct nfence_cmp_ring ring;
+	u64 status, start;
+
+	sched_ring_connected(f, &ring, &status, 0);
+	/* Not asked: not due. */
+	KUNIT_EXPECT_FALSE(test, sched_f1_due(f));
+
+	sched_ask_f1(f);
+	KUNIT_EXPECT_TRUE(test, sched_f1_due(f));
+	KUNIT_EXPECT_NE(test, e->f1_asked_ns, 0);
+
+	/* A connect or a kernel-mode submission asks for F0. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, sched_f1_due(f));
+	KUNIT_EXPECT_EQ(test, e->f1_asked_ns, 0);
+	KUNIT_EXPECT_FALSE(test, sched_f1_due(f));
+
+	/*
+	 * A store of the same write index is no ring; a ring run to the
+	 * end leaves the engine idle again, but active since the ask.
+	 */
+	sched_ask_f1(f);
+	sched_ring(f, 0, 0);
+	KUNIT_EXPECT_TRUE(test, sched_f1_due(f));
+	start = sched_cursor(f);
+	sched_nop(f);
+	sched_ring_put(f, 0, start, sched_cursor(f), 0);
+	sched_ring(f, 0, 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
+	sched_run_idle(f, f->q[0]);
+	KUNIT_EXPECT_FALSE(test, sched_f1_due(f));
+
+	/* Its doorbell gone, the engine has nothing to put in F1. */
+	sched_ask_f1(f);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_unbind_locked(f->cmp, &f->q[0]->hw,
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, sched_f1_due(f));
+	KUNIT_EXPECT_FALSE(test, e->f1);
+	sched_ring_detach(f, f->q[0]);
 }
 
 static struct kunit_case nfence_sched_cases[] = {
@@ -2367,6 +2451,7 @@ static struct kunit_case nfence_sched_cases[] = {
 	KUNIT_CASE(sched_doorbell_victim),
 	KUNIT_CASE(sched_doorbell_global),
 	KUNIT_CASE(sched_engine_f1),
+	KUNIT_CASE(sched_engine_f1_due),
 	{}
 };
 

@@ -122,9 +122,10 @@
  * run (no WORK, every queue idle) for the adapter's f1_idle_ms raises the
  * WDDM's engine state change interrupt (&nfence_cmp_ops.engine_idle); the
  * driver then disconnects the engine's doorbells (DISCONNECTED_RETRY) and
- * puts it in F1 (nfence_cmp_engine_f1_locked()). A connect of one of its
- * doorbells, or a kernel-mode submission to one of its queues, brings it
- * back to F0.
+ * puts it in F1 (nfence_cmp_engine_f1_locked()), unless the engine was
+ * active in between (nfence_cmp_engine_f1_due_locked()). A connect of one
+ * of its doorbells, or a kernel-mode submission to one of its queues,
+ * brings it back to F0.
  */
 
 /* NFENCE_CMP_POLL_NS: how often the CMP reads the doorbells while watching */
@@ -396,7 +397,7 @@ void nfence_cmp_engine_f1_locked(struct nfence_cmp *cmp, u32 engine)
 	struct nfence_cmp_engine *e = &cmp->engines[engine];
 
 	lockdep_assert_held(&cmp->lock);
-	e->f1_asked = false;
+	e->f1_asked_ns = 0;
 	if (e->f1)
 		return;
 	e->f1 = true;
@@ -534,6 +535,33 @@ static bool nfence_cmp_engine_idle(struct nfence_cmp_engine *e)
 	return doorbells;
 }
 
+/**
+ * nfence_cmp_engine_f1_due_locked - whether the CMP's ask for F1 stands
+ * @cmp: the CMP, whose lock is held
+ * @engine: an engine the CMP asked F1 for (&nfence_cmp_ops.engine_idle)
+ *
+ * The CMP asks without its lock held, and the driver acts later: anything
+ * that made the engine active since the ask (a connect, a kernel-mode
+ * submission, a ring, a command run: its &nfence_cmp_engine.active_ns is
+ * the ask's time or later) cancels it, and so does the engine no longer
+ * being idle with connected doorbells. A cancelled ask is withdrawn; the
+ * CMP asks again once the engine has been idle for f1_idle_ms, when next
+ * kicked.
+ *
+ * Return: true if the driver is to put @engine in F1 now.
+ */
+bool nfence_cmp_engine_f1_due_locked(struct nfence_cmp *cmp, u32 engine)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[engine];
+
+	lockdep_assert_held(&cmp->lock);
+	/* Not asked (0), or answered already: nothing is before 0. */
+	if (e->active_ns < e->f1_asked_ns && nfence_cmp_engine_idle(e))
+		return true;
+	e->f1_asked_ns = 0;
+	return false;
+}
+
 /*
  * After passes that found nothing to do: ask the driver for F1 on every
  * engine idle for f1_idle_ms (see DOC: doorbells), or set *@deadline to
@@ -553,11 +581,11 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 		struct nfence_cmp_engine *e = &cmp->engines[i];
 
-		if (e->f1 || e->f1_asked || !nfence_cmp_engine_idle(e))
+		if (e->f1 || e->f1_asked_ns || !nfence_cmp_engine_idle(e))
 			continue;
 		due = e->active_ns + idle_ns;
 		if (now >= due) {
-			e->f1_asked = true;
+			e->f1_asked_ns = now;
 			ask |= BIT(i);
 		} else if (!*deadline || due < *deadline) {
 			*deadline = due;
@@ -807,7 +835,7 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		cmp->engines[i].busy = NULL;
 		cmp->engines[i].num_queues = 0;
 		cmp->engines[i].f1 = false;
-		cmp->engines[i].f1_asked = false;
+		cmp->engines[i].f1_asked_ns = 0;
 		cmp->engines[i].active_ns = 0;
 	}
 	atomic64_set(&cmp->wakeups, 0);

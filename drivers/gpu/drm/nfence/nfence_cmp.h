@@ -323,7 +323,9 @@ struct nfence_cmp_ops {
 	/**
 	 * @engine_idle: DXGK_INTERRUPT_GPU_ENGINE_STATE_CHANGE to
 	 * TRANSITION_TO_F1: @engine has had connected doorbells and nothing
-	 * to run for the adapter's f1_idle_ms; called without the CMP lock
+	 * to run for the adapter's f1_idle_ms; called without the CMP lock.
+	 * The driver acts later, under the lock, if
+	 * nfence_cmp_engine_f1_due_locked() says the ask still stands.
 	 */
 	void (*engine_idle)(struct nfence_cmp *cmp, u32 engine);
 	/**
@@ -348,8 +350,12 @@ struct nfence_cmp_engine {
 	u32 num_queues;
 	/** @f1: in the F1 power state: its doorbells are disconnected */
 	bool f1;
-	/** @f1_asked: the CMP asked the driver for F1 (&nfence_cmp_ops.engine_idle) */
-	bool f1_asked;
+	/**
+	 * @f1_asked_ns: when the CMP asked the driver for F1
+	 * (&nfence_cmp_ops.engine_idle), 0 if it has not or the driver has
+	 * answered (nfence_cmp_engine_f1_due_locked())
+	 */
+	u64 f1_asked_ns;
 	/** @active_ns: when it last ran a command or took a ring */
 	u64 active_ns;
 	/**
@@ -513,6 +519,7 @@ void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
 				     struct nfence_cmp_queue *q, u32 slot,
 				     struct list_head *dropped);
 void nfence_cmp_watch_locked(struct nfence_cmp *cmp);
+bool nfence_cmp_engine_f1_due_locked(struct nfence_cmp *cmp, u32 engine);
 void nfence_cmp_engine_f1_locked(struct nfence_cmp *cmp, u32 engine);
 void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine);
 int nfence_cmp_d3_enter(struct nfence_cmp *cmp);

@@ -567,13 +567,28 @@ static void nfence_doorbell_f1_queue(struct nfence_cmp_queue *hw, void *data)
 	list_add_tail(&db->f1_link, &f1->doorbells);
 }
 
+/* What nfence_doorbell_disconnect_engines() does to the engines' power. */
+enum nfence_doorbell_power {
+	/* nothing: D3, a new logging level */
+	NFENCE_DOORBELL_POWER_KEEP,
+	/* F1, whatever the engines do (debugfs nfence_engine_f1) */
+	NFENCE_DOORBELL_POWER_F1,
+	/* F1 for those whose CMP ask still stands (the F1 work) */
+	NFENCE_DOORBELL_POWER_F1_ASKED,
+};
+
 /*
  * Disconnect (DISCONNECTED_RETRY) every connected doorbell of the queues
- * on @engines, with a last look at each physical doorbell; mark those
- * engines F1 if @f1.
+ * on @engines, with a last look at each physical doorbell, and put those
+ * engines in F1 as @power says. With %NFENCE_DOORBELL_POWER_F1_ASKED an
+ * engine whose ask nfence_cmp_engine_f1_due_locked() cancels is left
+ * alone, checked under the locks the disconnect takes: a connect (which
+ * takes &nfence_adapter.doorbell_lock) or a submission (&nfence_cmp.lock)
+ * comes before the check or after the F1.
  */
 static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
-					       unsigned long engines, bool f1)
+					       unsigned long engines,
+					       enum nfence_doorbell_power power)
 {
 	struct nfence_doorbell_f1 list = { .engines = engines };
 	struct nfence_cmp *cmp = &adapter->cmp;
@@ -584,12 +599,16 @@ static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
 	INIT_LIST_HEAD(&list.doorbells);
 	mutex_lock(&adapter->doorbell_lock);
 	nfence_cmp_lock(cmp);
+	if (power == NFENCE_DOORBELL_POWER_F1_ASKED)
+		for_each_set_bit(engine, &engines, NFENCE_MAX_ENGINES)
+			if (!nfence_cmp_engine_f1_due_locked(cmp, engine))
+				__clear_bit(engine, &list.engines);
 	nfence_cmp_walk_queues_locked(cmp, nfence_doorbell_f1_queue, &list);
 	list_for_each_entry(db, &list.doorbells, f1_link)
 		nfence_cmp_doorbell_unbind_locked(cmp, db->hwq,
 						  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
-	if (f1)
-		for_each_set_bit(engine, &engines, NFENCE_MAX_ENGINES)
+	if (power != NFENCE_DOORBELL_POWER_KEEP)
+		for_each_set_bit(engine, &list.engines, NFENCE_MAX_ENGINES)
 			nfence_cmp_engine_f1_locked(cmp, engine);
 	nfence_cmp_unlock(cmp);
 	/* Nobody binds a doorbell meanwhile: that takes doorbell_lock. */
@@ -620,7 +639,8 @@ static void nfence_doorbell_disconnect_engines(struct nfence_adapter *adapter,
  */
 void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine)
 {
-	nfence_doorbell_disconnect_engines(adapter, BIT(engine), true);
+	nfence_doorbell_disconnect_engines(adapter, BIT(engine),
+					   NFENCE_DOORBELL_POWER_F1);
 	nfence_cmp_kick(&adapter->cmp);
 }
 
@@ -635,7 +655,8 @@ void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine)
  */
 void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter)
 {
-	nfence_doorbell_disconnect_engines(adapter, ~0ul, false);
+	nfence_doorbell_disconnect_engines(adapter, ~0ul,
+					   NFENCE_DOORBELL_POWER_KEEP);
 }
 
 /**
@@ -649,7 +670,8 @@ void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter)
  */
 void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter)
 {
-	nfence_doorbell_disconnect_engines(adapter, ~0ul, false);
+	nfence_doorbell_disconnect_engines(adapter, ~0ul,
+					   NFENCE_DOORBELL_POWER_KEEP);
 	nfence_cmp_kick(&adapter->cmp);
 }
 
@@ -742,13 +764,19 @@ static void nfence_doorbell_f1_work(struct work_struct *work)
 {
 	struct nfence_adapter *adapter =
 		container_of(work, struct nfence_adapter, f1_work);
+	unsigned long engines = 0;
 	unsigned int run;
 	u32 engine;
 
 	run = nfence_doorbell_f1_hold_wait(adapter);
 	for (engine = 0; engine < NFENCE_MAX_ENGINES; engine++)
 		if (test_and_clear_bit(engine, &adapter->f1_pending))
-			nfence_doorbell_engine_f1(adapter, engine);
+			__set_bit(engine, &engines);
+	if (engines)
+		nfence_doorbell_disconnect_engines(adapter, engines,
+						   NFENCE_DOORBELL_POWER_F1_ASKED);
+	/* An ask cancelled is asked again: the CMP looks at the engine. */
+	nfence_cmp_kick(&adapter->cmp);
 	nfence_doorbell_f1_hold_done(adapter, run);
 }
 
@@ -758,7 +786,8 @@ static void nfence_doorbell_f1_work(struct work_struct *work)
  * @engine: the engine, idle with connected doorbells
  *
  * Queues the F1 transition: the CMP thread may not take
- * &nfence_adapter.doorbell_lock.
+ * &nfence_adapter.doorbell_lock. The transition happens only if nothing
+ * made the engine active meanwhile (nfence_cmp_engine_f1_due_locked()).
  */
 void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine)
 {
