@@ -291,6 +291,8 @@ static void test_debugfs_files(int fd)
 					   value, sizeof(value)), 0);
 	igt_assert(value[0]);
 	nfence_debugfs_get_u64(dir, "nfence_adapter", "devices");
+	nfence_debugfs_get_u64(dir, "nfence_adapter", "connect_binds");
+	nfence_debugfs_get_u64(dir, "nfence_adapter", "connect_most_ahead");
 	igt_assert_lte_u64(1, nfence_debugfs_get_u64(dir, "nfence_adapter",
 						     "clients"));
 

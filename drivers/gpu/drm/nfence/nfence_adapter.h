@@ -74,6 +74,17 @@ struct nfence_adapter {
 	 * in the CPU mappings of the adapter's doorbells
 	 */
 	struct mutex doorbell_lock;
+	/**
+	 * @connect_binds: physical doorbells DOORBELL_CONNECT bound, under
+	 * @doorbell_lock
+	 */
+	u64 connect_binds;
+	/**
+	 * @connect_most_ahead: the most doorbells other connects bound while
+	 * one DOORBELL_CONNECT waited for one, since the last reset (debugfs
+	 * nfence_cmp_reset_max), under @doorbell_lock
+	 */
+	u64 connect_most_ahead;
 	/** @f1_work: runs the F1 transitions the CMP asked for */
 	struct work_struct f1_work;
 	/** @f1_pending: engines waiting for @f1_work, a bitmap */

@@ -25,7 +25,9 @@
  *
  * Each adapter has, under /sys/kernel/debug/dri/<card minor>/:
  *
- * - nfence_adapter: configuration, LUID, live device and client counts;
+ * - nfence_adapter: configuration, LUID, live device and client counts,
+ *   the physical doorbells DOORBELL_CONNECT bound (connect_binds) and the
+ *   most that other connects bound while one waited (connect_most_ahead);
  * - nfence_segments: id, flags, size, CPU-visible size and use of each
  *   segment, one block of lines per segment, blocks separated by a blank line;
  * - nfence_cmp: CMP thread state, pid, wakeups, passes, commands run,
@@ -53,8 +55,9 @@
  *   it go; reading says whether it is held ("hold: 1") and whether a run
  *   waits ("waiting: 1"). For tests of what happens between the CMP's ask
  *   and the transition (&struct nfence_f1_hold);
- * - nfence_cmp_reset_max (write-only): any write restarts those maxima
- *   (longest pass, lock hold, queue turns, scan) from 0.
+ * - nfence_cmp_reset_max (write-only): any write restarts from 0 the maxima
+ *   of nfence_cmp (longest pass, lock hold, queue turns), nfence_interrupts
+ *   (longest_scan) and nfence_adapter (connect_most_ahead).
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
@@ -80,6 +83,7 @@ static int nfence_debugfs_adapter(struct seq_file *m, void *unused)
 	mutex_unlock(&adapter->clients_lock);
 	drm_printf(&p, "clients: %u\n", clients);
 	drm_printf(&p, "devices: %d\n", atomic_read(&adapter->num_devices));
+	nfence_doorbell_print(adapter, &p);
 	return 0;
 }
 
@@ -300,6 +304,7 @@ static ssize_t nfence_cmp_reset_max_write(struct file *filp,
 	struct nfence_adapter *adapter = filp->private_data;
 
 	nfence_cmp_reset_max(&adapter->cmp);
+	nfence_doorbell_reset_max(adapter);
 	return len;
 }
 

@@ -7,6 +7,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/pm_runtime.h>
 #include <linux/sched/signal.h>
@@ -457,6 +458,47 @@ static struct nfence_doorbell *nfence_doorbell_lookup(struct nfence_file *nfile,
 }
 
 /*
+ * A connect bound a physical doorbell: count it, and, if it waited, the
+ * doorbells other connects bound since it started waiting (@mark: the
+ * count then).
+ */
+static void nfence_doorbell_bound_locked(struct nfence_adapter *adapter,
+					 bool waited, u64 mark)
+{
+	lockdep_assert_held(&adapter->doorbell_lock);
+	if (waited)
+		adapter->connect_most_ahead = max(adapter->connect_most_ahead,
+						  adapter->connect_binds - mark);
+	adapter->connect_binds++;
+}
+
+/**
+ * nfence_doorbell_print - the doorbell connects' counts, for debugfs
+ * @adapter: the adapter
+ * @p: where to print
+ */
+void nfence_doorbell_print(struct nfence_adapter *adapter,
+			   struct drm_printer *p)
+{
+	mutex_lock(&adapter->doorbell_lock);
+	drm_printf(p, "connect_binds: %llu\n", adapter->connect_binds);
+	drm_printf(p, "connect_most_ahead: %llu\n",
+		   adapter->connect_most_ahead);
+	mutex_unlock(&adapter->doorbell_lock);
+}
+
+/**
+ * nfence_doorbell_reset_max - restart the doorbell connects' most ahead
+ * @adapter: the adapter
+ */
+void nfence_doorbell_reset_max(struct nfence_adapter *adapter)
+{
+	mutex_lock(&adapter->doorbell_lock);
+	adapter->connect_most_ahead = 0;
+	mutex_unlock(&adapter->doorbell_lock);
+}
+
+/*
  * Connect @db (see DOC: doorbell objects): a free physical doorbell, or
  * one taken from the ring rung least recently. When every ring is in its
  * grace after a connect (nfence_cmp_doorbell_victim_locked()), wait for
@@ -469,8 +511,9 @@ static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status,
 	struct nfence_adapter *adapter = db->adapter;
 	struct nfence_cmp *cmp = &adapter->cmp;
 	struct nfence_cmp_queue *victim;
+	bool waited = false;
 	LIST_HEAD(dropped);
-	u64 wait_ns;
+	u64 wait_ns, mark = 0;
 	int slot, ret;
 
 again:
@@ -506,6 +549,10 @@ again:
 	if (wait_ns) {
 		ktime_t expires = ns_to_ktime(wait_ns);
 
+		if (!waited) {
+			waited = true;
+			mark = adapter->connect_binds;
+		}
 		mutex_unlock(&adapter->doorbell_lock);
 		set_current_state(TASK_INTERRUPTIBLE);
 		schedule_hrtimeout(&expires, HRTIMER_MODE_REL);
@@ -528,6 +575,7 @@ again:
 		} else {
 			nfence_cmp_doorbell_bind_locked(cmp, db->hwq, slot);
 			nfence_cmp_watch_locked(cmp);
+			nfence_doorbell_bound_locked(adapter, waited, mark);
 		}
 		nfence_cmp_unlock(cmp);
 		/* Its own mappings leave the dummy page. */
@@ -804,6 +852,8 @@ void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine)
  */
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter)
 {
+	adapter->connect_binds = 0;
+	adapter->connect_most_ahead = 0;
 	INIT_WORK(&adapter->f1_work, nfence_doorbell_f1_work);
 	adapter->f1_pending = 0;
 	init_waitqueue_head(&adapter->f1_hold.wq);

@@ -92,6 +92,9 @@ void nfence_doorbell_f1_hold(struct nfence_adapter *adapter, bool on);
 int nfence_doorbell_f1_step(struct nfence_adapter *adapter);
 void nfence_doorbell_f1_hold_print(struct nfence_adapter *adapter,
 				   struct drm_printer *p);
+void nfence_doorbell_print(struct nfence_adapter *adapter,
+			   struct drm_printer *p);
+void nfence_doorbell_reset_max(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);
 void nfence_file_doorbells_init(struct nfence_file *nfile);
