@@ -47,7 +47,7 @@ static int fd = -1;
 static int dbg = -1;
 static const char * const debugfs_files[] = {
 	"nfence_device_error", "nfence_cmp", "nfence_engine_f1",
-	"nfence_f1_hold",
+	"nfence_f1_hold", "nfence_adapter", "nfence_cmp_reset_max",
 };
 static bool global_model;
 static uint32_t num_doorbells;
@@ -901,6 +901,184 @@ static void test_reconnect_no_backoff(void)
 		close(f);
 	}
 	igt_waitchildren();
+}
+
+/*
+ * connect-fair: the hostile process's threads, each connecting its own two
+ * queues' doorbells in turn (never ringing), and the bounds: of the
+ * doorbells other connects bind while one connect waits (the kernel's
+ * connect_most_ahead: one per other connecting thread, the hostile's and
+ * the victim's), of the tries of one of the victim's rings, and of the
+ * victim's submissions completed while the hostile runs.
+ */
+#define FAIR_SECONDS	5
+#define FAIR_THREADS	2
+#define FAIR_MAX_AHEAD	FAIR_THREADS
+#define FAIR_MAX_TRIES	50
+#define FAIR_MIN_DONE	100
+
+/* What the hostile process and the victim share. */
+struct fair {
+	/* the hostile's connects that bound a doorbell */
+	uint64_t binds;
+	/* hostile threads still connecting */
+	uint32_t running;
+	/* a hostile connect failed (errno), for the hostile's main thread */
+	int error;
+};
+
+struct fair_thread {
+	pthread_t thread;
+	struct fair *fair;
+	struct uq u[2];
+};
+
+static void *fair_hostile(void *data)
+{
+	struct fair_thread *t = data;
+	uint64_t end = nfence_monotonic_ns() + FAIR_SECONDS * 1000000000ull;
+
+	for (unsigned int i = 0; nfence_monotonic_ns() < end; i ^= 1) {
+		struct uq *u = &t->u[i];
+		struct drm_nfence_doorbell_connect c = {
+			.device = u->q.device, .handle = u->doorbell,
+		};
+		bool bound = *u->status == ST_RETRY;
+		int ret = __db_connect(u->q.fd, &c);
+
+		if (ret) {
+			__atomic_store_n(&t->fair->error, ret, __ATOMIC_SEQ_CST);
+			break;
+		}
+		if (bound)
+			__atomic_fetch_add(&t->fair->binds, 1, __ATOMIC_SEQ_CST);
+	}
+	__atomic_fetch_sub(&t->fair->running, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A process that keeps every physical doorbell in its grace: its threads
+ * connect their own queues' doorbells in turn as fast as they can, for
+ * FAIR_SECONDS, and never ring, so that the last connect's grace
+ * (NFENCE_DOORBELL_GRACE_NS) always holds the one doorbell. Meanwhile
+ * another process submits through its doorbell, the seed's loop without
+ * back-off. Connects that wait are served in the order they came, so
+ * while one waits the others bind at most one doorbell each (debugfs
+ * connect_most_ahead, counted by the kernel from the connect's first wait
+ * to its bind), each ring of the victim takes a few connects, and its
+ * work keeps completing. The hostile binds the victim saw during each of
+ * its connect calls, counted from userspace, are printed, not asserted:
+ * they include what happened before the call waited.
+ */
+static void test_connect_fair(void)
+{
+	struct fair *fair;
+	uint64_t ahead;
+
+	igt_require_f(num_doorbells == 1 && !global_model,
+		      "needs one dedicated physical doorbell\n");
+	nfence_watchdog(FAIR_SECONDS + WATCHDOG_S);
+	fair = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(fair != MAP_FAILED);
+	fair->running = FAIR_THREADS;
+	igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_cmp_reset_max", "1"),
+		      0);
+
+	igt_fork(child, 2) {
+		int f = nfence_open_adapter(0);
+		uint32_t dev = nfence_device_create(f);
+
+		if (child == 0) {
+			struct fair_thread t[FAIR_THREADS];
+
+			for (int i = 0; i < FAIR_THREADS; i++) {
+				t[i].fair = fair;
+				uq_create(&t[i].u[0], f, dev, 0, 0);
+				uq_create(&t[i].u[1], f, dev, 0, 0);
+			}
+			for (int i = 0; i < FAIR_THREADS; i++)
+				igt_assert_eq(pthread_create(&t[i].thread, NULL,
+							     fair_hostile,
+							     &t[i]), 0);
+			for (int i = 0; i < FAIR_THREADS; i++)
+				pthread_join(t[i].thread, NULL);
+			igt_assert_f(!fair->error, "hostile connect: %s\n",
+				     strerror(-fair->error));
+			igt_info("hostile: %" PRIu64 " doorbells bound in %d "
+				 "s by %d threads\n", fair->binds,
+				 FAIR_SECONDS, FAIR_THREADS);
+			for (int i = 0; i < FAIR_THREADS; i++) {
+				uq_destroy(&t[i].u[0]);
+				uq_destroy(&t[i].u[1]);
+			}
+		} else {
+			uint64_t value = 0, done = 0, connects = 0, ahead;
+			uint64_t max_ahead = 0, before, t0, longest = 0;
+			int tries, max_tries = 0;
+			struct uq u;
+
+			uq_create(&u, f, dev, 0, 0);
+			while (__atomic_load_n(&fair->running, __ATOMIC_SEQ_CST)) {
+				value = uq_queue(&u, NULL);
+				for (tries = 0;; tries++) {
+					uint64_t st = uq_ring_at(&u, u.bell);
+
+					if (st == ST_CONNECTED)
+						break;
+					if (st == ST_NOTIFY) {
+						uq_notify(&u);
+						break;
+					}
+					igt_assert_eq_u64(st, ST_RETRY);
+					igt_assert_f(tries < FAIR_MAX_TRIES,
+						     "a ring took %d tries\n",
+						     tries);
+					before = __atomic_load_n(&fair->binds,
+								 __ATOMIC_SEQ_CST);
+					t0 = nfence_monotonic_ns();
+					uq_connect(&u);
+					t0 = nfence_monotonic_ns() - t0;
+					if (t0 > longest)
+						longest = t0;
+					ahead = __atomic_load_n(&fair->binds,
+								__ATOMIC_SEQ_CST) -
+						before;
+					if (ahead > max_ahead)
+						max_ahead = ahead;
+					connects++;
+				}
+				if (tries + 1 > max_tries)
+					max_tries = tries + 1;
+				igt_assert(nfence_queue_poll(&u.q, value,
+							     RUN_MS));
+				if (__atomic_load_n(&fair->running,
+						    __ATOMIC_SEQ_CST))
+					done++;
+			}
+			igt_info("victim: %" PRIu64 " submissions completed "
+				 "while the hostile ran, %" PRIu64 " connects, "
+				 "at most %" PRIu64 " hostile binds during one, "
+				 "the longest %.1f ms, at most %d tries for "
+				 "one ring\n", done, connects, max_ahead,
+				 longest / 1e6, max_tries);
+			igt_assert_f(done >= FAIR_MIN_DONE, "the victim "
+				     "completed %" PRIu64 " submissions\n",
+				     done);
+			uq_destroy(&u);
+		}
+		nfence_device_destroy(f, dev);
+		close(f);
+	}
+	igt_waitchildren();
+	munmap(fair, PAGE);
+	ahead = nfence_debugfs_get_u64(dbg, "nfence_adapter",
+				       "connect_most_ahead");
+	igt_info("at most %" PRIu64 " doorbells bound by others while one "
+		 "connect waited\n", ahead);
+	igt_assert_f(ahead <= FAIR_MAX_AHEAD, "%" PRIu64 " doorbells bound by "
+		     "others while one connect waited\n", ahead);
 }
 
 /* Engine power states */
@@ -2101,6 +2279,13 @@ igt_main
 		     "a doorbell just connected is kept for its ring.");
 	igt_subtest("reconnect-no-backoff")
 		test_reconnect_no_backoff();
+
+	igt_describe("With one physical doorbell, a process whose threads "
+		     "connect their own doorbells in turn without ringing "
+		     "does not starve another process's connects: connects "
+		     "that wait are served in order.");
+	igt_subtest("connect-fair")
+		test_connect_fair();
 
 	igt_describe("An engine forced to F1 disconnects its doorbells "
 		     "(RETRY, dummy page), not the other engines'; a connect "

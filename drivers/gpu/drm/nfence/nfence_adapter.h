@@ -75,6 +75,13 @@ struct nfence_adapter {
 	 */
 	struct mutex doorbell_lock;
 	/**
+	 * @connect_queue: the DOORBELL_CONNECTs waiting for a physical
+	 * doorbell, in the order they came (&struct
+	 * nfence_doorbell_waiter.link), under @doorbell_lock: only the first
+	 * may take one
+	 */
+	struct list_head connect_queue;
+	/**
 	 * @connect_binds: physical doorbells DOORBELL_CONNECT bound, under
 	 * @doorbell_lock
 	 */

@@ -3,6 +3,7 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -51,6 +52,23 @@
  * holding no lock) until one is past its grace. Without that, two
  * processes that keep ringing through one doorbell take it from each other
  * between each one's connect and its store, and neither ever rings.
+ *
+ * Connects that wait are served in the order they came
+ * (&nfence_adapter.connect_queue, under &nfence_adapter.doorbell_lock):
+ * only the first may take a doorbell, free or past its grace; a connect
+ * that comes while others wait queues behind them, even if a doorbell is
+ * free, and whoever leaves the queue (bound, failed or interrupted) lets
+ * the next go. So a process that keeps every doorbell in its grace
+ * (connecting its own doorbells in turn, never ringing) cannot starve the
+ * others: ahead of a connect that waits, only the connects already
+ * waiting when it came bind a doorbell, each within a grace of the one
+ * before. The order is per connect, not per process: a process whose N
+ * threads connect at once has N turns for another's one. A signal ends
+ * the wait with -ERESTARTSYS, and the restarted ioctl queues at the end.
+ * The ring must still ring within its grace once connected, or the next
+ * connect waiting takes the doorbell back (its store lands on the dummy
+ * page, its status says DISCONNECTED_RETRY, and it connects again, at the
+ * end of the queue).
  *
  * A queue has at most one doorbell; destroying the queue, its context or
  * its device, or closing the file, destroys the doorbell first.
@@ -499,27 +517,98 @@ void nfence_doorbell_reset_max(struct nfence_adapter *adapter)
 }
 
 /*
+ * A DOORBELL_CONNECT that waits for a physical doorbell, on
+ * &nfence_adapter.connect_queue (see DOC: doorbell objects).
+ */
+struct nfence_doorbell_waiter {
+	/* in the queue, under doorbell_lock; empty when not in it */
+	struct list_head link;
+	/* completed when it becomes the first (the one leaving wakes it) */
+	struct completion turn;
+};
+
+/*
+ * Whether the connect of @w may take a physical doorbell now: no other
+ * connect waits, or @w is the first waiting. Otherwise @w waits behind
+ * the others (it joins the queue if it is not in it yet).
+ */
+static bool nfence_doorbell_turn_locked(struct nfence_adapter *adapter,
+					struct nfence_doorbell_waiter *w)
+{
+	struct list_head *queue = &adapter->connect_queue;
+
+	lockdep_assert_held(&adapter->doorbell_lock);
+	if (list_empty(queue))
+		return true;
+	if (list_empty(&w->link))
+		list_add_tail(&w->link, queue);
+	return list_first_entry(queue, struct nfence_doorbell_waiter,
+				link) == w;
+}
+
+/* @w leaves the queue (if in it); the first one after it may go. */
+static void nfence_doorbell_leave_locked(struct nfence_adapter *adapter,
+					 struct nfence_doorbell_waiter *w)
+{
+	struct list_head *queue = &adapter->connect_queue;
+	bool first;
+
+	lockdep_assert_held(&adapter->doorbell_lock);
+	if (list_empty(&w->link))
+		return;
+	first = list_first_entry(queue, struct nfence_doorbell_waiter,
+				 link) == w;
+	list_del_init(&w->link);
+	if (first && !list_empty(queue))
+		complete(&list_first_entry(queue, struct nfence_doorbell_waiter,
+					   link)->turn);
+}
+
+/*
+ * Wait, holding no lock, for @wait_ns (the first connect waiting, for a
+ * grace to end), or until @w is the first (0). Returns -ERESTARTSYS on a
+ * signal.
+ */
+static int nfence_doorbell_wait(struct nfence_doorbell_waiter *w,
+				u64 wait_ns)
+{
+	ktime_t expires = ns_to_ktime(wait_ns);
+
+	if (!wait_ns)
+		return wait_for_completion_interruptible(&w->turn);
+	set_current_state(TASK_INTERRUPTIBLE);
+	schedule_hrtimeout(&expires, HRTIMER_MODE_REL);
+	return signal_pending(current) ? -ERESTARTSYS : 0;
+}
+
+/*
  * Connect @db (see DOC: doorbell objects): a free physical doorbell, or
  * one taken from the ring rung least recently. When every ring is in its
  * grace after a connect (nfence_cmp_doorbell_victim_locked()), wait for
- * the first to leave it, holding no lock, and try again; a signal ends
- * the wait with -ERESTARTSYS (the ioctl restarts).
+ * the first to leave it, holding no lock, and try again; connects that
+ * wait are served in the order they came, and a connect that comes while
+ * others wait waits behind them. A signal ends the wait with -ERESTARTSYS
+ * (the ioctl restarts, at the end of the queue).
  */
 static int nfence_doorbell_connect(struct nfence_doorbell *db, u32 *status,
 				   u32 *level)
 {
 	struct nfence_adapter *adapter = db->adapter;
 	struct nfence_cmp *cmp = &adapter->cmp;
+	struct nfence_doorbell_waiter w;
 	struct nfence_cmp_queue *victim;
-	bool waited = false;
+	bool wait, waited = false;
 	LIST_HEAD(dropped);
 	u64 wait_ns, mark = 0;
 	int slot, ret;
 
+	INIT_LIST_HEAD(&w.link);
+	init_completion(&w.turn);
 again:
 	victim = NULL;
 	slot = -1;
 	ret = 0;
+	wait = false;
 	wait_ns = 0;
 	mutex_lock(&adapter->doorbell_lock);
 	nfence_cmp_lock(cmp);
@@ -533,8 +622,10 @@ again:
 	} else {
 		/* A connect brings the engine back from F1. */
 		nfence_cmp_engine_f0_locked(cmp, db->hwq->engine);
-		slot = nfence_cmp_doorbell_free_slot_locked(cmp);
-		if (slot < 0) {
+		wait = !nfence_doorbell_turn_locked(adapter, &w);
+		if (!wait)
+			slot = nfence_cmp_doorbell_free_slot_locked(cmp);
+		if (!wait && slot < 0) {
 			victim = nfence_cmp_doorbell_victim_locked(cmp,
 								   ktime_get_ns(),
 								   &wait_ns);
@@ -546,19 +637,22 @@ again:
 	}
 	nfence_cmp_unlock(cmp);
 
-	if (wait_ns) {
-		ktime_t expires = ns_to_ktime(wait_ns);
-
+	if (wait || wait_ns) {
 		if (!waited) {
 			waited = true;
 			mark = adapter->connect_binds;
 		}
+		/* The first waiting: later connects wait behind it. */
+		if (list_empty(&w.link))
+			list_add_tail(&w.link, &adapter->connect_queue);
 		mutex_unlock(&adapter->doorbell_lock);
-		set_current_state(TASK_INTERRUPTIBLE);
-		schedule_hrtimeout(&expires, HRTIMER_MODE_REL);
-		if (signal_pending(current))
-			return -ERESTARTSYS;
-		goto again;
+		ret = nfence_doorbell_wait(&w, wait_ns);
+		if (!ret)
+			goto again;
+		mutex_lock(&adapter->doorbell_lock);
+		nfence_doorbell_leave_locked(adapter, &w);
+		mutex_unlock(&adapter->doorbell_lock);
+		return ret;
 	}
 
 	if (slot >= 0) {
@@ -586,6 +680,7 @@ again:
 	/* D3DDDI_DOORBELLSTATUS_STORAGE's LoggingLevel, its second word. */
 	*level = READ_ONCE(adapter->logging_level);
 	WRITE_ONCE(db->ring.status[1], *level);
+	nfence_doorbell_leave_locked(adapter, &w);
 	mutex_unlock(&adapter->doorbell_lock);
 
 	if (!list_empty(&dropped))
@@ -852,6 +947,7 @@ void nfence_doorbell_engine_idle(struct nfence_cmp *cmp, u32 engine)
  */
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter)
 {
+	INIT_LIST_HEAD(&adapter->connect_queue);
 	adapter->connect_binds = 0;
 	adapter->connect_most_ahead = 0;
 	INIT_WORK(&adapter->f1_work, nfence_doorbell_f1_work);

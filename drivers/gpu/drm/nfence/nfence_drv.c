@@ -64,7 +64,8 @@
  *    &nfence_file.sched_lock
  * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
  *    under the mm's mmap lock; the CPU page table locks of zapping a
- *    doorbell's mappings nest inside it)
+ *    doorbell's mappings nest inside it, and so does the completion that
+ *    lets the next waiting DOORBELL_CONNECT go, a wait queue of level 7)
  * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
  * 4. &nfence_vm.lock, &nfence_segment.lock
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
