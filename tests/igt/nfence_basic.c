@@ -308,6 +308,7 @@ static void test_debugfs_files(int fd)
 		     v);
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "wakeups");
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "passes");
+	nfence_debugfs_get_u64(dir, "nfence_cmp", "spins");
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "longest_pass_us");
 	nfence_debugfs_get_u64(dir, "nfence_cmp", "longest_hold_us");
 

@@ -310,6 +310,8 @@ static bool nfence_cmp_doorbells_idle(struct nfence_cmp *cmp, u64 *deadline)
 		u64 poll = now - last < NFENCE_CMP_SPIN_NS ? now :
 			   now + NFENCE_CMP_POLL_NS;
 
+		if (poll == now)
+			atomic64_inc(&cmp->spins);
 		if (!*deadline || poll < *deadline)
 			*deadline = poll;
 		goto out;
@@ -845,6 +847,7 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	atomic64_set(&cmp->hangs, 0);
 	atomic64_set(&cmp->rings, 0);
 	atomic64_set(&cmp->quiets, 0);
+	atomic64_set(&cmp->spins, 0);
 	atomic64_set(&cmp->f1s, 0);
 	atomic64_set(&cmp->f0s, 0);
 	atomic64_set(&cmp->d3s, 0);
@@ -1292,6 +1295,7 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "hangs: %lld\n", (long long)atomic64_read(&cmp->hangs));
 	drm_printf(p, "rings: %lld\n", (long long)atomic64_read(&cmp->rings));
 	drm_printf(p, "quiets: %lld\n", (long long)atomic64_read(&cmp->quiets));
+	drm_printf(p, "spins: %lld\n", (long long)atomic64_read(&cmp->spins));
 	drm_printf(p, "f1s: %lld\n", (long long)atomic64_read(&cmp->f1s));
 	drm_printf(p, "f0s: %lld\n", (long long)atomic64_read(&cmp->f0s));
 	drm_printf(p, "d3s: %lld\n", (long long)atomic64_read(&cmp->d3s));

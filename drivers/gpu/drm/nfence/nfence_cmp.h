@@ -438,6 +438,11 @@ struct nfence_cmp {
 	atomic64_t rings;
 	/** @quiets: times the CMP stopped watching the doorbells */
 	atomic64_t quiets;
+	/**
+	 * @spins: looks at the doorbells the idle CMP made at once, without
+	 * sleeping (spinning: see DOC: doorbells in nfence_cmp.c)
+	 */
+	atomic64_t spins;
 	/** @f1s: engine transitions to F1 */
 	atomic64_t f1s;
 	/** @f0s: engine transitions back to F0 */
