@@ -68,6 +68,16 @@
  *     the optimized payload: it does not grow, 2x at most). Skipped, with
  *     the reason, without debugfs.
  *
+ *  f) what a doorbell client costs the CMP: the CMP thread's CPU time (its
+ *     utime + stime in /proc/PID/stat, PID from debugfs nfence_cmp) over
+ *     10 s of wall time (1 s with -q) while the process rings a one-NOP
+ *     command buffer through its doorbell TICK_HZ times a second, the
+ *     work of each done long before the next (empty work), and while it
+ *     only calls D3DKMTNotifyWorkSubmission() TICK_HZ times a second;
+ *     printed as the ratio of CMP CPU time to wall time (1.00x: a whole
+ *     CPU). Not a timed test: a measurement to compare builds with. Skipped,
+ *     with the reason, without debugfs or user-mode submission.
+ *
  * Every part is sized from a short calibration run to take about the time
  * budget (-t SECONDS, default 1.5) of wall time. -q runs tiny fixed sizes
  * (a smoke test). debugfs is found from the adapter's render node
@@ -1554,6 +1564,115 @@ static void bench_payloads(struct bench *b)
 		       "readable interrupt_payload\n");
 }
 
+/* ---- f) the CMP's CPU time under a periodic client ------------------ */
+
+/* f): rings (or notifies) per second, and seconds per measurement */
+#define TICK_HZ		2500u
+#define TICK_SECONDS	10.0
+
+/* utime + stime of thread @pid (/proc/PID/stat), in seconds; -1 if unknown. */
+static double thread_cpu_seconds(long long pid)
+{
+	unsigned long long utime, stime;
+	char path[64], buf[1024], *p;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%lld/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	/* Fields 14 and 15; the name (field 2) may hold spaces. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%llu %llu", &utime, &stime) != 2)
+		return -1;
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+enum tick_kind { TICK_RING, TICK_NOTIFY };
+
+static const char *const tick_names[] = {
+	[TICK_RING] = "rings a one-NOP command buffer",
+	[TICK_NOTIFY] = "calls D3DKMTNotifyWorkSubmission",
+};
+
+/*
+ * For @secs, one @kind every 1/TICK_HZ s (absolute deadlines, so a late
+ * one does not shift the others): the CMP's CPU time / wall time, or -1
+ * if /proc cannot say. @ticks and @rings (debugfs, the CMP's count) are
+ * what happened.
+ */
+static double cmp_cpu_ratio(struct bench *b, long long pid,
+			    enum tick_kind kind, double secs,
+			    unsigned long *ticks, long long *rings)
+{
+	D3DKMT_NOTIFY_WORK_SUBMISSION notify = {
+		.hDoorbell = b->u.doorbell.hDoorbell,
+	};
+	long long rings0 = debugfs_read(b, "nfence_cmp", "rings");
+	double cpu0, cpu1, t0, t1;
+	struct timespec next;
+	unsigned long n;
+
+	cpu0 = thread_cpu_seconds(pid);
+	t0 = now();
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (n = 0; now() - t0 < secs; n++) {
+		if (kind == TICK_RING)
+			ring_submit(&b->u);
+		else
+			ok(D3DKMTNotifyWorkSubmission(&notify), "notify");
+		next.tv_nsec += 1000000000 / TICK_HZ;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	t1 = now();
+	cpu1 = thread_cpu_seconds(pid);
+	*ticks = n;
+	*rings = debugfs_read(b, "nfence_cmp", "rings") - rings0;
+	poll_value(b->u.hw.HwQueueProgressFenceCPUVirtualAddress,
+		   b->u.progress);
+	if (cpu0 < 0 || cpu1 < 0)
+		return -1;
+	return (cpu1 - cpu0) / (t1 - t0);
+}
+
+static void bench_cmp_cpu(struct bench *b)
+{
+	long long pid = debugfs_read(b, "nfence_cmp", "pid"), rings;
+	double secs = b->quick ? 1.0 : TICK_SECONDS, r;
+	unsigned long ticks;
+	char why[128];
+
+	if (pid <= 0) {
+		printf("cmp cpu: skipped: no CMP pid in debugfs nfence_cmp\n");
+		return;
+	}
+	if (!setup_uqueue(b, why, sizeof(why))) {
+		printf("cmp cpu: skipped: %s\n", why);
+		return;
+	}
+	/* Connected (the first ring connects), then idle for a while. */
+	ring_submit(&b->u);
+	poll_value(b->u.hw.HwQueueProgressFenceCPUVirtualAddress,
+		   b->u.progress);
+	for (int k = TICK_RING; k <= TICK_NOTIFY; k++) {
+		r = cmp_cpu_ratio(b, pid, k, secs, &ticks, &rings);
+		printf("cmp cpu, a process that %s %u times a second: %lu in "
+		       "%.1f s, %lld rings taken; CMP thread CPU time / wall "
+		       "time: %.2fx\n", tick_names[k], TICK_HZ, ticks, secs,
+		       rings, r);
+	}
+	teardown_uqueue(b);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-d DEBUGFS_DIR]\n",
@@ -1611,6 +1730,7 @@ int main(int argc, char **argv)
 	bench_submission(&b);
 	bench_doorbell(&b);
 	bench_payloads(&b);
+	bench_cmp_cpu(&b);
 
 	/* Destroying the device destroys everything it holds. */
 	dd.hDevice = b.hDevice;
