@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -1329,6 +1330,67 @@ static void test_f1_window(enum f1_window what)
 	nfence_device_destroy(fd, dev);
 }
 
+/*
+ * The idle CMP reads the doorbells back to back (debugfs nfence_cmp
+ * "spins") only after a ring that came soon after the work before it was
+ * done (NFENCE_CMP_SPIN_NS), when the next is likely soon too: rings each
+ * SPIN_GAP_MS after the last one's work completed never make it spin,
+ * however many, and neither do notifies and connects; rings back to back,
+ * each as soon as the last one's work is done, do within SPIN_TRIES.
+ */
+#define SPIN_GAP_MS	2
+#define SPIN_RINGS	50
+#define SPIN_TRIES	2000
+
+static void test_spin_back_to_back(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t value, spins, apart, watch;
+	unsigned int i;
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	usleep(SPIN_GAP_MS * 1000);
+	spins = cmp_count("spins");
+	for (i = 0; i < SPIN_RINGS; i++) {
+		value = uq_submit(&u);
+		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+		usleep(SPIN_GAP_MS * 1000);
+	}
+	apart = cmp_count("spins") - spins;
+
+	/* A notify, or a connect of a connected doorbell, only watches. */
+	spins = cmp_count("spins");
+	for (i = 0; i < SPIN_RINGS; i++) {
+		if (i % 2)
+			uq_notify(&u);
+		else
+			igt_assert_eq_u64(uq_connect(&u) & ~1ull,
+					  ST_CONNECTED);
+		usleep(SPIN_GAP_MS * 1000);
+	}
+	watch = cmp_count("spins") - spins;
+	igt_assert_f(apart == 0 && watch == 0, "%" PRIu64 " spinning looks "
+		     "for %d rings %d ms apart, %" PRIu64 " for as many "
+		     "notifies and connects\n", apart, SPIN_RINGS,
+		     SPIN_GAP_MS, watch);
+
+	spins = cmp_count("spins");
+	for (i = 0; i < SPIN_TRIES && cmp_count("spins") == spins; i++) {
+		value = uq_submit(&u);
+		while (*u.q.progress < value)
+			sched_yield();
+	}
+	igt_info("back to back, the CMP spun after %u rings\n", i);
+	igt_assert_f(i < SPIN_TRIES, "no spin in %d rings back to back\n",
+		     SPIN_TRIES);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
 /* Adapter power: D3 through runtime PM */
 
 #define D3_DELAY_MS	100
@@ -2286,6 +2348,12 @@ igt_main
 		     "that wait are served in order.");
 	igt_subtest("connect-fair")
 		test_connect_fair();
+
+	igt_describe("The idle CMP spins on the doorbells only after rings "
+		     "that come back to back: rings 2 ms apart never make it "
+		     "spin; rings back to back do.");
+	igt_subtest("spin-back-to-back")
+		test_spin_back_to_back();
 
 	igt_describe("An engine forced to F1 disconnects its doorbells "
 		     "(RETRY, dummy page), not the other engines'; a connect "

@@ -83,11 +83,26 @@
  * each pass starts by reading every bound doorbell and taking the rings
  * it finds (a write index it has not seen makes the queue runnable), and
  * while doorbells are connected the thread polls instead of sleeping until
- * kicked: back to back (rescheduling between looks) for
- * %NFENCE_CMP_SPIN_NS after the last ring, when the next one is likely
- * soon, then every %NFENCE_CMP_POLL_NS. A hardware doorbell reaches its
- * scheduler at once; the spin is what keeps a ring's latency below a
+ * kicked: every %NFENCE_CMP_POLL_NS, and back to back (rescheduling
+ * between looks: a spin) for %NFENCE_CMP_SPIN_NS once it has run the work
+ * of a ring it found spinning or at its first poll after it last ran out
+ * of work (nfence_cmp_spinning()): a process that rings again as soon as
+ * its work is done finds the CMP looking. A hardware doorbell reaches its
+ * scheduler at once; the spin is what keeps such a ring's latency below a
  * system call's here.
+ *
+ * The spin costs a CPU while it lasts, charged to no process, so only
+ * rings that come back to back buy it: not a ring that came later than
+ * the first poll, not a connect, not a DOORBELL_NOTIFY. What remains: a
+ * process that keeps ringing work (a NOP is enough) within a poll period
+ * of the last ring's work being done keeps the CMP spinning, up to a CPU,
+ * at most %NFENCE_CMP_SPIN_NS per ring; any ring, connect or notify costs
+ * a look every %NFENCE_CMP_POLL_NS for %NFENCE_CMP_WATCH_NS after it. The
+ * spin starts when the CMP first finds nothing to run after the ring, a
+ * WORK command still running on an engine or not: a process whose work
+ * keeps an engine busy for longer than %NFENCE_CMP_SPIN_NS gets no spin,
+ * its next ring waits for a poll. A wake-up for anything else (a kick)
+ * counts as a poll.
  *
  * An idle CMP must cost nothing, so after %NFENCE_CMP_WATCH_NS without a
  * ring it goes quiet: it sets every connected doorbell's status to
@@ -133,11 +148,12 @@
 /* NFENCE_CMP_WATCH_NS: how long the CMP watches without seeing a ring */
 #define NFENCE_CMP_WATCH_NS	(20 * NSEC_PER_MSEC)
 /*
- * NFENCE_CMP_SPIN_NS: for this long after a ring (or a connect, or a
- * notify), the CMP reads the doorbells back to back instead of every
- * %NFENCE_CMP_POLL_NS
+ * NFENCE_CMP_SPIN_NS: once it has run the work of a ring that came back to
+ * back (nfence_cmp_spinning()), the CMP reads the doorbells back to back
+ * for this long instead of every %NFENCE_CMP_POLL_NS: two poll periods,
+ * for a process's turnaround between its work done and its next ring
  */
-#define NFENCE_CMP_SPIN_NS	(500 * NSEC_PER_USEC)
+#define NFENCE_CMP_SPIN_NS	(200 * NSEC_PER_USEC)
 
 static bool nfence_cmp_global(struct nfence_cmp *cmp)
 {
@@ -192,6 +208,7 @@ static bool nfence_cmp_ring_take(struct nfence_cmp *cmp,
 	ring->seen = v;
 	trace_nfence_doorbell_ring(cmp->gpu->index, q->id, v);
 	ring->rung_ns = now;
+	cmp->rung_ns = now;
 	cmp->engines[q->engine].active_ns = now;
 	atomic64_inc(&cmp->rings);
 	if (q->state == NFENCE_QUEUE_IDLE)
@@ -278,8 +295,9 @@ static void nfence_cmp_set_statuses(struct nfence_cmp *cmp, u32 status)
  * nfence_cmp_watch_locked - make the CMP watch the doorbells again
  * @cmp: the CMP, whose lock is held
  *
- * For a connect and DOORBELL_NOTIFY; the caller kicks the CMP once it has
- * dropped the lock.
+ * For a connect and DOORBELL_NOTIFY: the CMP polls the doorbells for
+ * %NFENCE_CMP_WATCH_NS (it does not spin: only rings buy a spin). The
+ * caller kicks the CMP once it has dropped the lock.
  */
 void nfence_cmp_watch_locked(struct nfence_cmp *cmp)
 {
@@ -289,6 +307,31 @@ void nfence_cmp_watch_locked(struct nfence_cmp *cmp)
 		nfence_cmp_set_statuses(cmp, DRM_NFENCE_DOORBELL_CONNECTED);
 	}
 	cmp->watch_until_ns = ktime_get_ns() + NFENCE_CMP_WATCH_NS;
+}
+
+/*
+ * Whether the CMP, out of work while watching, looks at the doorbells
+ * again at once (see DOC: doorbells), or polls (counted in
+ * &nfence_cmp.polls). The first time it runs out of work after taking a
+ * ring, it spins for %NFENCE_CMP_SPIN_NS if it found that ring spinning
+ * or at its first poll after running out of work the time before (the
+ * process rang again as soon as its work was done), and not at all
+ * otherwise. Counting polls rather than time keeps a back-to-back process
+ * spun for however late a poll wakes up.
+ */
+static bool nfence_cmp_spinning(struct nfence_cmp *cmp, u64 now)
+{
+	lockdep_assert_held(&cmp->lock);
+	if (cmp->rung_ns > cmp->dry_ns) {
+		cmp->spin_until_ns = cmp->polls < 2 ?
+				     now + NFENCE_CMP_SPIN_NS : 0;
+		cmp->dry_ns = now;
+		cmp->polls = 0;
+	}
+	if (now < cmp->spin_until_ns)
+		return true;
+	cmp->polls++;
+	return false;
 }
 
 /*
@@ -306,8 +349,7 @@ static bool nfence_cmp_doorbells_idle(struct nfence_cmp *cmp, u64 *deadline)
 	if (!cmp->num_connected || cmp->quiet)
 		goto out;
 	if (now < cmp->watch_until_ns) {
-		u64 last = cmp->watch_until_ns - NFENCE_CMP_WATCH_NS;
-		u64 poll = now - last < NFENCE_CMP_SPIN_NS ? now :
+		u64 poll = nfence_cmp_spinning(cmp, now) ? now :
 			   now + NFENCE_CMP_POLL_NS;
 
 		if (poll == now)
@@ -856,6 +898,10 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	memset(cmp->doorbells, 0, sizeof(cmp->doorbells));
 	cmp->num_connected = 0;
 	cmp->watch_until_ns = 0;
+	cmp->rung_ns = 0;
+	cmp->dry_ns = 0;
+	cmp->spin_until_ns = 0;
+	cmp->polls = 0;
 	cmp->quiet = false;
 	init_waitqueue_head(&cmp->wq);
 }

@@ -408,6 +408,14 @@ struct nfence_cmp {
 	u32 num_connected;
 	/** @watch_until_ns: the CMP watches the doorbells until then */
 	u64 watch_until_ns;
+	/** @rung_ns: when the CMP last took a ring, of any doorbell */
+	u64 rung_ns;
+	/** @dry_ns: when the CMP last ran out of work after taking a ring */
+	u64 dry_ns;
+	/** @spin_until_ns: the CMP reads the doorbells back to back until then */
+	u64 spin_until_ns;
+	/** @polls: polls of the doorbells since @dry_ns */
+	u32 polls;
 	/** @quiet: not watching; connected doorbells say CONNECTED_NOTIFY_KMD */
 	bool quiet;
 	/** @d3: the adapter is in D3: no queue runs, no doorbell is watched */
