@@ -266,14 +266,18 @@ for name in "${binaries[@]}"; do
 	if [ "${#selected[@]}" -gt 0 ]; then
 		want=()
 		for sub in "${subs[@]}"; do
+			# Every pattern that names the subtest counts as a hit
+			# (an exact name and a glob may both name it); it runs
+			# once.
+			hit=
 			for pat in "${selected[@]}"; do
 				# shellcheck disable=SC2053 # glob match on purpose
 				if [[ $name@$sub == $pat ]]; then
-					want+=("$sub")
 					selected_hits[$pat]=1
-					break
+					hit=1
 				fi
 			done
+			[ -z "$hit" ] || want+=("$sub")
 		done
 		subs=("${want[@]}")
 		[ "${#subs[@]}" -gt 0 ] || continue
