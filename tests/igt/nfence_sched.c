@@ -1940,6 +1940,17 @@ static void adv_measure(void (*adversary_fn)(int sock), int setup_s,
 	t_fini(&t);
 }
 
+/* What one hold of a lock looked at stayed within the driver's bounds. */
+static void adv_assert_bounded(const struct adv_run *r)
+{
+	igt_assert_f(r->visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
+		     " queues under one hold of its lock, more than %d\n",
+		     r->visits, ADV_MAX_VISITS);
+	igt_assert_f(r->scan <= ADV_MAX_SCAN, "a scan looked at %" PRIu64
+		     " fences under one hold of the fence table's lock, more "
+		     "than %d\n", r->scan, ADV_MAX_SCAN);
+}
+
 static void test_adversarial_cmp_load(void)
 {
 	struct adv_run r;
@@ -1955,12 +1966,7 @@ static void test_adversarial_cmp_load(void)
 		     "CMP lock held %" PRIu64 " us\n", r.hold_us);
 	igt_assert_f(r.pass_us < ADV_GOAL_MS * ADV_SLACK * 1000,
 		     "CMP pass took %" PRIu64 " us\n", r.pass_us);
-	igt_assert_f(r.visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
-		     " queues under one hold of its lock, more than %d\n",
-		     r.visits, ADV_MAX_VISITS);
-	igt_assert_f(r.scan <= ADV_MAX_SCAN, "a scan looked at %" PRIu64
-		     " fences under one hold of the fence table's lock, more "
-		     "than %d\n", r.scan, ADV_MAX_SCAN);
+	adv_assert_bounded(&r);
 }
 
 /*
@@ -2078,12 +2084,7 @@ static void test_adversarial_parked_queues(void)
 	 */
 	igt_assert_lte_u64(100, r.irqs);
 	igt_assert_lte_u64(20, r.trips);
-	igt_assert_f(r.visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
-		     " queues under one hold of its lock, more than %d\n",
-		     r.visits, ADV_MAX_VISITS);
-	igt_assert_f(r.scan <= ADV_MAX_SCAN, "a scan looked at %" PRIu64
-		     " fences under one hold of the fence table's lock, more "
-		     "than %d\n", r.scan, ADV_MAX_SCAN);
+	adv_assert_bounded(&r);
 	/* Enough parked queues and waited fences to fill every slice. */
 	igt_assert_eq_u64(r.visits, ADV_MAX_VISITS);
 	igt_assert_eq_u64(r.scan, ADV_MAX_SCAN);
