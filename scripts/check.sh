@@ -18,7 +18,8 @@
 # A step that exits non-zero without counting anything counts as one
 # error, as does a step that prints no result line at all: an error means
 # the step could not test (no guest, a missing tool), a failure that a test
-# ran and failed. Closes with a per-step table and
+# ran and failed. Closes with a per-step table, the lines that name what
+# failed (CI shows only the end of the output), and
 #   N passed, N failed, N skipped, N errors
 # and exits non-zero if anything failed or erred.
 set -uo pipefail
@@ -37,6 +38,7 @@ fi
 
 P=0 F=0 S=0 E=0
 summary=()
+failures=()
 re='^[A-Za-z0-9_.+~-]+: [0-9]+ passed, [0-9]+ failed'
 
 step() { # name command...
@@ -57,6 +59,14 @@ step() { # name command...
 		e=1 note="exit $rc with nothing counted"
 	fi
 	P=$((P + p)) F=$((F + f)) S=$((S + s)) E=$((E + e))
+	if [ "$f" -ne 0 ] || [ "$e" -ne 0 ]; then
+		# What failed, by name, for the closing lines: CI shows only
+		# the end of the output.
+		while IFS= read -r line; do
+			failures+=("$name: $line")
+		done < <(grep -E '^(vm-check: )?fail: |^not ok |: FAIL|^check-vm: FAIL' "$log" |
+			tr -d '\r' | head -n 20)
+	fi
 	summary+=("$(printf '%-28s %4d passed %4d failed %4d skipped %2d errors %5ds %s' \
 		"$name" "$p" "$f" "$s" "$e" $((SECONDS - start)) "$note")")
 }
@@ -90,6 +100,10 @@ step kunit scripts/kunit.sh
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
+if [ "${#failures[@]}" -ne 0 ]; then
+	echo "=== what failed (first 20 lines of each failing step)"
+	printf '%s\n' "${failures[@]}"
+fi
 echo "check: took $SECONDS s"
 echo "$P passed, $F failed, $S skipped, $E errors"
 [ "$F" -eq 0 ] && [ "$E" -eq 0 ]
