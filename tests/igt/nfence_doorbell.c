@@ -1334,13 +1334,36 @@ static void test_f1_window(enum f1_window what)
  * The idle CMP reads the doorbells back to back (debugfs nfence_cmp
  * "spins") only after a ring that came soon after the work before it was
  * done (NFENCE_CMP_SPIN_NS), when the next is likely soon too: rings each
- * SPIN_GAP_MS after the last one's work completed never make it spin,
- * however many, and neither do notifies and connects; rings back to back,
- * each as soon as the last one's work is done, do within SPIN_TRIES.
+ * SPIN_GAP_MS after the last one's work completed, and after the CMP
+ * polled the doorbells twice since (the rule counts polls, not time: under
+ * TCG a poll may wake milliseconds late), never make it spin, however
+ * many, and neither do notifies and connects; rings back to back, each as
+ * soon as the last one's work is done, do within SPIN_TRIES.
  */
 #define SPIN_GAP_MS	2
 #define SPIN_RINGS	50
 #define SPIN_TRIES	2000
+
+/*
+ * Wait until the CMP has chosen to poll the doorbells twice (debugfs
+ * nfence_cmp "polls") since the caller saw its work done. A CMP that went
+ * quiet (the doorbell says NOTIFY_KMD: 20 ms without a ring, which a busy
+ * host gives) polls no more: a notify makes it watch, and poll, again.
+ */
+static void spin_gap(struct uq *u)
+{
+	uint64_t polls = cmp_count("polls");
+	uint64_t end = nfence_monotonic_ns() + RUN_MS * 1000000ull;
+
+	usleep(SPIN_GAP_MS * 1000);
+	while (cmp_count("polls") < polls + 2) {
+		igt_assert_f(nfence_monotonic_ns() < end,
+			     "the CMP did not poll twice in %d ms\n", RUN_MS);
+		if (*u->status == ST_NOTIFY)
+			uq_notify(u);
+		usleep(100);
+	}
+}
 
 static void test_spin_back_to_back(void)
 {
@@ -1353,12 +1376,12 @@ static void test_spin_back_to_back(void)
 	uq_create(&u, fd, dev, 0, 0);
 	value = uq_submit(&u);
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
-	usleep(SPIN_GAP_MS * 1000);
+	spin_gap(&u);
 	spins = cmp_count("spins");
 	for (i = 0; i < SPIN_RINGS; i++) {
 		value = uq_submit(&u);
 		igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
-		usleep(SPIN_GAP_MS * 1000);
+		spin_gap(&u);
 	}
 	apart = cmp_count("spins") - spins;
 

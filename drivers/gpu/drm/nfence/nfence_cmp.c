@@ -331,6 +331,7 @@ static bool nfence_cmp_spinning(struct nfence_cmp *cmp, u64 now)
 	if (now < cmp->spin_until_ns)
 		return true;
 	cmp->polls++;
+	atomic64_inc(&cmp->polls_total);
 	return false;
 }
 
@@ -890,6 +891,7 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	atomic64_set(&cmp->rings, 0);
 	atomic64_set(&cmp->quiets, 0);
 	atomic64_set(&cmp->spins, 0);
+	atomic64_set(&cmp->polls_total, 0);
 	atomic64_set(&cmp->f1s, 0);
 	atomic64_set(&cmp->f0s, 0);
 	atomic64_set(&cmp->d3s, 0);
@@ -1342,6 +1344,8 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "rings: %lld\n", (long long)atomic64_read(&cmp->rings));
 	drm_printf(p, "quiets: %lld\n", (long long)atomic64_read(&cmp->quiets));
 	drm_printf(p, "spins: %lld\n", (long long)atomic64_read(&cmp->spins));
+	drm_printf(p, "polls: %lld\n",
+		   (long long)atomic64_read(&cmp->polls_total));
 	drm_printf(p, "f1s: %lld\n", (long long)atomic64_read(&cmp->f1s));
 	drm_printf(p, "f0s: %lld\n", (long long)atomic64_read(&cmp->f0s));
 	drm_printf(p, "d3s: %lld\n", (long long)atomic64_read(&cmp->d3s));

@@ -451,6 +451,12 @@ struct nfence_cmp {
 	 * sleeping (spinning: see DOC: doorbells in nfence_cmp.c)
 	 */
 	atomic64_t spins;
+	/**
+	 * @polls_total: the times the idle, watching CMP chose to poll the
+	 * doorbells rather than spin (what @polls counts, but never reset
+	 * by a ring)
+	 */
+	atomic64_t polls_total;
 	/** @f1s: engine transitions to F1 */
 	atomic64_t f1s;
 	/** @f0s: engine transitions back to F0 */

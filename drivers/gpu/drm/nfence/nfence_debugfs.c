@@ -32,10 +32,11 @@
  *   segment, one block of lines per segment, blocks separated by a blank line;
  * - nfence_cmp: CMP thread state, pid, wakeups, passes, commands run,
  *   contexts faulted and hangs detected, the doorbell rings taken, the
- *   times the CMP went quiet and its looks at the doorbells while spinning
- *   (spins), the longest pass and the longest hold of the CMP lock (by
- *   anyone) since the last reset, and the most queues a pass looked at
- *   under one hold of it (longest_visits);
+ *   times the CMP went quiet, its looks at the doorbells while spinning
+ *   (spins) and its choices to poll them instead (polls), the longest
+ *   pass and the longest hold of the CMP lock (by anyone) since the last
+ *   reset, and the most queues a pass looked at under one hold of it
+ *   (longest_visits);
  * - nfence_queues: one line per hardware queue: id, owner pid, device,
  *   context, engine, state, pending submissions, progress fence value;
  * - nfence_clients: one line per open file with its process, the number
