@@ -23,7 +23,11 @@
  *     progress fence (a monitored fence interrupt each time), and each
  *     queue held by the kernel (SubmitWaitForSyncObjectsToHwQueue) until
  *     the other's progress fence reaches the round trip; the ratio native
- *     / monitored is printed too.
+ *     / monitored is printed too. The floor: the same round trips through
+ *     plain GPU memory (WRITE64 and FENCE_WAIT on two values, no fence),
+ *     what the simulated GPU itself does per round trip; the ratio native
+ *     / floor says what the fence bookkeeping costs (the goal is 0.5x or
+ *     more).
  *  b) CPU interrupts per 100,000 GPU signals (the "interrupts:" counter of
  *     debugfs nfence_interrupts): with no CPU waiter (the GPU checks
  *     MonitoredValue and suppresses the interrupt; the target is 0), and,
@@ -550,6 +554,10 @@ static double ratio(double a, double base)
 
 /* ---- a) ping-pong --------------------------------------------------- */
 
+static D3DKMT_HANDLE create_mapped(struct bench *b, UINT64 size,
+				   const char *what, D3DGPU_VIRTUAL_ADDRESS *va,
+				   void **cpu);
+
 /* @n native round trips between queues 0 and 1; returns seconds. */
 static double pingpong_native(struct bench *b, unsigned long n)
 {
@@ -587,6 +595,61 @@ static double pingpong_native(struct bench *b, unsigned long n)
 	queue_idle(qb);
 	destroy_fence(f1);
 	destroy_fence(f2);
+	return t;
+}
+
+/*
+ * The floor of a): @n round trips through plain GPU memory, no fence.
+ * Queue A runs WRITE64(X, i); FENCE_WAIT(Y, i) and queue B
+ * FENCE_WAIT(X, i); WRITE64(Y, i): the same engine work, submissions and
+ * CMP re-checks as the native ping-pong, without what a native fence adds
+ * (the MonitoredValue read and interrupt check of FENCE_SIGNAL, the
+ * fence's bookkeeping). X and Y are in one CPU-visible system memory
+ * allocation, in cache lines of their own; the end is found by polling Y
+ * from the CPU (no waiter, no interrupt). Returns seconds.
+ */
+static double pingpong_floor(struct bench *b, unsigned long n)
+{
+	struct queue *qa = &b->q[0], *qb = &b->q[1];
+	volatile UINT64 *x, *y;
+	D3DGPU_VIRTUAL_ADDRESS va;
+	D3DKMT_DESTROYALLOCATION2 da;
+	D3DKMT_HANDLE h;
+	unsigned long i, end;
+	unsigned int s, slices = (n + PINGPONG_SLICE - 1) / PINGPONG_SLICE;
+	void *cpu;
+	double t0, t;
+
+	h = create_mapped(b, 4096, "ping-pong floor values", &va, &cpu);
+	x = cpu;
+	y = (volatile UINT64 *)((BYTE *)cpu + 64);
+	*x = 0;
+	*y = 0;
+	for (s = 0, i = 1; s < slices; s++) {
+		NFENCE_CS *ping = slice(qa, s), *pong = slice(qb, s);
+
+		end = i + PINGPONG_SLICE < n + 1 ? i + PINGPONG_SLICE : n + 1;
+		for (; i < end; i++) {
+			NFenceCsWrite64(ping, va, i);
+			NFenceCsFenceWait(ping, va + 64, i);
+			NFenceCsFenceWait(pong, va, i);
+			NFenceCsWrite64(pong, va + 64, i);
+		}
+	}
+	t0 = now();
+	for (s = 0; s < slices; s++) {
+		submit(qb, &qb->cs[s]);
+		submit(qa, &qa->cs[s]);
+	}
+	poll_value(y, n);
+	t = now() - t0;
+	queue_idle(qa);
+	queue_idle(qb);
+	memset(&da, 0, sizeof(da));
+	da.hDevice = b->hDevice;
+	da.AllocationCount = 1;
+	da.phAllocationList = &h;
+	ok(D3DKMTDestroyAllocation2(&da), "destroy ping-pong floor values");
 	return t;
 }
 
@@ -728,10 +791,12 @@ static double best_rate(struct bench *b, const char *what,
 
 static void bench_pingpong(struct bench *b)
 {
-	double rn, rl, rm;
+	double rn, rl, rm, rf;
 
 	rn = best_rate(b, "native", pingpong_native, b->quick ? 50 : 1000,
 		       PINGPONG_MAX);
+	rf = best_rate(b, "floor (plain GPU memory: WRITE64 and FENCE_WAIT, no fence)",
+		       pingpong_floor, b->quick ? 50 : 1000, PINGPONG_MAX);
 	rl = best_rate(b,
 		       "legacy (WDDM 2.x monitored fences, context GPU waits/signals)",
 		       pingpong_legacy, b->quick ? 20 : 100, 10000000);
@@ -740,6 +805,8 @@ static void bench_pingpong(struct bench *b)
 	printf("ping-pong ratio native/legacy: %.1fx (goal >= 10x: %s)\n",
 	       ratio(rn, rl), ratio(rn, rl) >= 10 ? "met" : "missed");
 	printf("ping-pong ratio native/monitored: %.1fx\n", ratio(rn, rm));
+	printf("ping-pong ratio native/floor: %.2fx (goal >= 0.5x: %s)\n",
+	       ratio(rn, rf), ratio(rn, rf) >= 0.5 ? "met" : "missed");
 }
 
 /* ---- b) interrupts -------------------------------------------------- */
