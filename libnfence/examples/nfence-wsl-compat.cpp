@@ -22,7 +22,13 @@
  *     bound to a syncobj point, which appears once the GPU signals the
  *     value, and a syncobj point signals the fence back;
  *  6. waits and signals on the context itself (WaitForSynchronization-
- *     ObjectFromGpu, SignalSynchronizationObjectFromGpu).
+ *     ObjectFromGpu, SignalSynchronizationObjectFromGpu);
+ *  7. makes the rest of WSL's calls that libnfence implements: a WDDM 1.x
+ *     context (D3DKMTCreateContext) in a broadcast GPU signal, a shared
+ *     monitored fence opened from its NT handle, a device marked as error,
+ *     the teardown of the command buffer, D3DKMTCloseDxCoreDevice and
+ *     D3DKMTEnumAdapters2; and one call libnfence refuses
+ *     (D3DKMTQueryVideoMemoryInfo, STATUS_NOT_SUPPORTED).
  *
  * It prints one "ok ..." line per check, or "not ok ..." and exits with 1.
  * The command buffer is in the simulated GPU's instruction set (NFenceCs*),
@@ -42,6 +48,7 @@
 
 #include <drm/drm.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 #include <time.h>
 
 namespace {
@@ -404,6 +411,126 @@ void ContextLevel(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE hContext,
 		    (uint64_t)Read(monitoredCpu));
 }
 
+/*
+ * 7. The rest of WSL's D3DKMT that libnfence implements: a WDDM 1.x
+ * context (D3DKMTCreateContext) in a broadcast GPU signal with the
+ * virtual one, a shared monitored fence opened from its NT handle, a
+ * device marked as error, and a call libnfence refuses.
+ */
+void WslCalls(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE hDevice,
+	      D3DKMT_HANDLE hContext, D3DKMT_HANDLE hMonitored,
+	      const VOID *monitoredCpu)
+{
+	D3DKMT_CREATECONTEXT cc;
+	D3DKMT_DESTROYCONTEXT dc;
+
+	std::memset(&cc, 0, sizeof(cc));
+	cc.hDevice = hDevice;
+	cc.NodeOrdinal = 0;
+	cc.ClientHint = D3DKMT_CLIENTHINT_OPENGL;
+	if (Expect(D3DKMTCreateContext(&cc), "D3DKMTCreateContext")) {
+		D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 signal;
+		const D3DKMT_HANDLE contexts[2] = { hContext, cc.hContext };
+		const UINT64 value = 7;
+
+		Check(!cc.pCommandBuffer && !cc.CommandBufferSize &&
+		      !cc.pAllocationList && !cc.AllocationListSize &&
+		      !cc.pPatchLocationList && !cc.PatchLocationListSize &&
+		      !cc.CommandBuffer,
+		      "D3DKMTCreateContext: no WDDM 1.x buffers");
+		std::memset(&signal, 0, sizeof(signal));
+		signal.ObjectCount = 1;
+		signal.ObjectHandleArray = &hMonitored;
+		signal.BroadcastContextCount = 2;
+		signal.BroadcastContextArray = contexts;
+		signal.MonitoredFenceValueArray = &value;
+		Expect(D3DKMTSignalSynchronizationObjectFromGpu2(&signal),
+		       "D3DKMTSignalSynchronizationObjectFromGpu2 on both contexts");
+		Expect(CpuWait(hDevice, hMonitored, 7),
+		       "monitored fence: CPU wait for the broadcast 7");
+		std::printf("broadcast: monitored fence value %" PRIu64 "\n",
+			    (uint64_t)Read(monitoredCpu));
+		dc.hContext = cc.hContext;
+		Expect(D3DKMTDestroyContext(&dc),
+		       "D3DKMTDestroyContext (WDDM 1.x context)");
+	}
+
+	/* A shared monitored fence, opened again from its NT handle. */
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 shared;
+	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 opened;
+	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT destroy;
+	HANDLE nt = nullptr;
+
+	std::memset(&shared, 0, sizeof(shared));
+	shared.hDevice = hDevice;
+	shared.Info.Type = D3DDDI_MONITORED_FENCE;
+	shared.Info.Flags.Shared = 1;
+	shared.Info.Flags.NtSecuritySharing = 1;
+	if (Expect(D3DKMTCreateSynchronizationObject2(&shared),
+		   "D3DKMTCreateSynchronizationObject2 (shared)") &&
+	    Expect(D3DKMTShareObjects(1, &shared.hSyncObject, nullptr,
+				      0, &nt),
+		   "D3DKMTShareObjects")) {
+		std::memset(&opened, 0, sizeof(opened));
+		opened.hNtHandle = nt;
+		opened.hDevice = hDevice;
+		if (Expect(D3DKMTOpenSyncObjectFromNtHandle2(&opened),
+			   "D3DKMTOpenSyncObjectFromNtHandle2")) {
+			Expect(CpuSignal(hDevice, opened.hSyncObject, 9),
+			       "shared monitored fence: CPU signal 9 through the opened handle");
+			Check(Read(shared.Info.MonitoredFence.FenceValueCPUVirtualAddress) == 9 &&
+			      Read(opened.MonitoredFence.FenceValueCPUVirtualAddress) == 9,
+			      "shared monitored fence: one value behind both handles");
+			destroy.hSyncObject = opened.hSyncObject;
+			Expect(D3DKMTDestroySynchronizationObject(&destroy),
+			       "destroy the opened fence");
+		}
+		::close((int)(intptr_t)nt);
+	}
+	destroy.hSyncObject = shared.hSyncObject;
+	Expect(D3DKMTDestroySynchronizationObject(&destroy),
+	       "destroy the shared fence");
+
+	/* A call libnfence refuses: budgets need the driver's usage. */
+	D3DKMT_QUERYVIDEOMEMORYINFO budget;
+
+	std::memset(&budget, 0, sizeof(budget));
+	budget.hAdapter = hAdapter;
+	Check(D3DKMTQueryVideoMemoryInfo(&budget) == STATUS_NOT_SUPPORTED,
+	      "D3DKMTQueryVideoMemoryInfo is refused");
+
+	/* A device of its own, marked as error: it stops. */
+	D3DKMT_CREATEDEVICE cd;
+	D3DKMT_MARKDEVICEASERROR mark;
+	D3DKMT_GETDEVICESTATE state;
+	D3DKMT_DESTROYDEVICE dd;
+
+	std::memset(&cd, 0, sizeof(cd));
+	cd.hAdapter = hAdapter;
+	if (!Expect(D3DKMTCreateDevice(&cd), "D3DKMTCreateDevice (to mark)"))
+		return;
+	std::memset(&mark, 0, sizeof(mark));
+	mark.hDevice = cd.hDevice;
+	mark.Reason = D3DKMT_DEVICE_ERROR_REASON_GENERIC;
+	NTSTATUS marked = D3DKMTMarkDeviceAsError(&mark);
+
+	if (marked == STATUS_NOT_SUPPORTED) {
+		/* The host's fake driver does not model device errors. */
+		std::printf("# D3DKMTMarkDeviceAsError: not on this driver\n");
+	} else if (Expect(marked, "D3DKMTMarkDeviceAsError")) {
+		std::memset(&state, 0, sizeof(state));
+		state.hDevice = cd.hDevice;
+		state.StateType = D3DKMT_DEVICESTATE_EXECUTION;
+		if (Expect(D3DKMTGetDeviceState(&state),
+			   "D3DKMTGetDeviceState (marked device)"))
+			Check(state.ExecutionState ==
+			      D3DKMT_DEVICEEXECUTION_STOPPED,
+			      "device marked as error: stopped");
+	}
+	dd.hDevice = cd.hDevice;
+	Expect(D3DKMTDestroyDevice(&dd), "D3DKMTDestroyDevice (marked device)");
+}
+
 /* The GPU timestamp a calibration predicts for CLOCK_MONOTONIC @t. */
 double Predict(const DXGK_GPUCLOCKDATA &c, UINT64 t)
 {
@@ -590,6 +717,8 @@ int Run()
 	SyncobjBridge(open.hAdapter, hDevice, gpu, native.hSyncObject, mapping);
 	ContextLevel(hDevice, gpu.hContext, native.hSyncObject, hMonitored,
 		     monitoredCpu);
+	WslCalls(open.hAdapter, hDevice, gpu.hContext, hMonitored,
+		 monitoredCpu);
 
 	/* Tear down in the Windows order. */
 	D3DKMT_DESTROYSYNCHRONIZATIONOBJECT destroySync;
@@ -603,6 +732,18 @@ int Run()
 	destroySync.hSyncObject = hMonitored;
 	Expect(D3DKMTDestroySynchronizationObject(&destroySync),
 	       "destroy the monitored fence");
+	D3DKMT_UNLOCK2 unlock;
+	D3DKMT_DESTROYALLOCATION2 destroyAllocation;
+
+	unlock.hDevice = hDevice;
+	unlock.hAllocation = gpu.hCommands;
+	Expect(D3DKMTUnlock2(&unlock), "D3DKMTUnlock2");
+	std::memset(&destroyAllocation, 0, sizeof(destroyAllocation));
+	destroyAllocation.hDevice = hDevice;
+	destroyAllocation.phAllocationList = &gpu.hCommands;
+	destroyAllocation.AllocationCount = 1;
+	Expect(D3DKMTDestroyAllocation2(&destroyAllocation),
+	       "D3DKMTDestroyAllocation2");
 	destroyQueue.hHwQueue = gpu.queue.hHwQueue;
 	Expect(D3DKMTDestroyHwQueue(&destroyQueue), "D3DKMTDestroyHwQueue");
 	destroyContext.hContext = gpu.hContext;
@@ -611,6 +752,16 @@ int Run()
 	Expect(D3DKMTDestroyDevice(&destroyDevice), "D3DKMTDestroyDevice");
 	close.hAdapter = open.hAdapter;
 	Expect(D3DKMTCloseAdapter(&close), "D3DKMTCloseAdapter");
+
+	/* The end of a WSL program; adapters still enumerate after it. */
+	D3DKMT_ENUMADAPTERS2 count;
+
+	D3DKMTCloseDxCoreDevice();
+	std::memset(&count, 0, sizeof(count));
+	if (Expect(D3DKMTEnumAdapters2(&count),
+		   "D3DKMTEnumAdapters2 (count) after D3DKMTCloseDxCoreDevice"))
+		Check(count.NumAdapters == enumerate.NumAdapters,
+		      "D3DKMTEnumAdapters2 counts the adapters D3DKMTEnumAdapters3 did");
 	return failures ? 1 : 0;
 }
 

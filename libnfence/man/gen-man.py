@@ -166,6 +166,22 @@ def main():
              'The calls, one page per group:']
     for page, what, names in groups:
         index += ['.TP', '.BR %s (3)' % page, esc(what) + ': ' + ', '.join(names) + '.']
+    index += [
+        '.SH PROGRAMS WRITTEN FOR WSL',
+        'libnfence exports every entry point of libdxg, WSL\'s D3DKMT library, '
+        'under its name, and declares every type the two share with '
+        'Microsoft\'s layout. A program built against Microsoft\'s headers '
+        '(\\fI<wsl/winadapter.h>\\fP, \\fI<dxg/d3dkmthk.h>\\fP) keeps them and '
+        'links with \\fBpkg\\-config \\-\\-libs libnfence\\fP in place of '
+        '\\fB\\-ldxg\\fP; a program may instead include '
+        '\\fI<nfence/d3dkmthk.h>\\fP in their place. libnfence installs no '
+        '\\fI<dxg/d3dkmthk.h>\\fP and no library named libdxg, which would '
+        'clash with libdxg\'s own. The calls nfence does not have return '
+        'STATUS_NOT_SUPPORTED:',
+        '.BR libnfence\\-unsupported (3).',
+        'Documentation/libnfence.rst ("Entry points of WSL\'s D3DKMT") '
+        'says for each of libdxg\'s calls what libnfence does with it.',
+    ]
     pages['libnfence.3'] = index
 
     os.makedirs(outdir, exist_ok=True)

@@ -3,8 +3,8 @@
  * Copyright (C) 2026 The nfence authors
  *
  * Adapters: D3DKMTEnumAdapters2/3, D3DKMTOpenAdapterFromLuid,
- * D3DKMTCloseAdapter and NFenceGetAdapterFd; the queries of an adapter are
- * in adapter_query.c.
+ * D3DKMTCloseAdapter, D3DKMTCloseDxCoreDevice and NFenceGetAdapterFd; the
+ * queries of an adapter are in adapter_query.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -457,4 +457,15 @@ int NFenceGetAdapterFd(D3DKMT_HANDLE hAdapter)
 	fd = a->fd;
 	nf_adapter_put(a);
 	return fd;
+}
+
+/*
+ * D3DKMTCloseDxCoreDevice is "reserved for system use" in Microsoft's
+ * reference; by its name, libdxg closes there the /dev/dxg file its calls
+ * go through. libnfence has no process-wide file: every open adapter keeps
+ * its own render node file until D3DKMTCloseAdapter, so there is nothing
+ * to close, and open adapters stay usable.
+ */
+VOID D3DKMTCloseDxCoreDevice(VOID)
+{
 }

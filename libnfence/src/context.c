@@ -2,9 +2,9 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * Contexts: D3DKMTCreateContextVirtual / D3DKMTDestroyContext over
- * DRM_IOCTL_NFENCE_CONTEXT_CREATE / _DESTROY, and the context test hooks
- * over DRM_IOCTL_NFENCE_CONTEXT_CONTROL. A context owns its hardware
+ * Contexts: D3DKMTCreateContextVirtual, D3DKMTCreateContext and
+ * D3DKMTDestroyContext over DRM_IOCTL_NFENCE_CONTEXT_CREATE / _DESTROY,
+ * and the context test hooks over DRM_IOCTL_NFENCE_CONTEXT_CONTROL. A context owns its hardware
  * queues (hwqueue.c): destroying it closes them.
  */
 #include <stdlib.h>
@@ -37,29 +37,35 @@ struct nf_context *nf_context_lookup(D3DKMT_HANDLE handle)
 	return (struct nf_context *)nf_handle_lookup(handle, NF_HANDLE_CONTEXT);
 }
 
-NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
+/*
+ * The context of D3DKMTCreateContextVirtual and D3DKMTCreateContext, from
+ * the members the two structs share; *@handle is written on success.
+ */
+static NTSTATUS nf_context_create(D3DKMT_HANDLE hDevice, UINT NodeOrdinal,
+				  UINT EngineAffinity,
+				  D3DDDI_CREATECONTEXTFLAGS Flags,
+				  const VOID *pPrivateDriverData,
+				  UINT PrivateDriverDataSize,
+				  D3DKMT_HANDLE *handle)
 {
-	D3DKMT_CREATECONTEXTVIRTUAL *p = pCreateContext;
 	struct drm_nfence_context_create args;
 	struct nf_context *ctx;
 	struct nf_device *dev;
-	D3DKMT_HANDLE handle = 0;
 	NTSTATUS st;
 
-	if (!p || p->EngineAffinity > 1 ||
-	    (p->Flags.Value & ~NF_CTX_KNOWN_FLAGS) ||
-	    (p->PrivateDriverDataSize && !p->pPrivateDriverData))
+	if (EngineAffinity > 1 || (Flags.Value & ~NF_CTX_KNOWN_FLAGS) ||
+	    (PrivateDriverDataSize && !pPrivateDriverData))
 		return STATUS_INVALID_PARAMETER;
-	if (p->Flags.Value & NF_CTX_NULL_RENDERING)
+	if (Flags.Value & NF_CTX_NULL_RENDERING)
 		return STATUS_NOT_SUPPORTED;
 
-	dev = nf_device_lookup(p->hDevice);
+	dev = nf_device_lookup(hDevice);
 	if (!dev)
 		return NF_STATUS_BAD_HANDLE;
 
 	memset(&args, 0, sizeof(args));
 	args.device = dev->kernel_handle;
-	args.engine = p->NodeOrdinal;
+	args.engine = NodeOrdinal;
 	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_CONTEXT_CREATE,
 			     &args);
 	if (!NT_SUCCESS(st))
@@ -75,19 +81,62 @@ NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
 	nf_object_init(&ctx->base, &nf_context_ops, &dev->base);
 	ctx->device = dev;
 	ctx->kernel_handle = args.handle;
-	ctx->engine = p->NodeOrdinal;
-	if (p->Flags.Value & NF_CTX_DISABLE_GPU_TIMEOUT)
+	ctx->engine = NodeOrdinal;
+	if (Flags.Value & NF_CTX_DISABLE_GPU_TIMEOUT)
 		ctx->queue_flags |= DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT;
 
 	/* Refused, it is destroyed (by D3DKMTDestroyDevice() if under way). */
-	st = nf_handle_insert(&ctx->base, &handle);
+	st = nf_handle_insert(&ctx->base, handle);
 	/* On success the table holds the handle's reference. */
 	nf_object_put(&ctx->base);
 out:
 	nf_device_put(dev);
+	return st;
+}
+
+NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext)
+{
+	D3DKMT_CREATECONTEXTVIRTUAL *p = pCreateContext;
+	D3DKMT_HANDLE handle = 0;
+	NTSTATUS st;
+
+	if (!p)
+		return STATUS_INVALID_PARAMETER;
+	st = nf_context_create(p->hDevice, p->NodeOrdinal, p->EngineAffinity,
+			       p->Flags, p->pPrivateDriverData,
+			       p->PrivateDriverDataSize, &handle);
 	if (NT_SUCCESS(st))
 		p->hContext = handle;
 	return st;
+}
+
+/*
+ * A WDDM 1.x context is the same context: nfence has no D3DKMTRender, so
+ * there is no command buffer, allocation list or patch location list to
+ * hand out (D3DKMTCreateDevice() hands out none either).
+ */
+NTSTATUS D3DKMTCreateContext(D3DKMT_CREATECONTEXT *pCreateContext)
+{
+	D3DKMT_CREATECONTEXT *p = pCreateContext;
+	D3DKMT_HANDLE handle = 0;
+	NTSTATUS st;
+
+	if (!p)
+		return STATUS_INVALID_PARAMETER;
+	st = nf_context_create(p->hDevice, p->NodeOrdinal, p->EngineAffinity,
+			       p->Flags, p->pPrivateDriverData,
+			       p->PrivateDriverDataSize, &handle);
+	if (!NT_SUCCESS(st))
+		return st;
+	p->hContext = handle;
+	p->pCommandBuffer = NULL;
+	p->CommandBufferSize = 0;
+	p->pAllocationList = NULL;
+	p->AllocationListSize = 0;
+	p->pPatchLocationList = NULL;
+	p->PatchLocationListSize = 0;
+	p->CommandBuffer = 0;
+	return STATUS_SUCCESS;
 }
 
 NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext)

@@ -12,6 +12,9 @@
 #     "pkg-config --cflags --libs libnfence" (PKG_CONFIG_PATH and
 #     PKG_CONFIG_SYSROOT_DIR pointing into DESTDIR), run against the fake
 #     driver, loading the installed library;
+#   - references to libdxg's 74 entry points (tests/libdxg-entry-points.txt),
+#     without libnfence's header, linked with "pkg-config --libs libnfence"
+#     alone and bound at load;
 #   - the installed nfence-info run on the installed library;
 #   - the same program built against the build tree through
 #     libnfence-uninstalled.pc (PKG_CONFIG_PATH=O), loading O's library.
@@ -89,6 +92,26 @@ grep -q "calling init: $root$libdir/libnfence.so.0" "$tmp/ld.log" ||
 	fail "install_prog did not load the installed libnfence.so.0"
 echo "# $out"
 ok "a program built with pkg-config --cflags --libs libnfence (installed) runs"
+
+# A program written for WSL keeps Microsoft's headers and takes only
+# "pkg-config --libs libnfence" (Documentation/libnfence.rst, "Building a
+# WSL program against libnfence"): references to libdxg's 74 entry points,
+# declared by name without libnfence's header, link, and bind at load.
+libs=$($PKG_CONFIG --libs libnfence) || fail "pkg-config --libs libnfence"
+{
+	sed -n 's/^\(D3DKMT[A-Za-z0-9]*\)$/extern void \1(void);/p' \
+		tests/libdxg-entry-points.txt
+	echo 'void (*const entry[])(void) = {'
+	sed -n 's/^\(D3DKMT[A-Za-z0-9]*\)$/\t\1,/p' tests/libdxg-entry-points.txt
+	echo '};'
+	echo 'int main(void) { return sizeof(entry) / sizeof(entry[0]) != 74; }'
+} >"$tmp/wsl.c"
+# shellcheck disable=SC2086 # the flags are a list of words
+$CC -o "$tmp/wsl" "$tmp/wsl.c" $libs ||
+	fail "libdxg's entry points do not link with pkg-config --libs libnfence"
+LD_BIND_NOW=1 LD_LIBRARY_PATH=$root$libdir "$tmp/wsl" ||
+	fail "libdxg's entry points do not bind to the installed library"
+ok "libdxg's 74 entry points link with pkg-config --libs libnfence alone"
 
 # The installed program, on the installed library.
 NFENCE_MOCK_DIR=$tmp NFENCE_DRI_DIR=$tmp LD_PRELOAD=$mock \

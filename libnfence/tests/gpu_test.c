@@ -1801,6 +1801,259 @@ TEST_F(gpu, disable_gpu_timeout_context_flag_reaches_queues)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
 }
 
+/*
+ * D3DKMTCreateContext makes the context D3DKMTCreateContextVirtual makes,
+ * with its checks, and hands out no WDDM 1.x buffers: every output of
+ * those is 0 on success, nothing is written on failure, and the context
+ * takes hardware queues and context-level GPU signals.
+ */
+TEST_F(gpu, wddm1_create_context)
+{
+	D3DKMT_CREATECONTEXT c, before;
+	D3DDDI_NATIVEFENCEMAPPING mf;
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_HANDLE f;
+	char pdd[8];
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = self->dev;
+	c.hContext = 0x1234;
+	c.pCommandBuffer = pdd;
+	c.CommandBufferSize = 7;
+	c.pAllocationList = (D3DDDI_ALLOCATIONLIST *)pdd;
+	c.AllocationListSize = 7;
+	c.pPatchLocationList = (D3DDDI_PATCHLOCATIONLIST *)pdd;
+	c.PatchLocationListSize = 7;
+	c.CommandBuffer = 0xdead000;
+
+	/* The checks of D3DKMTCreateContextVirtual; nothing written. */
+	c.NodeOrdinal = 3;	/* the adapter has 3 engines */
+	before = c;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(&c));
+	c.NodeOrdinal = 0;
+	c.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(&c));
+	c.EngineAffinity = 0;
+	c.Flags.Reserved = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(&c));
+	c.Flags.Value = 0;
+	c.Flags.NullRendering = 1;
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateContext(&c));
+	c.Flags.Value = 0;
+	c.PrivateDriverDataSize = sizeof(pdd);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(&c));
+	c.pPrivateDriverData = pdd;
+	c.hDevice = self->adapters[0].hAdapter;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(&c));
+	c.hDevice = self->dev;
+	mock_fail_next(ENOSPC);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES, D3DKMTCreateContext(&c));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(NULL));
+	EXPECT_EQ(before.hContext, c.hContext);
+	EXPECT_EQ(before.pCommandBuffer, c.pCommandBuffer);
+	EXPECT_EQ(before.CommandBufferSize, c.CommandBufferSize);
+	EXPECT_EQ(before.CommandBuffer, c.CommandBuffer);
+	EXPECT_EQ(0u, mock_live_contexts());
+
+	/* Success: a context, and no WDDM 1.x buffers. */
+	c.NodeOrdinal = 1;
+	c.Flags.DisableGpuTimeout = 1;
+	c.ClientHint = D3DKMT_CLIENTHINT_OPENGL;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateContext(&c));
+	EXPECT_NE(0u, c.hContext);
+	EXPECT_NE(0x1234u, c.hContext);
+	EXPECT_EQ(NULL, c.pCommandBuffer);
+	EXPECT_EQ(0u, c.CommandBufferSize);
+	EXPECT_EQ(NULL, c.pAllocationList);
+	EXPECT_EQ(0u, c.AllocationListSize);
+	EXPECT_EQ(NULL, c.pPatchLocationList);
+	EXPECT_EQ(0u, c.PatchLocationListSize);
+	EXPECT_EQ(0u, c.CommandBuffer);
+	EXPECT_EQ(1u, mock_live_contexts());
+
+	/* It is a context like any: queues (with its flags), GPU signals. */
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c.hContext, 0, &q));
+	EXPECT_EQ(DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT,
+		  mock_last_hwqueue_flags());
+	f = create_fence(_metadata, self->dev, 0, &mf);
+	EXPECT_EQ(STATUS_SUCCESS, context_signal(c.hContext, f, 4));
+	EXPECT_EQ(4u, rd(mf.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, context_signal(c.hContext + 0x40,
+							   f, 5));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(0u, mock_live_contexts());
+	EXPECT_EQ(0u, mock_live_queues());
+}
+
+/*
+ * D3DKMTCloseDxCoreDevice closes nothing: no ioctl, no file closed, and
+ * the open adapters, devices and contexts go on working.
+ */
+TEST_F(gpu, close_dxcore_device_closes_nothing)
+{
+	unsigned int calls = all_ioctl_calls(), files = mock_open_files();
+	D3DKMT_PHYSICAL_ADAPTER_COUNT count = { 0 };
+	D3DKMT_QUERYADAPTERINFO qa = {
+		.hAdapter = self->adapters[0].hAdapter,
+		.Type = KMTQAITYPE_PHYSICALADAPTERCOUNT,
+		.pPrivateDriverData = &count,
+		.PrivateDriverDataSize = sizeof(count),
+	};
+	D3DKMT_HANDLE ctx;
+
+	D3DKMTCloseDxCoreDevice();
+	D3DKMTCloseDxCoreDevice();
+	EXPECT_EQ(calls, all_ioctl_calls());
+	EXPECT_EQ(files, mock_open_files());
+	EXPECT_LE(0, NFenceGetAdapterFd(self->adapters[0].hAdapter));
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTQueryAdapterInfo(&qa));
+	EXPECT_EQ(1u, count.Count);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+}
+
+/*
+ * Every call of WSL's library that nfence refuses returns
+ * STATUS_NOT_SUPPORTED whatever it is given - NULL, or a struct naming
+ * live objects - makes no ioctl and writes nothing.
+ */
+TEST_F(gpu, libdxg_calls_not_supported)
+{
+	D3DKMT_HANDLE ctx, f;
+	unsigned int calls;
+	union {
+		D3DKMT_CREATEHWCONTEXT chc;
+		D3DKMT_DESTROYHWCONTEXT dhc;
+		D3DKMT_CREATEPAGINGQUEUE cpq;
+		D3DKMT_CREATESYNCHRONIZATIONOBJECT cso;
+		D3DKMT_ESCAPE esc;
+		D3DKMT_EVICT ev;
+		D3DKMT_GETCONTEXTSCHEDULINGPRIORITY gp;
+		D3DKMT_SETCONTEXTSCHEDULINGPRIORITY sp;
+		D3DKMT_OPENSYNCHRONIZATIONOBJECT oso;
+		D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE qri;
+		D3DKMT_QUERYVIDEOMEMORYINFO qvm;
+		D3DKMT_SIGNALSYNCHRONIZATIONOBJECT sig;
+		D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 sig2;
+		D3DKMT_WAITFORSYNCHRONIZATIONOBJECT w;
+		D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 w2;
+		D3DKMT_SUBMITCOMMAND sub;
+		unsigned char bytes[512];
+	} a, b;
+	int n = 0;
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	f = create_fence(_metadata, self->dev, 0, NULL);
+	calls = all_ioctl_calls();
+
+	/* A struct naming the live device, context and fence. */
+	memset(&a, 0, sizeof(a));
+#define NF_FILL(m)							\
+	do {								\
+		memset(&a, 0, sizeof(a));				\
+		m;							\
+		b = a;							\
+	} while (0)
+#define NF_REFUSED(call, arg)						\
+	do {								\
+		EXPECT_EQ(STATUS_NOT_SUPPORTED, call(arg));		\
+		EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));		\
+		EXPECT_EQ(STATUS_NOT_SUPPORTED, call(NULL));		\
+		n++;							\
+	} while (0)
+	NF_FILL((a.chc.hDevice = self->dev, a.chc.NodeOrdinal = 0));
+	NF_REFUSED(D3DKMTCreateHwContext, &a.chc);
+	NF_FILL(a.dhc.hHwContext = ctx);
+	NF_REFUSED(D3DKMTDestroyHwContext, &a.dhc);
+	NF_FILL(a.cpq.hDevice = self->dev);
+	NF_REFUSED(D3DKMTCreatePagingQueue, &a.cpq);
+	NF_FILL(a.cso.hDevice = self->dev);
+	NF_REFUSED(D3DKMTCreateSynchronizationObject, &a.cso);
+	NF_FILL((a.esc.hAdapter = self->adapters[0].hAdapter,
+		 a.esc.hDevice = self->dev));
+	NF_REFUSED(D3DKMTEscape, &a.esc);
+	NF_FILL((a.ev.hDevice = self->dev, a.ev.NumAllocations = 0));
+	NF_REFUSED(D3DKMTEvict, &a.ev);
+	NF_FILL(a.gp.hContext = ctx);
+	NF_REFUSED(D3DKMTGetContextSchedulingPriority, &a.gp);
+	NF_FILL((a.sp.hContext = ctx, a.sp.Priority = 1));
+	NF_REFUSED(D3DKMTSetContextSchedulingPriority, &a.sp);
+	NF_FILL(a.oso.hSharedHandle = f);
+	NF_REFUSED(D3DKMTOpenSynchronizationObject, &a.oso);
+	NF_FILL(a.qri.hDevice = self->dev);
+	NF_REFUSED(D3DKMTQueryResourceInfoFromNtHandle, &a.qri);
+	NF_FILL(a.qvm.hAdapter = self->adapters[0].hAdapter);
+	NF_REFUSED(D3DKMTQueryVideoMemoryInfo, &a.qvm);
+	NF_FILL((a.sig.hContext = ctx, a.sig.ObjectCount = 1,
+		 a.sig.ObjectHandleArray[0] = f));
+	NF_REFUSED(D3DKMTSignalSynchronizationObject, &a.sig);
+	NF_FILL((a.sig2.hContext = ctx, a.sig2.ObjectCount = 1,
+		 a.sig2.ObjectHandleArray[0] = f));
+	NF_REFUSED(D3DKMTSignalSynchronizationObject2, &a.sig2);
+	NF_FILL((a.w.hContext = ctx, a.w.ObjectCount = 1,
+		 a.w.ObjectHandleArray[0] = f));
+	NF_REFUSED(D3DKMTWaitForSynchronizationObject, &a.w);
+	NF_FILL((a.w2.hContext = ctx, a.w2.ObjectCount = 1,
+		 a.w2.ObjectHandleArray[0] = f));
+	NF_REFUSED(D3DKMTWaitForSynchronizationObject2, &a.w2);
+	NF_FILL((a.sub.BroadcastContextCount = 1,
+		 a.sub.BroadcastContext[0] = ctx));
+	NF_REFUSED(D3DKMTSubmitCommand, &a.sub);
+
+	/* The calls whose argument type is incomplete: any pointer. */
+	NF_FILL(a.bytes[0] = 1);
+#define NF_OPAQUE(call, type)	NF_REFUSED(call, (type *)(void *)&a)
+	NF_OPAQUE(D3DKMTChangeVideoMemoryReservation,
+		  const D3DKMT_CHANGEVIDEOMEMORYRESERVATION);
+	NF_OPAQUE(D3DKMTDestroyAllocation, const D3DKMT_DESTROYALLOCATION);
+	NF_OPAQUE(D3DKMTDestroyPagingQueue, D3DDDI_DESTROYPAGINGQUEUE);
+	NF_OPAQUE(D3DKMTFlushHeapTransitions, const D3DKMT_FLUSHHEAPTRANSITIONS);
+	NF_OPAQUE(D3DKMTFreeGpuVirtualAddress,
+		  const D3DKMT_FREEGPUVIRTUALADDRESS);
+	NF_OPAQUE(D3DKMTGetAllocationPriority,
+		  const D3DKMT_GETALLOCATIONPRIORITY);
+	NF_OPAQUE(D3DKMTGetContextInProcessSchedulingPriority,
+		  D3DKMT_GETCONTEXTINPROCESSSCHEDULINGPRIORITY);
+	NF_OPAQUE(D3DKMTGetSharedResourceAdapterLuid,
+		  D3DKMT_GETSHAREDRESOURCEADAPTERLUID);
+	NF_OPAQUE(D3DKMTInvalidateCache, const D3DKMT_INVALIDATECACHE);
+	NF_OPAQUE(D3DKMTMakeResident, D3DDDI_MAKERESIDENT);
+	NF_OPAQUE(D3DKMTMapGpuVirtualAddress, D3DDDI_MAPGPUVIRTUALADDRESS);
+	NF_OPAQUE(D3DKMTOfferAllocations, const D3DKMT_OFFERALLOCATIONS);
+	NF_OPAQUE(D3DKMTOpenResource, D3DKMT_OPENRESOURCE);
+	NF_OPAQUE(D3DKMTOpenResourceFromNtHandle,
+		  D3DKMT_OPENRESOURCEFROMNTHANDLE);
+	NF_OPAQUE(D3DKMTQueryAllocationResidency,
+		  const D3DKMT_QUERYALLOCATIONRESIDENCY);
+	NF_OPAQUE(D3DKMTQueryResourceInfo, D3DKMT_QUERYRESOURCEINFO);
+	NF_OPAQUE(D3DKMTQueryStatistics, const D3DKMT_QUERYSTATISTICS);
+	NF_OPAQUE(D3DKMTReclaimAllocations2, D3DKMT_RECLAIMALLOCATIONS2);
+	NF_OPAQUE(D3DKMTRender, D3DKMT_RENDER);
+	NF_OPAQUE(D3DKMTReserveGpuVirtualAddress,
+		  D3DDDI_RESERVEGPUVIRTUALADDRESS);
+	NF_OPAQUE(D3DKMTSetAllocationPriority,
+		  const D3DKMT_SETALLOCATIONPRIORITY);
+	NF_OPAQUE(D3DKMTSetContextInProcessSchedulingPriority,
+		  const D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY);
+	NF_OPAQUE(D3DKMTShareObjectWithHost, D3DKMT_SHAREOBJECTWITHHOST);
+	NF_OPAQUE(D3DKMTUpdateAllocationProperty, D3DDDI_UPDATEALLOCPROPERTY);
+	NF_OPAQUE(D3DKMTUpdateGpuVirtualAddress,
+		  const D3DKMT_UPDATEGPUVIRTUALADDRESS);
+#undef NF_OPAQUE
+#undef NF_REFUSED
+#undef NF_FILL
+	/* All of them: Documentation/libnfence.rst's refused and needs driver. */
+	EXPECT_EQ(41, n);
+	EXPECT_EQ(calls, all_ioctl_calls());
+
+	/* The objects they named are untouched. */
+	EXPECT_EQ(STATUS_SUCCESS, context_signal(ctx, f, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+}
+
 /* ---- threads ------------------------------------------------------- */
 
 #define THREADS	4

@@ -6,6 +6,8 @@
 # nfence_libnfence_test.c ($SELFTEST) calls every export, the check that
 # the sources' include and call arrows close no circle, the check that
 # Documentation/libnfence.rst's "Sources" table names every source file,
+# the check that its "Entry points of WSL's D3DKMT" table names exactly
+# libdxg's entry points (tests/libdxg-entry-points.txt), all exported,
 # and nfence-info, nfence-fence-demo, nfence-pipeline-demo and a quick
 # nfence-gpu-bench against the fake driver, and nfence-trace's converter
 # on a capture recorded in a VM (run-trace.sh), the fork and close paths
@@ -61,6 +63,14 @@ fi
 
 echo "== source table (Documentation/libnfence.rst names src/'s files)"
 if python3 tests/check-source-table.py src ../Documentation/libnfence.rst; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+echo "== entry points (Documentation/libnfence.rst names libdxg's, all exported)"
+if python3 tests/check-entry-points.py tests/libdxg-entry-points.txt \
+	../Documentation/libnfence.rst "$SHLIB"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

@@ -64,6 +64,7 @@ typedef uint32_t DWORD;
 typedef uint32_t ULONG;
 typedef int32_t LONG;
 typedef int32_t BOOL;
+typedef int32_t INT;
 typedef wchar_t WCHAR;
 typedef void VOID;
 typedef void *HANDLE;
@@ -1950,6 +1951,47 @@ typedef struct _D3DKMT_CREATECONTEXTVIRTUAL {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTCreateContextVirtual(D3DKMT_CREATECONTEXTVIRTUAL *pCreateContext);
 
+/*
+ * D3DKMT_CREATECONTEXT: argument of D3DKMTCreateContext, 96 bytes as
+ * Windows'. The first eight members are D3DKMT_CREATECONTEXTVIRTUAL's;
+ * the rest are the outputs of the WDDM 1.x context: the command buffer,
+ * allocation list and patch location list that D3DKMTRender submits.
+ */
+typedef struct _D3DKMT_CREATECONTEXT {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	UINT NodeOrdinal;		/* in: engine, 0 .. NumEngines - 1 */
+	UINT EngineAffinity;		/* in: 0 or 1 (one adapter) */
+	D3DDDI_CREATECONTEXTFLAGS Flags;	/* in */
+	VOID *pPrivateDriverData;	/* in: ignored */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	D3DKMT_CLIENTHINT ClientHint;	/* in: ignored */
+	D3DKMT_HANDLE hContext;		/* out: context handle */
+	VOID *pCommandBuffer;		/* out: NULL */
+	UINT CommandBufferSize;		/* out: 0 */
+	D3DDDI_ALLOCATIONLIST *pAllocationList;	/* out: NULL */
+	UINT AllocationListSize;	/* out: 0 */
+	D3DDDI_PATCHLOCATIONLIST *pPatchLocationList;	/* out: NULL */
+	UINT PatchLocationListSize;	/* out: 0 */
+	D3DGPU_VIRTUAL_ADDRESS CommandBuffer;	/* out: 0 */
+} D3DKMT_CREATECONTEXT;
+
+/**
+ * D3DKMTCreateContext() - create a context, as D3DKMTCreateContextVirtual
+ * @pCreateContext: in: hDevice, NodeOrdinal, EngineAffinity, Flags,
+ *	pPrivateDriverData, PrivateDriverDataSize, ClientHint; out: hContext
+ *	and the WDDM 1.x submission buffers
+ *
+ * The context is the one D3DKMTCreateContextVirtual() makes, with the same
+ * inputs and checks, and every call that takes a context takes it. nfence
+ * has no WDDM 1.x submission (D3DKMTRender is refused), so the call hands
+ * out no command buffer, allocation list or patch location list: their
+ * pointers, sizes and CommandBuffer are 0, as D3DKMTCreateDevice()'s are.
+ * The outputs are written only on success.
+ *
+ * Return: as D3DKMTCreateContextVirtual().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateContext(D3DKMT_CREATECONTEXT *pCreateContext);
+
 /* D3DKMT_DESTROYCONTEXT: argument of D3DKMTDestroyContext. */
 typedef struct _D3DKMT_DESTROYCONTEXT {
 	D3DKMT_HANDLE hContext;		/* in: context handle */
@@ -3156,6 +3198,350 @@ typedef struct _NFENCE_SETLOGGINGLEVEL {
  * NFenceStatusFromErrno(). PreviousLevel is written on success.
  */
 NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
+
+
+/* ------------------------------------------------------------------ */
+/* WSL's other D3DKMT calls                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The rest of libdxg's entry points (Documentation/libnfence.rst, "Entry
+ * points of WSL's D3DKMT"), so that a program written for WSL links. Each
+ * returns STATUS_NOT_SUPPORTED and reads nothing of its argument (NULL
+ * included): nfence has no such object or service, or its kernel driver
+ * does not have it yet (GPU virtual address management, paging queues,
+ * residency, hardware contexts, WDDM 1.x submission and sync objects,
+ * scheduling priorities). An argument struct whose layout is in nfence's
+ * references (libnfence/tests/windows-layouts.txt) is declared with that
+ * layout; the others are incomplete types. A member whose type is a
+ * Windows enum or flag word whose values are in none of those references
+ * is a UINT in the same place.
+ */
+
+/* The arguments whose layouts nfence's references do not give. */
+typedef struct _D3DKMT_CHANGEVIDEOMEMORYRESERVATION D3DKMT_CHANGEVIDEOMEMORYRESERVATION;
+typedef struct _D3DKMT_DESTROYALLOCATION D3DKMT_DESTROYALLOCATION;
+typedef struct _D3DDDI_DESTROYPAGINGQUEUE D3DDDI_DESTROYPAGINGQUEUE;
+typedef struct _D3DKMT_FLUSHHEAPTRANSITIONS D3DKMT_FLUSHHEAPTRANSITIONS;
+typedef struct _D3DKMT_FREEGPUVIRTUALADDRESS D3DKMT_FREEGPUVIRTUALADDRESS;
+typedef struct _D3DKMT_GETALLOCATIONPRIORITY D3DKMT_GETALLOCATIONPRIORITY;
+typedef struct _D3DKMT_GETCONTEXTINPROCESSSCHEDULINGPRIORITY D3DKMT_GETCONTEXTINPROCESSSCHEDULINGPRIORITY;
+typedef struct _D3DKMT_GETSHAREDRESOURCEADAPTERLUID D3DKMT_GETSHAREDRESOURCEADAPTERLUID;
+typedef struct _D3DKMT_INVALIDATECACHE D3DKMT_INVALIDATECACHE;
+typedef struct _D3DDDI_MAKERESIDENT D3DDDI_MAKERESIDENT;
+typedef struct _D3DDDI_MAPGPUVIRTUALADDRESS D3DDDI_MAPGPUVIRTUALADDRESS;
+typedef struct _D3DKMT_OFFERALLOCATIONS D3DKMT_OFFERALLOCATIONS;
+typedef struct _D3DKMT_OPENRESOURCE D3DKMT_OPENRESOURCE;
+typedef struct _D3DKMT_OPENRESOURCEFROMNTHANDLE D3DKMT_OPENRESOURCEFROMNTHANDLE;
+typedef struct _D3DKMT_QUERYALLOCATIONRESIDENCY D3DKMT_QUERYALLOCATIONRESIDENCY;
+typedef struct _D3DKMT_QUERYRESOURCEINFO D3DKMT_QUERYRESOURCEINFO;
+typedef struct _D3DKMT_QUERYSTATISTICS D3DKMT_QUERYSTATISTICS;
+typedef struct _D3DKMT_RECLAIMALLOCATIONS2 D3DKMT_RECLAIMALLOCATIONS2;
+typedef struct _D3DKMT_RENDER D3DKMT_RENDER;
+typedef struct _D3DDDI_RESERVEGPUVIRTUALADDRESS D3DDDI_RESERVEGPUVIRTUALADDRESS;
+typedef struct _D3DKMT_SETALLOCATIONPRIORITY D3DKMT_SETALLOCATIONPRIORITY;
+typedef struct _D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY;
+typedef struct _D3DKMT_SHAREOBJECTWITHHOST D3DKMT_SHAREOBJECTWITHHOST;
+typedef struct _D3DDDI_UPDATEALLOCPROPERTY D3DDDI_UPDATEALLOCPROPERTY;
+typedef struct _D3DKMT_UPDATEGPUVIRTUALADDRESS D3DKMT_UPDATEGPUVIRTUALADDRESS;
+
+/* D3DKMT_CREATEHWCONTEXT: argument of D3DKMTCreateHwContext. */
+typedef struct _D3DKMT_CREATEHWCONTEXT {
+	D3DKMT_HANDLE hDevice;
+	UINT NodeOrdinal;
+	UINT EngineAffinity;
+	UINT Flags;			/* a D3DDDI_CREATEHWCONTEXTFLAGS word */
+	UINT PrivateDriverDataSize;
+	VOID *pPrivateDriverData;
+	D3DKMT_HANDLE hHwContext;
+} D3DKMT_CREATEHWCONTEXT;
+
+/* D3DKMT_DESTROYHWCONTEXT: argument of D3DKMTDestroyHwContext. */
+typedef struct _D3DKMT_DESTROYHWCONTEXT {
+	D3DKMT_HANDLE hHwContext;
+} D3DKMT_DESTROYHWCONTEXT;
+
+/* D3DKMT_CREATEPAGINGQUEUE: argument of D3DKMTCreatePagingQueue. */
+typedef struct _D3DKMT_CREATEPAGINGQUEUE {
+	D3DKMT_HANDLE hDevice;
+	UINT Priority;			/* a D3DDDI_PAGINGQUEUE_PRIORITY */
+	D3DKMT_HANDLE hPagingQueue;
+	D3DKMT_HANDLE hSyncObject;
+	VOID *FenceValueCPUVirtualAddress;
+	UINT PhysicalAdapterIndex;
+} D3DKMT_CREATEPAGINGQUEUE;
+
+/*
+ * D3DKMT_CREATESYNCHRONIZATIONOBJECT: argument of
+ * D3DKMTCreateSynchronizationObject. The layout of its Info
+ * (D3DDDI_SYNCHRONIZATIONOBJECTINFO) is in none of nfence's references:
+ * InfoSpace holds its 68 bytes.
+ */
+typedef struct _D3DKMT_CREATESYNCHRONIZATIONOBJECT {
+	D3DKMT_HANDLE hDevice;
+	UINT InfoSpace[17];
+	D3DKMT_HANDLE hSyncObject;
+} D3DKMT_CREATESYNCHRONIZATIONOBJECT;
+
+/* D3DKMT_ESCAPE: argument of D3DKMTEscape. */
+typedef struct _D3DKMT_ESCAPE {
+	D3DKMT_HANDLE hAdapter;
+	D3DKMT_HANDLE hDevice;
+	UINT Type;			/* a D3DKMT_ESCAPETYPE */
+	UINT Flags;			/* a D3DDDI_ESCAPEFLAGS word */
+	VOID *pPrivateDriverData;
+	UINT PrivateDriverDataSize;
+	D3DKMT_HANDLE hContext;
+} D3DKMT_ESCAPE;
+
+/* D3DKMT_EVICT: argument of D3DKMTEvict. */
+typedef struct _D3DKMT_EVICT {
+	D3DKMT_HANDLE hDevice;
+	UINT NumAllocations;
+	const D3DKMT_HANDLE *AllocationList;
+	UINT Flags;			/* a D3DDDI_EVICT_FLAGS word */
+	UINT64 NumBytesToTrim;
+} D3DKMT_EVICT;
+
+/* D3DKMT_GETCONTEXTSCHEDULINGPRIORITY: argument of D3DKMTGetContextSchedulingPriority. */
+typedef struct _D3DKMT_GETCONTEXTSCHEDULINGPRIORITY {
+	D3DKMT_HANDLE hContext;
+	INT Priority;
+} D3DKMT_GETCONTEXTSCHEDULINGPRIORITY;
+
+/* D3DKMT_SETCONTEXTSCHEDULINGPRIORITY: argument of D3DKMTSetContextSchedulingPriority. */
+typedef struct _D3DKMT_SETCONTEXTSCHEDULINGPRIORITY {
+	D3DKMT_HANDLE hContext;
+	INT Priority;
+} D3DKMT_SETCONTEXTSCHEDULINGPRIORITY;
+
+/* D3DKMT_OPENSYNCHRONIZATIONOBJECT: argument of D3DKMTOpenSynchronizationObject. */
+typedef struct _D3DKMT_OPENSYNCHRONIZATIONOBJECT {
+	D3DKMT_HANDLE hSharedHandle;
+	D3DKMT_HANDLE hSyncObject;
+	UINT64 Reserved[8];
+} D3DKMT_OPENSYNCHRONIZATIONOBJECT;
+
+/* D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE: argument of D3DKMTQueryResourceInfoFromNtHandle. */
+typedef struct _D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE {
+	D3DKMT_HANDLE hDevice;
+	HANDLE hNtHandle;
+	VOID *pPrivateRuntimeData;
+	UINT PrivateRuntimeDataSize;
+	UINT TotalPrivateDriverDataSize;
+	UINT ResourcePrivateDriverDataSize;
+	UINT NumAllocations;
+} D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE;
+
+/* D3DKMT_QUERYVIDEOMEMORYINFO: argument of D3DKMTQueryVideoMemoryInfo. */
+typedef struct _D3DKMT_QUERYVIDEOMEMORYINFO {
+	HANDLE hProcess;
+	D3DKMT_HANDLE hAdapter;
+	UINT MemorySegmentGroup;	/* a D3DKMT_MEMORY_SEGMENT_GROUP */
+	UINT64 Budget;
+	UINT64 CurrentUsage;
+	UINT64 CurrentReservation;
+	UINT64 AvailableForReservation;
+	UINT PhysicalAdapterIndex;
+} D3DKMT_QUERYVIDEOMEMORYINFO;
+
+/* D3DKMT_SIGNALSYNCHRONIZATIONOBJECT: argument of D3DKMTSignalSynchronizationObject. */
+typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECT {
+	D3DKMT_HANDLE hContext;
+	UINT ObjectCount;
+	D3DKMT_HANDLE ObjectHandleArray[32];
+	D3DDDICB_SIGNALFLAGS Flags;
+} D3DKMT_SIGNALSYNCHRONIZATIONOBJECT;
+
+/*
+ * D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2: argument of
+ * D3DKMTSignalSynchronizationObject2. Windows' union also has Fence, the
+ * value for a WDDM 1.x fence, whose layout is not in nfence's references;
+ * Reserved gives the union its size.
+ */
+typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 {
+	D3DKMT_HANDLE hContext;
+	UINT ObjectCount;
+	D3DKMT_HANDLE ObjectHandleArray[32];
+	D3DDDICB_SIGNALFLAGS Flags;
+	ULONG BroadcastContextCount;
+	D3DKMT_HANDLE BroadcastContext[64];
+	union {
+		HANDLE CpuEventHandle;
+		UINT64 Reserved[8];
+	};
+} D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2;
+
+/* D3DKMT_WAITFORSYNCHRONIZATIONOBJECT: argument of D3DKMTWaitForSynchronizationObject. */
+typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECT {
+	D3DKMT_HANDLE hContext;
+	UINT ObjectCount;
+	D3DKMT_HANDLE ObjectHandleArray[32];
+} D3DKMT_WAITFORSYNCHRONIZATIONOBJECT;
+
+/*
+ * D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2: argument of
+ * D3DKMTWaitForSynchronizationObject2. As in ..._SIGNALSYNCHRONIZATIONOBJECT2,
+ * the union's Fence is not declared; Reserved gives it its size.
+ */
+typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 {
+	D3DKMT_HANDLE hContext;
+	UINT ObjectCount;
+	D3DKMT_HANDLE ObjectHandleArray[32];
+	union {
+		UINT64 Reserved[8];
+	};
+} D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2;
+
+/* D3DKMT_SUBMITCOMMAND: argument of D3DKMTSubmitCommand. */
+typedef struct _D3DKMT_SUBMITCOMMAND {
+	D3DGPU_VIRTUAL_ADDRESS Commands;
+	UINT CommandLength;
+	UINT Flags;			/* a D3DKMT_SUBMITCOMMANDFLAGS word */
+	ULONGLONG PresentHistoryToken;
+	UINT BroadcastContextCount;
+	D3DKMT_HANDLE BroadcastContext[64];
+	VOID *pPrivateDriverData;
+	UINT PrivateDriverDataSize;
+	UINT NumPrimaries;
+	D3DKMT_HANDLE WrittenPrimaries[16];
+	UINT NumHistoryBuffers;
+	D3DKMT_HANDLE *HistoryBufferArray;
+} D3DKMT_SUBMITCOMMAND;
+
+/**
+ * D3DKMTCloseDxCoreDevice() - close the process's D3DKMT device: nothing
+ *
+ * "Reserved for system use", Microsoft's reference says; by its name,
+ * libdxg closes there the /dev/dxg file its calls go through. libnfence
+ * keeps no such file: each open adapter has a render node file of its own,
+ * which D3DKMTCloseAdapter() closes. So the call does nothing; open
+ * adapters and their objects stay usable.
+ */
+NFENCE_EXPORT VOID D3DKMTCloseDxCoreDevice(VOID);
+
+/* D3DKMTChangeVideoMemoryReservation() - STATUS_NOT_SUPPORTED; needs driver support: per-process video memory budgets and reservations */
+NFENCE_EXPORT NTSTATUS D3DKMTChangeVideoMemoryReservation(const D3DKMT_CHANGEVIDEOMEMORYRESERVATION *pData);
+
+/* D3DKMTCreateHwContext() - STATUS_NOT_SUPPORTED; needs driver support: hardware contexts */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pData);
+
+/* D3DKMTCreatePagingQueue() - STATUS_NOT_SUPPORTED; needs driver support: paging queues */
+NFENCE_EXPORT NTSTATUS D3DKMTCreatePagingQueue(D3DKMT_CREATEPAGINGQUEUE *pData);
+
+/* D3DKMTCreateSynchronizationObject() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateSynchronizationObject(D3DKMT_CREATESYNCHRONIZATIONOBJECT *pData);
+
+/* D3DKMTDestroyAllocation() - STATUS_NOT_SUPPORTED; refused: its argument's layout is not in nfence's references; D3DKMTDestroyAllocation2() does the same */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyAllocation(const D3DKMT_DESTROYALLOCATION *pData);
+
+/* D3DKMTDestroyHwContext() - STATUS_NOT_SUPPORTED; needs driver support: hardware contexts */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pData);
+
+/* D3DKMTDestroyPagingQueue() - STATUS_NOT_SUPPORTED; needs driver support: paging queues */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyPagingQueue(D3DDDI_DESTROYPAGINGQUEUE *pData);
+
+/* D3DKMTEscape() - STATUS_NOT_SUPPORTED; refused: the nfence driver takes no driver-private escapes */
+NFENCE_EXPORT NTSTATUS D3DKMTEscape(const D3DKMT_ESCAPE *pData);
+
+/* D3DKMTEvict() - STATUS_NOT_SUPPORTED; needs driver support: residency (allocations are resident while they exist) */
+NFENCE_EXPORT NTSTATUS D3DKMTEvict(D3DKMT_EVICT *pData);
+
+/* D3DKMTFlushHeapTransitions() - STATUS_NOT_SUPPORTED; needs driver support: residency */
+NFENCE_EXPORT NTSTATUS D3DKMTFlushHeapTransitions(const D3DKMT_FLUSHHEAPTRANSITIONS *pData);
+
+/* D3DKMTFreeGpuVirtualAddress() - STATUS_NOT_SUPPORTED; needs driver support: GPU virtual address management */
+NFENCE_EXPORT NTSTATUS D3DKMTFreeGpuVirtualAddress(const D3DKMT_FREEGPUVIRTUALADDRESS *pData);
+
+/* D3DKMTGetAllocationPriority() - STATUS_NOT_SUPPORTED; needs driver support: residency priorities */
+NFENCE_EXPORT NTSTATUS D3DKMTGetAllocationPriority(const D3DKMT_GETALLOCATIONPRIORITY *pData);
+
+/* D3DKMTGetContextInProcessSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
+NFENCE_EXPORT NTSTATUS D3DKMTGetContextInProcessSchedulingPriority(D3DKMT_GETCONTEXTINPROCESSSCHEDULINGPRIORITY *pData);
+
+/* D3DKMTGetContextSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
+NFENCE_EXPORT NTSTATUS D3DKMTGetContextSchedulingPriority(D3DKMT_GETCONTEXTSCHEDULINGPRIORITY *pData);
+
+/* D3DKMTGetSharedResourceAdapterLuid() - STATUS_NOT_SUPPORTED; refused: allocations are not shared between processes */
+NFENCE_EXPORT NTSTATUS D3DKMTGetSharedResourceAdapterLuid(D3DKMT_GETSHAREDRESOURCEADAPTERLUID *pData);
+
+/* D3DKMTInvalidateCache() - STATUS_NOT_SUPPORTED; refused: its argument's layout is not in nfence's references */
+NFENCE_EXPORT NTSTATUS D3DKMTInvalidateCache(const D3DKMT_INVALIDATECACHE *pData);
+
+/* D3DKMTMakeResident() - STATUS_NOT_SUPPORTED; needs driver support: residency */
+NFENCE_EXPORT NTSTATUS D3DKMTMakeResident(D3DDDI_MAKERESIDENT *pData);
+
+/* D3DKMTMapGpuVirtualAddress() - STATUS_NOT_SUPPORTED; needs driver support: GPU virtual address management */
+NFENCE_EXPORT NTSTATUS D3DKMTMapGpuVirtualAddress(D3DDDI_MAPGPUVIRTUALADDRESS *pData);
+
+/* D3DKMTOfferAllocations() - STATUS_NOT_SUPPORTED; needs driver support: residency */
+NFENCE_EXPORT NTSTATUS D3DKMTOfferAllocations(const D3DKMT_OFFERALLOCATIONS *pData);
+
+/* D3DKMTOpenResource() - STATUS_NOT_SUPPORTED; refused: allocations are not shared between processes */
+NFENCE_EXPORT NTSTATUS D3DKMTOpenResource(D3DKMT_OPENRESOURCE *pData);
+
+/* D3DKMTOpenResourceFromNtHandle() - STATUS_NOT_SUPPORTED; refused: allocations are not shared between processes */
+NFENCE_EXPORT NTSTATUS D3DKMTOpenResourceFromNtHandle(D3DKMT_OPENRESOURCEFROMNTHANDLE *pData);
+
+/* D3DKMTOpenSynchronizationObject() - STATUS_NOT_SUPPORTED; refused: nfence shares sync objects through NT handles, not global handles */
+NFENCE_EXPORT NTSTATUS D3DKMTOpenSynchronizationObject(D3DKMT_OPENSYNCHRONIZATIONOBJECT *pData);
+
+/* D3DKMTQueryAllocationResidency() - STATUS_NOT_SUPPORTED; needs driver support: residency */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryAllocationResidency(const D3DKMT_QUERYALLOCATIONRESIDENCY *pData);
+
+/* D3DKMTQueryResourceInfo() - STATUS_NOT_SUPPORTED; refused: allocations are not shared between processes */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryResourceInfo(D3DKMT_QUERYRESOURCEINFO *pData);
+
+/* D3DKMTQueryResourceInfoFromNtHandle() - STATUS_NOT_SUPPORTED; refused: allocations are not shared between processes */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryResourceInfoFromNtHandle(D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE *pData);
+
+/* D3DKMTQueryStatistics() - STATUS_NOT_SUPPORTED; refused: its argument's unions are not in nfence's references */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryStatistics(const D3DKMT_QUERYSTATISTICS *pData);
+
+/* D3DKMTQueryVideoMemoryInfo() - STATUS_NOT_SUPPORTED; needs driver support: per-process usage and budget of each segment */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *pData);
+
+/* D3DKMTReclaimAllocations2() - STATUS_NOT_SUPPORTED; needs driver support: residency */
+NFENCE_EXPORT NTSTATUS D3DKMTReclaimAllocations2(D3DKMT_RECLAIMALLOCATIONS2 *pData);
+
+/* D3DKMTRender() - STATUS_NOT_SUPPORTED; refused: WDDM 1.x submission of command buffers with allocation and patch lists */
+NFENCE_EXPORT NTSTATUS D3DKMTRender(D3DKMT_RENDER *pData);
+
+/* D3DKMTReserveGpuVirtualAddress() - STATUS_NOT_SUPPORTED; needs driver support: GPU virtual address management */
+NFENCE_EXPORT NTSTATUS D3DKMTReserveGpuVirtualAddress(D3DDDI_RESERVEGPUVIRTUALADDRESS *pData);
+
+/* D3DKMTSetAllocationPriority() - STATUS_NOT_SUPPORTED; needs driver support: residency priorities */
+NFENCE_EXPORT NTSTATUS D3DKMTSetAllocationPriority(const D3DKMT_SETALLOCATIONPRIORITY *pData);
+
+/* D3DKMTSetContextInProcessSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
+NFENCE_EXPORT NTSTATUS D3DKMTSetContextInProcessSchedulingPriority(const D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY *pData);
+
+/* D3DKMTSetContextSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
+NFENCE_EXPORT NTSTATUS D3DKMTSetContextSchedulingPriority(const D3DKMT_SETCONTEXTSCHEDULINGPRIORITY *pData);
+
+/* D3DKMTShareObjectWithHost() - STATUS_NOT_SUPPORTED; refused: there is no host; this is WSL's call to the Windows side */
+NFENCE_EXPORT NTSTATUS D3DKMTShareObjectWithHost(D3DKMT_SHAREOBJECTWITHHOST *pData);
+
+/* D3DKMTSignalSynchronizationObject() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
+NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObject(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECT *pData);
+
+/* D3DKMTSignalSynchronizationObject2() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
+NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 *pData);
+
+/* D3DKMTSubmitCommand() - STATUS_NOT_SUPPORTED; needs driver support: context-level submission (hardware contexts) */
+NFENCE_EXPORT NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pData);
+
+/* D3DKMTUpdateAllocationProperty() - STATUS_NOT_SUPPORTED; needs driver support: residency */
+NFENCE_EXPORT NTSTATUS D3DKMTUpdateAllocationProperty(D3DDDI_UPDATEALLOCPROPERTY *pData);
+
+/* D3DKMTUpdateGpuVirtualAddress() - STATUS_NOT_SUPPORTED; needs driver support: GPU virtual address management */
+NFENCE_EXPORT NTSTATUS D3DKMTUpdateGpuVirtualAddress(const D3DKMT_UPDATEGPUVIRTUALADDRESS *pData);
+
+/* D3DKMTWaitForSynchronizationObject() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
+NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObject(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECT *pData);
+
+/* D3DKMTWaitForSynchronizationObject2() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
+NFENCE_EXPORT NTSTATUS D3DKMTWaitForSynchronizationObject2(const D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 *pData);
 
 #ifdef __cplusplus
 }

@@ -4878,6 +4878,109 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(n));
 }
 
+/*
+ * WSL's other entry points: D3DKMTCreateContext makes a context that runs
+ * GPU work (a hardware queue submission and a context-level GPU signal)
+ * and hands out no WDDM 1.x buffers; D3DKMTCloseDxCoreDevice leaves
+ * adapters and devices usable; every other call of WSL's library that
+ * nfence lacks returns STATUS_NOT_SUPPORTED.
+ */
+TEST_F(gpu, libdxg_entry_points)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], n;
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU s;
+	D3DKMT_CREATECONTEXT c;
+	D3DKMT_CREATEHWQUEUE q;
+	UINT64 sv = 3;
+	NFENCE_CS cs;
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = dev;
+	c.NodeOrdinal = 1;
+	c.CommandBufferSize = 7;
+	c.CommandBuffer = 0x1000;
+	c.ClientHint = D3DKMT_CLIENTHINT_OPENGL;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateContext(&c));
+	EXPECT_NE(0u, c.hContext);
+	EXPECT_EQ(NULL, c.pCommandBuffer);
+	EXPECT_EQ(0u, c.CommandBufferSize);
+	EXPECT_EQ(NULL, c.pAllocationList);
+	EXPECT_EQ(0u, c.AllocationListSize);
+	EXPECT_EQ(NULL, c.pPatchLocationList);
+	EXPECT_EQ(0u, c.PatchLocationListSize);
+	EXPECT_EQ(0u, c.CommandBuffer);
+	c.NodeOrdinal = self->e.cfg.num_engines;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateContext(&c));
+
+	/* Its hardware queue runs work; its own queue signals. */
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c.hContext, 1u << 5, &q));
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0x5a);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
+	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &q, 1, WAIT_NS));
+	EXPECT_EQ(0x5aull, rd(&g->data.cpu[0]));
+	n = fence(_metadata, dev, 0, 0, NULL);
+	memset(&s, 0, sizeof(s));
+	s.hContext = c.hContext;
+	s.ObjectCount = 1;
+	s.ObjectHandleArray = &n;
+	s.MonitoredFenceValueArray = &sv;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromGpu(&s));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 3, WAIT_NS));
+
+	/* Nothing to close: the adapter, device and context go on. */
+	D3DKMTCloseDxCoreDevice();
+	EXPECT_LE(0, NFenceGetAdapterFd(self->e.adapters[0].hAdapter));
+	sv = 4;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSignalSynchronizationObjectFromGpu(&s));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 4, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(n));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
+
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTChangeVideoMemoryReservation(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateHwContext(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreatePagingQueue(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateSynchronizationObject(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTDestroyAllocation(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTDestroyHwContext(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTDestroyPagingQueue(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTEscape(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTEvict(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTFlushHeapTransitions(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTFreeGpuVirtualAddress(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetAllocationPriority(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetContextInProcessSchedulingPriority(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetContextSchedulingPriority(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetSharedResourceAdapterLuid(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTInvalidateCache(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTMakeResident(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTMapGpuVirtualAddress(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTOfferAllocations(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTOpenResource(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTOpenResourceFromNtHandle(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTOpenSynchronizationObject(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryAllocationResidency(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryResourceInfo(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryResourceInfoFromNtHandle(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryStatistics(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryVideoMemoryInfo(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTReclaimAllocations2(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTRender(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTReserveGpuVirtualAddress(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSetAllocationPriority(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSetContextInProcessSchedulingPriority(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSetContextSchedulingPriority(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTShareObjectWithHost(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSignalSynchronizationObject(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSignalSynchronizationObject2(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSubmitCommand(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTUpdateAllocationProperty(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTUpdateGpuVirtualAddress(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTWaitForSynchronizationObject(NULL));
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTWaitForSynchronizationObject2(NULL));
+}
+
 /* The Windows values of the device state and error enums. */
 TEST(device_state_values)
 {
