@@ -8,7 +8,9 @@
  *
  *  a) engine-to-engine ping-pong. Native: queue A (engine 0) runs
  *     FENCE_SIGNAL(F1, i); FENCE_WAIT(F2, i) and queue B (engine 1)
- *     FENCE_WAIT(F1, i); FENCE_SIGNAL(F2, i) for i = 1..N, all on the GPU.
+ *     FENCE_WAIT(F1, i); FENCE_SIGNAL(F2, i) for i = 1..N, all on the GPU,
+ *     unlogged (NFenceCs*Unlogged(): the fence commands alone, as measured
+ *     since 0.2; the output says "native (unlogged)").
  *     Legacy (the baseline): the same round trips as a WDDM 2.x runtime
  *     makes them, with the calls it would use: two monitored fences
  *     (D3DKMTCreateSynchronizationObject2) signaled and waited for on the
@@ -24,8 +26,8 @@
  *     queue held by the kernel (SubmitWaitForSyncObjectsToHwQueue) until
  *     the other's progress fence reaches the round trip; the ratio native
  *     / monitored is printed too.
- *  b) CPU interrupts per 100,000 GPU signals (the "interrupts:" counter of
- *     debugfs nfence_interrupts): with no CPU waiter (the GPU checks
+ *  b) CPU interrupts per 100,000 unlogged GPU signals (the "interrupts:"
+ *     counter of debugfs nfence_interrupts): with no CPU waiter (the GPU checks
  *     MonitoredValue and suppresses the interrupt; the target is 0), and,
  *     as the baseline, with one CPU waiter per signal (the GPU does
  *     FENCE_WAIT(Fgo, i); FENCE_SIGNAL(F, i) while the CPU waits
@@ -570,10 +572,10 @@ static double pingpong_native(struct bench *b, unsigned long n)
 
 		end = i + PINGPONG_SLICE < n + 1 ? i + PINGPONG_SLICE : n + 1;
 		for (; i < end; i++) {
-			NFenceCsSignalNativeFence(ping, &m1, i);
-			NFenceCsWaitNativeFence(ping, &m2, i);
-			NFenceCsWaitNativeFence(pong, &m1, i);
-			NFenceCsSignalNativeFence(pong, &m2, i);
+			NFenceCsSignalNativeFenceUnlogged(ping, &m1, i);
+			NFenceCsWaitNativeFenceUnlogged(ping, &m2, i);
+			NFenceCsWaitNativeFenceUnlogged(pong, &m1, i);
+			NFenceCsSignalNativeFenceUnlogged(pong, &m2, i);
 		}
 	}
 	t0 = now();
@@ -730,7 +732,7 @@ static void bench_pingpong(struct bench *b)
 {
 	double rn, rl, rm;
 
-	rn = best_rate(b, "native", pingpong_native, b->quick ? 50 : 1000,
+	rn = best_rate(b, "native (unlogged)", pingpong_native, b->quick ? 50 : 1000,
 		       PINGPONG_MAX);
 	rl = best_rate(b,
 		       "legacy (WDDM 2.x monitored fences, context GPU waits/signals)",
@@ -800,7 +802,7 @@ static void interrupts_no_waiter(struct bench *b, unsigned long total,
 		}
 		cs = slice(q, s++);
 		for (k = 0; k < SIGNAL_SLICE && i < total; k++)
-			NFenceCsSignalNativeFence(cs, &m, ++i);
+			NFenceCsSignalNativeFenceUnlogged(cs, &m, ++i);
 		submit(q, cs);
 	}
 	/* Poll: a CPU waiter would be an interrupt of our own. */
@@ -809,7 +811,7 @@ static void interrupts_no_waiter(struct bench *b, unsigned long total,
 	read_counters(b, &c1);
 	if (read64(m.CurrentValueCpuVa) != total)
 		fail(STATUS_UNSUCCESSFUL, "the fence did not reach the count");
-	print_interrupts("no CPU waiter", &c0, &c1, total, t, per);
+	print_interrupts("no CPU waiter (unlogged signals)", &c0, &c1, total, t, per);
 	destroy_fence(f);
 }
 
@@ -832,8 +834,8 @@ static void interrupts_one_waiter(struct bench *b, unsigned long max,
 	fgo = create_fence(b, &mgo);
 	cs = slice(q, 0);
 	for (i = 1; i <= max; i++) {
-		NFenceCsWaitNativeFence(cs, &mgo, i);
-		NFenceCsSignalNativeFence(cs, &m, i);
+		NFenceCsWaitNativeFenceUnlogged(cs, &mgo, i);
+		NFenceCsSignalNativeFenceUnlogged(cs, &m, i);
 	}
 	submit(q, cs);
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -863,7 +865,7 @@ static void interrupts_one_waiter(struct bench *b, unsigned long max,
 	signal_fence(b, fgo, max);
 	queue_idle(q);
 	close(efd);
-	print_interrupts("one CPU waiter per signal", &c0, &c1, n, t, per);
+	print_interrupts("one CPU waiter per signal (unlogged)", &c0, &c1, n, t, per);
 	destroy_fence(f);
 	destroy_fence(fgo);
 }
@@ -1467,8 +1469,8 @@ static double payload_run(const struct bench *parent, UINT index,
 	fgo = create_fence(&b, &mgo);
 	cs = slice(&b.q[0], 0);
 	for (i = 1; i <= max; i++) {
-		NFenceCsWaitNativeFence(cs, &mgo, i);
-		NFenceCsSignalNativeFenceLogged(cs, &m, i, f);
+		NFenceCsWaitNativeFenceUnlogged(cs, &mgo, i);
+		NFenceCsSignalNativeFence(cs, &m, i, f);
 	}
 	submit(&b.q[0], cs);
 	w.ObjectHandleArray = &f;
