@@ -70,6 +70,16 @@
  *     the optimized payload: it does not grow, 2x at most). Skipped, with
  *     the reason, without debugfs.
  *
+ *  g) what the UMD pays to encode a wait and a signal on native fences
+ *     (no GPU involved: the commands are written, never submitted),
+ *     logged (NFenceCsWaitNativeFence(), NFenceCsSignalNativeFence(): the
+ *     log payload, the handle lookup and libnfence's USDT probe, a NOP
+ *     while nobody traces) against unlogged (NFenceCs*Unlogged()): ns per
+ *     pair, the best of three calibrated runs each, and the ratio logged /
+ *     unlogged. Built with NFENCE_NO_PROBES=1 the logged figure is the
+ *     same path without the probes: the two builds' ratio is what the
+ *     probes cost (Documentation/tracing.rst).
+ *
  *  f) what a doorbell client costs the CMP: the CMP thread's CPU time (its
  *     utime + stime in /proc/PID/stat, PID from debugfs nfence_cmp) over
  *     10 s of wall time (1 s with -q) while the process rings a one-NOP
@@ -81,7 +91,8 @@
  *     with the reason, without debugfs or user-mode submission.
  *
  * Every part is sized from a short calibration run to take about the time
- * budget (-t SECONDS, default 1.5) of wall time. -q runs tiny fixed sizes
+ * budget (-t SECONDS, default 1.5) of wall time; -p LETTERS runs only
+ * those parts (e.g. -p g). -q runs tiny fixed sizes
  * (a smoke test). debugfs is found from the adapter's render node
  * (/sys/kernel/debug/dri/<card minor>); -d DIR names the directory.
  *
@@ -1677,15 +1688,82 @@ static void bench_cmp_cpu(struct bench *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-d DEBUGFS_DIR]\n",
+	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-p PARTS] "
+		"[-d DEBUGFS_DIR]\n",
 		prog);
 	exit(2);
+}
+
+/* ---- g) encoding ---------------------------------------------------- */
+
+static D3DDDI_NATIVEFENCEMAPPING enc_m1, enc_m2;
+static D3DKMT_HANDLE enc_f1, enc_f2;
+
+/* @n waits and signals encoded, slice after slice; returns seconds. */
+static double encode_pairs(struct bench *b, unsigned long n, bool logged)
+{
+	NFENCE_CS *cs = slice(&b->q[0], 0);
+	unsigned long i;
+	double t0 = now();
+
+	for (i = 1; i <= n; i++) {
+		if (NFenceCsSize(cs) + 2 * PAYLOAD_BYTES > CMD_SIZE)
+			NFenceCsReset(cs);
+		if (logged) {
+			NFenceCsWaitNativeFence(cs, &enc_m1, i, enc_f1);
+			NFenceCsSignalNativeFence(cs, &enc_m2, i, enc_f2);
+		} else {
+			NFenceCsWaitNativeFenceUnlogged(cs, &enc_m1, i);
+			NFenceCsSignalNativeFenceUnlogged(cs, &enc_m2, i);
+		}
+	}
+	ok(NFenceCsStatus(cs), "encode");
+	return now() - t0;
+}
+
+static double encode_logged(struct bench *b, unsigned long n)
+{
+	return encode_pairs(b, n, true);
+}
+
+static double encode_unlogged(struct bench *b, unsigned long n)
+{
+	return encode_pairs(b, n, false);
+}
+
+/* The best rate of three calibrated runs of @fn, printed as ns per pair. */
+static double best_encoding(struct bench *b, const char *what,
+			    double (*fn)(struct bench *, unsigned long))
+{
+	double rate[RUNS], best;
+	unsigned long n;
+
+	best = best_of_runs(b, fn, b->quick ? 1000 : 100000, 1ul << 30, &n,
+			    rate);
+	printf("encoding, %s: 3 runs of %lu wait+signal pairs: %.1f, %.1f, "
+	       "%.1f ns per pair; best %.1f\n", what, n, 1e9 / rate[0],
+	       1e9 / rate[1], 1e9 / rate[2], 1e9 / best);
+	return best;
+}
+
+static void bench_encoding(struct bench *b)
+{
+	double rl, ru;
+
+	enc_f1 = create_fence(b, &enc_m1);
+	enc_f2 = create_fence(b, &enc_m2);
+	rl = best_encoding(b, "logged (probes as built)", encode_logged);
+	ru = best_encoding(b, "unlogged", encode_unlogged);
+	printf("encoding ratio logged/unlogged: %.2fx (time per pair)\n",
+	       ratio(ru, rl));
+	destroy_fence(enc_f1);
+	destroy_fence(enc_f2);
 }
 
 int main(int argc, char **argv)
 {
 	struct bench b;
-	const char *dir = NULL;
+	const char *dir = NULL, *parts = "abcdefg";
 	D3DKMT_DESTROYDEVICE dd;
 	D3DKMT_CLOSEADAPTER ca;
 	int opt;
@@ -1693,7 +1771,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&b, 0, sizeof(b));
 	b.budget = 1.5;
-	while ((opt = getopt(argc, argv, "qt:d:W:")) != -1) {
+	while ((opt = getopt(argc, argv, "qt:d:p:W:")) != -1) {
 		switch (opt) {
 		case 'W':
 			return idle_waiters_main(optarg);
@@ -1707,6 +1785,11 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			dir = optarg;
+			break;
+		case 'p':
+			parts = optarg;
+			if (strspn(parts, "abcdefg") != strlen(parts))
+				usage();
 			break;
 		default:
 			usage();
@@ -1727,12 +1810,20 @@ int main(int argc, char **argv)
 	       b.debugfs[0] ? "debugfs " : "no debugfs",
 	       b.debugfs, b.budget, b.quick ? " (quick)" : "");
 
-	bench_pingpong(&b);
-	bench_interrupts(&b);
-	bench_submission(&b);
-	bench_doorbell(&b);
-	bench_payloads(&b);
-	bench_cmp_cpu(&b);
+	if (strchr(parts, 'a'))
+		bench_pingpong(&b);
+	if (strchr(parts, 'b'))
+		bench_interrupts(&b);
+	if (strchr(parts, 'c'))
+		bench_submission(&b);
+	if (strchr(parts, 'd'))
+		bench_doorbell(&b);
+	if (strchr(parts, 'e'))
+		bench_payloads(&b);
+	if (strchr(parts, 'f'))
+		bench_cmp_cpu(&b);
+	if (strchr(parts, 'g'))
+		bench_encoding(&b);
 
 	/* Destroying the device destroys everything it holds. */
 	dd.hDevice = b.hDevice;

@@ -13,4 +13,7 @@ EXAMPLE_ARGS=-q exec sh "$(dirname "$0")/run-example.sh" nfence-gpu-bench \
 	"^interrupts, one CPU waiter per signal (unlogged): 100 GPU signals in" \
 	"^submission, queued back to back: 200 one-NOP submissions" \
 	"^submission, one at a time .*: 50 in .* mean latency" \
+	"^encoding, logged (probes as built): 3 runs of 1000 wait+signal pairs: .*; best [0-9]" \
+	"^encoding, unlogged: 3 runs of 1000 wait+signal pairs: .*; best [0-9]" \
+	"^encoding ratio logged/unlogged: [0-9.]*x" \
 	"^nfence-gpu-bench: done"
