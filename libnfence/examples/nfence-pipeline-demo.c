@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (trace) {
 		logged = 1;
-		if (ntrace_record_start(&rec, "nfence-pipeline-demo") < 0)
+		if (ntrace_record_start(&rec, NULL, "nfence-pipeline-demo") < 0)
 			return 1;
 	}
 	memset(&fa, 0, sizeof(fa));
