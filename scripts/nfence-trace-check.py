@@ -32,8 +32,8 @@ or a file that is not JSON).
 
 A SPEC names one "X" slice: comma-separated KEY=VALUE, all of which it
 must have, with KEY one of name, cat, track (its thread's name), process,
-ts, dur (microseconds, equal within 0.0015) or args.ARG (a number or a
-string; an empty VALUE: no such arg). Values cannot hold a comma.
+ts, dur (microseconds, equal within 0.0015) or args.ARG (a number, a
+string, or true or false; an empty VALUE: no such arg). Values cannot hold a comma.
 --slice SPEC: exactly one slice matches. --flow-link 'A -> B': A and B
 each match exactly one slice, and a flow starts in A (its "s" on A's
 track, within A's time) and finishes in B. --no-flow SPEC: no flow
@@ -91,6 +91,8 @@ def parse_spec(text):
 
 def same_value(have, want):
     """An event's value equal to a spec's text: numbers within EPS."""
+    if isinstance(have, bool):
+        return want == ("true" if have else "false")
     if is_num(have):
         try:
             return abs(have - float(want)) <= EPS
