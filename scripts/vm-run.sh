@@ -353,6 +353,11 @@ check "nfence-trace: both are valid trace-event JSON" \
 	--cat-flows nfence.flow=1 --cat-flows nfence.queued=3 \
 	--cross-flows nfence.queued \
 	--min-tracks 4 "$trace_dir/record.json" "$trace_dir/demo.json"
+# Both recorders removed the uprobes they put on libnfence's probes.
+uprobes=/sys/kernel/tracing/uprobe_events
+[ -e "$uprobes" ] || uprobes=/sys/kernel/debug/tracing/uprobe_events
+check "nfence-trace: no nfence_umd uprobe left in $uprobes" \
+	sh -c '[ -r "$1" ] && ! grep -q nfence_umd "$1"' sh "$uprobes"
 rm -rf "$trace_dir"
 
 if [ "$mode" = full ]; then
