@@ -5,6 +5,7 @@
 # the 6.1 kernel (bookworm) and the 6.12 LTS kernel (bookworm-backports)
 # with headers, linux-source-6.12 (KUnit, kselftest harness, checkpatch),
 # qemu + virtme-ng (from trixie, architecture all), libdrm, the IGT library,
+# <sys/sdt.h> (systemtap-sdt-dev: libnfence's USDT probes),
 # sparse and matplotlib (nfence-trace-plot.py, nfence-cpu-bench-plot.py),
 # dkms (make dkms-check, make dkms-install), man-db (libnfence's install
 # check reads its man pages), and debhelper, dh-dkms and lintian (make deb,
@@ -42,7 +43,7 @@ BOOKWORM_PKGS=(
 	python3 rsync xz-utils file
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 qemu-utils busybox-static
-	libdrm-dev libdrm2 pkg-config intel-gpu-tools
+	libdrm-dev libdrm2 pkg-config intel-gpu-tools systemtap-sdt-dev
 	sparse shellcheck python3-sphinx python3-matplotlib
 	python3-requests udev iproute2
 	dkms man-db

@@ -9,6 +9,7 @@ on, and against expectations given as options.
                         [--track NAME]... [--process NAME]...
                         [--slice SPEC]... [--flow-link 'SPEC -> SPEC']...
                         [--no-flow SPEC]... [--min-ts US] [--max-ts US]
+                        [--cat-flows CAT=N]... [--cross-flows CAT]...
                         FILE.json...
 
 Format rules: a top-level object with a "traceEvents" list and a
@@ -31,13 +32,17 @@ or a file that is not JSON).
 
 A SPEC names one "X" slice: comma-separated KEY=VALUE, all of which it
 must have, with KEY one of name, cat, track (its thread's name), process,
-ts, dur (microseconds, equal within 0.0015) or args.ARG (a number or a
-string; an empty VALUE: no such arg). Values cannot hold a comma.
+ts, dur (microseconds, equal within 0.0015) or args.ARG (a number, a
+string, or true or false; an empty VALUE: no such arg). Values cannot hold a comma.
 --slice SPEC: exactly one slice matches. --flow-link 'A -> B': A and B
 each match exactly one slice, and a flow starts in A (its "s" on A's
 track, within A's time) and finishes in B. --no-flow SPEC: no flow
 starts or finishes in the one slice SPEC matches. --min-ts, --max-ts: no
 event begins before, or ends after, this time (microseconds).
+--cat-flows CAT=N: exactly N flows of category CAT. --cross-flows CAT:
+every flow of category CAT starts in a task's process (pid below
+4194304, nfence-trace's first adapter process) and finishes in an
+adapter's, strictly later: a command queued on the CPU, logged on the GPU.
 """
 import argparse
 import collections
@@ -51,6 +56,8 @@ METADATA = {"process_name", "process_sort_index", "thread_name",
 # Slices ending within this of another's start do not overlap it: the
 # timestamps are microseconds with three decimals.
 EPS = 0.0015
+# nfence-trace's adapters are processes from PID_MAX_LIMIT (2^22) up.
+ADAPTER_PID_BASE = 4194304
 
 
 def reject_constant(name):
@@ -84,6 +91,8 @@ def parse_spec(text):
 
 def same_value(have, want):
     """An event's value equal to a spec's text: numbers within EPS."""
+    if isinstance(have, bool):
+        return want == ("true" if have else "false")
     if is_num(have):
         try:
             return abs(have - float(want)) <= EPS
@@ -250,6 +259,23 @@ def check(doc, opts):
         if (pid, tid) not in thread_names:
             errors.append("pid %d tid %d has no thread_name" % (pid, tid))
 
+    by_cat = collections.Counter(key[0] for key in flow_s)
+    for cat, n in opts.cat_flows:
+        if by_cat[cat] != n:
+            errors.append("%d flows of cat %r, expected %d" %
+                          (by_cat[cat], cat, n))
+    for cat in opts.cross_flows:
+        for key, (i, ev) in flow_s.items():
+            if key[0] != cat or key not in flow_f:
+                continue
+            f_ev = flow_f[key][1]
+            if not (ev["pid"] < ADAPTER_PID_BASE <= f_ev["pid"]):
+                bad(i, ev, "flow of cat %r not from a task to an adapter"
+                    % cat)
+            elif not f_ev["ts"] > ev["ts"]:
+                bad(i, ev, "flow of cat %r does not go forward in time"
+                    % cat)
+
     stats = {
         "tracks": len(used),
         "slices": counts["X"],
@@ -329,6 +355,13 @@ def check(doc, opts):
     return errors, stats
 
 
+def cat_count_arg(text):
+    cat, sep, n = text.rpartition("=")
+    if not sep or not cat or not n.isdigit():
+        raise argparse.ArgumentTypeError("%r: expected CAT=N" % text)
+    return (cat, int(n))
+
+
 def spec_arg(text):
     try:
         return (text, parse_spec(text))
@@ -367,6 +400,12 @@ def main():
                    help="no event begins before this time")
     p.add_argument("--max-ts", type=float, metavar="US",
                    help="no event ends after this time")
+    p.add_argument("--cat-flows", action="append", default=[],
+                   type=cat_count_arg, metavar="CAT=N",
+                   help="exactly N flows of category CAT")
+    p.add_argument("--cross-flows", action="append", default=[],
+                   metavar="CAT", help="flows of CAT go from a task to an "
+                   "adapter, forward in time")
     opts = p.parse_args()
     status = 0
     for name in opts.files:

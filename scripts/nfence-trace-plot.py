@@ -4,8 +4,10 @@
 PNG with matplotlib (Debian's python3-matplotlib, hence /usr/bin/python3):
 one row per track (thread) in the processes' and threads' sort order,
 "X" slices as bars (zero-length ones as ticks), instants as triangles,
-async waits as hatched bars, and flows as arrows from the signal to the
-wait it released. Times in milliseconds from the first event.
+async waits as hatched bars, flows as arrows from the signal to the wait
+it released (solid) and from a command libnfence queued to the log entry
+the GPU wrote for it (dashed). Times in milliseconds from the first
+event.
 
   nfence-trace-plot.py [--title TEXT] [--width INCHES] FILE.json OUT.png
 """
@@ -20,11 +22,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 COLORS = {"work": "#4c72b0", "wait": "#dd8452", "signal": "#55a868",
-          "cpu": "#c44e52", "async": "#8172b3", "other": "#937860"}
+          "cpu": "#c44e52", "async": "#8172b3", "other": "#937860",
+          "queued": "#da8bc3"}
 
 
 def color(ev):
     name = ev.get("name", "")
+    if name.startswith("fence ") and " queued" in name:
+        return COLORS["queued"]
     if name == "work":
         return COLORS["work"]
     if name.startswith("wait"):
@@ -111,9 +116,13 @@ def main():
     for key, f in flows.items():
         if "s" in f and "f" in f:
             (x0, y0), (x1, y1) = f["s"], f["f"]
+            queued = key[0] == "nfence.queued"
             ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
-                        arrowprops=dict(arrowstyle="->", color="black",
-                                        linewidth=1.2,
+                        arrowprops=dict(arrowstyle="->",
+                                        color="#7f3f6f" if queued
+                                        else "black",
+                                        linewidth=1.0 if queued else 1.2,
+                                        linestyle="--" if queued else "-",
                                         connectionstyle="arc3,rad=0.2"))
     labels = ["%s: %s" % (pnames.get(k[0], k[0]), tnames.get(k, k[1]))
               for k in tracks]
@@ -124,11 +133,13 @@ def main():
     ax.set_xlabel("ms since the first event")
     ax.grid(axis="x", linestyle=":", linewidth=0.5)
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[k])
-               for k in ("work", "wait", "signal", "cpu")]
+               for k in ("work", "wait", "signal", "cpu", "queued")]
     handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="none",
                                  edgecolor=COLORS["async"], hatch="///"))
-    ax.legend(handles, ["GPU work", "GPU wait (observed to released)",
-                        "signal", "CPU wait", "async CPU wait"],
+    ax.legend(handles,
+              ["GPU work", "GPU wait (observed to released)", "signal",
+               "CPU wait", "wait/signal queued (libnfence)",
+               "async CPU wait"],
               fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(opts.title or opts.file, fontsize=10)
     fig.tight_layout()

@@ -337,7 +337,10 @@ check_timed "nfence-wsl-compat, its report checked (run-wsl-compat.sh)" 120 \
 # nfence-trace (Documentation/tracing.rst): the pipeline demo with logged
 # fence commands recorded, then the demo's own --trace; each JSON checked
 # against the trace-event rules, with the demo's one engine-to-engine
-# flow and its six slices (WORK, GPU wait, two signals, two CPU waits).
+# flow, its three commands queued by libnfence (its probes, through
+# uprobes) each with a flow to its log entry that goes from the CPU to
+# the GPU forward in time, and its nine slices (WORK, GPU wait, two
+# signals, two CPU waits, three queued commands).
 trace_dir=$(mktemp -d)
 check_timed "nfence-trace record of the pipeline demo" 120 \
 	"$build/libnfence/nfence-trace" record -o "$trace_dir/pipeline.txt" \
@@ -346,8 +349,15 @@ check_timed "nfence-trace record of the pipeline demo" 120 \
 check_timed "nfence-pipeline-demo --trace" 120 \
 	"$build/libnfence/nfence-pipeline-demo" --trace "$trace_dir/demo.json"
 check "nfence-trace: both are valid trace-event JSON" \
-	python3 "$top/scripts/nfence-trace-check.py" --flows 1 --slices 6 \
+	python3 "$top/scripts/nfence-trace-check.py" --flows 4 --slices 9 \
+	--cat-flows nfence.flow=1 --cat-flows nfence.queued=3 \
+	--cross-flows nfence.queued \
 	--min-tracks 4 "$trace_dir/record.json" "$trace_dir/demo.json"
+# Both recorders removed the uprobes they put on libnfence's probes.
+uprobes=/sys/kernel/tracing/uprobe_events
+[ -e "$uprobes" ] || uprobes=/sys/kernel/debug/tracing/uprobe_events
+check "nfence-trace: no nfence_umd uprobe left in $uprobes" \
+	sh -c '[ -r "$1" ] && ! grep -q nfence_umd "$1"' sh "$uprobes"
 rm -rf "$trace_dir"
 
 if [ "$mode" = full ]; then

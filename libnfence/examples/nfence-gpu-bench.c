@@ -8,7 +8,9 @@
  *
  *  a) engine-to-engine ping-pong. Native: queue A (engine 0) runs
  *     FENCE_SIGNAL(F1, i); FENCE_WAIT(F2, i) and queue B (engine 1)
- *     FENCE_WAIT(F1, i); FENCE_SIGNAL(F2, i) for i = 1..N, all on the GPU.
+ *     FENCE_WAIT(F1, i); FENCE_SIGNAL(F2, i) for i = 1..N, all on the GPU,
+ *     unlogged (NFenceCs*Unlogged(): the fence commands alone, as measured
+ *     since 0.2; the output says "native (unlogged)").
  *     Legacy (the baseline): the same round trips as a WDDM 2.x runtime
  *     makes them, with the calls it would use: two monitored fences
  *     (D3DKMTCreateSynchronizationObject2) signaled and waited for on the
@@ -24,12 +26,12 @@
  *     queue held by the kernel (SubmitWaitForSyncObjectsToHwQueue) until
  *     the other's progress fence reaches the round trip; the ratio native
  *     / monitored is printed too. The floor: the same round trips through
- *     plain GPU memory (WRITE64 and FENCE_WAIT on two values, no fence),
- *     what the simulated GPU itself does per round trip; the ratio native
- *     / floor says what the fence bookkeeping costs (the goal is 0.5x or
- *     more).
- *  b) CPU interrupts per 100,000 GPU signals (the "interrupts:" counter of
- *     debugfs nfence_interrupts): with no CPU waiter (the GPU checks
+ *     plain GPU memory (WRITE64 and unlogged FENCE_WAIT on two values, no
+ *     fence), what the simulated GPU itself does per round trip; the
+ *     ratio native / floor says what the fence bookkeeping costs (the
+ *     goal is 0.5x or more).
+ *  b) CPU interrupts per 100,000 unlogged GPU signals (the "interrupts:"
+ *     counter of debugfs nfence_interrupts): with no CPU waiter (the GPU checks
  *     MonitoredValue and suppresses the interrupt; the target is 0), and,
  *     as the baseline, with one CPU waiter per signal (the GPU does
  *     FENCE_WAIT(Fgo, i); FENCE_SIGNAL(F, i) while the CPU waits
@@ -72,6 +74,16 @@
  *     the optimized payload: it does not grow, 2x at most). Skipped, with
  *     the reason, without debugfs.
  *
+ *  g) what the UMD pays to encode a wait and a signal on native fences
+ *     (no GPU involved: the commands are written, never submitted),
+ *     logged (NFenceCsWaitNativeFence(), NFenceCsSignalNativeFence(): the
+ *     log payload, the handle lookup and libnfence's USDT probe, a NOP
+ *     while nobody traces) against unlogged (NFenceCs*Unlogged()): ns per
+ *     pair, the best of three calibrated runs each, and the ratio logged /
+ *     unlogged. Built with NFENCE_NO_PROBES=1 the logged figure is the
+ *     same path without the probes: the two builds' ratio is what the
+ *     probes cost (Documentation/tracing.rst).
+ *
  *  f) what a doorbell client costs the CMP: the CMP thread's CPU time (its
  *     utime + stime in /proc/PID/stat, PID from debugfs nfence_cmp) over
  *     10 s of wall time (1 s with -q) while the process rings a one-NOP
@@ -83,7 +95,8 @@
  *     with the reason, without debugfs or user-mode submission.
  *
  * Every part is sized from a short calibration run to take about the time
- * budget (-t SECONDS, default 1.5) of wall time. -q runs tiny fixed sizes
+ * budget (-t SECONDS, default 1.5) of wall time; -p LETTERS runs only
+ * those parts (e.g. -p g). -q runs tiny fixed sizes
  * (a smoke test). debugfs is found from the adapter's render node
  * (/sys/kernel/debug/dri/<card minor>); -d DIR names the directory.
  *
@@ -578,10 +591,10 @@ static double pingpong_native(struct bench *b, unsigned long n)
 
 		end = i + PINGPONG_SLICE < n + 1 ? i + PINGPONG_SLICE : n + 1;
 		for (; i < end; i++) {
-			NFenceCsSignalNativeFence(ping, &m1, i);
-			NFenceCsWaitNativeFence(ping, &m2, i);
-			NFenceCsWaitNativeFence(pong, &m1, i);
-			NFenceCsSignalNativeFence(pong, &m2, i);
+			NFenceCsSignalNativeFenceUnlogged(ping, &m1, i);
+			NFenceCsWaitNativeFenceUnlogged(ping, &m2, i);
+			NFenceCsWaitNativeFenceUnlogged(pong, &m1, i);
+			NFenceCsSignalNativeFenceUnlogged(pong, &m2, i);
 		}
 	}
 	t0 = now();
@@ -631,8 +644,8 @@ static double pingpong_floor(struct bench *b, unsigned long n)
 		end = i + PINGPONG_SLICE < n + 1 ? i + PINGPONG_SLICE : n + 1;
 		for (; i < end; i++) {
 			NFenceCsWrite64(ping, va, i);
-			NFenceCsFenceWait(ping, va + 64, i);
-			NFenceCsFenceWait(pong, va, i);
+			NFenceCsFenceWaitUnlogged(ping, va + 64, i);
+			NFenceCsFenceWaitUnlogged(pong, va, i);
 			NFenceCsWrite64(pong, va + 64, i);
 		}
 	}
@@ -793,7 +806,7 @@ static void bench_pingpong(struct bench *b)
 {
 	double rn, rl, rm, rf;
 
-	rn = best_rate(b, "native", pingpong_native, b->quick ? 50 : 1000,
+	rn = best_rate(b, "native (unlogged)", pingpong_native, b->quick ? 50 : 1000,
 		       PINGPONG_MAX);
 	rf = best_rate(b, "floor (plain GPU memory: WRITE64 and FENCE_WAIT, no fence)",
 		       pingpong_floor, b->quick ? 50 : 1000, PINGPONG_MAX);
@@ -867,7 +880,7 @@ static void interrupts_no_waiter(struct bench *b, unsigned long total,
 		}
 		cs = slice(q, s++);
 		for (k = 0; k < SIGNAL_SLICE && i < total; k++)
-			NFenceCsSignalNativeFence(cs, &m, ++i);
+			NFenceCsSignalNativeFenceUnlogged(cs, &m, ++i);
 		submit(q, cs);
 	}
 	/* Poll: a CPU waiter would be an interrupt of our own. */
@@ -876,7 +889,7 @@ static void interrupts_no_waiter(struct bench *b, unsigned long total,
 	read_counters(b, &c1);
 	if (read64(m.CurrentValueCpuVa) != total)
 		fail(STATUS_UNSUCCESSFUL, "the fence did not reach the count");
-	print_interrupts("no CPU waiter", &c0, &c1, total, t, per);
+	print_interrupts("no CPU waiter (unlogged signals)", &c0, &c1, total, t, per);
 	destroy_fence(f);
 }
 
@@ -899,8 +912,8 @@ static void interrupts_one_waiter(struct bench *b, unsigned long max,
 	fgo = create_fence(b, &mgo);
 	cs = slice(q, 0);
 	for (i = 1; i <= max; i++) {
-		NFenceCsWaitNativeFence(cs, &mgo, i);
-		NFenceCsSignalNativeFence(cs, &m, i);
+		NFenceCsWaitNativeFenceUnlogged(cs, &mgo, i);
+		NFenceCsSignalNativeFenceUnlogged(cs, &m, i);
 	}
 	submit(q, cs);
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -930,7 +943,7 @@ static void interrupts_one_waiter(struct bench *b, unsigned long max,
 	signal_fence(b, fgo, max);
 	queue_idle(q);
 	close(efd);
-	print_interrupts("one CPU waiter per signal", &c0, &c1, n, t, per);
+	print_interrupts("one CPU waiter per signal (unlogged)", &c0, &c1, n, t, per);
 	destroy_fence(f);
 	destroy_fence(fgo);
 }
@@ -1534,8 +1547,8 @@ static double payload_run(const struct bench *parent, UINT index,
 	fgo = create_fence(&b, &mgo);
 	cs = slice(&b.q[0], 0);
 	for (i = 1; i <= max; i++) {
-		NFenceCsWaitNativeFence(cs, &mgo, i);
-		NFenceCsSignalNativeFenceLogged(cs, &m, i, f);
+		NFenceCsWaitNativeFenceUnlogged(cs, &mgo, i);
+		NFenceCsSignalNativeFence(cs, &m, i, f);
 	}
 	submit(&b.q[0], cs);
 	w.ObjectHandleArray = &f;
@@ -1742,15 +1755,82 @@ static void bench_cmp_cpu(struct bench *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-d DEBUGFS_DIR]\n",
+	fprintf(stderr, "usage: %s [-q] [-t SECONDS] [-p PARTS] "
+		"[-d DEBUGFS_DIR]\n",
 		prog);
 	exit(2);
+}
+
+/* ---- g) encoding ---------------------------------------------------- */
+
+static D3DDDI_NATIVEFENCEMAPPING enc_m1, enc_m2;
+static D3DKMT_HANDLE enc_f1, enc_f2;
+
+/* @n waits and signals encoded, slice after slice; returns seconds. */
+static double encode_pairs(struct bench *b, unsigned long n, bool logged)
+{
+	NFENCE_CS *cs = slice(&b->q[0], 0);
+	unsigned long i;
+	double t0 = now();
+
+	for (i = 1; i <= n; i++) {
+		if (NFenceCsSize(cs) + 2 * PAYLOAD_BYTES > CMD_SIZE)
+			NFenceCsReset(cs);
+		if (logged) {
+			NFenceCsWaitNativeFence(cs, &enc_m1, i, enc_f1);
+			NFenceCsSignalNativeFence(cs, &enc_m2, i, enc_f2);
+		} else {
+			NFenceCsWaitNativeFenceUnlogged(cs, &enc_m1, i);
+			NFenceCsSignalNativeFenceUnlogged(cs, &enc_m2, i);
+		}
+	}
+	ok(NFenceCsStatus(cs), "encode");
+	return now() - t0;
+}
+
+static double encode_logged(struct bench *b, unsigned long n)
+{
+	return encode_pairs(b, n, true);
+}
+
+static double encode_unlogged(struct bench *b, unsigned long n)
+{
+	return encode_pairs(b, n, false);
+}
+
+/* The best rate of three calibrated runs of @fn, printed as ns per pair. */
+static double best_encoding(struct bench *b, const char *what,
+			    double (*fn)(struct bench *, unsigned long))
+{
+	double rate[RUNS], best;
+	unsigned long n;
+
+	best = best_of_runs(b, fn, b->quick ? 1000 : 100000, 1ul << 30, &n,
+			    rate);
+	printf("encoding, %s: 3 runs of %lu wait+signal pairs: %.1f, %.1f, "
+	       "%.1f ns per pair; best %.1f\n", what, n, 1e9 / rate[0],
+	       1e9 / rate[1], 1e9 / rate[2], 1e9 / best);
+	return best;
+}
+
+static void bench_encoding(struct bench *b)
+{
+	double rl, ru;
+
+	enc_f1 = create_fence(b, &enc_m1);
+	enc_f2 = create_fence(b, &enc_m2);
+	rl = best_encoding(b, "logged (probes as built)", encode_logged);
+	ru = best_encoding(b, "unlogged", encode_unlogged);
+	printf("encoding ratio logged/unlogged: %.2fx (time per pair)\n",
+	       ratio(ru, rl));
+	destroy_fence(enc_f1);
+	destroy_fence(enc_f2);
 }
 
 int main(int argc, char **argv)
 {
 	struct bench b;
-	const char *dir = NULL;
+	const char *dir = NULL, *parts = "abcdefg";
 	D3DKMT_DESTROYDEVICE dd;
 	D3DKMT_CLOSEADAPTER ca;
 	int opt;
@@ -1758,7 +1838,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&b, 0, sizeof(b));
 	b.budget = 1.5;
-	while ((opt = getopt(argc, argv, "qt:d:W:")) != -1) {
+	while ((opt = getopt(argc, argv, "qt:d:p:W:")) != -1) {
 		switch (opt) {
 		case 'W':
 			return idle_waiters_main(optarg);
@@ -1772,6 +1852,11 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			dir = optarg;
+			break;
+		case 'p':
+			parts = optarg;
+			if (strspn(parts, "abcdefg") != strlen(parts))
+				usage();
 			break;
 		default:
 			usage();
@@ -1792,12 +1877,20 @@ int main(int argc, char **argv)
 	       b.debugfs[0] ? "debugfs " : "no debugfs",
 	       b.debugfs, b.budget, b.quick ? " (quick)" : "");
 
-	bench_pingpong(&b);
-	bench_interrupts(&b);
-	bench_submission(&b);
-	bench_doorbell(&b);
-	bench_payloads(&b);
-	bench_cmp_cpu(&b);
+	if (strchr(parts, 'a'))
+		bench_pingpong(&b);
+	if (strchr(parts, 'b'))
+		bench_interrupts(&b);
+	if (strchr(parts, 'c'))
+		bench_submission(&b);
+	if (strchr(parts, 'd'))
+		bench_doorbell(&b);
+	if (strchr(parts, 'e'))
+		bench_payloads(&b);
+	if (strchr(parts, 'f'))
+		bench_cmp_cpu(&b);
+	if (strchr(parts, 'g'))
+		bench_encoding(&b);
 
 	/* Destroying the device destroys everything it holds. */
 	dd.hDevice = b.hDevice;

@@ -23,11 +23,15 @@
  * 0's signal, on the GPU. Exit status: 0 if every step behaved, 1
  * otherwise (also when no adapter qualifies).
  *
+ * The fence commands are logged (NFenceCsWaitNativeFence(),
+ * NFenceCsSignalNativeFence(): the engines write native fence log entries,
+ * which nfence-trace draws) when the queues have log buffers, and unlogged
+ * (NFenceCs*Unlogged()) otherwise.
+ *
  * Options:
- *   --logged          encode the fence commands with log payloads
- *                     (NFenceCs*Logged()): the engines write native fence
- *                     log entries, and nfence-trace sees them
- *   --trace OUT.json  (root) --logged, recording nfence's trace events
+ *   --unlogged        encode the fence commands without log payloads
+ *   --logged          the default, accepted for scripts of 0.9
+ *   --trace OUT.json  (root) logged, recording nfence's trace events
  *                     meanwhile as nfence-trace record does, and write
  *                     the timeline as trace-event JSON to OUT.json
  */
@@ -62,7 +66,7 @@ enum {
 
 static int failures;
 static int step;
-static int logged;	/* --logged: fence commands with log payloads */
+static int logged = 1;	/* not --unlogged: commands with log payloads */
 
 /* Report one step; returns @ok. */
 static int check(int ok, const char *what)
@@ -246,32 +250,34 @@ static double ticks_us(UINT64 ticks, UINT64 frequency)
 	return frequency ? (double)ticks * 1e6 / (double)frequency : 0.0;
 }
 
-/* The fence commands, logged with --logged when the queue has logs. */
+/* The fence commands: logged unless --unlogged or the queue has no logs. */
 static NTSTATUS wait_fence(struct engine *e, D3DKMT_CREATENATIVEFENCE *f,
 			   UINT64 value)
 {
 	if (logged && e->queue.NativeFenceLogBufferNumberOfEntries)
-		return NFenceCsWaitNativeFenceLogged(&e->cs,
-						     &f->Info.NativeFenceMapping,
-						     value, f->hSyncObject);
-	return NFenceCsWaitNativeFence(&e->cs, &f->Info.NativeFenceMapping,
-				       value);
+		return NFenceCsWaitNativeFence(&e->cs,
+					       &f->Info.NativeFenceMapping,
+					       value, f->hSyncObject);
+	return NFenceCsWaitNativeFenceUnlogged(&e->cs,
+					       &f->Info.NativeFenceMapping,
+					       value);
 }
 
 static NTSTATUS signal_fence(struct engine *e, D3DKMT_CREATENATIVEFENCE *f,
 			     UINT64 value)
 {
 	if (logged && e->queue.NativeFenceLogBufferNumberOfEntries)
-		return NFenceCsSignalNativeFenceLogged(&e->cs,
-						       &f->Info.NativeFenceMapping,
-						       value, f->hSyncObject);
-	return NFenceCsSignalNativeFence(&e->cs, &f->Info.NativeFenceMapping,
-					 value);
+		return NFenceCsSignalNativeFence(&e->cs,
+						 &f->Info.NativeFenceMapping,
+						 value, f->hSyncObject);
+	return NFenceCsSignalNativeFenceUnlogged(&e->cs,
+						 &f->Info.NativeFenceMapping,
+						 value);
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: nfence-pipeline-demo [--logged] "
+	fprintf(stderr, "usage: nfence-pipeline-demo [--logged | --unlogged] "
 		"[--trace OUT.json]\n");
 	return 2;
 }
@@ -299,6 +305,8 @@ int main(int argc, char **argv)
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--logged"))
 			logged = 1;
+		else if (!strcmp(argv[k], "--unlogged"))
+			logged = 0;
 		else if (!strcmp(argv[k], "--trace") && k + 1 < argc)
 			trace = argv[++k];
 		else
@@ -307,7 +315,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (trace) {
 		logged = 1;
-		if (ntrace_record_start(&rec, "nfence-pipeline-demo") < 0)
+		if (ntrace_record_start(&rec, NULL, "nfence-pipeline-demo") < 0)
 			return 1;
 	}
 	memset(&fa, 0, sizeof(fa));

@@ -35,6 +35,7 @@
 #include <nfence/d3dkmthk.h>
 
 #include "nfence-trace-core.h"
+#include "nfence-trace-usdt.h"
 
 #define NS_PER_SEC		UINT64_C(1000000000)
 /*
@@ -60,6 +61,23 @@ static int write_file(const char *dir, const char *file, const char *text)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	if (close(fd) < 0 || n != (ssize_t)strlen(text))
+		return -1;
+	return 0;
+}
+
+/* Append @text to a tracefs file that holds definitions (uprobe_events). */
+static int append_file(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX + 64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = write(fd, text, strlen(text));
@@ -212,14 +230,86 @@ static int set_log_level_all(struct ntrace_rec *r, bool all)
 	return ret;
 }
 
+/* Remove the uprobes of the library's probes, once disabled. */
+static void remove_probes(struct ntrace_rec *r)
+{
+	char def[128];
+
+	while (r->num_probes) {
+		r->num_probes--;
+		snprintf(def, sizeof(def), "-:%s/%s\n", NTRACE_USDT_GROUP,
+			 r->probe_events[r->num_probes]);
+		append_file(r->tracefs, "uprobe_events", def);
+	}
+}
+
+/*
+ * Put a uprobe on each libnfence probe of @r->umd_lib and enable them in
+ * the instance: the runtime's side of the timeline. Without them the
+ * recording goes on (a warning says why).
+ */
+static void add_probes(struct ntrace_rec *r, const char *prog)
+{
+	struct ntrace_usdt probes[NTRACE_USDT_MAX];
+	char def[2 * PATH_MAX], why[256];
+	int i, n;
+
+	n = ntrace_usdt_read(r->umd_lib, probes, NTRACE_USDT_MAX, why,
+			     sizeof(why));
+	_Static_assert(sizeof(r->probe_events) / sizeof(r->probe_events[0]) ==
+		       NTRACE_USDT_MAX, "a name per probe");
+	_Static_assert(sizeof(r->probe_events[0]) == sizeof(probes[0].event),
+		       "names of one size");
+	if (n <= 0) {
+		fprintf(stderr, "%s: warning: %s: %s: no \"queued\" events "
+			"will be recorded\n", prog, r->umd_lib,
+			n < 0 ? why : "no libnfence probes (built with "
+			"NFENCE_NO_PROBES?)");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		/*
+		 * A definition left by a recorder that died: no other one
+		 * runs (the instance is ours), so it is stale.
+		 */
+		snprintf(def, sizeof(def), "-:%s/%s\n", NTRACE_USDT_GROUP,
+			 probes[i].event);
+		append_file(r->tracefs, "uprobe_events", def);
+		snprintf(def, sizeof(def), "p:%s/%s %s:0x%" PRIx64 "%s\n",
+			 NTRACE_USDT_GROUP, probes[i].event, r->umd_lib,
+			 probes[i].offset, probes[i].fetch);
+		if (append_file(r->tracefs, "uprobe_events", def) < 0) {
+			fprintf(stderr, "%s: warning: %s/uprobe_events: %s "
+				"(a kernel without CONFIG_UPROBE_EVENTS, or "
+				"the probes of another recorder): no "
+				"\"queued\" events will be recorded\n", prog,
+				r->tracefs, strerror(errno));
+			remove_probes(r);
+			return;
+		}
+		/* Both are 64 bytes, the event name NUL-terminated. */
+		memcpy(r->probe_events[r->num_probes++], probes[i].event,
+		       sizeof(r->probe_events[0]));
+	}
+	if (write_file(r->dir, "events/" NTRACE_USDT_GROUP "/enable", "1") < 0) {
+		fprintf(stderr, "%s: warning: cannot enable the %s events: "
+			"%s\n", prog, NTRACE_USDT_GROUP, strerror(errno));
+		remove_probes(r);
+	}
+}
+
 static void remove_instance(struct ntrace_rec *r)
 {
 	if (r->dir[0]) {
 		write_file(r->dir, "events/nfence/enable", "0");
+		if (r->num_probes)
+			write_file(r->dir, "events/" NTRACE_USDT_GROUP
+				   "/enable", "0");
 		write_file(r->dir, "tracing_on", "0");
 		rmdir(r->dir);
 		r->dir[0] = '\0';
 	}
+	remove_probes(r);
 	if (r->mounted) {
 		umount(r->tracefs);
 		r->mounted = 0;
@@ -232,11 +322,25 @@ void ntrace_record_cancel(struct ntrace_rec *r)
 	remove_instance(r);
 }
 
-int ntrace_record_start(struct ntrace_rec *r, const char *prog)
+int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
+			const char *prog)
 {
 	char events[PATH_MAX + 32];
 
 	memset(r, 0, sizeof(*r));
+	if (umd_lib) {
+		if (!realpath(umd_lib, events) ||
+		    strlen(events) >= sizeof(r->umd_lib)) {
+			fprintf(stderr, "%s: %s: %s\n", prog, umd_lib,
+				strerror(errno ? errno : ENAMETOOLONG));
+			return -1;
+		}
+		snprintf(r->umd_lib, sizeof(r->umd_lib), "%s", events);
+	} else if (ntrace_usdt_library(r->umd_lib, sizeof(r->umd_lib)) < 0) {
+		fprintf(stderr, "%s: cannot tell which file libnfence is\n",
+			prog);
+		return -1;
+	}
 	if (find_tracefs(r, prog) < 0)
 		return -1;
 	snprintf(r->dir, sizeof(r->dir), "%s/instances/nfence-trace",
@@ -273,6 +377,7 @@ int ntrace_record_start(struct ntrace_rec *r, const char *prog)
 		remove_instance(r);
 		return -1;
 	}
+	add_probes(r, prog);
 	if (write_file(r->dir, "events/nfence/enable", "1") < 0 ||
 	    write_file(r->dir, "tracing_on", "1") < 0) {
 		fprintf(stderr, "%s: %s: cannot enable the nfence events: "
@@ -293,6 +398,8 @@ int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
 	FILE *f;
 
 	write_file(r->dir, "events/nfence/enable", "0");
+	if (r->num_probes)
+		write_file(r->dir, "events/" NTRACE_USDT_GROUP "/enable", "0");
 	set_log_level_all(r, false);
 	fprintf(capture, "# nfence-trace capture: trace_clock=mono\n");
 	for (i = 0; i < r->num_adapters; i++)
@@ -331,6 +438,7 @@ enum ev_type {
 	EV_DOORBELL,		/* nfence_doorbell_ring */
 	EV_LOG,			/* nfence_log_entry */
 	EV_WORK,		/* nfence_work */
+	EV_QUEUED,		/* libnfence's probes: nfence_fence_*_queued */
 };
 
 struct ev {
@@ -339,6 +447,8 @@ struct ev {
 	unsigned int task;	/* index in tasks[] */
 	uint32_t adapter, engine, queue, fence, handle, count, fences, woken;
 	uint64_t value, observed, gpu_ts, ns, write_index;
+	uint32_t user_handle;	/* queued: the D3DKMT handle */
+	uint64_t va;		/* queued: the GPU VA of the command */
 	int result;
 	bool async, gpu, signal_log;
 	char payload[16];	/* the interrupt's */
@@ -352,6 +462,8 @@ struct ev {
 	long first_flow;	/* signal entry: first wait it released */
 	unsigned long flow_id;
 	long pair;		/* CPU wait begin: its end, -1 unfinished */
+	long queued;		/* log entry: the queued event of its command */
+	unsigned long queued_flow; /* ... and the flow's id */
 	bool paired;		/* CPU wait end: has its begin */
 };
 
@@ -770,8 +882,19 @@ static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 
 	memset(e, 0, sizeof(*e));
 	e->ts = t->ts;
-	e->match = e->next_flow = e->first_flow = e->pair = -1;
-	if (event_is(t, "nfence_fence_signal")) {
+	e->match = e->next_flow = e->first_flow = e->pair = e->queued = -1;
+	if (event_is(t, "nfence_fence_wait_queued") ||
+	    event_is(t, "nfence_fence_signal_queued")) {
+		/* libnfence's probes, through uprobes: no adapter. */
+		e->type = EV_QUEUED;
+		e->signal_log = event_is(t, "nfence_fence_signal_queued");
+		if (arg_u32(c, a, "handle", &e->user_handle) < 0 ||
+		    arg_u32(c, a, "kernel_handle", &e->handle) < 0 ||
+		    arg_u64(c, a, "value", &e->value) < 0 ||
+		    arg_u64(c, a, "va", &e->va) < 0)
+			return -1;
+		return 1;
+	} else if (event_is(t, "nfence_fence_signal")) {
 		e->type = EV_SIGNAL;
 		if (arg_u32(c, a, "adapter", &e->adapter) < 0 ||
 		    arg_u32(c, a, "fence", &e->fence) < 0 ||
@@ -1124,6 +1247,85 @@ static int match_flows(struct conv *c)
 	return 0;
 }
 
+/* Key order of queued events and log entries, then time. */
+static int cmp_queued(const void *pa, const void *pb, void *arg)
+{
+	const struct ev *evs = arg;
+	const struct ev *a = &evs[*(const long *)pa];
+	const struct ev *b = &evs[*(const long *)pb];
+	int64_t ta, tb;
+
+	if (a->signal_log != b->signal_log)
+		return a->signal_log < b->signal_log ? -1 : 1;
+	if (a->handle != b->handle)
+		return a->handle < b->handle ? -1 : 1;
+	if (a->value != b->value)
+		return a->value < b->value ? -1 : 1;
+	/* Queued events before log entries at one time. */
+	ta = a->type == EV_QUEUED ? (int64_t)a->ts : a->t_end;
+	tb = b->type == EV_QUEUED ? (int64_t)b->ts : b->t_end;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	if (a->type != b->type)
+		return a->type == EV_QUEUED ? -1 : 1;
+	return *(const long *)pa < *(const long *)pb ? -1 : 1;
+}
+
+/*
+ * The seed's FENCE_WAIT_QUEUED / FENCE_SIGNAL_QUEUED (libnfence's probes,
+ * on the CPU) to the log entry their command wrote on the GPU: the same
+ * log (waits, signals), the same handle (the kernel's, which the payload
+ * carries and the entry shows) and value; first queued, first logged,
+ * and a command is logged no earlier than it was queued. The probes name
+ * no adapter or queue: see Documentation/tracing.rst for what that
+ * confuses.
+ */
+static int match_queued(struct conv *c)
+{
+	size_t i, n = 0, k, q;
+	long *idx;
+
+	for (i = 0; i < c->nevs; i++)
+		n += c->evs[i].type == EV_QUEUED || c->evs[i].type == EV_LOG;
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx) {
+		c->line = 0;
+		return err(c, "out of memory");
+	}
+	n = 0;
+	for (i = 0; i < c->nevs; i++)
+		if (c->evs[i].type == EV_QUEUED || c->evs[i].type == EV_LOG)
+			idx[n++] = (long)i;
+	qsort_r(idx, n, sizeof(*idx), cmp_queued, c->evs);
+	/* Per key, a FIFO of queued events: q is its oldest unmatched. */
+	for (k = 0, q = 0; k < n; k++) {
+		struct ev *e = &c->evs[idx[k]], *f;
+
+		if (e->type == EV_QUEUED) {
+			c->st.queued++;
+			continue;
+		}
+		/* Skip queued events of earlier keys or already matched. */
+		for (; q < k; q++) {
+			f = &c->evs[idx[q]];
+			if (f->type == EV_QUEUED && f->queued < 0 &&
+			    f->signal_log == e->signal_log &&
+			    f->handle == e->handle && f->value == e->value)
+				break;
+		}
+		if (q == k)
+			continue;
+		f = &c->evs[idx[q]];
+		f->queued = idx[k];	/* queued event: its entry */
+		e->queued = idx[q];
+		e->queued_flow = ++c->st.flows;
+		c->st.queued_flows++;
+		q++;
+	}
+	free(idx);
+	return 0;
+}
+
 /* CPU waits: a blocking one ends in its task; async ones by fence. */
 static void pair_waits(struct conv *c)
 {
@@ -1342,8 +1544,13 @@ static void mark_tracks(struct conv *c)
 
 	for (i = 0; i < c->nevs; i++) {
 		struct ev *e = &c->evs[i];
-		struct adapter *a = adapter_of(c, e->adapter);
+		struct adapter *a;
 
+		if (e->type == EV_QUEUED) {
+			c->tasks[e->task].track = true;
+			continue;
+		}
+		a = adapter_of(c, e->adapter);
 		switch (e->type) {
 		case EV_INTERRUPT:
 			a->irq_track = true;
@@ -1404,6 +1611,12 @@ static void write_event(struct conv *c, struct out *o, size_t i)
 				",\"gpu_ts\":%" PRIu64 "%s}}", ts, e->value,
 				e->handle, e->gpu_ts, est_time(e));
 			c->st.slices++;
+			if (e->queued >= 0) {
+				ev_start(o, "f", "queued", "nfence.queued",
+					 apid, tid);
+				fprintf(o->f, ",\"id\":%lu,\"bp\":\"e\","
+					"\"ts\":%.3f}", e->queued_flow, ts);
+			}
 			for (j = e->first_flow; j >= 0;
 			     j = c->evs[j].next_flow) {
 				ev_start(o, "s", "release", "nfence.flow", apid,
@@ -1435,6 +1648,35 @@ static void write_event(struct conv *c, struct out *o, size_t i)
 			fprintf(o->f, ",\"id\":%lu,\"bp\":\"e\",\"ts\":%.3f}",
 				e->flow_id,
 				ns_us(s > e->t_start ? s : e->t_start));
+		}
+		if (e->queued >= 0) {
+			/* At the release: when the wait was unblocked. */
+			ev_start(o, "f", "queued", "nfence.queued", apid, tid);
+			fprintf(o->f, ",\"id\":%lu,\"bp\":\"e\",\"ts\":%.3f}",
+				e->queued_flow, end);
+		}
+		break;
+	case EV_QUEUED:
+		/*
+		 * A zero-length slice on the task's track, for the flow to
+		 * the command's log entry to start from.
+		 */
+		snprintf(name, sizeof(name), "fence %s queued (handle %#"
+			 PRIx32 ")", e->signal_log ? "signal" : "wait",
+			 e->user_handle);
+		ts = trace_us(e->ts);
+		ev_start(o, "X", name, "cpu", task_pid(t), t->tid);
+		fprintf(o->f, ",\"ts\":%.3f,\"dur\":0,\"args\":{\"handle\":%"
+			PRIu32 ",\"kernel_handle\":%" PRIu32 ",\"value\":%"
+			PRIu64 ",\"va\":%" PRIu64 ",\"logged\":%s}}", ts,
+			e->user_handle, e->handle, e->value, e->va,
+			e->queued >= 0 ? "true" : "false");
+		c->st.slices++;
+		if (e->queued >= 0) {
+			ev_start(o, "s", "queued", "nfence.queued",
+				 task_pid(t), t->tid);
+			fprintf(o->f, ",\"id\":%lu,\"ts\":%.3f}",
+				c->evs[e->queued].queued_flow, ts);
 		}
 		break;
 	case EV_SIGNAL:
@@ -1583,7 +1825,7 @@ int ntrace_convert(FILE *capture, const char *name, FILE *json,
 	if (infer_bases(&c, opts) < 0)
 		goto out;
 	place_events(&c);
-	if (match_flows(&c) < 0)
+	if (match_flows(&c) < 0 || match_queued(&c) < 0)
 		goto out;
 	pair_waits(&c);
 	c.st.events = c.nevs;

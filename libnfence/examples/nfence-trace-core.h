@@ -29,6 +29,9 @@ struct ntrace_rec {
 	char tracefs[64];		/* the tracefs mount used */
 	char dir[PATH_MAX];		/* the instance's directory */
 	int mounted;			/* we mounted tracefs: unmount after */
+	char umd_lib[PATH_MAX];		/* libnfence file whose probes we trace */
+	unsigned int num_probes;	/* its uprobes we defined */
+	char probe_events[8][64];	/* ... by event name */
 	unsigned int num_adapters;
 	struct ntrace_adapter adapters[NTRACE_MAX_ADAPTERS];
 };
@@ -45,6 +48,8 @@ struct ntrace_stats {
 	unsigned long async_waits;	/* "b"/"e" pairs */
 	unsigned long flows;		/* "s"/"f" pairs */
 	unsigned long unreleased;	/* GPU waits with no logged signal */
+	unsigned long queued;		/* libnfence's "queued" probe events */
+	unsigned long queued_flows;	/* ... with a flow to their log entry */
 };
 
 /* Conversion options. */
@@ -56,11 +61,18 @@ struct ntrace_opts {
 /*
  * ntrace_record_start() - create the tracefs instance and start recording
  * @r: the recording, filled in
+ * @umd_lib: the libnfence file whose USDT probes (the runtime's "fence
+ *	wait/signal queued" events) to record; NULL: the one this process
+ *	runs
  * @prog: name for messages
  *
- * Needs root. Return: 0, or -1 after printing why (nothing left behind).
+ * Needs root. The probes are recorded through uprobes (uprobe_events,
+ * group nfence_umd) removed at the end; a library without probes or a
+ * kernel without uprobe events only costs those events (a warning).
+ * Return: 0, or -1 after printing why (nothing left behind).
  */
-int ntrace_record_start(struct ntrace_rec *r, const char *prog);
+int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
+			const char *prog);
 
 /*
  * ntrace_record_stop() - stop recording, save the capture, remove the

@@ -5,9 +5,12 @@
  * nfence-trace: a timeline of nfence's trace events, for ui.perfetto.dev
  * or chrome://tracing.
  *
- *   nfence-trace record [-o CAPTURE] [--json OUT.json] -- CMD [ARGS...]
+ *   nfence-trace record [-o CAPTURE] [--json OUT.json] [--umd-lib LIB]
+ *                       -- CMD [ARGS...]
  *	As root: record every nfence event (a tracefs instance of its own,
- *	trace_clock mono) while CMD runs, then save the capture (the
+ *	trace_clock mono) and libnfence's fence_wait_queued and
+ *	fence_signal_queued probes (uprobes on LIB, by default the libnfence
+ *	nfence-trace runs) while CMD runs, then save the capture (the
  *	instance's trace text, after a header naming each adapter's
  *	timestamp frequency) and/or convert it. Without -o and --json the
  *	capture goes to nfence-trace.txt. Exit status: CMD's, or 1 if
@@ -36,7 +39,8 @@
 #include "nfence-trace-core.h"
 
 static const char usage_text[] =
-	"usage: nfence-trace record [-o CAPTURE] [--json OUT.json] -- CMD [ARGS...]\n"
+	"usage: nfence-trace record [-o CAPTURE] [--json OUT.json] [--umd-lib LIB]\n"
+	"                           -- CMD [ARGS...]\n"
 	"       nfence-trace convert CAPTURE [-o OUT.json] [--frequency HZ]\n";
 
 static int usage(void)
@@ -50,10 +54,12 @@ static void summary(const char *what, const struct ntrace_stats *st,
 {
 	fprintf(stderr, "nfence-trace: %s: %lu events, %u adapters, %u "
 		"tracks, %lu slices, %lu instants, %lu async waits, %lu "
-		"flows (%lu GPU waits with no logged signal), %lu lines "
-		"ignored -> %s\n", what, st->events, st->adapters, st->tracks,
+		"flows (%lu GPU waits with no logged signal), %lu queued "
+		"commands (%lu with their log entry), %lu lines ignored -> "
+		"%s\n", what, st->events, st->adapters, st->tracks,
 		st->slices, st->instants, st->async_waits, st->flows,
-		st->unreleased, st->ignored, out);
+		st->unreleased, st->queued, st->queued_flows, st->ignored,
+		out);
 }
 
 /* Run @argv and wait for it; its exit status as a shell gives it. */
@@ -96,10 +102,11 @@ static int record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", required_argument, NULL, 'j' },
+		{ "umd-lib", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *capture = NULL, *json = NULL;
+	const char *capture = NULL, *json = NULL, *umd_lib = NULL;
 	struct ntrace_stats st;
 	struct ntrace_rec r;
 	unsigned int i, n;
@@ -113,6 +120,9 @@ static int record(int argc, char **argv)
 		case 'j':
 			json = optarg;
 			break;
+		case 'u':
+			umd_lib = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -125,7 +135,7 @@ static int record(int argc, char **argv)
 	if (!capture && !json)
 		capture = "nfence-trace.txt";
 
-	if (ntrace_record_start(&r, "nfence-trace") < 0)
+	if (ntrace_record_start(&r, umd_lib, "nfence-trace") < 0)
 		return 1;
 	for (i = 0, n = 0; i < r.num_adapters; i++)
 		n += r.adapters[i].leveled;

@@ -285,17 +285,25 @@ bool CreateGpu(D3DKMT_HANDLE hDevice, Gpu &gpu)
 	return true;
 }
 
-/* Submit a command buffer that signals the native fence to @value. */
-bool GpuSignalNative(Gpu &gpu, const D3DDDI_NATIVEFENCEMAPPING &mapping,
-		     UINT64 value)
+/*
+ * Submit a command buffer that signals the native fence @hFence to @value,
+ * logged when the queue has log buffers.
+ */
+bool GpuSignalNative(Gpu &gpu, D3DKMT_HANDLE hFence,
+		     const D3DDDI_NATIVEFENCEMAPPING &mapping, UINT64 value)
 {
 	D3DKMT_SUBMITCOMMANDTOHWQUEUE s;
 	NFENCE_CS cs;
+	NTSTATUS st;
 
 	if (!Expect(NFenceCsInit(&cs, gpu.commands, 2048, gpu.commandsVa),
-		    "command buffer") ||
-	    !Expect(NFenceCsSignalNativeFence(&cs, &mapping, value),
-		    "encode a native fence signal"))
+		    "command buffer"))
+		return false;
+	if (gpu.queue.NativeFenceLogBufferNumberOfEntries)
+		st = NFenceCsSignalNativeFence(&cs, &mapping, value, hFence);
+	else
+		st = NFenceCsSignalNativeFenceUnlogged(&cs, &mapping, value);
+	if (!Expect(st, "encode a native fence signal"))
 		return false;
 	std::memset(&s, 0, sizeof(s));
 	s.hHwQueue = gpu.queue.hHwQueue;
@@ -360,7 +368,7 @@ void SyncobjBridge(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE hDevice, Gpu &gpu,
 	       "NFenceBindSyncobjPoint: value 13 to point 1");
 	Check(PointWait(fd, create.handle, 1, 20000000) == ETIME,
 	      "syncobj: point 1 absent before the value");
-	if (GpuSignalNative(gpu, mapping, 13))
+	if (GpuSignalNative(gpu, hFence, mapping, 13))
 		Check(PointWait(fd, create.handle, 1, 10000000000ull) == 0,
 		      "syncobj: point 1 appears when the GPU signals 13");
 	Expect(NFenceSignalFromSyncobjPoint(hDevice, hFence, 14,
@@ -689,7 +697,7 @@ int Run()
 	/* Behind the monitored fence: the queue waits for 5 first. */
 	Expect(QueueWait(gpu.queue.hHwQueue, hMonitored, 5),
 	       "native fence: queue waits for the monitored fence's 5");
-	if (GpuSignalNative(gpu, mapping, 11)) {
+	if (GpuSignalNative(gpu, native.hSyncObject, mapping, 11)) {
 		Check(Read(mapping.CurrentValueCpuVa) == 10,
 		      "native fence: the GPU signal waits behind the queue");
 		Expect(CpuSignal(hDevice, hMonitored, 5),

@@ -12,6 +12,7 @@
 
 #include <nfence/d3dkmthk.h>
 #include "drm/nfence_drm.h"
+#include "probes.h"
 #include "syncobj.h"
 
 /* The longest command, in 32-bit words. */
@@ -108,8 +109,8 @@ NTSTATUS NFenceCsNop(NFENCE_CS *pCs)
 			  NULL, 0);
 }
 
-NTSTATUS NFenceCsFenceWait(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
-			   UINT64 Value)
+NTSTATUS NFenceCsFenceWaitUnlogged(NFENCE_CS *pCs,
+				   D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value)
 {
 	const uint64_t ops[] = { GpuVa, Value };
 
@@ -119,10 +120,10 @@ NTSTATUS NFenceCsFenceWait(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
 			  DRM_NFENCE_CS_FENCE_WAIT_WORDS, ops, 2);
 }
 
-NTSTATUS NFenceCsFenceSignal(NFENCE_CS *pCs,
-			     D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa,
-			     D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa,
-			     UINT64 Value)
+NTSTATUS NFenceCsFenceSignalUnlogged(NFENCE_CS *pCs,
+				     D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa,
+				     D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa,
+				     UINT64 Value)
 {
 	const uint64_t ops[] = {
 		CurrentValueGpuVa, MonitoredValueGpuVa, Value,
@@ -135,40 +136,100 @@ NTSTATUS NFenceCsFenceSignal(NFENCE_CS *pCs,
 			  DRM_NFENCE_CS_FENCE_SIGNAL_WORDS, ops, 3);
 }
 
-NTSTATUS NFenceCsWaitNativeFence(NFENCE_CS *pCs,
-				 const D3DDDI_NATIVEFENCEMAPPING *pMapping,
-				 UINT64 Value)
+NTSTATUS NFenceCsWaitNativeFenceUnlogged(NFENCE_CS *pCs,
+					 const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+					 UINT64 Value)
 {
 	if (!pMapping)
 		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
-	return NFenceCsFenceWait(pCs, pMapping->CurrentValueGpuVa, Value);
+	return NFenceCsFenceWaitUnlogged(pCs, pMapping->CurrentValueGpuVa,
+					 Value);
+}
+
+NTSTATUS NFenceCsSignalNativeFenceUnlogged(NFENCE_CS *pCs,
+					   const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+					   UINT64 Value)
+{
+	if (!pMapping)
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	return NFenceCsFenceSignalUnlogged(pCs, pMapping->CurrentValueGpuVa,
+					   pMapping->MonitoredValueGpuVa, Value);
+}
+
+NTSTATUS NFenceCsFenceWait(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
+			   UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	uint32_t kernel_handle = nf_syncobj_kernel_handle(hNativeFence);
+	const uint64_t ops[] = {
+		GpuVa, Value,
+		(uint64_t)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 | kernel_handle,
+	};
+	NTSTATUS st;
+
+	if (!nf_cs_aligned(GpuVa))
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	st = nf_cs_emit_flags(pCs, DRM_NFENCE_CS_FENCE_WAIT,
+			      DRM_NFENCE_CS_FLAG_LOG,
+			      DRM_NFENCE_CS_FENCE_WAIT_WORDS +
+			      DRM_NFENCE_CS_LOG_WORDS, ops, 3);
+	if (NT_SUCCESS(st))
+		nf_probe_fence_queued(fence_wait_queued, hNativeFence,
+				      kernel_handle, Value, GpuVa);
+	return st;
+}
+
+NTSTATUS NFenceCsFenceSignal(NFENCE_CS *pCs,
+			     D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa,
+			     D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa,
+			     UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	uint32_t kernel_handle = nf_syncobj_kernel_handle(hNativeFence);
+	const uint64_t ops[] = {
+		CurrentValueGpuVa, MonitoredValueGpuVa, Value,
+		(uint64_t)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 |
+			kernel_handle,
+	};
+	NTSTATUS st;
+
+	if (!nf_cs_aligned(CurrentValueGpuVa) ||
+	    !nf_cs_aligned(MonitoredValueGpuVa))
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	st = nf_cs_emit_flags(pCs, DRM_NFENCE_CS_FENCE_SIGNAL,
+			      DRM_NFENCE_CS_FLAG_LOG,
+			      DRM_NFENCE_CS_FENCE_SIGNAL_WORDS +
+			      DRM_NFENCE_CS_LOG_WORDS, ops, 4);
+	if (NT_SUCCESS(st))
+		nf_probe_fence_queued(fence_signal_queued, hNativeFence,
+				      kernel_handle, Value, CurrentValueGpuVa);
+	return st;
+}
+
+NTSTATUS NFenceCsWaitNativeFence(NFENCE_CS *pCs,
+				 const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+				 UINT64 Value, D3DKMT_HANDLE hNativeFence)
+{
+	if (!pMapping)
+		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
+	return NFenceCsFenceWait(pCs, pMapping->CurrentValueGpuVa, Value,
+				 hNativeFence);
 }
 
 NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs,
 				   const D3DDDI_NATIVEFENCEMAPPING *pMapping,
-				   UINT64 Value)
+				   UINT64 Value, D3DKMT_HANDLE hNativeFence)
 {
 	if (!pMapping)
 		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
 	return NFenceCsFenceSignal(pCs, pMapping->CurrentValueGpuVa,
-				   pMapping->MonitoredValueGpuVa, Value);
+				   pMapping->MonitoredValueGpuVa, Value,
+				   hNativeFence);
 }
 
+/* The 0.4 names of the logged forms. */
 NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
 				 UINT64 Value, D3DKMT_HANDLE hNativeFence)
 {
-	const uint64_t ops[] = {
-		GpuVa, Value,
-		(uint64_t)DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED << 32 |
-			nf_syncobj_kernel_handle(hNativeFence),
-	};
-
-	if (!nf_cs_aligned(GpuVa))
-		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
-	return nf_cs_emit_flags(pCs, DRM_NFENCE_CS_FENCE_WAIT,
-				DRM_NFENCE_CS_FLAG_LOG,
-				DRM_NFENCE_CS_FENCE_WAIT_WORDS +
-				DRM_NFENCE_CS_LOG_WORDS, ops, 3);
+	return NFenceCsFenceWait(pCs, GpuVa, Value, hNativeFence);
 }
 
 NTSTATUS NFenceCsFenceSignalLogged(NFENCE_CS *pCs,
@@ -176,40 +237,71 @@ NTSTATUS NFenceCsFenceSignalLogged(NFENCE_CS *pCs,
 				   D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa,
 				   UINT64 Value, D3DKMT_HANDLE hNativeFence)
 {
-	const uint64_t ops[] = {
-		CurrentValueGpuVa, MonitoredValueGpuVa, Value,
-		(uint64_t)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 |
-			nf_syncobj_kernel_handle(hNativeFence),
-	};
-
-	if (!nf_cs_aligned(CurrentValueGpuVa) ||
-	    !nf_cs_aligned(MonitoredValueGpuVa))
-		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
-	return nf_cs_emit_flags(pCs, DRM_NFENCE_CS_FENCE_SIGNAL,
-				DRM_NFENCE_CS_FLAG_LOG,
-				DRM_NFENCE_CS_FENCE_SIGNAL_WORDS +
-				DRM_NFENCE_CS_LOG_WORDS, ops, 4);
+	return NFenceCsFenceSignal(pCs, CurrentValueGpuVa, MonitoredValueGpuVa,
+				   Value, hNativeFence);
 }
 
 NTSTATUS NFenceCsWaitNativeFenceLogged(NFENCE_CS *pCs,
 				       const D3DDDI_NATIVEFENCEMAPPING *pMapping,
 				       UINT64 Value, D3DKMT_HANDLE hNativeFence)
 {
-	if (!pMapping)
-		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
-	return NFenceCsFenceWaitLogged(pCs, pMapping->CurrentValueGpuVa, Value,
-				       hNativeFence);
+	return NFenceCsWaitNativeFence(pCs, pMapping, Value, hNativeFence);
 }
 
 NTSTATUS NFenceCsSignalNativeFenceLogged(NFENCE_CS *pCs,
 					 const D3DDDI_NATIVEFENCEMAPPING *pMapping,
 					 UINT64 Value, D3DKMT_HANDLE hNativeFence)
 {
-	if (!pMapping)
-		return nf_cs_fail(pCs, STATUS_INVALID_PARAMETER);
-	return NFenceCsFenceSignalLogged(pCs, pMapping->CurrentValueGpuVa,
-					 pMapping->MonitoredValueGpuVa, Value,
-					 hNativeFence);
+	return NFenceCsSignalNativeFence(pCs, pMapping, Value, hNativeFence);
+}
+
+/*
+ * The LIBNFENCE_0.2 versions of NFenceCsFenceWait, NFenceCsFenceSignal,
+ * NFenceCsWaitNativeFence and NFenceCsSignalNativeFence: the unlogged
+ * commands, with the arguments programs built before 0.10 pass. A static
+ * link gets the current ones.
+ */
+#define NF_CS_COMPAT(name, ver) \
+	__attribute__((used, visibility("default"), symver(#name "@" ver)))
+
+NF_CS_COMPAT(NFenceCsFenceWait, "LIBNFENCE_0.2")
+NTSTATUS nf_cs_fence_wait_0_2(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
+			      UINT64 Value);
+NTSTATUS nf_cs_fence_wait_0_2(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,
+			      UINT64 Value)
+{
+	return NFenceCsFenceWaitUnlogged(pCs, GpuVa, Value);
+}
+
+NF_CS_COMPAT(NFenceCsFenceSignal, "LIBNFENCE_0.2")
+NTSTATUS nf_cs_fence_signal_0_2(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS cv,
+				D3DGPU_VIRTUAL_ADDRESS mv, UINT64 Value);
+NTSTATUS nf_cs_fence_signal_0_2(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS cv,
+				D3DGPU_VIRTUAL_ADDRESS mv, UINT64 Value)
+{
+	return NFenceCsFenceSignalUnlogged(pCs, cv, mv, Value);
+}
+
+NF_CS_COMPAT(NFenceCsWaitNativeFence, "LIBNFENCE_0.2")
+NTSTATUS nf_cs_wait_native_fence_0_2(NFENCE_CS *pCs,
+				     const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+				     UINT64 Value);
+NTSTATUS nf_cs_wait_native_fence_0_2(NFENCE_CS *pCs,
+				     const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+				     UINT64 Value)
+{
+	return NFenceCsWaitNativeFenceUnlogged(pCs, pMapping, Value);
+}
+
+NF_CS_COMPAT(NFenceCsSignalNativeFence, "LIBNFENCE_0.2")
+NTSTATUS nf_cs_signal_native_fence_0_2(NFENCE_CS *pCs,
+				       const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+				       UINT64 Value);
+NTSTATUS nf_cs_signal_native_fence_0_2(NFENCE_CS *pCs,
+				       const D3DDDI_NATIVEFENCEMAPPING *pMapping,
+				       UINT64 Value)
+{
+	return NFenceCsSignalNativeFenceUnlogged(pCs, pMapping, Value);
 }
 
 NTSTATUS NFenceCsWrite64(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa,

@@ -112,7 +112,7 @@ NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue,
 	queue = nf_hwqueue_lookup(hHwQueue);
 	if (!queue)
 		return NF_STATUS_BAD_HANDLE;
-	st = NFenceCsSignalNativeFence(pCs, &queue->progress, Value);
+	st = NFenceCsSignalNativeFenceUnlogged(pCs, &queue->progress, Value);
 	nf_object_put(&queue->base);
 	return st;
 }

@@ -18,10 +18,12 @@ sed -e 's|/\*.*\*/||g' "$map" |
 	awk '/global:/ { on = 1; next } /local:|}/ { on = 0 } on' |
 	tr -d ' \t;' | grep -v '^$' | sort > "$tmp/map"
 
-# Defined dynamic symbols, minus the version node itself (type A),
-# with the @@VERSION suffix removed.
+# Defined dynamic symbols, minus the version node itself (type A) and
+# the compatibility versions (NAME@VERSION, one @: checked last), with the
+# @@VERSION suffix removed.
 nm -D --defined-only "$lib" |
-	awk '$2 != "A" { print $3 }' | sed -e 's/@.*//' | sort > "$tmp/lib"
+	awk '$2 != "A" && $3 ~ /@@/ { print $3 }' | sed -e 's/@.*//' |
+	sort > "$tmp/lib"
 
 if ! diff -u "$tmp/map" "$tmp/lib" > "$tmp/diff"; then
 	echo "not ok check-exports: $lib exports differ from $map" \
@@ -45,7 +47,7 @@ sed -e 's|/\*.*\*/||g' "$map" |
 	     /global:/ { on = 1; next } /local:|}/ { on = 0 }
 	     on { gsub(/[ \t;]/, ""); if ($0 != "") print $0 "@@" node }' |
 	sort > "$tmp/mapver"
-nm -D --defined-only "$lib" | awk '$2 != "A" { print $3 }' |
+nm -D --defined-only "$lib" | awk '$2 != "A" && $3 ~ /@@/ { print $3 }' |
 	sort > "$tmp/libver"
 if ! diff -u "$tmp/mapver" "$tmp/libver" > "$tmp/diff"; then
 	echo "not ok check-exports: symbol versions differ from $map" \
@@ -53,5 +55,27 @@ if ! diff -u "$tmp/mapver" "$tmp/libver" > "$tmp/diff"; then
 	sed -e 's/^/# /' "$tmp/diff"
 	exit 1
 fi
+# A compatibility version NAME@NODE (an old binary's NAME, kept by a
+# .symver in the source) must be of a node the map has, and NAME must be
+# exported at a later node too: the map defines what a new link gets.
+nm -D --defined-only "$lib" |
+	awk '$2 != "A" && $3 ~ /@/ && $3 !~ /@@/ { print $3 }' |
+	sort > "$tmp/compat"
+sed -e 's|/\*.*\*/||g' "$map" | awk '/{/ { print $1 }' > "$tmp/nodes"
+while IFS=@ read -r name node; do
+	if ! grep -qxF "$node" "$tmp/nodes"; then
+		echo "not ok check-exports: $name@$node: no node $node in $map"
+		exit 1
+	fi
+	cur=$(sed -n -e "s/^$name@@//p" "$tmp/mapver")
+	if [ -z "$cur" ] ||
+	   [ "$(grep -nxF "$node" "$tmp/nodes" | cut -d: -f1)" -ge \
+	     "$(grep -nxF "$cur" "$tmp/nodes" | cut -d: -f1)" ]; then
+		echo "not ok check-exports: $name@$node has no later default" \
+		     "version in $map"
+		exit 1
+	fi
+done < "$tmp/compat"
 nodes=$(sed -e 's/.*@@//' "$tmp/mapver" | sort -u | tr '\n' ' ')
-echo "ok check-exports: $(wc -l < "$tmp/lib") symbols, versions ${nodes% }"
+echo "ok check-exports: $(wc -l < "$tmp/lib") symbols," \
+     "$(wc -l < "$tmp/compat") compatibility versions, versions ${nodes% }"

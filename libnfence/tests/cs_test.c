@@ -4,8 +4,12 @@
  *
  * The command encoder (NFENCE_CS): the exact bytes of every command,
  * compared with words built by hand from the ISA of nfence_drm.h (not
- * with its macros), sticky errors, overflow and reuse. No driver needed.
+ * with its macros), sticky errors, overflow and reuse; that the fence
+ * commands are logged by default, unlogged under the NFenceCs*Unlogged
+ * names and under the LIBNFENCE_0.2 versions of the default names (what
+ * programs built before 0.10 call). No driver needed.
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -50,16 +54,19 @@ TEST(every_command_encodes_as_the_isa_says)
 	EXPECT_EQ(0u, NFenceCsSize(&cs));
 	EXPECT_EQ(VA, NFenceCsGpuVa(&cs));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWait(&cs, 0x100000010ull,
-						   0x1122334455667788ull));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x100000020ull,
-						     0x100000028ull, 7));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsFenceWaitUnlogged(&cs, 0x100000010ull,
+					    0x1122334455667788ull));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsFenceSignalUnlogged(&cs, 0x100000020ull,
+					      0x100000028ull, 7));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWrite64(&cs, 0x200001008ull,
 						 0xcafef00ddeadbeefull));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsTimestamp(&cs, 0x200001010ull));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWork(&cs, 1000000));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x100000030ull, 0,
-						     UINT64_MAX));
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsFenceSignalUnlogged(&cs, 0x100000030ull, 0,
+					      UINT64_MAX));
 	EXPECT_EQ(sizeof(want), NFenceCsSize(&cs));
 	EXPECT_EQ(0u, NFenceCsSize(&cs) % 8);
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
@@ -82,13 +89,139 @@ TEST(native_fence_helpers_use_the_mapping)
 	m.CurrentValueGpuVa = 0x100000040ull;
 	m.MonitoredValueGpuVa = 0x100000048ull;
 	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFence(&cs, &m, 5));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFence(&cs, &m, 9));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFenceUnlogged(&cs, &m, 5));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFenceUnlogged(&cs, &m, 9));
 	EXPECT_EQ(sizeof(want), NFenceCsSize(&cs));
 	EXPECT_TRUE(bytes_are((const BYTE *)buf, want, ARRAY_SIZE(want)));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsSignalNativeFence(&cs, NULL, 1));
+		  NFenceCsSignalNativeFenceUnlogged(&cs, NULL, 1));
 	EXPECT_EQ(sizeof(want), NFenceCsSize(&cs));
+}
+
+/*
+ * The default fence commands carry the log flag (header bit 8) and the
+ * payload hNativeFence | op << 32 (WAIT_UNBLOCKED 1, SIGNAL_EXECUTED 0).
+ * 0x77 names no open sync object: it is written as it is.
+ */
+static const uint32_t logged_want[] = {
+	0x00080101, 0, 0x10, 0x1, 9, 0, 0x77, 1,		/* WAIT */
+	0x000a0102, 0, 0x20, 0x1, 0x28, 0x1, 7, 0, 0x78, 0,	/* SIGNAL */
+	0x00080101, 0, 0x40, 0x1, 11, 0, 0x79, 1,		/* native WAIT */
+	0x000a0102, 0, 0x40, 0x1, 0x48, 0x1, 12, 0, 0x7a, 0,	/* native SIGNAL */
+};
+
+TEST(fence_commands_are_logged_by_default)
+{
+	D3DDDI_NATIVEFENCEMAPPING m;
+	uint64_t buf[32];
+	NFENCE_CS cs;
+
+	memset(&m, 0, sizeof(m));
+	m.CurrentValueGpuVa = 0x100000040ull;
+	m.MonitoredValueGpuVa = 0x100000048ull;
+	memset(buf, 0xee, sizeof(buf));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWait(&cs, 0x100000010ull, 9,
+						   0x77));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x100000020ull,
+						     0x100000028ull, 7, 0x78));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFence(&cs, &m, 11, 0x79));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFence(&cs, &m, 12,
+							   0x7a));
+	EXPECT_EQ(sizeof(logged_want), NFenceCsSize(&cs));
+	EXPECT_TRUE(bytes_are((const BYTE *)buf, logged_want,
+			      ARRAY_SIZE(logged_want)));
+	EXPECT_EQ(0xee, ((const BYTE *)buf)[sizeof(logged_want)]);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsWaitNativeFence(&cs, NULL, 1, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsSignalNativeFence(&cs, NULL, 1, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWait(&cs, 4, 1, 1));
+	NFenceCsReset(&cs);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceSignal(&cs, 8, 12, 1, 1));
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+}
+
+/* The 0.4 names of the logged commands encode exactly the same. */
+TEST(logged_names_of_0_4_are_the_defaults)
+{
+	D3DDDI_NATIVEFENCEMAPPING m;
+	uint64_t buf[32];
+	NFENCE_CS cs;
+
+	memset(&m, 0, sizeof(m));
+	m.CurrentValueGpuVa = 0x100000040ull;
+	m.MonitoredValueGpuVa = 0x100000048ull;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
+	NFenceCsFenceWaitLogged(&cs, 0x100000010ull, 9, 0x77);
+	NFenceCsFenceSignalLogged(&cs, 0x100000020ull, 0x100000028ull, 7,
+				  0x78);
+	NFenceCsWaitNativeFenceLogged(&cs, &m, 11, 0x79);
+	NFenceCsSignalNativeFenceLogged(&cs, &m, 12, 0x7a);
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+	EXPECT_EQ(sizeof(logged_want), NFenceCsSize(&cs));
+	EXPECT_TRUE(bytes_are((const BYTE *)buf, logged_want,
+			      ARRAY_SIZE(logged_want)));
+}
+
+/*
+ * A program linked against libnfence 0.9 or older calls the four names at
+ * LIBNFENCE_0.2 with the old arguments: it must get the unlogged commands
+ * it asked for, not a log payload made of whatever is in a register.
+ */
+TEST(version_0_2_symbols_encode_unlogged)
+{
+	typedef NTSTATUS (*wait_fn)(NFENCE_CS *, D3DGPU_VIRTUAL_ADDRESS,
+				    UINT64);
+	typedef NTSTATUS (*signal_fn)(NFENCE_CS *, D3DGPU_VIRTUAL_ADDRESS,
+				      D3DGPU_VIRTUAL_ADDRESS, UINT64);
+	typedef NTSTATUS (*native_fn)(NFENCE_CS *,
+				      const D3DDDI_NATIVEFENCEMAPPING *,
+				      UINT64);
+	const uint32_t want[] = {
+		0x00060001, 0, 0x10, 0x1, 9, 0,
+		0x00080002, 0, 0x20, 0x1, 0x28, 0x1, 7, 0,
+		0x00060001, 0, 0x40, 0x1, 11, 0,
+		0x00080002, 0, 0x40, 0x1, 0x48, 0x1, 12, 0,
+	};
+	D3DDDI_NATIVEFENCEMAPPING m;
+	wait_fn wait;
+	signal_fn signal;
+	native_fn wait_native, signal_native;
+	uint64_t buf[32];
+	NFENCE_CS cs;
+
+	wait = (wait_fn)dlvsym(RTLD_DEFAULT, "NFenceCsFenceWait",
+			       "LIBNFENCE_0.2");
+	signal = (signal_fn)dlvsym(RTLD_DEFAULT, "NFenceCsFenceSignal",
+				   "LIBNFENCE_0.2");
+	wait_native = (native_fn)dlvsym(RTLD_DEFAULT,
+					"NFenceCsWaitNativeFence",
+					"LIBNFENCE_0.2");
+	signal_native = (native_fn)dlvsym(RTLD_DEFAULT,
+					  "NFenceCsSignalNativeFence",
+					  "LIBNFENCE_0.2");
+	ASSERT_NE(NULL, wait);
+	ASSERT_NE(NULL, signal);
+	ASSERT_NE(NULL, wait_native);
+	ASSERT_NE(NULL, signal_native);
+	/* The current versions are other functions. */
+	EXPECT_NE((void *)wait, dlvsym(RTLD_DEFAULT, "NFenceCsFenceWait",
+				       "LIBNFENCE_0.10"));
+	memset(&m, 0, sizeof(m));
+	m.CurrentValueGpuVa = 0x100000040ull;
+	m.MonitoredValueGpuVa = 0x100000048ull;
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
+	EXPECT_EQ(STATUS_SUCCESS, wait(&cs, 0x100000010ull, 9));
+	EXPECT_EQ(STATUS_SUCCESS, signal(&cs, 0x100000020ull, 0x100000028ull,
+					 7));
+	EXPECT_EQ(STATUS_SUCCESS, wait_native(&cs, &m, 11));
+	EXPECT_EQ(STATUS_SUCCESS, signal_native(&cs, &m, 12));
+	EXPECT_EQ(sizeof(want), NFenceCsSize(&cs));
+	EXPECT_TRUE(bytes_are((const BYTE *)buf, want, ARRAY_SIZE(want)));
 }
 
 TEST(overflow_is_sticky_and_writes_nothing)
@@ -98,8 +231,9 @@ TEST(overflow_is_sticky_and_writes_nothing)
 
 	memset(buf, 0xee, sizeof(buf));
 	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 8, 16, 1)); /* 32 */
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWait(&cs, 8, 1));      /* 56 */
+	EXPECT_EQ(STATUS_SUCCESS,
+		  NFenceCsFenceSignalUnlogged(&cs, 8, 16, 1));	/* 32 */
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWaitUnlogged(&cs, 8, 1)); /* 56 */
 	/* 8 bytes left: a 24-byte WRITE64 does not fit. */
 	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, NFenceCsWrite64(&cs, 8, 1));
 	EXPECT_EQ(0xC0000023, (uint32_t)STATUS_BUFFER_TOO_SMALL);
@@ -144,16 +278,19 @@ TEST(invalid_operands_are_sticky)
 	NFENCE_CS cs;
 
 	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWait(&cs, 4, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceWaitUnlogged(&cs, 4, 1));
 	EXPECT_EQ(0u, NFenceCsSize(&cs));
 	/* The first error stays, whatever comes next. */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(&cs));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(&cs));
 
 	NFenceCsReset(&cs);
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceSignal(&cs, 8, 12, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceSignalUnlogged(&cs, 8, 12, 1));
 	NFenceCsReset(&cs);
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceSignal(&cs, 9, 0, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceSignalUnlogged(&cs, 9, 0, 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsWrite64(&cs, 1, 1));
 	NFenceCsReset(&cs);
@@ -186,7 +323,9 @@ TEST(init_checks)
 
 	/* NULL encoders are refused, not dereferenced. */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(NULL));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWait(NULL, 3, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsFenceWaitUnlogged(NULL, 3, 0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWait(NULL, 8, 0, 1));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsWork(NULL, UINT64_MAX));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(NULL));
 	EXPECT_EQ(0u, NFenceCsSize(NULL));

@@ -760,10 +760,10 @@ TEST_F(gpu, logged_command_carries_kernel_handle)
 	/* Two handle spaces: the check below must tell them apart. */
 	ASSERT_NE((uint32_t)h, k);
 	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), 0x10000));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFenceLogged(&cs, &m, 1, h));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFenceLogged(&cs, &m, 1, h));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFence(&cs, &m, 1, h));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFence(&cs, &m, 1, h));
 	EXPECT_EQ(STATUS_SUCCESS,
-		  NFenceCsFenceSignalLogged(&cs, 0x5000, 0x5008, 1, 0x7777));
+		  NFenceCsFenceSignal(&cs, 0x5000, 0x5008, 1, 0x7777));
 	/* FENCE_SIGNAL: header, cv, mv, value, then handle | op << 32 */
 	EXPECT_EQ((UINT64)k, buf[4] & 0xffffffffu);
 	/* FENCE_WAIT: header, va, value, then handle | op << 32 */
@@ -1212,7 +1212,7 @@ TEST_F(gpu, native_fence_between_queues)
 
 	/* Engine 1 waits for the fence the CPU, then engine 0, signals. */
 	NFenceCsInit(&cs1, cmd1.cpu, PAGE, cmd1.a.va);
-	NFenceCsWaitNativeFence(&cs1, &m, 2);
+	NFenceCsWaitNativeFenceUnlogged(&cs1, &m, 2);
 	NFenceCsWrite64(&cs1, data.a.va, 7);
 	ASSERT_EQ(STATUS_SUCCESS, submit(q1.hHwQueue, &cs1, 1));
 	EXPECT_EQ(0u, rd(&data.cpu[0]));
@@ -1221,7 +1221,7 @@ TEST_F(gpu, native_fence_between_queues)
 	EXPECT_EQ(0u, rd(&data.cpu[0]));
 
 	NFenceCsInit(&cs0, cmd0.cpu, PAGE, cmd0.a.va);
-	NFenceCsSignalNativeFence(&cs0, &m, 2);
+	NFenceCsSignalNativeFenceUnlogged(&cs0, &m, 2);
 	ASSERT_EQ(STATUS_SUCCESS, submit(q0.hHwQueue, &cs0, 1));
 	EXPECT_EQ(2u, rd(m.CurrentValueCpuVa));
 	EXPECT_EQ(7u, rd(&data.cpu[0]));
@@ -1230,7 +1230,7 @@ TEST_F(gpu, native_fence_between_queues)
 
 	/* Engine 1 waits on engine 0's progress fence by its GPU VA. */
 	NFenceCsReset(&cs1);
-	NFenceCsFenceWait(&cs1, q0.HwQueueProgressFenceGPUVirtualAddress, 2);
+	NFenceCsFenceWaitUnlogged(&cs1, q0.HwQueueProgressFenceGPUVirtualAddress, 2);
 	NFenceCsWrite64(&cs1, data.a.va, 8);
 	ASSERT_EQ(STATUS_SUCCESS, submit(q1.hHwQueue, &cs1, 2));
 	EXPECT_EQ(7u, rd(&data.cpu[0]));
@@ -1296,7 +1296,7 @@ TEST_F(gpu, monitored_value_follows_cpu_waiters)
 #define MV_AT_LEAST(n, mv) do {						\
 		NFenceCsInit(&cs, (char *)cmd.cpu + (n) * 64, 64,	\
 			     cmd.a.va + (n) * 64);			\
-		NFenceCsFenceWait(&cs, m.MonitoredValueGpuVa, (mv));	\
+		NFenceCsFenceWaitUnlogged(&cs, m.MonitoredValueGpuVa, (mv)); \
 		NFenceCsWrite64(&cs, data.a.va, (n));			\
 		ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, (n)));\
 	} while (0)
@@ -1710,7 +1710,7 @@ TEST_F(gpu, bad_command_at_run_time_faults)
 
 	/* Waits for the CPU; the CPU then rewrites the next command. */
 	NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va);
-	NFenceCsWaitNativeFence(&cs, &m, 1);
+	NFenceCsWaitNativeFenceUnlogged(&cs, &m, 1);
 	NFenceCsNop(&cs);
 	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
 	cmd.cpu[3] = 0x000200ffull;		/* opcode 0xff */

@@ -178,6 +178,7 @@ struct mock_queue {
 	uint32_t progress_handle;	/* local handle of the progress fence */
 	struct mock_fence *progress;
 	uint64_t last_value;		/* last progress_fence_value submitted */
+	bool logs;			/* has log buffers: takes log payloads */
 	struct mock_entry *head, *tail;
 	unsigned int pending;
 };
@@ -1754,7 +1755,8 @@ static int mock_hwqueue_create(int fd, const struct mock_node *node,
 	args->wait_log_gpu_va = 0;
 	args->signal_log_gpu_va = 0;
 	args->log_entries = 0;
-	if (node->adapter.native_fences) {
+	q->logs = node->adapter.native_fences;
+	if (q->logs) {
 		args->wait_log_gpu_va = f->next_va;
 		args->signal_log_gpu_va = f->next_va + 2 * MOCK_PAGE_SIZE;
 		args->log_entries = DRM_NFENCE_LOG_ENTRIES;
@@ -1898,29 +1900,44 @@ static uint32_t mock_cs_words(uint32_t opcode)
 }
 
 /*
- * Decode the command at @cmd (at most @left bytes) as nfence_cs_decode()
- * does: its length in bytes with its operands in @ops, or 0 if it is
+ * Decode the command at @cmd (at most @left bytes) of a queue that has
+ * log buffers (@logs) or not, as nfence_cs_decode() does: its length in
+ * bytes with its operands in @ops (a log payload last), or 0 if it is
  * invalid, with *@reason BAD_COMMAND (unknown opcode, wrong length,
- * flags, reserved word, too long a WORK, past the end) or MISALIGNED and
- * *@bad_va the misaligned VA operand.
+ * flags, a log payload on a queue without logs or with the wrong
+ * operation, reserved word, too long a WORK, past the end) or MISALIGNED
+ * and *@bad_va the misaligned VA operand. The fake CMP runs a logged
+ * command as the unlogged one and writes no log entry.
  */
-static uint32_t mock_cs_decode(const uint32_t *cmd, uint32_t left,
-			       uint64_t ops[3], uint32_t *reason,
+static uint32_t mock_cs_decode(const uint32_t *cmd, uint32_t left, bool logs,
+			       uint64_t ops[4], uint32_t *reason,
 			       uint64_t *bad_va)
 {
-	uint32_t words, opcode;
+	uint32_t words, opcode, flags;
 	uint64_t va = 0, va2 = 0;
 
 	*reason = DRM_NFENCE_FAULT_BAD_COMMAND;
 	if (left < 8)
 		return 0;
 	opcode = DRM_NFENCE_CS_OPCODE(cmd[0]);
+	flags = DRM_NFENCE_CS_FLAGS(cmd[0]);
 	words = mock_cs_words(opcode);
-	if (!words || DRM_NFENCE_CS_WORDS(cmd[0]) != words ||
-	    DRM_NFENCE_CS_FLAGS(cmd[0]) || words * 4 > left || cmd[1])
+	if (flags == DRM_NFENCE_CS_FLAG_LOG && logs &&
+	    (opcode == DRM_NFENCE_CS_FENCE_WAIT ||
+	     opcode == DRM_NFENCE_CS_FENCE_SIGNAL))
+		words += DRM_NFENCE_CS_LOG_WORDS;
+	else if (flags)
 		return 0;
-	memset(ops, 0, 3 * sizeof(ops[0]));
+	if (!words || DRM_NFENCE_CS_WORDS(cmd[0]) != words ||
+	    words * 4 > left || cmd[1])
+		return 0;
+	memset(ops, 0, 4 * sizeof(ops[0]));
 	memcpy(ops, &cmd[2], words * 4 - 8);
+	if (flags && (ops[(words - 4) / 2] >> 32) !=
+	    (opcode == DRM_NFENCE_CS_FENCE_WAIT ?
+	     DRM_NFENCE_LOG_OP_WAIT_UNBLOCKED :
+	     DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED))
+		return 0;
 	switch (opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
 	case DRM_NFENCE_CS_WRITE64:
@@ -2014,9 +2031,10 @@ static void mock_store(uint64_t *p, uint64_t v)
 static int mock_run_commands(struct mock_file *f, struct mock_queue *q,
 			     struct mock_entry *e, bool *moved)
 {
-	uint32_t cmd[DRM_NFENCE_CS_FENCE_SIGNAL_WORDS], reason, len;
+	uint32_t cmd[DRM_NFENCE_CS_FENCE_SIGNAL_WORDS + DRM_NFENCE_CS_LOG_WORDS];
 	struct mock_context *c = mock_context_of(f, q);
-	uint64_t ops[3], *p, *mv, bad_va = 0;
+	uint64_t ops[4], *p, *mv, bad_va = 0;
+	uint32_t reason, len;
 	struct mock_fence *fence, *unused;
 	struct mock_alloc *a;
 
@@ -2033,7 +2051,7 @@ static int mock_run_commands(struct mock_file *f, struct mock_queue *q,
 		if (e->va + e->pos - a->gpu_va + len > a->size)
 			len = (uint32_t)(a->size - (e->va + e->pos - a->gpu_va));
 		memcpy(cmd, a->map + (e->va + e->pos - a->gpu_va), len);
-		len = mock_cs_decode(cmd, len, ops, &reason, &bad_va);
+		len = mock_cs_decode(cmd, len, q->logs, ops, &reason, &bad_va);
 		if (!len) {
 			/* The kernel blames a misaligned operand, else the command. */
 			mock_fault(f, c, reason == DRM_NFENCE_FAULT_MISALIGNED ?
@@ -2218,7 +2236,7 @@ static int mock_queue_admit(struct mock_file *f, struct mock_queue *q,
 static int mock_submit(int fd, struct drm_nfence_submit *args)
 {
 	struct mock_file *f = mock_file_of(fd);
-	uint64_t ops[3], bad_va;
+	uint64_t ops[4], bad_va;
 	struct mock_entry *e;
 	struct mock_alloc *a;
 	struct mock_queue *q;
@@ -2240,7 +2258,8 @@ static int mock_submit(int fd, struct drm_nfence_submit *args)
 	for (pos = 0; pos < args->size; pos += len) {
 		len = mock_cs_decode((const uint32_t *)(a->map +
 				     (args->commands_gpu_va - a->gpu_va) + pos),
-				     args->size - pos, ops, &reason, &bad_va);
+				     args->size - pos, q->logs, ops, &reason,
+				     &bad_va);
 		if (!len)
 			return -EINVAL;
 	}

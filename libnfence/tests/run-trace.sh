@@ -111,6 +111,55 @@ else
 	notok "zero and repeated timestamps convert and check"
 fi
 
+# libnfence's queued commands (nfence-trace-queued.txt, its top comment
+# says how it was recorded): three pipeline demos, the second unlogged;
+# the logged two (pids 303 and 305) queue the same three commands under
+# the same kernel handles (wait 3, signal 4, signal 3, value 1), each
+# joined to its own run's log entry (303: queues 1 and 2, 305: queues 5
+# and 6), first queued first logged, from the task to the adapter,
+# forward in time; the unlogged run queued nothing.
+queued=$(dirname "$0")/data/nfence-trace-queued.txt
+w="name=fence wait queued (handle 0xc00002c0),args.kernel_handle=3"
+sa="name=fence signal queued (handle 0xc00002c0),args.kernel_handle=3"
+sb="name=fence signal queued (handle 0xc0000300),args.kernel_handle=4"
+summary="8 flows (0 GPU waits with no logged signal), 6 queued commands"
+summary="$summary (6 with their log entry)"
+if "$trace" convert "$queued" -o "$dir/queued.json" 2>"$dir/err" &&
+   grep -qF "$summary" "$dir/err" &&
+   python3 "$checker" --tracks 10 --slices 21 --flows 8 \
+	--cat-flows nfence.flow=2 --cat-flows nfence.queued=6 \
+	--cross-flows nfence.queued \
+	--flow-link "$w,track=nfence-pipeline-303 -> name=wait fence 3,track=engine 1 queue 2" \
+	--flow-link "$sb,track=nfence-pipeline-303 -> name=signal fence 4,track=engine 1 queue 2" \
+	--flow-link "$sa,track=nfence-pipeline-303 -> name=signal fence 3,track=engine 0 queue 1" \
+	--flow-link "$w,track=nfence-pipeline-305 -> name=wait fence 3,track=engine 1 queue 6" \
+	--flow-link "$sb,track=nfence-pipeline-305 -> name=signal fence 4,track=engine 1 queue 6" \
+	--flow-link "$sa,track=nfence-pipeline-305 -> name=signal fence 3,track=engine 0 queue 5" \
+	"$dir/queued.json" >"$dir/out" &&
+   ! grep -q '"logged":false' "$dir/queued.json"; then
+	ok "queued commands: $(cat "$dir/out")"
+else
+	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
+	notok "queued commands convert, each joined to its own log entry"
+fi
+# Without the log entry of 303's signal of fence 4, first queued first
+# logged joins 303's queued signal to 305's entry (forward in time, the
+# limit tracing.rst describes: the probes name no process or queue), and
+# 305's stays unjoined, with "logged": false and no flow.
+grep -v 'log=signals fence=4 handle=0x4 value=1 observed_ts=0 gpu_ts=325213320' \
+	"$queued" >"$dir/nolog.txt"
+if "$trace" convert "$dir/nolog.txt" -o "$dir/nolog.json" 2>"$dir/err" &&
+   grep -qF "6 queued commands (5 with their log entry)" "$dir/err" &&
+   python3 "$checker" --cat-flows nfence.queued=5 \
+	--flow-link "$sb,track=nfence-pipeline-303 -> name=signal fence 4,track=engine 1 queue 6" \
+	--no-flow "$sb,track=nfence-pipeline-305,args.logged=false" \
+	"$dir/nolog.json" >"$dir/out"; then
+	ok "a queued command without its entry: $(cat "$dir/out")"
+else
+	cat "$dir/err" "$dir/out" | sed -e 's/^/# /'
+	notok "a queued command without its entry stays unjoined"
+fi
+
 # The timeline picture (Debian's python3-matplotlib): a PNG with a row
 # per track and the two flows.
 plot=$(dirname "$checker")/nfence-trace-plot.py
@@ -193,6 +242,8 @@ sed -e 's/observed_ts=500002000 gpu_ts=500006000/observed_ts=500006100 gpu_ts=50
 	"$zero" >"$dir/backwards.txt"
 cmp -s "$zero" "$dir/backwards.txt" && notok "the zero capture changed"
 malformed "a wait observed after its release" "$dir/backwards.txt"
+sed -e '0,/ kernel_handle=3 /s// kernel_hand=3 /' "$queued" >"$dir/noarg.txt"
+malformed "a queued event without its kernel_handle" "$dir/noarg.txt"
 
 # Unknown events and lines are skipped, not refused.
 {
@@ -246,6 +297,24 @@ refused "a flow where there is none" "$dir/zero.json" \
 	--no-flow "name=wait fence 6,args.value=1"
 refused "an event before --min-ts" "$dir/zero.json" --min-ts 20000011
 refused "an event ending after --max-ts" "$dir/zero.json" --max-ts 20000184
+refused "a wrong count of queued flows" "$dir/queued.json" \
+	--cat-flows nfence.queued=5
+refused "engine-to-engine flows as CPU-to-GPU ones" "$dir/queued.json" \
+	--cross-flows nfence.flow
+python3 - "$dir/queued.json" "$dir/still.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+evs = doc["traceEvents"]
+s = next(e for e in evs if e["ph"] == "s" and e["cat"] == "nfence.queued")
+f = next(e for e in evs if e["ph"] == "f" and e["id"] == s["id"] and
+         e["cat"] == s["cat"])
+x = next(e for e in evs if e["ph"] == "X" and e["ts"] == s["ts"] and
+         (e["pid"], e["tid"]) == (s["pid"], s["tid"]))
+x["ts"] = s["ts"] = f["ts"]   # queued at the very time it was logged
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+refused "a queued flow that does not go forward" "$dir/still.json" \
+	--cross-flows nfence.queued
 
 if [ "$fail" -ne 0 ]; then
 	echo "not ok nfence-trace"

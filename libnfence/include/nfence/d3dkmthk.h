@@ -2104,7 +2104,7 @@ typedef struct _D3DKMT_CREATEHWQUEUE {
  * destroyed. Without NativeProgressFence it is a WDDM 2.x monitored fence:
  * every GPU signal of it interrupts the CPU. The queue's two log buffers
  * (with SupportLogBuffers) receive the entries of the logged fence
- * commands (NFenceCsFenceWaitLogged(), NFenceCsFenceSignalLogged()). The
+ * commands (NFenceCsFenceWait(), NFenceCsFenceSignal()). The
  * outputs are written only on success.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateHwQueue is
@@ -2569,12 +2569,12 @@ NFENCE_EXPORT NTSTATUS NFenceQueryAllocation(D3DKMT_HANDLE hDevice, D3DKMT_HANDL
  * then the 64-bit operands:
  *
  *   NFenceCsNop            NOP            2 words
- *   NFenceCsFenceWait      FENCE_WAIT     6 words: va, value
- *   NFenceCsFenceSignal    FENCE_SIGNAL   8 words: cv_va, mv_va, value
- *   NFenceCsFenceWaitLogged   FENCE_WAIT with the log flag (header bit 8),
+ *   NFenceCsFenceWait      FENCE_WAIT with the log flag (header bit 8),
  *                          8 words: va, value, hNativeFence | op << 32
- *   NFenceCsFenceSignalLogged FENCE_SIGNAL with the log flag, 10 words:
+ *   NFenceCsFenceSignal    FENCE_SIGNAL with the log flag, 10 words:
  *                          cv_va, mv_va, value, hNativeFence | op << 32
+ *   NFenceCsFenceWaitUnlogged   FENCE_WAIT   6 words: va, value
+ *   NFenceCsFenceSignalUnlogged FENCE_SIGNAL 8 words: cv_va, mv_va, value
  *   NFenceCsWrite64        WRITE64        6 words: va, value
  *   NFenceCsTimestamp      TIMESTAMP      4 words: va
  *   NFenceCsWork           WORK           4 words: duration_ns
@@ -2624,43 +2624,9 @@ NFENCE_EXPORT VOID NFenceCsReset(NFENCE_CS *pCs);
 NFENCE_EXPORT NTSTATUS NFenceCsNop(NFENCE_CS *pCs);
 
 /**
- * NFenceCsFenceWait() - append a FENCE_WAIT
+ * NFenceCsFenceWait() - append a logged FENCE_WAIT
  * @pCs: the encoder
  * @GpuVa: GPU VA of a 64-bit value, e.g. a fence's CurrentValueGpuVa
- * @Value: the value to wait for
- *
- * The queue stops until the 64-bit value at @GpuVa is at least @Value;
- * the GPU resolves the wait itself, without the CPU.
- */
-NFENCE_EXPORT NTSTATUS NFenceCsFenceWait(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value);
-
-/**
- * NFenceCsFenceSignal() - append a FENCE_SIGNAL
- * @pCs: the encoder
- * @CurrentValueGpuVa: GPU VA of the fence's CurrentValue
- * @MonitoredValueGpuVa: GPU VA of its MonitoredValue; 0 skips the
- *	interrupt check (no CPU can wait, e.g. an INTRA_GPU fence)
- * @Value: the value to write
- *
- * Writes @Value to CurrentValue (a plain store: a lower value lowers the
- * fence), then raises the CPU interrupt only if @Value is above
- * MonitoredValue, i.e. only if a CPU waiter needs it.
- */
-NFENCE_EXPORT NTSTATUS NFenceCsFenceSignal(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa, D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa, UINT64 Value);
-
-/* NFenceCsWaitNativeFence() - NFenceCsFenceWait() on a native fence */
-NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
-
-/*
- * NFenceCsSignalNativeFence() - NFenceCsFenceSignal() on a native fence,
- * with its CurrentValueGpuVa and MonitoredValueGpuVa
- */
-NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
-
-/**
- * NFenceCsFenceWaitLogged() - append a FENCE_WAIT with a log payload
- * @pCs: the encoder
- * @GpuVa: GPU VA of the fence's CurrentValue
  * @Value: the value to wait for
  * @hNativeFence: the fence's handle, as the log entry names it. The
  *	command carries the kernel's handle of that sync object, which
@@ -2669,33 +2635,90 @@ NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs, const D3DDDI_NA
  *	finds the fence's waiters; any other value is written as it is (the
  *	GPU does not check it)
  *
- * As NFenceCsFenceWait(); when the wait passes, the engine logs it in the
- * queue's wait log (WAIT_UNBLOCKED, the value, @hNativeFence, when it
- * first found the wait unresolved and when it passed). 8 words. Only on an
- * adapter with SupportLogBuffers: elsewhere the command faults the context.
+ * The queue stops until the 64-bit value at @GpuVa is at least @Value;
+ * the GPU resolves the wait itself, without the CPU. When the wait passes,
+ * the engine logs it in the queue's wait log (WAIT_UNBLOCKED, the value,
+ * @hNativeFence, when it first found the wait unresolved and when it
+ * passed): the seed makes logging every native fence wait and signal the
+ * UMD's duty (section 15.8, "Optional and Mandatory Logging"). 8 words.
+ * Only on an adapter with SupportLogBuffers: elsewhere the command faults
+ * the context (use NFenceCsFenceWaitUnlogged() there). Fires the USDT
+ * probe libnfence:fence_wait_queued (the seed's FENCE_WAIT_QUEUED; see
+ * Documentation/tracing.rst) when the command is written.
  */
-NFENCE_EXPORT NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+NFENCE_EXPORT NTSTATUS NFenceCsFenceWait(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
 
 /**
- * NFenceCsFenceSignalLogged() - append a FENCE_SIGNAL with a log payload
+ * NFenceCsFenceSignal() - append a logged FENCE_SIGNAL
+ * @pCs: the encoder
+ * @CurrentValueGpuVa: GPU VA of the fence's CurrentValue
+ * @MonitoredValueGpuVa: GPU VA of its MonitoredValue; 0 skips the
+ *	interrupt check (no CPU can wait, e.g. an INTRA_GPU fence)
+ * @Value: the value to write
+ * @hNativeFence: the fence's handle, as the log entry names it (as for
+ *	NFenceCsFenceWait(); a signal logged under the fence's own handle is
+ *	the one the optimized interrupt finds without a scan)
+ *
+ * Writes @Value to CurrentValue (a plain store: a lower value lowers the
+ * fence), logs the signal in the queue's signal log (SIGNAL_EXECUTED),
+ * then raises the CPU interrupt only if @Value is above MonitoredValue,
+ * i.e. only if a CPU waiter needs it. 10 words. Only on an adapter with
+ * SupportLogBuffers (elsewhere: NFenceCsFenceSignalUnlogged()). Fires the
+ * USDT probe libnfence:fence_signal_queued when the command is written.
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceSignal(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa, D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/* NFenceCsWaitNativeFence() - NFenceCsFenceWait() on a native fence */
+NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/*
+ * NFenceCsSignalNativeFence() - NFenceCsFenceSignal() on a native fence,
+ * with its CurrentValueGpuVa and MonitoredValueGpuVa
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFence(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/**
+ * NFenceCsFenceWaitUnlogged() - append a FENCE_WAIT without a log payload
+ * @pCs: the encoder
+ * @GpuVa: as NFenceCsFenceWait()
+ * @Value: as NFenceCsFenceWait()
+ *
+ * As NFenceCsFenceWait(), but the engine logs nothing and no probe fires:
+ * for adapters without SupportLogBuffers, and for a wait on memory that a
+ * tool has no use for. 6 words. Builds linked against libnfence before
+ * 0.10 call this under the name NFenceCsFenceWait (symbol version
+ * LIBNFENCE_0.2).
+ */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceWaitUnlogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value);
+
+/**
+ * NFenceCsFenceSignalUnlogged() - append a FENCE_SIGNAL without a log payload
  * @pCs: the encoder
  * @CurrentValueGpuVa: as NFenceCsFenceSignal()
  * @MonitoredValueGpuVa: as NFenceCsFenceSignal()
- * @Value: the value to write
- * @hNativeFence: the fence's handle, as the log entry names it (as for
- *	NFenceCsFenceWaitLogged(); a signal logged under the fence's own
- *	handle is the one the optimized interrupt finds without a scan)
+ * @Value: as NFenceCsFenceSignal()
  *
- * As NFenceCsFenceSignal(); the engine logs the signal in the queue's
- * signal log (SIGNAL_EXECUTED) after writing the value and before the
- * interrupt check. 10 words. Only on an adapter with SupportLogBuffers.
+ * As NFenceCsFenceSignal(), but the engine logs nothing and no probe
+ * fires. 8 words. The pre-0.10 NFenceCsFenceSignal (LIBNFENCE_0.2).
  */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceSignalUnlogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa, D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa, UINT64 Value);
+
+/* NFenceCsWaitNativeFenceUnlogged() - NFenceCsFenceWaitUnlogged() on a native fence */
+NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFenceUnlogged(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
+
+/* NFenceCsSignalNativeFenceUnlogged() - NFenceCsFenceSignalUnlogged() on a native fence */
+NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFenceUnlogged(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value);
+
+/* NFenceCsFenceWaitLogged() - NFenceCsFenceWait(), under its 0.4 name */
+NFENCE_EXPORT NTSTATUS NFenceCsFenceWaitLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS GpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
+
+/* NFenceCsFenceSignalLogged() - NFenceCsFenceSignal(), under its 0.4 name */
 NFENCE_EXPORT NTSTATUS NFenceCsFenceSignalLogged(NFENCE_CS *pCs, D3DGPU_VIRTUAL_ADDRESS CurrentValueGpuVa, D3DGPU_VIRTUAL_ADDRESS MonitoredValueGpuVa, UINT64 Value, D3DKMT_HANDLE hNativeFence);
 
-/* NFenceCsWaitNativeFenceLogged() - NFenceCsFenceWaitLogged() on a native fence */
+/* NFenceCsWaitNativeFenceLogged() - NFenceCsWaitNativeFence(), under its 0.4 name */
 NFENCE_EXPORT NTSTATUS NFenceCsWaitNativeFenceLogged(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value, D3DKMT_HANDLE hNativeFence);
 
-/* NFenceCsSignalNativeFenceLogged() - NFenceCsFenceSignalLogged() on a native fence */
+/* NFenceCsSignalNativeFenceLogged() - NFenceCsSignalNativeFence(), under its 0.4 name */
 NFENCE_EXPORT NTSTATUS NFenceCsSignalNativeFenceLogged(NFENCE_CS *pCs, const D3DDDI_NATIVEFENCEMAPPING *pMapping, UINT64 Value, D3DKMT_HANDLE hNativeFence);
 
 /* NFenceCsWrite64() - append a WRITE64 of @Value at @GpuVa */
@@ -2978,7 +3001,10 @@ NFENCE_EXPORT NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing, D3DGPU_VIRTUAL_ADDRE
  * @hHwQueue: the queue
  * @Value: the value
  *
- * What a user-mode queue's command buffer ends with.
+ * What a user-mode queue's command buffer ends with. The signal is not
+ * logged (NFenceCsSignalNativeFenceUnlogged()): the kernel does not log
+ * the progress signals of kernel-mode submissions either, and a queue's
+ * progress is its ring's ReadIndex.
  *
  * Return: as NFenceCsFenceSignal(); STATUS_INVALID_PARAMETER if @hHwQueue is
  * not a queue handle (nothing is written).

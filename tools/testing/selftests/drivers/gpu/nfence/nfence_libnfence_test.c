@@ -820,13 +820,13 @@ TEST(encoder_writes_the_isa)
 	EXPECT_EQ(48u, NFenceCsSize(&cs));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWork(&cs, 5000));
 	EXPECT_EQ(64u, NFenceCsSize(&cs));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWait(&cs, 0x4000, 7));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWaitUnlogged(&cs, 0x4000, 7));
 	EXPECT_EQ(88u, NFenceCsSize(&cs));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x5000, 0x5008, 9));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignalUnlogged(&cs, 0x5000, 0x5008, 9));
 	EXPECT_EQ(120u, NFenceCsSize(&cs));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFence(&cs, &m, 11));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsWaitNativeFenceUnlogged(&cs, &m, 11));
 	EXPECT_EQ(144u, NFenceCsSize(&cs));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFence(&cs, &m, 12));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsSignalNativeFenceUnlogged(&cs, &m, 12));
 	EXPECT_EQ(176u, NFenceCsSize(&cs));
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
 	EXPECT_EQ(0x10000ull, NFenceCsGpuVa(&cs));
@@ -867,18 +867,18 @@ TEST(encoder_writes_the_isa)
 	EXPECT_EQ(STATUS_SUCCESS, NFenceCsNop(&cs));
 	EXPECT_EQ(8u, NFenceCsSize(&cs));
 
-	/* The logged commands: the log flag, two more words, the payload. */
+	/* The default, logged commands: the log flag, two more words, the payload. */
 	memset(buf, 0xee, sizeof(buf));
 	NFenceCsReset(&cs);
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWaitLogged(&cs, 0x4000, 7, 0x40));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceWait(&cs, 0x4000, 7, 0x40));
 	EXPECT_EQ(32u, NFenceCsSize(&cs));
 	EXPECT_EQ(STATUS_SUCCESS,
-		  NFenceCsFenceSignalLogged(&cs, 0x5000, 0x5008, 9, 0x41));
+		  NFenceCsFenceSignal(&cs, 0x5000, 0x5008, 9, 0x41));
 	EXPECT_EQ(72u, NFenceCsSize(&cs));
 	EXPECT_EQ(STATUS_SUCCESS,
-		  NFenceCsWaitNativeFenceLogged(&cs, &m, 11, 0x42));
+		  NFenceCsWaitNativeFence(&cs, &m, 11, 0x42));
 	EXPECT_EQ(STATUS_SUCCESS,
-		  NFenceCsSignalNativeFenceLogged(&cs, &m, 12, 0x43));
+		  NFenceCsSignalNativeFence(&cs, &m, 12, 0x43));
 	EXPECT_EQ(144u, NFenceCsSize(&cs));
 #define LHDR(op) DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_##op, \
 	DRM_NFENCE_CS_FLAG_LOG, DRM_NFENCE_CS_##op##_WORDS + DRM_NFENCE_CS_LOG_WORDS)
@@ -899,18 +899,34 @@ TEST(encoder_writes_the_isa)
 	EXPECT_EQ((UINT64)DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED << 32 | 0x43,
 		  w64(buf, 136));
 #undef LHDR
+	/* The 0.4 names of the logged commands encode the same bytes. */
+	{
+		UINT64 again[32];
+		NFENCE_CS cs2;
+
+		memset(again, 0xee, sizeof(again));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  NFenceCsInit(&cs2, again, sizeof(again), 0x10000));
+		NFenceCsFenceWaitLogged(&cs2, 0x4000, 7, 0x40);
+		NFenceCsFenceSignalLogged(&cs2, 0x5000, 0x5008, 9, 0x41);
+		NFenceCsWaitNativeFenceLogged(&cs2, &m, 11, 0x42);
+		NFenceCsSignalNativeFenceLogged(&cs2, &m, 12, 0x43);
+		EXPECT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs2));
+		EXPECT_EQ(144u, NFenceCsSize(&cs2));
+		EXPECT_EQ(0, memcmp(buf, again, 144));
+	}
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsWaitNativeFenceLogged(&cs, NULL, 1, 1));
+		  NFenceCsWaitNativeFence(&cs, NULL, 1, 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsSignalNativeFenceLogged(&cs, NULL, 1, 1));
+		  NFenceCsSignalNativeFence(&cs, NULL, 1, 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsFenceWaitLogged(&cs, 0x4004, 1, 1));
+		  NFenceCsFenceWait(&cs, 0x4004, 1, 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsFenceSignalLogged(&cs, 0x5000, 0x5004, 1, 1));
+		  NFenceCsFenceSignal(&cs, 0x5000, 0x5004, 1, 1));
 }
 
 /* Errors are sticky, write nothing, and only NFenceCsReset() clears them. */
@@ -940,25 +956,25 @@ TEST(encoder_errors_are_sticky)
 	EXPECT_EQ(0u, NFenceCsSize(&cs));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(&cs));
 	NFenceCsReset(&cs);
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWait(&cs, 0x4001, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsFenceWaitUnlogged(&cs, 0x4001, 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsTimestamp(&cs, 0x3002));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsFenceSignal(&cs, 0x5000, 0x5004, 1));
+		  NFenceCsFenceSignalUnlogged(&cs, 0x5000, 0x5004, 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceCsWork(&cs, DRM_NFENCE_CS_MAX_WORK_NS + 1));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsWaitNativeFence(&cs, NULL, 1));
+		  NFenceCsWaitNativeFenceUnlogged(&cs, NULL, 1));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(&cs));
 	NFenceCsReset(&cs);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
-		  NFenceCsSignalNativeFence(&cs, NULL, 1));
+		  NFenceCsSignalNativeFenceUnlogged(&cs, NULL, 1));
 	/* A MonitoredValue VA of 0 skips the interrupt check: accepted. */
 	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), 0x1000));
-	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignal(&cs, 0x5000, 0, 1));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceCsFenceSignalUnlogged(&cs, 0x5000, 0, 1));
 	EXPECT_EQ(32u, NFenceCsSize(&cs));	/* exactly full */
 	EXPECT_EQ(0ull, w64(buf, 16));
 	EXPECT_EQ(STATUS_BUFFER_TOO_SMALL, NFenceCsNop(&cs));
@@ -2906,7 +2922,7 @@ TEST_F(gpu, allocation_lock_and_gpu_write)
 	/* The GPU waits for what the CPU wrote, then writes back. */
 	p0[1] = 42;
 	cs_begin(_metadata, g, &cs);
-	NFenceCsFenceWait(&cs, info[0].GpuVirtualAddress + 8, 42);
+	NFenceCsFenceWaitUnlogged(&cs, info[0].GpuVirtualAddress + 8, 42);
 	NFenceCsWrite64(&cs, info[0].GpuVirtualAddress, 0x1111);
 	NFenceCsWrite64(&cs, info[0].GpuVirtualAddress + PAGE, 0x3333);
 	NFenceCsWrite64(&cs, info[1].GpuVirtualAddress + 32 * 1024, 0x2222);
@@ -3508,13 +3524,13 @@ TEST_F(gpu, logged_fence_commands)
 		SKIP(return, "no native fences, no log buffers");
 	a = fence(_metadata, dev, 0, 0, &ma);
 	cs_begin(_metadata, g, &cs);
-	NFenceCsWaitNativeFenceLogged(&cs, &ma, 3, a);
-	NFenceCsFenceWaitLogged(&cs, ma.CurrentValueGpuVa, 2, a);
+	NFenceCsWaitNativeFence(&cs, &ma, 3, a);
+	NFenceCsFenceWait(&cs, ma.CurrentValueGpuVa, 2, a);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
 	cs_begin(_metadata, g, &cs);
-	NFenceCsFenceSignalLogged(&cs, ma.CurrentValueGpuVa,
+	NFenceCsFenceSignal(&cs, ma.CurrentValueGpuVa,
 				  ma.MonitoredValueGpuVa, 2, a);
-	NFenceCsSignalNativeFenceLogged(&cs, &ma, 3, a);
+	NFenceCsSignalNativeFence(&cs, &ma, 3, a);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[1], 1, WAIT_NS));
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
@@ -3626,7 +3642,7 @@ TEST_F(gpu, logging_level_recreates_logs)
 	/* The GPU logs into the new buffer. */
 	a = fence(_metadata, dev, 0, 0, &ma);
 	cs_begin(_metadata, g, &cs);
-	NFenceCsFenceSignalLogged(&cs, ma.CurrentValueGpuVa,
+	NFenceCsFenceSignal(&cs, ma.CurrentValueGpuVa,
 				  ma.MonitoredValueGpuVa, 5, a);
 	EXPECT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
 	EXPECT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0], 1, WAIT_NS));
@@ -3673,9 +3689,9 @@ TEST_F(gpu, native_fence_gpu_signal_and_wait)
 
 	/* Engine 1 waits for A >= 2, writes, then signals B = 5. */
 	cs_begin(_metadata, g, &cs);
-	NFenceCsWaitNativeFence(&cs, &ma, 2);
+	NFenceCsWaitNativeFenceUnlogged(&cs, &ma, 2);
 	NFenceCsWrite64(&cs, g->data.va, 0xb1);
-	NFenceCsSignalNativeFence(&cs, &mb, 5);
+	NFenceCsSignalNativeFenceUnlogged(&cs, &mb, 5);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[1].hHwQueue, &cs, 1));
 	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev, b, 5, efd));
 	EXPECT_FALSE(fired_within(efd, QUIET_NS));
@@ -3687,7 +3703,7 @@ TEST_F(gpu, native_fence_gpu_signal_and_wait)
 
 	/* Engine 0 signals A = 2: engine 1 runs, the CPU waiter wakes. */
 	cs_begin(_metadata, g, &cs);
-	NFenceCsSignalNativeFence(&cs, &ma, 2);
+	NFenceCsSignalNativeFenceUnlogged(&cs, &ma, 2);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
 	EXPECT_TRUE(fired_within(efd, WAIT_NS));
 	EXPECT_EQ(5ull, rd(mb.CurrentValueCpuVa));
@@ -3703,8 +3719,8 @@ TEST_F(gpu, native_fence_gpu_signal_and_wait)
 	blocked_wait_init(&bw, dev, a, 9, true);
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_wait_thread, &bw));
 	cs_begin(_metadata, g, &cs);
-	NFenceCsFenceWait(&cs, g->q[1].HwQueueProgressFenceGPUVirtualAddress, 2);
-	NFenceCsFenceSignal(&cs, ma.CurrentValueGpuVa, ma.MonitoredValueGpuVa, 9);
+	NFenceCsFenceWaitUnlogged(&cs, g->q[1].HwQueueProgressFenceGPUVirtualAddress, 2);
+	NFenceCsFenceSignalUnlogged(&cs, ma.CurrentValueGpuVa, ma.MonitoredValueGpuVa, 9);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 2));
 	usleep(QUIET_NS / 1000);
 	EXPECT_FALSE(wait_done(&bw));
@@ -3741,7 +3757,7 @@ TEST_F(gpu, cross_adapter_gpu)
 	EXPECT_EQ(STATUS_SUCCESS, async_wait(dev1, x1, 4, efd));
 	EXPECT_FALSE(fired_within(efd, QUIET_NS));
 	cs_begin(_metadata, g, &cs);
-	NFenceCsSignalNativeFence(&cs, &m0, 4);
+	NFenceCsSignalNativeFenceUnlogged(&cs, &m0, 4);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
 	EXPECT_TRUE(fired_within(efd, WAIT_NS));
 	EXPECT_EQ(4ull, rd(m1.CurrentValueCpuVa));
@@ -3749,7 +3765,7 @@ TEST_F(gpu, cross_adapter_gpu)
 
 	/* Adapter 0's engine waits for 6; adapter 1's CPU signals it. */
 	cs_begin(_metadata, g, &cs);
-	NFenceCsWaitNativeFence(&cs, &m0, 6);
+	NFenceCsWaitNativeFenceUnlogged(&cs, &m0, 6);
 	NFenceCsWrite64(&cs, g->data.va, 0x66);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 2));
 	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev0, &g->q[0], 2, QUIET_NS));
@@ -4223,7 +4239,7 @@ TEST_F(gpu, suspend_and_resume)
 	/* Suspended while its queue waits on a fence: stays stopped after. */
 	f = fence(_metadata, dev, 0, 0, &m);
 	cs_begin(_metadata, g, &cs);
-	NFenceCsWaitNativeFence(&cs, &m, 1);
+	NFenceCsWaitNativeFenceUnlogged(&cs, &m, 1);
 	NFenceCsWrite64(&cs, g->data.va + 16, 3);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 2));
 	EXPECT_EQ(STATUS_TIMEOUT, progress_wait(dev, &g->q[0], 2, QUIET_NS));
@@ -4761,7 +4777,7 @@ TEST_F(gpu, monitored_fence_through_d3dkmt)
 	usleep(QUIET_NS / 1000);
 	EXPECT_FALSE(wait_done(&bw));
 	cs_begin(_metadata, g, &cs);
-	NFenceCsFenceSignal(&cs, c.Info.MonitoredFence.FenceValueGPUVirtualAddress,
+	NFenceCsFenceSignalUnlogged(&cs, c.Info.MonitoredFence.FenceValueGPUVirtualAddress,
 			    0, 4);
 	ASSERT_EQ(STATUS_SUCCESS, submit(g->q[0].hHwQueue, &cs, 1));
 	ASSERT_EQ(0, join_within(t, WAIT_NS));
