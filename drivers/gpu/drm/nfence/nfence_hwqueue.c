@@ -556,7 +556,7 @@ static int nfence_submit_sync(struct drm_file *file,
 	INIT_WORK(&sub->work, nfence_sub_signal_work);
 	for (i = 0; i < args->count; i++) {
 		struct nfence_sub_fence *f = &sub->fences[i];
-		u32 handle, flags;
+		u32 handle;
 
 		f->sub = sub;
 		RB_CLEAR_NODE(&f->waiter.node);
@@ -565,18 +565,11 @@ static int nfence_submit_sync(struct drm_file *file,
 			ret = -EFAULT;
 			break;
 		}
-		f->fence = nfence_fence_get(nfile, handle, args->device, &flags);
-		if (!f->fence) {
-			ret = -ENOENT;
-			break;
-		}
-		if (flags & forbidden) {
-			ret = -EACCES;
-			break;
-		}
-		if (f->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
-		    !nfence_fence_value_allowed(f->fence, f->value)) {
-			ret = -EINVAL;
+		f->fence = nfence_fence_arg_get(nfile, args->device, handle,
+						forbidden, f->value);
+		if (IS_ERR(f->fence)) {
+			ret = PTR_ERR(f->fence);
+			f->fence = NULL;
 			break;
 		}
 	}

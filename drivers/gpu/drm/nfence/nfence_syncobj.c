@@ -254,7 +254,6 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_device *wdev;
 	struct nfence_binding *b;
-	u32 flags;
 	int ret, idx;
 
 	if (args->flags || !args->point)
@@ -274,18 +273,11 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 	RB_CLEAR_NODE(&b->waiter.node);
 	INIT_LIST_HEAD(&b->link);
 
-	b->fence = nfence_fence_get(nfile, args->fence, args->device, &flags);
-	if (!b->fence) {
-		ret = -ENOENT;
-		goto err;
-	}
-	if (flags & DRM_NFENCE_FENCE_NO_WAIT) {
-		ret = -EACCES;
-		goto err;
-	}
-	if (b->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
-	    !nfence_fence_value_allowed(b->fence, args->value)) {
-		ret = -EINVAL;
+	b->fence = nfence_fence_arg_get(nfile, args->device, args->fence,
+					DRM_NFENCE_FENCE_NO_WAIT, args->value);
+	if (IS_ERR(b->fence)) {
+		ret = PTR_ERR(b->fence);
+		b->fence = NULL;
 		goto err;
 	}
 	b->syncobj = drm_syncobj_find(file, args->syncobj);
@@ -447,7 +439,6 @@ int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_dma_signal *s;
 	struct nfence_device *wdev;
-	u32 flags;
 	int ret, idx;
 
 	if (args->pad || args->flags & ~DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE)
@@ -467,18 +458,12 @@ int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 	s->value = args->value;
 	INIT_LIST_HEAD(&s->link);
 
-	s->fence = nfence_fence_get(nfile, args->fence, args->device, &flags);
-	if (!s->fence) {
-		ret = -ENOENT;
-		goto err;
-	}
-	if (flags & DRM_NFENCE_FENCE_NO_SIGNAL) {
-		ret = -EACCES;
-		goto err;
-	}
-	if (s->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
-	    !nfence_fence_value_allowed(s->fence, args->value)) {
-		ret = -EINVAL;
+	s->fence = nfence_fence_arg_get(nfile, args->device, args->fence,
+					DRM_NFENCE_FENCE_NO_SIGNAL,
+					args->value);
+	if (IS_ERR(s->fence)) {
+		ret = PTR_ERR(s->fence);
+		s->fence = NULL;
 		goto err;
 	}
 	s->dma = nfence_dma_signal_source(file, args);

@@ -234,7 +234,7 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 
 	for (i = 0; i < count; i++) {
 		struct nfence_wait_entry *e = &wait->entries[i];
-		u32 handle, flags;
+		u32 handle;
 		u64 value;
 
 		if (get_user(handle, &handles[i]) || get_user(value, &values[i])) {
@@ -245,21 +245,11 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 		e->waiter.value = value;
 		e->waiter.done = nfence_wait_entry_done;
 		RB_CLEAR_NODE(&e->waiter.node);
-		e->fence = nfence_fence_get(nfile, handle, device, &flags);
-		if (!e->fence) {
-			ret = -ENOENT;
-			break;
-		}
-		if (flags & forbidden) {
-			ret = -EACCES;
-			break;
-		}
-		if (e->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
-			ret = -EINVAL;
-			break;
-		}
-		if (!nfence_fence_value_allowed(e->fence, value)) {
-			ret = -EINVAL;
+		e->fence = nfence_fence_arg_get(nfile, device, handle,
+						forbidden, value);
+		if (IS_ERR(e->fence)) {
+			ret = PTR_ERR(e->fence);
+			e->fence = NULL;
 			break;
 		}
 	}
