@@ -19,6 +19,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_async.h"
 #include "nfence_cmp.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
@@ -45,8 +46,9 @@
  * AlwaysSignaled, or lost its last handle), an unplug
  * (nfence_file_bindings_abort()) or the file's close
  * (nfence_file_bindings_fini()). Whoever decides pushes the binding on its
- * file's ready list (an llist: no lock inside the waitlist lock) and queues
- * the file's bind work on the adapter's wait_wq. The work takes bindings in
+ * file's &nfence_file.bindings ready list (DOC: bounded asynchronous lists:
+ * no lock inside the waitlist lock), whose work runs on the adapter's
+ * wait_wq. The work takes bindings in
  * the order they were decided, dequeues the waiter if it still is queued,
  * and attaches the point: the fence is signaled, with an error
  * (dma_fence_set_error() before dma_fence_signal()) unless the value was
@@ -67,8 +69,8 @@
  * allows: a native fence waits on a dma_fence (of a syncobj point or a
  * sync_file). The ioctl adds a callback to the dma_fence; the callback,
  * which runs in the dma_fence's signalling path (any context, under its
- * lock), only pushes the signal on its file's ready list and queues the
- * file's signal work, which then signals the native fence through the CPU
+ * lock), only pushes the signal on its file's &nfence_file.dma_signals
+ * ready list, whose work then signals the native fence through the CPU
  * signal path, nfence_fence_signal(), and kicks the CMP. A pending signal
  * holds the dma_fence and the native fence. It is dropped without
  * signaling by the file's close or an unplug, which remove the callback;
@@ -110,7 +112,7 @@ struct nfence_binding {
 	struct nfence_file *file;
 	/** @link: entry in &nfence_file.bindings, under &nfence_file.async_lock */
 	struct list_head link;
-	/** @ready: entry in &nfence_file.bind_ready once decided */
+	/** @ready: entry in &nfence_file.bindings' ready list once decided */
 	struct llist_node ready;
 	/** @result: 0 while pending, then 1 (reached) or the -errno */
 	atomic_t result;
@@ -202,8 +204,7 @@ static void nfence_binding_decide(struct nfence_binding *b, int error)
 
 	if (atomic_cmpxchg(&b->result, 0, error ?: 1))
 		return;
-	llist_add(&b->ready, &nfile->bind_ready);
-	queue_work(nfile->adapter->wait_wq, &nfile->bind_work);
+	nfence_async_list_ready(&nfile->bindings, &b->ready);
 }
 
 static void nfence_binding_done(struct nfence_waiter *waiter)
@@ -219,21 +220,18 @@ static void nfence_binding_done(struct nfence_waiter *waiter)
 static void nfence_bind_work(struct work_struct *work)
 {
 	struct nfence_file *nfile = container_of(work, struct nfence_file,
-						 bind_work);
+						 bindings.work);
 	struct nfence_binding *b, *next;
 	struct llist_node *list;
 
-	list = llist_reverse_order(llist_del_all(&nfile->bind_ready));
+	list = nfence_async_list_take(&nfile->bindings);
 	llist_for_each_entry_safe(b, next, list, ready) {
 		int result = atomic_read(&b->result);
 
 		/* An abort decided it: the waiter may still be queued. */
 		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
 		nfence_binding_attach(b, result > 0 ? 0 : result);
-		mutex_lock(&nfile->async_lock);
-		list_del(&b->link);
-		nfile->num_bindings--;
-		mutex_unlock(&nfile->async_lock);
+		nfence_async_list_remove(&nfile->bindings, &b->link);
 		nfence_binding_free(b);
 	}
 }
@@ -306,14 +304,12 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 		goto err;
 	}
 	mutex_lock(&nfile->async_lock);
-	if (nfile->num_bindings >= DRM_NFENCE_MAX_SYNCOBJ_BINDINGS) {
+	ret = nfence_async_list_add_locked(&nfile->bindings, &b->link);
+	if (ret) {
 		mutex_unlock(&nfile->async_lock);
 		drm_dev_exit(idx);
-		ret = -ENOSPC;
 		goto err;
 	}
-	list_add_tail(&b->link, &nfile->bindings);
-	nfile->num_bindings++;
 	/*
 	 * Queued with the lock held, as an asynchronous wait: the bind work
 	 * takes it off the list under the lock, so not before this is done.
@@ -349,7 +345,7 @@ struct nfence_dma_signal {
 	struct nfence_file *file;
 	/** @link: entry in &nfence_file.dma_signals, under &nfence_file.async_lock */
 	struct list_head link;
-	/** @ready: entry in &nfence_file.dma_signal_ready once @dma signaled */
+	/** @ready: entry in &nfence_file.dma_signals' ready list once @dma signaled */
 	struct llist_node ready;
 };
 
@@ -382,27 +378,21 @@ static void nfence_dma_signal_cb(struct dma_fence *dma,
 {
 	struct nfence_dma_signal *s = container_of(cb, struct nfence_dma_signal,
 						   cb);
-	struct nfence_file *nfile = s->file;
-
-	llist_add(&s->ready, &nfile->dma_signal_ready);
-	queue_work(nfile->adapter->wait_wq, &nfile->dma_signal_work);
+	nfence_async_list_ready(&s->file->dma_signals, &s->ready);
 }
 
 /* Signal the fences of the signals whose dma_fence signaled, in order. */
 static void nfence_dma_signal_work(struct work_struct *work)
 {
 	struct nfence_file *nfile = container_of(work, struct nfence_file,
-						 dma_signal_work);
+						 dma_signals.work);
 	struct nfence_dma_signal *s, *next;
 	struct llist_node *list;
 
-	list = llist_reverse_order(llist_del_all(&nfile->dma_signal_ready));
+	list = nfence_async_list_take(&nfile->dma_signals);
 	llist_for_each_entry_safe(s, next, list, ready) {
 		nfence_dma_signal_fire(s);
-		mutex_lock(&nfile->async_lock);
-		list_del(&s->link);
-		nfile->num_dma_signals--;
-		mutex_unlock(&nfile->async_lock);
+		nfence_async_list_remove(&nfile->dma_signals, &s->link);
 		nfence_dma_signal_free(s);
 	}
 }
@@ -486,23 +476,21 @@ int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 		goto err;
 	}
 	mutex_lock(&nfile->async_lock);
-	if (nfile->num_dma_signals >= DRM_NFENCE_MAX_SYNCOBJ_SIGNALS) {
-		mutex_unlock(&nfile->async_lock);
-		drm_dev_exit(idx);
-		ret = -ENOSPC;
-		goto err;
-	}
 	/*
 	 * The callback may run (and the work take it off the list) as soon
 	 * as it is added: on the list first, both under the lock.
 	 */
-	list_add_tail(&s->link, &nfile->dma_signals);
-	nfile->num_dma_signals++;
+	ret = nfence_async_list_add_locked(&nfile->dma_signals, &s->link);
+	if (ret) {
+		mutex_unlock(&nfile->async_lock);
+		drm_dev_exit(idx);
+		goto err;
+	}
 	ret = dma_fence_add_callback(s->dma, &s->cb, nfence_dma_signal_cb);
 	if (ret) {
 		/* Signaled since: signal now. */
-		list_del(&s->link);
-		nfile->num_dma_signals--;
+		nfence_async_list_unlink_locked(&nfile->dma_signals, &s->link);
+		nfence_async_list_uncount(&nfile->dma_signals);
 	}
 	mutex_unlock(&nfile->async_lock);
 	drm_dev_exit(idx);
@@ -531,11 +519,12 @@ static void nfence_file_dma_signals_drop(struct nfence_file *nfile)
 	LIST_HEAD(dropped);
 
 	mutex_lock(&nfile->async_lock);
-	list_for_each_entry_safe(s, next, &nfile->dma_signals, link) {
+	list_for_each_entry_safe(s, next, &nfile->dma_signals.entries, link) {
 		if (!dma_fence_remove_callback(s->dma, &s->cb))
 			continue;
-		list_move(&s->link, &dropped);
-		nfile->num_dma_signals--;
+		nfence_async_list_unlink_locked(&nfile->dma_signals, &s->link);
+		nfence_async_list_uncount(&nfile->dma_signals);
+		list_add(&s->link, &dropped);
 	}
 	mutex_unlock(&nfile->async_lock);
 	list_for_each_entry_safe(s, next, &dropped, link)
@@ -549,14 +538,14 @@ static void nfence_file_dma_signals_drop(struct nfence_file *nfile)
  */
 void nfence_file_bindings_init(struct nfence_file *nfile)
 {
-	INIT_LIST_HEAD(&nfile->bindings);
-	init_llist_head(&nfile->bind_ready);
-	INIT_WORK(&nfile->bind_work, nfence_bind_work);
-	nfile->num_bindings = 0;
-	INIT_LIST_HEAD(&nfile->dma_signals);
-	init_llist_head(&nfile->dma_signal_ready);
-	INIT_WORK(&nfile->dma_signal_work, nfence_dma_signal_work);
-	nfile->num_dma_signals = 0;
+	struct workqueue_struct *wq = nfile->adapter->wait_wq;
+
+	nfence_async_list_init(&nfile->bindings, &nfile->async_lock,
+			       DRM_NFENCE_MAX_SYNCOBJ_BINDINGS, wq,
+			       nfence_bind_work);
+	nfence_async_list_init(&nfile->dma_signals, &nfile->async_lock,
+			       DRM_NFENCE_MAX_SYNCOBJ_SIGNALS, wq,
+			       nfence_dma_signal_work);
 }
 
 /**
@@ -576,7 +565,7 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
 	struct nfence_binding *b;
 
 	mutex_lock(&nfile->async_lock);
-	list_for_each_entry(b, &nfile->bindings, link)
+	list_for_each_entry(b, &nfile->bindings.entries, link)
 		nfence_binding_decide(b, error);
 	mutex_unlock(&nfile->async_lock);
 	nfence_file_dma_signals_drop(nfile);
@@ -596,9 +585,7 @@ void nfence_file_bindings_fini(struct nfence_file *nfile)
 {
 	nfence_file_bindings_abort(nfile, -ECANCELED);
 	/* Every binding is decided, so on the ready list: one pass does. */
-	flush_work(&nfile->bind_work);
+	nfence_async_list_drain(&nfile->bindings);
 	/* Every signal left has run its callback, so is on the ready list. */
-	flush_work(&nfile->dma_signal_work);
-	WARN_ON(!list_empty(&nfile->bindings) || nfile->num_bindings);
-	WARN_ON(!list_empty(&nfile->dma_signals) || nfile->num_dma_signals);
+	nfence_async_list_drain(&nfile->dma_signals);
 }
