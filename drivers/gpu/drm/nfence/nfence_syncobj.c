@@ -236,34 +236,21 @@ static void nfence_bind_work(struct work_struct *work)
 	}
 }
 
-/**
- * nfence_syncobj_bind_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_BIND
- * @drm: the DRM device
- * @data: &struct drm_nfence_syncobj_bind
- * @file: the caller's file
- *
- * Return: 0 (the binding is pending, or its point already attached), or
- * -errno as &struct drm_nfence_syncobj_bind documents.
+/*
+ * The binding SYNCOBJ_BIND asks for, its fence and syncobj checked and
+ * held, and what attaching its point needs allocated; or an ERR_PTR.
  */
-int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
-			      struct drm_file *file)
+static struct nfence_binding *
+nfence_binding_create(struct drm_file *file,
+		      const struct drm_nfence_syncobj_bind *args)
 {
-	struct drm_nfence_syncobj_bind *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *wdev;
 	struct nfence_binding *b;
-	int ret, idx;
-
-	if (args->flags || !args->point)
-		return -EINVAL;
-	wdev = nfence_device_lookup(nfile, args->device);
-	if (!wdev)
-		return -ENOENT;
-	nfence_device_put(wdev);
+	int ret;
 
 	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	b->file = nfile;
 	b->point = args->point;
 	b->waiter.value = args->value;
@@ -289,7 +276,68 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto err;
 	}
+	return b;
 
+err:
+	nfence_binding_free(b);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Make @b pending: on its file's list, its waiter queued. -ENODEV after an
+ * unplug, -ENOSPC if the file has its limit of bindings; @b is the
+ * caller's then.
+ */
+static int nfence_binding_start(struct drm_device *drm,
+				struct nfence_binding *b)
+{
+	struct nfence_file *nfile = b->file;
+	int ret, idx;
+
+	/* On the list before an unplug looks at it, or not at all. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	mutex_lock(&nfile->async_lock);
+	ret = nfence_async_list_add_locked(&nfile->bindings, &b->link);
+	/*
+	 * Queued with the lock held, as an asynchronous wait: the bind work
+	 * takes it off the list under the lock, so not before this is done.
+	 */
+	if (!ret)
+		nfence_fence_add_waiter(b->fence, &b->waiter);
+	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * nfence_syncobj_bind_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_BIND
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_syncobj_bind
+ * @file: the caller's file
+ *
+ * Return: 0 (the binding is pending, or its point already attached), or
+ * -errno as &struct drm_nfence_syncobj_bind documents.
+ */
+int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct drm_nfence_syncobj_bind *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *wdev;
+	struct nfence_binding *b;
+	int ret;
+
+	if (args->flags || !args->point)
+		return -EINVAL;
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
+		return -ENOENT;
+	nfence_device_put(wdev);
+
+	b = nfence_binding_create(file, args);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
 	if (nfence_fence_reached(b->fence, args->value)) {
 		/* Already there: no waiter, no MonitoredValue change. */
 		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
@@ -297,30 +345,9 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 		nfence_binding_free(b);
 		return 0;
 	}
-
-	/* On the list before an unplug looks at it, or not at all. */
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto err;
-	}
-	mutex_lock(&nfile->async_lock);
-	ret = nfence_async_list_add_locked(&nfile->bindings, &b->link);
-	if (ret) {
-		mutex_unlock(&nfile->async_lock);
-		drm_dev_exit(idx);
-		goto err;
-	}
-	/*
-	 * Queued with the lock held, as an asynchronous wait: the bind work
-	 * takes it off the list under the lock, so not before this is done.
-	 */
-	nfence_fence_add_waiter(b->fence, &b->waiter);
-	mutex_unlock(&nfile->async_lock);
-	drm_dev_exit(idx);
-	return 0;
-
-err:
-	nfence_binding_free(b);
+	ret = nfence_binding_start(drm, b);
+	if (ret)
+		nfence_binding_free(b);
 	return ret;
 }
 
@@ -413,37 +440,21 @@ nfence_dma_signal_source(struct drm_file *file,
 	return ret ? ERR_PTR(ret) : dma;
 }
 
-/**
- * nfence_syncobj_signal_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL
- * @drm: the DRM device
- * @data: &struct drm_nfence_syncobj_signal
- * @file: the caller's file
- *
- * Return: 0 (the signal is pending, or done if the dma_fence had
- * signaled), or -errno as &struct drm_nfence_syncobj_signal documents.
+/*
+ * The signal SYNCOBJ_SIGNAL asks for, its native fence checked and held,
+ * and the dma_fence it waits for; or an ERR_PTR.
  */
-int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
-				struct drm_file *file)
+static struct nfence_dma_signal *
+nfence_dma_signal_create(struct drm_file *file,
+			 const struct drm_nfence_syncobj_signal *args)
 {
-	struct drm_nfence_syncobj_signal *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_dma_signal *s;
-	struct nfence_device *wdev;
-	int ret, idx;
-
-	if (args->pad || args->flags & ~DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE)
-		return -EINVAL;
-	if (args->flags & DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE ?
-	    args->syncobj || args->point : args->fd)
-		return -EINVAL;
-	wdev = nfence_device_lookup(nfile, args->device);
-	if (!wdev)
-		return -ENOENT;
-	nfence_device_put(wdev);
+	int ret;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	s->file = nfile;
 	s->value = args->value;
 	INIT_LIST_HEAD(&s->link);
@@ -462,50 +473,91 @@ int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 		s->dma = NULL;
 		goto err;
 	}
+	return s;
 
-	if (dma_fence_is_signaled(s->dma)) {
-		/* Signaled already: signal now, taking no slot. */
-		nfence_dma_signal_fire(s);
-		nfence_dma_signal_free(s);
-		return 0;
-	}
+err:
+	nfence_dma_signal_free(s);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Make @s pending: on its file's list, its callback added; if its
+ * dma_fence signaled meanwhile, signal now instead and free @s. -ENODEV
+ * after an unplug, -ENOSPC if the file has its limit of signals; @s is the
+ * caller's then.
+ */
+static int nfence_dma_signal_start(struct drm_device *drm,
+				   struct nfence_dma_signal *s)
+{
+	struct nfence_file *nfile = s->file;
+	bool signaled = false;
+	int ret, idx;
 
 	/* On the list before an unplug looks at it, or not at all. */
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto err;
-	}
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
 	mutex_lock(&nfile->async_lock);
 	/*
 	 * The callback may run (and the work take it off the list) as soon
 	 * as it is added: on the list first, both under the lock.
 	 */
 	ret = nfence_async_list_add_locked(&nfile->dma_signals, &s->link);
-	if (ret) {
-		mutex_unlock(&nfile->async_lock);
-		drm_dev_exit(idx);
-		goto err;
-	}
-	ret = dma_fence_add_callback(s->dma, &s->cb, nfence_dma_signal_cb);
-	if (ret) {
+	if (!ret &&
+	    dma_fence_add_callback(s->dma, &s->cb, nfence_dma_signal_cb)) {
 		/* Signaled since: signal now. */
 		nfence_async_list_unlink_locked(&nfile->dma_signals, &s->link);
 		nfence_async_list_uncount(&nfile->dma_signals);
+		signaled = true;
 	}
 	mutex_unlock(&nfile->async_lock);
 	drm_dev_exit(idx);
-	if (ret) {
+	if (signaled) {
 		nfence_dma_signal_fire(s);
 		nfence_dma_signal_free(s);
 	}
-	return 0;
+	return ret;
+}
 
-err:
-	if (s->dma)
-		dma_fence_put(s->dma);
-	if (s->fence)
-		nfence_fence_put(s->fence);
-	kfree(s);
+/**
+ * nfence_syncobj_signal_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_syncobj_signal
+ * @file: the caller's file
+ *
+ * Return: 0 (the signal is pending, or done if the dma_fence had
+ * signaled), or -errno as &struct drm_nfence_syncobj_signal documents.
+ */
+int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct drm_nfence_syncobj_signal *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_dma_signal *s;
+	struct nfence_device *wdev;
+	int ret;
+
+	if (args->pad || args->flags & ~DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE)
+		return -EINVAL;
+	if (args->flags & DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE ?
+	    args->syncobj || args->point : args->fd)
+		return -EINVAL;
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
+		return -ENOENT;
+	nfence_device_put(wdev);
+
+	s = nfence_dma_signal_create(file, args);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	if (dma_fence_is_signaled(s->dma)) {
+		/* Signaled already: signal now, taking no slot. */
+		nfence_dma_signal_fire(s);
+		nfence_dma_signal_free(s);
+		return 0;
+	}
+	ret = nfence_dma_signal_start(drm, s);
+	if (ret)
+		nfence_dma_signal_free(s);
 	return ret;
 }
 

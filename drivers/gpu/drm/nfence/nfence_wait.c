@@ -383,6 +383,22 @@ static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 	return ret;
 }
 
+/* An asynchronous wait satisfied already: signal the eventfd @fd now. */
+static int nfence_wait_async_satisfied(struct nfence_wait *wait, int fd)
+{
+	int ret;
+
+	wait->eventfd = eventfd_ctx_fdget(fd);
+	if (IS_ERR(wait->eventfd)) {
+		ret = PTR_ERR(wait->eventfd);
+		wait->eventfd = NULL;
+		return ret;
+	}
+	nfence_eventfd_signal(wait->eventfd);
+	nfence_wait_trace_end(wait, 0);
+	return 0;
+}
+
 #define NFENCE_WAIT_FLAGS (DRM_NFENCE_WAIT_ANY | DRM_NFENCE_WAIT_ASYNC)
 
 /**
@@ -424,16 +440,8 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 
 	if (nfence_wait_satisfied(wait, any)) {
 		/* Already there: no waiter, no MonitoredValue change. */
-		if (async) {
-			wait->eventfd = eventfd_ctx_fdget(args->eventfd);
-			if (IS_ERR(wait->eventfd)) {
-				ret = PTR_ERR(wait->eventfd);
-				wait->eventfd = NULL;
-			} else {
-				nfence_eventfd_signal(wait->eventfd);
-				nfence_wait_trace_end(wait, 0);
-			}
-		}
+		if (async)
+			ret = nfence_wait_async_satisfied(wait, args->eventfd);
 	} else if (async) {
 		ret = nfence_wait_async(nfile, wait, args->eventfd);
 	} else {
