@@ -28,7 +28,7 @@ import sys
 
 # The floors of Documentation/architecture.rst, "Layers".
 FLOORS = {
-    0: "cs vm segment waitlist table compat mmap trace",
+    0: "cs vm segment waitlist table async compat mmap trace",
     1: "gpu cmp engine log",
     2: "adapter device fence signal alloc context wait hwqueue doorbell "
        "syncobj device_state logging",

@@ -6,7 +6,6 @@
 #define __NFENCE_ADAPTER_H__
 
 #include <linux/list.h>
-#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
@@ -16,6 +15,7 @@
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
 
+#include "nfence_async.h"
 #include "nfence_cmp.h"
 #include "nfence_gpu.h"
 #include "nfence_table.h"
@@ -143,47 +143,33 @@ struct nfence_file {
 	struct list_head mv_pool;
 	/** @vm: the file's GPU virtual address space */
 	struct nfence_vm vm;
-	/** @async_lock: protects @async_waits and @blocked_waits */
+	/**
+	 * @async_lock: protects @blocked_waits and the entries of @waits,
+	 * @bindings and @dma_signals (DOC: bounded asynchronous lists)
+	 */
 	struct mutex async_lock;
-	/** @async_waits: pending asynchronous waits */
-	struct list_head async_waits;
 	/** @blocked_waits: blocking waits asleep, for unplug to wake */
 	struct list_head blocked_waits;
 	/**
-	 * @num_async: asynchronous waits not completed yet, which
+	 * @waits: pending asynchronous waits (nfence_wait.c), which
 	 * %DRM_NFENCE_MAX_ASYNC_WAITS bounds: a wait stops counting when it
 	 * completes, before its eventfd is signaled, not when the completion
-	 * work takes it off @async_waits (incremented under @async_lock)
+	 * work takes it off the list
 	 */
-	atomic_t num_async;
+	struct nfence_async_list waits;
 	/**
 	 * @bindings: syncobj bindings whose point is not attached yet
-	 * (nfence_syncobj.c), under @async_lock
+	 * (nfence_syncobj.c), which %DRM_NFENCE_MAX_SYNCOBJ_BINDINGS bounds;
+	 * the work attaches the points of those decided
 	 */
-	struct list_head bindings;
-	/**
-	 * @num_bindings: entries of @bindings, which
-	 * %DRM_NFENCE_MAX_SYNCOBJ_BINDINGS bounds; under @async_lock
-	 */
-	u32 num_bindings;
-	/** @bind_ready: bindings decided, for @bind_work, in LIFO order */
-	struct llist_head bind_ready;
-	/** @bind_work: attaches the points of @bind_ready, on the wait_wq */
-	struct work_struct bind_work;
+	struct nfence_async_list bindings;
 	/**
 	 * @dma_signals: pending DRM_IOCTL_NFENCE_SYNCOBJ_SIGNALs whose
-	 * dma_fence has not signaled yet (nfence_syncobj.c), under @async_lock
+	 * dma_fence has not signaled yet (nfence_syncobj.c), which
+	 * %DRM_NFENCE_MAX_SYNCOBJ_SIGNALS bounds; the work signals the fences
+	 * of those whose dma_fence signaled
 	 */
-	struct list_head dma_signals;
-	/**
-	 * @num_dma_signals: entries of @dma_signals, which
-	 * %DRM_NFENCE_MAX_SYNCOBJ_SIGNALS bounds; under @async_lock
-	 */
-	u32 num_dma_signals;
-	/** @dma_signal_ready: signals whose dma_fence signaled, LIFO */
-	struct llist_head dma_signal_ready;
-	/** @dma_signal_work: signals @dma_signal_ready's fences, on the wait_wq */
-	struct work_struct dma_signal_work;
+	struct nfence_async_list dma_signals;
 	/** @sched_lock: serializes creating and destroying contexts and queues */
 	struct mutex sched_lock;
 	/** @allocs: allocation handle -> &struct nfence_alloc */

@@ -367,49 +367,30 @@ static int nfence_alloc_check(struct nfence_adapter *adapter,
 	return 0;
 }
 
-/**
- * nfence_alloc_create_ioctl - DRM_IOCTL_NFENCE_ALLOC_CREATE
- * @drm: the DRM device
- * @data: &struct drm_nfence_alloc_create
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
+/*
+ * The allocation ALLOC_CREATE asks for: placed in its segment, mappable if
+ * CPU-visible, mapped in the file's GPU address space; or an ERR_PTR. Takes
+ * over the reference on @wdev either way.
  */
-int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
-			      struct drm_file *file)
+static struct nfence_alloc *
+nfence_alloc_new(struct drm_file *file, struct nfence_device *wdev,
+		 const struct drm_nfence_alloc_create *args)
 {
-	struct nfence_adapter *adapter = to_nfence_adapter(drm);
-	struct drm_nfence_alloc_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *wdev;
+	u64 size = PAGE_ALIGN(args->size);
 	struct nfence_alloc *alloc;
-	u64 size;
-	u32 handle;
-	int ret, idx;
+	int ret;
 
-	ret = nfence_alloc_check(adapter, args);
-	if (ret)
-		return ret;
-	wdev = nfence_device_lookup(nfile, args->device);
-	if (!wdev)
-		return -ENOENT;
-	if (!drm_dev_enter(drm, &idx)) {
-		nfence_device_put(wdev);
-		return -ENODEV;
-	}
-
-	size = PAGE_ALIGN(args->size);
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc) {
-		drm_dev_exit(idx);
 		nfence_device_put(wdev);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
 	alloc->device = wdev;
 	alloc->cpu_visible = args->segment_id == NFENCE_SEGMENT_ID_SYSTEM ||
 			     (args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE);
 	alloc->base.funcs = &nfence_alloc_funcs;
-	drm_gem_private_object_init(drm, &alloc->base, size);
+	drm_gem_private_object_init(file->minor->dev, &alloc->base, size);
 
 	ret = nfence_alloc_place(nfile, alloc, size, args->segment_id,
 				 args->flags);
@@ -423,8 +404,24 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 	if (!ret)
 		ret = nfence_vm_map(&nfile->vm, &alloc->map, alloc->vaddr,
 				    size, 0);
-	if (ret)
-		goto err;
+	if (ret) {
+		nfence_alloc_close(nfile, alloc);
+		return ERR_PTR(ret);
+	}
+	return alloc;
+}
+
+/*
+ * Give @alloc a handle and fill in the outputs of ALLOC_CREATE, unless its
+ * device is closed (-ENOENT) or the file has its limit of allocations.
+ */
+static int nfence_alloc_publish(struct nfence_file *nfile,
+				struct nfence_alloc *alloc,
+				struct drm_nfence_alloc_create *args)
+{
+	struct nfence_device *wdev = alloc->device;
+	u32 handle;
+	int ret;
 
 	xa_lock(&nfile->allocs.xa);
 	if (wdev->dead)
@@ -445,13 +442,46 @@ int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 		args->placed_segment_id = alloc->segment_id;
 	}
 	xa_unlock(&nfile->allocs.xa);
-	if (ret < 0)
-		goto err;
-	drm_dev_exit(idx);
-	return 0;
+	return ret;
+}
 
-err:
-	nfence_alloc_close(nfile, alloc);
+/**
+ * nfence_alloc_create_ioctl - DRM_IOCTL_NFENCE_ALLOC_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_alloc_create
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_alloc_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *wdev;
+	struct nfence_alloc *alloc;
+	int ret, idx;
+
+	ret = nfence_alloc_check(adapter, args);
+	if (ret)
+		return ret;
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
+		return -ENOENT;
+	if (!drm_dev_enter(drm, &idx)) {
+		nfence_device_put(wdev);
+		return -ENODEV;
+	}
+
+	alloc = nfence_alloc_new(file, wdev, args);
+	if (IS_ERR(alloc)) {
+		ret = PTR_ERR(alloc);
+	} else {
+		ret = nfence_alloc_publish(nfile, alloc, args);
+		if (ret)
+			nfence_alloc_close(nfile, alloc);
+	}
 	drm_dev_exit(idx);
 	return ret;
 }

@@ -75,6 +75,26 @@ struct nfence_context *nfence_context_lookup(struct nfence_file *nfile,
 	return ctx;
 }
 
+/* A new context of @wdev on @engine; takes over the reference on @wdev. */
+static struct nfence_context *
+nfence_context_new(struct nfence_adapter *adapter, struct nfence_device *wdev,
+		   u32 engine)
+{
+	struct nfence_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx) {
+		nfence_device_put(wdev);
+		return NULL;
+	}
+	kref_init(&ctx->ref);
+	ctx->device = wdev;
+	ctx->adapter = adapter;
+	ctx->engine = engine;
+	INIT_LIST_HEAD(&ctx->queues);
+	return ctx;
+}
+
 /**
  * nfence_context_create_ioctl - DRM_IOCTL_NFENCE_CONTEXT_CREATE
  * @drm: the DRM device
@@ -108,17 +128,11 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 		return -ENODEV;
 	}
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	ctx = nfence_context_new(adapter, wdev, args->engine);
 	if (!ctx) {
 		drm_dev_exit(idx);
-		nfence_device_put(wdev);
 		return -ENOMEM;
 	}
-	kref_init(&ctx->ref);
-	ctx->device = wdev;
-	ctx->adapter = adapter;
-	ctx->engine = args->engine;
-	INIT_LIST_HEAD(&ctx->queues);
 
 	mutex_lock(&nfile->sched_lock);
 	xa_lock(&nfile->contexts.xa);

@@ -874,24 +874,10 @@ static int nfence_check_affinity(u32 affinity)
 #define NFENCE_LOCAL_FLAGS (DRM_NFENCE_FENCE_NO_SIGNAL | \
 			    DRM_NFENCE_FENCE_NO_WAIT)
 
-/**
- * nfence_fence_create_ioctl - DRM_IOCTL_NFENCE_FENCE_CREATE
- * @drm: the DRM device
- * @data: &struct drm_nfence_fence_create
- * @file: the caller's file
- *
- * Return: 0 or -errno as the uapi documents.
- */
-int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
-			      struct drm_file *file)
+/* Check the fields of FENCE_CREATE, then what the adapter allows. */
+static int nfence_fence_create_check(struct nfence_adapter *adapter,
+				     const struct drm_nfence_fence_create *args)
 {
-	struct nfence_adapter *adapter = to_nfence_adapter(drm);
-	struct drm_nfence_fence_create *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_fence *fence;
-	struct nfence_device *wdev;
-	int ret, idx;
-
 	if (args->pad || (args->flags & ~NFENCE_FENCE_FLAGS) ||
 	    args->type > DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
 		return -EINVAL;
@@ -915,7 +901,30 @@ int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
 	if (!adapter->gpu.cfg.native_fence &&
 	    !(args->flags & DRM_NFENCE_FENCE_MONITORED))
 		return -EOPNOTSUPP;
+	return 0;
+}
 
+/**
+ * nfence_fence_create_ioctl - DRM_IOCTL_NFENCE_FENCE_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_create
+ * @file: the caller's file
+ *
+ * Return: 0 or -errno as the uapi documents.
+ */
+int nfence_fence_create_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_fence_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_fence *fence;
+	struct nfence_device *wdev;
+	int ret, idx;
+
+	ret = nfence_fence_create_check(adapter, args);
+	if (ret)
+		return ret;
 	wdev = nfence_device_lookup(nfile, args->device);
 	if (!wdev)
 		return -ENOENT;
@@ -1046,6 +1055,35 @@ static const struct file_operations nfence_fence_fops = {
 	.release = nfence_fence_fd_release,
 };
 
+/*
+ * A new close-on-exec fd for @fence, which takes over the caller's
+ * reference and handle, in @args; or -errno, and the caller keeps them.
+ */
+static int nfence_fence_share_fd(struct nfence_fence *fence,
+				 struct drm_nfence_fence_share *args)
+{
+	struct file *filp;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	filp = anon_inode_getfile("nfence-fence", &nfence_fence_fops, fence,
+				  O_RDWR);
+	if (IS_ERR(filp)) {
+		put_unused_fd(fd);
+		return PTR_ERR(filp);
+	}
+	/*
+	 * Install last: once the fd is visible user space may close it. (As
+	 * with PRIME, if the DRM core then fails to copy the args back, the
+	 * process has an fd it was not told about.)
+	 */
+	args->fd = fd;
+	fd_install(fd, filp);
+	return 0;
+}
+
 /**
  * nfence_fence_share_ioctl - DRM_IOCTL_NFENCE_FENCE_SHARE
  * @drm: the DRM device
@@ -1063,8 +1101,7 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence = NULL;
-	struct file *filp;
-	int fd;
+	int ret;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
@@ -1083,34 +1120,67 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 	xa_unlock(&nfile->fences.xa);
 	if (!fence)
 		return -ENOENT;
-	if ((fence->flags & nt) != nt) {
-		fd = -EINVAL;
-		goto err;
+	if ((fence->flags & nt) != nt)
+		ret = -EINVAL;
+	else
+		ret = nfence_fence_share_fd(fence, args);
+	if (ret) {
+		nfence_fence_drop_handle(fence);
+		nfence_fence_put(fence);
 	}
+	return ret;
+}
 
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		goto err;
-	filp = anon_inode_getfile("nfence-fence", &nfence_fence_fops, fence,
-				  O_RDWR);
-	if (IS_ERR(filp)) {
-		put_unused_fd(fd);
-		fd = PTR_ERR(filp);
-		goto err;
+/*
+ * The fence behind the fd FENCE_OPEN names, if this adapter may open it,
+ * with a reference and a handle taken while the fd still holds one, so
+ * that it cannot be orphaned before the new local handle exists; or an
+ * ERR_PTR.
+ */
+static struct nfence_fence *nfence_fence_from_fd(struct nfence_adapter *adapter,
+						 int fd)
+{
+	struct nfence_fence *fence;
+	struct file *filp;
+
+	filp = fget(fd);
+	if (!filp)
+		return ERR_PTR(-EBADF);
+	if (filp->f_op != &nfence_fence_fops) {
+		fput(filp);
+		return ERR_PTR(-EINVAL);
 	}
-	/*
-	 * Install last: once the fd is visible user space may close it. (As
-	 * with PRIME, if the DRM core then fails to copy the args back, the
-	 * process has an fd it was not told about.)
-	 */
-	args->fd = fd;
-	fd_install(fd, filp);
-	return 0;
+	fence = filp->private_data;
+	/* A native fence, cross-adapter or not, needs a native adapter. */
+	if (!adapter->gpu.cfg.native_fence && !fence->monitored) {
+		fput(filp);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (fence->adapter != adapter &&
+	    !(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)) {
+		fput(filp);
+		return ERR_PTR(-EINVAL);
+	}
+	kref_get(&fence->ref);
+	atomic_inc(&fence->handles);
+	fput(filp);
+	return fence;
+}
 
-err:
-	nfence_fence_drop_handle(fence);
-	nfence_fence_put(fence);
-	return fd;
+/*
+ * What a new local handle of @fence in @nfile names, with a reference of
+ * its own: @fence, or this adapter's instance of a cross-adapter fence.
+ */
+static struct nfence_fence *nfence_fence_open_instance(struct nfence_file *nfile,
+						       struct nfence_fence *fence)
+{
+	if (fence->adapter != nfile->adapter)
+		/* A cross-adapter fence: this adapter's instance of it. */
+		return nfence_fence_alloc(nfile, fence->type, fence->flags,
+					  0, fence, false);
+	/* The local handle takes a reference of its own. */
+	kref_get(&fence->ref);
+	return fence;
 }
 
 /**
@@ -1129,7 +1199,6 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_fence *fence, *instance;
 	struct nfence_device *wdev;
-	struct file *filp;
 	int ret, idx;
 
 	if (args->pad || (args->flags & ~NFENCE_LOCAL_FLAGS) ||
@@ -1137,32 +1206,9 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	if (nfence_check_affinity(args->engine_affinity))
 		return -EINVAL;
-
-	filp = fget(args->fd);
-	if (!filp)
-		return -EBADF;
-	if (filp->f_op != &nfence_fence_fops) {
-		fput(filp);
-		return -EINVAL;
-	}
-	fence = filp->private_data;
-	/* A native fence, cross-adapter or not, needs a native adapter. */
-	if (!adapter->gpu.cfg.native_fence && !fence->monitored) {
-		fput(filp);
-		return -EOPNOTSUPP;
-	}
-	if (fence->adapter != adapter &&
-	    !(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)) {
-		fput(filp);
-		return -EINVAL;
-	}
-	/*
-	 * Take a reference and a handle while the fd still holds one, so the
-	 * fence cannot be orphaned before the new local handle exists.
-	 */
-	kref_get(&fence->ref);
-	atomic_inc(&fence->handles);
-	fput(filp);
+	fence = nfence_fence_from_fd(adapter, args->fd);
+	if (IS_ERR(fence))
+		return PTR_ERR(fence);
 
 	wdev = nfence_device_lookup(nfile, args->device);
 	if (!wdev) {
@@ -1173,18 +1219,10 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 		ret = -ENODEV;
 		goto out_dev;
 	}
-	if (fence->adapter != adapter) {
-		/* A cross-adapter fence: this adapter's instance of it. */
-		instance = nfence_fence_alloc(nfile, fence->type, fence->flags,
-					      0, fence, false);
-		if (IS_ERR(instance)) {
-			ret = PTR_ERR(instance);
-			goto out_exit;
-		}
-	} else {
-		/* The local handle takes a reference of its own. */
-		instance = fence;
-		kref_get(&fence->ref);
+	instance = nfence_fence_open_instance(nfile, fence);
+	if (IS_ERR(instance)) {
+		ret = PTR_ERR(instance);
+		goto out_exit;
 	}
 	ret = nfence_local_create(nfile, wdev, instance, args->flags,
 				  args->engine_affinity, false, false,

@@ -465,6 +465,28 @@ static int nfence_hwqueue_push(struct nfence_hwqueue *q,
 	return ret;
 }
 
+/*
+ * Validate the commands at @va in @q's address space as they are now (the
+ * CMP checks again when it runs them): -EINVAL if they cannot be read or
+ * are not valid.
+ */
+static int nfence_submit_validate(struct nfence_hwqueue *q, u64 va, u32 size)
+{
+	size_t bad_offset;
+	u32 reason;
+	void *buf;
+	int ret;
+
+	buf = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return -ENOMEM;
+	ret = nfence_vm_read(q->hw.vm, va, buf, size);
+	if (!ret)
+		ret = nfence_cs_validate(buf, size, &bad_offset, &reason);
+	kvfree(buf);
+	return ret ? -EINVAL : 0;
+}
+
 /**
  * nfence_submit_ioctl - DRM_IOCTL_NFENCE_SUBMIT
  * @drm: the DRM device
@@ -480,9 +502,6 @@ int nfence_submit_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_submission *sub;
 	struct nfence_hwqueue *q;
-	size_t bad_offset;
-	u32 reason;
-	void *buf;
 	int ret;
 
 	if (args->flags || !args->size ||
@@ -493,20 +512,9 @@ int nfence_submit_ioctl(struct drm_device *drm, void *data,
 	if (!q)
 		return -ENOENT;
 
-	/* Validate what is there now; the CMP checks again when it runs. */
-	buf = kvmalloc(args->size, GFP_KERNEL_ACCOUNT);
-	if (!buf) {
-		ret = -ENOMEM;
+	ret = nfence_submit_validate(q, args->commands_gpu_va, args->size);
+	if (ret)
 		goto out;
-	}
-	ret = nfence_vm_read(q->hw.vm, args->commands_gpu_va, buf, args->size);
-	if (!ret)
-		ret = nfence_cs_validate(buf, args->size, &bad_offset, &reason);
-	kvfree(buf);
-	if (ret) {
-		ret = -EINVAL;
-		goto out;
-	}
 
 	sub = kzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
 	if (!sub) {
@@ -556,7 +564,7 @@ static int nfence_submit_sync(struct drm_file *file,
 	INIT_WORK(&sub->work, nfence_sub_signal_work);
 	for (i = 0; i < args->count; i++) {
 		struct nfence_sub_fence *f = &sub->fences[i];
-		u32 handle, flags;
+		u32 handle;
 
 		f->sub = sub;
 		RB_CLEAR_NODE(&f->waiter.node);
@@ -565,18 +573,11 @@ static int nfence_submit_sync(struct drm_file *file,
 			ret = -EFAULT;
 			break;
 		}
-		f->fence = nfence_fence_get(nfile, handle, args->device, &flags);
-		if (!f->fence) {
-			ret = -ENOENT;
-			break;
-		}
-		if (flags & forbidden) {
-			ret = -EACCES;
-			break;
-		}
-		if (f->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
-		    !nfence_fence_value_allowed(f->fence, f->value)) {
-			ret = -EINVAL;
+		f->fence = nfence_fence_arg_get(nfile, args->device, handle,
+						forbidden, f->value);
+		if (IS_ERR(f->fence)) {
+			ret = PTR_ERR(f->fence);
+			f->fence = NULL;
 			break;
 		}
 	}
@@ -807,6 +808,80 @@ nfence_hwqueue_alloc(struct nfence_file *nfile, struct nfence_context *ctx,
 	return q;
 }
 
+/* What the adapter and the state of @ctx allow of a queue with @flags. */
+static int nfence_hwqueue_create_allowed(struct nfence_adapter *adapter,
+					 struct nfence_context *ctx, u32 flags)
+{
+	if (((flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION) &&
+	     !(adapter->gpu.engines[ctx->engine].flags &
+	       DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION)) ||
+	    ((flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE) &&
+	     !adapter->gpu.cfg.native_fence))
+		return -EOPNOTSUPP;
+	/* The TDR never stops such a queue: it could keep its engine. */
+	if ((flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT) &&
+	    !capable(CAP_SYS_NICE))
+		return -EPERM;
+	if (READ_ONCE(ctx->device->error) || READ_ONCE(ctx->faulted))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Give the new queue @q a handle and put it on the CMP and its context;
+ * if the file has its limit of queues, free @q (and what it holds).
+ */
+static int nfence_hwqueue_publish_locked(struct nfence_file *nfile,
+					 struct nfence_hwqueue *q)
+{
+	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
+	u32 handle;
+	int ret;
+
+	lockdep_assert_held(&nfile->sched_lock);
+	xa_lock(&nfile->hwqueues.xa);
+	ret = nfence_table_insert_locked(&nfile->hwqueues, q, &handle);
+	xa_unlock(&nfile->hwqueues.xa);
+	if (ret) {
+		nfence_fence_close_progress(nfile, q->progress_handle);
+		nfence_hwqueue_logs_unmap(q);
+		nfence_hwqueue_put(q);
+		return ret;
+	}
+	q->handle = handle;
+
+	/* Destroy needs sched_lock, which we hold: nobody sees it half made. */
+	kref_get(&q->ref);
+	nfence_cmp_lock(cmp);
+	nfence_cmp_queue_add_locked(cmp, &q->hw);
+	list_add_tail(&q->ctx_link, &q->ctx->queues);
+	nfence_cmp_unlock(cmp);
+	return 0;
+}
+
+/* The outputs of HWQUEUE_CREATE for the new queue @q. */
+static void nfence_hwqueue_create_out(struct nfence_file *nfile,
+				      struct nfence_hwqueue *q,
+				      const struct drm_nfence_fence_mapping *mapping,
+				      struct drm_nfence_hwqueue_create *args)
+{
+	/* Under sched_lock: no new logging level replaces the logs. */
+	lockdep_assert_held(&nfile->sched_lock);
+	args->handle = q->handle;
+	args->progress_fence = q->progress_handle;
+	args->progress_fence_mapping = *mapping;
+	args->wait_log_gpu_va = 0;
+	args->signal_log_gpu_va = 0;
+	args->log_entries = 0;
+	if (q->hw.logs) {
+		args->wait_log_gpu_va =
+			nfence_log_gpu_va(&q->logs[NFENCE_LOG_WAITS]);
+		args->signal_log_gpu_va =
+			nfence_log_gpu_va(&q->logs[NFENCE_LOG_SIGNALS]);
+		args->log_entries = q->logs[NFENCE_LOG_WAITS].buf->num_entries;
+	}
+}
+
 /**
  * nfence_hwqueue_create_ioctl - DRM_IOCTL_NFENCE_HWQUEUE_CREATE
  * @drm: the DRM device
@@ -821,11 +896,9 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_hwqueue_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_cmp *cmp = &adapter->cmp;
 	struct drm_nfence_fence_mapping mapping;
 	struct nfence_context *ctx;
 	struct nfence_hwqueue *q;
-	u32 handle;
 	int ret, idx;
 
 	if ((args->flags & ~NFENCE_HWQUEUE_FLAGS) || args->pad || args->pad2)
@@ -840,24 +913,9 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		goto out_unlock;
 	}
 	/* Input checks, then handles, then what the adapter or state allow. */
-	if (((args->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION) &&
-	     !(adapter->gpu.engines[ctx->engine].flags &
-	       DRM_NFENCE_ENGINE_USER_MODE_SUBMISSION)) ||
-	    ((args->flags & DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE) &&
-	     !adapter->gpu.cfg.native_fence)) {
-		ret = -EOPNOTSUPP;
+	ret = nfence_hwqueue_create_allowed(adapter, ctx, args->flags);
+	if (ret)
 		goto out_ctx;
-	}
-	/* The TDR never stops such a queue: it could keep its engine. */
-	if ((args->flags & DRM_NFENCE_HWQUEUE_DISABLE_GPU_TIMEOUT) &&
-	    !capable(CAP_SYS_NICE)) {
-		ret = -EPERM;
-		goto out_ctx;
-	}
-	if (READ_ONCE(ctx->device->error) || READ_ONCE(ctx->faulted)) {
-		ret = -EIO;
-		goto out_ctx;
-	}
 
 	q = nfence_hwqueue_alloc(nfile, ctx, args->flags, &mapping);
 	if (IS_ERR(q)) {
@@ -865,42 +923,10 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		goto out_ctx;
 	}
 	q->ctx = ctx;	/* takes over the lookup's reference */
-
-	xa_lock(&nfile->hwqueues.xa);
-	ret = nfence_table_insert_locked(&nfile->hwqueues, q, &handle);
-	xa_unlock(&nfile->hwqueues.xa);
-	if (ret) {
-		nfence_fence_close_progress(nfile, q->progress_handle);
-		nfence_hwqueue_logs_unmap(q);
-		nfence_hwqueue_put(q);
-		goto out_unlock;
-	}
-	q->handle = handle;
-
-	/* Destroy needs sched_lock, which we hold: nobody sees it half made. */
-	kref_get(&q->ref);
-	nfence_cmp_lock(cmp);
-	nfence_cmp_queue_add_locked(cmp, &q->hw);
-	list_add_tail(&q->ctx_link, &ctx->queues);
-	nfence_cmp_unlock(cmp);
-
-	args->handle = handle;
-	args->progress_fence = q->progress_handle;
-	args->progress_fence_mapping = mapping;
-	args->wait_log_gpu_va = 0;
-	args->signal_log_gpu_va = 0;
-	args->log_entries = 0;
-	/* Under sched_lock: no new logging level replaces the logs. */
-	if (q->hw.logs) {
-		args->wait_log_gpu_va =
-			nfence_log_gpu_va(&q->logs[NFENCE_LOG_WAITS]);
-		args->signal_log_gpu_va =
-			nfence_log_gpu_va(&q->logs[NFENCE_LOG_SIGNALS]);
-		args->log_entries = q->logs[NFENCE_LOG_WAITS].buf->num_entries;
-	}
-	mutex_unlock(&nfile->sched_lock);
-	drm_dev_exit(idx);
-	return 0;
+	ret = nfence_hwqueue_publish_locked(nfile, q);
+	if (!ret)
+		nfence_hwqueue_create_out(nfile, q, &mapping, args);
+	goto out_unlock;
 
 out_ctx:
 	nfence_context_put(ctx);
@@ -908,6 +934,53 @@ out_unlock:
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
 	return ret;
+}
+
+/*
+ * Copy @q's log of @type (DRM_NFENCE_LOG_TYPE_*) into @copy, whose buffer
+ * holds a whole log, under &nfence_cmp.lock, where the engines write it.
+ *
+ * Return: the log's GPU VA.
+ */
+static u64 nfence_log_snapshot(struct nfence_hwqueue *q, u32 type,
+			       struct nfence_log *copy)
+{
+	const struct nfence_log *log;
+	u64 gpu_va;
+
+	log = &q->logs[type == DRM_NFENCE_LOG_TYPE_WAITS ?
+		       NFENCE_LOG_WAITS : NFENCE_LOG_SIGNALS];
+	nfence_cmp_lock(nfence_hwqueue_cmp(q));
+	nfence_log_copy(copy, log);
+	gpu_va = nfence_log_gpu_va(log);
+	nfence_cmp_unlock(nfence_hwqueue_cmp(q));
+	return gpu_va;
+}
+
+/*
+ * Read @count entries at most of the log @copy from @args->cursor, copy
+ * them to user space and fill in the outputs of LOG_READ.
+ */
+static int nfence_log_read_out(const struct nfence_log *copy, u64 gpu_va,
+			       struct drm_nfence_log_entry *entries, u32 count,
+			       struct drm_nfence_log_read *args)
+{
+	u64 cursor = args->cursor;
+	u32 status;
+	int ret;
+
+	ret = nfence_log_read(copy, &cursor, entries, &count, &status);
+	if (ret)
+		return ret;
+	if (count && copy_to_user(u64_to_user_ptr(args->entries_ptr), entries,
+				  count * sizeof(*entries)))
+		return -EFAULT;
+	memcpy(&args->header, copy->buf->vaddr, sizeof(args->header));
+	args->gpu_va = gpu_va;
+	args->cursor = cursor;
+	args->num_entries = count;
+	args->status = status;
+	return 0;
 }
 
 /**
@@ -929,10 +1002,9 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_log_entry *entries = NULL;
 	struct nfence_log_buffer buf = {};
 	struct nfence_log copy = { .buf = &buf };
-	const struct nfence_log *log;
 	struct nfence_hwqueue *q;
-	u32 count, status;
-	u64 cursor, gpu_va;
+	u64 gpu_va;
+	u32 count;
 	int ret;
 
 	if (args->flags ||
@@ -956,27 +1028,8 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	log = &q->logs[args->type == DRM_NFENCE_LOG_TYPE_WAITS ?
-		       NFENCE_LOG_WAITS : NFENCE_LOG_SIGNALS];
-	nfence_cmp_lock(nfence_hwqueue_cmp(q));
-	nfence_log_copy(&copy, log);
-	gpu_va = nfence_log_gpu_va(log);
-	nfence_cmp_unlock(nfence_hwqueue_cmp(q));
-
-	cursor = args->cursor;
-	ret = nfence_log_read(&copy, &cursor, entries, &count, &status);
-	if (ret)
-		goto out_free;
-	if (count && copy_to_user(u64_to_user_ptr(args->entries_ptr), entries,
-				  count * sizeof(*entries))) {
-		ret = -EFAULT;
-		goto out_free;
-	}
-	memcpy(&args->header, buf.vaddr, sizeof(args->header));
-	args->gpu_va = gpu_va;
-	args->cursor = cursor;
-	args->num_entries = count;
-	args->status = status;
+	gpu_va = nfence_log_snapshot(q, args->type, &copy);
+	ret = nfence_log_read_out(&copy, gpu_va, entries, count, args);
 out_free:
 	kfree(entries);
 	kfree(buf.vaddr);

@@ -4,6 +4,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/ktime.h>
 
 #include <drm/drm_print.h>
@@ -111,6 +112,51 @@ bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value)
 	return !fence->adapter->gpu.cfg.no_64bit_atomics ||
 	       READ_ONCE(fence->always_signaled) ||
 	       nfence_value32_in_window(nfence_fence_read(fence), value);
+}
+
+/**
+ * nfence_fence_arg_get - check a (fence handle, value) argument of an ioctl
+ * @nfile: the caller's file
+ * @device: the device handle the fence handle must belong to
+ * @handle: the local fence handle
+ * @forbidden: the access flag of the handle that refuses the use:
+ *	%DRM_NFENCE_FENCE_NO_WAIT for a wait (a CPU wait, a queue's wait, a
+ *	syncobj binding), %DRM_NFENCE_FENCE_NO_SIGNAL for a signal (a CPU
+ *	signal, a queue's signal, a syncobj signal)
+ * @value: the value the caller waits for or signals
+ *
+ * The one check of a fence argument, for every ioctl that takes one
+ * (FENCE_WAIT, FENCE_SIGNAL, SUBMIT_WAIT, SUBMIT_SIGNAL, SYNCOBJ_BIND,
+ * SYNCOBJ_SIGNAL). The checks run in this order, the first that fails
+ * decides the error: the handle names a fence of @device in @nfile
+ * (-ENOENT), the handle does not carry @forbidden (-EACCES), the fence is
+ * not an INTRA_GPU one, which the CPU cannot see, and @value is within the
+ * 32-bit window of an adapter without 64-bit atomics
+ * (nfence_fence_value_allowed()) (-EINVAL for either).
+ *
+ * Return: the fence with a reference (nfence_fence_put()), or an ERR_PTR
+ * of the -errno above.
+ */
+struct nfence_fence *nfence_fence_arg_get(struct nfence_file *nfile,
+					  u32 device, u32 handle,
+					  u32 forbidden, u64 value)
+{
+	struct nfence_fence *fence;
+	u32 flags;
+	int ret;
+
+	fence = nfence_fence_get(nfile, handle, device, &flags);
+	if (!fence)
+		return ERR_PTR(-ENOENT);
+	if (flags & forbidden)
+		ret = -EACCES;
+	else if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
+		 !nfence_fence_value_allowed(fence, value))
+		ret = -EINVAL;
+	else
+		return fence;
+	nfence_fence_put(fence);
+	return ERR_PTR(ret);
 }
 
 /**

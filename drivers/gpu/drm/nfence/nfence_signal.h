@@ -17,6 +17,9 @@ struct nfence_waiter;
 
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
+struct nfence_fence *nfence_fence_arg_get(struct nfence_file *nfile,
+					  u32 device, u32 handle,
+					  u32 forbidden, u64 value);
 bool nfence_fence_add_waiter(struct nfence_fence *fence,
 			     struct nfence_waiter *w);
 void nfence_interrupt(struct nfence_adapter *adapter,

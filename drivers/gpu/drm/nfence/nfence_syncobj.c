@@ -19,6 +19,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_async.h"
 #include "nfence_cmp.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
@@ -45,8 +46,9 @@
  * AlwaysSignaled, or lost its last handle), an unplug
  * (nfence_file_bindings_abort()) or the file's close
  * (nfence_file_bindings_fini()). Whoever decides pushes the binding on its
- * file's ready list (an llist: no lock inside the waitlist lock) and queues
- * the file's bind work on the adapter's wait_wq. The work takes bindings in
+ * file's &nfence_file.bindings ready list (DOC: bounded asynchronous lists:
+ * no lock inside the waitlist lock), whose work runs on the adapter's
+ * wait_wq. The work takes bindings in
  * the order they were decided, dequeues the waiter if it still is queued,
  * and attaches the point: the fence is signaled, with an error
  * (dma_fence_set_error() before dma_fence_signal()) unless the value was
@@ -67,8 +69,8 @@
  * allows: a native fence waits on a dma_fence (of a syncobj point or a
  * sync_file). The ioctl adds a callback to the dma_fence; the callback,
  * which runs in the dma_fence's signalling path (any context, under its
- * lock), only pushes the signal on its file's ready list and queues the
- * file's signal work, which then signals the native fence through the CPU
+ * lock), only pushes the signal on its file's &nfence_file.dma_signals
+ * ready list, whose work then signals the native fence through the CPU
  * signal path, nfence_fence_signal(), and kicks the CMP. A pending signal
  * holds the dma_fence and the native fence. It is dropped without
  * signaling by the file's close or an unplug, which remove the callback;
@@ -110,7 +112,7 @@ struct nfence_binding {
 	struct nfence_file *file;
 	/** @link: entry in &nfence_file.bindings, under &nfence_file.async_lock */
 	struct list_head link;
-	/** @ready: entry in &nfence_file.bind_ready once decided */
+	/** @ready: entry in &nfence_file.bindings' ready list once decided */
 	struct llist_node ready;
 	/** @result: 0 while pending, then 1 (reached) or the -errno */
 	atomic_t result;
@@ -202,8 +204,7 @@ static void nfence_binding_decide(struct nfence_binding *b, int error)
 
 	if (atomic_cmpxchg(&b->result, 0, error ?: 1))
 		return;
-	llist_add(&b->ready, &nfile->bind_ready);
-	queue_work(nfile->adapter->wait_wq, &nfile->bind_work);
+	nfence_async_list_ready(&nfile->bindings, &b->ready);
 }
 
 static void nfence_binding_done(struct nfence_waiter *waiter)
@@ -219,23 +220,94 @@ static void nfence_binding_done(struct nfence_waiter *waiter)
 static void nfence_bind_work(struct work_struct *work)
 {
 	struct nfence_file *nfile = container_of(work, struct nfence_file,
-						 bind_work);
+						 bindings.work);
 	struct nfence_binding *b, *next;
 	struct llist_node *list;
 
-	list = llist_reverse_order(llist_del_all(&nfile->bind_ready));
+	list = nfence_async_list_take(&nfile->bindings);
 	llist_for_each_entry_safe(b, next, list, ready) {
 		int result = atomic_read(&b->result);
 
 		/* An abort decided it: the waiter may still be queued. */
 		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
 		nfence_binding_attach(b, result > 0 ? 0 : result);
-		mutex_lock(&nfile->async_lock);
-		list_del(&b->link);
-		nfile->num_bindings--;
-		mutex_unlock(&nfile->async_lock);
+		nfence_async_list_remove(&nfile->bindings, &b->link);
 		nfence_binding_free(b);
 	}
+}
+
+/*
+ * The binding SYNCOBJ_BIND asks for, its fence and syncobj checked and
+ * held, and what attaching its point needs allocated; or an ERR_PTR.
+ */
+static struct nfence_binding *
+nfence_binding_create(struct drm_file *file,
+		      const struct drm_nfence_syncobj_bind *args)
+{
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_binding *b;
+	int ret;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	b->file = nfile;
+	b->point = args->point;
+	b->waiter.value = args->value;
+	b->waiter.done = nfence_binding_done;
+	RB_CLEAR_NODE(&b->waiter.node);
+	INIT_LIST_HEAD(&b->link);
+
+	b->fence = nfence_fence_arg_get(nfile, args->device, args->fence,
+					DRM_NFENCE_FENCE_NO_WAIT, args->value);
+	if (IS_ERR(b->fence)) {
+		ret = PTR_ERR(b->fence);
+		b->fence = NULL;
+		goto err;
+	}
+	b->syncobj = drm_syncobj_find(file, args->syncobj);
+	if (!b->syncobj) {
+		ret = -ENOENT;
+		goto err;
+	}
+	b->chain = dma_fence_chain_alloc();
+	b->attach = kzalloc(sizeof(*b->attach), GFP_KERNEL);
+	if (!b->chain || !b->attach) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	return b;
+
+err:
+	nfence_binding_free(b);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Make @b pending: on its file's list, its waiter queued. -ENODEV after an
+ * unplug, -ENOSPC if the file has its limit of bindings; @b is the
+ * caller's then.
+ */
+static int nfence_binding_start(struct drm_device *drm,
+				struct nfence_binding *b)
+{
+	struct nfence_file *nfile = b->file;
+	int ret, idx;
+
+	/* On the list before an unplug looks at it, or not at all. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	mutex_lock(&nfile->async_lock);
+	ret = nfence_async_list_add_locked(&nfile->bindings, &b->link);
+	/*
+	 * Queued with the lock held, as an asynchronous wait: the bind work
+	 * takes it off the list under the lock, so not before this is done.
+	 */
+	if (!ret)
+		nfence_fence_add_waiter(b->fence, &b->waiter);
+	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
+	return ret;
 }
 
 /**
@@ -254,8 +326,7 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_device *wdev;
 	struct nfence_binding *b;
-	u32 flags;
-	int ret, idx;
+	int ret;
 
 	if (args->flags || !args->point)
 		return -EINVAL;
@@ -264,42 +335,9 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	nfence_device_put(wdev);
 
-	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
-	if (!b)
-		return -ENOMEM;
-	b->file = nfile;
-	b->point = args->point;
-	b->waiter.value = args->value;
-	b->waiter.done = nfence_binding_done;
-	RB_CLEAR_NODE(&b->waiter.node);
-	INIT_LIST_HEAD(&b->link);
-
-	b->fence = nfence_fence_get(nfile, args->fence, args->device, &flags);
-	if (!b->fence) {
-		ret = -ENOENT;
-		goto err;
-	}
-	if (flags & DRM_NFENCE_FENCE_NO_WAIT) {
-		ret = -EACCES;
-		goto err;
-	}
-	if (b->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
-	    !nfence_fence_value_allowed(b->fence, args->value)) {
-		ret = -EINVAL;
-		goto err;
-	}
-	b->syncobj = drm_syncobj_find(file, args->syncobj);
-	if (!b->syncobj) {
-		ret = -ENOENT;
-		goto err;
-	}
-	b->chain = dma_fence_chain_alloc();
-	b->attach = kzalloc(sizeof(*b->attach), GFP_KERNEL);
-	if (!b->chain || !b->attach) {
-		ret = -ENOMEM;
-		goto err;
-	}
-
+	b = nfence_binding_create(file, args);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
 	if (nfence_fence_reached(b->fence, args->value)) {
 		/* Already there: no waiter, no MonitoredValue change. */
 		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
@@ -307,32 +345,9 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 		nfence_binding_free(b);
 		return 0;
 	}
-
-	/* On the list before an unplug looks at it, or not at all. */
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto err;
-	}
-	mutex_lock(&nfile->async_lock);
-	if (nfile->num_bindings >= DRM_NFENCE_MAX_SYNCOBJ_BINDINGS) {
-		mutex_unlock(&nfile->async_lock);
-		drm_dev_exit(idx);
-		ret = -ENOSPC;
-		goto err;
-	}
-	list_add_tail(&b->link, &nfile->bindings);
-	nfile->num_bindings++;
-	/*
-	 * Queued with the lock held, as an asynchronous wait: the bind work
-	 * takes it off the list under the lock, so not before this is done.
-	 */
-	nfence_fence_add_waiter(b->fence, &b->waiter);
-	mutex_unlock(&nfile->async_lock);
-	drm_dev_exit(idx);
-	return 0;
-
-err:
-	nfence_binding_free(b);
+	ret = nfence_binding_start(drm, b);
+	if (ret)
+		nfence_binding_free(b);
 	return ret;
 }
 
@@ -357,7 +372,7 @@ struct nfence_dma_signal {
 	struct nfence_file *file;
 	/** @link: entry in &nfence_file.dma_signals, under &nfence_file.async_lock */
 	struct list_head link;
-	/** @ready: entry in &nfence_file.dma_signal_ready once @dma signaled */
+	/** @ready: entry in &nfence_file.dma_signals' ready list once @dma signaled */
 	struct llist_node ready;
 };
 
@@ -390,27 +405,21 @@ static void nfence_dma_signal_cb(struct dma_fence *dma,
 {
 	struct nfence_dma_signal *s = container_of(cb, struct nfence_dma_signal,
 						   cb);
-	struct nfence_file *nfile = s->file;
-
-	llist_add(&s->ready, &nfile->dma_signal_ready);
-	queue_work(nfile->adapter->wait_wq, &nfile->dma_signal_work);
+	nfence_async_list_ready(&s->file->dma_signals, &s->ready);
 }
 
 /* Signal the fences of the signals whose dma_fence signaled, in order. */
 static void nfence_dma_signal_work(struct work_struct *work)
 {
 	struct nfence_file *nfile = container_of(work, struct nfence_file,
-						 dma_signal_work);
+						 dma_signals.work);
 	struct nfence_dma_signal *s, *next;
 	struct llist_node *list;
 
-	list = llist_reverse_order(llist_del_all(&nfile->dma_signal_ready));
+	list = nfence_async_list_take(&nfile->dma_signals);
 	llist_for_each_entry_safe(s, next, list, ready) {
 		nfence_dma_signal_fire(s);
-		mutex_lock(&nfile->async_lock);
-		list_del(&s->link);
-		nfile->num_dma_signals--;
-		mutex_unlock(&nfile->async_lock);
+		nfence_async_list_remove(&nfile->dma_signals, &s->link);
 		nfence_dma_signal_free(s);
 	}
 }
@@ -431,6 +440,84 @@ nfence_dma_signal_source(struct drm_file *file,
 	return ret ? ERR_PTR(ret) : dma;
 }
 
+/*
+ * The signal SYNCOBJ_SIGNAL asks for, its native fence checked and held,
+ * and the dma_fence it waits for; or an ERR_PTR.
+ */
+static struct nfence_dma_signal *
+nfence_dma_signal_create(struct drm_file *file,
+			 const struct drm_nfence_syncobj_signal *args)
+{
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_dma_signal *s;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	s->file = nfile;
+	s->value = args->value;
+	INIT_LIST_HEAD(&s->link);
+
+	s->fence = nfence_fence_arg_get(nfile, args->device, args->fence,
+					DRM_NFENCE_FENCE_NO_SIGNAL,
+					args->value);
+	if (IS_ERR(s->fence)) {
+		ret = PTR_ERR(s->fence);
+		s->fence = NULL;
+		goto err;
+	}
+	s->dma = nfence_dma_signal_source(file, args);
+	if (IS_ERR(s->dma)) {
+		ret = PTR_ERR(s->dma);
+		s->dma = NULL;
+		goto err;
+	}
+	return s;
+
+err:
+	nfence_dma_signal_free(s);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Make @s pending: on its file's list, its callback added; if its
+ * dma_fence signaled meanwhile, signal now instead and free @s. -ENODEV
+ * after an unplug, -ENOSPC if the file has its limit of signals; @s is the
+ * caller's then.
+ */
+static int nfence_dma_signal_start(struct drm_device *drm,
+				   struct nfence_dma_signal *s)
+{
+	struct nfence_file *nfile = s->file;
+	bool signaled = false;
+	int ret, idx;
+
+	/* On the list before an unplug looks at it, or not at all. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	mutex_lock(&nfile->async_lock);
+	/*
+	 * The callback may run (and the work take it off the list) as soon
+	 * as it is added: on the list first, both under the lock.
+	 */
+	ret = nfence_async_list_add_locked(&nfile->dma_signals, &s->link);
+	if (!ret &&
+	    dma_fence_add_callback(s->dma, &s->cb, nfence_dma_signal_cb)) {
+		/* Signaled since: signal now. */
+		nfence_async_list_unlink_locked(&nfile->dma_signals, &s->link);
+		nfence_async_list_uncount(&nfile->dma_signals);
+		signaled = true;
+	}
+	mutex_unlock(&nfile->async_lock);
+	drm_dev_exit(idx);
+	if (signaled) {
+		nfence_dma_signal_fire(s);
+		nfence_dma_signal_free(s);
+	}
+	return ret;
+}
+
 /**
  * nfence_syncobj_signal_ioctl - DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL
  * @drm: the DRM device
@@ -447,8 +534,7 @@ int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_dma_signal *s;
 	struct nfence_device *wdev;
-	u32 flags;
-	int ret, idx;
+	int ret;
 
 	if (args->pad || args->flags & ~DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE)
 		return -EINVAL;
@@ -460,79 +546,18 @@ int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	nfence_device_put(wdev);
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
-	if (!s)
-		return -ENOMEM;
-	s->file = nfile;
-	s->value = args->value;
-	INIT_LIST_HEAD(&s->link);
-
-	s->fence = nfence_fence_get(nfile, args->fence, args->device, &flags);
-	if (!s->fence) {
-		ret = -ENOENT;
-		goto err;
-	}
-	if (flags & DRM_NFENCE_FENCE_NO_SIGNAL) {
-		ret = -EACCES;
-		goto err;
-	}
-	if (s->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
-	    !nfence_fence_value_allowed(s->fence, args->value)) {
-		ret = -EINVAL;
-		goto err;
-	}
-	s->dma = nfence_dma_signal_source(file, args);
-	if (IS_ERR(s->dma)) {
-		ret = PTR_ERR(s->dma);
-		s->dma = NULL;
-		goto err;
-	}
-
+	s = nfence_dma_signal_create(file, args);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	if (dma_fence_is_signaled(s->dma)) {
 		/* Signaled already: signal now, taking no slot. */
 		nfence_dma_signal_fire(s);
 		nfence_dma_signal_free(s);
 		return 0;
 	}
-
-	/* On the list before an unplug looks at it, or not at all. */
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto err;
-	}
-	mutex_lock(&nfile->async_lock);
-	if (nfile->num_dma_signals >= DRM_NFENCE_MAX_SYNCOBJ_SIGNALS) {
-		mutex_unlock(&nfile->async_lock);
-		drm_dev_exit(idx);
-		ret = -ENOSPC;
-		goto err;
-	}
-	/*
-	 * The callback may run (and the work take it off the list) as soon
-	 * as it is added: on the list first, both under the lock.
-	 */
-	list_add_tail(&s->link, &nfile->dma_signals);
-	nfile->num_dma_signals++;
-	ret = dma_fence_add_callback(s->dma, &s->cb, nfence_dma_signal_cb);
-	if (ret) {
-		/* Signaled since: signal now. */
-		list_del(&s->link);
-		nfile->num_dma_signals--;
-	}
-	mutex_unlock(&nfile->async_lock);
-	drm_dev_exit(idx);
-	if (ret) {
-		nfence_dma_signal_fire(s);
+	ret = nfence_dma_signal_start(drm, s);
+	if (ret)
 		nfence_dma_signal_free(s);
-	}
-	return 0;
-
-err:
-	if (s->dma)
-		dma_fence_put(s->dma);
-	if (s->fence)
-		nfence_fence_put(s->fence);
-	kfree(s);
 	return ret;
 }
 
@@ -546,11 +571,12 @@ static void nfence_file_dma_signals_drop(struct nfence_file *nfile)
 	LIST_HEAD(dropped);
 
 	mutex_lock(&nfile->async_lock);
-	list_for_each_entry_safe(s, next, &nfile->dma_signals, link) {
+	list_for_each_entry_safe(s, next, &nfile->dma_signals.entries, link) {
 		if (!dma_fence_remove_callback(s->dma, &s->cb))
 			continue;
-		list_move(&s->link, &dropped);
-		nfile->num_dma_signals--;
+		nfence_async_list_unlink_locked(&nfile->dma_signals, &s->link);
+		nfence_async_list_uncount(&nfile->dma_signals);
+		list_add(&s->link, &dropped);
 	}
 	mutex_unlock(&nfile->async_lock);
 	list_for_each_entry_safe(s, next, &dropped, link)
@@ -564,14 +590,14 @@ static void nfence_file_dma_signals_drop(struct nfence_file *nfile)
  */
 void nfence_file_bindings_init(struct nfence_file *nfile)
 {
-	INIT_LIST_HEAD(&nfile->bindings);
-	init_llist_head(&nfile->bind_ready);
-	INIT_WORK(&nfile->bind_work, nfence_bind_work);
-	nfile->num_bindings = 0;
-	INIT_LIST_HEAD(&nfile->dma_signals);
-	init_llist_head(&nfile->dma_signal_ready);
-	INIT_WORK(&nfile->dma_signal_work, nfence_dma_signal_work);
-	nfile->num_dma_signals = 0;
+	struct workqueue_struct *wq = nfile->adapter->wait_wq;
+
+	nfence_async_list_init(&nfile->bindings, &nfile->async_lock,
+			       DRM_NFENCE_MAX_SYNCOBJ_BINDINGS, wq,
+			       nfence_bind_work);
+	nfence_async_list_init(&nfile->dma_signals, &nfile->async_lock,
+			       DRM_NFENCE_MAX_SYNCOBJ_SIGNALS, wq,
+			       nfence_dma_signal_work);
 }
 
 /**
@@ -591,7 +617,7 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
 	struct nfence_binding *b;
 
 	mutex_lock(&nfile->async_lock);
-	list_for_each_entry(b, &nfile->bindings, link)
+	list_for_each_entry(b, &nfile->bindings.entries, link)
 		nfence_binding_decide(b, error);
 	mutex_unlock(&nfile->async_lock);
 	nfence_file_dma_signals_drop(nfile);
@@ -611,9 +637,7 @@ void nfence_file_bindings_fini(struct nfence_file *nfile)
 {
 	nfence_file_bindings_abort(nfile, -ECANCELED);
 	/* Every binding is decided, so on the ready list: one pass does. */
-	flush_work(&nfile->bind_work);
+	nfence_async_list_drain(&nfile->bindings);
 	/* Every signal left has run its callback, so is on the ready list. */
-	flush_work(&nfile->dma_signal_work);
-	WARN_ON(!list_empty(&nfile->bindings) || nfile->num_bindings);
-	WARN_ON(!list_empty(&nfile->dma_signals) || nfile->num_dma_signals);
+	nfence_async_list_drain(&nfile->dma_signals);
 }

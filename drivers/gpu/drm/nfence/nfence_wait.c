@@ -17,6 +17,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_async.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
@@ -33,9 +34,9 @@
  * the wait completes, its absolute CLOCK_MONOTONIC deadline passes, or a
  * signal arrives (-ERESTARTSYS: the restarted call has the same deadline),
  * then dequeues whatever is still queued. An asynchronous wait stays on its
- * file's list and signals its eventfd when it completes; a work item then
- * dequeues and frees it. Closing the file cancels the asynchronous waits it
- * still has.
+ * file's &nfence_file.waits list (DOC: bounded asynchronous lists) and
+ * signals its eventfd when it completes; the list's work then dequeues and
+ * frees it. Closing the file cancels the asynchronous waits it still has.
  *
  * DRM_IOCTL_NFENCE_FENCE_SIGNAL signals from the CPU through
  * nfence_fence_signal() (nfence_signal.c). A fence whose last local handle
@@ -58,10 +59,11 @@ struct nfence_wait {
 	wait_queue_head_t wq;
 	atomic_t remaining;
 	atomic_t completed;
-	/* 1 while it counts in &nfence_file.num_async (asynchronous waits) */
+	/* 1 while it counts in &nfence_file.waits (asynchronous waits) */
 	atomic_t counted;
 	struct eventfd_ctx *eventfd;
-	struct work_struct work;
+	/* on &nfence_file.waits' ready list once completed (asynchronous) */
+	struct llist_node ready;
 	u32 count;
 	struct nfence_wait_entry entries[] __counted_by(count);
 };
@@ -109,7 +111,7 @@ static int nfence_wait_result(struct nfence_wait *wait)
 static void nfence_wait_uncount(struct nfence_wait *wait)
 {
 	if (atomic_xchg(&wait->counted, 0))
-		atomic_dec(&wait->file->num_async);
+		nfence_async_list_uncount(&wait->file->waits);
 }
 
 /*
@@ -128,8 +130,9 @@ static void nfence_wait_complete(struct nfence_wait *wait, int error)
 		/* Whoever the eventfd wakes may wait again at once. */
 		nfence_wait_uncount(wait);
 		nfence_eventfd_signal(wait->eventfd);
+		/* The work's reference. */
 		kref_get(&wait->ref);
-		queue_work(wait->file->adapter->wait_wq, &wait->work);
+		nfence_async_list_ready(&wait->file->waits, &wait->ready);
 	} else {
 		wake_up(&wait->wq);
 	}
@@ -164,23 +167,28 @@ static void nfence_wait_dequeue(struct nfence_wait *wait)
 	}
 }
 
+/* End the completed asynchronous waits of a file, in the order completed. */
 static void nfence_wait_work(struct work_struct *work)
 {
-	struct nfence_wait *wait = container_of(work, struct nfence_wait, work);
-	struct nfence_file *nfile = wait->file;
-	bool owner = false;
+	struct nfence_file *nfile = container_of(work, struct nfence_file,
+						 waits.work);
+	struct nfence_wait *wait, *next;
+	struct llist_node *list;
+	bool owner;
 
-	mutex_lock(&nfile->async_lock);
-	if (!list_empty(&wait->link)) {
-		list_del_init(&wait->link);
-		owner = true;
-	}
-	mutex_unlock(&nfile->async_lock);
-	if (owner) {
-		nfence_wait_dequeue(wait);
+	list = nfence_async_list_take(&nfile->waits);
+	llist_for_each_entry_safe(wait, next, list, ready) {
+		/* A close may have taken it off (and dequeued it) first. */
+		mutex_lock(&nfile->async_lock);
+		owner = nfence_async_list_unlink_locked(&nfile->waits,
+							&wait->link);
+		mutex_unlock(&nfile->async_lock);
+		if (owner) {
+			nfence_wait_dequeue(wait);
+			nfence_wait_put(wait);
+		}
 		nfence_wait_put(wait);
 	}
-	nfence_wait_put(wait);
 }
 
 /* Index of the first fence that reached its value, or count if none. */
@@ -229,12 +237,11 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 	wait->file = nfile;
 	INIT_LIST_HEAD(&wait->link);
 	init_waitqueue_head(&wait->wq);
-	INIT_WORK(&wait->work, nfence_wait_work);
 	atomic_set(&wait->remaining, any ? 1 : count);
 
 	for (i = 0; i < count; i++) {
 		struct nfence_wait_entry *e = &wait->entries[i];
-		u32 handle, flags;
+		u32 handle;
 		u64 value;
 
 		if (get_user(handle, &handles[i]) || get_user(value, &values[i])) {
@@ -245,21 +252,11 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 		e->waiter.value = value;
 		e->waiter.done = nfence_wait_entry_done;
 		RB_CLEAR_NODE(&e->waiter.node);
-		e->fence = nfence_fence_get(nfile, handle, device, &flags);
-		if (!e->fence) {
-			ret = -ENOENT;
-			break;
-		}
-		if (flags & forbidden) {
-			ret = -EACCES;
-			break;
-		}
-		if (e->fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
-			ret = -EINVAL;
-			break;
-		}
-		if (!nfence_fence_value_allowed(e->fence, value)) {
-			ret = -EINVAL;
+		e->fence = nfence_fence_arg_get(nfile, device, handle,
+						forbidden, value);
+		if (IS_ERR(e->fence)) {
+			ret = PTR_ERR(e->fence);
+			e->fence = NULL;
 			break;
 		}
 	}
@@ -284,7 +281,7 @@ static int nfence_wait_async(struct nfence_file *nfile,
 			     struct nfence_wait *wait, int fd)
 {
 	struct eventfd_ctx *ev;
-	int idx;
+	int ret, idx;
 	u32 i;
 
 	ev = eventfd_ctx_fdget(fd);
@@ -296,17 +293,15 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	if (!drm_dev_enter(&nfile->adapter->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&nfile->async_lock);
-	/* Completions only lower the count meanwhile: no overshoot. */
-	if (atomic_read(&nfile->num_async) >= DRM_NFENCE_MAX_ASYNC_WAITS) {
+	ret = nfence_async_list_add_locked(&nfile->waits, &wait->link);
+	if (ret) {
 		mutex_unlock(&nfile->async_lock);
 		drm_dev_exit(idx);
-		return -ENOSPC;
+		return ret;
 	}
 	/* The list's reference. */
 	kref_get(&wait->ref);
-	list_add_tail(&wait->link, &nfile->async_waits);
 	atomic_set(&wait->counted, 1);
-	atomic_inc(&nfile->num_async);
 	/*
 	 * Queue the waiters with the lock held: the wait may complete as soon
 	 * as one is queued, and its work item must not dequeue (and free)
@@ -388,6 +383,22 @@ static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 	return ret;
 }
 
+/* An asynchronous wait satisfied already: signal the eventfd @fd now. */
+static int nfence_wait_async_satisfied(struct nfence_wait *wait, int fd)
+{
+	int ret;
+
+	wait->eventfd = eventfd_ctx_fdget(fd);
+	if (IS_ERR(wait->eventfd)) {
+		ret = PTR_ERR(wait->eventfd);
+		wait->eventfd = NULL;
+		return ret;
+	}
+	nfence_eventfd_signal(wait->eventfd);
+	nfence_wait_trace_end(wait, 0);
+	return 0;
+}
+
 #define NFENCE_WAIT_FLAGS (DRM_NFENCE_WAIT_ANY | DRM_NFENCE_WAIT_ASYNC)
 
 /**
@@ -429,16 +440,8 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 
 	if (nfence_wait_satisfied(wait, any)) {
 		/* Already there: no waiter, no MonitoredValue change. */
-		if (async) {
-			wait->eventfd = eventfd_ctx_fdget(args->eventfd);
-			if (IS_ERR(wait->eventfd)) {
-				ret = PTR_ERR(wait->eventfd);
-				wait->eventfd = NULL;
-			} else {
-				nfence_eventfd_signal(wait->eventfd);
-				nfence_wait_trace_end(wait, 0);
-			}
-		}
+		if (async)
+			ret = nfence_wait_async_satisfied(wait, args->eventfd);
 	} else if (async) {
 		ret = nfence_wait_async(nfile, wait, args->eventfd);
 	} else {
@@ -502,9 +505,10 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 void nfence_file_waits_init(struct nfence_file *nfile)
 {
 	mutex_init(&nfile->async_lock);
-	INIT_LIST_HEAD(&nfile->async_waits);
 	INIT_LIST_HEAD(&nfile->blocked_waits);
-	atomic_set(&nfile->num_async, 0);
+	nfence_async_list_init(&nfile->waits, &nfile->async_lock,
+			       DRM_NFENCE_MAX_ASYNC_WAITS,
+			       nfile->adapter->wait_wq, nfence_wait_work);
 }
 
 /**
@@ -523,7 +527,7 @@ void nfence_file_waits_abort(struct nfence_file *nfile, int error)
 	mutex_lock(&nfile->async_lock);
 	list_for_each_entry(wait, &nfile->blocked_waits, link)
 		nfence_wait_complete(wait, error);
-	list_for_each_entry(wait, &nfile->async_waits, link)
+	list_for_each_entry(wait, &nfile->waits.entries, link)
 		nfence_wait_complete(wait, error);
 	mutex_unlock(&nfile->async_lock);
 }
@@ -542,9 +546,9 @@ void nfence_file_waits_fini(struct nfence_file *nfile)
 	 * reference.
 	 */
 	mutex_lock(&nfile->async_lock);
-	while ((wait = list_first_entry_or_null(&nfile->async_waits,
+	while ((wait = list_first_entry_or_null(&nfile->waits.entries,
 						struct nfence_wait, link))) {
-		list_del_init(&wait->link);
+		nfence_async_list_unlink_locked(&nfile->waits, &wait->link);
 		nfence_wait_uncount(wait);
 		mutex_unlock(&nfile->async_lock);
 		nfence_wait_dequeue(wait);
@@ -552,7 +556,7 @@ void nfence_file_waits_fini(struct nfence_file *nfile)
 		mutex_lock(&nfile->async_lock);
 	}
 	mutex_unlock(&nfile->async_lock);
-	/* Completion work items may still look at this file's list. */
-	flush_workqueue(nfile->adapter->wait_wq);
+	/* The completion work may still look at this file's list. */
+	nfence_async_list_drain(&nfile->waits);
 	mutex_destroy(&nfile->async_lock);
 }
