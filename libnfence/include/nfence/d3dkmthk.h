@@ -480,7 +480,7 @@ typedef struct _D3DKMT_QUERY_DEVICE_IDS {
  * KMTQAITYPE_DRIVER_DESCRIPTION_RENDER. A NUL-terminated wide string, the
  * rest zero: "nfence <major>.<minor>.<patchlevel> (<description>)", from
  * the kernel driver's DRM version, e.g.
- * L"nfence 0.9.0 (WDDM native fence model over a simulated GPU)".
+ * L"nfence 0.10.0 (WDDM native fence model over a simulated GPU)".
  */
 typedef struct _D3DKMT_DRIVER_DESCRIPTION {
 	WCHAR DriverDescription[4096];

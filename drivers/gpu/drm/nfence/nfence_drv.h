@@ -11,7 +11,7 @@
 #define DRIVER_DESC	"WDDM native fence model over a simulated GPU"
 #define DRIVER_DATE	"20261121"
 #define DRIVER_MAJOR	0
-#define DRIVER_MINOR	9
+#define DRIVER_MINOR	10
 
 /* nfence_drv.c */
 struct nfence_adapter *
