@@ -30,9 +30,9 @@
  * Lookups go through the table too: nfence_table_lookup() and
  * nfence_table_lookup_owned() take a reference (&nfence_object_ops.get)
  * under the xarray lock; callers that do more under that lock (a pin, a
- * check before an erase) use nfence_table_lock(), the *_find_*_locked()
- * functions and nfence_table_unlock(); nfence_table_for_each() walks a
- * table. Nothing outside this file touches a table's xarray.
+ * check before an erase) use nfence_table_lock(),
+ * nfence_table_find_locked() or nfence_table_find_owned_locked(), and
+ * nfence_table_unlock(); nfence_table_for_each() walks a table. Nothing outside this file touches a table's xarray.
  */
 
 /**
