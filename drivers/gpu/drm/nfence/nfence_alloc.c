@@ -64,7 +64,7 @@
  * allocation behind its device's back (its GPU VA still mapped). So the
  * objects are GEM objects (mmap offsets, references, the DRM core's
  * lifetime rules), but their handles live in the file's allocation table
- * (&nfence_file.allocs), and the mmap offset is allowed to the file
+ * (in &nfence_file.objects), and the mmap offset is allowed to the file
  * explicitly (drm_vma_node_allow()), as drm_gem_handle_create() would
  * have.
  */

@@ -22,7 +22,8 @@
  * %DRM_NFENCE_MAX_DEVICES_PER_FILE devices live at a time, counted under the
  * xarray's lock.
  * Objects created later on a device (contexts, fences, queues) take a
- * reference on it; destroying the device removes its handle at once, and the
+ * reference on it; destroying the device removes its handle at once, the
+ * file's registry closes what it owns (DOC: object registry), and the
  * memory goes with the last reference.
  */
 

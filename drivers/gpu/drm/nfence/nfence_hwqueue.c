@@ -58,8 +58,10 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * hands its pending list to nfence_submissions_drop(), which first detaches
  * the CPU side (dequeues waiters, cancels the worker) and then frees.
  *
- * A queue holds a reference to its context, and the context's teardown is
- * the teardown of its queues: so destroying a context, faulting one and the
+ * A queue holds a reference to its context; the context owns its queues
+ * and a queue its doorbell in the file's registry, which closes a queue's
+ * doorbell before the queue and a context's queues before the context
+ * (DOC: object registry). Destroying a context, faulting one and the
  * context and queue tables of a file live here, above nfence_context.c,
  * which knows nothing of queues.
  *
