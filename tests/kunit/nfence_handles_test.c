@@ -286,15 +286,37 @@ static u32 hnd_open_fd(struct hnd_fix *f, unsigned int file, u32 wdev,
 
 /* ---- What the driver holds ---- */
 
+static struct nfence_table *hnd_table(struct hnd_fix *f, unsigned int file,
+				      enum nfence_object_type type)
+{
+	return nfence_file_table(hnd_nfile(f, file), type);
+}
+
+static struct nfence_hwqueue *hnd_hwqueue(struct hnd_fix *f, unsigned int file,
+					  u32 handle)
+{
+	struct nfence_table *table = hnd_table(f, file, NFENCE_OBJ_HWQUEUE);
+	struct nfence_object *obj;
+
+	nfence_table_lock(table);
+	obj = nfence_table_find_locked(table, handle);
+	nfence_table_unlock(table);
+	return obj ? container_of(obj, struct nfence_hwqueue, obj) : NULL;
+}
+
 static struct nfence_fence_local *hnd_local(struct hnd_fix *f,
 					    unsigned int file, u32 handle)
 {
 	struct nfence_file *nfile = hnd_nfile(f, file);
 	struct nfence_fence_local *local;
 
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, handle);
-	xa_unlock(&nfile->fences.xa);
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
+	struct nfence_object *obj;
+
+	nfence_table_lock(table);
+	obj = nfence_table_find_locked(table, handle);
+	local = obj ? container_of(obj, struct nfence_fence_local, obj) : NULL;
+	nfence_table_unlock(table);
 	return local;
 }
 
@@ -460,14 +482,14 @@ static void hnd_create_destroy(struct kunit *test)
 	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 5, &m);
 	local = hnd_local(f, fa, h);
 	KUNIT_ASSERT_NOT_NULL(test, local);
-	KUNIT_EXPECT_EQ(test, local->handle, h);
+	KUNIT_EXPECT_EQ(test, local->obj.handle, h);
 	KUNIT_EXPECT_TRUE(test, local->creator);
 	KUNIT_EXPECT_FALSE(test, local->progress);
 	wdev = local->device;
-	KUNIT_EXPECT_EQ(test, wdev->handle, da);
+	KUNIT_EXPECT_EQ(test, wdev->obj.handle, da);
 	/* The file's table and the handle. */
 	KUNIT_EXPECT_EQ(test, kref_read(&wdev->ref), 2);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 1);
 
 	fence = local->fence;
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
@@ -496,7 +518,7 @@ static void hnd_create_destroy(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h), 0);
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, h));
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 0);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 0);
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 	KUNIT_EXPECT_FALSE(test, test_bit(slot, fp->used));
 	KUNIT_EXPECT_NULL(test, fp->fences[slot]);
@@ -710,7 +732,7 @@ static void hnd_per_file_cyclic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h3, h2 + 1);
 
 	/* As if 2^32 handles had been handed out: the cursor wraps past 0. */
-	hnd_nfile(f, fa)->fences.next = U32_MAX;
+	hnd_table(f, fa, NFENCE_OBJ_FENCE)->next = U32_MAX;
 	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
 			U32_MAX);
 	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
@@ -719,7 +741,7 @@ static void hnd_per_file_cyclic(struct kunit *test)
 	/* h2 and h3 are live: the next one comes after them. */
 	KUNIT_EXPECT_EQ(test, hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL),
 			h3 + 1);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 5);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 5);
 }
 
 /*
@@ -779,7 +801,7 @@ static void hnd_share_open(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, lb);
 	KUNIT_EXPECT_PTR_EQ(test, lb->fence, fence);
 	KUNIT_EXPECT_FALSE(test, lb->creator);
-	KUNIT_EXPECT_EQ(test, lb->device->handle, db);
+	KUNIT_EXPECT_EQ(test, lb->device->obj.handle, db);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 3);
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 1);
@@ -974,7 +996,7 @@ static void hnd_last_reference(struct kunit *test)
 		case HND_DEVICE:
 			KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fb, db), 0);
 			KUNIT_EXPECT_NULL(test, hnd_local(f, fb, hb));
-			KUNIT_EXPECT_EQ(test, hnd_nfile(f, fb)->fences.count, 0);
+			KUNIT_EXPECT_EQ(test, hnd_table(f, fb, NFENCE_OBJ_FENCE)->count, 0);
 			KUNIT_EXPECT_NULL(test,
 					  hnd_translate(f, fb,
 							mb.current_value_gpu_va,
@@ -1136,7 +1158,7 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hd));
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, hi));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, ho), other);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&other->ref), 1);
 
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, def));
@@ -1167,7 +1189,7 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&shared->ref), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&shared->handles), 1);
 	KUNIT_EXPECT_EQ(test, hnd_device_destroy(f, fa, d1), -ENOENT);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 1);
 	/* The other device opens the fd. */
 	h = hnd_open_fd(f, fa, d2, s, NULL);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h), shared);
@@ -1282,7 +1304,7 @@ static void hnd_progress_fence(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, local);
 	KUNIT_EXPECT_TRUE(test, local->progress);
 	fence = local->fence;
-	q = xa_load(&hnd_nfile(f, fa)->hwqueues.xa, qh);
+	q = hnd_hwqueue(f, fa, qh);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_EXPECT_PTR_EQ(test, q->hw.progress, fence);
 	KUNIT_EXPECT_EQ(test, q->progress_handle, ph);
@@ -1292,7 +1314,7 @@ static void hnd_progress_fence(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ph), -EBUSY);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_local(f, fa, ph), local);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 1);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 1);
 
@@ -1301,7 +1323,7 @@ static void hnd_progress_fence(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_hwqueue_destroy_ioctl,
 					&qd), 0);
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ph));
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 0);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 0);
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 
 	/* With the device: queue, then progress fence handle, then fence. */
@@ -1309,7 +1331,7 @@ static void hnd_progress_fence(struct kunit *test)
 	fence = hnd_fence(f, fa, ph);
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
 	KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fa, da), 0);
-	KUNIT_EXPECT_NULL(test, xa_load(&hnd_nfile(f, fa)->hwqueues.xa, qh));
+	KUNIT_EXPECT_NULL(test, hnd_hwqueue(f, fa, qh));
 	KUNIT_EXPECT_NULL(test, hnd_local(f, fa, ph));
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);
@@ -1534,7 +1556,7 @@ static void hnd_cross_value_map(struct kunit *test)
 	u32 ha, hb, hb2, db;
 
 	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
-	db = hnd_local(f, fb, hb)->device->handle;
+	db = hnd_local(f, fb, hb)->device->obj.handle;
 	hb2 = hnd_open_fd(f, fb, db, s, &m2);
 	fz = hnd_fence(f, fb, hb2);
 	KUNIT_EXPECT_PTR_NE(test, fz, fy);
@@ -1570,7 +1592,8 @@ static void hnd_cross_value_map(struct kunit *test)
  * destroyed or put in error after the ioctl looked it up and before the new
  * handle is published.
  */
-static int hnd_insert_raced(struct nfence_table *t, void *obj, u32 *handle)
+static int hnd_insert_raced(struct nfence_table *t, struct nfence_object *obj,
+			    u32 *handle)
 {
 	struct kunit *test = kunit_get_current_test();
 	struct hnd_fix *f = test->priv;
@@ -1657,7 +1680,7 @@ static void hnd_race_create_vs_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
 					&args), -ENOENT);
 	KUNIT_EXPECT_TRUE(test, f->race.ran);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->fences.count, 0);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 0);
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
 }
@@ -1681,7 +1704,7 @@ static void hnd_race_alloc_vs_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_alloc_create_ioctl,
 					&args), -ENOENT);
 	KUNIT_EXPECT_TRUE(test, f->race.ran);
-	KUNIT_EXPECT_EQ(test, hnd_nfile(f, fa)->allocs.count, 0);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_ALLOC)->count, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
 	KUNIT_EXPECT_EQ(test, nfence_segment_used(sys), 0);
 }

@@ -203,7 +203,7 @@ static struct nfence_device *sched_device(struct sched_fix *f, u32 handle)
 	wdev = kunit_kzalloc(f->test, sizeof(*wdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(f->test, wdev);
 	kref_init(&wdev->ref);
-	wdev->handle = handle;
+	wdev->obj.handle = handle;
 	wdev->error = false;
 	return wdev;
 }
@@ -219,7 +219,7 @@ static struct nfence_context *sched_context(struct sched_fix *f,
 	kref_init(&ctx->ref);
 	ctx->adapter = f->adapter;
 	ctx->device = wdev;
-	ctx->handle = handle;
+	ctx->obj.handle = handle;
 	ctx->engine = engine;
 	INIT_LIST_HEAD(&ctx->queues);
 	return ctx;
@@ -240,7 +240,7 @@ static struct nfence_hwqueue *sched_queue(struct sched_fix *f,
 	q->hw.engine = ctx->engine;
 	q->hw.ctx = &ctx->hw;
 	q->hw.vm = &f->vm;
-	q->handle = i + 1;
+	q->obj.handle = i + 1;
 	init_waitqueue_head(&q->room);
 	q->hw.progress = sched_fence(f, &f->pv[i][0], &f->pv[i][1]);
 
@@ -1918,7 +1918,7 @@ static void sched_device_first_fault(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason,
 			DRM_NFENCE_FAULT_BAD_COMMAND);
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_va, f->data_va + 8);
-	KUNIT_EXPECT_EQ(test, f->wdev->fault_context, f->ctx[1]->handle);
+	KUNIT_EXPECT_EQ(test, f->wdev->fault_context, f->ctx[1]->obj.handle);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_reason, DRM_NFENCE_FAULT_PAGE);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_va, f->data_va);
 	KUNIT_EXPECT_FALSE(test, f->wdev->error);

@@ -30,7 +30,8 @@ static void table_test_exit(struct kunit *test)
 	xa_destroy(&t->xa);
 }
 
-static int table_insert(struct nfence_table *t, void *obj, u32 *handle)
+static int table_insert(struct nfence_table *t, struct nfence_object *obj,
+			u32 *handle)
 {
 	int ret;
 
@@ -40,9 +41,9 @@ static int table_insert(struct nfence_table *t, void *obj, u32 *handle)
 	return ret;
 }
 
-static void *table_erase(struct nfence_table *t, u32 handle)
+static struct nfence_object *table_erase(struct nfence_table *t, u32 handle)
 {
-	void *obj;
+	struct nfence_object *obj;
 
 	xa_lock(&t->xa);
 	obj = nfence_table_erase_locked(t, handle);
@@ -54,7 +55,7 @@ static void *table_erase(struct nfence_table *t, u32 handle)
 static void table_insert_lookup(struct kunit *test)
 {
 	struct nfence_table *t = test->priv;
-	int objs[2];
+	struct nfence_object objs[2];
 	u32 h0, h1;
 
 	KUNIT_ASSERT_EQ(test, table_insert(t, &objs[0], &h0), 0);
@@ -71,7 +72,7 @@ static void table_insert_lookup(struct kunit *test)
 static void table_limit(struct kunit *test)
 {
 	struct nfence_table *t = test->priv;
-	int objs[TABLE_MAX + 1];
+	struct nfence_object objs[TABLE_MAX + 1];
 	u32 handles[TABLE_MAX], h;
 	int i;
 
@@ -93,7 +94,7 @@ static void table_limit(struct kunit *test)
 static void table_erase_unknown(struct kunit *test)
 {
 	struct nfence_table *t = test->priv;
-	int obj;
+	struct nfence_object obj = {};
 	u32 h;
 
 	KUNIT_EXPECT_NULL(test, table_erase(t, 1));
@@ -109,7 +110,7 @@ static void table_erase_unknown(struct kunit *test)
 static void table_cyclic(struct kunit *test)
 {
 	struct nfence_table *t = test->priv;
-	int obj;
+	struct nfence_object obj = {};
 	u32 h0, h1;
 
 	KUNIT_ASSERT_EQ(test, table_insert(t, &obj, &h0), 0);

@@ -127,12 +127,14 @@ struct nfence_file {
 	struct nfence_adapter *adapter;
 	/** @link: entry in &nfence_adapter.clients */
 	struct list_head link;
-	/** @devices: device handle -> &struct nfence_device */
-	struct nfence_table devices;
+	/**
+	 * @objects: the handle tables of its devices, local fences,
+	 * allocations, contexts, queues and doorbells (see DOC: object
+	 * registry); its lock is @sched_lock
+	 */
+	struct nfence_registry objects;
 	/** @drm_file: the DRM file */
 	struct drm_file *drm_file;
-	/** @fences: local fence handle -> &struct nfence_fence_local */
-	struct nfence_table fences;
 	/** @pool_lock: protects @cv_pool, @mv_pool and @value_maps */
 	struct mutex pool_lock;
 	/** @value_maps: storage key -> &struct nfence_value_map */
@@ -170,18 +172,13 @@ struct nfence_file {
 	 * of those whose dma_fence signaled
 	 */
 	struct nfence_async_list dma_signals;
-	/** @sched_lock: serializes creating and destroying contexts and queues */
+	/**
+	 * @sched_lock: serializes creating and destroying contexts, queues
+	 * and doorbells, and the close walks of @objects
+	 */
 	struct mutex sched_lock;
-	/** @allocs: allocation handle -> &struct nfence_alloc */
-	struct nfence_table allocs;
 	/** @seg_usage: what its allocations hold of each segment (quotas) */
 	struct nfence_segment_usage *seg_usage;
-	/** @contexts: context handle -> &struct nfence_context */
-	struct nfence_table contexts;
-	/** @hwqueues: queue handle -> &struct nfence_hwqueue */
-	struct nfence_table hwqueues;
-	/** @doorbells: doorbell handle -> &struct nfence_doorbell */
-	struct nfence_table doorbells;
 	/** @tgid: thread group id of the opener */
 	pid_t tgid;
 	/** @comm: command name of the opener */
@@ -196,6 +193,20 @@ static inline struct nfence_adapter *to_nfence_adapter(struct drm_device *drm)
 static inline struct nfence_file *to_nfence_file(struct drm_file *file)
 {
 	return file->driver_priv;
+}
+
+/* The file whose registry @reg is. */
+static inline struct nfence_file *
+nfence_registry_file(struct nfence_registry *reg)
+{
+	return container_of(reg, struct nfence_file, objects);
+}
+
+/* The handle table of one kind of object of @nfile. */
+static inline struct nfence_table *
+nfence_file_table(struct nfence_file *nfile, enum nfence_object_type type)
+{
+	return nfence_registry_table(&nfile->objects, type);
 }
 
 #endif /* __NFENCE_ADAPTER_H__ */

@@ -64,7 +64,7 @@
  * allocation behind its device's back (its GPU VA still mapped). So the
  * objects are GEM objects (mmap offsets, references, the DRM core's
  * lifetime rules), but their handles live in the file's allocation table
- * (&nfence_file.allocs), and the mmap offset is allowed to the file
+ * (in &nfence_file.objects), and the mmap offset is allowed to the file
  * explicitly (drm_vma_node_allow()), as drm_gem_handle_create() would
  * have.
  */
@@ -263,6 +263,11 @@ static int nfence_alloc_place(struct nfence_file *nfile,
 	return 0;
 }
 
+static struct nfence_alloc *nfence_alloc_of(struct nfence_object *obj)
+{
+	return container_of(obj, struct nfence_alloc, obj);
+}
+
 /*
  * Remove @handle of @device from the table: the allocation, NULL if it
  * names nothing, or -EBUSY if a doorbell pins it.
@@ -270,17 +275,20 @@ static int nfence_alloc_place(struct nfence_file *nfile,
 static struct nfence_alloc *nfence_alloc_remove(struct nfence_file *nfile,
 						u32 device, u32 handle)
 {
-	struct nfence_alloc *alloc;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_ALLOC);
+	struct nfence_alloc *alloc = NULL;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->allocs.xa);
-	alloc = xa_load(&nfile->allocs.xa, handle);
-	if (!alloc || alloc->device->handle != device)
-		alloc = NULL;
-	else if (alloc->pins)
-		alloc = ERR_PTR(-EBUSY);
-	else
-		nfence_table_erase_locked(&nfile->allocs, handle);
-	xa_unlock(&nfile->allocs.xa);
+	nfence_table_lock(table);
+	obj = nfence_table_find_owned_locked(table, handle, device);
+	if (obj) {
+		alloc = nfence_alloc_of(obj);
+		if (alloc->pins)
+			alloc = ERR_PTR(-EBUSY);
+		else
+			nfence_table_erase_locked(table, handle);
+	}
+	nfence_table_unlock(table);
 	return alloc;
 }
 
@@ -300,17 +308,18 @@ static struct nfence_alloc *nfence_alloc_remove(struct nfence_file *nfile,
 struct nfence_alloc *nfence_alloc_pin(struct nfence_file *nfile, u32 device,
 				      u32 handle)
 {
-	struct nfence_alloc *alloc;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_ALLOC);
+	struct nfence_alloc *alloc = NULL;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->allocs.xa);
-	alloc = xa_load(&nfile->allocs.xa, handle);
-	if (alloc && alloc->device->handle == device) {
+	nfence_table_lock(table);
+	obj = nfence_table_find_owned_locked(table, handle, device);
+	if (obj) {
+		alloc = nfence_alloc_of(obj);
 		alloc->pins++;
 		drm_gem_object_get(&alloc->base);
-	} else {
-		alloc = NULL;
 	}
-	xa_unlock(&nfile->allocs.xa);
+	nfence_table_unlock(table);
 	return alloc;
 }
 
@@ -321,11 +330,13 @@ struct nfence_alloc *nfence_alloc_pin(struct nfence_file *nfile, u32 device,
  */
 void nfence_alloc_unpin(struct nfence_file *nfile, struct nfence_alloc *alloc)
 {
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_ALLOC);
+
 	if (!alloc)
 		return;
-	xa_lock(&nfile->allocs.xa);
+	nfence_table_lock(table);
 	alloc->pins--;
-	xa_unlock(&nfile->allocs.xa);
+	nfence_table_unlock(table);
 	drm_gem_object_put(&alloc->base);
 }
 
@@ -340,6 +351,23 @@ static void nfence_alloc_close(struct nfence_file *nfile,
 	alloc->device = NULL;
 	drm_gem_object_put(&alloc->base);
 }
+
+/*
+ * &nfence_object_ops.close: a device's or a closing file's allocation,
+ * whose doorbells, the only pins, are closed already.
+ */
+static void nfence_alloc_obj_close(struct nfence_registry *reg,
+				   struct nfence_object *obj)
+{
+	struct nfence_alloc *alloc = nfence_alloc_of(obj);
+
+	WARN_ON(alloc->pins);
+	nfence_alloc_close(nfence_registry_file(reg), alloc);
+}
+
+static const struct nfence_object_ops nfence_alloc_obj_ops = {
+	.close = nfence_alloc_obj_close,
+};
 
 #define NFENCE_ALLOC_FLAGS \
 	(DRM_NFENCE_ALLOC_CPU_VISIBLE | DRM_NFENCE_ALLOC_ALLOW_DEMOTE)
@@ -387,6 +415,8 @@ nfence_alloc_new(struct drm_file *file, struct nfence_device *wdev,
 		return ERR_PTR(-ENOMEM);
 	}
 	alloc->device = wdev;
+	alloc->obj.ops = &nfence_alloc_obj_ops;
+	alloc->obj.owner = &wdev->obj;
 	alloc->cpu_visible = args->segment_id == NFENCE_SEGMENT_ID_SYSTEM ||
 			     (args->flags & DRM_NFENCE_ALLOC_CPU_VISIBLE);
 	alloc->base.funcs = &nfence_alloc_funcs;
@@ -420,28 +450,28 @@ static int nfence_alloc_publish(struct nfence_file *nfile,
 				struct drm_nfence_alloc_create *args)
 {
 	struct nfence_device *wdev = alloc->device;
+	struct nfence_table *table;
 	u32 handle;
 	int ret;
 
-	xa_lock(&nfile->allocs.xa);
+	table = nfence_file_table(nfile, NFENCE_OBJ_ALLOC);
+	nfence_table_lock(table);
 	if (wdev->dead)
 		ret = -ENOENT;
 	else
-		ret = nfence_table_insert_locked(&nfile->allocs, alloc,
-						 &handle);
+		ret = nfence_table_insert_locked(table, &alloc->obj, &handle);
 	/* As for fences: the insert may have let a device close slip by. */
 	if (!ret && wdev->dead) {
-		nfence_table_erase_locked(&nfile->allocs, handle);
+		nfence_table_erase_locked(table, handle);
 		ret = -ENOENT;
 	}
 	if (!ret) {
 		/* Visible now: fill in everything before unlocking. */
-		alloc->handle = handle;
 		args->handle = handle;
 		args->gpu_va = alloc->map.node.start;
 		args->placed_segment_id = alloc->segment_id;
 	}
-	xa_unlock(&nfile->allocs.xa);
+	nfence_table_unlock(table);
 	return ret;
 }
 
@@ -525,15 +555,19 @@ int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_alloc_lock *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_alloc *alloc;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_ALLOC);
+	struct nfence_alloc *alloc = NULL;
+	struct nfence_object *obj;
 	int ret = 0;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 
-	xa_lock(&nfile->allocs.xa);
-	alloc = xa_load(&nfile->allocs.xa, args->handle);
-	if (!alloc || alloc->device->handle != args->device) {
+	nfence_table_lock(table);
+	obj = nfence_table_find_owned_locked(table, args->handle, args->device);
+	if (obj)
+		alloc = nfence_alloc_of(obj);
+	if (!alloc) {
 		ret = -ENOENT;
 	} else if (!alloc->cpu_visible) {
 		ret = -EINVAL;
@@ -541,28 +575,8 @@ int nfence_alloc_lock_ioctl(struct drm_device *drm, void *data,
 		args->mmap_offset = drm_vma_node_offset_addr(&alloc->base.vma_node);
 		args->size = alloc->base.size;
 	}
-	xa_unlock(&nfile->allocs.xa);
+	nfence_table_unlock(table);
 	return ret;
-}
-
-/**
- * nfence_device_close_allocs - destroy the allocations of a destroyed device
- * @wdev: the device, already marked dead
- */
-void nfence_device_close_allocs(struct nfence_device *wdev)
-{
-	struct nfence_file *nfile = wdev->file;
-	struct nfence_alloc *alloc;
-	unsigned long handle;
-
-	/* Its doorbells, which pin allocations, are gone with its queues. */
-	xa_for_each(&nfile->allocs.xa, handle, alloc) {
-		alloc = nfence_alloc_remove(nfile, wdev->handle, handle);
-		if (!IS_ERR_OR_NULL(alloc))
-			nfence_alloc_close(nfile, alloc);
-		else
-			WARN_ON(alloc);
-	}
 }
 
 /**
@@ -571,22 +585,6 @@ void nfence_device_close_allocs(struct nfence_device *wdev)
  */
 void nfence_file_allocs_init(struct nfence_file *nfile)
 {
-	nfence_table_init(&nfile->allocs, DRM_NFENCE_MAX_ALLOCS_PER_FILE);
-}
-
-/**
- * nfence_file_allocs_fini - destroy every allocation a closing file holds
- * @nfile: the file
- */
-void nfence_file_allocs_fini(struct nfence_file *nfile)
-{
-	struct nfence_alloc *alloc;
-	unsigned long handle;
-
-	xa_for_each(&nfile->allocs.xa, handle, alloc) {
-		xa_erase(&nfile->allocs.xa, handle);
-		nfence_alloc_close(nfile, alloc);
-	}
-	nfile->allocs.count = 0;
-	xa_destroy(&nfile->allocs.xa);
+	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_ALLOC),
+			  DRM_NFENCE_MAX_ALLOCS_PER_FILE);
 }

@@ -10,6 +10,7 @@
 #include <drm/drm_gem.h>
 
 #include "nfence_segment.h"
+#include "nfence_table.h"
 #include "nfence_vm.h"
 
 struct drm_file;
@@ -39,8 +40,10 @@ struct nfence_alloc {
 	struct nfence_segment_node node;
 	/** @device: the device (a reference), until destroy */
 	struct nfence_device *device;
-	/** @handle: handle in the file's allocation table */
-	u32 handle;
+	/**
+	 * @obj: its handle, kind and owner (its device) in the file's registry
+	 */
+	struct nfence_object obj;
 	/** @map: the memory in the file's GPU address space */
 	struct nfence_vm_mapping map;
 	/** @pins: doorbells using it; under the allocation table's lock */
@@ -50,9 +53,7 @@ struct nfence_alloc {
 struct nfence_alloc *nfence_alloc_pin(struct nfence_file *nfile, u32 device,
 				      u32 handle);
 void nfence_alloc_unpin(struct nfence_file *nfile, struct nfence_alloc *alloc);
-void nfence_device_close_allocs(struct nfence_device *wdev);
 void nfence_file_allocs_init(struct nfence_file *nfile);
-void nfence_file_allocs_fini(struct nfence_file *nfile);
 int nfence_alloc_create_ioctl(struct drm_device *drm, void *data,
 			      struct drm_file *file);
 int nfence_alloc_destroy_ioctl(struct drm_device *drm, void *data,

@@ -52,6 +52,33 @@ void nfence_context_put(struct nfence_context *ctx)
 		kref_put(&ctx->ref, nfence_context_release);
 }
 
+/* &nfence_object_ops.get: a lookup's reference. */
+static bool nfence_context_obj_get(struct nfence_object *obj)
+{
+	kref_get(&container_of(obj, struct nfence_context, obj)->ref);
+	return true;
+}
+
+/*
+ * &nfence_object_ops.close, under the file's sched_lock: its queues are
+ * closed already; drop the table's reference.
+ */
+static void nfence_context_obj_close(struct nfence_registry *reg,
+				     struct nfence_object *obj)
+{
+	struct nfence_context *ctx = container_of(obj, struct nfence_context,
+						  obj);
+
+	lockdep_assert_held(reg->lock);
+	ctx->dead = true;
+	nfence_context_put(ctx);
+}
+
+static const struct nfence_object_ops nfence_context_obj_ops = {
+	.get = nfence_context_obj_get,
+	.close = nfence_context_obj_close,
+};
+
 /**
  * nfence_context_lookup - find a context of a device and take a reference
  * @nfile: the file
@@ -63,16 +90,12 @@ void nfence_context_put(struct nfence_context *ctx)
 struct nfence_context *nfence_context_lookup(struct nfence_file *nfile,
 					     u32 device, u32 handle)
 {
-	struct nfence_context *ctx;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->contexts.xa);
-	ctx = xa_load(&nfile->contexts.xa, handle);
-	if (ctx && ctx->device->handle == device)
-		kref_get(&ctx->ref);
-	else
-		ctx = NULL;
-	xa_unlock(&nfile->contexts.xa);
-	return ctx;
+	obj = nfence_table_lookup_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_CONTEXT),
+					handle, device);
+	return obj ? container_of(obj, struct nfence_context, obj) : NULL;
 }
 
 /* A new context of @wdev on @engine; takes over the reference on @wdev. */
@@ -92,6 +115,8 @@ nfence_context_new(struct nfence_adapter *adapter, struct nfence_device *wdev,
 	ctx->adapter = adapter;
 	ctx->engine = engine;
 	INIT_LIST_HEAD(&ctx->queues);
+	ctx->obj.ops = &nfence_context_obj_ops;
+	ctx->obj.owner = &wdev->obj;
 	return ctx;
 }
 
@@ -111,6 +136,7 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_context *ctx;
 	struct nfence_device *wdev;
+	struct nfence_table *table;
 	u32 handle;
 	int ret, idx;
 
@@ -134,18 +160,16 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 		return -ENOMEM;
 	}
 
+	table = nfence_file_table(nfile, NFENCE_OBJ_CONTEXT);
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->contexts.xa);
+	nfence_table_lock(table);
 	if (wdev->dead)
 		ret = -ENOENT;
 	else
-		ret = nfence_table_insert_locked(&nfile->contexts, ctx,
-						 &handle);
-	if (!ret) {
-		ctx->handle = handle;
+		ret = nfence_table_insert_locked(table, &ctx->obj, &handle);
+	if (!ret)
 		args->handle = handle;
-	}
-	xa_unlock(&nfile->contexts.xa);
+	nfence_table_unlock(table);
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
 	if (ret)

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include "nfence_cmp.h"
+#include "nfence_table.h"
 
 struct drm_device;
 struct drm_file;
@@ -30,8 +31,10 @@ struct nfence_context {
 	struct nfence_device *device;
 	/** @adapter: the adapter */
 	struct nfence_adapter *adapter;
-	/** @handle: handle in the file's context table */
-	u32 handle;
+	/**
+	 * @obj: its handle, kind and owner (its device) in the file's registry
+	 */
+	struct nfence_object obj;
 	/** @engine: engine ordinal */
 	u32 engine;
 	/** @queues: its hardware queues; under &nfence_cmp.lock */

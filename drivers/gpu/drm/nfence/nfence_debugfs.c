@@ -131,9 +131,9 @@ static int nfence_debugfs_clients(struct seq_file *m, void *unused)
 	list_for_each_entry(nfile, &adapter->clients, link)
 		seq_printf(m, "pid %d comm %s devices %u fences %u allocs %u sysmem %llu vram %llu\n",
 			   nfile->tgid, nfile->comm,
-			   READ_ONCE(nfile->devices.count),
-			   READ_ONCE(nfile->fences.count),
-			   READ_ONCE(nfile->allocs.count),
+			   READ_ONCE(nfence_file_table(nfile, NFENCE_OBJ_DEVICE)->count),
+			   READ_ONCE(nfence_file_table(nfile, NFENCE_OBJ_FENCE)->count),
+			   READ_ONCE(nfence_file_table(nfile, NFENCE_OBJ_ALLOC)->count),
 			   nfence_segment_usage_read(nfile->seg_usage,
 						     NFENCE_SEGMENT_ID_SYSTEM),
 			   nfence_segment_usage_read(nfile->seg_usage,

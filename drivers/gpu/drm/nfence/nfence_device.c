@@ -22,7 +22,8 @@
  * %DRM_NFENCE_MAX_DEVICES_PER_FILE devices live at a time, counted under the
  * xarray's lock.
  * Objects created later on a device (contexts, fences, queues) take a
- * reference on it; destroying the device removes its handle at once, and the
+ * reference on it; destroying the device removes its handle at once, the
+ * file's registry closes what it owns (DOC: object registry), and the
  * memory goes with the last reference.
  */
 
@@ -33,6 +34,32 @@ static void nfence_device_release(struct kref *ref)
 	atomic_dec(&wdev->file->adapter->num_devices);
 	kfree(wdev);
 }
+
+static struct nfence_device *to_nfence_device(struct nfence_object *obj)
+{
+	return container_of(obj, struct nfence_device, obj);
+}
+
+/* &nfence_object_ops.get: a lookup's reference, unless it is going. */
+static bool nfence_device_obj_get(struct nfence_object *obj)
+{
+	return kref_get_unless_zero(&to_nfence_device(obj)->ref);
+}
+
+/*
+ * &nfence_object_ops.close: what it owns is closed already; drop the
+ * table's reference.
+ */
+static void nfence_device_obj_close(struct nfence_registry *reg,
+				    struct nfence_object *obj)
+{
+	nfence_device_put(to_nfence_device(obj));
+}
+
+static const struct nfence_object_ops nfence_device_obj_ops = {
+	.get = nfence_device_obj_get,
+	.close = nfence_device_obj_close,
+};
 
 /**
  * nfence_device_put - drop a reference to a device
@@ -55,14 +82,11 @@ void nfence_device_put(struct nfence_device *wdev)
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 					   u32 handle)
 {
-	struct nfence_device *wdev;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->devices.xa);
-	wdev = xa_load(&nfile->devices.xa, handle);
-	if (wdev && !kref_get_unless_zero(&wdev->ref))
-		wdev = NULL;
-	xa_unlock(&nfile->devices.xa);
-	return wdev;
+	obj = nfence_table_lookup(nfence_file_table(nfile, NFENCE_OBJ_DEVICE),
+				  handle);
+	return obj ? to_nfence_device(obj) : NULL;
 }
 
 /*
@@ -75,12 +99,14 @@ struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 static void nfence_device_mark_dead(struct nfence_device *wdev)
 {
 	struct nfence_file *nfile = wdev->file;
+	struct nfence_table *fences = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
+	struct nfence_table *allocs = nfence_file_table(nfile, NFENCE_OBJ_ALLOC);
 
-	xa_lock(&nfile->fences.xa);
+	nfence_table_lock(fences);
 	wdev->dead = true;
-	xa_unlock(&nfile->fences.xa);
-	xa_lock(&nfile->allocs.xa);
-	xa_unlock(&nfile->allocs.xa);
+	nfence_table_unlock(fences);
+	nfence_table_lock(allocs);
+	nfence_table_unlock(allocs);
 	mutex_lock(&nfile->sched_lock);
 	mutex_unlock(&nfile->sched_lock);
 }
@@ -91,24 +117,8 @@ static void nfence_device_mark_dead(struct nfence_device *wdev)
  */
 void nfence_file_devices_init(struct nfence_file *nfile)
 {
-	nfence_table_init(&nfile->devices, DRM_NFENCE_MAX_DEVICES_PER_FILE);
-}
-
-/**
- * nfence_file_devices_fini - destroy every device a closing file still holds
- * @nfile: the file
- */
-void nfence_file_devices_fini(struct nfence_file *nfile)
-{
-	struct nfence_device *wdev;
-	unsigned long handle;
-
-	xa_for_each(&nfile->devices.xa, handle, wdev) {
-		xa_erase(&nfile->devices.xa, handle);
-		nfence_device_put(wdev);
-	}
-	nfile->devices.count = 0;
-	xa_destroy(&nfile->devices.xa);
+	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_DEVICE),
+			  DRM_NFENCE_MAX_DEVICES_PER_FILE);
 }
 
 /**
@@ -126,6 +136,7 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 	struct drm_nfence_device_create *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_device *wdev;
+	struct nfence_table *table;
 	int ret, idx;
 	u32 handle;
 
@@ -142,18 +153,18 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 	}
 	kref_init(&wdev->ref);
 	wdev->file = nfile;
+	wdev->obj.ops = &nfence_device_obj_ops;
 
-	xa_lock(&nfile->devices.xa);
-	ret = nfence_table_insert_locked(&nfile->devices, wdev, &handle);
-	if (!ret) {
-		/*
-		 * The device is visible now: finish it before the lock goes,
-		 * another thread may destroy it at once.
-		 */
-		wdev->handle = handle;
+	table = nfence_file_table(nfile, NFENCE_OBJ_DEVICE);
+	nfence_table_lock(table);
+	ret = nfence_table_insert_locked(table, &wdev->obj, &handle);
+	/*
+	 * The device is visible now: finish it before the lock goes, another
+	 * thread may destroy it at once.
+	 */
+	if (!ret)
 		atomic_inc(&nfile->adapter->num_devices);
-	}
-	xa_unlock(&nfile->devices.xa);
+	nfence_table_unlock(table);
 	if (ret < 0) {
 		kfree(wdev);
 		goto out;
@@ -172,20 +183,24 @@ out:
  * @handle: the device handle
  *
  * The handle names nothing from now on, and no object can join the device
- * any more (nfence_device_mark_dead()). The caller closes what the device
- * still has, then drops the reference returned, the table's.
+ * any more (nfence_device_mark_dead()). The caller closes the device and
+ * what it still owns with nfence_registry_close().
  *
  * Return: the device, or NULL if @handle names no device of @nfile.
  */
 struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
 					   u32 handle)
 {
-	struct nfence_device *wdev;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_DEVICE);
+	struct nfence_device *wdev = NULL;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->devices.xa);
-	wdev = nfence_table_erase_locked(&nfile->devices, handle);
-	xa_unlock(&nfile->devices.xa);
-	if (wdev)
+	nfence_table_lock(table);
+	obj = nfence_table_erase_locked(table, handle);
+	nfence_table_unlock(table);
+	if (obj) {
+		wdev = to_nfence_device(obj);
 		nfence_device_mark_dead(wdev);
+	}
 	return wdev;
 }

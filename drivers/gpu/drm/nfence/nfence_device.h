@@ -8,6 +8,8 @@
 #include <linux/kref.h>
 #include <linux/types.h>
 
+#include "nfence_table.h"
+
 struct drm_device;
 struct drm_file;
 struct nfence_file;
@@ -25,8 +27,10 @@ struct nfence_device {
 	struct kref ref;
 	/** @file: the file that created the device; outlives it */
 	struct nfence_file *file;
-	/** @handle: the device's handle in @file */
-	u32 handle;
+	/**
+	 * @obj: its handle, kind and owner (none) in the file's registry
+	 */
+	struct nfence_object obj;
 	/** @error: the device is in error (device lost) */
 	bool error;
 	/**
@@ -53,7 +57,6 @@ void nfence_device_put(struct nfence_device *wdev);
 struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
 					   u32 handle);
 void nfence_file_devices_init(struct nfence_file *nfile);
-void nfence_file_devices_fini(struct nfence_file *nfile);
 int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file);
 

@@ -346,11 +346,15 @@ static void nfence_doorbell_put(struct nfence_file *nfile,
 	drm_gem_object_put(&db->base);
 }
 
+static const struct nfence_object_ops nfence_doorbell_obj_ops;
+
 /**
  * nfence_doorbell_create - create a doorbell for a user-mode queue
  * @nfile: the file, whose &nfence_file.sched_lock is held
  * @hwq: the queue's CMP state; the queue was created with
  *	USER_MODE_SUBMISSION and is alive
+ * @owner: the queue, which owns the doorbell and closes it (DOC: object
+ *	registry)
  * @args: the ioctl's arguments, checked but for the allocations; @handle
  *	and @mmap_offset are filled in
  *
@@ -358,8 +362,11 @@ static void nfence_doorbell_put(struct nfence_file *nfile,
  */
 int nfence_doorbell_create(struct nfence_file *nfile,
 			   struct nfence_cmp_queue *hwq,
+			   struct nfence_object *owner,
 			   struct drm_nfence_doorbell_create *args)
 {
+	struct nfence_table *table = nfence_file_table(nfile,
+						       NFENCE_OBJ_DOORBELL);
 	struct nfence_cmp *cmp = &nfile->adapter->cmp;
 	struct nfence_doorbell *db;
 	u32 handle;
@@ -369,7 +376,8 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 	db = kzalloc(sizeof(*db), GFP_KERNEL_ACCOUNT);
 	if (!db)
 		return -ENOMEM;
-	db->device = args->device;
+	db->obj.ops = &nfence_doorbell_obj_ops;
+	db->obj.owner = owner;
 	ret = nfence_doorbell_init(nfile, db);
 	if (!ret)
 		ret = nfence_doorbell_pin(nfile, db, args);
@@ -389,10 +397,9 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 		goto err;
 	db->hwq = hwq;
 
-	xa_lock(&nfile->doorbells.xa);
-	ret = nfence_table_insert_locked(&nfile->doorbells, db, &handle);
+	nfence_table_lock(table);
+	ret = nfence_table_insert_locked(table, &db->obj, &handle);
 	if (!ret) {
-		db->handle = handle;
 		args->handle = handle;
 		args->doorbell_offset =
 			drm_vma_node_offset_addr(&db->base.vma_node);
@@ -401,7 +408,7 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 		args->last_queued_offset =
 			drm_vma_node_offset_addr(&db->last_queued->base.vma_node);
 	}
-	xa_unlock(&nfile->doorbells.xa);
+	nfence_table_unlock(table);
 	if (!ret)
 		return 0;
 
@@ -414,13 +421,16 @@ err:
 }
 
 /*
- * Destroy @db, whose handle is out of the table, with the file's
- * sched_lock held: unbind it, move its mappings to its dummy page, and
- * take its ring from its queue.
+ * &nfence_object_ops.close: destroy @db, whose handle is out of the table,
+ * with the file's sched_lock held: unbind it, move its mappings to its
+ * dummy page, and take its ring from its queue.
  */
-static void nfence_doorbell_close(struct nfence_file *nfile,
-				  struct nfence_doorbell *db)
+static void nfence_doorbell_obj_close(struct nfence_registry *reg,
+				      struct nfence_object *obj)
 {
+	struct nfence_doorbell *db = container_of(obj, struct nfence_doorbell,
+						  obj);
+	struct nfence_file *nfile = nfence_registry_file(reg);
 	struct nfence_adapter *adapter = db->adapter;
 	struct nfence_cmp *cmp = &adapter->cmp;
 
@@ -439,40 +449,29 @@ static void nfence_doorbell_close(struct nfence_file *nfile,
 	nfence_doorbell_put(nfile, db);
 }
 
-/**
- * nfence_doorbell_close_queue - destroy the doorbell of a closing queue
- * @nfile: the file, whose &nfence_file.sched_lock is held
- * @hwq: the queue's CMP state
- */
-void nfence_doorbell_close_queue(struct nfence_file *nfile,
-				 struct nfence_cmp_queue *hwq)
+/* &nfence_object_ops.get: a lookup's reference. */
+static bool nfence_doorbell_obj_get(struct nfence_object *obj)
 {
-	struct nfence_doorbell *db;
-
-	lockdep_assert_held(&nfile->sched_lock);
-	if (!hwq->ring)
-		return;
-	db = to_ring_doorbell(hwq->ring);
-	xa_lock(&nfile->doorbells.xa);
-	nfence_table_erase_locked(&nfile->doorbells, db->handle);
-	xa_unlock(&nfile->doorbells.xa);
-	nfence_doorbell_close(nfile, db);
+	drm_gem_object_get(&container_of(obj, struct nfence_doorbell,
+					 obj)->base);
+	return true;
 }
+
+static const struct nfence_object_ops nfence_doorbell_obj_ops = {
+	.get = nfence_doorbell_obj_get,
+	.close = nfence_doorbell_obj_close,
+};
 
 /* Look up a doorbell of @device with a reference; NULL if none. */
 static struct nfence_doorbell *nfence_doorbell_lookup(struct nfence_file *nfile,
 						      u32 device, u32 handle)
 {
-	struct nfence_doorbell *db;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->doorbells.xa);
-	db = xa_load(&nfile->doorbells.xa, handle);
-	if (db && db->device == device)
-		drm_gem_object_get(&db->base);
-	else
-		db = NULL;
-	xa_unlock(&nfile->doorbells.xa);
-	return db;
+	obj = nfence_table_lookup_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_DOORBELL),
+					handle, device);
+	return obj ? container_of(obj, struct nfence_doorbell, obj) : NULL;
 }
 
 /*
@@ -1021,20 +1020,16 @@ int nfence_doorbell_destroy_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_doorbell_destroy *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_doorbell *db;
+	struct nfence_object *obj;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->doorbells.xa);
-	db = xa_load(&nfile->doorbells.xa, args->handle);
-	if (db && db->device == args->device)
-		nfence_table_erase_locked(&nfile->doorbells, args->handle);
-	else
-		db = NULL;
-	xa_unlock(&nfile->doorbells.xa);
-	if (db)
-		nfence_doorbell_close(nfile, db);
+	obj = nfence_table_remove_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_DOORBELL),
+					args->handle, args->device);
+	if (obj)
+		nfence_registry_close_locked(&nfile->objects, obj);
 	mutex_unlock(&nfile->sched_lock);
-	return db ? 0 : -ENOENT;
+	return obj ? 0 : -ENOENT;
 }
 
 /**
@@ -1122,14 +1117,20 @@ static bool nfence_doorbell_drained(struct nfence_doorbell *db, u64 last)
 void nfence_file_doorbells_drain(struct nfence_file *nfile,
 				 unsigned long deadline)
 {
+	struct nfence_table *table = nfence_file_table(nfile,
+						       NFENCE_OBJ_DOORBELL);
 	struct drm_device *drm = &nfile->adapter->drm;
 	struct nfence_doorbell *db;
+	struct nfence_object *obj;
 	unsigned long handle;
 	u64 last;
 
-	xa_for_each(&nfile->doorbells.xa, handle, db)
-		nfence_doorbell_disconnect(db);
-	xa_for_each(&nfile->doorbells.xa, handle, db) {
+	nfence_table_for_each(table, handle, obj)
+		nfence_doorbell_disconnect(container_of(obj,
+							struct nfence_doorbell,
+							obj));
+	nfence_table_for_each(table, handle, obj) {
+		db = container_of(obj, struct nfence_doorbell, obj);
 		last = READ_ONCE(*(u64 *)page_address(db->last_queued->page));
 		while (!nfence_doorbell_drained(db, last) &&
 		       time_before(jiffies, deadline) &&
@@ -1144,15 +1145,6 @@ void nfence_file_doorbells_drain(struct nfence_file *nfile,
  */
 void nfence_file_doorbells_init(struct nfence_file *nfile)
 {
-	nfence_table_init(&nfile->doorbells, DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
-}
-
-/**
- * nfence_file_doorbells_fini - tear down the doorbell table of a closing file
- * @nfile: the file; its queues, and so its doorbells, are gone already
- */
-void nfence_file_doorbells_fini(struct nfence_file *nfile)
-{
-	WARN_ON(!xa_empty(&nfile->doorbells.xa));
-	xa_destroy(&nfile->doorbells.xa);
+	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_DOORBELL),
+			  DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
 }

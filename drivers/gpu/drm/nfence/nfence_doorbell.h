@@ -10,6 +10,7 @@
 #include <drm/drm_gem.h>
 
 #include "nfence_cmp.h"
+#include "nfence_table.h"
 
 struct drm_device;
 struct drm_file;
@@ -62,10 +63,10 @@ struct nfence_doorbell {
 	struct nfence_doorbell_page *status;
 	/** @last_queued: the page of the last queued value, until destroyed */
 	struct nfence_doorbell_page *last_queued;
-	/** @device: handle of the device it belongs to */
-	u32 device;
-	/** @handle: handle in the file's doorbell table */
-	u32 handle;
+	/**
+	 * @obj: its handle, kind and owner (its queue) in the file's registry
+	 */
+	struct nfence_object obj;
 	/** @mmap_allowed: the file may mmap the doorbell's pages */
 	bool mmap_allowed;
 	/** @closed: destroyed; under &nfence_adapter.doorbell_lock */
@@ -81,9 +82,8 @@ struct nfence_doorbell {
 
 int nfence_doorbell_create(struct nfence_file *nfile,
 			   struct nfence_cmp_queue *hwq,
+			   struct nfence_object *owner,
 			   struct drm_nfence_doorbell_create *args);
-void nfence_doorbell_close_queue(struct nfence_file *nfile,
-				 struct nfence_cmp_queue *hwq);
 void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine);
 void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter);
 void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter);
@@ -100,7 +100,6 @@ void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);
 void nfence_file_doorbells_init(struct nfence_file *nfile);
 void nfence_file_doorbells_drain(struct nfence_file *nfile,
 				 unsigned long deadline);
-void nfence_file_doorbells_fini(struct nfence_file *nfile);
 int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,
 				  struct drm_file *file);
 int nfence_doorbell_destroy_ioctl(struct drm_device *drm, void *data,

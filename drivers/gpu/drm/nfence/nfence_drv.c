@@ -61,7 +61,9 @@
  *
  * 1. &nfence_adapter.clients_lock, then &nfence_file.async_lock (an
  *    unplug ends every file's waits and syncobj bindings) or
- *    &nfence_file.sched_lock
+ *    &nfence_file.sched_lock (also the registry's lock: the close walks of
+ *    DOC: object registry hold it while they close every kind of object,
+ *    allocations and local fence handles included)
  * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
  *    under the mm's mmap lock; the CPU page table locks of zapping a
  *    doorbell's mappings nest inside it, and so does the completion that
@@ -69,8 +71,8 @@
  * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
  * 4. &nfence_vm.lock, &nfence_segment.lock
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
- *    (&nfence_file.devices, .fences, .allocs, .contexts, .hwqueues,
- *    .doorbells, .value_maps) and &nfence_adapter.fences; then
+ *    (&nfence_file.objects), of &nfence_file.value_maps and of
+ *    &nfence_adapter.fences; then
  *    &nfence_xgroup.lock (a cross-adapter fence's instances) inside them
  * 6. &nfence_waitlist.lock (a fence's waiters); never two at once
  * 7. the wait queue and eventfd locks taken when a wait completes, the
@@ -121,6 +123,7 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	nfile->drm_file = file;
 	nfile->tgid = task_tgid_nr(current);
 	get_task_comm(nfile->comm, current);
+	nfence_registry_init(&nfile->objects, &nfile->sched_lock);
 	nfence_file_devices_init(nfile);
 	nfence_file_fences_init(nfile);
 	nfence_file_waits_init(nfile);
@@ -170,12 +173,14 @@ static bool nfence_closed_by_killed_opener(struct nfence_file *nfile)
  */
 static void nfence_file_killed(struct nfence_file *nfile)
 {
-	struct nfence_device *wdev;
+	struct nfence_object *obj;
 	unsigned long handle;
 
 	/* postclose: nobody else uses the file's tables any more. */
-	xa_for_each(&nfile->devices.xa, handle, wdev)
-		nfence_device_lost(&nfile->adapter->cmp, wdev,
+	nfence_table_for_each(nfence_file_table(nfile, NFENCE_OBJ_DEVICE),
+			      handle, obj)
+		nfence_device_lost(&nfile->adapter->cmp,
+				   container_of(obj, struct nfence_device, obj),
 				   DRM_NFENCE_DEVICE_ERROR_LOST);
 }
 
@@ -194,11 +199,12 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	/* A killed opener's bindings were ended by its devices' error. */
 	nfence_file_bindings_fini(nfile);
 	nfence_file_waits_fini(nfile);
-	/* Queues first: once they are off the runlists the CMP is done. */
-	nfence_file_sched_fini(nfile);
-	nfence_file_allocs_fini(nfile);
+	/* The exit wait: what the queues hold runs first. */
+	nfence_file_drain(nfile);
+	/* Every object, in the registry's order: doorbells, queues first. */
+	nfence_registry_close_all(&nfile->objects);
 	nfence_file_fences_fini(nfile);
-	nfence_file_devices_fini(nfile);
+	nfence_registry_fini(&nfile->objects);
 	/* Allocations still mapped keep theirs charged until they go. */
 	nfence_segment_usage_put(nfile->seg_usage);
 	kfree(nfile);
@@ -211,8 +217,9 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
  * @data: &struct drm_nfence_device_destroy
  * @file: the caller's file
  *
- * The file layer sequences a device's teardown: its queues first (the CMP
- * stops using its memory and fences), then its allocations and fences.
+ * The registry closes what the device owns, in its order (DOC: object
+ * registry): doorbells and queues first (the CMP stops using its memory
+ * and fences), then contexts, allocations and fences, then the device.
  *
  * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
  * device of this file.
@@ -229,10 +236,7 @@ int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
 	wdev = nfence_device_remove(nfile, args->handle);
 	if (!wdev)
 		return -ENOENT;
-	nfence_device_close_contexts(wdev);
-	nfence_device_close_allocs(wdev);
-	nfence_device_close_fences(wdev);
-	nfence_device_put(wdev);
+	nfence_registry_close(&nfile->objects, &wdev->obj);
 	return 0;
 }
 
@@ -392,10 +396,11 @@ nfence_adapter_init(struct platform_device *pdev,
 static void nfence_file_devices_unplugged(struct nfence_file *nfile)
 {
 	struct nfence_device *wdev;
+	struct nfence_object *obj;
 	unsigned long handle;
-	void *entry;
 
-	xa_for_each(&nfile->devices.xa, handle, entry) {
+	nfence_table_for_each(nfence_file_table(nfile, NFENCE_OBJ_DEVICE),
+			      handle, obj) {
 		/* A DEVICE_DESTROY in flight may be freeing it: take a ref. */
 		wdev = nfence_device_lookup(nfile, handle);
 		if (!wdev)

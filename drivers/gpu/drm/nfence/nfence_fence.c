@@ -706,6 +706,22 @@ static void nfence_local_free(struct nfence_file *nfile,
 	kfree(local);
 }
 
+static struct nfence_fence_local *nfence_local_of(struct nfence_object *obj)
+{
+	return container_of(obj, struct nfence_fence_local, obj);
+}
+
+/* &nfence_object_ops.close: a handle of a device or of a closing file. */
+static void nfence_local_obj_close(struct nfence_registry *reg,
+				   struct nfence_object *obj)
+{
+	nfence_local_free(nfence_registry_file(reg), nfence_local_of(obj));
+}
+
+static const struct nfence_object_ops nfence_local_obj_ops = {
+	.close = nfence_local_obj_close,
+};
+
 /*
  * A device in error creates fences that are AlwaysSignaled from birth. The
  * fence is not published yet, so no waiter or queue can be looking at it:
@@ -736,6 +752,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	bool no_signal = flags & DRM_NFENCE_FENCE_NO_SIGNAL;
 	struct nfence_fence_local *local;
 	struct nfence_fence_page *cv_page = fence->cv.page;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	u32 handle;
 	int ret;
 
@@ -747,6 +764,8 @@ static int nfence_local_create(struct nfence_file *nfile,
 	local->fence = fence;
 	kref_get(&wdev->ref);
 	local->device = wdev;
+	local->obj.ops = &nfence_local_obj_ops;
+	local->obj.owner = &wdev->obj;
 	local->flags = flags;
 	local->engine_affinity = engine_affinity;
 	atomic_inc(&fence->handles);
@@ -791,18 +810,17 @@ static int nfence_local_create(struct nfence_file *nfile,
 
 	local->creator = creator;
 	local->progress = progress;
-	xa_lock(&nfile->fences.xa);
+	nfence_table_lock(table);
 	if (wdev->dead)
 		ret = -ENOENT;
 	else
-		ret = nfence_table_insert_locked(&nfile->fences, local,
-						 &handle);
+		ret = nfence_table_insert_locked(table, &local->obj, &handle);
 	/*
 	 * The insert may drop the lock to allocate: a device closing
 	 * meanwhile may have scanned the table without this handle.
 	 */
 	if (!ret && wdev->dead) {
-		nfence_table_erase_locked(&nfile->fences, handle);
+		nfence_table_erase_locked(table, handle);
 		ret = -ENOENT;
 	}
 	if (!ret && creator && READ_ONCE(wdev->error))
@@ -812,11 +830,10 @@ static int nfence_local_create(struct nfence_file *nfile,
 		 * Visible now: another thread may destroy it as soon as the
 		 * lock goes, so fill in the outputs here.
 		 */
-		local->handle = handle;
 		*out_handle = handle;
 		*out_mapping = local->mapping;
 	}
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_unlock(table);
 	if (ret < 0)
 		goto err;
 	return 0;
@@ -839,17 +856,20 @@ err:
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags)
 {
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence = NULL;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, handle);
-	if (local && local->device->handle == device) {
+	nfence_table_lock(table);
+	obj = nfence_table_find_owned_locked(table, handle, device);
+	if (obj) {
+		local = nfence_local_of(obj);
 		fence = local->fence;
 		kref_get(&fence->ref);
 		*local_flags = local->flags;
 	}
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_unlock(table);
 	return fence;
 }
 
@@ -965,19 +985,23 @@ int nfence_fence_destroy_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_fence_destroy *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_fence_local *local;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
+	struct nfence_fence_local *local = NULL;
+	struct nfence_object *obj;
 
 	if (args->pad)
 		return -EINVAL;
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, args->handle);
+	nfence_table_lock(table);
+	obj = nfence_table_find_locked(table, args->handle);
+	if (obj)
+		local = nfence_local_of(obj);
 	if (local && local->progress) {
 		/* A queue's progress fence goes with the queue. */
 		local = ERR_PTR(-EBUSY);
 	} else if (local) {
-		nfence_table_erase_locked(&nfile->fences, args->handle);
+		nfence_table_erase_locked(table, args->handle);
 	}
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_unlock(table);
 	if (IS_ERR(local))
 		return PTR_ERR(local);
 	if (!local)
@@ -1028,15 +1052,17 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
  */
 void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle)
 {
-	struct nfence_fence_local *local;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
+	struct nfence_fence_local *local = NULL;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, handle);
-	if (local && local->progress)
-		nfence_table_erase_locked(&nfile->fences, handle);
-	else
-		local = NULL;
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_lock(table);
+	obj = nfence_table_find_locked(table, handle);
+	if (obj && nfence_local_of(obj)->progress) {
+		local = nfence_local_of(obj);
+		nfence_table_erase_locked(table, handle);
+	}
+	nfence_table_unlock(table);
 	if (local)
 		nfence_local_free(nfile, local);
 }
@@ -1099,8 +1125,9 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 		       DRM_NFENCE_FENCE_NT_SECURITY_SHARING;
 	struct drm_nfence_fence_share *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_fence_local *local;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	struct nfence_fence *fence = NULL;
+	struct nfence_object *obj;
 	int ret;
 
 	if (args->flags || args->pad)
@@ -1110,14 +1137,14 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 	 * The fd's reference and handle, taken while the local handle still
 	 * holds one, so that the fence cannot be orphaned in between.
 	 */
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, args->handle);
-	if (local) {
-		fence = local->fence;
+	nfence_table_lock(table);
+	obj = nfence_table_find_locked(table, args->handle);
+	if (obj) {
+		fence = nfence_local_of(obj)->fence;
 		kref_get(&fence->ref);
 		atomic_inc(&fence->handles);
 	}
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_unlock(table);
 	if (!fence)
 		return -ENOENT;
 	if ((fence->flags & nt) != nt)
@@ -1243,7 +1270,8 @@ out:
  */
 void nfence_file_fences_init(struct nfence_file *nfile)
 {
-	nfence_table_init(&nfile->fences, DRM_NFENCE_MAX_FENCES_PER_FILE);
+	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_FENCE),
+			  DRM_NFENCE_MAX_FENCES_PER_FILE);
 	mutex_init(&nfile->pool_lock);
 	xa_init(&nfile->value_maps);
 	INIT_LIST_HEAD(&nfile->cv_pool);
@@ -1266,20 +1294,11 @@ static void nfence_pool_fini(struct nfence_file *nfile, struct list_head *pool)
 }
 
 /**
- * nfence_file_fences_fini - close every fence handle of a closing file
- * @nfile: the file
+ * nfence_file_fences_fini - tear down the fence state of a closing file
+ * @nfile: the file, whose registry closed every fence handle
  */
 void nfence_file_fences_fini(struct nfence_file *nfile)
 {
-	struct nfence_fence_local *local;
-	unsigned long handle;
-
-	xa_for_each(&nfile->fences.xa, handle, local) {
-		xa_erase(&nfile->fences.xa, handle);
-		nfence_local_free(nfile, local);
-	}
-	nfile->fences.count = 0;
-	xa_destroy(&nfile->fences.xa);
 	nfence_pool_fini(nfile, &nfile->cv_pool);
 	nfence_pool_fini(nfile, &nfile->mv_pool);
 	/* Every handle is gone, and its value maps with it. */
@@ -1287,35 +1306,6 @@ void nfence_file_fences_fini(struct nfence_file *nfile)
 	xa_destroy(&nfile->value_maps);
 	nfence_vm_fini(&nfile->vm);
 	mutex_destroy(&nfile->pool_lock);
-}
-
-/**
- * nfence_device_close_fences - close the fence handles of a destroyed device
- * @wdev: the device
- */
-void nfence_device_close_fences(struct nfence_device *wdev)
-{
-	struct nfence_file *nfile = wdev->file;
-	struct nfence_fence_local *local;
-	unsigned long handle;
-
-	/* From here on no create or open can add a handle to the device. */
-	xa_lock(&nfile->fences.xa);
-	wdev->dead = true;
-	xa_unlock(&nfile->fences.xa);
-
-	xa_for_each(&nfile->fences.xa, handle, local) {
-		/* Re-check under the lock: the entry may be gone already. */
-		xa_lock(&nfile->fences.xa);
-		local = xa_load(&nfile->fences.xa, handle);
-		if (local && local->device == wdev)
-			nfence_table_erase_locked(&nfile->fences, handle);
-		else
-			local = NULL;
-		xa_unlock(&nfile->fences.xa);
-		if (local)
-			nfence_local_free(nfile, local);
-	}
 }
 
 /**

@@ -17,6 +17,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_gpu.h"
+#include "nfence_table.h"
 #include "nfence_vm.h"
 #include "nfence_waitlist.h"
 
@@ -168,8 +169,10 @@ struct nfence_fence_local {
 	struct nfence_fence *fence;
 	/** @device: the device the handle belongs to (a reference) */
 	struct nfence_device *device;
-	/** @handle: the handle */
-	u32 handle;
+	/**
+	 * @obj: its handle, kind and owner (its device) in the file's registry
+	 */
+	struct nfence_object obj;
 	/** @flags: DRM_NFENCE_FENCE_NO_SIGNAL / NO_WAIT of this handle */
 	u32 flags;
 	/** @engine_affinity: physical adapters where its GPU VAs are mapped */
@@ -219,7 +222,6 @@ static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
 
 void nfence_file_fences_init(struct nfence_file *nfile);
 void nfence_file_fences_fini(struct nfence_file *nfile);
-void nfence_device_close_fences(struct nfence_device *wdev);
 
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);

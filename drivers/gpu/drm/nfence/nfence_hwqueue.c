@@ -58,8 +58,10 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * hands its pending list to nfence_submissions_drop(), which first detaches
  * the CPU side (dequeues waiters, cancels the worker) and then frees.
  *
- * A queue holds a reference to its context, and the context's teardown is
- * the teardown of its queues: so destroying a context, faulting one and the
+ * A queue holds a reference to its context; the context owns its queues
+ * and a queue its doorbell in the file's registry, which closes a queue's
+ * doorbell before the queue and a context's queues before the context
+ * (DOC: object registry). Destroying a context, faulting one and the
  * context and queue tables of a file live here, above nfence_context.c,
  * which knows nothing of queues.
  *
@@ -258,14 +260,16 @@ void nfence_device_lost_locked(struct nfence_cmp *cmp,
 			       struct list_head *dropped)
 {
 	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
+	struct nfence_table *fences = nfence_file_table(wdev->file,
+							NFENCE_OBJ_FENCE);
 
 	lockdep_assert_held(&cmp->lock);
 	if (!READ_ONCE(wdev->error)) {
 		wdev->error_cause = cause;
 		/* Under the lock that publishes its new fences: see fence.c. */
-		xa_lock(&wdev->file->fences.xa);
+		nfence_table_lock(fences);
 		WRITE_ONCE(wdev->error, true);
-		xa_unlock(&wdev->file->fences.xa);
+		nfence_table_unlock(fences);
 		nfence_device_fences_error(wdev);
 	}
 	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
@@ -372,16 +376,12 @@ static bool nfence_hwqueue_entry_step(struct nfence_cmp *cmp,
 static struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
 						    u32 device, u32 handle)
 {
-	struct nfence_hwqueue *q;
+	struct nfence_object *obj;
 
-	xa_lock(&nfile->hwqueues.xa);
-	q = xa_load(&nfile->hwqueues.xa, handle);
-	if (q && q->ctx->device->handle == device)
-		kref_get(&q->ref);
-	else
-		q = NULL;
-	xa_unlock(&nfile->hwqueues.xa);
-	return q;
+	obj = nfence_table_lookup_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_HWQUEUE),
+					handle, device);
+	return obj ? container_of(obj, struct nfence_hwqueue, obj) : NULL;
 }
 
 /*
@@ -626,15 +626,20 @@ int nfence_submit_signal_ioctl(struct drm_device *drm, void *data,
 	 DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION | \
 	 DRM_NFENCE_HWQUEUE_NATIVE_PROGRESS_FENCE)
 
-/* Under sched_lock: take @q off the CMP and out of the file for good. */
-static void nfence_hwqueue_close(struct nfence_file *nfile,
-				 struct nfence_hwqueue *q)
+/*
+ * &nfence_object_ops.close, under sched_lock: take @q off the CMP and out
+ * of the file for good; its doorbell is closed already.
+ */
+static void nfence_hwqueue_obj_close(struct nfence_registry *reg,
+				     struct nfence_object *obj)
 {
+	struct nfence_hwqueue *q = container_of(obj, struct nfence_hwqueue, obj);
+	struct nfence_file *nfile = nfence_registry_file(reg);
 	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
 	LIST_HEAD(dropped);
 
 	lockdep_assert_held(&nfile->sched_lock);
-	nfence_doorbell_close_queue(nfile, &q->hw);
+	WARN_ON(q->hw.ring);
 	nfence_cmp_lock(cmp);
 	nfence_hwqueue_stop_locked(q, q->hw.state, &dropped);
 	q->dead = true;
@@ -651,32 +656,17 @@ static void nfence_hwqueue_close(struct nfence_file *nfile,
 	nfence_hwqueue_put(q);
 }
 
-/* Destroy every queue of @ctx, being destroyed (under sched_lock). */
-static void nfence_context_close_hwqueues(struct nfence_context *ctx)
+/* &nfence_object_ops.get: a lookup's reference. */
+static bool nfence_hwqueue_obj_get(struct nfence_object *obj)
 {
-	struct nfence_file *nfile = ctx->device->file;
-	struct nfence_hwqueue *q;
-	unsigned long handle;
-
-	xa_for_each(&nfile->hwqueues.xa, handle, q) {
-		if (q->ctx != ctx)
-			continue;
-		xa_lock(&nfile->hwqueues.xa);
-		nfence_table_erase_locked(&nfile->hwqueues, handle);
-		xa_unlock(&nfile->hwqueues.xa);
-		nfence_hwqueue_close(nfile, q);
-	}
+	kref_get(&container_of(obj, struct nfence_hwqueue, obj)->ref);
+	return true;
 }
 
-/* Under sched_lock: @ctx is out of the table; destroy its queues. */
-static void nfence_context_close(struct nfence_file *nfile,
-				 struct nfence_context *ctx)
-{
-	lockdep_assert_held(&nfile->sched_lock);
-	ctx->dead = true;
-	nfence_context_close_hwqueues(ctx);
-	nfence_context_put(ctx);
-}
+static const struct nfence_object_ops nfence_hwqueue_obj_ops = {
+	.get = nfence_hwqueue_obj_get,
+	.close = nfence_hwqueue_obj_close,
+};
 
 /**
  * nfence_context_destroy_ioctl - DRM_IOCTL_NFENCE_CONTEXT_DESTROY
@@ -691,42 +681,17 @@ int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_context_destroy *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_context *ctx;
+	struct nfence_object *obj;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->contexts.xa);
-	ctx = xa_load(&nfile->contexts.xa, args->handle);
-	if (ctx && ctx->device->handle == args->device)
-		nfence_table_erase_locked(&nfile->contexts, args->handle);
-	else
-		ctx = NULL;
-	xa_unlock(&nfile->contexts.xa);
-	if (ctx)
-		nfence_context_close(nfile, ctx);
+	obj = nfence_table_remove_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_CONTEXT),
+					args->handle, args->device);
+	/* Its queues and their doorbells first (DOC: object registry). */
+	if (obj)
+		nfence_registry_close_locked(&nfile->objects, obj);
 	mutex_unlock(&nfile->sched_lock);
-	return ctx ? 0 : -ENOENT;
-}
-
-/**
- * nfence_device_close_contexts - destroy the contexts of a destroyed device
- * @wdev: the device
- */
-void nfence_device_close_contexts(struct nfence_device *wdev)
-{
-	struct nfence_file *nfile = wdev->file;
-	struct nfence_context *ctx;
-	unsigned long handle;
-
-	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->contexts.xa, handle, ctx) {
-		if (ctx->device != wdev)
-			continue;
-		xa_lock(&nfile->contexts.xa);
-		nfence_table_erase_locked(&nfile->contexts, handle);
-		xa_unlock(&nfile->contexts.xa);
-		nfence_context_close(nfile, ctx);
-	}
-	mutex_unlock(&nfile->sched_lock);
+	return obj ? 0 : -ENOENT;
 }
 
 /**
@@ -753,7 +718,7 @@ void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 	if (!ctx->device->fault_reason) {
 		ctx->device->fault_va = va;
 		ctx->device->fault_reason = reason;
-		ctx->device->fault_context = ctx->handle;
+		ctx->device->fault_context = ctx->obj.handle;
 	}
 	list_for_each_entry(q, &ctx->queues, ctx_link) {
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
@@ -834,21 +799,21 @@ static int nfence_hwqueue_create_allowed(struct nfence_adapter *adapter,
 static int nfence_hwqueue_publish_locked(struct nfence_file *nfile,
 					 struct nfence_hwqueue *q)
 {
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE);
 	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
 	u32 handle;
 	int ret;
 
 	lockdep_assert_held(&nfile->sched_lock);
-	xa_lock(&nfile->hwqueues.xa);
-	ret = nfence_table_insert_locked(&nfile->hwqueues, q, &handle);
-	xa_unlock(&nfile->hwqueues.xa);
+	nfence_table_lock(table);
+	ret = nfence_table_insert_locked(table, &q->obj, &handle);
+	nfence_table_unlock(table);
 	if (ret) {
 		nfence_fence_close_progress(nfile, q->progress_handle);
 		nfence_hwqueue_logs_unmap(q);
 		nfence_hwqueue_put(q);
 		return ret;
 	}
-	q->handle = handle;
 
 	/* Destroy needs sched_lock, which we hold: nobody sees it half made. */
 	kref_get(&q->ref);
@@ -867,7 +832,7 @@ static void nfence_hwqueue_create_out(struct nfence_file *nfile,
 {
 	/* Under sched_lock: no new logging level replaces the logs. */
 	lockdep_assert_held(&nfile->sched_lock);
-	args->handle = q->handle;
+	args->handle = q->obj.handle;
 	args->progress_fence = q->progress_handle;
 	args->progress_fence_mapping = *mapping;
 	args->wait_log_gpu_va = 0;
@@ -923,6 +888,8 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 		goto out_ctx;
 	}
 	q->ctx = ctx;	/* takes over the lookup's reference */
+	q->obj.ops = &nfence_hwqueue_obj_ops;
+	q->obj.owner = &ctx->obj;
 	ret = nfence_hwqueue_publish_locked(nfile, q);
 	if (!ret)
 		nfence_hwqueue_create_out(nfile, q, &mapping, args);
@@ -1080,7 +1047,7 @@ int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
 	else if (READ_ONCE(q->ctx->device->error))
 		ret = -EIO;
 	else
-		ret = nfence_doorbell_create(nfile, &q->hw, args);
+		ret = nfence_doorbell_create(nfile, &q->hw, &q->obj, args);
 	mutex_unlock(&nfile->sched_lock);
 	drm_dev_exit(idx);
 out:
@@ -1101,20 +1068,17 @@ int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 {
 	struct drm_nfence_hwqueue_destroy *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_hwqueue *q;
+	struct nfence_object *obj;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_lock(&nfile->hwqueues.xa);
-	q = xa_load(&nfile->hwqueues.xa, args->handle);
-	if (q && q->ctx->device->handle == args->device)
-		nfence_table_erase_locked(&nfile->hwqueues, args->handle);
-	else
-		q = NULL;
-	xa_unlock(&nfile->hwqueues.xa);
-	if (q)
-		nfence_hwqueue_close(nfile, q);
+	obj = nfence_table_remove_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_HWQUEUE),
+					args->handle, args->device);
+	/* Its doorbell first (DOC: object registry). */
+	if (obj)
+		nfence_registry_close_locked(&nfile->objects, obj);
 	mutex_unlock(&nfile->sched_lock);
-	return q ? 0 : -ENOENT;
+	return obj ? 0 : -ENOENT;
 }
 
 /* &nfence_cmp_ops.queue_print: describe a queue for debugfs, lock held. */
@@ -1137,8 +1101,8 @@ static void nfence_hwqueue_print(struct nfence_cmp_queue *hw,
 	    q->hw.state != NFENCE_QUEUE_LOST)
 		state = "suspended";
 	drm_printf(p, "queue %u pid %d device %u context %u engine %u ",
-		   q->hw.id, q->ctx->device->file->tgid, q->ctx->device->handle,
-		   q->ctx->handle, q->ctx->engine);
+		   q->hw.id, q->ctx->device->file->tgid, q->ctx->device->obj.handle,
+		   q->ctx->obj.handle, q->ctx->engine);
 	drm_printf(p, "state %s pending %u progress %llu\n", state,
 		   q->hw.num_pending, nfence_fence_read(q->hw.progress));
 }
@@ -1258,13 +1222,15 @@ static bool nfence_hwqueue_log_names(struct nfence_cmp_queue *hw, u32 handle,
 				     struct nfence_fence *fence)
 {
 	struct nfence_file *nfile = to_nfence_hwqueue(hw)->ctx->device->file;
-	struct nfence_fence_local *local;
+	struct nfence_table *fences = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
+	struct nfence_object *obj;
 	bool names;
 
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, handle);
-	names = local && local->fence == fence;
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_lock(fences);
+	obj = nfence_table_find_locked(fences, handle);
+	names = obj && container_of(obj, struct nfence_fence_local,
+				    obj)->fence == fence;
+	nfence_table_unlock(fences);
 	return names;
 }
 
@@ -1299,7 +1265,7 @@ static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
 		container_of(cmp, struct nfence_adapter, cmp);
 
 	drm_dbg_driver(&adapter->drm, "queue %u hung: device %u lost\n",
-		       hw->id, q->ctx->device->handle);
+		       hw->id, q->ctx->device->obj.handle);
 	nfence_device_lost_locked(cmp, q->ctx->device,
 				  DRM_NFENCE_DEVICE_ERROR_HANG, dropped);
 }
@@ -1349,8 +1315,10 @@ const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
 void nfence_file_sched_init(struct nfence_file *nfile)
 {
 	mutex_init(&nfile->sched_lock);
-	nfence_table_init(&nfile->contexts, DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
-	nfence_table_init(&nfile->hwqueues, DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
+	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_CONTEXT),
+			  DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
+	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE),
+			  DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
 	nfence_file_doorbells_init(nfile);
 }
 
@@ -1392,16 +1360,21 @@ static void nfence_hwqueue_drain(struct nfence_hwqueue *q,
 	}
 }
 
-/*
- * The exit wait of a closing file, in postclose (nothing else uses its
- * tables): see DOC: hardware queues and submission.
+/**
+ * nfence_file_drain - the exit wait of a closing file
+ * @nfile: the file, in postclose (nothing else uses its tables)
+ *
+ * The work its queues and doorbells hold runs first, within the exit
+ * wait's deadline (see DOC: hardware queues and submission); the registry
+ * closes them after.
  */
-static void nfence_file_drain(struct nfence_file *nfile)
+void nfence_file_drain(struct nfence_file *nfile)
 {
 	struct nfence_adapter *adapter = nfile->adapter;
 	u32 tdr = adapter->gpu.cfg.tdr_timeout_ms;
 	u32 ms = tdr ? min(tdr, NFENCE_FILE_DRAIN_MS) : NFENCE_FILE_DRAIN_MS;
 	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
+	struct nfence_object *obj;
 	struct nfence_hwqueue *q;
 	unsigned long handle;
 
@@ -1409,33 +1382,10 @@ static void nfence_file_drain(struct nfence_file *nfile)
 	if (drm_dev_is_unplugged(&adapter->drm))
 		return;
 	nfence_file_doorbells_drain(nfile, deadline);
-	xa_for_each(&nfile->hwqueues.xa, handle, q)
+	nfence_table_for_each(nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE),
+			      handle, obj) {
+		q = container_of(obj, struct nfence_hwqueue, obj);
 		if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION))
 			nfence_hwqueue_drain(q, deadline);
-}
-
-/**
- * nfence_file_sched_fini - destroy every context and queue of a closing file
- * @nfile: the file
- *
- * The work its queues and doorbells hold runs first, within the exit
- * wait's deadline (see DOC: hardware queues and submission).
- */
-void nfence_file_sched_fini(struct nfence_file *nfile)
-{
-	struct nfence_context *ctx;
-	unsigned long handle;
-
-	nfence_file_drain(nfile);
-	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->contexts.xa, handle, ctx) {
-		xa_erase(&nfile->contexts.xa, handle);
-		nfence_context_close(nfile, ctx);
 	}
-	nfile->contexts.count = 0;
-	mutex_unlock(&nfile->sched_lock);
-	xa_destroy(&nfile->contexts.xa);
-	WARN_ON(!xa_empty(&nfile->hwqueues.xa));
-	xa_destroy(&nfile->hwqueues.xa);
-	nfence_file_doorbells_fini(nfile);
 }

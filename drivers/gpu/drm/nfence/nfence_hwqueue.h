@@ -14,6 +14,7 @@
 
 #include "nfence_cmp.h"
 #include "nfence_log.h"
+#include "nfence_table.h"
 #include "nfence_waitlist.h"
 
 struct drm_device;
@@ -80,8 +81,10 @@ struct nfence_hwqueue {
 	struct nfence_cmp_queue hw;
 	/** @ctx: the context (a reference) */
 	struct nfence_context *ctx;
-	/** @handle: handle in the file's queue table */
-	u32 handle;
+	/**
+	 * @obj: its handle, kind and owner (its context) in the file's registry
+	 */
+	struct nfence_object obj;
 	/** @flags: DRM_NFENCE_HWQUEUE_* */
 	u32 flags;
 	/** @progress_handle: the progress fence's local handle */
@@ -122,10 +125,9 @@ void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
 			u32 cause);
 void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 				 u32 reason, struct list_head *dropped);
-void nfence_device_close_contexts(struct nfence_device *wdev);
 
 void nfence_file_sched_init(struct nfence_file *nfile);
-void nfence_file_sched_fini(struct nfence_file *nfile);
+void nfence_file_drain(struct nfence_file *nfile);
 int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
 int nfence_log_read_ioctl(struct drm_device *drm, void *data,

@@ -40,12 +40,15 @@
 static int nfence_logging_recreate_file(struct nfence_file *nfile,
 					u32 num_entries)
 {
+	struct nfence_object *obj;
 	struct nfence_hwqueue *q;
 	unsigned long handle;
 	int ret = 0, err;
 
 	mutex_lock(&nfile->sched_lock);
-	xa_for_each(&nfile->hwqueues.xa, handle, q) {
+	nfence_table_for_each(nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE),
+			      handle, obj) {
+		q = container_of(obj, struct nfence_hwqueue, obj);
 		err = nfence_hwqueue_logs_recreate(q, num_entries);
 		if (err && !ret)
 			ret = err;

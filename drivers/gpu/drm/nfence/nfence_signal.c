@@ -341,14 +341,17 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 /* The overrun fallback: every fence @nfile has a handle for. */
 static unsigned int nfence_interrupt_scan_file(struct nfence_file *nfile)
 {
-	struct nfence_fence_local *local;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
+	struct nfence_object *obj;
 	unsigned int woken = 0;
 	unsigned long handle;
 
-	xa_lock(&nfile->fences.xa);
-	xa_for_each(&nfile->fences.xa, handle, local)
-		woken += nfence_fence_process(local->fence);
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_lock(table);
+	nfence_table_for_each(table, handle, obj)
+		woken += nfence_fence_process(container_of(obj,
+							   struct nfence_fence_local,
+							   obj)->fence);
+	nfence_table_unlock(table);
 	return woken;
 }
 
@@ -356,17 +359,18 @@ static unsigned int nfence_interrupt_scan_file(struct nfence_file *nfile)
 static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
 					    u32 handle)
 {
-	struct nfence_fence_local *local;
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	struct nfence_fence *fence = NULL;
+	struct nfence_object *obj;
 	unsigned int woken;
 
-	xa_lock(&nfile->fences.xa);
-	local = xa_load(&nfile->fences.xa, handle);
-	if (local) {
-		fence = local->fence;
+	nfence_table_lock(table);
+	obj = nfence_table_find_locked(table, handle);
+	if (obj) {
+		fence = container_of(obj, struct nfence_fence_local, obj)->fence;
 		kref_get(&fence->ref);
 	}
-	xa_unlock(&nfile->fences.xa);
+	nfence_table_unlock(table);
 	if (!fence)
 		return 0;
 	woken = nfence_fence_process(fence);
@@ -578,20 +582,25 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
  */
 void nfence_device_fences_error(struct nfence_device *wdev)
 {
-	struct nfence_file *nfile = wdev->file;
+	struct nfence_table *table = nfence_file_table(wdev->file,
+						       NFENCE_OBJ_FENCE);
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence;
+	struct nfence_object *obj;
 	unsigned long handle;
 
-	xa_for_each(&nfile->fences.xa, handle, local) {
+	nfence_table_for_each(table, handle, obj) {
 		fence = NULL;
-		xa_lock(&nfile->fences.xa);
-		local = xa_load(&nfile->fences.xa, handle);
+		/* Again under the lock: the handle may be gone already. */
+		nfence_table_lock(table);
+		obj = nfence_table_find_locked(table, handle);
+		local = obj ? container_of(obj, struct nfence_fence_local,
+					   obj) : NULL;
 		if (local && local->device == wdev && local->creator) {
 			fence = local->fence;
 			kref_get(&fence->ref);
 		}
-		xa_unlock(&nfile->fences.xa);
+		nfence_table_unlock(table);
 		if (fence) {
 			nfence_fence_set_always_signaled(fence);
 			nfence_fence_put(fence);
