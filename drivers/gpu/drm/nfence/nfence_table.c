@@ -32,7 +32,8 @@
  * under the xarray lock; callers that do more under that lock (a pin, a
  * check before an erase) use nfence_table_lock(),
  * nfence_table_find_locked() or nfence_table_find_owned_locked(), and
- * nfence_table_unlock(); nfence_table_for_each() walks a table. Nothing outside this file touches a table's xarray.
+ * nfence_table_unlock(); nfence_table_for_each() walks a table. Nothing
+ * outside this file touches a table's xarray.
  */
 
 /**
