@@ -37,7 +37,8 @@ PACKAGES=(nfence-dkms libnfence0 libnfence-dev nfence-tools)
 # symbols MAP: every symbol of each version node LIBNFENCE_M.N with M.N as
 # the version that introduced it (LIBNFENCE_M, a soname's first node, is
 # M.0; libnfence's first version was 0.1, so LIBNFENCE_0 is 0.1), and the
-# node's own symbol, as dpkg-gensymbols lists it.
+# node's own symbol, as dpkg-gensymbols lists it; and the older versions
+# of a name that the source keeps with a symver attribute.
 symbols() {
 	local map=$1 major
 	major=$("$top/scripts/release.sh" version)
@@ -56,6 +57,10 @@ symbols() {
 		/global:/ { exported = 1; next }
 		/local:/ || /^}/ { exported = 0; next }
 		exported && NF { sub(/;$/, "", $1); printf " %s@%s %s\n", $1, node, ver }'
+	# The older versions of a name the map gives a newer node, kept by
+	# a symver attribute in the source (NF_CS_COMPAT(name, "LIBNFENCE_N")).
+	sed -nE 's/^[A-Z_]+_COMPAT\(([A-Za-z0-9_]+), "(LIBNFENCE_([0-9]+)\.([0-9]+))"\)$/ \1@\2 \3.\4/p' \
+		"$top"/libnfence/src/*.c
 }
 
 # lintian_unexplained REPORT: every lintian warning tag of REPORT must be named
