@@ -90,6 +90,12 @@ struct uq {
 	bool no_backoff;
 	/* the most tries one uq_ring() took */
 	int max_tries;
+	/*
+	 * The ring faults the queue: uq_ring() ends on DISCONNECTED_ABORT,
+	 * which a CMP that takes the ring at once sets before the process
+	 * reads the status
+	 */
+	bool faults;
 };
 
 static volatile struct drm_nfence_ring_control *uq_control(struct uq *u)
@@ -272,6 +278,8 @@ static void uq_ring(struct uq *u)
 			uq_notify(u);
 			return;
 		}
+		if (st == ST_ABORT && u->faults)
+			return;
 		igt_assert_eq_u64(st, ST_RETRY);
 		uq_connect(u);
 		u->reconnects++;
@@ -1678,6 +1686,7 @@ static void test_fault_bad_command(void)
 
 	nfence_watchdog(WATCHDOG_S);
 	uq_create(&u, fd, dev, 0, 0);
+	u.faults = true;
 	uq_queue(&u, emit_bad_command);
 	uq_ring(&u);
 	expect_abort(&u, DRM_NFENCE_FAULT_BAD_COMMAND);
@@ -1693,6 +1702,7 @@ static void test_fault_bad_entry(void)
 
 	nfence_watchdog(WATCHDOG_S);
 	uq_create(&u, fd, dev, 0, 0);
+	u.faults = true;
 	uq_queue(&u, NULL);
 	e = (volatile struct drm_nfence_ring_entry *)u.ring.cpu;
 	e->flags = 1;
@@ -1709,6 +1719,7 @@ static void test_fault_bad_index(void)
 
 	nfence_watchdog(WATCHDOG_S);
 	uq_create(&u, fd, dev, 0, 0);
+	u.faults = true;
 	/* A write index more than the ring's entries ahead. */
 	u.written = RING_ENTRIES + 1;
 	uq_control(&u)->write_index = u.written;
@@ -1726,6 +1737,7 @@ static void test_fault_ring_unmapped(void)
 
 	nfence_watchdog(WATCHDOG_S);
 	uq_create(&u, fd, dev, 0, 0);
+	u.faults = true;
 	uq_queue(&u, NULL);
 	e = (volatile struct drm_nfence_ring_entry *)u.ring.cpu;
 	e->commands_gpu_va = 1ull << 39;	/* nothing is mapped there */
