@@ -193,6 +193,14 @@ struct nfence_object *nfence_table_find_owned_locked(struct nfence_table *t,
 	return obj;
 }
 
+/* @obj (found in @t under its lock) with a reference, or NULL if going. */
+static struct nfence_object *nfence_table_get_locked(struct nfence_table *t,
+						     struct nfence_object *obj)
+{
+	lockdep_assert_held(&t->xa.xa_lock);
+	return obj && obj->ops->get(obj) ? obj : NULL;
+}
+
 /**
  * nfence_table_lookup - find an object by handle and take a reference
  * @t: the table, whose objects have &nfence_object_ops.get
@@ -206,8 +214,7 @@ struct nfence_object *nfence_table_lookup(struct nfence_table *t, u32 handle)
 
 	nfence_table_lock(t);
 	obj = nfence_table_find_locked(t, handle);
-	if (obj && !obj->ops->get(obj))
-		obj = NULL;
+	obj = nfence_table_get_locked(t, obj);
 	nfence_table_unlock(t);
 	return obj;
 }
@@ -227,8 +234,7 @@ struct nfence_object *nfence_table_lookup_owned(struct nfence_table *t,
 
 	nfence_table_lock(t);
 	obj = nfence_table_find_owned_locked(t, handle, device);
-	if (obj && !obj->ops->get(obj))
-		obj = NULL;
+	obj = nfence_table_get_locked(t, obj);
 	nfence_table_unlock(t);
 	return obj;
 }
