@@ -389,6 +389,23 @@ static uint32_t uq_connect_level(struct uq *u, uint32_t *level)
 }
 
 /*
+ * The status word read both ways a UMD reads it: as the UINT64 of the
+ * D3DKMT contract and of the seed's sample code, and as the UINT32
+ * ConnectionStatus of the seed's D3DDDI_DOORBELLSTATUS_STORAGE. The
+ * second half of that struct (byte 4) is the UINT64's high half, which
+ * stays 0 whatever the logging level, so the UINT64 reading never sees
+ * the level; the level is at byte 8.
+ */
+static void assert_status_both_readings(const struct uq *u, uint64_t want)
+{
+	volatile const uint32_t *word32 = (volatile const uint32_t *)u->status;
+
+	igt_assert_eq_u64(*u->status, want);
+	igt_assert_eq_u32(word32[0], want);
+	igt_assert_eq_u32(word32[1], 0);
+}
+
+/*
  * The seed's detailed-logging switch: a new logging level disconnects
  * every doorbell (DISCONNECTED_RETRY); a connect returns the new level
  * and writes it in the status page's second word, and work rung after the
@@ -415,11 +432,12 @@ static void test_logging_level_reconnect(void)
 
 	igt_assert_eq_u32(nfence_logging_level(fd, LEVEL_ALL, 0),
 			  LEVEL_DEFAULT);
-	igt_assert_eq_u64(*u.status, ST_RETRY);
+	assert_status_both_readings(&u, ST_RETRY);
 	igt_assert_eq_u64(*level_word, LEVEL_DEFAULT);	/* until a connect */
 	igt_assert_eq(uq_connect_level(&u, &level), ST_CONNECTED);
 	igt_assert_eq_u32(level, LEVEL_ALL);
 	igt_assert_eq_u64(*level_word, LEVEL_ALL);
+	assert_status_both_readings(&u, ST_CONNECTED);
 	value = uq_submit(&u);
 	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
 
