@@ -22,6 +22,9 @@
 #                        the survivors. One VM run per mutant, so not part
 #                        of make check. MUTANTS="name ..." selects mutants,
 #                        MUTANTS_ARGS="--build-only" only builds them
+#   make coverage        line, function and branch coverage of nfence.ko
+#                        (gcov, lcov) over the debug kernel's VM suite, in
+#                        build/coverage; a report, not part of make check
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels,
 #                        the driver's layering (scripts/arch-numbers.py),
@@ -79,7 +82,7 @@ KVERS ?= $(shell scripts/kernels.sh)
 export BUILD
 
 .PHONY: all module lib igt selftests stress check check-host check-vm \
-	check-kunit check-debug check-mutants debug-kernel bench-waiters \
+	check-kunit check-debug check-mutants debug-kernel bench-waiters coverage \
 	bench-gpu bench-cpu demo lint arch-numbers docs htmldocs deps clean \
 	install \
 	check-virtio-gpu \
@@ -99,6 +102,7 @@ module:
 	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) NFENCE_UAPI=$(CURDIR)/include/uapi \
 		CONFIG_DRM_NFENCE=m W=1 \
 		$(if $(NFENCE_HARNESS_SELFTEST),CONFIG_DRM_NFENCE_HARNESS_SELFTEST=y) \
+		$(if $(NFENCE_GCOV),NFENCE_GCOV=y) \
 		modules
 	@echo "built $(KMOD_DIR)/nfence.ko"
 
@@ -158,6 +162,13 @@ bench-cpu: lib
 # KVER=debug builds nfence.ko against the debug kernel tree.
 debug-kernel:
 	@scripts/debug-kernel.sh >/dev/null
+
+# make coverage: nfence.ko with gcov on the debug kernel through its whole
+# VM suite, an lcov report in build/coverage (scripts/coverage.sh).
+coverage: debug-kernel lib igt selftests stress
+	$(MAKE) module KVER=coverage KDIR=$$(scripts/debug-kernel.sh | tail -n1) \
+		NFENCE_GCOV=y
+	scripts/coverage.sh
 
 check-debug: debug-kernel lib igt selftests stress
 	$(MAKE) module KVER=debug KDIR=$$(scripts/debug-kernel.sh | tail -n1)

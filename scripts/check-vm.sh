@@ -63,6 +63,13 @@ env=
 if [ -n "${NFENCE_HARNESS_SELFTEST:-}" ]; then
 	env="NFENCE_INSMOD_EXTRA=harness_leak=1 "
 fi
+# NFENCE_GCOV_OUT: a host directory that receives nfence.ko's gcov
+# counters at the end of the run (scripts/coverage.sh); the guest may
+# write it.
+if [ -n "${NFENCE_GCOV_OUT:-}" ]; then
+	env="${env}NFENCE_GCOV_OUT=$NFENCE_GCOV_OUT "
+	export NFENCE_VM_RWDIR=$NFENCE_GCOV_OUT
+fi
 
 echo "check-vm: booting $kver (TCG), log in $log, console in $console"
 start=$SECONDS

@@ -8,8 +8,8 @@
 # <sys/sdt.h> (systemtap-sdt-dev: libnfence's USDT probes),
 # sparse and matplotlib (nfence-trace-plot.py, nfence-cpu-bench-plot.py),
 # dkms (make dkms-check, make dkms-install), man-db (libnfence's install
-# check reads its man pages), and debhelper, dh-dkms and lintian (make deb,
-# the Debian packages). Idempotent: a second run only checks and exits.
+# check reads its man pages), debhelper, dh-dkms and lintian (make deb,
+# the Debian packages), and lcov (make coverage). Idempotent: a second run only checks and exits.
 set -euo pipefail
 
 SUDO=
@@ -48,6 +48,7 @@ BOOKWORM_PKGS=(
 	python3-requests udev iproute2
 	dkms man-db
 	debhelper dh-dkms lintian
+	lcov
 )
 # The 6.12 LTS from bookworm-backports.
 BPO_PKGS=(linux-source-6.12)

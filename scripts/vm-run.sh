@@ -4,7 +4,9 @@
 # Runs inside the virtme-ng guest (see check-vm.sh):
 #   vm-run.sh full|demo KVER NFENCE_KO BUILD TOP LIB
 # LIB is (a copy of) scripts/lib.sh; NFENCE_INSMOD_EXTRA in the environment
-# adds module parameters to the main load (the harness self-test's leak).
+# adds module parameters to the main load (the harness self-test's leak);
+# NFENCE_GCOV_OUT, a directory, receives the module's gcov counters at the
+# end (make coverage).
 #
 # full: refused configurations; the main load (2 adapters): unload refused
 # while a file, a mapping or a fence fd is held, the libnfence demos, every
@@ -489,6 +491,28 @@ LOADS
 				"tests/expected-skips.txt does not list it"
 		fi
 	done <"$results"
+fi
+
+# make coverage (scripts/coverage.sh): NFENCE_GCOV_OUT names a directory
+# the guest may write; an nfence.ko built with NFENCE_GCOV=y left its gcov
+# counters under /sys/kernel/debug/gcov, summed over every load (the
+# kernel keeps an unloaded module's counters and adds a reload's to them),
+# and they are copied there for lcov.
+if [ -n "${NFENCE_GCOV_OUT:-}" ]; then
+	vm_time gcov
+	gcda=$(find /sys/kernel/debug/gcov -name nfence_drv.gcda 2>/dev/null | head -n1)
+	copied=0
+	if [ -n "$gcda" ]; then
+		for f in "${gcda%/*}"/*.gcda; do
+			cat "$f" >"$NFENCE_GCOV_OUT/${f##*/}" && copied=$((copied + 1))
+		done
+	fi
+	if [ "$copied" -gt 0 ]; then
+		result pass "gcov: the counters of $copied objects copied to $NFENCE_GCOV_OUT"
+	else
+		result fail "gcov: no nfence counters under /sys/kernel/debug/gcov" \
+			"a kernel with CONFIG_GCOV_KERNEL and nfence.ko built with NFENCE_GCOV=y"
+	fi
 fi
 
 vm_time log-check
