@@ -34,6 +34,7 @@
 
 #include "../nfence_adapter.h"
 #include "../nfence_cmp.h"
+#include "../nfence_cmp_ops.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
 #include "../nfence_engine.h"
@@ -284,7 +285,7 @@ static int sched_init(struct kunit *test)
 	atomic64_set(&adapter->gpu.irq_stats.spurious, 0);
 	atomic64_set(&adapter->gpu.irq_stats.carries, 0);
 	xa_init(&adapter->fences);
-	nfence_cmp_init(&adapter->cmp, &adapter->gpu, &nfence_hwqueue_cmp_ops);
+	nfence_cmp_init(&adapter->cmp, &adapter->gpu, &nfence_driver_cmp_ops);
 	f->cmp = &adapter->cmp;
 	f->cmp_ready = true;
 
@@ -1095,7 +1096,7 @@ static void sched_view_raced(struct nfence_fence *fence,
 	struct sched_fix *f = kunit_get_current_test()->priv;
 	struct nfence_fence *peer = f->race_peer;
 
-	nfence_hwqueue_cmp_ops.fence_view(fence, view);
+	nfence_driver_cmp_ops.fence_view(fence, view);
 	if (fence != f->fence || !peer)
 		return;
 	f->race_peer = NULL;
@@ -1122,7 +1123,7 @@ static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
 	KUNIT_ASSERT_NOT_NULL(f->test, xg);
 	KUNIT_ASSERT_NOT_NULL(f->test, mv);
 	other->gpu.cfg = f->adapter->gpu.cfg;
-	nfence_cmp_init(&other->cmp, &other->gpu, &nfence_hwqueue_cmp_ops);
+	nfence_cmp_init(&other->cmp, &other->gpu, &nfence_driver_cmp_ops);
 
 	kref_init(&xg->ref);
 	spin_lock_init(&xg->lock);
@@ -1134,7 +1135,7 @@ static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
 	list_add_tail(&f->fence->xlink, &xg->instances);
 	list_add_tail(&peer->xlink, &xg->instances);
 
-	f->race_ops = nfence_hwqueue_cmp_ops;
+	f->race_ops = nfence_driver_cmp_ops;
 	f->race_ops.fence_view = sched_view_raced;
 	f->cmp->ops = &f->race_ops;
 	f->race_peer = peer;
@@ -1143,7 +1144,7 @@ static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
 
 static void sched_cross_unpair(struct sched_fix *f, struct nfence_fence *peer)
 {
-	f->cmp->ops = &nfence_hwqueue_cmp_ops;
+	f->cmp->ops = &nfence_driver_cmp_ops;
 	list_del(&f->fence->xlink);
 	list_del(&peer->xlink);
 	f->fence->xgroup = NULL;

@@ -20,6 +20,7 @@
 #include "nfence_compat.h"
 #include "nfence_alloc.h"
 #include "nfence_caps.h"
+#include "nfence_cmp_ops.h"
 #include "nfence_context.h"
 #include "nfence_debugfs.h"
 #include "nfence_device.h"
@@ -372,7 +373,7 @@ nfence_adapter_init(struct platform_device *pdev,
 		return ERR_PTR(ret);
 	}
 	ret = nfence_cmp_start(&adapter->cmp, &adapter->gpu,
-			       &nfence_hwqueue_cmp_ops, name);
+			       &nfence_driver_cmp_ops, name);
 	if (ret) {
 		nfence_gpu_fini(&adapter->gpu);
 		destroy_workqueue(adapter->wait_wq);

@@ -28,11 +28,6 @@
 #include "nfence_signal.h"
 #include "nfence_hwqueue.h"
 
-static struct nfence_hwqueue *to_nfence_hwqueue(struct nfence_cmp_queue *hw)
-{
-	return container_of(hw, struct nfence_hwqueue, hw);
-}
-
 static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e)
 {
 	return container_of(e, struct nfence_submission, entry);
@@ -293,9 +288,15 @@ void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
 	nfence_cmp_kick(cmp);
 }
 
-/* &nfence_cmp_ops.entry_done: a submission has run and left its queue. */
-static void nfence_hwqueue_entry_done(struct nfence_cmp_queue *hw,
-				      struct nfence_cmp_entry *entry)
+/**
+ * nfence_submit_entry_done - a submission has run and left its queue
+ * @hw: the queue
+ * @entry: the submission's entry
+ *
+ * &nfence_cmp_ops.entry_done: frees the submission.
+ */
+void nfence_submit_entry_done(struct nfence_cmp_queue *hw,
+			      struct nfence_cmp_entry *entry)
 {
 	struct nfence_submission *sub = to_nfence_submission(entry);
 
@@ -338,14 +339,18 @@ static void nfence_sub_signal_work(struct work_struct *work)
 	nfence_cmp_kick(cmp);
 }
 
-/*
- * &nfence_cmp_ops.entry_step: the CMP reached a WAIT or SIGNAL submission
- * at the head of its queue. The first call hands it to the CPU side
- * (waiters or worker); true once the CPU side is done and the queue may go
- * on.
+/**
+ * nfence_submit_entry_step - the CMP reached a legacy submission
+ * @cmp: the CMP
+ * @entry: the WAIT or SIGNAL submission's entry, at the head of its queue
+ *
+ * &nfence_cmp_ops.entry_step. The first call hands the submission to the
+ * CPU side (waiters or worker).
+ *
+ * Return: true once the CPU side is done and the queue may go on.
  */
-static bool nfence_hwqueue_entry_step(struct nfence_cmp *cmp,
-				      struct nfence_cmp_entry *entry)
+bool nfence_submit_entry_step(struct nfence_cmp *cmp,
+			      struct nfence_cmp_entry *entry)
 {
 	struct nfence_adapter *adapter =
 		container_of(cmp, struct nfence_adapter, cmp);
@@ -1081,54 +1086,18 @@ int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 	return obj ? 0 : -ENOENT;
 }
 
-/* &nfence_cmp_ops.queue_print: describe a queue for debugfs, lock held. */
-static void nfence_hwqueue_print(struct nfence_cmp_queue *hw,
-				 struct drm_printer *p)
-{
-	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
-	static const char * const names[] = {
-		[NFENCE_QUEUE_IDLE] = "idle",
-		[NFENCE_QUEUE_READY] = "ready",
-		[NFENCE_QUEUE_RUNNING] = "running",
-		[NFENCE_QUEUE_WAIT_FENCE] = "wait-fence",
-		[NFENCE_QUEUE_WAIT_CPU] = "wait-cpu",
-		[NFENCE_QUEUE_FAULTED] = "faulted",
-		[NFENCE_QUEUE_LOST] = "lost",
-	};
-	const char *state = names[q->hw.state];
-
-	if (q->ctx->hw.suspended && q->hw.state != NFENCE_QUEUE_FAULTED &&
-	    q->hw.state != NFENCE_QUEUE_LOST)
-		state = "suspended";
-	drm_printf(p, "queue %u pid %d device %u context %u engine %u ",
-		   q->hw.id, q->ctx->device->file->tgid, q->ctx->device->obj.handle,
-		   q->ctx->obj.handle, q->ctx->engine);
-	drm_printf(p, "state %s pending %u progress %llu\n", state,
-		   q->hw.num_pending, nfence_fence_read(q->hw.progress));
-}
-
-/*
- * &nfence_cmp_ops.interrupt: the native fence signaled interrupt, or a
- * monitored fence's.
+/**
+ * nfence_logging_read_signals - read a queue's signal log for the
+ *	optimized interrupt
+ * @adapter: the queue's adapter
+ * @hw: the queue, which has its logs
+ *
+ * Called with &nfence_cmp.lock held.
+ *
+ * Return: the waiters the logged signals released.
  */
-static void nfence_hwqueue_interrupt(struct nfence_cmp *cmp,
-				     struct nfence_fence *fence, u64 value,
-				     bool carry)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-
-	if (carry)
-		nfence_interrupt_carry(adapter, fence, value);
-	else if (fence && fence->monitored)
-		nfence_interrupt_monitored(fence);
-	else
-		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
-}
-
-/* Read @hw's signal log for the optimized interrupt; CMP lock held. */
-static unsigned int nfence_hwqueue_read_log(struct nfence_adapter *adapter,
-					    struct nfence_cmp_queue *hw)
+unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
+					 struct nfence_cmp_queue *hw)
 {
 	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
 
@@ -1176,7 +1145,7 @@ int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries)
 	}
 	nfence_cmp_lock(cmp);
 	if (adapter->gpu.cfg.irq_payload == NFENCE_IRQ_QUEUE)
-		nfence_hwqueue_read_log(adapter, &q->hw);
+		nfence_logging_read_signals(adapter, &q->hw);
 	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
 		bufs[kind] = nfence_log_replace(&q->logs[kind], bufs[kind]);
 	nfence_cmp_unlock(cmp);
@@ -1186,127 +1155,6 @@ out:
 		nfence_log_buffer_free(bufs[kind]);
 	return ret;
 }
-
-/*
- * &nfence_cmp_ops.interrupt_queue: the optimized native fence signaled
- * interrupt. Only adapters with native fences raise it, whose queues all
- * have their logs.
- */
-static void nfence_hwqueue_interrupt_queue(struct nfence_cmp *cmp, u32 engine,
-					   struct nfence_cmp_queue *hw)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-	unsigned int woken = 0, queues = 0;
-	struct nfence_cmp_queue *each;
-	u64 start = ktime_get_ns();
-
-	if (hw) {
-		woken = nfence_hwqueue_read_log(adapter, hw);
-		queues = 1;
-	} else {
-		list_for_each_entry(each, &cmp->engines[engine].runlist,
-				    engine_link) {
-			woken += nfence_hwqueue_read_log(adapter, each);
-			queues++;
-		}
-	}
-	nfence_interrupt_queue_done(adapter, !hw, queues, woken, start);
-}
-
-/*
- * &nfence_cmp_ops.log_names: whether a FENCE_SIGNAL's log payload names,
- * in the queue's file, the fence it signaled.
- */
-static bool nfence_hwqueue_log_names(struct nfence_cmp_queue *hw, u32 handle,
-				     struct nfence_fence *fence)
-{
-	struct nfence_file *nfile = to_nfence_hwqueue(hw)->ctx->device->file;
-	struct nfence_table *fences = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
-	struct nfence_object *obj;
-	bool names;
-
-	nfence_table_lock(fences);
-	obj = nfence_table_find_locked(fences, handle);
-	names = obj && container_of(obj, struct nfence_fence_local,
-				    obj)->fence == fence;
-	nfence_table_unlock(fences);
-	return names;
-}
-
-/* &nfence_cmp_ops.fence_view: what the GPU sees of a fence. */
-static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
-				      struct nfence_cmp_fence *view)
-{
-	view->cv = fence->cv.value;
-	view->mv = fence->mv.value;
-	view->always_signaled = READ_ONCE(fence->always_signaled);
-	view->cross_adapter = !!fence->xgroup;
-	view->monitored = fence->monitored;
-	view->id = fence->id;
-}
-
-/* &nfence_cmp_ops.queue_fault: a GPU fault stops the queue's context. */
-static void nfence_hwqueue_fault(struct nfence_cmp *cmp,
-				 struct nfence_cmp_queue *hw, u64 va,
-				 u32 reason, struct list_head *dropped)
-{
-	nfence_context_fault_locked(to_nfence_hwqueue(hw)->ctx, va, reason,
-				    dropped);
-}
-
-/* &nfence_cmp_ops.queue_hang: a hang (TDR) loses the queue's device. */
-static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
-				struct nfence_cmp_queue *hw,
-				struct list_head *dropped)
-{
-	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-
-	drm_dbg_driver(&adapter->drm, "queue %u hung: device %u lost\n",
-		       hw->id, q->ctx->device->obj.handle);
-	nfence_device_lost_locked(cmp, q->ctx->device,
-				  DRM_NFENCE_DEVICE_ERROR_HANG, dropped);
-}
-
-/*
- * &nfence_cmp_ops.adapter_idle: nothing runs, nothing is watched. Ask
- * runtime PM for a suspend once the autosuspend delay has passed since
- * now (nfence_pm.c decides whether it can still happen then).
- */
-static void nfence_hwqueue_adapter_idle(struct nfence_cmp *cmp)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-	struct device *dev = adapter->drm.dev;
-
-	if (drm_dev_is_unplugged(&adapter->drm))
-		return;
-	pm_runtime_mark_last_busy(dev);
-	pm_request_autosuspend(dev);
-}
-
-/*
- * How the CMP reports to the driver: registered with the CMP by
- * nfence_adapter_create(), and by KUnit with nfence_cmp_init().
- */
-const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
-	.interrupt = nfence_hwqueue_interrupt,
-	.interrupt_queue = nfence_hwqueue_interrupt_queue,
-	.log_names = nfence_hwqueue_log_names,
-	.fence_view = nfence_hwqueue_fence_view,
-	.fence_settle = nfence_fence_settle,
-	.fence_put = nfence_fence_put,
-	.entry_step = nfence_hwqueue_entry_step,
-	.entry_done = nfence_hwqueue_entry_done,
-	.queue_fault = nfence_hwqueue_fault,
-	.queue_hang = nfence_hwqueue_hang,
-	.entries_drop = nfence_submissions_drop,
-	.queue_print = nfence_hwqueue_print,
-	.engine_idle = nfence_doorbell_engine_idle,
-	.adapter_idle = nfence_hwqueue_adapter_idle,
-};
 
 /**
  * nfence_file_sched_init - set up the context and queue tables of a new file

@@ -20,6 +20,7 @@
 struct drm_device;
 struct drm_file;
 struct drm_printer;
+struct nfence_adapter;
 struct nfence_context;
 struct nfence_device;
 struct nfence_fence;
@@ -110,7 +111,11 @@ struct nfence_hwqueue {
 	u64 irq_cursor;
 };
 
-extern const struct nfence_cmp_ops nfence_hwqueue_cmp_ops;
+static inline struct nfence_hwqueue *
+to_nfence_hwqueue(struct nfence_cmp_queue *hw)
+{
+	return container_of(hw, struct nfence_hwqueue, hw);
+}
 
 void nfence_hwqueue_put(struct nfence_hwqueue *q);
 int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries);
@@ -118,6 +123,12 @@ void nfence_submission_free(struct nfence_submission *sub);
 void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped);
 void nfence_submissions_drop(struct list_head *dropped);
+bool nfence_submit_entry_step(struct nfence_cmp *cmp,
+			      struct nfence_cmp_entry *entry);
+void nfence_submit_entry_done(struct nfence_cmp_queue *hw,
+			      struct nfence_cmp_entry *entry);
+unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
+					 struct nfence_cmp_queue *hw);
 void nfence_device_lost_locked(struct nfence_cmp *cmp,
 			       struct nfence_device *wdev, u32 cause,
 			       struct list_head *dropped);
