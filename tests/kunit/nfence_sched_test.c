@@ -37,6 +37,7 @@
 #include "../nfence_cmp_ops.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
+#include "../nfence_device_state.h"
 #include "../nfence_engine.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"

@@ -212,35 +212,6 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = NULL;
 }
 
-/**
- * nfence_device_destroy_ioctl - DRM_IOCTL_NFENCE_DEVICE_DESTROY
- * @drm: the DRM device
- * @data: &struct drm_nfence_device_destroy
- * @file: the caller's file
- *
- * The registry closes what the device owns, in its order (DOC: object
- * registry): doorbells and queues first (the CMP stops using its memory
- * and fences), then contexts, allocations and fences, then the device.
- *
- * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
- * device of this file.
- */
-int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
-				struct drm_file *file)
-{
-	struct drm_nfence_device_destroy *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *wdev;
-
-	if (args->pad)
-		return -EINVAL;
-	wdev = nfence_device_remove(nfile, args->handle);
-	if (!wdev)
-		return -ENOENT;
-	nfence_registry_close(&nfile->objects, &wdev->obj);
-	return 0;
-}
-
 static const struct drm_ioctl_desc nfence_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NFENCE_QUERY, nfence_query_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_DEVICE_CREATE, nfence_device_create_ioctl,

@@ -129,11 +129,6 @@ void nfence_submit_entry_done(struct nfence_cmp_queue *hw,
 			      struct nfence_cmp_entry *entry);
 unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
 					 struct nfence_cmp_queue *hw);
-void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *wdev, u32 cause,
-			       struct list_head *dropped);
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
-			u32 cause);
 void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
 				 u32 reason, struct list_head *dropped);
 
