@@ -1752,8 +1752,9 @@ static void sched_fault_stops_context(struct kunit *test)
 
 	/* A later fault of the same context does not replace the first. */
 	mutex_lock(&f->cmp->lock);
-	nfence_context_fault_locked(f->ctx[0], f->data_va,
-				    DRM_NFENCE_FAULT_BAD_COMMAND, &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+					    DRM_NFENCE_FAULT_BAD_COMMAND,
+					    &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_va, bad);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_reason, DRM_NFENCE_FAULT_PAGE);
@@ -1843,8 +1844,8 @@ static void sched_stop_locked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 
 	/* A context fault does not turn LOST queues into FAULTED ones. */
-	nfence_context_fault_locked(f->ctx[0], f->data_va,
-				    DRM_NFENCE_FAULT_PAGE, &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+					    DRM_NFENCE_FAULT_PAGE, &f->dropped);
 	KUNIT_EXPECT_EQ(test, q0->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_TRUE(test, f->ctx[0]->faulted);
@@ -1910,10 +1911,11 @@ static void sched_device_first_fault(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason, DRM_NFENCE_FAULT_NONE);
 	mutex_lock(&f->cmp->lock);
-	nfence_context_fault_locked(f->ctx[1], f->data_va + 8,
-				    DRM_NFENCE_FAULT_BAD_COMMAND, &f->dropped);
-	nfence_context_fault_locked(f->ctx[0], f->data_va,
-				    DRM_NFENCE_FAULT_PAGE, &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[1], f->data_va + 8,
+					    DRM_NFENCE_FAULT_BAD_COMMAND,
+					    &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+					    DRM_NFENCE_FAULT_PAGE, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	nfence_submissions_drop(&f->dropped);
 

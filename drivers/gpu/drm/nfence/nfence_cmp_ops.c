@@ -147,8 +147,8 @@ static void nfence_cmp_ops_queue_fault(struct nfence_cmp *cmp,
 				       struct nfence_cmp_queue *hw, u64 va,
 				       u32 reason, struct list_head *dropped)
 {
-	nfence_context_fault_locked(to_nfence_hwqueue(hw)->ctx, va, reason,
-				    dropped);
+	nfence_hwqueue_context_fault_locked(to_nfence_hwqueue(hw)->ctx, va,
+					    reason, dropped);
 }
 
 /* &nfence_cmp_ops.queue_hang: a hang (TDR) loses the queue's device. */

@@ -56,9 +56,9 @@ static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e
  * A queue holds a reference to its context; the context owns its queues
  * and a queue its doorbell in the file's registry, which closes a queue's
  * doorbell before the queue and a context's queues before the context
- * (DOC: object registry). Destroying a context, faulting one and the
- * context and queue tables of a file live here, above nfence_context.c,
- * which knows nothing of queues.
+ * (DOC: object registry). Stopping the queues of a faulted context and
+ * the context and queue tables of a file live here, above
+ * nfence_context.c, which knows nothing of queues.
  *
  * Destroying a queue or its context drops its pending submissions. Closing
  * the file waits for them first (nfence_file_drain()), as Windows idles a
@@ -608,57 +608,23 @@ static const struct nfence_object_ops nfence_hwqueue_obj_ops = {
 };
 
 /**
- * nfence_context_destroy_ioctl - DRM_IOCTL_NFENCE_CONTEXT_DESTROY
- * @drm: the DRM device
- * @data: &struct drm_nfence_context_destroy
- * @file: the caller's file
- *
- * Return: 0, or -ENOENT if the handle names no context of the device.
- */
-int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct drm_nfence_context_destroy *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_object *obj;
-
-	mutex_lock(&nfile->sched_lock);
-	obj = nfence_table_remove_owned(nfence_file_table(nfile,
-							  NFENCE_OBJ_CONTEXT),
-					args->handle, args->device);
-	/* Its queues and their doorbells first (DOC: object registry). */
-	if (obj)
-		nfence_registry_close_locked(&nfile->objects, obj);
-	mutex_unlock(&nfile->sched_lock);
-	return obj ? 0 : -ENOENT;
-}
-
-/**
- * nfence_context_fault_locked - a GPU fault stops a context
+ * nfence_hwqueue_context_fault_locked - a GPU fault stops a context
  * @ctx: the context
  * @va: the faulting GPU VA (or the command's address)
  * @reason: &enum drm_nfence_fault_reason
  * @dropped: where the queues' dropped submissions go, for
  *	nfence_submissions_drop() once the CMP lock is released
  *
- * Called with &nfence_cmp.lock held.
+ * Records the fault (nfence_context_fault_locked()), then stops every
+ * queue of the context. Called with &nfence_cmp.lock held.
  */
-void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
-				 u32 reason, struct list_head *dropped)
+void nfence_hwqueue_context_fault_locked(struct nfence_context *ctx, u64 va,
+					 u32 reason, struct list_head *dropped)
 {
 	struct nfence_hwqueue *q;
 
 	lockdep_assert_held(&ctx->adapter->cmp.lock);
-	if (!ctx->faulted) {
-		ctx->faulted = true;
-		ctx->fault_va = va;
-		ctx->fault_reason = reason;
-	}
-	if (!ctx->device->fault_reason) {
-		ctx->device->fault_va = va;
-		ctx->device->fault_reason = reason;
-		ctx->device->fault_context = ctx->obj.handle;
-	}
+	nfence_context_fault_locked(ctx, va, reason);
 	list_for_each_entry(q, &ctx->queues, ctx_link) {
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
 		/* Nobody may wait for work that will never run. */

@@ -129,8 +129,8 @@ void nfence_submit_entry_done(struct nfence_cmp_queue *hw,
 			      struct nfence_cmp_entry *entry);
 unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
 					 struct nfence_cmp_queue *hw);
-void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
-				 u32 reason, struct list_head *dropped);
+void nfence_hwqueue_context_fault_locked(struct nfence_context *ctx, u64 va,
+					 u32 reason, struct list_head *dropped);
 
 void nfence_file_sched_init(struct nfence_file *nfile);
 void nfence_file_drain(struct nfence_file *nfile);
