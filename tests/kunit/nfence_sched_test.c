@@ -41,6 +41,7 @@
 #include "../nfence_engine.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"
+#include "../nfence_submit.h"
 #include "../nfence_hwqueue.h"
 #include "../nfence_vm.h"
 #include "../nfence_wait.h"

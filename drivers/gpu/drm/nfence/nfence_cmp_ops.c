@@ -21,6 +21,7 @@
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
 #include "nfence_signal.h"
+#include "nfence_submit.h"
 
 /**
  * DOC: CMP callbacks

@@ -14,6 +14,7 @@
 #include "nfence_device_state.h"
 #include "nfence_hwqueue.h"
 #include "nfence_signal.h"
+#include "nfence_submit.h"
 #include "nfence_table.h"
 
 /**

@@ -32,6 +32,7 @@
 #include "nfence_logging.h"
 #include "nfence_params.h"
 #include "nfence_pm.h"
+#include "nfence_submit.h"
 #include "nfence_syncobj.h"
 #include "nfence_wait.h"
 
@@ -168,8 +169,8 @@ static bool nfence_closed_by_killed_opener(struct nfence_file *nfile)
  * instances follow), and its queues stop: the work they held is dropped,
  * nothing is waited for. A process that exits or closes its file normally
  * has the work its queues hold run first, kernel-mode submissions and
- * doorbell rings alike, within a bounded exit wait (see DOC: hardware
- * queues and submission); its shared fences stay usable and unsignaled in
+ * doorbell rings alike, within a bounded exit wait (see DOC: kernel-mode
+ * submission); its shared fences stay usable and unsignaled in
  * the processes that opened them, but for the signals that work makes.
  */
 static void nfence_file_killed(struct nfence_file *nfile)
