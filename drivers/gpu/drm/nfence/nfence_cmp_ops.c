@@ -20,6 +20,7 @@
 #include "nfence_doorbell.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"
+#include "nfence_logging.h"
 #include "nfence_signal.h"
 #include "nfence_submit.h"
 

@@ -80,17 +80,12 @@ void nfence_hwqueue_put(struct nfence_hwqueue *q);
 struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
 					     u32 device, u32 handle);
 struct nfence_cmp *nfence_hwqueue_cmp(struct nfence_hwqueue *q);
-int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries);
 void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped);
-unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
-					 struct nfence_cmp_queue *hw);
 void nfence_hwqueue_context_fault_locked(struct nfence_context *ctx, u64 va,
 					 u32 reason, struct list_head *dropped);
 
 void nfence_file_sched_init(struct nfence_file *nfile);
-int nfence_log_read_ioctl(struct drm_device *drm, void *data,
-			  struct drm_file *file);
 int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
