@@ -132,6 +132,7 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	nfence_file_bindings_init(nfile);
 	nfence_file_allocs_init(nfile);
 	nfence_file_sched_init(nfile);
+	nfence_file_doorbells_init(nfile);
 	file->driver_priv = nfile;
 
 	mutex_lock(&adapter->clients_lock);

@@ -23,7 +23,6 @@
 #include "nfence_context.h"
 #include "nfence_cs.h"
 #include "nfence_device.h"
-#include "nfence_doorbell.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 #include "nfence_hwqueue.h"
@@ -414,56 +413,6 @@ out_unlock:
 	return ret;
 }
 
-#define NFENCE_DOORBELL_FLAGS \
-	(DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA | DRM_NFENCE_DOORBELL_RESIZE_RING)
-
-/**
- * nfence_doorbell_create_ioctl - DRM_IOCTL_NFENCE_DOORBELL_CREATE
- * @drm: the DRM device
- * @data: &struct drm_nfence_doorbell_create
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
- */
-int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct drm_nfence_doorbell_create *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_hwqueue *q;
-	int ret, idx;
-
-	if (args->flags & ~NFENCE_DOORBELL_FLAGS)
-		return -EINVAL;
-	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
-	if (!q)
-		return -ENOENT;
-	if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (args->flags & DRM_NFENCE_DOORBELL_RESIZE_RING) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto out;
-	}
-	mutex_lock(&nfile->sched_lock);
-	if (q->dead)
-		ret = -ENOENT;
-	else if (READ_ONCE(q->ctx->device->error))
-		ret = -EIO;
-	else
-		ret = nfence_doorbell_create(nfile, &q->hw, &q->obj, args);
-	mutex_unlock(&nfile->sched_lock);
-	drm_dev_exit(idx);
-out:
-	nfence_hwqueue_put(q);
-	return ret;
-}
-
 /**
  * nfence_hwqueue_destroy_ioctl - DRM_IOCTL_NFENCE_HWQUEUE_DESTROY
  * @drm: the DRM device
@@ -501,5 +450,4 @@ void nfence_file_sched_init(struct nfence_file *nfile)
 			  DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
 	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE),
 			  DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
-	nfence_file_doorbells_init(nfile);
 }

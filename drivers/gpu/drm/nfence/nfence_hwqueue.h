@@ -90,7 +90,5 @@ int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
-int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file);
 
 #endif /* __NFENCE_HWQUEUE_H__ */
