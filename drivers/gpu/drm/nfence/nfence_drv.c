@@ -32,6 +32,7 @@
 #include "nfence_logging.h"
 #include "nfence_params.h"
 #include "nfence_pm.h"
+#include "nfence_signal.h"
 #include "nfence_submit.h"
 #include "nfence_syncobj.h"
 #include "nfence_wait.h"
