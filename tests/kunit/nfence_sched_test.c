@@ -3,13 +3,15 @@
  * KUnit tests for the runlist state machine: hardware queues run on their
  * engine by nfence_engine_run() (nfence_engine.c), stopped by
  * nfence_hwqueue_stop_locked() (nfence_hwqueue.c), faulted with their
- * context (nfence_context.c) and lost with their device (nfence_hwqueue.c).
+ * context (nfence_hwqueue_context_fault_locked(), nfence_context.c) and
+ * lost with their device (nfence_device_state.c).
  *
  * The CMP is set up with nfence_cmp_init(), without its thread, and the test
  * gives queues their turns itself, with the CMP lock held as the thread
  * does. There is no DRM device and no open file: the adapter, the device,
  * the contexts, the queues and their progress fences are built by hand, and
- * queued submissions are put on the queues as nfence_hwqueue_push() would.
+ * queued submissions are put on the queues as nfence_hwqueue_push()
+ * (nfence_submit.c) would.
  * References are never dropped to zero (the release paths need the DRM
  * device and the file); the exit function checks that every count is back
  * where it started and frees the submissions left over.
