@@ -14,6 +14,7 @@
 #include <drm/nfence_drm.h>
 
 #include "../nfence_cmp.h"
+#include "../nfence_cmp_ops.h"
 #include "../nfence_gpu.h"
 #include "../nfence_hwqueue.h"
 
@@ -157,7 +158,7 @@ static struct nfence_cmp *cmp_up(struct kunit *test, struct nfence_gpu *gpu)
 {
 	struct nfence_cmp *cmp;
 
-	bare_cmp_ops = nfence_hwqueue_cmp_ops;
+	bare_cmp_ops = nfence_driver_cmp_ops;
 	bare_cmp_ops.adapter_idle = NULL;
 	cmp = kunit_kzalloc(test, sizeof(*cmp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cmp);

@@ -46,6 +46,7 @@
 #include "../nfence_cmp.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
+#include "../nfence_device_state.h"
 #include "../nfence_drv.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"

@@ -3,13 +3,15 @@
  * KUnit tests for the runlist state machine: hardware queues run on their
  * engine by nfence_engine_run() (nfence_engine.c), stopped by
  * nfence_hwqueue_stop_locked() (nfence_hwqueue.c), faulted with their
- * context (nfence_context.c) and lost with their device (nfence_hwqueue.c).
+ * context (nfence_hwqueue_context_fault_locked(), nfence_context.c) and
+ * lost with their device (nfence_device_state.c).
  *
  * The CMP is set up with nfence_cmp_init(), without its thread, and the test
  * gives queues their turns itself, with the CMP lock held as the thread
  * does. There is no DRM device and no open file: the adapter, the device,
  * the contexts, the queues and their progress fences are built by hand, and
- * queued submissions are put on the queues as nfence_hwqueue_push() would.
+ * queued submissions are put on the queues as nfence_hwqueue_push()
+ * (nfence_submit.c) would.
  * References are never dropped to zero (the release paths need the DRM
  * device and the file); the exit function checks that every count is back
  * where it started and frees the submissions left over.
@@ -34,11 +36,14 @@
 
 #include "../nfence_adapter.h"
 #include "../nfence_cmp.h"
+#include "../nfence_cmp_ops.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
+#include "../nfence_device_state.h"
 #include "../nfence_engine.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"
+#include "../nfence_submit.h"
 #include "../nfence_hwqueue.h"
 #include "../nfence_vm.h"
 #include "../nfence_wait.h"
@@ -284,7 +289,7 @@ static int sched_init(struct kunit *test)
 	atomic64_set(&adapter->gpu.irq_stats.spurious, 0);
 	atomic64_set(&adapter->gpu.irq_stats.carries, 0);
 	xa_init(&adapter->fences);
-	nfence_cmp_init(&adapter->cmp, &adapter->gpu, &nfence_hwqueue_cmp_ops);
+	nfence_cmp_init(&adapter->cmp, &adapter->gpu, &nfence_driver_cmp_ops);
 	f->cmp = &adapter->cmp;
 	f->cmp_ready = true;
 
@@ -1095,7 +1100,7 @@ static void sched_view_raced(struct nfence_fence *fence,
 	struct sched_fix *f = kunit_get_current_test()->priv;
 	struct nfence_fence *peer = f->race_peer;
 
-	nfence_hwqueue_cmp_ops.fence_view(fence, view);
+	nfence_driver_cmp_ops.fence_view(fence, view);
 	if (fence != f->fence || !peer)
 		return;
 	f->race_peer = NULL;
@@ -1122,7 +1127,7 @@ static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
 	KUNIT_ASSERT_NOT_NULL(f->test, xg);
 	KUNIT_ASSERT_NOT_NULL(f->test, mv);
 	other->gpu.cfg = f->adapter->gpu.cfg;
-	nfence_cmp_init(&other->cmp, &other->gpu, &nfence_hwqueue_cmp_ops);
+	nfence_cmp_init(&other->cmp, &other->gpu, &nfence_driver_cmp_ops);
 
 	kref_init(&xg->ref);
 	spin_lock_init(&xg->lock);
@@ -1134,7 +1139,7 @@ static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
 	list_add_tail(&f->fence->xlink, &xg->instances);
 	list_add_tail(&peer->xlink, &xg->instances);
 
-	f->race_ops = nfence_hwqueue_cmp_ops;
+	f->race_ops = nfence_driver_cmp_ops;
 	f->race_ops.fence_view = sched_view_raced;
 	f->cmp->ops = &f->race_ops;
 	f->race_peer = peer;
@@ -1143,7 +1148,7 @@ static struct nfence_fence *sched_cross_pair(struct sched_fix *f)
 
 static void sched_cross_unpair(struct sched_fix *f, struct nfence_fence *peer)
 {
-	f->cmp->ops = &nfence_hwqueue_cmp_ops;
+	f->cmp->ops = &nfence_driver_cmp_ops;
 	list_del(&f->fence->xlink);
 	list_del(&peer->xlink);
 	f->fence->xgroup = NULL;
@@ -1750,8 +1755,9 @@ static void sched_fault_stops_context(struct kunit *test)
 
 	/* A later fault of the same context does not replace the first. */
 	mutex_lock(&f->cmp->lock);
-	nfence_context_fault_locked(f->ctx[0], f->data_va,
-				    DRM_NFENCE_FAULT_BAD_COMMAND, &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+					    DRM_NFENCE_FAULT_BAD_COMMAND,
+					    &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_va, bad);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_reason, DRM_NFENCE_FAULT_PAGE);
@@ -1841,8 +1847,8 @@ static void sched_stop_locked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 
 	/* A context fault does not turn LOST queues into FAULTED ones. */
-	nfence_context_fault_locked(f->ctx[0], f->data_va,
-				    DRM_NFENCE_FAULT_PAGE, &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+					    DRM_NFENCE_FAULT_PAGE, &f->dropped);
 	KUNIT_EXPECT_EQ(test, q0->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_TRUE(test, f->ctx[0]->faulted);
@@ -1908,10 +1914,11 @@ static void sched_device_first_fault(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason, DRM_NFENCE_FAULT_NONE);
 	mutex_lock(&f->cmp->lock);
-	nfence_context_fault_locked(f->ctx[1], f->data_va + 8,
-				    DRM_NFENCE_FAULT_BAD_COMMAND, &f->dropped);
-	nfence_context_fault_locked(f->ctx[0], f->data_va,
-				    DRM_NFENCE_FAULT_PAGE, &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[1], f->data_va + 8,
+					    DRM_NFENCE_FAULT_BAD_COMMAND,
+					    &f->dropped);
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+					    DRM_NFENCE_FAULT_PAGE, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	nfence_submissions_drop(&f->dropped);
 

@@ -31,6 +31,13 @@
  *   every fence it created becomes AlwaysSignaled, every queue of every
  *   context stops, and submissions fail with -EIO. Other devices, and other
  *   adapters, run on.
+ *
+ * %DRM_IOCTL_NFENCE_CONTEXT_DESTROY removes the handle and has the file's
+ * registry close the context's queues and their doorbells first (DOC:
+ * object registry). A fault is recorded here (nfence_context_fault_locked():
+ * the first one of the context, and of its device); stopping the context's
+ * queues is nfence_hwqueue.c's, which knows them: this file knows nothing
+ * of queues.
  */
 
 static void nfence_context_release(struct kref *ref)
@@ -221,4 +228,58 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 		nfence_cmp_kick(cmp);
 	nfence_context_put(ctx);
 	return 0;
+}
+
+/**
+ * nfence_context_destroy_ioctl - DRM_IOCTL_NFENCE_CONTEXT_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_context_destroy
+ * @file: the caller's file
+ *
+ * Return: 0, or -ENOENT if the handle names no context of the device.
+ */
+int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_nfence_context_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_object *obj;
+
+	mutex_lock(&nfile->sched_lock);
+	obj = nfence_table_remove_owned(nfence_file_table(nfile,
+							  NFENCE_OBJ_CONTEXT),
+					args->handle, args->device);
+	/* Its queues and their doorbells first (DOC: object registry). */
+	if (obj)
+		nfence_registry_close_locked(&nfile->objects, obj);
+	mutex_unlock(&nfile->sched_lock);
+	return obj ? 0 : -ENOENT;
+}
+
+/**
+ * nfence_context_fault_locked - record a GPU fault of a context
+ * @ctx: the context
+ * @va: the faulting GPU VA (or the command's address)
+ * @reason: &enum drm_nfence_fault_reason
+ *
+ * The context keeps its first fault, and its device the first fault of
+ * any of its contexts. Stopping the context's queues is
+ * nfence_hwqueue_context_fault_locked()'s, which calls this first.
+ *
+ * Called with &nfence_cmp.lock held.
+ */
+void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
+				 u32 reason)
+{
+	lockdep_assert_held(&ctx->adapter->cmp.lock);
+	if (!ctx->faulted) {
+		ctx->faulted = true;
+		ctx->fault_va = va;
+		ctx->fault_reason = reason;
+	}
+	if (!ctx->device->fault_reason) {
+		ctx->device->fault_va = va;
+		ctx->device->fault_reason = reason;
+		ctx->device->fault_context = ctx->obj.handle;
+	}
 }

@@ -59,5 +59,9 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
+int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
+void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
+				 u32 reason);
 
 #endif /* __NFENCE_CONTEXT_H__ */

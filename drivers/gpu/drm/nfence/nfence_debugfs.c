@@ -15,6 +15,7 @@
 #include "nfence_adapter.h"
 #include "nfence_debugfs.h"
 #include "nfence_device.h"
+#include "nfence_device_state.h"
 #include "nfence_doorbell.h"
 #include "nfence_fence.h"
 #include "nfence_hwqueue.h"

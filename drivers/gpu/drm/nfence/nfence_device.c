@@ -25,6 +25,13 @@
  * reference on it; destroying the device removes its handle at once, the
  * file's registry closes what it owns (DOC: object registry), and the
  * memory goes with the last reference.
+ *
+ * A device's life: %DRM_IOCTL_NFENCE_DEVICE_CREATE and
+ * %DRM_IOCTL_NFENCE_DEVICE_DESTROY are here; its state (errors and faults,
+ * %DRM_IOCTL_NFENCE_DEVICE_CONTROL, the device-lost policy that stops its
+ * queues) is in nfence_device_state.c (DOC: device state), which sits
+ * above the queues it stops, as this file sits below every object that
+ * references a device.
  */
 
 static void nfence_device_release(struct kref *ref)
@@ -188,8 +195,8 @@ out:
  *
  * Return: the device, or NULL if @handle names no device of @nfile.
  */
-struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
-					   u32 handle)
+static struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
+						  u32 handle)
 {
 	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_DEVICE);
 	struct nfence_device *wdev = NULL;
@@ -203,4 +210,33 @@ struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
 		nfence_device_mark_dead(wdev);
 	}
 	return wdev;
+}
+
+/**
+ * nfence_device_destroy_ioctl - DRM_IOCTL_NFENCE_DEVICE_DESTROY
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_device_destroy
+ * @file: the caller's file
+ *
+ * The registry closes what the device owns, in its order (DOC: object
+ * registry): doorbells and queues first (the CMP stops using its memory
+ * and fences), then contexts, allocations and fences, then the device.
+ *
+ * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
+ * device of this file.
+ */
+int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct drm_nfence_device_destroy *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_device *wdev;
+
+	if (args->pad)
+		return -EINVAL;
+	wdev = nfence_device_remove(nfile, args->handle);
+	if (!wdev)
+		return -ENOENT;
+	nfence_registry_close(&nfile->objects, &wdev->obj);
+	return 0;
 }

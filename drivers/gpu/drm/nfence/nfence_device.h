@@ -54,10 +54,10 @@ struct nfence_device {
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,
 					   u32 handle);
 void nfence_device_put(struct nfence_device *wdev);
-struct nfence_device *nfence_device_remove(struct nfence_file *nfile,
-					   u32 handle);
 void nfence_file_devices_init(struct nfence_file *nfile);
 int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file);
+int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
+				struct drm_file *file);
 
 #endif /* __NFENCE_DEVICE_H__ */

@@ -8,9 +8,14 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_cmp.h"
+#include "nfence_context.h"
 #include "nfence_device.h"
 #include "nfence_device_state.h"
 #include "nfence_hwqueue.h"
+#include "nfence_signal.h"
+#include "nfence_submit.h"
+#include "nfence_table.h"
 
 /**
  * DOC: device state
@@ -27,7 +32,79 @@
  * D3DKMTGetDeviceState reports with or without the device in error.
  * %DRM_IOCTL_NFENCE_DEVICE_CONTROL reads both under the CMP lock, which
  * is where they are set.
+ *
+ * The device-lost policy lives once, here, in nfence_device_lost_locked():
+ * the TDR reaches it through &nfence_cmp_ops.queue_hang (nfence_cmp_ops.c)
+ * under the CMP lock, every other cause through nfence_device_lost(). It
+ * stops the device's queues, so this file sits above nfence_hwqueue.c;
+ * creating and destroying a device are in nfence_device.c (DOC: devices).
  */
+
+/* What nfence_device_lost_locked() does to each queue on the runlists. */
+struct nfence_device_lost {
+	struct nfence_device *wdev;
+	struct list_head *dropped;
+};
+
+static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
+{
+	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
+	struct nfence_device_lost *lost = data;
+
+	if (q->ctx->device == lost->wdev)
+		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, lost->dropped);
+}
+
+/**
+ * nfence_device_lost_locked - put a device in error and stop its queues
+ * @cmp: the CMP of the device's adapter, whose lock is held
+ * @wdev: the device, whose file is alive
+ * @cause: &enum drm_nfence_device_error: why; the first cause is kept
+ * @dropped: where the queues' pending submissions go, for
+ *	nfence_submissions_drop() once the CMP lock is released
+ *
+ * What a GPU hang or a device-lost event does to a device, in one place:
+ * the fences it created become AlwaysSignaled, and new fences it creates
+ * are born so; its queues stop and refuse new work. The device's queues
+ * are on the runlists, and they leave them only under the lock held here.
+ */
+void nfence_device_lost_locked(struct nfence_cmp *cmp,
+			       struct nfence_device *wdev, u32 cause,
+			       struct list_head *dropped)
+{
+	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
+	struct nfence_table *fences = nfence_file_table(wdev->file,
+							NFENCE_OBJ_FENCE);
+
+	lockdep_assert_held(&cmp->lock);
+	if (!READ_ONCE(wdev->error)) {
+		wdev->error_cause = cause;
+		/* Under the lock that publishes its new fences: see fence.c. */
+		nfence_table_lock(fences);
+		WRITE_ONCE(wdev->error, true);
+		nfence_table_unlock(fences);
+		nfence_device_fences_error(wdev);
+	}
+	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
+}
+
+/**
+ * nfence_device_lost - put a device in error and stop its queues
+ * @cmp: the CMP of the device's adapter
+ * @wdev: the device, whose file is alive (the caller holds it open)
+ * @cause: &enum drm_nfence_device_error: why; the first cause is kept
+ */
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
+			u32 cause)
+{
+	LIST_HEAD(dropped);
+
+	nfence_cmp_lock(cmp);
+	nfence_device_lost_locked(cmp, wdev, cause, &dropped);
+	nfence_cmp_unlock(cmp);
+	nfence_submissions_drop(&dropped);
+	nfence_cmp_kick(cmp);
+}
 
 /**
  * nfence_device_control_ioctl - DRM_IOCTL_NFENCE_DEVICE_CONTROL

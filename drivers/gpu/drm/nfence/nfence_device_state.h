@@ -6,9 +6,19 @@
 #ifndef NFENCE_DEVICE_STATE_H
 #define NFENCE_DEVICE_STATE_H
 
+#include <linux/types.h>
+
 struct drm_device;
 struct drm_file;
+struct list_head;
+struct nfence_cmp;
+struct nfence_device;
 
+void nfence_device_lost_locked(struct nfence_cmp *cmp,
+			       struct nfence_device *wdev, u32 cause,
+			       struct list_head *dropped);
+void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
+			u32 cause);
 int nfence_device_control_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 

@@ -23,8 +23,11 @@
 #include "nfence_adapter.h"
 #include "nfence_alloc.h"
 #include "nfence_compat.h"
+#include "nfence_context.h"
+#include "nfence_device.h"
 #include "nfence_doorbell.h"
 #include "nfence_fence.h"
+#include "nfence_hwqueue.h"
 #include "nfence_mmap.h"
 
 /**
@@ -78,7 +81,7 @@
  * to reach the value the process last stored at the last queued value
  * page, as the WDDM 3.2 user-mode submission documentation has Dxgkrnl
  * do: work the process rang before it exited runs. This is the doorbell
- * part of the file's exit wait (nfence_file_drain() in nfence_hwqueue.c,
+ * part of the file's exit wait (nfence_file_drain() in nfence_submit.c,
  * which also waits for the kernel-mode queues), under its one deadline:
  * the adapter's TDR timeout, and NFENCE_FILE_DRAIN_MS (2 s) in any case,
  * for the file's doorbells and queues together: the value waited for is
@@ -360,10 +363,10 @@ static const struct nfence_object_ops nfence_doorbell_obj_ops;
  *
  * Return: 0, or -errno as &struct drm_nfence_doorbell_create documents.
  */
-int nfence_doorbell_create(struct nfence_file *nfile,
-			   struct nfence_cmp_queue *hwq,
-			   struct nfence_object *owner,
-			   struct drm_nfence_doorbell_create *args)
+static int nfence_doorbell_create(struct nfence_file *nfile,
+				  struct nfence_cmp_queue *hwq,
+				  struct nfence_object *owner,
+				  struct drm_nfence_doorbell_create *args)
 {
 	struct nfence_table *table = nfence_file_table(nfile,
 						       NFENCE_OBJ_DOORBELL);
@@ -417,6 +420,56 @@ int nfence_doorbell_create(struct nfence_file *nfile,
 	nfence_cmp_unlock(cmp);
 err:
 	nfence_doorbell_put(nfile, db);
+	return ret;
+}
+
+#define NFENCE_DOORBELL_FLAGS \
+	(DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA | DRM_NFENCE_DOORBELL_RESIZE_RING)
+
+/**
+ * nfence_doorbell_create_ioctl - DRM_IOCTL_NFENCE_DOORBELL_CREATE
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_doorbell_create
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_nfence_doorbell_create *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_hwqueue *q;
+	int ret, idx;
+
+	if (args->flags & ~NFENCE_DOORBELL_FLAGS)
+		return -EINVAL;
+	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
+	if (!q)
+		return -ENOENT;
+	if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (args->flags & DRM_NFENCE_DOORBELL_RESIZE_RING) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	mutex_lock(&nfile->sched_lock);
+	if (q->dead)
+		ret = -ENOENT;
+	else if (READ_ONCE(q->ctx->device->error))
+		ret = -EIO;
+	else
+		ret = nfence_doorbell_create(nfile, &q->hw, &q->obj, args);
+	mutex_unlock(&nfile->sched_lock);
+	drm_dev_exit(idx);
+out:
+	nfence_hwqueue_put(q);
 	return ret;
 }
 

@@ -15,7 +15,6 @@
 struct drm_device;
 struct drm_file;
 struct drm_printer;
-struct drm_nfence_doorbell_create;
 struct nfence_adapter;
 struct nfence_alloc;
 struct nfence_file;
@@ -80,10 +79,6 @@ struct nfence_doorbell {
 	u32 f1_slot;
 };
 
-int nfence_doorbell_create(struct nfence_file *nfile,
-			   struct nfence_cmp_queue *hwq,
-			   struct nfence_object *owner,
-			   struct drm_nfence_doorbell_create *args);
 void nfence_doorbell_engine_f1(struct nfence_adapter *adapter, u32 engine);
 void nfence_doorbell_adapter_d3(struct nfence_adapter *adapter);
 void nfence_doorbell_disconnect_all(struct nfence_adapter *adapter);
@@ -98,6 +93,8 @@ void nfence_doorbell_reset_max(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_init(struct nfence_adapter *adapter);
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter);
 void nfence_file_doorbells_init(struct nfence_file *nfile);
+int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file);
 void nfence_file_doorbells_drain(struct nfence_file *nfile,
 				 unsigned long deadline);
 int nfence_doorbell_connect_ioctl(struct drm_device *drm, void *data,

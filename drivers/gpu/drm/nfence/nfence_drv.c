@@ -20,6 +20,7 @@
 #include "nfence_compat.h"
 #include "nfence_alloc.h"
 #include "nfence_caps.h"
+#include "nfence_cmp_ops.h"
 #include "nfence_context.h"
 #include "nfence_debugfs.h"
 #include "nfence_device.h"
@@ -31,6 +32,8 @@
 #include "nfence_logging.h"
 #include "nfence_params.h"
 #include "nfence_pm.h"
+#include "nfence_signal.h"
+#include "nfence_submit.h"
 #include "nfence_syncobj.h"
 #include "nfence_wait.h"
 
@@ -130,6 +133,7 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	nfence_file_bindings_init(nfile);
 	nfence_file_allocs_init(nfile);
 	nfence_file_sched_init(nfile);
+	nfence_file_doorbells_init(nfile);
 	file->driver_priv = nfile;
 
 	mutex_lock(&adapter->clients_lock);
@@ -167,8 +171,8 @@ static bool nfence_closed_by_killed_opener(struct nfence_file *nfile)
  * instances follow), and its queues stop: the work they held is dropped,
  * nothing is waited for. A process that exits or closes its file normally
  * has the work its queues hold run first, kernel-mode submissions and
- * doorbell rings alike, within a bounded exit wait (see DOC: hardware
- * queues and submission); its shared fences stay usable and unsignaled in
+ * doorbell rings alike, within a bounded exit wait (see DOC: kernel-mode
+ * submission); its shared fences stay usable and unsignaled in
  * the processes that opened them, but for the signals that work makes.
  */
 static void nfence_file_killed(struct nfence_file *nfile)
@@ -209,35 +213,6 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	nfence_segment_usage_put(nfile->seg_usage);
 	kfree(nfile);
 	file->driver_priv = NULL;
-}
-
-/**
- * nfence_device_destroy_ioctl - DRM_IOCTL_NFENCE_DEVICE_DESTROY
- * @drm: the DRM device
- * @data: &struct drm_nfence_device_destroy
- * @file: the caller's file
- *
- * The registry closes what the device owns, in its order (DOC: object
- * registry): doorbells and queues first (the CMP stops using its memory
- * and fences), then contexts, allocations and fences, then the device.
- *
- * Return: 0, -EINVAL on non-zero padding, -ENOENT if the handle names no
- * device of this file.
- */
-int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
-				struct drm_file *file)
-{
-	struct drm_nfence_device_destroy *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_device *wdev;
-
-	if (args->pad)
-		return -EINVAL;
-	wdev = nfence_device_remove(nfile, args->handle);
-	if (!wdev)
-		return -ENOENT;
-	nfence_registry_close(&nfile->objects, &wdev->obj);
-	return 0;
 }
 
 static const struct drm_ioctl_desc nfence_ioctls[] = {
@@ -372,7 +347,7 @@ nfence_adapter_init(struct platform_device *pdev,
 		return ERR_PTR(ret);
 	}
 	ret = nfence_cmp_start(&adapter->cmp, &adapter->gpu,
-			       &nfence_hwqueue_cmp_ops, name);
+			       &nfence_driver_cmp_ops, name);
 	if (ret) {
 		nfence_gpu_fini(&adapter->gpu);
 		destroy_workqueue(adapter->wait_wq);

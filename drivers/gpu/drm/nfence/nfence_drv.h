@@ -17,7 +17,5 @@
 struct nfence_adapter *
 nfence_adapter_create(u32 index, const struct nfence_gpu_config *cfg);
 void nfence_adapter_destroy(struct nfence_adapter *adapter);
-int nfence_device_destroy_ioctl(struct drm_device *drm, void *data,
-				struct drm_file *file);
 
 #endif /* __NFENCE_DRV_H__ */

@@ -23,75 +23,29 @@
 #include "nfence_context.h"
 #include "nfence_cs.h"
 #include "nfence_device.h"
-#include "nfence_doorbell.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 #include "nfence_hwqueue.h"
 
-static struct nfence_hwqueue *to_nfence_hwqueue(struct nfence_cmp_queue *hw)
-{
-	return container_of(hw, struct nfence_hwqueue, hw);
-}
-
-static struct nfence_submission *to_nfence_submission(struct nfence_cmp_entry *e)
-{
-	return container_of(e, struct nfence_submission, entry);
-}
-
 /**
- * DOC: hardware queues and submission
+ * DOC: hardware queues
  *
- * A hardware queue holds an ordered list of submissions that the CMP runs
- * on the queue's engine: command buffers (kernel-mode submission) and the
- * two legacy entries of WDDM 2.x monitored fences.
- *
- * A legacy wait is held by the CPU, not the GPU: when the CMP reaches it,
- * the driver queues a CPU waiter on each fence, which lowers MonitoredValue
- * so that the signal that releases it raises the native fence signaled
- * interrupt; the interrupt path runs the waiter, which kicks the CMP. A
- * legacy signal is run by a kernel worker through the update-from-CPU path
- * once the CMP reaches it. Each costs interrupts, a worker and CMP wakeups:
- * the round trip native GPU waits avoid.
- *
- * Ownership: a submission belongs to its queue's pending list. The CMP
- * frees it when it completes; a queue that stops (destroyed, faulted, lost)
- * hands its pending list to nfence_submissions_drop(), which first detaches
- * the CPU side (dequeues waiters, cancels the worker) and then frees.
+ * A hardware queue is what the CMP schedules on its context's engine: a
+ * &struct nfence_cmp_queue with its progress fence, its native fence log
+ * buffers (on an adapter with native fences; DOC: logging level) and the
+ * submissions it holds (DOC: kernel-mode submission), or the ring of its
+ * doorbell (DOC: doorbell objects).
  *
  * A queue holds a reference to its context; the context owns its queues
  * and a queue its doorbell in the file's registry, which closes a queue's
  * doorbell before the queue and a context's queues before the context
- * (DOC: object registry). Destroying a context, faulting one and the
- * context and queue tables of a file live here, above nfence_context.c,
- * which knows nothing of queues.
- *
- * Destroying a queue or its context drops its pending submissions. Closing
- * the file waits for them first (nfence_file_drain()), as Windows idles a
- * device before it destroys it at a normal process exit: the work that
- * the process queued before it exited or closed its file runs, with the
- * fence signals it makes. The exit wait has one deadline per file, for its
- * kernel-mode queues and its doorbells (DOC: doorbell objects) together:
- * the adapter's TDR timeout, and NFENCE_FILE_DRAIN_MS (2 s) in any case,
- * because the work may wait for a fence that nobody signals; what has not
- * run by then is dropped as at a destroy. A queue is done when it has
- * nothing pending (&nfence_cmp_queue.num_pending, under &nfence_cmp.lock,
- * counts the entry being run too) or when it is held: stopped (its context
- * faulted or its device lost; a killed process's devices are put in error
- * before its file is torn down, so nothing of it is waited for) or its
- * context suspended (CONTEXT_CONTROL: nobody can resume it once its file
- * is closing). Nothing is waited for once the adapter is unplugged. The
- * queues keep running meanwhile: work that waits for a fence that another
- * queue of the file, or another process, signals before the deadline
- * completes.
+ * (DOC: object registry). Stopping the queues of a faulted context and
+ * the context and queue tables of a file live here, above
+ * nfence_context.c, which knows nothing of queues. A queue that is
+ * destroyed hands what its stop dropped to &nfence_cmp_ops.entries_drop,
+ * as the CMP does with what it drops: the entries are submissions, which
+ * nfence_submit.c makes and frees.
  */
-
-/*
- * NFENCE_FILE_DRAIN_MS: the bound of a closing file's exit wait (all its
- * queues and doorbells together) without a TDR timeout
- */
-#define NFENCE_FILE_DRAIN_MS	2000
-/* How often the exit wait looks for an unplug, which wakes nothing. */
-#define NFENCE_FILE_DRAIN_SLICE_MS	20
 
 /* Entries of a new log buffer on @adapter: more while it is traced. */
 static u32 nfence_hwqueue_log_entries(struct nfence_adapter *adapter)
@@ -157,55 +111,15 @@ void nfence_hwqueue_put(struct nfence_hwqueue *q)
 		kref_put(&q->ref, nfence_hwqueue_release);
 }
 
-static struct nfence_cmp *nfence_hwqueue_cmp(struct nfence_hwqueue *q)
+/**
+ * nfence_hwqueue_cmp - the CMP that runs a queue
+ * @q: the queue
+ *
+ * Return: the CMP of the queue's adapter.
+ */
+struct nfence_cmp *nfence_hwqueue_cmp(struct nfence_hwqueue *q)
 {
 	return &q->ctx->adapter->cmp;
-}
-
-/**
- * nfence_submission_free - free a submission no one else can reach
- * @sub: the submission
- */
-void nfence_submission_free(struct nfence_submission *sub)
-{
-	u32 i;
-
-	for (i = 0; i < sub->count; i++)
-		nfence_fence_put(sub->fences[i].fence);
-	kfree(sub);
-}
-
-/* Detach the CPU side of a legacy entry: after this no callback runs. */
-static void nfence_submission_detach(struct nfence_submission *sub)
-{
-	u32 i;
-
-	if (!sub->started)
-		return;
-	if (sub->entry.kind == NFENCE_SUB_WAIT) {
-		for (i = 0; i < sub->count; i++)
-			nfence_waitlist_remove(&sub->fences[i].fence->waiters,
-					       &sub->fences[i].waiter);
-	} else if (sub->entry.kind == NFENCE_SUB_SIGNAL) {
-		cancel_work_sync(&sub->work);
-	}
-}
-
-/**
- * nfence_submissions_drop - free submissions a stopped queue dropped
- * @dropped: list of &struct nfence_submission; emptied
- *
- * Must be called without &nfence_cmp.lock: it may wait for a worker.
- */
-void nfence_submissions_drop(struct list_head *dropped)
-{
-	struct nfence_submission *sub, *next;
-
-	list_for_each_entry_safe(sub, next, dropped, entry.link) {
-		list_del(&sub->entry.link);
-		nfence_submission_detach(sub);
-		nfence_submission_free(sub);
-	}
 }
 
 /**
@@ -227,154 +141,17 @@ void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 	wake_up_all(&q->room);
 }
 
-/* What nfence_device_lost_locked() does to each queue on the runlists. */
-struct nfence_device_lost {
-	struct nfence_device *wdev;
-	struct list_head *dropped;
-};
-
-static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
-{
-	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
-	struct nfence_device_lost *lost = data;
-
-	if (q->ctx->device == lost->wdev)
-		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, lost->dropped);
-}
-
 /**
- * nfence_device_lost_locked - put a device in error and stop its queues
- * @cmp: the CMP of the device's adapter, whose lock is held
- * @wdev: the device, whose file is alive
- * @cause: &enum drm_nfence_device_error: why; the first cause is kept
- * @dropped: where the queues' pending submissions go, for
- *	nfence_submissions_drop() once the CMP lock is released
+ * nfence_hwqueue_lookup - look up a queue of a device with a reference
+ * @nfile: the file
+ * @device: the device handle the queue must belong to
+ * @handle: the queue handle
  *
- * What a GPU hang or a device-lost event does to a device, in one place:
- * the fences it created become AlwaysSignaled, and new fences it creates
- * are born so; its queues stop and refuse new work. The device's queues
- * are on the runlists, and they leave them only under the lock held here.
+ * Return: the queue (nfence_hwqueue_put()), or NULL if @handle names no
+ * queue of @device.
  */
-void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *wdev, u32 cause,
-			       struct list_head *dropped)
-{
-	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
-	struct nfence_table *fences = nfence_file_table(wdev->file,
-							NFENCE_OBJ_FENCE);
-
-	lockdep_assert_held(&cmp->lock);
-	if (!READ_ONCE(wdev->error)) {
-		wdev->error_cause = cause;
-		/* Under the lock that publishes its new fences: see fence.c. */
-		nfence_table_lock(fences);
-		WRITE_ONCE(wdev->error, true);
-		nfence_table_unlock(fences);
-		nfence_device_fences_error(wdev);
-	}
-	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
-}
-
-/**
- * nfence_device_lost - put a device in error and stop its queues
- * @cmp: the CMP of the device's adapter
- * @wdev: the device, whose file is alive (the caller holds it open)
- * @cause: &enum drm_nfence_device_error: why; the first cause is kept
- */
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
-			u32 cause)
-{
-	LIST_HEAD(dropped);
-
-	nfence_cmp_lock(cmp);
-	nfence_device_lost_locked(cmp, wdev, cause, &dropped);
-	nfence_cmp_unlock(cmp);
-	nfence_submissions_drop(&dropped);
-	nfence_cmp_kick(cmp);
-}
-
-/* &nfence_cmp_ops.entry_done: a submission has run and left its queue. */
-static void nfence_hwqueue_entry_done(struct nfence_cmp_queue *hw,
-				      struct nfence_cmp_entry *entry)
-{
-	struct nfence_submission *sub = to_nfence_submission(entry);
-
-	wake_up_all(&to_nfence_hwqueue(hw)->room);
-	/* Waiters are done, but their waitlist may still hold its lock. */
-	if (sub->entry.kind == NFENCE_SUB_WAIT)
-		nfence_submission_detach(sub);
-	nfence_submission_free(sub);
-}
-
-static void nfence_sub_wait_done(struct nfence_waiter *waiter)
-{
-	struct nfence_sub_fence *f = container_of(waiter,
-						  struct nfence_sub_fence,
-						  waiter);
-	struct nfence_submission *sub = f->sub;
-	struct nfence_cmp *cmp = sub->cmp;
-
-	/* Released without reaching the value (orphaned): let it go too. */
-	if (nfence_fence_reached(f->fence, waiter->value))
-		atomic64_inc(&cmp->gpu->irq_stats.woken);
-	/* The CMP may free @sub once the count is zero: kick via @cmp. */
-	if (atomic_dec_and_test(&sub->remaining))
-		nfence_cmp_kick(cmp);
-}
-
-static void nfence_sub_signal_work(struct work_struct *work)
-{
-	struct nfence_submission *sub = container_of(work,
-						     struct nfence_submission,
-						     work);
-	struct nfence_cmp *cmp = sub->cmp;
-	u32 i;
-
-	for (i = 0; i < sub->count; i++)
-		nfence_fence_signal(sub->fences[i].fence,
-				    sub->fences[i].value);
-	/* The CMP may free @sub from here on. */
-	atomic_set_release(&sub->remaining, 0);
-	nfence_cmp_kick(cmp);
-}
-
-/*
- * &nfence_cmp_ops.entry_step: the CMP reached a WAIT or SIGNAL submission
- * at the head of its queue. The first call hands it to the CPU side
- * (waiters or worker); true once the CPU side is done and the queue may go
- * on.
- */
-static bool nfence_hwqueue_entry_step(struct nfence_cmp *cmp,
-				      struct nfence_cmp_entry *entry)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-	struct nfence_submission *sub = to_nfence_submission(entry);
-	u32 i;
-
-	if (!sub->started) {
-		sub->started = true;
-		sub->cmp = cmp;
-		if (sub->entry.kind == NFENCE_SUB_WAIT) {
-			atomic_set(&sub->remaining, sub->count);
-			for (i = 0; i < sub->count; i++) {
-				struct nfence_sub_fence *f = &sub->fences[i];
-
-				f->waiter.value = f->value;
-				f->waiter.done = nfence_sub_wait_done;
-				nfence_fence_add_waiter(f->fence, &f->waiter);
-			}
-		} else {
-			atomic_set(&sub->remaining, 1);
-			queue_work(adapter->wait_wq, &sub->work);
-		}
-	}
-	return atomic_read_acquire(&sub->remaining) == 0;
-}
-
-/* Look up a queue of @device with a reference. */
-static struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
-						    u32 device, u32 handle)
+struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
+					     u32 device, u32 handle)
 {
 	struct nfence_object *obj;
 
@@ -382,240 +159,6 @@ static struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
 							  NFENCE_OBJ_HWQUEUE),
 					handle, device);
 	return obj ? container_of(obj, struct nfence_hwqueue, obj) : NULL;
-}
-
-/*
- * Append @sub to @q if it has room (-EAGAIN if not); the queue owns @sub on
- * success.
- */
-static int nfence_hwqueue_try_push_locked(struct nfence_cmp *cmp,
-					  struct nfence_hwqueue *q,
-					  struct nfence_submission *sub)
-{
-	lockdep_assert_held(&cmp->lock);
-	if (q->dead)
-		return -ENOENT;
-	/* A user-mode queue takes work from its doorbell only. */
-	if (q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)
-		return -EINVAL;
-	if (q->hw.state == NFENCE_QUEUE_FAULTED ||
-	    q->hw.state == NFENCE_QUEUE_LOST ||
-	    READ_ONCE(q->ctx->device->error))
-		return -EIO;
-	if (sub->entry.kind == NFENCE_SUB_COMMANDS &&
-	    (sub->entry.progress_value <= q->last_queued ||
-	     !nfence_fence_value_allowed(q->hw.progress,
-					 sub->entry.progress_value)))
-		return -EINVAL;
-	if (q->hw.num_pending >= DRM_NFENCE_MAX_QUEUED)
-		return -EAGAIN;
-	nfence_cmp_queue_push_locked(cmp, &q->hw, &sub->entry);
-	if (sub->entry.kind == NFENCE_SUB_COMMANDS)
-		q->last_queued = sub->entry.progress_value;
-	/* Work for the engine brings it back from F1. */
-	nfence_cmp_engine_f0_locked(cmp, q->hw.engine);
-	return 0;
-}
-
-/*
- * Append @sub to @q, waiting for room; the queue owns @sub on success. The
- * GPU is entered (drm_dev_enter()) only while the CMP lock is held, never
- * across the wait, so that an unplug does not wait for a full queue. A
- * submission wakes the adapter from D3 first (runtime PM; see nfence_pm.c).
- */
-static int nfence_hwqueue_push(struct nfence_hwqueue *q,
-			       struct nfence_submission *sub)
-{
-	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
-	struct drm_device *drm = &q->ctx->adapter->drm;
-	int ret, idx;
-
-	if (!drm_dev_enter(drm, &idx))
-		return -ENODEV;
-	ret = pm_runtime_resume_and_get(drm->dev);
-	drm_dev_exit(idx);
-	if (ret)
-		return ret;
-	for (;;) {
-		if (!drm_dev_enter(drm, &idx)) {
-			ret = -ENODEV;
-			break;
-		}
-		nfence_cmp_lock(cmp);
-		ret = nfence_hwqueue_try_push_locked(cmp, q, sub);
-		nfence_cmp_unlock(cmp);
-		drm_dev_exit(idx);
-		if (ret != -EAGAIN)
-			break;
-		ret = wait_event_interruptible(q->room,
-					       READ_ONCE(q->hw.num_pending) <
-					       DRM_NFENCE_MAX_QUEUED ||
-					       READ_ONCE(q->dead) ||
-					       READ_ONCE(q->hw.state) ==
-					       NFENCE_QUEUE_FAULTED ||
-					       READ_ONCE(q->hw.state) ==
-					       NFENCE_QUEUE_LOST);
-		if (ret)
-			break;
-	}
-	if (!ret)
-		nfence_cmp_kick(cmp);
-	pm_runtime_mark_last_busy(drm->dev);
-	pm_runtime_put_autosuspend(drm->dev);
-	return ret;
-}
-
-/*
- * Validate the commands at @va in @q's address space as they are now (the
- * CMP checks again when it runs them): -EINVAL if they cannot be read or
- * are not valid.
- */
-static int nfence_submit_validate(struct nfence_hwqueue *q, u64 va, u32 size)
-{
-	size_t bad_offset;
-	u32 reason;
-	void *buf;
-	int ret;
-
-	buf = kvmalloc(size, GFP_KERNEL_ACCOUNT);
-	if (!buf)
-		return -ENOMEM;
-	ret = nfence_vm_read(q->hw.vm, va, buf, size);
-	if (!ret)
-		ret = nfence_cs_validate(buf, size, &bad_offset, &reason);
-	kvfree(buf);
-	return ret ? -EINVAL : 0;
-}
-
-/**
- * nfence_submit_ioctl - DRM_IOCTL_NFENCE_SUBMIT
- * @drm: the DRM device
- * @data: &struct drm_nfence_submit
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
- */
-int nfence_submit_ioctl(struct drm_device *drm, void *data,
-			struct drm_file *file)
-{
-	struct drm_nfence_submit *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_submission *sub;
-	struct nfence_hwqueue *q;
-	int ret;
-
-	if (args->flags || !args->size ||
-	    args->size > DRM_NFENCE_MAX_SUBMIT_SIZE ||
-	    !IS_ALIGNED(args->size, 8) || !IS_ALIGNED(args->commands_gpu_va, 8))
-		return -EINVAL;
-	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
-	if (!q)
-		return -ENOENT;
-
-	ret = nfence_submit_validate(q, args->commands_gpu_va, args->size);
-	if (ret)
-		goto out;
-
-	sub = kzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
-	if (!sub) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	sub->entry.kind = NFENCE_SUB_COMMANDS;
-	sub->entry.va = args->commands_gpu_va;
-	sub->entry.size = args->size;
-	sub->entry.progress_value = args->progress_fence_value;
-	ret = nfence_hwqueue_push(q, sub);
-	if (ret)
-		nfence_submission_free(sub);
-out:
-	nfence_hwqueue_put(q);
-	return ret;
-}
-
-static int nfence_submit_sync(struct drm_file *file,
-			      struct drm_nfence_submit_sync *args, u32 kind)
-{
-	struct nfence_file *nfile = to_nfence_file(file);
-	u32 __user *handles = u64_to_user_ptr(args->handles);
-	u64 __user *values = u64_to_user_ptr(args->values);
-	u32 forbidden = kind == NFENCE_SUB_WAIT ? DRM_NFENCE_FENCE_NO_WAIT :
-						  DRM_NFENCE_FENCE_NO_SIGNAL;
-	struct nfence_submission *sub;
-	struct nfence_hwqueue *q;
-	int ret = 0;
-	u32 i;
-
-	if (!args->count || args->count > DRM_NFENCE_MAX_WAIT_FENCES ||
-	    args->flags)
-		return -EINVAL;
-	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
-	if (!q)
-		return -ENOENT;
-
-	sub = kzalloc(struct_size(sub, fences, args->count),
-		      GFP_KERNEL_ACCOUNT);
-	if (!sub) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	sub->entry.kind = kind;
-	sub->count = args->count;
-	INIT_WORK(&sub->work, nfence_sub_signal_work);
-	for (i = 0; i < args->count; i++) {
-		struct nfence_sub_fence *f = &sub->fences[i];
-		u32 handle;
-
-		f->sub = sub;
-		RB_CLEAR_NODE(&f->waiter.node);
-		if (get_user(handle, &handles[i]) ||
-		    get_user(f->value, &values[i])) {
-			ret = -EFAULT;
-			break;
-		}
-		f->fence = nfence_fence_arg_get(nfile, args->device, handle,
-						forbidden, f->value);
-		if (IS_ERR(f->fence)) {
-			ret = PTR_ERR(f->fence);
-			f->fence = NULL;
-			break;
-		}
-	}
-	if (!ret)
-		ret = nfence_hwqueue_push(q, sub);
-	if (ret)
-		nfence_submission_free(sub);
-out:
-	nfence_hwqueue_put(q);
-	return ret;
-}
-
-/**
- * nfence_submit_wait_ioctl - DRM_IOCTL_NFENCE_SUBMIT_WAIT
- * @drm: the DRM device
- * @data: &struct drm_nfence_submit_sync
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
- */
-int nfence_submit_wait_ioctl(struct drm_device *drm, void *data,
-			     struct drm_file *file)
-{
-	return nfence_submit_sync(file, data, NFENCE_SUB_WAIT);
-}
-
-/**
- * nfence_submit_signal_ioctl - DRM_IOCTL_NFENCE_SUBMIT_SIGNAL
- * @drm: the DRM device
- * @data: &struct drm_nfence_submit_sync
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
- */
-int nfence_submit_signal_ioctl(struct drm_device *drm, void *data,
-			       struct drm_file *file)
-{
-	return nfence_submit_sync(file, data, NFENCE_SUB_SIGNAL);
 }
 
 #define NFENCE_HWQUEUE_FLAGS \
@@ -647,7 +190,8 @@ static void nfence_hwqueue_obj_close(struct nfence_registry *reg,
 	list_del(&q->ctx_link);
 	nfence_cmp_unlock(cmp);
 
-	nfence_submissions_drop(&dropped);
+	/* The entries are submissions: the driver's ops free them. */
+	cmp->ops->entries_drop(&dropped);
 	nfence_fence_close_progress(nfile, q->progress_handle);
 	/* Off the runlist: no engine writes them; their memory stays. */
 	nfence_hwqueue_logs_unmap(q);
@@ -669,57 +213,23 @@ static const struct nfence_object_ops nfence_hwqueue_obj_ops = {
 };
 
 /**
- * nfence_context_destroy_ioctl - DRM_IOCTL_NFENCE_CONTEXT_DESTROY
- * @drm: the DRM device
- * @data: &struct drm_nfence_context_destroy
- * @file: the caller's file
- *
- * Return: 0, or -ENOENT if the handle names no context of the device.
- */
-int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct drm_nfence_context_destroy *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_object *obj;
-
-	mutex_lock(&nfile->sched_lock);
-	obj = nfence_table_remove_owned(nfence_file_table(nfile,
-							  NFENCE_OBJ_CONTEXT),
-					args->handle, args->device);
-	/* Its queues and their doorbells first (DOC: object registry). */
-	if (obj)
-		nfence_registry_close_locked(&nfile->objects, obj);
-	mutex_unlock(&nfile->sched_lock);
-	return obj ? 0 : -ENOENT;
-}
-
-/**
- * nfence_context_fault_locked - a GPU fault stops a context
+ * nfence_hwqueue_context_fault_locked - a GPU fault stops a context
  * @ctx: the context
  * @va: the faulting GPU VA (or the command's address)
  * @reason: &enum drm_nfence_fault_reason
  * @dropped: where the queues' dropped submissions go, for
  *	nfence_submissions_drop() once the CMP lock is released
  *
- * Called with &nfence_cmp.lock held.
+ * Records the fault (nfence_context_fault_locked()), then stops every
+ * queue of the context. Called with &nfence_cmp.lock held.
  */
-void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
-				 u32 reason, struct list_head *dropped)
+void nfence_hwqueue_context_fault_locked(struct nfence_context *ctx, u64 va,
+					 u32 reason, struct list_head *dropped)
 {
 	struct nfence_hwqueue *q;
 
 	lockdep_assert_held(&ctx->adapter->cmp.lock);
-	if (!ctx->faulted) {
-		ctx->faulted = true;
-		ctx->fault_va = va;
-		ctx->fault_reason = reason;
-	}
-	if (!ctx->device->fault_reason) {
-		ctx->device->fault_va = va;
-		ctx->device->fault_reason = reason;
-		ctx->device->fault_context = ctx->obj.handle;
-	}
+	nfence_context_fault_locked(ctx, va, reason);
 	list_for_each_entry(q, &ctx->queues, ctx_link) {
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
 		/* Nobody may wait for work that will never run. */
@@ -903,158 +413,6 @@ out_unlock:
 	return ret;
 }
 
-/*
- * Copy @q's log of @type (DRM_NFENCE_LOG_TYPE_*) into @copy, whose buffer
- * holds a whole log, under &nfence_cmp.lock, where the engines write it.
- *
- * Return: the log's GPU VA.
- */
-static u64 nfence_log_snapshot(struct nfence_hwqueue *q, u32 type,
-			       struct nfence_log *copy)
-{
-	const struct nfence_log *log;
-	u64 gpu_va;
-
-	log = &q->logs[type == DRM_NFENCE_LOG_TYPE_WAITS ?
-		       NFENCE_LOG_WAITS : NFENCE_LOG_SIGNALS];
-	nfence_cmp_lock(nfence_hwqueue_cmp(q));
-	nfence_log_copy(copy, log);
-	gpu_va = nfence_log_gpu_va(log);
-	nfence_cmp_unlock(nfence_hwqueue_cmp(q));
-	return gpu_va;
-}
-
-/*
- * Read @count entries at most of the log @copy from @args->cursor, copy
- * them to user space and fill in the outputs of LOG_READ.
- */
-static int nfence_log_read_out(const struct nfence_log *copy, u64 gpu_va,
-			       struct drm_nfence_log_entry *entries, u32 count,
-			       struct drm_nfence_log_read *args)
-{
-	u64 cursor = args->cursor;
-	u32 status;
-	int ret;
-
-	ret = nfence_log_read(copy, &cursor, entries, &count, &status);
-	if (ret)
-		return ret;
-	if (count && copy_to_user(u64_to_user_ptr(args->entries_ptr), entries,
-				  count * sizeof(*entries)))
-		return -EFAULT;
-	memcpy(&args->header, copy->buf->vaddr, sizeof(args->header));
-	args->gpu_va = gpu_va;
-	args->cursor = cursor;
-	args->num_entries = count;
-	args->status = status;
-	return 0;
-}
-
-/**
- * nfence_log_read_ioctl - DRM_IOCTL_NFENCE_LOG_READ
- * @drm: the DRM device
- * @data: &struct drm_nfence_log_read
- * @file: the caller's file
- *
- * Copies the log under &nfence_cmp.lock, where the engines write it, then
- * reads the copy (nfence_log_read()).
- *
- * Return: 0, or -errno as the uapi documents.
- */
-int nfence_log_read_ioctl(struct drm_device *drm, void *data,
-			  struct drm_file *file)
-{
-	struct drm_nfence_log_read *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct drm_nfence_log_entry *entries = NULL;
-	struct nfence_log_buffer buf = {};
-	struct nfence_log copy = { .buf = &buf };
-	struct nfence_hwqueue *q;
-	u64 gpu_va;
-	u32 count;
-	int ret;
-
-	if (args->flags ||
-	    (args->type != DRM_NFENCE_LOG_TYPE_WAITS &&
-	     args->type != DRM_NFENCE_LOG_TYPE_SIGNALS))
-		return -EINVAL;
-	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
-	if (!q)
-		return -ENOENT;
-	if (!q->hw.logs) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	count = min_t(u32, args->num_entries, NFENCE_LOG_ENTRIES_ALL);
-	buf.vaddr = kmalloc(nfence_log_size(NFENCE_LOG_ENTRIES_ALL),
-			    GFP_KERNEL_ACCOUNT);
-	if (count)
-		entries = kmalloc_array(count, sizeof(*entries),
-					GFP_KERNEL_ACCOUNT);
-	if (!buf.vaddr || (count && !entries)) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	gpu_va = nfence_log_snapshot(q, args->type, &copy);
-	ret = nfence_log_read_out(&copy, gpu_va, entries, count, args);
-out_free:
-	kfree(entries);
-	kfree(buf.vaddr);
-out:
-	nfence_hwqueue_put(q);
-	return ret;
-}
-
-#define NFENCE_DOORBELL_FLAGS \
-	(DRM_NFENCE_DOORBELL_SECONDARY_CPU_VA | DRM_NFENCE_DOORBELL_RESIZE_RING)
-
-/**
- * nfence_doorbell_create_ioctl - DRM_IOCTL_NFENCE_DOORBELL_CREATE
- * @drm: the DRM device
- * @data: &struct drm_nfence_doorbell_create
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
- */
-int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct drm_nfence_doorbell_create *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_hwqueue *q;
-	int ret, idx;
-
-	if (args->flags & ~NFENCE_DOORBELL_FLAGS)
-		return -EINVAL;
-	q = nfence_hwqueue_lookup(nfile, args->device, args->hwqueue);
-	if (!q)
-		return -ENOENT;
-	if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (args->flags & DRM_NFENCE_DOORBELL_RESIZE_RING) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!drm_dev_enter(drm, &idx)) {
-		ret = -ENODEV;
-		goto out;
-	}
-	mutex_lock(&nfile->sched_lock);
-	if (q->dead)
-		ret = -ENOENT;
-	else if (READ_ONCE(q->ctx->device->error))
-		ret = -EIO;
-	else
-		ret = nfence_doorbell_create(nfile, &q->hw, &q->obj, args);
-	mutex_unlock(&nfile->sched_lock);
-	drm_dev_exit(idx);
-out:
-	nfence_hwqueue_put(q);
-	return ret;
-}
-
 /**
  * nfence_hwqueue_destroy_ioctl - DRM_IOCTL_NFENCE_HWQUEUE_DESTROY
  * @drm: the DRM device
@@ -1081,233 +439,6 @@ int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 	return obj ? 0 : -ENOENT;
 }
 
-/* &nfence_cmp_ops.queue_print: describe a queue for debugfs, lock held. */
-static void nfence_hwqueue_print(struct nfence_cmp_queue *hw,
-				 struct drm_printer *p)
-{
-	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
-	static const char * const names[] = {
-		[NFENCE_QUEUE_IDLE] = "idle",
-		[NFENCE_QUEUE_READY] = "ready",
-		[NFENCE_QUEUE_RUNNING] = "running",
-		[NFENCE_QUEUE_WAIT_FENCE] = "wait-fence",
-		[NFENCE_QUEUE_WAIT_CPU] = "wait-cpu",
-		[NFENCE_QUEUE_FAULTED] = "faulted",
-		[NFENCE_QUEUE_LOST] = "lost",
-	};
-	const char *state = names[q->hw.state];
-
-	if (q->ctx->hw.suspended && q->hw.state != NFENCE_QUEUE_FAULTED &&
-	    q->hw.state != NFENCE_QUEUE_LOST)
-		state = "suspended";
-	drm_printf(p, "queue %u pid %d device %u context %u engine %u ",
-		   q->hw.id, q->ctx->device->file->tgid, q->ctx->device->obj.handle,
-		   q->ctx->obj.handle, q->ctx->engine);
-	drm_printf(p, "state %s pending %u progress %llu\n", state,
-		   q->hw.num_pending, nfence_fence_read(q->hw.progress));
-}
-
-/*
- * &nfence_cmp_ops.interrupt: the native fence signaled interrupt, or a
- * monitored fence's.
- */
-static void nfence_hwqueue_interrupt(struct nfence_cmp *cmp,
-				     struct nfence_fence *fence, u64 value,
-				     bool carry)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-
-	if (carry)
-		nfence_interrupt_carry(adapter, fence, value);
-	else if (fence && fence->monitored)
-		nfence_interrupt_monitored(fence);
-	else
-		nfence_interrupt(adapter, fence ? &fence : NULL, fence ? 1 : 0);
-}
-
-/* Read @hw's signal log for the optimized interrupt; CMP lock held. */
-static unsigned int nfence_hwqueue_read_log(struct nfence_adapter *adapter,
-					    struct nfence_cmp_queue *hw)
-{
-	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
-
-	return nfence_interrupt_log(adapter, q->ctx->device->file,
-				    &hw->logs[NFENCE_LOG_SIGNALS],
-				    &q->irq_cursor, hw->progress);
-}
-
-/**
- * nfence_hwqueue_logs_recreate - give a queue new log buffers
- * @q: a queue of its file's table (&nfence_file.sched_lock held)
- * @num_entries: entries of each new buffer
- *
- * WDDM's "Dxgkrnl may destroy and recreate the log buffers"
- * (SetNativeFenceLogBuffer): the GPU logs into new buffers, at new GPU VAs
- * (&struct drm_nfence_log_read returns them), and the old ones are
- * unmapped and freed; a command still naming an old VA faults. Under the
- * optimized interrupt the driver first reads what the signal log holds
- * that it has not read, so no waiter a logged signal satisfied is missed.
- * A queue without logs has nothing to do.
- *
- * Return: 0, -ENOMEM or -ENOSPC (the queue then keeps its buffers).
- */
-int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries)
-{
-	struct nfence_adapter *adapter = q->ctx->adapter;
-	struct nfence_log_buffer *bufs[NFENCE_NUM_LOGS] = {};
-	struct nfence_cmp *cmp = &adapter->cmp;
-	int ret = 0;
-	u32 kind;
-
-	lockdep_assert_held(&q->ctx->device->file->sched_lock);
-	if (!q->hw.logs)
-		return 0;
-	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++) {
-		bufs[kind] = nfence_log_buffer_alloc(nfence_log_type(kind),
-						     num_entries);
-		if (!bufs[kind]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ret = nfence_log_buffer_map(bufs[kind], q->hw.vm);
-		if (ret)
-			goto out;
-	}
-	nfence_cmp_lock(cmp);
-	if (adapter->gpu.cfg.irq_payload == NFENCE_IRQ_QUEUE)
-		nfence_hwqueue_read_log(adapter, &q->hw);
-	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
-		bufs[kind] = nfence_log_replace(&q->logs[kind], bufs[kind]);
-	nfence_cmp_unlock(cmp);
-out:
-	/* The old buffers, or the new ones that were not used. */
-	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
-		nfence_log_buffer_free(bufs[kind]);
-	return ret;
-}
-
-/*
- * &nfence_cmp_ops.interrupt_queue: the optimized native fence signaled
- * interrupt. Only adapters with native fences raise it, whose queues all
- * have their logs.
- */
-static void nfence_hwqueue_interrupt_queue(struct nfence_cmp *cmp, u32 engine,
-					   struct nfence_cmp_queue *hw)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-	unsigned int woken = 0, queues = 0;
-	struct nfence_cmp_queue *each;
-	u64 start = ktime_get_ns();
-
-	if (hw) {
-		woken = nfence_hwqueue_read_log(adapter, hw);
-		queues = 1;
-	} else {
-		list_for_each_entry(each, &cmp->engines[engine].runlist,
-				    engine_link) {
-			woken += nfence_hwqueue_read_log(adapter, each);
-			queues++;
-		}
-	}
-	nfence_interrupt_queue_done(adapter, !hw, queues, woken, start);
-}
-
-/*
- * &nfence_cmp_ops.log_names: whether a FENCE_SIGNAL's log payload names,
- * in the queue's file, the fence it signaled.
- */
-static bool nfence_hwqueue_log_names(struct nfence_cmp_queue *hw, u32 handle,
-				     struct nfence_fence *fence)
-{
-	struct nfence_file *nfile = to_nfence_hwqueue(hw)->ctx->device->file;
-	struct nfence_table *fences = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
-	struct nfence_object *obj;
-	bool names;
-
-	nfence_table_lock(fences);
-	obj = nfence_table_find_locked(fences, handle);
-	names = obj && container_of(obj, struct nfence_fence_local,
-				    obj)->fence == fence;
-	nfence_table_unlock(fences);
-	return names;
-}
-
-/* &nfence_cmp_ops.fence_view: what the GPU sees of a fence. */
-static void nfence_hwqueue_fence_view(struct nfence_fence *fence,
-				      struct nfence_cmp_fence *view)
-{
-	view->cv = fence->cv.value;
-	view->mv = fence->mv.value;
-	view->always_signaled = READ_ONCE(fence->always_signaled);
-	view->cross_adapter = !!fence->xgroup;
-	view->monitored = fence->monitored;
-	view->id = fence->id;
-}
-
-/* &nfence_cmp_ops.queue_fault: a GPU fault stops the queue's context. */
-static void nfence_hwqueue_fault(struct nfence_cmp *cmp,
-				 struct nfence_cmp_queue *hw, u64 va,
-				 u32 reason, struct list_head *dropped)
-{
-	nfence_context_fault_locked(to_nfence_hwqueue(hw)->ctx, va, reason,
-				    dropped);
-}
-
-/* &nfence_cmp_ops.queue_hang: a hang (TDR) loses the queue's device. */
-static void nfence_hwqueue_hang(struct nfence_cmp *cmp,
-				struct nfence_cmp_queue *hw,
-				struct list_head *dropped)
-{
-	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-
-	drm_dbg_driver(&adapter->drm, "queue %u hung: device %u lost\n",
-		       hw->id, q->ctx->device->obj.handle);
-	nfence_device_lost_locked(cmp, q->ctx->device,
-				  DRM_NFENCE_DEVICE_ERROR_HANG, dropped);
-}
-
-/*
- * &nfence_cmp_ops.adapter_idle: nothing runs, nothing is watched. Ask
- * runtime PM for a suspend once the autosuspend delay has passed since
- * now (nfence_pm.c decides whether it can still happen then).
- */
-static void nfence_hwqueue_adapter_idle(struct nfence_cmp *cmp)
-{
-	struct nfence_adapter *adapter =
-		container_of(cmp, struct nfence_adapter, cmp);
-	struct device *dev = adapter->drm.dev;
-
-	if (drm_dev_is_unplugged(&adapter->drm))
-		return;
-	pm_runtime_mark_last_busy(dev);
-	pm_request_autosuspend(dev);
-}
-
-/*
- * How the CMP reports to the driver: registered with the CMP by
- * nfence_adapter_create(), and by KUnit with nfence_cmp_init().
- */
-const struct nfence_cmp_ops nfence_hwqueue_cmp_ops = {
-	.interrupt = nfence_hwqueue_interrupt,
-	.interrupt_queue = nfence_hwqueue_interrupt_queue,
-	.log_names = nfence_hwqueue_log_names,
-	.fence_view = nfence_hwqueue_fence_view,
-	.fence_settle = nfence_fence_settle,
-	.fence_put = nfence_fence_put,
-	.entry_step = nfence_hwqueue_entry_step,
-	.entry_done = nfence_hwqueue_entry_done,
-	.queue_fault = nfence_hwqueue_fault,
-	.queue_hang = nfence_hwqueue_hang,
-	.entries_drop = nfence_submissions_drop,
-	.queue_print = nfence_hwqueue_print,
-	.engine_idle = nfence_doorbell_engine_idle,
-	.adapter_idle = nfence_hwqueue_adapter_idle,
-};
-
 /**
  * nfence_file_sched_init - set up the context and queue tables of a new file
  * @nfile: the file
@@ -1319,73 +450,4 @@ void nfence_file_sched_init(struct nfence_file *nfile)
 			  DRM_NFENCE_MAX_CONTEXTS_PER_FILE);
 	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE),
 			  DRM_NFENCE_MAX_HWQUEUES_PER_FILE);
-	nfence_file_doorbells_init(nfile);
-}
-
-/* Whether kernel-mode queue @q has run what it held, or is held itself. */
-static bool nfence_hwqueue_drained(struct nfence_hwqueue *q)
-{
-	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
-	bool drained;
-
-	nfence_cmp_lock(cmp);
-	drained = !q->hw.num_pending || nfence_cmp_queue_held(&q->hw);
-	nfence_cmp_unlock(cmp);
-	return drained;
-}
-
-/*
- * Wait until kernel-mode queue @q is drained, @deadline (jiffies) passes
- * or the adapter is unplugged. Its submissions completing and its stop
- * wake &nfence_hwqueue.room; the lock-free look only ends a sleep, the
- * decision is nfence_hwqueue_drained()'s.
- */
-static void nfence_hwqueue_drain(struct nfence_hwqueue *q,
-				 unsigned long deadline)
-{
-	struct drm_device *drm = &q->ctx->adapter->drm;
-	long left;
-
-	while (!nfence_hwqueue_drained(q) && !drm_dev_is_unplugged(drm)) {
-		left = (long)(deadline - jiffies);
-		if (left <= 0)
-			break;
-		wait_event_timeout(q->room,
-				   !READ_ONCE(q->hw.num_pending) ||
-				   READ_ONCE(q->hw.state) ==
-				   NFENCE_QUEUE_FAULTED ||
-				   READ_ONCE(q->hw.state) == NFENCE_QUEUE_LOST,
-				   min_t(long, left,
-					 msecs_to_jiffies(NFENCE_FILE_DRAIN_SLICE_MS)));
-	}
-}
-
-/**
- * nfence_file_drain - the exit wait of a closing file
- * @nfile: the file, in postclose (nothing else uses its tables)
- *
- * The work its queues and doorbells hold runs first, within the exit
- * wait's deadline (see DOC: hardware queues and submission); the registry
- * closes them after.
- */
-void nfence_file_drain(struct nfence_file *nfile)
-{
-	struct nfence_adapter *adapter = nfile->adapter;
-	u32 tdr = adapter->gpu.cfg.tdr_timeout_ms;
-	u32 ms = tdr ? min(tdr, NFENCE_FILE_DRAIN_MS) : NFENCE_FILE_DRAIN_MS;
-	unsigned long deadline = jiffies + msecs_to_jiffies(ms);
-	struct nfence_object *obj;
-	struct nfence_hwqueue *q;
-	unsigned long handle;
-
-	/* After an unplug nothing is waited for (see DOC: unplug). */
-	if (drm_dev_is_unplugged(&adapter->drm))
-		return;
-	nfence_file_doorbells_drain(nfile, deadline);
-	nfence_table_for_each(nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE),
-			      handle, obj) {
-		q = container_of(obj, struct nfence_hwqueue, obj);
-		if (!(q->flags & DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION))
-			nfence_hwqueue_drain(q, deadline);
-	}
 }

@@ -5,63 +5,23 @@
 #ifndef __NFENCE_HWQUEUE_H__
 #define __NFENCE_HWQUEUE_H__
 
-#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/types.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
 #include "nfence_cmp.h"
 #include "nfence_log.h"
 #include "nfence_table.h"
-#include "nfence_waitlist.h"
 
 struct drm_device;
 struct drm_file;
 struct drm_printer;
+struct nfence_adapter;
 struct nfence_context;
 struct nfence_device;
 struct nfence_fence;
 struct nfence_file;
-
-struct nfence_submission;
-
-/**
- * struct nfence_sub_fence - one fence of a legacy submission
- */
-struct nfence_sub_fence {
-	/** @waiter: the CPU waiter of a legacy wait */
-	struct nfence_waiter waiter;
-	/** @fence: the fence (a reference) */
-	struct nfence_fence *fence;
-	/** @value: value to wait for or signal */
-	u64 value;
-	/** @sub: the submission */
-	struct nfence_submission *sub;
-};
-
-/**
- * struct nfence_submission - one entry of a hardware queue
- *
- * Owned by the queue's pending list; freed by whoever takes it off.
- */
-struct nfence_submission {
-	/** @entry: what the CMP knows of it; @entry.kind is its kind */
-	struct nfence_cmp_entry entry;
-	/** @started: legacy: the CMP reached it (waiters or worker started) */
-	bool started;
-	/** @remaining: legacy: fences not yet reached or signaled */
-	atomic_t remaining;
-	/** @work: SIGNAL: the worker that signals from the CPU */
-	struct work_struct work;
-	/** @cmp: legacy: the CMP to kick once the CPU is done */
-	struct nfence_cmp *cmp;
-	/** @count: legacy: entries in @fences */
-	u32 count;
-	/** @fences: legacy: the fences */
-	struct nfence_sub_fence fences[] __counted_by(count);
-};
 
 /**
  * struct nfence_hwqueue - a hardware queue (D3DKMTCreateHwQueue)
@@ -110,39 +70,25 @@ struct nfence_hwqueue {
 	u64 irq_cursor;
 };
 
-extern const struct nfence_cmp_ops nfence_hwqueue_cmp_ops;
+static inline struct nfence_hwqueue *
+to_nfence_hwqueue(struct nfence_cmp_queue *hw)
+{
+	return container_of(hw, struct nfence_hwqueue, hw);
+}
 
 void nfence_hwqueue_put(struct nfence_hwqueue *q);
-int nfence_hwqueue_logs_recreate(struct nfence_hwqueue *q, u32 num_entries);
-void nfence_submission_free(struct nfence_submission *sub);
+struct nfence_hwqueue *nfence_hwqueue_lookup(struct nfence_file *nfile,
+					     u32 device, u32 handle);
+struct nfence_cmp *nfence_hwqueue_cmp(struct nfence_hwqueue *q);
 void nfence_hwqueue_stop_locked(struct nfence_hwqueue *q, u32 state,
 				struct list_head *dropped);
-void nfence_submissions_drop(struct list_head *dropped);
-void nfence_device_lost_locked(struct nfence_cmp *cmp,
-			       struct nfence_device *wdev, u32 cause,
-			       struct list_head *dropped);
-void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
-			u32 cause);
-void nfence_context_fault_locked(struct nfence_context *ctx, u64 va,
-				 u32 reason, struct list_head *dropped);
+void nfence_hwqueue_context_fault_locked(struct nfence_context *ctx, u64 va,
+					 u32 reason, struct list_head *dropped);
 
 void nfence_file_sched_init(struct nfence_file *nfile);
-void nfence_file_drain(struct nfence_file *nfile);
-int nfence_context_destroy_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file);
-int nfence_log_read_ioctl(struct drm_device *drm, void *data,
-			  struct drm_file *file);
 int nfence_hwqueue_create_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 int nfence_hwqueue_destroy_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
-int nfence_doorbell_create_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file);
-int nfence_submit_ioctl(struct drm_device *drm, void *data,
-			struct drm_file *file);
-int nfence_submit_wait_ioctl(struct drm_device *drm, void *data,
-			     struct drm_file *file);
-int nfence_submit_signal_ioctl(struct drm_device *drm, void *data,
-			       struct drm_file *file);
 
 #endif /* __NFENCE_HWQUEUE_H__ */

@@ -8,8 +8,14 @@
 
 struct drm_device;
 struct drm_file;
+struct nfence_adapter;
+struct nfence_cmp_queue;
 
+unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
+					 struct nfence_cmp_queue *hw);
 int nfence_logging_level_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file);
+int nfence_log_read_ioctl(struct drm_device *drm, void *data,
+			  struct drm_file *file);
 
 #endif /* NFENCE_LOGGING_H */

@@ -6,8 +6,12 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 
+#include <drm/drm_file.h>
 #include <drm/drm_print.h>
+#include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
 #include "nfence_device.h"
@@ -19,9 +23,10 @@
 /**
  * DOC: fence signals, the interrupt path and AlwaysSignaled
  *
- * Every change of a fence's state on the driver's side is here. A signal
- * from the CPU (DRM_IOCTL_NFENCE_FENCE_SIGNAL, the "update current values
- * from CPU" path, a legacy signal's worker) follows WDDM: full
+ * Every change of a fence's state on the driver's side is here, and the
+ * CPU's signal ioctl with it. A signal from the CPU
+ * (%DRM_IOCTL_NFENCE_FENCE_SIGNAL, the "update current values from CPU"
+ * path, a legacy signal's worker) follows WDDM: full
  * barrier, 64-bit store of CurrentValue (which never moves backwards), full
  * barrier, then the conditional interrupt check: only if CurrentValue now
  * exceeds MonitoredValue is the interrupt path taken. The GPU's signals
@@ -191,6 +196,90 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	} else {
 		atomic64_inc(&stats->suppressed);
 	}
+}
+
+/* A fence FENCE_SIGNAL names, with a reference, and the value it signals. */
+struct nfence_signal_arg {
+	struct nfence_fence *fence;
+	u64 value;
+};
+
+/*
+ * Copy in the @args->count handles and values of FENCE_SIGNAL into @out and
+ * take their fences, each checked by nfence_fence_arg_get(); on an error
+ * the fences taken are put again.
+ */
+static int nfence_signal_args_get(struct nfence_file *nfile,
+				  const struct drm_nfence_fence_signal *args,
+				  struct nfence_signal_arg *out)
+{
+	u32 __user *handles = u64_to_user_ptr(args->handles);
+	u64 __user *values = u64_to_user_ptr(args->values);
+	int ret = 0;
+	u32 i, handle;
+
+	for (i = 0; i < args->count; i++) {
+		if (get_user(handle, &handles[i]) ||
+		    get_user(out[i].value, &values[i])) {
+			ret = -EFAULT;
+			break;
+		}
+		out[i].fence = nfence_fence_arg_get(nfile, args->device, handle,
+						    DRM_NFENCE_FENCE_NO_SIGNAL,
+						    out[i].value);
+		if (IS_ERR(out[i].fence)) {
+			ret = PTR_ERR(out[i].fence);
+			break;
+		}
+	}
+	if (ret)
+		while (i--)
+			nfence_fence_put(out[i].fence);
+	return ret;
+}
+
+/**
+ * nfence_fence_signal_ioctl - DRM_IOCTL_NFENCE_FENCE_SIGNAL
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_signal
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno for bad input as the uapi documents; nothing is
+ * signaled unless every handle is valid.
+ */
+int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_fence_signal *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_signal_arg *fences;
+	struct nfence_device *wdev;
+	int ret;
+	u32 i;
+
+	if (args->pad || args->flags || !args->count ||
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
+		return -EINVAL;
+	wdev = nfence_device_lookup(nfile, args->device);
+	if (!wdev)
+		return -ENOENT;
+	nfence_device_put(wdev);
+
+	fences = kcalloc(args->count, sizeof(*fences), GFP_KERNEL_ACCOUNT);
+	if (!fences)
+		return -ENOMEM;
+	ret = nfence_signal_args_get(nfile, args, fences);
+	if (!ret) {
+		for (i = 0; i < args->count; i++)
+			nfence_fence_signal(fences[i].fence, fences[i].value);
+		/* Queues parked on these fences may run again. */
+		nfence_cmp_kick_waiters(&adapter->cmp);
+		for (i = 0; i < args->count; i++)
+			nfence_fence_put(fences[i].fence);
+	}
+	kfree(fences);
+	return ret;
 }
 
 /* Wake what @fence's value satisfies, here and on other adapters. */

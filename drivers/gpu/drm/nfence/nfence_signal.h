@@ -7,6 +7,8 @@
 
 #include <linux/types.h>
 
+struct drm_device;
+struct drm_file;
 struct drm_printer;
 struct nfence_adapter;
 struct nfence_device;
@@ -16,6 +18,8 @@ struct nfence_log;
 struct nfence_waiter;
 
 void nfence_fence_signal(struct nfence_fence *fence, u64 value);
+int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file);
 bool nfence_fence_value_allowed(struct nfence_fence *fence, u64 value);
 struct nfence_fence *nfence_fence_arg_get(struct nfence_file *nfile,
 					  u32 device, u32 handle,

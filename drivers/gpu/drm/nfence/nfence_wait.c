@@ -38,10 +38,10 @@
  * signals its eventfd when it completes; the list's work then dequeues and
  * frees it. Closing the file cancels the asynchronous waits it still has.
  *
- * DRM_IOCTL_NFENCE_FENCE_SIGNAL signals from the CPU through
- * nfence_fence_signal() (nfence_signal.c). A fence whose last local handle
- * and last fd are gone can never be signaled again: its waiters are
- * released and their waits fail with -ENOENT.
+ * A fence whose last local handle and last fd are gone can never be
+ * signaled again: its waiters are released and their waits fail with
+ * -ENOENT. Signals from the CPU (%DRM_IOCTL_NFENCE_FENCE_SIGNAL) are
+ * nfence_signal.c's.
  */
 
 struct nfence_wait;
@@ -454,48 +454,6 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 		nfence_wait_trace_end(wait, ret);
 	nfence_wait_put(wait);
 	return ret;
-}
-
-/**
- * nfence_fence_signal_ioctl - DRM_IOCTL_NFENCE_FENCE_SIGNAL
- * @drm: the DRM device
- * @data: &struct drm_nfence_fence_signal
- * @file: the caller's file
- *
- * Return: 0, or -errno for bad input as the uapi documents; nothing is
- * signaled unless every handle is valid.
- */
-int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
-			      struct drm_file *file)
-{
-	struct nfence_adapter *adapter = to_nfence_adapter(drm);
-	struct drm_nfence_fence_signal *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_wait *batch;
-	int ret;
-	u32 i;
-
-	if (args->pad || args->flags || !args->count ||
-	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
-		return -EINVAL;
-	ret = nfence_check_device(nfile, args->device);
-	if (ret)
-		return ret;
-
-	/* The wait container doubles as the batch: checked fences + values. */
-	batch = nfence_wait_prepare(nfile, args->device, args->count,
-				    args->handles, args->values,
-				    DRM_NFENCE_FENCE_NO_SIGNAL, false);
-	if (IS_ERR(batch))
-		return PTR_ERR(batch);
-
-	for (i = 0; i < batch->count; i++)
-		nfence_fence_signal(batch->entries[i].fence,
-				    batch->entries[i].waiter.value);
-	/* Queues parked on these fences may run again. */
-	nfence_cmp_kick_waiters(&adapter->cmp);
-	nfence_wait_put(batch);
-	return 0;
 }
 
 /**

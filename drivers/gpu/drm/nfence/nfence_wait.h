@@ -16,7 +16,5 @@ void nfence_file_waits_fini(struct nfence_file *nfile);
 void nfence_file_waits_abort(struct nfence_file *nfile, int error);
 int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
-int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
-			      struct drm_file *file);
 
 #endif /* __NFENCE_WAIT_H__ */
