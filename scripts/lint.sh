@@ -4,7 +4,8 @@
 # Static checks of the kernel code: checkpatch --strict on every driver,
 # KUnit and uapi file; sparse (C=2) and W=1 builds against each kernel
 # given, and on each build's objects the layering check of
-# scripts/arch-numbers.py.
+# scripts/arch-numbers.py; that every mutant of tests/mutants.txt applies
+# (scripts/mutants.sh --check-apply); shellcheck; the documentation.
 #
 #   scripts/lint.sh KVER...
 #
@@ -70,6 +71,15 @@ for kver in "$@"; do
 		result fail "build with sparse + W=1 on $kver"
 	fi
 done
+
+# The mutation list stays true to the code: every mutant of
+# tests/mutants.txt applies (no build, no VM).
+if out=$("$top/scripts/mutants.sh" --check-apply 2>&1); then
+	result pass "mutants apply (${out##*$'\n'})"
+else
+	echo "$out"
+	result fail "mutants apply (tests/mutants.txt)"
+fi
 
 # Shell scripts: warnings and errors (not style notes) fail.
 if command -v shellcheck >/dev/null; then

@@ -5,6 +5,7 @@
 # suite catches.
 #
 #   scripts/mutants.sh [--build-only] [--no-baseline] [--list] [NAME...]
+#   scripts/mutants.sh --check-apply [NAME...]
 #
 # For each mutant of tests/mutants.txt (or each NAME): copy
 # drivers/gpu/drm/nfence to $BUILD/mutants/_src, apply the mutant there,
@@ -36,6 +37,15 @@
 # names the driver files no mutant touches; exits 1 if a mutant does not
 # build cleanly. --list prints the mutants.
 #
+# --check-apply only checks that every mutant (or each NAME) applies to
+# the driver as it is: its file exists and each hunk's original text occurs
+# exactly once in it at the time the hunk is applied, the hunks in order
+# (the text of the earlier hunks replaced). Nothing is built, copied or
+# written, and no kernel is needed: "make lint" runs it. It prints one line
+# per mutant that does not apply ("mutant NAME: does not apply to FILE:
+# hunk N: its original text occurs C times in FILE, not once"), then
+# "N mutants: K apply, F do not apply", and exits 1 when F is not 0.
+#
 # The kill rate is a measurement, not a verdict: the script exits 0 however
 # many mutants survive. It exits 2 when it cannot measure: a mutant that
 # does not apply (its original text must match exactly once), an unknown
@@ -55,13 +65,14 @@ MUTANT_TIMEOUT=${MUTANT_TIMEOUT:-1200}
 # Mutants are built and run plainly, whatever the caller's environment.
 unset NFENCE_HARNESS_SELFTEST NFENCE_KO
 
-build_only=0 baseline=1 list=0
+build_only=0 baseline=1 list=0 check_apply=0
 names=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-only) build_only=1 ;;
 	--no-baseline) baseline=0 ;;
 	--list) list=1 ;;
+	--check-apply) check_apply=1 ;;
 	-h | --help)
 		sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
@@ -79,6 +90,8 @@ done
 #   names LIST                  every mutant name, one a line
 #   show LIST NAME              "FILE<TAB>BUG<TAB>EXPECT"
 #   check LIST SRC NAME...      each applies to SRC (exactly one match per hunk)
+#   check-all LIST SRC NAME...  the same for all, naming each that does not
+#                               apply (exit 1), then a count
 #   apply LIST SRC NAME         apply it in SRC, print the diff
 #   files LIST                  the files the mutants touch
 py=$(
@@ -159,19 +172,29 @@ def find(mutants, name):
             return m
     die('no mutant ' + name + ' in the list')
 
-def mutate(src, m):
+def try_mutate(src, m):
+    """(path, before, after, None), or (path, None, None, why) when the
+    mutant does not apply: its file is missing or a hunk's original text
+    does not occur exactly once at the time the hunk is applied."""
     path = os.path.join(src, m['file'])
     if not os.path.isfile(path):
-        die('mutant %s: no file %s' % (m['name'], path))
+        return path, None, None, 'no file %s' % path
     with open(path, encoding='utf-8') as f:
         before = f.read()
     text = before
     for i, (orig, repl) in enumerate(m['hunks'], 1):
         count = text.count(orig)
         if count != 1:
-            die('mutant %s: hunk %d: its original text occurs %d times in '
-                '%s, not once:\n%s' % (m['name'], i, count, m['file'], orig))
+            return path, None, None, (
+                'hunk %d: its original text occurs %d times in %s, not '
+                'once:\n%s' % (i, count, m['file'], orig))
         text = text.replace(orig, repl)
+    return path, before, text, None
+
+def mutate(src, m):
+    path, before, text, why = try_mutate(src, m)
+    if why:
+        die('mutant %s: %s' % (m['name'], why))
     return path, before, text
 
 cmd, mutants = sys.argv[1], parse(sys.argv[2])
@@ -187,6 +210,20 @@ elif cmd == 'files':
 elif cmd == 'check':
     for name in sys.argv[4:]:
         mutate(sys.argv[3], find(mutants, name))
+elif cmd == 'check-all':
+    bad = 0
+    names = sys.argv[4:]
+    for name in names:
+        m = find(mutants, name)
+        why = try_mutate(sys.argv[3], m)[3]
+        if why:
+            bad += 1
+            first = why.split('\n')[0].rstrip(':')
+            print('mutant %s: does not apply to %s: %s' %
+                  (name, m['file'], first))
+    print('%d mutants: %d apply, %d do not apply' %
+          (len(names), len(names) - bad, bad))
+    sys.exit(1 if bad else 0)
 elif cmd == 'apply':
     m = find(mutants, sys.argv[4])
     path, before, after = mutate(sys.argv[3], m)
@@ -224,6 +261,11 @@ if [ "$list" -eq 1 ]; then
 		printf '%-36s %-18s %s\n' "$name" "$file" "$bug"
 	done
 	exit 0
+fi
+if [ "$check_apply" -eq 1 ]; then
+	# Reads the driver's files, writes nothing.
+	mutants_py check-all "$LIST" "$top/drivers/gpu/drm/nfence" "${names[@]}"
+	exit
 fi
 
 kver=${MUTANTS_KVER:-$("$top/scripts/kernels.sh" | tr ' ' '\n' | grep '^6\.12\.' || true)}

@@ -19,6 +19,12 @@
 
 #include <drm/nfence_drm.h>
 
+/*
+ * IGT defines ARRAY_SIZE in lib/drmtest.h, which only a build against IGT's
+ * headers (IGT_INCLUDE: HAVE_IGT_HEADERS, igt.h included first) sees. The
+ * default build uses igt_nfence_core.h's declarations of libigt.so.0 and
+ * no IGT header: it has ARRAY_SIZE from here only.
+ */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
