@@ -591,11 +591,11 @@ static void hnd_vram_values_packed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, small, 0);
 
 	/* A hole in the middle, filled by the next fence. */
-	mv = hnd_fence(f, fa, h[32])->mv.vram.node.start;
+	mv = hnd_fence(f, fa, h[32])->mv.vram->node.start;
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h[32]), 0);
 	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes + 1);
 	h[32] = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
-	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.vram.node.start, mv);
+	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.vram->node.start, mv);
 	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
 
 	for (i = 0; i < ARRAY_SIZE(h); i++)
