@@ -592,11 +592,11 @@ static void hnd_vram_values_packed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, small, 0);
 
 	/* A hole in the middle, filled by the next fence. */
-	mv = hnd_fence(f, fa, h[32])->mv.vram.node.start;
+	mv = hnd_fence(f, fa, h[32])->mv.vram->node.start;
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h[32]), 0);
 	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes + 1);
 	h[32] = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
-	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.vram.node.start, mv);
+	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.vram->node.start, mv);
 	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
 
 	for (i = 0; i < ARRAY_SIZE(h); i++)
@@ -604,6 +604,109 @@ static void hnd_vram_values_packed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
 	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
 	KUNIT_EXPECT_EQ(test, small, 0);
+}
+
+/*
+ * What a fence and a handle carry for each value: a segment node only for
+ * a value in VRAM, a value map only for a value outside the file's pool
+ * pages, and a read-only map of its own only for a NO_SIGNAL handle,
+ * through which the GPU reads CurrentValue and cannot write it.
+ */
+static void hnd_slot_placement(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct drm_nfence_fence_mapping ms, mn;
+	struct drm_nfence_fence_open open = {
+		.flags = DRM_NFENCE_FENCE_NO_SIGNAL,
+	};
+	struct nfence_fence_local *local, *ln;
+	struct nfence_fence *fence;
+	unsigned int fa, fb, s;
+	u32 da, db, h, hi, hp, hs;
+
+	/* Adapter 0 has the optimized DEFAULT fence: MonitoredValue in VRAM. */
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	local = hnd_local(f, fa, h);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	fence = local->fence;
+	KUNIT_EXPECT_NOT_NULL(test, fence->cv.page);
+	KUNIT_EXPECT_NULL(test, fence->cv.vram);
+	KUNIT_EXPECT_NULL(test, fence->mv.page);
+	KUNIT_ASSERT_NOT_NULL(test, fence->mv.vram);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)fence->mv.value,
+			    nfence_segment_node_vaddr(fence->mv.vram));
+	KUNIT_EXPECT_NULL(test, local->cv_vmap);
+	KUNIT_EXPECT_NOT_NULL(test, local->mv_vmap);
+	KUNIT_EXPECT_NULL(test, local->ro_map);
+
+	/* INTRA_GPU: both values in VRAM, both mapped by value maps. */
+	hi = hnd_create(f, fa, da, HND_INTRA, 0, 0, NULL);
+	local = hnd_local(f, fa, hi);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	KUNIT_EXPECT_NULL(test, local->fence->cv.page);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->cv.vram);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->mv.vram);
+	KUNIT_EXPECT_NOT_NULL(test, local->cv_vmap);
+	KUNIT_EXPECT_NOT_NULL(test, local->mv_vmap);
+
+	/* Adapter 1: both values in the file's pool pages, no node, no map. */
+	fb = hnd_open(f, 1);
+	db = hnd_device(f, fb);
+	hp = hnd_create(f, fb, db, HND_DEFAULT, 0, 0, NULL);
+	local = hnd_local(f, fb, hp);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->cv.page);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->mv.page);
+	KUNIT_EXPECT_NULL(test, local->fence->cv.vram);
+	KUNIT_EXPECT_NULL(test, local->fence->mv.vram);
+	KUNIT_EXPECT_NULL(test, local->cv_vmap);
+	KUNIT_EXPECT_NULL(test, local->mv_vmap);
+
+	/*
+	 * A shared fence there has pages of its own (value maps); a
+	 * NO_SIGNAL handle on it, in the same file, maps CurrentValue
+	 * read-only on its own and shares the MonitoredValue map.
+	 */
+	hs = hnd_create(f, fb, db, HND_DEFAULT, HND_NT, 4, &ms);
+	local = hnd_local(f, fb, hs);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	KUNIT_EXPECT_NULL(test, local->fence->mv.vram);
+	KUNIT_EXPECT_NOT_NULL(test, local->cv_vmap);
+	KUNIT_EXPECT_NULL(test, local->ro_map);
+	s = hnd_share(f, fb, hs);
+	open.fd = f->fd[s];
+	open.device = db;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fb, nfence_fence_open_ioctl, &open),
+			0);
+	mn = open.mapping;
+	ln = hnd_local(f, fb, open.handle);
+	KUNIT_ASSERT_NOT_NULL(test, ln);
+	KUNIT_EXPECT_NOT_NULL(test, ln->ro_map);
+	KUNIT_EXPECT_NULL(test, ln->cv_vmap);
+	KUNIT_EXPECT_PTR_EQ(test, ln->mv_vmap, local->mv_vmap);
+	KUNIT_EXPECT_NE(test, mn.current_value_gpu_va, ms.current_value_gpu_va);
+	KUNIT_EXPECT_EQ(test, mn.monitored_value_gpu_va,
+			ms.monitored_value_gpu_va);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mn.current_value_gpu_va,
+						false), local->fence->cv.value);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mn.current_value_gpu_va,
+					      true));
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, ms.current_value_gpu_va,
+						true), local->fence->cv.value);
+
+	/* Its read-only range goes with it; the creator's stays. */
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, open.handle), 0);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mn.current_value_gpu_va,
+					      false));
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, ms.current_value_gpu_va,
+						false), local->fence->cv.value);
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hs), 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hp), 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, hi), 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
 }
 
 static u64 hnd_charged(struct nfence_segment_usage *usage)
@@ -1805,6 +1908,7 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
 	KUNIT_CASE(hnd_vram_values_packed),
+	KUNIT_CASE(hnd_slot_placement),
 	KUNIT_CASE(hnd_vram_values_charged),
 	KUNIT_CASE(hnd_per_file_cyclic),
 	KUNIT_CASE(hnd_share_open),

@@ -536,9 +536,14 @@ static int __init nfence_init(void)
 	if (num < 0)
 		return num;
 
-	ret = platform_driver_register(&nfence_platform_driver);
+	ret = nfence_fence_caches_init();
 	if (ret)
 		return ret;
+	ret = platform_driver_register(&nfence_platform_driver);
+	if (ret) {
+		nfence_fence_caches_fini();
+		return ret;
+	}
 	/*
 	 * As for any driver, a device that fails to probe stays unbound
 	 * (the kernel log says why) and the module stays loaded. The
@@ -552,6 +557,7 @@ static int __init nfence_init(void)
 		if (IS_ERR(pdev)) {
 			nfence_unregister_adapters();
 			platform_driver_unregister(&nfence_platform_driver);
+			nfence_fence_caches_fini();
 			return PTR_ERR(pdev);
 		}
 		nfence_pdevs[i] = pdev;
@@ -563,6 +569,7 @@ static void __exit nfence_exit(void)
 {
 	nfence_unregister_adapters();
 	platform_driver_unregister(&nfence_platform_driver);
+	nfence_fence_caches_fini();
 }
 
 module_init(nfence_init);

@@ -48,9 +48,58 @@
  *
  * 64-bit values are written with single 64-bit stores (WRITE_ONCE on a
  * naturally aligned u64, or cmpxchg64), never torn.
+ *
+ * Memory: the global fences, the local handles and the value maps come
+ * from slab caches of their own (nfence_fence_caches_init()), sized to the
+ * structure rather than to the next kmalloc size. A value placed in VRAM
+ * gets its segment node (a drm_mm node) allocated on its own, and only a
+ * NO_SIGNAL handle gets a GPU VA range of its own (its read-only map of
+ * CurrentValue), so that the common cases carry neither: a native fence
+ * in system memory is one &struct nfence_fence, a handle one &struct
+ * nfence_fence_local. Documentation/cpu-bench.rst has the sizes.
  */
 
 static const struct file_operations nfence_fence_fops;
+
+static struct kmem_cache *nfence_fence_cache;
+static struct kmem_cache *nfence_local_cache;
+static struct kmem_cache *nfence_value_map_cache;
+
+/**
+ * nfence_fence_caches_init - create the slab caches of fence objects
+ *
+ * Called once, from the module's init, before any adapter exists.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfence_fence_caches_init(void)
+{
+	nfence_fence_cache = KMEM_CACHE(nfence_fence, SLAB_ACCOUNT);
+	nfence_local_cache = KMEM_CACHE(nfence_fence_local, SLAB_ACCOUNT);
+	nfence_value_map_cache = KMEM_CACHE(nfence_value_map, SLAB_ACCOUNT);
+	if (nfence_fence_cache && nfence_local_cache && nfence_value_map_cache)
+		return 0;
+	nfence_fence_caches_fini();
+	return -ENOMEM;
+}
+
+/**
+ * nfence_fence_caches_fini - destroy the slab caches of fence objects
+ *
+ * Called from the module's exit (or a failed init), once no fence, handle
+ * or value map is left: every one is freed synchronously (none by RCU),
+ * and each holds what keeps the module loaded (a DRM file or a shared
+ * fence's fd).
+ */
+void nfence_fence_caches_fini(void)
+{
+	kmem_cache_destroy(nfence_value_map_cache);
+	kmem_cache_destroy(nfence_local_cache);
+	kmem_cache_destroy(nfence_fence_cache);
+	nfence_value_map_cache = NULL;
+	nfence_local_cache = NULL;
+	nfence_fence_cache = NULL;
+}
 
 static struct nfence_fence_page *to_fence_page(struct drm_gem_object *obj)
 {
@@ -273,20 +322,27 @@ static int nfence_page_take(struct nfence_adapter *adapter,
 static int nfence_vram_take(struct nfence_file *nfile,
 			    struct nfence_fence_slot *slot)
 {
+	struct nfence_segment_node *node;
 	struct nfence_segment *vram;
 	int ret;
 
+	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
+	if (!node)
+		return -ENOMEM;
 	vram = nfence_gpu_segment(&nfile->adapter->gpu,
 				  NFENCE_SEGMENT_ID_LOCAL);
-	ret = nfence_segment_alloc_charged(vram, &slot->vram,
+	ret = nfence_segment_alloc_charged(vram, node,
 					   NFENCE_FENCE_VALUE_STRIDE,
 					   NFENCE_FENCE_VALUE_STRIDE,
 					   NFENCE_SEGMENT_ALLOC_INVISIBLE,
 					   nfile->seg_usage);
-	if (ret)
+	if (ret) {
+		kfree(node);
 		return ret;
+	}
 	slot->page = NULL;
-	slot->value = nfence_segment_node_vaddr(&slot->vram);
+	slot->vram = node;
+	slot->value = nfence_segment_node_vaddr(node);
 	return 0;
 }
 
@@ -298,7 +354,9 @@ static void nfence_slot_release(struct nfence_fence_slot *slot)
 		drm_gem_object_put(&slot->page->base);
 		slot->page = NULL;
 	} else {
-		nfence_segment_free(&slot->vram);
+		nfence_segment_free(slot->vram);
+		kfree(slot->vram);
+		slot->vram = NULL;
 	}
 	slot->value = NULL;
 }
@@ -326,7 +384,7 @@ static void nfence_fence_release(struct kref *ref)
 		nfence_slot_release(&fence->cv);
 	if (fence->mv.value)
 		nfence_slot_release(&fence->mv);
-	kfree(fence);
+	kmem_cache_free(nfence_fence_cache, fence);
 	drm_dev_put(&adapter->drm);
 }
 
@@ -468,7 +526,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	u32 id;
 	int ret;
 
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL_ACCOUNT);
+	fence = kmem_cache_zalloc(nfence_fence_cache, GFP_KERNEL);
 	if (!fence)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&fence->ref);
@@ -559,7 +617,10 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 
 /*
  * The storage of a fence value, whichever object maps it: the page frame
- * and the 8-byte word in it (VRAM is vmalloc'ed). The instances of a
+ * and the value's stride in it (VRAM is vmalloc'ed). Every value sits at a
+ * multiple of NFENCE_FENCE_VALUE_STRIDE in its page (pool and shared pages
+ * by slot, VRAM by the node's alignment), so the values of one page have
+ * consecutive keys and share the xarray's leaf nodes. The instances of a
  * cross-adapter fence have page objects of their own over one page, and
  * one key.
  */
@@ -568,13 +629,15 @@ static unsigned long nfence_slot_key(const struct nfence_fence_slot *slot)
 	unsigned long pfn = slot->page ? page_to_pfn(slot->page->page) :
 					 vmalloc_to_pfn(slot->value);
 
-	return (pfn << (PAGE_SHIFT - 3)) | (offset_in_page(slot->value) >> 3);
+	return pfn * NFENCE_FENCE_SLOTS +
+	       offset_in_page(slot->value) / NFENCE_FENCE_VALUE_STRIDE;
 }
 
 /*
  * &nfence_vm_mapping.fence_at of a CurrentValue value map: the fence of
  * one of its users. Called under the address space's lock, which
- * nfence_value_map_put() takes to change it, so that user holds it.
+ * nfence_value_map_put() takes to change it, so that user holds it. (A
+ * NO_SIGNAL handle's own map keeps its handle's fence until it goes.)
  */
 static struct nfence_fence *nfence_value_map_fence_at(struct nfence_vm_mapping *map,
 						      u64 offset)
@@ -612,7 +675,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 	mutex_lock(&nfile->pool_lock);
 	vmap = xa_load(&nfile->value_maps, key);
 	if (!vmap) {
-		vmap = kzalloc(sizeof(*vmap), GFP_KERNEL_ACCOUNT);
+		vmap = kmem_cache_zalloc(nfence_value_map_cache, GFP_KERNEL);
 		if (!vmap) {
 			ret = -ENOMEM;
 			goto out;
@@ -632,7 +695,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 				nfence_vm_unmap(&vmap->map);
 		}
 		if (ret) {
-			kfree(vmap);
+			kmem_cache_free(nfence_value_map_cache, vmap);
 			goto out;
 		}
 	}
@@ -663,7 +726,7 @@ static void nfence_value_map_put(struct nfence_file *nfile,
 		xa_erase(&nfile->value_maps, vmap->key);
 		mutex_unlock(&nfile->pool_lock);
 		nfence_vm_unmap(&vmap->map);
-		kfree(vmap);
+		kmem_cache_free(nfence_value_map_cache, vmap);
 		return;
 	}
 	if (vmap->fence == local->fence) {
@@ -677,16 +740,31 @@ static void nfence_value_map_put(struct nfence_file *nfile,
 	mutex_unlock(&nfile->pool_lock);
 }
 
-/* A NO_SIGNAL handle's own read-only mapping of CurrentValue. */
-static struct nfence_fence *nfence_local_fence_at(struct nfence_vm_mapping *map,
-						  u64 offset)
+/*
+ * A NO_SIGNAL handle's own read-only mapping of CurrentValue, at *@va: a
+ * value map of @local alone, whose fence is @local's for its whole life.
+ */
+static int nfence_local_map_ro(struct nfence_file *nfile,
+			       struct nfence_fence_local *local, u64 *va)
 {
-	struct nfence_fence_local *local =
-		container_of(map, struct nfence_fence_local, cv_map);
+	struct nfence_value_map *vmap;
+	int ret;
 
-	/* Mapped, so the handle and its reference are alive. */
-	kref_get(&local->fence->ref);
-	return local->fence;
+	vmap = kmem_cache_zalloc(nfence_value_map_cache, GFP_KERNEL);
+	if (!vmap)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&vmap->users);
+	vmap->fence = local->fence;
+	vmap->map.fence_at = nfence_value_map_fence_at;
+	ret = nfence_vm_map(&nfile->vm, &vmap->map, local->fence->cv.value,
+			    sizeof(u64), NFENCE_VM_READ_ONLY);
+	if (ret) {
+		kmem_cache_free(nfence_value_map_cache, vmap);
+		return ret;
+	}
+	local->ro_map = vmap;
+	*va = vmap->map.node.start;
+	return 0;
 }
 
 static void nfence_local_free(struct nfence_file *nfile,
@@ -694,7 +772,10 @@ static void nfence_local_free(struct nfence_file *nfile,
 {
 	struct nfence_fence *fence = local->fence;
 
-	nfence_vm_unmap(&local->cv_map);
+	if (local->ro_map) {
+		nfence_vm_unmap(&local->ro_map->map);
+		kmem_cache_free(nfence_value_map_cache, local->ro_map);
+	}
 	nfence_value_map_put(nfile, local->cv_vmap, local, &local->cv_link);
 	nfence_value_map_put(nfile, local->mv_vmap, local, &local->mv_link);
 	if (local->mmap_allowed)
@@ -703,7 +784,7 @@ static void nfence_local_free(struct nfence_file *nfile,
 	nfence_fence_drop_handle(fence);
 	nfence_fence_put(fence);
 	nfence_device_put(local->device);
-	kfree(local);
+	kmem_cache_free(nfence_local_cache, local);
 }
 
 static struct nfence_fence_local *nfence_local_of(struct nfence_object *obj)
@@ -756,7 +837,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	u32 handle;
 	int ret;
 
-	local = kzalloc(sizeof(*local), GFP_KERNEL_ACCOUNT);
+	local = kmem_cache_zalloc(nfence_local_cache, GFP_KERNEL);
 	if (!local) {
 		nfence_fence_put(fence);
 		return -ENOMEM;
@@ -777,11 +858,8 @@ static int nfence_local_create(struct nfence_file *nfile,
 	 * handles').
 	 */
 	if (no_signal) {
-		local->cv_map.fence_at = nfence_local_fence_at;
-		ret = nfence_vm_map(&nfile->vm, &local->cv_map,
-				    fence->cv.value, sizeof(u64),
-				    NFENCE_VM_READ_ONLY);
-		local->mapping.current_value_gpu_va = local->cv_map.node.start;
+		ret = nfence_local_map_ro(nfile, local,
+					  &local->mapping.current_value_gpu_va);
 	} else {
 		ret = nfence_local_map_value(nfile, local, &fence->cv, true,
 					     &local->cv_vmap,

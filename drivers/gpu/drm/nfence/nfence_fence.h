@@ -63,8 +63,11 @@ struct nfence_fence_slot {
 	struct nfence_fence_page *page;
 	/** @offset: byte offset of the value in @page */
 	u32 offset;
-	/** @vram: the VRAM range holding the value */
-	struct nfence_segment_node vram;
+	/**
+	 * @vram: the VRAM range holding the value, allocated only for a value
+	 * placed in VRAM (NULL with @page)
+	 */
+	struct nfence_segment_node *vram;
 	/** @value: kernel address of the value */
 	u64 *value;
 };
@@ -145,7 +148,9 @@ struct nfence_fence {
  * is not in one of the file's pool pages), shared by every handle of the
  * file that maps it: a fence opened on another device of the same process
  * gets the same GPU VAs, as WDDM says (libnfence opens each adapter
- * once per process). Under &nfence_file.pool_lock.
+ * once per process). Under &nfence_file.pool_lock. A NO_SIGNAL handle's
+ * read-only map of CurrentValue is one too, of that handle alone and in no
+ * file's value_maps (&nfence_fence_local.ro_map).
  */
 struct nfence_value_map {
 	/** @key: the storage (nfence_slot_key()) */
@@ -179,8 +184,12 @@ struct nfence_fence_local {
 	u32 engine_affinity;
 	/** @mapping: what the ioctl returned */
 	struct drm_nfence_fence_mapping mapping;
-	/** @cv_map: NO_SIGNAL handles: CurrentValue mapped read-only */
-	struct nfence_vm_mapping cv_map;
+	/**
+	 * @ro_map: NO_SIGNAL handles: CurrentValue mapped read-only, a value
+	 * map of this handle alone (in no file's value_maps); NULL for the
+	 * others
+	 */
+	struct nfence_value_map *ro_map;
 	/** @cv_vmap: the file's map of CurrentValue, NULL for a pool page's */
 	struct nfence_value_map *cv_vmap;
 	/** @cv_link: entry in @cv_vmap's users */
@@ -220,6 +229,8 @@ static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
 	       READ_ONCE(*fence->cv.value) >= value;
 }
 
+int nfence_fence_caches_init(void);
+void nfence_fence_caches_fini(void);
 void nfence_file_fences_init(struct nfence_file *nfile);
 void nfence_file_fences_fini(struct nfence_file *nfile);
 
