@@ -128,7 +128,9 @@ nfence_vm_image() {
 # when virtme-init gave up before running CMD). NFENCE_VM_ROOT, if set, is
 # the directory the guest gets as its root instead of the host's (one that
 # holds the top directory at the same path: scripts/deb.sh). NFENCE_VM_RWDIR,
-# if set, is a host directory the guest may write (scripts/coverage.sh).
+# if set, is a host directory the guest may write, at the same path
+# (scripts/coverage.sh; given as GUEST=HOST, since virtme-ng checks a bare
+# path relative to its working directory).
 nfence_vng() {
 	local kver=$1 limit=$2 out=$3 console=$4 cmd=$5 img kopt rc
 	local top root=${NFENCE_VM_ROOT:-}
@@ -163,7 +165,7 @@ nfence_vng() {
 		vng --run "$img" --disable-kvm --cpus 2 --memory 2G \
 		${NFENCE_VM_QEMU_OPTS:+"--qemu-opts=$NFENCE_VM_QEMU_OPTS"} \
 		${root:+--root "$root"} --verbose --append "$kopt" \
-		${NFENCE_VM_RWDIR:+--rwdir "$NFENCE_VM_RWDIR"} \
+		${NFENCE_VM_RWDIR:+--rwdir "$NFENCE_VM_RWDIR=$NFENCE_VM_RWDIR"} \
 		--cwd "$root$top" --exec "$cmd" \
 		</dev/null 2>"$console" | tee "$out"
 	rc=${PIPESTATUS[0]}
