@@ -95,9 +95,9 @@ static void nfence_cmp_ops_interrupt_queue(struct nfence_cmp *cmp, u32 engine,
 {
 	struct nfence_adapter *adapter =
 		container_of(cmp, struct nfence_adapter, cmp);
+	u64 start = nfence_interrupt_queue_start(adapter, !hw);
 	unsigned int woken = 0, queues = 0;
 	struct nfence_cmp_queue *each;
-	u64 start = ktime_get_ns();
 
 	if (hw) {
 		woken = nfence_logging_read_signals(adapter, hw);

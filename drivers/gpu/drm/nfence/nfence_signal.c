@@ -527,12 +527,31 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 }
 
 /**
- * nfence_interrupt_queue_done - account for an optimized interrupt
+ * nfence_interrupt_queue_start - count an optimized interrupt as it begins
+ * @adapter: the adapter
+ * @engine_wide: it names no queue: every queue of the engine is read
+ *
+ * Counted before any log is read, so that a waiter the interrupt wakes
+ * finds it counted (the counters of debugfs nfence_interrupts).
+ *
+ * Return: the start of its handling, for nfence_interrupt_queue_done().
+ */
+u64 nfence_interrupt_queue_start(struct nfence_adapter *adapter,
+				 bool engine_wide)
+{
+	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
+
+	atomic64_inc(engine_wide ? &stats->engine_irqs : &stats->queue_irqs);
+	return ktime_get_ns();
+}
+
+/**
+ * nfence_interrupt_queue_done - account for an optimized interrupt's end
  * @adapter: the adapter
  * @engine_wide: it named no queue: every queue of the engine was read
  * @queues: queues whose logs it read
  * @woken: CPU waiters it woke
- * @start: when its handling began (ktime_get_ns())
+ * @start: nfence_interrupt_queue_start()'s return
  */
 void nfence_interrupt_queue_done(struct nfence_adapter *adapter,
 				 bool engine_wide, unsigned int queues,
@@ -541,7 +560,6 @@ void nfence_interrupt_queue_done(struct nfence_adapter *adapter,
 	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
 
 	atomic64_add(ktime_get_ns() - start, &stats->handler_ns);
-	atomic64_inc(engine_wide ? &stats->engine_irqs : &stats->queue_irqs);
 	trace_nfence_interrupt(adapter->gpu.index,
 			       engine_wide ? NFENCE_TRACE_IRQ_ENGINE :
 					     NFENCE_TRACE_IRQ_QUEUE,

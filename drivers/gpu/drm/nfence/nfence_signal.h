@@ -35,6 +35,8 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 				  struct nfence_file *nfile,
 				  struct nfence_log *log, u64 *cursor,
 				  struct nfence_fence *progress);
+u64 nfence_interrupt_queue_start(struct nfence_adapter *adapter,
+				 bool engine_wide);
 void nfence_interrupt_queue_done(struct nfence_adapter *adapter,
 				 bool engine_wide, unsigned int queues,
 				 unsigned int woken, u64 start);
