@@ -3,14 +3,12 @@
 """The summary of make coverage (scripts/coverage.sh), from lcov's tracefile.
 
     coverage-report.py TRACEFILE TOP UNREACHED_OUT
-    coverage-report.py --brief NAME TRACEFILE TOP
 
 Prints the totals of lines, functions and branches of the driver's files,
 the goals (lines >= 90%, every function) as met or missed, and how many of
 the driver's error returns ran; writes to UNREACHED_OUT every function and
 every error return that no test reached, as paths relative to TOP (the
-repository, whose files the tracefile names). --brief prints only the
-totals, as "coverage: NAME: lines ...".
+repository, whose files the tracefile names).
 
 An error return is a line whose code returns or assigns a negative errno
 constant (-EINVAL, ERR_PTR(-ENOMEM), ret = -EFAULT, ...). Only those with
@@ -77,12 +75,7 @@ def enclosing(src, line):
 
 
 def main():
-    brief = None
-    args = sys.argv[1:]
-    if args[0] == "--brief":
-        brief, args = args[1], args[2:]
-        args.append(None)
-    tracefile, top, unreached_out = args[:3]
+    tracefile, top, unreached_out = sys.argv[1:4]
     sources = parse(tracefile)
     if not sources:
         print("coverage: the tracefile has no source file", file=sys.stderr)
@@ -129,13 +122,10 @@ def main():
                 dead_errs.append(f"{rel}:{line} {func}: {code}")
 
     line_pct = pct(*lines)
-    print("coverage: %slines %.1f%% (%d of %d), functions %.1f%% (%d of %d), "
+    print("coverage: lines %.1f%% (%d of %d), functions %.1f%% (%d of %d), "
           "branches %.1f%% (%d of %d)" %
-          (brief + ": " if brief else "", line_pct, lines[0], lines[1],
-           pct(*funcs), funcs[0], funcs[1],
+          (line_pct, lines[0], lines[1], pct(*funcs), funcs[0], funcs[1],
            pct(*branches), branches[0], branches[1]))
-    if brief:
-        return 0
     print("coverage: goal: lines >= %d%%: %s; functions 100%%: %s" %
           (GOAL_LINES, "met" if line_pct >= GOAL_LINES else "missed",
            "met" if funcs[0] == funcs[1] else "missed"))

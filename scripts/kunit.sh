@@ -11,10 +11,6 @@
 # Prints "kunit: N passed, N failed, N skipped" and exits non-zero on failure.
 # KUNIT_FILTER selects suites (default "nfence_*": every suite but the
 # benchmarks, which are "nfencebench_*" and run with "make bench-waiters").
-#
-# NFENCE_KUNIT_GCOV=FILE (make coverage): build the UML kernel with gcov
-# (its own build directory), and after the run write the driver's lcov
-# tracefile to FILE (Documentation/dev-tools/kunit/running_tips.rst).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,13 +37,6 @@ fi
 # (the trees under tree-* source the driver's directly); a tree and build
 # of their own, so checkouts of either layout can share the cache.
 tree=$CACHE/kunit/tree2-$(basename "$src")
-if [ -n "${NFENCE_KUNIT_GCOV:-}" ]; then
-	extra+=(--kconfig_add CONFIG_DEBUG_KERNEL=y
-		--kconfig_add CONFIG_DEBUG_INFO=y
-		--kconfig_add CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y
-		--kconfig_add CONFIG_GCOV=y)
-	key=$key-gcov
-fi
 build=$CACHE/kunit/build2-$key
 
 if [ ! -e "$tree/.nfence-tree" ]; then
@@ -73,8 +62,6 @@ rsync -a --no-times --checksum "$top/Kconfig" "$tree/Kconfig.nfence"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# Counters of an earlier run would be added to this one's.
-[ -z "${NFENCE_KUNIT_GCOV:-}" ] || find "$build" -name '*.gcda' -delete 2>/dev/null || true
 set +e
 (cd "$tree" && python3 tools/testing/kunit/kunit.py run \
 	--kunitconfig=drivers/gpu/drm/nfence/tests/.kunitconfig \
@@ -142,19 +129,6 @@ fi
 # KUNIT_SHOW: a pattern of raw kernel log lines to print (benchmark results).
 if [ -n "${KUNIT_SHOW:-}" ] && [ -e "$build/test.log" ]; then
 	grep -E "$KUNIT_SHOW" "$build/test.log" | sed 's/^.*\] *//; s/^ *# *//'
-fi
-if [ -n "${NFENCE_KUNIT_GCOV:-}" ]; then
-	# The driver's files only (not its KUnit suites, nor the kernel's).
-	if lcov -q --capture --directory "$build/drivers/gpu/drm/nfence" \
-		--rc lcov_branch_coverage=1 --output-file "$NFENCE_KUNIT_GCOV.raw" &&
-	   lcov -q --extract "$NFENCE_KUNIT_GCOV.raw" '*/drivers/gpu/drm/nfence/nfence_*.c' \
-		--rc lcov_branch_coverage=1 --output-file "$NFENCE_KUNIT_GCOV"; then
-		echo "kunit: gcov tracefile $NFENCE_KUNIT_GCOV"
-	else
-		echo "kunit: no gcov counters in $build" >&2
-		failed=$((failed + 1))
-	fi
-	rm -f "$NFENCE_KUNIT_GCOV.raw"
 fi
 echo "kunit: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
