@@ -169,6 +169,7 @@ struct cmp_fence {
  * @dropped: entries dropped by stopped queues
  * @calls: the recorded calls, oldest first
  * @num_calls: entries of @calls
+ * @spare: where calls past CMP_CALLS go (the test fails)
  * @cmp_ready: @cmp is initialized
  * @vm_ready: @vm is initialized
  * @ring_map: @ring, a user-mode queue's ring buffer
@@ -214,6 +215,7 @@ struct cmp_fix {
 	struct list_head dropped;
 	struct cmp_call calls[CMP_CALLS];
 	unsigned int num_calls;
+	struct cmp_call spare;
 	bool cmp_ready;
 	bool vm_ready;
 	struct nfence_vm_mapping ring_map;
@@ -232,14 +234,19 @@ static struct cmp_fix *cmp_current(void)
 	return kunit_get_current_test()->priv;
 }
 
+/*
+ * A new record of @kind. The callbacks may run with the CMP lock held: a
+ * full record fails the test without aborting it, into a spare slot.
+ */
 static struct cmp_call *cmp_record(enum cmp_call_kind kind)
 {
 	struct cmp_fix *f = cmp_current();
-	struct cmp_call *c;
+	struct cmp_call *c = &f->spare;
 
-	KUNIT_ASSERT_LT_MSG(f->test, f->num_calls, CMP_CALLS,
-			    "more calls than recorded");
-	c = &f->calls[f->num_calls++];
+	if (f->num_calls < CMP_CALLS)
+		c = &f->calls[f->num_calls++];
+	else
+		KUNIT_FAIL(f->test, "more than %u calls", CMP_CALLS);
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
 	return c;
@@ -390,16 +397,22 @@ static unsigned int cmp_calls(struct cmp_fix *f, enum cmp_call_kind kind)
 	return n;
 }
 
-/* The last recorded call of @kind; fails the test if there is none. */
-static struct cmp_call *cmp_last(struct cmp_fix *f, enum cmp_call_kind kind)
+/*
+ * The last recorded call of @kind. If there is none, the test fails and
+ * gets an empty call (not aborted: the exit function must find the rings
+ * the test attached still attached, and detach them).
+ */
+static const struct cmp_call *cmp_last(struct cmp_fix *f,
+				       enum cmp_call_kind kind)
 {
+	static const struct cmp_call none;
 	unsigned int i;
 
 	for (i = f->num_calls; i > 0; i--)
 		if (f->calls[i - 1].kind == kind)
 			return &f->calls[i - 1];
-	KUNIT_FAIL_AND_ABORT(f->test, "no call of kind %u recorded", kind);
-	return NULL;
+	KUNIT_FAIL(f->test, "no call of kind %u recorded", kind);
+	return &none;
 }
 
 /* Interrupts recorded with @fence (NULL: without a payload). */
@@ -448,7 +461,7 @@ static void cmp_stop_context(struct cmp_fix *f, struct nfence_cmp_context *ctx)
 static void cmp_expect_fault(struct kunit *test, struct cmp_fix *f, u64 va,
 			     u32 reason, unsigned int dropped)
 {
-	struct cmp_call *c;
+	const struct cmp_call *c;
 	unsigned int i;
 
 	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_QUEUE_FAULT), 1);
@@ -794,7 +807,7 @@ static void cmp_nop_runs_to_idle(struct kunit *test)
 {
 	struct cmp_fix *f = test->priv;
 	struct nfence_cmp_queue *q = f->q[0];
-	struct cmp_call *c;
+	const struct cmp_call *c;
 	unsigned int ran, i;
 	u64 start;
 
@@ -1089,7 +1102,7 @@ static void cmp_fence_signal_fence_at(struct kunit *test)
 {
 	struct cmp_fix *f = test->priv;
 	struct nfence_cmp_queue *q = f->q[0];
-	struct cmp_call *c;
+	const struct cmp_call *c;
 	unsigned int ran;
 	u64 start;
 
