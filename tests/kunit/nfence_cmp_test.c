@@ -1151,8 +1151,8 @@ static void cmp_run_idle(struct cmp_fix *f, struct nfence_cmp_queue *q)
  * A pool page's fence_at answers for a slot's whole stride, but only the
  * slot's first word is the fence's CurrentValue: a FENCE_SIGNAL of another
  * word of the stride is ordinary memory. On a 32-bit GPU it gets both
- * halves and no carry, and the fence itself is left alone (in any mode, its
- * waiters are not in the interrupt's signaled-fence array).
+ * halves and no carry, and the fence itself is left alone (no interrupt
+ * names it).
  */
 static void cmp_32bit_signal_in_stride(struct kunit *test)
 {
@@ -1434,10 +1434,12 @@ static void cmp_fault_desc(const struct cmp_fault_case *c, char *desc)
 KUNIT_ARRAY_PARAM(cmp_fault, cmp_fault_cases, cmp_fault_desc);
 
 /*
- * Each run-time fault stops the context with its VA and reason: the
- * operand for a page fault, the command's address for a command the
+ * Each run-time fault is reported for its queue with its VA and reason:
+ * the operand for a page fault, the command's address for a command the
  * decoder rejects. The command before it ran; nothing after it did, and
- * a page fault stores nothing.
+ * a page fault stores nothing. Stopped as the driver stops a faulted
+ * context, its queues drop their work; the other context's queue keeps
+ * its own.
  */
 static void cmp_fault_reasons(struct kunit *test)
 {
@@ -1692,9 +1694,9 @@ static const enum cmp_ring_bad cmp_ring_bad_cases[] = {
 KUNIT_ARRAY_PARAM(cmp_ring_bad, cmp_ring_bad_cases, cmp_ring_bad_desc);
 
 /*
- * Every way a ring entry can be bad faults the context as a bad command
- * does, with the ring's status DISCONNECTED_ABORT and its entry never
- * handed to the driver.
+ * Every way a ring entry can be bad is reported as a fault of its queue,
+ * as a bad command is; stopped, the ring's status is DISCONNECTED_ABORT,
+ * and its entry was never handed to the driver.
  */
 static void cmp_ring_bad_entry(struct kunit *test)
 {
@@ -1750,6 +1752,7 @@ static void cmp_ring_bad_entry(struct kunit *test)
 	cmp_ring_seen(f, f->q[0], 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[0], &ran), NFENCE_RUN_FAULT);
 	cmp_expect_fault(test, f, fault_va, reason, 0);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_ENTRY_DONE), 0);
 	KUNIT_EXPECT_FALSE(test, ring.queued);
 	KUNIT_EXPECT_EQ(test, status,
 			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
