@@ -28,8 +28,8 @@
  * device and the file); the exit function checks that every count is back
  * where it started and frees the submissions left over.
  *
- * Commands are encoded in little endian as the ISA in nfence_drm.h
- * ("DOC: command stream") defines them.
+ * Commands are written with nfence_kunit_cs.h, in little endian as the ISA
+ * in nfence_drm.h ("DOC: command stream") defines them.
  *
  * Copyright (C) 2026 The nfence authors
  */
@@ -42,7 +42,6 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/xarray.h>
-#include <asm/byteorder.h>
 
 #include <drm/nfence_drm.h>
 
@@ -60,6 +59,8 @@
 #include "../nfence_vm.h"
 #include "../nfence_wait.h"
 #include "../nfence_waitlist.h"
+
+#include "nfence_kunit_cs.h"
 
 /* Pages of command buffer; one more page is mapped right after them. */
 #define OPS_CMD_PAGES		4
@@ -79,15 +80,13 @@
  * @adapter: the adapter (no DRM device); @adapter->cmp is the CMP
  * @cmp: the CMP
  * @vm: the address space all queues use
- * @cmd_map: @cmds, OPS_CMD_PAGES pages
- * @cmd_tail_map: the page after @cmds, mapped right after @cmd_map
+ * @cmd_map: @cs's memory, OPS_CMD_PAGES pages
+ * @cmd_tail_map: the page after it, mapped right after @cmd_map
  * @data_map: @data, one writable page
  * @ro_map: @ro, one read-only page
  * @fence_map: @fvals, fence storage: its fence_at finds @fence
  * @alias_map: @fvals again, as ordinary memory (no fence_at)
- * @cmds: command memory (OPS_CMD_PAGES + 1 pages)
- * @cmd_va: GPU VA of @cmds
- * @cmd_used: bytes of @cmds emitted so far
+ * @cs: command memory (OPS_CMD_PAGES + 1 pages) and what is written in it
  * @data: writable data
  * @data_va: its GPU VA
  * @ro: read-only data
@@ -124,9 +123,7 @@ struct ops_fix {
 	struct nfence_vm_mapping ro_map;
 	struct nfence_vm_mapping fence_map;
 	struct nfence_vm_mapping alias_map;
-	u8 *cmds;
-	u64 cmd_va;
-	size_t cmd_used;
+	struct nfence_kcs cs;
 	u64 *data;
 	u64 data_va;
 	u64 *ro;
@@ -295,22 +292,24 @@ static int ops_init(struct kunit *test)
 	f->cmp = &adapter->cmp;
 	f->cmp_ready = true;
 
-	f->cmds = kunit_kzalloc(test, OPS_CMD_BYTES + PAGE_SIZE, GFP_KERNEL);
+	f->cs.test = test;
+	f->cs.size = OPS_CMD_BYTES + PAGE_SIZE;
+	f->cs.cmds = kunit_kzalloc(test, f->cs.size, GFP_KERNEL);
 	f->data = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->ro = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->fvals = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->cmds);
+	KUNIT_ASSERT_NOT_NULL(test, f->cs.cmds);
 	KUNIT_ASSERT_NOT_NULL(test, f->data);
 	KUNIT_ASSERT_NOT_NULL(test, f->ro);
 	KUNIT_ASSERT_NOT_NULL(test, f->fvals);
 
 	nfence_vm_init(&f->vm);
 	f->vm_ready = true;
-	f->cmd_va = ops_map(f, &f->cmd_map, f->cmds, OPS_CMD_BYTES, 0);
+	f->cs.va = ops_map(f, &f->cmd_map, f->cs.cmds, OPS_CMD_BYTES, 0);
 	/* The tail page follows: commands may straddle the two mappings. */
 	KUNIT_ASSERT_EQ(test, ops_map(f, &f->cmd_tail_map,
-				      f->cmds + OPS_CMD_BYTES, PAGE_SIZE, 0),
-			f->cmd_va + OPS_CMD_BYTES);
+				      f->cs.cmds + OPS_CMD_BYTES, PAGE_SIZE, 0),
+			f->cs.va + OPS_CMD_BYTES);
 	f->data_va = ops_map(f, &f->data_map, f->data, PAGE_SIZE, 0);
 	f->ro_va = ops_map(f, &f->ro_map, f->ro, PAGE_SIZE,
 			   NFENCE_VM_READ_ONLY);
@@ -382,87 +381,7 @@ static void ops_exit(struct kunit *test)
 	}
 }
 
-/* ---- Command emission ---- */
-
-static u64 ops_cursor(struct ops_fix *f)
-{
-	return f->cmd_va + f->cmd_used;
-}
-
-static void ops_put64(void *p, u64 v)
-{
-	__le64 le = cpu_to_le64(v);
-
-	memcpy(p, &le, sizeof(le));
-}
-
-/* Header with @flags, the zero word, @nops operands; returns the VA. */
-static u64 ops_emit_raw(struct ops_fix *f, u32 opcode, u32 flags,
-			u32 words, const u64 *ops, u32 nops)
-{
-	u64 va = ops_cursor(f);
-	u8 *p = f->cmds + f->cmd_used;
-	__le32 word[2] = {
-		cpu_to_le32(DRM_NFENCE_CS_HEADER(opcode, words) | flags << 8),
-		0,
-	};
-	u32 i;
-
-	KUNIT_ASSERT_LE(f->test, f->cmd_used + 8 + 8 * nops,
-			OPS_CMD_BYTES + PAGE_SIZE);
-	memcpy(p, word, sizeof(word));
-	for (i = 0; i < nops; i++)
-		ops_put64(p + 8 + 8 * i, ops[i]);
-	f->cmd_used += 8 + 8 * nops;
-	return va;
-}
-
-static u64 ops_emit(struct ops_fix *f, u32 opcode, u32 words,
-		    const u64 *ops, u32 nops)
-{
-	return ops_emit_raw(f, opcode, 0, words, ops, nops);
-}
-
-static u64 ops_nop(struct ops_fix *f)
-{
-	return ops_emit(f, DRM_NFENCE_CS_NOP, DRM_NFENCE_CS_NOP_WORDS, NULL, 0);
-}
-
-static u64 ops_wait(struct ops_fix *f, u64 va, u64 value)
-{
-	const u64 ops[] = { va, value };
-
-	return ops_emit(f, DRM_NFENCE_CS_FENCE_WAIT,
-			  DRM_NFENCE_CS_FENCE_WAIT_WORDS, ops, 2);
-}
-
-static u64 ops_signal(struct ops_fix *f, u64 cv_va, u64 mv_va, u64 value)
-{
-	const u64 ops[] = { cv_va, mv_va, value };
-
-	return ops_emit(f, DRM_NFENCE_CS_FENCE_SIGNAL,
-			  DRM_NFENCE_CS_FENCE_SIGNAL_WORDS, ops, 3);
-}
-
-static u64 ops_write64(struct ops_fix *f, u64 va, u64 value)
-{
-	const u64 ops[] = { va, value };
-
-	return ops_emit(f, DRM_NFENCE_CS_WRITE64, DRM_NFENCE_CS_WRITE64_WORDS,
-			  ops, 2);
-}
-
-static u64 ops_timestamp(struct ops_fix *f, u64 va)
-{
-	return ops_emit(f, DRM_NFENCE_CS_TIMESTAMP,
-			  DRM_NFENCE_CS_TIMESTAMP_WORDS, &va, 1);
-}
-
-static u64 ops_work(struct ops_fix *f, u64 ns)
-{
-	return ops_emit(f, DRM_NFENCE_CS_WORK, DRM_NFENCE_CS_WORK_WORDS,
-			  &ns, 1);
-}
+/* ---- Command emission (nfence_kunit_cs.h) ---- */
 
 static u64 ops_data_va(struct ops_fix *f, unsigned int i)
 {
@@ -548,9 +467,9 @@ static void ops_fence_signal_scan(struct kunit *test)
 						 f->fence, GFP_KERNEL)));
 	ops_wait_on(test, f->fence, &sw, 5);
 
-	start = ops_cursor(f);
-	ops_signal(f, alias, alias + 8, 6);
-	ops_submit(f, q, start, ops_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, alias, alias + 8, 6);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, ops_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 6);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 0);
@@ -645,9 +564,9 @@ static void ops_fence_signal_always_signaled(struct kunit *test)
 	nfence_fence_set_always_signaled(f->fence);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 
-	start = ops_cursor(f);
-	ops_signal(f, f->fence_va, f->fence_va + 8, 0x100000000ull);
-	ops_submit(f, q, start, ops_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000000ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, ops_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
@@ -661,9 +580,9 @@ static void ops_fence_signal_always_signaled(struct kunit *test)
 
 	/* The progress fence itself, AlwaysSignaled: not written either. */
 	nfence_fence_set_always_signaled(q->hw.progress);
-	start = ops_cursor(f);
-	ops_nop(f);
-	ops_submit(f, q, start, ops_cursor(f), 0x100000000ull);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 0x100000000ull);
 	KUNIT_EXPECT_EQ(test, ops_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, signals), 1);
@@ -684,10 +603,10 @@ static void ops_fence_wait_always_signaled(struct kunit *test)
 	int ret;
 
 	nfence_fence_set_always_signaled(f->fence);
-	start = ops_cursor(f);
-	ops_wait(f, f->fence_va, NFENCE_ALWAYS_SIGNALED_VALUE);
-	ops_wait(f, f->fence_va, OPS_WAIT_VALUE);
-	ops_submit(f, q, start, ops_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, f->fence_va, NFENCE_ALWAYS_SIGNALED_VALUE);
+	nfence_kcs_wait(&f->cs, f->fence_va, OPS_WAIT_VALUE);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	ret = ops_run(f, q, &ran);
 	KUNIT_ASSERT_EQ_MSG(test, ret, NFENCE_RUN_IDLE,
 			    "state %u: parked on an AlwaysSignaled fence",
@@ -819,16 +738,16 @@ static void ops_cross_error_race(struct kunit *test)
 
 	f->adapter->gpu.cfg.no_64bit_atomics = c->gpu32;
 	peer = ops_cross_pair(f);
-	start = ops_cursor(f);
+	start = nfence_kcs_cursor(&f->cs);
 	for (i = 0; i < 2; i++) {
 		if (c->opcode == DRM_NFENCE_CS_FENCE_SIGNAL)
-			ops_signal(f, f->fence_va, 0, 5 + i);
+			nfence_kcs_signal(&f->cs, f->fence_va, 0, 5 + i);
 		else if (c->opcode == DRM_NFENCE_CS_WRITE64)
-			ops_write64(f, f->fence_va, 5 + i);
+			nfence_kcs_write64(&f->cs, f->fence_va, 5 + i);
 		else
-			ops_timestamp(f, f->fence_va);
+			nfence_kcs_timestamp(&f->cs, f->fence_va);
 	}
-	ops_submit(f, q, start, ops_cursor(f), 1);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	ops_run_idle(f, q);
 
 	KUNIT_EXPECT_NULL_MSG(test, f->race_peer, "the error did not run");
@@ -860,9 +779,9 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	f->fvals[0] = 0xfffffff0ull;
 
 	/* Same high half, no waiter: one store, no interrupt. */
-	start = ops_cursor(f);
-	ops_signal(f, f->fence_va, f->fence_va + 8, 0xfffffff8ull);
-	ops_submit(f, q, start, ops_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0xfffffff8ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffff8ull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, interrupts), 0);
@@ -871,9 +790,9 @@ static void ops_32bit_signal_carry(struct kunit *test)
 
 	/* Across 2^32 below the waiter: the carry interrupt alone. */
 	ops_wait_on(test, f->fence, &sw, 0x100000010ull);
-	start = ops_cursor(f);
-	ops_signal(f, f->fence_va, f->fence_va + 8, 0x100000005ull);
-	ops_submit(f, q, start, ops_cursor(f), 2);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000005ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000005ull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 1);
@@ -883,9 +802,9 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->fvals[1], 0x10000000full);
 
 	/* Past the waiter within the high half: the MonitoredValue rule. */
-	start = ops_cursor(f);
-	ops_signal(f, f->fence_va, f->fence_va + 8, 0x100000010ull);
-	ops_submit(f, q, start, ops_cursor(f), 3);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000010ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 3);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000010ull);
 	KUNIT_EXPECT_EQ(test, sw.fired, 1);
@@ -894,9 +813,9 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->fvals[1], U64_MAX);
 
 	/* Down across 2^32 (a plain store lowers): completed as well. */
-	start = ops_cursor(f);
-	ops_signal(f, f->fence_va, f->fence_va + 8, 0xfffffffeull);
-	ops_submit(f, q, start, ops_cursor(f), 4);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0xfffffffeull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 4);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffffeull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 2);
@@ -904,10 +823,10 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	/* Ordinary memory: no fence to complete, the GPU writes both. */
 	f->data[2] = 0xffffffffull;
 	f->data[4] = U64_MAX;
-	start = ops_cursor(f);
-	ops_signal(f, ops_data_va(f, 2), 0, 0x200000001ull);
-	ops_write64(f, ops_data_va(f, 4), OPS_VALUE);
-	ops_submit(f, q, start, ops_cursor(f), 5);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, ops_data_va(f, 2), 0, 0x200000001ull);
+	nfence_kcs_write64(&f->cs, ops_data_va(f, 4), OPS_VALUE);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 5);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->data[2], 0x200000001ull);
 	KUNIT_EXPECT_EQ(test, f->data[4], OPS_VALUE);
@@ -915,9 +834,9 @@ static void ops_32bit_signal_carry(struct kunit *test)
 
 	/* The progress fence crosses 2^32 too (within the window). */
 	f->pv[0][0] = 0xfffffff0ull;
-	start = ops_cursor(f);
-	ops_nop(f);
-	ops_submit(f, q, start, ops_cursor(f), 0x100000000ull);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 0x100000000ull);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0x100000000ull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 3);
@@ -932,9 +851,9 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	nfence_fence_signal(f->fence, 0xfffffff8ull);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffff8ull);
 	KUNIT_EXPECT_EQ(test, sw.fired, 0);
-	start = ops_cursor(f);
-	ops_signal(f, f->fence_va, f->fence_va + 8, 0x100000000ull);
-	ops_submit(f, q, start, ops_cursor(f), 0x100000001ull);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000000ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 0x100000001ull);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000000ull);
 	KUNIT_EXPECT_EQ(test, sw.fired, 1);
@@ -985,19 +904,19 @@ static void ops_fault_stops_context(struct kunit *test)
 	ops_wait_on(test, f->q[0]->hw.progress, &sw0, 2);
 	ops_wait_on(test, f->q[1]->hw.progress, &sw1, 1);
 
-	start = ops_cursor(f);
-	ops_nop(f);
-	ops_nop(f);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	nfence_kcs_nop(&f->cs);
 	bad = OPS_UNMAPPED + 8;
-	ops_write64(f, bad, 1);
-	ops_nop(f);
-	ops_submit(f, f->q[0], start, ops_cursor(f), 1);
-	start = ops_cursor(f);
-	ops_nop(f);
-	ops_submit(f, f->q[0], start, ops_cursor(f), 2);
-	ops_submit(f, f->q[0], start, ops_cursor(f), 3);
-	ops_submit(f, f->q[1], start, ops_cursor(f), 1);
-	ops_submit(f, f->q[2], start, ops_cursor(f), 1);
+	nfence_kcs_write64(&f->cs, bad, 1);
+	nfence_kcs_nop(&f->cs);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 2);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 3);
+	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->cs), 1);
+	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
 
 	KUNIT_EXPECT_EQ(test, ops_run(f, f->q[0], &ran), NFENCE_RUN_FAULT);
 	KUNIT_EXPECT_EQ(test, ran, 2);
@@ -1036,15 +955,15 @@ static void ops_stop_locked(struct kunit *test)
 	unsigned int ran;
 	u64 start;
 
-	start = ops_cursor(f);
-	ops_nop(f);
-	ops_submit(f, q0, start, ops_cursor(f), 1);
-	ops_submit(f, q0, start, ops_cursor(f), 2);
-	ops_submit(f, q1, start, ops_cursor(f), 1);
-	start = ops_cursor(f);
-	ops_work(f, 1000);
-	ops_submit(f, q2, start, ops_cursor(f), 1);
-	ops_submit(f, q2, start, ops_cursor(f), 2);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	ops_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 1);
+	ops_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 2);
+	ops_submit(f, q1, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_work(&f->cs, 1000);
+	ops_submit(f, q2, start, nfence_kcs_cursor(&f->cs), 1);
+	ops_submit(f, q2, start, nfence_kcs_cursor(&f->cs), 2);
 	KUNIT_ASSERT_EQ(test, ops_run(f, q2, &ran), NFENCE_RUN_BUSY);
 	KUNIT_ASSERT_PTR_EQ(test, f->cmp->engines[1].busy, &q2->hw);
 
@@ -1099,11 +1018,11 @@ static void ops_device_lost(struct kunit *test)
 	unsigned int ran;
 	u64 start;
 
-	start = ops_cursor(f);
-	ops_nop(f);
-	ops_submit(f, f->q[0], start, ops_cursor(f), 1);
-	ops_submit(f, f->q[1], start, ops_cursor(f), 1);
-	ops_submit(f, f->q[2], start, ops_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 1);
+	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->cs), 1);
+	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
 
 	WRITE_ONCE(f->wdev->error, true);
 	mutex_lock(&f->cmp->lock);

@@ -27,8 +27,8 @@
  * in answer to a call (a faulted queue stopped, a CPU waiter's lower
  * MonitoredValue), it does that itself through the CMP's functions.
  *
- * Commands are encoded in little endian as the ISA in nfence_drm.h
- * ("DOC: command stream") defines them.
+ * Commands are written with nfence_kunit_cs.h, in little endian as the ISA
+ * in nfence_drm.h ("DOC: command stream") defines them.
  *
  * Copyright (C) 2026 The nfence authors
  */
@@ -40,7 +40,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
-#include <asm/byteorder.h>
 
 #include <drm/nfence_drm.h>
 
@@ -49,6 +48,8 @@
 #include "../nfence_fence.h"
 #include "../nfence_gpu.h"
 #include "../nfence_vm.h"
+
+#include "nfence_kunit_cs.h"
 
 /* Pages of command buffer; one more page is mapped right after them. */
 #define CMP_CMD_PAGES		4
@@ -137,14 +138,12 @@ struct cmp_fence {
  * @gpu: the GPU the CMP schedules
  * @cmp: the CMP, with cmp_rec_ops
  * @vm: the address space all queues use
- * @cmd_map: @cmds, CMP_CMD_PAGES pages
- * @cmd_tail_map: the page after @cmds, mapped right after @cmd_map
+ * @cmd_map: @cs's memory, CMP_CMD_PAGES pages
+ * @cmd_tail_map: the page after it, mapped right after @cmd_map
  * @data_map: @data, one writable page
  * @ro_map: @ro, one read-only page
  * @fence_map: @fvals, fence storage: its fence_at finds @fence
- * @cmds: command memory (CMP_CMD_PAGES + 1 pages)
- * @cmd_va: GPU VA of @cmds
- * @cmd_used: bytes of @cmds emitted so far
+ * @cs: command memory (CMP_CMD_PAGES + 1 pages) and what is written in it
  * @data: writable data
  * @data_va: its GPU VA
  * @ro: read-only data
@@ -191,9 +190,7 @@ struct cmp_fix {
 	struct nfence_vm_mapping data_map;
 	struct nfence_vm_mapping ro_map;
 	struct nfence_vm_mapping fence_map;
-	u8 *cmds;
-	u64 cmd_va;
-	size_t cmd_used;
+	struct nfence_kcs cs;
 	u64 *data;
 	u64 data_va;
 	u64 *ro;
@@ -561,13 +558,15 @@ static int cmp_init(struct kunit *test)
 	nfence_cmp_init(f->cmp, &f->gpu, &cmp_rec_ops);
 	f->cmp_ready = true;
 
-	f->cmds = kunit_kzalloc(test, CMP_CMD_BYTES + PAGE_SIZE, GFP_KERNEL);
+	f->cs.test = test;
+	f->cs.size = CMP_CMD_BYTES + PAGE_SIZE;
+	f->cs.cmds = kunit_kzalloc(test, f->cs.size, GFP_KERNEL);
 	f->data = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->ro = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->fvals = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->ring = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->control = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->cmds);
+	KUNIT_ASSERT_NOT_NULL(test, f->cs.cmds);
 	KUNIT_ASSERT_NOT_NULL(test, f->data);
 	KUNIT_ASSERT_NOT_NULL(test, f->ro);
 	KUNIT_ASSERT_NOT_NULL(test, f->fvals);
@@ -576,11 +575,11 @@ static int cmp_init(struct kunit *test)
 
 	nfence_vm_init(&f->vm);
 	f->vm_ready = true;
-	f->cmd_va = cmp_map(f, &f->cmd_map, f->cmds, CMP_CMD_BYTES, 0);
+	f->cs.va = cmp_map(f, &f->cmd_map, f->cs.cmds, CMP_CMD_BYTES, 0);
 	/* The tail page follows: commands may straddle the two mappings. */
 	KUNIT_ASSERT_EQ(test, cmp_map(f, &f->cmd_tail_map,
-				      f->cmds + CMP_CMD_BYTES, PAGE_SIZE, 0),
-			f->cmd_va + CMP_CMD_BYTES);
+				      f->cs.cmds + CMP_CMD_BYTES, PAGE_SIZE, 0),
+			f->cs.va + CMP_CMD_BYTES);
 	f->data_va = cmp_map(f, &f->data_map, f->data, PAGE_SIZE, 0);
 	f->ro_va = cmp_map(f, &f->ro_map, f->ro, PAGE_SIZE,
 			   NFENCE_VM_READ_ONLY);
@@ -633,92 +632,7 @@ static void cmp_exit(struct kunit *test)
 			__free_page(f->doorbells[i]);
 }
 
-/* ---- Command emission ---- */
-
-static u64 cmp_cursor(struct cmp_fix *f)
-{
-	return f->cmd_va + f->cmd_used;
-}
-
-static void *cmp_cmd_ptr(struct cmp_fix *f, u64 va)
-{
-	return f->cmds + (va - f->cmd_va);
-}
-
-static void cmp_put64(void *p, u64 v)
-{
-	__le64 le = cpu_to_le64(v);
-
-	memcpy(p, &le, sizeof(le));
-}
-
-/* Header with @flags, the zero word, @nops operands; returns the VA. */
-static u64 cmp_emit_raw(struct cmp_fix *f, u32 opcode, u32 flags,
-			u32 words, const u64 *ops, u32 nops)
-{
-	u64 va = cmp_cursor(f);
-	u8 *p = f->cmds + f->cmd_used;
-	__le32 word[2] = {
-		cpu_to_le32(DRM_NFENCE_CS_HEADER(opcode, words) | flags << 8),
-		0,
-	};
-	u32 i;
-
-	KUNIT_ASSERT_LE(f->test, f->cmd_used + 8 + 8 * nops,
-			CMP_CMD_BYTES + PAGE_SIZE);
-	memcpy(p, word, sizeof(word));
-	for (i = 0; i < nops; i++)
-		cmp_put64(p + 8 + 8 * i, ops[i]);
-	f->cmd_used += 8 + 8 * nops;
-	return va;
-}
-
-static u64 cmp_emit(struct cmp_fix *f, u32 opcode, u32 words,
-		    const u64 *ops, u32 nops)
-{
-	return cmp_emit_raw(f, opcode, 0, words, ops, nops);
-}
-
-static u64 cmp_nop(struct cmp_fix *f)
-{
-	return cmp_emit(f, DRM_NFENCE_CS_NOP, DRM_NFENCE_CS_NOP_WORDS, NULL, 0);
-}
-
-static u64 cmp_wait(struct cmp_fix *f, u64 va, u64 value)
-{
-	const u64 ops[] = { va, value };
-
-	return cmp_emit(f, DRM_NFENCE_CS_FENCE_WAIT,
-			  DRM_NFENCE_CS_FENCE_WAIT_WORDS, ops, 2);
-}
-
-static u64 cmp_signal(struct cmp_fix *f, u64 cv_va, u64 mv_va, u64 value)
-{
-	const u64 ops[] = { cv_va, mv_va, value };
-
-	return cmp_emit(f, DRM_NFENCE_CS_FENCE_SIGNAL,
-			  DRM_NFENCE_CS_FENCE_SIGNAL_WORDS, ops, 3);
-}
-
-static u64 cmp_write64(struct cmp_fix *f, u64 va, u64 value)
-{
-	const u64 ops[] = { va, value };
-
-	return cmp_emit(f, DRM_NFENCE_CS_WRITE64, DRM_NFENCE_CS_WRITE64_WORDS,
-			  ops, 2);
-}
-
-static u64 cmp_timestamp(struct cmp_fix *f, u64 va)
-{
-	return cmp_emit(f, DRM_NFENCE_CS_TIMESTAMP,
-			  DRM_NFENCE_CS_TIMESTAMP_WORDS, &va, 1);
-}
-
-static u64 cmp_work(struct cmp_fix *f, u64 ns)
-{
-	return cmp_emit(f, DRM_NFENCE_CS_WORK, DRM_NFENCE_CS_WORK_WORDS,
-			  &ns, 1);
-}
+/* ---- Command emission (nfence_kunit_cs.h) ---- */
 
 static u64 cmp_data_va(struct cmp_fix *f, unsigned int i)
 {
@@ -814,14 +728,14 @@ static void cmp_nop_runs_to_idle(struct kunit *test)
 	/* As a CPU waiter for progress 2 leaves it: MonitoredValue 1. */
 	f->pv[0][1] = 1;
 
-	start = cmp_cursor(f);
+	start = nfence_kcs_cursor(&f->cs);
 	for (i = 0; i < 5; i++)
-		cmp_nop(f);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
-	start = cmp_cursor(f);
+		nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->cs);
 	for (i = 0; i < 3; i++)
-		cmp_nop(f);
-	cmp_submit(f, q, start, cmp_cursor(f), 2);
+		nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
 	KUNIT_EXPECT_EQ(test, q->num_pending, 2);
 
@@ -869,13 +783,13 @@ static void cmp_fence_wait_blocks(struct kunit *test)
 	unsigned int ran;
 
 	f->data[0] = CMP_WAIT_VALUE - 1;
-	start = cmp_cursor(f);
-	cmp_nop(f);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
 	/* Already reached: passes. */
-	cmp_wait(f, cmp_data_va(f, 0), 0);
-	wait_cmd = cmp_wait(f, cmp_data_va(f, 0), CMP_WAIT_VALUE);
-	cmp_write64(f, cmp_data_va(f, 1), CMP_VALUE);
-	sub = cmp_submit(f, q, start, cmp_cursor(f), 1);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0);
+	wait_cmd = nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), CMP_WAIT_VALUE);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), CMP_VALUE);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_EQ(test, ran, 2);
@@ -933,14 +847,14 @@ static void cmp_fence_wait_parked_kicks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cmp_kicked(f));
 
 	f->data[0] = 0;
-	start = cmp_cursor(f);
-	cmp_wait(f, cmp_data_va(f, 0), 1);
-	cmp_submit(f, q0, start, cmp_cursor(f), 1);
-	cmp_submit(f, q1, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 1);
+	cmp_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 1);
+	cmp_submit(f, q1, start, nfence_kcs_cursor(&f->cs), 1);
 	/* Runs and ends without parking: nothing to kick for. */
-	start = cmp_cursor(f);
-	cmp_wait(f, cmp_data_va(f, 0), 0);
-	cmp_submit(f, f->q[2], start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0);
+	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[2], &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
 	nfence_cmp_kick_waiters(f->cmp);
@@ -990,9 +904,9 @@ static void cmp_fence_signal_memory(struct kunit *test)
 
 	/* MonitoredValue below the value: interrupt. */
 	f->data[3] = 0;
-	start = cmp_cursor(f);
-	cmp_signal(f, cv_va, mv_va, 7);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 7);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 2);
 	KUNIT_EXPECT_EQ(test, f->data[2], 7);
@@ -1003,9 +917,9 @@ static void cmp_fence_signal_memory(struct kunit *test)
 
 	/* MonitoredValue U64_MAX: suppressed. */
 	f->data[3] = U64_MAX;
-	start = cmp_cursor(f);
-	cmp_signal(f, cv_va, mv_va, 8);
-	cmp_submit(f, q, start, cmp_cursor(f), 2);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 8);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->data[2], 8);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 4);
@@ -1015,9 +929,9 @@ static void cmp_fence_signal_memory(struct kunit *test)
 
 	/* Equal to MonitoredValue: not above it, suppressed. */
 	f->data[3] = 9;
-	start = cmp_cursor(f);
-	cmp_signal(f, cv_va, mv_va, 9);
-	cmp_submit(f, q, start, cmp_cursor(f), 3);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 9);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 3);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->data[2], 9);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 6);
@@ -1026,9 +940,9 @@ static void cmp_fence_signal_memory(struct kunit *test)
 
 	/* mv_va 0: no check at all, neither interrupt nor suppressed. */
 	f->data[3] = 0;
-	start = cmp_cursor(f);
-	cmp_signal(f, cv_va, 0, 10);
-	cmp_submit(f, q, start, cmp_cursor(f), 4);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, 0, 10);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 4);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->data[2], 10);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 8);
@@ -1037,9 +951,9 @@ static void cmp_fence_signal_memory(struct kunit *test)
 
 	/* A plain store: a lower value lowers it. */
 	f->data[3] = 2;
-	start = cmp_cursor(f);
-	cmp_signal(f, cv_va, mv_va, 3);
-	cmp_submit(f, q, start, cmp_cursor(f), 5);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 3);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 5);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->data[2], 3);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 10);
@@ -1071,10 +985,10 @@ static void cmp_fence_signal_memory_coalesced(struct kunit *test)
 	u64 start;
 
 	f->data[3] = 0;
-	start = cmp_cursor(f);
+	start = nfence_kcs_cursor(&f->cs);
 	for (i = 1; i <= 5; i++)
-		cmp_signal(f, cv_va, mv_va, i);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+		nfence_kcs_signal(&f->cs, cv_va, mv_va, i);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	mutex_lock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, e, q, CMP_NOW,
 						&ran, &f->dropped),
@@ -1108,9 +1022,9 @@ static void cmp_fence_signal_fence_at(struct kunit *test)
 
 	/* As a CPU waiter for 5 leaves it: MonitoredValue 4. */
 	f->fvals[1] = 4;
-	start = cmp_cursor(f);
-	cmp_signal(f, f->fence_va, f->fence_va + 8, 5);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 5);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 2);
 	KUNIT_EXPECT_EQ(test, f->fvals[0], 5);
@@ -1126,9 +1040,9 @@ static void cmp_fence_signal_fence_at(struct kunit *test)
 
 	/* Another offset of the mapping: fence_at finds nothing there. */
 	f->fvals[3] = 0;
-	start = cmp_cursor(f);
-	cmp_signal(f, f->fence_va + 16, f->fence_va + 24, 1);
-	cmp_submit(f, q, start, cmp_cursor(f), 2);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va + 16, f->fence_va + 24, 1);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->fvals[2], 1);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 2);
@@ -1164,9 +1078,9 @@ static void cmp_32bit_signal_in_stride(struct kunit *test)
 	f->fence_at_stride = true;
 	f->fvals[0] = 5;
 	f->fvals[2] = 5;
-	start = cmp_cursor(f);
-	cmp_signal(f, f->fence_va + 16, 0, 0x100000005ull);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va + 16, 0, 0x100000005ull);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	cmp_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
 	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 16);
@@ -1193,12 +1107,12 @@ static void cmp_32bit_wait_serial(struct kunit *test)
 
 	f->gpu.cfg.no_64bit_atomics = true;
 	f->data[0] = 0xfffffff0ull;
-	start = cmp_cursor(f);
-	cmp_wait(f, cmp_data_va(f, 0), 0x100000010ull);
-	cmp_write64(f, cmp_data_va(f, 1), 1);
-	cmp_wait(f, cmp_data_va(f, 0), 0x200000003ull);
-	cmp_write64(f, cmp_data_va(f, 1), 2);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0x100000010ull);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 1);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0x200000003ull);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 2);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_EQ(test, f->data[1], 0);
@@ -1225,11 +1139,11 @@ static void cmp_write64_timestamp(struct kunit *test)
 
 	f->data[4] = U64_MAX;
 	f->data[5] = U64_MAX;
-	start = cmp_cursor(f);
-	cmp_write64(f, cmp_data_va(f, 4), CMP_VALUE);
-	cmp_timestamp(f, cmp_data_va(f, 5));
-	cmp_write64(f, cmp_data_va(f, 6), 0);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 4), CMP_VALUE);
+	nfence_kcs_timestamp(&f->cs, cmp_data_va(f, 5));
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 6), 0);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 
 	before = nfence_gpu_timestamp(&f->gpu, NULL);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
@@ -1261,11 +1175,11 @@ static void cmp_work_busy(struct kunit *test)
 	u64 start, work_cmd, before, after;
 	unsigned int ran;
 
-	start = cmp_cursor(f);
-	cmp_nop(f);
-	work_cmd = cmp_work(f, 1500000);
-	cmp_write64(f, cmp_data_va(f, 0), 1);
-	sub = cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	work_cmd = nfence_kcs_work(&f->cs, 1500000);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 
 	/* WORK starts when it runs, on the clock, not at the turn's start. */
 	before = ktime_get_ns();
@@ -1301,19 +1215,19 @@ static void cmp_work_busy(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, e0->busy);
 
 	/* WORK 0: no time, no busy engine. */
-	start = cmp_cursor(f);
-	cmp_work(f, 0);
-	cmp_nop(f);
-	cmp_submit(f, q, start, cmp_cursor(f), 2);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_work(&f->cs, 0);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 3);
 	KUNIT_EXPECT_NULL(test, e0->busy);
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
 
 	/* The longest WORK, on engine 1: engine 0 is not involved. */
-	start = cmp_cursor(f);
-	cmp_work(f, DRM_NFENCE_CS_MAX_WORK_NS);
-	cmp_submit(f, f->q[2], start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_work(&f->cs, DRM_NFENCE_CS_MAX_WORK_NS);
+	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run_at(f, f->q[2], CMP_NOW + 7, &ran),
 			NFENCE_RUN_BUSY);
 	KUNIT_EXPECT_EQ(test, ran, 1);
@@ -1337,10 +1251,10 @@ static void cmp_budget_yields(struct kunit *test)
 	unsigned int ran, i;
 	u64 start;
 
-	start = cmp_cursor(f);
+	start = nfence_kcs_cursor(&f->cs);
 	for (i = 0; i < NFENCE_ENGINE_BUDGET + 10; i++)
-		cmp_nop(f);
-	sub = cmp_submit(f, q, start, cmp_cursor(f), 1);
+		nfence_kcs_nop(&f->cs);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_YIELD);
 	KUNIT_EXPECT_EQ(test, ran, NFENCE_ENGINE_BUDGET);
@@ -1365,13 +1279,13 @@ static void cmp_command_straddles_mappings(struct kunit *test)
 	unsigned int ran;
 	u64 start;
 
-	f->cmd_used = CMP_CMD_BYTES - 16;
+	f->cs.used = CMP_CMD_BYTES - 16;
 	f->data[3] = 0;
-	start = cmp_signal(f, cmp_data_va(f, 2), cmp_data_va(f, 3),
-			   CMP_VALUE);
-	KUNIT_ASSERT_GT(test, cmp_cursor(f), f->cmd_tail_map.node.start);
-	cmp_nop(f);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_signal(&f->cs, cmp_data_va(f, 2), cmp_data_va(f, 3),
+				  CMP_VALUE);
+	KUNIT_ASSERT_GT(test, nfence_kcs_cursor(&f->cs), f->cmd_tail_map.node.start);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 3);
 	KUNIT_EXPECT_EQ(test, f->data[2], CMP_VALUE);
@@ -1451,20 +1365,20 @@ static void cmp_fault_reasons(struct kunit *test)
 	const u64 ops[] = { cmp_data_va(f, 0), 1 };
 	int ret;
 
-	start = cmp_cursor(f);
-	cmp_nop(f);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
 	switch (c->kind) {
 	case CMP_FAULT_WRITE64_UNMAPPED:
 		va = CMP_UNMAPPED;
-		cmp_write64(f, va, 1);
+		nfence_kcs_write64(&f->cs, va, 1);
 		break;
 	case CMP_FAULT_WRITE64_READ_ONLY:
 		va = f->ro_va;
-		cmp_write64(f, va, 1);
+		nfence_kcs_write64(&f->cs, va, 1);
 		break;
 	case CMP_FAULT_WAIT_UNMAPPED:
 		va = CMP_UNMAPPED;
-		cmp_wait(f, va, 1);
+		nfence_kcs_wait(&f->cs, va, 1);
 		break;
 	case CMP_FAULT_WAIT_BEYOND_SPACE:
 		/*
@@ -1473,43 +1387,43 @@ static void cmp_fault_reasons(struct kunit *test)
 		 * nfence_vm_test.c for what may come back for such a VA.
 		 */
 		va = NFENCE_VM_END;
-		cmp_wait(f, va, 0);
+		nfence_kcs_wait(&f->cs, va, 0);
 		break;
 	case CMP_FAULT_SIGNAL_CV_READ_ONLY:
 		va = f->ro_va;
-		cmp_signal(f, va, cmp_data_va(f, 3), 1);
+		nfence_kcs_signal(&f->cs, va, cmp_data_va(f, 3), 1);
 		break;
 	case CMP_FAULT_SIGNAL_MV_UNMAPPED:
 		va = CMP_UNMAPPED;
-		cmp_signal(f, cmp_data_va(f, 0), va, 1);
+		nfence_kcs_signal(&f->cs, cmp_data_va(f, 0), va, 1);
 		break;
 	case CMP_FAULT_TIMESTAMP_READ_ONLY:
 		va = f->ro_va + 8;
-		cmp_timestamp(f, va);
+		nfence_kcs_timestamp(&f->cs, va);
 		break;
 	case CMP_FAULT_UNKNOWN_OPCODE:
-		va = cmp_emit(f, DRM_NFENCE_CS_WORK + 1,
-			      DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		va = nfence_kcs_emit(&f->cs, DRM_NFENCE_CS_WORK + 1,
+				     DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
 		break;
 	case CMP_FAULT_FLAGS:
-		va = cmp_emit_raw(f, DRM_NFENCE_CS_WRITE64, 1,
-				  DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		va = nfence_kcs_emit_raw(&f->cs, DRM_NFENCE_CS_WRITE64, 1,
+					 DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
 		break;
 	case CMP_FAULT_PAST_END:
-		va = cmp_write64(f, cmp_data_va(f, 0), 1);
+		va = nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
 		break;
 	case CMP_FAULT_MISALIGNED:
-		cmd = cmp_emit(f, DRM_NFENCE_CS_WRITE64,
-			       DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		cmd = nfence_kcs_emit(&f->cs, DRM_NFENCE_CS_WRITE64,
+				      DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
 		/* The fault names the misaligned operand. */
 		va = cmp_data_va(f, 0) + 4;
-		cmp_put64(cmp_cmd_ptr(f, cmd) + 8, va);
+		nfence_kcs_put64(nfence_kcs_ptr(&f->cs, cmd) + 8, va);
 		break;
 	case CMP_FAULT_COMMANDS_UNMAPPED:
 		break;
 	}
-	cmp_nop(f);
-	end = cmp_cursor(f);
+	nfence_kcs_nop(&f->cs);
+	end = nfence_kcs_cursor(&f->cs);
 	if (c->kind == CMP_FAULT_PAST_END)
 		end = va + 16;
 	if (c->kind == CMP_FAULT_COMMANDS_UNMAPPED) {
@@ -1519,12 +1433,12 @@ static void cmp_fault_reasons(struct kunit *test)
 		ran_before = 0;
 	}
 	cmp_submit(f, q, start, end, 1);
-	cmd = cmp_cursor(f);
-	cmp_nop(f);
-	cmp_submit(f, q, cmd, cmp_cursor(f), 2);
+	cmd = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, cmd, nfence_kcs_cursor(&f->cs), 2);
 	/* Queue 1 of the same context has work too; queue 2 is elsewhere. */
-	cmp_submit(f, f->q[1], cmd, cmp_cursor(f), 1);
-	cmp_submit(f, f->q[2], cmd, cmp_cursor(f), 1);
+	cmp_submit(f, f->q[1], cmd, nfence_kcs_cursor(&f->cs), 1);
+	cmp_submit(f, f->q[2], cmd, nfence_kcs_cursor(&f->cs), 1);
 
 	ret = cmp_run(f, q, &ran);
 	KUNIT_ASSERT_EQ_MSG(test, ret, NFENCE_RUN_FAULT, "no fault at %#llx",
@@ -1556,14 +1470,14 @@ static void cmp_misaligned_after_submit(struct kunit *test)
 	u64 start, cmd;
 	unsigned int ran;
 
-	start = cmp_cursor(f);
-	cmp_write64(f, cmp_data_va(f, 0), 1);
-	cmd = cmp_write64(f, cmp_data_va(f, 1), 2);
-	cmp_nop(f);
-	cmp_submit(f, q, start, cmp_cursor(f), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
+	cmd = nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 2);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 
 	/* As user space would, through its CPU mapping. */
-	cmp_put64(cmp_cmd_ptr(f, cmd) + 8, cmp_data_va(f, 1) + 4);
+	nfence_kcs_put64(nfence_kcs_ptr(&f->cs, cmd) + 8, cmp_data_va(f, 1) + 4);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_FAULT);
 	KUNIT_EXPECT_EQ(test, ran, 1);
@@ -1632,9 +1546,9 @@ static void cmp_ring_runs_entries(struct kunit *test)
 	cmp_ring_attach(f, f->q[0], &ring, &status);
 	/* More than once around the ring. */
 	for (i = 0; i < CMP_RING_ENTRIES + 3; i++) {
-		start = cmp_cursor(f);
-		cmp_write64(f, cmp_data_va(f, 0), i + 1);
-		cmp_ring_put(f, i, start, cmp_cursor(f), 0);
+		start = nfence_kcs_cursor(&f->cs);
+		nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), i + 1);
+		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->cs), 0);
 		cmp_ring_seen(f, f->q[0], i + 1);
 		KUNIT_ASSERT_EQ(test, cmp_run(f, f->q[0], &ran),
 				NFENCE_RUN_IDLE);
@@ -1644,9 +1558,9 @@ static void cmp_ring_runs_entries(struct kunit *test)
 	}
 	/* Entries rung together run in one turn, in order. */
 	for (i = 0; i < 3; i++) {
-		start = cmp_cursor(f);
-		cmp_write64(f, cmp_data_va(f, i + 1), ring.read_index + i);
-		cmp_ring_put(f, ring.read_index + i, start, cmp_cursor(f),
+		start = nfence_kcs_cursor(&f->cs);
+		nfence_kcs_write64(&f->cs, cmp_data_va(f, i + 1), ring.read_index + i);
+		cmp_ring_put(f, ring.read_index + i, start, nfence_kcs_cursor(&f->cs),
 			     0);
 	}
 	cmp_ring_seen(f, f->q[0], ring.read_index + 3);
@@ -1707,9 +1621,9 @@ static void cmp_ring_bad_entry(struct kunit *test)
 	struct nfence_cmp_ring ring;
 	unsigned int ran;
 
-	start = cmp_cursor(f);
-	cmp_nop(f);
-	end = cmp_cursor(f);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	end = nfence_kcs_cursor(&f->cs);
 	va = start;
 	cmp_ring_attach(f, f->q[0], &ring, &status);
 	switch (*c) {
@@ -1810,9 +1724,9 @@ static void cmp_doorbell_take(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *nfence_gpu_doorbell(&f->gpu, 1), 0);
 
 	for (i = 0; i < 2; i++) {
-		start = cmp_cursor(f);
-		cmp_write64(f, cmp_data_va(f, i), 7 + i);
-		cmp_ring_put(f, i, start, cmp_cursor(f), 0);
+		start = nfence_kcs_cursor(&f->cs);
+		nfence_kcs_write64(&f->cs, cmp_data_va(f, i), 7 + i);
+		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->cs), 0);
 	}
 	cmp_ring(f, 1, 2);
 	KUNIT_EXPECT_EQ(test, ring.seen, 2);
@@ -2049,9 +1963,9 @@ static void cmp_engine_f1_due(struct kunit *test)
 	cmp_ask_f1(f);
 	cmp_ring(f, 0, 0);
 	KUNIT_EXPECT_TRUE(test, cmp_f1_due(f));
-	start = cmp_cursor(f);
-	cmp_nop(f);
-	cmp_ring_put(f, 0, start, cmp_cursor(f), 0);
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	cmp_ring_put(f, 0, start, nfence_kcs_cursor(&f->cs), 0);
 	cmp_ring(f, 0, 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
 	cmp_run_idle(f, f->q[0]);
