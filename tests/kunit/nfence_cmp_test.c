@@ -1,0 +1,2018 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the CMP, the simulated GPU's scheduler, on its own:
+ * hardware queues run on their engine by nfence_engine_run()
+ * (nfence_engine.c), commands decoded and executed, interrupts raised and
+ * coalesced, faults found, user-mode queues' rings taken from their
+ * doorbells and decoded, physical doorbells shared out and engines put in
+ * F1 (nfence_cmp.c).
+ *
+ * The CMP reports upward only through &struct nfence_cmp_ops. Here it gets
+ * a recording table (cmp_rec_ops): each callback writes down what it was
+ * called with and does nothing else, and the tests assert on those calls:
+ * which interrupts were raised and for which fence, which queue faulted at
+ * which address and why, which entries completed. The driver's reaction to
+ * the same calls (waking waiters, stopping a context, losing a device) is
+ * the nfence_cmp_ops suite (nfence_cmp_ops_test.c).
+ *
+ * The fixture is the CMP's own objects, built bare: a &struct nfence_gpu,
+ * the &struct nfence_cmp (nfence_cmp_init(), without its thread: the test
+ * gives queues their turns itself, with the CMP lock held as the thread
+ * does), three &struct nfence_cmp_queue on two &struct nfence_cmp_context
+ * and two engines, and queued &struct nfence_cmp_entry. A fence is a name
+ * to the CMP, which never looks inside one: the fixture's fences are
+ * &struct nfence_fence allocations that nothing initializes, and the
+ * recording fence_view answers for them from the fixture's table
+ * (&struct cmp_fence). Where a test needs what the driver would have done
+ * in answer to a call (a faulted queue stopped, a CPU waiter's lower
+ * MonitoredValue), it does that itself through the CMP's functions.
+ *
+ * Commands are written with nfence_kunit_cs.h, in little endian as the ISA
+ * in nfence_drm.h ("DOC: command stream") defines them.
+ *
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <kunit/test-bug.h>
+#include <kunit/test.h>
+#include <linux/lockdep.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/ktime.h>
+
+#include <drm/nfence_drm.h>
+
+#include "../nfence_cmp.h"
+#include "../nfence_engine.h"
+#include "../nfence_fence.h"
+#include "../nfence_gpu.h"
+#include "../nfence_vm.h"
+
+#include "nfence_kunit_cs.h"
+
+/* Pages of command buffer; one more page is mapped right after them. */
+#define CMP_CMD_PAGES		4
+#define CMP_CMD_BYTES		(CMP_CMD_PAGES * PAGE_SIZE)
+#define CMP_QUEUES		3
+#define CMP_DOORBELLS		3
+#define CMP_RING_ENTRIES	(PAGE_SIZE / sizeof(struct drm_nfence_ring_entry))
+/* The time the tests pretend it is, for WORK. */
+#define CMP_NOW			1000000000ull
+/* An aligned GPU VA inside the address space that nothing maps. */
+#define CMP_UNMAPPED		(NFENCE_VM_END - PAGE_SIZE)
+/* 64-bit values with both halves non-zero. */
+#define CMP_VALUE		0x0123456789abcdefull
+#define CMP_WAIT_VALUE		0x0000000100000005ull
+/* Calls a test may record; more is a test's mistake. */
+#define CMP_CALLS		64
+
+/**
+ * enum cmp_call_kind - the recorded callbacks of &struct nfence_cmp_ops
+ * @CMP_CALL_INTERRUPT: &nfence_cmp_ops.interrupt
+ * @CMP_CALL_INTERRUPT_QUEUE: &nfence_cmp_ops.interrupt_queue
+ * @CMP_CALL_QUEUE_FAULT: &nfence_cmp_ops.queue_fault
+ * @CMP_CALL_QUEUE_HANG: &nfence_cmp_ops.queue_hang
+ * @CMP_CALL_ENTRY_DONE: &nfence_cmp_ops.entry_done
+ * @CMP_CALL_ENTRIES_DROP: &nfence_cmp_ops.entries_drop
+ * @CMP_CALL_FENCE_SETTLE: &nfence_cmp_ops.fence_settle
+ * @CMP_CALL_ENGINE_IDLE: &nfence_cmp_ops.engine_idle
+ * @CMP_CALL_ADAPTER_IDLE: &nfence_cmp_ops.adapter_idle
+ *
+ * fence_view, fence_put, log_names, entry_step and queue_print are not in
+ * the record: the first two are counted (&struct cmp_fix), the others are
+ * for legacy entries, native logs and debugfs, which no test here uses,
+ * and fail the test if called.
+ */
+enum cmp_call_kind {
+	CMP_CALL_INTERRUPT,
+	CMP_CALL_INTERRUPT_QUEUE,
+	CMP_CALL_QUEUE_FAULT,
+	CMP_CALL_QUEUE_HANG,
+	CMP_CALL_ENTRY_DONE,
+	CMP_CALL_ENTRIES_DROP,
+	CMP_CALL_FENCE_SETTLE,
+	CMP_CALL_ENGINE_IDLE,
+	CMP_CALL_ADAPTER_IDLE,
+};
+
+/**
+ * struct cmp_call - one recorded call
+ * @kind: &enum cmp_call_kind
+ * @q: the queue named (interrupt_queue, queue_fault, queue_hang,
+ *	entry_done), NULL for none
+ * @fence: the fence named (interrupt, fence_settle), NULL for none
+ * @entry: the entry (entry_done)
+ * @value: interrupt: the value; queue_fault: the VA
+ * @reason: queue_fault: the reason; interrupt_queue, engine_idle: the
+ *	engine; entries_drop: the entries on the list
+ * @carry: interrupt: the carry flag
+ */
+struct cmp_call {
+	enum cmp_call_kind kind;
+	struct nfence_cmp_queue *q;
+	struct nfence_fence *fence;
+	struct nfence_cmp_entry *entry;
+	u64 value;
+	u32 reason;
+	bool carry;
+};
+
+/**
+ * struct cmp_fence - a fence, as the recording fence_view shows it
+ * @fence: the name the CMP knows it by
+ * @view: what fence_view answers for it
+ */
+struct cmp_fence {
+	struct nfence_fence *fence;
+	struct nfence_cmp_fence view;
+};
+
+/* The fixture's fences: the progress fences of the queues, then @fence. */
+#define CMP_FENCES		(CMP_QUEUES + 1)
+#define CMP_STORAGE		CMP_QUEUES
+
+/**
+ * struct cmp_fix - everything a test runs on
+ * @test: the test
+ * @gpu: the GPU the CMP schedules
+ * @cmp: the CMP, with cmp_rec_ops
+ * @vm: the address space all queues use
+ * @cmd_map: @cs's memory, CMP_CMD_PAGES pages
+ * @cmd_tail_map: the page after it, mapped right after @cmd_map
+ * @data_map: @data, one writable page
+ * @ro_map: @ro, one read-only page
+ * @fence_map: @fvals, fence storage: its fence_at finds @fence
+ * @cs: command memory (CMP_CMD_PAGES + 1 pages) and what is written in it
+ * @data: writable data
+ * @data_va: its GPU VA
+ * @ro: read-only data
+ * @ro_va: its GPU VA
+ * @fvals: @fence's CurrentValue at [0], MonitoredValue at [1]
+ * @fence_va: GPU VA of @fvals in @fence_map
+ * @fence: the fence in fence storage
+ * @fences: every fence and its view; [CMP_STORAGE] is @fence
+ * @fence_at_calls: calls of @fence_map's fence_at
+ * @fence_at_offset: the offset of the last call
+ * @fence_gets: the calls that found @fence, each a reference the CMP
+ *	must give back with fence_put
+ * @fence_at_stride: fence_at finds @fence at offsets 0-63 (a pool slot's
+ *	stride), not only at 0
+ * @fence_views: calls of fence_view
+ * @fence_puts: calls of fence_put, each giving a reference back
+ * @ctx: context 0 on engine 0 (queues 0 and 1), context 1 on engine 1
+ *	(queue 2)
+ * @queue: the queues
+ * @q: pointers to them, as the tests name them
+ * @pv: the progress fences' CurrentValue and MonitoredValue
+ * @dropped: entries dropped by stopped queues
+ * @calls: the recorded calls, oldest first
+ * @num_calls: entries of @calls
+ * @spare: where calls past CMP_CALLS go (the test fails)
+ * @cmp_ready: @cmp is initialized
+ * @vm_ready: @vm is initialized
+ * @ring_map: @ring, a user-mode queue's ring buffer
+ * @control_map: @control, its ring control
+ * @ring: the ring buffer
+ * @ring_va: its GPU VA
+ * @control: the ring control
+ * @control_va: its GPU VA
+ * @doorbells: fake physical doorbell pages
+ */
+struct cmp_fix {
+	struct kunit *test;
+	struct nfence_gpu gpu;
+	struct nfence_cmp cmp_obj;
+	struct nfence_cmp *cmp;
+	struct nfence_vm vm;
+	struct nfence_vm_mapping cmd_map;
+	struct nfence_vm_mapping cmd_tail_map;
+	struct nfence_vm_mapping data_map;
+	struct nfence_vm_mapping ro_map;
+	struct nfence_vm_mapping fence_map;
+	struct nfence_kcs cs;
+	u64 *data;
+	u64 data_va;
+	u64 *ro;
+	u64 ro_va;
+	u64 *fvals;
+	u64 fence_va;
+	struct nfence_fence *fence;
+	struct cmp_fence fences[CMP_FENCES];
+	unsigned int fence_at_calls;
+	u64 fence_at_offset;
+	unsigned int fence_gets;
+	bool fence_at_stride;
+	unsigned int fence_views;
+	unsigned int fence_puts;
+	struct nfence_cmp_context ctx[2];
+	struct nfence_cmp_queue queue[CMP_QUEUES];
+	struct nfence_cmp_queue *q[CMP_QUEUES];
+	u64 pv[CMP_QUEUES][2];
+	struct list_head dropped;
+	struct cmp_call calls[CMP_CALLS];
+	unsigned int num_calls;
+	struct cmp_call spare;
+	bool cmp_ready;
+	bool vm_ready;
+	struct nfence_vm_mapping ring_map;
+	struct nfence_vm_mapping control_map;
+	struct drm_nfence_ring_entry *ring;
+	u64 ring_va;
+	struct drm_nfence_ring_control *control;
+	u64 control_va;
+	struct page *doorbells[CMP_DOORBELLS];
+};
+
+/* ---- The recording callbacks ---- */
+
+static struct cmp_fix *cmp_current(void)
+{
+	return kunit_get_current_test()->priv;
+}
+
+/*
+ * A new record of @kind. The callbacks may run with the CMP lock held: a
+ * full record fails the test without aborting it, into a spare slot.
+ */
+static struct cmp_call *cmp_record(enum cmp_call_kind kind)
+{
+	struct cmp_fix *f = cmp_current();
+	struct cmp_call *c = &f->spare;
+
+	if (f->num_calls < CMP_CALLS)
+		c = &f->calls[f->num_calls++];
+	else
+		KUNIT_FAIL(f->test, "more than %u calls", CMP_CALLS);
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	return c;
+}
+
+static void cmp_rec_interrupt(struct nfence_cmp *cmp,
+			      struct nfence_fence *fence, u64 value, bool carry)
+{
+	struct cmp_call *c = cmp_record(CMP_CALL_INTERRUPT);
+
+	c->fence = fence;
+	c->value = value;
+	c->carry = carry;
+}
+
+static void cmp_rec_interrupt_queue(struct nfence_cmp *cmp, u32 engine,
+				    struct nfence_cmp_queue *q)
+{
+	struct cmp_call *c = cmp_record(CMP_CALL_INTERRUPT_QUEUE);
+
+	lockdep_assert_held(&cmp->lock);
+	c->q = q;
+	c->reason = engine;
+}
+
+static bool cmp_rec_log_names(struct nfence_cmp_queue *q, u32 handle,
+			      struct nfence_fence *fence)
+{
+	KUNIT_FAIL(cmp_current()->test, "log_names without native logs");
+	return false;
+}
+
+/* The view of a fixture fence; a fence the fixture does not have fails. */
+static void cmp_rec_fence_view(struct nfence_fence *fence,
+			       struct nfence_cmp_fence *view)
+{
+	struct cmp_fix *f = cmp_current();
+	unsigned int i;
+
+	f->fence_views++;
+	for (i = 0; i < CMP_FENCES; i++) {
+		if (f->fences[i].fence == fence) {
+			*view = f->fences[i].view;
+			return;
+		}
+	}
+	KUNIT_FAIL(f->test, "fence_view of an unknown fence");
+	memset(view, 0, sizeof(*view));
+}
+
+static void cmp_rec_fence_settle(struct nfence_fence *fence)
+{
+	cmp_record(CMP_CALL_FENCE_SETTLE)->fence = fence;
+}
+
+static void cmp_rec_fence_put(struct nfence_fence *fence)
+{
+	cmp_current()->fence_puts++;
+}
+
+static bool cmp_rec_entry_step(struct nfence_cmp *cmp,
+			       struct nfence_cmp_entry *entry)
+{
+	KUNIT_FAIL(cmp_current()->test, "entry_step without legacy entries");
+	return true;
+}
+
+static void cmp_rec_entry_done(struct nfence_cmp_queue *q,
+			       struct nfence_cmp_entry *entry)
+{
+	struct cmp_call *c = cmp_record(CMP_CALL_ENTRY_DONE);
+
+	c->q = q;
+	c->entry = entry;
+}
+
+static void cmp_rec_queue_fault(struct nfence_cmp *cmp,
+				struct nfence_cmp_queue *q, u64 va, u32 reason,
+				struct list_head *dropped)
+{
+	struct cmp_call *c = cmp_record(CMP_CALL_QUEUE_FAULT);
+
+	lockdep_assert_held(&cmp->lock);
+	c->q = q;
+	c->value = va;
+	c->reason = reason;
+}
+
+static void cmp_rec_queue_hang(struct nfence_cmp *cmp,
+			       struct nfence_cmp_queue *q,
+			       struct list_head *dropped)
+{
+	lockdep_assert_held(&cmp->lock);
+	cmp_record(CMP_CALL_QUEUE_HANG)->q = q;
+}
+
+static unsigned int cmp_count(struct list_head *list);
+
+/* The entries are the fixture's (kunit memory): only taken off the list. */
+static void cmp_rec_entries_drop(struct list_head *dropped)
+{
+	struct cmp_call *c = cmp_record(CMP_CALL_ENTRIES_DROP);
+
+	c->reason = cmp_count(dropped);
+	INIT_LIST_HEAD(dropped);
+}
+
+static void cmp_rec_queue_print(struct nfence_cmp_queue *q,
+				struct drm_printer *p)
+{
+	KUNIT_FAIL(cmp_current()->test, "queue_print without debugfs");
+}
+
+static void cmp_rec_engine_idle(struct nfence_cmp *cmp, u32 engine)
+{
+	cmp_record(CMP_CALL_ENGINE_IDLE)->reason = engine;
+}
+
+static void cmp_rec_adapter_idle(struct nfence_cmp *cmp)
+{
+	cmp_record(CMP_CALL_ADAPTER_IDLE);
+}
+
+static const struct nfence_cmp_ops cmp_rec_ops = {
+	.interrupt = cmp_rec_interrupt,
+	.interrupt_queue = cmp_rec_interrupt_queue,
+	.log_names = cmp_rec_log_names,
+	.fence_view = cmp_rec_fence_view,
+	.fence_settle = cmp_rec_fence_settle,
+	.fence_put = cmp_rec_fence_put,
+	.entry_step = cmp_rec_entry_step,
+	.entry_done = cmp_rec_entry_done,
+	.queue_fault = cmp_rec_queue_fault,
+	.queue_hang = cmp_rec_queue_hang,
+	.entries_drop = cmp_rec_entries_drop,
+	.queue_print = cmp_rec_queue_print,
+	.engine_idle = cmp_rec_engine_idle,
+	.adapter_idle = cmp_rec_adapter_idle,
+};
+
+/* Recorded calls of @kind. */
+static unsigned int cmp_calls(struct cmp_fix *f, enum cmp_call_kind kind)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->num_calls; i++)
+		n += f->calls[i].kind == kind;
+	return n;
+}
+
+/*
+ * The last recorded call of @kind. If there is none, the test fails and
+ * gets an empty call (not aborted: the exit function must find the rings
+ * the test attached still attached, and detach them).
+ */
+static const struct cmp_call *cmp_last(struct cmp_fix *f,
+				       enum cmp_call_kind kind)
+{
+	static const struct cmp_call none;
+	unsigned int i;
+
+	for (i = f->num_calls; i > 0; i--)
+		if (f->calls[i - 1].kind == kind)
+			return &f->calls[i - 1];
+	KUNIT_FAIL(f->test, "no call of kind %u recorded", kind);
+	return &none;
+}
+
+/* Interrupts recorded with @fence (NULL: without a payload). */
+static unsigned int cmp_irqs(struct cmp_fix *f, struct nfence_fence *fence)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->num_calls; i++)
+		n += f->calls[i].kind == CMP_CALL_INTERRUPT &&
+		     f->calls[i].fence == fence;
+	return n;
+}
+
+/* Interrupts recorded with the carry flag. */
+static unsigned int cmp_carries(struct cmp_fix *f)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->num_calls; i++)
+		n += f->calls[i].kind == CMP_CALL_INTERRUPT &&
+		     f->calls[i].carry;
+	return n;
+}
+
+/* What the driver does to a faulted context: its queues stop. */
+static void cmp_stop_context(struct cmp_fix *f, struct nfence_cmp_context *ctx)
+{
+	unsigned int i;
+
+	mutex_lock(&f->cmp->lock);
+	for (i = 0; i < CMP_QUEUES; i++)
+		if (f->q[i]->ctx == ctx)
+			nfence_cmp_queue_stop_locked(f->cmp, f->q[i],
+						     NFENCE_QUEUE_FAULTED,
+						     &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/*
+ * What a fault of queue 0 leaves behind: one queue_fault, of queue 0, at
+ * @va for @reason, counted once. Then the driver's answer, done here as
+ * nfence_hwqueue_context_fault_locked() does it: both queues of context 0
+ * stop and drop their work (@dropped entries) and the engine is free; the
+ * queue of the other context is not stopped.
+ */
+static void cmp_expect_fault(struct kunit *test, struct cmp_fix *f, u64 va,
+			     u32 reason, unsigned int dropped)
+{
+	const struct cmp_call *c;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_QUEUE_FAULT), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->faults), 1);
+	c = cmp_last(f, CMP_CALL_QUEUE_FAULT);
+	KUNIT_EXPECT_PTR_EQ(test, c->q, f->q[0]);
+	KUNIT_EXPECT_EQ(test, c->value, va);
+	KUNIT_EXPECT_EQ(test, c->reason, reason);
+
+	cmp_stop_context(f, &f->ctx[0]);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, f->q[i]->state, NFENCE_QUEUE_FAULTED);
+		KUNIT_EXPECT_EQ(test, f->q[i]->num_pending, 0);
+		KUNIT_EXPECT_TRUE(test, list_empty(&f->q[i]->pending));
+	}
+	KUNIT_EXPECT_EQ(test, cmp_count(&f->dropped), dropped);
+	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].busy);
+	KUNIT_EXPECT_FALSE(test, nfence_cmp_queue_stopped(f->q[2]));
+}
+
+/* The hardware's view of its fence table: offset 0 of @fence_map. */
+static struct nfence_fence *cmp_fence_at(struct nfence_vm_mapping *map,
+					 u64 offset)
+{
+	struct cmp_fix *f = container_of(map, struct cmp_fix, fence_map);
+
+	lockdep_assert_held(&map->vm->lock);
+	f->fence_at_calls++;
+	f->fence_at_offset = offset;
+	if (offset >= (f->fence_at_stride ? 64 : 1))
+		return NULL;
+	f->fence_gets++;
+	return f->fence;
+}
+
+/*
+ * A fence of the fixture: a name for the CMP, slot @i of the table, whose
+ * view shows @cv and @mv. The CurrentValue starts at 0, the
+ * MonitoredValue at U64_MAX (no waiter).
+ */
+static struct nfence_fence *cmp_fence(struct cmp_fix *f, unsigned int i,
+				      u64 *cv, u64 *mv)
+{
+	struct cmp_fence *cf = &f->fences[i];
+
+	cf->fence = kunit_kzalloc(f->test, sizeof(*cf->fence), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(f->test, cf->fence);
+	*cv = 0;
+	*mv = U64_MAX;
+	cf->view.cv = cv;
+	cf->view.mv = mv;
+	cf->view.id = i + 1;
+	return cf->fence;
+}
+
+/* Queue @i of @ctx on @engine, on the CMP's runlist. */
+static struct nfence_cmp_queue *cmp_queue(struct cmp_fix *f,
+					  struct nfence_cmp_context *ctx,
+					  u32 engine, unsigned int i)
+{
+	struct nfence_cmp_queue *q = &f->queue[i];
+
+	nfence_cmp_queue_init(q);
+	q->engine = engine;
+	q->ctx = ctx;
+	q->vm = &f->vm;
+	q->progress = cmp_fence(f, i, &f->pv[i][0], &f->pv[i][1]);
+
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_add_locked(f->cmp, q);
+	mutex_unlock(&f->cmp->lock);
+	return q;
+}
+
+static u64 cmp_map(struct cmp_fix *f, struct nfence_vm_mapping *map,
+		   void *vaddr, u64 size, u32 flags)
+{
+	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->vm, map, vaddr, size,
+						  flags));
+	return map->node.start;
+}
+
+static int cmp_init(struct kunit *test)
+{
+	struct cmp_fix *f;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->test = test;
+	INIT_LIST_HEAD(&f->dropped);
+	test->priv = f;
+
+	f->gpu.cfg.num_engines = 2;
+	f->gpu.cfg.tdr_timeout_ms = 2000;
+	f->gpu.timestamp_base_ns = ktime_get_ns();
+	f->cmp = &f->cmp_obj;
+	nfence_cmp_init(f->cmp, &f->gpu, &cmp_rec_ops);
+	f->cmp_ready = true;
+
+	f->cs.test = test;
+	f->cs.size = CMP_CMD_BYTES + PAGE_SIZE;
+	f->cs.cmds = kunit_kzalloc(test, f->cs.size, GFP_KERNEL);
+	f->data = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	f->ro = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	f->fvals = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	f->ring = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	f->control = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->cs.cmds);
+	KUNIT_ASSERT_NOT_NULL(test, f->data);
+	KUNIT_ASSERT_NOT_NULL(test, f->ro);
+	KUNIT_ASSERT_NOT_NULL(test, f->fvals);
+	KUNIT_ASSERT_NOT_NULL(test, f->ring);
+	KUNIT_ASSERT_NOT_NULL(test, f->control);
+
+	nfence_vm_init(&f->vm);
+	f->vm_ready = true;
+	f->cs.va = cmp_map(f, &f->cmd_map, f->cs.cmds, CMP_CMD_BYTES, 0);
+	/* The tail page follows: commands may straddle the two mappings. */
+	KUNIT_ASSERT_EQ(test, cmp_map(f, &f->cmd_tail_map,
+				      f->cs.cmds + CMP_CMD_BYTES, PAGE_SIZE, 0),
+			f->cs.va + CMP_CMD_BYTES);
+	f->data_va = cmp_map(f, &f->data_map, f->data, PAGE_SIZE, 0);
+	f->ro_va = cmp_map(f, &f->ro_map, f->ro, PAGE_SIZE,
+			   NFENCE_VM_READ_ONLY);
+	f->fence_map.fence_at = cmp_fence_at;
+	f->fence_va = cmp_map(f, &f->fence_map, f->fvals, PAGE_SIZE, 0);
+	f->fence = cmp_fence(f, CMP_STORAGE, &f->fvals[0], &f->fvals[1]);
+	f->ring_va = cmp_map(f, &f->ring_map, f->ring, PAGE_SIZE, 0);
+	f->control_va = cmp_map(f, &f->control_map, f->control, PAGE_SIZE,
+				0);
+
+	f->q[0] = cmp_queue(f, &f->ctx[0], 0, 0);
+	f->q[1] = cmp_queue(f, &f->ctx[0], 0, 1);
+	f->q[2] = cmp_queue(f, &f->ctx[1], 1, 2);
+	return 0;
+}
+
+static void cmp_exit(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	unsigned int i;
+
+	if (!f)
+		return;
+	if (f->cmp_ready) {
+		mutex_lock(&f->cmp->lock);
+		for (i = 0; i < CMP_QUEUES; i++) {
+			if (!f->q[i])
+				continue;
+			/* A ring's entry is the CMP's: off before the rest. */
+			nfence_cmp_doorbell_unbind_locked(f->cmp, f->q[i], 0);
+			nfence_cmp_ring_detach_locked(f->cmp, f->q[i]);
+		}
+		mutex_unlock(&f->cmp->lock);
+		/* Every reference fence_at gave the CMP came back. */
+		KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
+		mutex_destroy(&f->cmp->lock);
+	}
+	if (f->vm_ready) {
+		nfence_vm_unmap(&f->cmd_map);
+		nfence_vm_unmap(&f->cmd_tail_map);
+		nfence_vm_unmap(&f->data_map);
+		nfence_vm_unmap(&f->ro_map);
+		nfence_vm_unmap(&f->fence_map);
+		nfence_vm_unmap(&f->ring_map);
+		nfence_vm_unmap(&f->control_map);
+		nfence_vm_fini(&f->vm);
+	}
+	for (i = 0; i < CMP_DOORBELLS; i++)
+		if (f->doorbells[i])
+			__free_page(f->doorbells[i]);
+}
+
+/* ---- Command emission (nfence_kunit_cs.h) ---- */
+
+static u64 cmp_data_va(struct cmp_fix *f, unsigned int i)
+{
+	return f->data_va + 8 * i;
+}
+
+/* ---- Submission and turns ---- */
+
+/*
+ * Queue [@va, @end) on @q with @progress, as the driver pushes a
+ * kernel-mode submission once the ioctl has validated it.
+ */
+static struct nfence_cmp_entry *cmp_submit(struct cmp_fix *f,
+					   struct nfence_cmp_queue *q,
+					   u64 va, u64 end, u64 progress)
+{
+	struct nfence_cmp_entry *sub;
+
+	sub = kunit_kzalloc(f->test, sizeof(*sub), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(f->test, sub);
+	sub->kind = NFENCE_SUB_COMMANDS;
+	sub->va = va;
+	sub->size = end - va;
+	sub->progress_value = progress;
+
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_push_locked(f->cmp, q, sub);
+	mutex_unlock(&f->cmp->lock);
+	return sub;
+}
+
+/* Give @q a turn on its engine at time @now, as a CMP pass does. */
+static int cmp_run_at(struct cmp_fix *f, struct nfence_cmp_queue *q,
+		      u64 now, unsigned int *ran)
+{
+	struct nfence_cmp_engine *e = &f->cmp->engines[q->engine];
+	int ret;
+
+	*ran = 12345;
+	mutex_lock(&f->cmp->lock);
+	ret = nfence_engine_run(f->cmp, e, q, now, ran, &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+	/* The interrupt the turn coalesced, as the CMP raises it after a pass. */
+	nfence_engine_flush(f->cmp);
+	return ret;
+}
+
+static int cmp_run(struct cmp_fix *f, struct nfence_cmp_queue *q,
+		   unsigned int *ran)
+{
+	return cmp_run_at(f, q, CMP_NOW, ran);
+}
+
+static unsigned int cmp_count(struct list_head *list)
+{
+	struct list_head *pos;
+	unsigned int n = 0;
+
+	list_for_each(pos, list)
+		n++;
+	return n;
+}
+
+static s64 cmp_commands(struct cmp_fix *f)
+{
+	return atomic64_read(&f->cmp->commands);
+}
+
+/* The GPU's own interrupt counters (the driver's are not kept here). */
+#define CMP_IRQ(f, field)	atomic64_read(&(f)->gpu.irq_stats.field)
+
+/* Take what stopped queues dropped off the list (the entries are kunit's). */
+static void cmp_drop(struct cmp_fix *f)
+{
+	INIT_LIST_HEAD(&f->dropped);
+}
+
+/* ---- Tests ---- */
+
+/*
+ * NOP-only submissions run to completion in one turn: every command is
+ * counted, the progress fence reaches each submission's value in order, and
+ * the queue goes idle. The progress signal follows the interrupt rule.
+ */
+static void cmp_nop_runs_to_idle(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	const struct cmp_call *c;
+	unsigned int ran, i;
+	u64 start;
+
+	/* As a CPU waiter for progress 2 leaves it: MonitoredValue 1. */
+	f->pv[0][1] = 1;
+
+	start = nfence_kcs_cursor(&f->cs);
+	for (i = 0; i < 5; i++)
+		nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->cs);
+	for (i = 0; i < 3; i++)
+		nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, q->num_pending, 2);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	/* Eight commands and two completed submissions. */
+	KUNIT_EXPECT_EQ(test, ran, 10);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 8);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 2);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->num_pending, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&q->pending));
+	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].busy);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->faults), 0);
+
+	/* Progress 1 did not pass MonitoredValue 1; progress 2 did. */
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 2);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	/* The interrupt names the progress fence and its value. */
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 1);
+	c = cmp_last(f, CMP_CALL_INTERRUPT);
+	KUNIT_EXPECT_PTR_EQ(test, c->fence, q->progress);
+	KUNIT_EXPECT_EQ(test, c->value, 2);
+	KUNIT_EXPECT_FALSE(test, c->carry);
+	/* Both entries went back to the driver, in order. */
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_ENTRY_DONE), 2);
+
+	/* Nothing left: idle again, nothing run. */
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 0);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->dropped));
+}
+
+/*
+ * FENCE_WAIT on a value not reached parks the queue at that command; turns
+ * re-run it until the value is written, then the queue goes on.
+ */
+static void cmp_fence_wait_blocks(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	struct nfence_cmp_entry *sub;
+	u64 start, wait_cmd;
+	unsigned int ran;
+
+	f->data[0] = CMP_WAIT_VALUE - 1;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	/* Already reached: passes. */
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0);
+	wait_cmd = nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), CMP_WAIT_VALUE);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), CMP_VALUE);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, ran, 2);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 2);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_WAIT_FENCE);
+	KUNIT_EXPECT_EQ(test, q->wait_va, cmp_data_va(f, 0));
+	KUNIT_EXPECT_EQ(test, q->wait_value, CMP_WAIT_VALUE);
+	/* Parked at the FENCE_WAIT itself, not past it. */
+	KUNIT_EXPECT_EQ(test, sub->offset, wait_cmd - start);
+	KUNIT_EXPECT_EQ(test, q->num_pending, 1);
+	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].busy);
+
+	/* Still not reached (the low 32 bits alone would be): parked again. */
+	f->data[0] = CMP_WAIT_VALUE - 0x100000000ull;
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, ran, 0);
+	KUNIT_EXPECT_EQ(test, sub->offset, wait_cmd - start);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_WAIT_FENCE);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 2);
+
+	/* Reached exactly: the wait, the write, the completion. */
+	f->data[0] = CMP_WAIT_VALUE;
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 3);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 4);
+	KUNIT_EXPECT_EQ(test, f->data[1], CMP_VALUE);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_EQ(test, q->num_pending, 0);
+}
+
+/* Whether a kick is pending, cleared as the CMP thread clears it. */
+static bool cmp_kicked(struct cmp_fix *f)
+{
+	return test_and_clear_bit(NFENCE_CMP_KICK, &f->cmp->pending);
+}
+
+/*
+ * A CPU signal kicks the CMP (nfence_cmp_kick_waiters()) only while a
+ * queue is parked on a FENCE_WAIT: counted once per queue however often
+ * it is found unresolved again, no longer once its wait is resolved or
+ * the queue stopped.
+ */
+static void cmp_fence_wait_parked_kicks(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q0 = f->q[0], *q1 = f->q[1];
+	unsigned int ran;
+	u64 start;
+
+	cmp_kicked(f);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_FALSE(test, cmp_kicked(f));
+
+	f->data[0] = 0;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 1);
+	cmp_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 1);
+	cmp_submit(f, q1, start, nfence_kcs_cursor(&f->cs), 1);
+	/* Runs and ends without parking: nothing to kick for. */
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0);
+	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[2], &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_FALSE(test, cmp_kicked(f));
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q0, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_TRUE(test, q0->parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_TRUE(test, cmp_kicked(f));
+	/* Found unresolved again: still counted once. */
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q0, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q1, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 2);
+
+	/* q1 stops with its wait unresolved, q0's is resolved. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_stop_locked(f->cmp, q1, NFENCE_QUEUE_FAULTED,
+				     &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, q1->parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	f->data[0] = 1;
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q0, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_FALSE(test, q0->parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
+	nfence_cmp_kick_waiters(f->cmp);
+	KUNIT_EXPECT_FALSE(test, cmp_kicked(f));
+	cmp_drop(f);
+}
+
+/*
+ * FENCE_SIGNAL to ordinary memory: the store, and the interrupt check
+ * against the MonitoredValue at mv_va. Memory the GPU does not know as a
+ * fence raises the interrupt without a payload (the driver scans its
+ * fences, coalesced after the turn). Each submission's progress signal
+ * adds a signal, suppressed (its MonitoredValue is U64_MAX).
+ */
+static void cmp_fence_signal_memory(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	u64 cv_va = cmp_data_va(f, 2), mv_va = cmp_data_va(f, 3);
+	unsigned int ran;
+	u64 start;
+
+	/* MonitoredValue below the value: interrupt. */
+	f->data[3] = 0;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 7);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 2);
+	KUNIT_EXPECT_EQ(test, f->data[2], 7);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 2);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
+
+	/* MonitoredValue U64_MAX: suppressed. */
+	f->data[3] = U64_MAX;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 8);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[2], 8);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 4);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 3);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
+
+	/* Equal to MonitoredValue: not above it, suppressed. */
+	f->data[3] = 9;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 9);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 3);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[2], 9);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 6);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 5);
+
+	/* mv_va 0: no check at all, neither interrupt nor suppressed. */
+	f->data[3] = 0;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, 0, 10);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 4);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[2], 10);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 8);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 6);
+
+	/* A plain store: a lower value lowers it. */
+	f->data[3] = 2;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, cv_va, mv_va, 3);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 5);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[2], 3);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 10);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 2);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 7);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 2);
+	/* None named a fence: the progress signals were all suppressed. */
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 2);
+
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 5);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 5);
+	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 0);
+}
+
+/*
+ * FENCE_SIGNALs to ordinary memory each raise the interrupt, but the
+ * engine coalesces them: one interrupt without a payload (for the driver,
+ * one scan of the adapter's fences) after the turn (nfence_engine_flush()),
+ * not one per command, and none before the flush.
+ * A signal of a fence the engine knows is not coalesced.
+ */
+static void cmp_fence_signal_memory_coalesced(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	u64 cv_va = cmp_data_va(f, 2), mv_va = cmp_data_va(f, 3);
+	struct nfence_cmp_engine *e = &f->cmp->engines[q->engine];
+	unsigned int ran, i;
+	u64 start;
+
+	f->data[3] = 0;
+	start = nfence_kcs_cursor(&f->cs);
+	for (i = 1; i <= 5; i++)
+		nfence_kcs_signal(&f->cs, cv_va, mv_va, i);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, e, q, CMP_NOW,
+						&ran, &f->dropped),
+			NFENCE_RUN_IDLE);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, f->data[2], 5);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 5);
+	/* Raised, not handed to the driver yet. */
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 0);
+	nfence_engine_flush(f->cmp);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
+	/* Nothing left to raise. */
+	nfence_engine_flush(f->cmp);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 1);
+}
+
+/*
+ * FENCE_SIGNAL to fence storage: the engine asks the mapping's fence_at
+ * which fence it is, at the offset of cv_va in the mapping, and the
+ * interrupt names that fence and the value (the driver wakes its waiters).
+ * The engine gives back the reference fence_at took.
+ */
+static void cmp_fence_signal_fence_at(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	const struct cmp_call *c;
+	unsigned int ran;
+	u64 start;
+
+	/* As a CPU waiter for 5 leaves it: MonitoredValue 4. */
+	f->fvals[1] = 4;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 5);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 2);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 5);
+	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
+	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 0);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 1);
+	c = cmp_last(f, CMP_CALL_INTERRUPT);
+	KUNIT_EXPECT_PTR_EQ(test, c->fence, f->fence);
+	KUNIT_EXPECT_EQ(test, c->value, 5);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
+
+	/* Another offset of the mapping: fence_at finds nothing there. */
+	f->fvals[3] = 0;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va + 16, f->fence_va + 24, 1);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->fvals[2], 1);
+	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 2);
+	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 16);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 2);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 1);
+	KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
+}
+
+/* Run @q's one pending submission to the end. */
+static void cmp_run_idle(struct cmp_fix *f, struct nfence_cmp_queue *q)
+{
+	unsigned int ran;
+
+	KUNIT_EXPECT_EQ(f->test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+}
+
+/*
+ * A pool page's fence_at answers for a slot's whole stride, but only the
+ * slot's first word is the fence's CurrentValue: a FENCE_SIGNAL of another
+ * word of the stride is ordinary memory. On a 32-bit GPU it gets both
+ * halves and no carry, and the fence itself is left alone (no interrupt
+ * names it).
+ */
+static void cmp_32bit_signal_in_stride(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	u64 start;
+
+	f->gpu.cfg.no_64bit_atomics = true;
+	f->fence_at_stride = true;
+	f->fvals[0] = 5;
+	f->fvals[2] = 5;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_signal(&f->cs, f->fence_va + 16, 0, 0x100000005ull);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	cmp_run_idle(f, q);
+	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
+	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 16);
+	KUNIT_EXPECT_EQ(test, f->fvals[2], 0x100000005ull);
+	KUNIT_EXPECT_EQ(test, f->fvals[0], 5);
+	KUNIT_EXPECT_EQ(test, cmp_carries(f), 0);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 0);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 0);
+	KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
+}
+
+/*
+ * A GPU without 64-bit atomics compares the low halves as serial numbers:
+ * a wait across 2^32 holds until the value gets there (an unsigned 32-bit
+ * compare would pass at once), and beyond the UINT_MAX/2 window the low
+ * halves alone decide.
+ */
+static void cmp_32bit_wait_serial(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	unsigned int ran;
+	u64 start;
+
+	f->gpu.cfg.no_64bit_atomics = true;
+	f->data[0] = 0xfffffff0ull;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0x100000010ull);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 1);
+	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0x200000003ull);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 2);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	f->data[0] = 0x10000000full;
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	/*
+	 * Reached. 0x2_00000003 is more than UINT_MAX/2 ahead, out of the
+	 * window: low 0x10 is past low 3, so the GPU passes it too.
+	 */
+	f->data[0] = 0x100000010ull;
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[1], 2);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+}
+
+/* WRITE64 and TIMESTAMP store 64-bit values through the address space. */
+static void cmp_write64_timestamp(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	unsigned int ran;
+	u64 start, before, after;
+
+	f->data[4] = U64_MAX;
+	f->data[5] = U64_MAX;
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 4), CMP_VALUE);
+	nfence_kcs_timestamp(&f->cs, cmp_data_va(f, 5));
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 6), 0);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	before = nfence_gpu_timestamp(&f->gpu, NULL);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	after = nfence_gpu_timestamp(&f->gpu, NULL);
+	KUNIT_EXPECT_EQ(test, ran, 4);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 3);
+	KUNIT_EXPECT_EQ(test, f->data[4], CMP_VALUE);
+	KUNIT_EXPECT_GE(test, f->data[5], before);
+	KUNIT_EXPECT_LE(test, f->data[5], after);
+	KUNIT_EXPECT_EQ(test, f->data[6], 0);
+	/* Nothing else in the page was touched. */
+	KUNIT_EXPECT_EQ(test, f->data[3], 0);
+	KUNIT_EXPECT_EQ(test, f->data[7], 0);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 1);
+}
+
+/*
+ * WORK occupies the queue's engine until now + duration; the queue is
+ * RUNNING, past the WORK command, and the progress fence waits for the
+ * rest. WORK 0 takes no time. The other engine stays free.
+ */
+static void cmp_work_busy(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_engine *e0 = &f->cmp->engines[0];
+	struct nfence_cmp_engine *e1 = &f->cmp->engines[1];
+	struct nfence_cmp_queue *q = f->q[0];
+	struct nfence_cmp_entry *sub;
+	u64 start, work_cmd, before, after;
+	unsigned int ran;
+
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	work_cmd = nfence_kcs_work(&f->cs, 1500000);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	/* WORK starts when it runs, on the clock, not at the turn's start. */
+	before = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, cmp_run_at(f, q, CMP_NOW, &ran),
+			NFENCE_RUN_BUSY);
+	after = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, ran, 2);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 2);
+	KUNIT_EXPECT_PTR_EQ(test, e0->busy, q);
+	KUNIT_EXPECT_EQ(test, e0->busy_until_ns, q->work_start_ns + 1500000);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_RUNNING);
+	KUNIT_EXPECT_GE(test, q->work_start_ns, before);
+	KUNIT_EXPECT_LE(test, q->work_start_ns, after);
+	KUNIT_EXPECT_EQ(test, sub->offset, work_cmd + 16 - start);
+	KUNIT_EXPECT_EQ(test, f->data[0], 0);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+	KUNIT_EXPECT_NULL(test, e1->busy);
+
+	/*
+	 * What the CMP does once the deadline passed (nfence_cmp_engine_busy()
+	 * is static): free the engine, make the queue ready. The queue goes
+	 * on after the WORK.
+	 */
+	mutex_lock(&f->cmp->lock);
+	e0->busy = NULL;
+	q->state = NFENCE_QUEUE_READY;
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, cmp_run_at(f, q, CMP_NOW + 1500000, &ran),
+			NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 2);
+	KUNIT_EXPECT_EQ(test, f->data[0], 1);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	KUNIT_EXPECT_NULL(test, e0->busy);
+
+	/* WORK 0: no time, no busy engine. */
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_work(&f->cs, 0);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 3);
+	KUNIT_EXPECT_NULL(test, e0->busy);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+
+	/* The longest WORK, on engine 1: engine 0 is not involved. */
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_work(&f->cs, DRM_NFENCE_CS_MAX_WORK_NS);
+	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run_at(f, f->q[2], CMP_NOW + 7, &ran),
+			NFENCE_RUN_BUSY);
+	KUNIT_EXPECT_EQ(test, ran, 1);
+	KUNIT_EXPECT_PTR_EQ(test, e1->busy, f->q[2]);
+	KUNIT_EXPECT_EQ(test, e1->busy_until_ns,
+			f->q[2]->work_start_ns + DRM_NFENCE_CS_MAX_WORK_NS);
+	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_RUNNING);
+	KUNIT_EXPECT_NULL(test, e0->busy);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+}
+
+/*
+ * A turn runs at most NFENCE_ENGINE_BUDGET commands, then yields with the
+ * queue still ready; the next turn finishes.
+ */
+static void cmp_budget_yields(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	struct nfence_cmp_entry *sub;
+	unsigned int ran, i;
+	u64 start;
+
+	start = nfence_kcs_cursor(&f->cs);
+	for (i = 0; i < NFENCE_ENGINE_BUDGET + 10; i++)
+		nfence_kcs_nop(&f->cs);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_YIELD);
+	KUNIT_EXPECT_EQ(test, ran, NFENCE_ENGINE_BUDGET);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), NFENCE_ENGINE_BUDGET);
+	KUNIT_EXPECT_EQ(test, sub->offset, 8 * NFENCE_ENGINE_BUDGET);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, q->num_pending, 1);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 11);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), NFENCE_ENGINE_BUDGET + 10);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+}
+
+/* A command whose operands cross from one mapping into the next runs. */
+static void cmp_command_straddles_mappings(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	unsigned int ran;
+	u64 start;
+
+	f->cs.used = CMP_CMD_BYTES - 16;
+	f->data[3] = 0;
+	start = nfence_kcs_signal(&f->cs, cmp_data_va(f, 2), cmp_data_va(f, 3),
+				  CMP_VALUE);
+	KUNIT_ASSERT_GT(test, nfence_kcs_cursor(&f->cs), f->cmd_tail_map.node.start);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 3);
+	KUNIT_EXPECT_EQ(test, f->data[2], CMP_VALUE);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->faults), 0);
+}
+
+enum cmp_fault_kind {
+	CMP_FAULT_WRITE64_UNMAPPED,
+	CMP_FAULT_WRITE64_READ_ONLY,
+	CMP_FAULT_WAIT_UNMAPPED,
+	CMP_FAULT_WAIT_BEYOND_SPACE,
+	CMP_FAULT_SIGNAL_CV_READ_ONLY,
+	CMP_FAULT_SIGNAL_MV_UNMAPPED,
+	CMP_FAULT_TIMESTAMP_READ_ONLY,
+	CMP_FAULT_UNKNOWN_OPCODE,
+	CMP_FAULT_FLAGS,
+	CMP_FAULT_PAST_END,
+	CMP_FAULT_MISALIGNED,
+	CMP_FAULT_COMMANDS_UNMAPPED,
+};
+
+struct cmp_fault_case {
+	const char *name;
+	enum cmp_fault_kind kind;
+	u32 reason;
+};
+
+static const struct cmp_fault_case cmp_fault_cases[] = {
+	{ "WRITE64_unmapped", CMP_FAULT_WRITE64_UNMAPPED,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "WRITE64_read_only", CMP_FAULT_WRITE64_READ_ONLY,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "FENCE_WAIT_unmapped", CMP_FAULT_WAIT_UNMAPPED,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "FENCE_WAIT_beyond_space", CMP_FAULT_WAIT_BEYOND_SPACE,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "FENCE_SIGNAL_cv_read_only", CMP_FAULT_SIGNAL_CV_READ_ONLY,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "FENCE_SIGNAL_mv_unmapped", CMP_FAULT_SIGNAL_MV_UNMAPPED,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "TIMESTAMP_read_only", CMP_FAULT_TIMESTAMP_READ_ONLY,
+	  DRM_NFENCE_FAULT_PAGE },
+	{ "unknown_opcode", CMP_FAULT_UNKNOWN_OPCODE,
+	  DRM_NFENCE_FAULT_BAD_COMMAND },
+	{ "header_flags", CMP_FAULT_FLAGS, DRM_NFENCE_FAULT_BAD_COMMAND },
+	{ "command_past_end", CMP_FAULT_PAST_END,
+	  DRM_NFENCE_FAULT_BAD_COMMAND },
+	{ "misaligned_operand", CMP_FAULT_MISALIGNED,
+	  DRM_NFENCE_FAULT_MISALIGNED },
+	{ "commands_unmapped", CMP_FAULT_COMMANDS_UNMAPPED,
+	  DRM_NFENCE_FAULT_PAGE },
+};
+
+static void cmp_fault_desc(const struct cmp_fault_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cmp_fault, cmp_fault_cases, cmp_fault_desc);
+
+/*
+ * Each run-time fault is reported for its queue with its VA and reason:
+ * the operand for a page fault, the command's address for a command the
+ * decoder rejects. The command before it ran; nothing after it did, and
+ * a page fault stores nothing. Stopped as the driver stops a faulted
+ * context, its queues drop their work; the other context's queue keeps
+ * its own.
+ */
+static void cmp_fault_reasons(struct kunit *test)
+{
+	const struct cmp_fault_case *c = test->param_value;
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	u64 start, end, va = 0, cmd;
+	unsigned int ran, ran_before = 1;
+	const u64 ops[] = { cmp_data_va(f, 0), 1 };
+	int ret;
+
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	switch (c->kind) {
+	case CMP_FAULT_WRITE64_UNMAPPED:
+		va = CMP_UNMAPPED;
+		nfence_kcs_write64(&f->cs, va, 1);
+		break;
+	case CMP_FAULT_WRITE64_READ_ONLY:
+		va = f->ro_va;
+		nfence_kcs_write64(&f->cs, va, 1);
+		break;
+	case CMP_FAULT_WAIT_UNMAPPED:
+		va = CMP_UNMAPPED;
+		nfence_kcs_wait(&f->cs, va, 1);
+		break;
+	case CMP_FAULT_WAIT_BEYOND_SPACE:
+		/*
+		 * The end of the address space. Only a read, and for a value
+		 * any u64 reaches: see vm_find_beyond_space in
+		 * nfence_vm_test.c for what may come back for such a VA.
+		 */
+		va = NFENCE_VM_END;
+		nfence_kcs_wait(&f->cs, va, 0);
+		break;
+	case CMP_FAULT_SIGNAL_CV_READ_ONLY:
+		va = f->ro_va;
+		nfence_kcs_signal(&f->cs, va, cmp_data_va(f, 3), 1);
+		break;
+	case CMP_FAULT_SIGNAL_MV_UNMAPPED:
+		va = CMP_UNMAPPED;
+		nfence_kcs_signal(&f->cs, cmp_data_va(f, 0), va, 1);
+		break;
+	case CMP_FAULT_TIMESTAMP_READ_ONLY:
+		va = f->ro_va + 8;
+		nfence_kcs_timestamp(&f->cs, va);
+		break;
+	case CMP_FAULT_UNKNOWN_OPCODE:
+		va = nfence_kcs_emit(&f->cs, DRM_NFENCE_CS_WORK + 1,
+				     DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		break;
+	case CMP_FAULT_FLAGS:
+		va = nfence_kcs_emit_raw(&f->cs, DRM_NFENCE_CS_WRITE64, 1,
+					 DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		break;
+	case CMP_FAULT_PAST_END:
+		va = nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
+		break;
+	case CMP_FAULT_MISALIGNED:
+		cmd = nfence_kcs_emit(&f->cs, DRM_NFENCE_CS_WRITE64,
+				      DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
+		/* The fault names the misaligned operand. */
+		va = cmp_data_va(f, 0) + 4;
+		nfence_kcs_put64(nfence_kcs_ptr(&f->cs, cmd) + 8, va);
+		break;
+	case CMP_FAULT_COMMANDS_UNMAPPED:
+		break;
+	}
+	nfence_kcs_nop(&f->cs);
+	end = nfence_kcs_cursor(&f->cs);
+	if (c->kind == CMP_FAULT_PAST_END)
+		end = va + 16;
+	if (c->kind == CMP_FAULT_COMMANDS_UNMAPPED) {
+		start = CMP_UNMAPPED;
+		end = start + 16;
+		va = start;
+		ran_before = 0;
+	}
+	cmp_submit(f, q, start, end, 1);
+	cmd = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, cmd, nfence_kcs_cursor(&f->cs), 2);
+	/* Queue 1 of the same context has work too; queue 2 is elsewhere. */
+	cmp_submit(f, f->q[1], cmd, nfence_kcs_cursor(&f->cs), 1);
+	cmp_submit(f, f->q[2], cmd, nfence_kcs_cursor(&f->cs), 1);
+
+	ret = cmp_run(f, q, &ran);
+	KUNIT_ASSERT_EQ_MSG(test, ret, NFENCE_RUN_FAULT, "no fault at %#llx",
+			    va);
+	KUNIT_EXPECT_EQ(test, ran, ran_before);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), ran_before);
+	cmp_expect_fault(test, f, va, c->reason, 3);
+	KUNIT_EXPECT_EQ(test, f->data[0], 0);
+	KUNIT_EXPECT_EQ(test, f->ro[0], 0);
+	KUNIT_EXPECT_EQ(test, f->ro[1], 0);
+	KUNIT_EXPECT_EQ(test, f->q[2]->num_pending, 1);
+	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_READY);
+	/* Nothing was signaled: the progress fences were given up instead. */
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 0);
+
+	cmp_drop(f);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->dropped));
+}
+
+/*
+ * The command buffer is read again when it runs: a valid command rewritten
+ * after submission with a misaligned operand is a MISALIGNED fault, at the
+ * misaligned operand.
+ */
+static void cmp_misaligned_after_submit(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	u64 start, cmd;
+	unsigned int ran;
+
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
+	cmd = nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 2);
+	nfence_kcs_nop(&f->cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	/* As user space would, through its CPU mapping. */
+	nfence_kcs_put64(nfence_kcs_ptr(&f->cs, cmd) + 8, cmp_data_va(f, 1) + 4);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_FAULT);
+	KUNIT_EXPECT_EQ(test, ran, 1);
+	KUNIT_EXPECT_EQ(test, f->data[0], 1);
+	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	cmp_expect_fault(test, f, cmp_data_va(f, 1) + 4,
+			 DRM_NFENCE_FAULT_MISALIGNED, 1);
+	cmp_drop(f);
+}
+
+/* ---- User-mode queues: rings and doorbells ---- */
+
+/* Give @q a ring over the fixture's ring buffer and control. */
+static void cmp_ring_attach(struct cmp_fix *f, struct nfence_cmp_queue *q,
+			    struct nfence_cmp_ring *ring, u64 *status)
+{
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_va = f->ring_va;
+	ring->control_va = f->control_va;
+	ring->num_entries = CMP_RING_ENTRIES;
+	ring->status = status;
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_ring_attach_locked(f->cmp, q, ring);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(f->test, *status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+}
+
+static void cmp_ring_detach(struct cmp_fix *f, struct nfence_cmp_queue *q)
+{
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_unbind_locked(f->cmp, q, 0);
+	nfence_cmp_ring_detach_locked(f->cmp, q);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/* Entry @i of the ring: [@va, @end), @flags. */
+static void cmp_ring_put(struct cmp_fix *f, u64 i, u64 va, u64 end,
+			 u32 flags)
+{
+	struct drm_nfence_ring_entry *e = &f->ring[i % CMP_RING_ENTRIES];
+
+	e->commands_gpu_va = va;
+	e->size = end - va;
+	e->flags = flags;
+}
+
+/* What a ring taken from a doorbell does: the write index @v is seen. */
+static void cmp_ring_seen(struct cmp_fix *f, struct nfence_cmp_queue *q,
+			  u64 v)
+{
+	mutex_lock(&f->cmp->lock);
+	q->ring->seen = v;
+	if (q->state == NFENCE_QUEUE_IDLE)
+		q->state = NFENCE_QUEUE_READY;
+	mutex_unlock(&f->cmp->lock);
+}
+
+static void cmp_ring_runs_entries(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_ring ring;
+	unsigned int ran, i;
+	u64 status, start;
+
+	cmp_ring_attach(f, f->q[0], &ring, &status);
+	/* More than once around the ring. */
+	for (i = 0; i < CMP_RING_ENTRIES + 3; i++) {
+		start = nfence_kcs_cursor(&f->cs);
+		nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), i + 1);
+		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->cs), 0);
+		cmp_ring_seen(f, f->q[0], i + 1);
+		KUNIT_ASSERT_EQ(test, cmp_run(f, f->q[0], &ran),
+				NFENCE_RUN_IDLE);
+		KUNIT_EXPECT_EQ(test, f->data[0], i + 1);
+		KUNIT_EXPECT_EQ(test, ring.read_index, i + 1);
+		KUNIT_EXPECT_EQ(test, f->control->read_index, i + 1);
+	}
+	/* Entries rung together run in one turn, in order. */
+	for (i = 0; i < 3; i++) {
+		start = nfence_kcs_cursor(&f->cs);
+		nfence_kcs_write64(&f->cs, cmp_data_va(f, i + 1), ring.read_index + i);
+		cmp_ring_put(f, ring.read_index + i, start, nfence_kcs_cursor(&f->cs),
+			     0);
+	}
+	cmp_ring_seen(f, f->q[0], ring.read_index + 3);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[0], &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[3] - f->data[1], 2);
+	KUNIT_EXPECT_EQ(test, f->control->read_index, ring.seen);
+	/* No progress signal: the command buffers signal it themselves. */
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->dropped));
+
+	cmp_ring_detach(f, f->q[0]);
+	KUNIT_EXPECT_NULL(test, f->q[0]->ring);
+	KUNIT_EXPECT_EQ(test, status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+}
+
+enum cmp_ring_bad {
+	CMP_RING_FLAGS,
+	CMP_RING_SIZE_ZERO,
+	CMP_RING_SIZE_MISALIGNED,
+	CMP_RING_SIZE_TOO_BIG,
+	CMP_RING_VA_MISALIGNED,
+	CMP_RING_UNMAPPED,
+	CMP_RING_CONTROL_UNMAPPED,
+	CMP_RING_COMMANDS_UNMAPPED,
+};
+
+static const char * const cmp_ring_bad_names[] = {
+	"flags", "size-zero", "size-misaligned", "size-too-big",
+	"va-misaligned", "ring-unmapped", "control-unmapped",
+	"commands-unmapped",
+};
+
+static void cmp_ring_bad_desc(const enum cmp_ring_bad *c, char *desc)
+{
+	strscpy(desc, cmp_ring_bad_names[*c], KUNIT_PARAM_DESC_SIZE);
+}
+
+static const enum cmp_ring_bad cmp_ring_bad_cases[] = {
+	CMP_RING_FLAGS, CMP_RING_SIZE_ZERO, CMP_RING_SIZE_MISALIGNED,
+	CMP_RING_SIZE_TOO_BIG, CMP_RING_VA_MISALIGNED, CMP_RING_UNMAPPED,
+	CMP_RING_CONTROL_UNMAPPED, CMP_RING_COMMANDS_UNMAPPED,
+};
+
+KUNIT_ARRAY_PARAM(cmp_ring_bad, cmp_ring_bad_cases, cmp_ring_bad_desc);
+
+/*
+ * Every way a ring entry can be bad is reported as a fault of its queue,
+ * as a bad command is; stopped, the ring's status is DISCONNECTED_ABORT,
+ * and its entry was never handed to the driver.
+ */
+static void cmp_ring_bad_entry(struct kunit *test)
+{
+	const enum cmp_ring_bad *c = test->param_value;
+	struct cmp_fix *f = test->priv;
+	u64 status, start, end, va, fault_va = f->ring_va;
+	u32 flags = 0, reason = DRM_NFENCE_FAULT_BAD_RING;
+	struct nfence_cmp_ring ring;
+	unsigned int ran;
+
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	end = nfence_kcs_cursor(&f->cs);
+	va = start;
+	cmp_ring_attach(f, f->q[0], &ring, &status);
+	switch (*c) {
+	case CMP_RING_FLAGS:
+		flags = 1;
+		break;
+	case CMP_RING_SIZE_ZERO:
+		end = start;
+		break;
+	case CMP_RING_SIZE_MISALIGNED:
+		end = start + 4;
+		break;
+	case CMP_RING_SIZE_TOO_BIG:
+		end = start + DRM_NFENCE_MAX_SUBMIT_SIZE + 8;
+		break;
+	case CMP_RING_VA_MISALIGNED:
+		va = start + 4;
+		end = va + 8;
+		break;
+	case CMP_RING_UNMAPPED:
+		ring.ring_va = CMP_UNMAPPED;
+		fault_va = CMP_UNMAPPED;
+		reason = DRM_NFENCE_FAULT_PAGE;
+		break;
+	case CMP_RING_CONTROL_UNMAPPED:
+		ring.control_va = CMP_UNMAPPED;
+		fault_va = CMP_UNMAPPED + 8;
+		reason = DRM_NFENCE_FAULT_PAGE;
+		break;
+	case CMP_RING_COMMANDS_UNMAPPED:
+		va = CMP_UNMAPPED;
+		end = va + 8;
+		fault_va = va;
+		reason = DRM_NFENCE_FAULT_PAGE;
+		break;
+	}
+	f->ring[0].commands_gpu_va = va;
+	f->ring[0].size = end - va;
+	f->ring[0].flags = flags;
+	cmp_ring_seen(f, f->q[0], 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[0], &ran), NFENCE_RUN_FAULT);
+	cmp_expect_fault(test, f, fault_va, reason, 0);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_ENTRY_DONE), 0);
+	KUNIT_EXPECT_FALSE(test, ring.queued);
+	KUNIT_EXPECT_EQ(test, status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	cmp_ring_detach(f, f->q[0]);
+}
+
+/* Fake physical doorbells for the ring and LRU tests. */
+static void cmp_doorbells(struct cmp_fix *f, u32 model)
+{
+	unsigned int i;
+
+	for (i = 0; i < CMP_DOORBELLS; i++) {
+		f->doorbells[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(f->test, f->doorbells[i]);
+	}
+	f->gpu.doorbell_pages = f->doorbells;
+	f->gpu.cfg.num_doorbells = CMP_DOORBELLS;
+	f->gpu.cfg.doorbell_model = model;
+}
+
+/* A write index stored to a doorbell, as the CMP takes it. */
+static void cmp_ring(struct cmp_fix *f, u32 slot, u64 v)
+{
+	WRITE_ONCE(*nfence_gpu_doorbell(&f->gpu, slot), v);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_take_locked(f->cmp, f->q[0], slot,
+					&f->dropped);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/* Dedicated doorbells, and queue 0's @ring connected to doorbell @slot. */
+static void cmp_ring_connected(struct cmp_fix *f,
+			       struct nfence_cmp_ring *ring, u64 *status,
+				 u32 slot)
+{
+	cmp_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	cmp_ring_attach(f, f->q[0], ring, status);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, f->q[0], slot);
+	mutex_unlock(&f->cmp->lock);
+}
+
+static void cmp_doorbell_take(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_ring ring;
+	unsigned int ran, i;
+	u64 status, start;
+
+	cmp_ring_connected(f, &ring, &status, 1);
+	KUNIT_EXPECT_EQ(test, status, (u64)DRM_NFENCE_DOORBELL_CONNECTED);
+	KUNIT_EXPECT_EQ(test, ring.slot, 1);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 1);
+	/* Bound, the doorbell starts at the ring's last write index. */
+	KUNIT_EXPECT_EQ(test, *nfence_gpu_doorbell(&f->gpu, 1), 0);
+
+	for (i = 0; i < 2; i++) {
+		start = nfence_kcs_cursor(&f->cs);
+		nfence_kcs_write64(&f->cs, cmp_data_va(f, i), 7 + i);
+		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->cs), 0);
+	}
+	cmp_ring(f, 1, 2);
+	KUNIT_EXPECT_EQ(test, ring.seen, 2);
+	KUNIT_EXPECT_EQ(test, f->q[0]->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[0], &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->data[1], 8);
+	/* The same value again is no ring. */
+	cmp_ring(f, 1, 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
+	KUNIT_EXPECT_EQ(test, f->q[0]->state, NFENCE_QUEUE_IDLE);
+	/* As many entries ahead as the ring holds is fine; one more faults. */
+	cmp_ring(f, 1, 2 + CMP_RING_ENTRIES);
+	KUNIT_EXPECT_EQ(test, ring.seen, 2 + CMP_RING_ENTRIES);
+	cmp_ring(f, 1, 3 + CMP_RING_ENTRIES + CMP_RING_ENTRIES);
+	cmp_expect_fault(test, f, f->ring_va, DRM_NFENCE_FAULT_BAD_RING, 0);
+	KUNIT_EXPECT_EQ(test, status,
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	/* A stopped queue keeps its doorbell and takes no more rings. */
+	KUNIT_EXPECT_EQ(test, ring.slot, 1);
+	cmp_ring(f, 1, 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 2);
+	cmp_ring_detach(f, f->q[0]);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
+	KUNIT_EXPECT_NULL(test, f->cmp->doorbells[1]);
+}
+
+static void cmp_doorbell_behind(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_ring ring;
+	u64 status;
+
+	cmp_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	cmp_ring_attach(f, f->q[0], &ring, &status);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, f->q[0], 0);
+	ring.seen = 5;
+	ring.read_index = 3;
+	mutex_unlock(&f->cmp->lock);
+	/* Behind the last write index taken, though ahead of the reads. */
+	cmp_ring(f, 0, 4);
+	cmp_expect_fault(test, f, f->ring_va, DRM_NFENCE_FAULT_BAD_RING, 0);
+	cmp_ring_detach(f, f->q[0]);
+}
+
+static void cmp_doorbell_victim(struct kunit *test)
+{
+	static const u64 rung[] = { 30, 10, 20 };
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_ring ring[CMP_QUEUES];
+	u64 status[CMP_QUEUES], now, wait;
+	unsigned int i;
+
+	cmp_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp), 0);
+	mutex_unlock(&f->cmp->lock);
+	for (i = 0; i < CMP_QUEUES; i++) {
+		int slot;
+
+		cmp_ring_attach(f, f->q[i], &ring[i], &status[i]);
+		mutex_lock(&f->cmp->lock);
+		slot = nfence_cmp_doorbell_free_slot_locked(f->cmp);
+		nfence_cmp_doorbell_bind_locked(f->cmp, f->q[i], slot);
+		ring[i].rung_ns = rung[i];
+		mutex_unlock(&f->cmp->lock);
+		KUNIT_EXPECT_EQ(test, ring[i].slot, i);
+	}
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp),
+			-ENOSPC);
+	now = ktime_get_ns();
+	/* The least recently rung. */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
+			    f->q[1]);
+	/* A stopped queue's doorbell goes first, whenever it was rung. */
+	f->q[2]->state = NFENCE_QUEUE_FAULTED;
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
+			    f->q[2]);
+	f->q[2]->state = NFENCE_QUEUE_IDLE;
+
+	/* Connected just now and not rung since: kept through its grace. */
+	ring[1].bound_ns = now;
+	ring[1].rung_ns = now;
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
+			    f->q[2]);
+	/* Every ring in its grace: none, and how long until the first leaves. */
+	for (i = 0; i < CMP_QUEUES; i++) {
+		ring[i].bound_ns = now - 1000 * i;
+		ring[i].rung_ns = ring[i].bound_ns;
+	}
+	wait = 0;
+	KUNIT_EXPECT_NULL(test,
+			  nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait));
+	KUNIT_EXPECT_EQ(test, wait,
+			NFENCE_DOORBELL_GRACE_NS - 1000 * (CMP_QUEUES - 1));
+	/* Past it, the least recently rung again. */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp,
+							      now + NFENCE_DOORBELL_GRACE_NS,
+							      &wait),
+			    f->q[CMP_QUEUES - 1]);
+	/* A ring since the connect ends the grace at once. */
+	ring[0].rung_ns = now + 1;
+	KUNIT_EXPECT_PTR_EQ(test,
+			    nfence_cmp_doorbell_victim_locked(f->cmp, now + 2,
+							      &wait),
+			    f->q[0]);
+	nfence_cmp_doorbell_unbind_locked(f->cmp, f->q[1],
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	KUNIT_EXPECT_EQ(test, status[1],
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_doorbell_free_slot_locked(f->cmp), 1);
+	/* An aborted status stays so. */
+	status[0] = DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT;
+	nfence_cmp_doorbell_unbind_locked(f->cmp, f->q[0],
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	KUNIT_EXPECT_EQ(test, status[0],
+			(u64)DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 1);
+	mutex_unlock(&f->cmp->lock);
+	for (i = 0; i < CMP_QUEUES; i++)
+		cmp_ring_detach(f, f->q[i]);
+}
+
+static void cmp_doorbell_global(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_ring ring[2];
+	u64 status[2];
+	unsigned int i;
+
+	cmp_doorbells(f, DRM_NFENCE_DOORBELL_GLOBAL);
+	/* One physical doorbell, shared: never full, never taken. */
+	for (i = 0; i < 2; i++) {
+		cmp_ring_attach(f, f->q[i], &ring[i], &status[i]);
+		mutex_lock(&f->cmp->lock);
+		KUNIT_EXPECT_EQ(test,
+				nfence_cmp_doorbell_free_slot_locked(f->cmp), 0);
+		nfence_cmp_doorbell_bind_locked(f->cmp, f->q[i], 0);
+		mutex_unlock(&f->cmp->lock);
+		KUNIT_EXPECT_EQ(test, ring[i].slot, 0);
+	}
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 2);
+	KUNIT_EXPECT_NULL(test, f->cmp->doorbells[0]);
+	for (i = 0; i < 2; i++)
+		cmp_ring_detach(f, f->q[i]);
+	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
+}
+
+/* F1 and back, each counted once; a connect or a push asks for F0. */
+static void cmp_engine_f1(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, e->f1);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f0s), 0);
+	e->f1_asked_ns = ktime_get_ns();
+	nfence_cmp_engine_f1_locked(f->cmp, 0);
+	KUNIT_EXPECT_TRUE(test, e->f1);
+	KUNIT_EXPECT_EQ(test, e->f1_asked_ns, 0);
+	nfence_cmp_engine_f1_locked(f->cmp, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f1s), 1);
+	KUNIT_EXPECT_FALSE(test, f->cmp->engines[1].f1);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	KUNIT_EXPECT_FALSE(test, e->f1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->f0s), 1);
+	KUNIT_EXPECT_NE(test, e->active_ns, 0);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/* The CMP's ask for F1 on engine 0, as nfence_cmp_f1_check() makes it. */
+static void cmp_ask_f1(struct cmp_fix *f)
+{
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+
+	/* Idle before the ask; whatever comes next is at the ask or after. */
+	mutex_lock(&f->cmp->lock);
+	e->f1_asked_ns = ktime_get_ns() - 1;
+	e->active_ns = e->f1_asked_ns - 1;
+	mutex_unlock(&f->cmp->lock);
+}
+
+static bool cmp_f1_due(struct cmp_fix *f)
+{
+	bool due;
+
+	mutex_lock(&f->cmp->lock);
+	due = nfence_cmp_engine_f1_due_locked(f->cmp, 0);
+	mutex_unlock(&f->cmp->lock);
+	return due;
+}
+
+/*
+ * An ask for F1 stands until the driver acts on it, unless the engine was
+ * active since (a connect or a submission: F0 asked for; a ring taken) or
+ * is no longer idle with connected doorbells; a cancelled ask is gone.
+ */
+static void cmp_engine_f1_due(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+	struct nfence_cmp_ring ring;
+	u64 status, start;
+
+	cmp_ring_connected(f, &ring, &status, 0);
+	/* Not asked: not due. */
+	KUNIT_EXPECT_FALSE(test, cmp_f1_due(f));
+
+	cmp_ask_f1(f);
+	KUNIT_EXPECT_TRUE(test, cmp_f1_due(f));
+	KUNIT_EXPECT_NE(test, e->f1_asked_ns, 0);
+
+	/* A connect or a kernel-mode submission asks for F0. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_engine_f0_locked(f->cmp, 0);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, cmp_f1_due(f));
+	KUNIT_EXPECT_EQ(test, e->f1_asked_ns, 0);
+	KUNIT_EXPECT_FALSE(test, cmp_f1_due(f));
+
+	/*
+	 * A store of the same write index is no ring; a ring run to the
+	 * end leaves the engine idle again, but active since the ask.
+	 */
+	cmp_ask_f1(f);
+	cmp_ring(f, 0, 0);
+	KUNIT_EXPECT_TRUE(test, cmp_f1_due(f));
+	start = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->cs);
+	cmp_ring_put(f, 0, start, nfence_kcs_cursor(&f->cs), 0);
+	cmp_ring(f, 0, 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
+	cmp_run_idle(f, f->q[0]);
+	KUNIT_EXPECT_FALSE(test, cmp_f1_due(f));
+
+	/* Its doorbell gone, the engine has nothing to put in F1. */
+	cmp_ask_f1(f);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_unbind_locked(f->cmp, f->q[0],
+					  DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_FALSE(test, cmp_f1_due(f));
+	KUNIT_EXPECT_FALSE(test, e->f1);
+	cmp_ring_detach(f, f->q[0]);
+}
+
+static struct kunit_case nfence_cmp_cases[] = {
+	KUNIT_CASE(cmp_nop_runs_to_idle),
+	KUNIT_CASE(cmp_fence_wait_blocks),
+	KUNIT_CASE(cmp_fence_wait_parked_kicks),
+	KUNIT_CASE(cmp_fence_signal_memory),
+	KUNIT_CASE(cmp_fence_signal_memory_coalesced),
+	KUNIT_CASE(cmp_fence_signal_fence_at),
+	KUNIT_CASE(cmp_32bit_signal_in_stride),
+	KUNIT_CASE(cmp_32bit_wait_serial),
+	KUNIT_CASE(cmp_write64_timestamp),
+	KUNIT_CASE(cmp_work_busy),
+	KUNIT_CASE(cmp_budget_yields),
+	KUNIT_CASE(cmp_command_straddles_mappings),
+	KUNIT_CASE_PARAM(cmp_fault_reasons, cmp_fault_gen_params),
+	KUNIT_CASE(cmp_misaligned_after_submit),
+	KUNIT_CASE(cmp_ring_runs_entries),
+	KUNIT_CASE_PARAM(cmp_ring_bad_entry, cmp_ring_bad_gen_params),
+	KUNIT_CASE(cmp_doorbell_take),
+	KUNIT_CASE(cmp_doorbell_behind),
+	KUNIT_CASE(cmp_doorbell_victim),
+	KUNIT_CASE(cmp_doorbell_global),
+	KUNIT_CASE(cmp_engine_f1),
+	KUNIT_CASE(cmp_engine_f1_due),
+	{}
+};
+
+static struct kunit_suite nfence_cmp_suite = {
+	.name = "nfence_cmp",
+	.init = cmp_init,
+	.exit = cmp_exit,
+	.test_cases = nfence_cmp_cases,
+};
+
+kunit_test_suite(nfence_cmp_suite);
