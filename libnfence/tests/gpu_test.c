@@ -1623,6 +1623,129 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(gb));
 }
 
+static NTSTATUS create_hw_context(D3DKMT_HANDLE dev, UINT node, UINT flags,
+				  D3DKMT_HANDLE *h)
+{
+	D3DKMT_CREATEHWCONTEXT c = {
+		.hDevice = dev,
+		.NodeOrdinal = node,
+		.hHwContext = 0xa5a5a5a5u,
+	};
+	NTSTATUS st;
+
+	c.Flags.Value = flags;
+	st = D3DKMTCreateHwContext(&c);
+	*h = c.hHwContext;
+	return st;
+}
+
+static NTSTATUS destroy_hw_context(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYHWCONTEXT d = { .hHwContext = h };
+
+	return D3DKMTDestroyHwContext(&d);
+}
+
+/*
+ * A hardware context is a context (Documentation/libnfence.rst, "Hardware
+ * contexts and context-level submission"): the parent of hardware queues,
+ * taken by the context-level calls, destroyed by either destroy call;
+ * what D3DKMTCreateHwContext refuses, before any ioctl.
+ */
+TEST_F(gpu, hw_context_is_a_context)
+{
+	D3DKMT_HANDLE hc, vc, f, g;
+	D3DDDI_NATIVEFENCEMAPPING mg;
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_CREATEHWCONTEXT c;
+	struct buf cmd, data;
+	unsigned int calls, contexts;
+	NFENCE_CS cs;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	f = create_fence(_metadata, self->dev, 0, NULL);
+	g = create_fence(_metadata, self->dev, 0, &mg);
+	contexts = mock_live_contexts();
+
+	ASSERT_EQ(STATUS_SUCCESS, create_hw_context(self->dev, 1, 0, &hc));
+	EXPECT_EQ(contexts + 1, mock_live_contexts());
+	EXPECT_EQ(0u, hc & 0x3f);
+	EXPECT_EQ(0xc0000000u, hc & 0xc0000000u);
+
+	/* The parent of a hardware queue, which runs work. */
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(hc, 1u << 5, &q));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va));
+	NFenceCsWrite64(&cs, data.a.va, 0x4c);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
+	EXPECT_EQ(0x4cu, rd(&data.cpu[0]));
+	/* A context to the context-level calls and the test hooks. */
+	ASSERT_EQ(STATUS_SUCCESS, context_wait(hc, f, 1));
+	ASSERT_EQ(STATUS_SUCCESS, context_signal(hc, g, 1));
+	EXPECT_EQ(0u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 1));
+	EXPECT_EQ(1u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceSuspendContext(hc));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceResumeContext(hc));
+
+	/* D3DKMTDestroyContext destroys it, with its queue. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(hc));
+	EXPECT_EQ(contexts, mock_live_contexts());
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(hc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(hc));
+
+	/* D3DKMTDestroyHwContext destroys a virtual context. */
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &vc));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(vc));
+	EXPECT_EQ(contexts, mock_live_contexts());
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(vc));
+	/* ... and a hardware context, on any adapter. */
+	ASSERT_EQ(STATUS_SUCCESS, create_hw_context(self->dev1, 0, 0, &hc));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(hc));
+	EXPECT_EQ(contexts, mock_live_contexts());
+
+	/* What is refused before any ioctl; nothing is written. */
+	calls = mock_ioctl_calls(DRM_NFENCE_CONTEXT_CREATE);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_hw_context(self->dev, 0, 1, &hc));
+	EXPECT_EQ(0xa5a5a5a5u, hc);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_hw_context(self->dev, 0, 0x80000000u, &hc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_hw_context(f, 0, 0, &hc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_hw_context(0, 0, 0, &hc));
+	memset(&c, 0, sizeof(c));
+	c.hDevice = self->dev;
+	c.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(&c));
+	c.EngineAffinity = 1;
+	c.PrivateDriverDataSize = 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(&c));
+	EXPECT_EQ(0u, c.hHwContext);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(NULL));
+	EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_CONTEXT_CREATE));
+	/* The kernel's: no such engine. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_hw_context(self->dev, 99, 0, &hc));
+	EXPECT_EQ(0xa5a5a5a5u, hc);
+	/* With private data, which means nothing to nfence. */
+	c.pPrivateDriverData = &calls;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateHwContext(&c));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(c.hHwContext));
+
+	/* What D3DKMTDestroyHwContext refuses. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(self->dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwContext(NULL));
+	EXPECT_EQ(contexts, mock_live_contexts());
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, cmd.a.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, data.a.h));
+}
+
 TEST_F(gpu, suspend_resume_and_fault)
 {
 	D3DKMT_NFENCE_CONTEXT_STATE state;
@@ -1924,8 +2047,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 	D3DKMT_HANDLE ctx, f;
 	unsigned int calls;
 	union {
-		D3DKMT_CREATEHWCONTEXT chc;
-		D3DKMT_DESTROYHWCONTEXT dhc;
 		D3DKMT_CREATEPAGINGQUEUE cpq;
 		D3DKMT_CREATESYNCHRONIZATIONOBJECT cso;
 		D3DKMT_ESCAPE esc;
@@ -1963,10 +2084,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 		EXPECT_EQ(STATUS_NOT_SUPPORTED, call(NULL));		\
 		n++;							\
 	} while (0)
-	NF_FILL((a.chc.hDevice = self->dev, a.chc.NodeOrdinal = 0));
-	NF_REFUSED(D3DKMTCreateHwContext, &a.chc);
-	NF_FILL(a.dhc.hHwContext = ctx);
-	NF_REFUSED(D3DKMTDestroyHwContext, &a.dhc);
 	NF_FILL(a.cpq.hDevice = self->dev);
 	NF_REFUSED(D3DKMTCreatePagingQueue, &a.cpq);
 	NF_FILL(a.cso.hDevice = self->dev);
@@ -2045,7 +2162,7 @@ TEST_F(gpu, libdxg_calls_not_supported)
 #undef NF_REFUSED
 #undef NF_FILL
 	/* All of them: Documentation/libnfence.rst's refused and needs driver. */
-	EXPECT_EQ(41, n);
+	EXPECT_EQ(39, n);
 	EXPECT_EQ(calls, all_ioctl_calls());
 
 	/* The objects they named are untouched. */

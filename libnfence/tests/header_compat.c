@@ -21,6 +21,10 @@ NF_ASSERT(sizeof(WCHAR) == 4, "WCHAR is wchar_t, as in WSL");
 NF_ASSERT(sizeof(ULONGLONG) == 8, "ULONGLONG");
 NF_ASSERT(sizeof(GUID) == 16, "GUID");
 NF_ASSERT(sizeof(D3DKMT_WDDM_3_1_CAPS) == 4, "3.1 caps");
+/* Flag words whose bits no reference gives: the word alone, as a UINT. */
+NF_ASSERT(sizeof(D3DDDI_CREATEHWCONTEXTFLAGS) == 4, "hw context flags");
+NF_ASSERT(NF_WIN_ALIGNOF(D3DDDI_CREATEHWCONTEXTFLAGS) == 4,
+	  "hw context flags");
 NF_ASSERT(KMTQAITYPE_GETSEGMENTSIZE == 3, "3");
 NF_ASSERT(KMTQAITYPE_ADAPTERTYPE == 15, "15");
 NF_ASSERT(KMTQAITYPE_NODEMETADATA == 25, "25");
@@ -134,4 +138,27 @@ int startup(void)
 		}
 	}
 	return answered;
+}
+
+/*
+ * A hardware context, written the way a WSL program fills the structs (no
+ * designated initializers, the flag word through Value).
+ */
+NTSTATUS make_hw_context(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE *phHwContext);
+
+NTSTATUS make_hw_context(D3DKMT_HANDLE hDevice, D3DKMT_HANDLE *phHwContext)
+{
+	D3DKMT_CREATEHWCONTEXT c;
+	NTSTATUS st;
+
+	c.hDevice = hDevice;
+	c.NodeOrdinal = 0;
+	c.EngineAffinity = 0;
+	c.Flags.Value = 0;
+	c.PrivateDriverDataSize = 0;
+	c.pPrivateDriverData = NULL;
+	st = D3DKMTCreateHwContext(&c);
+	if (NT_SUCCESS(st))
+		*phHwContext = c.hHwContext;
+	return st;
 }

@@ -2010,6 +2010,67 @@ typedef struct _D3DKMT_DESTROYCONTEXT {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext);
 
+/*
+ * D3DDDI_CREATEHWCONTEXTFLAGS: Windows' flag word of
+ * D3DKMT_CREATEHWCONTEXT. nfence's references name none of its bits, so
+ * only the word is declared, and it must be 0.
+ */
+typedef struct _D3DDDI_CREATEHWCONTEXTFLAGS {
+	union {
+		UINT Value;
+	};
+} D3DDDI_CREATEHWCONTEXTFLAGS;
+
+/* D3DKMT_CREATEHWCONTEXT: argument of D3DKMTCreateHwContext, as Windows'. */
+typedef struct _D3DKMT_CREATEHWCONTEXT {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	UINT NodeOrdinal;		/* in: engine, 0 .. NumEngines - 1 */
+	UINT EngineAffinity;		/* in: 0 or 1 (one adapter) */
+	D3DDDI_CREATEHWCONTEXTFLAGS Flags;	/* in: Value 0 */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	VOID *pPrivateDriverData;	/* in: ignored */
+	D3DKMT_HANDLE hHwContext;	/* out: context handle */
+} D3DKMT_CREATEHWCONTEXT;
+
+/**
+ * D3DKMTCreateHwContext() - create a hardware context: a context
+ * @pCreateHwContext: in: hDevice, NodeOrdinal, EngineAffinity, Flags,
+ *	pPrivateDriverData, PrivateDriverDataSize; out: hHwContext
+ *
+ * A hardware context is the parent of hardware queues
+ * (D3DKMT_CREATEHWQUEUE.hHwContext); on nfence that is a context, so the
+ * call makes the context D3DKMTCreateContextVirtual() makes, with no
+ * context flag, and hHwContext is a context handle: every call that takes
+ * a context takes it, and D3DKMTDestroyHwContext() and
+ * D3DKMTDestroyContext() both destroy it (Documentation/libnfence.rst,
+ * "Hardware contexts and context-level submission"). hHwContext is
+ * written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateHwContext is
+ * NULL, Flags.Value is not 0 (no bit of it is known), EngineAffinity is
+ * above 1, PrivateDriverDataSize is not 0 with pPrivateDriverData NULL, or
+ * the adapter has no engine NodeOrdinal; otherwise as
+ * D3DKMTCreateContextVirtual().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pCreateHwContext);
+
+/* D3DKMT_DESTROYHWCONTEXT: argument of D3DKMTDestroyHwContext. */
+typedef struct _D3DKMT_DESTROYHWCONTEXT {
+	D3DKMT_HANDLE hHwContext;	/* in: context handle */
+} D3DKMT_DESTROYHWCONTEXT;
+
+/**
+ * D3DKMTDestroyHwContext() - destroy a hardware context: a context
+ * @pDestroyHwContext: in: hHwContext
+ *
+ * As D3DKMTDestroyContext(): hHwContext may name any context, made by
+ * D3DKMTCreateHwContext(), D3DKMTCreateContextVirtual() or
+ * D3DKMTCreateContext().
+ *
+ * Return: as D3DKMTDestroyContext().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pDestroyHwContext);
+
 /* ------------------------------------------------------------------ */
 /* Hardware queues and submission                                     */
 /* ------------------------------------------------------------------ */
@@ -3236,8 +3297,8 @@ NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
  * returns STATUS_NOT_SUPPORTED and reads nothing of its argument (NULL
  * included): nfence has no such object or service, or its kernel driver
  * does not have it yet (GPU virtual address management, paging queues,
- * residency, hardware contexts, WDDM 1.x submission and sync objects,
- * scheduling priorities). An argument struct whose layout is in nfence's
+ * residency, context-level submission, WDDM 1.x submission and sync
+ * objects, scheduling priorities). An argument struct whose layout is in nfence's
  * references (libnfence/tests/windows-layouts.txt) is declared with that
  * layout; the others are incomplete types. A member whose type is a
  * Windows enum or flag word whose values are in none of those references
@@ -3270,22 +3331,6 @@ typedef struct _D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY D3DKMT_SETCONTEXTIN
 typedef struct _D3DKMT_SHAREOBJECTWITHHOST D3DKMT_SHAREOBJECTWITHHOST;
 typedef struct _D3DDDI_UPDATEALLOCPROPERTY D3DDDI_UPDATEALLOCPROPERTY;
 typedef struct _D3DKMT_UPDATEGPUVIRTUALADDRESS D3DKMT_UPDATEGPUVIRTUALADDRESS;
-
-/* D3DKMT_CREATEHWCONTEXT: argument of D3DKMTCreateHwContext. */
-typedef struct _D3DKMT_CREATEHWCONTEXT {
-	D3DKMT_HANDLE hDevice;
-	UINT NodeOrdinal;
-	UINT EngineAffinity;
-	UINT Flags;			/* a D3DDDI_CREATEHWCONTEXTFLAGS word */
-	UINT PrivateDriverDataSize;
-	VOID *pPrivateDriverData;
-	D3DKMT_HANDLE hHwContext;
-} D3DKMT_CREATEHWCONTEXT;
-
-/* D3DKMT_DESTROYHWCONTEXT: argument of D3DKMTDestroyHwContext. */
-typedef struct _D3DKMT_DESTROYHWCONTEXT {
-	D3DKMT_HANDLE hHwContext;
-} D3DKMT_DESTROYHWCONTEXT;
 
 /* D3DKMT_CREATEPAGINGQUEUE: argument of D3DKMTCreatePagingQueue. */
 typedef struct _D3DKMT_CREATEPAGINGQUEUE {
@@ -3449,9 +3494,6 @@ NFENCE_EXPORT VOID D3DKMTCloseDxCoreDevice(VOID);
 /* D3DKMTChangeVideoMemoryReservation() - STATUS_NOT_SUPPORTED; needs driver support: per-process video memory budgets and reservations */
 NFENCE_EXPORT NTSTATUS D3DKMTChangeVideoMemoryReservation(const D3DKMT_CHANGEVIDEOMEMORYRESERVATION *pData);
 
-/* D3DKMTCreateHwContext() - STATUS_NOT_SUPPORTED; needs driver support: hardware contexts */
-NFENCE_EXPORT NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pData);
-
 /* D3DKMTCreatePagingQueue() - STATUS_NOT_SUPPORTED; needs driver support: paging queues */
 NFENCE_EXPORT NTSTATUS D3DKMTCreatePagingQueue(D3DKMT_CREATEPAGINGQUEUE *pData);
 
@@ -3460,9 +3502,6 @@ NFENCE_EXPORT NTSTATUS D3DKMTCreateSynchronizationObject(D3DKMT_CREATESYNCHRONIZ
 
 /* D3DKMTDestroyAllocation() - STATUS_NOT_SUPPORTED; refused: its argument's layout is not in nfence's references; D3DKMTDestroyAllocation2() does the same */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyAllocation(const D3DKMT_DESTROYALLOCATION *pData);
-
-/* D3DKMTDestroyHwContext() - STATUS_NOT_SUPPORTED; needs driver support: hardware contexts */
-NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pData);
 
 /* D3DKMTDestroyPagingQueue() - STATUS_NOT_SUPPORTED; needs driver support: paging queues */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyPagingQueue(D3DDDI_DESTROYPAGINGQUEUE *pData);
