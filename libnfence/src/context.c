@@ -29,8 +29,17 @@ static NTSTATUS nf_context_teardown(struct nf_object *obj, bool owner_destroys)
 					ctx->kernel_handle, owner_destroys);
 }
 
+static void nf_context_release(struct nf_object *obj)
+{
+	struct nf_context *ctx = (struct nf_context *)obj;
+
+	pthread_mutex_destroy(&ctx->submit_lock);
+	free(ctx);
+}
+
 static const struct nf_object_ops nf_context_ops = {
 	.type = NF_HANDLE_CONTEXT,
+	.release = nf_context_release,
 	.teardown = nf_context_teardown,
 };
 
@@ -80,6 +89,7 @@ static NTSTATUS nf_context_create(D3DKMT_HANDLE hDevice, UINT NodeOrdinal,
 		st = STATUS_NO_MEMORY;
 		goto out;
 	}
+	pthread_mutex_init(&ctx->submit_lock, NULL);
 	nf_object_init(&ctx->base, &nf_context_ops, &dev->base);
 	ctx->device = dev;
 	ctx->kernel_handle = args.handle;

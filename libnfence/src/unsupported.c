@@ -215,12 +215,6 @@ NTSTATUS D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOB
 	return STATUS_NOT_SUPPORTED;
 }
 
-NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pData)
-{
-	(void)pData;
-	return STATUS_NOT_SUPPORTED;
-}
-
 NTSTATUS D3DKMTUpdateAllocationProperty(D3DDDI_UPDATEALLOCPROPERTY *pData)
 {
 	(void)pData;

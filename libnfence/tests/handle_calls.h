@@ -144,6 +144,9 @@ HC_ARGS_CALL(hc_submit, D3DKMTSubmitCommandToHwQueue,
 	     D3DKMT_SUBMITCOMMANDTOHWQUEUE, .hHwQueue = h->queue,
 	     .HwQueueProgressFenceId = 1, .CommandBuffer = 4096,
 	     .CommandLength = 8)
+HC_ARGS_CALL(hc_submit_command, D3DKMTSubmitCommand, D3DKMT_SUBMITCOMMAND,
+	     .Commands = 4096, .CommandLength = 8,
+	     .BroadcastContextCount = 1, .BroadcastContext = { h->context })
 HC_OBJECT_CALL(hc_queue_wait, D3DKMTSubmitWaitForSyncObjectsToHwQueue,
 	       D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE, .hHwQueue = h->queue,
 	       .FenceValueArray = &hc_zero)
@@ -298,7 +301,8 @@ static const struct {
 	HC(hc_signal_from_sync_file), HC(hc_share), HC(hc_create_queue),
 	HC(hc_gpu_wait), HC(hc_gpu_signal), HC(hc_gpu_signal2),
 	HC(hc_suspend_context), HC(hc_resume_context),
-	HC(hc_query_context_state), HC(hc_submit), HC(hc_queue_wait),
+	HC(hc_query_context_state), HC(hc_submit), HC(hc_submit_command),
+	HC(hc_queue_wait),
 	HC(hc_queue_signal), HC(hc_read_log), HC(hc_cs_signal_progress),
 	HC(hc_create_doorbell), HC(hc_connect_doorbell), HC(hc_notify),
 	HC(hc_destroy_doorbell), HC(hc_destroy_queue), HC(hc_destroy_hw_context),

@@ -2310,13 +2310,12 @@ typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
 NFENCE_EXPORT NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE *pSignal);
 
 /*
- * Context-level GPU waits and signals (WDDM 2.x): each context has, besides
- * the hardware queues made on it, a queue of its own that only these calls
- * feed (nfence has no context-level command submission: command buffers go
- * to hardware queues). Its entries run in the order they were made; they
- * are not ordered with the work of the context's hardware queues. libnfence
- * makes that queue on the context's first such call; it goes with the
- * context.
+ * Context-level submission, GPU waits and signals (WDDM 2.x): each context
+ * has, besides the hardware queues made on it, a queue of its own that
+ * only D3DKMTSubmitCommand() and these calls feed. Its entries run in the
+ * order they were made; they are not ordered with the work of the
+ * context's hardware queues. libnfence makes that queue on the context's
+ * first such call; it goes with the context.
  */
 
 /*
@@ -2431,6 +2430,73 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 {
  * AllowFenceRewind).
  */
 NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 *pSignal);
+
+/* D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS: contexts one D3DKMTSubmitCommand takes */
+#define D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS	64
+
+/*
+ * D3DKMT_SUBMITCOMMANDFLAGS: Windows' flag word of D3DKMT_SUBMITCOMMAND.
+ * nfence's references name none of its bits, so only the word is
+ * declared, and it must be 0.
+ */
+typedef struct _D3DKMT_SUBMITCOMMANDFLAGS {
+	union {
+		UINT Value;
+	};
+} D3DKMT_SUBMITCOMMANDFLAGS;
+
+/*
+ * D3DKMT_SUBMITCOMMAND: argument of D3DKMTSubmitCommand, 384 bytes as
+ * Windows'. The present and history members mean nothing to nfence, which
+ * has no display: they are only checked.
+ */
+typedef struct _D3DKMT_SUBMITCOMMAND {
+	D3DGPU_VIRTUAL_ADDRESS Commands;	/* in: GPU VA, 8-byte aligned */
+	UINT CommandLength;		/* in: bytes, a multiple of 8 */
+	D3DKMT_SUBMITCOMMANDFLAGS Flags;	/* in: Value 0 */
+	ULONGLONG PresentHistoryToken;	/* in: ignored */
+	UINT BroadcastContextCount;	/* in: 1 .. 64 */
+	/* in: BroadcastContextCount contexts, all of one device */
+	D3DKMT_HANDLE BroadcastContext[D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS];
+	VOID *pPrivateDriverData;	/* in: ignored */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	UINT NumPrimaries;		/* in: 0 .. 16, ignored */
+	D3DKMT_HANDLE WrittenPrimaries[16];	/* in: ignored */
+	UINT NumHistoryBuffers;		/* in: handles at HistoryBufferArray */
+	D3DKMT_HANDLE *HistoryBufferArray;	/* in: ignored */
+} D3DKMT_SUBMITCOMMAND;
+
+/**
+ * D3DKMTSubmitCommand() - queue a command buffer on contexts
+ * @pSubmit: in: Commands, CommandLength, Flags, the broadcast contexts
+ *
+ * Queues the command buffer on each context of BroadcastContext in order,
+ * on the context's own queue: behind the context-level waits and signals
+ * queued before it (D3DKMTWaitForSynchronizationObjectFromGpu() holds it),
+ * and ahead of those queued after it; not ordered with the work of the
+ * context's hardware queues. The call returns at once; to learn that the
+ * buffer ran, queue a D3DKMTSignalSynchronizationObjectFromGpu() on the
+ * context after it and wait for the object. libnfence numbers the
+ * submissions of each context's own queue itself (its progress fence is
+ * not handed out). The buffer is checked by the kernel as
+ * D3DKMTSubmitCommandToHwQueue()'s is; one found invalid when it runs
+ * faults the context. Every argument and context is checked before
+ * anything is queued; if the kernel then refuses the buffer on one
+ * context, the call returns that status and the submissions queued before
+ * it stay queued.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSubmit is NULL,
+ * Flags.Value is not 0 (no bit of it is known), BroadcastContextCount is 0
+ * or above 64, CommandLength is 0, above 1 MiB or not
+ * a multiple of 8, Commands is not 8-byte aligned, NumPrimaries is above
+ * 16, a size or count is not 0 with its pointer NULL, a BroadcastContext
+ * is not a context handle or the contexts are not all of one device, or
+ * the kernel finds the buffer invalid (not mapped, or an invalid command);
+ * STATUS_DEVICE_REMOVED if a context faulted or the device is lost;
+ * STATUS_INSUFFICIENT_RESOURCES if a context's own queue cannot be made;
+ * otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pSubmit);
 
 /* ------------------------------------------------------------------ */
 /* nfence extensions                                                  */
@@ -3297,8 +3363,8 @@ NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
  * returns STATUS_NOT_SUPPORTED and reads nothing of its argument (NULL
  * included): nfence has no such object or service, or its kernel driver
  * does not have it yet (GPU virtual address management, paging queues,
- * residency, context-level submission, WDDM 1.x submission and sync
- * objects, scheduling priorities). An argument struct whose layout is in nfence's
+ * residency, WDDM 1.x submission and sync objects, scheduling
+ * priorities). An argument struct whose layout is in nfence's
  * references (libnfence/tests/windows-layouts.txt) is declared with that
  * layout; the others are incomplete types. A member whose type is a
  * Windows enum or flag word whose values are in none of those references
@@ -3464,22 +3530,6 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 {
 	};
 } D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2;
 
-/* D3DKMT_SUBMITCOMMAND: argument of D3DKMTSubmitCommand. */
-typedef struct _D3DKMT_SUBMITCOMMAND {
-	D3DGPU_VIRTUAL_ADDRESS Commands;
-	UINT CommandLength;
-	UINT Flags;			/* a D3DKMT_SUBMITCOMMANDFLAGS word */
-	ULONGLONG PresentHistoryToken;
-	UINT BroadcastContextCount;
-	D3DKMT_HANDLE BroadcastContext[64];
-	VOID *pPrivateDriverData;
-	UINT PrivateDriverDataSize;
-	UINT NumPrimaries;
-	D3DKMT_HANDLE WrittenPrimaries[16];
-	UINT NumHistoryBuffers;
-	D3DKMT_HANDLE *HistoryBufferArray;
-} D3DKMT_SUBMITCOMMAND;
-
 /**
  * D3DKMTCloseDxCoreDevice() - close the process's D3DKMT device: nothing
  *
@@ -3592,9 +3642,6 @@ NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObject(const D3DKMT_SIGNALSYNC
 
 /* D3DKMTSignalSynchronizationObject2() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
 NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 *pData);
-
-/* D3DKMTSubmitCommand() - STATUS_NOT_SUPPORTED; needs driver support: context-level submission (hardware contexts) */
-NFENCE_EXPORT NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pData);
 
 /* D3DKMTUpdateAllocationProperty() - STATUS_NOT_SUPPORTED; needs driver support: residency */
 NFENCE_EXPORT NTSTATUS D3DKMTUpdateAllocationProperty(D3DDDI_UPDATEALLOCPROPERTY *pData);
