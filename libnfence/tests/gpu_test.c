@@ -1830,6 +1830,11 @@ TEST_F(gpu, submit_command_on_contexts)
 	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f1, 1));
 	EXPECT_EQ(0x5cu, rd(&data.cpu[0]));
 	EXPECT_EQ(0u, mock_pending());
+	/* A context named twice gets the buffer twice. */
+	ctxs[1] = c0;
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+	ASSERT_EQ(STATUS_SUCCESS, submit_command(ctxs, 2, &cs));
+	EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(c1));
