@@ -2,10 +2,12 @@
 /*
  * Copyright (C) 2026 The nfence authors
  *
- * Contexts: D3DKMTCreateContextVirtual, D3DKMTCreateContext and
- * D3DKMTDestroyContext over DRM_IOCTL_NFENCE_CONTEXT_CREATE / _DESTROY,
- * and the context test hooks over DRM_IOCTL_NFENCE_CONTEXT_CONTROL. A context owns its hardware
- * queues (hwqueue.c): destroying it closes them.
+ * Contexts: D3DKMTCreateContextVirtual, D3DKMTCreateContext,
+ * D3DKMTCreateHwContext, D3DKMTDestroyContext and D3DKMTDestroyHwContext
+ * over DRM_IOCTL_NFENCE_CONTEXT_CREATE / _DESTROY (a hardware context is a
+ * context), and the context test hooks over
+ * DRM_IOCTL_NFENCE_CONTEXT_CONTROL. A context owns its hardware queues
+ * (hwqueue.c): destroying it closes them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +29,17 @@ static NTSTATUS nf_context_teardown(struct nf_object *obj, bool owner_destroys)
 					ctx->kernel_handle, owner_destroys);
 }
 
+static void nf_context_release(struct nf_object *obj)
+{
+	struct nf_context *ctx = (struct nf_context *)obj;
+
+	pthread_mutex_destroy(&ctx->submit_lock);
+	free(ctx);
+}
+
 static const struct nf_object_ops nf_context_ops = {
 	.type = NF_HANDLE_CONTEXT,
+	.release = nf_context_release,
 	.teardown = nf_context_teardown,
 };
 
@@ -78,6 +89,7 @@ static NTSTATUS nf_context_create(D3DKMT_HANDLE hDevice, UINT NodeOrdinal,
 		st = STATUS_NO_MEMORY;
 		goto out;
 	}
+	pthread_mutex_init(&ctx->submit_lock, NULL);
 	nf_object_init(&ctx->base, &nf_context_ops, &dev->base);
 	ctx->device = dev;
 	ctx->kernel_handle = args.handle;
@@ -139,11 +151,41 @@ NTSTATUS D3DKMTCreateContext(D3DKMT_CREATECONTEXT *pCreateContext)
 	return STATUS_SUCCESS;
 }
 
+/*
+ * A hardware context is the parent of hardware queues, which on nfence is
+ * a context: the same context, with no context flag (no bit of
+ * D3DDDI_CREATEHWCONTEXTFLAGS is known, so none is taken).
+ */
+NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pCreateHwContext)
+{
+	D3DKMT_CREATEHWCONTEXT *p = pCreateHwContext;
+	D3DDDI_CREATECONTEXTFLAGS none = { .Value = 0 };
+	D3DKMT_HANDLE handle = 0;
+	NTSTATUS st;
+
+	if (!p || p->Flags.Value)
+		return STATUS_INVALID_PARAMETER;
+	st = nf_context_create(p->hDevice, p->NodeOrdinal, p->EngineAffinity,
+			       none, p->pPrivateDriverData,
+			       p->PrivateDriverDataSize, &handle);
+	if (NT_SUCCESS(st))
+		p->hHwContext = handle;
+	return st;
+}
+
 NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext)
 {
 	if (!pDestroyContext)
 		return STATUS_INVALID_PARAMETER;
 	return nf_handle_close(pDestroyContext->hContext, NF_HANDLE_CONTEXT);
+}
+
+NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pDestroyHwContext)
+{
+	if (!pDestroyHwContext)
+		return STATUS_INVALID_PARAMETER;
+	return nf_handle_close(pDestroyHwContext->hHwContext,
+			       NF_HANDLE_CONTEXT);
 }
 
 /* DRM_IOCTL_NFENCE_CONTEXT_CONTROL @op on @hContext; *@out its answer. */

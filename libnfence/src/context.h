@@ -10,7 +10,9 @@
 #ifndef _NFENCE_CONTEXT_H_
 #define _NFENCE_CONTEXT_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "device.h"
 
@@ -27,6 +29,14 @@ struct nf_context {
 	 * first. The kernel destroys it with the context.
 	 */
 	atomic_uint sync_queue;
+	/*
+	 * D3DKMTSubmitCommand() on that queue (submit.c): the progress value
+	 * of its last command buffer, which the kernel wants the next one's
+	 * to exceed. submit_lock keeps the value and the queue's order in
+	 * step across the SUBMIT ioctl; it is a leaf (handle.h).
+	 */
+	pthread_mutex_t submit_lock;
+	uint64_t submit_progress;
 };
 
 /*

@@ -54,7 +54,11 @@
  * are not taken under the two above. No lock is held across an object's
  * teardown or release, nor while nf_object_put() may drop a last
  * reference. The pthread_atfork() prepare handlers take the locks in this
- * order (handle.c says how).
+ * order (handle.c says how). A context's submit_lock (context.h) is a
+ * leaf too, held by a thread that holds a reference to the context and no
+ * other lock, across one SUBMIT ioctl (which may wait for room in the
+ * queue); fork() does not take it: a child has no handle, so it never
+ * reaches a context of its parent's.
  */
 #ifndef _NFENCE_HANDLE_H_
 #define _NFENCE_HANDLE_H_

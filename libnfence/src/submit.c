@@ -6,9 +6,13 @@
  * DRM_IOCTL_NFENCE_SUBMIT, D3DKMTSubmitWaitForSyncObjectsToHwQueue over
  * DRM_IOCTL_NFENCE_SUBMIT_WAIT, and D3DKMTSubmitSignalSyncObjectsToHwQueue
  * over DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, one ioctl per broadcast queue; and
- * the context-level D3DKMTWaitForSynchronizationObjectFromGpu and
+ * the context-level D3DKMTSubmitCommand,
+ * D3DKMTWaitForSynchronizationObjectFromGpu and
  * D3DKMTSignalSynchronizationObjectFromGpu/2, the same ioctls on the
- * context's own queue (nf_hwqueue_of_context()).
+ * context's own queue (nf_hwqueue_of_context()). The progress fence of a
+ * context's own queue is libnfence's: each D3DKMTSubmitCommand takes the
+ * next value of it (struct nf_context.submit_progress), so the kernel's
+ * rule that a queue's values grow holds whatever the callers do.
  *
  * A submission may wait in the kernel for room in the queue; drmIoctl()
  * restarts it if a signal handler interrupts the wait.
@@ -20,6 +24,14 @@
 #include "syncobj.h"
 
 #define NF_MAX_SYNC_OBJECTS	DRM_NFENCE_MAX_WAIT_FENCES
+#define NF_MAX_PRIMARIES	16	/* D3DKMT_SUBMITCOMMAND.WrittenPrimaries */
+
+_Static_assert(D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS ==
+	       sizeof(((D3DKMT_SUBMITCOMMAND *)0)->BroadcastContext) /
+	       sizeof(D3DKMT_HANDLE), "one handle per broadcast context");
+_Static_assert(NF_MAX_PRIMARIES ==
+	       sizeof(((D3DKMT_SUBMITCOMMAND *)0)->WrittenPrimaries) /
+	       sizeof(D3DKMT_HANDLE), "one handle per primary");
 
 NTSTATUS D3DKMTSubmitCommandToHwQueue(const D3DKMT_SUBMITCOMMANDTOHWQUEUE *pSubmit)
 {
@@ -269,5 +281,88 @@ out:
 	free(ctxs);
 	free(queues);
 	free(handles);
+	return st;
+}
+
+/* ---- Context-level submission: the context's own queue ---- */
+
+/*
+ * nf_context_submit() - queue the @size bytes of commands at @va on
+ * @ctx's own queue @kernel_queue, with the next progress value of that
+ * queue; the value is taken only if the kernel queued the buffer.
+ */
+static NTSTATUS nf_context_submit(struct nf_context *ctx,
+				  uint32_t kernel_queue,
+				  D3DGPU_VIRTUAL_ADDRESS va, UINT size)
+{
+	struct drm_nfence_submit args;
+	NTSTATUS st;
+
+	memset(&args, 0, sizeof(args));
+	args.device = ctx->device->kernel_handle;
+	args.hwqueue = kernel_queue;
+	args.commands_gpu_va = va;
+	args.size = size;
+	pthread_mutex_lock(&ctx->submit_lock);
+	args.progress_fence_value = ctx->submit_progress + 1;
+	st = nf_ioctl_status(ctx->device->adapter->fd, DRM_IOCTL_NFENCE_SUBMIT,
+			     &args);
+	if (NT_SUCCESS(st))
+		ctx->submit_progress = args.progress_fence_value;
+	pthread_mutex_unlock(&ctx->submit_lock);
+	return st;
+}
+
+/*
+ * The checks of D3DKMTSubmitCommand's arguments that need no object: the
+ * present, primaries and history members are only checked (nfence has no
+ * display); the buffer's own checks are the kernel's SUBMIT's, made here
+ * too so that a bad buffer makes no context's own queue.
+ */
+static bool nf_submit_command_args_ok(const D3DKMT_SUBMITCOMMAND *p)
+{
+	return !p->Flags.Value && p->BroadcastContextCount &&
+	       p->BroadcastContextCount <= D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS &&
+	       p->CommandLength && !(p->CommandLength % 8) &&
+	       p->CommandLength <= DRM_NFENCE_MAX_SUBMIT_SIZE &&
+	       !(p->Commands % 8) &&
+	       (!p->PrivateDriverDataSize || p->pPrivateDriverData) &&
+	       p->NumPrimaries <= NF_MAX_PRIMARIES &&
+	       (!p->NumHistoryBuffers || p->HistoryBufferArray);
+}
+
+NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pSubmit)
+{
+	struct nf_context *ctxs[D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS];
+	uint32_t queues[D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS];
+	const D3DKMT_SUBMITCOMMAND *p = pSubmit;
+	NTSTATUS st = STATUS_SUCCESS;
+	UINT i, n;
+
+	if (!p || !nf_submit_command_args_ok(p))
+		return STATUS_INVALID_PARAMETER;
+
+	/* Every context first, all of one device: a bad one queues nothing. */
+	for (n = 0; n < p->BroadcastContextCount; n++) {
+		ctxs[n] = nf_context_lookup(p->BroadcastContext[n]);
+		if (!ctxs[n]) {
+			st = NF_STATUS_BAD_HANDLE;
+			break;
+		}
+		if (ctxs[n]->device != ctxs[0]->device) {
+			st = STATUS_INVALID_PARAMETER;
+			n++;
+			break;
+		}
+	}
+	for (i = 0; i < n && NT_SUCCESS(st); i++)
+		st = nf_hwqueue_of_context(ctxs[i], &queues[i]);
+
+	/* One submission per context, in order; stop at the first refusal. */
+	for (i = 0; i < n && NT_SUCCESS(st); i++)
+		st = nf_context_submit(ctxs[i], queues[i], p->Commands,
+				       p->CommandLength);
+	for (i = 0; i < n; i++)
+		nf_object_put(&ctxs[i]->base);
 	return st;
 }

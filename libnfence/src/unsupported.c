@@ -17,12 +17,6 @@ NTSTATUS D3DKMTChangeVideoMemoryReservation(const D3DKMT_CHANGEVIDEOMEMORYRESERV
 	return STATUS_NOT_SUPPORTED;
 }
 
-NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pData)
-{
-	(void)pData;
-	return STATUS_NOT_SUPPORTED;
-}
-
 NTSTATUS D3DKMTCreatePagingQueue(D3DKMT_CREATEPAGINGQUEUE *pData)
 {
 	(void)pData;
@@ -36,12 +30,6 @@ NTSTATUS D3DKMTCreateSynchronizationObject(D3DKMT_CREATESYNCHRONIZATIONOBJECT *p
 }
 
 NTSTATUS D3DKMTDestroyAllocation(const D3DKMT_DESTROYALLOCATION *pData)
-{
-	(void)pData;
-	return STATUS_NOT_SUPPORTED;
-}
-
-NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pData)
 {
 	(void)pData;
 	return STATUS_NOT_SUPPORTED;
@@ -222,12 +210,6 @@ NTSTATUS D3DKMTSignalSynchronizationObject(const D3DKMT_SIGNALSYNCHRONIZATIONOBJ
 }
 
 NTSTATUS D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 *pData)
-{
-	(void)pData;
-	return STATUS_NOT_SUPPORTED;
-}
-
-NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pData)
 {
 	(void)pData;
 	return STATUS_NOT_SUPPORTED;

@@ -1623,6 +1623,359 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(gb));
 }
 
+static NTSTATUS create_hw_context(D3DKMT_HANDLE dev, UINT node, UINT flags,
+				  D3DKMT_HANDLE *h)
+{
+	D3DKMT_CREATEHWCONTEXT c = {
+		.hDevice = dev,
+		.NodeOrdinal = node,
+		.hHwContext = 0xa5a5a5a5u,
+	};
+	NTSTATUS st;
+
+	c.Flags.Value = flags;
+	st = D3DKMTCreateHwContext(&c);
+	*h = c.hHwContext;
+	return st;
+}
+
+static NTSTATUS destroy_hw_context(D3DKMT_HANDLE h)
+{
+	D3DKMT_DESTROYHWCONTEXT d = { .hHwContext = h };
+
+	return D3DKMTDestroyHwContext(&d);
+}
+
+/*
+ * A hardware context is a context (Documentation/libnfence.rst, "Hardware
+ * contexts and context-level submission"): the parent of hardware queues,
+ * taken by the context-level calls, destroyed by either destroy call;
+ * what D3DKMTCreateHwContext refuses, before any ioctl.
+ */
+TEST_F(gpu, hw_context_is_a_context)
+{
+	D3DKMT_HANDLE hc, vc, f, g;
+	D3DDDI_NATIVEFENCEMAPPING mg;
+	D3DKMT_CREATEHWQUEUE q;
+	D3DKMT_CREATEHWCONTEXT c;
+	struct buf cmd, data;
+	unsigned int calls, contexts;
+	NFENCE_CS cs;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	f = create_fence(_metadata, self->dev, 0, NULL);
+	g = create_fence(_metadata, self->dev, 0, &mg);
+	contexts = mock_live_contexts();
+
+	ASSERT_EQ(STATUS_SUCCESS, create_hw_context(self->dev, 1, 0, &hc));
+	EXPECT_EQ(contexts + 1, mock_live_contexts());
+	EXPECT_EQ(0u, hc & 0x3f);
+	EXPECT_EQ(0xc0000000u, hc & 0xc0000000u);
+
+	/* The parent of a hardware queue, which runs work. */
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(hc, 1u << 5, &q));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va));
+	NFenceCsWrite64(&cs, data.a.va, 0x4c);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &cs, 1));
+	EXPECT_EQ(0x4cu, rd(&data.cpu[0]));
+	/* A context to the context-level calls and the test hooks. */
+	ASSERT_EQ(STATUS_SUCCESS, context_wait(hc, f, 1));
+	ASSERT_EQ(STATUS_SUCCESS, context_signal(hc, g, 1));
+	EXPECT_EQ(0u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 1));
+	EXPECT_EQ(1u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceSuspendContext(hc));
+	EXPECT_EQ(STATUS_SUCCESS, NFenceResumeContext(hc));
+
+	/* D3DKMTDestroyContext destroys it, with its queue. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(hc));
+	EXPECT_EQ(contexts, mock_live_contexts());
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(hc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(hc));
+
+	/* D3DKMTDestroyHwContext destroys a virtual context. */
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &vc));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(vc));
+	EXPECT_EQ(contexts, mock_live_contexts());
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_context(vc));
+	/* ... and a hardware context, on any adapter. */
+	ASSERT_EQ(STATUS_SUCCESS, create_hw_context(self->dev1, 0, 0, &hc));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(hc));
+	EXPECT_EQ(contexts, mock_live_contexts());
+
+	/* What is refused before any ioctl; nothing is written. */
+	calls = mock_ioctl_calls(DRM_NFENCE_CONTEXT_CREATE);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_hw_context(self->dev, 0, 1, &hc));
+	EXPECT_EQ(0xa5a5a5a5u, hc);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_hw_context(self->dev, 0, 0x80000000u, &hc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_hw_context(f, 0, 0, &hc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, create_hw_context(0, 0, 0, &hc));
+	memset(&c, 0, sizeof(c));
+	c.hDevice = self->dev;
+	c.EngineAffinity = 2;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(&c));
+	c.EngineAffinity = 1;
+	c.PrivateDriverDataSize = 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(&c));
+	EXPECT_EQ(0u, c.hHwContext);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(NULL));
+	EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_CONTEXT_CREATE));
+	/* The kernel's: no such engine. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  create_hw_context(self->dev, 99, 0, &hc));
+	EXPECT_EQ(0xa5a5a5a5u, hc);
+	/* With private data, which means nothing to nfence. */
+	c.pPrivateDriverData = &calls;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateHwContext(&c));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(c.hHwContext));
+
+	/* What D3DKMTDestroyHwContext refuses. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(0));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(f));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_hw_context(self->dev));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwContext(NULL));
+	EXPECT_EQ(contexts, mock_live_contexts());
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, cmd.a.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, data.a.h));
+}
+
+/* D3DKMTSubmitCommand of the @cs buffer on the @n contexts at @ctxs. */
+static NTSTATUS submit_command(const D3DKMT_HANDLE *ctxs, UINT n,
+			       const NFENCE_CS *cs)
+{
+	D3DKMT_SUBMITCOMMAND s;
+
+	memset(&s, 0, sizeof(s));
+	s.Commands = NFenceCsGpuVa(cs);
+	s.CommandLength = NFenceCsSize(cs);
+	s.BroadcastContextCount = n;
+	memcpy(s.BroadcastContext, ctxs, n * sizeof(*ctxs));
+	return D3DKMTSubmitCommand(&s);
+}
+
+/*
+ * D3DKMTSubmitCommand: the buffer goes to each broadcast context's own
+ * queue, behind the context-level wait queued before it and ahead of the
+ * signal queued after it; libnfence numbers the submissions (the kernel
+ * wants growing values); the context's hardware queues are not held.
+ */
+TEST_F(gpu, submit_command_on_contexts)
+{
+	D3DKMT_HANDLE c0, c1, f, f1, g, ctxs[2];
+	D3DDDI_NATIVEFENCEMAPPING mg;
+	D3DKMT_CREATEHWQUEUE q;
+	struct buf cmd, data;
+	unsigned int queues, calls, i;
+	NFENCE_CS cs, other;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	f = create_fence(_metadata, self->dev, 0, NULL);
+	f1 = create_fence(_metadata, self->dev, 0, NULL);
+	g = create_fence(_metadata, self->dev, 0, &mg);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c0));
+	ASSERT_EQ(STATUS_SUCCESS, create_hw_context(self->dev, 1, 0, &c1));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(c0, 1u << 5, &q));
+	queues = mock_live_queues();
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, cmd.cpu, 256, cmd.a.va));
+	NFenceCsWrite64(&cs, data.a.va, 0x5c);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsStatus(&cs));
+
+	/* Held by the context-level wait; the signal behind it waits too. */
+	ASSERT_EQ(STATUS_SUCCESS, context_wait(c0, f, 1));
+	EXPECT_EQ(queues + 1, mock_live_queues());
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+	ASSERT_EQ(STATUS_SUCCESS, submit_command(&c0, 1, &cs));
+	EXPECT_EQ(calls + 1, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+	EXPECT_EQ(queues + 1, mock_live_queues());
+	ASSERT_EQ(STATUS_SUCCESS, context_signal(c0, g, 1));
+	EXPECT_EQ(0u, rd(&data.cpu[0]));
+	EXPECT_EQ(0u, rd(mg.CurrentValueCpuVa));
+	/* The context's hardware queue is not held. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  NFenceCsInit(&other, cmd.cpu + 64, 256, cmd.a.va + 512));
+	NFenceCsWrite64(&other, data.a.va + 8, 0x6d);
+	ASSERT_EQ(STATUS_SUCCESS, submit(q.hHwQueue, &other, 1));
+	EXPECT_EQ(0x6du, rd(&data.cpu[1]));
+	EXPECT_EQ(0u, rd(&data.cpu[0]));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f, 1));
+	EXPECT_EQ(0x5cu, rd(&data.cpu[0]));
+	EXPECT_EQ(1u, rd(mg.CurrentValueCpuVa));
+	EXPECT_EQ(0u, mock_pending());
+
+	/* One submission after the other: each takes the next value. */
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(STATUS_SUCCESS, submit_command(&c0, 1, &cs));
+	EXPECT_EQ(calls + 5, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+
+	/* Broadcast: each context in order, each on its own queue. */
+	ctxs[0] = c0;
+	ctxs[1] = c1;
+	data.cpu[0] = 0;
+	ASSERT_EQ(STATUS_SUCCESS, context_wait(c1, f1, 1));
+	EXPECT_EQ(queues + 2, mock_live_queues());
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+	ASSERT_EQ(STATUS_SUCCESS, submit_command(ctxs, 2, &cs));
+	EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+	EXPECT_EQ(0x5cu, rd(&data.cpu[0]));
+	data.cpu[0] = 0;
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(self->dev, f1, 1));
+	EXPECT_EQ(0x5cu, rd(&data.cpu[0]));
+	EXPECT_EQ(0u, mock_pending());
+	/* A context named twice gets the buffer twice. */
+	ctxs[1] = c0;
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+	ASSERT_EQ(STATUS_SUCCESS, submit_command(ctxs, 2, &cs));
+	EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(c1));
+	EXPECT_EQ(queues - 1, mock_live_queues());
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(g));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, cmd.a.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, data.a.h));
+}
+
+/*
+ * What D3DKMTSubmitCommand refuses: its own checks queue nothing and make
+ * no context's own queue; the kernel's refusal of the buffer queues
+ * nothing either.
+ */
+TEST_F(gpu, submit_command_arguments)
+{
+	D3DKMT_HANDLE c0, c1, cb, c_other, f, gone;
+	D3DKMT_SUBMITCOMMAND s;
+	struct buf cmd, data;
+	unsigned int queues, calls;
+	D3DKMT_HANDLE history = 0;
+	char pdd[4];
+	NFENCE_CS cs;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	make_buf(_metadata, self->dev, PAGE, &data);
+	f = create_fence(_metadata, self->dev, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c0));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 1, &c1));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev_b, 0, &cb));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev1, 0, &c_other));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &gone));
+	ASSERT_EQ(STATUS_SUCCESS, destroy_context(gone));
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, cmd.cpu, 256, cmd.a.va));
+	NFenceCsWrite64(&cs, data.a.va, 0x7e);
+	queues = mock_live_queues();
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+
+	memset(&s, 0, sizeof(s));
+	s.Commands = NFenceCsGpuVa(&cs);
+	s.CommandLength = NFenceCsSize(&cs);
+	s.BroadcastContextCount = 2;
+	s.BroadcastContext[0] = c0;
+	s.BroadcastContext[1] = c1;
+
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(NULL));
+	s.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.Flags.Value = 0x80000000u;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.Flags.Value = 0;
+	s.BroadcastContextCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContextCount = D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS + 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContextCount = 2;
+	s.CommandLength = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.CommandLength = 12;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.CommandLength = DRM_NFENCE_MAX_SUBMIT_SIZE + 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.CommandLength = NFenceCsSize(&cs);
+	s.Commands += 4;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.Commands -= 4;
+	s.PrivateDriverDataSize = sizeof(pdd);
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.PrivateDriverDataSize = 0;
+	s.NumPrimaries = 17;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.NumPrimaries = 0;
+	s.NumHistoryBuffers = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.NumHistoryBuffers = 0;
+
+	/* A handle that is no context, anywhere in the array. */
+	s.BroadcastContext[1] = f;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[1] = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[1] = gone;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[1] = 0xc0000000u | 0x40u * 0xffffu;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[0] = self->dev;
+	s.BroadcastContext[1] = c1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	/* Contexts of two devices, of one adapter or two. */
+	s.BroadcastContext[0] = c0;
+	s.BroadcastContext[1] = cb;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[1] = c_other;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	/* A count that reaches past the contexts given (handle 0). */
+	s.BroadcastContext[1] = c1;
+	s.BroadcastContextCount = 3;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContextCount = 2;
+	EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+	EXPECT_EQ(queues, mock_live_queues());
+	EXPECT_EQ(0u, rd(&data.cpu[0]));
+
+	/* The kernel's checks: a buffer in no allocation, a bad command. */
+	s.Commands = 0x10;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	cmd.cpu[32] = 0x00030000;	/* NOP with a length of 3 */
+	s.Commands = cmd.a.va + 256;
+	s.CommandLength = 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	EXPECT_EQ(calls + 2, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+	EXPECT_EQ(0u, mock_pending());
+
+	/* Then the good buffer, with the members nfence ignores. */
+	s.Commands = NFenceCsGpuVa(&cs);
+	s.CommandLength = NFenceCsSize(&cs);
+	s.PresentHistoryToken = 0x1234;
+	s.pPrivateDriverData = pdd;
+	s.PrivateDriverDataSize = sizeof(pdd);
+	s.NumPrimaries = 16;
+	s.NumHistoryBuffers = 1;
+	s.HistoryBufferArray = &history;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTSubmitCommand(&s));
+	EXPECT_EQ(calls + 4, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+	EXPECT_EQ(0x7eu, rd(&data.cpu[0]));
+
+	/* The kernel's -EIO (the context faulted) is STATUS_DEVICE_REMOVED. */
+	mock_fail_next(EIO);
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, submit_command(&c0, 1, &cs));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c0));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(cb));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c_other));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, cmd.a.h));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, data.a.h));
+}
+
 TEST_F(gpu, suspend_resume_and_fault)
 {
 	D3DKMT_NFENCE_CONTEXT_STATE state;
@@ -1924,8 +2277,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 	D3DKMT_HANDLE ctx, f;
 	unsigned int calls;
 	union {
-		D3DKMT_CREATEHWCONTEXT chc;
-		D3DKMT_DESTROYHWCONTEXT dhc;
 		D3DKMT_CREATEPAGINGQUEUE cpq;
 		D3DKMT_CREATESYNCHRONIZATIONOBJECT cso;
 		D3DKMT_ESCAPE esc;
@@ -1939,7 +2290,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 		D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 sig2;
 		D3DKMT_WAITFORSYNCHRONIZATIONOBJECT w;
 		D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 w2;
-		D3DKMT_SUBMITCOMMAND sub;
 		unsigned char bytes[512];
 	} a, b;
 	int n = 0;
@@ -1963,10 +2313,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 		EXPECT_EQ(STATUS_NOT_SUPPORTED, call(NULL));		\
 		n++;							\
 	} while (0)
-	NF_FILL((a.chc.hDevice = self->dev, a.chc.NodeOrdinal = 0));
-	NF_REFUSED(D3DKMTCreateHwContext, &a.chc);
-	NF_FILL(a.dhc.hHwContext = ctx);
-	NF_REFUSED(D3DKMTDestroyHwContext, &a.dhc);
 	NF_FILL(a.cpq.hDevice = self->dev);
 	NF_REFUSED(D3DKMTCreatePagingQueue, &a.cpq);
 	NF_FILL(a.cso.hDevice = self->dev);
@@ -1998,9 +2344,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 	NF_FILL((a.w2.hContext = ctx, a.w2.ObjectCount = 1,
 		 a.w2.ObjectHandleArray[0] = f));
 	NF_REFUSED(D3DKMTWaitForSynchronizationObject2, &a.w2);
-	NF_FILL((a.sub.BroadcastContextCount = 1,
-		 a.sub.BroadcastContext[0] = ctx));
-	NF_REFUSED(D3DKMTSubmitCommand, &a.sub);
 
 	/* The calls whose argument type is incomplete: any pointer. */
 	NF_FILL(a.bytes[0] = 1);
@@ -2045,7 +2388,7 @@ TEST_F(gpu, libdxg_calls_not_supported)
 #undef NF_REFUSED
 #undef NF_FILL
 	/* All of them: Documentation/libnfence.rst's refused and needs driver. */
-	EXPECT_EQ(41, n);
+	EXPECT_EQ(38, n);
 	EXPECT_EQ(calls, all_ioctl_calls());
 
 	/* The objects they named are untouched. */
@@ -2110,6 +2453,57 @@ TEST_F(gpu, concurrent_lock_unlock)
 	EXPECT_EQ(STATUS_SUCCESS, unlock(self->dev, a.h));
 	EXPECT_FALSE(mapped(first));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, a.h));
+}
+
+struct submitter {
+	D3DKMT_HANDLE ctx;
+	const NFENCE_CS *cs;
+	int failures;
+};
+
+static void *submit_commands(void *p)
+{
+	struct submitter *sm = p;
+	int i;
+
+	for (i = 0; i < 200; i++)
+		if (submit_command(&sm->ctx, 1, sm->cs) != STATUS_SUCCESS)
+			sm->failures++;
+	return NULL;
+}
+
+/*
+ * Threads submitting on one context at once: every submission is queued
+ * (libnfence hands out the context queue's progress values in the order
+ * the kernel queues the buffers).
+ */
+TEST_F(gpu, concurrent_submit_command)
+{
+	struct submitter sm[THREADS];
+	pthread_t th[THREADS];
+	struct buf cmd;
+	D3DKMT_HANDLE ctx;
+	unsigned int calls;
+	NFENCE_CS cs;
+	int i;
+
+	make_buf(_metadata, self->dev, PAGE, &cmd);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, cmd.cpu, PAGE, cmd.a.va));
+	NFenceCsNop(&cs);
+	ASSERT_EQ(STATUS_SUCCESS, create_hw_context(self->dev, 0, 0, &ctx));
+	calls = mock_ioctl_calls(DRM_NFENCE_SUBMIT);
+	for (i = 0; i < THREADS; i++) {
+		sm[i] = (struct submitter){ .ctx = ctx, .cs = &cs };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, submit_commands,
+					    &sm[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		EXPECT_EQ(0, sm[i].failures);
+	}
+	EXPECT_EQ(calls + THREADS * 200, mock_ioctl_calls(DRM_NFENCE_SUBMIT));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_hw_context(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_alloc(self->dev, cmd.a.h));
 }
 
 static D3DKMT_HANDLE race_dev;

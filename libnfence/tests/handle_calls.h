@@ -119,8 +119,13 @@ HC_ARGS_CALL(hc_create_context, D3DKMTCreateContextVirtual,
 	     .ClientHint = D3DKMT_CLIENTHINT_DX12, .hContext = HC_POISON)
 HC_ARGS_CALL(hc_destroy_sync, D3DKMTDestroySynchronizationObject,
 	     D3DKMT_DESTROYSYNCHRONIZATIONOBJECT, .hSyncObject = h->sync)
+HC_ARGS_CALL(hc_create_hw_context, D3DKMTCreateHwContext,
+	     D3DKMT_CREATEHWCONTEXT, .hDevice = h->device,
+	     .hHwContext = HC_POISON)
 HC_ARGS_CALL(hc_destroy_context, D3DKMTDestroyContext,
 	     D3DKMT_DESTROYCONTEXT, .hContext = h->context)
+HC_ARGS_CALL(hc_destroy_hw_context, D3DKMTDestroyHwContext,
+	     D3DKMT_DESTROYHWCONTEXT, .hHwContext = h->context)
 HC_ARGS_CALL(hc_create_queue, D3DKMTCreateHwQueue, D3DKMT_CREATEHWQUEUE,
 	     .hHwContext = h->context, .hHwQueue = HC_POISON)
 HC_OBJECT_CALL(hc_gpu_wait, D3DKMTWaitForSynchronizationObjectFromGpu,
@@ -139,6 +144,9 @@ HC_ARGS_CALL(hc_submit, D3DKMTSubmitCommandToHwQueue,
 	     D3DKMT_SUBMITCOMMANDTOHWQUEUE, .hHwQueue = h->queue,
 	     .HwQueueProgressFenceId = 1, .CommandBuffer = 4096,
 	     .CommandLength = 8)
+HC_ARGS_CALL(hc_submit_command, D3DKMTSubmitCommand, D3DKMT_SUBMITCOMMAND,
+	     .Commands = 4096, .CommandLength = 8,
+	     .BroadcastContextCount = 1, .BroadcastContext = { h->context })
 HC_OBJECT_CALL(hc_queue_wait, D3DKMTSubmitWaitForSyncObjectsToHwQueue,
 	       D3DKMT_SUBMITWAITFORSYNCOBJECTSTOHWQUEUE, .hHwQueue = h->queue,
 	       .FenceValueArray = &hc_zero)
@@ -288,14 +296,17 @@ static const struct {
 	HC(hc_open_monitored_fence), HC(hc_cpu_wait), HC(hc_cpu_wait_timeout),
 	HC(hc_cpu_signal), HC(hc_create_allocation), HC(hc_lock),
 	HC(hc_unlock), HC(hc_query_allocation), HC(hc_create_context),
+	HC(hc_create_hw_context),
 	HC(hc_bind_syncobj_point), HC(hc_signal_from_syncobj),
 	HC(hc_signal_from_sync_file), HC(hc_share), HC(hc_create_queue),
 	HC(hc_gpu_wait), HC(hc_gpu_signal), HC(hc_gpu_signal2),
 	HC(hc_suspend_context), HC(hc_resume_context),
-	HC(hc_query_context_state), HC(hc_submit), HC(hc_queue_wait),
+	HC(hc_query_context_state), HC(hc_submit), HC(hc_submit_command),
+	HC(hc_queue_wait),
 	HC(hc_queue_signal), HC(hc_read_log), HC(hc_cs_signal_progress),
 	HC(hc_create_doorbell), HC(hc_connect_doorbell), HC(hc_notify),
-	HC(hc_destroy_doorbell), HC(hc_destroy_queue), HC(hc_destroy_context),
+	HC(hc_destroy_doorbell), HC(hc_destroy_queue), HC(hc_destroy_hw_context),
+	HC(hc_destroy_context),
 	HC(hc_destroy_sync), HC(hc_destroy_allocation),
 	HC(hc_mark_device_as_error), HC(hc_destroy_device),
 	HC(hc_close_adapter),

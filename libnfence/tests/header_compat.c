@@ -21,6 +21,14 @@ NF_ASSERT(sizeof(WCHAR) == 4, "WCHAR is wchar_t, as in WSL");
 NF_ASSERT(sizeof(ULONGLONG) == 8, "ULONGLONG");
 NF_ASSERT(sizeof(GUID) == 16, "GUID");
 NF_ASSERT(sizeof(D3DKMT_WDDM_3_1_CAPS) == 4, "3.1 caps");
+/* Flag words whose bits no reference gives: the word alone, as a UINT. */
+NF_ASSERT(sizeof(D3DDDI_CREATEHWCONTEXTFLAGS) == 4, "hw context flags");
+NF_ASSERT(NF_WIN_ALIGNOF(D3DDDI_CREATEHWCONTEXTFLAGS) == 4,
+	  "hw context flags");
+NF_ASSERT(sizeof(D3DKMT_SUBMITCOMMANDFLAGS) == 4, "submit command flags");
+NF_ASSERT(NF_WIN_ALIGNOF(D3DKMT_SUBMITCOMMANDFLAGS) == 4,
+	  "submit command flags");
+NF_ASSERT(D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS == 64, "broadcast contexts");
 NF_ASSERT(KMTQAITYPE_GETSEGMENTSIZE == 3, "3");
 NF_ASSERT(KMTQAITYPE_ADAPTERTYPE == 15, "15");
 NF_ASSERT(KMTQAITYPE_NODEMETADATA == 25, "25");
@@ -134,4 +142,46 @@ int startup(void)
 		}
 	}
 	return answered;
+}
+
+/*
+ * A hardware context and a context-level submission, written the way a
+ * WSL program fills the structs (no designated initializers, the flag
+ * words through Value).
+ */
+NTSTATUS submit_on_hw_context(D3DKMT_HANDLE hDevice,
+			      D3DGPU_VIRTUAL_ADDRESS Commands, UINT Length);
+
+NTSTATUS submit_on_hw_context(D3DKMT_HANDLE hDevice,
+			      D3DGPU_VIRTUAL_ADDRESS Commands, UINT Length)
+{
+	D3DKMT_CREATEHWCONTEXT c;
+	D3DKMT_DESTROYHWCONTEXT d;
+	D3DKMT_SUBMITCOMMAND s;
+	NTSTATUS st;
+
+	c.hDevice = hDevice;
+	c.NodeOrdinal = 0;
+	c.EngineAffinity = 0;
+	c.Flags.Value = 0;
+	c.PrivateDriverDataSize = 0;
+	c.pPrivateDriverData = NULL;
+	st = D3DKMTCreateHwContext(&c);
+	if (!NT_SUCCESS(st))
+		return st;
+	s.Commands = Commands;
+	s.CommandLength = Length;
+	s.Flags.Value = 0;
+	s.PresentHistoryToken = 0;
+	s.BroadcastContextCount = 1;
+	s.BroadcastContext[0] = c.hHwContext;
+	s.pPrivateDriverData = NULL;
+	s.PrivateDriverDataSize = 0;
+	s.NumPrimaries = 0;
+	s.NumHistoryBuffers = 0;
+	s.HistoryBufferArray = NULL;
+	st = D3DKMTSubmitCommand(&s);
+	d.hHwContext = c.hHwContext;
+	D3DKMTDestroyHwContext(&d);
+	return st;
 }

@@ -2010,6 +2010,67 @@ typedef struct _D3DKMT_DESTROYCONTEXT {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyContext(const D3DKMT_DESTROYCONTEXT *pDestroyContext);
 
+/*
+ * D3DDDI_CREATEHWCONTEXTFLAGS: Windows' flag word of
+ * D3DKMT_CREATEHWCONTEXT. nfence's references name none of its bits, so
+ * only the word is declared, and it must be 0.
+ */
+typedef struct _D3DDDI_CREATEHWCONTEXTFLAGS {
+	union {
+		UINT Value;
+	};
+} D3DDDI_CREATEHWCONTEXTFLAGS;
+
+/* D3DKMT_CREATEHWCONTEXT: argument of D3DKMTCreateHwContext, as Windows'. */
+typedef struct _D3DKMT_CREATEHWCONTEXT {
+	D3DKMT_HANDLE hDevice;		/* in: device handle */
+	UINT NodeOrdinal;		/* in: engine, 0 .. NumEngines - 1 */
+	UINT EngineAffinity;		/* in: 0 or 1 (one adapter) */
+	D3DDDI_CREATEHWCONTEXTFLAGS Flags;	/* in: Value 0 */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	VOID *pPrivateDriverData;	/* in: ignored */
+	D3DKMT_HANDLE hHwContext;	/* out: context handle */
+} D3DKMT_CREATEHWCONTEXT;
+
+/**
+ * D3DKMTCreateHwContext() - create a hardware context: a context
+ * @pCreateHwContext: in: hDevice, NodeOrdinal, EngineAffinity, Flags,
+ *	pPrivateDriverData, PrivateDriverDataSize; out: hHwContext
+ *
+ * A hardware context is the parent of hardware queues
+ * (D3DKMT_CREATEHWQUEUE.hHwContext); on nfence that is a context, so the
+ * call makes the context D3DKMTCreateContextVirtual() makes, with no
+ * context flag, and hHwContext is a context handle: every call that takes
+ * a context takes it, and D3DKMTDestroyHwContext() and
+ * D3DKMTDestroyContext() both destroy it (Documentation/libnfence.rst,
+ * "Hardware contexts and context-level submission"). hHwContext is
+ * written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreateHwContext is
+ * NULL, Flags.Value is not 0 (no bit of it is known), EngineAffinity is
+ * above 1, PrivateDriverDataSize is not 0 with pPrivateDriverData NULL, or
+ * the adapter has no engine NodeOrdinal; otherwise as
+ * D3DKMTCreateContextVirtual().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pCreateHwContext);
+
+/* D3DKMT_DESTROYHWCONTEXT: argument of D3DKMTDestroyHwContext. */
+typedef struct _D3DKMT_DESTROYHWCONTEXT {
+	D3DKMT_HANDLE hHwContext;	/* in: context handle */
+} D3DKMT_DESTROYHWCONTEXT;
+
+/**
+ * D3DKMTDestroyHwContext() - destroy a hardware context: a context
+ * @pDestroyHwContext: in: hHwContext
+ *
+ * As D3DKMTDestroyContext(): hHwContext may name any context, made by
+ * D3DKMTCreateHwContext(), D3DKMTCreateContextVirtual() or
+ * D3DKMTCreateContext().
+ *
+ * Return: as D3DKMTDestroyContext().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pDestroyHwContext);
+
 /* ------------------------------------------------------------------ */
 /* Hardware queues and submission                                     */
 /* ------------------------------------------------------------------ */
@@ -2249,13 +2310,12 @@ typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
 NFENCE_EXPORT NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE *pSignal);
 
 /*
- * Context-level GPU waits and signals (WDDM 2.x): each context has, besides
- * the hardware queues made on it, a queue of its own that only these calls
- * feed (nfence has no context-level command submission: command buffers go
- * to hardware queues). Its entries run in the order they were made; they
- * are not ordered with the work of the context's hardware queues. libnfence
- * makes that queue on the context's first such call; it goes with the
- * context.
+ * Context-level submission, GPU waits and signals (WDDM 2.x): each context
+ * has, besides the hardware queues made on it, a queue of its own that
+ * only D3DKMTSubmitCommand() and these calls feed. Its entries run in the
+ * order they were made; they are not ordered with the work of the
+ * context's hardware queues. libnfence makes that queue on the context's
+ * first such call; it goes with the context.
  */
 
 /*
@@ -2370,6 +2430,73 @@ typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 {
  * AllowFenceRewind).
  */
 NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 *pSignal);
+
+/* D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS: contexts one D3DKMTSubmitCommand takes */
+#define D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS	64
+
+/*
+ * D3DKMT_SUBMITCOMMANDFLAGS: Windows' flag word of D3DKMT_SUBMITCOMMAND.
+ * nfence's references name none of its bits, so only the word is
+ * declared, and it must be 0.
+ */
+typedef struct _D3DKMT_SUBMITCOMMANDFLAGS {
+	union {
+		UINT Value;
+	};
+} D3DKMT_SUBMITCOMMANDFLAGS;
+
+/*
+ * D3DKMT_SUBMITCOMMAND: argument of D3DKMTSubmitCommand, 384 bytes as
+ * Windows'. The present and history members mean nothing to nfence, which
+ * has no display: they are only checked.
+ */
+typedef struct _D3DKMT_SUBMITCOMMAND {
+	D3DGPU_VIRTUAL_ADDRESS Commands;	/* in: GPU VA, 8-byte aligned */
+	UINT CommandLength;		/* in: bytes, a multiple of 8 */
+	D3DKMT_SUBMITCOMMANDFLAGS Flags;	/* in: Value 0 */
+	ULONGLONG PresentHistoryToken;	/* in: ignored */
+	UINT BroadcastContextCount;	/* in: 1 .. 64 */
+	/* in: BroadcastContextCount contexts, all of one device */
+	D3DKMT_HANDLE BroadcastContext[D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS];
+	VOID *pPrivateDriverData;	/* in: ignored */
+	UINT PrivateDriverDataSize;	/* in: bytes at pPrivateDriverData */
+	UINT NumPrimaries;		/* in: 0 .. 16, ignored */
+	D3DKMT_HANDLE WrittenPrimaries[16];	/* in: ignored */
+	UINT NumHistoryBuffers;		/* in: handles at HistoryBufferArray */
+	D3DKMT_HANDLE *HistoryBufferArray;	/* in: ignored */
+} D3DKMT_SUBMITCOMMAND;
+
+/**
+ * D3DKMTSubmitCommand() - queue a command buffer on contexts
+ * @pSubmit: in: Commands, CommandLength, Flags, the broadcast contexts
+ *
+ * Queues the command buffer on each context of BroadcastContext in order,
+ * on the context's own queue: behind the context-level waits and signals
+ * queued before it (D3DKMTWaitForSynchronizationObjectFromGpu() holds it),
+ * and ahead of those queued after it; not ordered with the work of the
+ * context's hardware queues. The call returns at once; to learn that the
+ * buffer ran, queue a D3DKMTSignalSynchronizationObjectFromGpu() on the
+ * context after it and wait for the object. libnfence numbers the
+ * submissions of each context's own queue itself (its progress fence is
+ * not handed out). The buffer is checked by the kernel as
+ * D3DKMTSubmitCommandToHwQueue()'s is; one found invalid when it runs
+ * faults the context. Every argument and context is checked before
+ * anything is queued; if the kernel then refuses the buffer on one
+ * context, the call returns that status and the submissions queued before
+ * it stay queued.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pSubmit is NULL,
+ * Flags.Value is not 0 (no bit of it is known), BroadcastContextCount is 0
+ * or above 64, CommandLength is 0, above 1 MiB or not
+ * a multiple of 8, Commands is not 8-byte aligned, NumPrimaries is above
+ * 16, a size or count is not 0 with its pointer NULL, a BroadcastContext
+ * is not a context handle or the contexts are not all of one device, or
+ * the kernel finds the buffer invalid (not mapped, or an invalid command);
+ * STATUS_DEVICE_REMOVED if a context faulted or the device is lost;
+ * STATUS_INSUFFICIENT_RESOURCES if a context's own queue cannot be made;
+ * otherwise see NFenceStatusFromErrno().
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pSubmit);
 
 /* ------------------------------------------------------------------ */
 /* nfence extensions                                                  */
@@ -3236,8 +3363,8 @@ NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
  * returns STATUS_NOT_SUPPORTED and reads nothing of its argument (NULL
  * included): nfence has no such object or service, or its kernel driver
  * does not have it yet (GPU virtual address management, paging queues,
- * residency, hardware contexts, WDDM 1.x submission and sync objects,
- * scheduling priorities). An argument struct whose layout is in nfence's
+ * residency, WDDM 1.x submission and sync objects, scheduling
+ * priorities). An argument struct whose layout is in nfence's
  * references (libnfence/tests/windows-layouts.txt) is declared with that
  * layout; the others are incomplete types. A member whose type is a
  * Windows enum or flag word whose values are in none of those references
@@ -3270,22 +3397,6 @@ typedef struct _D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY D3DKMT_SETCONTEXTIN
 typedef struct _D3DKMT_SHAREOBJECTWITHHOST D3DKMT_SHAREOBJECTWITHHOST;
 typedef struct _D3DDDI_UPDATEALLOCPROPERTY D3DDDI_UPDATEALLOCPROPERTY;
 typedef struct _D3DKMT_UPDATEGPUVIRTUALADDRESS D3DKMT_UPDATEGPUVIRTUALADDRESS;
-
-/* D3DKMT_CREATEHWCONTEXT: argument of D3DKMTCreateHwContext. */
-typedef struct _D3DKMT_CREATEHWCONTEXT {
-	D3DKMT_HANDLE hDevice;
-	UINT NodeOrdinal;
-	UINT EngineAffinity;
-	UINT Flags;			/* a D3DDDI_CREATEHWCONTEXTFLAGS word */
-	UINT PrivateDriverDataSize;
-	VOID *pPrivateDriverData;
-	D3DKMT_HANDLE hHwContext;
-} D3DKMT_CREATEHWCONTEXT;
-
-/* D3DKMT_DESTROYHWCONTEXT: argument of D3DKMTDestroyHwContext. */
-typedef struct _D3DKMT_DESTROYHWCONTEXT {
-	D3DKMT_HANDLE hHwContext;
-} D3DKMT_DESTROYHWCONTEXT;
 
 /* D3DKMT_CREATEPAGINGQUEUE: argument of D3DKMTCreatePagingQueue. */
 typedef struct _D3DKMT_CREATEPAGINGQUEUE {
@@ -3419,22 +3530,6 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2 {
 	};
 } D3DKMT_WAITFORSYNCHRONIZATIONOBJECT2;
 
-/* D3DKMT_SUBMITCOMMAND: argument of D3DKMTSubmitCommand. */
-typedef struct _D3DKMT_SUBMITCOMMAND {
-	D3DGPU_VIRTUAL_ADDRESS Commands;
-	UINT CommandLength;
-	UINT Flags;			/* a D3DKMT_SUBMITCOMMANDFLAGS word */
-	ULONGLONG PresentHistoryToken;
-	UINT BroadcastContextCount;
-	D3DKMT_HANDLE BroadcastContext[64];
-	VOID *pPrivateDriverData;
-	UINT PrivateDriverDataSize;
-	UINT NumPrimaries;
-	D3DKMT_HANDLE WrittenPrimaries[16];
-	UINT NumHistoryBuffers;
-	D3DKMT_HANDLE *HistoryBufferArray;
-} D3DKMT_SUBMITCOMMAND;
-
 /**
  * D3DKMTCloseDxCoreDevice() - close the process's D3DKMT device: nothing
  *
@@ -3449,9 +3544,6 @@ NFENCE_EXPORT VOID D3DKMTCloseDxCoreDevice(VOID);
 /* D3DKMTChangeVideoMemoryReservation() - STATUS_NOT_SUPPORTED; needs driver support: per-process video memory budgets and reservations */
 NFENCE_EXPORT NTSTATUS D3DKMTChangeVideoMemoryReservation(const D3DKMT_CHANGEVIDEOMEMORYRESERVATION *pData);
 
-/* D3DKMTCreateHwContext() - STATUS_NOT_SUPPORTED; needs driver support: hardware contexts */
-NFENCE_EXPORT NTSTATUS D3DKMTCreateHwContext(D3DKMT_CREATEHWCONTEXT *pData);
-
 /* D3DKMTCreatePagingQueue() - STATUS_NOT_SUPPORTED; needs driver support: paging queues */
 NFENCE_EXPORT NTSTATUS D3DKMTCreatePagingQueue(D3DKMT_CREATEPAGINGQUEUE *pData);
 
@@ -3460,9 +3552,6 @@ NFENCE_EXPORT NTSTATUS D3DKMTCreateSynchronizationObject(D3DKMT_CREATESYNCHRONIZ
 
 /* D3DKMTDestroyAllocation() - STATUS_NOT_SUPPORTED; refused: its argument's layout is not in nfence's references; D3DKMTDestroyAllocation2() does the same */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyAllocation(const D3DKMT_DESTROYALLOCATION *pData);
-
-/* D3DKMTDestroyHwContext() - STATUS_NOT_SUPPORTED; needs driver support: hardware contexts */
-NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pData);
 
 /* D3DKMTDestroyPagingQueue() - STATUS_NOT_SUPPORTED; needs driver support: paging queues */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyPagingQueue(D3DDDI_DESTROYPAGINGQUEUE *pData);
@@ -3553,9 +3642,6 @@ NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObject(const D3DKMT_SIGNALSYNC
 
 /* D3DKMTSignalSynchronizationObject2() - STATUS_NOT_SUPPORTED; needs driver support: WDDM 1.x/2.x non-monitored sync objects */
 NFENCE_EXPORT NTSTATUS D3DKMTSignalSynchronizationObject2(const D3DKMT_SIGNALSYNCHRONIZATIONOBJECT2 *pData);
-
-/* D3DKMTSubmitCommand() - STATUS_NOT_SUPPORTED; needs driver support: context-level submission (hardware contexts) */
-NFENCE_EXPORT NTSTATUS D3DKMTSubmitCommand(const D3DKMT_SUBMITCOMMAND *pData);
 
 /* D3DKMTUpdateAllocationProperty() - STATUS_NOT_SUPPORTED; needs driver support: residency */
 NFENCE_EXPORT NTSTATUS D3DKMTUpdateAllocationProperty(D3DDDI_UPDATEALLOCPROPERTY *pData);

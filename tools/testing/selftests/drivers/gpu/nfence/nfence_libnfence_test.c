@@ -4894,6 +4894,164 @@ TEST_F(gpu, context_level_wait_and_signal)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(n));
 }
 
+/* D3DKMTSubmitCommand of the @cs buffer on the @n contexts at @ctxs. */
+static NTSTATUS submit_command(const D3DKMT_HANDLE *ctxs, UINT n,
+			       const NFENCE_CS *cs)
+{
+	D3DKMT_SUBMITCOMMAND s;
+
+	memset(&s, 0, sizeof(s));
+	s.Commands = NFenceCsGpuVa(cs);
+	s.CommandLength = NFenceCsSize(cs);
+	s.BroadcastContextCount = n;
+	memcpy(s.BroadcastContext, ctxs, n * sizeof(*ctxs));
+	return D3DKMTSubmitCommand(&s);
+}
+
+static NTSTATUS context_gpu_wait(D3DKMT_HANDLE ctx, D3DKMT_HANDLE object,
+				 UINT64 value)
+{
+	D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMGPU w = {
+		.hContext = ctx,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &object,
+		.MonitoredFenceValueArray = &value,
+	};
+
+	return D3DKMTWaitForSynchronizationObjectFromGpu(&w);
+}
+
+static NTSTATUS context_gpu_signal(D3DKMT_HANDLE ctx, D3DKMT_HANDLE object,
+				   UINT64 value)
+{
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU s = {
+		.hContext = ctx,
+		.ObjectCount = 1,
+		.ObjectHandleArray = &object,
+		.MonitoredFenceValueArray = &value,
+	};
+
+	return D3DKMTSignalSynchronizationObjectFromGpu(&s);
+}
+
+/*
+ * D3DKMTSubmitCommand on the kernel's CMP: the command buffer goes to the
+ * context's own queue behind a WaitForSynchronizationObjectFromGpu, so it
+ * does not run before the CPU signals the awaited fence; a
+ * SignalSynchronizationObjectFromGpu queued after it tells when it ran.
+ * A broadcast runs the buffer on each context; a context of
+ * D3DKMTCreateHwContext takes it too; what is refused.
+ */
+TEST_F(gpu, submit_command_after_context_wait)
+{
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], m, n, hc, cb, ctxs[2];
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
+	D3DKMT_CREATEHWCONTEXT chc;
+	D3DKMT_DESTROYHWCONTEXT dhc;
+	D3DKMT_SUBMITCOMMAND s;
+	NFENCE_CS cs, bc;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	c.hDevice = dev;
+	c.Info.Type = D3DDDI_MONITORED_FENCE;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateSynchronizationObject2(&c));
+	m = c.hSyncObject;
+	n = fence(_metadata, dev, 0, 0, NULL);
+
+	/* Held: neither the buffer nor the signal behind it runs. */
+	ASSERT_EQ(STATUS_SUCCESS, context_gpu_wait(g->ctx[0], m, 5));
+	cs_begin(_metadata, g, &cs);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsWrite64(&cs, g->data.va, 0x5c));
+	ASSERT_EQ(STATUS_SUCCESS, submit_command(&g->ctx[0], 1, &cs));
+	ASSERT_EQ(STATUS_SUCCESS, context_gpu_signal(g->ctx[0], n, 1));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, n, 1, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[0]));
+	/* More buffers queue behind it, each with the next progress value. */
+	for (i = 1; i <= 3; i++) {
+		cs_begin(_metadata, g, &bc);
+		NFenceCsWrite64(&bc, g->data.va + 8 * i, 0x60 + i);
+		ASSERT_EQ(STATUS_SUCCESS, submit_command(&g->ctx[0], 1, &bc));
+	}
+	ASSERT_EQ(STATUS_SUCCESS, context_gpu_signal(g->ctx[0], n, 2));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[3]));
+
+	/* Released by the CPU signal: the buffers ran, then the signals. */
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, m, 5));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 2, WAIT_NS));
+	EXPECT_EQ(0x5cull, rd(&g->data.cpu[0]));
+	for (i = 1; i <= 3; i++) {
+		EXPECT_EQ((UINT64)(0x60 + i), rd(&g->data.cpu[i]));
+	}
+
+	/*
+	 * Broadcast to a hardware context and ctx[1]: the first runs it at
+	 * once, the second once its own wait is released.
+	 */
+	memset(&chc, 0, sizeof(chc));
+	chc.hDevice = dev;
+	chc.NodeOrdinal = 0;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateHwContext(&chc));
+	hc = chc.hHwContext;
+	ctxs[0] = hc;
+	ctxs[1] = g->ctx[1];
+	ASSERT_EQ(STATUS_SUCCESS, context_gpu_wait(g->ctx[1], m, 6));
+	cs_begin(_metadata, g, &bc);
+	NFenceCsWrite64(&bc, g->data.va + 64, 0x7a);
+	ASSERT_EQ(STATUS_SUCCESS, submit_command(ctxs, 2, &bc));
+	ASSERT_EQ(STATUS_SUCCESS, context_gpu_signal(hc, n, 3));
+	ASSERT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 3, WAIT_NS));
+	EXPECT_EQ(0x7aull, rd(&g->data.cpu[8]));
+	g->data.cpu[8] = 0;
+	ASSERT_EQ(STATUS_SUCCESS, context_gpu_signal(g->ctx[1], n, 4));
+	EXPECT_EQ(STATUS_TIMEOUT, cpu_wait(dev, n, 4, QUIET_NS));
+	EXPECT_EQ(0ull, rd(&g->data.cpu[8]));
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(dev, m, 6));
+	ASSERT_EQ(STATUS_SUCCESS, cpu_wait(dev, n, 4, WAIT_NS));
+	EXPECT_EQ(0x7aull, rd(&g->data.cpu[8]));
+
+	/* What is refused: flags, counts, lengths, contexts. */
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->e.devb, 0, 0, &cb));
+	memset(&s, 0, sizeof(s));
+	s.Commands = NFenceCsGpuVa(&bc);
+	s.CommandLength = NFenceCsSize(&bc);
+	s.BroadcastContextCount = 2;
+	s.BroadcastContext[0] = hc;
+	s.BroadcastContext[1] = cb;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[1] = n;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContext[1] = g->ctx[1];
+	s.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.Flags.Value = 0;
+	s.BroadcastContextCount = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContextCount = 65;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.BroadcastContextCount = 2;
+	s.CommandLength = 12;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	s.CommandLength = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	/* The kernel's check: a buffer in no allocation. */
+	s.CommandLength = 8;
+	s.Commands = 0x10;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(&s));
+	chc.Flags.Value = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(&chc));
+
+	/* Either destroy call destroys either kind of context. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(hc));
+	dhc.hHwContext = cb;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTDestroyHwContext(&dhc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwContext(&dhc));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, submit_command(&hc, 1, &bc));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(m));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(n));
+}
+
 /*
  * WSL's other entry points: D3DKMTCreateContext makes a context that runs
  * GPU work (a hardware queue submission and a context-level GPU signal)
@@ -4954,12 +5112,15 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(n));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(c.hContext));
 
+	/* The hardware context calls and context-level submission. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwContext(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(NULL));
+
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTChangeVideoMemoryReservation(NULL));
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateHwContext(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreatePagingQueue(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreateSynchronizationObject(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTDestroyAllocation(NULL));
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTDestroyHwContext(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTDestroyPagingQueue(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTEscape(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTEvict(NULL));
@@ -4990,7 +5151,6 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTShareObjectWithHost(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSignalSynchronizationObject(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSignalSynchronizationObject2(NULL));
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSubmitCommand(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTUpdateAllocationProperty(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTUpdateGpuVirtualAddress(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTWaitForSynchronizationObject(NULL));
