@@ -433,7 +433,7 @@ notdr|-|tdr_timeout_ms=0
 doorbells1|nfence_doorbell|num_doorbells=1
 globaldb|nfence_doorbell|doorbell_model=2
 f1idle|nfence_doorbell@f1-idle nfence_doorbell@f1-window-*|f1_idle_ms=100
-quota|nfence_alloc@client-quota nfence_alloc@client-quota-fences|client_vram_mb=8 client_sysmem_mb=16
+quota|nfence_alloc@client-quota nfence_alloc@client-quota-fences nfence_query@segment-usage*|client_vram_mb=8 client_sysmem_mb=16
 mixed|nfence_query|num_adapters=2 native_fences=1,0 user_mode_submission=1,0 num_engines=3,8 vram_visible_mb=16,0 no_64bit_atomics=0,1
 irqpayload|nfence_log nfence_wait nfence_xadapter nfence_sched@stress-*|num_adapters=3 interrupt_payload=2,1,0
 LOADS

@@ -27,8 +27,8 @@
  *     context (D3DKMTCreateContext) in a broadcast GPU signal, a shared
  *     monitored fence opened from its NT handle, a device marked as error,
  *     the teardown of the command buffer, D3DKMTCloseDxCoreDevice and
- *     D3DKMTEnumAdapters2; and one call libnfence refuses
- *     (D3DKMTQueryVideoMemoryInfo, STATUS_NOT_SUPPORTED).
+ *     D3DKMTEnumAdapters2, and D3DKMTQueryVideoMemoryInfo (the command
+ *     buffer in the non-local segment group's usage).
  *
  * It prints one "ok ..." line per check, or "not ok ..." and exits with 1.
  * The command buffer is in the simulated GPU's instruction set (NFenceCs*),
@@ -499,13 +499,24 @@ void WslCalls(D3DKMT_HANDLE hAdapter, D3DKMT_HANDLE hDevice,
 	Expect(D3DKMTDestroySynchronizationObject(&destroy),
 	       "destroy the shared fence");
 
-	/* A call libnfence refuses: budgets need the driver's usage. */
+	/* The budget and usage of each segment group: the command buffer. */
 	D3DKMT_QUERYVIDEOMEMORYINFO budget;
 
 	std::memset(&budget, 0, sizeof(budget));
 	budget.hAdapter = hAdapter;
-	Check(D3DKMTQueryVideoMemoryInfo(&budget) == STATUS_NOT_SUPPORTED,
-	      "D3DKMTQueryVideoMemoryInfo is refused");
+	budget.MemorySegmentGroup = D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL;
+	if (Expect(D3DKMTQueryVideoMemoryInfo(&budget),
+		   "D3DKMTQueryVideoMemoryInfo (NON_LOCAL)"))
+		Check(budget.CurrentUsage >= 4096 &&
+		      budget.CurrentUsage <= budget.Budget &&
+		      !budget.CurrentReservation &&
+		      !budget.AvailableForReservation,
+		      "NON_LOCAL: the command buffer counts, within the budget");
+	budget.MemorySegmentGroup = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
+	if (Expect(D3DKMTQueryVideoMemoryInfo(&budget),
+		   "D3DKMTQueryVideoMemoryInfo (LOCAL)"))
+		Check(budget.Budget > 0 && budget.CurrentUsage <= budget.Budget,
+		      "LOCAL: usage within the budget");
 
 	/* A device of its own, marked as error: it stops. */
 	D3DKMT_CREATEDEVICE cd;

@@ -11,6 +11,10 @@
  *
  * D3DKMTQueryClockCalibration: DRM_NFENCE_QUERY_TIMESTAMP's pair, with the
  * frequency read at open.
+ *
+ * D3DKMTQueryVideoMemoryInfo: DRM_NFENCE_QUERY_SEGMENT_USAGE's budgets and
+ * usage of the adapter file, summed over the segments of the group, which
+ * the segment query's flags give as KMTQAITYPE_GETSEGMENTSIZE reads them.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -595,6 +599,100 @@ NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *pClockCalibra
 		clock.Flags.Value = 0;
 		q->ClockData = clock;
 	}
+	nf_adapter_put(adapter);
+	return st;
+}
+
+/* The DRM_NFENCE_SEGMENT_* flag of a segment group's segments, or 0. */
+static uint32_t nf_segment_group_flag(D3DKMT_MEMORY_SEGMENT_GROUP group)
+{
+	switch (group) {
+	case D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL:
+		return DRM_NFENCE_SEGMENT_LOCAL;
+	case D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL:
+		return DRM_NFENCE_SEGMENT_SYSTEM;
+	}
+	return 0;
+}
+
+/*
+ * Sum the budget and usage of the segments with @flag into @q; the two
+ * kernel answers must name the same segments.
+ */
+static NTSTATUS nf_sum_segment_usage(const struct nf_adapter *adapter,
+				     uint32_t flag,
+				     D3DKMT_QUERYVIDEOMEMORYINFO *q)
+{
+	const struct drm_nfence_segment_usage *ku;
+	const struct drm_nfence_segment_info *ks;
+	uint64_t budget = 0, usage = 0;
+	uint32_t ucount, scount, i, j;
+	void *kseg, *kuse;
+	NTSTATUS st;
+
+	st = nf_kquery_array(adapter, DRM_NFENCE_QUERY_SEGMENT_USAGE,
+			     sizeof(*ku), &kuse, &ucount);
+	if (st == STATUS_INVALID_PARAMETER)
+		return STATUS_NOT_SUPPORTED;	/* a driver without the type */
+	if (!NT_SUCCESS(st))
+		return st;
+	st = nf_kquery_array(adapter, DRM_NFENCE_QUERY_SEGMENTS, sizeof(*ks),
+			     &kseg, &scount);
+	if (!NT_SUCCESS(st)) {
+		free(kuse);
+		return st;
+	}
+	ku = (const struct drm_nfence_segment_usage *)
+	     ((const char *)kuse + sizeof(struct drm_nfence_query_segment_usage));
+	ks = (const struct drm_nfence_segment_info *)
+	     ((const char *)kseg + sizeof(struct drm_nfence_query_segments));
+	if (ucount != scount)
+		st = STATUS_UNSUCCESSFUL;
+	for (i = 0; NT_SUCCESS(st) && i < ucount; i++) {
+		for (j = 0; j < scount && ks[j].id != ku[i].id; j++)
+			;
+		if (j == scount) {
+			st = STATUS_UNSUCCESSFUL;
+		} else if (ks[j].flags & flag) {
+			budget += ku[i].budget;
+			usage += ku[i].usage;
+		}
+	}
+	free(kseg);
+	free(kuse);
+	if (!NT_SUCCESS(st))
+		return st;
+	q->Budget = budget;
+	q->CurrentUsage = usage;
+	/* nfence has no reservations (D3DKMTChangeVideoMemoryReservation). */
+	q->CurrentReservation = 0;
+	q->AvailableForReservation = 0;
+	return STATUS_SUCCESS;
+}
+
+NTSTATUS D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *pData)
+{
+	D3DKMT_QUERYVIDEOMEMORYINFO *q = pData;
+	struct nf_adapter *adapter;
+	uint32_t flag;
+	NTSTATUS st;
+
+	if (!q)
+		return STATUS_INVALID_PARAMETER;
+	/* As WSL's driver: only the calling process, named by NULL. */
+	if (q->hProcess)
+		return STATUS_INVALID_PARAMETER;
+	/* One physical adapter per nfence adapter. */
+	if (q->PhysicalAdapterIndex != 0)
+		return STATUS_INVALID_PARAMETER;
+	flag = nf_segment_group_flag(q->MemorySegmentGroup);
+	if (!flag)
+		return STATUS_INVALID_PARAMETER;
+
+	adapter = nf_adapter_lookup(q->hAdapter);
+	if (!adapter)
+		return NF_STATUS_BAD_HANDLE;
+	st = nf_sum_segment_usage(adapter, flag, q);
 	nf_adapter_put(adapter);
 	return st;
 }

@@ -37,6 +37,7 @@ TEST(null_arguments)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCloseAdapter(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryClockCalibration(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateDevice(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDevice(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateNativeFence(NULL));
@@ -117,6 +118,48 @@ TEST(query_arguments_checked_before_handle)
 	q.Type = KMTQAITYPE_NFENCE_SEGMENTS;
 	q.PrivateDriverDataSize = D3DKMT_NFENCE_SEGMENTS_SIZE(0);
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryAdapterInfo(&q));
+}
+
+/*
+ * D3DKMTQueryVideoMemoryInfo without an adapter: a process handle (any,
+ * Windows' GetCurrentProcess() pseudo-handle included), a physical adapter
+ * other than 0, an unknown segment group and then the handle are refused,
+ * and a refusal writes nothing. gpu_test.c refuses each with a valid
+ * handle.
+ */
+TEST(video_memory_arguments)
+{
+	D3DKMT_QUERYVIDEOMEMORYINFO q, before;
+	static const D3DKMT_MEMORY_SEGMENT_GROUP bad_groups[] = {
+		(D3DKMT_MEMORY_SEGMENT_GROUP)2, (D3DKMT_MEMORY_SEGMENT_GROUP)3,
+		(D3DKMT_MEMORY_SEGMENT_GROUP)0x7fffffff,
+		(D3DKMT_MEMORY_SEGMENT_GROUP)-1,
+	};
+	size_t i;
+
+	memset(&q, 0, sizeof(q));
+	q.Budget = q.CurrentUsage = q.CurrentReservation = 0xa5a5a5a5u;
+	q.AvailableForReservation = 0xa5a5a5a5u;
+	q.hProcess = (HANDLE)(uintptr_t)1;
+	before = q;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(&q));
+	EXPECT_EQ(0, memcmp(&q, &before, sizeof(q)));
+	q.hProcess = (HANDLE)(uintptr_t)-1;	/* Windows' GetCurrentProcess() */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(&q));
+	q.hProcess = NULL;
+	q.PhysicalAdapterIndex = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(&q));
+	q.PhysicalAdapterIndex = 0;
+	for (i = 0; i < ARRAY_SIZE(bad_groups); i++) {
+		q.MemorySegmentGroup = bad_groups[i];
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTQueryVideoMemoryInfo(&q));
+	}
+	/* Good arguments: the handle (none open) is what fails now. */
+	q.MemorySegmentGroup = D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL;
+	before = q;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(&q));
+	EXPECT_EQ(0, memcmp(&q, &before, sizeof(q)));
 }
 
 TEST(create_device_flags)

@@ -71,6 +71,10 @@ HC_ARGS_CALL(hc_close_adapter, D3DKMTCloseAdapter, D3DKMT_CLOSEADAPTER,
 HC_ARGS_CALL(hc_query_clock, D3DKMTQueryClockCalibration,
 	     D3DKMT_QUERYCLOCKCALIBRATION, .hAdapter = h->adapter,
 	     .ClockData.GpuFrequency = HC_POISON)
+HC_ARGS_CALL(hc_query_video_memory, D3DKMTQueryVideoMemoryInfo,
+	     D3DKMT_QUERYVIDEOMEMORYINFO, .hAdapter = h->adapter,
+	     .MemorySegmentGroup = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL,
+	     .Budget = HC_POISON, .CurrentUsage = HC_POISON)
 HC_ARGS_CALL(hc_set_logging_level, NFenceSetLoggingLevel,
 	     NFENCE_SETLOGGINGLEVEL, .hAdapter = h->adapter,
 	     .LoggingLevel = D3DDDI_LOGGING_LEVEL_DEFAULT,
@@ -290,6 +294,7 @@ static const struct {
 } handle_calls[] = {
 #define HC(fn)	{ #fn, fn }
 	HC(hc_query_adapter_info), HC(hc_query_clock),
+	HC(hc_query_video_memory),
 	HC(hc_set_logging_level), HC(hc_create_device),
 	HC(hc_get_device_state), HC(hc_create_native_fence),
 	HC(hc_create_monitored_fence), HC(hc_open_native_fence),

@@ -29,6 +29,9 @@ NF_ASSERT(sizeof(D3DKMT_SUBMITCOMMANDFLAGS) == 4, "submit command flags");
 NF_ASSERT(NF_WIN_ALIGNOF(D3DKMT_SUBMITCOMMANDFLAGS) == 4,
 	  "submit command flags");
 NF_ASSERT(D3DKMT_NFENCE_MAX_BROADCAST_CONTEXTS == 64, "broadcast contexts");
+NF_ASSERT(sizeof(D3DKMT_MEMORY_SEGMENT_GROUP) == 4, "an enum, as Windows'");
+NF_ASSERT(D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL == 0, "LOCAL");
+NF_ASSERT(D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL == 1, "NON_LOCAL");
 NF_ASSERT(KMTQAITYPE_GETSEGMENTSIZE == 3, "3");
 NF_ASSERT(KMTQAITYPE_ADAPTERTYPE == 15, "15");
 NF_ASSERT(KMTQAITYPE_NODEMETADATA == 25, "25");
@@ -126,6 +129,19 @@ int startup(void)
 		if (NT_SUCCESS(query(h, KMTQAITYPE_GETSEGMENTSIZE, &sizes,
 				     sizeof(sizes))))
 			answered += sizes.DedicatedVideoMemorySize != 0;
+		{
+			/* A runtime's budget check, as DXGI's QueryVideoMemoryInfo. */
+			D3DKMT_QUERYVIDEOMEMORYINFO vm;
+
+			vm.hProcess = NULL;
+			vm.hAdapter = h;
+			vm.MemorySegmentGroup = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
+			vm.Budget = vm.CurrentUsage = 0;
+			vm.CurrentReservation = vm.AvailableForReservation = 0;
+			vm.PhysicalAdapterIndex = 0;
+			if (NT_SUCCESS(D3DKMTQueryVideoMemoryInfo(&vm)))
+				answered += vm.CurrentUsage <= vm.Budget;
+		}
 		if (NT_SUCCESS(query(h, KMTQAITYPE_QUERY_ADAPTER_UNIQUE_GUID,
 				     &guid, sizeof(guid))))
 			answered += guid.Data1 != 0;

@@ -536,8 +536,35 @@ static int mock_version(const struct mock_node *node, struct drm_version *v)
 	return 0;
 }
 
-/* Answer of a query into @buf (at most 512 bytes); returns its size. */
-static uint32_t mock_answer(const struct mock_adapter *a, uint32_t type,
+/*
+ * Bytes of segment @id (1 system, 2 VRAM) @f's allocations hold, as the
+ * kernel charges them to the file (fence values, which the kernel charges
+ * to VRAM too, are not placed in the fake segments). Locked.
+ */
+static uint64_t mock_file_usage(const struct mock_file *f, uint32_t id)
+{
+	uint64_t used = 0;
+	unsigned int i;
+
+	for (i = 0; f && i < f->nallocs; i++)
+		if (f->allocs[i].placed == id)
+			used += f->allocs[i].size;
+	return used;
+}
+
+/* A segment's budget: the client quota bounded by the size. */
+static uint64_t mock_budget(uint32_t quota_mb, uint32_t size_mb)
+{
+	return (uint64_t)(quota_mb && quota_mb < size_mb ? quota_mb : size_mb)
+	       << 20;
+}
+
+/*
+ * Answer of a query into @buf (at most 512 bytes) for file @f (NULL: one
+ * that holds nothing); returns its size.
+ */
+static uint32_t mock_answer(const struct mock_adapter *a,
+			    const struct mock_file *f, uint32_t type,
 			    void *buf)
 {
 	memset(buf, 0, 512);
@@ -626,11 +653,26 @@ static uint32_t mock_answer(const struct mock_adapter *a, uint32_t type,
 		q->gpu_timestamp = q->cpu_monotonic_ns / 10;
 		return sizeof(*q);
 	}
+	case DRM_NFENCE_QUERY_SEGMENT_USAGE: {
+		struct drm_nfence_query_segment_usage *q = buf;
+
+		q->num_segments = 2;
+		q->segments[0].id = 1;
+		q->segments[0].budget = mock_budget(a->client_sysmem_mb,
+						    a->sysmem_mb);
+		q->segments[0].usage = mock_file_usage(f, 1);
+		q->segments[1].id = 2;
+		q->segments[1].budget = mock_budget(a->client_vram_mb,
+						    a->vram_mb);
+		q->segments[1].usage = mock_file_usage(f, 2);
+		return sizeof(*q) + 2 * sizeof(q->segments[0]);
+	}
 	}
 	return 0;
 }
 
-static int mock_query(const struct mock_node *node, struct drm_nfence_query *q)
+static int mock_query(int fd, const struct mock_node *node,
+		      struct drm_nfence_query *q)
 {
 	char buf[512];
 	uint32_t need;
@@ -638,7 +680,9 @@ static int mock_query(const struct mock_node *node, struct drm_nfence_query *q)
 	if (q->flags || q->pad || q->reserved[0] || q->reserved[1] ||
 	    q->type >= DRM_NFENCE_QUERY_COUNT)
 		return -EINVAL;
-	need = mock_answer(&node->adapter, q->type, buf);
+	need = mock_answer(&node->adapter,
+			   fd < MOCK_MAX_FDS ? mock_files[fd] : NULL,
+			   q->type, buf);
 	if (q->size == 0) {
 		q->size = need;
 		return 0;
@@ -1404,8 +1448,13 @@ static bool mock_alloc_handle_used(struct mock_file *f, uint32_t handle)
 	return false;
 }
 
-/* The pool a request takes memory from, or -ENOSPC. Locked. */
-static int mock_pick_pool(const struct mock_node *node, uint32_t segment,
+/*
+ * The pool a request of file @f takes memory from, or -ENOSPC: as the
+ * kernel, a segment is full for a file that would go past its quota there.
+ * Locked.
+ */
+static int mock_pick_pool(const struct mock_node *node,
+			  const struct mock_file *f, uint32_t segment,
 			  uint32_t flags, uint64_t size)
 {
 	const struct mock_adapter *a = &node->adapter;
@@ -1413,7 +1462,13 @@ static int mock_pick_pool(const struct mock_node *node, uint32_t segment,
 	uint64_t visible = (uint64_t)a->vram_visible_mb << 20;
 	uint64_t invisible = ((uint64_t)a->vram_mb << 20) - visible;
 	uint64_t system = (uint64_t)a->sysmem_mb << 20;
+	uint64_t vram_quota = (uint64_t)a->client_vram_mb << 20;
+	uint64_t sys_quota = (uint64_t)a->client_sysmem_mb << 20;
 
+	if (sys_quota && mock_file_usage(f, 1) + size > sys_quota)
+		system = 0;
+	if (vram_quota && mock_file_usage(f, 2) + size > vram_quota)
+		visible = invisible = 0;
 	if (segment == 2) {
 		if (!(flags & DRM_NFENCE_ALLOC_CPU_VISIBLE) &&
 		    used[MOCK_POOL_VRAM_INVISIBLE] + size <= invisible)
@@ -1456,7 +1511,7 @@ static int mock_alloc_create(int fd, const struct mock_node *node,
 	if (f->nallocs == MOCK_MAX_ALLOCS)
 		return -ENOSPC;
 	size = (args->size + MOCK_PAGE_SIZE - 1) & ~(uint64_t)(MOCK_PAGE_SIZE - 1);
-	pool = mock_pick_pool(node, args->segment_id, args->flags, size);
+	pool = mock_pick_pool(node, f, args->segment_id, args->flags, size);
 	if (pool < 0)
 		return pool;
 
@@ -2509,7 +2564,7 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		mock_calls[_IOC_NR(request) - DRM_COMMAND_BASE]++;
 	switch (request) {
 	case DRM_IOCTL_NFENCE_QUERY:
-		return mock_query(node, arg);
+		return mock_query(fd, node, arg);
 	case DRM_IOCTL_NFENCE_DEVICE_CREATE:
 		return mock_device_create(fd, arg);
 	case DRM_IOCTL_NFENCE_DEVICE_DESTROY:

@@ -24,6 +24,8 @@ struct mock_adapter {
 	uint32_t luid_low, luid_high;
 	uint32_t num_engines;
 	uint32_t vram_mb, vram_visible_mb, sysmem_mb;
+	/* per-file quotas in MiB, 0 for none (client_vram_mb, _sysmem_mb) */
+	uint32_t client_vram_mb, client_sysmem_mb;
 	bool native_fences, optimized_default_fence, user_mode_submission;
 	bool no_64bit_atomics;
 	uint32_t doorbell_model, num_doorbells;

@@ -34,7 +34,10 @@ set -- "$@" \
 	"^broadcast: monitored fence value 7$" \
 	"^ok D3DKMTOpenSyncObjectFromNtHandle2$" \
 	"^ok shared monitored fence: one value behind both handles$" \
-	"^ok D3DKMTQueryVideoMemoryInfo is refused$" \
+	"^ok D3DKMTQueryVideoMemoryInfo (NON_LOCAL)$" \
+	"^ok NON_LOCAL: the command buffer counts, within the budget$" \
+	"^ok D3DKMTQueryVideoMemoryInfo (LOCAL)$" \
+	"^ok LOCAL: usage within the budget$" \
 	"^ok D3DKMTUnlock2$" \
 	"^ok D3DKMTDestroyAllocation2$" \
 	"^ok D3DKMTEnumAdapters2 counts the adapters D3DKMTEnumAdapters3 did$" \

@@ -422,6 +422,7 @@ const char *nfence_query_name(uint32_t type)
 		[DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS] = "native-fence-caps",
 		[DRM_NFENCE_QUERY_UMS_CAPS] = "ums-caps",
 		[DRM_NFENCE_QUERY_TIMESTAMP] = "timestamp",
+		[DRM_NFENCE_QUERY_SEGMENT_USAGE] = "segment-usage",
 	};
 
 	if (type >= DRM_NFENCE_QUERY_COUNT || !names[type])

@@ -52,6 +52,10 @@ static uint32_t expected_size(uint32_t type)
 		return sizeof(struct drm_nfence_query_ums_caps);
 	case DRM_NFENCE_QUERY_TIMESTAMP:
 		return sizeof(struct drm_nfence_query_timestamp);
+	case DRM_NFENCE_QUERY_SEGMENT_USAGE:
+		return sizeof(struct drm_nfence_query_segment_usage) +
+			adapter.num_segments *
+			sizeof(struct drm_nfence_segment_usage);
 	}
 	igt_assert_f(false, "no query type %u\n", type);
 	return 0;
@@ -226,6 +230,246 @@ static void test_segments(void)
 			  param_u64("vram_visible_mb") * MIB);
 
 	free(s);
+}
+
+#define PAGE	4096ull
+
+/* The answer to SEGMENT_USAGE on @afd, checked for shape. */
+static struct drm_nfence_query_segment_usage *segment_usage(int afd)
+{
+	struct drm_nfence_query_segment_usage *u;
+	uint32_t size;
+
+	u = nfence_query_alloc(afd, DRM_NFENCE_QUERY_SEGMENT_USAGE, &size);
+	igt_assert_eq_u32(size, expected_size(DRM_NFENCE_QUERY_SEGMENT_USAGE));
+	igt_assert_eq_u32(u->num_segments, adapter.num_segments);
+	igt_assert_eq_u32(u->pad, 0);
+	for (uint32_t i = 0; i < u->num_segments; i++) {
+		igt_assert_eq_u32(u->segments[i].id, i + 1);
+		igt_assert_eq_u32(u->segments[i].pad, 0);
+		igt_assert_lte_u64(u->segments[i].usage,
+				   u->segments[i].budget);
+	}
+	return u;
+}
+
+/* Bytes @afd holds of segment @id now. */
+static uint64_t usage_of(int afd, uint32_t id)
+{
+	struct drm_nfence_query_segment_usage *u = segment_usage(afd);
+	uint64_t used = u->segments[id - 1].usage;
+
+	free(u);
+	return used;
+}
+
+/* The budget the contract gives: the quota if set and smaller, else size. */
+static uint64_t expected_budget(const char *quota_param, uint64_t size)
+{
+	uint64_t quota = param_u64(quota_param) * MIB;
+
+	return quota && quota < size ? quota : size;
+}
+
+static void check_segment_budgets(void)
+{
+	struct drm_nfence_query_segment_usage *u;
+	struct drm_nfence_query_segments *s;
+	int afd = nfence_open_adapter(adapter.index);
+
+	s = nfence_query_alloc(afd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
+	u = segment_usage(afd);
+	for (uint32_t i = 0; i < u->num_segments; i++)
+		igt_assert_eq_u32(u->segments[i].id, s->segments[i].id);
+	igt_assert_eq_u64(u->segments[0].budget,
+			  expected_budget("client_sysmem_mb",
+					  s->segments[0].size));
+	igt_assert_eq_u64(u->segments[1].budget,
+			  expected_budget("client_vram_mb",
+					  s->segments[1].size));
+	/* A new file holds nothing. */
+	igt_assert_eq_u64(u->segments[0].usage, 0);
+	igt_assert_eq_u64(u->segments[1].usage, 0);
+	free(u);
+	free(s);
+	close(afd);
+}
+
+static void test_segment_usage(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	on_every_adapter(check_segment_budgets);
+}
+
+/*
+ * Each allocation raises its file's usage of the segment it was placed in
+ * by its page-aligned size and no other segment's; destroying it gives the
+ * bytes back.
+ */
+static void test_segment_usage_alloc(void)
+{
+	static const struct {
+		uint32_t segment, flags;
+		uint64_t size, charged;
+	} cases[] = {
+		{ NFENCE_SEGMENT_SYSTEM, 0, 3 * PAGE + 1, 4 * PAGE },
+		{ NFENCE_SEGMENT_SYSTEM, DRM_NFENCE_ALLOC_CPU_VISIBLE, PAGE,
+		  PAGE },
+		{ NFENCE_SEGMENT_VRAM, 0, 5 * PAGE, 5 * PAGE },
+		{ NFENCE_SEGMENT_VRAM, DRM_NFENCE_ALLOC_CPU_VISIBLE, 1,
+		  PAGE },
+	};
+	int afd = nfence_open();
+	uint32_t dev = nfence_device_create(afd);
+
+	nfence_watchdog(WATCHDOG_S);
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t sys = usage_of(afd, NFENCE_SEGMENT_SYSTEM);
+		uint64_t vram = usage_of(afd, NFENCE_SEGMENT_VRAM);
+		uint32_t other, handle;
+		struct drm_nfence_alloc_create c = {
+			.device = dev,
+			.flags = cases[i].flags,
+			.size = cases[i].size,
+			.segment_id = cases[i].segment,
+		};
+
+		if (cases[i].segment == NFENCE_SEGMENT_VRAM &&
+		    (cases[i].flags & DRM_NFENCE_ALLOC_CPU_VISIBLE) &&
+		    !param_u64("vram_visible_mb"))
+			continue;
+		other = cases[i].segment == NFENCE_SEGMENT_SYSTEM ?
+			NFENCE_SEGMENT_VRAM : NFENCE_SEGMENT_SYSTEM;
+		igt_assert_eq(__nfence_alloc_create(afd, &c), 0);
+		igt_assert_eq_u32(c.placed_segment_id, cases[i].segment);
+		handle = c.handle;
+		igt_assert_eq_u64(usage_of(afd, cases[i].segment),
+				  (cases[i].segment == NFENCE_SEGMENT_SYSTEM ?
+				   sys : vram) + cases[i].charged);
+		igt_assert_eq_u64(usage_of(afd, other),
+				  other == NFENCE_SEGMENT_SYSTEM ? sys : vram);
+		nfence_alloc_destroy(afd, dev, handle);
+		igt_assert_eq_u64(usage_of(afd, NFENCE_SEGMENT_SYSTEM), sys);
+		igt_assert_eq_u64(usage_of(afd, NFENCE_SEGMENT_VRAM), vram);
+	}
+	nfence_device_destroy(afd, dev);
+	close(afd);
+}
+
+/*
+ * Another file's allocations, in the same process, do not count in this
+ * file's usage, nor this file's in the other's; a mapped allocation stays
+ * charged after its destroy until it is unmapped.
+ */
+static void test_segment_usage_other_file(void)
+{
+	int fda = nfence_open(), fdb = nfence_open();
+	uint32_t deva = nfence_device_create(fda);
+	uint32_t devb = nfence_device_create(fdb);
+	uint64_t a_sys, a_vram, b_sys, b_vram;
+	struct nfence_bo ba, bb, bv;
+
+	nfence_watchdog(WATCHDOG_S);
+	a_sys = usage_of(fda, NFENCE_SEGMENT_SYSTEM);
+	a_vram = usage_of(fda, NFENCE_SEGMENT_VRAM);
+	b_sys = usage_of(fdb, NFENCE_SEGMENT_SYSTEM);
+	b_vram = usage_of(fdb, NFENCE_SEGMENT_VRAM);
+
+	nfence_bo_create(fdb, devb, 8 * PAGE, NFENCE_SEGMENT_SYSTEM, 0, &bb);
+	nfence_bo_create(fdb, devb, 2 * PAGE, NFENCE_SEGMENT_VRAM, 0, &bv);
+	igt_assert_eq_u64(usage_of(fdb, NFENCE_SEGMENT_SYSTEM),
+			  b_sys + 8 * PAGE);
+	igt_assert_eq_u64(usage_of(fdb, NFENCE_SEGMENT_VRAM),
+			  b_vram + 2 * PAGE);
+	igt_assert_eq_u64(usage_of(fda, NFENCE_SEGMENT_SYSTEM), a_sys);
+	igt_assert_eq_u64(usage_of(fda, NFENCE_SEGMENT_VRAM), a_vram);
+
+	nfence_bo_create(fda, deva, PAGE, NFENCE_SEGMENT_SYSTEM, 0, &ba);
+	igt_assert_eq_u64(usage_of(fda, NFENCE_SEGMENT_SYSTEM), a_sys + PAGE);
+	igt_assert_eq_u64(usage_of(fdb, NFENCE_SEGMENT_SYSTEM),
+			  b_sys + 8 * PAGE);
+
+	/* Destroyed while mapped: still B's until the mapping goes. */
+	nfence_alloc_destroy(fdb, devb, bb.handle);
+	igt_assert_eq_u64(usage_of(fdb, NFENCE_SEGMENT_SYSTEM),
+			  b_sys + 8 * PAGE);
+	nfence_bo_unmap(&bb);
+	igt_assert_eq_u64(usage_of(fdb, NFENCE_SEGMENT_SYSTEM), b_sys);
+
+	/* B's file closing does not touch A's count. */
+	nfence_bo_destroy(&bv);
+	close(fdb);
+	igt_assert_eq_u64(usage_of(fda, NFENCE_SEGMENT_SYSTEM), a_sys + PAGE);
+	nfence_bo_destroy(&ba);
+	igt_assert_eq_u64(usage_of(fda, NFENCE_SEGMENT_SYSTEM), a_sys);
+	igt_assert_eq_u64(usage_of(fda, NFENCE_SEGMENT_VRAM), a_vram);
+	close(fda);
+}
+
+/*
+ * Under per-client quotas: the budgets are the quotas, and a file filled
+ * to its VRAM quota reports usage equal to its budget, the next page
+ * refused without changing it.
+ */
+static void test_segment_usage_quota(void)
+{
+	struct drm_nfence_query_segment_usage *u;
+	uint64_t vram_quota, sys_quota, used, before;
+	struct drm_nfence_alloc_create c;
+	uint32_t dev, handles[64];
+	unsigned int n = 0;
+	int afd;
+
+	igt_require_f(nfence_param_u64("client_vram_mb", &vram_quota) &&
+		      nfence_param_u64("client_sysmem_mb", &sys_quota) &&
+		      vram_quota && sys_quota,
+		      "needs per-client quotas (client_vram_mb, "
+		      "client_sysmem_mb)\n");
+	vram_quota *= MIB;
+	sys_quota *= MIB;
+	igt_require_f(vram_quota < param_u64("vram_mb") * MIB &&
+		      sys_quota < param_u64("sysmem_mb") * MIB,
+		      "needs quotas smaller than the segments\n");
+	nfence_watchdog(WATCHDOG_S);
+	afd = nfence_open();
+	dev = nfence_device_create(afd);
+
+	u = segment_usage(afd);
+	igt_assert_eq_u64(u->segments[0].budget, sys_quota);
+	igt_assert_eq_u64(u->segments[1].budget, vram_quota);
+	free(u);
+
+	before = usage_of(afd, NFENCE_SEGMENT_VRAM);
+	used = before;
+	while (used + MIB <= vram_quota) {
+		igt_assert_lt(n, ARRAY_SIZE(handles));
+		handles[n++] = nfence_alloc_create(afd, dev, MIB,
+						   NFENCE_SEGMENT_VRAM, 0,
+						   NULL);
+		used += MIB;
+		igt_assert_eq_u64(usage_of(afd, NFENCE_SEGMENT_VRAM), used);
+	}
+	while (used < vram_quota) {
+		igt_assert_lt(n, ARRAY_SIZE(handles));
+		handles[n++] = nfence_alloc_create(afd, dev, PAGE,
+						   NFENCE_SEGMENT_VRAM, 0,
+						   NULL);
+		used += PAGE;
+	}
+	igt_assert_eq_u64(usage_of(afd, NFENCE_SEGMENT_VRAM), vram_quota);
+	c = (struct drm_nfence_alloc_create){
+		.device = dev,
+		.size = PAGE,
+		.segment_id = NFENCE_SEGMENT_VRAM,
+	};
+	igt_assert_eq(__nfence_alloc_create(afd, &c), -ENOSPC);
+	igt_assert_eq_u64(usage_of(afd, NFENCE_SEGMENT_VRAM), vram_quota);
+
+	while (n)
+		nfence_alloc_destroy(afd, dev, handles[--n]);
+	igt_assert_eq_u64(usage_of(afd, NFENCE_SEGMENT_VRAM), before);
+	nfence_device_destroy(afd, dev);
+	close(afd);
 }
 
 static void test_engines(void)
@@ -999,6 +1243,32 @@ igt_main
 		     "(id 2) sized by the module parameters.");
 	igt_subtest("segments")
 		on_every_adapter(test_segments);
+
+	igt_describe("SEGMENT_USAGE: one entry per segment with the ids of "
+		     "SEGMENTS, budgets the client quotas bounded by the "
+		     "segment sizes, usage 0 for a new file, on every "
+		     "adapter.");
+	igt_subtest("segment-usage")
+		test_segment_usage();
+
+	igt_describe("SEGMENT_USAGE: an allocation raises its segment's usage "
+		     "by its page-aligned size, no other segment's, and its "
+		     "destroy gives the bytes back.");
+	igt_subtest("segment-usage-alloc")
+		test_segment_usage_alloc();
+
+	igt_describe("SEGMENT_USAGE: another file's allocations do not count, "
+		     "and a destroyed allocation still mapped counts until "
+		     "unmapped.");
+	igt_subtest("segment-usage-other-file")
+		test_segment_usage_other_file();
+
+	igt_describe("SEGMENT_USAGE under per-client quotas: the budgets are "
+		     "the quotas; filled to its VRAM quota a file's usage "
+		     "equals its budget and stays there when one page more "
+		     "is refused.");
+	igt_subtest("segment-usage-quota")
+		test_segment_usage_quota();
 
 	igt_describe("ENGINES: one entry per engine, ordinals in order, "
 		     "classes 3D/COMPUTE/COPY round robin.");

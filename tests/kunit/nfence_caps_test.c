@@ -59,7 +59,9 @@ static struct nfence_gpu *caps_gpu(struct kunit *test,
 	return gpu;
 }
 
-static void *caps_query(struct kunit *test, struct nfence_gpu *gpu, u32 type)
+/* The answer to @type for a file whose segment usage is @usage. */
+static void *caps_query_usage(struct kunit *test, struct nfence_gpu *gpu,
+			      struct nfence_segment_usage *usage, u32 type)
 {
 	size_t size = nfence_caps_size(gpu, type);
 	void *buf;
@@ -67,8 +69,18 @@ static void *caps_query(struct kunit *test, struct nfence_gpu *gpu, u32 type)
 	KUNIT_ASSERT_GT(test, size, 0);
 	buf = kunit_kzalloc(test, size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	nfence_caps_fill(gpu, type, buf);
+	nfence_caps_fill(gpu, usage, type, buf);
 	return buf;
+}
+
+/* The answer to @type for a file that holds nothing. */
+static void *caps_query(struct kunit *test, struct nfence_gpu *gpu, u32 type)
+{
+	struct nfence_segment_usage *usage;
+
+	usage = kunit_kzalloc(test, sizeof(*usage), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, usage);
+	return caps_query_usage(test, gpu, usage, type);
 }
 
 static void caps_sizes(struct kunit *test)
@@ -94,6 +106,9 @@ static void caps_sizes(struct kunit *test)
 			sizeof(struct drm_nfence_query_ums_caps));
 	KUNIT_EXPECT_EQ(test, nfence_caps_size(gpu, DRM_NFENCE_QUERY_TIMESTAMP),
 			sizeof(struct drm_nfence_query_timestamp));
+	KUNIT_EXPECT_EQ(test,
+			nfence_caps_size(gpu, DRM_NFENCE_QUERY_SEGMENT_USAGE),
+			8 + 2 * sizeof(struct drm_nfence_segment_usage));
 	KUNIT_EXPECT_EQ(test, nfence_caps_size(gpu, DRM_NFENCE_QUERY_COUNT), 0);
 	KUNIT_EXPECT_EQ(test, nfence_caps_size(gpu, U32_MAX), 0);
 }
@@ -108,6 +123,12 @@ static void caps_uapi_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_query_fence_caps), 24);
 	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_query_ums_caps), 16);
 	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_query_timestamp), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_segment_usage), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct drm_nfence_segment_usage, budget),
+			8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct drm_nfence_segment_usage, usage),
+			16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_query_segment_usage), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_device_create), 8);
 	KUNIT_EXPECT_EQ(test, sizeof(struct drm_nfence_device_destroy), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct drm_nfence_query, data), 8);
@@ -155,6 +176,52 @@ static void caps_segments(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->segments[1].size, (u64)SZ_4M);
 	KUNIT_EXPECT_EQ(test, s->segments[1].cpu_visible_size, (u64)SZ_1M);
 	KUNIT_EXPECT_TRUE(test, s->segments[1].flags & DRM_NFENCE_SEGMENT_LOCAL);
+}
+
+/*
+ * SEGMENT_USAGE: each segment's budget is its client quota bounded by its
+ * size (no quota: the size), its usage the asking file's counter of that
+ * segment id, never another segment's.
+ */
+static void caps_segment_usage(struct kunit *test)
+{
+	struct nfence_gpu *gpu = caps_gpu(test, &base_cfg);
+	struct drm_nfence_query_segment_usage *u;
+	struct nfence_segment_usage *usage;
+
+	usage = kunit_kzalloc(test, sizeof(*usage), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, usage);
+	atomic64_set(&usage->used[NFENCE_SEGMENT_ID_SYSTEM - 1], 3 * SZ_4K);
+	atomic64_set(&usage->used[NFENCE_SEGMENT_ID_LOCAL - 1], 5 * SZ_4K);
+
+	u = caps_query_usage(test, gpu, usage, DRM_NFENCE_QUERY_SEGMENT_USAGE);
+	KUNIT_ASSERT_EQ(test, u->num_segments, 2);
+	KUNIT_EXPECT_EQ(test, u->pad, 0);
+	KUNIT_EXPECT_EQ(test, u->segments[0].id, NFENCE_SEGMENT_ID_SYSTEM);
+	KUNIT_EXPECT_EQ(test, u->segments[0].pad, 0);
+	KUNIT_EXPECT_EQ(test, u->segments[0].budget, (u64)SZ_8M);
+	KUNIT_EXPECT_EQ(test, u->segments[0].usage, (u64)3 * SZ_4K);
+	KUNIT_EXPECT_EQ(test, u->segments[1].id, NFENCE_SEGMENT_ID_LOCAL);
+	KUNIT_EXPECT_EQ(test, u->segments[1].pad, 0);
+	KUNIT_EXPECT_EQ(test, u->segments[1].budget, (u64)SZ_4M);
+	KUNIT_EXPECT_EQ(test, u->segments[1].usage, (u64)5 * SZ_4K);
+
+	/* Quotas below the sizes are the budgets; above, the sizes are. */
+	gpu->segments[0].client_quota = SZ_2M;
+	gpu->segments[1].client_quota = SZ_1M;
+	u = caps_query_usage(test, gpu, usage, DRM_NFENCE_QUERY_SEGMENT_USAGE);
+	KUNIT_EXPECT_EQ(test, u->segments[0].budget, (u64)SZ_2M);
+	KUNIT_EXPECT_EQ(test, u->segments[1].budget, (u64)SZ_1M);
+	gpu->segments[0].client_quota = SZ_16M;
+	gpu->segments[1].client_quota = SZ_4M;
+	u = caps_query_usage(test, gpu, usage, DRM_NFENCE_QUERY_SEGMENT_USAGE);
+	KUNIT_EXPECT_EQ(test, u->segments[0].budget, (u64)SZ_8M);
+	KUNIT_EXPECT_EQ(test, u->segments[1].budget, (u64)SZ_4M);
+
+	/* Another file's counters are its own. */
+	u = caps_query(test, gpu, DRM_NFENCE_QUERY_SEGMENT_USAGE);
+	KUNIT_EXPECT_EQ(test, u->segments[0].usage, 0);
+	KUNIT_EXPECT_EQ(test, u->segments[1].usage, 0);
 }
 
 static void caps_engines(struct kunit *test)
@@ -254,6 +321,7 @@ static struct kunit_case nfence_caps_cases[] = {
 	KUNIT_CASE(caps_uapi_layout),
 	KUNIT_CASE(caps_adapter),
 	KUNIT_CASE(caps_segments),
+	KUNIT_CASE(caps_segment_usage),
 	KUNIT_CASE(caps_engines),
 	KUNIT_CASE(caps_native_fence),
 	KUNIT_CASE(caps_ums),

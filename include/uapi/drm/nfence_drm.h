@@ -156,6 +156,7 @@ extern "C" {
  * @DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS: &struct drm_nfence_query_fence_caps
  * @DRM_NFENCE_QUERY_UMS_CAPS: &struct drm_nfence_query_ums_caps
  * @DRM_NFENCE_QUERY_TIMESTAMP: &struct drm_nfence_query_timestamp
+ * @DRM_NFENCE_QUERY_SEGMENT_USAGE: &struct drm_nfence_query_segment_usage
  * @DRM_NFENCE_QUERY_COUNT: number of query types, not a valid type
  */
 enum drm_nfence_query_type {
@@ -165,6 +166,7 @@ enum drm_nfence_query_type {
 	DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS = 3,
 	DRM_NFENCE_QUERY_UMS_CAPS = 4,
 	DRM_NFENCE_QUERY_TIMESTAMP = 5,
+	DRM_NFENCE_QUERY_SEGMENT_USAGE = 6,
 	DRM_NFENCE_QUERY_COUNT,
 };
 
@@ -175,6 +177,10 @@ enum drm_nfence_query_type {
  * needs into @size. With @size smaller than that it fails with -EINVAL and
  * writes nothing. With @size at least that large it writes the answer at
  * @data and sets @size to the number of bytes written.
+ *
+ * Errors: -EINVAL for an unknown @type, non-zero @flags, @pad or
+ * @reserved, or too small a @size; -EFAULT if the answer cannot be
+ * written at @data; -ENOMEM; -ENODEV once the adapter is unplugged.
  */
 struct drm_nfence_query {
 	/** @type: one of &enum drm_nfence_query_type */
@@ -370,6 +376,52 @@ struct drm_nfence_query_timestamp {
 	__u64 gpu_timestamp;
 	/** @cpu_monotonic_ns: CLOCK_MONOTONIC at the same instant, in ns */
 	__u64 cpu_monotonic_ns;
+};
+
+/**
+ * struct drm_nfence_segment_usage - what the calling file holds of a segment
+ *
+ * One entry per segment, in the order and with the ids of
+ * &struct drm_nfence_query_segments.
+ */
+struct drm_nfence_segment_usage {
+	/** @id: segment id, as &drm_nfence_segment_info.id */
+	__u32 id;
+	/** @pad: zero */
+	__u32 pad;
+	/**
+	 * @budget: bytes the calling file may hold of the segment: its
+	 * per-client quota (module parameters client_vram_mb and
+	 * client_sysmem_mb) when that is set and smaller than the segment,
+	 * the segment's size otherwise. Fixed while the module is loaded.
+	 */
+	__u64 budget;
+	/**
+	 * @usage: bytes of the segment charged to the calling file now: its
+	 * allocations (page-aligned sizes), including those destroyed while
+	 * a CPU mapping still holds them, and, in the local segment, the
+	 * fence values placed there for the fences it created or opened.
+	 * Another file's, of the same process or not, never count. At most
+	 * @budget, except for the moment an allocation past the quota takes
+	 * to be refused.
+	 */
+	__u64 usage;
+};
+
+/**
+ * struct drm_nfence_query_segment_usage - DRM_NFENCE_QUERY_SEGMENT_USAGE
+ *
+ * The calling file's budget and usage of every segment, as the kernel
+ * counts them to enforce the per-client quotas. The only query whose
+ * answer depends on the file that asks.
+ */
+struct drm_nfence_query_segment_usage {
+	/** @num_segments: number of entries in @segments */
+	__u32 num_segments;
+	/** @pad: zero */
+	__u32 pad;
+	/** @segments: the segments */
+	struct drm_nfence_segment_usage segments[];
 };
 
 /**

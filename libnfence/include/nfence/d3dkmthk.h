@@ -840,6 +840,68 @@ typedef struct _D3DKMT_QUERYCLOCKCALIBRATION {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTQueryClockCalibration(D3DKMT_QUERYCLOCKCALIBRATION *pClockCalibration);
 
+/*
+ * D3DKMT_MEMORY_SEGMENT_GROUP: the segments D3DKMTQueryVideoMemoryInfo
+ * reports on (Microsoft's d3dkmthk.h, whose enumerators take 0 and 1 in
+ * this order). LOCAL is nfence's local (VRAM) segment, CPU-visible part
+ * and invisible part together, NON_LOCAL its system memory (aperture)
+ * segment, as KMTQAITYPE_GETSEGMENTSIZE splits them.
+ */
+typedef enum _D3DKMT_MEMORY_SEGMENT_GROUP {
+	D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL = 0,
+	D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL = 1,
+} D3DKMT_MEMORY_SEGMENT_GROUP;
+
+/* D3DKMT_QUERYVIDEOMEMORYINFO: argument of D3DKMTQueryVideoMemoryInfo. */
+typedef struct _D3DKMT_QUERYVIDEOMEMORYINFO {
+	HANDLE hProcess;			/* in: NULL */
+	D3DKMT_HANDLE hAdapter;			/* in: adapter handle */
+	D3DKMT_MEMORY_SEGMENT_GROUP MemorySegmentGroup;	/* in */
+	UINT64 Budget;				/* out: bytes */
+	UINT64 CurrentUsage;			/* out: bytes */
+	UINT64 CurrentReservation;		/* out: 0 */
+	UINT64 AvailableForReservation;		/* out: 0 */
+	UINT PhysicalAdapterIndex;		/* in: 0 */
+} D3DKMT_QUERYVIDEOMEMORYINFO;
+
+/**
+ * D3DKMTQueryVideoMemoryInfo() - this process's budget and usage of a
+ *	segment group of an adapter
+ * @pData: hProcess, hAdapter, MemorySegmentGroup, PhysicalAdapterIndex in;
+ *	Budget, CurrentUsage, CurrentReservation, AvailableForReservation out
+ *
+ * Answered from the kernel's own accounting (DRM_NFENCE_QUERY_SEGMENT_USAGE
+ * on the adapter's file), which is per open file. libnfence opens one
+ * file per adapter in a process, which every handle of that adapter
+ * shares, so the numbers are the process's: the allocations made through
+ * the devices of any of its handles of the adapter (and, in the local
+ * segment, the values of the fences they created or opened). A forked
+ * child's own file, or one the process opened on the render node itself,
+ * counts apart. Budget is the file's per-client quota of
+ * the group's segments (module parameters client_vram_mb and
+ * client_sysmem_mb), bounded by their size, or their size without a
+ * quota: an allocation that would take CurrentUsage past Budget fails, or
+ * is demoted to system memory when it allows that. CurrentUsage is what is
+ * charged now: allocations count with their page-aligned size until freed
+ * (an allocation destroyed while a CPU mapping of it remains counts until
+ * that mapping goes). nfence has no video memory reservations
+ * (D3DKMTChangeVideoMemoryReservation is STATUS_NOT_SUPPORTED):
+ * CurrentReservation and AvailableForReservation are 0.
+ *
+ * The checks, in order: @pData not NULL, hProcess NULL (WSL's driver only
+ * answers for the calling process and refuses any process handle),
+ * PhysicalAdapterIndex 0 (an nfence adapter is one physical adapter),
+ * MemorySegmentGroup LOCAL or NON_LOCAL, then the adapter handle. A call
+ * that fails writes nothing.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if one of the checks
+ * fails or hAdapter is not an open adapter handle; STATUS_NOT_SUPPORTED if
+ * the kernel driver does not know DRM_NFENCE_QUERY_SEGMENT_USAGE (an older
+ * driver); otherwise the status of the kernel's error (see
+ * NFenceStatusFromErrno()).
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *pData);
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                            */
 /* ------------------------------------------------------------------ */
@@ -3470,17 +3532,6 @@ typedef struct _D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE {
 	UINT NumAllocations;
 } D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE;
 
-/* D3DKMT_QUERYVIDEOMEMORYINFO: argument of D3DKMTQueryVideoMemoryInfo. */
-typedef struct _D3DKMT_QUERYVIDEOMEMORYINFO {
-	HANDLE hProcess;
-	D3DKMT_HANDLE hAdapter;
-	UINT MemorySegmentGroup;	/* a D3DKMT_MEMORY_SEGMENT_GROUP */
-	UINT64 Budget;
-	UINT64 CurrentUsage;
-	UINT64 CurrentReservation;
-	UINT64 AvailableForReservation;
-	UINT PhysicalAdapterIndex;
-} D3DKMT_QUERYVIDEOMEMORYINFO;
 
 /* D3DKMT_SIGNALSYNCHRONIZATIONOBJECT: argument of D3DKMTSignalSynchronizationObject. */
 typedef struct _D3DKMT_SIGNALSYNCHRONIZATIONOBJECT {
@@ -3612,9 +3663,6 @@ NFENCE_EXPORT NTSTATUS D3DKMTQueryResourceInfoFromNtHandle(D3DKMT_QUERYRESOURCEI
 
 /* D3DKMTQueryStatistics() - STATUS_NOT_SUPPORTED; refused: its argument's unions are not in nfence's references */
 NFENCE_EXPORT NTSTATUS D3DKMTQueryStatistics(const D3DKMT_QUERYSTATISTICS *pData);
-
-/* D3DKMTQueryVideoMemoryInfo() - STATUS_NOT_SUPPORTED; needs driver support: per-process usage and budget of each segment */
-NFENCE_EXPORT NTSTATUS D3DKMTQueryVideoMemoryInfo(D3DKMT_QUERYVIDEOMEMORYINFO *pData);
 
 /* D3DKMTReclaimAllocations2() - STATUS_NOT_SUPPORTED; needs driver support: residency */
 NFENCE_EXPORT NTSTATUS D3DKMTReclaimAllocations2(D3DKMT_RECLAIMALLOCATIONS2 *pData);

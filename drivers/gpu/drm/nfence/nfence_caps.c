@@ -17,6 +17,7 @@
 #include "nfence_caps.h"
 #include "nfence_gpu.h"
 #include "nfence_log.h"
+#include "nfence_segment.h"
 
 /**
  * DOC: capabilities
@@ -24,10 +25,18 @@
  * DRM_IOCTL_NFENCE_QUERY answers what DxgkDdiQueryAdapterInfo answers on
  * Windows (DXGKQAITYPE_NATIVE_FENCE_CAPS, DXGKQAITYPE_USERMODESUBMISSION_CAPS,
  * node metadata, segment descriptions) plus the adapter identity and a
- * correlated timestamp. The encoding lives in nfence_caps_size() and
- * nfence_caps_fill(), which only read the GPU's fixed description, so that
- * they can be tested without hardware; the ioctl handler only negotiates the
- * size and copies.
+ * correlated timestamp, and the calling file's budget and usage of each
+ * segment (DRM_NFENCE_QUERY_SEGMENT_USAGE, what D3DKMTQueryVideoMemoryInfo
+ * is built on). The encoding lives in nfence_caps_size() and
+ * nfence_caps_fill(), which only read the GPU's fixed description and the
+ * file's segment usage counters, so that they can be tested without
+ * hardware; the ioctl handler only negotiates the size and copies.
+ *
+ * A segment's budget is the per-client quota nfence_segment_alloc_charged()
+ * enforces, bounded by the segment's size (no quota: the whole segment);
+ * its usage is what &struct nfence_segment_usage counts for the file,
+ * read without a lock: each counter is one atomic, and the answer is a
+ * snapshot that concurrent allocations of the same file may change.
  */
 
 static void nfence_caps_adapter(const struct nfence_gpu *gpu,
@@ -63,6 +72,25 @@ static void nfence_caps_segments(const struct nfence_gpu *gpu,
 		out->segments[i].flags = seg->flags;
 		out->segments[i].size = seg->size;
 		out->segments[i].cpu_visible_size = seg->cpu_visible_size;
+	}
+}
+
+static void nfence_caps_segment_usage(const struct nfence_gpu *gpu,
+				      struct nfence_segment_usage *usage,
+				      struct drm_nfence_query_segment_usage *out)
+{
+	u32 i;
+
+	out->num_segments = NFENCE_NUM_SEGMENTS;
+	for (i = 0; i < NFENCE_NUM_SEGMENTS; i++) {
+		const struct nfence_segment *seg = &gpu->segments[i];
+		u64 quota = READ_ONCE(seg->client_quota);
+
+		out->segments[i].id = seg->id;
+		out->segments[i].budget = quota ? min(quota, seg->size) :
+						  seg->size;
+		out->segments[i].usage = nfence_segment_usage_read(usage,
+								   seg->id);
 	}
 }
 
@@ -125,6 +153,7 @@ static void nfence_caps_ums(const struct nfence_gpu *gpu,
 size_t nfence_caps_size(const struct nfence_gpu *gpu, u32 type)
 {
 	struct drm_nfence_query_segments *segs;
+	struct drm_nfence_query_segment_usage *usage;
 	struct drm_nfence_query_engines *engines;
 
 	switch (type) {
@@ -140,6 +169,8 @@ size_t nfence_caps_size(const struct nfence_gpu *gpu, u32 type)
 		return sizeof(struct drm_nfence_query_ums_caps);
 	case DRM_NFENCE_QUERY_TIMESTAMP:
 		return sizeof(struct drm_nfence_query_timestamp);
+	case DRM_NFENCE_QUERY_SEGMENT_USAGE:
+		return struct_size(usage, segments, NFENCE_NUM_SEGMENTS);
 	default:
 		return 0;
 	}
@@ -148,10 +179,12 @@ size_t nfence_caps_size(const struct nfence_gpu *gpu, u32 type)
 /**
  * nfence_caps_fill - encode the answer to a query
  * @gpu: the GPU
+ * @usage: the asking file's segment usage (DRM_NFENCE_QUERY_SEGMENT_USAGE)
  * @type: a valid &enum drm_nfence_query_type
  * @buf: zeroed buffer of nfence_caps_size() bytes
  */
-void nfence_caps_fill(const struct nfence_gpu *gpu, u32 type, void *buf)
+void nfence_caps_fill(const struct nfence_gpu *gpu,
+		      struct nfence_segment_usage *usage, u32 type, void *buf)
 {
 	struct drm_nfence_query_timestamp *ts = buf;
 
@@ -174,6 +207,9 @@ void nfence_caps_fill(const struct nfence_gpu *gpu, u32 type, void *buf)
 	case DRM_NFENCE_QUERY_TIMESTAMP:
 		ts->gpu_timestamp = nfence_gpu_timestamp(gpu,
 							 &ts->cpu_monotonic_ns);
+		break;
+	case DRM_NFENCE_QUERY_SEGMENT_USAGE:
+		nfence_caps_segment_usage(gpu, usage, buf);
 		break;
 	}
 }
@@ -217,7 +253,8 @@ int nfence_query_ioctl(struct drm_device *drm, void *data,
 		ret = -ENODEV;
 		goto out;
 	}
-	nfence_caps_fill(&adapter->gpu, args->type, buf);
+	nfence_caps_fill(&adapter->gpu, to_nfence_file(file)->seg_usage,
+			 args->type, buf);
 	drm_dev_exit(idx);
 
 	if (copy_to_user(u64_to_user_ptr(args->data), buf, size))

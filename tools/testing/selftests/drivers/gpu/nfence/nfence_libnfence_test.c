@@ -65,6 +65,7 @@
 struct nf_config {
 	unsigned int num_adapters, num_engines;
 	unsigned int vram_mb, vram_visible_mb, sysmem_mb;
+	unsigned int client_vram_mb, client_sysmem_mb;	/* 0: no quota */
 	bool native_fences, optimized_default_fence, user_mode_submission;
 	bool no_64bit_atomics;
 	unsigned int doorbell_model, num_doorbells;
@@ -130,6 +131,8 @@ static struct nf_config read_config(void)
 	param_uint("vram_mb", &c.vram_mb);
 	param_uint("vram_visible_mb", &c.vram_visible_mb);
 	param_uint("sysmem_mb", &c.sysmem_mb);
+	param_uint("client_vram_mb", &c.client_vram_mb);
+	param_uint("client_sysmem_mb", &c.client_sysmem_mb);
 	param_bool("native_fences", &c.native_fences);
 	param_bool("optimized_default_fence", &c.optimized_default_fence);
 	param_bool("user_mode_submission", &c.user_mode_submission);
@@ -3104,6 +3107,120 @@ TEST_F(gpu, allocation_placement_and_errors)
 	}
 }
 
+/* D3DKMTQueryVideoMemoryInfo of @group on @adapter, outputs poisoned. */
+static NTSTATUS video_memory(D3DKMT_HANDLE adapter,
+			     D3DKMT_MEMORY_SEGMENT_GROUP group,
+			     D3DKMT_QUERYVIDEOMEMORYINFO *q)
+{
+	memset(q, 0xa5, sizeof(*q));
+	q->hProcess = NULL;
+	q->hAdapter = adapter;
+	q->MemorySegmentGroup = group;
+	q->PhysicalAdapterIndex = 0;
+	return D3DKMTQueryVideoMemoryInfo(q);
+}
+
+static UINT64 vm_usage(D3DKMT_HANDLE adapter, D3DKMT_MEMORY_SEGMENT_GROUP g)
+{
+	D3DKMT_QUERYVIDEOMEMORYINFO q;
+
+	return video_memory(adapter, g, &q) == STATUS_SUCCESS ?
+	       q.CurrentUsage : ~0ull;
+}
+
+/* The budget the module's parameters give: the quota bounded by the size. */
+static UINT64 vm_budget(unsigned int quota_mb, unsigned int size_mb)
+{
+	return (quota_mb && quota_mb < size_mb ? quota_mb : size_mb) * MiB;
+}
+
+/*
+ * D3DKMTQueryVideoMemoryInfo: LOCAL is the VRAM segment, NON_LOCAL the
+ * system segment, each budget the client quota bounded by the segment's
+ * size; an allocation of any device of the adapter raises its group's
+ * usage by its page-aligned size, and no other group's or adapter's, and
+ * its destroy gives the bytes back; no reservations. Each invalid input
+ * alone is refused and writes nothing.
+ */
+TEST_F(gpu, video_memory_info)
+{
+	const struct nf_config *c = &self->e.cfg;
+	const D3DKMT_HANDLE a0 = self->e.adapters[0].hAdapter;
+	const D3DKMT_MEMORY_SEGMENT_GROUP L = D3DKMT_MEMORY_SEGMENT_GROUP_LOCAL;
+	const D3DKMT_MEMORY_SEGMENT_GROUP N =
+		D3DKMT_MEMORY_SEGMENT_GROUP_NON_LOCAL;
+	D3DKMT_QUERYVIDEOMEMORYINFO q, before;
+	UINT64 local, sys, local1 = 0;
+	D3DKMT_HANDLE v, s;
+	int i;
+
+	ASSERT_EQ(STATUS_SUCCESS, video_memory(a0, L, &q));
+	EXPECT_EQ(vm_budget(c->client_vram_mb, c->vram_mb), q.Budget);
+	EXPECT_LE(q.CurrentUsage, q.Budget);
+	EXPECT_EQ(0u, q.CurrentReservation);
+	EXPECT_EQ(0u, q.AvailableForReservation);
+	local = q.CurrentUsage;
+	ASSERT_EQ(STATUS_SUCCESS, video_memory(a0, N, &q));
+	EXPECT_EQ(vm_budget(c->client_sysmem_mb, c->sysmem_mb), q.Budget);
+	EXPECT_LE(q.CurrentUsage, q.Budget);
+	EXPECT_EQ(0u, q.CurrentReservation);
+	EXPECT_EQ(0u, q.AvailableForReservation);
+	sys = q.CurrentUsage;
+	/* The fixture's command buffer and data page are system memory. */
+	EXPECT_LE((UINT64)CMD_SIZE + PAGE, sys);
+	if (self->e.nadapters > 1)
+		local1 = vm_usage(self->e.adapters[1].hAdapter, L);
+
+	/* VRAM is LOCAL, counted page-aligned; another device's counts too. */
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->e.dev[0], 3 * PAGE + 1,
+					       NFENCE_SEGMENT_ID_LOCAL, 0, &v,
+					       NULL));
+	EXPECT_EQ(local + 4 * PAGE, vm_usage(a0, L));
+	EXPECT_EQ(sys, vm_usage(a0, N));
+	if (self->e.nadapters > 1)
+		EXPECT_EQ(local1, vm_usage(self->e.adapters[1].hAdapter, L));
+	ASSERT_EQ(STATUS_SUCCESS, create_alloc(self->e.devb, PAGE,
+					       NFENCE_SEGMENT_ID_SYSTEM, 0, &s,
+					       NULL));
+	EXPECT_EQ(sys + PAGE, vm_usage(a0, N));
+	EXPECT_EQ(local + 4 * PAGE, vm_usage(a0, L));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(self->e.dev[0], &v, 1));
+	EXPECT_EQ(local, vm_usage(a0, L));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(self->e.devb, &s, 1));
+	EXPECT_EQ(sys, vm_usage(a0, N));
+
+	/* Each invalid input alone: refused, nothing written. */
+	ASSERT_EQ(STATUS_SUCCESS, video_memory(a0, L, &before));
+	memset(&before.Budget, 0xa5, 4 * sizeof(UINT64));
+	for (i = 0; i < 5; i++) {
+		q = before;
+		switch (i) {
+		case 0:
+			q.hProcess = (HANDLE)(uintptr_t)getpid();
+			break;
+		case 1:
+			q.hProcess = (HANDLE)(uintptr_t)-1;
+			break;
+		case 2:
+			q.PhysicalAdapterIndex = 1;
+			break;
+		case 3:
+			q.MemorySegmentGroup = (D3DKMT_MEMORY_SEGMENT_GROUP)2;
+			break;
+		case 4:
+			q.hAdapter = self->e.dev[0];
+			break;
+		}
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTQueryVideoMemoryInfo(&q)) TH_LOG("case %d", i);
+		q.hProcess = before.hProcess;
+		q.PhysicalAdapterIndex = before.PhysicalAdapterIndex;
+		q.MemorySegmentGroup = before.MemorySegmentGroup;
+		q.hAdapter = before.hAdapter;
+		EXPECT_EQ(0, memcmp(&q, &before, sizeof(q))) TH_LOG("case %d", i);
+	}
+}
+
 /* An allocation is its device's: every other device is refused. */
 TEST_F(gpu, allocation_of_another_device)
 {
@@ -5116,6 +5233,8 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTCreateHwContext(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyHwContext(NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(NULL));
+	/* Implemented: NULL is an invalid parameter (gpu.video_memory_info). */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(NULL));
 
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTChangeVideoMemoryReservation(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreatePagingQueue(NULL));
@@ -5141,7 +5260,6 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryResourceInfo(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryResourceInfoFromNtHandle(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryStatistics(NULL));
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTQueryVideoMemoryInfo(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTReclaimAllocations2(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTRender(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTReserveGpuVirtualAddress(NULL));
