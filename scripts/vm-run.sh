@@ -426,7 +426,7 @@ if [ "$mode" = full ]; then
 		rmmod_load
 	done <<'LOADS'
 wddm2x|nfence_query nfence_queue@hwqueue-monitored-progress nfence_queue@hwqueue-create-user-mode-submission nfence_fence@monitored-*|num_engines=8 native_fences=0 optimized_default_fence=0 user_mode_submission=0 no_64bit_atomics=1 vram_mb=8 vram_visible_mb=0
-gpu32|nfence_submit@gpu-signal-lower|no_64bit_atomics=1
+gpu32|nfence_submit@gpu-signal-lower nfence_submit@gpu-signal-lower-released|no_64bit_atomics=1
 adapters8|nfence_basic nfence_device|num_adapters=8
 engines1|nfence_sched|num_engines=1
 notdr|-|tdr_timeout_ms=0

@@ -1524,6 +1524,64 @@ static void d3_wait_suspended(void)
 }
 
 /*
+ * The driver's runtime PM defaults, read before this binary's D3 subtests
+ * touch them (they come after it, and d3_forbid() puts the same values
+ * back): power/control "on", so that the adapter never suspends unless
+ * user space allows it (the kernel's own default would be "auto"), and an
+ * autosuspend delay of 1000 ms (the kernel's would be 0).
+ */
+static void test_d3_defaults(void)
+{
+	char path[PATH_MAX], buf[32];
+	int ret;
+
+	power_path(path, sizeof(path), "control");
+	ret = nfence_sysfs_read(path, buf, sizeof(buf));
+	igt_assert_f(ret >= 0, "%s: %s\n", path, strerror(-ret));
+	igt_assert_f(!strcmp(buf, "on"), "control: %s\n", buf);
+	power_path(path, sizeof(path), "autosuspend_delay_ms");
+	ret = nfence_sysfs_read(path, buf, sizeof(buf));
+	igt_assert_f(ret >= 0, "%s: %s\n", path, strerror(-ret));
+	igt_assert_f(!strcmp(buf, "1000"), "autosuspend_delay_ms: %s\n", buf);
+	igt_assert(runtime_status_is("active"));
+}
+
+/*
+ * A DOORBELL_NOTIFY on a suspended adapter resumes it: rung work is there
+ * to take. The delay is raised to D3_HOLD_MS once in D3 (which leaves the
+ * adapter suspended), so that the adapter the notify resumed is still
+ * active when read.
+ */
+#define D3_HOLD_MS	10000
+
+static void test_d3_notify(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t d0s, value;
+	char buf[16];
+	struct uq u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	value = uq_submit(&u);
+	igt_assert(nfence_queue_poll(&u.q, value, RUN_MS));
+	d3_allow(D3_DELAY_MS);
+	d3_wait_suspended();
+	snprintf(buf, sizeof(buf), "%u", D3_HOLD_MS);
+	igt_assert_eq(__power_write("autosuspend_delay_ms", buf), 0);
+	igt_assert(runtime_status_is("suspended"));
+	d0s = cmp_count("d0s");
+
+	uq_notify(&u);
+	igt_assert_f(runtime_status_is("active"),
+		     "the adapter did not resume for a notify\n");
+	igt_assert_eq_u64(cmp_count("d0s"), d0s + 1);
+	d3_forbid();
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
  * An idle adapter allowed to suspend goes to D3: its connected doorbell
  * reads DISCONNECTED_RETRY and its mapping is the dummy page (a ring goes
  * nowhere and wakes nothing); the seed's loop connects, which brings the
@@ -2437,6 +2495,11 @@ igt_main
 			test_f1_window(i);
 	}
 
+	igt_describe("Runtime PM defaults: power/control on, "
+		     "autosuspend_delay_ms 1000.");
+	igt_subtest("d3-defaults")
+		test_d3_defaults();
+
 	igt_describe("An idle adapter allowed to suspend (runtime PM, "
 		     "power/control = auto) goes to D3: its doorbells read "
 		     "RETRY, rings go nowhere; a connect resumes it.");
@@ -2451,6 +2514,10 @@ igt_main
 	igt_describe("A kernel-mode submission wakes a suspended adapter.");
 	igt_subtest("d3-kernel-submission")
 		test_d3_kernel_submission();
+
+	igt_describe("A DOORBELL_NOTIFY resumes a suspended adapter.");
+	igt_subtest("d3-notify")
+		test_d3_notify();
 
 	igt_describe("An adapter with work running stays in D0.");
 	igt_subtest("d3-busy")

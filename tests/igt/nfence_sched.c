@@ -2098,6 +2098,74 @@ static void test_adversarial_parked_queues(void)
 	igt_assert_eq_u64(r.scan, ADV_MAX_SCAN);
 }
 
+/*
+ * Writing nfence_cmp_reset_max restarts longest_pass_us and longest_hold_us.
+ * First some work makes both at least 1 us (RESET_COMMANDS WRITE64s, a few
+ * milliseconds under TCG). Then, the CMP idle, the write and the reads that
+ * follow it. What is exact: the reset zeroes both under the CMP lock, and
+ * only a pass (the "passes" count says whether one started) or a hold of
+ * the lock can raise them again. With no pass since, longest_pass_us reads
+ * 0. The lock's only holder since is the reset itself, whose hold is
+ * recorded when it unlocks: longest_hold_us reads that hold, a few stores
+ * between two clock reads, which under TCG (slow clock reads, a vCPU the
+ * host can preempt) reads from 0 to a few microseconds. So the test asks
+ * for less than the hold before the reset, which a reset that keeps the
+ * old maximum cannot give. A try that sees a pass, or a hold as long as
+ * the old one (the vCPU lost its time inside the reset), is tried again,
+ * up to RESET_TRIES times.
+ */
+#define RESET_COMMANDS	1024
+#define RESET_TRIES	5
+
+static void test_cmp_reset_max(void)
+{
+	uint64_t pass_us, hold_us, held_us, passes;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	int i, n = 0;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	while (n < RESET_COMMANDS) {
+		nfence_queue_begin(&q, &cs);
+		for (; n < RESET_COMMANDS && cs.len + 24 <= cs.size; n++)
+			nfence_cs_write64(&cs, va(&t, 8 * (n % 64)), n);
+		nfence_queue_submit(&q, &cs);
+	}
+	nfence_queue_sync(&q);
+	pass_us = nfence_debugfs_get_u64(dbg, "nfence_cmp", "longest_pass_us");
+	held_us = nfence_debugfs_get_u64(dbg, "nfence_cmp", "longest_hold_us");
+	igt_info("before the reset: longest pass %" PRIu64 " us, hold %"
+		 PRIu64 " us\n", pass_us, held_us);
+	igt_assert_f(pass_us && held_us, "%d commands took under 1 us\n",
+		     RESET_COMMANDS);
+	usleep(QUIET_MS * 1000);
+
+	for (i = 0; i < RESET_TRIES; i++) {
+		passes = nfence_debugfs_get_u64(dbg, "nfence_cmp", "passes");
+		igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_cmp_reset_max",
+						     "1"), 0);
+		pass_us = nfence_debugfs_get_u64(dbg, "nfence_cmp",
+						 "longest_pass_us");
+		hold_us = nfence_debugfs_get_u64(dbg, "nfence_cmp",
+						 "longest_hold_us");
+		igt_info("after the reset: longest pass %" PRIu64 " us, hold %"
+			 PRIu64 " us\n", pass_us, hold_us);
+		if (nfence_debugfs_get_u64(dbg, "nfence_cmp", "passes") !=
+		    passes)
+			continue;
+		igt_assert_eq_u64(pass_us, 0);
+		if (hold_us < held_us)
+			break;
+	}
+	igt_assert_f(i < RESET_TRIES, "no try with no pass since the reset "
+		     "and longest_hold_us below %" PRIu64 " us (last %" PRIu64
+		     ") in %d\n", held_us, hold_us, RESET_TRIES);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -2241,6 +2309,13 @@ igt_main
 		     "32 fences under one hold of the fence table's lock.");
 	igt_subtest("adversarial-parked-queues")
 		test_adversarial_parked_queues();
+
+	igt_describe("Writing nfence_cmp_reset_max restarts the CMP's "
+		     "longest_pass_us and longest_hold_us: right after, with "
+		     "no pass since, the pass reads 0 and the hold only the "
+		     "reset's own.");
+	igt_subtest("cmp-reset-max")
+		test_cmp_reset_max();
 
 	igt_describe("Destroying queues with work parked or running drops "
 		     "the work and returns their CPU waiters.");

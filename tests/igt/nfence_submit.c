@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -1614,6 +1616,161 @@ static void test_gpu_signal_lower(void)
 	nfence_env_fini(&env);
 }
 
+/* The count @efd held, read within @ms (0 if it did not become readable). */
+static uint64_t eventfd_count(int efd, int ms)
+{
+	struct pollfd pfd = { .fd = efd, .events = POLLIN };
+	uint64_t c = 0;
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, ms);
+	} while (ret < 0 && errno == EINTR);
+	igt_assert_lte(0, ret);
+	if (ret)
+		igt_assert_eq(read(efd, &c, sizeof(c)), sizeof(c));
+	return c;
+}
+
+/*
+ * A GPU signal that lowers a fence does not bring back a waiter it had
+ * released: an asynchronous wait for 5, released by a CPU signal of 10,
+ * fires its eventfd once; a FENCE_SIGNAL of 3 then lowers the fence and
+ * leaves no waiter (MonitoredValue UINT64_MAX), and a CPU signal of 6,
+ * which reaches 5 again, fires nothing more. A new wait for 5 blocks on
+ * the lowered value until that signal.
+ */
+static void test_gpu_signal_lower_released(void)
+{
+	uint64_t wanted = 5;
+	struct drm_nfence_fence_wait w = {
+		.count = 1,
+		.values = (uintptr_t)&wanted,
+		.flags = DRM_NFENCE_WAIT_ASYNC,
+	};
+	struct drm_nfence_fence_mapping m;
+	struct nfence_debugfs_fence f;
+	const volatile uint64_t *value;
+	struct nfence_queue q;
+	struct nfence_env env;
+	struct nfence_cs cs;
+	uint64_t done;
+	int efd, fdir;
+	uint32_t h;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_native();
+	fdir = nfence_debugfs_fences_dir(fd);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	igt_assert_fd(efd);
+	nfence_env_init(&env, fd);
+	nfence_queue_create(&q, fd, env.dev, 0, 0);
+	h = nfence_fence_create(fd, env.dev, TYPE_DEFAULT, 0, 0, &m);
+	value = nfence_fence_map(fd, &m);
+
+	w.device = env.dev;
+	w.handles = (uintptr_t)&h;
+	w.eventfd = efd;
+	igt_assert_eq(__nfence_fence_wait(fd, &w), 0);
+	igt_assert_eq_u64(eventfd_count(efd, 0), 0);
+	nfence_debugfs_fence(fdir, &m, &f);
+	igt_assert_eq_u64(f.waiters, 1);
+	igt_assert_eq_u64(f.monitored, wanted - 1);
+	nfence_fence_signal(fd, env.dev, h, 10);
+	igt_assert_eq_u64(eventfd_count(efd, WAIT_MS), 1);
+
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &m, 3);
+	done = nfence_queue_submit(&q, &cs);
+	igt_assert(nfence_queue_poll(&q, done, WAIT_MS));
+	igt_assert_eq_u64(*value, 3);
+	nfence_debugfs_fence(fdir, &m, &f);
+	igt_assert_eq_u64(f.waiters, 0);
+	igt_assert_eq_u64(f.monitored, UINT64_MAX);
+	igt_assert_eq(__nfence_fence_wait_one(fd, env.dev, h, wanted, 0),
+		      -ETIME);
+
+	nfence_fence_signal(fd, env.dev, h, 6);
+	igt_assert_eq_u64(*value, 6);
+	igt_assert_eq_u64(eventfd_count(efd, QUIET_MS), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fd, env.dev, h, wanted, 0), 0);
+
+	nfence_fence_unmap(value);
+	nfence_fence_destroy(fd, h);
+	nfence_queue_destroy(&q);
+	nfence_env_fini(&env);
+	close(efd);
+	close(fdir);
+}
+
+/*
+ * Every open file has a GPU VA space of its own: a WRITE64 on this file's
+ * queue at a VA that only the second file maps (the last word of
+ * VA_OTHER_SIZE bytes allocated there after the queue was made, past
+ * everything this file's queue maps) is a page fault of this file's
+ * context, at that VA, and leaves the second file's memory alone. The
+ * same command on a queue of the second file writes it. (Were the space
+ * shared, the allocation would come after the queue's mappings and the
+ * first write would land in it.)
+ */
+#define VA_OTHER_SIZE	(4ull << 20)
+
+static void test_va_space_per_file(void)
+{
+	struct drm_nfence_context_control ctl;
+	struct drm_nfence_device_control dc;
+	struct nfence_queue q, q2;
+	struct nfence_env env;
+	struct nfence_bo other;
+	struct nfence_cs cs;
+	uint64_t va, done;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_native();
+	nfence_env_init(&env, fd);
+	nfence_queue_create(&q, fd, env.dev, 0, 0);
+	nfence_bo_create(env.fd2, env.fd2_dev, VA_OTHER_SIZE, SYSTEM, 0,
+			 &other);
+	va = other.gpu_va + VA_OTHER_SIZE - 8;
+	igt_assert_f(va >= q.cmds.gpu_va + q.cmds.size &&
+		     va > q.progress_mapping.current_value_gpu_va &&
+		     va > q.progress_mapping.monitored_value_gpu_va &&
+		     va > q.wait_log_gpu_va && va > q.signal_log_gpu_va,
+		     "%#" PRIx64 " is not past this file's queue\n", va);
+
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_write64(&cs, va, 0x5a5a);
+	done = nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, done, WAIT_MS), 0);
+	igt_assert_eq_u64(*q.progress, ALWAYS);
+	nfence_queue_state(&q, &ctl);
+	igt_info("state %#x fault_va %#" PRIx64 " reason %u\n", ctl.state,
+		 (uint64_t)ctl.fault_va, ctl.fault_reason);
+	igt_assert(ctl.state & ST_FAULTED);
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, va);
+	igt_assert_eq_u32(nfence_device_control(fd, env.dev,
+						DRM_NFENCE_DEVICE_OP_QUERY,
+						&dc),
+			  DRM_NFENCE_DEVICE_ERROR_NONE);
+	igt_assert_eq_u32(dc.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(dc.fault_va, va);
+	igt_assert_eq_u64(*nfence_bo_u64(&other, VA_OTHER_SIZE - 8), 0);
+
+	nfence_queue_create(&q2, env.fd2, env.fd2_dev, 0, 0);
+	nfence_queue_begin(&q2, &cs);
+	nfence_cs_write64(&cs, va, 0x5a5a);
+	done = nfence_queue_submit(&q2, &cs);
+	igt_assert_eq(nfence_queue_wait(&q2, done, WAIT_MS), 0);
+	igt_assert_eq_u64(*q2.progress, done);
+	igt_assert_eq_u64(*nfence_bo_u64(&other, VA_OTHER_SIZE - 8), 0x5a5a);
+
+	nfence_queue_destroy(&q2);
+	nfence_bo_destroy(&other);
+	nfence_queue_destroy(&q);
+	nfence_env_fini(&env);
+}
+
 static void test_blocked_submit_fault(void)
 {
 	struct blocked b;
@@ -2401,6 +2558,17 @@ igt_main
 		     "32-bit atomics paths.");
 	igt_subtest("gpu-signal-lower")
 		test_gpu_signal_lower();
+
+	igt_describe("A waiter a signal released stays released when a GPU "
+		     "FENCE_SIGNAL lowers the fence: its eventfd fires once, "
+		     "even when the value is reached again.");
+	igt_subtest("gpu-signal-lower-released")
+		test_gpu_signal_lower_released();
+
+	igt_describe("Another open file has its own GPU VA space: a VA only "
+		     "the other file maps is a page fault here.");
+	igt_subtest("va-space-per-file")
+		test_va_space_per_file();
 
 	igt_describe("A NO_SIGNAL handle's CurrentValue VA is read-only for "
 		     "the GPU: a signal there faults, a wait works.");

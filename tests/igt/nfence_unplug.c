@@ -305,6 +305,47 @@ static void test_unbind_mapped_fence(void)
 }
 
 /*
+ * A fence whose creating handle was destroyed before the unplug belongs to
+ * no device and is left as it is: it was shared, opened again on the same
+ * device (a handle that did not create it) and its creating handle
+ * destroyed; after the unbind it still reads 5, while a fence of the same
+ * device whose creating handle is still there reads AlwaysSignaled.
+ */
+static void test_unbind_creator_destroyed(void)
+{
+	struct drm_nfence_fence_mapping m, m_opened, m_kept;
+	const volatile uint64_t *value, *kept;
+	uint32_t dev, h, kept_h;
+	int f, sfd;
+
+	start();
+	f = nfence_open_adapter(0);
+	dev = nfence_device_create(f);
+	h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				DRM_NFENCE_FENCE_SHARED |
+				DRM_NFENCE_FENCE_NT_SECURITY_SHARING, 5, &m);
+	kept_h = nfence_fence_create(f, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
+				     5, &m_kept);
+	sfd = nfence_fence_share(f, h);
+	nfence_fence_open(f, dev, sfd, 0, &m_opened);
+	value = nfence_fence_map(f, &m_opened);
+	kept = nfence_fence_map(f, &m_kept);
+	nfence_fence_destroy(f, h);
+	igt_assert_eq_u64(*value, 5);
+
+	unbind();
+	igt_assert_eq_u64(*kept, NFENCE_ALWAYS_SIGNALED);
+	igt_assert_eq_u64(*value, 5);
+	close(f);
+	igt_assert_eq_u64(*value, 5);
+	nfence_fence_unmap(value);
+	nfence_fence_unmap(kept);
+	close(sfd);
+	igt_assert_eq(__nfence_fence_destroy_handle(f, kept_h), -EBADF);
+	rebind_and_use();
+}
+
+/*
  * Allocations' CPU mappings outlive the unbind, which zaps them: every page
  * faults back in with what was written, VRAM (page frames, inserted at
  * fault time) as system memory (pages), even after the fd is closed.
@@ -778,6 +819,12 @@ igt_main
 		     "and reads AlwaysSignaled, even after the fd is closed.");
 	igt_subtest("unbind-mapped-fence")
 		test_unbind_mapped_fence();
+
+	igt_describe("A fence whose creating handle was destroyed before the "
+		     "unbind keeps its value; one whose creating handle is "
+		     "held reads AlwaysSignaled.");
+	igt_subtest("unbind-creator-destroyed")
+		test_unbind_creator_destroyed();
 
 	igt_describe("Allocations' CPU mappings (VRAM and system memory) "
 		     "fault back in after the unbind zapped them, with what "

@@ -61,7 +61,8 @@
  *   and the transition (&struct nfence_f1_hold);
  * - nfence_cmp_reset_max (write-only): any write restarts from 0 the maxima
  *   of nfence_cmp (longest pass, lock hold, queue turns), nfence_interrupts
- *   (longest_scan) and nfence_adapter (connect_most_ahead).
+ *   (longest_scan) and nfence_adapter (connect_most_ahead); the reset's own
+ *   hold of the CMP lock is the first hold counted after it.
  *
  * Every file is plain "key: value" text meant for tests and people alike.
  */
