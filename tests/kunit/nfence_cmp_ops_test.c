@@ -423,7 +423,8 @@ static int ops_run_at(struct ops_fix *f, struct nfence_hwqueue *q,
 
 	*ran = 12345;
 	mutex_lock(&f->cmp->lock);
-	ret = nfence_engine_run(f->cmp, e, &q->hw, now, ran, &f->dropped);
+	ret = nfence_engine_run(f->cmp, e, &q->hw, now, NFENCE_ENGINE_BUDGET,
+				ran, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	/* The interrupt the turn coalesced, as the CMP raises it after a pass. */
 	nfence_engine_flush(f->cmp);

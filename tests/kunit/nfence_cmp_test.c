@@ -673,7 +673,8 @@ static int cmp_run_at(struct cmp_fix *f, struct nfence_cmp_queue *q,
 
 	*ran = 12345;
 	mutex_lock(&f->cmp->lock);
-	ret = nfence_engine_run(f->cmp, e, q, now, ran, &f->dropped);
+	ret = nfence_engine_run(f->cmp, e, q, now, NFENCE_ENGINE_BUDGET, ran,
+				&f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	/* The interrupt the turn coalesced, as the CMP raises it after a pass. */
 	nfence_engine_flush(f->cmp);
@@ -991,7 +992,8 @@ static void cmp_fence_signal_memory_coalesced(struct kunit *test)
 	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
 	mutex_lock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, e, q, CMP_NOW,
-						&ran, &f->dropped),
+						NFENCE_ENGINE_BUDGET, &ran,
+						&f->dropped),
 			NFENCE_RUN_IDLE);
 	mutex_unlock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, f->data[2], 5);
@@ -1269,6 +1271,120 @@ static void cmp_budget_yields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmp_commands(f), NFENCE_ENGINE_BUDGET + 10);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
+}
+
+/*
+ * A turn given less than NFENCE_ENGINE_BUDGET stops there and yields with
+ * the queue ready, as a whole-budget turn does.
+ */
+static void cmp_turn_max(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	struct nfence_cmp_entry *sub;
+	unsigned int ran, i;
+	u64 start;
+
+	start = nfence_kcs_cursor(&f->cs);
+	for (i = 0; i < 10; i++)
+		nfence_kcs_nop(&f->cs);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, &f->cmp->engines[0],
+						q, CMP_NOW, 3, &ran,
+						&f->dropped),
+			NFENCE_RUN_YIELD);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, ran, 3);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 3);
+	KUNIT_EXPECT_EQ(test, sub->offset, 8 * 3);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
+
+	/* The completion counts too: 7 commands and the submission. */
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, &f->cmp->engines[0],
+						q, CMP_NOW, 7, &ran,
+						&f->dropped),
+			NFENCE_RUN_YIELD);
+	KUNIT_EXPECT_EQ(test, ran, 7);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, &f->cmp->engines[0],
+						q, CMP_NOW, 7, &ran,
+						&f->dropped),
+			NFENCE_RUN_IDLE);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, ran, 1);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 10);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+}
+
+/* NOPs a queue of cmp_pass_budget runs; the first queue runs fewer. */
+#define CMP_PASS_NOPS		1500
+#define CMP_PASS_FIRST_NOPS	1000
+
+/*
+ * A pass runs at most NFENCE_CMP_PASS_BUDGET commands and completed
+ * submissions on an engine, however its queues' turns divide them: with
+ * three queues on engine 0, the first turn completes 1000 NOPs and its
+ * submission (1001), the second runs a whole turn (1024) and the third only
+ * what is left (23), not another whole turn. The next passes run the rest,
+ * each queue one turn per pass.
+ */
+static void cmp_pass_budget(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_entry *sub[CMP_QUEUES];
+	unsigned int first, i, passes;
+	u64 start, end, deadline;
+	s64 total;
+
+	/* q[2] moves to engine 0: three queues share its budget. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_remove_locked(f->cmp, f->q[2]);
+	f->q[2]->engine = 0;
+	nfence_cmp_queue_add_locked(f->cmp, f->q[2]);
+	mutex_unlock(&f->cmp->lock);
+
+	/* One buffer of NOPs, submitted to every queue (nothing writes it). */
+	start = nfence_kcs_cursor(&f->cs);
+	for (i = 0; i < CMP_PASS_NOPS; i++)
+		nfence_kcs_nop(&f->cs);
+	end = nfence_kcs_cursor(&f->cs);
+	sub[0] = cmp_submit(f, f->q[0], start, start + 8 * CMP_PASS_FIRST_NOPS,
+			    1);
+	sub[1] = cmp_submit(f, f->q[1], start, end, 1);
+	sub[2] = cmp_submit(f, f->q[2], start, end, 1);
+
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	first = NFENCE_CMP_PASS_BUDGET - (CMP_PASS_FIRST_NOPS + 1) -
+		NFENCE_ENGINE_BUDGET;
+	KUNIT_EXPECT_EQ(test, cmp_commands(f),
+			NFENCE_CMP_PASS_BUDGET - 1);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	KUNIT_EXPECT_EQ(test, sub[1]->offset, 8 * NFENCE_ENGINE_BUDGET);
+	KUNIT_EXPECT_EQ(test, sub[2]->offset, 8 * first);
+	KUNIT_EXPECT_EQ(test, f->q[1]->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_READY);
+
+	/* The rest, in passes that each stay within the budget. */
+	total = cmp_commands(f);
+	for (passes = 1; passes < 10; passes++) {
+		if (!nfence_cmp_run_pass(f->cmp, &deadline))
+			break;
+		KUNIT_EXPECT_LE(test, cmp_commands(f) - total,
+				NFENCE_CMP_PASS_BUDGET);
+		total = cmp_commands(f);
+	}
+	/* 477 + 1024, then 453 + 1, then a pass that finds nothing to run. */
+	KUNIT_EXPECT_EQ(test, passes, 3);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f),
+			CMP_PASS_FIRST_NOPS + 2 * CMP_PASS_NOPS);
+	for (i = 0; i < CMP_QUEUES; i++) {
+		KUNIT_EXPECT_EQ(test, f->pv[i][0], 1);
+		KUNIT_EXPECT_EQ(test, f->q[i]->state, NFENCE_QUEUE_IDLE);
+	}
+	KUNIT_EXPECT_EQ(test, deadline, 0);
 }
 
 /* A command whose operands cross from one mapping into the next runs. */
@@ -2001,6 +2117,8 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_write64_timestamp),
 	KUNIT_CASE(cmp_work_busy),
 	KUNIT_CASE(cmp_budget_yields),
+	KUNIT_CASE(cmp_turn_max),
+	KUNIT_CASE(cmp_pass_budget),
 	KUNIT_CASE(cmp_command_straddles_mappings),
 	KUNIT_CASE_PARAM(cmp_fault_reasons, cmp_fault_gen_params),
 	KUNIT_CASE(cmp_misaligned_after_submit),
