@@ -1269,6 +1269,46 @@ static void cmp_turn_max(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 }
 
+/*
+ * The optimized interrupt (NFENCE_IRQ_QUEUE) a turn noted for the end of
+ * its pass goes out first when the queue leaves the runlist before that,
+ * naming the queue while it is still alive.
+ */
+static void cmp_remove_raises_queue_irq(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	const struct cmp_call *c;
+	unsigned int ran;
+	u64 start;
+
+	f->gpu.cfg.irq_payload = NFENCE_IRQ_QUEUE;
+	/* As a CPU waiter for progress 1 leaves it: MonitoredValue 0. */
+	f->pv[0][1] = 0;
+	start = cmp_nops(f, 1);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	/* Noted for the end of the pass, not raised yet. */
+	KUNIT_EXPECT_PTR_EQ(test, f->cmp->engines[0].irq_queue, q);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT_QUEUE), 0);
+
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_remove_locked(f->cmp, q);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT_QUEUE), 1);
+	c = cmp_last(f, CMP_CALL_INTERRUPT_QUEUE);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_PTR_EQ(test, c->q, q);
+	KUNIT_EXPECT_EQ(test, c->reason, 0);
+	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].irq_queue);
+
+	/* Back on its runlist, as the fixture made it. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_add_locked(f->cmp, q);
+	mutex_unlock(&f->cmp->lock);
+}
+
 /* NOPs a queue of cmp_pass_budget runs; the first queue runs fewer. */
 #define CMP_PASS_NOPS		1500
 #define CMP_PASS_FIRST_NOPS	1000
@@ -2070,6 +2110,7 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_budget_yields),
 	KUNIT_CASE(cmp_turn_max),
 	KUNIT_CASE(cmp_pass_budget),
+	KUNIT_CASE(cmp_remove_raises_queue_irq),
 	KUNIT_CASE(cmp_command_straddles_mappings),
 	KUNIT_CASE_PARAM(cmp_fault_reasons, cmp_fault_gen_params),
 	KUNIT_CASE(cmp_misaligned_after_submit),
