@@ -79,20 +79,10 @@
  * @test: the test
  * @adapter: the adapter (no DRM device); @adapter->cmp is the CMP
  * @cmp: the CMP
- * @vm: the address space all queues use
- * @cmd_map: @cs's memory, OPS_CMD_PAGES pages
- * @cmd_tail_map: the page after it, mapped right after @cmd_map
- * @data_map: @data, one writable page
- * @ro_map: @ro, one read-only page
- * @fence_map: @fvals, fence storage: its fence_at finds @fence
+ * @sp: the address space all queues use and its pages (its @fvals hold
+ *	@fence's CurrentValue at [0], MonitoredValue at [1]; its @fence_map's
+ *	fence_at finds @fence)
  * @alias_map: @fvals again, as ordinary memory (no fence_at)
- * @cs: command memory (OPS_CMD_PAGES + 1 pages) and what is written in it
- * @data: writable data
- * @data_va: its GPU VA
- * @ro: read-only data
- * @ro_va: its GPU VA
- * @fvals: @fence's CurrentValue at [0], MonitoredValue at [1]
- * @fence_va: GPU VA of @fvals in @fence_map
  * @fence: the fence in fence storage
  * @fence_at_calls: calls of @fence_map's fence_at
  * @fence_at_offset: the offset of the last call
@@ -105,7 +95,6 @@
  * @pv: the progress fences' CurrentValue and MonitoredValue
  * @dropped: submissions dropped by stopped queues
  * @cmp_ready: @cmp and @adapter->fences are initialized
- * @vm_ready: @vm is initialized
  * @race_ops: the driver's CMP callbacks, with a fence_view that runs
  *	@race_peer's error after it looked (ops_view_raced())
  * @race_peer: the instance, on another adapter, of the cross-adapter
@@ -116,20 +105,8 @@ struct ops_fix {
 	struct kunit *test;
 	struct nfence_adapter *adapter;
 	struct nfence_cmp *cmp;
-	struct nfence_vm vm;
-	struct nfence_vm_mapping cmd_map;
-	struct nfence_vm_mapping cmd_tail_map;
-	struct nfence_vm_mapping data_map;
-	struct nfence_vm_mapping ro_map;
-	struct nfence_vm_mapping fence_map;
+	struct nfence_kspace sp;
 	struct nfence_vm_mapping alias_map;
-	struct nfence_kcs cs;
-	u64 *data;
-	u64 data_va;
-	u64 *ro;
-	u64 ro_va;
-	u64 *fvals;
-	u64 fence_va;
 	struct nfence_fence *fence;
 	unsigned int fence_at_calls;
 	u64 fence_at_offset;
@@ -141,7 +118,6 @@ struct ops_fix {
 	u64 pv[OPS_QUEUES][2];
 	struct list_head dropped;
 	bool cmp_ready;
-	bool vm_ready;
 	struct nfence_cmp_ops race_ops;
 	struct nfence_fence *race_peer;
 };
@@ -172,7 +148,7 @@ static void ops_wait_on(struct kunit *test, struct nfence_fence *fence,
 static struct nfence_fence *ops_fence_at(struct nfence_vm_mapping *map,
 					 u64 offset)
 {
-	struct ops_fix *f = container_of(map, struct ops_fix, fence_map);
+	struct ops_fix *f = container_of(map, struct ops_fix, sp.fence_map);
 
 	lockdep_assert_held(&map->vm->lock);
 	f->fence_at_calls++;
@@ -243,7 +219,7 @@ static struct nfence_hwqueue *ops_queue(struct ops_fix *f,
 	nfence_cmp_queue_init(&q->hw);
 	q->hw.engine = ctx->engine;
 	q->hw.ctx = &ctx->hw;
-	q->hw.vm = &f->vm;
+	q->hw.vm = &f->sp.vm;
 	q->obj.handle = i + 1;
 	init_waitqueue_head(&q->room);
 	q->hw.progress = ops_fence(f, &f->pv[i][0], &f->pv[i][1]);
@@ -258,7 +234,7 @@ static struct nfence_hwqueue *ops_queue(struct ops_fix *f,
 static u64 ops_map(struct ops_fix *f, struct nfence_vm_mapping *map,
 		   void *vaddr, u64 size, u32 flags)
 {
-	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->vm, map, vaddr, size,
+	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->sp.vm, map, vaddr, size,
 						  flags));
 	return map->node.start;
 }
@@ -292,30 +268,8 @@ static int ops_init(struct kunit *test)
 	f->cmp = &adapter->cmp;
 	f->cmp_ready = true;
 
-	f->cs.test = test;
-	f->cs.size = OPS_CMD_BYTES + PAGE_SIZE;
-	f->cs.cmds = kunit_kzalloc(test, f->cs.size, GFP_KERNEL);
-	f->data = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	f->ro = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	f->fvals = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->cs.cmds);
-	KUNIT_ASSERT_NOT_NULL(test, f->data);
-	KUNIT_ASSERT_NOT_NULL(test, f->ro);
-	KUNIT_ASSERT_NOT_NULL(test, f->fvals);
-
-	nfence_vm_init(&f->vm);
-	f->vm_ready = true;
-	f->cs.va = ops_map(f, &f->cmd_map, f->cs.cmds, OPS_CMD_BYTES, 0);
-	/* The tail page follows: commands may straddle the two mappings. */
-	KUNIT_ASSERT_EQ(test, ops_map(f, &f->cmd_tail_map,
-				      f->cs.cmds + OPS_CMD_BYTES, PAGE_SIZE, 0),
-			f->cs.va + OPS_CMD_BYTES);
-	f->data_va = ops_map(f, &f->data_map, f->data, PAGE_SIZE, 0);
-	f->ro_va = ops_map(f, &f->ro_map, f->ro, PAGE_SIZE,
-			   NFENCE_VM_READ_ONLY);
-	f->fence_map.fence_at = ops_fence_at;
-	f->fence_va = ops_map(f, &f->fence_map, f->fvals, PAGE_SIZE, 0);
-	f->fence = ops_fence(f, &f->fvals[0], &f->fvals[1]);
+	nfence_kspace_init(test, &f->sp, OPS_CMD_BYTES, ops_fence_at);
+	f->fence = ops_fence(f, &f->sp.fvals[0], &f->sp.fvals[1]);
 
 	f->wdev = ops_device(f, 1);
 	f->wdev2 = ops_device(f, 2);
@@ -370,22 +324,16 @@ static void ops_exit(struct kunit *test)
 		mutex_destroy(&f->cmp->lock);
 		xa_destroy(&f->adapter->fences);
 	}
-	if (f->vm_ready) {
-		nfence_vm_unmap(&f->cmd_map);
-		nfence_vm_unmap(&f->cmd_tail_map);
-		nfence_vm_unmap(&f->data_map);
-		nfence_vm_unmap(&f->ro_map);
-		nfence_vm_unmap(&f->fence_map);
-		nfence_vm_unmap(&f->alias_map);
-		nfence_vm_fini(&f->vm);
-	}
+	/* Safe on a mapping never made. */
+	nfence_vm_unmap(&f->alias_map);
+	nfence_kspace_fini(&f->sp);
 }
 
 /* ---- Command emission (nfence_kunit_cs.h) ---- */
 
 static u64 ops_data_va(struct ops_fix *f, unsigned int i)
 {
-	return f->data_va + 8 * i;
+	return f->sp.data_va + 8 * i;
 }
 
 /* ---- Submission and turns ---- */
@@ -423,7 +371,8 @@ static int ops_run_at(struct ops_fix *f, struct nfence_hwqueue *q,
 
 	*ran = 12345;
 	mutex_lock(&f->cmp->lock);
-	ret = nfence_engine_run(f->cmp, e, &q->hw, now, ran, &f->dropped);
+	ret = nfence_engine_run(f->cmp, e, &q->hw, now, NFENCE_ENGINE_BUDGET,
+				ran, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	/* The interrupt the turn coalesced, as the CMP raises it after a pass. */
 	nfence_engine_flush(f->cmp);
@@ -461,17 +410,17 @@ static void ops_fence_signal_scan(struct kunit *test)
 	unsigned int ran;
 	u64 start, alias;
 
-	alias = ops_map(f, &f->alias_map, f->fvals, PAGE_SIZE, 0);
+	alias = ops_map(f, &f->alias_map, f->sp.fvals, PAGE_SIZE, 0);
 	f->fence->id = 1;
 	KUNIT_ASSERT_EQ(test, 0, xa_err(xa_store(&f->adapter->fences, 1,
 						 f->fence, GFP_KERNEL)));
 	ops_wait_on(test, f->fence, &sw, 5);
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, alias, alias + 8, 6);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, alias, alias + 8, 6);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, ops_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 6);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 6);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 0);
 	KUNIT_EXPECT_EQ(test, sw.fired, 1);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, interrupts), 1);
@@ -562,27 +511,28 @@ static void ops_fence_signal_always_signaled(struct kunit *test)
 	u64 start;
 
 	nfence_fence_set_always_signaled(f->fence);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000000ull);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8,
+			  0x100000000ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, ops_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
 	/* Only the progress signal was counted. */
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, signals), 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
 
 	nfence_engine_signal_fence(f->cmp, NULL, f->fence, 0x200000000ull);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, signals), 1);
 
 	/* The progress fence itself, AlwaysSignaled: not written either. */
 	nfence_fence_set_always_signaled(q->hw.progress);
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 0x100000000ull);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 0x100000000ull);
 	KUNIT_EXPECT_EQ(test, ops_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, signals), 1);
@@ -603,10 +553,11 @@ static void ops_fence_wait_always_signaled(struct kunit *test)
 	int ret;
 
 	nfence_fence_set_always_signaled(f->fence);
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_wait(&f->cs, f->fence_va, NFENCE_ALWAYS_SIGNALED_VALUE);
-	nfence_kcs_wait(&f->cs, f->fence_va, OPS_WAIT_VALUE);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_wait(&f->sp.cs, f->sp.fence_va,
+			NFENCE_ALWAYS_SIGNALED_VALUE);
+	nfence_kcs_wait(&f->sp.cs, f->sp.fence_va, OPS_WAIT_VALUE);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	ret = ops_run(f, q, &ran);
 	KUNIT_ASSERT_EQ_MSG(test, ret, NFENCE_RUN_IDLE,
 			    "state %u: parked on an AlwaysSignaled fence",
@@ -697,7 +648,7 @@ static struct nfence_fence *ops_cross_pair(struct ops_fix *f)
 	kref_init(&xg->ref);
 	spin_lock_init(&xg->lock);
 	INIT_LIST_HEAD(&xg->instances);
-	peer = ops_fence(f, &f->fvals[0], mv);
+	peer = ops_fence(f, &f->sp.fvals[0], mv);
 	peer->adapter = other;
 	peer->xgroup = xg;
 	f->fence->xgroup = xg;
@@ -738,23 +689,23 @@ static void ops_cross_error_race(struct kunit *test)
 
 	f->adapter->gpu.cfg.no_64bit_atomics = c->gpu32;
 	peer = ops_cross_pair(f);
-	start = nfence_kcs_cursor(&f->cs);
+	start = nfence_kcs_cursor(&f->sp.cs);
 	for (i = 0; i < 2; i++) {
 		if (c->opcode == DRM_NFENCE_CS_FENCE_SIGNAL)
-			nfence_kcs_signal(&f->cs, f->fence_va, 0, 5 + i);
+			nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, 0, 5 + i);
 		else if (c->opcode == DRM_NFENCE_CS_WRITE64)
-			nfence_kcs_write64(&f->cs, f->fence_va, 5 + i);
+			nfence_kcs_write64(&f->sp.cs, f->sp.fence_va, 5 + i);
 		else
-			nfence_kcs_timestamp(&f->cs, f->fence_va);
+			nfence_kcs_timestamp(&f->sp.cs, f->sp.fence_va);
 	}
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	ops_run_idle(f, q);
 
 	KUNIT_EXPECT_NULL_MSG(test, f->race_peer, "the error did not run");
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->fence->always_signaled));
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(peer->always_signaled));
 	/* Not lowered below 0xFFFFFFFF by the store that raced the error. */
-	KUNIT_EXPECT_EQ(test, f->fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 	KUNIT_EXPECT_EQ(test, kref_read(&f->fence->ref), 1);
 	ops_cross_unpair(f, peer);
@@ -776,67 +727,71 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	u64 start;
 
 	f->adapter->gpu.cfg.no_64bit_atomics = true;
-	f->fvals[0] = 0xfffffff0ull;
+	f->sp.fvals[0] = 0xfffffff0ull;
 
 	/* Same high half, no waiter: one store, no interrupt. */
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0xfffffff8ull);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8,
+			  0xfffffff8ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	ops_run_idle(f, q);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffff8ull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 0xfffffff8ull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, interrupts), 0);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, suppressed), 2);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 0);
 
 	/* Across 2^32 below the waiter: the carry interrupt alone. */
 	ops_wait_on(test, f->fence, &sw, 0x100000010ull);
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000005ull);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8,
+			  0x100000005ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 2);
 	ops_run_idle(f, q);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000005ull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 0x100000005ull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 1);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, spurious), 0);
 	KUNIT_EXPECT_EQ(test, sw.fired, 0);
-	KUNIT_EXPECT_EQ(test, f->fvals[1], 0x10000000full);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[1], 0x10000000full);
 
 	/* Past the waiter within the high half: the MonitoredValue rule. */
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000010ull);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 3);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8,
+			  0x100000010ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 3);
 	ops_run_idle(f, q);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000010ull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 0x100000010ull);
 	KUNIT_EXPECT_EQ(test, sw.fired, 1);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 1);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, interrupts), 2);
-	KUNIT_EXPECT_EQ(test, f->fvals[1], U64_MAX);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[1], U64_MAX);
 
 	/* Down across 2^32 (a plain store lowers): completed as well. */
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0xfffffffeull);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 4);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8,
+			  0xfffffffeull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 4);
 	ops_run_idle(f, q);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffffeull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 0xfffffffeull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 2);
 
 	/* Ordinary memory: no fence to complete, the GPU writes both. */
-	f->data[2] = 0xffffffffull;
-	f->data[4] = U64_MAX;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, ops_data_va(f, 2), 0, 0x200000001ull);
-	nfence_kcs_write64(&f->cs, ops_data_va(f, 4), OPS_VALUE);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 5);
+	f->sp.data[2] = 0xffffffffull;
+	f->sp.data[4] = U64_MAX;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, ops_data_va(f, 2), 0, 0x200000001ull);
+	nfence_kcs_write64(&f->sp.cs, ops_data_va(f, 4), OPS_VALUE);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 5);
 	ops_run_idle(f, q);
-	KUNIT_EXPECT_EQ(test, f->data[2], 0x200000001ull);
-	KUNIT_EXPECT_EQ(test, f->data[4], OPS_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 0x200000001ull);
+	KUNIT_EXPECT_EQ(test, f->sp.data[4], OPS_VALUE);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 2);
 
 	/* The progress fence crosses 2^32 too (within the window). */
 	f->pv[0][0] = 0xfffffff0ull;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 0x100000000ull);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 0x100000000ull);
 	ops_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0x100000000ull);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 3);
@@ -846,16 +801,17 @@ static void ops_32bit_signal_carry(struct kunit *test)
 	 * A CPU signal of a lower value got in first: the GPU's value, stored
 	 * whole by the carry, still lands (the CPU never saw half of it).
 	 */
-	f->fvals[0] = 0xfffffff0ull;
+	f->sp.fvals[0] = 0xfffffff0ull;
 	ops_wait_on(test, f->fence, &sw, 0x100000000ull);
 	nfence_fence_signal(f->fence, 0xfffffff8ull);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0xfffffff8ull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 0xfffffff8ull);
 	KUNIT_EXPECT_EQ(test, sw.fired, 0);
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 0x100000000ull);
-	ops_submit(f, q, start, nfence_kcs_cursor(&f->cs), 0x100000001ull);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8,
+			  0x100000000ull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 0x100000001ull);
 	ops_run_idle(f, q);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 0x100000000ull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 0x100000000ull);
 	KUNIT_EXPECT_EQ(test, sw.fired, 1);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 4);
 	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, spurious), 0);
@@ -904,19 +860,19 @@ static void ops_fault_stops_context(struct kunit *test)
 	ops_wait_on(test, f->q[0]->hw.progress, &sw0, 2);
 	ops_wait_on(test, f->q[1]->hw.progress, &sw1, 1);
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	nfence_kcs_nop(&f->cs);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
 	bad = OPS_UNMAPPED + 8;
-	nfence_kcs_write64(&f->cs, bad, 1);
-	nfence_kcs_nop(&f->cs);
-	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 1);
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 2);
-	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 3);
-	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->cs), 1);
-	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
+	nfence_kcs_write64(&f->sp.cs, bad, 1);
+	nfence_kcs_nop(&f->sp.cs);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->sp.cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->sp.cs), 2);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->sp.cs), 3);
+	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->sp.cs), 1);
+	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	KUNIT_EXPECT_EQ(test, ops_run(f, f->q[0], &ran), NFENCE_RUN_FAULT);
 	KUNIT_EXPECT_EQ(test, ran, 2);
@@ -926,7 +882,7 @@ static void ops_fault_stops_context(struct kunit *test)
 
 	/* A later fault of the same context does not replace the first. */
 	mutex_lock(&f->cmp->lock);
-	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->sp.data_va,
 					    DRM_NFENCE_FAULT_BAD_COMMAND,
 					    &f->dropped);
 	mutex_unlock(&f->cmp->lock);
@@ -955,15 +911,15 @@ static void ops_stop_locked(struct kunit *test)
 	unsigned int ran;
 	u64 start;
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	ops_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 1);
-	ops_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 2);
-	ops_submit(f, q1, start, nfence_kcs_cursor(&f->cs), 1);
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_work(&f->cs, 1000);
-	ops_submit(f, q2, start, nfence_kcs_cursor(&f->cs), 1);
-	ops_submit(f, q2, start, nfence_kcs_cursor(&f->cs), 2);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	ops_submit(f, q0, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	ops_submit(f, q0, start, nfence_kcs_cursor(&f->sp.cs), 2);
+	ops_submit(f, q1, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_work(&f->sp.cs, 1000);
+	ops_submit(f, q2, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	ops_submit(f, q2, start, nfence_kcs_cursor(&f->sp.cs), 2);
 	KUNIT_ASSERT_EQ(test, ops_run(f, q2, &ran), NFENCE_RUN_BUSY);
 	KUNIT_ASSERT_PTR_EQ(test, f->cmp->engines[1].busy, &q2->hw);
 
@@ -988,7 +944,7 @@ static void ops_stop_locked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
 
 	/* A context fault does not turn LOST queues into FAULTED ones. */
-	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->sp.data_va,
 					    DRM_NFENCE_FAULT_PAGE, &f->dropped);
 	KUNIT_EXPECT_EQ(test, q0->hw.state, NFENCE_QUEUE_LOST);
 	KUNIT_EXPECT_EQ(test, q1->hw.state, NFENCE_QUEUE_LOST);
@@ -1018,11 +974,11 @@ static void ops_device_lost(struct kunit *test)
 	unsigned int ran;
 	u64 start;
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->cs), 1);
-	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->cs), 1);
-	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	ops_submit(f, f->q[0], start, nfence_kcs_cursor(&f->sp.cs), 1);
+	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->sp.cs), 1);
+	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	WRITE_ONCE(f->wdev->error, true);
 	mutex_lock(&f->cmp->lock);
@@ -1055,20 +1011,20 @@ static void ops_device_first_fault(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason, DRM_NFENCE_FAULT_NONE);
 	mutex_lock(&f->cmp->lock);
-	nfence_hwqueue_context_fault_locked(f->ctx[1], f->data_va + 8,
+	nfence_hwqueue_context_fault_locked(f->ctx[1], f->sp.data_va + 8,
 					    DRM_NFENCE_FAULT_BAD_COMMAND,
 					    &f->dropped);
-	nfence_hwqueue_context_fault_locked(f->ctx[0], f->data_va,
+	nfence_hwqueue_context_fault_locked(f->ctx[0], f->sp.data_va,
 					    DRM_NFENCE_FAULT_PAGE, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	nfence_submissions_drop(&f->dropped);
 
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_reason,
 			DRM_NFENCE_FAULT_BAD_COMMAND);
-	KUNIT_EXPECT_EQ(test, f->wdev->fault_va, f->data_va + 8);
+	KUNIT_EXPECT_EQ(test, f->wdev->fault_va, f->sp.data_va + 8);
 	KUNIT_EXPECT_EQ(test, f->wdev->fault_context, f->ctx[1]->obj.handle);
 	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_reason, DRM_NFENCE_FAULT_PAGE);
-	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_va, f->data_va);
+	KUNIT_EXPECT_EQ(test, f->ctx[0]->fault_va, f->sp.data_va);
 	KUNIT_EXPECT_FALSE(test, f->wdev->error);
 	KUNIT_EXPECT_EQ(test, f->wdev2->fault_reason, DRM_NFENCE_FAULT_NONE);
 	KUNIT_EXPECT_EQ(test, f->wdev2->fault_context, 0);

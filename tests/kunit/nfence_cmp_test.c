@@ -137,19 +137,9 @@ struct cmp_fence {
  * @test: the test
  * @gpu: the GPU the CMP schedules
  * @cmp: the CMP, with cmp_rec_ops
- * @vm: the address space all queues use
- * @cmd_map: @cs's memory, CMP_CMD_PAGES pages
- * @cmd_tail_map: the page after it, mapped right after @cmd_map
- * @data_map: @data, one writable page
- * @ro_map: @ro, one read-only page
- * @fence_map: @fvals, fence storage: its fence_at finds @fence
- * @cs: command memory (CMP_CMD_PAGES + 1 pages) and what is written in it
- * @data: writable data
- * @data_va: its GPU VA
- * @ro: read-only data
- * @ro_va: its GPU VA
- * @fvals: @fence's CurrentValue at [0], MonitoredValue at [1]
- * @fence_va: GPU VA of @fvals in @fence_map
+ * @sp: the address space all queues use and its pages (its @fvals hold
+ *	@fence's CurrentValue at [0], MonitoredValue at [1]; its @fence_map's
+ *	fence_at finds @fence)
  * @fence: the fence in fence storage
  * @fences: every fence and its view; [CMP_STORAGE] is @fence
  * @fence_at_calls: calls of @fence_map's fence_at
@@ -170,7 +160,6 @@ struct cmp_fence {
  * @num_calls: entries of @calls
  * @spare: where calls past CMP_CALLS go (the test fails)
  * @cmp_ready: @cmp is initialized
- * @vm_ready: @vm is initialized
  * @ring_map: @ring, a user-mode queue's ring buffer
  * @control_map: @control, its ring control
  * @ring: the ring buffer
@@ -184,19 +173,7 @@ struct cmp_fix {
 	struct nfence_gpu gpu;
 	struct nfence_cmp cmp_obj;
 	struct nfence_cmp *cmp;
-	struct nfence_vm vm;
-	struct nfence_vm_mapping cmd_map;
-	struct nfence_vm_mapping cmd_tail_map;
-	struct nfence_vm_mapping data_map;
-	struct nfence_vm_mapping ro_map;
-	struct nfence_vm_mapping fence_map;
-	struct nfence_kcs cs;
-	u64 *data;
-	u64 data_va;
-	u64 *ro;
-	u64 ro_va;
-	u64 *fvals;
-	u64 fence_va;
+	struct nfence_kspace sp;
 	struct nfence_fence *fence;
 	struct cmp_fence fences[CMP_FENCES];
 	unsigned int fence_at_calls;
@@ -214,7 +191,6 @@ struct cmp_fix {
 	unsigned int num_calls;
 	struct cmp_call spare;
 	bool cmp_ready;
-	bool vm_ready;
 	struct nfence_vm_mapping ring_map;
 	struct nfence_vm_mapping control_map;
 	struct drm_nfence_ring_entry *ring;
@@ -483,7 +459,7 @@ static void cmp_expect_fault(struct kunit *test, struct cmp_fix *f, u64 va,
 static struct nfence_fence *cmp_fence_at(struct nfence_vm_mapping *map,
 					 u64 offset)
 {
-	struct cmp_fix *f = container_of(map, struct cmp_fix, fence_map);
+	struct cmp_fix *f = container_of(map, struct cmp_fix, sp.fence_map);
 
 	lockdep_assert_held(&map->vm->lock);
 	f->fence_at_calls++;
@@ -524,7 +500,7 @@ static struct nfence_cmp_queue *cmp_queue(struct cmp_fix *f,
 	nfence_cmp_queue_init(q);
 	q->engine = engine;
 	q->ctx = ctx;
-	q->vm = &f->vm;
+	q->vm = &f->sp.vm;
 	q->progress = cmp_fence(f, i, &f->pv[i][0], &f->pv[i][1]);
 
 	mutex_lock(&f->cmp->lock);
@@ -536,7 +512,7 @@ static struct nfence_cmp_queue *cmp_queue(struct cmp_fix *f,
 static u64 cmp_map(struct cmp_fix *f, struct nfence_vm_mapping *map,
 		   void *vaddr, u64 size, u32 flags)
 {
-	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->vm, map, vaddr, size,
+	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->sp.vm, map, vaddr, size,
 						  flags));
 	return map->node.start;
 }
@@ -558,34 +534,12 @@ static int cmp_init(struct kunit *test)
 	nfence_cmp_init(f->cmp, &f->gpu, &cmp_rec_ops);
 	f->cmp_ready = true;
 
-	f->cs.test = test;
-	f->cs.size = CMP_CMD_BYTES + PAGE_SIZE;
-	f->cs.cmds = kunit_kzalloc(test, f->cs.size, GFP_KERNEL);
-	f->data = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	f->ro = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	f->fvals = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	nfence_kspace_init(test, &f->sp, CMP_CMD_BYTES, cmp_fence_at);
 	f->ring = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	f->control = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->cs.cmds);
-	KUNIT_ASSERT_NOT_NULL(test, f->data);
-	KUNIT_ASSERT_NOT_NULL(test, f->ro);
-	KUNIT_ASSERT_NOT_NULL(test, f->fvals);
 	KUNIT_ASSERT_NOT_NULL(test, f->ring);
 	KUNIT_ASSERT_NOT_NULL(test, f->control);
-
-	nfence_vm_init(&f->vm);
-	f->vm_ready = true;
-	f->cs.va = cmp_map(f, &f->cmd_map, f->cs.cmds, CMP_CMD_BYTES, 0);
-	/* The tail page follows: commands may straddle the two mappings. */
-	KUNIT_ASSERT_EQ(test, cmp_map(f, &f->cmd_tail_map,
-				      f->cs.cmds + CMP_CMD_BYTES, PAGE_SIZE, 0),
-			f->cs.va + CMP_CMD_BYTES);
-	f->data_va = cmp_map(f, &f->data_map, f->data, PAGE_SIZE, 0);
-	f->ro_va = cmp_map(f, &f->ro_map, f->ro, PAGE_SIZE,
-			   NFENCE_VM_READ_ONLY);
-	f->fence_map.fence_at = cmp_fence_at;
-	f->fence_va = cmp_map(f, &f->fence_map, f->fvals, PAGE_SIZE, 0);
-	f->fence = cmp_fence(f, CMP_STORAGE, &f->fvals[0], &f->fvals[1]);
+	f->fence = cmp_fence(f, CMP_STORAGE, &f->sp.fvals[0], &f->sp.fvals[1]);
 	f->ring_va = cmp_map(f, &f->ring_map, f->ring, PAGE_SIZE, 0);
 	f->control_va = cmp_map(f, &f->control_map, f->control, PAGE_SIZE,
 				0);
@@ -617,16 +571,10 @@ static void cmp_exit(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
 		mutex_destroy(&f->cmp->lock);
 	}
-	if (f->vm_ready) {
-		nfence_vm_unmap(&f->cmd_map);
-		nfence_vm_unmap(&f->cmd_tail_map);
-		nfence_vm_unmap(&f->data_map);
-		nfence_vm_unmap(&f->ro_map);
-		nfence_vm_unmap(&f->fence_map);
-		nfence_vm_unmap(&f->ring_map);
-		nfence_vm_unmap(&f->control_map);
-		nfence_vm_fini(&f->vm);
-	}
+	/* Safe on a mapping never made. */
+	nfence_vm_unmap(&f->ring_map);
+	nfence_vm_unmap(&f->control_map);
+	nfence_kspace_fini(&f->sp);
 	for (i = 0; i < CMP_DOORBELLS; i++)
 		if (f->doorbells[i])
 			__free_page(f->doorbells[i]);
@@ -636,7 +584,7 @@ static void cmp_exit(struct kunit *test)
 
 static u64 cmp_data_va(struct cmp_fix *f, unsigned int i)
 {
-	return f->data_va + 8 * i;
+	return f->sp.data_va + 8 * i;
 }
 
 /* ---- Submission and turns ---- */
@@ -664,26 +612,45 @@ static struct nfence_cmp_entry *cmp_submit(struct cmp_fix *f,
 	return sub;
 }
 
-/* Give @q a turn on its engine at time @now, as a CMP pass does. */
-static int cmp_run_at(struct cmp_fix *f, struct nfence_cmp_queue *q,
-		      u64 now, unsigned int *ran)
+/*
+ * Give @q a turn on its engine at time @now, as a CMP pass does, of at most
+ * @max commands and completed submissions.
+ */
+static int cmp_run_max(struct cmp_fix *f, struct nfence_cmp_queue *q,
+		       u64 now, unsigned int max, unsigned int *ran)
 {
 	struct nfence_cmp_engine *e = &f->cmp->engines[q->engine];
 	int ret;
 
 	*ran = 12345;
 	mutex_lock(&f->cmp->lock);
-	ret = nfence_engine_run(f->cmp, e, q, now, ran, &f->dropped);
+	ret = nfence_engine_run(f->cmp, e, q, now, max, ran, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 	/* The interrupt the turn coalesced, as the CMP raises it after a pass. */
 	nfence_engine_flush(f->cmp);
 	return ret;
 }
 
+static int cmp_run_at(struct cmp_fix *f, struct nfence_cmp_queue *q,
+		      u64 now, unsigned int *ran)
+{
+	return cmp_run_max(f, q, now, NFENCE_ENGINE_BUDGET, ran);
+}
+
 static int cmp_run(struct cmp_fix *f, struct nfence_cmp_queue *q,
 		   unsigned int *ran)
 {
 	return cmp_run_at(f, q, CMP_NOW, ran);
+}
+
+/* Write @n NOPs; returns the GPU VA of the first. */
+static u64 cmp_nops(struct cmp_fix *f, unsigned int n)
+{
+	u64 start = nfence_kcs_cursor(&f->sp.cs);
+
+	while (n--)
+		nfence_kcs_nop(&f->sp.cs);
+	return start;
 }
 
 static unsigned int cmp_count(struct list_head *list)
@@ -728,14 +695,10 @@ static void cmp_nop_runs_to_idle(struct kunit *test)
 	/* As a CPU waiter for progress 2 leaves it: MonitoredValue 1. */
 	f->pv[0][1] = 1;
 
-	start = nfence_kcs_cursor(&f->cs);
-	for (i = 0; i < 5; i++)
-		nfence_kcs_nop(&f->cs);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
-	start = nfence_kcs_cursor(&f->cs);
-	for (i = 0; i < 3; i++)
-		nfence_kcs_nop(&f->cs);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	start = cmp_nops(f, 5);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	start = cmp_nops(f, 3);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 2);
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
 	KUNIT_EXPECT_EQ(test, q->num_pending, 2);
 
@@ -782,14 +745,15 @@ static void cmp_fence_wait_blocks(struct kunit *test)
 	u64 start, wait_cmd;
 	unsigned int ran;
 
-	f->data[0] = CMP_WAIT_VALUE - 1;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
+	f->sp.data[0] = CMP_WAIT_VALUE - 1;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
 	/* Already reached: passes. */
-	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0);
-	wait_cmd = nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), CMP_WAIT_VALUE);
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), CMP_VALUE);
-	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 0);
+	wait_cmd = nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0),
+				   CMP_WAIT_VALUE);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 1), CMP_VALUE);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_EQ(test, ran, 2);
@@ -800,12 +764,12 @@ static void cmp_fence_wait_blocks(struct kunit *test)
 	/* Parked at the FENCE_WAIT itself, not past it. */
 	KUNIT_EXPECT_EQ(test, sub->offset, wait_cmd - start);
 	KUNIT_EXPECT_EQ(test, q->num_pending, 1);
-	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], 0);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
 	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].busy);
 
 	/* Still not reached (the low 32 bits alone would be): parked again. */
-	f->data[0] = CMP_WAIT_VALUE - 0x100000000ull;
+	f->sp.data[0] = CMP_WAIT_VALUE - 0x100000000ull;
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_EQ(test, ran, 0);
 	KUNIT_EXPECT_EQ(test, sub->offset, wait_cmd - start);
@@ -813,11 +777,11 @@ static void cmp_fence_wait_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmp_commands(f), 2);
 
 	/* Reached exactly: the wait, the write, the completion. */
-	f->data[0] = CMP_WAIT_VALUE;
+	f->sp.data[0] = CMP_WAIT_VALUE;
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 3);
 	KUNIT_EXPECT_EQ(test, cmp_commands(f), 4);
-	KUNIT_EXPECT_EQ(test, f->data[1], CMP_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], CMP_VALUE);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
 	KUNIT_EXPECT_EQ(test, q->num_pending, 0);
@@ -846,15 +810,15 @@ static void cmp_fence_wait_parked_kicks(struct kunit *test)
 	nfence_cmp_kick_waiters(f->cmp);
 	KUNIT_EXPECT_FALSE(test, cmp_kicked(f));
 
-	f->data[0] = 0;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 1);
-	cmp_submit(f, q0, start, nfence_kcs_cursor(&f->cs), 1);
-	cmp_submit(f, q1, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.data[0] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 1);
+	cmp_submit(f, q0, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	cmp_submit(f, q1, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	/* Runs and ends without parking: nothing to kick for. */
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0);
-	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 0);
+	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[2], &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
 	nfence_cmp_kick_waiters(f->cmp);
@@ -878,7 +842,7 @@ static void cmp_fence_wait_parked_kicks(struct kunit *test)
 	mutex_unlock(&f->cmp->lock);
 	KUNIT_EXPECT_FALSE(test, q1->parked);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
-	f->data[0] = 1;
+	f->sp.data[0] = 1;
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q0, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_FALSE(test, q0->parked);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
@@ -903,59 +867,59 @@ static void cmp_fence_signal_memory(struct kunit *test)
 	u64 start;
 
 	/* MonitoredValue below the value: interrupt. */
-	f->data[3] = 0;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, cv_va, mv_va, 7);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.data[3] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, cv_va, mv_va, 7);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 2);
-	KUNIT_EXPECT_EQ(test, f->data[2], 7);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 7);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 2);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 1);
 	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
 
 	/* MonitoredValue U64_MAX: suppressed. */
-	f->data[3] = U64_MAX;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, cv_va, mv_va, 8);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	f->sp.data[3] = U64_MAX;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, cv_va, mv_va, 8);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 2);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[2], 8);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 8);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 4);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 3);
 	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
 
 	/* Equal to MonitoredValue: not above it, suppressed. */
-	f->data[3] = 9;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, cv_va, mv_va, 9);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 3);
+	f->sp.data[3] = 9;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, cv_va, mv_va, 9);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 3);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[2], 9);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 9);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 6);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 5);
 
 	/* mv_va 0: no check at all, neither interrupt nor suppressed. */
-	f->data[3] = 0;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, cv_va, 0, 10);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 4);
+	f->sp.data[3] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, cv_va, 0, 10);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 4);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[2], 10);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 10);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 8);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 6);
 
 	/* A plain store: a lower value lowers it. */
-	f->data[3] = 2;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, cv_va, mv_va, 3);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 5);
+	f->sp.data[3] = 2;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, cv_va, mv_va, 3);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 5);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[2], 3);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 3);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 10);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 2);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, suppressed), 7);
@@ -984,17 +948,18 @@ static void cmp_fence_signal_memory_coalesced(struct kunit *test)
 	unsigned int ran, i;
 	u64 start;
 
-	f->data[3] = 0;
-	start = nfence_kcs_cursor(&f->cs);
+	f->sp.data[3] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
 	for (i = 1; i <= 5; i++)
-		nfence_kcs_signal(&f->cs, cv_va, mv_va, i);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+		nfence_kcs_signal(&f->sp.cs, cv_va, mv_va, i);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	mutex_lock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, nfence_engine_run(f->cmp, e, q, CMP_NOW,
-						&ran, &f->dropped),
+						NFENCE_ENGINE_BUDGET, &ran,
+						&f->dropped),
 			NFENCE_RUN_IDLE);
 	mutex_unlock(&f->cmp->lock);
-	KUNIT_EXPECT_EQ(test, f->data[2], 5);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], 5);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 5);
 	/* Raised, not handed to the driver yet. */
 	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 0);
@@ -1021,13 +986,13 @@ static void cmp_fence_signal_fence_at(struct kunit *test)
 	u64 start;
 
 	/* As a CPU waiter for 5 leaves it: MonitoredValue 4. */
-	f->fvals[1] = 4;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va, f->fence_va + 8, 5);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.fvals[1] = 4;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8, 5);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 2);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 5);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 5);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
 	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 0);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
@@ -1039,12 +1004,13 @@ static void cmp_fence_signal_fence_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
 
 	/* Another offset of the mapping: fence_at finds nothing there. */
-	f->fvals[3] = 0;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va + 16, f->fence_va + 24, 1);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	f->sp.fvals[3] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va + 16, f->sp.fence_va + 24,
+			  1);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 2);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->fvals[2], 1);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[2], 1);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 2);
 	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 16);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 2);
@@ -1076,16 +1042,16 @@ static void cmp_32bit_signal_in_stride(struct kunit *test)
 
 	f->gpu.cfg.no_64bit_atomics = true;
 	f->fence_at_stride = true;
-	f->fvals[0] = 5;
-	f->fvals[2] = 5;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_signal(&f->cs, f->fence_va + 16, 0, 0x100000005ull);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.fvals[0] = 5;
+	f->sp.fvals[2] = 5;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va + 16, 0, 0x100000005ull);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	cmp_run_idle(f, q);
 	KUNIT_EXPECT_EQ(test, f->fence_at_calls, 1);
 	KUNIT_EXPECT_EQ(test, f->fence_at_offset, 16);
-	KUNIT_EXPECT_EQ(test, f->fvals[2], 0x100000005ull);
-	KUNIT_EXPECT_EQ(test, f->fvals[0], 5);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[2], 0x100000005ull);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 5);
 	KUNIT_EXPECT_EQ(test, cmp_carries(f), 0);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 0);
 	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT), 0);
@@ -1106,26 +1072,26 @@ static void cmp_32bit_wait_serial(struct kunit *test)
 	u64 start;
 
 	f->gpu.cfg.no_64bit_atomics = true;
-	f->data[0] = 0xfffffff0ull;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0x100000010ull);
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 1);
-	nfence_kcs_wait(&f->cs, cmp_data_va(f, 0), 0x200000003ull);
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 2);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.data[0] = 0xfffffff0ull;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 0x100000010ull);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 1), 1);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 0x200000003ull);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 1), 2);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
-	KUNIT_EXPECT_EQ(test, f->data[1], 0);
-	f->data[0] = 0x10000000full;
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], 0);
+	f->sp.data[0] = 0x10000000full;
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
-	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], 0);
 	/*
 	 * Reached. 0x2_00000003 is more than UINT_MAX/2 ahead, out of the
 	 * window: low 0x10 is past low 3, so the GPU passes it too.
 	 */
-	f->data[0] = 0x100000010ull;
+	f->sp.data[0] = 0x100000010ull;
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[1], 2);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], 2);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 }
 
@@ -1137,26 +1103,26 @@ static void cmp_write64_timestamp(struct kunit *test)
 	unsigned int ran;
 	u64 start, before, after;
 
-	f->data[4] = U64_MAX;
-	f->data[5] = U64_MAX;
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 4), CMP_VALUE);
-	nfence_kcs_timestamp(&f->cs, cmp_data_va(f, 5));
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 6), 0);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.data[4] = U64_MAX;
+	f->sp.data[5] = U64_MAX;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 4), CMP_VALUE);
+	nfence_kcs_timestamp(&f->sp.cs, cmp_data_va(f, 5));
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 6), 0);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	before = nfence_gpu_timestamp(&f->gpu, NULL);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	after = nfence_gpu_timestamp(&f->gpu, NULL);
 	KUNIT_EXPECT_EQ(test, ran, 4);
 	KUNIT_EXPECT_EQ(test, cmp_commands(f), 3);
-	KUNIT_EXPECT_EQ(test, f->data[4], CMP_VALUE);
-	KUNIT_EXPECT_GE(test, f->data[5], before);
-	KUNIT_EXPECT_LE(test, f->data[5], after);
-	KUNIT_EXPECT_EQ(test, f->data[6], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[4], CMP_VALUE);
+	KUNIT_EXPECT_GE(test, f->sp.data[5], before);
+	KUNIT_EXPECT_LE(test, f->sp.data[5], after);
+	KUNIT_EXPECT_EQ(test, f->sp.data[6], 0);
 	/* Nothing else in the page was touched. */
-	KUNIT_EXPECT_EQ(test, f->data[3], 0);
-	KUNIT_EXPECT_EQ(test, f->data[7], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[3], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[7], 0);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, signals), 1);
 }
 
@@ -1175,11 +1141,11 @@ static void cmp_work_busy(struct kunit *test)
 	u64 start, work_cmd, before, after;
 	unsigned int ran;
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	work_cmd = nfence_kcs_work(&f->cs, 1500000);
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
-	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	work_cmd = nfence_kcs_work(&f->sp.cs, 1500000);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 0), 1);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	/* WORK starts when it runs, on the clock, not at the turn's start. */
 	before = ktime_get_ns();
@@ -1194,7 +1160,7 @@ static void cmp_work_busy(struct kunit *test)
 	KUNIT_EXPECT_GE(test, q->work_start_ns, before);
 	KUNIT_EXPECT_LE(test, q->work_start_ns, after);
 	KUNIT_EXPECT_EQ(test, sub->offset, work_cmd + 16 - start);
-	KUNIT_EXPECT_EQ(test, f->data[0], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[0], 0);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
 	KUNIT_EXPECT_NULL(test, e1->busy);
 
@@ -1210,24 +1176,24 @@ static void cmp_work_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmp_run_at(f, q, CMP_NOW + 1500000, &ran),
 			NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 2);
-	KUNIT_EXPECT_EQ(test, f->data[0], 1);
+	KUNIT_EXPECT_EQ(test, f->sp.data[0], 1);
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
 	KUNIT_EXPECT_NULL(test, e0->busy);
 
 	/* WORK 0: no time, no busy engine. */
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_work(&f->cs, 0);
-	nfence_kcs_nop(&f->cs);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 2);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_work(&f->sp.cs, 0);
+	nfence_kcs_nop(&f->sp.cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 2);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 3);
 	KUNIT_EXPECT_NULL(test, e0->busy);
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
 
 	/* The longest WORK, on engine 1: engine 0 is not involved. */
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_work(&f->cs, DRM_NFENCE_CS_MAX_WORK_NS);
-	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_work(&f->sp.cs, DRM_NFENCE_CS_MAX_WORK_NS);
+	cmp_submit(f, f->q[2], start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run_at(f, f->q[2], CMP_NOW + 7, &ran),
 			NFENCE_RUN_BUSY);
 	KUNIT_EXPECT_EQ(test, ran, 1);
@@ -1248,13 +1214,11 @@ static void cmp_budget_yields(struct kunit *test)
 	struct cmp_fix *f = test->priv;
 	struct nfence_cmp_queue *q = f->q[0];
 	struct nfence_cmp_entry *sub;
-	unsigned int ran, i;
+	unsigned int ran;
 	u64 start;
 
-	start = nfence_kcs_cursor(&f->cs);
-	for (i = 0; i < NFENCE_ENGINE_BUDGET + 10; i++)
-		nfence_kcs_nop(&f->cs);
-	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = cmp_nops(f, NFENCE_ENGINE_BUDGET + 10);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_YIELD);
 	KUNIT_EXPECT_EQ(test, ran, NFENCE_ENGINE_BUDGET);
@@ -1271,6 +1235,146 @@ static void cmp_budget_yields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_IDLE);
 }
 
+/*
+ * A turn given less than NFENCE_ENGINE_BUDGET stops there and yields with
+ * the queue ready, as a whole-budget turn does.
+ */
+static void cmp_turn_max(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	struct nfence_cmp_entry *sub;
+	unsigned int ran;
+	u64 start;
+
+	start = cmp_nops(f, 10);
+	sub = cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
+
+	KUNIT_EXPECT_EQ(test, cmp_run_max(f, q, CMP_NOW, 3, &ran),
+			NFENCE_RUN_YIELD);
+	KUNIT_EXPECT_EQ(test, ran, 3);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 3);
+	KUNIT_EXPECT_EQ(test, sub->offset, 8 * 3);
+	KUNIT_EXPECT_EQ(test, q->state, NFENCE_QUEUE_READY);
+
+	/* The completion counts too: 7 commands and the submission. */
+	KUNIT_EXPECT_EQ(test, cmp_run_max(f, q, CMP_NOW, 7, &ran),
+			NFENCE_RUN_YIELD);
+	KUNIT_EXPECT_EQ(test, ran, 7);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
+	KUNIT_EXPECT_EQ(test, cmp_run_max(f, q, CMP_NOW, 7, &ran),
+			NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, ran, 1);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f), 10);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+}
+
+/*
+ * The optimized interrupt (NFENCE_IRQ_QUEUE) a turn noted for the end of
+ * its pass goes out first when the queue leaves the runlist before that,
+ * naming the queue while it is still alive.
+ */
+static void cmp_remove_raises_queue_irq(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	const struct cmp_call *c;
+	unsigned int ran;
+	u64 start;
+
+	f->gpu.cfg.irq_payload = NFENCE_IRQ_QUEUE;
+	/* As a CPU waiter for progress 1 leaves it: MonitoredValue 0. */
+	f->pv[0][1] = 0;
+	start = cmp_nops(f, 1);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	/* Noted for the end of the pass, not raised yet. */
+	KUNIT_EXPECT_PTR_EQ(test, f->cmp->engines[0].irq_queue, q);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT_QUEUE), 0);
+
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_remove_locked(f->cmp, q);
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_INTERRUPT_QUEUE), 1);
+	c = cmp_last(f, CMP_CALL_INTERRUPT_QUEUE);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_PTR_EQ(test, c->q, q);
+	KUNIT_EXPECT_EQ(test, c->reason, 0);
+	KUNIT_EXPECT_NULL(test, f->cmp->engines[0].irq_queue);
+
+	/* Back on its runlist, as the fixture made it. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_add_locked(f->cmp, q);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/* NOPs a queue of cmp_pass_budget runs; the first queue runs fewer. */
+#define CMP_PASS_NOPS		1500
+#define CMP_PASS_FIRST_NOPS	1000
+
+/*
+ * A pass runs at most NFENCE_CMP_PASS_BUDGET commands and completed
+ * submissions on an engine, however its queues' turns divide them: with
+ * three queues on engine 0, the first turn completes 1000 NOPs and its
+ * submission (1001), the second runs a whole turn (1024) and the third only
+ * what is left (23), not another whole turn. The next passes run the rest,
+ * each queue one turn per pass.
+ */
+static void cmp_pass_budget(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_entry *sub[CMP_QUEUES];
+	unsigned int first, i, passes;
+	u64 start, end, deadline;
+	s64 total;
+
+	/* q[2] moves to engine 0: three queues share its budget. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_remove_locked(f->cmp, f->q[2]);
+	f->q[2]->engine = 0;
+	nfence_cmp_queue_add_locked(f->cmp, f->q[2]);
+	mutex_unlock(&f->cmp->lock);
+
+	/* One buffer of NOPs, submitted to every queue (nothing writes it). */
+	start = cmp_nops(f, CMP_PASS_NOPS);
+	end = nfence_kcs_cursor(&f->sp.cs);
+	sub[0] = cmp_submit(f, f->q[0], start, start + 8 * CMP_PASS_FIRST_NOPS,
+			    1);
+	sub[1] = cmp_submit(f, f->q[1], start, end, 1);
+	sub[2] = cmp_submit(f, f->q[2], start, end, 1);
+
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	first = NFENCE_CMP_PASS_BUDGET - (CMP_PASS_FIRST_NOPS + 1) -
+		NFENCE_ENGINE_BUDGET;
+	KUNIT_EXPECT_EQ(test, cmp_commands(f),
+			NFENCE_CMP_PASS_BUDGET - 1);
+	KUNIT_EXPECT_EQ(test, f->pv[0][0], 1);
+	KUNIT_EXPECT_EQ(test, sub[1]->offset, 8 * NFENCE_ENGINE_BUDGET);
+	KUNIT_EXPECT_EQ(test, sub[2]->offset, 8 * first);
+	KUNIT_EXPECT_EQ(test, f->q[1]->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_READY);
+
+	/* The rest, in passes that each stay within the budget. */
+	total = cmp_commands(f);
+	for (passes = 1; passes < 10; passes++) {
+		if (!nfence_cmp_run_pass(f->cmp, &deadline))
+			break;
+		KUNIT_EXPECT_LE(test, cmp_commands(f) - total,
+				NFENCE_CMP_PASS_BUDGET);
+		total = cmp_commands(f);
+	}
+	/* 477 + 1024, then 453 + 1, then a pass that finds nothing to run. */
+	KUNIT_EXPECT_EQ(test, passes, 3);
+	KUNIT_EXPECT_EQ(test, cmp_commands(f),
+			CMP_PASS_FIRST_NOPS + 2 * CMP_PASS_NOPS);
+	for (i = 0; i < CMP_QUEUES; i++) {
+		KUNIT_EXPECT_EQ(test, f->pv[i][0], 1);
+		KUNIT_EXPECT_EQ(test, f->q[i]->state, NFENCE_QUEUE_IDLE);
+	}
+	KUNIT_EXPECT_EQ(test, deadline, 0);
+}
+
 /* A command whose operands cross from one mapping into the next runs. */
 static void cmp_command_straddles_mappings(struct kunit *test)
 {
@@ -1279,16 +1383,17 @@ static void cmp_command_straddles_mappings(struct kunit *test)
 	unsigned int ran;
 	u64 start;
 
-	f->cs.used = CMP_CMD_BYTES - 16;
-	f->data[3] = 0;
-	start = nfence_kcs_signal(&f->cs, cmp_data_va(f, 2), cmp_data_va(f, 3),
-				  CMP_VALUE);
-	KUNIT_ASSERT_GT(test, nfence_kcs_cursor(&f->cs), f->cmd_tail_map.node.start);
-	nfence_kcs_nop(&f->cs);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	f->sp.cs.used = CMP_CMD_BYTES - 16;
+	f->sp.data[3] = 0;
+	start = nfence_kcs_signal(&f->sp.cs, cmp_data_va(f, 2),
+				  cmp_data_va(f, 3), CMP_VALUE);
+	KUNIT_ASSERT_GT(test, nfence_kcs_cursor(&f->sp.cs),
+			f->sp.cmd_tail_map.node.start);
+	nfence_kcs_nop(&f->sp.cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
 	KUNIT_EXPECT_EQ(test, ran, 3);
-	KUNIT_EXPECT_EQ(test, f->data[2], CMP_VALUE);
+	KUNIT_EXPECT_EQ(test, f->sp.data[2], CMP_VALUE);
 	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->faults), 0);
 }
@@ -1365,20 +1470,20 @@ static void cmp_fault_reasons(struct kunit *test)
 	const u64 ops[] = { cmp_data_va(f, 0), 1 };
 	int ret;
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
 	switch (c->kind) {
 	case CMP_FAULT_WRITE64_UNMAPPED:
 		va = CMP_UNMAPPED;
-		nfence_kcs_write64(&f->cs, va, 1);
+		nfence_kcs_write64(&f->sp.cs, va, 1);
 		break;
 	case CMP_FAULT_WRITE64_READ_ONLY:
-		va = f->ro_va;
-		nfence_kcs_write64(&f->cs, va, 1);
+		va = f->sp.ro_va;
+		nfence_kcs_write64(&f->sp.cs, va, 1);
 		break;
 	case CMP_FAULT_WAIT_UNMAPPED:
 		va = CMP_UNMAPPED;
-		nfence_kcs_wait(&f->cs, va, 1);
+		nfence_kcs_wait(&f->sp.cs, va, 1);
 		break;
 	case CMP_FAULT_WAIT_BEYOND_SPACE:
 		/*
@@ -1387,43 +1492,43 @@ static void cmp_fault_reasons(struct kunit *test)
 		 * nfence_vm_test.c for what may come back for such a VA.
 		 */
 		va = NFENCE_VM_END;
-		nfence_kcs_wait(&f->cs, va, 0);
+		nfence_kcs_wait(&f->sp.cs, va, 0);
 		break;
 	case CMP_FAULT_SIGNAL_CV_READ_ONLY:
-		va = f->ro_va;
-		nfence_kcs_signal(&f->cs, va, cmp_data_va(f, 3), 1);
+		va = f->sp.ro_va;
+		nfence_kcs_signal(&f->sp.cs, va, cmp_data_va(f, 3), 1);
 		break;
 	case CMP_FAULT_SIGNAL_MV_UNMAPPED:
 		va = CMP_UNMAPPED;
-		nfence_kcs_signal(&f->cs, cmp_data_va(f, 0), va, 1);
+		nfence_kcs_signal(&f->sp.cs, cmp_data_va(f, 0), va, 1);
 		break;
 	case CMP_FAULT_TIMESTAMP_READ_ONLY:
-		va = f->ro_va + 8;
-		nfence_kcs_timestamp(&f->cs, va);
+		va = f->sp.ro_va + 8;
+		nfence_kcs_timestamp(&f->sp.cs, va);
 		break;
 	case CMP_FAULT_UNKNOWN_OPCODE:
-		va = nfence_kcs_emit(&f->cs, DRM_NFENCE_CS_WORK + 1,
+		va = nfence_kcs_emit(&f->sp.cs, DRM_NFENCE_CS_WORK + 1,
 				     DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
 		break;
 	case CMP_FAULT_FLAGS:
-		va = nfence_kcs_emit_raw(&f->cs, DRM_NFENCE_CS_WRITE64, 1,
+		va = nfence_kcs_emit_raw(&f->sp.cs, DRM_NFENCE_CS_WRITE64, 1,
 					 DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
 		break;
 	case CMP_FAULT_PAST_END:
-		va = nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
+		va = nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 0), 1);
 		break;
 	case CMP_FAULT_MISALIGNED:
-		cmd = nfence_kcs_emit(&f->cs, DRM_NFENCE_CS_WRITE64,
+		cmd = nfence_kcs_emit(&f->sp.cs, DRM_NFENCE_CS_WRITE64,
 				      DRM_NFENCE_CS_WRITE64_WORDS, ops, 2);
 		/* The fault names the misaligned operand. */
 		va = cmp_data_va(f, 0) + 4;
-		nfence_kcs_put64(nfence_kcs_ptr(&f->cs, cmd) + 8, va);
+		nfence_kcs_put64(nfence_kcs_ptr(&f->sp.cs, cmd) + 8, va);
 		break;
 	case CMP_FAULT_COMMANDS_UNMAPPED:
 		break;
 	}
-	nfence_kcs_nop(&f->cs);
-	end = nfence_kcs_cursor(&f->cs);
+	nfence_kcs_nop(&f->sp.cs);
+	end = nfence_kcs_cursor(&f->sp.cs);
 	if (c->kind == CMP_FAULT_PAST_END)
 		end = va + 16;
 	if (c->kind == CMP_FAULT_COMMANDS_UNMAPPED) {
@@ -1433,12 +1538,12 @@ static void cmp_fault_reasons(struct kunit *test)
 		ran_before = 0;
 	}
 	cmp_submit(f, q, start, end, 1);
-	cmd = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	cmp_submit(f, q, cmd, nfence_kcs_cursor(&f->cs), 2);
+	cmd = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	cmp_submit(f, q, cmd, nfence_kcs_cursor(&f->sp.cs), 2);
 	/* Queue 1 of the same context has work too; queue 2 is elsewhere. */
-	cmp_submit(f, f->q[1], cmd, nfence_kcs_cursor(&f->cs), 1);
-	cmp_submit(f, f->q[2], cmd, nfence_kcs_cursor(&f->cs), 1);
+	cmp_submit(f, f->q[1], cmd, nfence_kcs_cursor(&f->sp.cs), 1);
+	cmp_submit(f, f->q[2], cmd, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	ret = cmp_run(f, q, &ran);
 	KUNIT_ASSERT_EQ_MSG(test, ret, NFENCE_RUN_FAULT, "no fault at %#llx",
@@ -1446,9 +1551,9 @@ static void cmp_fault_reasons(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ran, ran_before);
 	KUNIT_EXPECT_EQ(test, cmp_commands(f), ran_before);
 	cmp_expect_fault(test, f, va, c->reason, 3);
-	KUNIT_EXPECT_EQ(test, f->data[0], 0);
-	KUNIT_EXPECT_EQ(test, f->ro[0], 0);
-	KUNIT_EXPECT_EQ(test, f->ro[1], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[0], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.ro[0], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.ro[1], 0);
 	KUNIT_EXPECT_EQ(test, f->q[2]->num_pending, 1);
 	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_READY);
 	/* Nothing was signaled: the progress fences were given up instead. */
@@ -1470,19 +1575,20 @@ static void cmp_misaligned_after_submit(struct kunit *test)
 	u64 start, cmd;
 	unsigned int ran;
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), 1);
-	cmd = nfence_kcs_write64(&f->cs, cmp_data_va(f, 1), 2);
-	nfence_kcs_nop(&f->cs);
-	cmp_submit(f, q, start, nfence_kcs_cursor(&f->cs), 1);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 0), 1);
+	cmd = nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 1), 2);
+	nfence_kcs_nop(&f->sp.cs);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 
 	/* As user space would, through its CPU mapping. */
-	nfence_kcs_put64(nfence_kcs_ptr(&f->cs, cmd) + 8, cmp_data_va(f, 1) + 4);
+	nfence_kcs_put64(nfence_kcs_ptr(&f->sp.cs, cmd) + 8,
+			 cmp_data_va(f, 1) + 4);
 
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_FAULT);
 	KUNIT_EXPECT_EQ(test, ran, 1);
-	KUNIT_EXPECT_EQ(test, f->data[0], 1);
-	KUNIT_EXPECT_EQ(test, f->data[1], 0);
+	KUNIT_EXPECT_EQ(test, f->sp.data[0], 1);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], 0);
 	cmp_expect_fault(test, f, cmp_data_va(f, 1) + 4,
 			 DRM_NFENCE_FAULT_MISALIGNED, 1);
 	cmp_drop(f);
@@ -1546,9 +1652,9 @@ static void cmp_ring_runs_entries(struct kunit *test)
 	cmp_ring_attach(f, f->q[0], &ring, &status);
 	/* More than once around the ring. */
 	for (i = 0; i < CMP_RING_ENTRIES + 3; i++) {
-		start = nfence_kcs_cursor(&f->cs);
-		nfence_kcs_write64(&f->cs, cmp_data_va(f, 0), i + 1);
-		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->cs), 0);
+		start = nfence_kcs_cursor(&f->sp.cs);
+		nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 0), i + 1);
+		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->sp.cs), 0);
 		cmp_ring_seen(f, f->q[0], i + 1);
 		/*
 		 * Not an assertion: the ring lives on this stack frame, and
@@ -1559,20 +1665,21 @@ static void cmp_ring_runs_entries(struct kunit *test)
 			cmp_ring_detach(f, f->q[0]);
 			return;
 		}
-		KUNIT_EXPECT_EQ(test, f->data[0], i + 1);
+		KUNIT_EXPECT_EQ(test, f->sp.data[0], i + 1);
 		KUNIT_EXPECT_EQ(test, ring.read_index, i + 1);
 		KUNIT_EXPECT_EQ(test, f->control->read_index, i + 1);
 	}
 	/* Entries rung together run in one turn, in order. */
 	for (i = 0; i < 3; i++) {
-		start = nfence_kcs_cursor(&f->cs);
-		nfence_kcs_write64(&f->cs, cmp_data_va(f, i + 1), ring.read_index + i);
-		cmp_ring_put(f, ring.read_index + i, start, nfence_kcs_cursor(&f->cs),
-			     0);
+		start = nfence_kcs_cursor(&f->sp.cs);
+		nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, i + 1),
+				   ring.read_index + i);
+		cmp_ring_put(f, ring.read_index + i, start,
+			     nfence_kcs_cursor(&f->sp.cs), 0);
 	}
 	cmp_ring_seen(f, f->q[0], ring.read_index + 3);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[0], &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[3] - f->data[1], 2);
+	KUNIT_EXPECT_EQ(test, f->sp.data[3] - f->sp.data[1], 2);
 	KUNIT_EXPECT_EQ(test, f->control->read_index, ring.seen);
 	/* No progress signal: the command buffers signal it themselves. */
 	KUNIT_EXPECT_EQ(test, f->pv[0][0], 0);
@@ -1628,9 +1735,9 @@ static void cmp_ring_bad_entry(struct kunit *test)
 	struct nfence_cmp_ring ring;
 	unsigned int ran;
 
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	end = nfence_kcs_cursor(&f->cs);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	end = nfence_kcs_cursor(&f->sp.cs);
 	va = start;
 	cmp_ring_attach(f, f->q[0], &ring, &status);
 	switch (*c) {
@@ -1731,16 +1838,16 @@ static void cmp_doorbell_take(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *nfence_gpu_doorbell(&f->gpu, 1), 0);
 
 	for (i = 0; i < 2; i++) {
-		start = nfence_kcs_cursor(&f->cs);
-		nfence_kcs_write64(&f->cs, cmp_data_va(f, i), 7 + i);
-		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->cs), 0);
+		start = nfence_kcs_cursor(&f->sp.cs);
+		nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, i), 7 + i);
+		cmp_ring_put(f, i, start, nfence_kcs_cursor(&f->sp.cs), 0);
 	}
 	cmp_ring(f, 1, 2);
 	KUNIT_EXPECT_EQ(test, ring.seen, 2);
 	KUNIT_EXPECT_EQ(test, f->q[0]->state, NFENCE_QUEUE_READY);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, f->q[0], &ran), NFENCE_RUN_IDLE);
-	KUNIT_EXPECT_EQ(test, f->data[1], 8);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], 8);
 	/* The same value again is no ring. */
 	cmp_ring(f, 1, 2);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
@@ -1970,9 +2077,9 @@ static void cmp_engine_f1_due(struct kunit *test)
 	cmp_ask_f1(f);
 	cmp_ring(f, 0, 0);
 	KUNIT_EXPECT_TRUE(test, cmp_f1_due(f));
-	start = nfence_kcs_cursor(&f->cs);
-	nfence_kcs_nop(&f->cs);
-	cmp_ring_put(f, 0, start, nfence_kcs_cursor(&f->cs), 0);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_nop(&f->sp.cs);
+	cmp_ring_put(f, 0, start, nfence_kcs_cursor(&f->sp.cs), 0);
 	cmp_ring(f, 0, 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&f->cmp->rings), 1);
 	cmp_run_idle(f, f->q[0]);
@@ -2001,6 +2108,9 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_write64_timestamp),
 	KUNIT_CASE(cmp_work_busy),
 	KUNIT_CASE(cmp_budget_yields),
+	KUNIT_CASE(cmp_turn_max),
+	KUNIT_CASE(cmp_pass_budget),
+	KUNIT_CASE(cmp_remove_raises_queue_irq),
 	KUNIT_CASE(cmp_command_straddles_mappings),
 	KUNIT_CASE_PARAM(cmp_fault_reasons, cmp_fault_gen_params),
 	KUNIT_CASE(cmp_misaligned_after_submit),

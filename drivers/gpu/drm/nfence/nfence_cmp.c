@@ -36,9 +36,10 @@
  * one, never polling.
  *
  * A pass gives each engine's runnable queues a turn, round robin, in the
- * engine's runlist order, the engines taking turns: up to
- * %NFENCE_ENGINE_BUDGET commands per turn and %NFENCE_CMP_PASS_BUDGET per
- * engine per pass, the rest in the next pass. The thread drops
+ * engine's runlist order, the engines taking turns: as many turns as the
+ * engine has queues, up to %NFENCE_ENGINE_BUDGET commands per turn and
+ * %NFENCE_CMP_PASS_BUDGET per engine per pass (a turn runs only what is
+ * left of its engine's), the rest in the next pass. The thread drops
  * &nfence_cmp.lock and reschedules after every turn that ran something,
  * and after every %NFENCE_CMP_VISIT_BUDGET queues it looked at (queues
  * parked on a FENCE_WAIT run nothing, but each looks at its fence), so no
@@ -667,7 +668,7 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 		(*visits)++;
 		if (!nfence_queue_runnable(q))
 			continue;
-		res = nfence_engine_run(cmp, e, q, now, &ran, dropped);
+		res = nfence_engine_run(cmp, e, q, now, *budget, &ran, dropped);
 		if (ran || res == NFENCE_RUN_FAULT)
 			*progress = true;
 		if (res == NFENCE_RUN_BUSY)
@@ -697,11 +698,12 @@ static void nfence_cmp_visits_done(struct nfence_cmp *cmp, u32 *visits)
  * The engines take turns, as engines running side by side would: one queue
  * turn on each engine in order, then again, until no engine has a queue
  * left to run or budget left (%NFENCE_CMP_PASS_BUDGET commands per engine
- * per pass; the runlist's rotation gives the next queues their turns in the
- * next pass). &nfence_cmp.lock is dropped, and the thread reschedules, after
- * every turn that ran something, and after every %NFENCE_CMP_VISIT_BUDGET
- * queues looked at under one hold: queues parked on a FENCE_WAIT, which run
- * nothing, get their turns in slices. A slice ends where the runlist's
+ * per pass, the last turn cut to what is left; the runlist's rotation
+ * gives the next queues their turns in the next pass). &nfence_cmp.lock
+ * is dropped, and the thread reschedules, after every turn that ran
+ * something, and after every %NFENCE_CMP_VISIT_BUDGET queues looked at
+ * under one hold: queues parked on a FENCE_WAIT, which run nothing, get
+ * their turns in slices. A slice ends where the runlist's
  * rotation left it (each queue looked at goes to the tail), so the next one
  * goes on with the queues after it. The optimized interrupts are raised at
  * the end of the pass, one per engine that needs one
@@ -774,6 +776,20 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		WRITE_ONCE(cmp->max_pass_ns, now);
 	return progress;
 }
+
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+/**
+ * nfence_cmp_run_pass - make one pass, as the CMP thread does
+ * @cmp: a CMP set up with nfence_cmp_init(), without its thread
+ * @deadline: out: the earliest time a busy engine needs a look again
+ *
+ * Return: true if the pass ran anything.
+ */
+bool nfence_cmp_run_pass(struct nfence_cmp *cmp, u64 *deadline)
+{
+	return nfence_cmp_pass(cmp, deadline);
+}
+#endif
 
 /* Before sleeping: tell the driver if the whole adapter is idle. */
 static void nfence_cmp_idle_check(struct nfence_cmp *cmp)

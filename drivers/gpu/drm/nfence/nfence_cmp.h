@@ -548,4 +548,8 @@ pid_t nfence_cmp_pid(struct nfence_cmp *cmp);
 void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p);
 void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p);
 
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+bool nfence_cmp_run_pass(struct nfence_cmp *cmp, u64 *deadline);
+#endif
+
 #endif /* __NFENCE_CMP_H__ */

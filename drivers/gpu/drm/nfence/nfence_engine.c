@@ -633,7 +633,8 @@ static int nfence_engine_ring_done(struct nfence_cmp *cmp,
 static int nfence_engine_turn(struct nfence_cmp *cmp,
 			      struct nfence_cmp_engine *e,
 			      struct nfence_cmp_queue *q, u64 now,
-			      unsigned int *ran, struct list_head *dropped)
+			      unsigned int max, unsigned int *ran,
+			      struct list_head *dropped)
 {
 	struct nfence_cmp_entry *sub, *mapped = NULL;
 	const u8 *base = NULL;
@@ -643,7 +644,7 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 	int reason;
 
 	q->state = NFENCE_QUEUE_READY;
-	while (*ran < NFENCE_ENGINE_BUDGET) {
+	while (*ran < max) {
 		if (list_empty(&q->pending)) {
 			reason = nfence_engine_ring_next(q, &fault_va);
 			if (reason)
@@ -758,18 +759,22 @@ void nfence_engine_raise_queue_irq(struct nfence_cmp *cmp,
  * @e: the queue's engine, not busy
  * @q: a runnable queue
  * @now: the current CLOCK_MONOTONIC time in ns
- * @ran: out: commands and submissions completed
+ * @max: the most commands and completed submissions the turn may count
+ *	(the rest of the engine's budget in this pass); at most
+ *	%NFENCE_ENGINE_BUDGET are run whatever @max says
+ * @ran: out: commands and submissions completed, at most @max
  * @dropped: where the submissions of a faulting context go
  *
- * Runs up to %NFENCE_ENGINE_BUDGET commands. A FENCE_WAIT that is not
+ * Runs commands until @ran reaches @max (or %NFENCE_ENGINE_BUDGET), then
+ * yields with the queue still ready. A FENCE_WAIT that is not
  * satisfied leaves the queue parked at that command; it runs again when the
  * CMP gives the queue its next turn.
  *
  * Return: &enum nfence_run_result.
  */
 int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
-		      struct nfence_cmp_queue *q, u64 now, unsigned int *ran,
-		      struct list_head *dropped)
+		      struct nfence_cmp_queue *q, u64 now, unsigned int max,
+		      unsigned int *ran, struct list_head *dropped)
 {
 	int ret;
 
@@ -777,7 +782,8 @@ int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
 	*ran = 0;
 	/* One address space lock for the whole turn. */
 	mutex_lock(&q->vm->lock);
-	ret = nfence_engine_turn(cmp, e, q, now, ran, dropped);
+	ret = nfence_engine_turn(cmp, e, q, now,
+				 min(max, NFENCE_ENGINE_BUDGET), ran, dropped);
 	mutex_unlock(&q->vm->lock);
 	return ret;
 }

@@ -33,8 +33,8 @@ enum nfence_run_result {
 #define NFENCE_ENGINE_BUDGET	1024
 
 int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
-		      struct nfence_cmp_queue *q, u64 now, unsigned int *ran,
-		      struct list_head *dropped);
+		      struct nfence_cmp_queue *q, u64 now, unsigned int max,
+		      unsigned int *ran, struct list_head *dropped);
 void nfence_engine_flush(struct nfence_cmp *cmp);
 void nfence_engine_queue_unpark_locked(struct nfence_cmp *cmp,
 				       struct nfence_cmp_queue *q);
