@@ -606,11 +606,18 @@ static void hnd_vram_values_packed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, small, 0);
 }
 
+/* Whether a fence page has a CPU mmap offset. */
+static bool hnd_page_mappable(struct nfence_fence_page *fp)
+{
+	return fp && drm_mm_node_allocated(&fp->base.vma_node.vm_node);
+}
+
 /*
  * What a fence and a handle carry for each value: a segment node only for
  * a value in VRAM, a value map only for a value outside the file's pool
  * pages, and a read-only map of its own only for a NO_SIGNAL handle,
- * through which the GPU reads CurrentValue and cannot write it.
+ * through which the GPU reads CurrentValue and cannot write it. A
+ * MonitoredValue page, pool or shared, never gets a CPU mmap offset.
  */
 static void hnd_slot_placement(struct kunit *test)
 {
@@ -663,6 +670,9 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, local->fence->mv.vram);
 	KUNIT_EXPECT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NULL(test, local->mv_vmap);
+	/* Only the CurrentValue page has a CPU mmap offset. */
+	KUNIT_EXPECT_TRUE(test, hnd_page_mappable(local->fence->cv.page));
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(local->fence->mv.page));
 
 	/*
 	 * A shared fence there has pages of its own (value maps); a
@@ -673,6 +683,9 @@ static void hnd_slot_placement(struct kunit *test)
 	local = hnd_local(f, fb, hs);
 	KUNIT_ASSERT_NOT_NULL(test, local);
 	KUNIT_EXPECT_NULL(test, local->fence->mv.vram);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->mv.page);
+	KUNIT_EXPECT_TRUE(test, hnd_page_mappable(local->fence->cv.page));
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(local->fence->mv.page));
 	KUNIT_EXPECT_NOT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NULL(test, local->ro_map);
 	s = hnd_share(f, fb, hs);
@@ -767,9 +780,7 @@ static void hnd_vram_values_charged(struct kunit *test)
 	demoted = hnd_fence(f, fa, args.handle);
 	KUNIT_ASSERT_NOT_NULL(test, demoted->cv.page);
 	KUNIT_EXPECT_NULL(test, demoted->cv.vram);
-	/* No CPU mmap offset. */
-	KUNIT_EXPECT_FALSE(test,
-			   drm_mm_node_allocated(&demoted->cv.page->base.vma_node.vm_node));
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(demoted->cv.page));
 	KUNIT_EXPECT_NOT_NULL(test, demoted->mv.page);
 	KUNIT_EXPECT_NULL(test, demoted->mv.vram);
 	KUNIT_EXPECT_EQ(test, args.mapping.cpu_mmap_offset, 0);
