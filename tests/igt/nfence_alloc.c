@@ -661,8 +661,8 @@ static void test_client_quota(void)
  * Fence values placed in VRAM count against the quota of the file that
  * made the fence (Documentation/fences.rst, "Storage"): a file's INTRA_GPU
  * fences leave its allocations only the rest of its VRAM quota, and at
- * the quota an INTRA_GPU create fails with -ENOSPC while an optimized
- * DEFAULT fence is still made, its MonitoredValue in system memory. A
+ * the quota an INTRA_GPU fence and an optimized DEFAULT fence are still
+ * made, their values in system memory, charging no VRAM. A
  * second file still gets its whole quota of VRAM, and destroying the
  * fences gives their bytes back.
  */
@@ -673,7 +673,7 @@ static void test_client_quota_fences(void)
 	struct drm_nfence_fence_create c;
 	uint64_t vram_quota, per_fence, taken;
 	static uint32_t h[QUOTA_FENCES];
-	uint32_t deva, devb, hd;
+	uint32_t deva, devb, hd, hi;
 	int fda, fdb;
 	int64_t base;
 
@@ -706,17 +706,19 @@ static void test_client_quota_fences(void)
 		     "fences of %" PRIu64 " bytes each, quota %" PRIu64 "\n",
 		     taken, QUOTA_FENCES, per_fence, vram_quota);
 
-	/* At its quota: no INTRA_GPU fence, and nothing made. */
+	/* At its quota: an INTRA_GPU fence is made, in system memory. */
 	c = (struct drm_nfence_fence_create) {
 		.device = deva,
 		.type = DRM_NFENCE_FENCE_TYPE_INTRA_GPU,
 		.initial_value = 1,
 	};
 	base = used(VRAM);
-	igt_assert_eq(__nfence_fence_create(fda, &c), -ENOSPC);
-	igt_assert_eq_u32(c.handle, 0);
+	igt_assert_eq(__nfence_fence_create(fda, &c), 0);
+	hi = c.handle;
+	igt_assert_neq_u32(hi, 0);
+	igt_assert_eq_u64(c.mapping.cpu_mmap_offset, 0);
 	assert_used(VRAM, base, 0);
-	/* A DEFAULT fence is made, its MonitoredValue in system memory. */
+	/* A DEFAULT fence too, its MonitoredValue in system memory. */
 	hd = nfence_fence_create(fda, deva, DRM_NFENCE_FENCE_TYPE_DEFAULT, 0,
 				 1, NULL);
 	assert_used(VRAM, base, 0);
@@ -730,6 +732,7 @@ static void test_client_quota_fences(void)
 	igt_assert_eq_u64(fill_client(fda, deva, VRAM, PAGE),
 			  QUOTA_FENCES * per_fence);
 	nfence_fence_destroy(fda, hd);
+	nfence_fence_destroy(fda, hi);
 	close(fda);
 	close(fdb);
 }
@@ -1572,11 +1575,10 @@ igt_main
 		test_client_quota();
 
 	igt_describe("INTRA_GPU fences count against their file's VRAM "
-		     "quota: its allocations get the rest, past it an "
-		     "INTRA_GPU create fails with -ENOSPC and a DEFAULT fence "
-		     "keeps MonitoredValue in system memory, a second file "
-		     "still gets its quota, and destroying the fences gives "
-		     "their bytes back.");
+		     "quota: its allocations get the rest, past it INTRA_GPU "
+		     "and DEFAULT fences are still made, their values in "
+		     "system memory, a second file still gets its quota, "
+		     "and destroying the fences gives their bytes back.");
 	igt_subtest("client-quota-fences")
 		test_client_quota_fences();
 

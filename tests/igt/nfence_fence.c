@@ -1689,25 +1689,81 @@ static void test_open_bad_device(void)
 	nfence_fence_destroy(fd, h);
 }
 
+static uint64_t vram_used(void)
+{
+	uint64_t v = 0;
+
+	igt_assert_eq(__nfence_debugfs_segment_used(dbg, NFENCE_SEGMENT_VRAM,
+						    &v), 0);
+	return v;
+}
+
 /*
- * VRAM full (Documentation/fences.rst, "Storage"): an INTRA_GPU fence keeps
- * both values in invisible VRAM, so it fails with -ENOSPC and leaves
- * nothing behind; an optimized DEFAULT fence keeps its MonitoredValue in
- * system memory instead, and works the same: a CPU waiter sets it to the
- * value - 1, a GPU FENCE_SIGNAL through both VAs (the interrupt check reads
- * the demoted MonitoredValue) wakes the waiter. Everything lives on a file
- * of its own, whose close gives VRAM back.
+ * With VRAM full, an INTRA_GPU fence's values go to system memory: it
+ * takes no VRAM, still has no CPU mapping and refuses CPU waits and
+ * signals, and the GPU signals it and waits for it through both VAs (a
+ * queue parked on it is released by another queue's signal, and signals
+ * a DEFAULT fence the CPU reads).
+ */
+static void vram_full_intra_gpu(int vfd, uint32_t vdev, struct nfence_queue *q)
+{
+	struct drm_nfence_fence_mapping mi, md;
+	struct nfence_queue q2;
+	struct nfence_cs cs;
+	uint64_t before;
+	uint32_t hi, hd;
+
+	before = vram_used();
+	hi = nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU, 0, 1, &mi);
+	igt_assert_eq_u64(vram_used(), before);
+	igt_assert_eq_u64(mi.cpu_mmap_offset, 0);
+	igt_assert_eq_u32(mi.cpu_value_offset, 0);
+	igt_assert_neq_u64(mi.current_value_gpu_va, 0);
+	igt_assert_neq_u64(mi.monitored_value_gpu_va, 0);
+	igt_assert_eq(__nfence_fence_wait_one(vfd, vdev, hi, 1,
+					      nfence_deadline_ms(1000)),
+		      -EINVAL);
+	igt_assert_eq(__nfence_fence_signal_one(vfd, vdev, hi, 2), -EINVAL);
+
+	hd = nfence_fence_create(vfd, vdev, TYPE_DEFAULT, 0, 0, &md);
+	nfence_queue_create(&q2, vfd, vdev, 0, 0);
+	nfence_queue_begin(&q2, &cs);
+	nfence_cs_wait_fence(&cs, &mi, 5);
+	nfence_cs_signal_fence(&cs, &md, 1);
+	nfence_queue_submit(&q2, &cs);
+	nfence_queue_begin(q, &cs);
+	nfence_cs_signal_fence(&cs, &mi, 5);
+	nfence_queue_submit(q, &cs);
+	nfence_queue_sync(q);
+	nfence_queue_sync(&q2);
+	igt_assert_eq_u64(read_value(vfd, &md), 1);
+	igt_assert_eq(nfence_queue_state(q, NULL), 0);
+	igt_assert_eq(nfence_queue_state(&q2, NULL), 0);
+
+	nfence_queue_destroy(&q2);
+	nfence_fence_destroy(vfd, hd);
+	nfence_fence_destroy(vfd, hi);
+}
+
+/*
+ * VRAM full (Documentation/fences.rst, "Storage"): a fence value that
+ * finds no room in VRAM goes to system memory and the fence works the
+ * same. INTRA_GPU fences fill the slots left beside other fences' values
+ * until one takes no VRAM at all; then an INTRA_GPU fence works from
+ * system memory (vram_full_intra_gpu()), and an optimized DEFAULT fence's
+ * MonitoredValue is demoted: a CPU waiter sets it to the value - 1, a GPU
+ * FENCE_SIGNAL through both VAs (the interrupt check reads the demoted
+ * MonitoredValue) wakes the waiter. Everything lives on a file of its
+ * own, whose close gives VRAM back.
  */
 static void test_vram_full(void)
 {
 	static const uint64_t chunks[] = { 4 << 20, 256 << 10, FENCE_PAGE };
 	struct drm_nfence_fence_mapping m[2];
 	struct nfence_debugfs_fence line;
-	struct drm_nfence_fence_create c;
 	struct nfence_queue q;
 	int vfd, intra = 0;
 	uint32_t vdev, h[2];
-	int64_t base;
 
 	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
 					       adapter.index),
@@ -1735,32 +1791,23 @@ static void test_vram_full(void)
 					  NFENCE_SEGMENT_VRAM);
 		}
 	}
-	/* ... and the slots left beside other fences' values by INTRA_GPU. */
-	c = (struct drm_nfence_fence_create) {
-		.device = vdev,
-		.type = TYPE_INTRA_GPU,
-		.initial_value = 1,
-	};
+	/*
+	 * ... and the slots left beside other fences' values by INTRA_GPU
+	 * fences (kept until the file closes), until one takes none.
+	 */
 	for (;;) {
-		struct drm_nfence_fence_create t = c;
-		int ret = __nfence_fence_create(vfd, &t);
+		uint64_t before = vram_used();
 
-		if (ret == -ENOSPC)
+		nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU, 0, 1, NULL);
+		if (vram_used() == before)
 			break;
-		igt_assert_eq(ret, 0);
 		igt_assert_lt(++intra, MAX_FENCES / 2);
 	}
 	igt_debug("%d INTRA_GPU fences filled the last slots\n", intra);
-	/* Full: INTRA_GPU fails with -ENOSPC, writes nothing, makes nothing. */
-	base = live_fences();
-	__expect_create_error(vfd, &c, -ENOSPC);
-	assert_fences(base, 0);
 
-	/*
-	 * At most one slot is left (an INTRA_GPU create takes two), so at
-	 * least the second of two DEFAULT fences has its MonitoredValue
-	 * demoted; both are created, and both work.
-	 */
+	vram_full_intra_gpu(vfd, vdev, &q);
+
+	/* No slot is left: both DEFAULT fences have MonitoredValue demoted. */
 	for (int i = 0; i < 2; i++)
 		h[i] = nfence_fence_create(vfd, vdev, TYPE_DEFAULT, 0, 1, &m[i]);
 	for (int i = 0; i < 2; i++) {
@@ -2572,10 +2619,11 @@ igt_main
 		igt_subtest("open-intra-gpu")
 			test_open_intra_gpu();
 
-		igt_describe("With VRAM full, INTRA_GPU fences fail with "
-			     "-ENOSPC and optimized DEFAULT fences keep "
-			     "their MonitoredValue in system memory and work "
-			     "the same.");
+		igt_describe("With VRAM full, INTRA_GPU fences keep their "
+			     "values in system memory (no CPU mapping, no CPU "
+			     "wait or signal, GPU signal and wait through "
+			     "both VAs) and optimized DEFAULT fences their "
+			     "MonitoredValue, and both work the same.");
 		igt_subtest("vram-full")
 			test_vram_full();
 

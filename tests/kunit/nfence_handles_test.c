@@ -606,11 +606,18 @@ static void hnd_vram_values_packed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, small, 0);
 }
 
+/* Whether a fence page has a CPU mmap offset. */
+static bool hnd_page_mappable(struct nfence_fence_page *fp)
+{
+	return fp && drm_mm_node_allocated(&fp->base.vma_node.vm_node);
+}
+
 /*
  * What a fence and a handle carry for each value: a segment node only for
  * a value in VRAM, a value map only for a value outside the file's pool
  * pages, and a read-only map of its own only for a NO_SIGNAL handle,
- * through which the GPU reads CurrentValue and cannot write it.
+ * through which the GPU reads CurrentValue and cannot write it. A
+ * MonitoredValue page, pool or shared, never gets a CPU mmap offset.
  */
 static void hnd_slot_placement(struct kunit *test)
 {
@@ -663,6 +670,9 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, local->fence->mv.vram);
 	KUNIT_EXPECT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NULL(test, local->mv_vmap);
+	/* Only the CurrentValue page has a CPU mmap offset. */
+	KUNIT_EXPECT_TRUE(test, hnd_page_mappable(local->fence->cv.page));
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(local->fence->mv.page));
 
 	/*
 	 * A shared fence there has pages of its own (value maps); a
@@ -673,6 +683,9 @@ static void hnd_slot_placement(struct kunit *test)
 	local = hnd_local(f, fb, hs);
 	KUNIT_ASSERT_NOT_NULL(test, local);
 	KUNIT_EXPECT_NULL(test, local->fence->mv.vram);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->mv.page);
+	KUNIT_EXPECT_TRUE(test, hnd_page_mappable(local->fence->cv.page));
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(local->fence->mv.page));
 	KUNIT_EXPECT_NOT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NULL(test, local->ro_map);
 	s = hnd_share(f, fb, hs);
@@ -718,9 +731,11 @@ static u64 hnd_charged(struct nfence_segment_usage *usage)
  * Fence values in VRAM are charged to the quota of the file that made the
  * fence, and uncharged once, when the value is freed: a shared INTRA_GPU
  * fence opened by a second file keeps its charge on the first after that
- * file is closed, until the second drops it. Past the quota an INTRA_GPU
- * create fails with -ENOSPC and an optimized DEFAULT fence keeps its
- * MonitoredValue in a pool page instead.
+ * file is closed, until the second drops it. Past the quota the values go
+ * to system memory, charging nothing: an INTRA_GPU fence's CurrentValue to
+ * a page of its own that the GPU may write and the CPU cannot map, its
+ * MonitoredValue, like an optimized DEFAULT fence's, to a pool page that
+ * the GPU only reads.
  */
 static void hnd_vram_values_charged(struct kunit *test)
 {
@@ -733,6 +748,7 @@ static void hnd_vram_values_charged(struct kunit *test)
 		.type = HND_INTRA,
 		.initial_value = 1,
 	};
+	struct nfence_fence *demoted;
 	unsigned int fa, fb, s;
 	u32 da, db, hi, hb, hd, hd2;
 	u64 vram;
@@ -756,11 +772,31 @@ static void hnd_vram_values_charged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 3 * value);
 	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 3 * value);
 
-	/* At its quota: no INTRA_GPU fence; a DEFAULT one, demoted. */
+	/* At its quota: an INTRA_GPU fence and a DEFAULT one, demoted. */
 	WRITE_ONCE(seg->client_quota, 3 * value);
 	args.device = da;
-	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
-					&args), -ENOSPC);
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
+					&args), 0);
+	demoted = hnd_fence(f, fa, args.handle);
+	KUNIT_ASSERT_NOT_NULL(test, demoted->cv.page);
+	KUNIT_EXPECT_NULL(test, demoted->cv.vram);
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(demoted->cv.page));
+	KUNIT_EXPECT_NOT_NULL(test, demoted->mv.page);
+	KUNIT_EXPECT_NULL(test, demoted->mv.vram);
+	KUNIT_EXPECT_EQ(test, args.mapping.cpu_mmap_offset, 0);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    hnd_translate(f, fa,
+					  args.mapping.current_value_gpu_va,
+					  true), demoted->cv.value);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    hnd_translate(f, fa,
+					  args.mapping.monitored_value_gpu_va,
+					  false), demoted->mv.value);
+	KUNIT_EXPECT_NULL(test,
+			  hnd_translate(f, fa,
+					args.mapping.monitored_value_gpu_va,
+					true));
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, args.handle), 0);
 	hd2 = hnd_create(f, fa, da, HND_DEFAULT, 0, 1, NULL);
 	KUNIT_EXPECT_NOT_NULL(test, hnd_fence(f, fa, hd2)->mv.page);
 	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 3 * value);

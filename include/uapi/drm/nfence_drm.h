@@ -553,8 +553,9 @@ struct drm_nfence_device_control {
  *	MonitoredValue in system memory, or in VRAM on adapters with
  *	%DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT (moved back to system memory
  *	when VRAM is short)
- * @DRM_NFENCE_FENCE_TYPE_INTRA_GPU: both values in VRAM the CPU cannot see;
- *	no CPU mapping, no CPU wait, no CPU signal
+ * @DRM_NFENCE_FENCE_TYPE_INTRA_GPU: both values in VRAM the CPU cannot see
+ *	(in system memory only the GPU maps when VRAM is short); no CPU
+ *	mapping, no CPU wait, no CPU signal
  */
 enum drm_nfence_fence_type {
 	DRM_NFENCE_FENCE_TYPE_DEFAULT = 0,
@@ -640,11 +641,12 @@ struct drm_nfence_fence_mapping {
  * CROSS_ADAPTER or INTRA_GPU), an @engine_affinity
  * other than 0 or %DRM_NFENCE_FENCE_AFFINITY_ALL, or non-zero @pad;
  * -ENOSPC past
- * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file, or for an INTRA_GPU
- * fence when VRAM, or the file's VRAM quota (module parameter
- * client_vram_mb), has no room for its values. Values placed in VRAM count
- * against that quota until they are freed; a DEFAULT fence whose
- * MonitoredValue finds no room there keeps it in system memory instead.
+ * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file. Values placed in
+ * VRAM count against the file's VRAM quota (module parameter
+ * client_vram_mb) until they are freed; a value that finds no room in
+ * VRAM or in that quota is placed in system memory instead (an INTRA_GPU
+ * fence's CurrentValue in a page that only the GPU maps), and the fence
+ * works the same.
  */
 struct drm_nfence_fence_create {
 	/** @device: device handle */

@@ -43,7 +43,9 @@
  * see when the adapter has the optimized DEFAULT fence, falling back to the
  * pool when VRAM is short); a shared fence gets pages of its own; an
  * INTRA_GPU fence keeps both values in invisible VRAM and has no CPU
- * mapping. CurrentValue pages are mapped read-only: the mmap callback
+ * mapping (when VRAM or the file's VRAM quota is short, its CurrentValue
+ * gets a page of its own that only the GPU maps, and its MonitoredValue
+ * goes where a DEFAULT fence's would). CurrentValue pages are mapped read-only: the mmap callback
  * refuses VM_WRITE and clears VM_MAYWRITE, so mprotect() cannot add it.
  *
  * 64-bit values are written with single 64-bit stores (WRITE_ONCE on a
@@ -193,6 +195,12 @@ nfence_fence_page_create(struct nfence_adapter *adapter, bool mappable,
 		}
 	}
 	return fp;
+}
+
+/* Whether @fp has a CPU mmap offset (it was created mappable). */
+static bool nfence_fence_page_mappable(struct nfence_fence_page *fp)
+{
+	return drm_mm_node_allocated(&fp->base.vma_node.vm_node);
 }
 
 /* Take a free slot of @fp; -ENOSPC when full. */
@@ -437,8 +445,18 @@ static int nfence_fence_take_cv(struct nfence_file *nfile,
 		fence->cv.value = fp->vaddr + fence->cv.offset;
 		return 0;
 	}
-	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
-		return nfence_vram_take(nfile, &fence->cv);
+	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
+		int ret = nfence_vram_take(nfile, &fence->cv);
+
+		/*
+		 * Demoted when VRAM or the quota is short: a page of its
+		 * own, which the GPU may write and the CPU cannot map (a
+		 * pool page would be GPU read-only or CPU-mappable).
+		 */
+		if (ret != -ENOSPC)
+			return ret;
+		return nfence_page_take(adapter, &fence->cv, false);
+	}
 	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
 		return nfence_page_take(adapter, &fence->cv, true);
 	return nfence_pool_take(nfile, &fence->cv, true);
@@ -450,13 +468,13 @@ static int nfence_fence_take_mv(struct nfence_file *nfile,
 	struct nfence_adapter *adapter = nfile->adapter;
 	int ret;
 
-	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU)
-		return nfence_vram_take(nfile, &fence->mv);
 	/*
-	 * Optimized DEFAULT: MonitoredValue in VRAM when there is room in
-	 * VRAM and in the file's quota, demoted to system memory when not.
+	 * INTRA_GPU and optimized DEFAULT: MonitoredValue in VRAM when there
+	 * is room in VRAM and in the file's quota, demoted to system memory
+	 * (the kernel-only pool, GPU read-only) when not.
 	 */
-	if (adapter->gpu.cfg.optimized_default_fence) {
+	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
+	    adapter->gpu.cfg.optimized_default_fence) {
 		ret = nfence_vram_take(nfile, &fence->mv);
 		if (ret != -ENOSPC)
 			return ret;
@@ -873,7 +891,8 @@ static int nfence_local_create(struct nfence_file *nfile,
 	if (ret)
 		goto err;
 
-	if (cv_page) {
+	/* An INTRA_GPU CurrentValue demoted to a page has no CPU mapping. */
+	if (cv_page && nfence_fence_page_mappable(cv_page)) {
 		if (cv_page->map.vm != &nfile->vm) {
 			ret = drm_vma_node_allow(&cv_page->base.vma_node,
 						 nfile->drm_file);
@@ -1404,7 +1423,7 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 		waiters = nfence_waitlist_snapshot(&fence->waiters,
 						   fence->mv.value, &monitored);
 		if (fence->cv.page &&
-		    drm_mm_node_allocated(&fence->cv.page->base.vma_node.vm_node))
+		    nfence_fence_page_mappable(fence->cv.page))
 			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);
 		drm_printf(p, "fence %u type %u cpu %llu:%u ", fence->id,
 			   fence->type, offset,
