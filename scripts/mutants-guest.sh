@@ -47,7 +47,7 @@ first_line() { grep -m1 -E "$1" "$2" | tr -d '\r'; }
 # run_items LOAD ITEM...: run the items (their output to ours); sets why to
 # why the first that fails failed, leaves it empty if all passed.
 run_items() {
-	local load=$1 item bin subs s sel log rc line args
+	local load=$1 item bin subs s sel log rc line args parts
 	shift
 	sel=/tmp/nfence-batch-select
 	: >"$sel"
@@ -57,7 +57,9 @@ run_items() {
 			bin=${item#igt:}
 			subs=${bin#*@}
 			bin=${bin%%@*}
-			for s in ${subs//,/ }; do echo "$bin@$s" >>"$sel"; done
+			# Split on commas only: a subtest may be a glob.
+			IFS=, read -r -a parts <<<"$subs"
+			for s in "${parts[@]}"; do echo "$bin@$s" >>"$sel"; done
 			;;
 		esac
 	done
@@ -89,7 +91,10 @@ run_items() {
 				;;
 			esac
 			args=()
-			for s in ${subs//,/ }; do args+=(-r "$s"); done
+			IFS=, read -r -a parts <<<"$subs"
+			for s in "${parts[@]}"; do
+				[ -n "$s" ] && args+=(-r "$s")
+			done
 			log=/tmp/nfence-batch-ksft.log
 			timeout -k 10 600 "$build/selftests/$bin" "${args[@]}" 2>&1 | tee "$log"
 			rc=${PIPESTATUS[0]}
@@ -163,12 +168,13 @@ while IFS='|' read -r -u 3 name ko load params items; do
 	echo "<4>nfence-batch: start $name" >/dev/kmsg
 	why='' stuck=0
 	echo "batch-load: $load ($params)"
-	# shellcheck disable=SC2086 # PARAMS and ITEMS are lists of words
+	# shellcheck disable=SC2086 # PARAMS is a list of words
 	if ! insmod "$ko" $params; then
 		why="insmod nfence $params (load $load) failed"
 	else
-		# shellcheck disable=SC2086
-		run_items "$load" $items
+		# Split on blanks only: an item may hold a glob.
+		read -r -a item_list <<<"$items"
+		run_items "$load" "${item_list[@]}"
 	fi
 	# Unloaded whatever the tests did; a module that will not go, or a
 	# CMP thread left (even after a failed insmod), is a finding and

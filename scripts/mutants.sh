@@ -53,7 +53,10 @@
 # run time, $BUILD/mutants/batch/ keeps the plans and the guests' logs.
 # A mutant that only another subtest of the suite would kill survives
 # here: the batch measures the run: fields as much as the tests.
-# --batch --build-only stops after the builds.
+# --batch --build-only stops after the builds. MUTANTS_REUSE=1 uses a
+# mutant's nfence.ko from an earlier --batch again when nothing it was
+# built from changed (kernel, driver sources, Makefile, uapi header, the
+# mutant's diff).
 #
 # --build-only applies and builds every mutant without booting anything
 # ("mutant NAME: builds", "builds with N warnings", "did not build"), and
@@ -124,6 +127,10 @@ done
 # The list's parser and the mutator. Commands:
 #   names LIST                  every mutant name, one a line
 #   show LIST NAME              "FILE<TAB>BUG<TAB>EXPECT"
+#   runs LIST NAME...           "NAME<TAB>FILE<TAB>RUN" for each
+#   check-runs LIST TOP BUILD NAME...  each run: field is sound (exit 1)
+#   plan LIST TOP OUT NAME...   the batch guest's job per mutant
+#   baseline-plan LIST TOP KO NAME...  its baseline jobs, one per load
 #   check LIST SRC NAME...      each applies to SRC (exactly one match per hunk)
 #   check-all LIST SRC NAME...  the same for all, naming each that does not
 #                               apply (exit 1), then a count
@@ -387,8 +394,10 @@ if cmd == 'names':
 elif cmd == 'show':
     m = find(mutants, sys.argv[3])
     print('%s\t%s\t%s' % (m['file'], m['bug'], m['expect']))
-elif cmd == 'run':
-    print(find(mutants, sys.argv[3])['run'])
+elif cmd == 'runs':
+    for name in sys.argv[3:]:
+        m = find(mutants, name)
+        print('%s\t%s\t%s' % (name, m['file'], m['run']))
 elif cmd == 'check-runs':
     top, build, names = sys.argv[3], sys.argv[4], sys.argv[5:]
     known, cache, bad, full = loads(top), {}, 0, 0
@@ -780,61 +789,87 @@ if [ "$batch" -eq 1 ]; then
 	bdir=$out/batch
 	rm -rf "$bdir"
 	mkdir -p "$bdir"
+	# "NAME<TAB>FILE<TAB>RUN" for each, in one call of the parser.
 	batch_names=() full_names=()
-	for name in "${names[@]}"; do
-		if [ "$(mutants_py run "$LIST" "$name")" = full ]; then
+	declare -A file_of=()
+	while IFS=$'\t' read -r name file run; do
+		file_of[$name]=$file
+		if [ "$run" = full ]; then
 			full_names+=("$name")
 		else
 			batch_names+=("$name")
 		fi
-	done
+	done < <(mutants_py runs "$LIST" "${names[@]}")
 
 	# One copy of the driver, built once unmutated; then each mutant
 	# applied to it, built incrementally (the module target copies only
 	# the files whose contents changed), its nfence.ko kept, its file
 	# put back. Mutants of one file follow each other, so a put-back
 	# file is built again once per file, not once per mutant.
+	# With MUTANTS_REUSE=1 a module built before is used again when its
+	# stamp (the kernel, the driver's sources, the top Makefile, the uapi
+	# header and the mutant's diff) is the same.
+	srcsum=$( (cd "$drv" && find . -path ./tests -prune -o -type f -print0 |
+		sort -z | xargs -0 sha256sum
+		sha256sum "$top/Makefile" "$top/include/uapi/drm/nfence_drm.h") |
+		sha256sum | cut -c1-64)
+	reuse=${MUTANTS_REUSE:-0}
 	rm -rf "$src" "$kmod"
 	mkdir -p "$src" "$out/_baseline"
 	rsync -a --exclude=tests "$drv/" "$src/" || exit 2
 	echo "mutants: --batch: building the unmutated driver and ${#batch_names[@]} mutants for $kver" >&2
-	if ! build_module >"$out/_baseline/build.log" 2>&1; then
+	if [ "$reuse" = 1 ] && [ -e "$out/_baseline/nfence.ko" ] &&
+		[ "$(cat "$out/_baseline/stamp" 2>/dev/null)" = "$kver $srcsum" ]; then
+		echo "mutants: the unmutated driver: built before, reused" >&2
+	elif build_module >"$out/_baseline/build.log" 2>&1; then
+		cp "$kmod/nfence.ko" "$out/_baseline/nfence.ko"
+		echo "$kver $srcsum" >"$out/_baseline/stamp"
+	else
 		echo "mutants: the unmutated driver does not build: $out/_baseline/build.log" >&2
 		exit 2
 	fi
-	cp "$kmod/nfence.ko" "$out/_baseline/nfence.ko"
 	mapfile -t ordered < <(for name in "${batch_names[@]}"; do
-		printf '%s\t%s\n' "$(mutants_py show "$LIST" "$name" | cut -f1)" "$name"
+		printf '%s\t%s\n' "${file_of[$name]}" "$name"
 	done | sort -s -t $'\t' -k1,1)
 	built=() build_total=0
 	declare -A build_s=()
 	for entry in "${ordered[@]}"; do
 		file=${entry%%$'\t'*} name=${entry#*$'\t'}
 		dir=$out/$name
+		cp "$src/$file" "$bdir/original.c"
+		mutants_py apply "$LIST" "$src" "$name" >"$bdir/mutant.diff" || exit 2
+		stamp="$kver $srcsum $(sha256sum <"$bdir/mutant.diff" | cut -c1-64)"
+		if [ "$reuse" = 1 ] && [ -e "$dir/nfence.ko" ] &&
+			[ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ]; then
+			cat "$bdir/original.c" >"$src/$file"
+			build_s[$name]=reused
+			built+=("$name")
+			continue
+		fi
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		cp "$src/$file" "$bdir/original.c"
-		mutants_py apply "$LIST" "$src" "$name" >"$dir/mutant.diff" || exit 2
+		mv "$bdir/mutant.diff" "$dir/mutant.diff"
 		t0=$(date +%s%N)
 		if build_module >"$dir/build.log" 2>&1; then
 			cp "$kmod/nfence.ko" "$dir/nfence.ko"
+			echo "$stamp" >"$dir/stamp"
 			built+=("$name")
 		fi
 		ms=$((($(date +%s%N) - t0) / 1000000))
-		build_s[$name]=$((ms / 1000)).$(printf %03d $((ms % 1000)))
+		build_s[$name]="$((ms / 1000)).$(printf %03d $((ms % 1000))) s"
 		build_total=$((build_total + ms))
 		# Put back with a new modification time: the next build
 		# compiles it again.
 		cat "$bdir/original.c" >"$src/$file"
-		echo "mutants: built $name in ${build_s[$name]} s" >&2
+		echo "mutants: built $name in ${build_s[$name]}" >&2
 	done
 	if [ "${#ordered[@]}" -gt 0 ]; then
-		echo "mutants: ${#ordered[@]} mutants built in $((build_total / 1000)) s ($((build_total / ${#ordered[@]})) ms each)" >&2
+		echo "mutants: ${#ordered[@]} mutants built in $((build_total / 1000)) s (reused ones count 0)" >&2
 	fi
 	if [ "$build_only" -eq 1 ]; then
 		for name in "${batch_names[@]}"; do
 			if [ -e "$out/$name/nfence.ko" ]; then
-				echo "mutant $name: builds (${build_s[$name]} s)"
+				echo "mutant $name: builds (${build_s[$name]})"
 			else
 				echo "mutant $name: did not build ($out/$name/build.log)"
 			fi
@@ -844,7 +879,7 @@ if [ "$batch" -eq 1 ]; then
 	fi
 	for name in "${batch_names[@]}"; do
 		if [ ! -e "$out/$name/nfence.ko" ]; then
-			record "$name" "did not build" "build ${build_s[$name]} s"
+			record "$name" "did not build" "build ${build_s[$name]}"
 		fi
 	done
 
@@ -979,9 +1014,10 @@ if [ "$batch" -eq 1 ]; then
 	if [ "$baseline" -eq 1 ] && [ "${#built[@]}" -gt 0 ]; then
 		echo "mutants: baseline passes (every load's run: set, unmutated)" >&2
 	fi
-	for name in "${built[@]}"; do
+	for name in "${batch_names[@]}"; do
+		[ -e "$out/$name/nfence.ko" ] || continue
 		v=${verdict_of[$name]:-"error: no result from the guest"}
-		record "$name" "$v" "build ${build_s[$name]} s, run ${run_s[$name]:-?} s"
+		record "$name" "$v" "build ${build_s[$name]}, run ${run_s[$name]:-?} s"
 	done
 	echo "mutants: --batch: ${#built[@]} mutants run in $boot boots, $batch_s s (baseline included)" >&2
 	# "run: full" mutants: the full suite, one VM each.
