@@ -5,8 +5,8 @@
 # KUnit and uapi file; sparse (C=2) and W=1 builds against each kernel
 # given, and on each build's objects the layering check of
 # scripts/arch-numbers.py; that every mutant of tests/mutants.txt applies
-# and has a well-formed run: field (scripts/mutants.sh --check-apply);
-# shellcheck; the documentation.
+# and has a well-formed run: field (scripts/mutants.sh --check-apply); the
+# shell scripts' shellcheck; the documentation.
 #
 #   scripts/lint.sh KVER...
 #
