@@ -21,7 +21,9 @@
 #                        on each; ends with "N mutants, K killed (P%)" and
 #                        the survivors. One VM run per mutant, so not part
 #                        of make check. MUTANTS="name ..." selects mutants,
-#                        MUTANTS_ARGS="--build-only" only builds them
+#                        MUTANTS_ARGS="--build-only" only builds them,
+#                        MUTANTS_ARGS="--batch" runs each mutant's run:
+#                        tests only, all in one VM
 #   make coverage        line, function and branch coverage of nfence.ko
 #                        (gcov, lcov) over the debug kernel's VM suite, in
 #                        build/coverage; a report, not part of make check

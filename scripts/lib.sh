@@ -193,3 +193,25 @@ nfence_vm_start_failure() {
 	tail -n 40 "$console" >&2
 	echo "---" >&2
 }
+
+# nfence_memcg_warm_up: (in a guest, as root, before any test) make the
+# guest's first memory cgroup. The first one that accounts kernel memory
+# enables the kernel's memcg_kmem_online_key, and the text patching of that
+# static key has made TCG's other vCPU trip ("Oops: int3" in
+# kmem_cache_alloc_lru_noprof, a panic that is no bug of nfence's) when
+# nfence_fence@kernel-memory-charged made it mid-run; made while nothing
+# else runs, it does not.
+nfence_memcg_warm_up() {
+	local cg=/sys/fs/cgroup
+
+	[ -e $cg/cgroup.controllers ] || mount -t cgroup2 none $cg || return 0
+	grep -qw memory $cg/cgroup.controllers || return 0
+	echo +memory >$cg/cgroup.subtree_control
+	mkdir $cg/nfence-warm-up && rmdir $cg/nfence-warm-up
+}
+
+# nfence_allowed_skips EXPECTED LOAD: the IGT subtests (BIN@SUBTEST) that
+# tests/expected-skips.txt (EXPECTED) lets skip in LOAD.
+nfence_allowed_skips() {
+	awk -v l="$2" '!/^#/ && $1 == l && $2 ~ /^igt:/ { sub(/^igt:/, "", $2); print $2 }' "$1"
+}

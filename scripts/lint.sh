@@ -5,7 +5,8 @@
 # KUnit and uapi file; sparse (C=2) and W=1 builds against each kernel
 # given, and on each build's objects the layering check of
 # scripts/arch-numbers.py; that every mutant of tests/mutants.txt applies
-# (scripts/mutants.sh --check-apply); shellcheck; the documentation.
+# and has a well-formed run: field (scripts/mutants.sh --check-apply); the
+# shell scripts' shellcheck; the documentation.
 #
 #   scripts/lint.sh KVER...
 #
@@ -72,13 +73,14 @@ for kver in "$@"; do
 	fi
 done
 
-# The mutation list stays true to the code: every mutant of
-# tests/mutants.txt applies (no build, no VM).
+# The mutation list stays true to the code and the tests: every mutant of
+# tests/mutants.txt applies, and its run: field names known loads, tests
+# and subtests (no build, no VM).
 if out=$("$top/scripts/mutants.sh" --check-apply 2>&1); then
-	result pass "mutants apply (${out##*$'\n'})"
+	result pass "mutants apply, run: fields check ($(echo "$out" | tail -n2 | paste -sd ';' | sed 's/;/; /'))"
 else
 	echo "$out"
-	result fail "mutants apply (tests/mutants.txt)"
+	result fail "mutants apply, run: fields check (tests/mutants.txt)"
 fi
 
 # Shell scripts: warnings and errors (not style notes) fail.

@@ -88,20 +88,8 @@ for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
 	modprobe "$dep"
 done
 
-# The first memory cgroup that accounts kernel memory enables the kernel's
-# memcg_kmem_online_key, and the text patching of that static key has made
-# TCG's other vCPU trip ("Oops: int3" in kmem_cache_alloc_lru_noprof, a
-# panic that is no bug of nfence's) when nfence_fence@kernel-memory-charged
-# made the guest's first one mid-run. Make one here, while nothing else runs.
-memcg_warm_up() {
-	local cg=/sys/fs/cgroup
-
-	[ -e $cg/cgroup.controllers ] || mount -t cgroup2 none $cg || return 0
-	grep -qw memory $cg/cgroup.controllers || return 0
-	echo +memory >$cg/cgroup.subtree_control
-	mkdir $cg/nfence-warm-up && rmdir $cg/nfence-warm-up
-}
-memcg_warm_up
+# The memory cgroup warm-up (scripts/lib.sh says why).
+nfence_memcg_warm_up
 
 nfence_loaded() { grep -q '^nfence ' /proc/modules; }
 render_nodes() {
@@ -182,7 +170,7 @@ kmemleak_check() {
 # The IGT entries of tests/expected-skips.txt: those that may skip in LOAD,
 # and those that must run, and pass, in LOAD.
 allowed_skips() {
-	awk -v l="$1" '!/^#/ && $1 == l && $2 ~ /^igt:/ { sub(/^igt:/, "", $2); print $2 }' "$expected"
+	nfence_allowed_skips "$expected" "$1"
 }
 runs_in() {
 	awk -v l="$1" '!/^#/ && $3 == l && $2 ~ /^igt:/ { sub(/^igt:/, "", $2); print $2 }' "$expected"
