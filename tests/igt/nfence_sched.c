@@ -780,6 +780,44 @@ static void test_legacy_signal_after_work(void)
 	t_fini(&t);
 }
 
+/*
+ * A WORK command keeps its engine busy until a deadline, and the CMP
+ * sleeps on an hrtimer until then instead of polling the engine: while a
+ * 1 s WORK runs, the adapter's CMP thread wakes at most twice in 700 ms
+ * (its deadline, if the guest's clock ran ahead of the sleeps), where a
+ * thread that looked at the busy engine every millisecond would wake
+ * hundreds of times.
+ */
+static void test_work_no_polling(void)
+{
+	uint64_t w0, w1, p0, p1;
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_work(&cs, 1000 * MS);
+	nfence_cs_write64(&cs, va(&t, 0), 1);
+	nfence_queue_submit(&q, &cs);
+	/* The submission's kick and the pass that started the WORK are over. */
+	usleep(100 * 1000);
+	w0 = nfence_debugfs_get_u64(dbg, "nfence_cmp", "wakeups");
+	p0 = nfence_debugfs_get_u64(dbg, "nfence_cmp", "passes");
+	usleep(700 * 1000);
+	w1 = nfence_debugfs_get_u64(dbg, "nfence_cmp", "wakeups");
+	p1 = nfence_debugfs_get_u64(dbg, "nfence_cmp", "passes");
+	igt_info("%" PRIu64 " wakeups and %" PRIu64 " passes in 700 ms of "
+		 "a 1 s WORK\n", w1 - w0, p1 - p0);
+	igt_assert_lte_u64(w1 - w0, 2);
+
+	nfence_queue_sync(&q);
+	igt_assert_eq_u64(*word(&t, 0), 1);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
 static void test_legacy_signal_releases_gpu(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -2253,6 +2291,11 @@ igt_main
 		     "another engine.");
 	igt_subtest("legacy-signal-releases-gpu")
 		test_legacy_signal_releases_gpu();
+
+	igt_describe("While a WORK runs, the CMP sleeps until its deadline: "
+		     "at most 2 wakeups in 700 ms of a 1 s WORK.");
+	igt_subtest("work-no-polling")
+		test_work_no_polling();
 
 	igt_describe("Two engines each running WORK 300 ms: the timestamped "
 		     "intervals overlap.");
