@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -732,6 +733,463 @@ static void test_client_quota_fences(void)
 	nfence_fence_destroy(fda, hd);
 	close(fda);
 	close(fdb);
+}
+
+/*
+ * Kernel memory a process makes the driver allocate is charged to its
+ * memory cgroup (Documentation/gpu-work.rst, "Who pays"), kind by kind: a
+ * child in a cgroup of its own makes what the objects need, then count
+ * objects of the kind, and memory.current must grow by at least count x
+ * a lower bound of what each takes, less nfence_cgroup_lag(). The bound
+ * is the sum of the structures the driver allocates for one object with
+ * GFP_KERNEL_ACCOUNT (sizes as pahole prints them for nfence.ko built for
+ * 6.1 and 6.12, the smaller where they differ): kmalloc() rounds a size up
+ * and charges at least it, a page is charged whole. What else an object
+ * takes (handle table nodes, a queue's progress fence) comes on top, not
+ * counted. The counts stay within the per-file limits of
+ * include/uapi/drm/nfence_drm.h (several files where one file's would not
+ * do) and make the bound several times the lag, so that losing the charge
+ * of the kind's largest allocation fails the subtest; a small structure
+ * beside bigger ones (a queue's beside its log buffers, a doorbell's
+ * beside its pages) is within the rounding of the others, and its loss
+ * alone would not show. The fences' own charge is
+ * nfence_fence@kernel-memory-charged. Not charged to the cgroup, so not
+ * asserted: VRAM itself (a range of the segment's preallocated backing,
+ * counted by the per-client quota instead), and the GPU VA nodes and GEM
+ * mmap offsets, which drm_mm keeps inside the structures above.
+ */
+#define CHARGE_FILES		64
+#define CHARGE_QUEUES		256
+#define CHARGE_DOORBELLS	512
+#define CHARGE_CONTEXTS		4
+#define CHARGE_FENCES		DRM_NFENCE_MAX_WAIT_FENCES
+#define CHARGE_SYSMEM_ALLOCS	64
+#define CHARGE_SYSMEM_SIZE	(64 * 1024)
+#define CHARGE_VRAM_ALLOCS	2048
+#define CHARGE_SUBMISSIONS	128	/* per queue, below DRM_NFENCE_MAX_QUEUED */
+#define CHARGE_SUBMIT_QUEUES	4
+#define CHARGE_WAITS		512
+
+/* What the child makes before the first reading, and the objects' count. */
+static struct charge {
+	unsigned int files;
+	int fds[CHARGE_FILES];
+	uint32_t devs[CHARGE_FILES];
+	uint32_t contexts[CHARGE_CONTEXTS];
+	uint32_t queues[CHARGE_DOORBELLS];
+	uint32_t rings[CHARGE_DOORBELLS];
+	uint32_t controls[CHARGE_DOORBELLS];
+	uint32_t fences[CHARGE_FENCES];
+	uint64_t values[CHARGE_FENCES];
+	int efd;
+} charge_state;
+
+/* Exit codes of the child (nfence_cgroup_charge()). */
+enum {
+	CHARGE_EXIT_OPEN = 20,
+	CHARGE_EXIT_SETUP,
+	CHARGE_EXIT_CREATE,
+};
+
+/* @files open files of adapter 0 with a device each. */
+static int charge_open(struct charge *ch, unsigned int files)
+{
+	ch->files = files;
+	for (unsigned int i = 0; i < files; i++) {
+		struct drm_nfence_device_create dc = { 0 };
+
+		ch->fds[i] = __nfence_open_adapter(0);
+		if (ch->fds[i] < 0 ||
+		    __nfence_device_create(ch->fds[i], &dc))
+			return CHARGE_EXIT_OPEN;
+		ch->devs[i] = dc.handle;
+	}
+	return 0;
+}
+
+static int charge_contexts_on(struct charge *ch, int f, uint32_t dev)
+{
+	for (unsigned int i = 0; i < CHARGE_CONTEXTS; i++) {
+		struct drm_nfence_context_create c = { .device = dev };
+
+		if (__nfence_context_create(f, &c))
+			return CHARGE_EXIT_SETUP;
+		ch->contexts[i] = c.handle;
+	}
+	return 0;
+}
+
+/* @n queues with @flags over the contexts of file 0. */
+static int charge_queues_on(struct charge *ch, unsigned int n,
+			    uint32_t flags)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct drm_nfence_hwqueue_create c = {
+			.device = ch->devs[0],
+			.context = ch->contexts[i % CHARGE_CONTEXTS],
+			.flags = flags,
+		};
+
+		if (__nfence_hwqueue_create(ch->fds[0], &c))
+			return CHARGE_EXIT_SETUP;
+		ch->queues[i] = c.handle;
+	}
+	return 0;
+}
+
+/* CHARGE_FENCES unsignaled fences of file 0, to wait for value 1. */
+static int charge_fences_on(struct charge *ch)
+{
+	for (unsigned int i = 0; i < CHARGE_FENCES; i++) {
+		struct drm_nfence_fence_create c = {
+			.device = ch->devs[0],
+			.type = DRM_NFENCE_FENCE_TYPE_DEFAULT,
+		};
+
+		if (__nfence_fence_create(ch->fds[0], &c))
+			return CHARGE_EXIT_SETUP;
+		ch->fences[i] = c.handle;
+		ch->values[i] = 1;
+	}
+	return 0;
+}
+
+/*
+ * Devices: struct nfence_device (72 bytes), kzalloc() in
+ * nfence_device_create_ioctl(); DRM_NFENCE_MAX_DEVICES_PER_FILE per
+ * file, in CHARGE_FILES / 4 files.
+ */
+static int charge_devices_setup(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_open(ch, CHARGE_FILES / 4);
+}
+
+static int charge_devices(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < ch->files; i++) {
+		/* Each file has one device already. */
+		for (unsigned int j = 1; j < DRM_NFENCE_MAX_DEVICES_PER_FILE;
+		     j++) {
+			struct drm_nfence_device_create dc = { 0 };
+
+			if (__nfence_device_create(ch->fds[i], &dc))
+				return CHARGE_EXIT_CREATE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Contexts: struct nfence_context (96 bytes), kzalloc() in
+ * nfence_context_new(); DRM_NFENCE_MAX_CONTEXTS_PER_FILE in each of
+ * CHARGE_FILES files.
+ */
+static int charge_contexts_setup(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_open(ch, CHARGE_FILES);
+}
+
+static int charge_contexts(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < ch->files; i++) {
+		for (unsigned int j = 0; j < DRM_NFENCE_MAX_CONTEXTS_PER_FILE;
+		     j++) {
+			struct drm_nfence_context_create c = {
+				.device = ch->devs[i],
+			};
+
+			if (__nfence_context_create(ch->fds[i], &c))
+				return CHARGE_EXIT_CREATE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Hardware queues: struct nfence_hwqueue (280 bytes, kzalloc() in
+ * nfence_hwqueue_alloc()) and, on an adapter with native fences, its two
+ * native fence log buffers (nfence_log_buffer_alloc(): at least the page
+ * of DRM_NFENCE_LOG_ENTRIES entries each); the progress fence's own
+ * structures come on top, not counted. CHARGE_QUEUES queues over
+ * CHARGE_CONTEXTS contexts of one file.
+ */
+static int charge_hwqueues_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	return ret ?: charge_contexts_on(ch, ch->fds[0], ch->devs[0]);
+}
+
+static int charge_hwqueues(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_queues_on(ch, CHARGE_QUEUES, 0) ? CHARGE_EXIT_CREATE : 0;
+}
+
+/*
+ * System-memory allocations: struct nfence_alloc (784 bytes, kzalloc() in
+ * nfence_alloc_create_ioctl()) and the memory itself (__vmalloc() in
+ * nfence_alloc_place()).
+ */
+static int charge_sysmem_setup(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_open(ch, 1);
+}
+
+static int charge_sysmem(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_SYSMEM_ALLOCS; i++) {
+		struct drm_nfence_alloc_create c =
+			create_args(ch->devs[0], CHARGE_SYSMEM_SIZE, SYSTEM,
+				    0);
+
+		if (__nfence_alloc_create(ch->fds[0], &c))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+/*
+ * VRAM allocations: struct nfence_alloc (784 bytes) only; the VRAM is a
+ * range of the segment's preallocated backing, not charged to anyone's
+ * cgroup (the per-client quota counts it).
+ */
+static int charge_vram(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_VRAM_ALLOCS; i++) {
+		struct drm_nfence_alloc_create c =
+			create_args(ch->devs[0], PAGE, VRAM, 0);
+
+		if (__nfence_alloc_create(ch->fds[0], &c))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+/*
+ * Pending kernel-mode submissions: a SUBMIT_WAIT for CHARGE_FENCES fences
+ * that nobody signals is a struct nfence_submission (104 bytes) with a
+ * struct nfence_sub_fence (72 bytes) per fence, one kzalloc() in
+ * nfence_submit_sync(), kept while it is pending; CHARGE_SUBMISSIONS
+ * on each of CHARGE_SUBMIT_QUEUES queues. (A SUBMIT's commands are copied
+ * only to be checked, and freed before it returns: its pending memory is
+ * the 104-byte submission alone.)
+ */
+static int charge_submissions_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	ret = ret ?: charge_contexts_on(ch, ch->fds[0], ch->devs[0]);
+	ret = ret ?: charge_queues_on(ch, CHARGE_SUBMIT_QUEUES, 0);
+	return ret ?: charge_fences_on(ch);
+}
+
+static int charge_submissions(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_SUBMISSIONS; i++) {
+		for (unsigned int q = 0; q < CHARGE_SUBMIT_QUEUES; q++) {
+			struct drm_nfence_submit_sync s = {
+				.device = ch->devs[0],
+				.hwqueue = ch->queues[q],
+				.handles = (uintptr_t)(ch->fences),
+				.values = (uintptr_t)(ch->values),
+				.count = CHARGE_FENCES,
+			};
+
+			if (__nfence_submit_wait(ch->fds[0], &s))
+				return CHARGE_EXIT_CREATE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Asynchronous waits: struct nfence_wait (96 bytes) with a struct
+ * nfence_wait_entry (64 bytes) per fence, one kzalloc() in
+ * nfence_wait_prepare(), kept while pending; CHARGE_WAITS of them for
+ * CHARGE_FENCES fences nobody signals.
+ */
+static int charge_waits_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	ret = ret ?: charge_fences_on(ch);
+	ch->efd = eventfd(0, EFD_CLOEXEC);
+	return ret ?: (ch->efd < 0 ? CHARGE_EXIT_SETUP : 0);
+}
+
+static int charge_waits(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_WAITS; i++) {
+		struct drm_nfence_fence_wait w = {
+			.device = ch->devs[0],
+			.count = CHARGE_FENCES,
+			.handles = (uintptr_t)(ch->fences),
+			.values = (uintptr_t)(ch->values),
+			.flags = DRM_NFENCE_WAIT_ASYNC,
+			.eventfd = ch->efd,
+		};
+
+		if (__nfence_fence_wait(ch->fds[0], &w))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+/*
+ * Doorbells: struct nfence_doorbell (568 bytes, kzalloc() in
+ * nfence_doorbell_create()), its dummy page (nfence_doorbell_init()) and
+ * its status and last-queued pages, each a struct nfence_doorbell_page
+ * (352 bytes) and a page (nfence_doorbell_page_create()). One per
+ * user-mode queue, CHARGE_DOORBELLS of them (more than the other kinds:
+ * the three pages outweigh the lag with room to spare, so that the loss
+ * of one page's charge shows), each queue with a one-page ring and ring
+ * control.
+ */
+static int charge_doorbells_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	ret = ret ?: charge_contexts_on(ch, ch->fds[0], ch->devs[0]);
+	ret = ret ?: charge_queues_on(ch, CHARGE_DOORBELLS,
+				      DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION);
+	for (unsigned int i = 0; !ret && i < CHARGE_DOORBELLS; i++) {
+		struct drm_nfence_alloc_create r =
+			create_args(ch->devs[0], PAGE, SYSTEM, 0);
+		struct drm_nfence_alloc_create c = r;
+
+		if (__nfence_alloc_create(ch->fds[0], &r) ||
+		    __nfence_alloc_create(ch->fds[0], &c))
+			return CHARGE_EXIT_SETUP;
+		ch->rings[i] = r.handle;
+		ch->controls[i] = c.handle;
+	}
+	return ret;
+}
+
+static int charge_doorbells(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_DOORBELLS; i++) {
+		struct drm_nfence_doorbell_create c = {
+			.device = ch->devs[0],
+			.hwqueue = ch->queues[i],
+			.ring_alloc = ch->rings[i],
+			.ring_control_alloc = ch->controls[i],
+		};
+
+		if (__nfence_doorbell_create(ch->fds[0], &c))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+static const struct charge_kind {
+	const char *name;
+	const char *what;
+	int (*setup)(void *data);
+	int (*charge)(void *data);
+} charge_kinds[] = {
+	{ "devices", "devices", charge_devices_setup, charge_devices },
+	{ "contexts", "contexts", charge_contexts_setup, charge_contexts },
+	{ "hwqueues", "hardware queues", charge_hwqueues_setup,
+	  charge_hwqueues },
+	{ "sysmem-allocs", "system-memory allocations", charge_sysmem_setup,
+	  charge_sysmem },
+	{ "vram-allocs", "VRAM allocations", charge_sysmem_setup,
+	  charge_vram },
+	{ "submissions", "pending SUBMIT_WAITs", charge_submissions_setup,
+	  charge_submissions },
+	{ "async-waits", "asynchronous waits", charge_waits_setup,
+	  charge_waits },
+	{ "doorbells", "doorbells", charge_doorbells_setup,
+	  charge_doorbells },
+};
+
+/* The count of each kind and the lower bound of one object, in bytes. */
+static void charge_bound(const struct charge_kind *k, uint64_t *count,
+			 uint64_t *each)
+{
+	const uint64_t log_page = (sizeof(struct drm_nfence_log_header) +
+				   DRM_NFENCE_LOG_ENTRIES *
+				   sizeof(struct drm_nfence_log_entry) +
+				   PAGE - 1) & ~(PAGE - 1);
+	const char *n = k->name;
+
+	if (!strcmp(n, "devices")) {
+		*count = CHARGE_FILES / 4 *
+			 (DRM_NFENCE_MAX_DEVICES_PER_FILE - 1);
+		*each = 72;
+	} else if (!strcmp(n, "contexts")) {
+		*count = CHARGE_FILES * DRM_NFENCE_MAX_CONTEXTS_PER_FILE;
+		*each = 96;
+	} else if (!strcmp(n, "hwqueues")) {
+		*count = CHARGE_QUEUES;
+		*each = 280 + 2 * log_page;
+	} else if (!strcmp(n, "sysmem-allocs")) {
+		*count = CHARGE_SYSMEM_ALLOCS;
+		*each = 784 + CHARGE_SYSMEM_SIZE;
+	} else if (!strcmp(n, "vram-allocs")) {
+		*count = CHARGE_VRAM_ALLOCS;
+		*each = 784;
+	} else if (!strcmp(n, "submissions")) {
+		*count = CHARGE_SUBMISSIONS * CHARGE_SUBMIT_QUEUES;
+		*each = 104 + CHARGE_FENCES * 72;
+	} else if (!strcmp(n, "async-waits")) {
+		*count = CHARGE_WAITS;
+		*each = 96 + CHARGE_FENCES * 64;
+	} else {
+		*count = CHARGE_DOORBELLS;
+		*each = 568 + 3 * PAGE + 2 * 352;
+	}
+}
+
+static void test_kernel_memory_charged(const struct charge_kind *k)
+{
+	uint64_t count, each;
+	int64_t grown;
+
+	if (!strcmp(k->name, "hwqueues"))
+		igt_require_f(adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE,
+			      "the log buffers make a queue's bulk: needs "
+			      "native fences\n");
+	if (!strcmp(k->name, "doorbells"))
+		igt_require_f(adapter.flags &
+			      DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION,
+			      "no user-mode submission on this adapter\n");
+	if (!strcmp(k->name, "vram-allocs"))
+		igt_require_f(vram_size - used(VRAM) >=
+			      CHARGE_VRAM_ALLOCS * PAGE + 4 * MIB,
+			      "needs %llu MiB of VRAM free\n",
+			      CHARGE_VRAM_ALLOCS * PAGE / MIB + 4);
+	nfence_watchdog(WATCHDOG_S);
+	charge_bound(k, &count, &each);
+	grown = nfence_cgroup_charge(k->setup, k->charge, &charge_state);
+	nfence_assert_charged(grown, count, each, k->what);
 }
 
 static void test_vram_full_demote(void)
@@ -1579,6 +2037,16 @@ igt_main
 		     "their bytes back.");
 	igt_subtest("client-quota-fences")
 		test_client_quota_fences();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(charge_kinds); i++) {
+		igt_describe("Kernel memory a process makes the driver "
+			     "allocate is charged to its memory cgroup: a "
+			     "child in a cgroup of its own makes many objects "
+			     "of one kind, and memory.current grows by at "
+			     "least the structures each takes.");
+		igt_subtest_f("kernel-memory-charged-%s", charge_kinds[i].name)
+			test_kernel_memory_charged(&charge_kinds[i]);
+	}
 
 	igt_describe("With VRAM full, ALLOW_DEMOTE places a VRAM request in "
 		     "system memory; with room again, in VRAM.");
