@@ -38,7 +38,9 @@ IGT_TEST_DESCRIPTION("Allocations: DRM_IOCTL_NFENCE_ALLOC_CREATE/DESTROY/"
 static int fd = -1;
 static int dbg = -1;
 /* The debugfs files the subtests read (the fixture fails without them). */
-static const char * const debugfs_files[] = { "nfence_segments" };
+static const char * const debugfs_files[] = {
+	"nfence_segments", "nfence_clients",
+};
 static struct drm_nfence_query_adapter adapter;
 static uint64_t vram_size, vram_visible;
 
@@ -656,6 +658,108 @@ static void test_client_quota(void)
 	close(fda);
 	igt_assert_eq_u64(fill_client(fdb, devb, VRAM, MIB), vram_quota);
 	close(fdb);
+}
+
+/*
+ * This process's lines of debugfs nfence_clients ("pid P comm C devices D
+ * fences F allocs A sysmem S vram V") with @allocs allocations, @sysmem
+ * bytes of system memory and @vram bytes of VRAM; all of them shown.
+ */
+static int client_lines(uint64_t allocs, uint64_t sysmem, uint64_t vram)
+{
+	char buf[16384], *line, *save;
+	int n = 0, len;
+
+	len = __nfence_debugfs_read(dbg, "nfence_clients", buf, sizeof(buf));
+	igt_assert_f(len >= 0, "nfence_clients: %s\n", strerror(-len));
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a, s, v;
+		unsigned int d, f;
+		char comm[32];
+		int pid;
+
+		igt_assert_f(sscanf(line, "pid %d comm %31s devices %u fences "
+				    "%u allocs %llu sysmem %llu vram %llu",
+				    &pid, comm, &d, &f, &a, &s, &v) == 7,
+			     "nfence_clients: bad line \"%s\"\n", line);
+		if (pid != getpid())
+			continue;
+		igt_info("nfence_clients: %s\n", line);
+		n += a == allocs && s == sysmem && v == vram;
+	}
+	return n;
+}
+
+/*
+ * Memory counts until it is freed, even after its file is closed, and
+ * debugfs nfence_clients shows each file's bytes (Documentation/
+ * gpu-work.rst, "Who pays"). File A holds two mapped system-memory
+ * allocations, one destroyed while mapped, and a VRAM one; file B holds
+ * one of each. Each file's nfence_clients line has its bytes of each
+ * segment, the destroyed allocation's included. Closing A's fd releases
+ * nothing while A has mappings (each one holds the open file): its line
+ * and nfence_segments keep all of its bytes, and each munmap() gives back
+ * that allocation's; the last one releases the file, whose line goes and
+ * whose VRAM is freed. B's line never changes.
+ */
+static void test_close_mapped_counts(void)
+{
+	const uint64_t b_sys = 512 * 1024, b_vram = 256 * 1024;
+	struct nfence_bo a1, a2, av, b1, bv;
+	int64_t sys, vram;
+	uint32_t deva, devb;
+	int fda, fdb;
+
+	nfence_watchdog(WATCHDOG_S);
+	sys = used(SYSTEM);
+	vram = used(VRAM);
+	fda = nfence_open();
+	fdb = nfence_open();
+	deva = nfence_device_create(fda);
+	devb = nfence_device_create(fdb);
+	nfence_bo_create(fda, deva, MIB, SYSTEM, 0, &a1);
+	nfence_bo_create(fda, deva, 2 * MIB, SYSTEM, 0, &a2);
+	nfence_bo_create(fda, deva, 3 * MIB, VRAM, 0, &av);
+	nfence_bo_create(fdb, devb, b_sys, SYSTEM, 0, &b1);
+	nfence_bo_create(fdb, devb, b_vram, VRAM, 0, &bv);
+	igt_assert(a1.cpu && a2.cpu && b1.cpu);
+	igt_assert_eq_u32(av.segment_id, VRAM);
+	igt_assert_eq_u32(bv.segment_id, VRAM);
+	assert_used(SYSTEM, sys, 3 * MIB + b_sys);
+	assert_used(VRAM, vram, 3 * MIB + b_vram);
+	igt_assert_eq(client_lines(3, 3 * MIB, 3 * MIB), 1);
+	igt_assert_eq(client_lines(2, b_sys, b_vram), 1);
+
+	/* Destroyed but mapped: its handle is gone, not its bytes. */
+	nfence_alloc_destroy(fda, deva, a1.handle);
+	igt_assert_eq(client_lines(2, 3 * MIB, 3 * MIB), 1);
+	assert_used(SYSTEM, sys, 3 * MIB + b_sys);
+
+	/* A's fd closed: the mappings hold the file, nothing is freed. */
+	close(fda);
+	igt_assert_eq(client_lines(2, 3 * MIB, 3 * MIB), 1);
+	assert_used(SYSTEM, sys, 3 * MIB + b_sys);
+	assert_used(VRAM, vram, 3 * MIB + b_vram);
+
+	/* Each munmap() frees its allocation's memory. */
+	nfence_bo_unmap(&a1);
+	igt_assert_eq(client_lines(2, 2 * MIB, 3 * MIB), 1);
+	assert_used(SYSTEM, sys, 2 * MIB + b_sys);
+	assert_used(VRAM, vram, 3 * MIB + b_vram);
+
+	/* The last one releases the file: its line and its VRAM go. */
+	nfence_bo_unmap(&a2);
+	igt_assert_eq(client_lines(2, 2 * MIB, 3 * MIB), 0);
+	igt_assert_eq(client_lines(2, 0, 3 * MIB), 0);
+	assert_used(SYSTEM, sys, b_sys);
+	assert_used(VRAM, vram, b_vram);
+	igt_assert_eq(client_lines(2, b_sys, b_vram), 1);
+
+	nfence_bo_unmap(&b1);
+	close(fdb);
+	assert_used(SYSTEM, sys, 0);
+	assert_used(VRAM, vram, 0);
 }
 
 /*
@@ -2028,6 +2132,15 @@ igt_main
 		     "destroyed memory is uncharged once unmapped.");
 	igt_subtest("client-quota")
 		test_client_quota();
+
+	igt_describe("nfence_clients shows each file's bytes of each "
+		     "segment; a file's fd closed while two of its "
+		     "system-memory allocations are mapped, one destroyed "
+		     "before: each counts in nfence_segments and the file's "
+		     "line until its munmap(), the last of which releases "
+		     "the file and its VRAM.");
+	igt_subtest("close-mapped-counts")
+		test_close_mapped_counts();
 
 	igt_describe("INTRA_GPU fences count against their file's VRAM "
 		     "quota: its allocations get the rest, past it an "
