@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -37,7 +38,9 @@ IGT_TEST_DESCRIPTION("Allocations: DRM_IOCTL_NFENCE_ALLOC_CREATE/DESTROY/"
 static int fd = -1;
 static int dbg = -1;
 /* The debugfs files the subtests read (the fixture fails without them). */
-static const char * const debugfs_files[] = { "nfence_segments" };
+static const char * const debugfs_files[] = {
+	"nfence_segments", "nfence_clients",
+};
 static struct drm_nfence_query_adapter adapter;
 static uint64_t vram_size, vram_visible;
 
@@ -658,6 +661,108 @@ static void test_client_quota(void)
 }
 
 /*
+ * This process's lines of debugfs nfence_clients ("pid P comm C devices D
+ * fences F allocs A sysmem S vram V") with @allocs allocations, @sysmem
+ * bytes of system memory and @vram bytes of VRAM; all of them shown.
+ */
+static int client_lines(uint64_t allocs, uint64_t sysmem, uint64_t vram)
+{
+	char buf[16384], *line, *save;
+	int n = 0, len;
+
+	len = __nfence_debugfs_read(dbg, "nfence_clients", buf, sizeof(buf));
+	igt_assert_f(len >= 0, "nfence_clients: %s\n", strerror(-len));
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a, s, v;
+		unsigned int d, f;
+		char comm[32];
+		int pid;
+
+		igt_assert_f(sscanf(line, "pid %d comm %31s devices %u fences "
+				    "%u allocs %llu sysmem %llu vram %llu",
+				    &pid, comm, &d, &f, &a, &s, &v) == 7,
+			     "nfence_clients: bad line \"%s\"\n", line);
+		if (pid != getpid())
+			continue;
+		igt_info("nfence_clients: %s\n", line);
+		n += a == allocs && s == sysmem && v == vram;
+	}
+	return n;
+}
+
+/*
+ * Memory counts until it is freed, even after its file is closed, and
+ * debugfs nfence_clients shows each file's bytes (Documentation/
+ * gpu-work.rst, "Who pays"). File A holds two mapped system-memory
+ * allocations, one destroyed while mapped, and a VRAM one; file B holds
+ * one of each. Each file's nfence_clients line has its bytes of each
+ * segment, the destroyed allocation's included. Closing A's fd releases
+ * nothing while A has mappings (each one holds the open file): its line
+ * and nfence_segments keep all of its bytes, and each munmap() gives back
+ * that allocation's; the last one releases the file, whose line goes and
+ * whose VRAM is freed. B's line never changes.
+ */
+static void test_close_mapped_counts(void)
+{
+	const uint64_t b_sys = 512 * 1024, b_vram = 256 * 1024;
+	struct nfence_bo a1, a2, av, b1, bv;
+	int64_t sys, vram;
+	uint32_t deva, devb;
+	int fda, fdb;
+
+	nfence_watchdog(WATCHDOG_S);
+	sys = used(SYSTEM);
+	vram = used(VRAM);
+	fda = nfence_open();
+	fdb = nfence_open();
+	deva = nfence_device_create(fda);
+	devb = nfence_device_create(fdb);
+	nfence_bo_create(fda, deva, MIB, SYSTEM, 0, &a1);
+	nfence_bo_create(fda, deva, 2 * MIB, SYSTEM, 0, &a2);
+	nfence_bo_create(fda, deva, 3 * MIB, VRAM, 0, &av);
+	nfence_bo_create(fdb, devb, b_sys, SYSTEM, 0, &b1);
+	nfence_bo_create(fdb, devb, b_vram, VRAM, 0, &bv);
+	igt_assert(a1.cpu && a2.cpu && b1.cpu);
+	igt_assert_eq_u32(av.segment_id, VRAM);
+	igt_assert_eq_u32(bv.segment_id, VRAM);
+	assert_used(SYSTEM, sys, 3 * MIB + b_sys);
+	assert_used(VRAM, vram, 3 * MIB + b_vram);
+	igt_assert_eq(client_lines(3, 3 * MIB, 3 * MIB), 1);
+	igt_assert_eq(client_lines(2, b_sys, b_vram), 1);
+
+	/* Destroyed but mapped: its handle is gone, not its bytes. */
+	nfence_alloc_destroy(fda, deva, a1.handle);
+	igt_assert_eq(client_lines(2, 3 * MIB, 3 * MIB), 1);
+	assert_used(SYSTEM, sys, 3 * MIB + b_sys);
+
+	/* A's fd closed: the mappings hold the file, nothing is freed. */
+	close(fda);
+	igt_assert_eq(client_lines(2, 3 * MIB, 3 * MIB), 1);
+	assert_used(SYSTEM, sys, 3 * MIB + b_sys);
+	assert_used(VRAM, vram, 3 * MIB + b_vram);
+
+	/* Each munmap() frees its allocation's memory. */
+	nfence_bo_unmap(&a1);
+	igt_assert_eq(client_lines(2, 2 * MIB, 3 * MIB), 1);
+	assert_used(SYSTEM, sys, 2 * MIB + b_sys);
+	assert_used(VRAM, vram, 3 * MIB + b_vram);
+
+	/* The last one releases the file: its line and its VRAM go. */
+	nfence_bo_unmap(&a2);
+	igt_assert_eq(client_lines(2, 2 * MIB, 3 * MIB), 0);
+	igt_assert_eq(client_lines(2, 0, 3 * MIB), 0);
+	assert_used(SYSTEM, sys, b_sys);
+	assert_used(VRAM, vram, b_vram);
+	igt_assert_eq(client_lines(2, b_sys, b_vram), 1);
+
+	nfence_bo_unmap(&b1);
+	close(fdb);
+	assert_used(SYSTEM, sys, 0);
+	assert_used(VRAM, vram, 0);
+}
+
+/*
  * Fence values placed in VRAM count against the quota of the file that
  * made the fence (Documentation/fences.rst, "Storage"): a file's INTRA_GPU
  * fences leave its allocations only the rest of its VRAM quota, and at
@@ -735,6 +840,463 @@ static void test_client_quota_fences(void)
 	nfence_fence_destroy(fda, hi);
 	close(fda);
 	close(fdb);
+}
+
+/*
+ * Kernel memory a process makes the driver allocate is charged to its
+ * memory cgroup (Documentation/gpu-work.rst, "Who pays"), kind by kind: a
+ * child in a cgroup of its own makes what the objects need, then count
+ * objects of the kind, and memory.current must grow by at least count x
+ * a lower bound of what each takes, less nfence_cgroup_lag(). The bound
+ * is the sum of the structures the driver allocates for one object with
+ * GFP_KERNEL_ACCOUNT (sizes as pahole prints them for nfence.ko built for
+ * 6.1 and 6.12, the smaller where they differ): kmalloc() rounds a size up
+ * and charges at least it, a page is charged whole. What else an object
+ * takes (handle table nodes, a queue's progress fence) comes on top, not
+ * counted. The counts stay within the per-file limits of
+ * include/uapi/drm/nfence_drm.h (several files where one file's would not
+ * do) and make the bound several times the lag, so that losing the charge
+ * of the kind's largest allocation fails the subtest; a small structure
+ * beside bigger ones (a queue's beside its log buffers, a doorbell's
+ * beside its pages) is within the rounding of the others, and its loss
+ * alone would not show. The fences' own charge is
+ * nfence_fence@kernel-memory-charged. Not charged to the cgroup, so not
+ * asserted: VRAM itself (a range of the segment's preallocated backing,
+ * counted by the per-client quota instead), and the GPU VA nodes and GEM
+ * mmap offsets, which drm_mm keeps inside the structures above.
+ */
+#define CHARGE_FILES		64
+#define CHARGE_QUEUES		256
+#define CHARGE_DOORBELLS	512
+#define CHARGE_CONTEXTS		4
+#define CHARGE_FENCES		DRM_NFENCE_MAX_WAIT_FENCES
+#define CHARGE_SYSMEM_ALLOCS	64
+#define CHARGE_SYSMEM_SIZE	(64 * 1024)
+#define CHARGE_VRAM_ALLOCS	2048
+#define CHARGE_SUBMISSIONS	128	/* per queue, below DRM_NFENCE_MAX_QUEUED */
+#define CHARGE_SUBMIT_QUEUES	4
+#define CHARGE_WAITS		512
+
+/* What the child makes before the first reading, and the objects' count. */
+static struct charge {
+	unsigned int files;
+	int fds[CHARGE_FILES];
+	uint32_t devs[CHARGE_FILES];
+	uint32_t contexts[CHARGE_CONTEXTS];
+	uint32_t queues[CHARGE_DOORBELLS];
+	uint32_t rings[CHARGE_DOORBELLS];
+	uint32_t controls[CHARGE_DOORBELLS];
+	uint32_t fences[CHARGE_FENCES];
+	uint64_t values[CHARGE_FENCES];
+	int efd;
+} charge_state;
+
+/* Exit codes of the child (nfence_cgroup_charge()). */
+enum {
+	CHARGE_EXIT_OPEN = 20,
+	CHARGE_EXIT_SETUP,
+	CHARGE_EXIT_CREATE,
+};
+
+/* @files open files of adapter 0 with a device each. */
+static int charge_open(struct charge *ch, unsigned int files)
+{
+	ch->files = files;
+	for (unsigned int i = 0; i < files; i++) {
+		struct drm_nfence_device_create dc = { 0 };
+
+		ch->fds[i] = __nfence_open_adapter(0);
+		if (ch->fds[i] < 0 ||
+		    __nfence_device_create(ch->fds[i], &dc))
+			return CHARGE_EXIT_OPEN;
+		ch->devs[i] = dc.handle;
+	}
+	return 0;
+}
+
+static int charge_contexts_on(struct charge *ch, int f, uint32_t dev)
+{
+	for (unsigned int i = 0; i < CHARGE_CONTEXTS; i++) {
+		struct drm_nfence_context_create c = { .device = dev };
+
+		if (__nfence_context_create(f, &c))
+			return CHARGE_EXIT_SETUP;
+		ch->contexts[i] = c.handle;
+	}
+	return 0;
+}
+
+/* @n queues with @flags over the contexts of file 0. */
+static int charge_queues_on(struct charge *ch, unsigned int n,
+			    uint32_t flags)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct drm_nfence_hwqueue_create c = {
+			.device = ch->devs[0],
+			.context = ch->contexts[i % CHARGE_CONTEXTS],
+			.flags = flags,
+		};
+
+		if (__nfence_hwqueue_create(ch->fds[0], &c))
+			return CHARGE_EXIT_SETUP;
+		ch->queues[i] = c.handle;
+	}
+	return 0;
+}
+
+/* CHARGE_FENCES unsignaled fences of file 0, to wait for value 1. */
+static int charge_fences_on(struct charge *ch)
+{
+	for (unsigned int i = 0; i < CHARGE_FENCES; i++) {
+		struct drm_nfence_fence_create c = {
+			.device = ch->devs[0],
+			.type = DRM_NFENCE_FENCE_TYPE_DEFAULT,
+		};
+
+		if (__nfence_fence_create(ch->fds[0], &c))
+			return CHARGE_EXIT_SETUP;
+		ch->fences[i] = c.handle;
+		ch->values[i] = 1;
+	}
+	return 0;
+}
+
+/*
+ * Devices: struct nfence_device (72 bytes), kzalloc() in
+ * nfence_device_create_ioctl(); DRM_NFENCE_MAX_DEVICES_PER_FILE per
+ * file, in CHARGE_FILES / 4 files.
+ */
+static int charge_devices_setup(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_open(ch, CHARGE_FILES / 4);
+}
+
+static int charge_devices(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < ch->files; i++) {
+		/* Each file has one device already. */
+		for (unsigned int j = 1; j < DRM_NFENCE_MAX_DEVICES_PER_FILE;
+		     j++) {
+			struct drm_nfence_device_create dc = { 0 };
+
+			if (__nfence_device_create(ch->fds[i], &dc))
+				return CHARGE_EXIT_CREATE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Contexts: struct nfence_context (96 bytes), kzalloc() in
+ * nfence_context_new(); DRM_NFENCE_MAX_CONTEXTS_PER_FILE in each of
+ * CHARGE_FILES files.
+ */
+static int charge_contexts_setup(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_open(ch, CHARGE_FILES);
+}
+
+static int charge_contexts(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < ch->files; i++) {
+		for (unsigned int j = 0; j < DRM_NFENCE_MAX_CONTEXTS_PER_FILE;
+		     j++) {
+			struct drm_nfence_context_create c = {
+				.device = ch->devs[i],
+			};
+
+			if (__nfence_context_create(ch->fds[i], &c))
+				return CHARGE_EXIT_CREATE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Hardware queues: struct nfence_hwqueue (280 bytes, kzalloc() in
+ * nfence_hwqueue_alloc()) and, on an adapter with native fences, its two
+ * native fence log buffers (nfence_log_buffer_alloc(): at least the page
+ * of DRM_NFENCE_LOG_ENTRIES entries each); the progress fence's own
+ * structures come on top, not counted. CHARGE_QUEUES queues over
+ * CHARGE_CONTEXTS contexts of one file.
+ */
+static int charge_hwqueues_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	return ret ?: charge_contexts_on(ch, ch->fds[0], ch->devs[0]);
+}
+
+static int charge_hwqueues(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_queues_on(ch, CHARGE_QUEUES, 0) ? CHARGE_EXIT_CREATE : 0;
+}
+
+/*
+ * System-memory allocations: struct nfence_alloc (784 bytes, kzalloc() in
+ * nfence_alloc_create_ioctl()) and the memory itself (__vmalloc() in
+ * nfence_alloc_place()).
+ */
+static int charge_sysmem_setup(void *data)
+{
+	struct charge *ch = data;
+
+	return charge_open(ch, 1);
+}
+
+static int charge_sysmem(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_SYSMEM_ALLOCS; i++) {
+		struct drm_nfence_alloc_create c =
+			create_args(ch->devs[0], CHARGE_SYSMEM_SIZE, SYSTEM,
+				    0);
+
+		if (__nfence_alloc_create(ch->fds[0], &c))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+/*
+ * VRAM allocations: struct nfence_alloc (784 bytes) only; the VRAM is a
+ * range of the segment's preallocated backing, not charged to anyone's
+ * cgroup (the per-client quota counts it).
+ */
+static int charge_vram(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_VRAM_ALLOCS; i++) {
+		struct drm_nfence_alloc_create c =
+			create_args(ch->devs[0], PAGE, VRAM, 0);
+
+		if (__nfence_alloc_create(ch->fds[0], &c))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+/*
+ * Pending kernel-mode submissions: a SUBMIT_WAIT for CHARGE_FENCES fences
+ * that nobody signals is a struct nfence_submission (104 bytes) with a
+ * struct nfence_sub_fence (72 bytes) per fence, one kzalloc() in
+ * nfence_submit_sync(), kept while it is pending; CHARGE_SUBMISSIONS
+ * on each of CHARGE_SUBMIT_QUEUES queues. (A SUBMIT's commands are copied
+ * only to be checked, and freed before it returns: its pending memory is
+ * the 104-byte submission alone.)
+ */
+static int charge_submissions_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	ret = ret ?: charge_contexts_on(ch, ch->fds[0], ch->devs[0]);
+	ret = ret ?: charge_queues_on(ch, CHARGE_SUBMIT_QUEUES, 0);
+	return ret ?: charge_fences_on(ch);
+}
+
+static int charge_submissions(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_SUBMISSIONS; i++) {
+		for (unsigned int q = 0; q < CHARGE_SUBMIT_QUEUES; q++) {
+			struct drm_nfence_submit_sync s = {
+				.device = ch->devs[0],
+				.hwqueue = ch->queues[q],
+				.handles = (uintptr_t)(ch->fences),
+				.values = (uintptr_t)(ch->values),
+				.count = CHARGE_FENCES,
+			};
+
+			if (__nfence_submit_wait(ch->fds[0], &s))
+				return CHARGE_EXIT_CREATE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Asynchronous waits: struct nfence_wait (96 bytes) with a struct
+ * nfence_wait_entry (64 bytes) per fence, one kzalloc() in
+ * nfence_wait_prepare(), kept while pending; CHARGE_WAITS of them for
+ * CHARGE_FENCES fences nobody signals.
+ */
+static int charge_waits_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	ret = ret ?: charge_fences_on(ch);
+	ch->efd = eventfd(0, EFD_CLOEXEC);
+	return ret ?: (ch->efd < 0 ? CHARGE_EXIT_SETUP : 0);
+}
+
+static int charge_waits(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_WAITS; i++) {
+		struct drm_nfence_fence_wait w = {
+			.device = ch->devs[0],
+			.count = CHARGE_FENCES,
+			.handles = (uintptr_t)(ch->fences),
+			.values = (uintptr_t)(ch->values),
+			.flags = DRM_NFENCE_WAIT_ASYNC,
+			.eventfd = ch->efd,
+		};
+
+		if (__nfence_fence_wait(ch->fds[0], &w))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+/*
+ * Doorbells: struct nfence_doorbell (568 bytes, kzalloc() in
+ * nfence_doorbell_create()), its dummy page (nfence_doorbell_init()) and
+ * its status and last-queued pages, each a struct nfence_doorbell_page
+ * (352 bytes) and a page (nfence_doorbell_page_create()). One per
+ * user-mode queue, CHARGE_DOORBELLS of them (more than the other kinds:
+ * the three pages outweigh the lag with room to spare, so that the loss
+ * of one page's charge shows), each queue with a one-page ring and ring
+ * control.
+ */
+static int charge_doorbells_setup(void *data)
+{
+	struct charge *ch = data;
+	int ret = charge_open(ch, 1);
+
+	ret = ret ?: charge_contexts_on(ch, ch->fds[0], ch->devs[0]);
+	ret = ret ?: charge_queues_on(ch, CHARGE_DOORBELLS,
+				      DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION);
+	for (unsigned int i = 0; !ret && i < CHARGE_DOORBELLS; i++) {
+		struct drm_nfence_alloc_create r =
+			create_args(ch->devs[0], PAGE, SYSTEM, 0);
+		struct drm_nfence_alloc_create c = r;
+
+		if (__nfence_alloc_create(ch->fds[0], &r) ||
+		    __nfence_alloc_create(ch->fds[0], &c))
+			return CHARGE_EXIT_SETUP;
+		ch->rings[i] = r.handle;
+		ch->controls[i] = c.handle;
+	}
+	return ret;
+}
+
+static int charge_doorbells(void *data)
+{
+	struct charge *ch = data;
+
+	for (unsigned int i = 0; i < CHARGE_DOORBELLS; i++) {
+		struct drm_nfence_doorbell_create c = {
+			.device = ch->devs[0],
+			.hwqueue = ch->queues[i],
+			.ring_alloc = ch->rings[i],
+			.ring_control_alloc = ch->controls[i],
+		};
+
+		if (__nfence_doorbell_create(ch->fds[0], &c))
+			return CHARGE_EXIT_CREATE;
+	}
+	return 0;
+}
+
+static const struct charge_kind {
+	const char *name;
+	const char *what;
+	int (*setup)(void *data);
+	int (*charge)(void *data);
+} charge_kinds[] = {
+	{ "devices", "devices", charge_devices_setup, charge_devices },
+	{ "contexts", "contexts", charge_contexts_setup, charge_contexts },
+	{ "hwqueues", "hardware queues", charge_hwqueues_setup,
+	  charge_hwqueues },
+	{ "sysmem-allocs", "system-memory allocations", charge_sysmem_setup,
+	  charge_sysmem },
+	{ "vram-allocs", "VRAM allocations", charge_sysmem_setup,
+	  charge_vram },
+	{ "submissions", "pending SUBMIT_WAITs", charge_submissions_setup,
+	  charge_submissions },
+	{ "async-waits", "asynchronous waits", charge_waits_setup,
+	  charge_waits },
+	{ "doorbells", "doorbells", charge_doorbells_setup,
+	  charge_doorbells },
+};
+
+/* The count of each kind and the lower bound of one object, in bytes. */
+static void charge_bound(const struct charge_kind *k, uint64_t *count,
+			 uint64_t *each)
+{
+	const uint64_t log_page = (sizeof(struct drm_nfence_log_header) +
+				   DRM_NFENCE_LOG_ENTRIES *
+				   sizeof(struct drm_nfence_log_entry) +
+				   PAGE - 1) & ~(PAGE - 1);
+	const char *n = k->name;
+
+	if (!strcmp(n, "devices")) {
+		*count = CHARGE_FILES / 4 *
+			 (DRM_NFENCE_MAX_DEVICES_PER_FILE - 1);
+		*each = 72;
+	} else if (!strcmp(n, "contexts")) {
+		*count = CHARGE_FILES * DRM_NFENCE_MAX_CONTEXTS_PER_FILE;
+		*each = 96;
+	} else if (!strcmp(n, "hwqueues")) {
+		*count = CHARGE_QUEUES;
+		*each = 280 + 2 * log_page;
+	} else if (!strcmp(n, "sysmem-allocs")) {
+		*count = CHARGE_SYSMEM_ALLOCS;
+		*each = 784 + CHARGE_SYSMEM_SIZE;
+	} else if (!strcmp(n, "vram-allocs")) {
+		*count = CHARGE_VRAM_ALLOCS;
+		*each = 784;
+	} else if (!strcmp(n, "submissions")) {
+		*count = CHARGE_SUBMISSIONS * CHARGE_SUBMIT_QUEUES;
+		*each = 104 + CHARGE_FENCES * 72;
+	} else if (!strcmp(n, "async-waits")) {
+		*count = CHARGE_WAITS;
+		*each = 96 + CHARGE_FENCES * 64;
+	} else {
+		*count = CHARGE_DOORBELLS;
+		*each = 568 + 3 * PAGE + 2 * 352;
+	}
+}
+
+static void test_kernel_memory_charged(const struct charge_kind *k)
+{
+	uint64_t count, each;
+	int64_t grown;
+
+	if (!strcmp(k->name, "hwqueues"))
+		igt_require_f(adapter.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE,
+			      "the log buffers make a queue's bulk: needs "
+			      "native fences\n");
+	if (!strcmp(k->name, "doorbells"))
+		igt_require_f(adapter.flags &
+			      DRM_NFENCE_ADAPTER_USER_MODE_SUBMISSION,
+			      "no user-mode submission on this adapter\n");
+	if (!strcmp(k->name, "vram-allocs"))
+		igt_require_f(vram_size - used(VRAM) >=
+			      CHARGE_VRAM_ALLOCS * PAGE + 4 * MIB,
+			      "needs %llu MiB of VRAM free\n",
+			      CHARGE_VRAM_ALLOCS * PAGE / MIB + 4);
+	nfence_watchdog(WATCHDOG_S);
+	charge_bound(k, &count, &each);
+	grown = nfence_cgroup_charge(k->setup, k->charge, &charge_state);
+	nfence_assert_charged(grown, count, each, k->what);
 }
 
 static void test_vram_full_demote(void)
@@ -1574,6 +2136,15 @@ igt_main
 	igt_subtest("client-quota")
 		test_client_quota();
 
+	igt_describe("nfence_clients shows each file's bytes of each "
+		     "segment; a file's fd closed while two of its "
+		     "system-memory allocations are mapped, one destroyed "
+		     "before: each counts in nfence_segments and the file's "
+		     "line until its munmap(), the last of which releases "
+		     "the file and its VRAM.");
+	igt_subtest("close-mapped-counts")
+		test_close_mapped_counts();
+
 	igt_describe("INTRA_GPU fences count against their file's VRAM "
 		     "quota: its allocations get the rest, past it INTRA_GPU "
 		     "and DEFAULT fences are still made, their values in "
@@ -1581,6 +2152,16 @@ igt_main
 		     "and destroying the fences gives their bytes back.");
 	igt_subtest("client-quota-fences")
 		test_client_quota_fences();
+
+	for (volatile unsigned int i = 0; i < ARRAY_SIZE(charge_kinds); i++) {
+		igt_describe("Kernel memory a process makes the driver "
+			     "allocate is charged to its memory cgroup: a "
+			     "child in a cgroup of its own makes many objects "
+			     "of one kind, and memory.current grows by at "
+			     "least the structures each takes.");
+		igt_subtest_f("kernel-memory-charged-%s", charge_kinds[i].name)
+			test_kernel_memory_charged(&charge_kinds[i]);
+	}
 
 	igt_describe("With VRAM full, ALLOW_DEMOTE places a VRAM request in "
 		     "system memory; with room again, in VRAM.");

@@ -1424,91 +1424,54 @@ static void test_open_other_process_same_vas(void)
  * Kernel memory a process makes the driver allocate is charged to its
  * memory cgroup (GFP_KERNEL_ACCOUNT): a child in a cgroup of its own
  * creates CHARGED_FENCES shared fences, each with a CurrentValue page of
- * its own, and its cgroup's memory.current grows by at least those pages.
+ * its own (alloc_page(GFP_KERNEL_ACCOUNT), nfence_fence_page_create()),
+ * and its cgroup's memory.current grows by at least those pages.
  */
-#define CGROUP_ROOT	"/sys/fs/cgroup"
-#define CHARGED_FENCES	256
+#define CHARGED_FENCES	512
 
-static char charge_cg[128];
+struct charged_fences {
+	int fd;
+	uint32_t device;
+};
 
-static int64_t cg_read(const char *file)
+static int charged_fences_setup(void *data)
 {
-	char path[256], buf[64];
-	int n;
+	struct charged_fences *cf = data;
+	struct drm_nfence_device_create dc = { 0 };
 
-	snprintf(path, sizeof(path), "%s/%s", charge_cg, file);
-	n = nfence_sysfs_read(path, buf, sizeof(buf));
-	return n < 0 ? n : strtoll(buf, NULL, 10);
+	cf->fd = __nfence_open_adapter(0);
+	if (cf->fd < 0 || __nfence_device_create(cf->fd, &dc))
+		return 11;
+	cf->device = dc.handle;
+	return 0;
 }
 
-/* In the child: join the cgroup, create the fences, send the growth. */
-static void charged_child(int sock)
+static int charged_fences_create(void *data)
 {
-	struct drm_nfence_device_create dc = { 0 };
-	char path[256], pid[32];
-	int64_t before, after;
-	int cfd, i;
+	struct charged_fences *cf = data;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", charge_cg);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (nfence_sysfs_write(path, pid))
-		_exit(10);
-	cfd = __nfence_open_adapter(0);
-	if (cfd < 0 || __nfence_device_create(cfd, &dc))
-		_exit(11);
-	before = cg_read("memory.current");
-	for (i = 0; i < CHARGED_FENCES; i++) {
+	for (int i = 0; i < CHARGED_FENCES; i++) {
 		struct drm_nfence_fence_create c = {
-			.device = dc.handle,
+			.device = cf->device,
 			.type = TYPE_DEFAULT,
 			.flags = SHAREABLE,
 		};
 
-		if (__nfence_fence_create(cfd, &c))
-			_exit(12);
+		if (__nfence_fence_create(cf->fd, &c))
+			return 12;
 	}
-	after = cg_read("memory.current");
-	if (before < 0 || after < 0)
-		_exit(13);
-	after -= before;
-	if (write(sock, &after, sizeof(after)) != sizeof(after))
-		_exit(14);
-	_exit(0);
+	return 0;
 }
 
 static void test_kernel_memory_charged(void)
 {
-	char controllers[256];
-	int64_t grown = -1;
-	int sock, status;
-	pid_t pid;
+	struct charged_fences cf = { .fd = -1 };
+	int64_t grown;
 
 	nfence_watchdog(WATCHDOG_S);
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
-		igt_require_f(!system("mount -t cgroup2 none " CGROUP_ROOT),
-			      "no cgroup2 at " CGROUP_ROOT "\n");
-	igt_require_f(nfence_sysfs_read(CGROUP_ROOT "/cgroup.controllers",
-					controllers, sizeof(controllers)) > 0 &&
-		      strstr(controllers, "memory"),
-		      "no memory controller\n");
-	nfence_sysfs_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
-	snprintf(charge_cg, sizeof(charge_cg), CGROUP_ROOT "/nfence-igt-%d",
-		 getpid());
-	igt_assert_f(!mkdir(charge_cg, 0755) || errno == EEXIST,
-		     "mkdir %s: %s\n", charge_cg, strerror(errno));
-	igt_require_f(cg_read("memory.current") >= 0,
-		      "memory controller not enabled for children\n");
-
-	pid = nfence_fork_child(charged_child, &sock);
-	igt_assert_eq(read(sock, &grown, sizeof(grown)), sizeof(grown));
-	igt_assert_eq(waitpid(pid, &status, 0), pid);
-	close(sock);
-	igt_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
-		     "child status 0x%x\n", status);
-	igt_info("%d shared fences: the cgroup grew by %" PRId64 " bytes\n",
-		 CHARGED_FENCES, grown);
-	igt_assert_lte(CHARGED_FENCES * 4096, grown);
-	igt_assert_eq(rmdir(charge_cg), 0);
+	grown = nfence_cgroup_charge(charged_fences_setup,
+				     charged_fences_create, &cf);
+	nfence_assert_charged(grown, CHARGED_FENCES, 4096, "shared fences");
 }
 
 static void test_open_bad_fd(void)
@@ -2582,7 +2545,7 @@ igt_main
 			test_open_other_process_same_vas();
 
 		igt_describe("A process's fences are charged to its memory "
-			     "cgroup: 256 shared fences grow it by at least "
+			     "cgroup: 512 shared fences grow it by at least "
 			     "their CurrentValue pages.");
 		igt_subtest("kernel-memory-charged")
 			test_kernel_memory_charged();

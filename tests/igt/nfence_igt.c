@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -920,6 +921,167 @@ int nfence_sysfs_read(const char *path, char *buf, size_t size)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return strlen(buf);
+}
+
+/*
+ * The memory cgroup of nfence_cgroup_charge(): its path, and what its
+ * child runs (the child's copy of @data).
+ */
+#define NFENCE_CGROUP_ROOT	"/sys/fs/cgroup"
+
+static struct {
+	char path[128];
+	int (*setup)(void *data);
+	int (*charge)(void *data);
+	void *data;
+} nfence_cg;
+
+static int64_t nfence_cgroup_read(const char *file)
+{
+	char path[256], buf[64];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%s", nfence_cg.path, file);
+	n = nfence_sysfs_read(path, buf, sizeof(buf));
+	return n < 0 ? n : strtoll(buf, NULL, 10);
+}
+
+/* In the child: pin, join the cgroup, set up, charge, send the growth. */
+static void nfence_cgroup_child(int sock)
+{
+	char path[160], pid[32];
+	int64_t before, after;
+	cpu_set_t one;
+	int ret, cpu;
+
+	/* One CPU, one charge stock (nfence_cgroup_lag()). */
+	cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		_exit(NFENCE_CGROUP_EXIT_PIN);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", nfence_cg.path);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (nfence_sysfs_write(path, pid))
+		_exit(NFENCE_CGROUP_EXIT_JOIN);
+	ret = nfence_cg.setup ? nfence_cg.setup(nfence_cg.data) : 0;
+	if (ret)
+		_exit(ret);
+	before = nfence_cgroup_read("memory.current");
+	ret = nfence_cg.charge(nfence_cg.data);
+	if (ret)
+		_exit(ret);
+	after = nfence_cgroup_read("memory.current");
+	if (before < 0 || after < 0)
+		_exit(NFENCE_CGROUP_EXIT_READ);
+	after -= before;
+	if (write(sock, &after, sizeof(after)) != sizeof(after))
+		_exit(NFENCE_CGROUP_EXIT_SEND);
+	_exit(0);
+}
+
+/**
+ * nfence_cgroup_charge: how much a child's work grows its memory cgroup
+ *
+ * Skips the subtest without cgroup2 (mounted at /sys/fs/cgroup if need
+ * be) or without its memory controller. Makes a cgroup of its own
+ * (nfence-igt-PID) and forks a plain child that joins it, runs @setup
+ * (may be NULL), reads memory.current, runs @charge, reads memory.current
+ * again and sends the difference. @setup and @charge get the child's copy
+ * of @data and return 0, or an exit code of their own (1..99) that fails
+ * the subtest. The cgroup is removed once the child is gone; what the
+ * child made dies with it.
+ *
+ * Returns the growth of memory.current in bytes (what @charge made the
+ * kernel charge, give or take nfence_cgroup_lag()).
+ */
+int64_t nfence_cgroup_charge(int (*setup)(void *data),
+			     int (*charge)(void *data), void *data)
+{
+	char controllers[256];
+	int64_t grown = -1;
+	int sock, status, removed;
+	ssize_t n;
+	pid_t pid;
+
+	if (access(NFENCE_CGROUP_ROOT "/cgroup.controllers", F_OK))
+		igt_require_f(!system("mount -t cgroup2 none "
+				      NFENCE_CGROUP_ROOT),
+			      "no cgroup2 at " NFENCE_CGROUP_ROOT "\n");
+	igt_require_f(nfence_sysfs_read(NFENCE_CGROUP_ROOT
+					"/cgroup.controllers", controllers,
+					sizeof(controllers)) > 0 &&
+		      strstr(controllers, "memory"),
+		      "no memory controller\n");
+	nfence_sysfs_write(NFENCE_CGROUP_ROOT "/cgroup.subtree_control",
+			   "+memory");
+	snprintf(nfence_cg.path, sizeof(nfence_cg.path),
+		 NFENCE_CGROUP_ROOT "/nfence-igt-%d", getpid());
+	igt_assert_f(!mkdir(nfence_cg.path, 0755) || errno == EEXIST,
+		     "mkdir %s: %s\n", nfence_cg.path, strerror(errno));
+	igt_require_f(nfence_cgroup_read("memory.current") >= 0,
+		      "memory controller not enabled for children\n");
+
+	nfence_cg.setup = setup;
+	nfence_cg.charge = charge;
+	nfence_cg.data = data;
+	pid = nfence_fork_child(nfence_cgroup_child, &sock);
+	/* The child may take longer than the socket's timeout: wait first. */
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	n = read(sock, &grown, sizeof(grown));
+	close(sock);
+	removed = rmdir(nfence_cg.path) ? -errno : 0;
+	igt_assert_f(WIFEXITED(status) && !WEXITSTATUS(status),
+		     "child status 0x%x (exit %d)\n", status,
+		     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	igt_assert_eq(n, sizeof(grown));
+	igt_assert_eq(removed, 0);
+	return grown;
+}
+
+/**
+ * nfence_cgroup_lag: how far memory.current may lag behind the kernel
+ * memory charged to the cgroup of nfence_cgroup_charge(), in bytes
+ *
+ * The memory controller charges memory.current ahead, in batches of
+ * MEMCG_CHARGE_BATCH (64) pages whose unused rest a per-CPU stock keeps
+ * for the next charges of the same cgroup, and charges slab objects in
+ * bytes out of a per-CPU stock of less than two pages. What the child
+ * charges between its two readings may first come out of stocks filled
+ * before the first: memory.current then grows by less than was charged.
+ * The child runs on one CPU only, from before it joins the cgroup, so
+ * only that CPU's stocks ever hold the cgroup's charge: at most 66 pages.
+ */
+int64_t nfence_cgroup_lag(void)
+{
+	return (64 + 2) * sysconf(_SC_PAGESIZE);
+}
+
+/**
+ * nfence_assert_charged: fail the subtest unless @grown (a growth of
+ * memory.current, nfence_cgroup_charge()) shows @count objects, @what, of
+ * at least @each bytes of kernel memory each charged, less
+ * nfence_cgroup_lag()
+ *
+ * The objects must outweigh twice the lag, or their loss would not show.
+ */
+void nfence_assert_charged(int64_t grown, uint64_t count, uint64_t each,
+			   const char *what)
+{
+	int64_t total = count * each, lag = nfence_cgroup_lag();
+
+	igt_assert_f(total >= 2 * lag,
+		     "%" PRIu64 " %s of %" PRIu64 " bytes do not outweigh "
+		     "twice the lag of %" PRId64 " bytes\n", count, what, each,
+		     lag);
+	igt_info("%" PRIu64 " %s of at least %" PRIu64 " bytes: the cgroup "
+		 "grew by %" PRId64 " bytes (at least %" PRId64 " expected: "
+		 "%" PRId64 " less a lag of %" PRId64 ")\n", count, what, each,
+		 grown, total - lag, total, lag);
+	igt_assert_f(grown >= total - lag,
+		     "%" PRIu64 " %s: the cgroup grew by %" PRId64 " bytes, "
+		     "less than %" PRId64 "\n", count, what, grown,
+		     total - lag);
 }
 
 /**

@@ -523,6 +523,21 @@ int nfence_sysfs_write(const char *path, const char *value);
 pid_t nfence_fork_child(void (*child)(int sock), int *sock);
 int nfence_sysfs_read(const char *path, char *buf, size_t size);
 
+/*
+ * Kernel memory charged to a memory cgroup: a child in a cgroup of its own
+ * runs @setup, then @charge between two readings of memory.current.
+ * Exit codes of the child the helper itself uses (theirs are 1..99).
+ */
+#define NFENCE_CGROUP_EXIT_JOIN	100	/* could not join the cgroup */
+#define NFENCE_CGROUP_EXIT_READ	101	/* could not read memory.current */
+#define NFENCE_CGROUP_EXIT_SEND	102	/* could not send the growth */
+#define NFENCE_CGROUP_EXIT_PIN	103	/* could not pin itself to a CPU */
+int64_t nfence_cgroup_charge(int (*setup)(void *data),
+			     int (*charge)(void *data), void *data);
+int64_t nfence_cgroup_lag(void);
+void nfence_assert_charged(int64_t grown, uint64_t count, uint64_t each,
+			   const char *what);
+
 int nfence_drm_open_driver(const char *prefix, int first, const char *driver,
 			   bool (*accept)(int fd));
 uint32_t nfence_syncobj_import(int from, uint32_t handle, int to);
