@@ -387,6 +387,18 @@ def check_run(top, build, m, known_loads, cache):
                 bad.append('no libnfence demo %s' % what)
     return bad
 
+def batch_runs(mutants, names, known):
+    """(name, load, items) of each of @names that the batch runs (not
+    "full"), its load checked against @known."""
+    for name in names:
+        m = find(mutants, name)
+        if m['run'] == 'full':
+            continue
+        load, items = split_run(m['run'])
+        if load not in known:
+            die('mutant %s: run: no load %s' % (name, load))
+        yield name, load, items
+
 cmd, mutants = sys.argv[1], parse(sys.argv[2])
 if cmd == 'names':
     for m in mutants:
@@ -417,13 +429,7 @@ elif cmd == 'plan':
     # the ko in OUT/NAME/nfence.ko; "full" mutants are left out.
     top, out, names = sys.argv[3], sys.argv[4], sys.argv[5:]
     known = loads(top)
-    for name in names:
-        m = find(mutants, name)
-        if m['run'] == 'full':
-            continue
-        load, items = split_run(m['run'])
-        if load not in known:
-            die('mutant %s: run: no load %s' % (name, load))
+    for name, load, items in batch_runs(mutants, names, known):
         print('|'.join([name, os.path.join(out, name, 'nfence.ko'), load,
                         known[load], ' '.join(items)]))
 elif cmd == 'baseline-plan':
@@ -431,13 +437,7 @@ elif cmd == 'baseline-plan':
     # "_baseline-LOAD|KO|LOAD|PARAMS|ITEMS", ITEMS the union of theirs.
     top, ko, names = sys.argv[3], sys.argv[4], sys.argv[5:]
     known, per_load = loads(top), {}
-    for name in names:
-        m = find(mutants, name)
-        if m['run'] == 'full':
-            continue
-        load, items = split_run(m['run'])
-        if load not in known:
-            die('mutant %s: run: no load %s' % (name, load))
+    for name, load, items in batch_runs(mutants, names, known):
         merged = per_load.setdefault(load, {})
         for item in items:
             kind, what = item.split(':', 1)
