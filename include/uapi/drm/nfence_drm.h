@@ -580,7 +580,7 @@ enum drm_nfence_fence_type {
 /*
  * DRM_NFENCE_FENCE_MONITORED: a WDDM 2.x monitored fence
  * (D3DDDI_MONITORED_FENCE), not a native one: see DOC: monitored fences.
- * Needs %DRM_NFENCE_FENCE_TYPE_DEFAULT and not CROSS_ADAPTER; any adapter.
+ * Needs %DRM_NFENCE_FENCE_TYPE_DEFAULT; any adapter.
  */
 #define DRM_NFENCE_FENCE_MONITORED		(1u << 5)
 
@@ -596,10 +596,19 @@ enum drm_nfence_fence_type {
  * kernel (%DRM_IOCTL_NFENCE_SUBMIT_WAIT), not by the CMP. The progress
  * fence of a queue without NativeProgressFence is one.
  * %DRM_IOCTL_NFENCE_FENCE_CREATE makes one with %DRM_NFENCE_FENCE_MONITORED
- * on any adapter, with or without native fences; sharing, opening (on its
- * own adapter only), CPU waits and signals, FENCE_DESTROY and the device
- * error rules are a native fence's. A GPU FENCE_WAIT command on its
- * CurrentValue waits as on any other memory word.
+ * on any adapter, with or without native fences; sharing, opening, CPU
+ * waits and signals, FENCE_DESTROY and the device error rules are a
+ * native fence's. A GPU FENCE_WAIT command on its CurrentValue waits as
+ * on any other memory word.
+ *
+ * A cross-adapter fence (%DRM_NFENCE_FENCE_CROSS_ADAPTER) is a native
+ * fence on the adapters that have native fences and a monitored fence on
+ * the others, whichever it was created as: created native on an adapter
+ * with native fences, it opens on an adapter without them as a monitored
+ * fence; created monitored, it opens on an adapter with native fences as
+ * a native fence (with a MonitoredValue of its own). Every instance shares
+ * CurrentValue, and a signal on any adapter reaches the waiters of all of
+ * them (see &struct drm_nfence_fence_open).
  */
 
 /**
@@ -638,7 +647,7 @@ struct drm_nfence_fence_mapping {
  * no device; -EINVAL for an unknown @type, unknown or contradictory @flags
  * (NO_SIGNAL with NO_WAIT, NT_SECURITY_SHARING without SHARED,
  * CROSS_ADAPTER without SHARED or with INTRA_GPU, MONITORED with
- * CROSS_ADAPTER or INTRA_GPU), an @engine_affinity
+ * INTRA_GPU), an @engine_affinity
  * other than 0 or %DRM_NFENCE_FENCE_AFFINITY_ALL, or non-zero @pad;
  * -ENOSPC past
  * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file. Values placed in
@@ -709,20 +718,23 @@ struct drm_nfence_fence_share {
 /**
  * struct drm_nfence_fence_open - open a shared fence from its fd
  *
- * D3DKMTOpenNativeFenceFromNtHandle. -EBADF if @fd is not open, -EINVAL if
- * it is not an nfence fence fd or belongs to another adapter and was not
- * created with %DRM_NFENCE_FENCE_CROSS_ADAPTER, -EOPNOTSUPP for a native
- * fence on an adapter without native fences
- * (%DRM_NFENCE_ADAPTER_NATIVE_FENCE clear), cross-adapter or not: a native
- * fence exists only on adapters that support them, and a program bridges
- * to a WDDM 2.x adapter through the CPU (a monitored fence opens on its own
- * adapter whatever it supports). Nothing is created when it fails.
+ * D3DKMTOpenNativeFenceFromNtHandle and D3DKMTOpenSyncObjectFromNtHandle2.
+ * -EBADF if @fd is not open, -EINVAL if it is not an nfence fence fd or
+ * belongs to another adapter and was not created with
+ * %DRM_NFENCE_FENCE_CROSS_ADAPTER. Nothing is created when it fails.
  *
  * A cross-adapter fence opened on another adapter gets an instance there
- * that shares the CurrentValue page; on every adapter its MonitoredValue
- * is 0 for good, so every signal raises the native fence signaled
- * interrupt and the driver passes it on to the other adapters' CPU
- * waiters and GPU queues (WDDM's NotificationOnly update).
+ * that shares the CurrentValue page. On an adapter with native fences the
+ * instance is a native fence, whose MonitoredValue is 0 for good, so that
+ * every signal raises the native fence signaled interrupt; on an adapter
+ * without them (%DRM_NFENCE_ADAPTER_NATIVE_FENCE clear) it is a monitored
+ * fence (DOC: monitored fences; @mapping.monitored_value_gpu_va is 0),
+ * every signal of which raises the monitored fence signaled interrupt.
+ * Either way the driver passes each signal on to the other adapters' CPU
+ * waiters and GPU queues (WDDM's NotificationOnly update), so a native
+ * fence of one adapter and a monitored fence of another wait and signal
+ * on one value. Opened on its own adapter, a fence is what it was created
+ * as.
  */
 struct drm_nfence_fence_open {
 	/** @fd: the fence fd (NT handle) */

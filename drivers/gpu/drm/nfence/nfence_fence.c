@@ -1008,10 +1008,9 @@ static int nfence_fence_create_check(struct nfence_adapter *adapter,
 	    (!(args->flags & DRM_NFENCE_FENCE_SHARED) ||
 	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
 		return -EINVAL;
-	/* Monitored: DEFAULT storage, one adapter; native fences not needed. */
+	/* Monitored: DEFAULT storage; native fences not needed. */
 	if ((args->flags & DRM_NFENCE_FENCE_MONITORED) &&
-	    ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
-	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+	    args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT)
 		return -EINVAL;
 	if (nfence_check_affinity(args->engine_affinity))
 		return -EINVAL;
@@ -1275,11 +1274,6 @@ static struct nfence_fence *nfence_fence_from_fd(struct nfence_adapter *adapter,
 		return ERR_PTR(-EINVAL);
 	}
 	fence = filp->private_data;
-	/* A native fence, cross-adapter or not, needs a native adapter. */
-	if (!adapter->gpu.cfg.native_fence && !fence->monitored) {
-		fput(filp);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
 	if (fence->adapter != adapter &&
 	    !(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER)) {
 		fput(filp);
@@ -1298,10 +1292,16 @@ static struct nfence_fence *nfence_fence_from_fd(struct nfence_adapter *adapter,
 static struct nfence_fence *nfence_fence_open_instance(struct nfence_file *nfile,
 						       struct nfence_fence *fence)
 {
+	/*
+	 * A cross-adapter fence: this adapter's instance of it, a native
+	 * fence where the adapter has them and a monitored one where it
+	 * does not, whichever the fence was made as (fences.rst,
+	 * "Cross-adapter fences").
+	 */
 	if (fence->adapter != nfile->adapter)
-		/* A cross-adapter fence: this adapter's instance of it. */
 		return nfence_fence_alloc(nfile, fence->type, fence->flags,
-					  0, fence, false);
+					  0, fence,
+					  !nfile->adapter->gpu.cfg.native_fence);
 	/* The local handle takes a reference of its own. */
 	kref_get(&fence->ref);
 	return fence;
