@@ -48,14 +48,20 @@ static int64_t live_fences(void)
 }
 
 /* Freeing may be deferred a little: poll for the expected count. */
-static void assert_fences(int64_t base, int64_t delta)
+/* The fences adapter debugfs directory @dir lists: @base + @delta, soon. */
+static void assert_fences_in(int dir, int64_t base, int64_t delta)
 {
 	uint64_t end = nfence_monotonic_ns() + GONE_MS * 1000000ull;
 
-	while (live_fences() != base + delta &&
+	while (nfence_debugfs_count_fences(dir) != base + delta &&
 	       nfence_monotonic_ns() < end)
 		usleep(1000);
-	igt_assert_eq_s64(live_fences(), base + delta);
+	igt_assert_eq_s64(nfence_debugfs_count_fences(dir), base + delta);
+}
+
+static void assert_fences(int64_t base, int64_t delta)
+{
+	assert_fences_in(dbg, base, delta);
 }
 
 static void assert_alive(const struct drm_nfence_fence_mapping *m)
@@ -1563,17 +1569,19 @@ static void test_open_other_adapter(void)
 }
 
 /*
- * A native fence, cross-adapter or not, cannot be opened on an adapter
- * without native fences: -EOPNOTSUPP after the input checks, nothing made
- * there, and the fence goes when its creator lets go of it.
+ * On an adapter without native fences: a native fence of another adapter
+ * is -EINVAL unless it is CROSS_ADAPTER, after the input checks and before
+ * the device lookup, and nothing is made there; a CROSS_ADAPTER one opens
+ * as a monitored fence (no MonitoredValue) over the same CurrentValue,
+ * and goes when both sides let go of it.
  */
 static void test_open_non_native_adapter(void)
 {
 	int count = nfence_count_adapters();
-	struct drm_nfence_fence_mapping m, xm;
+	struct drm_nfence_fence_mapping m, xm, om;
 	struct drm_nfence_fence_open o;
 	int64_t base = live_fences(), base1;
-	uint32_t h, xh, d1;
+	uint32_t h, xh, d1, oh;
 	int fd1, dbg1, sfd, xsfd;
 
 	nfence_watchdog(WATCHDOG_S);
@@ -1589,7 +1597,7 @@ static void test_open_non_native_adapter(void)
 	xh = create(DRM_NFENCE_FENCE_CROSS_ADAPTER | SHAREABLE, 5, &xm);
 	xsfd = nfence_fence_share(fd, xh);
 
-	/* Bad input is still -EINVAL there; then the adapter says no. */
+	/* Bad input is still -EINVAL there. */
 	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1,
 					    .pad = 1 };
 	expect_open_error(fd1, &o, -EINVAL);
@@ -1598,20 +1606,29 @@ static void test_open_non_native_adapter(void)
 	expect_open_error(fd1, &o, -EINVAL);
 	o = (struct drm_nfence_fence_open){ .fd = -1, .device = d1 };
 	expect_open_error(fd1, &o, -EBADF);
-	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1 };
-	expect_open_error(fd1, &o, -EOPNOTSUPP);
+	/* Not CROSS_ADAPTER: another adapter's, before the device lookup. */
 	o = (struct drm_nfence_fence_open){ .fd = sfd, .device = d1 };
-	expect_open_error(fd1, &o, -EOPNOTSUPP);
-	/* Before the device lookup, as fence create. */
+	expect_open_error(fd1, &o, -EINVAL);
+	o = (struct drm_nfence_fence_open){ .fd = sfd, .device = d1 + 100 };
+	expect_open_error(fd1, &o, -EINVAL);
 	o = (struct drm_nfence_fence_open){ .fd = xsfd, .device = d1 + 100 };
-	expect_open_error(fd1, &o, -EOPNOTSUPP);
+	expect_open_error(fd1, &o, -ENOENT);
 	igt_assert_eq_s64(nfence_debugfs_count_fences(dbg1), base1);
 
-	/* The fences are untouched and still work on their own adapter. */
-	assert_fences(base, 2);
-	nfence_fence_signal(fd, dev, xh, 6);
-	igt_assert_eq_u64(read_value(fd, &xm), 6);
+	/* CROSS_ADAPTER: a monitored fence over the same CurrentValue. */
+	oh = nfence_fence_open(fd1, d1, xsfd, 0, &om);
+	igt_assert_neq_u64(om.cpu_mmap_offset, 0);
+	igt_assert_neq_u64(om.current_value_gpu_va, 0);
+	igt_assert_eq_u64(om.monitored_value_gpu_va, 0);
+	igt_assert_eq_s64(nfence_debugfs_count_fences(dbg1), base1 + 1);
+	igt_assert_eq_u64(read_value(fd1, &om), 5);
+	nfence_fence_signal(fd1, d1, oh, 7);
+	igt_assert_eq_u64(read_value(fd, &xm), 7);
+	nfence_fence_signal(fd, dev, xh, 8);
+	igt_assert_eq_u64(read_value(fd1, &om), 8);
 	igt_assert_eq_u64(read_value(fd, &m), 3);
+	nfence_fence_destroy(fd1, oh);
+	assert_fences_in(dbg1, base1, 0);
 
 	close(sfd);
 	close(xsfd);
@@ -2152,19 +2169,28 @@ static void test_monitored_create(void)
 	nfence_device_destroy(fd, d);
 }
 
-/* MONITORED with CROSS_ADAPTER or INTRA_GPU: -EINVAL, on any adapter. */
+/*
+ * MONITORED with INTRA_GPU, or CROSS_ADAPTER without SHARED: -EINVAL, on
+ * any adapter; MONITORED with CROSS_ADAPTER and SHARED is a monitored
+ * fence too.
+ */
 static void test_monitored_create_bad(void)
 {
+	struct drm_nfence_fence_mapping m;
 	struct drm_nfence_fence_create c;
 	uint32_t d = nfence_device_create(fd);
 
 	nfence_watchdog(WATCHDOG_S);
 	c = (struct drm_nfence_fence_create){
 		.device = d, .type = TYPE_DEFAULT,
-		.flags = MONITORED | SHAREABLE |
-			 DRM_NFENCE_FENCE_CROSS_ADAPTER,
+		.flags = MONITORED | DRM_NFENCE_FENCE_CROSS_ADAPTER,
 	};
 	expect_create_error(fd, &c, -EINVAL);
+	nfence_fence_destroy(fd, nfence_fence_create(fd, d, TYPE_DEFAULT,
+						     MONITORED | SHAREABLE |
+						     DRM_NFENCE_FENCE_CROSS_ADAPTER,
+						     0, &m));
+	igt_assert_eq_u64(m.monitored_value_gpu_va, 0);
 	c.flags = MONITORED;
 	c.type = TYPE_INTRA_GPU;
 	expect_create_error(fd, &c, -EINVAL);
@@ -2330,8 +2356,10 @@ igt_main
 	igt_subtest("monitored-create")
 		test_monitored_create();
 
-	igt_describe("MONITORED with CROSS_ADAPTER or INTRA_GPU fails with "
-		     "-EINVAL before the device lookup.");
+	igt_describe("MONITORED with INTRA_GPU, or with CROSS_ADAPTER "
+		     "without SHARED, fails with -EINVAL before the device "
+		     "lookup; with CROSS_ADAPTER and SHARED it is a "
+		     "monitored fence.");
 	igt_subtest("monitored-create-bad")
 		test_monitored_create_bad();
 
@@ -2565,10 +2593,11 @@ igt_main
 		igt_subtest("open-other-adapter")
 			test_open_other_adapter();
 
-		igt_describe("Any native fence, CROSS_ADAPTER too, opened on "
-			     "an adapter without native fences fails with "
-			     "-EOPNOTSUPP after the input checks and before "
-			     "the device lookup; nothing is made there.");
+		igt_describe("On an adapter without native fences, another "
+			     "adapter's fence is -EINVAL unless CROSS_ADAPTER "
+			     "(before the device lookup, nothing made); a "
+			     "CROSS_ADAPTER one opens as a monitored fence "
+			     "over the same value.");
 		igt_subtest("open-non-native-adapter")
 			test_open_non_native_adapter();
 

@@ -41,6 +41,7 @@ IGT_TEST_DESCRIPTION("Cross-adapter native fences (CROSS_ADAPTER): the "
 #define CROSS		DRM_NFENCE_FENCE_CROSS_ADAPTER
 #define NO_SIGNAL	DRM_NFENCE_FENCE_NO_SIGNAL
 #define NO_WAIT		DRM_NFENCE_FENCE_NO_WAIT
+#define MONITORED	DRM_NFENCE_FENCE_MONITORED
 #define FLAG_ANY	DRM_NFENCE_WAIT_ANY
 #define FLAG_ASYNC	DRM_NFENCE_WAIT_ASYNC
 #define ALWAYS		NFENCE_ALWAYS_SIGNALED
@@ -51,18 +52,27 @@ IGT_TEST_DESCRIPTION("Cross-adapter native fences (CROSS_ADAPTER): the "
 #define STRESS_WAIT_MS		5000
 #define STRESS_OPENS		4
 
-/* Adapter 0 and, when there is one with native fences, adapter 1. */
+/*
+ * Adapter 0 and adapter 1: with native fences (@two), or without them
+ * (@mixed: the mixed load).
+ */
 static int nadapters;
 static int fds[2] = { -1, -1 };
 static uint32_t devs[2];
 static int dbgs[2] = { -1, -1 };
 static struct drm_nfence_query_adapter info[2];
 static struct drm_nfence_query_fence_caps caps[2];
-static bool two;
+static bool two, mixed;
 
 static void require_two(void)
 {
 	igt_require_f(two, "needs two nfence adapters with native fences "
+		      "(%d adapter%s)\n", nadapters, nadapters == 1 ? "" : "s");
+}
+
+static void require_mixed(void)
+{
+	igt_require_f(mixed, "needs adapter 1 without native fences "
 		      "(%d adapter%s)\n", nadapters, nadapters == 1 ? "" : "s");
 }
 
@@ -1250,6 +1260,292 @@ static void test_legacy_wait_signal(void)
 	xf_destroy(&x);
 }
 
+/* Adapters with and without native fences (the mixed load) */
+
+/* Adapter @a's monitored fence signaled interrupts moved by @n. */
+static void assert_monitored_irqs(int a, const struct nfence_interrupts *before,
+				  uint64_t n, const char *what)
+{
+	struct nfence_interrupts after;
+
+	irq(a, &after);
+	igt_info("adapter %d, %s: monitored interrupts %" PRIu64 " -> %"
+		 PRIu64 "\n", a, what, before->monitored, after.monitored);
+	igt_assert_f(after.monitored == before->monitored + n,
+		     "adapter %d, %s: %" PRIu64 " monitored interrupts, "
+		     "expected %" PRIu64 "\n", a, what,
+		     after.monitored - before->monitored, n);
+}
+
+/*
+ * A cross-adapter fence between adapter 0 (native fences) and adapter 1
+ * (none), created on @from: a native fence if @from is 0, a monitored one
+ * if it is 1. Either way adapter 0's handle is a native fence and adapter
+ * 1's a monitored one, over one CurrentValue.
+ */
+static void mf_create(struct xf *x, int from, uint64_t initial)
+{
+	int to = !from;
+
+	memset(x, 0, sizeof(*x));
+	x->h[from] = nfence_fence_create(fds[from], devs[from], TYPE_DEFAULT,
+					 CROSS | SHAREABLE |
+					 (from ? MONITORED : 0),
+					 initial, &x->m[from]);
+	x->sfd = nfence_fence_share(fds[from], x->h[from]);
+	x->h[to] = nfence_fence_open(fds[to], devs[to], x->sfd, 0, &x->m[to]);
+	assert_default_mapping(0, &x->m[0]);
+	igt_assert_neq_u64(x->m[1].cpu_mmap_offset, 0);
+	igt_assert_neq_u64(x->m[1].current_value_gpu_va, 0);
+	igt_assert_eq_u64(x->m[1].monitored_value_gpu_va, 0);
+	for (int i = 0; i < 2; i++)
+		x->v[i] = nfence_fence_map(fds[i], &x->m[i]);
+	xf_assert_value(x, initial);
+}
+
+static const char *const creators[] = { "created native", "created monitored" };
+
+/*
+ * Created on either side, the fence opens on the other as the other's
+ * kind, one more fence there; CPU signals on either side are seen by
+ * both, and each side's handle goes with its destroy.
+ */
+static void test_mixed_open(void)
+{
+	int64_t base[2];
+	uint64_t v = 0;
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_mixed();
+	for (int from = 0; from < 2; from++) {
+		igt_info("%s\n", creators[from]);
+		for (int a = 0; a < 2; a++)
+			base[a] = live_fences(a);
+		mf_create(&x, from, v);
+		assert_fences(0, base[0] + 1);
+		assert_fences(1, base[1] + 1);
+		for (int a = 0; a < 2; a++) {
+			nfence_fence_signal(fds[a], devs[a], x.h[a], ++v);
+			xf_assert_value(&x, v);
+		}
+		/* The creator's side goes first: the other keeps the value. */
+		nfence_fence_unmap(x.v[from]);
+		nfence_fence_destroy(fds[from], x.h[from]);
+		x.v[from] = NULL;
+		x.h[from] = 0;
+		assert_fences(from, base[from]);
+		nfence_fence_signal(fds[!from], devs[!from], x.h[!from], ++v);
+		igt_assert_eq_u64(x.v[!from][0], v);
+		xf_destroy(&x);
+		assert_fences(!from, base[!from]);
+	}
+}
+
+/* A legacy SUBMIT_WAIT for @value on adapter 1's queue, then a nop. */
+static void legacy_wait(struct nfence_queue *q, uint32_t h, uint64_t value)
+{
+	struct nfence_cs cs;
+
+	igt_assert_eq(__nfence_queue_submit_wait(q, h, value), 0);
+	nfence_queue_begin(q, &cs);
+	nfence_cs_nop(&cs);
+	nfence_queue_submit(q, &cs);
+	igt_assert_eq(nfence_debugfs_queue_wait_state(dbgs[1], getpid(),
+						      q->device, q->context,
+						      "wait-cpu", STATE_MS,
+						      NULL), 0);
+}
+
+/* A legacy SUBMIT_SIGNAL of @value on adapter 1's queue, landed. */
+static void legacy_signal(struct nfence_queue *q, uint32_t h, uint64_t value)
+{
+	igt_assert_eq(__nfence_queue_submit_signal(q, h, value), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fds[1], devs[1], h, value,
+					      nfence_deadline_ms(WAIT_MS)), 0);
+}
+
+/*
+ * Seed section 14.1.2: signals on the adapter with native fences (its
+ * CPU, its GPU), waits on the one without (a CPU wait, a legacy
+ * SUBMIT_WAIT). A signal below the waits' value releases nothing; the one
+ * that reaches it releases both. Each GPU and CPU signal of the native
+ * handle raises the native fence signaled interrupt on adapter 0 (its
+ * MonitoredValue is 0); adapter 1 raises none.
+ */
+static void test_mixed_native_signals(void)
+{
+	struct nfence_interrupts b0, b1;
+	struct nfence_queue q0, q1;
+	uint64_t v = 0;
+	struct waiter w;
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_mixed();
+	for (int from = 0; from < 2; from++) {
+		igt_info("%s\n", creators[from]);
+		mf_create(&x, from, 0);
+		queue(&q0, 0);
+		queue(&q1, 1);
+		for (int gpu = 1; gpu >= 0; gpu--) {
+			const char *how = gpu ? "GPU signals" : "CPU signals";
+
+			v += 10;
+			waiter_start(&w, 1, x.h[1], v);
+			legacy_wait(&q1, x.h[1], v);
+			waiter_sleeping(&w);
+			irq(0, &b0);
+			irq(1, &b1);
+			if (gpu) {
+				queue_signal(&q0, &x.m[0], v - 1);
+				poll_progress(&q0, 0, q0.submitted);
+			} else {
+				nfence_fence_signal(fds[0], devs[0], x.h[0],
+						    v - 1);
+			}
+			assert_held(&q1, 1, q1.submitted - 1);
+			igt_assert_f(!waiter_done(&w), "%s: the CPU wait for "
+				     "%" PRIu64 " returned at %" PRIu64 "\n",
+				     how, v, v - 1);
+			if (gpu) {
+				queue_signal(&q0, &x.m[0], v);
+				poll_progress(&q0, 0, q0.submitted);
+			} else {
+				nfence_fence_signal(fds[0], devs[0], x.h[0], v);
+			}
+			igt_assert_eq(waiter_join(&w), 0);
+			poll_progress(&q1, 1, q1.submitted);
+			xf_assert_value(&x, v);
+			assert_interrupts(0, &b0, 2, how);
+			assert_interrupts(1, &b1, 0, how);
+			assert_monitored_irqs(1, &b1, 0, how);
+		}
+		nfence_queue_destroy(&q0);
+		nfence_queue_destroy(&q1);
+		xf_destroy(&x);
+	}
+}
+
+/*
+ * Seed section 14.1.3: signals on the adapter without native fences (its
+ * CPU, a legacy SUBMIT_SIGNAL, a command buffer's FENCE_SIGNAL), waits on
+ * the one with them (a CPU wait, a GPU FENCE_WAIT parked on the CMP). A
+ * signal below the waits' value releases nothing; the one that reaches
+ * it releases both. A command buffer's signals raise adapter 1's
+ * monitored fence signaled interrupt, one each; the CPU and legacy
+ * signals are the OS's own and raise none; adapter 0 raises none.
+ */
+static void test_mixed_monitored_signals(void)
+{
+	static const char *const hows[] = {
+		"CPU signals", "legacy SUBMIT_SIGNALs", "GPU signals",
+	};
+	struct nfence_interrupts b0, b1;
+	struct nfence_queue q0, q1;
+	uint64_t v = 0;
+	struct waiter w;
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_mixed();
+	for (int from = 0; from < 2; from++) {
+		igt_info("%s\n", creators[from]);
+		mf_create(&x, from, 0);
+		queue(&q0, 0);
+		queue(&q1, 1);
+		for (int how = 0; how < 3; how++) {
+			v += 10;
+			waiter_start(&w, 0, x.h[0], v);
+			queue_wait(&q0, &x.m[0], v);
+			assert_parked(&q0, 0);
+			waiter_sleeping(&w);
+			irq(0, &b0);
+			irq(1, &b1);
+			for (uint64_t s = v - 1; s <= v; s++) {
+				switch (how) {
+				case 0:
+					nfence_fence_signal(fds[1], devs[1],
+							    x.h[1], s);
+					break;
+				case 1:
+					legacy_signal(&q1, x.h[1], s);
+					break;
+				default:
+					queue_signal(&q1, &x.m[1], s);
+					poll_progress(&q1, 1, q1.submitted);
+					break;
+				}
+				if (s == v)
+					break;
+				assert_held(&q0, 0, q0.submitted - 1);
+				igt_assert_f(!waiter_done(&w), "%s: the CPU "
+					     "wait for %" PRIu64 " returned "
+					     "at %" PRIu64 "\n", hows[how], v,
+					     s);
+			}
+			igt_assert_eq(waiter_join(&w), 0);
+			poll_progress(&q0, 0, q0.submitted);
+			xf_assert_value(&x, v);
+			assert_interrupts(0, &b0, 0, hows[how]);
+			assert_monitored_irqs(0, &b0, 0, hows[how]);
+			assert_monitored_irqs(1, &b1, how == 2 ? 2 : 0,
+					      hows[how]);
+		}
+		nfence_queue_destroy(&q0);
+		nfence_queue_destroy(&q1);
+		xf_destroy(&x);
+	}
+}
+
+/*
+ * The creating device put in error: AlwaysSignaled on both sides, the
+ * monitored side's CPU wait and legacy wait and the native side's CPU
+ * wait and parked FENCE_WAIT all released.
+ */
+static void test_mixed_device_error(void)
+{
+	struct nfence_queue q0, q1;
+	struct waiter w0, w1;
+	struct xf x;
+	uint32_t d;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_mixed();
+	for (int from = 0; from < 2; from++) {
+		uint32_t keep = devs[from];
+
+		igt_info("%s\n", creators[from]);
+		/* A device of its own: the error is for good. */
+		d = nfence_device_create(fds[from]);
+		devs[from] = d;
+		mf_create(&x, from, 1);
+		devs[from] = keep;
+		queue(&q0, 0);
+		queue(&q1, 1);
+		waiter_start(&w0, 0, x.h[0], ALWAYS);
+		waiter_start(&w1, 1, x.h[1], ALWAYS);
+		queue_wait(&q0, &x.m[0], ALWAYS);
+		legacy_wait(&q1, x.h[1], ALWAYS);
+		assert_parked(&q0, 0);
+		waiter_sleeping(&w0);
+		waiter_sleeping(&w1);
+
+		nfence_device_error(fds[from], d);
+		igt_assert_eq(waiter_join(&w0), 0);
+		igt_assert_eq(waiter_join(&w1), 0);
+		poll_progress(&q0, 0, 1);
+		poll_progress(&q1, 1, 1);
+		for (int a = 0; a < 2; a++)
+			igt_assert_lte_u64(ALWAYS, x.v[a][0]);
+
+		nfence_queue_destroy(&q0);
+		nfence_queue_destroy(&q1);
+		xf_destroy(&x);
+		nfence_device_destroy(fds[from], d);
+	}
+}
+
 /* Device error and lifetimes */
 
 static void test_device_error(void)
@@ -2149,13 +2445,15 @@ igt_main
 			nfence_query_adapter(fds[1], &info[1]);
 			nfence_query_fence_caps(fds[1], &caps[1]);
 			two = info[1].flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE;
+			mixed = !two;
 		}
-		if (two) {
+		if (two || mixed) {
 			devs[1] = nfence_device_create(fds[1]);
 			dbgs[1] = debugfs_dir(1);
 		}
-		igt_info("%d nfence adapters, cross-adapter subtests %s\n",
-			 nadapters, two ? "run" : "skip");
+		igt_info("%d nfence adapters, cross-adapter subtests %s, "
+			 "mixed-* subtests %s\n", nadapters,
+			 two ? "run" : "skip", mixed ? "run" : "skip");
 	}
 
 	igt_describe("Every adapter with native fences reports "
@@ -2246,6 +2544,34 @@ igt_main
 		     "CPU and GPU waits on the other.");
 	igt_subtest("legacy-wait-signal")
 		test_legacy_wait_signal();
+
+	igt_describe("Adapter 0 with native fences, adapter 1 without: a "
+		     "cross-adapter fence created native on 0 or monitored on "
+		     "1 opens on the other as the other's kind (a monitored "
+		     "fence has no MonitoredValue) over one value, and each "
+		     "side outlives the other's destroy.");
+	igt_subtest("mixed-open")
+		test_mixed_open();
+
+	igt_describe("Seed 14.1.2: CPU and GPU signals on the native side "
+		     "release a CPU wait and a legacy SUBMIT_WAIT on the "
+		     "monitored side at their value and not before, one "
+		     "native interrupt per signal on the native side.");
+	igt_subtest("mixed-native-signals")
+		test_mixed_native_signals();
+
+	igt_describe("Seed 14.1.3: CPU, legacy SUBMIT_SIGNAL and command "
+		     "buffer signals on the monitored side release a CPU wait "
+		     "and a parked FENCE_WAIT on the native side at their "
+		     "value and not before; only the command buffer's raise "
+		     "(monitored) interrupts.");
+	igt_subtest("mixed-monitored-signals")
+		test_mixed_monitored_signals();
+
+	igt_describe("The creating device in error: AlwaysSignaled on both "
+		     "sides, every CPU and GPU wait of both released.");
+	igt_subtest("mixed-device-error")
+		test_mixed_device_error();
 
 	igt_describe("Five handles on two files of each adapter: a signal "
 		     "through any one releases CPU waiters on all the others "
