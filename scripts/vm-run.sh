@@ -101,6 +101,12 @@ render_nodes() {
 			esac
 	done
 }
+# The LUIDs of the loaded adapters, as debugfs prints them, sorted, one
+# line.
+adapter_luids() {
+	grep -h '^luid:' /sys/kernel/debug/dri/*/nfence_adapter 2>/dev/null |
+		awk '{ print $2 }' | sort -u | tr '\n' ' '
+}
 
 # kmemleak, where the kernel has it (the debug kernel; Debian's do not).
 kmemleak=/sys/kernel/debug/kmemleak
@@ -282,6 +288,25 @@ if [ "$mode" = full ]; then
 	check_fails "insmod refuses adapter 1's num_engines=9" \
 		insmod "$ko" num_adapters=2 num_engines=3,9
 	check "no module left after refused loads" bash -c '! grep -q "^nfence " /proc/modules'
+
+	# A plain insmod: every parameter shows the default architecture.rst
+	# documents; a second plain load gives its adapter another LUID (24
+	# random bits: the two agree once in 16 million runs).
+	if check "insmod nfence with no parameters" insmod "$ko"; then
+		check "after a plain insmod every parameter has its documented default" \
+			python3 "$top/scripts/param-defaults-check.py" \
+			"$top/Documentation/architecture.rst" \
+			/sys/module/nfence/parameters
+		luids1=$(adapter_luids)
+		check "rmmod nfence (plain load)" rmmod nfence
+		if check "insmod nfence with no parameters, again" insmod "$ko"; then
+			luids2=$(adapter_luids)
+			echo "vm: LUIDs of the two plain loads: ${luids1:-none} / ${luids2:-none}"
+			check "a reload gives the adapter a new LUID" \
+				test -n "$luids1" -a -n "$luids2" -a "$luids1" != "$luids2"
+			check "rmmod nfence (second plain load)" rmmod nfence
+		fi
+	fi
 fi
 
 # Nothing from boot or from the refused loads counts against the suite.
