@@ -391,6 +391,33 @@ else
 		       grep -q "no \"queued\" events will be recorded" "$2"' \
 		sh "$trace_dir/record.err" "$trace_dir/demo.err"
 fi
+# record sets every adapter's logging level (debugfs nfence_adapter) to
+# ALL (1) while its command runs and puts back what was there; a second
+# recorder meanwhile finds the instance taken and fails, and the first
+# exits with its command's status.
+levels() {
+	grep -h '^logging_level:' /sys/kernel/debug/dri/*/nfence_adapter |
+		awk '{ print $2 }' | tr '\n' ' '
+}
+levels_before=$(levels)
+check_timed "nfence-trace record: its command runs" 60 \
+	"$build/libnfence/nfence-trace" record -o "$trace_dir/levels.txt" -- \
+	sh -c 'grep -h "^logging_level:" /sys/kernel/debug/dri/*/nfence_adapter >"$1"' \
+	sh "$trace_dir/levels-during"
+echo "vm: logging levels before, during and after nfence-trace record:" \
+	"$levels_before/ $(awk '{ print $2 }' "$trace_dir/levels-during" | tr '\n' ' ')/ $(levels)"
+check "nfence-trace record: logging level ALL on every adapter while it records" \
+	sh -c '[ "$(wc -l <"$1")" -ge "$2" ] && ! grep -qv "^logging_level: 1$" "$1"' \
+	sh "$trace_dir/levels-during" "${#nodes[@]}"
+check "nfence-trace record: the logging levels put back afterwards" \
+	test "$(levels)" = "$levels_before"
+check_fails "nfence-trace record: a recorder inside a recorder fails, and so does the outer one" \
+	"$build/libnfence/nfence-trace" record -o "$trace_dir/outer.txt" -- \
+	sh -c '"$1" record -o "$2" -- true 2>"$3"' sh \
+	"$build/libnfence/nfence-trace" "$trace_dir/inner.txt" \
+	"$trace_dir/inner.err"
+check "nfence-trace record: the second recorder says the instance exists" \
+	grep -q "File exists" "$trace_dir/inner.err"
 rm -rf "$trace_dir"
 
 if [ "$mode" = full ]; then

@@ -88,6 +88,7 @@ static int nfence_debugfs_adapter(struct seq_file *m, void *unused)
 	mutex_unlock(&adapter->clients_lock);
 	drm_printf(&p, "clients: %u\n", clients);
 	drm_printf(&p, "devices: %d\n", atomic_read(&adapter->num_devices));
+	drm_printf(&p, "logging_level: %u\n", READ_ONCE(adapter->logging_level));
 	nfence_doorbell_print(adapter, &p);
 	return 0;
 }
