@@ -69,8 +69,8 @@ NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *p
 	if (!pOpen)
 		return STATUS_INVALID_PARAMETER;
 	st = nf_syncobj_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
-			     pOpen->MonitoredFence.EngineAffinity, &handle,
-			     &mapping);
+			     pOpen->MonitoredFence.EngineAffinity, false,
+			     &handle, &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 

@@ -67,7 +67,7 @@ NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *p
 	if (!pOpen || !nf_fence_pdd_ok(pOpen->PrivateDriverData))
 		return STATUS_INVALID_PARAMETER;
 	st = nf_syncobj_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
-			     pOpen->EngineAffinity, &handle, &mapping);
+			     pOpen->EngineAffinity, true, &handle, &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 

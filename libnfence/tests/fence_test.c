@@ -814,6 +814,7 @@ TEST_F(fence, cross_adapter_open)
 	struct signaler s = { .dev = self->dev, .value = 9, .delay_ms = 50 };
 	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o, o2;
 	volatile UINT64 *cpu, *ocpu;
+	unsigned int opens, live;
 	HANDLE nt = NULL;
 	pthread_t th;
 
@@ -839,9 +840,16 @@ TEST_F(fence, cross_adapter_open)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(STATUS_SUCCESS, s.st);
 
-	/* Not on an adapter without native fences (the kernel: -EOPNOTSUPP). */
+	/*
+	 * No native fence handle on an adapter without native fences: the
+	 * library refuses before any ioctl, and nothing is created.
+	 */
+	opens = mock_ioctl_calls(DRM_NFENCE_FENCE_OPEN);
+	live = mock_live_fences();
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, open_fence(self->dev2, nt, 0, &o2));
 	EXPECT_EQ(0u, o2.hSyncObject);
+	EXPECT_EQ(opens, mock_ioctl_calls(DRM_NFENCE_FENCE_OPEN));
+	EXPECT_EQ(live, mock_live_fences());
 
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(s.h));
