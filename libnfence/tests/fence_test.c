@@ -1171,7 +1171,8 @@ TEST_F(fence, monitored_create_errors)
 		NTSTATUS st;
 	} bad[] = {
 		{ 1u << 1, STATUS_INVALID_PARAMETER },	/* NtSecurity, !Shared */
-		{ (1u << 0) | (1u << 2), STATUS_NOT_SUPPORTED }, /* CrossAdapter */
+		{ 1u << 2, STATUS_INVALID_PARAMETER },	/* CrossAdapter, !Shared */
+		{ 3u << 1, STATUS_INVALID_PARAMETER },	/* ditto, NtSecurity */
 		{ 1u << 3, STATUS_NOT_SUPPORTED },	/* TopOfPipeline */
 		{ 3u << 4, STATUS_INVALID_PARAMETER },	/* NoSignal|NoWait */
 		{ 1u << 6, STATUS_NOT_SUPPORTED },	/* NoSignalMaxValueOnTdr */
@@ -1196,6 +1197,19 @@ TEST_F(fence, monitored_create_errors)
 						      &c))
 			TH_LOG("flags 0x%x", bad[i].flags);
 		EXPECT_EQ(0u, c.hSyncObject);
+	}
+	/*
+	 * Shared | CrossAdapter is a valid monitored fence, with or without
+	 * native fences on the adapter.
+	 */
+	for (i = 0; i < 2; i++) {
+		D3DKMT_HANDLE d = i ? self->dev2 : self->dev;
+
+		EXPECT_EQ(STATUS_SUCCESS,
+			  create_monitored(d, (1u << 0) | (1u << 2), 0, &c))
+			TH_LOG("adapter %s", i ? "2" : "0");
+		EXPECT_NE(0u, c.hSyncObject);
+		EXPECT_EQ(STATUS_SUCCESS, destroy_sync(c.hSyncObject));
 	}
 	/* EngineAffinity: physical adapters, one here. */
 	fill_monitored(self->dev, 0, 0, &c);

@@ -969,9 +969,9 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 	if ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
 	    (!shared || args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
 		return -EINVAL;
+	/* Monitored: DEFAULT storage; CrossAdapter allowed, as above. */
 	if ((args->flags & DRM_NFENCE_FENCE_MONITORED) &&
-	    ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
-	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+	    args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT)
 		return -EINVAL;
 	if (!node->adapter.native_fences &&
 	    !(args->flags & DRM_NFENCE_FENCE_MONITORED))
