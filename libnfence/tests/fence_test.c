@@ -1265,6 +1265,7 @@ TEST_F(fence, monitored_share_and_open)
 {
 	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
 	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o;
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE on;
 	D3DKMT_HANDLE dev0b;
 	HANDLE nt = NULL;
 
@@ -1287,6 +1288,14 @@ TEST_F(fence, monitored_share_and_open)
 	EXPECT_EQ(STATUS_SUCCESS, signal1(dev0b, o.hSyncObject, 6));
 	EXPECT_EQ(6ull, *(volatile UINT64 *)
 			c.Info.MonitoredFence.FenceValueCPUVirtualAddress);
+
+	/* Through the native call, on its own adapter: still monitored. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(dev0b, nt, 0, &on));
+	EXPECT_EQ(6ull, *(volatile UINT64 *)
+			on.NativeFenceMapping.CurrentValueCpuVa);
+	EXPECT_NE(0u, on.NativeFenceMapping.CurrentValueGpuVa);
+	EXPECT_EQ(0u, on.NativeFenceMapping.MonitoredValueGpuVa);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(on.hSyncObject));
 
 	/* Errors: nothing written. */
 	memset(&o, 0, sizeof(o));
