@@ -35,12 +35,14 @@ NTSTATUS D3DKMTCreateSynchronizationObject2(D3DKMT_CREATESYNCHRONIZATIONOBJECT2 
 	default:
 		return STATUS_INVALID_PARAMETER;
 	}
+	/*
+	 * CrossAdapter (with Shared) makes a fence that opens on every
+	 * adapter: as a monitored fence on adapters without native fences,
+	 * as a native fence on the others. The kernel checks the flags.
+	 */
 	st = nf_syncobj_flags(p->Info.Flags, false, &kflags);
 	if (!NT_SUCCESS(st))
 		return st;
-	/* A cross-adapter monitored fence is Windows'; nfence has none. */
-	if (p->Info.Flags.CrossAdapter)
-		return STATUS_NOT_SUPPORTED;
 
 	st = nf_syncobj_create(p->hDevice, DRM_NFENCE_FENCE_TYPE_DEFAULT,
 			       kflags | DRM_NFENCE_FENCE_MONITORED,
@@ -69,8 +71,8 @@ NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *p
 	if (!pOpen)
 		return STATUS_INVALID_PARAMETER;
 	st = nf_syncobj_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
-			     pOpen->MonitoredFence.EngineAffinity, &handle,
-			     &mapping);
+			     pOpen->MonitoredFence.EngineAffinity, false,
+			     &handle, &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 

@@ -5,7 +5,9 @@
  * Native fences (WDDM 3.1): D3DKMTCreateNativeFence and
  * D3DKMTOpenNativeFenceFromNtHandle over DRM_IOCTL_NFENCE_FENCE_CREATE and
  * _OPEN. The handle is a sync object (syncobj.c), which the sync object
- * calls take: sharing, destruction, CPU and GPU waits and signals.
+ * calls take: sharing, destruction, CPU and GPU waits and signals. A
+ * native fence handle cannot exist on an adapter without native fences:
+ * the open refuses one before asking the kernel (nf_syncobj_open()).
  */
 #include <stddef.h>
 
@@ -67,7 +69,7 @@ NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *p
 	if (!pOpen || !nf_fence_pdd_ok(pOpen->PrivateDriverData))
 		return STATUS_INVALID_PARAMETER;
 	st = nf_syncobj_open(pOpen->hNtHandle, pOpen->hDevice, pOpen->Flags,
-			     pOpen->EngineAffinity, &handle, &mapping);
+			     pOpen->EngineAffinity, true, &handle, &mapping);
 	if (!NT_SUCCESS(st))
 		return st;
 

@@ -244,7 +244,8 @@ NTSTATUS nf_syncobj_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags
 
 NTSTATUS nf_syncobj_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 			 D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, UINT affinity,
-			 D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping)
+			 bool native, D3DKMT_HANDLE *handle,
+			 D3DDDI_NATIVEFENCEMAPPING *mapping)
 {
 	struct drm_nfence_fence_open args;
 	struct nf_device *dev;
@@ -263,6 +264,12 @@ NTSTATUS nf_syncobj_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 	dev = nf_device_lookup(hDevice);
 	if (!dev)
 		return NF_STATUS_BAD_HANDLE;
+	/* No native fence handle on an adapter without native fences. */
+	if (native &&
+	    !(dev->adapter->info.flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE)) {
+		nf_device_put(dev);
+		return STATUS_NOT_SUPPORTED;
+	}
 
 	memset(&args, 0, sizeof(args));
 	args.fd = (int32_t)fd;

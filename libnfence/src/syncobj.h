@@ -92,11 +92,15 @@ NTSTATUS nf_syncobj_create(D3DKMT_HANDLE hDevice, uint32_t type, uint32_t kflags
 /*
  * nf_syncobj_open() - FENCE_OPEN of the NT handle (fd) @hNtHandle on the
  * device @hDevice names, with the per-handle @flags, wrapped in a new sync
- * object handle: *@handle and *@mapping on success.
+ * object handle: *@handle and *@mapping on success. With @native (a
+ * native fence handle wanted), STATUS_NOT_SUPPORTED without an ioctl if
+ * the device's adapter has no native fences: there the kernel would open
+ * the fence as a monitored fence.
  */
 NTSTATUS nf_syncobj_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 			 D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, UINT affinity,
-			 D3DKMT_HANDLE *handle, D3DDDI_NATIVEFENCEMAPPING *mapping);
+			 bool native, D3DKMT_HANDLE *handle,
+			 D3DDDI_NATIVEFENCEMAPPING *mapping);
 
 /*
  * nf_sync_handles() - the kernel handles of the @count sync objects

@@ -808,12 +808,19 @@ TEST_F(fence, share_and_open)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hshared_only));
 }
 
-/* As the kernel: a CrossAdapter fence opens on every adapter with native fences. */
+/*
+ * As the kernel: a CrossAdapter native fence opens as a native fence on
+ * every adapter with native fences, and as a monitored fence on one
+ * without (D3DKMTOpenSyncObjectFromNtHandle2), sharing CurrentValue.
+ */
 TEST_F(fence, cross_adapter_open)
 {
 	struct signaler s = { .dev = self->dev, .value = 9, .delay_ms = 50 };
+	struct signaler m = { .dev = self->dev2, .value = 11, .delay_ms = 50 };
 	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o, o2;
-	volatile UINT64 *cpu, *ocpu;
+	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 om;
+	volatile UINT64 *cpu, *ocpu, *mcpu;
+	unsigned int opens, live;
 	HANDLE nt = NULL;
 	pthread_t th;
 
@@ -839,10 +846,49 @@ TEST_F(fence, cross_adapter_open)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(STATUS_SUCCESS, s.st);
 
-	/* Not on an adapter without native fences (the kernel: -EOPNOTSUPP). */
+	/*
+	 * No native fence handle on an adapter without native fences: the
+	 * library refuses before any ioctl, and nothing is created.
+	 */
+	opens = mock_ioctl_calls(DRM_NFENCE_FENCE_OPEN);
+	live = mock_live_fences();
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, open_fence(self->dev2, nt, 0, &o2));
 	EXPECT_EQ(0u, o2.hSyncObject);
+	EXPECT_EQ(opens, mock_ioctl_calls(DRM_NFENCE_FENCE_OPEN));
+	EXPECT_EQ(live, mock_live_fences());
 
+	/* There it opens as a monitored fence sharing CurrentValue. */
+	memset(&om, 0, sizeof(om));
+	om.hNtHandle = nt;
+	om.hDevice = self->dev2;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenSyncObjectFromNtHandle2(&om));
+	EXPECT_NE(0u, om.hSyncObject);
+	mcpu = om.MonitoredFence.FenceValueCPUVirtualAddress;
+	ASSERT_NE(NULL, mcpu);
+	EXPECT_NE(0u, om.MonitoredFence.FenceValueGPUVirtualAddress);
+	EXPECT_EQ(9u, *mcpu);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev2, om.hSyncObject, 10));
+	EXPECT_EQ(10u, *cpu);
+	EXPECT_EQ(10u, *ocpu);
+
+	/* A CPU waiter on adapter 0 is released by a signal on adapter 2 ... */
+	m.h = om.hSyncObject;
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &m));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, s.h, 11, 5000 * MS));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, m.st);
+	EXPECT_EQ(11u, *cpu);
+
+	/* ... and one on adapter 2 by a signal on adapter 0. */
+	s.value = 12;
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &s));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev2, om.hSyncObject, 12,
+					5000 * MS));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, s.st);
+	EXPECT_EQ(12u, *mcpu);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(om.hSyncObject));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(s.h));
 	EXPECT_EQ(0, close((int)(intptr_t)nt));
@@ -1163,7 +1209,8 @@ TEST_F(fence, monitored_create_errors)
 		NTSTATUS st;
 	} bad[] = {
 		{ 1u << 1, STATUS_INVALID_PARAMETER },	/* NtSecurity, !Shared */
-		{ (1u << 0) | (1u << 2), STATUS_NOT_SUPPORTED }, /* CrossAdapter */
+		{ 1u << 2, STATUS_INVALID_PARAMETER },	/* CrossAdapter, !Shared */
+		{ 3u << 1, STATUS_INVALID_PARAMETER },	/* ditto, NtSecurity */
 		{ 1u << 3, STATUS_NOT_SUPPORTED },	/* TopOfPipeline */
 		{ 3u << 4, STATUS_INVALID_PARAMETER },	/* NoSignal|NoWait */
 		{ 1u << 6, STATUS_NOT_SUPPORTED },	/* NoSignalMaxValueOnTdr */
@@ -1189,6 +1236,19 @@ TEST_F(fence, monitored_create_errors)
 			TH_LOG("flags 0x%x", bad[i].flags);
 		EXPECT_EQ(0u, c.hSyncObject);
 	}
+	/*
+	 * Shared | CrossAdapter is a valid monitored fence, with or without
+	 * native fences on the adapter.
+	 */
+	for (i = 0; i < 2; i++) {
+		D3DKMT_HANDLE d = i ? self->dev2 : self->dev;
+
+		EXPECT_EQ(STATUS_SUCCESS,
+			  create_monitored(d, (1u << 0) | (1u << 2), 0, &c))
+			TH_LOG("adapter %s", i ? "2" : "0");
+		EXPECT_NE(0u, c.hSyncObject);
+		EXPECT_EQ(STATUS_SUCCESS, destroy_sync(c.hSyncObject));
+	}
 	/* EngineAffinity: physical adapters, one here. */
 	fill_monitored(self->dev, 0, 0, &c);
 	c.Info.MonitoredFence.EngineAffinity = 2;
@@ -1205,6 +1265,7 @@ TEST_F(fence, monitored_share_and_open)
 {
 	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c;
 	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 o;
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE on;
 	D3DKMT_HANDLE dev0b;
 	HANDLE nt = NULL;
 
@@ -1228,6 +1289,14 @@ TEST_F(fence, monitored_share_and_open)
 	EXPECT_EQ(6ull, *(volatile UINT64 *)
 			c.Info.MonitoredFence.FenceValueCPUVirtualAddress);
 
+	/* Through the native call, on its own adapter: still monitored. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(dev0b, nt, 0, &on));
+	EXPECT_EQ(6ull, *(volatile UINT64 *)
+			on.NativeFenceMapping.CurrentValueCpuVa);
+	EXPECT_NE(0u, on.NativeFenceMapping.CurrentValueGpuVa);
+	EXPECT_EQ(0u, on.NativeFenceMapping.MonitoredValueGpuVa);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(on.hSyncObject));
+
 	/* Errors: nothing written. */
 	memset(&o, 0, sizeof(o));
 	o.hDevice = dev0b;
@@ -1248,6 +1317,101 @@ TEST_F(fence, monitored_share_and_open)
 	EXPECT_EQ(NULL, o.MonitoredFence.FenceValueCPUVirtualAddress);
 	close((int)(intptr_t)nt);
 	EXPECT_EQ(STATUS_SUCCESS, destroy_device(dev0b));
+}
+
+/*
+ * A CrossAdapter monitored fence of an adapter without native fences
+ * opens as a native fence (with a MonitoredValue of its own) on the
+ * adapters with native fences, sharing CurrentValue both ways; on its own
+ * adapter it opens only as the monitored fence it is.
+ */
+TEST_F(fence, monitored_cross_adapter_open)
+{
+	struct signaler s2 = { .dev = self->dev2, .value = 9, .delay_ms = 50 };
+	struct signaler s0 = { .dev = self->dev, .value = 10, .delay_ms = 50 };
+	D3DKMT_CREATESYNCHRONIZATIONOBJECT2 c, local;
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o, o1, o2;
+	D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 om;
+	volatile UINT64 *cpu, *ocpu;
+	unsigned int opens;
+	HANDLE nt = NULL, ntl = NULL;
+	D3DKMT_HANDLE dev2b;
+	pthread_t th;
+
+	/* Shared | NtSecuritySharing | CrossAdapter, on adapter 2. */
+	ASSERT_EQ(STATUS_SUCCESS, create_monitored(self->dev2, 7, 5, &c));
+	cpu = c.Info.MonitoredFence.FenceValueCPUVirtualAddress;
+	ASSERT_NE(NULL, cpu);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  D3DKMTShareObjects(1, &c.hSyncObject, NULL, 0, &nt));
+
+	/* On its own adapter: a monitored fence, never a native one. */
+	opens = mock_ioctl_calls(DRM_NFENCE_FENCE_OPEN);
+	EXPECT_EQ(STATUS_NOT_SUPPORTED, open_fence(self->dev2, nt, 0, &o2));
+	EXPECT_EQ(0u, o2.hSyncObject);
+	EXPECT_EQ(opens, mock_ioctl_calls(DRM_NFENCE_FENCE_OPEN));
+	ASSERT_EQ(STATUS_SUCCESS, create_device(self->adapters[2].hAdapter,
+						&dev2b));
+	memset(&om, 0, sizeof(om));
+	om.hNtHandle = nt;
+	om.hDevice = dev2b;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenSyncObjectFromNtHandle2(&om));
+	EXPECT_EQ(5u, *(volatile UINT64 *)
+			om.MonitoredFence.FenceValueCPUVirtualAddress);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(om.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_device(dev2b));
+
+	/* A native fence on adapter 0, with a MonitoredValue of its own. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 0, &o));
+	EXPECT_NE(0u, o.hSyncObject);
+	ocpu = o.NativeFenceMapping.CurrentValueCpuVa;
+	ASSERT_NE(NULL, ocpu);
+	EXPECT_NE(0u, o.NativeFenceMapping.CurrentValueGpuVa);
+	EXPECT_NE(0u, o.NativeFenceMapping.MonitoredValueGpuVa);
+	EXPECT_NE(o.NativeFenceMapping.CurrentValueGpuVa,
+		  o.NativeFenceMapping.MonitoredValueGpuVa);
+	EXPECT_EQ(5u, *ocpu);
+
+	/* Values shared both ways. */
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev, o.hSyncObject, 6));
+	EXPECT_EQ(6u, *cpu);
+	EXPECT_EQ(STATUS_SUCCESS, signal1(self->dev2, c.hSyncObject, 8));
+	EXPECT_EQ(8u, *ocpu);
+
+	/* CPU waiters released both ways. */
+	s2.h = c.hSyncObject;
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &s2));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev, o.hSyncObject, 9,
+					5000 * MS));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, s2.st);
+	s0.h = o.hSyncObject;
+	ASSERT_EQ(0, pthread_create(&th, NULL, signal_later, &s0));
+	EXPECT_EQ(STATUS_SUCCESS, wait1(self->dev2, c.hSyncObject, 10,
+					5000 * MS));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(STATUS_SUCCESS, s0.st);
+	EXPECT_EQ(10u, *cpu);
+
+	/* And on adapter 1, another adapter with native fences. */
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev1, nt, 0, &o1));
+	EXPECT_NE(0u, o1.NativeFenceMapping.MonitoredValueGpuVa);
+	EXPECT_EQ(10u, *(volatile UINT64 *)
+			o1.NativeFenceMapping.CurrentValueCpuVa);
+
+	/* A monitored fence without CrossAdapter stays on its adapter. */
+	ASSERT_EQ(STATUS_SUCCESS, create_monitored(self->dev2, 3, 0, &local));
+	ASSERT_EQ(STATUS_SUCCESS,
+		  D3DKMTShareObjects(1, &local.hSyncObject, NULL, 0, &ntl));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(self->dev, ntl, 0, &o2));
+	EXPECT_EQ(0u, o2.hSyncObject);
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o1.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(c.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(local.hSyncObject));
+	EXPECT_EQ(0, close((int)(intptr_t)nt));
+	EXPECT_EQ(0, close((int)(intptr_t)ntl));
 }
 
 TEST_HARNESS_MAIN

@@ -922,8 +922,10 @@ static struct mock_fence *mock_fence_new(struct mock_file *f, int fd,
 /*
  * This adapter's instance of the cross-adapter fence @peer, as FENCE_OPEN
  * makes one on another adapter: the same CurrentValue (page and offset),
- * an id and a MonitoredValue of its own. NULL past the limit or without
- * memory.
+ * an id and a MonitoredValue of its own. It is a native fence on an
+ * adapter with native fences and a monitored fence (no MonitoredValue to
+ * show) on one without, whichever @peer is. NULL past the limit or
+ * without memory.
  */
 static struct mock_fence *mock_fence_instance(const struct mock_node *node,
 					      const struct mock_fence *peer)
@@ -938,7 +940,9 @@ static struct mock_fence *mock_fence_instance(const struct mock_node *node,
 	fence->id = mock_nfences + 1;
 	fence->node = node;
 	fence->type = peer->type;
-	fence->flags = peer->flags;
+	fence->flags = peer->flags & ~DRM_NFENCE_FENCE_MONITORED;
+	if (!node->adapter.native_fences)
+		fence->flags |= DRM_NFENCE_FENCE_MONITORED;
 	fence->page = peer->page;
 	fence->value_offset = peer->value_offset;
 	fence->token = -1;
@@ -969,9 +973,9 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 	if ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
 	    (!shared || args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
 		return -EINVAL;
+	/* Monitored: DEFAULT storage; CrossAdapter allowed, as above. */
 	if ((args->flags & DRM_NFENCE_FENCE_MONITORED) &&
-	    ((args->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) ||
-	     args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT))
+	    args->type != DRM_NFENCE_FENCE_TYPE_DEFAULT)
 		return -EINVAL;
 	if (!node->adapter.native_fences &&
 	    !(args->flags & DRM_NFENCE_FENCE_MONITORED))
@@ -1073,10 +1077,10 @@ static int mock_fence_open(int fd, const struct mock_node *node,
 			fence = mock_fences[i];
 	if (!fence)
 		return -EINVAL;
-	/* As the kernel: a native fence needs a native adapter ... */
-	if (!node->adapter.native_fences)
-		return -EOPNOTSUPP;
-	/* ... and another adapter's fence must be cross-adapter. */
+	/*
+	 * As the kernel: another adapter's fence must be cross-adapter; it
+	 * opens on any adapter, native fences or not (mock_fence_instance()).
+	 */
 	if (fence->node != node &&
 	    !(fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER))
 		return -EINVAL;

@@ -1183,7 +1183,9 @@ typedef enum _D3DDDI_NATIVEFENCE_TYPE {
  *   NtSecuritySharing      shared as an NT handle (a file descriptor);
  *                          needs Shared
  *   CrossAdapter           the fence can be opened on every adapter (its
- *                          NT handle); needs Shared and the DEFAULT type
+ *                          NT handle): as a native fence on adapters with
+ *                          native fences, as a monitored fence on the
+ *                          others; needs Shared and the DEFAULT type
  *                          (STATUS_INVALID_PARAMETER otherwise); fixed at
  *                          creation, so STATUS_NOT_SUPPORTED on open
  *   TopOfPipeline          STATUS_NOT_SUPPORTED (a signal semantics of
@@ -1353,21 +1355,31 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  *
  * Opens the fence an NT handle from D3DKMTShareObjects() names, in this or
  * another process, on a device of the same adapter (a CrossAdapter fence:
- * of any adapter with native fences). The new sync object
- * shares CurrentValue with every other handle of the fence; its mapping is
- * as for D3DKMTCreateNativeFence(). @hNtHandle is not consumed: the caller
- * still closes it. The outputs are written only on success.
+ * of any adapter with native fences). The new sync object shares
+ * CurrentValue with every other handle of the fence; its mapping is as for
+ * D3DKMTCreateNativeFence(). A CrossAdapter fence created as a monitored
+ * fence (D3DKMTCreateSynchronizationObject2()) opens on another adapter as
+ * a native fence with a MonitoredValue of its own; on its own adapter a
+ * monitored fence stays one (MonitoredValueGpuVa 0). @hNtHandle is not
+ * consumed: the caller still closes it. The outputs are written only on
+ * success.
+ *
+ * A native fence handle cannot exist on an adapter without native fences:
+ * there the call fails, checking neither the NT handle's file nor the
+ * kernel, and D3DKMTOpenSyncObjectFromNtHandle2() opens the fence (a
+ * CrossAdapter native fence as a monitored fence).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL,
  * PrivateDriverData is not all zero, Flags is invalid (see
  * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity is not 0 or 1, or
  * hNtHandle is an open file that is not a fence of this adapter (nor a
- * CrossAdapter fence); STATUS_NOT_SUPPORTED for unsupported Flags bits and
- * on an adapter without native fences (whatever the fence: bridge to such
- * an adapter through the CPU); STATUS_INVALID_PARAMETER also if hDevice is
- * not a device handle; STATUS_INVALID_HANDLE if hNtHandle is NULL or not an
- * open file descriptor; STATUS_NO_MEMORY;
- * otherwise see NFenceStatusFromErrno().
+ * CrossAdapter fence); STATUS_NOT_SUPPORTED for unsupported Flags bits;
+ * STATUS_INVALID_HANDLE if hNtHandle is NULL or not an open file
+ * descriptor (whether it is open is the kernel's check, made only on an
+ * adapter with native fences);
+ * STATUS_INVALID_PARAMETER if hDevice is not a device handle;
+ * STATUS_NOT_SUPPORTED if its adapter has no native fences;
+ * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenNativeFenceFromNtHandle(D3DKMT_OPENNATIVEFENCEFROMNTHANDLE *pOpen);
 
@@ -1465,14 +1477,19 @@ typedef struct _D3DKMT_CREATESYNCHRONIZATIONOBJECT2 {
  *	Info.SharedHandle (0)
  *
  * Info.Flags as for D3DKMTCreateNativeFence: Shared (with
- * NtSecuritySharing: D3DKMTShareObjects gives an NT handle), NoSignal and
- * NoWait; CrossAdapter, TopOfPipeline, NoSignalMaxValueOnTdr and
- * NoGPUAccess are STATUS_NOT_SUPPORTED, SignalByKmd and reserved bits
- * STATUS_INVALID_PARAMETER. EngineAffinity is a mask of physical adapters:
- * 0 or 1 on nfence.
+ * NtSecuritySharing: D3DKMTShareObjects gives an NT handle), CrossAdapter
+ * (with Shared), NoSignal and NoWait; TopOfPipeline, NoSignalMaxValueOnTdr
+ * and NoGPUAccess are STATUS_NOT_SUPPORTED, SignalByKmd and reserved bits
+ * STATUS_INVALID_PARAMETER. A CrossAdapter monitored fence, on an adapter
+ * with or without native fences, opens on every adapter: as a native fence
+ * (D3DKMTOpenNativeFenceFromNtHandle(), with a MonitoredValue of its own)
+ * on another adapter with native fences, as a monitored fence
+ * (D3DKMTOpenSyncObjectFromNtHandle2()) on one without; all share its
+ * value. EngineAffinity is a mask of physical adapters: 0 or 1 on nfence.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pCreate is NULL,
- * Info.Type is not a D3DDDI_SYNCHRONIZATIONOBJECT_TYPE, or for bad flags or
+ * Info.Type is not a D3DDDI_SYNCHRONIZATIONOBJECT_TYPE, or for bad flags
+ * (CrossAdapter or NtSecuritySharing without Shared too) or
  * EngineAffinity; STATUS_NOT_SUPPORTED for the other sync object types
  * (mutexes, semaphores, fences, CPU notifications and periodic monitored
  * fences belong to WDDM 1.x and display); STATUS_INVALID_PARAMETER if hDevice
@@ -1503,15 +1520,19 @@ typedef struct _D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 {
  *	out: hSyncObject, MonitoredFence.FenceValueCPUVirtualAddress and
  *	.FenceValueGPUVirtualAddress
  *
- * The fence opens on a device of its own adapter. The NT handle of a
- * native fence opens too (as D3DKMTOpenNativeFenceFromNtHandle would, its
- * MonitoredValue not returned). Flags: NoSignal and NoWait as for native
- * fences; the sharing flags belong to the creator (CrossAdapter is
- * STATUS_NOT_SUPPORTED here).
+ * The fence opens on a device of its own adapter, a CrossAdapter fence on
+ * a device of any adapter. The NT handle of a native fence opens too: on
+ * an adapter with native fences as D3DKMTOpenNativeFenceFromNtHandle would
+ * open it (its MonitoredValue not returned); a CrossAdapter native fence
+ * opened on an adapter without native fences is a monitored fence there,
+ * sharing CurrentValue with its other adapters. Flags: NoSignal and NoWait
+ * as for native fences; the sharing flags belong to the creator
+ * (CrossAdapter is STATUS_NOT_SUPPORTED here).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL, for
  * bad flags or EngineAffinity, or if the NT handle is not an nfence fence
- * or belongs to another adapter, or if hDevice is not a device handle;
+ * or belongs to another adapter without being a CrossAdapter fence, or if
+ * hDevice is not a device handle;
  * STATUS_INVALID_HANDLE if hNtHandle is NULL or not open; otherwise see
  * NFenceStatusFromErrno(). Nothing is written on failure.
  */
