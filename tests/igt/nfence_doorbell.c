@@ -729,6 +729,49 @@ static void test_quiet_race(void)
 	nfence_device_destroy(fd, dev);
 }
 
+/*
+ * Global model: another queue's process stores 0 over a ring right after
+ * it (the doorbell is one word for every queue). The CMP may have cleared
+ * the doorbell without seeing the ring, but its last look before going
+ * quiet reads every ring's control: the work runs late, with no notify.
+ */
+static void test_global_ring_overwritten(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	unsigned int watched = 0;
+	uint64_t value;
+	struct uq u, o;
+
+	igt_require_f(global_model, "needs the global doorbell model\n");
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&u, fd, dev, 0, 0);
+	uq_create(&o, fd, dev, 0, 0);
+	uq_connect(&u);
+	uq_connect(&o);
+	for (unsigned int i = 0; i < 20; i++) {
+		/* A ring of the other queue: the CMP watches for 20 ms. */
+		value = uq_submit(&o);
+		igt_assert(nfence_queue_poll(&o.q, value, RUN_MS));
+		value = uq_queue(&u, NULL);
+		if (uq_ring_at(&u, u.bell) == ST_CONNECTED) {
+			*o.bell = 0;
+			watched++;
+		} else {
+			/* Quiet already: this round tests nothing more. */
+			uq_notify(&u);
+		}
+		igt_assert_f(nfence_queue_poll(&u.q, value, RUN_MS),
+			     "round %u: the ring stored over with 0 never "
+			     "ran\n", i);
+	}
+	igt_info("%u of 20 rings stored over while the CMP watched\n",
+		 watched);
+	igt_assert_lt(0, watched);
+	uq_destroy(&o);
+	uq_destroy(&u);
+	nfence_device_destroy(fd, dev);
+}
+
 static void test_suspend_resume(void)
 {
 	uint32_t dev = nfence_device_create(fd);
@@ -2424,6 +2467,12 @@ igt_main
 		     "the status protocol: none is lost.");
 	igt_subtest("quiet-race")
 		test_quiet_race();
+
+	igt_describe("Global model: a ring another queue stores 0 over "
+		     "right after runs anyway (the CMP's last look reads "
+		     "every control), without a notify.");
+	igt_subtest("global-ring-overwritten")
+		test_global_ring_overwritten();
 
 	igt_describe("A suspended context keeps its doorbell; its rung work "
 		     "runs after resume.");
