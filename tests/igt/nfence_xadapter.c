@@ -1366,19 +1366,15 @@ static void legacy_signal(struct nfence_queue *q, uint32_t h, uint64_t value)
 }
 
 /*
- * Seed section 14.1.2: signals on the adapter with native fences (its
- * CPU, its GPU), waits on the one without (a CPU wait, a legacy
- * SUBMIT_WAIT). A signal below the waits' value releases nothing; the one
- * that reaches it releases both. Each GPU and CPU signal of the native
- * handle raises the native fence signaled interrupt on adapter 0 (its
- * MonitoredValue is 0); adapter 1 raises none.
+ * Run @round @rounds times, with values 10, 20, ..., on a fence between
+ * the two adapters created on each side in turn, with a queue on each.
  */
-static void test_mixed_native_signals(void)
+static void mixed_rounds(unsigned int rounds,
+			 void (*round)(struct xf *x, struct nfence_queue *q,
+				       unsigned int i, uint64_t v))
 {
-	struct nfence_interrupts b0, b1;
-	struct nfence_queue q0, q1;
+	struct nfence_queue q[2];
 	uint64_t v = 0;
-	struct waiter w;
 	struct xf x;
 
 	nfence_watchdog(WATCHDOG_S);
@@ -1386,116 +1382,113 @@ static void test_mixed_native_signals(void)
 	for (int from = 0; from < 2; from++) {
 		igt_info("%s\n", creators[from]);
 		mf_create(&x, from, 0);
-		queue(&q0, 0);
-		queue(&q1, 1);
-		for (int gpu = 1; gpu >= 0; gpu--) {
-			const char *how = gpu ? "GPU signals" : "CPU signals";
-
-			v += 10;
-			waiter_start(&w, 1, x.h[1], v);
-			legacy_wait(&q1, x.h[1], v);
-			waiter_sleeping(&w);
-			irq(0, &b0);
-			irq(1, &b1);
-			if (gpu) {
-				queue_signal(&q0, &x.m[0], v - 1);
-				poll_progress(&q0, 0, q0.submitted);
-			} else {
-				nfence_fence_signal(fds[0], devs[0], x.h[0],
-						    v - 1);
-			}
-			assert_held(&q1, 1, q1.submitted - 1);
-			igt_assert_f(!waiter_done(&w), "%s: the CPU wait for "
-				     "%" PRIu64 " returned at %" PRIu64 "\n",
-				     how, v, v - 1);
-			if (gpu) {
-				queue_signal(&q0, &x.m[0], v);
-				poll_progress(&q0, 0, q0.submitted);
-			} else {
-				nfence_fence_signal(fds[0], devs[0], x.h[0], v);
-			}
-			igt_assert_eq(waiter_join(&w), 0);
-			poll_progress(&q1, 1, q1.submitted);
-			xf_assert_value(&x, v);
-			assert_interrupts(0, &b0, 2, how);
-			assert_interrupts(1, &b1, 0, how);
-			assert_monitored_irqs(1, &b1, 0, how);
-		}
-		nfence_queue_destroy(&q0);
-		nfence_queue_destroy(&q1);
+		queue(&q[0], 0);
+		queue(&q[1], 1);
+		for (unsigned int i = 0; i < rounds; i++)
+			round(&x, q, i, v += 10);
+		nfence_queue_destroy(&q[0]);
+		nfence_queue_destroy(&q[1]);
 		xf_destroy(&x);
 	}
 }
 
 /*
- * Seed section 14.1.3: signals on the adapter without native fences (its
- * CPU, a legacy SUBMIT_SIGNAL, a command buffer's FENCE_SIGNAL), waits on
- * the one with them (a CPU wait, a GPU FENCE_WAIT parked on the CMP). A
- * signal below the waits' value releases nothing; the one that reaches
- * it releases both. A command buffer's signals raise adapter 1's
- * monitored fence signaled interrupt, one each; the CPU and legacy
- * signals are the OS's own and raise none; adapter 0 raises none.
+ * Seed section 14.1.2: signals on the adapter with native fences (its
+ * GPU in round 0, its CPU in round 1), waits on the one without (a CPU
+ * wait, a legacy SUBMIT_WAIT). A signal below the waits' value releases
+ * nothing; the one that reaches it releases both. Each GPU and CPU signal
+ * of the native handle raises the native fence signaled interrupt on
+ * adapter 0 (its MonitoredValue is 0); adapter 1 raises none.
  */
-static void test_mixed_monitored_signals(void)
+static void native_signal_round(struct xf *x, struct nfence_queue *q,
+				unsigned int i, uint64_t v)
+{
+	const char *how = i ? "CPU signals" : "GPU signals";
+	struct nfence_interrupts b0, b1;
+	struct waiter w;
+
+	waiter_start(&w, 1, x->h[1], v);
+	legacy_wait(&q[1], x->h[1], v);
+	waiter_sleeping(&w);
+	irq(0, &b0);
+	irq(1, &b1);
+	for (uint64_t s = v - 1; s <= v; s++) {
+		if (i) {
+			nfence_fence_signal(fds[0], devs[0], x->h[0], s);
+		} else {
+			queue_signal(&q[0], &x->m[0], s);
+			poll_progress(&q[0], 0, q[0].submitted);
+		}
+		if (s == v)
+			break;
+		assert_held(&q[1], 1, q[1].submitted - 1);
+		igt_assert_f(!waiter_done(&w), "%s: the CPU wait for %" PRIu64
+			     " returned at %" PRIu64 "\n", how, v, s);
+	}
+	igt_assert_eq(waiter_join(&w), 0);
+	poll_progress(&q[1], 1, q[1].submitted);
+	xf_assert_value(x, v);
+	assert_interrupts(0, &b0, 2, how);
+	assert_interrupts(1, &b1, 0, how);
+	assert_monitored_irqs(1, &b1, 0, how);
+}
+
+static void test_mixed_native_signals(void)
+{
+	mixed_rounds(2, native_signal_round);
+}
+
+/*
+ * Seed section 14.1.3: signals on the adapter without native fences (its
+ * CPU in round 0, a legacy SUBMIT_SIGNAL in round 1, a command buffer's
+ * FENCE_SIGNAL in round 2), waits on the one with them (a CPU wait, a GPU
+ * FENCE_WAIT parked on the CMP). A signal below the waits' value releases
+ * nothing; the one that reaches it releases both. A command buffer's
+ * signals raise adapter 1's monitored fence signaled interrupt, one each;
+ * the CPU and legacy signals are the OS's own and raise none; adapter 0
+ * raises none.
+ */
+static void monitored_signal_round(struct xf *x, struct nfence_queue *q,
+				   unsigned int i, uint64_t v)
 {
 	static const char *const hows[] = {
 		"CPU signals", "legacy SUBMIT_SIGNALs", "GPU signals",
 	};
 	struct nfence_interrupts b0, b1;
-	struct nfence_queue q0, q1;
-	uint64_t v = 0;
 	struct waiter w;
-	struct xf x;
 
-	nfence_watchdog(WATCHDOG_S);
-	require_mixed();
-	for (int from = 0; from < 2; from++) {
-		igt_info("%s\n", creators[from]);
-		mf_create(&x, from, 0);
-		queue(&q0, 0);
-		queue(&q1, 1);
-		for (int how = 0; how < 3; how++) {
-			v += 10;
-			waiter_start(&w, 0, x.h[0], v);
-			queue_wait(&q0, &x.m[0], v);
-			assert_parked(&q0, 0);
-			waiter_sleeping(&w);
-			irq(0, &b0);
-			irq(1, &b1);
-			for (uint64_t s = v - 1; s <= v; s++) {
-				switch (how) {
-				case 0:
-					nfence_fence_signal(fds[1], devs[1],
-							    x.h[1], s);
-					break;
-				case 1:
-					legacy_signal(&q1, x.h[1], s);
-					break;
-				default:
-					queue_signal(&q1, &x.m[1], s);
-					poll_progress(&q1, 1, q1.submitted);
-					break;
-				}
-				if (s == v)
-					break;
-				assert_held(&q0, 0, q0.submitted - 1);
-				igt_assert_f(!waiter_done(&w), "%s: the CPU "
-					     "wait for %" PRIu64 " returned "
-					     "at %" PRIu64 "\n", hows[how], v,
-					     s);
-			}
-			igt_assert_eq(waiter_join(&w), 0);
-			poll_progress(&q0, 0, q0.submitted);
-			xf_assert_value(&x, v);
-			assert_interrupts(0, &b0, 0, hows[how]);
-			assert_monitored_irqs(0, &b0, 0, hows[how]);
-			assert_monitored_irqs(1, &b1, how == 2 ? 2 : 0,
-					      hows[how]);
+	waiter_start(&w, 0, x->h[0], v);
+	queue_wait(&q[0], &x->m[0], v);
+	assert_parked(&q[0], 0);
+	waiter_sleeping(&w);
+	irq(0, &b0);
+	irq(1, &b1);
+	for (uint64_t s = v - 1; s <= v; s++) {
+		if (i == 0) {
+			nfence_fence_signal(fds[1], devs[1], x->h[1], s);
+		} else if (i == 1) {
+			legacy_signal(&q[1], x->h[1], s);
+		} else {
+			queue_signal(&q[1], &x->m[1], s);
+			poll_progress(&q[1], 1, q[1].submitted);
 		}
-		nfence_queue_destroy(&q0);
-		nfence_queue_destroy(&q1);
-		xf_destroy(&x);
+		if (s == v)
+			break;
+		assert_held(&q[0], 0, q[0].submitted - 1);
+		igt_assert_f(!waiter_done(&w), "%s: the CPU wait for %" PRIu64
+			     " returned at %" PRIu64 "\n", hows[i], v, s);
 	}
+	igt_assert_eq(waiter_join(&w), 0);
+	poll_progress(&q[0], 0, q[0].submitted);
+	xf_assert_value(x, v);
+	assert_interrupts(0, &b0, 0, hows[i]);
+	assert_monitored_irqs(0, &b0, 0, hows[i]);
+	assert_monitored_irqs(1, &b1, i == 2 ? 2 : 0, hows[i]);
+}
+
+static void test_mixed_monitored_signals(void)
+{
+	mixed_rounds(3, monitored_signal_round);
 }
 
 /*
