@@ -1810,6 +1810,8 @@ static void test_stress_cpu_signal_gpu_wait(void)
  */
 #define ADV_MAX_VISITS	64
 #define ADV_MAX_SCAN	32
+/* NFENCE_CMP_PASS_BUDGET: commands one engine runs in one pass, at most */
+#define ADV_PASS_BUDGET	2048
 
 static void adversary(int sock)
 {
@@ -1876,7 +1878,7 @@ static int cmp_u64(const void *a, const void *b)
 /* What another client saw of the CMP while an adversary loaded it. */
 struct adv_run {
 	uint64_t trips, median_us, p99_us, worst_us;
-	uint64_t pass_us, hold_us, visits, scan;
+	uint64_t pass_us, hold_us, visits, scan, pass_commands;
 	uint64_t commands, irqs, spurious;
 };
 
@@ -1959,6 +1961,7 @@ static void adv_measure(void (*adversary_fn)(int sock), int setup_s,
 	r->pass_us = cmp_stat("longest_pass_us");
 	r->hold_us = cmp_stat("longest_hold_us");
 	r->visits = cmp_stat("longest_visits");
+	r->pass_commands = cmp_stat("most_pass_commands");
 	r->scan = nfence_debugfs_get_u64(dbg, "nfence_interrupts",
 					 "longest_scan");
 	r->commands = cmp_stat("commands") - r->commands;
@@ -1977,18 +1980,26 @@ static void adv_measure(void (*adversary_fn)(int sock), int setup_s,
 		 "99th percentile %" PRIu64 " us, worst %" PRIu64 " us; "
 		 "longest CMP pass %" PRIu64 " us, longest lock hold %" PRIu64
 		 " us, most queues looked at under one hold %" PRIu64 ", "
-		 "most fences a scan looked at under one hold %" PRIu64 "; "
+		 "most fences a scan looked at under one hold %" PRIu64 ", "
+		 "most commands one engine ran in one pass %" PRIu64 "; "
 		 "adversary: %" PRIu64 " commands, %" PRIu64 " interrupts "
 		 "raised, %" PRIu64 " spurious\n", r->trips, seconds,
 		 r->median_us, r->p99_us, r->worst_us, r->pass_us, r->hold_us,
-		 r->visits, r->scan, r->commands, r->irqs, r->spurious);
+		 r->visits, r->scan, r->pass_commands, r->commands, r->irqs,
+		 r->spurious);
 	nfence_queue_destroy(&q);
 	t_fini(&t);
 }
 
-/* What one hold of a lock looked at stayed within the driver's bounds. */
+/*
+ * What one hold of a lock looked at, and one pass ran on an engine, stayed
+ * within the driver's bounds.
+ */
 static void adv_assert_bounded(const struct adv_run *r)
 {
+	igt_assert_f(r->pass_commands <= ADV_PASS_BUDGET, "one engine ran %"
+		     PRIu64 " commands in one pass, more than %d\n",
+		     r->pass_commands, ADV_PASS_BUDGET);
 	igt_assert_f(r->visits <= ADV_MAX_VISITS, "the CMP looked at %" PRIu64
 		     " queues under one hold of its lock, more than %d\n",
 		     r->visits, ADV_MAX_VISITS);

@@ -645,15 +645,15 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 /*
  * The next turn on @e in this pass: its runlist's next runnable queue runs
  * until it yields, visiting at most *@left more queues and running at most
- * *@budget more commands in this pass; *@visits counts the queues it looks
- * at under this hold of the lock, up to %NFENCE_CMP_VISIT_BUDGET. True if a
- * queue ran something.
+ * *@budget more commands in this pass; *@ran_total adds the commands it
+ * ran. *@visits counts the queues it looks at under this hold of the lock,
+ * up to %NFENCE_CMP_VISIT_BUDGET. True if a queue ran something.
  */
 static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 				   struct nfence_cmp_engine *e, u32 *left,
-				   unsigned int *budget, u32 *visits, u64 now,
-				   u64 *deadline, struct list_head *dropped,
-				   bool *progress)
+				   unsigned int *budget, u32 *ran_total,
+				   u32 *visits, u64 now, u64 *deadline,
+				   struct list_head *dropped, bool *progress)
 {
 	while (*left && *budget && *visits < NFENCE_CMP_VISIT_BUDGET &&
 	       !e->busy && !list_empty(&e->runlist)) {
@@ -677,6 +677,7 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 			continue;
 		e->active_ns = now;
 		*budget -= min(ran, *budget);
+		*ran_total += ran;
 		return true;
 	}
 	return false;
@@ -712,9 +713,9 @@ static void nfence_cmp_visits_done(struct nfence_cmp *cmp, u32 *visits)
  */
 static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 {
+	u32 left[NFENCE_MAX_ENGINES], ran_total[NFENCE_MAX_ENGINES];
 	unsigned int budget[NFENCE_MAX_ENGINES];
 	u64 start = ktime_get_ns(), now = start;
-	u32 left[NFENCE_MAX_ENGINES];
 	bool progress = false, ran;
 	LIST_HEAD(dropped);
 	u32 i, visits = 0;
@@ -735,6 +736,7 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		struct nfence_cmp_engine *e = &cmp->engines[i];
 
 		left[i] = 0;
+		ran_total[i] = 0;
 		budget[i] = NFENCE_CMP_PASS_BUDGET;
 		if (!e->busy || !nfence_cmp_engine_busy(cmp, e, now, deadline,
 							&dropped))
@@ -745,8 +747,9 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		for (i = 0; i < cmp->gpu->cfg.num_engines && !cmp->d3; i++) {
 			if (!nfence_cmp_engine_turn(cmp, &cmp->engines[i],
 						    &left[i], &budget[i],
-						    &visits, now, deadline,
-						    &dropped, &progress) &&
+						    &ran_total[i], &visits,
+						    now, deadline, &dropped,
+						    &progress) &&
 			    visits < NFENCE_CMP_VISIT_BUDGET)
 				continue;
 			ran = true;
@@ -762,8 +765,11 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			now = ktime_get_ns();
 		}
 	} while (ran && !cmp->d3);
-	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 		nfence_engine_raise_queue_irq(cmp, &cmp->engines[i]);
+		if (ran_total[i] > cmp->max_pass_commands)
+			WRITE_ONCE(cmp->max_pass_commands, ran_total[i]);
+	}
 	nfence_cmp_visits_done(cmp, &visits);
 	nfence_cmp_unlock(cmp);
 	nfence_engine_flush(cmp);
@@ -1327,8 +1333,9 @@ pid_t nfence_cmp_pid(struct nfence_cmp *cmp)
  * nfence_cmp_reset_max - start measuring the CMP's maxima anew
  * @cmp: the CMP
  *
- * The longest pass and lock hold, the most queue turns under one hold, and
- * the most fences a scan looked at under one hold of the fence table's lock
+ * The longest pass and lock hold, the most queue turns under one hold, the
+ * most commands one engine ran in one pass, and the most fences a scan
+ * looked at under one hold of the fence table's lock
  * (&nfence_irq_stats.max_scan).
  */
 void nfence_cmp_reset_max(struct nfence_cmp *cmp)
@@ -1337,6 +1344,7 @@ void nfence_cmp_reset_max(struct nfence_cmp *cmp)
 	WRITE_ONCE(cmp->max_pass_ns, 0);
 	cmp->max_hold_ns = 0;
 	WRITE_ONCE(cmp->max_visits, 0);
+	WRITE_ONCE(cmp->max_pass_commands, 0);
 	WRITE_ONCE(cmp->gpu->irq_stats.max_scan, 0);
 	nfence_cmp_unlock(cmp);
 }
@@ -1372,6 +1380,8 @@ void nfence_cmp_print(struct nfence_cmp *cmp, struct drm_printer *p)
 	drm_printf(p, "longest_hold_us: %llu\n",
 		   div_u64(READ_ONCE(cmp->max_hold_ns), NSEC_PER_USEC));
 	drm_printf(p, "longest_visits: %u\n", READ_ONCE(cmp->max_visits));
+	drm_printf(p, "most_pass_commands: %u\n",
+		   READ_ONCE(cmp->max_pass_commands));
 	drm_printf(p, "doorbells: %u%s\n", cmp->num_connected,
 		   cmp->num_connected && READ_ONCE(cmp->quiet) ? " quiet" : "");
 }

@@ -432,6 +432,12 @@ struct nfence_cmp {
 	 * since the last reset
 	 */
 	u32 max_visits;
+	/**
+	 * @max_pass_commands: most commands one engine ran in one pass
+	 * (at most %NFENCE_CMP_PASS_BUDGET) since the last reset; under
+	 * @lock, read without it
+	 */
+	u32 max_pass_commands;
 	/** @wakeups: times the thread woke up to work */
 	atomic64_t wakeups;
 	/** @passes: passes made over the runlists */

@@ -36,8 +36,9 @@
  *   times the CMP went quiet, its looks at the doorbells while spinning
  *   (spins) and its choices to poll them instead (polls), the longest
  *   pass and the longest hold of the CMP lock (by anyone) since the last
- *   reset, and the most queues a pass looked at under one hold of it
- *   (longest_visits);
+ *   reset, the most queues a pass looked at under one hold of it
+ *   (longest_visits) and the most commands one engine ran in one pass
+ *   (most_pass_commands);
  * - nfence_queues: one line per hardware queue: id, owner pid, device,
  *   context, engine, state, pending submissions, progress fence value;
  * - nfence_clients: one line per open file with its process, the number
