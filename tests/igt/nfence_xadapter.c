@@ -1330,6 +1330,8 @@ static void test_mixed_open(void)
 			xf_assert_value(&x, v);
 		}
 		/* The creator's side goes first: the other keeps the value. */
+		close(x.sfd);
+		x.sfd = -1;
 		nfence_fence_unmap(x.v[from]);
 		nfence_fence_destroy(fds[from], x.h[from]);
 		x.v[from] = NULL;
@@ -1398,7 +1400,10 @@ static void mixed_rounds(unsigned int rounds,
  * wait, a legacy SUBMIT_WAIT). A signal below the waits' value releases
  * nothing; the one that reaches it releases both. Each GPU and CPU signal
  * of the native handle raises the native fence signaled interrupt on
- * adapter 0 (its MonitoredValue is 0); adapter 1 raises none.
+ * adapter 0 (its MonitoredValue is 0); adapter 1 raises none for it. (The
+ * queues' progress fences are monitored fences, without
+ * NativeProgressFence: each command buffer a queue completes raises one
+ * monitored interrupt on its adapter.)
  */
 static void native_signal_round(struct xf *x, struct nfence_queue *q,
 				unsigned int i, uint64_t v)
@@ -1430,7 +1435,10 @@ static void native_signal_round(struct xf *x, struct nfence_queue *q,
 	xf_assert_value(x, v);
 	assert_interrupts(0, &b0, 2, how);
 	assert_interrupts(1, &b1, 0, how);
-	assert_monitored_irqs(1, &b1, 0, how);
+	/* The progress of round 0's two signal buffers on adapter 0 ... */
+	assert_monitored_irqs(0, &b0, i ? 0 : 2, how);
+	/* ... and of the command buffer behind the legacy wait. */
+	assert_monitored_irqs(1, &b1, 1, how);
 }
 
 static void test_mixed_native_signals(void)
@@ -1446,7 +1454,8 @@ static void test_mixed_native_signals(void)
  * nothing; the one that reaches it releases both. A command buffer's
  * signals raise adapter 1's monitored fence signaled interrupt, one each;
  * the CPU and legacy signals are the OS's own and raise none; adapter 0
- * raises none.
+ * raises no native interrupt. (Each command buffer a queue completes
+ * raises one monitored interrupt more for its progress fence.)
  */
 static void monitored_signal_round(struct xf *x, struct nfence_queue *q,
 				   unsigned int i, uint64_t v)
@@ -1482,8 +1491,10 @@ static void monitored_signal_round(struct xf *x, struct nfence_queue *q,
 	poll_progress(&q[0], 0, q[0].submitted);
 	xf_assert_value(x, v);
 	assert_interrupts(0, &b0, 0, hows[i]);
-	assert_monitored_irqs(0, &b0, 0, hows[i]);
-	assert_monitored_irqs(1, &b1, i == 2 ? 2 : 0, hows[i]);
+	/* The progress of the FENCE_WAIT's command buffer ... */
+	assert_monitored_irqs(0, &b0, 1, hows[i]);
+	/* ... and round 2's two command buffers, a signal and a progress each. */
+	assert_monitored_irqs(1, &b1, i == 2 ? 4 : 0, hows[i]);
 }
 
 static void test_mixed_monitored_signals(void)
@@ -1500,8 +1511,8 @@ static void test_mixed_device_error(void)
 {
 	struct nfence_queue q0, q1;
 	struct waiter w0, w1;
+	uint32_t d, h[2];
 	struct xf x;
-	uint32_t d;
 
 	nfence_watchdog(WATCHDOG_S);
 	require_mixed();
@@ -1514,12 +1525,17 @@ static void test_mixed_device_error(void)
 		devs[from] = d;
 		mf_create(&x, from, 1);
 		devs[from] = keep;
+		/* The creator's side waits through a handle of devs[from]. */
+		h[from] = nfence_fence_open(fds[from], devs[from], x.sfd, 0,
+					    NULL);
+		h[!from] = x.h[!from];
 		queue(&q0, 0);
 		queue(&q1, 1);
-		waiter_start(&w0, 0, x.h[0], ALWAYS);
-		waiter_start(&w1, 1, x.h[1], ALWAYS);
-		queue_wait(&q0, &x.m[0], ALWAYS);
-		legacy_wait(&q1, x.h[1], ALWAYS);
+		/* Adapter 1 is 32-bit: waits within its window of 1. */
+		waiter_start(&w0, 0, h[0], 100);
+		waiter_start(&w1, 1, h[1], 100);
+		queue_wait(&q0, &x.m[0], 100);
+		legacy_wait(&q1, h[1], 100);
 		assert_parked(&q0, 0);
 		waiter_sleeping(&w0);
 		waiter_sleeping(&w1);
@@ -1534,6 +1550,7 @@ static void test_mixed_device_error(void)
 
 		nfence_queue_destroy(&q0);
 		nfence_queue_destroy(&q1);
+		nfence_fence_destroy(fds[from], h[from]);
 		xf_destroy(&x);
 		nfence_device_destroy(fds[from], d);
 	}
