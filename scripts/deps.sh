@@ -32,23 +32,43 @@ have_pkgs() {
 # trixie's, which bookworm cannot install).
 missing_pkgs() {
 	local installed
+	# dpkg-query fails when dpkg has never heard of one of them (a fresh
+	# image knows few packages): that one is missing, the rest is listed.
 	installed=$(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" \
-		2>/dev/null | awk '$1 == "installed" { print $2 }')
+		2>/dev/null | awk '$1 == "installed" { print $2 }' || true)
 	printf '%s\n' "$@" | grep -vxF -e "$installed" -e '' || true
+}
+
+# install_missing [APT-OPTION...] -- PKG...: apt-get install those of
+# PKG... that are not installed, updating the lists once if that fails.
+install_missing() {
+	local opts=() missing
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	mapfile -t missing < <(missing_pkgs "$@")
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	$APT install --no-install-recommends "${opts[@]}" "${missing[@]}" ||
+		{ $APT update &&
+		  $APT install --no-install-recommends "${opts[@]}" "${missing[@]}"; }
 }
 
 # Packages from bookworm proper.
 BOOKWORM_PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio
-	python3 rsync xz-utils file
+	rsync xz-utils file
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 qemu-utils busybox-static
 	libdrm-dev libdrm2 pkg-config intel-gpu-tools systemtap-sdt-dev
-	sparse shellcheck python3-sphinx python3-matplotlib
-	python3-requests udev iproute2
+	sparse shellcheck udev iproute2
 	dkms man-db
 	debhelper dh-dkms lintian
 	lcov
+)
+# Python and the Python modules the scripts and virtme-ng use, from the
+# suite the installed python3 comes from (below).
+PY_PKGS=(
+	python3 python3-sphinx python3-matplotlib python3-requests
+	python3-argcomplete python3-pkg-resources
 )
 # The 6.12 LTS from bookworm-backports.
 BPO_PKGS=(linux-source-6.12)
@@ -84,11 +104,17 @@ if [ "$sources_changed" = 1 ] || [ ! -e "$stamp" ] ||
 	touch "$stamp"
 fi
 
-mapfile -t missing < <(missing_pkgs "${BOOKWORM_PKGS[@]}")
-if [ "${#missing[@]}" -gt 0 ]; then
-	$APT install --no-install-recommends "${missing[@]}" ||
-		{ $APT update && $APT install --no-install-recommends "${missing[@]}"; }
+install_missing -- "${BOOKWORM_PKGS[@]}"
+
+# A machine whose python3 was upgraded to trixie's (3.12 or later) cannot
+# take bookworm's Python modules, which need a python3 older than 3.12:
+# there they come from trixie too. Anywhere else, from bookworm.
+py_opts=()
+py_ver=$(dpkg-query -W -f='${Version}' python3 2>/dev/null || true)
+if [ -n "$py_ver" ] && dpkg --compare-versions "$py_ver" ge 3.12; then
+	py_opts=(-t trixie)
 fi
+install_missing "${py_opts[@]}" -- "${PY_PKGS[@]}"
 
 # 6.12 kernel image + headers from backports (pulled by version so that the
 # bookworm 6.1 metapackage stays installed as well).
@@ -112,15 +138,15 @@ fi
 : "${bpo_ver:=}"
 
 # virtme-ng is not in bookworm; trixie's is architecture: all and its
-# dependencies resolve from bookworm.
+# dependencies (python3 modules, file, kmod) are installed above. Its .deb
+# is installed alone: "apt-get install -t trixie virtme-ng" would take
+# every dependency it still lacks from trixie, python3 and libc6 with them.
 if ! command -v vng >/dev/null; then
-	$APT install --no-install-recommends -t trixie virtme-ng ||
-		{
-			tmp=$(mktemp -d)
-			(cd "$tmp" && apt-get download -t trixie virtme-ng)
-			$APT install --no-install-recommends "$tmp"/virtme-ng_*.deb
-			rm -rf "$tmp"
-		}
+	tmp=$(mktemp -d)
+	chmod a+rx "$tmp"
+	(cd "$tmp" && apt-get download virtme-ng/trixie)
+	$APT install --no-install-recommends "$tmp"/virtme-ng_*.deb
+	rm -rf "$tmp"
 fi
 
 # Kernel images must be readable by qemu for an unprivileged user too.
