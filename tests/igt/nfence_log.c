@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "igt_nfence_core.h"
@@ -327,6 +332,103 @@ static void test_unmapped_on_destroy(void)
 	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
 	igt_assert_eq_u64(ctl.fault_va, va + 16);
 	nfence_queue_destroy(&q);
+}
+
+/* A SUBMIT_WAIT held inside the ioctl by a page userfaultfd keeps back. */
+struct held_submit {
+	int fd;
+	struct drm_nfence_submit_sync sync;
+	int ret;
+};
+
+static void *held_submit_thread(void *arg)
+{
+	struct held_submit *h = arg;
+
+	h->ret = __nfence_submit_wait(h->fd, &h->sync);
+	return NULL;
+}
+
+/*
+ * The queue's logs are unmapped by its destroy, not by its last
+ * reference: a SUBMIT_WAIT on the queue, stopped in its copy of the fence
+ * handles by a page that userfaultfd has not filled yet, holds a reference
+ * across the destroy, and the destroyed queue's log must already fault.
+ */
+static void test_unmapped_on_destroy_held(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct drm_nfence_context_control ctl;
+	struct uffdio_copy copy = { 0 };
+	struct uffdio_register reg = { 0 };
+	struct nfence_queue gone, q;
+	struct held_submit h = { 0 };
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	struct nfence_cs cs;
+	pthread_t thread;
+	uint64_t va;
+	char *page, *fill;
+	int uffd;
+
+	nfence_watchdog(WATCHDOG_S);
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	igt_require_f(uffd >= 0, "userfaultfd: errno %d\n", errno);
+	igt_assert_eq(ioctl(uffd, UFFDIO_API, &api), 0);
+	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(page != MAP_FAILED);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	igt_assert_eq(ioctl(uffd, UFFDIO_REGISTER, &reg), 0);
+
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_create(&gone, fd, dev, 0, 0);
+	va = gone.wait_log_gpu_va;
+	h.fd = fd;
+	h.sync.device = dev;
+	h.sync.hwqueue = gone.handle;
+	h.sync.handles = (uintptr_t)page;
+	h.sync.values = (uintptr_t)(page + 8);
+	h.sync.count = 1;
+	igt_assert_eq(nfence_thread_create(&thread, held_submit_thread, &h), 0);
+
+	/* The fault on the handles: the submission holds the queue now. */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	igt_assert_eq(poll(&pfd, 1, WAIT_MS), 1);
+	igt_assert_eq(read(uffd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	igt_assert_eq(msg.event, UFFD_EVENT_PAGEFAULT);
+	igt_assert_eq_u64(msg.arg.pagefault.address & ~(uint64_t)(PAGE - 1),
+			  (uintptr_t)page);
+
+	nfence_queue_destroy(&gone);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_fence_wait(&cs, va + 16, N);
+	nfence_queue_submit(&q, &cs);
+	igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
+	nfence_queue_state(&q, &ctl);
+	igt_assert_f(ctl.state & ST_FAULTED,
+		     "the destroyed queue's log was still mapped while a "
+		     "submission held the queue\n");
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, va + 16);
+
+	/* Let the submission go, with a valid fence: its queue is gone. */
+	fill = calloc(1, PAGE);
+	igt_assert(fill);
+	memcpy(fill, &q.progress_fence, sizeof(q.progress_fence));
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)fill;
+	copy.len = PAGE;
+	igt_assert_eq(ioctl(uffd, UFFDIO_COPY, &copy), 0);
+	igt_assert_eq(nfence_thread_join(thread, WAIT_MS), 0);
+	igt_assert_eq(h.ret, -ENOENT);
+	nfence_queue_destroy(&q);
+	free(fill);
+	munmap(page, PAGE);
+	close(uffd);
 }
 
 static void test_read_bad_flags(void)
@@ -1842,6 +1944,13 @@ igt_main
 			     "them faults, LOG_READ fails with -ENOENT.");
 		igt_subtest("unmapped-on-destroy")
 			test_unmapped_on_destroy();
+
+		igt_describe("A destroyed queue's logs fault at once even while "
+			     "a submission on the queue, held in its copy "
+			     "of the handles by userfaultfd, still holds a "
+			     "reference to it.");
+		igt_subtest("unmapped-on-destroy-held")
+			test_unmapped_on_destroy_held();
 
 		igt_describe("LOG_READ fails with -EINVAL for every flag bit.");
 		igt_subtest("read-bad-flags")
