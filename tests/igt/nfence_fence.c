@@ -1678,6 +1678,22 @@ static uint64_t vram_used(void)
 	return v;
 }
 
+static bool count_in_vram(const struct nfence_debugfs_fence *f, void *data)
+{
+	if (f->cv_vram || f->mv_vram)
+		++*(int *)data;
+	return false;
+}
+
+/* The fences of the adapter with a value in VRAM (debugfs). */
+static int fences_in_vram(void)
+{
+	int n = 0;
+
+	igt_assert_lte(0, __nfence_debugfs_fences(dbg, count_in_vram, &n));
+	return n;
+}
+
 /*
  * With VRAM full, an INTRA_GPU fence's values go to system memory: it
  * takes no VRAM, still has no CPU mapping and refuses CPU waits and
@@ -1692,10 +1708,13 @@ static void vram_full_intra_gpu(int vfd, uint32_t vdev, struct nfence_queue *q)
 	struct nfence_cs cs;
 	uint64_t before;
 	uint32_t hi, hd;
+	int in_vram;
 
 	before = vram_used();
+	in_vram = fences_in_vram();
 	hi = nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU, 0, 1, &mi);
 	igt_assert_eq_u64(vram_used(), before);
+	igt_assert_eq(fences_in_vram(), in_vram);
 	igt_assert_eq_u64(mi.cpu_mmap_offset, 0);
 	igt_assert_eq_u32(mi.cpu_value_offset, 0);
 	igt_assert_neq_u64(mi.current_value_gpu_va, 0);
@@ -1728,8 +1747,10 @@ static void vram_full_intra_gpu(int vfd, uint32_t vdev, struct nfence_queue *q)
 /*
  * VRAM full (Documentation/fences.rst, "Storage"): a fence value that
  * finds no room in VRAM goes to system memory and the fence works the
- * same. INTRA_GPU fences fill the slots left beside other fences' values
- * until one takes no VRAM at all; then an INTRA_GPU fence works from
+ * same. DEFAULT fences fill the free slots of the file's MonitoredValue
+ * VRAM pool page (its queue's progress fence made it) until one has its
+ * MonitoredValue outside VRAM (debugfs says where each value is); then
+ * an INTRA_GPU fence works from
  * system memory (vram_full_intra_gpu()), and an optimized DEFAULT fence's
  * MonitoredValue is demoted: a CPU waiter sets it to the value - 1, a GPU
  * FENCE_SIGNAL through both VAs (the interrupt check reads the demoted
@@ -1742,7 +1763,7 @@ static void test_vram_full(void)
 	struct drm_nfence_fence_mapping m[2];
 	struct nfence_debugfs_fence line;
 	struct nfence_queue q;
-	int vfd, intra = 0;
+	int vfd, filled = 0;
 	uint32_t vdev, h[2];
 
 	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
@@ -1772,18 +1793,23 @@ static void test_vram_full(void)
 		}
 	}
 	/*
-	 * ... and the slots left beside other fences' values by INTRA_GPU
-	 * fences (kept until the file closes), until one takes none.
+	 * ... and the free slots of the file's VRAM pool page (the queue's
+	 * progress fence made it) by DEFAULT fences, kept until the file
+	 * closes, until one's MonitoredValue is not in VRAM. None takes more
+	 * VRAM: no new pool page fits.
 	 */
 	for (;;) {
+		struct drm_nfence_fence_mapping md;
 		uint64_t before = vram_used();
 
-		nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU, 0, 1, NULL);
-		if (vram_used() == before)
+		nfence_fence_create(vfd, vdev, TYPE_DEFAULT, 0, 1, &md);
+		igt_assert_eq_u64(vram_used(), before);
+		nfence_debugfs_fence(dbg, &md, &line);
+		if (!line.mv_vram)
 			break;
-		igt_assert_lt(++intra, MAX_FENCES / 2);
+		igt_assert_lt(++filled, MAX_FENCES / 2);
 	}
-	igt_debug("%d INTRA_GPU fences filled the last slots\n", intra);
+	igt_debug("%d DEFAULT fences filled the last slots\n", filled);
 
 	vram_full_intra_gpu(vfd, vdev, &q);
 
@@ -1800,6 +1826,7 @@ static void test_vram_full(void)
 		igt_assert_eq(nfence_debugfs_fence_wait(dbg, &m[i], 1, 5000,
 							&line), 0);
 		igt_assert_eq_u64(line.monitored, 4);
+		igt_assert(!line.mv_vram);
 		nfence_queue_begin(&q, &cs);
 		nfence_cs_signal_fence(&cs, &m[i], 5);
 		nfence_queue_submit(&q, &cs);
@@ -1811,6 +1838,139 @@ static void test_vram_full(void)
 
 	nfence_queue_destroy(&q);
 	close(vfd);
+}
+
+/* Allocate VRAM in @size chunks on @vfd until none fits; the last one. */
+static uint32_t fill_vram(int vfd, uint32_t vdev, uint64_t size,
+			  uint64_t *last_va)
+{
+	uint32_t last = 0;
+
+	for (;;) {
+		struct drm_nfence_alloc_create a = {
+			.device = vdev,
+			.size = size,
+			.segment_id = NFENCE_SEGMENT_VRAM,
+		};
+		int ret = __nfence_alloc_create(vfd, &a);
+
+		if (ret == -ENOSPC)
+			return last;
+		igt_assert_eq(ret, 0);
+		last = a.handle;
+		*last_va = a.gpu_va;
+	}
+}
+
+/*
+ * A VRAM pool page is zeroed when it is made: VRAM another client freed
+ * keeps what it held, and the page is mapped whole into the GPU VA space
+ * of the file whose fence made it. Client A fills VRAM, writes a pattern
+ * over a page-sized allocation from the GPU and frees it: the only free
+ * page of VRAM becomes client B's MonitoredValue pool page, and a GPU wait
+ * in B for the pattern in a slot of that page no fence uses parks.
+ */
+static void test_vram_pool_page_zeroed(void)
+{
+	const uint64_t pattern = 0xa5a5a5a5a5a5a5a5ull;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_debugfs_fence line;
+	struct nfence_debugfs_queue qline;
+	struct nfence_queue qa, qb;
+	uint64_t victim_va = 0, before, page_va, check_va, quota = 0;
+	uint32_t deva, devb, victim, big, h, slot, slots;
+	struct nfence_bo flag;
+	struct nfence_cs cs;
+	int fda, fdb, ret;
+
+	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
+					       adapter.index),
+		      "needs the optimized DEFAULT fence\n");
+	/* A quota would stop A before VRAM is full. */
+	igt_require_f(!nfence_param_u64("client_vram_mb", &quota) || !quota,
+		      "needs VRAM without a per-client quota\n");
+	nfence_watchdog(WATCHDOG_S);
+	fda = nfence_open();
+	deva = nfence_device_create(fda);
+	fdb = nfence_open();
+	/*
+	 * B's second device: debugfs names a queue by process, device and
+	 * context handle, and both files are this process's.
+	 */
+	nfence_device_create(fdb);
+	devb = nfence_device_create(fdb);
+	igt_assert_neq_u32(devb, deva);
+	nfence_queue_create(&qa, fda, deva, 0, 0);
+	nfence_bo_create(fdb, devb, FENCE_PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &flag);
+
+	/*
+	 * All of VRAM A's, the last of it in page-sized allocations (if
+	 * none fitted after the larger ones, the last larger one is made
+	 * into pages).
+	 */
+	fill_vram(fda, deva, 4 << 20, &victim_va);
+	big = fill_vram(fda, deva, 256 << 10, &victim_va);
+	victim = fill_vram(fda, deva, FENCE_PAGE, &victim_va);
+	if (!victim) {
+		igt_assert_neq_u32(big, 0);
+		igt_assert_eq(__nfence_alloc_destroy_handle(fda, deva, big),
+			      0);
+		victim = fill_vram(fda, deva, FENCE_PAGE, &victim_va);
+	}
+	igt_assert_neq_u32(victim, 0);
+
+	/* 64 stores a command buffer. */
+	for (unsigned int i = 0; i < FENCE_PAGE / 8; i += 64) {
+		nfence_queue_begin(&qa, &cs);
+		for (unsigned int j = i; j < i + 64; j++)
+			nfence_cs_write64(&cs, victim_va + 8 * j, pattern);
+		nfence_queue_submit(&qa, &cs);
+	}
+	nfence_queue_sync(&qa);
+	igt_assert_eq(nfence_queue_state(&qa, NULL), 0);
+	igt_assert_eq(__nfence_alloc_destroy_handle(fda, deva, victim), 0);
+
+	/* B's queue and fence take that page, and no more. */
+	before = vram_used();
+	nfence_queue_create(&qb, fdb, devb, 0, 0);
+	h = nfence_fence_create(fdb, devb, TYPE_DEFAULT, 0, 0, &m);
+	nfence_debugfs_fence(dbg, &m, &line);
+	igt_assert(line.mv_vram);
+	igt_assert_eq_u64(vram_used(), before + FENCE_PAGE);
+
+	/*
+	 * The slot half a page from the fence's (GPU VA ranges are page
+	 * aligned): B's only other value there is its queue's.
+	 */
+	slots = FENCE_PAGE / caps.value_stride;
+	slot = (m.monitored_value_gpu_va % FENCE_PAGE) / caps.value_stride;
+	page_va = m.monitored_value_gpu_va - slot * caps.value_stride;
+	check_va = page_va + ((slot + slots / 2) % slots) * caps.value_stride;
+	nfence_queue_begin(&qb, &cs);
+	nfence_cs_fence_wait(&cs, check_va, 1);
+	nfence_cs_write64(&cs, flag.gpu_va, 1);
+	nfence_queue_submit(&qb, &cs);
+	ret = nfence_debugfs_queue_wait_state(dbg, getpid(), devb, qb.context,
+					      "wait-fence", 10000, &qline);
+	igt_assert_f(ret == 0,
+		     "a wait for another client's old VRAM contents did not "
+		     "park: %d, state %s, flag %" PRIu64 "\n", ret,
+		     qline.state, *nfence_bo_u64(&flag, 0));
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 0);
+
+	/*
+	 * The queue's progress fence goes after its handle, with the queue:
+	 * the page goes back once the queue is destroyed.
+	 */
+	nfence_fence_destroy(fdb, h);
+	igt_assert_eq_u64(vram_used(), before + FENCE_PAGE);
+	nfence_queue_destroy(&qb);
+	igt_assert_eq_u64(vram_used(), before);
+	nfence_bo_destroy(&flag);
+	nfence_queue_destroy(&qa);
+	close(fdb);
+	close(fda);
 }
 
 static void test_open_intra_gpu(void)
@@ -2618,6 +2778,12 @@ igt_main
 			     "MonitoredValue, and both work the same.");
 		igt_subtest("vram-full")
 			test_vram_full();
+
+		igt_describe("A VRAM pool page of fence values is zeroed when "
+			     "made: a GPU wait in another client for what "
+			     "the freed VRAM held parks.");
+		igt_subtest("vram-pool-page-zeroed")
+			test_vram_pool_page_zeroed();
 
 		igt_describe("The CPU mapping reads initial_value, up to "
 			     "UINT64_MAX.");

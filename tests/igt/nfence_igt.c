@@ -1443,7 +1443,8 @@ int nfence_debugfs_fences_dir(int fd)
 
 /*
  * "fence <id> type <t> cpu <off>:<voff> current <cv> monitored <mv>
- * waiters <n>"; 1 parsed, 0 not a fence line, -EINVAL a malformed one.
+ * waiters <n>", then any of " always_signaled", " cv_vram", " mv_vram";
+ * 1 parsed, 0 not a fence line, -EINVAL a malformed one.
  */
 static int nfence_parse_fence_line(const char *line,
 				   struct nfence_debugfs_fence *f)
@@ -1458,6 +1459,8 @@ static int nfence_parse_fence_line(const char *line,
 		   &f->id, &f->type, &f->cpu_mmap_offset, &f->cpu_value_offset,
 		   &f->current, &f->monitored, &f->waiters) != 7)
 		return -EINVAL;
+	f->cv_vram = strstr(line, " cv_vram");
+	f->mv_vram = strstr(line, " mv_vram");
 	return 1;
 }
 

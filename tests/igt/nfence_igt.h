@@ -148,6 +148,9 @@ struct nfence_debugfs_fence {
 	uint64_t current;
 	uint64_t monitored;
 	uint64_t waiters;
+	/* where the values are: VRAM (or system memory) */
+	bool cv_vram;
+	bool mv_vram;
 };
 
 typedef bool (*nfence_debugfs_fence_fn)(const struct nfence_debugfs_fence *f,

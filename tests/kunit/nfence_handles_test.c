@@ -461,7 +461,7 @@ static void hnd_exit(struct kunit *test)
 /*
  * A non-shared DEFAULT fence: create makes the global object and one local
  * handle; destroy takes both, and gives back the pool slot of CurrentValue
- * and the VRAM of MonitoredValue.
+ * and the VRAM pool page of MonitoredValue, which it alone used.
  */
 static void hnd_create_destroy(struct kunit *test)
 {
@@ -509,9 +509,11 @@ static void hnd_create_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&fp->base.refcount), 2);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
 						true), fence->cv.value);
-	/* MonitoredValue: VRAM, read-only for the GPU. */
-	KUNIT_EXPECT_NULL(test, fence->mv.page);
-	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + NFENCE_FENCE_VALUE_STRIDE);
+	/* MonitoredValue: a VRAM pool page, read-only for the GPU. */
+	KUNIT_ASSERT_NOT_NULL(test, fence->mv.page);
+	KUNIT_EXPECT_NOT_NULL(test, fence->mv.page->vram);
+	KUNIT_EXPECT_NULL(test, fence->mv.vram);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + PAGE_SIZE);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
 						false), fence->mv.value);
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
@@ -540,9 +542,8 @@ static void hnd_create_destroy(struct kunit *test)
 			slot * NFENCE_FENCE_VALUE_STRIDE);
 }
 
-/* The holes of @adapter's VRAM segment; *@small: those no value fits. */
-static unsigned int hnd_vram_holes(struct nfence_adapter *adapter,
-				   unsigned int *small)
+/* The holes of @adapter's VRAM segment. */
+static unsigned int hnd_vram_holes(struct nfence_adapter *adapter)
 {
 	struct nfence_segment *vram = nfence_gpu_segment(&adapter->gpu,
 							 NFENCE_SEGMENT_ID_LOCAL);
@@ -550,60 +551,72 @@ static unsigned int hnd_vram_holes(struct nfence_adapter *adapter,
 	unsigned int n = 0;
 	u64 start, end;
 
-	*small = 0;
 	mutex_lock(&vram->lock);
-	drm_mm_for_each_hole(node, &vram->mm, start, end) {
+	drm_mm_for_each_hole(node, &vram->mm, start, end)
 		n++;
-		if (end - start < NFENCE_FENCE_VALUE_STRIDE)
-			(*small)++;
-	}
 	mutex_unlock(&vram->lock);
 	return n;
 }
 
 /*
- * MonitoredValues in VRAM are packed: each takes its whole stride, so
- * fences leave no hole behind them that the next allocation would have to
- * walk past (and reject for its alignment): the cost of creating a fence
- * does not grow with the fences alive. A destroyed fence's stride is
- * taken again.
+ * MonitoredValues in VRAM are packed into the file's VRAM pool pages, 64
+ * to a page-sized range: fences leave no hole in VRAM that the next
+ * allocation would have to walk past, and the cost of creating a fence
+ * does not grow with the fences alive. A destroyed fence's slot is taken
+ * again; a page goes back to VRAM when its last fence is destroyed.
  */
 static void hnd_vram_values_packed(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
 	struct nfence_adapter *a = f->adapter[0];
-	unsigned int fa, holes, small, i;
-	u32 da, h[64];
-	u64 vram, mv;
+	struct nfence_fence_page *first;
+	unsigned int fa, holes, i;
+	u32 da, h[NFENCE_FENCE_SLOTS + 1];
+	u64 vram;
+	u32 mv;
 
 	fa = hnd_open(f, 0);
 	da = hnd_device(f, fa);
 	vram = hnd_vram(a);
-	holes = hnd_vram_holes(a, &small);
-	KUNIT_EXPECT_EQ(test, small, 0);
+	holes = hnd_vram_holes(a);
 
 	for (i = 0; i < ARRAY_SIZE(h); i++) {
 		h[i] = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
-		KUNIT_ASSERT_NULL(test, hnd_fence(f, fa, h[i])->mv.page);
+		KUNIT_ASSERT_NOT_NULL(test, hnd_fence(f, fa, h[i])->mv.page);
+		KUNIT_EXPECT_NULL(test, hnd_fence(f, fa, h[i])->mv.vram);
 	}
-	KUNIT_EXPECT_EQ(test, hnd_vram(a),
-			vram + ARRAY_SIZE(h) * NFENCE_FENCE_VALUE_STRIDE);
-	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
-	KUNIT_EXPECT_EQ(test, small, 0);
+	/* 64 in the first page, the 65th in a second one. */
+	first = hnd_fence(f, fa, h[0])->mv.page;
+	KUNIT_EXPECT_NOT_NULL(test, first->vram);
+	for (i = 0; i < NFENCE_FENCE_SLOTS; i++)
+		KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h[i])->mv.page, first);
+	KUNIT_EXPECT_PTR_NE(test, hnd_fence(f, fa, h[i])->mv.page, first);
+	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->pools[NFENCE_POOL_VRAM_MV]),
+			2);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a), holes);
 
-	/* A hole in the middle, filled by the next fence. */
-	mv = hnd_fence(f, fa, h[32])->mv.vram->node.start;
+	/* The second page's only fence: its page goes back to VRAM. */
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h[NFENCE_FENCE_SLOTS]), 0);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->pools[NFENCE_POOL_VRAM_MV]),
+			1);
+
+	/* A slot freed in the middle, taken by the next fence. */
+	mv = hnd_fence(f, fa, h[32])->mv.offset;
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h[32]), 0);
-	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes + 1);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + PAGE_SIZE);
 	h[32] = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
-	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.vram->node.start, mv);
-	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
-
-	for (i = 0; i < ARRAY_SIZE(h); i++)
+	KUNIT_EXPECT_PTR_EQ(test, hnd_fence(f, fa, h[32])->mv.page, first);
+	KUNIT_EXPECT_EQ(test, hnd_fence(f, fa, h[32])->mv.offset, mv);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + PAGE_SIZE);
+	for (i = 0; i < NFENCE_FENCE_SLOTS; i++)
 		KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h[i]), 0);
+	/* Back with its last fence. */
 	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
-	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a, &small), holes);
-	KUNIT_EXPECT_EQ(test, small, 0);
+	KUNIT_EXPECT_TRUE(test,
+			  list_empty(&hnd_nfile(f, fa)->pools[NFENCE_POOL_VRAM_MV]));
+	KUNIT_EXPECT_EQ(test, hnd_vram_holes(a), holes);
 }
 
 /* Whether a fence page has a CPU mmap offset. */
@@ -614,10 +627,11 @@ static bool hnd_page_mappable(struct nfence_fence_page *fp)
 
 /*
  * What a fence and a handle carry for each value: a segment node only for
- * a value in VRAM, a value map only for a value outside the file's pool
- * pages, and a read-only map of its own only for a NO_SIGNAL handle,
- * through which the GPU reads CurrentValue and cannot write it. A
- * MonitoredValue page, pool or shared, never gets a CPU mmap offset.
+ * a shared fence's value in VRAM, a value map only for a value outside the
+ * file's pool pages (system memory or VRAM), and a read-only map of its
+ * own only for a NO_SIGNAL handle, through which the GPU reads
+ * CurrentValue and cannot write it. A MonitoredValue page, pool or shared,
+ * and a VRAM page never get a CPU mmap offset.
  */
 static void hnd_slot_placement(struct kunit *test)
 {
@@ -631,7 +645,10 @@ static void hnd_slot_placement(struct kunit *test)
 	unsigned int fa, fb, s;
 	u32 da, db, h, hi, hp, hs;
 
-	/* Adapter 0 has the optimized DEFAULT fence: MonitoredValue in VRAM. */
+	/*
+	 * Adapter 0 has the optimized DEFAULT fence: MonitoredValue in a
+	 * VRAM pool page, mapped with the page.
+	 */
 	fa = hnd_open(f, 0);
 	da = hnd_device(f, fa);
 	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
@@ -640,23 +657,47 @@ static void hnd_slot_placement(struct kunit *test)
 	fence = local->fence;
 	KUNIT_EXPECT_NOT_NULL(test, fence->cv.page);
 	KUNIT_EXPECT_NULL(test, fence->cv.vram);
-	KUNIT_EXPECT_NULL(test, fence->mv.page);
-	KUNIT_ASSERT_NOT_NULL(test, fence->mv.vram);
+	KUNIT_ASSERT_NOT_NULL(test, fence->mv.page);
+	KUNIT_ASSERT_NOT_NULL(test, fence->mv.page->vram);
+	KUNIT_EXPECT_NULL(test, fence->mv.vram);
 	KUNIT_EXPECT_PTR_EQ(test, (void *)fence->mv.value,
-			    nfence_segment_node_vaddr(fence->mv.vram));
+			    nfence_segment_node_vaddr(fence->mv.page->vram) +
+			    fence->mv.offset);
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(fence->mv.page));
 	KUNIT_EXPECT_NULL(test, local->cv_vmap);
-	KUNIT_EXPECT_NOT_NULL(test, local->mv_vmap);
+	KUNIT_EXPECT_NULL(test, local->mv_vmap);
 	KUNIT_EXPECT_NULL(test, local->ro_map);
 
-	/* INTRA_GPU: both values in VRAM, both mapped by value maps. */
-	hi = hnd_create(f, fa, da, HND_INTRA, 0, 0, NULL);
+	/*
+	 * INTRA_GPU: both values in VRAM pool pages, CurrentValue's writable
+	 * by the GPU, neither CPU-mappable; no value maps.
+	 */
+	hi = hnd_create(f, fa, da, HND_INTRA, 0, 0, &ms);
 	local = hnd_local(f, fa, hi);
+	KUNIT_ASSERT_NOT_NULL(test, local);
+	KUNIT_ASSERT_NOT_NULL(test, local->fence->cv.page);
+	KUNIT_EXPECT_NOT_NULL(test, local->fence->cv.page->vram);
+	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(local->fence->cv.page));
+	KUNIT_EXPECT_NULL(test, local->fence->cv.vram);
+	KUNIT_ASSERT_NOT_NULL(test, local->fence->mv.page);
+	KUNIT_EXPECT_PTR_EQ(test, local->fence->mv.page, fence->mv.page);
+	KUNIT_EXPECT_NULL(test, local->cv_vmap);
+	KUNIT_EXPECT_NULL(test, local->mv_vmap);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, ms.current_value_gpu_va,
+						true), local->fence->cv.value);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, ms.monitored_value_gpu_va,
+					      true));
+
+	/* A shared INTRA_GPU fence: VRAM ranges of its own, value maps. */
+	hs = hnd_create(f, fa, da, HND_INTRA, HND_NT, 0, NULL);
+	local = hnd_local(f, fa, hs);
 	KUNIT_ASSERT_NOT_NULL(test, local);
 	KUNIT_EXPECT_NULL(test, local->fence->cv.page);
 	KUNIT_EXPECT_NOT_NULL(test, local->fence->cv.vram);
 	KUNIT_EXPECT_NOT_NULL(test, local->fence->mv.vram);
 	KUNIT_EXPECT_NOT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NOT_NULL(test, local->mv_vmap);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, hs), 0);
 
 	/* Adapter 1: both values in the file's pool pages, no node, no map. */
 	fb = hnd_open(f, 1);
@@ -729,11 +770,14 @@ static u64 hnd_charged(struct nfence_segment_usage *usage)
 
 /*
  * Fence values in VRAM are charged to the quota of the file that made the
- * fence, and uncharged once, when the value is freed: a shared INTRA_GPU
- * fence opened by a second file keeps its charge on the first after that
- * file is closed, until the second drops it. Past the quota the values go
- * to system memory, charging nothing: an INTRA_GPU fence's CurrentValue to
- * a page of its own that the GPU may write and the CPU cannot map, its
+ * fence, and uncharged once, when the storage is freed: a shared fence's
+ * value by itself, a non-shared fence's with its VRAM pool page, whole
+ * when the page is made and given back with its last value. A shared
+ * INTRA_GPU fence opened by a second file keeps its charge on the first
+ * after that file is closed, until the second drops it. Past the quota
+ * the values that find no free slot in a VRAM pool page go to system
+ * memory, charging nothing: an INTRA_GPU fence's CurrentValue to a page
+ * of its own that the GPU may write and the CPU cannot map, its
  * MonitoredValue, like an optimized DEFAULT fence's, to a pool page that
  * the GPU only reads.
  */
@@ -748,9 +792,10 @@ static void hnd_vram_values_charged(struct kunit *test)
 		.type = HND_INTRA,
 		.initial_value = 1,
 	};
+	struct nfence_fence_page *vram_mv;
 	struct nfence_fence *demoted;
-	unsigned int fa, fb, s;
-	u32 da, db, hi, hb, hd, hd2;
+	unsigned int fa, fb, s, i;
+	u32 da, db, hi, hb, hd, hmore[NFENCE_FENCE_SLOTS];
 	u64 vram;
 
 	seg = nfence_gpu_segment(&a->gpu, NFENCE_SEGMENT_ID_LOCAL);
@@ -764,53 +809,80 @@ static void hnd_vram_values_charged(struct kunit *test)
 	kref_get(&ua->ref);
 	vram = hnd_vram(a);
 
-	/* Both values of an INTRA_GPU fence, the MonitoredValue of a DEFAULT. */
+	/*
+	 * Both values of a shared INTRA_GPU fence, by value; the
+	 * MonitoredValue of a DEFAULT one, with the VRAM pool page it opens.
+	 */
 	hi = hnd_create(f, fa, da, HND_INTRA, HND_NT, 1, NULL);
 	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value);
 	hd = hnd_create(f, fa, da, HND_DEFAULT, 0, 1, NULL);
-	KUNIT_EXPECT_NULL(test, hnd_fence(f, fa, hd)->mv.page);
-	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 3 * value);
-	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 3 * value);
+	vram_mv = hnd_fence(f, fa, hd)->mv.page;
+	KUNIT_ASSERT_NOT_NULL(test, vram_mv);
+	KUNIT_EXPECT_NOT_NULL(test, vram_mv->vram);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 2 * value + PAGE_SIZE);
 
-	/* At its quota: an INTRA_GPU fence and a DEFAULT one, demoted. */
-	WRITE_ONCE(seg->client_quota, 3 * value);
+	/*
+	 * At its quota: a non-shared INTRA_GPU fence finds no room for a
+	 * CurrentValue page (demoted), and a free slot for MonitoredValue.
+	 */
+	WRITE_ONCE(seg->client_quota, 2 * value + PAGE_SIZE);
 	args.device = da;
 	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
 					&args), 0);
 	demoted = hnd_fence(f, fa, args.handle);
 	KUNIT_ASSERT_NOT_NULL(test, demoted->cv.page);
+	KUNIT_EXPECT_NULL(test, demoted->cv.page->vram);
 	KUNIT_EXPECT_NULL(test, demoted->cv.vram);
 	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(demoted->cv.page));
-	KUNIT_EXPECT_NOT_NULL(test, demoted->mv.page);
-	KUNIT_EXPECT_NULL(test, demoted->mv.vram);
+	KUNIT_EXPECT_PTR_EQ(test, demoted->mv.page, vram_mv);
 	KUNIT_EXPECT_EQ(test, args.mapping.cpu_mmap_offset, 0);
 	KUNIT_EXPECT_PTR_EQ(test,
 			    hnd_translate(f, fa,
 					  args.mapping.current_value_gpu_va,
 					  true), demoted->cv.value);
-	KUNIT_EXPECT_PTR_EQ(test,
-			    hnd_translate(f, fa,
-					  args.mapping.monitored_value_gpu_va,
-					  false), demoted->mv.value);
-	KUNIT_EXPECT_NULL(test,
-			  hnd_translate(f, fa,
-					args.mapping.monitored_value_gpu_va,
-					true));
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value + PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, args.handle), 0);
-	hd2 = hnd_create(f, fa, da, HND_DEFAULT, 0, 1, NULL);
-	KUNIT_EXPECT_NOT_NULL(test, hnd_fence(f, fa, hd2)->mv.page);
-	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 3 * value);
-	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 3 * value);
-	/* B has a quota of its own. */
+
+	/*
+	 * DEFAULT fences fill the page's free slots, charging nothing; the
+	 * next one's MonitoredValue is demoted to the system memory pool.
+	 */
+	for (i = 0; i < NFENCE_FENCE_SLOTS; i++) {
+		hmore[i] = hnd_create(f, fa, da, HND_DEFAULT, 0, 1, NULL);
+		demoted = hnd_fence(f, fa, hmore[i]);
+		KUNIT_ASSERT_NOT_NULL(test, demoted->mv.page);
+		if (i < NFENCE_FENCE_SLOTS - 1)
+			KUNIT_EXPECT_PTR_EQ(test, demoted->mv.page, vram_mv);
+	}
+	KUNIT_EXPECT_NULL(test, demoted->mv.page->vram);
+	KUNIT_EXPECT_NULL(test, demoted->mv.vram);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    hnd_translate(f, fa, hnd_local(f, fa, hmore[i - 1])->
+					  mapping.monitored_value_gpu_va, false),
+			    demoted->mv.value);
+	KUNIT_EXPECT_NULL(test,
+			  hnd_translate(f, fa, hnd_local(f, fa, hmore[i - 1])->
+					mapping.monitored_value_gpu_va, true));
+	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + 2 * value + PAGE_SIZE);
+	for (i = 0; i < NFENCE_FENCE_SLOTS; i++)
+		KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, hmore[i]), 0);
+
+	/* B has a quota of its own: two pool pages, back at the destroy. */
+	WRITE_ONCE(seg->client_quota, 2 * PAGE_SIZE);
 	args.device = db;
 	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fb, nfence_fence_create_ioctl,
 					&args), 0);
-	KUNIT_EXPECT_EQ(test, hnd_charged(ub), 2 * value);
+	KUNIT_EXPECT_EQ(test, hnd_charged(ub), 2 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, args.handle), 0);
 	KUNIT_EXPECT_EQ(test, hnd_charged(ub), 0);
 	WRITE_ONCE(seg->client_quota, 0);
 
-	/* Shared, opened by B, A closed: still A's, until B drops it. */
+	/*
+	 * Shared, opened by B, A closed: still A's, until B drops it; A's
+	 * pool page went with its file.
+	 */
 	s = hnd_share(f, fa, hi);
 	hb = hnd_open_fd(f, fb, db, s, NULL);
 	hnd_close_fd(f, s);
@@ -916,7 +988,7 @@ static void hnd_share_open(struct kunit *test)
 	fence = hnd_fence(f, fa, ha);
 	/* Pages of its own: not from the file's pool. */
 	KUNIT_EXPECT_EQ(test, ma.cpu_value_offset, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&hnd_nfile(f, fa)->cv_pool));
+	KUNIT_EXPECT_TRUE(test, list_empty(&hnd_nfile(f, fa)->pools[NFENCE_POOL_CV]));
 	KUNIT_EXPECT_TRUE(test, hnd_mmap_allowed(f, fa, fence));
 	KUNIT_EXPECT_FALSE(test, hnd_mmap_allowed(f, fb, fence));
 
@@ -1279,7 +1351,9 @@ static void hnd_device_destroy_closes(struct kunit *test)
 	def = hnd_fence(f, fa, hd);
 	hi = hnd_create(f, fa, d1, HND_INTRA, 0, 0, NULL);
 	intra = hnd_fence(f, fa, hi);
-	KUNIT_EXPECT_NULL(test, intra->cv.page);
+	/* In a VRAM pool page of its own kind: more VRAM, given back below. */
+	KUNIT_ASSERT_NOT_NULL(test, intra->cv.page);
+	KUNIT_EXPECT_NOT_NULL(test, intra->cv.page->vram);
 	KUNIT_EXPECT_GT(test, hnd_vram(a), vram_kept);
 	fp = def->cv.page;
 	KUNIT_ASSERT_NOT_NULL(test, fp);
@@ -1362,8 +1436,8 @@ static void hnd_file_close(struct kunit *test)
 						       i, &mp));
 		KUNIT_EXPECT_NOT_NULL(test, plain[i]->mv.page);
 	}
-	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->cv_pool), 1);
-	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->mv_pool), 1);
+	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->pools[NFENCE_POOL_CV]), 1);
+	KUNIT_EXPECT_EQ(test, hnd_count(&hnd_nfile(f, fa)->pools[NFENCE_POOL_MV]), 1);
 	KUNIT_EXPECT_TRUE(test, hnd_offset_live(a, mp.cpu_mmap_offset));
 
 	hs = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 0, &ms);

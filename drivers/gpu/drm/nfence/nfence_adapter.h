@@ -118,6 +118,25 @@ struct nfence_adapter {
 };
 
 /**
+ * enum nfence_pool_kind - the pools of a file's non-shared fence values
+ * @NFENCE_POOL_CV: CurrentValues in system memory, CPU-mappable
+ * @NFENCE_POOL_MV: MonitoredValues in system memory, kernel-only
+ * @NFENCE_POOL_VRAM_CV: INTRA_GPU CurrentValues in invisible VRAM
+ * @NFENCE_POOL_VRAM_MV: MonitoredValues in invisible VRAM
+ * @NFENCE_POOL_KINDS: the number of kinds
+ *
+ * Each pool's pages are mapped once into the file's GPU VA space,
+ * CurrentValue pages writable, MonitoredValue pages read-only.
+ */
+enum nfence_pool_kind {
+	NFENCE_POOL_CV,
+	NFENCE_POOL_MV,
+	NFENCE_POOL_VRAM_CV,
+	NFENCE_POOL_VRAM_MV,
+	NFENCE_POOL_KINDS,
+};
+
+/**
  * struct nfence_file - per open file state (&drm_file.driver_priv)
  *
  * Lifetime: from open to postclose; everything it holds dies with it.
@@ -135,14 +154,15 @@ struct nfence_file {
 	struct nfence_registry objects;
 	/** @drm_file: the DRM file */
 	struct drm_file *drm_file;
-	/** @pool_lock: protects @cv_pool, @mv_pool and @value_maps */
+	/** @pool_lock: protects @pools and @value_maps */
 	struct mutex pool_lock;
 	/** @value_maps: storage key -> &struct nfence_value_map */
 	struct xarray value_maps;
-	/** @cv_pool: CurrentValue pages of non-shared fences */
-	struct list_head cv_pool;
-	/** @mv_pool: MonitoredValue pages of non-shared fences */
-	struct list_head mv_pool;
+	/**
+	 * @pools: the pages of non-shared fences' values, by
+	 * &enum nfence_pool_kind
+	 */
+	struct list_head pools[NFENCE_POOL_KINDS];
 	/** @vm: the file's GPU virtual address space */
 	struct nfence_vm vm;
 	/**

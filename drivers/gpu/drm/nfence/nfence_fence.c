@@ -39,26 +39,35 @@
  *
  * Storage follows WDDM: a non-shared DEFAULT fence packs its
  * CurrentValue into a CPU-mappable pool page of its file and its
- * MonitoredValue into a kernel-only pool page (or into VRAM the CPU cannot
- * see when the adapter has the optimized DEFAULT fence, falling back to the
- * pool when VRAM is short); a shared fence gets pages of its own; an
+ * MonitoredValue into a kernel-only pool page (or into a VRAM pool page the
+ * CPU cannot see when the adapter has the optimized DEFAULT fence, falling
+ * back to the system memory pool when VRAM is short); a shared fence gets
+ * pages of its own, and a VRAM range of its own for a value in VRAM; an
  * INTRA_GPU fence keeps both values in invisible VRAM and has no CPU
  * mapping (when VRAM or the file's VRAM quota is short, its CurrentValue
  * gets a page of its own that only the GPU maps, and its MonitoredValue
- * goes where a DEFAULT fence's would). CurrentValue pages are mapped read-only: the mmap callback
- * refuses VM_WRITE and clears VM_MAYWRITE, so mprotect() cannot add it.
+ * goes where a DEFAULT fence's would). CurrentValue pages are mapped
+ * read-only: the mmap callback refuses VM_WRITE and clears VM_MAYWRITE, so
+ * mprotect() cannot add it.
+ *
+ * A pool page holds 64 values of one file and is mapped whole into that
+ * file's GPU VA space, once: a value in it needs no mapping of its own. A
+ * VRAM pool page is charged to the file's VRAM quota when it is made, and
+ * goes back to VRAM when the handle close that frees its last value ends;
+ * a system memory pool page stays with its file until the file closes.
  *
  * 64-bit values are written with single 64-bit stores (WRITE_ONCE on a
  * naturally aligned u64, or cmpxchg64), never torn.
  *
  * Memory: the global fences, the local handles and the value maps come
  * from slab caches of their own (nfence_fence_caches_init()), sized to the
- * structure rather than to the next kmalloc size. A value placed in VRAM
- * gets its segment node (a drm_mm node) allocated on its own, and only a
- * NO_SIGNAL handle gets a GPU VA range of its own (its read-only map of
- * CurrentValue), so that the common cases carry neither: a native fence
- * in system memory is one &struct nfence_fence, a handle one &struct
- * nfence_fence_local. Documentation/cpu-bench.rst has the sizes.
+ * structure rather than to the next kmalloc size. Only a shared fence's
+ * value placed in VRAM gets a segment node (a drm_mm node) of its own, and
+ * only a NO_SIGNAL handle gets a GPU VA range of its own (its read-only map
+ * of CurrentValue), so that the common cases carry neither: a non-shared
+ * native fence is one &struct nfence_fence and a share of pool pages, in
+ * VRAM or not; a handle one &struct nfence_fence_local.
+ * Documentation/cpu-bench.rst has the sizes.
  */
 
 static const struct file_operations nfence_fence_fops;
@@ -116,6 +125,11 @@ static void nfence_fence_page_free(struct drm_gem_object *obj)
 	drm_gem_object_release(obj);
 	/* An alias of a cross-adapter fence's page shares it. */
 	put_page(fp->page);
+	if (fp->vram) {
+		/* Uncharged from the file that made it, wherever it is. */
+		nfence_segment_free(fp->vram);
+		kfree(fp->vram);
+	}
 	kfree(fp);
 }
 
@@ -260,13 +274,56 @@ static struct nfence_fence *nfence_pool_fence_at(struct nfence_vm_mapping *map,
 }
 
 /*
- * A slot from the file's pool of @mappable pages; pool pages are mapped into
- * the file's GPU VA space once, CurrentValue pages GPU-writable.
+ * A page of VRAM (the invisible part first) for one of @nfile's pools,
+ * charged to @nfile: -ENOSPC when VRAM or the file's VRAM quota is short.
+ * Zeroed: the range may have held another client's allocation, and the
+ * whole page is mapped into the file's GPU VA space.
+ */
+static struct nfence_fence_page *nfence_vram_page_create(struct nfence_file *nfile)
+{
+	struct nfence_segment_node *node;
+	struct nfence_fence_page *fp;
+	void *vaddr;
+	int ret;
+
+	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
+	if (!node)
+		return ERR_PTR(-ENOMEM);
+	ret = nfence_segment_alloc_charged(nfence_gpu_segment(&nfile->adapter->gpu,
+							      NFENCE_SEGMENT_ID_LOCAL),
+					   node, PAGE_SIZE, PAGE_SIZE,
+					   NFENCE_SEGMENT_ALLOC_INVISIBLE,
+					   nfile->seg_usage);
+	if (ret) {
+		kfree(node);
+		return ERR_PTR(ret);
+	}
+	vaddr = nfence_segment_node_vaddr(node);
+	memset(vaddr, 0, PAGE_SIZE);
+	fp = nfence_fence_page_create(nfile->adapter, false,
+				      vmalloc_to_page(vaddr));
+	if (IS_ERR(fp)) {
+		nfence_segment_free(node);
+		kfree(node);
+		return fp;
+	}
+	/* VRAM is vmalloc'ed: use the address the GPU's accesses use. */
+	fp->vaddr = vaddr;
+	fp->vram = node;
+	return fp;
+}
+
+/*
+ * A slot from the file's pool @kind; pool pages are mapped into the file's
+ * GPU VA space once, CurrentValue pages GPU-writable. -ENOSPC from a VRAM
+ * pool whose pages are full when VRAM or the file's quota is.
  */
 static int nfence_pool_take(struct nfence_file *nfile,
-			    struct nfence_fence_slot *slot, bool mappable)
+			    struct nfence_fence_slot *slot,
+			    enum nfence_pool_kind kind)
 {
-	struct list_head *pool = mappable ? &nfile->cv_pool : &nfile->mv_pool;
+	bool cv = kind == NFENCE_POOL_CV || kind == NFENCE_POOL_VRAM_CV;
+	struct list_head *pool = &nfile->pools[kind];
 	struct nfence_fence_page *fp;
 	int index, ret;
 
@@ -277,22 +334,28 @@ static int nfence_pool_take(struct nfence_file *nfile,
 			goto found;
 	}
 
-	fp = nfence_fence_page_create(nfile->adapter, mappable, NULL);
+	if (kind == NFENCE_POOL_VRAM_CV || kind == NFENCE_POOL_VRAM_MV)
+		fp = nfence_vram_page_create(nfile);
+	else
+		fp = nfence_fence_page_create(nfile->adapter, cv, NULL);
 	if (IS_ERR(fp)) {
 		ret = PTR_ERR(fp);
 		goto out;
 	}
-	if (mappable)
+	if (cv)
 		fp->map.fence_at = nfence_pool_fence_at;
 	ret = nfence_vm_map(&nfile->vm, &fp->map, fp->vaddr, PAGE_SIZE,
-			    mappable ? 0 : NFENCE_VM_READ_ONLY);
-	if (!ret && mappable)
+			    cv ? 0 : NFENCE_VM_READ_ONLY);
+	if (!ret && nfence_fence_page_mappable(fp))
 		ret = drm_vma_node_allow(&fp->base.vma_node, nfile->drm_file);
 	if (ret) {
 		drm_gem_object_put(&fp->base);
 		goto out;
 	}
-	/* The pool's reference; dropped when the file closes. */
+	/*
+	 * The pool's reference; dropped when the file closes, or when a
+	 * VRAM page is given back empty (nfence_vram_pool_trim()).
+	 */
 	list_add(&fp->link, pool);
 	index = nfence_fence_page_take(fp);
 found:
@@ -318,7 +381,9 @@ static int nfence_page_take(struct nfence_adapter *adapter,
 }
 
 /*
- * A value in VRAM takes a whole NFENCE_FENCE_VALUE_STRIDE: an 8-byte node
+ * A shared fence's value in VRAM: a range of its own, since other files
+ * map it and must not see the values beside it. It takes a whole
+ * NFENCE_FENCE_VALUE_STRIDE: an 8-byte node
  * at that alignment would leave a 56-byte hole next to it that no later
  * value fits (its alignment), and drm_mm would walk every such hole on
  * each allocation, O(n) per fence (minutes at 100,000 fences under TCG).
@@ -352,6 +417,78 @@ static int nfence_vram_take(struct nfence_file *nfile,
 	slot->vram = node;
 	slot->value = nfence_segment_node_vaddr(node);
 	return 0;
+}
+
+/*
+ * A value of @fence in VRAM: a slot of the file's VRAM pool @kind (a
+ * non-shared fence: only this file maps it) or a range of its own (a
+ * shared one). -ENOSPC when VRAM or the file's VRAM quota is short.
+ */
+static int nfence_vram_value_take(struct nfence_file *nfile,
+				  struct nfence_fence *fence,
+				  struct nfence_fence_slot *slot,
+				  enum nfence_pool_kind kind)
+{
+	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
+		return nfence_vram_take(nfile, slot);
+	return nfence_pool_take(nfile, slot, kind);
+}
+
+/* Whether @slot holds its value in VRAM. */
+static bool nfence_slot_in_vram(const struct nfence_fence_slot *slot)
+{
+	return slot->vram || (slot->page && slot->page->vram);
+}
+
+/*
+ * @slot's page if it is one of @nfile's VRAM pool pages, with a reference
+ * for nfence_vram_pool_trim(). The slot keeps the page in the pool, and
+ * mapped, while the caller's fence reference keeps the slot: only a trim
+ * of an empty page or the file's close (after every handle) unmaps it, so
+ * the look at its address space needs no lock.
+ */
+static struct nfence_fence_page *
+nfence_vram_pool_page_get(struct nfence_file *nfile,
+			  const struct nfence_fence_slot *slot)
+{
+	struct nfence_fence_page *fp = slot->page;
+
+	if (!fp || !fp->vram || READ_ONCE(fp->map.vm) != &nfile->vm)
+		return NULL;
+	drm_gem_object_get(&fp->base);
+	return fp;
+}
+
+/*
+ * Give @fp, a page of @nfile's VRAM pool (or NULL), back to VRAM if no
+ * fence uses it any more; drop nfence_vram_pool_page_get()'s reference.
+ * Slots are taken under &nfence_file.pool_lock, so a page found empty
+ * there stays empty. A page emptied later, by a fence that outlived its
+ * last handle, stays in the pool for the file's next fences until
+ * nfence_fence_pools_trim() or the file's close.
+ */
+static void nfence_vram_pool_trim(struct nfence_file *nfile,
+				  struct nfence_fence_page *fp)
+{
+	bool empty;
+
+	if (!fp)
+		return;
+	mutex_lock(&nfile->pool_lock);
+	spin_lock(&fp->lock);
+	empty = bitmap_empty(fp->used, NFENCE_FENCE_SLOTS);
+	spin_unlock(&fp->lock);
+	if (empty && !list_empty(&fp->link))
+		list_del_init(&fp->link);
+	else
+		empty = false;
+	mutex_unlock(&nfile->pool_lock);
+	if (empty) {
+		nfence_vm_unmap(&fp->map);
+		/* The pool's reference: the page and its VRAM go. */
+		drm_gem_object_put(&fp->base);
+	}
+	drm_gem_object_put(&fp->base);
 }
 
 static void nfence_slot_release(struct nfence_fence_slot *slot)
@@ -406,6 +543,56 @@ void nfence_fence_put(struct nfence_fence *fence)
 		kref_put(&fence->ref, nfence_fence_release);
 }
 
+/**
+ * nfence_fence_pools_trim - give a file's empty VRAM pool pages back
+ * @nfile: the file
+ *
+ * For the pages whose last value went after its handle: a queue's progress
+ * fence is held by the queue until its last reference, after the handle.
+ * Called once a queue is destroyed; walks the file's VRAM pool pages.
+ */
+void nfence_fence_pools_trim(struct nfence_file *nfile)
+{
+	static const enum nfence_pool_kind vram[] = {
+		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
+	};
+	struct nfence_fence_page *fp, *tmp;
+	unsigned int i;
+	bool empty;
+
+	mutex_lock(&nfile->pool_lock);
+	for (i = 0; i < ARRAY_SIZE(vram); i++) {
+		list_for_each_entry_safe(fp, tmp, &nfile->pools[vram[i]], link) {
+			spin_lock(&fp->lock);
+			empty = bitmap_empty(fp->used, NFENCE_FENCE_SLOTS);
+			spin_unlock(&fp->lock);
+			if (!empty)
+				continue;
+			list_del_init(&fp->link);
+			nfence_vm_unmap(&fp->map);
+			drm_gem_object_put(&fp->base);
+		}
+	}
+	mutex_unlock(&nfile->pool_lock);
+}
+
+/*
+ * nfence_fence_put() of a reference @nfile's create or handle held, maybe
+ * the last one: the VRAM pool pages of @nfile that it empties go back to
+ * VRAM.
+ */
+static void nfence_fence_put_in_file(struct nfence_file *nfile,
+				     struct nfence_fence *fence)
+{
+	struct nfence_fence_page *cv, *mv;
+
+	cv = nfence_vram_pool_page_get(nfile, &fence->cv);
+	mv = nfence_vram_pool_page_get(nfile, &fence->mv);
+	nfence_fence_put(fence);
+	nfence_vram_pool_trim(nfile, cv);
+	nfence_vram_pool_trim(nfile, mv);
+}
+
 /* A local handle or an fd is gone; the last one orphans the fence. */
 static void nfence_fence_drop_handle(struct nfence_fence *fence)
 {
@@ -446,7 +633,8 @@ static int nfence_fence_take_cv(struct nfence_file *nfile,
 		return 0;
 	}
 	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
-		int ret = nfence_vram_take(nfile, &fence->cv);
+		int ret = nfence_vram_value_take(nfile, fence, &fence->cv,
+						 NFENCE_POOL_VRAM_CV);
 
 		/*
 		 * Demoted when VRAM or the quota is short: a page of its
@@ -459,7 +647,7 @@ static int nfence_fence_take_cv(struct nfence_file *nfile,
 	}
 	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
 		return nfence_page_take(adapter, &fence->cv, true);
-	return nfence_pool_take(nfile, &fence->cv, true);
+	return nfence_pool_take(nfile, &fence->cv, NFENCE_POOL_CV);
 }
 
 static int nfence_fence_take_mv(struct nfence_file *nfile,
@@ -475,13 +663,14 @@ static int nfence_fence_take_mv(struct nfence_file *nfile,
 	 */
 	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU ||
 	    adapter->gpu.cfg.optimized_default_fence) {
-		ret = nfence_vram_take(nfile, &fence->mv);
+		ret = nfence_vram_value_take(nfile, fence, &fence->mv,
+					     NFENCE_POOL_VRAM_MV);
 		if (ret != -ENOSPC)
 			return ret;
 	}
 	if (fence->flags & DRM_NFENCE_FENCE_SHARED)
 		return nfence_page_take(adapter, &fence->mv, false);
-	return nfence_pool_take(nfile, &fence->mv, false);
+	return nfence_pool_take(nfile, &fence->mv, NFENCE_POOL_MV);
 }
 
 /**
@@ -597,7 +786,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		xa_unlock(&adapter->fences);
 	}
 	if (ret) {
-		nfence_fence_put(fence);
+		nfence_fence_put_in_file(nfile, fence);
 		return ERR_PTR(ret);
 	}
 	fence->id = id;
@@ -800,7 +989,7 @@ static void nfence_local_free(struct nfence_file *nfile,
 		drm_vma_node_revoke(&fence->cv.page->base.vma_node,
 				    nfile->drm_file);
 	nfence_fence_drop_handle(fence);
-	nfence_fence_put(fence);
+	nfence_fence_put_in_file(nfile, fence);
 	nfence_device_put(local->device);
 	kmem_cache_free(nfence_local_cache, local);
 }
@@ -857,7 +1046,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 
 	local = kmem_cache_zalloc(nfence_local_cache, GFP_KERNEL);
 	if (!local) {
-		nfence_fence_put(fence);
+		nfence_fence_put_in_file(nfile, fence);
 		return -ENOMEM;
 	}
 	local->fence = fence;
@@ -1133,7 +1322,7 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 	ret = nfence_local_create(nfile, wdev, fence, 0, 0, true, true, handle,
 				  mapping);
 	if (ret) {
-		nfence_fence_put(fence);
+		nfence_fence_put_in_file(nfile, fence);
 		return ERR_PTR(ret);
 	}
 	return fence;
@@ -1367,12 +1556,14 @@ out:
  */
 void nfence_file_fences_init(struct nfence_file *nfile)
 {
+	unsigned int kind;
+
 	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_FENCE),
 			  DRM_NFENCE_MAX_FENCES_PER_FILE);
 	mutex_init(&nfile->pool_lock);
 	xa_init(&nfile->value_maps);
-	INIT_LIST_HEAD(&nfile->cv_pool);
-	INIT_LIST_HEAD(&nfile->mv_pool);
+	for (kind = 0; kind < NFENCE_POOL_KINDS; kind++)
+		INIT_LIST_HEAD(&nfile->pools[kind]);
 	nfence_vm_init(&nfile->vm);
 }
 
@@ -1396,8 +1587,10 @@ static void nfence_pool_fini(struct nfence_file *nfile, struct list_head *pool)
  */
 void nfence_file_fences_fini(struct nfence_file *nfile)
 {
-	nfence_pool_fini(nfile, &nfile->cv_pool);
-	nfence_pool_fini(nfile, &nfile->mv_pool);
+	unsigned int kind;
+
+	for (kind = 0; kind < NFENCE_POOL_KINDS; kind++)
+		nfence_pool_fini(nfile, &nfile->pools[kind]);
 	/* Every handle is gone, and its value maps with it. */
 	WARN_ON(!xa_empty(&nfile->value_maps));
 	xa_destroy(&nfile->value_maps);
@@ -1428,10 +1621,12 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 		drm_printf(p, "fence %u type %u cpu %llu:%u ", fence->id,
 			   fence->type, offset,
 			   fence->cv.page ? fence->cv.offset : 0);
-		drm_printf(p, "current %llu monitored %llu waiters %u%s\n",
+		drm_printf(p, "current %llu monitored %llu waiters %u%s%s%s\n",
 			   READ_ONCE(*fence->cv.value), monitored, waiters,
 			   READ_ONCE(fence->always_signaled) ?
-			   " always_signaled" : "");
+			   " always_signaled" : "",
+			   nfence_slot_in_vram(&fence->cv) ? " cv_vram" : "",
+			   nfence_slot_in_vram(&fence->mv) ? " mv_vram" : "");
 	}
 	xa_unlock(&adapter->fences);
 }

@@ -31,25 +31,34 @@ struct nfence_file;
 /**
  * struct nfence_fence_page - a page of fence values (a GEM object)
  *
- * CurrentValue pages are CPU-mappable read-only through the GEM mmap offset;
- * MonitoredValue pages never get one. A pool page packs the values of the
- * non-shared fences of one file at %NFENCE_FENCE_VALUE_STRIDE; a shared
- * fence has a page of its own.
+ * CurrentValue pages in system memory are CPU-mappable read-only through
+ * the GEM mmap offset; MonitoredValue pages and pages of VRAM never get
+ * one. A pool page packs the values of the non-shared fences of one file
+ * at %NFENCE_FENCE_VALUE_STRIDE; a shared fence has a page of its own (or
+ * a VRAM range per value).
  */
 struct nfence_fence_page {
 	/** @base: the GEM object; its reference count is the page's */
 	struct drm_gem_object base;
 	/** @page: the memory */
 	struct page *page;
-	/** @vaddr: kernel address of @page */
+	/** @vaddr: kernel address of @page (its VRAM address for VRAM) */
 	void *vaddr;
+	/**
+	 * @vram: a VRAM pool page: its VRAM range, charged to the file whose
+	 * pool made it and freed with the page; NULL in system memory
+	 */
+	struct nfence_segment_node *vram;
 	/** @lock: protects @used */
 	spinlock_t lock;
 	/** @used: allocated slots */
 	DECLARE_BITMAP(used, NFENCE_FENCE_SLOTS);
 	/** @fences: CurrentValue pool pages: the fence of each used slot */
 	struct nfence_fence *fences[NFENCE_FENCE_SLOTS];
-	/** @link: entry in the owning file's pool while it may have free slots */
+	/**
+	 * @link: entry in the owning file's pool (&nfence_file.pools) until
+	 * the file closes, or a VRAM page is given back empty
+	 */
 	struct list_head link;
 	/** @map: pool pages: the page in the owning file's GPU VA space */
 	struct nfence_vm_mapping map;
@@ -59,13 +68,16 @@ struct nfence_fence_page {
  * struct nfence_fence_slot - where one value lives
  */
 struct nfence_fence_slot {
-	/** @page: the page holding the value, or NULL when in VRAM */
+	/**
+	 * @page: the page holding the value (a pool page, maybe of VRAM, or a
+	 * page of its own), or NULL for a VRAM range of its own (@vram)
+	 */
 	struct nfence_fence_page *page;
 	/** @offset: byte offset of the value in @page */
 	u32 offset;
 	/**
-	 * @vram: the VRAM range holding the value, allocated only for a value
-	 * placed in VRAM (NULL with @page)
+	 * @vram: the VRAM range of its own holding the value, allocated
+	 * only for a shared fence's value placed in VRAM (NULL with @page)
 	 */
 	struct nfence_segment_node *vram;
 	/** @value: kernel address of the value */
@@ -245,6 +257,7 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  bool native, u32 *handle,
 						  struct drm_nfence_fence_mapping *mapping);
 void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);
+void nfence_fence_pools_trim(struct nfence_file *nfile);
 void nfence_fences_print(struct nfence_adapter *adapter,
 			 struct drm_printer *p);
 

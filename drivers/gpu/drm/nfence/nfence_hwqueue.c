@@ -198,6 +198,8 @@ static void nfence_hwqueue_obj_close(struct nfence_registry *reg,
 	/* The runlist's reference, then the table's. */
 	nfence_hwqueue_put(q);
 	nfence_hwqueue_put(q);
+	/* Its progress fence went with its last reference, most likely. */
+	nfence_fence_pools_trim(nfile);
 }
 
 /* &nfence_object_ops.get: a lookup's reference. */
@@ -322,6 +324,7 @@ static int nfence_hwqueue_publish_locked(struct nfence_file *nfile,
 		nfence_fence_close_progress(nfile, q->progress_handle);
 		nfence_hwqueue_logs_unmap(q);
 		nfence_hwqueue_put(q);
+		nfence_fence_pools_trim(nfile);
 		return ret;
 	}
 
