@@ -50,7 +50,8 @@
  *     instances, the shared fences already created; and per drm_syncobj
  *     (100,000 on one file, and a timeline point on each); then how many
  *     fences a process can create on an adapter before the first error,
- *     and which.
+ *     and which; and the goal: at most 512 bytes of slab per native fence
+ *     and per opened instance.
  *
  * Every result is printed as it comes and, with -o FILE, appended to FILE
  * as CSV (part,name,param,value,unit) for scripts/nfence-cpu-bench-plot.py
@@ -1242,8 +1243,9 @@ static void settle(void)
 	usleep(100000);
 }
 
-static void mem_report(struct bench *b, const char *what, unsigned int n,
-		       long long slab0, long long free0)
+/* Print and record what @n objects took since @slab0/@free0; slab B/obj. */
+static double mem_report(struct bench *b, const char *what, unsigned int n,
+			 long long slab0, long long free0)
 {
 	long long slab, memfree;
 	double ps, pt;
@@ -1255,6 +1257,7 @@ static void mem_report(struct bench *b, const char *what, unsigned int n,
 	printf("%-34s %8u %12.0f %12.0f\n", what, n, ps, pt);
 	csv(b, "memory", what, "slab", ps, "bytes");
 	csv(b, "memory", what, "total", pt, "bytes");
+	return ps;
 }
 
 /* A helper of part 4: fences of its own, or instances of a creator's. */
@@ -1313,13 +1316,14 @@ static void mem_helper(struct bench *b, void *arg, unsigned int step)
  * instances: the fences themselves are in the baseline), each measured
  * against the state just before.
  */
-static void mem_measure(struct bench *b, const char *what, unsigned int n,
-			unsigned int per_helper, bool shared)
+static double mem_measure(struct bench *b, const char *what, unsigned int n,
+			  unsigned int per_helper, bool shared)
 {
 	unsigned int nh = (n + per_helper - 1) / per_helper, i;
 	struct mem_helper *m = calloc(nh, sizeof(*m));
 	struct helper *hs = calloc(nh, sizeof(*hs));
 	long long slab0, free0;
+	double ps;
 
 	if (!m || !hs)
 		fail(STATUS_NO_MEMORY, "allocate");
@@ -1333,12 +1337,16 @@ static void mem_measure(struct bench *b, const char *what, unsigned int n,
 	meminfo(&slab0, &free0);
 	for (i = 0; i < nh; i++)
 		helper_step(&hs[i]);
-	mem_report(b, what, n, slab0, free0);
+	ps = mem_report(b, what, n, slab0, free0);
 	for (i = 0; i < nh; i++)
 		helper_stop(&hs[i]);
 	free(hs);
 	free(m);
+	return ps;
 }
+
+/* Kernel memory a native fence, and an opened instance, should take. */
+#define MEM_GOAL_BYTES	512
 
 static void bench_memory(struct bench *b)
 {
@@ -1347,6 +1355,7 @@ static void bench_memory(struct bench *b)
 	uint32_t *sync = calloc(n, sizeof(*sync));
 	long long slab0, free0;
 	NTSTATUS st = STATUS_SUCCESS;
+	double native, instance;
 	struct rlimit rl;
 	D3DKMT_HANDLE h;
 	int fd;
@@ -1363,10 +1372,10 @@ static void bench_memory(struct bench *b)
 	       "total B/obj");
 
 	/* Native fences, packed in shared pages, FENCES_PER_FILE a file. */
-	mem_measure(b, "native fence", n, FENCES_PER_FILE, false);
+	native = mem_measure(b, "native fence", n, FENCES_PER_FILE, false);
 	/* Opened instances of as many shared fences, on other files. */
-	mem_measure(b, "opened instance of a shared fence", n, per_helper,
-		    true);
+	instance = mem_measure(b, "opened instance of a shared fence", n,
+			       per_helper, true);
 
 	/* drm_syncobj on one file, as many. */
 	fd = reopen_node(b->drm);
@@ -1411,6 +1420,11 @@ static void bench_memory(struct bench *b)
 	csv(b, "limit", "fences per process", "count", i, "fences");
 	close_file(&fs[1]);
 	close_file(&fs[0]);
+	summary("memory: native fence %.0f bytes of slab (goal <= %u: %s), "
+		"opened instance %.0f (goal <= %u: %s)\n", native,
+		MEM_GOAL_BYTES, native <= MEM_GOAL_BYTES ? "met" : "missed",
+		instance, MEM_GOAL_BYTES,
+		instance <= MEM_GOAL_BYTES ? "met" : "missed");
 	free(fs);
 	free(sync);
 }
