@@ -148,7 +148,17 @@ nfence_vng() {
 	# busy loop, and under TCG on a loaded host it finds too few and
 	# panics ("IO-APIC + timer doesn't work!"), as seen while a kernel
 	# built beside the VM; virtual machines' images skip it the same way.
+	# trace_event=sched:sched_process_exec: the first trace event enabled
+	# registers the tracer's task-name recorder on the scheduler's
+	# tracepoints (sched_switch, sched_wakeup), and the last one disabled
+	# unregisters it; each flip patches those hot sites with int3 while
+	# the other vCPU runs them, and TCG has been seen to trip over that
+	# too ("Oops: int3" in ttwu_do_activate from a timer softirq, as
+	# nfence-trace record began). One event enabled from boot, at the top
+	# level, keeps the recorder registered for the whole run, so tracing
+	# in the guest never patches them.
 	kopt="loglevel=7 tsc=reliable no_timer_check"
+	kopt="$kopt trace_event=sched:sched_process_exec"
 	if [ "$kver" = debug ]; then
 		# The debug kernel has 9p built in and boots without an
 		# initramfs, so these root mount options are the ones used. The
