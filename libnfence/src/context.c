@@ -5,8 +5,8 @@
  * Contexts: D3DKMTCreateContextVirtual, D3DKMTCreateContext,
  * D3DKMTCreateHwContext, D3DKMTDestroyContext and D3DKMTDestroyHwContext
  * over DRM_IOCTL_NFENCE_CONTEXT_CREATE / _DESTROY (a hardware context is a
- * context), and the context test hooks over
- * DRM_IOCTL_NFENCE_CONTEXT_CONTROL. A context owns its hardware queues
+ * context), and the scheduling priority calls and the context test hooks
+ * over DRM_IOCTL_NFENCE_CONTEXT_CONTROL. A context owns its hardware queues
  * (hwqueue.c): destroying it closes them.
  */
 #include <stdlib.h>
@@ -188,8 +188,12 @@ NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pDestroyHwContext
 			       NF_HANDLE_CONTEXT);
 }
 
-/* DRM_IOCTL_NFENCE_CONTEXT_CONTROL @op on @hContext; *@out its answer. */
+/*
+ * DRM_IOCTL_NFENCE_CONTEXT_CONTROL @op on @hContext, with @priority (0 but
+ * for SET_PRIORITY); *@out its answer.
+ */
 static NTSTATUS nf_context_control(D3DKMT_HANDLE hContext, uint32_t op,
+				   int32_t priority,
 				   struct drm_nfence_context_control *out)
 {
 	struct drm_nfence_context_control args;
@@ -203,6 +207,7 @@ static NTSTATUS nf_context_control(D3DKMT_HANDLE hContext, uint32_t op,
 	args.device = ctx->device->kernel_handle;
 	args.context = ctx->kernel_handle;
 	args.op = op;
+	args.priority = priority;
 	st = nf_ioctl_status(ctx->device->adapter->fd,
 			     DRM_IOCTL_NFENCE_CONTEXT_CONTROL, &args);
 	nf_object_put(&ctx->base);
@@ -213,13 +218,13 @@ static NTSTATUS nf_context_control(D3DKMT_HANDLE hContext, uint32_t op,
 
 NTSTATUS NFenceSuspendContext(D3DKMT_HANDLE hContext)
 {
-	return nf_context_control(hContext, DRM_NFENCE_CONTEXT_OP_SUSPEND,
+	return nf_context_control(hContext, DRM_NFENCE_CONTEXT_OP_SUSPEND, 0,
 				  NULL);
 }
 
 NTSTATUS NFenceResumeContext(D3DKMT_HANDLE hContext)
 {
-	return nf_context_control(hContext, DRM_NFENCE_CONTEXT_OP_RESUME,
+	return nf_context_control(hContext, DRM_NFENCE_CONTEXT_OP_RESUME, 0,
 				  NULL);
 }
 
@@ -231,7 +236,8 @@ NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext,
 
 	if (!pState)
 		return STATUS_INVALID_PARAMETER;
-	st = nf_context_control(hContext, DRM_NFENCE_CONTEXT_OP_QUERY, &args);
+	st = nf_context_control(hContext, DRM_NFENCE_CONTEXT_OP_QUERY, 0,
+				&args);
 	if (!NT_SUCCESS(st))
 		return st;
 	memset(pState, 0, sizeof(*pState));
@@ -243,4 +249,31 @@ NTSTATUS NFenceQueryContextState(D3DKMT_HANDLE hContext,
 	pState->FaultReason = (D3DKMT_NFENCE_FAULT_REASON)args.fault_reason;
 	pState->FaultGpuVa = args.fault_va;
 	return STATUS_SUCCESS;
+}
+
+NTSTATUS D3DKMTSetContextSchedulingPriority(const D3DKMT_SETCONTEXTSCHEDULINGPRIORITY *pData)
+{
+	if (!pData)
+		return STATUS_INVALID_PARAMETER;
+	/* Windows' absolute priorities (a flag bit set) land out of range. */
+	if (pData->Priority < DRM_NFENCE_CONTEXT_PRIORITY_MIN ||
+	    pData->Priority > DRM_NFENCE_CONTEXT_PRIORITY_MAX)
+		return STATUS_INVALID_PARAMETER;
+	return nf_context_control(pData->hContext,
+				  DRM_NFENCE_CONTEXT_OP_SET_PRIORITY,
+				  pData->Priority, NULL);
+}
+
+NTSTATUS D3DKMTGetContextSchedulingPriority(D3DKMT_GETCONTEXTSCHEDULINGPRIORITY *pData)
+{
+	struct drm_nfence_context_control args;
+	NTSTATUS st;
+
+	if (!pData)
+		return STATUS_INVALID_PARAMETER;
+	st = nf_context_control(pData->hContext,
+				DRM_NFENCE_CONTEXT_OP_GET_PRIORITY, 0, &args);
+	if (NT_SUCCESS(st))
+		pData->Priority = args.priority;
+	return st;
 }

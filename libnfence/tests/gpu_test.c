@@ -2047,6 +2047,99 @@ TEST_F(gpu, suspend_resume_and_fault)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(other));
 }
 
+TEST_F(gpu, context_scheduling_priority)
+{
+	D3DKMT_SETCONTEXTSCHEDULINGPRIORITY set;
+	D3DKMT_GETCONTEXTSCHEDULINGPRIORITY get;
+	D3DKMT_CREATEHWCONTEXT hw;
+	D3DKMT_HANDLE ctx, other;
+	/* Out of -7..7, Windows' absolute priorities (bit 30 set) too. */
+	static const INT bad[] = { -8, 8, 31, 0x40000000, 0x40000001,
+				   0x4000001e, INT32_MIN, INT32_MAX };
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &other));
+	/* A new context has 0. */
+	get.hContext = ctx;
+	get.Priority = 99;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(0, get.Priority);
+	for (INT p = -7; p <= 7; p++) {
+		set.hContext = ctx;
+		set.Priority = p;
+		ASSERT_EQ(STATUS_SUCCESS,
+			  D3DKMTSetContextSchedulingPriority(&set));
+		get.Priority = 99;
+		ASSERT_EQ(STATUS_SUCCESS,
+			  D3DKMTGetContextSchedulingPriority(&get));
+		EXPECT_EQ(p, get.Priority);
+	}
+	/* Per context. */
+	get.hContext = other;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(0, get.Priority);
+
+	/* Refused values change nothing, and reach no ioctl. */
+	set.hContext = ctx;
+	set.Priority = -3;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSetContextSchedulingPriority(&set));
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		unsigned int calls = all_ioctl_calls();
+
+		set.Priority = bad[i];
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSetContextSchedulingPriority(&set));
+		EXPECT_EQ(calls, all_ioctl_calls());
+	}
+	get.hContext = ctx;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(-3, get.Priority);
+
+	/* A hardware context is a context. */
+	memset(&hw, 0, sizeof(hw));
+	hw.hDevice = self->dev;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTCreateHwContext(&hw));
+	set.hContext = hw.hHwContext;
+	set.Priority = 7;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTSetContextSchedulingPriority(&set));
+	get.hContext = hw.hHwContext;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(7, get.Priority);
+
+	/* NULL, handles of nothing or of another kind; nothing written. */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTGetContextSchedulingPriority(NULL));
+	set.Priority = 1;
+	set.hContext = 0;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(&set));
+	set.hContext = self->dev;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(&set));
+	get.hContext = self->dev;
+	get.Priority = 99;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(99, get.Priority);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(other));
+	get.hContext = other;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(99, get.Priority);
+	set.hContext = other;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(&set));
+	/* The kernel's errors are mapped. */
+	mock_fail_next(EBUSY);
+	set.hContext = ctx;
+	EXPECT_EQ(STATUS_DEVICE_BUSY, D3DKMTSetContextSchedulingPriority(&set));
+
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(hw.hHwContext));
+}
+
 TEST_F(gpu, bad_command_at_run_time_faults)
 {
 	D3DKMT_NFENCE_CONTEXT_STATE state;
@@ -2472,8 +2565,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 		D3DKMT_CREATESYNCHRONIZATIONOBJECT cso;
 		D3DKMT_ESCAPE esc;
 		D3DKMT_EVICT ev;
-		D3DKMT_GETCONTEXTSCHEDULINGPRIORITY gp;
-		D3DKMT_SETCONTEXTSCHEDULINGPRIORITY sp;
 		D3DKMT_OPENSYNCHRONIZATIONOBJECT oso;
 		D3DKMT_QUERYRESOURCEINFOFROMNTHANDLE qri;
 		D3DKMT_SIGNALSYNCHRONIZATIONOBJECT sig;
@@ -2512,10 +2603,6 @@ TEST_F(gpu, libdxg_calls_not_supported)
 	NF_REFUSED(D3DKMTEscape, &a.esc);
 	NF_FILL((a.ev.hDevice = self->dev, a.ev.NumAllocations = 0));
 	NF_REFUSED(D3DKMTEvict, &a.ev);
-	NF_FILL(a.gp.hContext = ctx);
-	NF_REFUSED(D3DKMTGetContextSchedulingPriority, &a.gp);
-	NF_FILL((a.sp.hContext = ctx, a.sp.Priority = 1));
-	NF_REFUSED(D3DKMTSetContextSchedulingPriority, &a.sp);
 	NF_FILL(a.oso.hSharedHandle = f);
 	NF_REFUSED(D3DKMTOpenSynchronizationObject, &a.oso);
 	NF_FILL(a.qri.hDevice = self->dev);
@@ -2576,7 +2663,7 @@ TEST_F(gpu, libdxg_calls_not_supported)
 #undef NF_REFUSED
 #undef NF_FILL
 	/* All of them: Documentation/libnfence.rst's refused and needs driver. */
-	EXPECT_EQ(37, n);
+	EXPECT_EQ(35, n);
 	EXPECT_EQ(calls, all_ioctl_calls());
 
 	/* The objects they named are untouched. */

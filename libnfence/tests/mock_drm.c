@@ -148,6 +148,7 @@ struct mock_context {
 	uint32_t state;			/* DRM_NFENCE_CONTEXT_STATE_* */
 	uint64_t fault_va;
 	uint32_t fault_reason;
+	int32_t priority;		/* scheduling priority (not simulated) */
 };
 
 /* A pending submission of a queue. */
@@ -1733,7 +1734,12 @@ static int mock_context_control(int fd, struct drm_nfence_context_control *args)
 
 	if (!f)
 		return -ENOMEM;
-	if (args->pad || args->op > DRM_NFENCE_CONTEXT_OP_RESUME)
+	if (args->op > DRM_NFENCE_CONTEXT_OP_GET_PRIORITY)
+		return -EINVAL;
+	if (args->op == DRM_NFENCE_CONTEXT_OP_SET_PRIORITY ?
+	    args->priority < DRM_NFENCE_CONTEXT_PRIORITY_MIN ||
+	    args->priority > DRM_NFENCE_CONTEXT_PRIORITY_MAX :
+	    args->priority != 0)
 		return -EINVAL;
 	if (mock_find_device(f, args->device) < 0)
 		return -ENOENT;
@@ -1744,6 +1750,10 @@ static int mock_context_control(int fd, struct drm_nfence_context_control *args)
 		c->state |= DRM_NFENCE_CONTEXT_STATE_SUSPENDED;
 	else if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
 		c->state &= ~DRM_NFENCE_CONTEXT_STATE_SUSPENDED;
+	else if (args->op == DRM_NFENCE_CONTEXT_OP_SET_PRIORITY)
+		c->priority = args->priority;
+	else if (args->op == DRM_NFENCE_CONTEXT_OP_GET_PRIORITY)
+		args->priority = c->priority;
 	args->state = c->state;
 	args->fault_va = c->fault_va;
 	args->fault_reason = c->fault_reason;

@@ -29,6 +29,10 @@ IGT_TEST_DESCRIPTION("Contexts and hardware queues: DRM_IOCTL_NFENCE_"
 #define OP_QUERY	DRM_NFENCE_CONTEXT_OP_QUERY
 #define OP_SUSPEND	DRM_NFENCE_CONTEXT_OP_SUSPEND
 #define OP_RESUME	DRM_NFENCE_CONTEXT_OP_RESUME
+#define OP_SET_PRIO	DRM_NFENCE_CONTEXT_OP_SET_PRIORITY
+#define OP_GET_PRIO	DRM_NFENCE_CONTEXT_OP_GET_PRIORITY
+#define PRIO_MIN	DRM_NFENCE_CONTEXT_PRIORITY_MIN
+#define PRIO_MAX	DRM_NFENCE_CONTEXT_PRIORITY_MAX
 #define ST_SUSPENDED	DRM_NFENCE_CONTEXT_STATE_SUSPENDED
 #define ST_FAULTED	DRM_NFENCE_CONTEXT_STATE_FAULTED
 #define ST_LOST		DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST
@@ -190,7 +194,10 @@ static void test_context_create_destroy(void)
 							 &ctl), 0);
 		igt_assert_eq_u64(ctl.fault_va, 0);
 		igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_NONE);
-		igt_assert_eq_u32(ctl.pad, 0);
+		igt_assert_eq(ctl.priority, 0);
+		/* A new context has the normal priority. */
+		nfence_context_control(fd, dev, c, OP_GET_PRIO, &ctl);
+		igt_assert_eq(ctl.priority, 0);
 		nfence_context_destroy(fd, dev, c);
 		igt_assert_eq(__nfence_context_destroy_handle(fd, dev, c),
 			      -ENOENT);
@@ -240,6 +247,63 @@ static void test_context_suspend_resume(void)
 						 NULL), 0);
 	/* A suspended context can be destroyed. */
 	nfence_context_control(fd, dev, other, OP_SUSPEND, NULL);
+	nfence_context_destroy(fd, dev, other);
+	nfence_device_destroy(fd, dev);
+}
+
+/* GET_PRIORITY of @c of @dev. */
+static int32_t get_priority(uint32_t dev, uint32_t c)
+{
+	struct drm_nfence_context_control ctl;
+
+	nfence_context_control(fd, dev, c, OP_GET_PRIO, &ctl);
+	return ctl.priority;
+}
+
+/* SET_PRIORITY @prio on @c of @dev; returns GET_PRIORITY's answer after. */
+static int32_t set_get_priority(uint32_t dev, uint32_t c, int32_t prio)
+{
+	struct drm_nfence_context_control ctl = {
+		.device = dev, .context = c, .op = OP_SET_PRIO, .priority = prio,
+	};
+
+	igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
+	/* SET_PRIORITY leaves the field as it was given. */
+	igt_assert_eq(ctl.priority, prio);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.device = dev;
+	ctl.context = c;
+	ctl.op = OP_GET_PRIO;
+	igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
+	return ctl.priority;
+}
+
+static void test_context_priority(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t c = nfence_context_create(fd, dev, 0);
+	uint32_t other = nfence_context_create(fd, dev, 0);
+	struct drm_nfence_context_control ctl;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int32_t p = PRIO_MIN; p <= PRIO_MAX; p++)
+		igt_assert_eq(set_get_priority(dev, c, p), p);
+	/* Per context. */
+	igt_assert_eq(get_priority(dev, other), 0);
+	/* The priority is not the state, and survives suspend and resume. */
+	igt_assert_eq(set_get_priority(dev, c, PRIO_MIN), PRIO_MIN);
+	igt_assert_eq_u32(nfence_context_control(fd, dev, c, OP_SUSPEND, NULL),
+			  ST_SUSPENDED);
+	igt_assert_eq_u32(nfence_context_control(fd, dev, c, OP_RESUME, &ctl),
+			  0);
+	/* The other ops do not write it. */
+	igt_assert_eq(ctl.priority, 0);
+	nfence_context_control(fd, dev, c, OP_GET_PRIO, &ctl);
+	igt_assert_eq(ctl.priority, PRIO_MIN);
+	igt_assert_eq_u32(ctl.state, 0);
+	/* A context with queues takes it too. */
+	igt_assert_eq(set_get_priority(dev, other, PRIO_MAX), PRIO_MAX);
+	nfence_context_destroy(fd, dev, c);
 	nfence_context_destroy(fd, dev, other);
 	nfence_device_destroy(fd, dev);
 }
@@ -735,7 +799,7 @@ static void test_ctx_destroy_bad_handle(enum nfence_bad bad)
 
 static void test_control_bad_op(void)
 {
-	const uint32_t ops[] = { 3, 4, 0x100, 0x80000000u, UINT32_MAX };
+	const uint32_t ops[] = { 5, 6, 0x100, 0x80000000u, UINT32_MAX };
 	struct nfence_env env;
 	struct drm_nfence_context_control c = { 0 };
 
@@ -752,7 +816,8 @@ static void test_control_bad_op(void)
 	nfence_env_fini(&env);
 }
 
-static void test_control_bad_pad(void)
+/* Every op but SET_PRIORITY takes @priority zero. */
+static void test_control_nonzero_priority(void)
 {
 	struct nfence_env env;
 	struct drm_nfence_context_control c = { 0 };
@@ -761,14 +826,46 @@ static void test_control_bad_pad(void)
 	nfence_env_init(&env, fd);
 	c.device = env.dev;
 	c.context = nfence_context_create(fd, env.dev, 0);
-	for (uint32_t op = OP_QUERY; op <= OP_RESUME; op++) {
+	for (uint32_t op = OP_QUERY; op <= OP_GET_PRIO; op++) {
+		if (op == OP_SET_PRIO)
+			continue;
 		for (int bit = 0; bit < 32; bit++) {
 			c.op = op;
-			c.pad = 1u << bit;
+			c.priority = (int32_t)(1u << bit);
 			expect_control_error(&c, -EINVAL);
 		}
+		/* Even a priority SET_PRIORITY would take. */
+		c.priority = PRIO_MIN;
+		expect_control_error(&c, -EINVAL);
 	}
 	igt_assert_eq_u32(nfence_context_state(fd, env.dev, c.context), 0);
+	nfence_env_fini(&env);
+}
+
+static void test_control_bad_priority(void)
+{
+	/*
+	 * Out of -7..7, including Windows' absolute priorities (bit 30 set
+	 * with a level in bits 0-4), which nfence does not take.
+	 */
+	const int32_t bad[] = { PRIO_MIN - 1, PRIO_MAX + 1, 8, 31, 0x100,
+				0x40000000, 0x40000001, 0x4000001e,
+				INT32_MIN, INT32_MAX, -0x40000000 };
+	struct nfence_env env;
+	struct drm_nfence_context_control c = { 0 };
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(&env, fd);
+	c.device = env.dev;
+	c.context = nfence_context_create(fd, env.dev, 0);
+	igt_assert_eq(set_get_priority(env.dev, c.context, 3), 3);
+	c.op = OP_SET_PRIO;
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		c.priority = bad[i];
+		expect_control_error(&c, -EINVAL);
+	}
+	/* Nothing changed. */
+	igt_assert_eq(get_priority(env.dev, c.context), 3);
 	nfence_env_fini(&env);
 }
 
@@ -781,10 +878,13 @@ static void test_control_bad_device(enum nfence_bad bad)
 	nfence_env_init(&env, fd);
 	c.context = nfence_context_create(fd, env.dev, 0);
 	c.device = nfence_bad_device(&env, bad);
-	for (uint32_t op = OP_QUERY; op <= OP_RESUME; op++) {
+	for (uint32_t op = OP_QUERY; op <= OP_GET_PRIO; op++) {
 		c.op = op;
+		/* A valid priority, so that only the handle is wrong. */
+		c.priority = op == OP_SET_PRIO ? PRIO_MAX : 0;
 		expect_control_error(&c, -ENOENT);
 	}
+	c.priority = 0;
 	c.op = OP_SUSPEND;
 	c.device = env.dev;
 	igt_assert_eq(__nfence_context_control(fd, &c), 0);
@@ -803,11 +903,13 @@ static void test_control_bad_context(enum nfence_bad bad)
 	ctx = nfence_context_create(fd, env.dev, 0);
 	c.device = env.dev;
 	c.context = nfence_bad_handle(&env, NFENCE_KIND_CONTEXT, bad, &ctx, 1);
-	for (uint32_t op = OP_QUERY; op <= OP_RESUME; op++) {
+	for (uint32_t op = OP_QUERY; op <= OP_GET_PRIO; op++) {
 		c.op = op;
+		c.priority = op == OP_SET_PRIO ? PRIO_MAX : 0;
 		expect_control_error(&c, -ENOENT);
 	}
 	igt_assert_eq_u32(nfence_context_state(fd, env.dev, ctx), 0);
+	igt_assert_eq(get_priority(env.dev, ctx), 0);
 	nfence_env_fini(&env);
 }
 
@@ -819,12 +921,18 @@ static void test_control_check_order(void)
 	};
 
 	nfence_watchdog(WATCHDOG_S);
-	c.op = 3;
+	c.op = 5;
 	expect_control_error(&c, -EINVAL);
 	c.op = OP_QUERY;
-	c.pad = 1;
+	c.priority = 1;
 	expect_control_error(&c, -EINVAL);
-	c.pad = 0;
+	c.op = OP_SET_PRIO;
+	c.priority = PRIO_MAX + 1;
+	expect_control_error(&c, -EINVAL);
+	c.priority = PRIO_MAX;
+	expect_control_error(&c, -ENOENT);
+	c.op = OP_QUERY;
+	c.priority = 0;
 	expect_control_error(&c, -ENOENT);
 }
 
@@ -1103,6 +1211,13 @@ igt_main
 	igt_subtest("context-suspend-resume")
 		test_context_suspend_resume();
 
+	igt_describe("SET_PRIORITY takes every priority from -7 to 7 and "
+		     "GET_PRIORITY reports it; a new context has 0; the "
+		     "priority is per context and survives suspend and "
+		     "resume, and the other ops neither take nor write it.");
+	igt_subtest("context-priority")
+		test_context_priority();
+
 	igt_describe("Destroying a context destroys its queues and their "
 		     "progress fence handles, not other contexts' queues.");
 	igt_subtest("context-destroy-queues")
@@ -1212,9 +1327,16 @@ igt_main
 	igt_subtest("control-bad-op")
 		test_control_bad_op();
 
-	igt_describe("Non-zero CONTEXT_CONTROL pad fails with -EINVAL.");
-	igt_subtest("control-bad-pad")
-		test_control_bad_pad();
+	igt_describe("A non-zero CONTEXT_CONTROL priority with another op "
+		     "than SET_PRIORITY fails with -EINVAL, nothing written.");
+	igt_subtest("control-nonzero-priority")
+		test_control_nonzero_priority();
+
+	igt_describe("SET_PRIORITY outside -7..7 (Windows' absolute "
+		     "priorities included) fails with -EINVAL, nothing "
+		     "written, the priority unchanged.");
+	igt_subtest("control-bad-priority")
+		test_control_bad_priority();
 
 	for (volatile unsigned int i = 0; i < ARRAY_SIZE(bad_devices); i++) {
 		igt_describe_f("CONTEXT_CONTROL with a %s device handle fails "
@@ -1233,7 +1355,8 @@ igt_main
 			test_control_bad_context(b);
 	}
 
-	igt_describe("CONTEXT_CONTROL checks op and pad before handles.");
+	igt_describe("CONTEXT_CONTROL checks op and priority before "
+		     "handles.");
 	igt_subtest("control-check-order")
 		test_control_check_order();
 

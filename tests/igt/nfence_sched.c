@@ -892,6 +892,116 @@ static void test_engines_concurrent(void)
 	t_fini(&t);
 }
 
+#define PRIO_ROUNDS	8
+
+/*
+ * Two queues of contexts of priorities @prio[0] and @prio[1] on engine 0,
+ * both parked on one fence, each with PRIO_ROUNDS WORK commands, each
+ * WORK preceded by a TIMESTAMP of its start, released at once. A WORK
+ * keeps the engine for the rest of the turn, so each turn runs one. Returns
+ * how many of queue 0's WORKs started before queue 1's last one did.
+ */
+static unsigned int priority_race(const int32_t prio[2])
+{
+	const uint64_t work = 2 * MS;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_queue q[2];
+	unsigned int before = 0;
+	struct nfence_cs cs;
+	uint64_t last;
+	uint32_t h;
+	struct t t;
+
+	t_init(&t);
+	h = fence(&t, 0, &m);
+	for (int i = 0; i < 2; i++) {
+		struct drm_nfence_context_control ctl = {
+			.device = t.dev,
+			.op = DRM_NFENCE_CONTEXT_OP_SET_PRIORITY,
+			.priority = prio[i],
+		};
+
+		nfence_queue_create(&q[i], fd, t.dev, 0, 0);
+		ctl.context = q[i].context;
+		igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
+		nfence_queue_begin(&q[i], &cs);
+		nfence_cs_wait_fence(&cs, &m, 1);
+		for (int r = 0; r < PRIO_ROUNDS; r++) {
+			nfence_cs_timestamp(&cs, va(&t, 8 * (PRIO_ROUNDS * i + r)));
+			nfence_cs_work(&cs, work);
+		}
+		nfence_queue_submit(&q[i], &cs);
+	}
+	nfence_fence_signal(fd, t.dev, h, 1);
+	for (int i = 0; i < 2; i++)
+		nfence_queue_sync(&q[i]);
+	last = *word(&t, 8 * (2 * PRIO_ROUNDS - 1));
+	for (int r = 0; r < PRIO_ROUNDS; r++)
+		before += *word(&t, 8 * r) < last;
+	igt_info("priorities %d and %d: %u of queue 0's %u WORKs started "
+		 "before queue 1's last\n", prio[0], prio[1], before,
+		 PRIO_ROUNDS);
+	for (int i = 0; i < 2; i++)
+		nfence_queue_destroy(&q[i]);
+	t_fini(&t);
+	return before;
+}
+
+static void test_priority_turns(void)
+{
+	static const int32_t equal[2] = { 0, 0 };
+	static const int32_t high[2] = { 0, DRM_NFENCE_CONTEXT_PRIORITY_MAX };
+	static const int32_t low[2] = { DRM_NFENCE_CONTEXT_PRIORITY_MIN, 0 };
+
+	/* Equal priorities take turns: queue 0 runs 7 or 8 before 1's last. */
+	igt_assert_lte(PRIO_ROUNDS - 1, priority_race(equal));
+	/*
+	 * Priority 7 against 0: queue 1 keeps the engine for its 8 WORKs in
+	 * a row, so queue 0 starts at most the one it may have started
+	 * first.
+	 */
+	igt_assert_lte(priority_race(high), 1);
+	/*
+	 * Priority -7 against 0: queue 0 yields until 7 turns of queue 1 have
+	 * run since its last, so it starts at most 2 of its WORKs (its first,
+	 * and one after queue 1's seventh) before queue 1's eighth.
+	 */
+	igt_assert_lte(priority_race(low), 2);
+}
+
+static void test_priority_alone(void)
+{
+	const int32_t prio = DRM_NFENCE_CONTEXT_PRIORITY_MIN;
+	struct drm_nfence_context_control ctl = { 0 };
+	struct nfence_queue q;
+	struct nfence_cs cs;
+	struct t t;
+
+	t_init(&t);
+	nfence_queue_create(&q, fd, t.dev, 0, 0);
+	ctl.device = t.dev;
+	ctl.context = q.context;
+	ctl.op = DRM_NFENCE_CONTEXT_OP_SET_PRIORITY;
+	ctl.priority = prio;
+	igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
+	/*
+	 * With no other queue on the engine a queue of the lowest priority
+	 * does not wait for turns that never come: each WORK takes a turn of
+	 * its own, and all of them run.
+	 */
+	for (int i = 0; i < PRIO_ROUNDS; i++) {
+		nfence_queue_begin(&q, &cs);
+		nfence_cs_work(&cs, MS);
+		nfence_cs_write64(&cs, va(&t, 8 * i), i + 1);
+		nfence_queue_submit(&q, &cs);
+	}
+	igt_assert_eq(nfence_queue_wait(&q, PRIO_ROUNDS, WAIT_MS), 0);
+	for (int i = 0; i < PRIO_ROUNDS; i++)
+		igt_assert_eq_u64(*word(&t, 8 * i), i + 1);
+	nfence_queue_destroy(&q);
+	t_fini(&t);
+}
+
 static void test_suspend_holds_work(void)
 {
 	struct nfence_queue q;
@@ -2322,6 +2432,19 @@ igt_main
 		     "intervals overlap.");
 	igt_subtest("engines-concurrent")
 		test_engines_concurrent();
+
+	igt_describe("Context scheduling priorities weigh turns on one "
+		     "engine: two queues of equal priority alternate; "
+		     "priority 7 against 0 runs 8 turns in a row; -7 against "
+		     "0 yields until 7 of the other's turns have run.");
+	igt_subtest("priority-turns")
+		test_priority_turns();
+
+	igt_describe("A queue of priority -7 alone on its engine runs all "
+		     "its WORK, one turn each: yielding never leaves the "
+		     "engine idle.");
+	igt_subtest("priority-alone")
+		test_priority_alone();
 
 	igt_describe("A suspended context's queue accepts work and does not "
 		     "run it (progress stays) until resumed.");

@@ -1022,12 +1022,23 @@ struct drm_nfence_context_destroy {
  * @DRM_NFENCE_CONTEXT_OP_QUERY: only report @state and @fault_va
  * @DRM_NFENCE_CONTEXT_OP_SUSPEND: stop scheduling the context's queues
  * @DRM_NFENCE_CONTEXT_OP_RESUME: schedule them again
+ * @DRM_NFENCE_CONTEXT_OP_SET_PRIORITY: set the context's scheduling
+ *	priority to &drm_nfence_context_control.priority
+ * @DRM_NFENCE_CONTEXT_OP_GET_PRIORITY: report it in
+ *	&drm_nfence_context_control.priority
  */
 enum drm_nfence_context_op {
 	DRM_NFENCE_CONTEXT_OP_QUERY = 0,
 	DRM_NFENCE_CONTEXT_OP_SUSPEND = 1,
 	DRM_NFENCE_CONTEXT_OP_RESUME = 2,
+	DRM_NFENCE_CONTEXT_OP_SET_PRIORITY = 3,
+	DRM_NFENCE_CONTEXT_OP_GET_PRIORITY = 4,
 };
+
+/* The lowest scheduling priority of a context (D3DKMT's idle priority). */
+#define DRM_NFENCE_CONTEXT_PRIORITY_MIN		(-7)
+/* The highest scheduling priority of a context; a new context has 0. */
+#define DRM_NFENCE_CONTEXT_PRIORITY_MAX		7
 
 /* Context state bits reported by DRM_IOCTL_NFENCE_CONTEXT_CONTROL. */
 /* DRM_NFENCE_CONTEXT_STATE_SUSPENDED: suspended */
@@ -1038,11 +1049,23 @@ enum drm_nfence_context_op {
 #define DRM_NFENCE_CONTEXT_STATE_DEVICE_LOST	(1u << 2)
 
 /**
- * struct drm_nfence_context_control - suspend, resume or query a context
+ * struct drm_nfence_context_control - suspend, resume or query a context,
+ * or set or get its scheduling priority
  *
- * -ENOENT for an unknown @device or @context, -EINVAL for an unknown @op
- * or non-zero @pad. Suspending a suspended context and resuming a running
- * one succeed and change nothing.
+ * The scheduling priority (D3DKMTSetContextSchedulingPriority) weighs the
+ * turns the CMP gives the context's queues against the other queues of
+ * their engine (see DOC: context management processor): 0, a new
+ * context's, is the normal share; each step above 0 gives the queue one
+ * more turn in a row, each step below 0 has it yield its turn to one more
+ * turn of the others. No priority starves a queue.
+ *
+ * -ENOENT for an unknown @device or @context, -EINVAL for an unknown @op,
+ * a non-zero @priority with another op than
+ * %DRM_NFENCE_CONTEXT_OP_SET_PRIORITY, or a priority outside
+ * %DRM_NFENCE_CONTEXT_PRIORITY_MIN..%DRM_NFENCE_CONTEXT_PRIORITY_MAX; on
+ * an error nothing is written. Suspending a suspended context and
+ * resuming a running one succeed and change nothing. Every op reports
+ * @state and the first fault.
  */
 struct drm_nfence_context_control {
 	/** @device: device handle */
@@ -1061,8 +1084,13 @@ struct drm_nfence_context_control {
 	__u64 fault_va;
 	/** @fault_reason: out: &enum drm_nfence_fault_reason of the first fault */
 	__u32 fault_reason;
-	/** @pad: must be zero */
-	__u32 pad;
+	/**
+	 * @priority: in: %DRM_NFENCE_CONTEXT_OP_SET_PRIORITY's new scheduling
+	 * priority, zero for every other op; out:
+	 * %DRM_NFENCE_CONTEXT_OP_GET_PRIORITY's answer (the other ops leave
+	 * it as it was)
+	 */
+	__s32 priority;
 };
 
 /**

@@ -2154,6 +2154,48 @@ typedef struct _D3DKMT_DESTROYHWCONTEXT {
  */
 NFENCE_EXPORT NTSTATUS D3DKMTDestroyHwContext(const D3DKMT_DESTROYHWCONTEXT *pDestroyHwContext);
 
+/* D3DKMT_SETCONTEXTSCHEDULINGPRIORITY: argument of D3DKMTSetContextSchedulingPriority, as Windows'. */
+typedef struct _D3DKMT_SETCONTEXTSCHEDULINGPRIORITY {
+	D3DKMT_HANDLE hContext;		/* in: context handle */
+	INT Priority;			/* in: -7 .. 7 */
+} D3DKMT_SETCONTEXTSCHEDULINGPRIORITY;
+
+/**
+ * D3DKMTSetContextSchedulingPriority() - set a context's scheduling priority
+ * @pData: in: hContext, Priority
+ *
+ * Priority is relative to the other contexts on the same engine, -7 (the
+ * lowest) to 7; a new context has 0. The simulated GPU's scheduler gives
+ * a context of priority p > 0 up to p more turns in a row on its engine,
+ * and has one of priority p < 0 yield its turn until -p turns of others
+ * have run; none is starved (Documentation/libnfence.rst, "Scheduling
+ * priorities"). It applies to every queue of the context, from their next
+ * turns on. Windows' absolute priorities (a flag bit ORed into Priority)
+ * are outside -7..7 and refused.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pData is NULL,
+ * Priority is outside -7..7 or hContext names no context.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTSetContextSchedulingPriority(const D3DKMT_SETCONTEXTSCHEDULINGPRIORITY *pData);
+
+/* D3DKMT_GETCONTEXTSCHEDULINGPRIORITY: argument of D3DKMTGetContextSchedulingPriority, as Windows'. */
+typedef struct _D3DKMT_GETCONTEXTSCHEDULINGPRIORITY {
+	D3DKMT_HANDLE hContext;		/* in: context handle */
+	INT Priority;			/* out: -7 .. 7 */
+} D3DKMT_GETCONTEXTSCHEDULINGPRIORITY;
+
+/**
+ * D3DKMTGetContextSchedulingPriority() - a context's scheduling priority
+ * @pData: in: hContext; out: Priority
+ *
+ * The priority D3DKMTSetContextSchedulingPriority() last set, 0 if none.
+ * Priority is written only on success.
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pData is NULL or
+ * hContext names no context.
+ */
+NFENCE_EXPORT NTSTATUS D3DKMTGetContextSchedulingPriority(D3DKMT_GETCONTEXTSCHEDULINGPRIORITY *pData);
+
 /* ------------------------------------------------------------------ */
 /* Hardware queues and submission                                     */
 /* ------------------------------------------------------------------ */
@@ -3446,8 +3488,7 @@ NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
  * returns STATUS_NOT_SUPPORTED and reads nothing of its argument (NULL
  * included): nfence has no such object or service, or its kernel driver
  * does not have it yet (GPU virtual address management, paging queues,
- * residency, WDDM 1.x submission and sync objects, scheduling
- * priorities). An argument struct whose layout is in nfence's
+ * residency, WDDM 1.x submission and sync objects). An argument struct whose layout is in nfence's
  * references (libnfence/tests/windows-layouts.txt) is declared with that
  * layout; the others are incomplete types. A member whose type is a
  * Windows enum or flag word whose values are in none of those references
@@ -3522,18 +3563,6 @@ typedef struct _D3DKMT_EVICT {
 	UINT Flags;			/* a D3DDDI_EVICT_FLAGS word */
 	UINT64 NumBytesToTrim;
 } D3DKMT_EVICT;
-
-/* D3DKMT_GETCONTEXTSCHEDULINGPRIORITY: argument of D3DKMTGetContextSchedulingPriority. */
-typedef struct _D3DKMT_GETCONTEXTSCHEDULINGPRIORITY {
-	D3DKMT_HANDLE hContext;
-	INT Priority;
-} D3DKMT_GETCONTEXTSCHEDULINGPRIORITY;
-
-/* D3DKMT_SETCONTEXTSCHEDULINGPRIORITY: argument of D3DKMTSetContextSchedulingPriority. */
-typedef struct _D3DKMT_SETCONTEXTSCHEDULINGPRIORITY {
-	D3DKMT_HANDLE hContext;
-	INT Priority;
-} D3DKMT_SETCONTEXTSCHEDULINGPRIORITY;
 
 /* D3DKMT_OPENSYNCHRONIZATIONOBJECT: argument of D3DKMTOpenSynchronizationObject. */
 typedef struct _D3DKMT_OPENSYNCHRONIZATIONOBJECT {
@@ -3643,11 +3672,8 @@ NFENCE_EXPORT NTSTATUS D3DKMTFreeGpuVirtualAddress(const D3DKMT_FREEGPUVIRTUALAD
 /* D3DKMTGetAllocationPriority() - STATUS_NOT_SUPPORTED; needs driver support: residency priorities */
 NFENCE_EXPORT NTSTATUS D3DKMTGetAllocationPriority(const D3DKMT_GETALLOCATIONPRIORITY *pData);
 
-/* D3DKMTGetContextInProcessSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
+/* D3DKMTGetContextInProcessSchedulingPriority() - STATUS_NOT_SUPPORTED; refused: its argument's layout is not in nfence's references; D3DKMTGetContextSchedulingPriority() reports a context's priority */
 NFENCE_EXPORT NTSTATUS D3DKMTGetContextInProcessSchedulingPriority(D3DKMT_GETCONTEXTINPROCESSSCHEDULINGPRIORITY *pData);
-
-/* D3DKMTGetContextSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
-NFENCE_EXPORT NTSTATUS D3DKMTGetContextSchedulingPriority(D3DKMT_GETCONTEXTSCHEDULINGPRIORITY *pData);
 
 /* D3DKMTGetSharedResourceAdapterLuid() - STATUS_NOT_SUPPORTED; refused: allocations are not shared between processes */
 NFENCE_EXPORT NTSTATUS D3DKMTGetSharedResourceAdapterLuid(D3DKMT_GETSHAREDRESOURCEADAPTERLUID *pData);
@@ -3697,11 +3723,8 @@ NFENCE_EXPORT NTSTATUS D3DKMTReserveGpuVirtualAddress(D3DDDI_RESERVEGPUVIRTUALAD
 /* D3DKMTSetAllocationPriority() - STATUS_NOT_SUPPORTED; needs driver support: residency priorities */
 NFENCE_EXPORT NTSTATUS D3DKMTSetAllocationPriority(const D3DKMT_SETALLOCATIONPRIORITY *pData);
 
-/* D3DKMTSetContextInProcessSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
+/* D3DKMTSetContextInProcessSchedulingPriority() - STATUS_NOT_SUPPORTED; refused: its argument's layout is not in nfence's references; D3DKMTSetContextSchedulingPriority() sets a context's priority */
 NFENCE_EXPORT NTSTATUS D3DKMTSetContextInProcessSchedulingPriority(const D3DKMT_SETCONTEXTINPROCESSSCHEDULINGPRIORITY *pData);
-
-/* D3DKMTSetContextSchedulingPriority() - STATUS_NOT_SUPPORTED; needs driver support: context scheduling priorities */
-NFENCE_EXPORT NTSTATUS D3DKMTSetContextSchedulingPriority(const D3DKMT_SETCONTEXTSCHEDULINGPRIORITY *pData);
 
 /* D3DKMTShareObjectWithHost() - STATUS_NOT_SUPPORTED; refused: there is no host; this is WSL's call to the Windows side */
 NFENCE_EXPORT NTSTATUS D3DKMTShareObjectWithHost(D3DKMT_SHAREOBJECTWITHHOST *pData);

@@ -57,6 +57,19 @@
  * thread asleep. Engines are simulated concurrently: a WORK command
  * occupies only its own engine, so WORK on two engines overlaps in time.
  *
+ * A context's scheduling priority (-7 to 7, 0 by default; set with
+ * %DRM_NFENCE_CONTEXT_OP_SET_PRIORITY) weighs the turns of its queues
+ * against the other queues of their engine, without starving any. A queue
+ * of priority p > 0 that ran something keeps the head of the runlist for
+ * up to p more turns in a row (nfence_cmp_queue_turn_done()); a queue of
+ * priority p < 0 yields its turn until p turns of other queues have run on
+ * the engine since its last one (nfence_cmp_queue_yields()). A pass in
+ * which a queue yielded and the engine ran nothing is followed by one in
+ * which nobody yields, so a queue alone on its engine, or whose rivals are
+ * all parked, runs after at most one empty pass. Against a queue of
+ * priority 0, a queue of priority 7 gets eight turns to its one, and a
+ * queue of priority -7 one turn to its seven.
+ *
  * Hang detection (TDR): a queue whose WORK command has run for the
  * adapter's tdr_timeout_ms (and that was not created with
  * DisableGpuTimeout) puts its device in error. Suspended contexts are
@@ -643,6 +656,39 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 }
 
 /*
+ * Whether @q, runnable, yields its turn on @e: a negative priority p lets
+ * it run once -p turns of other queues have run since its last one.
+ */
+static bool nfence_cmp_queue_yields(struct nfence_cmp_engine *e,
+				    const struct nfence_cmp_queue *q)
+{
+	int prio = q->ctx->priority;
+
+	if (prio >= 0 || e->no_yield ||
+	    (u32)(e->turns - q->last_turn) >= (u32)-prio)
+		return false;
+	e->yielded = true;
+	return true;
+}
+
+/*
+ * @q, just moved to the tail of @e's runlist, ran something: count the
+ * turn, and give a queue of positive priority p the head back for up to p
+ * turns in a row.
+ */
+static void nfence_cmp_queue_turn_done(struct nfence_cmp_engine *e,
+				       struct nfence_cmp_queue *q)
+{
+	q->last_turn = ++e->turns;
+	if (q->streak < max_t(int, q->ctx->priority, 0)) {
+		q->streak++;
+		list_move(&q->engine_link, &e->runlist);
+	} else {
+		q->streak = 0;
+	}
+}
+
+/*
  * The next turn on @e in this pass: its runlist's next runnable queue runs
  * until it yields, visiting at most *@left more queues and running at most
  * *@budget more commands in this pass; *@ran_total adds the commands it
@@ -666,15 +712,20 @@ static bool nfence_cmp_engine_turn(struct nfence_cmp *cmp,
 		list_move_tail(&q->engine_link, &e->runlist);
 		(*left)--;
 		(*visits)++;
-		if (!nfence_queue_runnable(q))
+		if (!nfence_queue_runnable(q) || nfence_cmp_queue_yields(e, q)) {
+			q->streak = 0;
 			continue;
+		}
 		res = nfence_engine_run(cmp, e, q, now, *budget, &ran, dropped);
 		if (ran || res == NFENCE_RUN_FAULT)
 			*progress = true;
 		if (res == NFENCE_RUN_BUSY)
 			nfence_cmp_wake_at(cmp, e, deadline);
-		if (!ran)
+		if (!ran) {
+			q->streak = 0;
 			continue;
+		}
+		nfence_cmp_queue_turn_done(e, q);
 		e->active_ns = now;
 		*budget -= min(ran, *budget);
 		*ran_total += ran;
@@ -738,6 +789,7 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		left[i] = 0;
 		ran_total[i] = 0;
 		budget[i] = NFENCE_CMP_PASS_BUDGET;
+		e->yielded = false;
 		if (!e->busy || !nfence_cmp_engine_busy(cmp, e, now, deadline,
 							&dropped))
 			left[i] = e->num_queues;
@@ -766,9 +818,15 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 		}
 	} while (ran && !cmp->d3);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
-		nfence_engine_raise_queue_irq(cmp, &cmp->engines[i]);
+		struct nfence_cmp_engine *e = &cmp->engines[i];
+
+		nfence_engine_raise_queue_irq(cmp, e);
 		if (ran_total[i] > cmp->max_pass_commands)
 			WRITE_ONCE(cmp->max_pass_commands, ran_total[i]);
+		/* A yield must not leave the engine idle: see DOC. */
+		e->no_yield = e->yielded && !ran_total[i];
+		if (e->no_yield)
+			progress = true;
 	}
 	nfence_cmp_visits_done(cmp, &visits);
 	nfence_cmp_unlock(cmp);
@@ -1030,6 +1088,9 @@ void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 
 	lockdep_assert_held(&cmp->lock);
 	q->id = ++cmp->next_id;
+	/* Whatever its priority, a new queue does not yield its first turn. */
+	q->streak = 0;
+	q->last_turn = e->turns - (u32)-DRM_NFENCE_CONTEXT_PRIORITY_MIN;
 	list_add_tail(&q->engine_link, &e->runlist);
 	e->num_queues++;
 }

@@ -105,6 +105,12 @@ struct nfence_cmp_entry {
 struct nfence_cmp_context {
 	/** @suspended: not scheduled */
 	bool suspended;
+	/**
+	 * @priority: scheduling priority, %DRM_NFENCE_CONTEXT_PRIORITY_MIN
+	 * to %DRM_NFENCE_CONTEXT_PRIORITY_MAX (see DOC: context management
+	 * processor)
+	 */
+	s8 priority;
 };
 
 /**
@@ -195,6 +201,13 @@ struct nfence_cmp_queue {
 	 * or stopped the queue since
 	 */
 	bool parked;
+	/**
+	 * @streak: turns in a row it has had at the head of its runlist (a
+	 * positive priority keeps it there for that many more)
+	 */
+	u8 streak;
+	/** @last_turn: &nfence_cmp_engine.turns after its last turn */
+	u32 last_turn;
 };
 
 /**
@@ -366,6 +379,15 @@ struct nfence_cmp_engine {
 	struct nfence_cmp_queue *irq_queue;
 	/** @irq_queues: more than one queue did: the interrupt names none */
 	bool irq_queues;
+	/** @turns: turns that ran something, wrapping */
+	u32 turns;
+	/** @yielded: a queue of negative priority yielded in this pass */
+	bool yielded;
+	/**
+	 * @no_yield: the last pass ran nothing on the engine but had a queue
+	 * yield: in this one none yields
+	 */
+	bool no_yield;
 };
 
 /**

@@ -202,17 +202,33 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 	struct nfence_context *ctx;
 	u32 state = 0;
 
-	if (args->pad || args->op > DRM_NFENCE_CONTEXT_OP_RESUME)
+	if (args->op > DRM_NFENCE_CONTEXT_OP_GET_PRIORITY)
+		return -EINVAL;
+	if (args->op == DRM_NFENCE_CONTEXT_OP_SET_PRIORITY ?
+	    args->priority < DRM_NFENCE_CONTEXT_PRIORITY_MIN ||
+	    args->priority > DRM_NFENCE_CONTEXT_PRIORITY_MAX :
+	    args->priority)
 		return -EINVAL;
 	ctx = nfence_context_lookup(nfile, args->device, args->context);
 	if (!ctx)
 		return -ENOENT;
 
 	nfence_cmp_lock(cmp);
-	if (args->op == DRM_NFENCE_CONTEXT_OP_SUSPEND)
+	switch (args->op) {
+	case DRM_NFENCE_CONTEXT_OP_SUSPEND:
 		ctx->hw.suspended = true;
-	else if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)
+		break;
+	case DRM_NFENCE_CONTEXT_OP_RESUME:
 		ctx->hw.suspended = false;
+		break;
+	case DRM_NFENCE_CONTEXT_OP_SET_PRIORITY:
+		/* It applies from its queues' next turns on. */
+		ctx->hw.priority = args->priority;
+		break;
+	case DRM_NFENCE_CONTEXT_OP_GET_PRIORITY:
+		args->priority = ctx->hw.priority;
+		break;
+	}
 	if (ctx->hw.suspended)
 		state |= DRM_NFENCE_CONTEXT_STATE_SUSPENDED;
 	if (ctx->faulted)

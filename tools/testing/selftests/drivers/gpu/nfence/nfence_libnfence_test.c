@@ -5235,6 +5235,10 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTSubmitCommand(NULL));
 	/* Implemented: NULL is an invalid parameter (gpu.video_memory_info). */
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTQueryVideoMemoryInfo(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(NULL));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTGetContextSchedulingPriority(NULL));
 
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTChangeVideoMemoryReservation(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTCreatePagingQueue(NULL));
@@ -5247,7 +5251,6 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTFreeGpuVirtualAddress(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetAllocationPriority(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetContextInProcessSchedulingPriority(NULL));
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetContextSchedulingPriority(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTGetSharedResourceAdapterLuid(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTInvalidateCache(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTMakeResident(NULL));
@@ -5265,7 +5268,6 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTReserveGpuVirtualAddress(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSetAllocationPriority(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSetContextInProcessSchedulingPriority(NULL));
-	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSetContextSchedulingPriority(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTShareObjectWithHost(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSignalSynchronizationObject(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTSignalSynchronizationObject2(NULL));
@@ -5273,6 +5275,57 @@ TEST_F(gpu, libdxg_entry_points)
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTUpdateGpuVirtualAddress(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTWaitForSynchronizationObject(NULL));
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, D3DKMTWaitForSynchronizationObject2(NULL));
+}
+
+/*
+ * D3DKMTSetContextSchedulingPriority and D3DKMTGetContextSchedulingPriority
+ * through the kernel: -7..7 set and read back per context, a new context
+ * at 0, out-of-range values (Windows' absolute ones too) and handles of
+ * nothing refused with nothing changed. The effect on scheduling is IGT
+ * nfence_sched@priority-turns'.
+ */
+TEST_F(gpu, context_scheduling_priority)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx, other;
+	D3DKMT_SETCONTEXTSCHEDULINGPRIORITY set = { 0 };
+	D3DKMT_GETCONTEXTSCHEDULINGPRIORITY get = { 0 };
+
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, 0, &other));
+	get.hContext = ctx;
+	get.Priority = 99;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(0, get.Priority);
+	set.hContext = ctx;
+	for (INT p = -7; p <= 7; p++) {
+		set.Priority = p;
+		ASSERT_EQ(STATUS_SUCCESS,
+			  D3DKMTSetContextSchedulingPriority(&set));
+		ASSERT_EQ(STATUS_SUCCESS,
+			  D3DKMTGetContextSchedulingPriority(&get));
+		EXPECT_EQ(p, get.Priority);
+	}
+	set.Priority = 8;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(&set));
+	set.Priority = 0x40000000 | 30;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(&set));
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(7, get.Priority);
+	get.hContext = other;
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(0, get.Priority);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(other));
+	get.Priority = 99;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTGetContextSchedulingPriority(&get));
+	EXPECT_EQ(99, get.Priority);
+	set.hContext = other;
+	set.Priority = 1;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTSetContextSchedulingPriority(&set));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
 /* The Windows values of the device state and error enums. */
