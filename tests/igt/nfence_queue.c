@@ -797,16 +797,24 @@ static void test_ctx_destroy_bad_handle(enum nfence_bad bad)
 
 /* CONTEXT_CONTROL invalid input */
 
+/* A fresh environment and @c naming a new context of its device. */
+static void control_setup(struct nfence_env *env,
+			  struct drm_nfence_context_control *c)
+{
+	nfence_watchdog(WATCHDOG_S);
+	nfence_env_init(env, fd);
+	memset(c, 0, sizeof(*c));
+	c->device = env->dev;
+	c->context = nfence_context_create(fd, env->dev, 0);
+}
+
 static void test_control_bad_op(void)
 {
 	const uint32_t ops[] = { 5, 6, 0x100, 0x80000000u, UINT32_MAX };
 	struct nfence_env env;
-	struct drm_nfence_context_control c = { 0 };
+	struct drm_nfence_context_control c;
 
-	nfence_watchdog(WATCHDOG_S);
-	nfence_env_init(&env, fd);
-	c.device = env.dev;
-	c.context = nfence_context_create(fd, env.dev, 0);
+	control_setup(&env, &c);
 	for (unsigned int i = 0; i < ARRAY_SIZE(ops); i++) {
 		c.op = ops[i];
 		expect_control_error(&c, -EINVAL);
@@ -820,12 +828,9 @@ static void test_control_bad_op(void)
 static void test_control_nonzero_priority(void)
 {
 	struct nfence_env env;
-	struct drm_nfence_context_control c = { 0 };
+	struct drm_nfence_context_control c;
 
-	nfence_watchdog(WATCHDOG_S);
-	nfence_env_init(&env, fd);
-	c.device = env.dev;
-	c.context = nfence_context_create(fd, env.dev, 0);
+	control_setup(&env, &c);
 	for (uint32_t op = OP_QUERY; op <= OP_GET_PRIO; op++) {
 		if (op == OP_SET_PRIO)
 			continue;
@@ -852,12 +857,9 @@ static void test_control_bad_priority(void)
 				0x40000000, 0x40000001, 0x4000001e,
 				INT32_MIN, INT32_MAX, -0x40000000 };
 	struct nfence_env env;
-	struct drm_nfence_context_control c = { 0 };
+	struct drm_nfence_context_control c;
 
-	nfence_watchdog(WATCHDOG_S);
-	nfence_env_init(&env, fd);
-	c.device = env.dev;
-	c.context = nfence_context_create(fd, env.dev, 0);
+	control_setup(&env, &c);
 	igt_assert_eq(set_get_priority(env.dev, c.context, 3), 3);
 	c.op = OP_SET_PRIO;
 	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {

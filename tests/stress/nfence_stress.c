@@ -2090,11 +2090,18 @@ static void nfs_op_context_control(struct nfs_thread *th)
 	cc.context = nfs_handle_arg(th, NFS_K_CTX, c->fx, c->handle, 6);
 	/* Resumes outnumber suspends, so that queues mostly run. */
 	r = below(&th->rng, 100);
-	cc.op = r < 45 ? DRM_NFENCE_CONTEXT_OP_QUERY :
-		r < 62 ? DRM_NFENCE_CONTEXT_OP_SUSPEND :
-		r < 96 ? DRM_NFENCE_CONTEXT_OP_RESUME :
-		DRM_NFENCE_CONTEXT_OP_RESUME + 1 + below(&th->rng, 1000);
-	cc.pad = nfs_pad(th);
+	cc.op = r < 40 ? DRM_NFENCE_CONTEXT_OP_QUERY :
+		r < 55 ? DRM_NFENCE_CONTEXT_OP_SUSPEND :
+		r < 85 ? DRM_NFENCE_CONTEXT_OP_RESUME :
+		r < 93 ? DRM_NFENCE_CONTEXT_OP_SET_PRIORITY :
+		r < 96 ? DRM_NFENCE_CONTEXT_OP_GET_PRIORITY :
+		DRM_NFENCE_CONTEXT_OP_GET_PRIORITY + 1 +
+		below(&th->rng, 1000);
+	/* SET_PRIORITY's priority, mostly in -7..7; the others' must be 0. */
+	if (cc.op == DRM_NFENCE_CONTEXT_OP_SET_PRIORITY && !chance(&th->rng, 8))
+		cc.priority = (int32_t)below(&th->rng, 15) - 7;
+	else
+		cc.priority = (int32_t)nfs_pad(th);
 	if (chance(&th->rng, 2))
 		cc.state = rnd32(&th->rng);	/* an output: ignored */
 	nfs_ioctl(th, NFS_IO_CONTEXT_CONTROL, th->file[c->fx].fd, &cc);
