@@ -30,8 +30,8 @@ import sys
 FLOORS = {
     0: "cs vm segment waitlist table async compat mmap trace",
     1: "gpu cmp engine log",
-    2: "adapter device fence signal alloc context wait hwqueue doorbell "
-       "syncobj device_state logging cmp_ops submit",
+    2: "adapter device fence fence_demote signal alloc context wait "
+       "hwqueue doorbell syncobj device_state logging cmp_ops submit",
     3: "caps pm",
     4: "params drv debugfs harness",
 }

@@ -1840,6 +1840,144 @@ static void test_vram_full(void)
 	close(vfd);
 }
 
+/*
+ * Live fence storage leaves VRAM when an allocation needs the room
+ * (Documentation/fences.rst, "Demoting fence storage"): a DEFAULT fence
+ * with a CPU waiter for 5 (MonitoredValue 4 in VRAM) and an INTRA_GPU
+ * fence at 2 (both values in VRAM) with a queue parked on it for 3; VRAM
+ * is then filled with allocations, which succeed past the point where the
+ * fences' pages held VRAM. Afterwards no fence value of the adapter is in
+ * VRAM, and nothing was lost: MonitoredValue is still 4 (a GPU signal to
+ * 3 raises no interrupt; one to 5 does and wakes the waiter), the
+ * INTRA_GPU value is still 2 (a GPU wait for 2 passes at once), and a GPU
+ * signal to 3 through the same GPU VA releases the parked queue.
+ */
+static void test_vram_demote_live(void)
+{
+	static const uint64_t chunks[] = { 4 << 20, 256 << 10, FENCE_PAGE };
+	struct drm_nfence_fence_mapping md, mi;
+	struct nfence_interrupts before, after;
+	struct nfence_debugfs_fence line;
+	struct nfence_debugfs_queue qline;
+	struct nfence_cpu_waiter w;
+	struct nfence_queue q, q2;
+	uint64_t full = 0, freed = 0;
+	struct nfence_bo flag;
+	struct nfence_cs cs;
+	uint32_t vdev, hd;
+	int vfd;
+
+	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
+					       adapter.index),
+		      "needs the optimized DEFAULT fence\n");
+	nfence_watchdog(WATCHDOG_S);
+	vfd = nfence_open();
+	vdev = nfence_device_create(vfd);
+	nfence_queue_create(&q, vfd, vdev, 0, 0);
+	nfence_queue_create(&q2, vfd, vdev, 0, 0);
+	nfence_bo_create(vfd, vdev, FENCE_PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &flag);
+
+	/* A CPU waits on a DEFAULT fence for 5: MonitoredValue 4, in VRAM. */
+	hd = nfence_fence_create(vfd, vdev, TYPE_DEFAULT, 0, 1, &md);
+	nfence_cpu_waiter_start(&w, vfd, vdev, hd, 5,
+				nfence_deadline_ms(60000));
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &md, 1, 5000, &line), 0);
+	igt_assert(line.mv_vram);
+	igt_assert_eq_u64(line.monitored, 4);
+
+	/* An INTRA_GPU fence signaled to 2; q2 parks on it for 3. */
+	nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU, 0, 1, &mi);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &mi, 2);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	nfence_queue_begin(&q2, &cs);
+	nfence_cs_wait_fence(&cs, &mi, 3);
+	nfence_cs_write64(&cs, flag.gpu_va, 1);
+	nfence_queue_submit(&q2, &cs);
+	igt_assert_eq(nfence_debugfs_queue_wait_state(dbg, getpid(), vdev,
+						      q2.context, "wait-fence",
+						      10000, &qline), 0);
+	igt_assert_lt(0, fences_in_vram());
+
+	/*
+	 * VRAM filled. The first allocation that finds no room moves the
+	 * fences' pages out, giving their VRAM back at once; the
+	 * allocations that follow take it.
+	 */
+	for (unsigned int i = 0; i < ARRAY_SIZE(chunks); i++) {
+		for (;;) {
+			struct drm_nfence_alloc_create a = {
+				.device = vdev,
+				.size = chunks[i],
+				.segment_id = NFENCE_SEGMENT_VRAM,
+			};
+			int in_vram = fences_in_vram();
+			uint64_t used = vram_used();
+			int ret = __nfence_alloc_create(vfd, &a);
+
+			if (in_vram && !fences_in_vram()) {
+				igt_assert_eq_u64(full, 0);
+				full = used;
+				freed = used + (ret ? 0 : chunks[i]) - vram_used();
+			}
+			if (ret == -ENOSPC)
+				break;
+			igt_assert_eq(ret, 0);
+			igt_assert_eq_u32(a.placed_segment_id,
+					  NFENCE_SEGMENT_VRAM);
+		}
+	}
+	igt_info("VRAM full at %" PRIu64 " bytes; the fences gave back %"
+		 PRIu64 "\n", full, freed);
+	igt_assert_lt_u64(0, freed);
+	igt_assert_eq_u64(freed % FENCE_PAGE, 0);
+	igt_assert_lte_u64(full, vram_used());
+	igt_assert_eq(fences_in_vram(), 0);
+	nfence_debugfs_fence(dbg, &md, &line);
+	igt_assert(!line.mv_vram);
+	igt_assert_eq_u64(line.monitored, 4);
+	igt_assert_eq_u64(line.current, 1);
+	igt_assert_eq_u64(line.waiters, 1);
+
+	/* MonitoredValue kept: no interrupt below it, one at it. */
+	nfence_debugfs_interrupts(dbg, &before);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &md, 3);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	nfence_debugfs_interrupts(dbg, &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_eq_u64(read_value(vfd, &md), 3);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_signal_fence(&cs, &md, 5);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
+	nfence_debugfs_interrupts(dbg, &after);
+	igt_assert_lt_u64(before.interrupts, after.interrupts);
+
+	/* The INTRA_GPU value kept, its GPU VA valid: q2 is released. */
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 0);
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_wait_fence(&cs, &mi, 2);
+	nfence_cs_write64(&cs, flag.gpu_va + 8, 2);
+	nfence_cs_signal_fence(&cs, &mi, 3);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	nfence_queue_sync(&q2);
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 8), 2);
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 1);
+	igt_assert_eq(nfence_queue_state(&q, NULL), 0);
+	igt_assert_eq(nfence_queue_state(&q2, NULL), 0);
+
+	nfence_bo_destroy(&flag);
+	nfence_queue_destroy(&q2);
+	nfence_queue_destroy(&q);
+	close(vfd);
+}
+
 /* Allocate VRAM in @size chunks on @vfd until none fits; the last one. */
 static uint32_t fill_vram(int vfd, uint32_t vdev, uint64_t size,
 			  uint64_t *last_va)
@@ -2784,6 +2922,14 @@ igt_main
 			     "the freed VRAM held parks.");
 		igt_subtest("vram-pool-page-zeroed")
 			test_vram_pool_page_zeroed();
+
+		igt_describe("An allocation that finds VRAM full moves the "
+			     "fences' VRAM pool pages to system memory and "
+			     "takes their room: a CPU waiter's MonitoredValue "
+			     "and an INTRA_GPU value survive the move, GPU VAs "
+			     "stay valid, a parked queue is released.");
+		igt_subtest("vram-demote-live")
+			test_vram_demote_live();
 
 		igt_describe("The CPU mapping reads initial_value, up to "
 			     "UINT64_MAX.");

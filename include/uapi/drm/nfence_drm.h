@@ -848,9 +848,12 @@ struct drm_nfence_fence_signal {
  * &struct drm_nfence_alloc_lock followed by mmap() of the returned offset
  * (read/write, shared with the GPU), D3DKMTUnlock2 is munmap().
  *
- * A VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE lands in system
- * memory when VRAM (or its CPU-visible part) is full; @placed_segment_id
- * says where it went. Without that flag a full segment fails with -ENOSPC.
+ * A VRAM request that finds no room first has the fence values kept in
+ * VRAM moved to system memory (the fences keep working, at the same GPU
+ * VAs) and tries again. Made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE it then
+ * lands in system memory when VRAM (or its CPU-visible part) is full;
+ * @placed_segment_id says where it went. Without that flag a full segment
+ * fails with -ENOSPC.
  * An open file's allocations, with the fence values placed in VRAM for
  * its fences, may hold at most the adapter's per-client
  * quota of each segment (module parameters client_vram_mb and

@@ -123,6 +123,8 @@ struct nfence_adapter {
  * @NFENCE_POOL_MV: MonitoredValues in system memory, kernel-only
  * @NFENCE_POOL_VRAM_CV: INTRA_GPU CurrentValues in invisible VRAM
  * @NFENCE_POOL_VRAM_MV: MonitoredValues in invisible VRAM
+ * @NFENCE_POOL_DEMOTED: VRAM pages whose values were moved to system
+ *	memory (DOC: demoting fence storage); no new value goes there
  * @NFENCE_POOL_KINDS: the number of kinds
  *
  * Each pool's pages are mapped once into the file's GPU VA space,
@@ -133,6 +135,7 @@ enum nfence_pool_kind {
 	NFENCE_POOL_MV,
 	NFENCE_POOL_VRAM_CV,
 	NFENCE_POOL_VRAM_MV,
+	NFENCE_POOL_DEMOTED,
 	NFENCE_POOL_KINDS,
 };
 

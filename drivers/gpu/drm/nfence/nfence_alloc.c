@@ -16,6 +16,7 @@
 #include "nfence_alloc.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
+#include "nfence_fence.h"
 #include "nfence_mmap.h"
 
 /**
@@ -50,7 +51,10 @@
  *   read() and write() into it); a debugger reaches it through
  *   &vm_operations_struct.access (ptrace(), /proc/PID/mem).
  *
- * VRAM pressure: a VRAM request made with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE
+ * VRAM pressure: a VRAM request that finds no room (in VRAM or in the
+ * file's quota) first has the fences' VRAM pool pages of every file moved
+ * to system memory (DOC: demoting fence storage) and tries again. Made
+ * with %DRM_NFENCE_ALLOC_ALLOW_DEMOTE, it then
  * lands in system memory when VRAM is full, as WDDM demotes allocations
  * whose preferred segment has no room. nfence does not evict resident
  * allocations: what WDDM allows to be evicted (VRAM behind a CPU
@@ -220,7 +224,22 @@ static const struct drm_gem_object_funcs nfence_alloc_funcs = {
 	.vm_ops = &nfence_alloc_vm_ops,
 };
 
-/* Take memory for @alloc: VRAM (maybe demoted) or system memory. */
+/* A range of VRAM for @alloc, charged to @nfile: -ENOSPC if none fits. */
+static int nfence_alloc_vram(struct nfence_file *nfile,
+			     struct nfence_alloc *alloc,
+			     struct nfence_segment *seg, u64 size)
+{
+	return nfence_segment_alloc_charged(seg, &alloc->node, size, PAGE_SIZE,
+					    alloc->cpu_visible ?
+					    NFENCE_SEGMENT_ALLOC_CPU_VISIBLE :
+					    NFENCE_SEGMENT_ALLOC_INVISIBLE,
+					    nfile->seg_usage);
+}
+
+/*
+ * Take memory for @alloc: VRAM, once fence storage has left it if need be,
+ * or system memory (a demoted allocation).
+ */
 static int nfence_alloc_place(struct nfence_file *nfile,
 			      struct nfence_alloc *alloc, u64 size,
 			      u32 segment_id, u32 flags)
@@ -232,12 +251,10 @@ static int nfence_alloc_place(struct nfence_file *nfile,
 
 	if (segment_id == NFENCE_SEGMENT_ID_LOCAL) {
 		seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_LOCAL);
-		ret = nfence_segment_alloc_charged(seg, &alloc->node, size,
-						   PAGE_SIZE,
-						   alloc->cpu_visible ?
-						   NFENCE_SEGMENT_ALLOC_CPU_VISIBLE :
-						   NFENCE_SEGMENT_ALLOC_INVISIBLE,
-						   nfile->seg_usage);
+		ret = nfence_alloc_vram(nfile, alloc, seg, size);
+		/* Fence storage makes room first (DOC: demoting fence storage). */
+		if (ret == -ENOSPC && nfence_fence_vram_demote(adapter))
+			ret = nfence_alloc_vram(nfile, alloc, seg, size);
 		if (!ret) {
 			alloc->segment_id = NFENCE_SEGMENT_ID_LOCAL;
 			alloc->vaddr = nfence_segment_node_vaddr(&alloc->node);

@@ -62,7 +62,11 @@
  * Outer to inner; the one place it is written down (Documentation/ pulls it
  * from here):
  *
- * 1. &nfence_adapter.clients_lock, then &nfence_file.async_lock (an
+ * 1. &nfence_adapter.clients_lock (held by a demotion of fence storage,
+ *    nfence_fence_vram_demote(), while it moves every file's VRAM pool
+ *    pages: each file's &nfence_file.pool_lock to take a page off its
+ *    pool, released before &nfence_cmp.lock, under which it takes levels
+ *    4 to 6), then &nfence_file.async_lock (an
  *    unplug ends every file's waits and syncobj bindings) or
  *    &nfence_file.sched_lock (also the registry's lock: the close walks of
  *    DOC: object registry hold it while they close every kind of object,

@@ -437,7 +437,7 @@ static int nfence_vram_value_take(struct nfence_file *nfile,
 /* Whether @slot holds its value in VRAM. */
 static bool nfence_slot_in_vram(const struct nfence_fence_slot *slot)
 {
-	return slot->vram || (slot->page && slot->page->vram);
+	return slot->vram || (slot->page && READ_ONCE(slot->page->vram));
 }
 
 /*
@@ -453,7 +453,8 @@ nfence_vram_pool_page_get(struct nfence_file *nfile,
 {
 	struct nfence_fence_page *fp = slot->page;
 
-	if (!fp || !fp->vram || READ_ONCE(fp->map.vm) != &nfile->vm)
+	if (!fp || !(fp->vram || READ_ONCE(fp->demoted)) ||
+	    READ_ONCE(fp->map.vm) != &nfile->vm)
 		return NULL;
 	drm_gem_object_get(&fp->base);
 	return fp;
@@ -549,12 +550,13 @@ void nfence_fence_put(struct nfence_fence *fence)
  *
  * For the pages whose last value went after its handle: a queue's progress
  * fence is held by the queue until its last reference, after the handle.
- * Called once a queue is destroyed; walks the file's VRAM pool pages.
+ * Called once a queue is destroyed; walks the file's VRAM pool pages and
+ * its demoted ones.
  */
 void nfence_fence_pools_trim(struct nfence_file *nfile)
 {
 	static const enum nfence_pool_kind vram[] = {
-		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
+		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV, NFENCE_POOL_DEMOTED,
 	};
 	struct nfence_fence_page *fp, *tmp;
 	unsigned int i;
@@ -768,9 +770,15 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 			ret = nfence_xgroup_join(fence, peer);
 	}
 	if (!ret) {
-		/* The engines may find it by GPU VA from now on. */
+		/*
+		 * The engines may find it by GPU VA from now on, and a
+		 * demotion of its VRAM pool page moves its value.
+		 */
 		if (fence->cv.page)
 			nfence_page_publish(fence->cv.page, fence->cv.offset,
+					    fence);
+		if (fence->mv.page && fence->mv.page->vram)
+			nfence_page_publish(fence->mv.page, fence->mv.offset,
 					    fence);
 		/*
 		 * Visible to debugfs and interrupts only once complete. An
@@ -1020,8 +1028,9 @@ static const struct nfence_object_ops nfence_local_obj_ops = {
  */
 static void nfence_fence_born_signaled(struct nfence_fence *fence)
 {
-	if (*fence->cv.value < NFENCE_ALWAYS_SIGNALED_VALUE)
-		WRITE_ONCE(*fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
+	/* Not under the CMP's lock: where a demotion leaves the value. */
+	nfence_waitlist_raise_cv(&fence->waiters,
+				 NFENCE_ALWAYS_SIGNALED_VALUE);
 	/* Its waitlist closed too, as for any AlwaysSignaled instance. */
 	nfence_instance_set_always_signaled(fence);
 }
@@ -1613,8 +1622,14 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 		u64 offset = 0, monitored;
 		u32 waiters;
 
+		/*
+		 * A value may be moving out of VRAM (DOC: demoting fence
+		 * storage): the table's spinlock is an RCU read-side section,
+		 * so either storage stays valid for these reads.
+		 */
 		waiters = nfence_waitlist_snapshot(&fence->waiters,
-						   fence->mv.value, &monitored);
+						   READ_ONCE(fence->mv.value),
+						   &monitored);
 		if (fence->cv.page &&
 		    nfence_fence_page_mappable(fence->cv.page))
 			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);
@@ -1622,7 +1637,8 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 			   fence->type, offset,
 			   fence->cv.page ? fence->cv.offset : 0);
 		drm_printf(p, "current %llu monitored %llu waiters %u%s%s%s\n",
-			   READ_ONCE(*fence->cv.value), monitored, waiters,
+			   READ_ONCE(*READ_ONCE(fence->cv.value)), monitored,
+			   waiters,
 			   READ_ONCE(fence->always_signaled) ?
 			   " always_signaled" : "",
 			   nfence_slot_in_vram(&fence->cv) ? " cv_vram" : "",

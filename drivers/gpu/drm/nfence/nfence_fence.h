@@ -49,11 +49,19 @@ struct nfence_fence_page {
 	 * pool made it and freed with the page; NULL in system memory
 	 */
 	struct nfence_segment_node *vram;
+	/**
+	 * @demoted: a VRAM pool page whose values were moved to system
+	 * memory (&nfence_file.pools %NFENCE_POOL_DEMOTED)
+	 */
+	bool demoted;
 	/** @lock: protects @used */
 	spinlock_t lock;
 	/** @used: allocated slots */
 	DECLARE_BITMAP(used, NFENCE_FENCE_SLOTS);
-	/** @fences: CurrentValue pool pages: the fence of each used slot */
+	/**
+	 * @fences: pool pages (CurrentValue, and MonitoredValue in VRAM):
+	 * the fence of each used slot, once the fence is complete
+	 */
 	struct nfence_fence *fences[NFENCE_FENCE_SLOTS];
 	/**
 	 * @link: entry in the owning file's pool (&nfence_file.pools) until
@@ -258,6 +266,7 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct drm_nfence_fence_mapping *mapping);
 void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);
 void nfence_fence_pools_trim(struct nfence_file *nfile);
+unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter);
 void nfence_fences_print(struct nfence_adapter *adapter,
 			 struct drm_printer *p);
 

@@ -6,6 +6,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -164,6 +165,24 @@ struct nfence_fence *nfence_fence_arg_get(struct nfence_file *nfile,
 	return ERR_PTR(ret);
 }
 
+/*
+ * The interrupt check of a CPU signal: CurrentValue above MonitoredValue.
+ * MonitoredValue may be moving out of VRAM (DOC: demoting fence storage):
+ * read under RCU, so the old storage is not given away before the read,
+ * and a read of the old storage that misses a new waiter's bound is
+ * caught by the demotion's look at the waiters after the grace period.
+ */
+static bool nfence_fence_signal_needs_irq(struct nfence_fence *fence)
+{
+	bool irq;
+
+	rcu_read_lock();
+	irq = READ_ONCE(*fence->cv.value) >
+	      READ_ONCE(*READ_ONCE(fence->mv.value));
+	rcu_read_unlock();
+	return irq;
+}
+
 /**
  * nfence_fence_signal - signal a fence: the CPU path and the GPU's
  * @fence: the fence
@@ -190,7 +209,7 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	if (fence->monitored) {
 		/* No MonitoredValue: the OS checks the waiters itself. */
 		nfence_interrupt_monitored(fence);
-	} else if (READ_ONCE(*fence->cv.value) > READ_ONCE(*fence->mv.value)) {
+	} else if (nfence_fence_signal_needs_irq(fence)) {
 		atomic64_inc(&stats->interrupts);
 		nfence_interrupt(fence->adapter, &fence, 1);
 	} else {

@@ -96,6 +96,28 @@ void nfence_vm_unmap(struct nfence_vm_mapping *map)
 }
 
 /**
+ * nfence_vm_move - point a mapping at other memory
+ * @map: the mapping, mapped or not
+ * @vaddr: kernel address of the memory that takes its place, as large
+ *
+ * GPU accesses translated after this reach @vaddr; its GPU VA does not
+ * change. The caller keeps the old memory until no access can be using
+ * it (the CMP's engines translate under &nfence_cmp.lock).
+ */
+void nfence_vm_move(struct nfence_vm_mapping *map, void *vaddr)
+{
+	struct nfence_vm *vm = READ_ONCE(map->vm);
+
+	if (!vm) {
+		map->vaddr = vaddr;
+		return;
+	}
+	mutex_lock(&vm->lock);
+	map->vaddr = vaddr;
+	mutex_unlock(&vm->lock);
+}
+
+/**
  * nfence_vm_find_locked - translate a GPU access, address space locked
  * @vm: the address space, whose @lock the caller holds
  * @va: GPU virtual address

@@ -70,6 +70,7 @@ void nfence_vm_fini(struct nfence_vm *vm);
 int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
 		  void *vaddr, u64 size, u32 flags);
 void nfence_vm_unmap(struct nfence_vm_mapping *map);
+void nfence_vm_move(struct nfence_vm_mapping *map, void *vaddr);
 void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 			    struct nfence_vm_mapping **mapp);
 int nfence_vm_read_locked(struct nfence_vm *vm, u64 va, void *buf, size_t len);

@@ -85,6 +85,51 @@ void nfence_waitlist_init(struct nfence_waitlist *wl, u64 *cv, u64 *mv)
 }
 
 /**
+ * nfence_waitlist_move_value - move a word of the fence to new storage
+ * @wl: the fence's waitlist
+ * @from: the word's storage now: the fence's CurrentValue or
+ *	MonitoredValue, or a word the waitlist does not use
+ * @to: its new storage
+ * @value: the fence's pointer to the word (&nfence_fence_slot.value),
+ *	pointed at @to
+ *
+ * Under the waitlist's lock, which every CPU write of MonitoredValue and
+ * nfence_waitlist_raise_cv() hold: the word is copied, and the waitlist
+ * and the fence use @to from then on. Writers that hold neither this lock
+ * nor &nfence_cmp.lock must not exist for @from (see DOC: demoting fence
+ * storage).
+ */
+void nfence_waitlist_move_value(struct nfence_waitlist *wl, const u64 *from,
+				u64 *to, u64 **value)
+{
+	spin_lock(&wl->lock);
+	WRITE_ONCE(*to, READ_ONCE(*from));
+	if (wl->cv == from)
+		wl->cv = to;
+	if (wl->mv == from)
+		wl->mv = to;
+	WRITE_ONCE(*value, to);
+	spin_unlock(&wl->lock);
+}
+
+/**
+ * nfence_waitlist_raise_cv - raise CurrentValue outside the CMP
+ * @wl: the fence's waitlist
+ * @value: the value CurrentValue is raised to, if it is below
+ *
+ * For the one CPU store to a value the CPU cannot signal (a fence born
+ * AlwaysSignaled): under the waitlist's lock, so that it lands in the
+ * storage nfence_waitlist_move_value() left.
+ */
+void nfence_waitlist_raise_cv(struct nfence_waitlist *wl, u64 value)
+{
+	spin_lock(&wl->lock);
+	if (READ_ONCE(*wl->cv) < value)
+		WRITE_ONCE(*wl->cv, value);
+	spin_unlock(&wl->lock);
+}
+
+/**
  * nfence_waitlist_add - queue a waiter
  * @wl: the waitlist
  * @waiter: the waiter, with @value and @done set

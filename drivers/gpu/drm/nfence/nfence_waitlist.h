@@ -19,7 +19,10 @@ struct nfence_waiter;
  * removing one costs O(log n) and finding the least is O(1).
  */
 struct nfence_waitlist {
-	/** @lock: protects @tree, @count and writes of *@mv */
+	/**
+	 * @lock: protects @tree, @count, the pointers @cv and @mv, and CPU
+	 * writes of *@mv
+	 */
 	spinlock_t lock;
 	/** @tree: queued waiters by value, leftmost cached */
 	struct rb_root_cached tree;
@@ -48,6 +51,9 @@ struct nfence_waiter {
 };
 
 void nfence_waitlist_init(struct nfence_waitlist *wl, u64 *cv, u64 *mv);
+void nfence_waitlist_move_value(struct nfence_waitlist *wl, const u64 *from,
+				u64 *to, u64 **value);
+void nfence_waitlist_raise_cv(struct nfence_waitlist *wl, u64 value);
 bool nfence_waitlist_add(struct nfence_waitlist *wl,
 			 struct nfence_waiter *waiter);
 void nfence_waitlist_remove(struct nfence_waitlist *wl,

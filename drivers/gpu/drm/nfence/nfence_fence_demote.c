@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include <drm/drm_gem.h>
+
+#include "nfence_adapter.h"
+#include "nfence_fence.h"
+#include "nfence_segment.h"
+#include "nfence_vm.h"
+#include "nfence_waitlist.h"
+
+/**
+ * DOC: demoting fence storage
+ *
+ * The seed lets the storage of a native fence placed in local memory (an
+ * INTRA_GPU fence's values, an optimized DEFAULT fence's MonitoredValue) be
+ * demoted to system memory under local memory pressure. When an
+ * allocation finds no room in VRAM (or in its file's VRAM quota),
+ * nfence_fence_vram_demote() moves the VRAM pool pages of every file of
+ * the adapter (DOC: native fences, the pools) to system memory, and the
+ * allocation tries again. A page moves whole, with the fences in it alive:
+ * waited on by CPUs, parked on by queues, signaled by engines.
+ *
+ * What stays the same: every GPU VA (the page's mapping in its file's
+ * address space is pointed at the new memory, nfence_vm_move()), the
+ * values, MonitoredValue included, and the absence of a CPU mapping (VRAM
+ * pool pages never have one). What changes: the kernel address of each
+ * value (&nfence_fence_slot.value, and the waitlist's pointers).
+ *
+ * Who can touch a value while it moves, and why none of it is lost:
+ *
+ * - the engines, the driver's carries and AlwaysSignaled raises run under
+ *   &nfence_cmp.lock, which the move holds throughout;
+ * - CPU writes of MonitoredValue, and the CurrentValue raise of a fence
+ *   born AlwaysSignaled (nfence_waitlist_raise_cv()), hold the fence's
+ *   waitlist lock, under which nfence_waitlist_move_value() copies each
+ *   value and repoints the fence at its new storage;
+ * - the CPU signal's interrupt check reads MonitoredValue without a lock,
+ *   under RCU: the old VRAM is given back only after a grace period, and
+ *   a check that read the old storage after a new waiter bound the new
+ *   one is made up for by a look at every waiter of the page's fences
+ *   after that grace period;
+ * - a fence still being created has a slot but no entry in the page's
+ *   &nfence_fence_page.fences yet (its values are written before it is
+ *   published there): a page with such a slot is left where it is.
+ *
+ * The page then sits in its file's %NFENCE_POOL_DEMOTED list: no new value
+ * is placed in it (new fences find VRAM again when there is room), and it
+ * is freed when its last value goes (the trims of DOC: native fences) or
+ * the file closes. A shared fence's value in VRAM, a range of its own
+ * mapped into every file that opened the fence, is not moved.
+ *
+ * The locks it takes, and in what order, are those of DOC: lock order.
+ */
+
+/* Whether every used slot of @fp has its fence published (fp->lock held). */
+static bool nfence_demote_page_complete(struct nfence_fence_page *fp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&fp->lock);
+	for_each_set_bit(i, fp->used, NFENCE_FENCE_SLOTS)
+		if (!fp->fences[i])
+			return false;
+	return true;
+}
+
+/*
+ * A VRAM pool page of @nfile that can move, taken off its pool into the
+ * demoted list (so that no new value is placed in it), with a reference;
+ * NULL if there is none.
+ */
+static struct nfence_fence_page *nfence_demote_pick(struct nfence_file *nfile)
+{
+	static const enum nfence_pool_kind kinds[] = {
+		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
+	};
+	struct nfence_fence_page *fp;
+	unsigned int i;
+	bool complete;
+
+	mutex_lock(&nfile->pool_lock);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		list_for_each_entry(fp, &nfile->pools[kinds[i]], link) {
+			spin_lock(&fp->lock);
+			complete = nfence_demote_page_complete(fp);
+			spin_unlock(&fp->lock);
+			if (!complete)
+				continue;
+			list_move(&fp->link, &nfile->pools[NFENCE_POOL_DEMOTED]);
+			drm_gem_object_get(&fp->base);
+			mutex_unlock(&nfile->pool_lock);
+			return fp;
+		}
+	}
+	mutex_unlock(&nfile->pool_lock);
+	return NULL;
+}
+
+/* The slot of @fence whose value is in @fp, or NULL. */
+static struct nfence_fence_slot *nfence_demote_slot(struct nfence_fence *fence,
+						    struct nfence_fence_page *fp)
+{
+	if (fence->cv.page == fp)
+		return &fence->cv;
+	if (fence->mv.page == fp)
+		return &fence->mv;
+	return NULL;
+}
+
+/*
+ * Move @fp's values to @page, with every engine of @cmp stopped: the
+ * page's GPU mapping first, then each fence's values under its waitlist
+ * lock. Returns the VRAM range to give back after a grace period.
+ */
+static struct nfence_segment_node *
+nfence_demote_move(struct nfence_cmp *cmp, struct nfence_fence_page *fp,
+		   struct page *page)
+{
+	struct nfence_segment_node *node = fp->vram;
+	void *from = fp->vaddr, *to = page_address(page);
+	struct nfence_fence_slot *slot;
+	struct nfence_fence *fence;
+	unsigned int i;
+
+	nfence_cmp_lock(cmp);
+	nfence_vm_move(&fp->map, to);
+	spin_lock(&fp->lock);
+	for_each_set_bit(i, fp->used, NFENCE_FENCE_SLOTS) {
+		/*
+		 * Every used slot has its fence (the pick checked, and no
+		 * slot is taken from a page off its pool); a fence being
+		 * released is still here, and intact, until its slot is
+		 * given back under the page's lock.
+		 */
+		fence = fp->fences[i];
+		slot = fence ? nfence_demote_slot(fence, fp) : NULL;
+		if (WARN_ON_ONCE(!slot))
+			continue;
+		nfence_waitlist_move_value(&fence->waiters, from + slot->offset,
+					   to + slot->offset, &slot->value);
+	}
+	fp->vaddr = to;
+	fp->page = page;
+	WRITE_ONCE(fp->vram, NULL);
+	WRITE_ONCE(fp->demoted, true);
+	spin_unlock(&fp->lock);
+	nfence_cmp_unlock(cmp);
+	return node;
+}
+
+/*
+ * After the grace period: the waiters of @fp's fences, whose MonitoredValue
+ * a CPU signal may have read from the old storage, get a look at
+ * CurrentValue.
+ */
+static void nfence_demote_recheck(struct nfence_fence_page *fp)
+{
+	struct nfence_fence *fence;
+	unsigned int i;
+
+	for (i = 0; i < NFENCE_FENCE_SLOTS; i++) {
+		spin_lock(&fp->lock);
+		fence = fp->fences[i];
+		if (fence && !kref_get_unless_zero(&fence->ref))
+			fence = NULL;
+		spin_unlock(&fp->lock);
+		if (!fence)
+			continue;
+		nfence_waitlist_process(&fence->waiters);
+		nfence_fence_put(fence);
+	}
+}
+
+/* Move one page of @nfile's; false if it has none left that can move. */
+static bool nfence_demote_one(struct nfence_adapter *adapter,
+			      struct nfence_file *nfile)
+{
+	struct nfence_segment_node *node;
+	struct nfence_fence_page *fp;
+	struct page *page, *old;
+
+	/*
+	 * Before the pick: a picked page must move. Not charged to the
+	 * caller's memory cgroup, whose fences they may not be; the pages
+	 * were VRAM charged to their files' quotas, so there are no more of
+	 * them than VRAM holds.
+	 */
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return false;
+	fp = nfence_demote_pick(nfile);
+	if (!fp) {
+		__free_page(page);
+		return false;
+	}
+	old = fp->page;
+	node = nfence_demote_move(&adapter->cmp, fp, page);
+	/* No lockless reader is left on the old storage. */
+	synchronize_rcu();
+	nfence_segment_free(node);
+	kfree(node);
+	put_page(old);
+	nfence_demote_recheck(fp);
+	drm_gem_object_put(&fp->base);
+	return true;
+}
+
+/**
+ * nfence_fence_vram_demote - move fence storage out of VRAM
+ * @adapter: the adapter whose VRAM (or a file's VRAM quota) is short
+ *
+ * Moves every VRAM pool page of every file of @adapter that can move to
+ * system memory (DOC: demoting fence storage), giving its VRAM back.
+ *
+ * Context: process context, holding none of the driver's locks.
+ *
+ * Return: the number of pages moved.
+ */
+unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter)
+{
+	struct nfence_file *nfile;
+	unsigned int moved = 0;
+
+	mutex_lock(&adapter->clients_lock);
+	list_for_each_entry(nfile, &adapter->clients, link)
+		while (nfence_demote_one(adapter, nfile))
+			moved++;
+	mutex_unlock(&adapter->clients_lock);
+	return moved;
+}
