@@ -1375,6 +1375,109 @@ static void cmp_pass_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, deadline, 0);
 }
 
+/*
+ * Scheduling priorities weigh turns on one engine. q[0] and q[1] share
+ * engine 0, in contexts of their own, each with more NOPs than the passes
+ * below run; a pass gives engine 0 two visits (one per queue). Each pass's
+ * turns are read back from the engine's turn count and the queues' last
+ * turns.
+ */
+static void cmp_priority_turns(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+	struct nfence_cmp_queue *q0 = f->q[0], *q1 = f->q[1];
+	unsigned int i, yield_pass;
+	u64 start, end, deadline;
+	u32 base;
+
+	mutex_lock(&f->cmp->lock);
+	q1->ctx = &f->ctx[1];
+	f->ctx[1].priority = 1;
+	mutex_unlock(&f->cmp->lock);
+	start = cmp_nops(f, CMP_PASS_NOPS);
+	end = nfence_kcs_cursor(&f->sp.cs);
+	for (i = 1; i <= 8; i++) {
+		cmp_submit(f, q0, start, end, i);
+		cmp_submit(f, q1, start, end, i);
+	}
+
+	/* Priority 1 against 0: q0 q1 | q1 q0 | q1 q1. */
+	base = e->turns;
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	KUNIT_EXPECT_EQ(test, e->turns - base, 2);
+	KUNIT_EXPECT_EQ(test, q0->last_turn - base, 1);
+	KUNIT_EXPECT_EQ(test, q1->last_turn - base, 2);
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	KUNIT_EXPECT_EQ(test, q1->last_turn - base, 3);
+	KUNIT_EXPECT_EQ(test, q0->last_turn - base, 4);
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	KUNIT_EXPECT_EQ(test, e->turns - base, 6);
+	KUNIT_EXPECT_EQ(test, q1->last_turn - base, 6);
+	KUNIT_EXPECT_EQ(test, q0->last_turn - base, 4);
+
+	/*
+	 * Priority -1 for q0 against 0: it runs once two turns of q1 have run
+	 * since its own, yielding its visit in every other pass.
+	 */
+	mutex_lock(&f->cmp->lock);
+	f->ctx[0].priority = -1;
+	f->ctx[1].priority = 0;
+	mutex_unlock(&f->cmp->lock);
+	base = e->turns;
+	yield_pass = 0;
+	for (i = 0; i < 4; i++) {
+		u32 before = q0->last_turn;
+
+		KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+		if (q0->last_turn == before)
+			yield_pass++;
+		else
+			KUNIT_EXPECT_GE(test, q0->last_turn - before, 3);
+	}
+	KUNIT_EXPECT_EQ(test, yield_pass, 2);
+	KUNIT_EXPECT_EQ(test, e->turns - base, 6);
+	KUNIT_EXPECT_TRUE(test, !e->no_yield);
+}
+
+/*
+ * A queue of priority -7 alone on its engine: a pass in which it yields
+ * and the engine runs nothing reports progress, and in the next pass
+ * nobody yields, so it runs every other pass.
+ */
+static void cmp_priority_alone(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_engine *e = &f->cmp->engines[0];
+	struct nfence_cmp_queue *q0 = f->q[0];
+	u64 start, end, deadline;
+	unsigned int i;
+	u32 before;
+
+	mutex_lock(&f->cmp->lock);
+	f->ctx[0].priority = DRM_NFENCE_CONTEXT_PRIORITY_MIN;
+	mutex_unlock(&f->cmp->lock);
+	start = cmp_nops(f, CMP_PASS_NOPS);
+	end = nfence_kcs_cursor(&f->sp.cs);
+	for (i = 1; i <= 8; i++)
+		cmp_submit(f, q0, start, end, i);
+
+	/* Its first turn: a new queue never yields it. */
+	before = e->turns;
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	KUNIT_EXPECT_EQ(test, q0->last_turn, before + 1);
+	for (i = 0; i < 3; i++) {
+		before = e->turns;
+		/* Yielded, nothing ran: another pass must follow. */
+		KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+		KUNIT_EXPECT_EQ(test, e->turns, before);
+		KUNIT_EXPECT_TRUE(test, e->no_yield);
+		KUNIT_EXPECT_TRUE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+		KUNIT_EXPECT_EQ(test, q0->last_turn, before + 1);
+		KUNIT_EXPECT_TRUE(test, !e->no_yield);
+	}
+}
+
 /* A command whose operands cross from one mapping into the next runs. */
 static void cmp_command_straddles_mappings(struct kunit *test)
 {
@@ -2110,6 +2213,8 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_budget_yields),
 	KUNIT_CASE(cmp_turn_max),
 	KUNIT_CASE(cmp_pass_budget),
+	KUNIT_CASE(cmp_priority_turns),
+	KUNIT_CASE(cmp_priority_alone),
 	KUNIT_CASE(cmp_remove_raises_queue_irq),
 	KUNIT_CASE(cmp_command_straddles_mappings),
 	KUNIT_CASE_PARAM(cmp_fault_reasons, cmp_fault_gen_params),

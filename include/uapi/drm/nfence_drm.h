@@ -1060,7 +1060,8 @@ enum drm_nfence_context_op {
  * their engine (see DOC: context management processor): 0, a new
  * context's, is the normal share; each step above 0 gives the queue one
  * more turn in a row, each step below 0 has it yield its turn to one more
- * turn of the others. No priority starves a queue.
+ * turn of the others (7 and -7 are eight turns to one against 0). No
+ * priority starves a queue.
  *
  * -ENOENT for an unknown @device or @context, -EINVAL for an unknown @op,
  * a non-zero @priority with another op than

@@ -2167,7 +2167,7 @@ typedef struct _D3DKMT_SETCONTEXTSCHEDULINGPRIORITY {
  * Priority is relative to the other contexts on the same engine, -7 (the
  * lowest) to 7; a new context has 0. The simulated GPU's scheduler gives
  * a context of priority p > 0 up to p more turns in a row on its engine,
- * and has one of priority p < 0 yield its turn until -p turns of others
+ * and has one of priority p < 0 yield its turn until 1 - p turns of others
  * have run; none is starved (Documentation/libnfence.rst, "Scheduling
  * priorities"). It applies to every queue of the context, from their next
  * turns on. Windows' absolute priorities (a flag bit ORed into Priority)

@@ -62,13 +62,13 @@
  * against the other queues of their engine, without starving any. A queue
  * of priority p > 0 that ran something keeps the head of the runlist for
  * up to p more turns in a row (nfence_cmp_queue_turn_done()); a queue of
- * priority p < 0 yields its turn until p turns of other queues have run on
- * the engine since its last one (nfence_cmp_queue_yields()). A pass in
+ * priority p < 0 yields its turn until 1 - p turns of other queues have run
+ * on the engine since its last one (nfence_cmp_queue_yields()). A pass in
  * which a queue yielded and the engine ran nothing is followed by one in
  * which nobody yields, so a queue alone on its engine, or whose rivals are
  * all parked, runs after at most one empty pass. Against a queue of
- * priority 0, a queue of priority 7 gets eight turns to its one, and a
- * queue of priority -7 one turn to its seven.
+ * priority 0, a queue of priority p gets 1 + p turns to its one, and a
+ * queue of priority -p one turn to its 1 + p: 7 and -7 are eight to one.
  *
  * Hang detection (TDR): a queue whose WORK command has run for the
  * adapter's tdr_timeout_ms (and that was not created with
@@ -657,7 +657,7 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 
 /*
  * Whether @q, runnable, yields its turn on @e: a negative priority p lets
- * it run once -p turns of other queues have run since its last one.
+ * it run once 1 - p turns of other queues have run since its last one.
  */
 static bool nfence_cmp_queue_yields(struct nfence_cmp_engine *e,
 				    const struct nfence_cmp_queue *q)
@@ -665,7 +665,7 @@ static bool nfence_cmp_queue_yields(struct nfence_cmp_engine *e,
 	int prio = q->ctx->priority;
 
 	if (prio >= 0 || e->no_yield ||
-	    (u32)(e->turns - q->last_turn) >= (u32)-prio)
+	    e->turns - q->last_turn >= (u32)(1 - prio))
 		return false;
 	e->yielded = true;
 	return true;
@@ -1090,7 +1090,7 @@ void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 	q->id = ++cmp->next_id;
 	/* Whatever its priority, a new queue does not yield its first turn. */
 	q->streak = 0;
-	q->last_turn = e->turns - (u32)-DRM_NFENCE_CONTEXT_PRIORITY_MIN;
+	q->last_turn = e->turns - (u32)(1 - DRM_NFENCE_CONTEXT_PRIORITY_MIN);
 	list_add_tail(&q->engine_link, &e->runlist);
 	e->num_queues++;
 }
