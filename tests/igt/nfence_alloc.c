@@ -764,12 +764,14 @@ static void test_close_mapped_counts(void)
 
 /*
  * Fence values placed in VRAM count against the quota of the file that
- * made the fence (Documentation/fences.rst, "Storage"): a file's INTRA_GPU
- * fences leave its allocations only the rest of its VRAM quota, and at
- * the quota an INTRA_GPU fence and an optimized DEFAULT fence are still
- * made, their values in system memory, charging no VRAM. A
- * second file still gets its whole quota of VRAM, and destroying the
- * fences gives their bytes back.
+ * made the fence (Documentation/fences.rst, "Storage"), and go back when
+ * the fences are destroyed, until an allocation of that file needs the
+ * room: its INTRA_GPU fences' VRAM pool
+ * pages then move to system memory ("Demoting fence storage") and its
+ * allocations get its whole VRAM quota. At the quota an INTRA_GPU fence
+ * and an optimized DEFAULT fence are still made, their values in system
+ * memory, charging no VRAM. A second file still gets its whole quota of
+ * VRAM, and the moved fences hold none of A's any more.
  */
 #define QUOTA_FENCES	2048
 
@@ -804,12 +806,26 @@ static void test_client_quota_fences(void)
 	igt_assert_lt_u64(0, per_fence);
 	assert_used(VRAM, base, QUOTA_FENCES * per_fence);
 
-	/* They are A's: its allocations get only the rest of its quota. */
+	/* Destroyed while in VRAM, they give their pages back; made again. */
+	for (unsigned int i = 0; i < QUOTA_FENCES; i++)
+		nfence_fence_destroy(fda, h[i]);
+	assert_used(VRAM, base, 0);
+	for (unsigned int i = 0; i < QUOTA_FENCES; i++)
+		h[i] = nfence_fence_create(fda, deva,
+					   DRM_NFENCE_FENCE_TYPE_INTRA_GPU, 0,
+					   1, NULL);
+	assert_used(VRAM, base, QUOTA_FENCES * per_fence);
+
+	/*
+	 * They are A's, until its allocations need the room: those get the
+	 * whole quota, the fences' pages moving out of VRAM.
+	 */
 	taken = fill_client(fda, deva, VRAM, MIB);
-	igt_assert_f(taken + QUOTA_FENCES * per_fence == vram_quota,
+	igt_assert_f(taken == vram_quota,
 		     "allocations of %" PRIu64 " bytes beside %u INTRA_GPU "
 		     "fences of %" PRIu64 " bytes each, quota %" PRIu64 "\n",
 		     taken, QUOTA_FENCES, per_fence, vram_quota);
+	assert_used(VRAM, base, vram_quota);
 
 	/* At its quota: an INTRA_GPU fence is made, in system memory. */
 	c = (struct drm_nfence_fence_create) {
@@ -831,11 +847,10 @@ static void test_client_quota_fences(void)
 	/* B is not held back by A. */
 	igt_assert_eq_u64(fill_client(fdb, devb, VRAM, MIB), vram_quota);
 
-	/* Destroyed fences give their bytes back to A. */
+	/* The moved fences held no VRAM: destroying them gives A none. */
 	for (unsigned int i = 0; i < QUOTA_FENCES; i++)
 		nfence_fence_destroy(fda, h[i]);
-	igt_assert_eq_u64(fill_client(fda, deva, VRAM, PAGE),
-			  QUOTA_FENCES * per_fence);
+	igt_assert_eq_u64(fill_client(fda, deva, VRAM, PAGE), 0);
 	nfence_fence_destroy(fda, hd);
 	nfence_fence_destroy(fda, hi);
 	close(fda);

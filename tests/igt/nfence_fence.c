@@ -1744,6 +1744,46 @@ static void vram_full_intra_gpu(int vfd, uint32_t vdev, struct nfence_queue *q)
 	nfence_fence_destroy(vfd, hi);
 }
 
+/* Allocate VRAM in @size chunks on @vfd until none fits; the last one. */
+static uint32_t fill_vram(int vfd, uint32_t vdev, uint64_t size,
+			  uint64_t *last_va)
+{
+	uint32_t last = 0;
+
+	for (;;) {
+		struct drm_nfence_alloc_create a = {
+			.device = vdev,
+			.size = size,
+			.segment_id = NFENCE_SEGMENT_VRAM,
+		};
+		int ret = __nfence_alloc_create(vfd, &a);
+
+		if (ret == -ENOSPC)
+			return last;
+		igt_assert_eq(ret, 0);
+		last = a.handle;
+		*last_va = a.gpu_va;
+	}
+}
+
+/*
+ * A file of its own for a VRAM test (its close gives back all it took),
+ * with a device in *@vdev; skips without the optimized DEFAULT fence,
+ * which puts MonitoredValues in VRAM.
+ */
+static int vram_client(uint32_t *vdev)
+{
+	int vfd;
+
+	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
+					       adapter.index),
+		      "needs the optimized DEFAULT fence\n");
+	nfence_watchdog(WATCHDOG_S);
+	vfd = nfence_open();
+	*vdev = nfence_device_create(vfd);
+	return vfd;
+}
+
 /*
  * VRAM full (Documentation/fences.rst, "Storage"): a fence value that
  * finds no room in VRAM goes to system memory and the fence works the
@@ -1763,35 +1803,17 @@ static void test_vram_full(void)
 	struct drm_nfence_fence_mapping m[2];
 	struct nfence_debugfs_fence line;
 	struct nfence_queue q;
+	uint64_t last_va;
 	int vfd, filled = 0;
 	uint32_t vdev, h[2];
 
-	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
-					       adapter.index),
-		      "needs the optimized DEFAULT fence\n");
-	nfence_watchdog(WATCHDOG_S);
-	vfd = nfence_open();
-	vdev = nfence_device_create(vfd);
+	vfd = vram_client(&vdev);
 	/* Made first: its command buffer is in system memory anyway. */
 	nfence_queue_create(&q, vfd, vdev, 0, 0);
 
 	/* Every page of VRAM taken by allocations ... */
-	for (unsigned int i = 0; i < ARRAY_SIZE(chunks); i++) {
-		for (;;) {
-			struct drm_nfence_alloc_create a = {
-				.device = vdev,
-				.size = chunks[i],
-				.segment_id = NFENCE_SEGMENT_VRAM,
-			};
-			int ret = __nfence_alloc_create(vfd, &a);
-
-			if (ret == -ENOSPC)
-				break;
-			igt_assert_eq(ret, 0);
-			igt_assert_eq_u32(a.placed_segment_id,
-					  NFENCE_SEGMENT_VRAM);
-		}
-	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(chunks); i++)
+		fill_vram(vfd, vdev, chunks[i], &last_va);
 	/*
 	 * ... and the free slots of the file's VRAM pool page (the queue's
 	 * progress fence made it) by DEFAULT fences, kept until the file
@@ -1867,12 +1889,7 @@ static void test_vram_demote_live(void)
 	uint32_t vdev, hd;
 	int vfd;
 
-	igt_require_f(nfence_param_get_bool_at("optimized_default_fence",
-					       adapter.index),
-		      "needs the optimized DEFAULT fence\n");
-	nfence_watchdog(WATCHDOG_S);
-	vfd = nfence_open();
-	vdev = nfence_device_create(vfd);
+	vfd = vram_client(&vdev);
 	nfence_queue_create(&q, vfd, vdev, 0, 0);
 	nfence_queue_create(&q2, vfd, vdev, 0, 0);
 	nfence_bo_create(vfd, vdev, FENCE_PAGE, NFENCE_SEGMENT_SYSTEM,
@@ -1978,26 +1995,56 @@ static void test_vram_demote_live(void)
 	close(vfd);
 }
 
-/* Allocate VRAM in @size chunks on @vfd until none fits; the last one. */
-static uint32_t fill_vram(int vfd, uint32_t vdev, uint64_t size,
-			  uint64_t *last_va)
+static bool count_cv_in_vram(const struct nfence_debugfs_fence *f, void *data)
 {
-	uint32_t last = 0;
+	if (f->cv_vram)
+		++*(int *)data;
+	return false;
+}
 
-	for (;;) {
-		struct drm_nfence_alloc_create a = {
-			.device = vdev,
-			.size = size,
-			.segment_id = NFENCE_SEGMENT_VRAM,
-		};
-		int ret = __nfence_alloc_create(vfd, &a);
+/*
+ * A NO_SIGNAL handle maps its INTRA_GPU fence's CurrentValue read-only at
+ * a GPU VA of its own, outside the VRAM pool page's mapping: that page
+ * stays in VRAM when VRAM is filled (its MonitoredValue moves), and a GPU
+ * wait through that VA for the fence's value (7) passes.
+ */
+static void test_vram_demote_pinned(void)
+{
+	struct drm_nfence_fence_mapping mj;
+	struct nfence_queue q;
+	struct nfence_bo flag;
+	struct nfence_cs cs;
+	uint64_t last_va;
+	uint32_t vdev;
+	int vfd, n = 0;
 
-		if (ret == -ENOSPC)
-			return last;
-		igt_assert_eq(ret, 0);
-		last = a.handle;
-		*last_va = a.gpu_va;
-	}
+	vfd = vram_client(&vdev);
+	nfence_queue_create(&q, vfd, vdev, 0, 0);
+	nfence_bo_create(vfd, vdev, FENCE_PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &flag);
+	nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU,
+			    DRM_NFENCE_FENCE_NO_SIGNAL, 7, &mj);
+	igt_assert_lte(0, __nfence_debugfs_fences(dbg, count_cv_in_vram, &n));
+	igt_assert_lt(0, n);
+
+	fill_vram(vfd, vdev, 4 << 20, &last_va);
+	fill_vram(vfd, vdev, 256 << 10, &last_va);
+	fill_vram(vfd, vdev, FENCE_PAGE, &last_va);
+	n = 0;
+	igt_assert_lte(0, __nfence_debugfs_fences(dbg, count_cv_in_vram, &n));
+	igt_assert_lt(0, n);
+
+	nfence_queue_begin(&q, &cs);
+	nfence_cs_wait_fence(&cs, &mj, 7);
+	nfence_cs_write64(&cs, flag.gpu_va, 1);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 1);
+	igt_assert_eq(nfence_queue_state(&q, NULL), 0);
+
+	nfence_bo_destroy(&flag);
+	nfence_queue_destroy(&q);
+	close(vfd);
 }
 
 /*
@@ -2930,6 +2977,13 @@ igt_main
 			     "stay valid, a parked queue is released.");
 		igt_subtest("vram-demote-live")
 			test_vram_demote_live();
+
+		igt_describe("A NO_SIGNAL handle's read-only mapping of an "
+			     "INTRA_GPU CurrentValue pins its VRAM pool page: "
+			     "the page stays when VRAM is filled, and a GPU "
+			     "wait through that mapping sees the value.");
+		igt_subtest("vram-demote-pinned")
+			test_vram_demote_pinned();
 
 		igt_describe("The CPU mapping reads initial_value, up to "
 			     "UINT64_MAX.");

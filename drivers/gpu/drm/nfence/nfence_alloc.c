@@ -224,6 +224,17 @@ static const struct drm_gem_object_funcs nfence_alloc_funcs = {
 	.vm_ops = &nfence_alloc_vm_ops,
 };
 
+/* Whether @size more bytes of @seg fit in @nfile's quota of it. */
+static bool nfence_alloc_quota_fits(struct nfence_file *nfile,
+				    struct nfence_segment *seg, u64 size)
+{
+	u64 quota = READ_ONCE(seg->client_quota);
+
+	return !quota ||
+	       nfence_segment_usage_read(nfile->seg_usage, seg->id) + size <=
+	       quota;
+}
+
 /* A range of VRAM for @alloc, charged to @nfile: -ENOSPC if none fits. */
 static int nfence_alloc_vram(struct nfence_file *nfile,
 			     struct nfence_alloc *alloc,
@@ -252,8 +263,15 @@ static int nfence_alloc_place(struct nfence_file *nfile,
 	if (segment_id == NFENCE_SEGMENT_ID_LOCAL) {
 		seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_LOCAL);
 		ret = nfence_alloc_vram(nfile, alloc, seg, size);
-		/* Fence storage makes room first (DOC: demoting fence storage). */
-		if (ret == -ENOSPC && nfence_fence_vram_demote(adapter))
+		/*
+		 * Fence storage makes room first (DOC: demoting fence
+		 * storage): the file's own, then, if VRAM rather than the
+		 * file's quota is short, every file's.
+		 */
+		if (ret == -ENOSPC && nfence_fence_vram_demote(adapter, nfile))
+			ret = nfence_alloc_vram(nfile, alloc, seg, size);
+		if (ret == -ENOSPC && nfence_alloc_quota_fits(nfile, seg, size) &&
+		    nfence_fence_vram_demote(adapter, NULL))
 			ret = nfence_alloc_vram(nfile, alloc, seg, size);
 		if (!ret) {
 			alloc->segment_id = NFENCE_SEGMENT_ID_LOCAL;

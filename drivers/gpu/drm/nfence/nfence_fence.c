@@ -453,9 +453,14 @@ nfence_vram_pool_page_get(struct nfence_file *nfile,
 {
 	struct nfence_fence_page *fp = slot->page;
 
-	if (!fp || !(fp->vram || READ_ONCE(fp->demoted)) ||
-	    READ_ONCE(fp->map.vm) != &nfile->vm)
+	if (!fp || READ_ONCE(fp->map.vm) != &nfile->vm)
 		return NULL;
+	if (!READ_ONCE(fp->vram)) {
+		/* @vram before @demoted: pairs with nfence_demote_move()'s. */
+		smp_rmb();
+		if (!READ_ONCE(fp->demoted))
+			return NULL;
+	}
 	drm_gem_object_get(&fp->base);
 	return fp;
 }
@@ -959,11 +964,26 @@ static void nfence_value_map_put(struct nfence_file *nfile,
  * A NO_SIGNAL handle's own read-only mapping of CurrentValue, at *@va: a
  * value map of @local alone, whose fence is @local's for its whole life.
  */
+/* Undo nfence_local_map_ro()'s pin of the fence's CurrentValue page. */
+static void nfence_local_unpin(struct nfence_fence_local *local)
+{
+	struct nfence_fence_page *fp = local->fence->cv.page;
+
+	if (!fp)
+		return;
+	spin_lock(&fp->lock);
+	fp->pinned--;
+	spin_unlock(&fp->lock);
+}
+
 static int nfence_local_map_ro(struct nfence_file *nfile,
 			       struct nfence_fence_local *local, u64 *va)
 {
 	struct nfence_value_map *vmap;
 	int ret;
+
+	struct nfence_fence_page *fp = local->fence->cv.page;
+	u64 *value;
 
 	vmap = kmem_cache_zalloc(nfence_value_map_cache, GFP_KERNEL);
 	if (!vmap)
@@ -971,9 +991,23 @@ static int nfence_local_map_ro(struct nfence_file *nfile,
 	INIT_LIST_HEAD(&vmap->users);
 	vmap->fence = local->fence;
 	vmap->map.fence_at = nfence_value_map_fence_at;
-	ret = nfence_vm_map(&nfile->vm, &vmap->map, local->fence->cv.value,
-			    sizeof(u64), NFENCE_VM_READ_ONLY);
+	/*
+	 * A mapping outside the page's own: the page is pinned in VRAM
+	 * (DOC: demoting fence storage), and the address is read under the
+	 * lock a move holds, so it is the one that stays.
+	 */
+	if (fp) {
+		spin_lock(&fp->lock);
+		fp->pinned++;
+		value = local->fence->cv.value;
+		spin_unlock(&fp->lock);
+	} else {
+		value = local->fence->cv.value;
+	}
+	ret = nfence_vm_map(&nfile->vm, &vmap->map, value, sizeof(u64),
+			    NFENCE_VM_READ_ONLY);
 	if (ret) {
+		nfence_local_unpin(local);
 		kmem_cache_free(nfence_value_map_cache, vmap);
 		return ret;
 	}
@@ -989,6 +1023,7 @@ static void nfence_local_free(struct nfence_file *nfile,
 
 	if (local->ro_map) {
 		nfence_vm_unmap(&local->ro_map->map);
+		nfence_local_unpin(local);
 		kmem_cache_free(nfence_value_map_cache, local->ro_map);
 	}
 	nfence_value_map_put(nfile, local->cv_vmap, local, &local->cv_link);

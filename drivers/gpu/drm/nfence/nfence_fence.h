@@ -54,8 +54,14 @@ struct nfence_fence_page {
 	 * memory (&nfence_file.pools %NFENCE_POOL_DEMOTED)
 	 */
 	bool demoted;
-	/** @lock: protects @used */
+	/** @lock: protects @used, @fences and @pinned */
 	spinlock_t lock;
+	/**
+	 * @pinned: GPU mappings of a value of its own that a NO_SIGNAL
+	 * handle made (read-only, outside @map): a page with one does not
+	 * move out of VRAM (DOC: demoting fence storage)
+	 */
+	u32 pinned;
 	/** @used: allocated slots */
 	DECLARE_BITMAP(used, NFENCE_FENCE_SLOTS);
 	/**
@@ -266,7 +272,8 @@ struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct drm_nfence_fence_mapping *mapping);
 void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);
 void nfence_fence_pools_trim(struct nfence_file *nfile);
-unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter);
+unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter,
+				      struct nfence_file *nfile);
 void nfence_fences_print(struct nfence_adapter *adapter,
 			 struct drm_printer *p);
 

@@ -23,10 +23,14 @@
  * INTRA_GPU fence's values, an optimized DEFAULT fence's MonitoredValue) be
  * demoted to system memory under local memory pressure. When an
  * allocation finds no room in VRAM (or in its file's VRAM quota),
- * nfence_fence_vram_demote() moves the VRAM pool pages of every file of
- * the adapter (DOC: native fences, the pools) to system memory, and the
- * allocation tries again. A page moves whole, with the fences in it alive:
- * waited on by CPUs, parked on by queues, signaled by engines.
+ * nfence_fence_vram_demote() moves the VRAM pool pages of the allocating
+ * file (DOC: native fences, the pools) to system memory and the
+ * allocation tries again; if VRAM itself, not the file's quota, is still
+ * short, the pages of every other file of the adapter follow, and it
+ * tries once more. A page moves whole, with the fences in it alive:
+ * waited on by CPUs, parked on by queues, signaled by engines. One call
+ * moves at most the pages each file had when the call reached it, so a
+ * client that keeps making pages cannot keep it going.
  *
  * What stays the same: every GPU VA (the page's mapping in its file's
  * address space is pointed at the new memory, nfence_vm_move()), the
@@ -49,13 +53,19 @@
  *   after that grace period;
  * - a fence still being created has a slot but no entry in the page's
  *   &nfence_fence_page.fences yet (its values are written before it is
- *   published there): a page with such a slot is left where it is.
+ *   published there): a page with such a slot is left where it is;
+ * - a NO_SIGNAL handle of an INTRA_GPU fence maps the CurrentValue alone,
+ *   read-only, outside the page's mapping: such a mapping pins the page
+ *   (&nfence_fence_page.pinned, taken under the page's lock, which the
+ *   move holds while it checks it and moves), and a pinned page stays.
  *
  * The page then sits in its file's %NFENCE_POOL_DEMOTED list: no new value
  * is placed in it (new fences find VRAM again when there is room), and it
  * is freed when its last value goes (the trims of DOC: native fences) or
  * the file closes. A shared fence's value in VRAM, a range of its own
- * mapped into every file that opened the fence, is not moved.
+ * mapped into every file that opened the fence, is not moved. The system
+ * memory a moved page takes is charged to the memory cgroup of the
+ * process whose allocation needed the room.
  *
  * The locks it takes, and in what order, are those of DOC: lock order.
  */
@@ -90,7 +100,8 @@ static struct nfence_fence_page *nfence_demote_pick(struct nfence_file *nfile)
 	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		list_for_each_entry(fp, &nfile->pools[kinds[i]], link) {
 			spin_lock(&fp->lock);
-			complete = nfence_demote_page_complete(fp);
+			complete = !fp->pinned &&
+				   nfence_demote_page_complete(fp);
 			spin_unlock(&fp->lock);
 			if (!complete)
 				continue;
@@ -118,7 +129,8 @@ static struct nfence_fence_slot *nfence_demote_slot(struct nfence_fence *fence,
 /*
  * Move @fp's values to @page, with every engine of @cmp stopped: the
  * page's GPU mapping first, then each fence's values under its waitlist
- * lock. Returns the VRAM range to give back after a grace period.
+ * lock. Returns the VRAM range to give back after a grace period, or NULL
+ * if the page was pinned since it was picked (nothing moved).
  */
 static struct nfence_segment_node *
 nfence_demote_move(struct nfence_cmp *cmp, struct nfence_fence_page *fp,
@@ -131,8 +143,13 @@ nfence_demote_move(struct nfence_cmp *cmp, struct nfence_fence_page *fp,
 	unsigned int i;
 
 	nfence_cmp_lock(cmp);
-	nfence_vm_move(&fp->map, to);
+	/* The GPU sees the new page only once the values are in it. */
 	spin_lock(&fp->lock);
+	if (fp->pinned) {
+		spin_unlock(&fp->lock);
+		nfence_cmp_unlock(cmp);
+		return NULL;
+	}
 	for_each_set_bit(i, fp->used, NFENCE_FENCE_SLOTS) {
 		/*
 		 * Every used slot has its fence (the pick checked, and no
@@ -149,9 +166,12 @@ nfence_demote_move(struct nfence_cmp *cmp, struct nfence_fence_page *fp,
 	}
 	fp->vaddr = to;
 	fp->page = page;
-	WRITE_ONCE(fp->vram, NULL);
 	WRITE_ONCE(fp->demoted, true);
+	/* @demoted before @vram: nfence_vram_pool_page_get()'s read pairs. */
+	smp_wmb();
+	WRITE_ONCE(fp->vram, NULL);
 	spin_unlock(&fp->lock);
+	nfence_vm_move(&fp->map, to);
 	nfence_cmp_unlock(cmp);
 	return node;
 }
@@ -179,6 +199,17 @@ static void nfence_demote_recheck(struct nfence_fence_page *fp)
 	}
 }
 
+/* Put @fp, picked but pinned since, back in the VRAM pool it came from. */
+static void nfence_demote_unpick(struct nfence_file *nfile,
+				 struct nfence_fence_page *fp)
+{
+	/* Only a CurrentValue page can be pinned (a NO_SIGNAL mapping). */
+	mutex_lock(&nfile->pool_lock);
+	if (!list_empty(&fp->link))
+		list_move(&fp->link, &nfile->pools[NFENCE_POOL_VRAM_CV]);
+	mutex_unlock(&nfile->pool_lock);
+}
+
 /* Move one page of @nfile's; false if it has none left that can move. */
 static bool nfence_demote_one(struct nfence_adapter *adapter,
 			      struct nfence_file *nfile)
@@ -188,12 +219,10 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 	struct page *page, *old;
 
 	/*
-	 * Before the pick: a picked page must move. Not charged to the
-	 * caller's memory cgroup, whose fences they may not be; the pages
-	 * were VRAM charged to their files' quotas, so there are no more of
-	 * them than VRAM holds.
+	 * Before the pick: a picked page must move. Charged to the caller,
+	 * whose allocation needs the room.
 	 */
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!page)
 		return false;
 	fp = nfence_demote_pick(nfile);
@@ -203,6 +232,12 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 	}
 	old = fp->page;
 	node = nfence_demote_move(&adapter->cmp, fp, page);
+	if (!node) {
+		nfence_demote_unpick(nfile, fp);
+		__free_page(page);
+		drm_gem_object_put(&fp->base);
+		return true;
+	}
 	/* No lockless reader is left on the old storage. */
 	synchronize_rcu();
 	nfence_segment_free(node);
@@ -213,26 +248,60 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 	return true;
 }
 
+/* The VRAM pool pages @nfile has now. */
+static unsigned int nfence_demote_count(struct nfence_file *nfile)
+{
+	static const enum nfence_pool_kind kinds[] = {
+		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
+	};
+	struct nfence_fence_page *fp;
+	unsigned int i, n = 0;
+
+	mutex_lock(&nfile->pool_lock);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		list_for_each_entry(fp, &nfile->pools[kinds[i]], link)
+			n++;
+	mutex_unlock(&nfile->pool_lock);
+	return n;
+}
+
+/* Move @nfile's pages, at most as many as it has now. */
+static unsigned int nfence_demote_file(struct nfence_adapter *adapter,
+				       struct nfence_file *nfile)
+{
+	unsigned int n = nfence_demote_count(nfile), moved = 0;
+
+	while (moved < n && nfence_demote_one(adapter, nfile))
+		moved++;
+	return moved;
+}
+
 /**
  * nfence_fence_vram_demote - move fence storage out of VRAM
  * @adapter: the adapter whose VRAM (or a file's VRAM quota) is short
+ * @nfile: the file whose pages to move, or NULL for every file's
  *
- * Moves every VRAM pool page of every file of @adapter that can move to
- * system memory (DOC: demoting fence storage), giving its VRAM back.
+ * Moves the VRAM pool pages of @nfile (or of every file of @adapter) that
+ * can move to system memory (DOC: demoting fence storage), giving their
+ * VRAM back; at most the pages each file has when this reaches it.
  *
  * Context: process context, holding none of the driver's locks.
  *
- * Return: the number of pages moved.
+ * Return: the number of pages looked at to move (a page pinned meanwhile
+ * counts, without moving).
  */
-unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter)
+unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter,
+				      struct nfence_file *nfile)
 {
-	struct nfence_file *nfile;
+	struct nfence_file *each;
 	unsigned int moved = 0;
 
 	mutex_lock(&adapter->clients_lock);
-	list_for_each_entry(nfile, &adapter->clients, link)
-		while (nfence_demote_one(adapter, nfile))
-			moved++;
+	if (nfile)
+		moved = nfence_demote_file(adapter, nfile);
+	else
+		list_for_each_entry(each, &adapter->clients, link)
+			moved += nfence_demote_file(adapter, each);
 	mutex_unlock(&adapter->clients_lock);
 	return moved;
 }
