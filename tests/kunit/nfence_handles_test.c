@@ -1738,6 +1738,14 @@ static void hnd_adapter_unplug(struct kunit *test)
 	create.device = da;
 	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_fence_create_ioctl,
 					&create), -ENODEV);
+	/*
+	 * A FENCE_CREATE that passed drm_ioctl()'s unplug check just before
+	 * the unbind reaches the handler: it enters the device itself.
+	 */
+	KUNIT_EXPECT_EQ(test, nfence_fence_create_ioctl(&a->drm, &create,
+							f->file[fa]->private_data),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, create.handle, 0);
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, plain));
 
 	hnd_close(f, fa);
