@@ -2098,6 +2098,24 @@ uint32_t nfence_context_state(int fd, uint32_t device, uint32_t context)
 }
 
 /**
+ * nfence_context_set_priority: SET_PRIORITY @priority on a context, which
+ * must succeed and leave the field as given
+ */
+void nfence_context_set_priority(int fd, uint32_t device, uint32_t context,
+				 int32_t priority)
+{
+	struct drm_nfence_context_control control = {
+		.device = device,
+		.context = context,
+		.op = DRM_NFENCE_CONTEXT_OP_SET_PRIORITY,
+		.priority = priority,
+	};
+
+	igt_assert_eq(__nfence_context_control(fd, &control), 0);
+	igt_assert_eq(control.priority, priority);
+}
+
+/**
  * __nfence_device_control: DRM_IOCTL_NFENCE_DEVICE_CONTROL, 0 or -errno
  */
 int __nfence_device_control(int fd, struct drm_nfence_device_control *control)

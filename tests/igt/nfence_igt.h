@@ -240,6 +240,8 @@ uint32_t nfence_context_control(int fd, uint32_t device, uint32_t context,
 				uint32_t op,
 				struct drm_nfence_context_control *out);
 uint32_t nfence_context_state(int fd, uint32_t device, uint32_t context);
+void nfence_context_set_priority(int fd, uint32_t device, uint32_t context,
+				 int32_t priority);
 int __nfence_device_control(int fd, struct drm_nfence_device_control *control);
 uint32_t nfence_device_control(int fd, uint32_t device, uint32_t op,
 			       struct drm_nfence_device_control *out);

@@ -263,19 +263,8 @@ static int32_t get_priority(uint32_t dev, uint32_t c)
 /* SET_PRIORITY @prio on @c of @dev; returns GET_PRIORITY's answer after. */
 static int32_t set_get_priority(uint32_t dev, uint32_t c, int32_t prio)
 {
-	struct drm_nfence_context_control ctl = {
-		.device = dev, .context = c, .op = OP_SET_PRIO, .priority = prio,
-	};
-
-	igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
-	/* SET_PRIORITY leaves the field as it was given. */
-	igt_assert_eq(ctl.priority, prio);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.device = dev;
-	ctl.context = c;
-	ctl.op = OP_GET_PRIO;
-	igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
-	return ctl.priority;
+	nfence_context_set_priority(fd, dev, c, prio);
+	return get_priority(dev, c);
 }
 
 static void test_context_priority(void)

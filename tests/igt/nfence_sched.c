@@ -915,15 +915,8 @@ static unsigned int priority_race(const int32_t prio[2])
 	t_init(&t);
 	h = fence(&t, 0, &m);
 	for (int i = 0; i < 2; i++) {
-		struct drm_nfence_context_control ctl = {
-			.device = t.dev,
-			.op = DRM_NFENCE_CONTEXT_OP_SET_PRIORITY,
-			.priority = prio[i],
-		};
-
 		nfence_queue_create(&q[i], fd, t.dev, 0, 0);
-		ctl.context = q[i].context;
-		igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
+		nfence_context_set_priority(fd, t.dev, q[i].context, prio[i]);
 		nfence_queue_begin(&q[i], &cs);
 		nfence_cs_wait_fence(&cs, &m, 1);
 		for (int r = 0; r < PRIO_ROUNDS; r++) {
@@ -971,19 +964,14 @@ static void test_priority_turns(void)
 
 static void test_priority_alone(void)
 {
-	const int32_t prio = DRM_NFENCE_CONTEXT_PRIORITY_MIN;
-	struct drm_nfence_context_control ctl = { 0 };
 	struct nfence_queue q;
 	struct nfence_cs cs;
 	struct t t;
 
 	t_init(&t);
 	nfence_queue_create(&q, fd, t.dev, 0, 0);
-	ctl.device = t.dev;
-	ctl.context = q.context;
-	ctl.op = DRM_NFENCE_CONTEXT_OP_SET_PRIORITY;
-	ctl.priority = prio;
-	igt_assert_eq(__nfence_context_control(fd, &ctl), 0);
+	nfence_context_set_priority(fd, t.dev, q.context,
+				    DRM_NFENCE_CONTEXT_PRIORITY_MIN);
 	/*
 	 * With no other queue on the engine a queue of the lowest priority
 	 * does not wait for turns that never come: each WORK takes a turn of

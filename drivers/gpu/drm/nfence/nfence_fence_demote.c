@@ -70,6 +70,11 @@
  * The locks it takes, and in what order, are those of DOC: lock order.
  */
 
+/* The pools whose pages move. */
+static const enum nfence_pool_kind nfence_demote_kinds[] = {
+	NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
+};
+
 /* Whether every used slot of @fp has its fence published (fp->lock held). */
 static bool nfence_demote_page_complete(struct nfence_fence_page *fp)
 {
@@ -89,16 +94,15 @@ static bool nfence_demote_page_complete(struct nfence_fence_page *fp)
  */
 static struct nfence_fence_page *nfence_demote_pick(struct nfence_file *nfile)
 {
-	static const enum nfence_pool_kind kinds[] = {
-		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
-	};
 	struct nfence_fence_page *fp;
 	unsigned int i;
 	bool complete;
 
 	mutex_lock(&nfile->pool_lock);
-	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
-		list_for_each_entry(fp, &nfile->pools[kinds[i]], link) {
+	for (i = 0; i < ARRAY_SIZE(nfence_demote_kinds); i++) {
+		struct list_head *pool = &nfile->pools[nfence_demote_kinds[i]];
+
+		list_for_each_entry(fp, pool, link) {
 			spin_lock(&fp->lock);
 			complete = !fp->pinned &&
 				   nfence_demote_page_complete(fp);
@@ -251,16 +255,11 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 /* The VRAM pool pages @nfile has now. */
 static unsigned int nfence_demote_count(struct nfence_file *nfile)
 {
-	static const enum nfence_pool_kind kinds[] = {
-		NFENCE_POOL_VRAM_CV, NFENCE_POOL_VRAM_MV,
-	};
-	struct nfence_fence_page *fp;
 	unsigned int i, n = 0;
 
 	mutex_lock(&nfile->pool_lock);
-	for (i = 0; i < ARRAY_SIZE(kinds); i++)
-		list_for_each_entry(fp, &nfile->pools[kinds[i]], link)
-			n++;
+	for (i = 0; i < ARRAY_SIZE(nfence_demote_kinds); i++)
+		n += list_count_nodes(&nfile->pools[nfence_demote_kinds[i]]);
 	mutex_unlock(&nfile->pool_lock);
 	return n;
 }
