@@ -145,10 +145,11 @@ bench-waiters:
 		scripts/kunit.sh | grep -E 'waiters +[0-9]+:|^kunit:'
 
 # BENCH_GPU_ARGS: e.g. "-t 3" for 3 s per measurement (default 1.5).
-# Three adapters, one per interrupt payload, for its part e); parts a-d
-# run on adapter 0, as with one adapter.
+# Three adapters, one per interrupt payload, for its part e), and two more
+# for part h) (3 with peer signals like adapter 0, 4 without); the other
+# parts run on adapter 0, as with one adapter.
 bench-gpu: module lib
-	scripts/vm-exec.sh --insmod "num_adapters=3 interrupt_payload=0,1,2" \
+	scripts/vm-exec.sh --insmod "num_adapters=5 interrupt_payload=0,1,2,0,0 peer_signals=1,0,0,1,0" \
 		$(KVER) $(BUILD)/libnfence/nfence-gpu-bench $(BENCH_GPU_ARGS)
 
 # BENCH_CPU_ARGS: e.g. "-t 2" for 2 s per measurement (default 1), "-q"

@@ -28,7 +28,7 @@ import sys
 
 # The floors of Documentation/architecture.rst, "Layers".
 FLOORS = {
-    0: "cs vm segment waitlist table async compat mmap trace",
+    0: "cs vm segment waitlist table async compat mmap trace peer",
     1: "gpu cmp engine log",
     2: "adapter device fence fence_demote signal alloc context wait "
        "hwqueue doorbell syncobj device_state logging cmp_ops submit",

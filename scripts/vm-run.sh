@@ -476,6 +476,7 @@ f1idle|nfence_doorbell@f1-idle nfence_doorbell@f1-window-*|f1_idle_ms=100
 quota|nfence_alloc@client-quota nfence_alloc@client-quota-fences nfence_query@segment-usage*|client_vram_mb=8 client_sysmem_mb=16
 mixed|nfence_query|num_adapters=2 native_fences=1,0 user_mode_submission=1,0 num_engines=3,8 vram_visible_mb=16,0 no_64bit_atomics=0,1
 irqpayload|nfence_log nfence_wait nfence_xadapter nfence_sched@stress-*|num_adapters=3 interrupt_payload=2,1,0
+peer|nfence_query@native-fence-caps nfence_xadapter@peer-*|num_adapters=3 peer_signals=1,1,0
 LOADS
 
 	# On a kernel with fault injection (the debug kernel): every
@@ -484,10 +485,12 @@ LOADS
 	# kills. Both must leave no leak and a module that unloads. The
 	# failure reports the first provokes carry stack dumps: the console
 	# takes none of them, and the kernel-log check below skips exactly
-	# those, in that run's log only.
+	# those, in that run's log only. Both load their adapters with
+	# peer_signals, so that cross-adapter fences take the peer tables'
+	# paths (their allocation failures, joins and leaves under kills).
 	if [ -e /proc/self/fail-nth ]; then
 		vm_time faults
-		if insmod_load faults num_adapters=2; then
+		if insmod_load faults num_adapters=2 peer_signals=1; then
 			# The log so far is kept whole; this run's without
 			# what the injected failures print.
 			dmesg >>/tmp/nfence-dmesg-kept
@@ -501,7 +504,7 @@ LOADS
 			kmemleak_check "faults, after unload"
 		fi
 		vm_time stress
-		if insmod_load stress num_adapters=2; then
+		if insmod_load stress num_adapters=2 peer_signals=1; then
 			check_timed "random-ioctl stress: 2 adapters, 8 processes x 4 threads, 60 s, kills" \
 				600 "$build/tests/stress/nfence_stress" -a 2 -p 8 -t 4 -d 60
 			rmmod_load

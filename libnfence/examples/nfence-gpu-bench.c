@@ -61,7 +61,7 @@
  *     submission.
  *
  *  e) the native fence signaled interrupt's payloads (the module parameter
- *     interrupt_payload; "make bench-gpu" loads three adapters, with the
+ *     interrupt_payload; "make bench-gpu" loads an adapter for each, with the
  *     signaled fences, no payload (a scan of every fence) and the
  *     optimized one naming the hardware queue, whose signal log the
  *     driver reads): on each native fence adapter, with 1, 64 and 4096
@@ -93,6 +93,19 @@
  *     printed as the ratio of CMP CPU time to wall time (1.00x: a whole
  *     CPU). Not a timed test: a measurement to compare builds with. Skipped,
  *     with the reason, without debugfs or user-mode submission.
+ *
+ *  h) a cross-adapter fence bounced between engine 0 of two adapters
+ *     (A signals 2i - 1 and waits for 2i, B waits for 2i - 1 and signals
+ *     2i, unlogged; the end polled from the CPU): GPU to GPU, both
+ *     adapters with peer signals (the GPU rings the other GPU's peer
+ *     doorbell; the seed's future GPU-to-GPU signal), against through the
+ *     CPU, the partner without them (every signal interrupts and the
+ *     driver passes it on). Round trips per second, the best of three
+ *     calibrated runs each, the interrupts both adapters raise per round
+ *     trip (the goal GPU to GPU: 0), and the ratio GPU-to-GPU / through
+ *     the CPU (the goal: 1x or more). "make bench-gpu" loads adapters 3
+ *     (peer signals) and 4 (none) for it, both with the payload of
+ *     adapter 0; skipped, with the reason, without them.
  *
  * Every part is sized from a short calibration run to take about the time
  * budget (-t SECONDS, default 1.5) of wall time; -p LETTERS runs only
@@ -1599,6 +1612,7 @@ static void bench_payloads(struct bench *b)
 	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
 	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
 				    .pAdapters = adapters };
+	unsigned int done = 0;
 	double per[3];
 	ULONG i;
 	bool any = false;
@@ -1624,8 +1638,10 @@ static void bench_payloads(struct bench *b)
 			 info.Flags.NativeGpuFence;
 		D3DKMTCloseAdapter(&c);
 		payload = native ? module_payload(info.AdapterIndex) : -1;
-		if (payload < 0)
+		/* One adapter per payload (h) loads more with payload 0). */
+		if (payload < 0 || (done & (1u << payload)))
 			continue;
+		done |= 1u << payload;
 		any = true;
 		for (unsigned int k = 0; k < 3; k++)
 			per[k] = payload_run(b, info.AdapterIndex, counts[k],
@@ -1827,10 +1843,230 @@ static void bench_encoding(struct bench *b)
 	destroy_fence(enc_f2);
 }
 
+/* ---- h) cross-adapter ping-pong: GPU to GPU against through the CPU -- */
+
+/*
+ * h): the adapter @b pairs with, its queue on engine 0, and the instance
+ * there of the cross-adapter fence the two bounce.
+ */
+struct partner {
+	struct bench b;
+	D3DKMT_HANDLE fence, peer_fence;
+	D3DDDI_NATIVEFENCEMAPPING m, peer_m;
+};
+
+/* The adapter whose index is @index, with native fences; false if none. */
+static bool has_native_adapter(UINT index, bool *peer)
+{
+	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
+	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
+				    .pAdapters = adapters };
+	bool found = false;
+	ULONG i;
+
+	ok(D3DKMTEnumAdapters2(&ea), "enumerate adapters");
+	for (i = 0; i < ea.NumAdapters; i++) {
+		D3DKMT_NFENCE_ADAPTER info;
+		D3DKMT_NFENCE_NATIVE_FENCE_CAPS caps;
+		D3DKMT_QUERYADAPTERINFO q = {
+			.hAdapter = adapters[i].hAdapter,
+			.Type = KMTQAITYPE_NFENCE_ADAPTER,
+			.pPrivateDriverData = &info,
+			.PrivateDriverDataSize = sizeof(info),
+		};
+		D3DKMT_CLOSEADAPTER c = { .hAdapter = adapters[i].hAdapter };
+
+		if (D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
+		    info.AdapterIndex == index && info.Flags.NativeGpuFence) {
+			q.Type = KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS;
+			q.pPrivateDriverData = &caps;
+			q.PrivateDriverDataSize = sizeof(caps);
+			ok(D3DKMTQueryAdapterInfo(&q), "query fence caps");
+			*peer = caps.Flags.SupportPeerSignals;
+			found = true;
+		}
+		D3DKMTCloseAdapter(&c);
+	}
+	return found;
+}
+
+/*
+ * Open adapter @index for h): a device, a queue on engine 0, and a
+ * cross-adapter fence created on @b's device and opened on it.
+ */
+static void partner_open(struct bench *b, struct partner *p, UINT index)
+{
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE of;
+	D3DKMT_CREATENATIVEFENCE cf;
+	HANDLE nt = NULL;
+
+	memset(p, 0, sizeof(*p));
+	p->b.budget = b->budget;
+	p->b.quick = b->quick;
+	open_adapter_at(&p->b, index);
+	find_debugfs(&p->b);
+	setup_queue(&p->b, &p->b.q[0], 0, true);
+
+	memset(&cf, 0, sizeof(cf));
+	cf.hDevice = b->hDevice;
+	cf.Info.Type = D3DDDI_NATIVEFENCE_TYPE_DEFAULT;
+	cf.Info.Flags.Shared = 1;
+	cf.Info.Flags.NtSecuritySharing = 1;
+	cf.Info.Flags.CrossAdapter = 1;
+	ok(D3DKMTCreateNativeFence(&cf), "create cross-adapter fence");
+	p->fence = cf.hSyncObject;
+	p->m = cf.Info.NativeFenceMapping;
+	ok(D3DKMTShareObjects(1, &p->fence, NULL, 0, &nt),
+	   "share cross-adapter fence");
+	memset(&of, 0, sizeof(of));
+	of.hNtHandle = nt;
+	of.hDevice = p->b.hDevice;
+	ok(D3DKMTOpenNativeFenceFromNtHandle(&of),
+	   "open cross-adapter fence on the other adapter");
+	close((int)(intptr_t)nt);
+	p->peer_fence = of.hSyncObject;
+	p->peer_m = of.NativeFenceMapping;
+}
+
+static void partner_close(struct partner *p)
+{
+	D3DKMT_DESTROYDEVICE dd = { .hDevice = p->b.hDevice };
+	D3DKMT_CLOSEADAPTER ca = { .hAdapter = p->b.hAdapter };
+
+	destroy_fence(p->fence);
+	ok(D3DKMTDestroyDevice(&dd), "destroy device");
+	ok(D3DKMTCloseAdapter(&ca), "close adapter");
+}
+
+/* h) runs through calibrated(), which passes the bench: the pair at hand. */
+static struct partner *xpair;
+
+/*
+ * @n round trips between engine 0 of @b's adapter and engine 0 of the
+ * partner's, through one cross-adapter fence: A signals 2i - 1 and waits
+ * for 2i, B waits for 2i - 1 and signals 2i, unlogged. The end is found by
+ * polling CurrentValue from the CPU (no waiter). Returns seconds.
+ */
+static double pingpong_xadapter(struct bench *b, unsigned long n)
+{
+	struct partner *p = xpair;
+	struct queue *qa = &b->q[0], *qb = &p->b.q[0];
+	unsigned int s, slices = (n + PINGPONG_SLICE - 1) / PINGPONG_SLICE;
+	UINT64 base = read64(p->m.CurrentValueCpuVa), v;
+	unsigned long i, end;
+	double t0, t;
+
+	for (s = 0, i = 1; s < slices; s++) {
+		NFENCE_CS *ping = slice(qa, s), *pong = slice(qb, s);
+
+		end = i + PINGPONG_SLICE < n + 1 ? i + PINGPONG_SLICE : n + 1;
+		for (; i < end; i++) {
+			v = base + 2 * i;
+			NFenceCsSignalNativeFenceUnlogged(ping, &p->m, v - 1);
+			NFenceCsWaitNativeFenceUnlogged(ping, &p->m, v);
+			NFenceCsWaitNativeFenceUnlogged(pong, &p->peer_m, v - 1);
+			NFenceCsSignalNativeFenceUnlogged(pong, &p->peer_m, v);
+		}
+	}
+	t0 = now();
+	for (s = 0; s < slices; s++) {
+		submit(qb, &qb->cs[s]);
+		submit(qa, &qa->cs[s]);
+	}
+	poll_value(p->m.CurrentValueCpuVa, base + 2 * n);
+	t = now() - t0;
+	queue_idle(qa);
+	queue_idle(qb);
+	return t;
+}
+
+/*
+ * One side of h): the best rate; *@irqs the interrupts both adapters
+ * raised per round trip in one more run of the same size (-1 without
+ * debugfs).
+ */
+static double xadapter_run(struct bench *b, struct partner *p,
+			   const char *what, double *irqs)
+{
+	double rate[RUNS], best;
+	long long i0, i1;
+	unsigned long n;
+
+	xpair = p;
+	best = best_of_runs(b, pingpong_xadapter, b->quick ? 20 : 200,
+			    PINGPONG_MAX, &n, rate);
+	printf("xadapter %s: %d runs of %lu round trips: %.0f, %.0f, %.0f "
+	       "round trips/s; best %.0f\n", what, RUNS, n, rate[0], rate[1],
+	       rate[2], best);
+	i0 = debugfs_read(b, "nfence_interrupts", "interrupts");
+	i1 = debugfs_read(&p->b, "nfence_interrupts", "interrupts");
+	pingpong_xadapter(b, n);
+	*irqs = -1;
+	if (i0 >= 0 && i1 >= 0)
+		*irqs = (double)(debugfs_read(b, "nfence_interrupts",
+					      "interrupts") - i0 +
+				 debugfs_read(&p->b, "nfence_interrupts",
+					      "interrupts") - i1) / (double)n;
+	return best;
+}
+
+static void bench_xadapter(struct bench *b)
+{
+	UINT own = b->info.AdapterIndex, i;
+	long gpu = -1, cpu = -1;
+	double rg, rc, ig, ic;
+	struct partner p;
+	bool peer;
+	char what[128];
+
+	if (!has_native_adapter(own, &peer) || !peer) {
+		printf("xadapter: skipped: adapter %u has no peer signals "
+		       "(module parameter peer_signals)\n", own);
+		return;
+	}
+	/* A partner with peer signals, and one like it without them. */
+	for (i = 0; i < MAX_ADAPTERS; i++)
+		if (i != own && has_native_adapter(i, &peer) && peer) {
+			gpu = i;
+			break;
+		}
+	for (i = 0; gpu >= 0 && i < MAX_ADAPTERS; i++) {
+		if (i == own || !has_native_adapter(i, &peer) || peer)
+			continue;
+		/* The first, or the first with the same interrupt payload. */
+		if (cpu < 0 || (module_payload(i) == module_payload(gpu) &&
+				module_payload(cpu) != module_payload(gpu)))
+			cpu = i;
+	}
+	if (gpu < 0 || cpu < 0) {
+		printf("xadapter: skipped: needs another native fence "
+		       "adapter with peer signals and one without\n");
+		return;
+	}
+
+	partner_open(b, &p, gpu);
+	snprintf(what, sizeof(what), "GPU to GPU (adapters %u and %ld, "
+		 "peer signals)", own, gpu);
+	rg = xadapter_run(b, &p, what, &ig);
+	partner_close(&p);
+	partner_open(b, &p, cpu);
+	snprintf(what, sizeof(what), "through the CPU (adapters %u and "
+		 "%ld, %ld without peer signals)", own, cpu, cpu);
+	rc = xadapter_run(b, &p, what, &ic);
+	partner_close(&p);
+
+	if (ig >= 0 && ic >= 0)
+		printf("xadapter interrupts per round trip: GPU to GPU %.2f "
+		       "(goal 0: %s), through the CPU %.2f\n", ig,
+		       ig == 0 ? "met" : "missed", ic);
+	printf("xadapter ratio GPU-to-GPU/through-CPU: %.2fx (goal >= 1x: "
+	       "%s)\n", ratio(rg, rc), ratio(rg, rc) >= 1 ? "met" : "missed");
+}
+
 int main(int argc, char **argv)
 {
 	struct bench b;
-	const char *dir = NULL, *parts = "abcdefg";
+	const char *dir = NULL, *parts = "abcdefgh";
 	D3DKMT_DESTROYDEVICE dd;
 	D3DKMT_CLOSEADAPTER ca;
 	int opt;
@@ -1855,7 +2091,7 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			parts = optarg;
-			if (strspn(parts, "abcdefg") != strlen(parts))
+			if (strspn(parts, "abcdefgh") != strlen(parts))
 				usage();
 			break;
 		default:
@@ -1891,6 +2127,8 @@ int main(int argc, char **argv)
 		bench_cmp_cpu(&b);
 	if (strchr(parts, 'g'))
 		bench_encoding(&b);
+	if (strchr(parts, 'h'))
+		bench_xadapter(&b);
 
 	/* Destroying the device destroys everything it holds. */
 	dd.hDevice = b.hDevice;

@@ -170,7 +170,7 @@ static void print_adapter(const D3DKMT_ADAPTERINFO *info)
 
 	if (check(query(h, KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS, &fence,
 			sizeof(fence)), "query native fence caps"))
-		printf("  native fences:%s%s%s%s\n"
+		printf("  native fences:%s%s%s%s%s\n"
 		       "    value stride %u, value bits %u, max log entries %u, log header %u B, log entry %u B\n",
 		       fence.Flags.SupportOptimizedDefaultFenceType ?
 		       " optimized-default" : "",
@@ -178,6 +178,7 @@ static void print_adapter(const D3DKMT_ADAPTERINFO *info)
 		       fence.Flags.SupportCrossAdapterFence ?
 		       " cross-adapter" : "",
 		       fence.Flags.SupportLogBuffers ? " log-buffers" : "",
+		       fence.Flags.SupportPeerSignals ? " peer-signals" : "",
 		       fence.ValueStride, fence.ValueBits, fence.MaxLogEntries,
 		       fence.LogBufferHeaderSize, fence.LogBufferEntrySize);
 

@@ -151,6 +151,8 @@ static void nf_fill_fixed(KMTQUERYADAPTERINFOTYPE type, const void *k,
 			!!(kc->flags & DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER);
 		c->Flags.SupportLogBuffers =
 			!!(kc->flags & DRM_NFENCE_FENCE_CAP_LOG_BUFFERS);
+		c->Flags.SupportPeerSignals =
+			!!(kc->flags & DRM_NFENCE_FENCE_CAP_PEER_SIGNALS);
 		c->ValueStride = kc->value_stride;
 		c->ValueBits = kc->value_bits;
 		c->MaxLogEntries = kc->max_log_entries;

@@ -625,7 +625,9 @@ static uint32_t mock_answer(const struct mock_adapter *a,
 				   DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER |
 				   DRM_NFENCE_FENCE_CAP_LOG_BUFFERS |
 				   (a->optimized_default_fence ?
-				    DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT : 0);
+				    DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT : 0) |
+				   (a->peer_signals ?
+				    DRM_NFENCE_FENCE_CAP_PEER_SIGNALS : 0);
 			q->value_stride = 64;
 			q->value_bits = a->no_64bit_atomics ? 32 : 64;
 			q->max_log_entries = DRM_NFENCE_LOG_ENTRIES;

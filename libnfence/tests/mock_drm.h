@@ -27,7 +27,7 @@ struct mock_adapter {
 	/* per-file quotas in MiB, 0 for none (client_vram_mb, _sysmem_mb) */
 	uint32_t client_vram_mb, client_sysmem_mb;
 	bool native_fences, optimized_default_fence, user_mode_submission;
-	bool no_64bit_atomics;
+	bool no_64bit_atomics, peer_signals;
 	uint32_t doorbell_model, num_doorbells;
 	/* engines (a bit per ordinal) without user-mode submission */
 	uint32_t no_ums_engines;

@@ -76,6 +76,7 @@ FIXTURE_SETUP(mock)
 
 	a0.luid_low = LUID0_LOW;
 	a0.luid_high = LUID0_HIGH;
+	a0.peer_signals = true;
 	a1.luid_low = LUID1_LOW;
 	a1.luid_high = (uint32_t)LUID1_HIGH;
 	a1.native_fences = false;
@@ -284,11 +285,12 @@ TEST_F(mock, query_adapter_and_caps)
 	memset(&fc, 0xff, sizeof(fc));
 	ASSERT_EQ(STATUS_SUCCESS, query(h0, KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS,
 					&fc, sizeof(fc)));
-	EXPECT_EQ(0xfu, fc.Flags.Value);
+	EXPECT_EQ(0x1fu, fc.Flags.Value);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportOptimizedDefaultFenceType);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportIntraGpuFenceType);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportCrossAdapterFence);
 	EXPECT_EQ(1u, (UINT)fc.Flags.SupportLogBuffers);
+	EXPECT_EQ(1u, (UINT)fc.Flags.SupportPeerSignals);
 	EXPECT_EQ(64u, fc.ValueStride);
 	EXPECT_EQ(64u, fc.ValueBits);
 	EXPECT_EQ(84u, fc.MaxLogEntries);

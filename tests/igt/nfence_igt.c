@@ -2643,6 +2643,12 @@ void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq)
 						  "log_entries");
 	irq->overruns = nfence_debugfs_get_u64(dir, "nfence_interrupts",
 					       "overruns");
+	irq->peer_rings = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						 "peer_rings");
+	irq->peer_taken = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+					       "peer_taken");
+	irq->peer_overflows = nfence_debugfs_get_u64(dir, "nfence_interrupts",
+						     "peer_overflows");
 }
 
 /**

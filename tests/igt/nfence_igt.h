@@ -462,6 +462,13 @@ struct nfence_interrupts {
 	/* signal log entries they read; logs they found overrun */
 	uint64_t log_entries;
 	uint64_t overruns;
+	/*
+	 * peer signals: fence ids written to other GPUs' peer doorbells,
+	 * ids found in this GPU's own, and looks that found it overflowed
+	 */
+	uint64_t peer_rings;
+	uint64_t peer_taken;
+	uint64_t peer_overflows;
 };
 
 void nfence_debugfs_interrupts(int dir, struct nfence_interrupts *irq);

@@ -27,7 +27,8 @@ IGT_TEST_DESCRIPTION("DRM_IOCTL_NFENCE_QUERY: the answer of every query "
 #define FENCE_CAPS	(DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT | \
 			 DRM_NFENCE_FENCE_CAP_INTRA_GPU | \
 			 DRM_NFENCE_FENCE_CAP_CROSS_ADAPTER | \
-			 DRM_NFENCE_FENCE_CAP_LOG_BUFFERS)
+			 DRM_NFENCE_FENCE_CAP_LOG_BUFFERS | \
+			 DRM_NFENCE_FENCE_CAP_PEER_SIGNALS)
 
 static int fd = -1;
 static struct drm_nfence_query_adapter adapter;
@@ -521,6 +522,8 @@ static void test_native_fence_caps(void)
 			  DRM_NFENCE_FENCE_CAP_LOG_BUFFERS);
 	igt_assert_eq(!!(c.flags & DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT),
 		      param_bool("optimized_default_fence"));
+	igt_assert_eq(!!(c.flags & DRM_NFENCE_FENCE_CAP_PEER_SIGNALS),
+		      param_bool("peer_signals"));
 	igt_assert_eq_u32(c.value_stride, 64);
 	igt_assert_eq_u32(c.value_bits,
 			  adapter.flags & DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS ?

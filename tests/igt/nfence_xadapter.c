@@ -57,12 +57,29 @@ IGT_TEST_DESCRIPTION("Cross-adapter native fences (CROSS_ADAPTER): the "
  * (@mixed: the mixed load).
  */
 static int nadapters;
-static int fds[2] = { -1, -1 };
-static uint32_t devs[2];
-static int dbgs[2] = { -1, -1 };
-static struct drm_nfence_query_adapter info[2];
-static struct drm_nfence_query_fence_caps caps[2];
+static int fds[3] = { -1, -1, -1 };
+static uint32_t devs[3];
+static int dbgs[3] = { -1, -1, -1 };
+static struct drm_nfence_query_adapter info[3];
+static struct drm_nfence_query_fence_caps caps[3];
 static bool two, mixed;
+/*
+ * The peer load: adapters 0 and 1 with peer signals, 2 without (@peer).
+ * The other subtests need adapters 0 and 1 without them (@two).
+ */
+static bool peer;
+
+static bool has_peer_signals(int a)
+{
+	return caps[a].flags & DRM_NFENCE_FENCE_CAP_PEER_SIGNALS;
+}
+
+static void require_peer(void)
+{
+	igt_require_f(peer, "needs adapters 0 and 1 with peer signals and "
+		      "adapter 2 with native fences and without (%d adapter%s)"
+		      "\n", nadapters, nadapters == 1 ? "" : "s");
+}
 
 static void require_two(void)
 {
@@ -1168,12 +1185,41 @@ static void test_gpu_signal_gpu_wait(void)
 	}
 }
 
+/*
+ * Adapter 1 signals the odd values and adapter 0 the even ones, each
+ * waiting for the other's last, through queues @q: one GPU hands over to
+ * the other GPU 2 * @rounds times. Returns once both are done.
+ */
+static void ping_pong(struct nfence_queue *q, const struct xf *x,
+		      uint64_t rounds)
+{
+	struct nfence_cs cs;
+
+	for (int a = 0; a < 2; a++) {
+		nfence_queue_begin(&q[a], &cs);
+		for (uint64_t r = 0; r < rounds; r++) {
+			uint64_t odd = 2 * r + 1;
+
+			if (a == 1) {
+				nfence_cs_signal_fence(&cs, &x->m[1], odd);
+				nfence_cs_wait_fence(&cs, &x->m[1], odd + 1);
+			} else {
+				nfence_cs_wait_fence(&cs, &x->m[0], odd);
+				nfence_cs_signal_fence(&cs, &x->m[0], odd + 1);
+			}
+		}
+		nfence_queue_submit(&q[a], &cs);
+	}
+	poll_progress(&q[0], 0, 1);
+	poll_progress(&q[1], 1, 1);
+	xf_assert_value(x, 2 * rounds);
+}
+
 static void test_gpu_ping_pong(void)
 {
 	const uint64_t rounds = 64;
 	struct nfence_interrupts before[2];
 	struct nfence_queue q[2];
-	struct nfence_cs cs;
 	struct xf x;
 
 	nfence_watchdog(WATCHDOG_S);
@@ -1184,29 +1230,8 @@ static void test_gpu_ping_pong(void)
 	for (int a = 0; a < 2; a++)
 		irq(a, &before[a]);
 
-	/*
-	 * Adapter 1 signals the odd values and adapter 0 the even ones,
-	 * each waiting for the other's last: one GPU hands over to the other
-	 * GPU 2 * rounds times, through the CPU.
-	 */
-	for (int a = 0; a < 2; a++) {
-		nfence_queue_begin(&q[a], &cs);
-		for (uint64_t r = 0; r < rounds; r++) {
-			uint64_t odd = 2 * r + 1;
-
-			if (a == 1) {
-				nfence_cs_signal_fence(&cs, &x.m[1], odd);
-				nfence_cs_wait_fence(&cs, &x.m[1], odd + 1);
-			} else {
-				nfence_cs_wait_fence(&cs, &x.m[0], odd);
-				nfence_cs_signal_fence(&cs, &x.m[0], odd + 1);
-			}
-		}
-		nfence_queue_submit(&q[a], &cs);
-	}
-	poll_progress(&q[0], 0, 1);
-	poll_progress(&q[1], 1, 1);
-	xf_assert_value(&x, 2 * rounds);
+	/* Through the CPU: an interrupt for every signal. */
+	ping_pong(q, &x, rounds);
 	for (int a = 0; a < 2; a++)
 		assert_interrupts(a, &before[a], rounds, "ping-pong");
 
@@ -2414,6 +2439,341 @@ static void test_stress_open_while_signaling(void)
 	xf_destroy(&x);
 }
 
+/* Peer signals (the peer load) */
+
+/* The counters of adapters 0, 1 and 2. */
+static void peer_counters(struct nfence_interrupts *c)
+{
+	for (int a = 0; a < 3; a++)
+		irq(a, &c[a]);
+}
+
+/*
+ * Adapter @a raised @interrupts interrupts and wrote @rings ids to other
+ * GPUs' peer doorbells since @before, and found none overflowed.
+ */
+static void assert_peer(int a, const struct nfence_interrupts *before,
+			uint64_t interrupts, uint64_t rings, const char *what)
+{
+	struct nfence_interrupts after;
+
+	irq(a, &after);
+	igt_info("adapter %d, %s: interrupts +%" PRIu64 ", peer rings +%"
+		 PRIu64 ", peer ids +%" PRIu64 "\n", a, what,
+		 after.interrupts - before->interrupts,
+		 after.peer_rings - before->peer_rings,
+		 after.peer_taken - before->peer_taken);
+	igt_assert_f(after.interrupts - before->interrupts == interrupts,
+		     "adapter %d, %s: %" PRIu64 " interrupts, expected %"
+		     PRIu64 "\n", a, what, after.interrupts - before->interrupts,
+		     interrupts);
+	igt_assert_f(after.peer_rings - before->peer_rings == rings,
+		     "adapter %d, %s: %" PRIu64 " peer rings, expected %"
+		     PRIu64 "\n", a, what, after.peer_rings - before->peer_rings,
+		     rings);
+	igt_assert_eq_u64(after.peer_overflows, before->peer_overflows);
+}
+
+/* Adapter @a's CMP has found @n ids in its peer doorbell since @before. */
+static void wait_peer_taken(int a, const struct nfence_interrupts *before,
+			  uint64_t n)
+{
+	uint64_t end = nfence_monotonic_ns() + WAIT_MS * MS;
+	struct nfence_interrupts now;
+
+	do {
+		irq(a, &now);
+		if (now.peer_taken - before->peer_taken >= n)
+			break;
+		usleep(1000);
+	} while (nfence_monotonic_ns() < end);
+	igt_assert_f(now.peer_taken - before->peer_taken == n, "adapter %d found %"
+		     PRIu64 " ids in its peer doorbell, expected %" PRIu64
+		     "\n", a, now.peer_taken - before->peer_taken, n);
+}
+
+/* The fence's MonitoredValue on adapter @a is @mv. */
+static void assert_mv(int a, const struct drm_nfence_fence_mapping *m,
+		      uint64_t mv)
+{
+	struct nfence_debugfs_fence f;
+
+	line(a, m, &f);
+	igt_assert_f(f.monitored == mv, "adapter %d: MonitoredValue %#" PRIx64
+		     ", expected %#" PRIx64 "\n", a, f.monitored, mv);
+}
+
+/* @n GPU signals on adapter @a's queue @q, from *@v + 1 on. */
+static void gpu_signals(struct nfence_queue *q, const struct xf *x, int a,
+			uint64_t n, uint64_t *v)
+{
+	struct nfence_cs cs;
+	uint64_t done = *q->progress;
+
+	nfence_queue_begin(q, &cs);
+	for (uint64_t i = 0; i < n; i++)
+		nfence_cs_signal_fence(&cs, &x->m[a], ++*v);
+	nfence_queue_submit(q, &cs);
+	poll_progress(q, a, done + 1);
+}
+
+static void test_peer_gpu_signals(void)
+{
+	const uint64_t n = 16;
+	struct nfence_interrupts before[3];
+	struct nfence_queue q;
+	uint64_t v = 0;
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_peer();
+	xf_create(&x, 0, 0);
+	/* No CPU waiter: a real MonitoredValue, not the CPU path's 0. */
+	for (int a = 0; a < 2; a++)
+		assert_mv(a, &x.m[a], UINT64_MAX);
+
+	for (int s = 0; s < 2; s++) {
+		int o = !s;
+
+		queue(&q, s);
+		peer_counters(before);
+		gpu_signals(&q, &x, s, n, &v);
+		wait_peer_taken(o, &before[o], n);
+		assert_peer(s, &before[s], 0, n, "GPU signals, nobody waits");
+		assert_peer(o, &before[o], 0, 0, "its peer");
+		xf_assert_value(&x, v);
+		nfence_queue_destroy(&q);
+	}
+
+	/* A CPU waiter on adapter w: only w interrupts, once it is reached. */
+	for (int w = 0; w < 2; w++) {
+		struct waiter wt;
+
+		queue(&q, 0);
+		waiter_start(&wt, w, x.h[w], v + 2);
+		waiter_sleeping(&wt);
+		assert_mv(w, &x.m[w], v + 1);
+		assert_mv(!w, &x.m[!w], UINT64_MAX);
+
+		peer_counters(before);
+		gpu_signals(&q, &x, 0, 1, &v);
+		wait_peer_taken(1, &before[1], 1);
+		assert_still_waiting(&wt);
+		assert_peer(0, &before[0], 0, 1, "signal below the waiter's");
+		assert_peer(1, &before[1], 0, 0, "its peer");
+
+		peer_counters(before);
+		gpu_signals(&q, &x, 0, 1, &v);
+		igt_assert_eq(waiter_join(&wt), 0);
+		wait_peer_taken(1, &before[1], 1);
+		assert_peer(w, &before[w], 1, w ? 0 : 1, "the waiter's value");
+		assert_peer(!w, &before[!w], 0, w ? 1 : 0, "the other adapter");
+		assert_mv(w, &x.m[w], UINT64_MAX);
+		nfence_queue_destroy(&q);
+	}
+	xf_destroy(&x);
+}
+
+static void test_peer_gpu_wait(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	require_peer();
+	for (int s = 0; s < 2; s++) {
+		struct nfence_interrupts before[3];
+		struct nfence_queue qs, qw;
+		int w = !s;
+		struct xf x;
+
+		xf_create(&x, s, 0);
+		queue(&qs, s);
+		queue(&qw, w);
+		peer_counters(before);
+		queue_wait(&qw, &x.m[w], 3);
+		assert_parked(&qw, w);
+
+		queue_signal(&qs, &x.m[s], 2);
+		poll_progress(&qs, s, 1);
+		assert_held(&qw, w, 0);
+
+		queue_signal(&qs, &x.m[s], 3);
+		/* Nobody waits on the CPU: the other GPU's ring wakes it. */
+		poll_progress(&qw, w, 1);
+		/* Its ring is counted after the wake: the signal done too. */
+		poll_progress(&qs, s, 2);
+		xf_assert_value(&x, 3);
+		assert_peer(s, &before[s], 0, 2, "GPU signals");
+		assert_peer(w, &before[w], 0, 0, "GPU wait");
+
+		nfence_queue_destroy(&qs);
+		nfence_queue_destroy(&qw);
+		xf_destroy(&x);
+	}
+}
+
+static void test_peer_ping_pong(void)
+{
+	const uint64_t rounds = 64;
+	struct nfence_interrupts before[3];
+	struct nfence_queue q[2];
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_peer();
+	xf_create(&x, 0, 0);
+	queue(&q[0], 0);
+	queue(&q[1], 1);
+	peer_counters(before);
+
+	/* As gpu-ping-pong, GPU to GPU: no interrupt on either adapter. */
+	ping_pong(q, &x, rounds);
+	for (int a = 0; a < 2; a++)
+		wait_peer_taken(a, &before[a], rounds);
+	for (int a = 0; a < 2; a++)
+		assert_peer(a, &before[a], 0, rounds, "ping-pong");
+
+	nfence_queue_destroy(&q[0]);
+	nfence_queue_destroy(&q[1]);
+	xf_destroy(&x);
+}
+
+static void test_peer_cpu_signals(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	require_peer();
+	for (int s = 0; s < 2; s++) {
+		struct nfence_interrupts before[3];
+		struct nfence_queue qw;
+		struct waiter wt;
+		int w = !s;
+		struct xf x;
+
+		xf_create(&x, 0, 0);
+		queue(&qw, w);
+		queue_wait(&qw, &x.m[w], 2);
+		assert_parked(&qw, w);
+		waiter_start(&wt, w, x.h[w], 2);
+		waiter_sleeping(&wt);
+
+		/*
+		 * A CPU signal goes the CPU way whatever MonitoredValue
+		 * says: the other instance's waiters, CPU and GPU, wake.
+		 */
+		peer_counters(before);
+		nfence_fence_signal(fds[s], devs[s], x.h[s], 1);
+		assert_held(&qw, w, 0);
+		assert_still_waiting(&wt);
+		nfence_fence_signal(fds[s], devs[s], x.h[s], 2);
+		igt_assert_eq(waiter_join(&wt), 0);
+		poll_progress(&qw, w, 1);
+		assert_peer(s, &before[s], 2, 0, "CPU signals");
+		xf_assert_value(&x, 2);
+
+		nfence_queue_destroy(&qw);
+		xf_destroy(&x);
+	}
+}
+
+static void test_peer_cpu_instance(void)
+{
+	const uint64_t n = 8;
+	struct nfence_interrupts before[3];
+	struct drm_nfence_fence_mapping m2;
+	struct nfence_queue q, q2;
+	struct waiter wt;
+	uint64_t v = 0;
+	struct xf x;
+	uint32_t h2;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_peer();
+	xf_create(&x, 0, 0);
+	queue(&q, 0);
+
+	/* Adapter 2 has no peer doorbell: only the CPU can tell it. */
+	h2 = nfence_fence_open(fds[2], devs[2], x.sfd, 0, &m2);
+	assert_mv(2, &m2, 0);
+	peer_counters(before);
+	gpu_signals(&q, &x, 0, n, &v);
+	wait_peer_taken(1, &before[1], n);
+	assert_peer(0, &before[0], n, n, "GPU signals, a CPU-only instance");
+	assert_peer(1, &before[1], 0, 0, "a peer");
+	igt_assert_eq_u64(read_value(fds[2], &m2), v);
+
+	/* Its waiters, GPU and CPU, wake through adapter 0's interrupt. */
+	nfence_queue_create(&q2, fds[2], devs[2], 0, 0);
+	queue_wait(&q2, &m2, v + 1);
+	assert_parked(&q2, 2);
+	waiter_start_on(&wt, fds[2], devs[2], 1, &h2,
+			(const uint64_t[]){ v + 1 }, 0);
+	waiter_sleeping(&wt);
+	gpu_signals(&q, &x, 0, 1, &v);
+	igt_assert_eq(waiter_join(&wt), 0);
+	poll_progress(&q2, 2, 1);
+	nfence_queue_destroy(&q2);
+
+	/* Gone: adapter 0's signals interrupt no more. */
+	nfence_fence_destroy(fds[2], h2);
+	assert_gone(2, &m2);
+	peer_counters(before);
+	gpu_signals(&q, &x, 0, n, &v);
+	wait_peer_taken(1, &before[1], n);
+	assert_peer(0, &before[0], 0, n, "GPU signals, peers only again");
+
+	nfence_queue_destroy(&q);
+	xf_destroy(&x);
+}
+
+static void test_peer_instances(void)
+{
+	const uint64_t n = 8;
+	struct nfence_interrupts before[3];
+	struct drm_nfence_fence_mapping m1[2];
+	struct nfence_queue q;
+	uint64_t v = 0;
+	uint32_t h1[2];
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_peer();
+	xf_create(&x, 0, 0);
+	queue(&q, 0);
+
+	/* Adapter 1's instance gone: adapter 0's GPU rings nobody. */
+	nfence_fence_destroy(fds[1], x.h[1]);
+	nfence_fence_unmap(x.v[1]);
+	x.h[1] = 0;
+	x.v[1] = NULL;
+	assert_gone(1, &x.m[1]);
+	peer_counters(before);
+	gpu_signals(&q, &x, 0, n, &v);
+	usleep(QUIET_MS * 1000);
+	assert_peer(0, &before[0], 0, 0, "the only instance");
+	assert_peer(1, &before[1], 0, 0, "no instance");
+	wait_peer_taken(1, &before[1], 0);
+
+	/* Two instances on adapter 1: a ring for each per signal. */
+	for (int i = 0; i < 2; i++)
+		h1[i] = nfence_fence_open(fds[1], devs[1], x.sfd, 0, &m1[i]);
+	peer_counters(before);
+	gpu_signals(&q, &x, 0, n, &v);
+	wait_peer_taken(1, &before[1], 2 * n);
+	assert_peer(0, &before[0], 0, 2 * n, "two instances on adapter 1");
+	for (int i = 0; i < 2; i++)
+		igt_assert_eq_u64(read_value(fds[1], &m1[i]), v);
+
+	/* One of them gone, the other still rung. */
+	nfence_fence_destroy(fds[1], h1[0]);
+	assert_gone(1, &m1[0]);
+	peer_counters(before);
+	gpu_signals(&q, &x, 0, n, &v);
+	wait_peer_taken(1, &before[1], n);
+	assert_peer(0, &before[0], 0, n, "one instance left on adapter 1");
+	nfence_fence_destroy(fds[1], h1[1]);
+
+	nfence_queue_destroy(&q);
+	xf_destroy(&x);
+}
+
 static void noop_handler(int sig)
 {
 	(void)sig;
@@ -2461,9 +2821,23 @@ igt_main
 			devs[1] = nfence_device_create(fds[1]);
 			dbgs[1] = debugfs_dir(1);
 		}
+		if (two && nadapters >= 3) {
+			fds[2] = nfence_open_adapter(2);
+			nfence_query_adapter(fds[2], &info[2]);
+			nfence_query_fence_caps(fds[2], &caps[2]);
+			devs[2] = nfence_device_create(fds[2]);
+			dbgs[2] = debugfs_dir(2);
+			peer = has_peer_signals(0) && has_peer_signals(1) &&
+			       (info[2].flags & DRM_NFENCE_ADAPTER_NATIVE_FENCE) &&
+			       !has_peer_signals(2);
+		}
+		/* The subtests of the CPU path need it between 0 and 1. */
+		if (two && (has_peer_signals(0) || has_peer_signals(1)))
+			two = false;
 		igt_info("%d nfence adapters, cross-adapter subtests %s, "
-			 "mixed-* subtests %s\n", nadapters,
-			 two ? "run" : "skip", mixed ? "run" : "skip");
+			 "mixed-* subtests %s, peer-* subtests %s\n", nadapters,
+			 two ? "run" : "skip", mixed ? "run" : "skip",
+			 peer ? "run" : "skip");
 	}
 
 	igt_describe("Every adapter with native fences reports "
@@ -2656,9 +3030,44 @@ igt_main
 	igt_subtest("stress-open-while-signaling")
 		test_stress_open_while_signaling();
 
+	igt_describe("Peer signals: GPU signals on either adapter with peer "
+		     "signals ring the other GPU and raise no interrupt while "
+		     "nobody waits on the CPU; MonitoredValue is the CPU "
+		     "waiters' bound, and a waiter's value interrupts on its "
+		     "own adapter only.");
+	igt_subtest("peer-gpu-signals")
+		test_peer_gpu_signals();
+
+	igt_describe("Peer signals: a GPU signal releases the other "
+		     "adapter's parked queue, both ways, without an "
+		     "interrupt.");
+	igt_subtest("peer-gpu-wait")
+		test_peer_gpu_wait();
+
+	igt_describe("Peer signals: two GPUs hand a fence back and forth "
+		     "128 times with no interrupt on either adapter.");
+	igt_subtest("peer-ping-pong")
+		test_peer_ping_pong();
+
+	igt_describe("Peer signals: CPU signals still reach the other "
+		     "adapter's CPU and GPU waiters through the CPU.");
+	igt_subtest("peer-cpu-signals")
+		test_peer_cpu_signals();
+
+	igt_describe("Peer signals: while the fence is open on an adapter "
+		     "without them, every GPU signal interrupts and that "
+		     "adapter's waiters wake; once it is gone, none does.");
+	igt_subtest("peer-cpu-instance")
+		test_peer_cpu_instance();
+
+	igt_describe("Peer signals: an instance that is gone is rung no "
+		     "more; two instances on one adapter are rung once each.");
+	igt_subtest("peer-instances")
+		test_peer_instances();
+
 	igt_fixture {
 		nfence_watchdog(0);
-		for (int a = 0; a < 2; a++) {
+		for (int a = 0; a < 3; a++) {
 			if (dbgs[a] >= 0)
 				close(dbgs[a]);
 			if (fds[a] >= 0)

@@ -47,6 +47,7 @@
 #include "../nfence_engine.h"
 #include "../nfence_fence.h"
 #include "../nfence_gpu.h"
+#include "../nfence_peer.h"
 #include "../nfence_vm.h"
 
 #include "nfence_kunit_cs.h"
@@ -167,6 +168,10 @@ struct cmp_fence {
  * @control: the ring control
  * @control_va: its GPU VA
  * @doorbells: fake physical doorbell pages
+ * @other_bell: another GPU's peer doorbell (peer signals)
+ * @peers: @fence's peer table, what fence_peers answers
+ * @peer_wakes: wakes of a CMP by a peer doorbell write
+ * @peer_looks: calls of fence_id_exceeds
  */
 struct cmp_fix {
 	struct kunit *test;
@@ -198,6 +203,10 @@ struct cmp_fix {
 	struct drm_nfence_ring_control *control;
 	u64 control_va;
 	struct page *doorbells[CMP_DOORBELLS];
+	struct nfence_peer_bell *other_bell;
+	struct nfence_peer_table *peers;
+	unsigned int peer_wakes;
+	unsigned int peer_looks;
 };
 
 /* ---- The recording callbacks ---- */
@@ -343,6 +352,28 @@ static void cmp_rec_adapter_idle(struct nfence_cmp *cmp)
 	cmp_record(CMP_CALL_ADAPTER_IDLE);
 }
 
+/* &nfence_cmp_ops.fence_peers: the fixture's table, for @fence only. */
+static const struct nfence_peer_table *
+cmp_rec_fence_peers(struct nfence_fence *fence)
+{
+	struct cmp_fix *f = cmp_current();
+
+	KUNIT_EXPECT_PTR_EQ(f->test, fence, f->fence);
+	return f->peers;
+}
+
+/* &nfence_cmp_ops.fence_id_exceeds: @fence by its id, read as the driver. */
+static bool cmp_rec_fence_id_exceeds(struct nfence_cmp *cmp, u32 id)
+{
+	struct cmp_fix *f = cmp_current();
+	const struct nfence_cmp_fence *view = &f->fences[CMP_STORAGE].view;
+
+	lockdep_assert_held(&cmp->lock);
+	f->peer_looks++;
+	return id == view->id && !view->always_signaled &&
+	       *view->cv > *view->mv;
+}
+
 static const struct nfence_cmp_ops cmp_rec_ops = {
 	.interrupt = cmp_rec_interrupt,
 	.interrupt_queue = cmp_rec_interrupt_queue,
@@ -350,6 +381,8 @@ static const struct nfence_cmp_ops cmp_rec_ops = {
 	.fence_view = cmp_rec_fence_view,
 	.fence_settle = cmp_rec_fence_settle,
 	.fence_put = cmp_rec_fence_put,
+	.fence_peers = cmp_rec_fence_peers,
+	.fence_id_exceeds = cmp_rec_fence_id_exceeds,
 	.entry_step = cmp_rec_entry_step,
 	.entry_done = cmp_rec_entry_done,
 	.queue_fault = cmp_rec_queue_fault,
@@ -578,6 +611,9 @@ static void cmp_exit(struct kunit *test)
 	for (i = 0; i < CMP_DOORBELLS; i++)
 		if (f->doorbells[i])
 			__free_page(f->doorbells[i]);
+	nfence_peer_table_free(f->peers);
+	nfence_peer_bell_put(f->other_bell);
+	nfence_peer_bell_put(f->gpu.bell);
 }
 
 /* ---- Command emission (nfence_kunit_cs.h) ---- */
@@ -2199,6 +2235,185 @@ static void cmp_engine_f1_due(struct kunit *test)
 	cmp_ring_detach(f, f->q[0]);
 }
 
+/* ---- Peer signals ---- */
+
+/* A peer doorbell's wake: counted, the CMP is the test's to run. */
+static void cmp_peer_wake(struct nfence_cmp *cmp)
+{
+	cmp_current()->peer_wakes++;
+}
+
+/*
+ * The GPU gets a peer doorbell, @fence becomes a cross-adapter instance,
+ * and another GPU has a doorbell of its own (@other_bell, watched by a
+ * stand-in CMP that only counts its wakes).
+ */
+static void cmp_peer_setup(struct cmp_fix *f)
+{
+	f->gpu.bell = nfence_peer_bell_create();
+	f->other_bell = nfence_peer_bell_create();
+	KUNIT_ASSERT_NOT_NULL(f->test, f->gpu.bell);
+	KUNIT_ASSERT_NOT_NULL(f->test, f->other_bell);
+	nfence_peer_bell_attach(f->gpu.bell, f->cmp, cmp_peer_wake);
+	nfence_peer_bell_attach(f->other_bell, f->cmp, cmp_peer_wake);
+	f->fences[CMP_STORAGE].view.cross_adapter = true;
+}
+
+/* Replace the fixture's table by one more entry (@bell, @id). */
+static void cmp_peer_add(struct cmp_fix *f, struct nfence_peer_bell *bell,
+			 u32 id)
+{
+	struct nfence_peer_table *table;
+
+	table = nfence_peer_table_alloc(f->peers ? f->peers->count + 1 : 1);
+	KUNIT_ASSERT_NOT_NULL(f->test, table);
+	nfence_peer_table_fill(table, f->peers, bell, id);
+	nfence_peer_table_free(f->peers);
+	f->peers = table;
+}
+
+/* FENCE_SIGNAL of @fence to @value on queue 0, run to the end. */
+static void cmp_peer_signal(struct cmp_fix *f, u64 value)
+{
+	u64 start = nfence_kcs_cursor(&f->sp.cs);
+
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, f->sp.fence_va + 8, value);
+	cmp_submit(f, f->q[0], start, nfence_kcs_cursor(&f->sp.cs), value);
+	cmp_run_idle(f, f->q[0]);
+}
+
+/*
+ * A GPU signal of a cross-adapter instance writes its id into the peer
+ * doorbell of every other instance's GPU (not its own entry, not one
+ * whose instance is gone) and wakes that GPU's CMP; it interrupts only
+ * when its own MonitoredValue is exceeded or while an instance only the
+ * CPU can tell is counted.
+ */
+static void cmp_peer_signal_rings(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	u32 own = f->fences[CMP_STORAGE].view.id, ids[NFENCE_PEER_BELL_IDS];
+	bool overflow;
+	u32 writes;
+
+	cmp_peer_setup(f);
+	cmp_peer_add(f, f->gpu.bell, own);
+	cmp_peer_add(f, f->other_bell, 7);
+	cmp_peer_add(f, f->other_bell, 9);
+	cmp_peer_add(f, f->gpu.bell, own + 1);
+	nfence_peer_table_remove(f->peers, f->other_bell, 9);
+	KUNIT_EXPECT_EQ(test, f->peers->count, 4);
+
+	/* Nobody waits on the CPU (MonitoredValue U64_MAX): no interrupt. */
+	cmp_peer_signal(f, 1);
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 0);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_rings), 2);
+	KUNIT_EXPECT_EQ(test, f->peer_wakes, 2);
+	KUNIT_EXPECT_EQ(test, nfence_peer_drain(f->other_bell, ids, &writes,
+						&overflow), 1);
+	KUNIT_EXPECT_EQ(test, ids[0], 7);
+	KUNIT_EXPECT_EQ(test, writes, 1);
+	KUNIT_EXPECT_FALSE(test, overflow);
+	/* Its own GPU's other instance, not the one that signaled. */
+	KUNIT_EXPECT_EQ(test, nfence_peer_drain(f->gpu.bell, ids, &writes,
+						&overflow), 1);
+	KUNIT_EXPECT_EQ(test, ids[0], own + 1);
+	KUNIT_EXPECT_EQ(test, cmp_calls(f, CMP_CALL_FENCE_SETTLE), 1);
+
+	/* A CPU waiter for 3 on this instance: 2 rings, 3 interrupts too. */
+	f->sp.fvals[1] = 2;
+	cmp_peer_signal(f, 2);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 0);
+	cmp_peer_signal(f, 3);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_rings), 6);
+
+	/* An instance only the CPU can tell: every signal interrupts. */
+	f->sp.fvals[1] = U64_MAX;
+	f->peers->cpu_instances = 1;
+	cmp_peer_signal(f, 4);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 2);
+	KUNIT_EXPECT_EQ(test, cmp_last(f, CMP_CALL_INTERRUPT)->value, 4);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_rings), 8);
+	/* Written three times before a look: kept once, counted thrice. */
+	KUNIT_EXPECT_EQ(test, nfence_peer_drain(f->other_bell, ids, &writes,
+						&overflow), 1);
+	KUNIT_EXPECT_EQ(test, ids[0], 7);
+	KUNIT_EXPECT_EQ(test, writes, 3);
+	KUNIT_EXPECT_EQ(test, f->fence_puts, f->fence_gets);
+}
+
+/*
+ * The CMP empties its peer doorbell at the start of a pass: if an id's
+ * fence has a value above its MonitoredValue, or the doorbell overflowed,
+ * it raises the interrupt without a payload, once, after the pass; an id
+ * whose fence does not (or of no fence, or AlwaysSignaled) raises none.
+ * Every write is counted, an id written twice before a look kept once.
+ * Ids buy a watch of the doorbell only while a queue is parked.
+ */
+static void cmp_peer_wakes(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	u32 id = f->fences[CMP_STORAGE].view.id, i;
+	u64 deadline;
+
+	cmp_peer_setup(f);
+	KUNIT_EXPECT_FALSE(test, nfence_cmp_run_pass(f->cmp, &deadline));
+	KUNIT_EXPECT_EQ(test, f->peer_looks, 0);
+
+	f->sp.fvals[0] = 10;
+	f->sp.fvals[1] = 9;
+	KUNIT_EXPECT_TRUE(test, nfence_peer_ring(f->gpu.bell, id + 5));
+	KUNIT_EXPECT_TRUE(test, nfence_peer_ring(f->gpu.bell, id));
+	KUNIT_EXPECT_TRUE(test, nfence_peer_ring(f->gpu.bell, id));
+	KUNIT_EXPECT_EQ(test, f->peer_wakes, 3);
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	/* One interrupt for the pass, a scan, however many ids asked. */
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, f->fence), 0);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_taken), 3);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, interrupts), 1);
+	KUNIT_EXPECT_EQ(test, f->cmp->peer_until_ns, 0);
+
+	/* Not above MonitoredValue, then AlwaysSignaled: no interrupt. */
+	f->sp.fvals[1] = 10;
+	nfence_peer_ring(f->gpu.bell, id);
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	f->sp.fvals[1] = 0;
+	f->fences[CMP_STORAGE].view.always_signaled = true;
+	nfence_peer_ring(f->gpu.bell, id);
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	f->fences[CMP_STORAGE].view.always_signaled = false;
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_taken), 5);
+
+	/* A queue parked: the ids buy a watch. */
+	atomic_inc(&f->cmp->num_parked);
+	f->sp.fvals[1] = U64_MAX;
+	nfence_peer_ring(f->gpu.bell, id);
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	atomic_dec(&f->cmp->num_parked);
+	KUNIT_EXPECT_GT(test, f->cmp->peer_until_ns, 0);
+
+	/* One distinct id more than the doorbell holds: a scan. */
+	for (i = 1; i <= NFENCE_PEER_BELL_IDS + 1; i++)
+		nfence_peer_ring(f->gpu.bell, id + i);
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_overflows), 1);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_taken),
+			6 + NFENCE_PEER_BELL_IDS + 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 2);
+
+	/* Detached (its adapter going away): writes are dropped. */
+	nfence_peer_bell_attach(f->gpu.bell, NULL, NULL);
+	KUNIT_EXPECT_FALSE(test, nfence_peer_ring(f->gpu.bell, id));
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	KUNIT_EXPECT_EQ(test, CMP_IRQ(f, peer_taken),
+			6 + NFENCE_PEER_BELL_IDS + 1);
+	KUNIT_EXPECT_EQ(test, cmp_irqs(f, NULL), 2);
+}
+
 static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_nop_runs_to_idle),
 	KUNIT_CASE(cmp_fence_wait_blocks),
@@ -2215,6 +2430,8 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_pass_budget),
 	KUNIT_CASE(cmp_priority_turns),
 	KUNIT_CASE(cmp_priority_alone),
+	KUNIT_CASE(cmp_peer_signal_rings),
+	KUNIT_CASE(cmp_peer_wakes),
 	KUNIT_CASE(cmp_remove_raises_queue_irq),
 	KUNIT_CASE(cmp_command_straddles_mappings),
 	KUNIT_CASE_PARAM(cmp_fault_reasons, cmp_fault_gen_params),

@@ -315,6 +315,14 @@ struct drm_nfence_query_engines {
  * buffers")
  */
 #define DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT	(1u << 4)
+/*
+ * DRM_NFENCE_FENCE_CAP_PEER_SIGNALS: the GPU passes its signals of a
+ * cross-adapter fence to the other GPUs with this capability itself,
+ * without the CPU (the seed's future GPU-to-GPU signal, the driver's DOC
+ * "peer signals"); an instance of such a fence on this adapter has a real
+ * MonitoredValue instead of 0
+ */
+#define DRM_NFENCE_FENCE_CAP_PEER_SIGNALS	(1u << 5)
 
 /**
  * struct drm_nfence_query_fence_caps - DRM_NFENCE_QUERY_NATIVE_FENCE_CAPS
@@ -726,7 +734,10 @@ struct drm_nfence_fence_share {
  * A cross-adapter fence opened on another adapter gets an instance there
  * that shares the CurrentValue page. On an adapter with native fences the
  * instance is a native fence, whose MonitoredValue is 0 for good, so that
- * every signal raises the native fence signaled interrupt; on an adapter
+ * every signal raises the native fence signaled interrupt (between two
+ * adapters with %DRM_NFENCE_FENCE_CAP_PEER_SIGNALS the GPUs tell each
+ * other instead, and MonitoredValue is that of an ordinary fence: the
+ * driver's DOC "peer signals"); on an adapter
  * without them (%DRM_NFENCE_ADAPTER_NATIVE_FENCE clear) it is a monitored
  * fence (DOC: monitored fences; @mapping.monitored_value_gpu_va is 0),
  * every signal of which raises the monitored fence signaled interrupt.

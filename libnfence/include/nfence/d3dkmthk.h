@@ -674,7 +674,14 @@ typedef struct _D3DKMT_NFENCE_NATIVE_FENCE_CAPS_FLAGS {
 			UINT SupportCrossAdapterFence	: 1;
 			/* native fence log buffers */
 			UINT SupportLogBuffers		: 1;
-			UINT Reserved			: 28;
+			/*
+			 * the GPU signals cross-adapter fences to other
+			 * GPUs with this capability without the CPU
+			 * (nfence's simulation of the seed's future
+			 * GPU-to-GPU signal)
+			 */
+			UINT SupportPeerSignals		: 1;
+			UINT Reserved			: 27;
 		};
 		UINT Value;
 	};

@@ -123,6 +123,8 @@ static void nfence_caps_fence(const struct nfence_gpu *gpu,
 		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_DEFAULT;
 	if (cfg->irq_payload == NFENCE_IRQ_QUEUE)
 		out->flags |= DRM_NFENCE_FENCE_CAP_OPTIMIZED_INTERRUPT;
+	if (cfg->peer_signals)
+		out->flags |= DRM_NFENCE_FENCE_CAP_PEER_SIGNALS;
 	out->value_stride = NFENCE_FENCE_VALUE_STRIDE;
 	out->value_bits = cfg->no_64bit_atomics ? 32 : 64;
 	out->max_log_entries = NFENCE_LOG_ENTRIES_ALL;

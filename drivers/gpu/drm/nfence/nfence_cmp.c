@@ -161,13 +161,6 @@
 #define NFENCE_CMP_POLL_NS	(100 * NSEC_PER_USEC)
 /* NFENCE_CMP_WATCH_NS: how long the CMP watches without seeing a ring */
 #define NFENCE_CMP_WATCH_NS	(20 * NSEC_PER_MSEC)
-/*
- * NFENCE_CMP_SPIN_NS: once it has run the work of a ring that came back to
- * back (nfence_cmp_spinning()), the CMP reads the doorbells back to back
- * for this long instead of every %NFENCE_CMP_POLL_NS: two poll periods,
- * for a process's turnaround between its work done and its next ring
- */
-#define NFENCE_CMP_SPIN_NS	(200 * NSEC_PER_USEC)
 
 static bool nfence_cmp_global(struct nfence_cmp *cmp)
 {
@@ -774,9 +767,12 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 	atomic64_inc(&cmp->passes);
 	*deadline = 0;
 	nfence_cmp_lock(cmp);
+	/* Even in D3: its CPU waiters must not wait for D0. */
+	nfence_engine_peer_wakes(cmp);
 	if (cmp->d3) {
 		/* Off the hardware scheduler until D0. */
 		nfence_cmp_unlock(cmp);
+		nfence_engine_flush(cmp);
 		return false;
 	}
 	if (nfence_cmp_watch_doorbells(cmp, now, false, &dropped)) {
@@ -815,6 +811,12 @@ static bool nfence_cmp_pass(struct nfence_cmp *cmp, u64 *deadline)
 			cond_resched();
 			nfence_cmp_lock(cmp);
 			now = ktime_get_ns();
+			/*
+			 * Between turns too: a parked queue sees another
+			 * GPU's signal in memory before its id is taken, so
+			 * a long pass would let the ids pile up.
+			 */
+			nfence_engine_peer_wakes(cmp);
 		}
 	} while (ran && !cmp->d3);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
@@ -902,6 +904,21 @@ static bool nfence_cmp_sleep(struct nfence_cmp *cmp, u64 deadline)
 	return slept;
 }
 
+/*
+ * A CMP whose peer doorbell was written to lately looks again at once,
+ * without sleeping, until &nfence_cmp.peer_until_ns: GPUs that bounce a
+ * fence keep each other's CMP awake, as the interrupt path's work keeps a
+ * CMP thread busy (DOC: peer signals).
+ */
+static void nfence_cmp_peer_watch(struct nfence_cmp *cmp, u64 *deadline)
+{
+	u64 now = ktime_get_ns();
+
+	if (now < READ_ONCE(cmp->peer_until_ns) &&
+	    (!*deadline || now < *deadline))
+		*deadline = now;
+}
+
 static int nfence_cmp_thread(void *data)
 {
 	struct nfence_cmp *cmp = data;
@@ -926,6 +943,7 @@ static int nfence_cmp_thread(void *data)
 				cond_resched();
 		} while (nfence_cmp_doorbells_idle(cmp, &deadline) &&
 			 !kthread_should_stop());
+		nfence_cmp_peer_watch(cmp, &deadline);
 		nfence_cmp_f1_check(cmp, &deadline);
 		nfence_cmp_idle_check(cmp);
 		WRITE_ONCE(cmp->busy, false);
@@ -981,6 +999,7 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	cmp->num_connected = 0;
 	cmp->watch_until_ns = 0;
 	cmp->rung_ns = 0;
+	cmp->peer_until_ns = 0;
 	cmp->dry_ns = 0;
 	cmp->spin_until_ns = 0;
 	cmp->polls = 0;

@@ -33,9 +33,19 @@
  */
 #define NFENCE_CMP_VISIT_BUDGET	64
 
+/*
+ * NFENCE_CMP_SPIN_NS: once it has run the work of a ring that came back to
+ * back (nfence_cmp_spinning()), the CMP reads the doorbells back to back
+ * for this long instead of every %NFENCE_CMP_POLL_NS: two poll periods,
+ * for a process's turnaround between its work done and its next ring. It
+ * watches its peer doorbell as long after finding ids there.
+ */
+#define NFENCE_CMP_SPIN_NS	(200 * NSEC_PER_USEC)
+
 struct drm_printer;
 struct nfence_cmp;
 struct nfence_fence;
+struct nfence_peer_table;
 struct nfence_log;
 struct nfence_gpu;
 struct nfence_vm;
@@ -315,6 +325,21 @@ struct nfence_cmp_ops {
 	/** @fence_put: drop a reference that a mapping's fence_at took */
 	void (*fence_put)(struct nfence_fence *fence);
 	/**
+	 * @fence_peers: the peer table of @fence, a
+	 * &nfence_cmp_fence.cross_adapter instance (DOC: peer signals), NULL
+	 * while it has none. Called under rcu_read_lock() by GPUs with a
+	 * peer doorbell.
+	 */
+	const struct nfence_peer_table *(*fence_peers)(struct nfence_fence *fence);
+	/**
+	 * @fence_id_exceeds: whether the fence whose id on this adapter is
+	 * @id (a peer doorbell's payload) is alive, not AlwaysSignaled, and
+	 * has a CurrentValue above its MonitoredValue: the GPU's look at its
+	 * own fence table, under the lock that keeps the values' storage.
+	 * Called with &nfence_cmp.lock held.
+	 */
+	bool (*fence_id_exceeds)(struct nfence_cmp *cmp, u32 id);
+	/**
 	 * @entry_step: the CMP reached a legacy entry at the head of its
 	 * queue; true once the CPU side is done and the queue may go on
 	 */
@@ -432,6 +457,11 @@ struct nfence_cmp {
 	u64 watch_until_ns;
 	/** @rung_ns: when the CMP last took a ring, of any doorbell */
 	u64 rung_ns;
+	/**
+	 * @peer_until_ns: the CMP watches its peer doorbell (a spin) until
+	 * then: it found ids there, and more may follow (DOC: peer signals)
+	 */
+	u64 peer_until_ns;
 	/** @dry_ns: when the CMP last ran out of work after taking a ring */
 	u64 dry_ns;
 	/** @spin_until_ns: the CMP reads the doorbells back to back until then */

@@ -6,6 +6,8 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/pm_runtime.h>
+#include <linux/rcupdate.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
@@ -144,6 +146,35 @@ static void nfence_cmp_ops_fence_view(struct nfence_fence *fence,
 	view->id = fence->id;
 }
 
+/* &nfence_cmp_ops.fence_peers: a cross-adapter fence's peer table. */
+static const struct nfence_peer_table *
+nfence_cmp_ops_fence_peers(struct nfence_fence *fence)
+{
+	return fence->xgroup ? rcu_dereference(fence->xgroup->peers) : NULL;
+}
+
+/*
+ * &nfence_cmp_ops.fence_id_exceeds: a fence of the adapter's table, by id,
+ * above its MonitoredValue. Its storage lives while it is in the table
+ * (its release erases it first); the CMP lock keeps a demotion from
+ * moving it meanwhile.
+ */
+static bool nfence_cmp_ops_fence_id_exceeds(struct nfence_cmp *cmp, u32 id)
+{
+	struct nfence_adapter *adapter =
+		container_of(cmp, struct nfence_adapter, cmp);
+	struct nfence_fence *fence;
+	bool exceeds = false;
+
+	xa_lock(&adapter->fences);
+	fence = xa_load(&adapter->fences, id);
+	if (fence && !READ_ONCE(fence->always_signaled))
+		exceeds = READ_ONCE(*fence->cv.value) >
+			  READ_ONCE(*fence->mv.value);
+	xa_unlock(&adapter->fences);
+	return exceeds;
+}
+
 /* &nfence_cmp_ops.queue_fault: a GPU fault stops the queue's context. */
 static void nfence_cmp_ops_queue_fault(struct nfence_cmp *cmp,
 				       struct nfence_cmp_queue *hw, u64 va,
@@ -196,6 +227,8 @@ const struct nfence_cmp_ops nfence_driver_cmp_ops = {
 	.fence_view = nfence_cmp_ops_fence_view,
 	.fence_settle = nfence_fence_settle,
 	.fence_put = nfence_fence_put,
+	.fence_peers = nfence_cmp_ops_fence_peers,
+	.fence_id_exceeds = nfence_cmp_ops_fence_id_exceeds,
 	.entry_step = nfence_submit_entry_step,
 	.entry_done = nfence_submit_entry_done,
 	.queue_fault = nfence_cmp_ops_queue_fault,

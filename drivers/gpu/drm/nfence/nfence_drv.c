@@ -31,6 +31,7 @@
 #include "nfence_hwqueue.h"
 #include "nfence_logging.h"
 #include "nfence_params.h"
+#include "nfence_peer.h"
 #include "nfence_pm.h"
 #include "nfence_signal.h"
 #include "nfence_submit.h"
@@ -81,7 +82,10 @@
  *    (&nfence_file.objects), of &nfence_file.value_maps and of
  *    &nfence_adapter.fences; then
  *    &nfence_xgroup.lock (a cross-adapter fence's instances) inside them
- * 6. &nfence_waitlist.lock (a fence's waiters); never two at once
+ * 6. &nfence_waitlist.lock (a fence's waiters); never two at once. Or,
+ *    never with one, &nfence_peer_bell.lock (a GPU's peer doorbell: taken
+ *    by another adapter's engine under that adapter's &nfence_cmp.lock,
+ *    and by its own CMP to empty it; DOC: peer signals)
  * 7. the wait queue and eventfd locks taken when a wait completes, the
  *    workqueue locks of queueing a completion's work item (a syncobj
  *    binding's too: its callback takes no other lock), and the CMP's wait
@@ -301,6 +305,9 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 	struct nfence_adapter *adapter = data;
 
 	nfence_doorbell_adapter_fini(adapter);
+	/* Other GPUs no longer wake the CMP (DOC: peer signals). */
+	if (adapter->gpu.bell)
+		nfence_peer_bell_attach(adapter->gpu.bell, NULL, NULL);
 	nfence_cmp_stop(&adapter->cmp);
 	nfence_gpu_fini(&adapter->gpu);
 	/* Every fence held a reference on the device: none is left. */
@@ -357,6 +364,9 @@ nfence_adapter_init(struct platform_device *pdev,
 		destroy_workqueue(adapter->wait_wq);
 		return ERR_PTR(ret);
 	}
+	if (adapter->gpu.bell)
+		nfence_peer_bell_attach(adapter->gpu.bell, &adapter->cmp,
+					nfence_cmp_kick);
 	/* The GPU lives as long as the DRM device: open files may outlive unbind. */
 	ret = drmm_add_action_or_reset(&adapter->drm, nfence_gpu_release,
 				       adapter);
@@ -573,6 +583,8 @@ static void __exit nfence_exit(void)
 {
 	nfence_unregister_adapters();
 	platform_driver_unregister(&nfence_platform_driver);
+	/* Peer tables are freed after a grace period (DOC: peer signals). */
+	rcu_barrier();
 	nfence_fence_caches_fini();
 }
 

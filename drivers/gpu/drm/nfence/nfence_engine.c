@@ -10,6 +10,7 @@
 #include <linux/minmax.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/rcupdate.h>
 
 #include <drm/nfence_drm.h>
 
@@ -17,6 +18,7 @@
 #include "nfence_cs.h"
 #include "nfence_engine.h"
 #include "nfence_log.h"
+#include "nfence_peer.h"
 #include "nfence_trace.h"
 #include "nfence_gpu.h"
 #include "nfence_vm.h"
@@ -244,6 +246,79 @@ static void nfence_engine_irq(struct nfence_cmp *cmp,
 }
 
 /*
+ * A GPU with a peer doorbell signaled @fence, an instance of a cross-adapter
+ * fence, its value stored and followed by a full barrier: write the
+ * fence's id into the peer doorbell of every other instance's GPU (DOC:
+ * peer signals). Whether the fence has instances only the CPU can tell,
+ * which the interrupt must reach whatever MonitoredValue says.
+ */
+static bool nfence_engine_ring_peers(struct nfence_cmp *cmp,
+				     struct nfence_fence *fence,
+				     const struct nfence_cmp_fence *view)
+{
+	struct nfence_irq_stats *stats = &cmp->gpu->irq_stats;
+	const struct nfence_peer_table *table;
+	bool cpu = true;
+	u32 i, id;
+
+	rcu_read_lock();
+	table = cmp->ops->fence_peers(fence);
+	if (table) {
+		cpu = READ_ONCE(table->cpu_instances);
+		for (i = 0; i < table->count; i++) {
+			id = READ_ONCE(table->peer[i].id);
+			if (!id || (table->peer[i].bell == cmp->gpu->bell &&
+				    id == view->id))
+				continue;
+			if (nfence_peer_ring(table->peer[i].bell, id))
+				atomic64_inc(&stats->peer_rings);
+		}
+	}
+	rcu_read_unlock();
+	return cpu;
+}
+
+/**
+ * nfence_engine_peer_wakes - the CMP looks at its GPU's peer doorbell
+ * @cmp: the CMP, whose lock is held
+ *
+ * For every fence id other GPUs wrote (DOC: peer signals), the instance's
+ * MonitoredValue check; if any CPU waiter is satisfied, or the doorbell
+ * overflowed, the native fence signaled interrupt without a payload,
+ * raised once after the pass: the ids name fences this GPU holds no
+ * reference to, and the driver's scan takes its own. The pass that
+ * follows gives the queues parked on a FENCE_WAIT their look; while one
+ * is parked (and the adapter is in D0), the CMP watches the doorbell for
+ * %NFENCE_CMP_SPIN_NS more.
+ */
+void nfence_engine_peer_wakes(struct nfence_cmp *cmp)
+{
+	struct nfence_irq_stats *stats = &cmp->gpu->irq_stats;
+	u32 ids[NFENCE_PEER_BELL_IDS], i, n, writes;
+	bool irq, overflow;
+
+	lockdep_assert_held(&cmp->lock);
+	if (!cmp->gpu->bell)
+		return;
+	n = nfence_peer_drain(cmp->gpu->bell, ids, &writes, &overflow);
+	if (!writes)
+		return;
+	atomic64_add(writes, &stats->peer_taken);
+	if (overflow)
+		atomic64_inc(&stats->peer_overflows);
+	if (atomic_read(&cmp->num_parked) && !cmp->d3)
+		cmp->peer_until_ns = ktime_get_ns() + NFENCE_CMP_SPIN_NS;
+	irq = overflow;
+	for (i = 0; i < n && !irq; i++)
+		irq = cmp->ops->fence_id_exceeds(cmp, ids[i]);
+	if (irq) {
+		atomic64_inc(&stats->interrupts);
+		/* Coalesced with the pass's others (nfence_engine_flush()). */
+		set_bit(NFENCE_CMP_SCAN, &cmp->pending);
+	}
+}
+
+/*
  * Signal through resolved pointers: @fence is the fence whose CurrentValue
  * @cv is and @view what the GPU saw of it, both NULL for other memory; @mv
  * NULL for no MonitoredValue. A monitored fence (WDDM 2.x) raises its
@@ -260,7 +335,7 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 				       const struct nfence_cs_cmd *log)
 {
 	struct nfence_irq_stats *stats = &cmp->gpu->irq_stats;
-	bool carry = false, irq;
+	bool carry = false, cpu = false, irq;
 
 	atomic64_inc(&stats->signals);
 	/* Everything written before the signal is visible before it. */
@@ -278,9 +353,12 @@ static void nfence_engine_store_signal(struct nfence_cmp *cmp,
 	 * before a cross-adapter fence's second look at AlwaysSignaled.
 	 */
 	smp_mb();
-	if (view && view->cross_adapter && !carry)
+	if (view && view->cross_adapter && !carry) {
 		cmp->ops->fence_settle(fence);
-	irq = mv && value > READ_ONCE(*mv);
+		if (cmp->gpu->bell)
+			cpu = nfence_engine_ring_peers(cmp, fence, view);
+	}
+	irq = mv && (cpu || value > READ_ONCE(*mv));
 	if (view && view->monitored) {
 		atomic64_inc(&stats->monitored);
 		cmp->ops->interrupt(cmp, fence, value, carry);

@@ -36,6 +36,7 @@ int nfence_engine_run(struct nfence_cmp *cmp, struct nfence_cmp_engine *e,
 		      struct nfence_cmp_queue *q, u64 now, unsigned int max,
 		      unsigned int *ran, struct list_head *dropped);
 void nfence_engine_flush(struct nfence_cmp *cmp);
+void nfence_engine_peer_wakes(struct nfence_cmp *cmp);
 void nfence_engine_queue_unpark_locked(struct nfence_cmp *cmp,
 				       struct nfence_cmp_queue *q);
 void nfence_engine_raise_queue_irq(struct nfence_cmp *cmp,

@@ -22,6 +22,7 @@
 #include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_mmap.h"
+#include "nfence_peer.h"
 
 /**
  * DOC: native fence objects
@@ -514,7 +515,76 @@ static void nfence_slot_release(struct nfence_fence_slot *slot)
 
 static void nfence_xgroup_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct nfence_xgroup, ref));
+	struct nfence_xgroup *xg = container_of(ref, struct nfence_xgroup,
+						ref);
+
+	nfence_peer_table_retire(rcu_dereference_protected(xg->peers, true));
+	kfree(xg);
+}
+
+/*
+ * Whether @fence, an instance of a cross-adapter fence, takes GPU-to-GPU
+ * signals (DOC: peer signals): a native instance on a GPU with a peer
+ * doorbell. The others only the CPU can tell.
+ */
+static bool nfence_fence_takes_peers(const struct nfence_fence *fence)
+{
+	return fence->adapter->gpu.bell && !fence->monitored;
+}
+
+/* @fence leaves its cross-adapter group's lists and its peer table. */
+static void nfence_xgroup_leave(struct nfence_fence *fence)
+{
+	struct nfence_xgroup *xg = fence->xgroup;
+	struct nfence_peer_table *table;
+
+	spin_lock(&xg->lock);
+	list_del(&fence->xlink);
+	table = rcu_dereference_protected(xg->peers,
+					  lockdep_is_held(&xg->lock));
+	if (fence->xpeer) {
+		nfence_peer_table_remove(table, fence->adapter->gpu.bell,
+					 fence->id);
+		xg->num_peers--;
+	} else if (fence->xcpu) {
+		xg->cpu_instances--;
+		if (table)
+			WRITE_ONCE(table->cpu_instances, xg->cpu_instances);
+	}
+	spin_unlock(&xg->lock);
+}
+
+/*
+ * @fence, an instance that takes peer signals, has its id: give it an
+ * entry in its group's peer table, a new table that replaces the old one
+ * (DOC: peer signals).
+ */
+static int nfence_xgroup_add_peer(struct nfence_fence *fence)
+{
+	struct nfence_peer_table *old, *table = NULL;
+	struct nfence_xgroup *xg = fence->xgroup;
+	u32 size;
+
+	spin_lock(&xg->lock);
+	while (!table || table->size <= xg->num_peers) {
+		size = xg->num_peers + 1;
+		spin_unlock(&xg->lock);
+		nfence_peer_table_free(table);
+		table = nfence_peer_table_alloc(size);
+		if (!table)
+			return -ENOMEM;
+		spin_lock(&xg->lock);
+	}
+	old = rcu_dereference_protected(xg->peers, lockdep_is_held(&xg->lock));
+	nfence_peer_table_fill(table, old, fence->adapter->gpu.bell,
+			       fence->id);
+	table->cpu_instances = xg->cpu_instances;
+	rcu_assign_pointer(xg->peers, table);
+	xg->num_peers++;
+	fence->xpeer = true;
+	spin_unlock(&xg->lock);
+	nfence_peer_table_retire(old);
+	return 0;
 }
 
 static void nfence_fence_release(struct kref *ref)
@@ -523,14 +593,13 @@ static void nfence_fence_release(struct kref *ref)
 						  ref);
 	struct nfence_adapter *adapter = fence->adapter;
 
+	/* Out of its group first: gone from debugfs means gone from there. */
+	if (fence->xgroup)
+		nfence_xgroup_leave(fence);
 	if (fence->id)
 		xa_erase(&adapter->fences, fence->id);
-	if (fence->xgroup) {
-		spin_lock(&fence->xgroup->lock);
-		list_del(&fence->xlink);
-		spin_unlock(&fence->xgroup->lock);
+	if (fence->xgroup)
 		kref_put(&fence->xgroup->ref, nfence_xgroup_release);
-	}
 	if (fence->cv.value)
 		nfence_slot_release(&fence->cv);
 	if (fence->mv.value)
@@ -716,6 +785,20 @@ static int nfence_xgroup_join(struct nfence_fence *fence,
 	}
 	spin_lock(&xg->lock);
 	list_add_tail(&fence->xlink, &xg->instances);
+	/*
+	 * Counted before it can have a waiter: the other GPUs' signals
+	 * interrupt from now on (DOC: peer signals).
+	 */
+	if (!nfence_fence_takes_peers(fence)) {
+		struct nfence_peer_table *table;
+
+		fence->xcpu = true;
+		xg->cpu_instances++;
+		table = rcu_dereference_protected(xg->peers,
+						  lockdep_is_held(&xg->lock));
+		if (table)
+			WRITE_ONCE(table->cpu_instances, xg->cpu_instances);
+	}
 	/* Opened after its creator's device went into error: so is this. */
 	if (peer && READ_ONCE(peer->always_signaled))
 		nfence_instance_set_always_signaled(fence);
@@ -760,12 +843,14 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 			WRITE_ONCE(*fence->cv.value, initial);
 		/*
 		 * A cross-adapter fence's MonitoredValue is 0 for good, so
-		 * that every signal interrupts; its waiters keep their bound
-		 * in @cpu_mv instead. A monitored fence has none to show: its
-		 * word stays 0 and unmapped, and the waiters use @cpu_mv.
+		 * that every signal interrupts, unless its GPU tells the other
+		 * GPUs itself (DOC: peer signals); its waiters keep their
+		 * bound in @cpu_mv instead. A monitored fence has none to
+		 * show: its word stays 0 and unmapped, and the waiters use
+		 * @cpu_mv.
 		 */
 		mv = fence->mv.value;
-		if (cross || monitored) {
+		if (monitored || (cross && !nfence_fence_takes_peers(fence))) {
 			WRITE_ONCE(*mv, 0);
 			mv = &fence->cpu_mv;
 		}
@@ -803,6 +888,13 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		return ERR_PTR(ret);
 	}
 	fence->id = id;
+	if (cross && nfence_fence_takes_peers(fence)) {
+		ret = nfence_xgroup_add_peer(fence);
+		if (ret) {
+			nfence_fence_put_in_file(nfile, fence);
+			return ERR_PTR(ret);
+		}
+	}
 	return fence;
 }
 

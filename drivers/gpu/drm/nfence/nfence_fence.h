@@ -25,6 +25,7 @@ struct drm_printer;
 struct nfence_adapter;
 struct nfence_device;
 struct nfence_file;
+struct nfence_peer_table;
 
 #define NFENCE_FENCE_SLOTS	(PAGE_SIZE / NFENCE_FENCE_VALUE_STRIDE)
 
@@ -104,19 +105,34 @@ struct nfence_fence_slot {
  * A cross-adapter fence has one global object (instance) on its creator's
  * adapter and one more per FENCE_OPEN on any other adapter (two opens on
  * one adapter make two instances); all share one CurrentValue page in
- * system memory, each has its own MonitoredValue, 0 for good, so every
- * signal interrupts and the driver passes it on to the other instances (the
- * NotificationOnly of WDDM).
+ * system memory, each has its own MonitoredValue. On an adapter without
+ * peer signals that is 0 for good, so every signal interrupts and the
+ * driver passes it on to the other instances (the NotificationOnly of
+ * WDDM); on one with them, the GPU tells the other GPUs itself (DOC: peer
+ * signals) and MonitoredValue is the bound of the instance's CPU waiters.
  *
  * Lifetime: kref-counted by its instances.
  */
 struct nfence_xgroup {
 	/** @ref: one reference per instance */
 	struct kref ref;
-	/** @lock: protects @instances; nests inside xarray locks */
+	/**
+	 * @lock: protects @instances, @num_peers, @cpu_instances and the
+	 * writes of @peers; nests inside xarray locks
+	 */
 	spinlock_t lock;
 	/** @instances: &struct nfence_fence.xlink of every instance */
 	struct list_head instances;
+	/**
+	 * @peers: the GPUs' peer table (DOC: peer signals), NULL until an
+	 * instance on an adapter with peer signals joins; written under
+	 * @lock, read under RCU
+	 */
+	struct nfence_peer_table __rcu *peers;
+	/** @num_peers: live entries of @peers */
+	u32 num_peers;
+	/** @cpu_instances: instances on adapters without peer signals */
+	u32 cpu_instances;
 };
 
 /**
@@ -145,6 +161,16 @@ struct nfence_fence {
 	/** @always_signaled: the creating device is in error (AlwaysSignaled) */
 	bool always_signaled;
 	/**
+	 * @xpeer: an instance with an entry in its group's peer table
+	 * (under &nfence_xgroup.lock)
+	 */
+	bool xpeer;
+	/**
+	 * @xcpu: an instance counted in &nfence_xgroup.cpu_instances (under
+	 * &nfence_xgroup.lock)
+	 */
+	bool xcpu;
+	/**
 	 * @monitored: a WDDM 2.x monitored fence (a queue's progress fence
 	 * without NativeProgressFence): no MonitoredValue in its mappings,
 	 * and every GPU signal raises the monitored fence signaled interrupt
@@ -161,8 +187,8 @@ struct nfence_fence {
 	/** @xlink: entry in &nfence_xgroup.instances */
 	struct list_head xlink;
 	/**
-	 * @cpu_mv: cross-adapter and monitored fences: the waiters' bound;
-	 * MV stays 0
+	 * @cpu_mv: monitored fences and cross-adapter instances on adapters
+	 * without peer signals: the waiters' bound; MV stays 0
 	 */
 	u64 cpu_mv;
 };

@@ -14,6 +14,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_gpu.h"
+#include "nfence_peer.h"
 
 /**
  * DOC: the simulated GPU
@@ -73,6 +74,9 @@ int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg)
 	/* So are the payloads; the optimized one reads the logs. */
 	if (cfg->irq_payload > NFENCE_IRQ_QUEUE ||
 	    (cfg->irq_payload != NFENCE_IRQ_FENCES && !cfg->native_fence))
+		return -EINVAL;
+	/* And peer signals, which tell the other GPUs' native instances. */
+	if (cfg->peer_signals && !cfg->native_fence)
 		return -EINVAL;
 	return 0;
 }
@@ -206,9 +210,19 @@ int nfence_gpu_init(struct nfence_gpu *gpu, const struct nfence_gpu_config *cfg,
 	if (ret)
 		goto err_local;
 
+	if (cfg->peer_signals) {
+		gpu->bell = nfence_peer_bell_create();
+		if (!gpu->bell) {
+			ret = -ENOMEM;
+			goto err_doorbells;
+		}
+	}
+
 	gpu->timestamp_base_ns = ktime_get_ns();
 	return 0;
 
+err_doorbells:
+	nfence_gpu_doorbells_fini(gpu);
 err_local:
 	nfence_segment_fini(local);
 err_sys:
@@ -227,6 +241,9 @@ void nfence_gpu_fini(struct nfence_gpu *gpu)
 {
 	int i;
 
+	/* Peer tables may keep the doorbell a while (DOC: peer signals). */
+	nfence_peer_bell_put(gpu->bell);
+	gpu->bell = NULL;
 	nfence_gpu_doorbells_fini(gpu);
 	for (i = NFENCE_NUM_SEGMENTS - 1; i >= 0; i--)
 		nfence_segment_fini(&gpu->segments[i]);
@@ -292,6 +309,7 @@ void nfence_gpu_print(struct nfence_gpu *gpu, struct drm_printer *p)
 		   cfg->optimized_default_fence);
 	drm_printf(p, "no_64bit_atomics: %d\n", cfg->no_64bit_atomics);
 	drm_printf(p, "interrupt_payload: %u\n", cfg->irq_payload);
+	drm_printf(p, "peer_signals: %d\n", cfg->peer_signals);
 	drm_printf(p, "tdr_timeout_ms: %u\n", cfg->tdr_timeout_ms);
 	drm_printf(p, "f1_idle_ms: %u\n", cfg->f1_idle_ms);
 	drm_printf(p, "user_mode_submission: %d\n", cfg->user_mode_submission);

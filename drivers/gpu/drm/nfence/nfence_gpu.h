@@ -14,6 +14,7 @@
 #include "nfence_segment.h"
 
 struct drm_printer;
+struct nfence_peer_bell;
 
 /* Engines (WDDM nodes) an adapter may have. */
 #define NFENCE_MAX_ENGINES		8
@@ -74,6 +75,22 @@ struct nfence_irq_stats {
 	 * lost): every fence of the queue's process was scanned instead
 	 */
 	atomic64_t overruns;
+	/**
+	 * @peer_rings: fence ids this GPU wrote to other GPUs' peer
+	 * doorbells (DOC: peer signals)
+	 */
+	atomic64_t peer_rings;
+	/**
+	 * @peer_taken: writes to its own peer doorbell its CMP has taken (an
+	 * id written again before the CMP looked is kept once, counted each
+	 * time)
+	 */
+	atomic64_t peer_taken;
+	/**
+	 * @peer_overflows: looks that found its peer doorbell overflowed
+	 * (ids lost: every fence was scanned instead)
+	 */
+	atomic64_t peer_overflows;
 	/**
 	 * @scans: interrupts without a payload (scan every fence of the
 	 * adapter)
@@ -150,6 +167,11 @@ struct nfence_gpu_config {
 	 * signaled interrupts; %NFENCE_IRQ_FENCES without native fences
 	 */
 	u32 irq_payload;
+	/**
+	 * @peer_signals: the GPU signals other GPUs through their peer
+	 * doorbells, and has one (DOC: peer signals); native fences only
+	 */
+	bool peer_signals;
 };
 
 /**
@@ -195,6 +217,8 @@ struct nfence_gpu {
 	 * 64-bit store at offset 0 of one
 	 */
 	struct page **doorbell_pages;
+	/** @bell: its peer doorbell, with @cfg.peer_signals (else NULL) */
+	struct nfence_peer_bell *bell;
 	/** @irq_stats: native fence interrupt path counters */
 	struct nfence_irq_stats irq_stats;
 };

@@ -27,9 +27,9 @@
  * /sys/module/nfence/parameters as they were given (one value when none
  * was).
  *
- * optimized_default_fence and interrupt_payload are native fence
- * features: on an adapter without native fences the first is off and the
- * second 0 whatever the parameters say.
+ * optimized_default_fence, interrupt_payload and peer_signals are native
+ * fence features: on an adapter without native fences the first and the
+ * last are off and the second 0 whatever the parameters say.
  */
 
 static unsigned int num_adapters = 1;
@@ -115,6 +115,11 @@ static unsigned int interrupt_payload_count = 1;
 module_param_array(interrupt_payload, uint, &interrupt_payload_count, 0444);
 MODULE_PARM_DESC(interrupt_payload, "Native fence signaled interrupt payload: 0 = signaled fences, 1 = none (scan every fence), 2 = the hardware queue (optimized, reads its signal log) (default 0; one value per adapter)");
 
+static bool peer_signals[NFENCE_MAX_ADAPTERS];
+static unsigned int peer_signals_count = 1;
+module_param_array(peer_signals, bool, &peer_signals_count, 0444);
+MODULE_PARM_DESC(peer_signals, "The GPU passes cross-adapter fence signals to other GPUs with peer signals itself, without the CPU (default N; one value per adapter)");
+
 #define NFENCE_PARAM_COUNT(name)	{ #name, &name##_count }
 
 static const struct {
@@ -136,6 +141,7 @@ static const struct {
 	NFENCE_PARAM_COUNT(f1_idle_ms),
 	NFENCE_PARAM_COUNT(no_64bit_atomics),
 	NFENCE_PARAM_COUNT(interrupt_payload),
+	NFENCE_PARAM_COUNT(peer_signals),
 };
 
 /* Adapter @i's value of @name: its own, or the last one given. */
@@ -162,6 +168,8 @@ static void nfence_params_config(u32 i, struct nfence_gpu_config *cfg)
 	cfg->irq_payload = cfg->native_fence ?
 			   NFENCE_PARAM_AT(interrupt_payload, i) :
 			   NFENCE_IRQ_FENCES;
+	cfg->peer_signals =
+		cfg->native_fence && NFENCE_PARAM_AT(peer_signals, i);
 }
 
 /**

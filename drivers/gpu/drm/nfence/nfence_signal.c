@@ -209,7 +209,12 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 	if (fence->monitored) {
 		/* No MonitoredValue: the OS checks the waiters itself. */
 		nfence_interrupt_monitored(fence);
-	} else if (nfence_fence_signal_needs_irq(fence)) {
+	} else if (fence->xgroup || nfence_fence_signal_needs_irq(fence)) {
+		/*
+		 * A cross-adapter fence's CPU signal reaches the other
+		 * instances through the CPU, whatever its MonitoredValue
+		 * (which is 0 unless its GPU takes peer signals).
+		 */
 		atomic64_inc(&stats->interrupts);
 		nfence_interrupt(fence->adapter, &fence, 1);
 	} else {
@@ -766,6 +771,11 @@ void nfence_irq_stats_print(struct nfence_adapter *adapter,
 		   (long long)atomic64_read(&s->log_entries));
 	drm_printf(p, "overruns: %lld\n",
 		   (long long)atomic64_read(&s->overruns));
+	drm_printf(p, "peer_rings: %lld\n",
+		   (long long)atomic64_read(&s->peer_rings));
+	drm_printf(p, "peer_taken: %lld\n", (long long)atomic64_read(&s->peer_taken));
+	drm_printf(p, "peer_overflows: %lld\n",
+		   (long long)atomic64_read(&s->peer_overflows));
 	drm_printf(p, "handler_ns: %lld\n",
 		   (long long)atomic64_read(&s->handler_ns));
 }

@@ -250,7 +250,8 @@ u32 nfence_waitlist_count(struct nfence_waitlist *wl)
  * nfence_waitlist_snapshot - the waiter count and a MonitoredValue, together
  * @wl: the waitlist
  * @mv: the MonitoredValue to read: the fence's own, which is the waitlist's
- *      bound except on a cross-adapter fence (where it stays 0)
+ *      bound except on a cross-adapter instance without peer signals
+ *      (where it stays 0)
  * @monitored: out: *@mv
  *
  * Read under the lock that orders MonitoredValue updates with the waiter
