@@ -138,6 +138,88 @@ static void poll_progress(const struct nfence_queue *q, uint64_t v)
 		     "\n", *q->progress, WAIT_MS, v);
 }
 
+/*
+ * A thread reading a fence's CPU mapping back to back until it reads
+ * @last: how many reads, how many value changes it saw, and how many
+ * reads had halves that differ (the GPU only writes k << 32 | k).
+ */
+struct torn_reader {
+	pthread_t thread;
+	const volatile uint64_t *v;
+	uint64_t last;
+	uint64_t reads, changes, torn, torn_value;
+	int started;
+};
+
+static void *torn_reader_fn(void *arg)
+{
+	struct torn_reader *r = arg;
+	uint64_t v, prev = *r->v;
+
+	__atomic_store_n(&r->started, 1, __ATOMIC_SEQ_CST);
+	do {
+		v = *r->v;
+		r->reads++;
+		if (v != prev)
+			r->changes++;
+		prev = v;
+		if ((v >> 32) != (v & 0xffffffffu)) {
+			r->torn++;
+			r->torn_value = v;
+		}
+	} while (v != r->last);
+	return NULL;
+}
+
+/*
+ * 64-bit values are never torn: while the GPU signals a fence with values
+ * whose two halves are equal and change together, a CPU thread reading
+ * the fence's mapping back to back never sees halves that differ.
+ */
+static void test_gpu_signal_never_torn(void)
+{
+	const uint64_t per = 4096, rounds = 8, one = (1ull << 32) | 1;
+	struct drm_nfence_fence_mapping m;
+	struct torn_reader r = { .last = per * rounds * one };
+	struct nfence_queue q;
+	struct nfence_bo cmds;
+	struct nfence_cs cs;
+	uint64_t k = 0;
+	struct t t;
+
+	t_init(&t);
+	fence(&t, 0, &m);
+	r.v = nfence_fence_map(fd, &m);
+	nfence_queue_create(&q, fd, t.dev, 0, Q_NATIVE);
+	/* A FENCE_SIGNAL is 32 bytes: a buffer of its own for @per. */
+	nfence_bo_create(fd, t.dev, per * 32, SYSTEM, 0, &cmds);
+	igt_assert_eq(nfence_thread_create(&r.thread, torn_reader_fn, &r), 0);
+	while (!__atomic_load_n(&r.started, __ATOMIC_SEQ_CST))
+		usleep(100);
+
+	for (uint64_t i = 0; i < rounds; i++) {
+		nfence_cs_init(&cs, cmds.cpu, cmds.gpu_va, per * 32);
+		for (uint64_t j = 0; j < per; j++) {
+			k++;
+			nfence_cs_signal_fence(&cs, &m, k * one);
+		}
+		nfence_queue_submit(&q, &cs);
+		poll_progress(&q, i + 1);
+	}
+	igt_assert_eq(nfence_thread_join(r.thread, WAIT_MS), 0);
+	igt_info("%" PRIu64 " reads, %" PRIu64 " changes seen, %" PRIu64
+		 " torn\n", r.reads, r.changes, r.torn);
+	igt_assert_f(r.torn == 0, "%" PRIu64 " reads with halves that differ, "
+		     "the last %#" PRIx64 "\n", r.torn, r.torn_value);
+	/* The reads raced the signals: they saw the value move many times. */
+	igt_assert_lte_u64(100, r.changes);
+
+	nfence_queue_destroy(&q);
+	nfence_bo_destroy(&cmds);
+	nfence_fence_unmap(r.v);
+	t_fini(&t);
+}
+
 /* A thread doing one FENCE_WAIT. */
 struct waiter {
 	pthread_t thread;
@@ -2344,6 +2426,13 @@ igt_main
 		     "A, and with no CPU waiter no interrupt is raised.");
 	igt_subtest("native-engines-no-interrupt")
 		test_native_engines_no_interrupt();
+
+	igt_describe("64-bit values are never torn: a CPU thread reading a "
+		     "fence's mapping back to back while the GPU signals "
+		     "values whose halves change together never sees halves "
+		     "that differ.");
+	igt_subtest("gpu-signal-never-torn")
+		test_gpu_signal_never_torn();
 
 	igt_describe("A CPU waiting for 10 while the GPU signals 1..9 then "
 		     "10 takes exactly one interrupt.");

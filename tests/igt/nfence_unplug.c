@@ -790,6 +790,76 @@ static void test_unbind_shared_fd(void)
 	rebind_and_use();
 }
 
+/*
+ * Submit to @q a command buffer of @n rounds of 1 ms of work and a signal
+ * of @m, from *@v + 1 on; returns its progress value.
+ */
+static uint64_t slow_signals(struct nfence_queue *q,
+			     const struct drm_nfence_fence_mapping *m,
+			     unsigned int n, uint64_t *v)
+{
+	struct nfence_cs cs;
+
+	nfence_queue_begin(q, &cs);
+	for (unsigned int i = 0; i < n; i++) {
+		nfence_cs_work(&cs, 1000000);
+		nfence_cs_signal_fence(&cs, m, ++*v);
+	}
+	return nfence_queue_submit(q, &cs);
+}
+
+/*
+ * Peer signals (the peer load): adapter 1's GPU signals a cross-adapter
+ * fence whose instance on adapter 0 it rings GPU to GPU while adapter 0 is
+ * unbound, while the instance goes with adapter 0's file, and after:
+ * adapter 1's work runs to the end with every value, and adapter 0 bound
+ * again works.
+ */
+static void test_unbind_peer_signals(void)
+{
+	struct drm_nfence_query_fence_caps c0, c1;
+	struct drm_nfence_fence_mapping m, mx;
+	uint32_t dev, devx, h, hx;
+	struct nfence_queue qx;
+	uint64_t v = 0, done;
+	int f, fx, sfd;
+
+	start();
+	f = nfence_open_adapter(0);
+	fx = __nfence_open_adapter(1);
+	igt_require_f(fx >= 0, "needs a second adapter\n");
+	nfence_query_fence_caps(f, &c0);
+	nfence_query_fence_caps(fx, &c1);
+	igt_require_f(c0.flags & c1.flags & DRM_NFENCE_FENCE_CAP_PEER_SIGNALS,
+		      "needs adapters 0 and 1 with peer signals\n");
+	dev = nfence_device_create(f);
+	devx = nfence_device_create(fx);
+	hx = nfence_fence_create(fx, devx, DRM_NFENCE_FENCE_TYPE_DEFAULT,
+				 DRM_NFENCE_FENCE_SHARED |
+				 DRM_NFENCE_FENCE_NT_SECURITY_SHARING |
+				 DRM_NFENCE_FENCE_CROSS_ADAPTER, 0, &mx);
+	sfd = nfence_fence_share(fx, hx);
+	h = nfence_fence_open(f, dev, sfd, 0, &m);
+	close(sfd);
+	igt_assert_neq(h, 0);
+	nfence_queue_create(&qx, fx, devx, 0, 0);
+
+	slow_signals(&qx, &mx, 40, &v);
+	unbind();
+	slow_signals(&qx, &mx, 40, &v);
+	close(f);
+	done = slow_signals(&qx, &mx, 40, &v);
+	igt_assert(nfence_queue_poll(&qx, done, 20000));
+	igt_assert_eq(__nfence_fence_wait_one(fx, devx, hx, v, 0), 0);
+	igt_assert_eq(__nfence_fence_wait_one(fx, devx, hx, v + 1, 0), -ETIME);
+
+	nfence_queue_destroy(&qx);
+	nfence_fence_destroy(fx, hx);
+	nfence_device_destroy(fx, devx);
+	close(fx);
+	rebind_and_use();
+}
+
 igt_main
 {
 	igt_fixture {
@@ -861,6 +931,12 @@ igt_main
 		     "waiting on it is released, and closes late.");
 	igt_subtest("unbind-shared-fd")
 		test_unbind_shared_fd();
+
+	igt_describe("Peer signals: another adapter's GPU rings adapter 0's "
+		     "instance of a cross-adapter fence across the unbind and "
+		     "the instance's release; its work runs to the end.");
+	igt_subtest("unbind-peer-signals")
+		test_unbind_peer_signals();
 
 	igt_describe("A syncobj binding pending at the unbind: its point "
 		     "appears with -ENODEV for a second adapter's file that "

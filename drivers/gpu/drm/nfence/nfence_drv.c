@@ -431,6 +431,13 @@ static void nfence_adapter_unplug(struct nfence_adapter *adapter)
 	struct nfence_file *nfile;
 
 	drm_dev_unplug(&adapter->drm);
+	/*
+	 * Other GPUs no longer ring it (DOC: peer signals): an unplugged
+	 * adapter has no waiter left to tell, and its CMP thread must not be
+	 * kept at work (a scan there may drop a fence's last reference).
+	 */
+	if (adapter->gpu.bell)
+		nfence_peer_bell_attach(adapter->gpu.bell, NULL, NULL);
 	/* Every drm_dev_enter() section is over: no new wait, device, queue. */
 	mutex_lock(&adapter->clients_lock);
 	/* Every wait first, so that none ends seeing a fence signaled. */

@@ -58,7 +58,9 @@
  * waiters do not wait for D0.
  *
  * CPU signals and AlwaysSignaled are unchanged: the driver passes them to
- * every other instance on the CPU (nfence_fence_propagate()).
+ * every other instance on the CPU (nfence_fence_propagate()). An adapter
+ * that is unplugged stops watching its doorbell: writes to it are
+ * dropped from then on.
  *
  * Locking: a doorbell's lock is innermost; a GPU takes another GPU's
  * doorbell lock under its own &nfence_cmp.lock and wakes that CMP's
