@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -4381,6 +4382,7 @@ struct blocked_submit {
 	const NFENCE_CS *cs;
 	UINT64 progress;
 	NTSTATUS st;
+	pid_t tid;
 	int done;
 };
 
@@ -4388,6 +4390,7 @@ static void *blocked_submit_thread(void *arg)
 {
 	struct blocked_submit *b = arg;
 
+	__atomic_store_n(&b->tid, gettid(), __ATOMIC_RELEASE);
 	b->st = submit(b->queue, b->cs, b->progress);
 	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -4429,6 +4432,96 @@ TEST_F(gpu, submit_waits_for_room)
 						DRM_NFENCE_MAX_QUEUED + 1,
 						WAIT_NS));
 	EXPECT_EQ(0x77ull, rd(&g->data.cpu[0]));
+}
+
+static int restart_signals;
+
+static void count_restart_signal(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&restart_signals, 1, __ATOMIC_RELAXED);
+}
+
+/* Whether thread @tid of this process is asleep (state S in its stat). */
+static bool thread_sleeping(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/*
+ * A submission waiting for room is restarted after a signal whose handler
+ * was installed without SA_RESTART (the ioctl returns -EINTR; libnfence,
+ * through drmIoctl(), issues it again): the handler runs, the submission
+ * goes on waiting, and succeeds once there is room.
+ */
+TEST_F(gpu, submit_waiting_for_room_restarts_after_signal)
+{
+	struct sigaction sa = { .sa_handler = count_restart_signal }, old;
+	struct gpu *g = &self->g;
+	D3DKMT_HANDLE dev = self->e.dev[0], q = g->q[0].hHwQueue;
+	struct blocked_submit b;
+	pid_t tid = 0;
+	pthread_t t;
+	NFENCE_CS cs;
+	UINT64 i;
+	int tries;
+
+	if (on_fake_driver())
+		SKIP(return, "the fake driver cannot block a submission");
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, &old));
+	__atomic_store_n(&restart_signals, 0, __ATOMIC_RELAXED);
+	cs_begin(_metadata, g, &cs);
+	NFenceCsWrite64(&cs, g->data.va, 0x78);
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(g->ctx[0]));
+	for (i = 1; i <= DRM_NFENCE_MAX_QUEUED; i++)
+		ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, i));
+
+	memset(&b, 0, sizeof(b));
+	b.queue = q;
+	b.cs = &cs;
+	b.progress = DRM_NFENCE_MAX_QUEUED + 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_submit_thread, &b));
+	/* Asleep in the ioctl, waiting for room: then the signal. */
+	for (tries = 0; tries < 500; tries++) {
+		tid = __atomic_load_n(&b.tid, __ATOMIC_ACQUIRE);
+		if (tid && thread_sleeping(tid))
+			break;
+		usleep(10000);
+	}
+	ASSERT_TRUE(tid && thread_sleeping(tid));
+	usleep(QUIET_NS / 1000);
+	ASSERT_EQ(0, pthread_kill(t, SIGUSR1));
+	for (tries = 0; tries < 500 &&
+	     !__atomic_load_n(&restart_signals, __ATOMIC_RELAXED); tries++)
+		usleep(10000);
+	EXPECT_EQ(1, __atomic_load_n(&restart_signals, __ATOMIC_RELAXED));
+	usleep(QUIET_NS / 1000);
+	EXPECT_FALSE(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE));
+	EXPECT_TRUE(thread_sleeping(tid));
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceResumeContext(g->ctx[0]));
+	ASSERT_EQ(0, join_within(t, WAIT_NS));
+	EXPECT_EQ(STATUS_SUCCESS, b.st);
+	ASSERT_EQ(STATUS_SUCCESS, progress_wait(dev, &g->q[0],
+						DRM_NFENCE_MAX_QUEUED + 1,
+						WAIT_NS));
+	EXPECT_EQ(0x78ull, rd(&g->data.cpu[0]));
+	sigaction(SIGUSR1, &old, NULL);
 }
 
 /*
