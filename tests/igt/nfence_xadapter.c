@@ -2774,6 +2774,131 @@ static void test_peer_instances(void)
 	xf_destroy(&x);
 }
 
+/* Adapter 0's GPU signals a fence without a pause, fed from a thread. */
+struct gpu_signaler {
+	pthread_t thread;
+	struct nfence_queue q;
+	struct nfence_bo cmds;
+	const struct drm_nfence_fence_mapping *m;
+	uint64_t value;
+	int stop;
+	int error;
+};
+
+/* FENCE_SIGNALs per submission, each after 20 us of work. */
+#define GPU_SIGNALS_PER	64
+
+/*
+ * Two halves of @cmds taken in turn, a half written again only once the
+ * submission before the last is done. No IGT assertion in the thread: an
+ * error ends it and is reported.
+ */
+static void *gpu_signaler_fn(void *arg)
+{
+	struct gpu_signaler *s = arg;
+	uint64_t half = s->cmds.size / 2, n;
+	struct nfence_cs cs;
+	int ret;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_SEQ_CST)) {
+		n = s->q.submitted;
+		if (n >= 2 && !nfence_queue_poll(&s->q, n - 1, WAIT_MS)) {
+			s->error = -ETIMEDOUT;
+			break;
+		}
+		nfence_cs_init(&cs, (char *)s->cmds.cpu + (n % 2) * half,
+			       s->cmds.gpu_va + (n % 2) * half, half);
+		for (int i = 0; i < GPU_SIGNALS_PER; i++) {
+			nfence_cs_work(&cs, 20000);
+			nfence_cs_signal_fence(&cs, s->m,
+					       __atomic_add_fetch(&s->value, 1,
+								  __ATOMIC_SEQ_CST));
+		}
+		ret = __nfence_queue_submit(&s->q, &cs);
+		if (ret) {
+			s->error = ret;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Peer signals: adapter 0's GPU signals without a pause while adapter 1
+ * keeps opening the fence (several instances a round), waiting on the CPU
+ * a little ahead of the value and closing the instances again: every
+ * instance joins and leaves the peer table while the GPU rings, and every
+ * wait must be released by a ring (or its own look at the value).
+ */
+static void test_peer_open_while_gpu_signals(void)
+{
+	uint64_t start, cap, done = 0;
+	struct gpu_signaler sg;
+	struct xf x;
+	int err = 0;
+
+	nfence_watchdog(STRESS_CAP_S + STRESS_WAIT_MS / 1000 + 30);
+	require_peer();
+	xf_create(&x, 0, 0);
+	memset(&sg, 0, sizeof(sg));
+	sg.m = &x.m[0];
+	queue(&sg.q, 0);
+	nfence_bo_create(fds[0], devs[0], 8192, NFENCE_SEGMENT_SYSTEM, 0,
+			 &sg.cmds);
+	igt_assert_eq(nfence_thread_create(&sg.thread, gpu_signaler_fn, &sg),
+		      0);
+	start = nfence_monotonic_ns();
+	cap = start + STRESS_CAP_S / 2 * 1000 * MS;
+
+	for (uint64_t i = 1; i <= STRESS_ITERATIONS; i++) {
+		uint32_t oh[STRESS_OPENS];
+		uint64_t target;
+		int n = 0;
+
+		if (nfence_monotonic_ns() > cap)
+			break;
+		for (; n < STRESS_OPENS; n++) {
+			struct drm_nfence_fence_open o = {
+				.fd = x.sfd, .device = devs[1],
+			};
+
+			err = __nfence_fence_open(fds[1], &o);
+			if (err)
+				break;
+			oh[n] = o.handle;
+		}
+		target = *x.v[0] + 2;
+		if (!err)
+			err = __nfence_fence_wait_one(fds[1], devs[1],
+						      oh[n - 1], target,
+						      nfence_deadline_ms(STRESS_WAIT_MS));
+		while (n > 0) {
+			int ret = __nfence_fence_destroy_handle(fds[1],
+								oh[--n]);
+
+			err = err ?: ret;
+		}
+		if (err)
+			break;
+		done = i;
+	}
+	__atomic_store_n(&sg.stop, 1, __ATOMIC_SEQ_CST);
+	igt_assert_eq(nfence_thread_join(sg.thread, JOIN_MS), 0);
+	igt_info("open/wait/destroy on adapter 1 while adapter 0's GPU "
+		 "signals: %" PRIu64 " rounds, %" PRIu64 " signals in %"
+		 PRIu64 " ms\n", done, sg.value,
+		 (nfence_monotonic_ns() - start) / MS);
+	igt_assert_f(!err, "round %" PRIu64 ": %s\n", done + 1,
+		     strerror(-err));
+	igt_assert_f(!sg.error, "GPU signaler: %s\n", strerror(-sg.error));
+	igt_assert_lte_u64(STRESS_MIN, done);
+	igt_assert(nfence_queue_poll(&sg.q, sg.q.submitted, WAIT_MS));
+	xf_assert_value(&x, sg.value);
+	nfence_queue_destroy(&sg.q);
+	nfence_bo_destroy(&sg.cmds);
+	xf_destroy(&x);
+}
+
 static void noop_handler(int sig)
 {
 	(void)sig;
@@ -3064,6 +3189,12 @@ igt_main
 		     "more; two instances on one adapter are rung once each.");
 	igt_subtest("peer-instances")
 		test_peer_instances();
+
+	igt_describe("Peer signals: adapter 1 opens, waits on and closes "
+		     "instances over and over while adapter 0's GPU signals "
+		     "the fence without a pause.");
+	igt_subtest("peer-open-while-gpu-signals")
+		test_peer_open_while_gpu_signals();
 
 	igt_fixture {
 		nfence_watchdog(0);
