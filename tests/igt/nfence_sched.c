@@ -140,8 +140,9 @@ static void poll_progress(const struct nfence_queue *q, uint64_t v)
 
 /*
  * A thread reading a fence's CPU mapping back to back until it reads
- * @last: how many reads, how many value changes it saw, and how many
- * reads had halves that differ (the GPU only writes k << 32 | k).
+ * @last or is told to stop: how many reads, how many value changes it
+ * saw, and how many reads had halves that differ (the GPU only writes
+ * k << 32 | k).
  */
 struct torn_reader {
 	pthread_t thread;
@@ -149,6 +150,7 @@ struct torn_reader {
 	uint64_t last;
 	uint64_t reads, changes, torn, torn_value;
 	int started;
+	int stop;
 };
 
 static void *torn_reader_fn(void *arg)
@@ -167,7 +169,7 @@ static void *torn_reader_fn(void *arg)
 			r->torn++;
 			r->torn_value = v;
 		}
-	} while (v != r->last);
+	} while (v != r->last && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED));
 	return NULL;
 }
 
@@ -181,12 +183,17 @@ static void test_gpu_signal_never_torn(void)
 	const uint64_t per = 4096, rounds = 8, one = (1ull << 32) | 1;
 	struct drm_nfence_fence_mapping m;
 	struct torn_reader r = { .last = per * rounds * one };
+	struct drm_nfence_query_fence_caps caps;
 	struct nfence_queue q;
 	struct nfence_bo cmds;
 	struct nfence_cs cs;
+	bool ran = true;
 	uint64_t k = 0;
 	struct t t;
 
+	/* A GPU without 64-bit atomics carries halves apart on purpose. */
+	nfence_query_fence_caps(fd, &caps);
+	igt_require_f(caps.value_bits == 64, "needs 64-bit fence values\n");
 	t_init(&t);
 	fence(&t, 0, &m);
 	r.v = nfence_fence_map(fd, &m);
@@ -197,16 +204,21 @@ static void test_gpu_signal_never_torn(void)
 	while (!__atomic_load_n(&r.started, __ATOMIC_SEQ_CST))
 		usleep(100);
 
-	for (uint64_t i = 0; i < rounds; i++) {
+	/* No assertion while the reader runs: it is stopped first. */
+	for (uint64_t i = 0; i < rounds && ran; i++) {
 		nfence_cs_init(&cs, cmds.cpu, cmds.gpu_va, per * 32);
 		for (uint64_t j = 0; j < per; j++) {
 			k++;
 			nfence_cs_signal_fence(&cs, &m, k * one);
 		}
-		nfence_queue_submit(&q, &cs);
-		poll_progress(&q, i + 1);
+		ran = !__nfence_queue_submit(&q, &cs) &&
+		      nfence_queue_poll(&q, i + 1, WAIT_MS);
 	}
+	if (!ran)
+		__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	igt_assert_eq(nfence_thread_join(r.thread, WAIT_MS), 0);
+	igt_assert_f(ran, "the GPU did not run the signals within %u ms\n",
+		     WAIT_MS);
 	igt_info("%" PRIu64 " reads, %" PRIu64 " changes seen, %" PRIu64
 		 " torn\n", r.reads, r.changes, r.torn);
 	igt_assert_f(r.torn == 0, "%" PRIu64 " reads with halves that differ, "

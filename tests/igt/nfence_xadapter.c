@@ -2787,16 +2787,19 @@ struct gpu_signaler {
 
 /* FENCE_SIGNALs per submission, each after 20 us of work. */
 #define GPU_SIGNALS_PER	64
+/* Bytes of each half of the command buffer: 64 x (WORK 16 + SIGNAL 32). */
+#define GPU_SIGNALS_HALF	4096
 
 /*
  * Two halves of @cmds taken in turn, a half written again only once the
- * submission before the last is done. No IGT assertion in the thread: an
- * error ends it and is reported.
+ * submission before the last is done. A failed submission or wait ends
+ * the thread and is reported (the encoder's own checks cannot fire: a
+ * half holds the 3,072 bytes of a submission).
  */
 static void *gpu_signaler_fn(void *arg)
 {
 	struct gpu_signaler *s = arg;
-	uint64_t half = s->cmds.size / 2, n;
+	uint64_t half = GPU_SIGNALS_HALF, n;
 	struct nfence_cs cs;
 	int ret;
 
@@ -2843,8 +2846,8 @@ static void test_peer_open_while_gpu_signals(void)
 	memset(&sg, 0, sizeof(sg));
 	sg.m = &x.m[0];
 	queue(&sg.q, 0);
-	nfence_bo_create(fds[0], devs[0], 8192, NFENCE_SEGMENT_SYSTEM, 0,
-			 &sg.cmds);
+	nfence_bo_create(fds[0], devs[0], 2 * GPU_SIGNALS_HALF,
+			 NFENCE_SEGMENT_SYSTEM, 0, &sg.cmds);
 	igt_assert_eq(nfence_thread_create(&sg.thread, gpu_signaler_fn, &sg),
 		      0);
 	start = nfence_monotonic_ns();
@@ -2888,9 +2891,10 @@ static void test_peer_open_while_gpu_signals(void)
 		 "signals: %" PRIu64 " rounds, %" PRIu64 " signals in %"
 		 PRIu64 " ms\n", done, sg.value,
 		 (nfence_monotonic_ns() - start) / MS);
+	/* The signaler's failure first: it makes the waits time out. */
+	igt_assert_f(!sg.error, "GPU signaler: %s\n", strerror(-sg.error));
 	igt_assert_f(!err, "round %" PRIu64 ": %s\n", done + 1,
 		     strerror(-err));
-	igt_assert_f(!sg.error, "GPU signaler: %s\n", strerror(-sg.error));
 	igt_assert_lte_u64(STRESS_MIN, done);
 	igt_assert(nfence_queue_poll(&sg.q, sg.q.submitted, WAIT_MS));
 	xf_assert_value(&x, sg.value);
