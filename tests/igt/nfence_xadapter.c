@@ -2364,6 +2364,62 @@ static void *signaler_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * Until @cap (ns) or STRESS_ITERATIONS rounds, adapter 1 opens @x
+ * STRESS_OPENS times, waits on the CPU for its value plus 2 through the
+ * last instance (with @async_too, every third round also leaves an
+ * asynchronous wait pending on the first when the handles go) and
+ * destroys the instances. *@done counts the rounds that succeeded; the
+ * first error ends the rounds and is returned.
+ */
+static int open_wait_close_rounds(const struct xf *x, bool async_too,
+				  uint64_t cap, uint64_t *done)
+{
+	int err = 0;
+
+	for (uint64_t i = 1; i <= STRESS_ITERATIONS; i++) {
+		uint32_t oh[STRESS_OPENS];
+		uint64_t target;
+		int n = 0, efd = -1;
+
+		if (nfence_monotonic_ns() > cap)
+			break;
+		for (; n < STRESS_OPENS; n++) {
+			struct drm_nfence_fence_open o = {
+				.fd = x->sfd, .device = devs[1],
+			};
+
+			err = __nfence_fence_open(fds[1], &o);
+			if (err)
+				break;
+			oh[n] = o.handle;
+		}
+		target = *x->v[0] + 2;
+		if (!err && async_too && i % 3 == 0) {
+			/* An async wait left pending when the handle goes. */
+			efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			err = efd < 0 ? -errno :
+				async_wait(1, oh[0], target + 1000000, efd);
+		}
+		if (!err)
+			err = __nfence_fence_wait_one(fds[1], devs[1],
+						      oh[n - 1], target,
+						      nfence_deadline_ms(STRESS_WAIT_MS));
+		while (n > 0) {
+			int ret = __nfence_fence_destroy_handle(fds[1],
+								oh[--n]);
+
+			err = err ?: ret;
+		}
+		if (efd >= 0)
+			close(efd);
+		if (err)
+			break;
+		*done = i;
+	}
+	return err;
+}
+
 static void test_stress_open_while_signaling(void)
 {
 	uint64_t start, cap, done = 0;
@@ -2386,46 +2442,7 @@ static void test_stress_open_while_signaling(void)
 	 * it and closing it again: the propagation races instances coming
 	 * and going.
 	 */
-	for (uint64_t i = 1; i <= STRESS_ITERATIONS; i++) {
-		uint32_t oh[STRESS_OPENS];
-		uint64_t target;
-		int n = 0, efd = -1;
-
-		if (nfence_monotonic_ns() > cap)
-			break;
-		for (; n < STRESS_OPENS; n++) {
-			struct drm_nfence_fence_open o = {
-				.fd = x.sfd, .device = devs[1],
-			};
-
-			err = __nfence_fence_open(fds[1], &o);
-			if (err)
-				break;
-			oh[n] = o.handle;
-		}
-		target = *x.v[0] + 2;
-		if (!err && i % 3 == 0) {
-			/* An async wait left pending when the handle goes. */
-			efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-			err = efd < 0 ? -errno :
-				async_wait(1, oh[0], target + 1000000, efd);
-		}
-		if (!err)
-			err = __nfence_fence_wait_one(fds[1], devs[1],
-						      oh[n - 1], target,
-						      nfence_deadline_ms(STRESS_WAIT_MS));
-		while (n > 0) {
-			int ret = __nfence_fence_destroy_handle(fds[1],
-								oh[--n]);
-
-			err = err ?: ret;
-		}
-		if (efd >= 0)
-			close(efd);
-		if (err)
-			break;
-		done = i;
-	}
+	err = open_wait_close_rounds(&x, true, cap, &done);
 	__atomic_store_n(&sg.stop, 1, __ATOMIC_SEQ_CST);
 	igt_assert_eq(nfence_thread_join(sg.thread, JOIN_MS), 0);
 	igt_info("open/wait/destroy on adapter 1 while adapter 0 signals: %"
@@ -2853,38 +2870,7 @@ static void test_peer_open_while_gpu_signals(void)
 	start = nfence_monotonic_ns();
 	cap = start + STRESS_CAP_S / 2 * 1000 * MS;
 
-	for (uint64_t i = 1; i <= STRESS_ITERATIONS; i++) {
-		uint32_t oh[STRESS_OPENS];
-		uint64_t target;
-		int n = 0;
-
-		if (nfence_monotonic_ns() > cap)
-			break;
-		for (; n < STRESS_OPENS; n++) {
-			struct drm_nfence_fence_open o = {
-				.fd = x.sfd, .device = devs[1],
-			};
-
-			err = __nfence_fence_open(fds[1], &o);
-			if (err)
-				break;
-			oh[n] = o.handle;
-		}
-		target = *x.v[0] + 2;
-		if (!err)
-			err = __nfence_fence_wait_one(fds[1], devs[1],
-						      oh[n - 1], target,
-						      nfence_deadline_ms(STRESS_WAIT_MS));
-		while (n > 0) {
-			int ret = __nfence_fence_destroy_handle(fds[1],
-								oh[--n]);
-
-			err = err ?: ret;
-		}
-		if (err)
-			break;
-		done = i;
-	}
+	err = open_wait_close_rounds(&x, false, cap, &done);
 	__atomic_store_n(&sg.stop, 1, __ATOMIC_SEQ_CST);
 	igt_assert_eq(nfence_thread_join(sg.thread, JOIN_MS), 0);
 	igt_info("open/wait/destroy on adapter 1 while adapter 0's GPU "
