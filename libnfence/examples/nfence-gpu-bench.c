@@ -1606,38 +1606,63 @@ static double payload_run(const struct bench *parent, UINT index,
 	return per_irq;
 }
 
-static void bench_payloads(struct bench *b)
+/*
+ * The adapter whose AdapterIndex is @index: its info in *@info and, with
+ * @caps, its native fence capabilities in *@caps; false if there is none.
+ */
+static bool adapter_at(UINT index, D3DKMT_NFENCE_ADAPTER *info,
+		       D3DKMT_NFENCE_NATIVE_FENCE_CAPS *caps)
 {
-	static const unsigned int counts[] = { 1, 64, 4096 };
 	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
 	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
 				    .pAdapters = adapters };
+	bool found = false;
+	ULONG i;
+
+	ok(D3DKMTEnumAdapters2(&ea), "enumerate adapters");
+	for (i = 0; i < ea.NumAdapters; i++) {
+		D3DKMT_QUERYADAPTERINFO q = {
+			.hAdapter = adapters[i].hAdapter,
+			.Type = KMTQAITYPE_NFENCE_ADAPTER,
+			.pPrivateDriverData = info,
+			.PrivateDriverDataSize = sizeof(*info),
+		};
+		D3DKMT_CLOSEADAPTER c = { .hAdapter = adapters[i].hAdapter };
+
+		if (!found && D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
+		    info->AdapterIndex == index) {
+			found = true;
+			if (caps) {
+				q.Type = KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS;
+				q.pPrivateDriverData = caps;
+				q.PrivateDriverDataSize = sizeof(*caps);
+				ok(D3DKMTQueryAdapterInfo(&q),
+				   "query fence caps");
+			}
+		}
+		D3DKMTCloseAdapter(&c);
+	}
+	return found;
+}
+
+static void bench_payloads(struct bench *b)
+{
+	static const unsigned int counts[] = { 1, 64, 4096 };
 	unsigned int done = 0;
 	double per[3];
-	ULONG i;
+	UINT i;
 	bool any = false;
 
 	if (!b->debugfs[0]) {
 		printf("payloads: skipped: no debugfs nfence_interrupts\n");
 		return;
 	}
-	ok(D3DKMTEnumAdapters2(&ea), "enumerate adapters");
-	for (i = 0; i < ea.NumAdapters; i++) {
+	for (i = 0; i < MAX_ADAPTERS; i++) {
 		D3DKMT_NFENCE_ADAPTER info;
-		D3DKMT_QUERYADAPTERINFO q = {
-			.hAdapter = adapters[i].hAdapter,
-			.Type = KMTQAITYPE_NFENCE_ADAPTER,
-			.pPrivateDriverData = &info,
-			.PrivateDriverDataSize = sizeof(info),
-		};
-		D3DKMT_CLOSEADAPTER c = { .hAdapter = adapters[i].hAdapter };
 		int payload;
-		bool native;
 
-		native = D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
-			 info.Flags.NativeGpuFence;
-		D3DKMTCloseAdapter(&c);
-		payload = native ? module_payload(info.AdapterIndex) : -1;
+		payload = adapter_at(i, &info, NULL) &&
+			  info.Flags.NativeGpuFence ? module_payload(i) : -1;
 		/* One adapter per payload (h) loads more with payload 0). */
 		if (payload < 0 || (done & (1u << payload)))
 			continue;
@@ -1855,39 +1880,16 @@ struct partner {
 	D3DDDI_NATIVEFENCEMAPPING m, peer_m;
 };
 
-/* The adapter whose index is @index, with native fences; false if none. */
+/* Adapter @index has native fences; *@peer: and peer signals. */
 static bool has_native_adapter(UINT index, bool *peer)
 {
-	D3DKMT_ADAPTERINFO adapters[MAX_ADAPTERS];
-	D3DKMT_ENUMADAPTERS2 ea = { .NumAdapters = MAX_ADAPTERS,
-				    .pAdapters = adapters };
-	bool found = false;
-	ULONG i;
+	D3DKMT_NFENCE_NATIVE_FENCE_CAPS caps;
+	D3DKMT_NFENCE_ADAPTER info;
 
-	ok(D3DKMTEnumAdapters2(&ea), "enumerate adapters");
-	for (i = 0; i < ea.NumAdapters; i++) {
-		D3DKMT_NFENCE_ADAPTER info;
-		D3DKMT_NFENCE_NATIVE_FENCE_CAPS caps;
-		D3DKMT_QUERYADAPTERINFO q = {
-			.hAdapter = adapters[i].hAdapter,
-			.Type = KMTQAITYPE_NFENCE_ADAPTER,
-			.pPrivateDriverData = &info,
-			.PrivateDriverDataSize = sizeof(info),
-		};
-		D3DKMT_CLOSEADAPTER c = { .hAdapter = adapters[i].hAdapter };
-
-		if (D3DKMTQueryAdapterInfo(&q) == STATUS_SUCCESS &&
-		    info.AdapterIndex == index && info.Flags.NativeGpuFence) {
-			q.Type = KMTQAITYPE_NFENCE_NATIVE_FENCE_CAPS;
-			q.pPrivateDriverData = &caps;
-			q.PrivateDriverDataSize = sizeof(caps);
-			ok(D3DKMTQueryAdapterInfo(&q), "query fence caps");
-			*peer = caps.Flags.SupportPeerSignals;
-			found = true;
-		}
-		D3DKMTCloseAdapter(&c);
-	}
-	return found;
+	if (!adapter_at(index, &info, &caps) || !info.Flags.NativeGpuFence)
+		return false;
+	*peer = caps.Flags.SupportPeerSignals;
+	return true;
 }
 
 /*

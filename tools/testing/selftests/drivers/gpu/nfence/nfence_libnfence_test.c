@@ -4396,30 +4396,42 @@ static void *blocked_submit_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Context 0 suspended, its queue filled with DRM_NFENCE_MAX_QUEUED
+ * submissions of @cs, and a thread @t submitting one more (@b), which
+ * must wait for room.
+ */
+static void submit_until_blocked(struct __test_metadata *_metadata,
+				 struct gpu *g, const NFENCE_CS *cs,
+				 struct blocked_submit *b, pthread_t *t)
+{
+	D3DKMT_HANDLE q = g->q[0].hHwQueue;
+	UINT64 i;
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(g->ctx[0]));
+	for (i = 1; i <= DRM_NFENCE_MAX_QUEUED; i++)
+		ASSERT_EQ(STATUS_SUCCESS, submit(q, cs, i));
+	memset(b, 0, sizeof(*b));
+	b->queue = q;
+	b->cs = cs;
+	b->progress = DRM_NFENCE_MAX_QUEUED + 1;
+	ASSERT_EQ(0, pthread_create(t, NULL, blocked_submit_thread, b));
+}
+
 /* A queue holding 256 pending submissions makes the next one wait. */
 TEST_F(gpu, submit_waits_for_room)
 {
 	struct gpu *g = &self->g;
-	D3DKMT_HANDLE dev = self->e.dev[0], q = g->q[0].hHwQueue;
+	D3DKMT_HANDLE dev = self->e.dev[0];
 	struct blocked_submit b;
 	pthread_t t;
 	NFENCE_CS cs;
-	UINT64 i;
 
 	if (on_fake_driver())
 		SKIP(return, "the fake driver cannot block a submission");
 	cs_begin(_metadata, g, &cs);
 	NFenceCsWrite64(&cs, g->data.va, 0x77);
-	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(g->ctx[0]));
-	for (i = 1; i <= DRM_NFENCE_MAX_QUEUED; i++) {
-		ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, i));
-	}
-
-	memset(&b, 0, sizeof(b));
-	b.queue = q;
-	b.cs = &cs;
-	b.progress = DRM_NFENCE_MAX_QUEUED + 1;
-	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_submit_thread, &b));
+	submit_until_blocked(_metadata, g, &cs, &b, &t);
 	usleep(QUIET_NS / 1000);
 	EXPECT_FALSE(__atomic_load_n(&b.done, __ATOMIC_ACQUIRE));
 	EXPECT_EQ(0ull, progress(&g->q[0]));
@@ -4472,12 +4484,11 @@ TEST_F(gpu, submit_waiting_for_room_restarts_after_signal)
 {
 	struct sigaction sa = { .sa_handler = count_restart_signal }, old;
 	struct gpu *g = &self->g;
-	D3DKMT_HANDLE dev = self->e.dev[0], q = g->q[0].hHwQueue;
+	D3DKMT_HANDLE dev = self->e.dev[0];
 	struct blocked_submit b;
 	pid_t tid = 0;
 	pthread_t t;
 	NFENCE_CS cs;
-	UINT64 i;
 	int tries;
 
 	if (on_fake_driver())
@@ -4487,15 +4498,7 @@ TEST_F(gpu, submit_waiting_for_room_restarts_after_signal)
 	__atomic_store_n(&restart_signals, 0, __ATOMIC_RELAXED);
 	cs_begin(_metadata, g, &cs);
 	NFenceCsWrite64(&cs, g->data.va, 0x78);
-	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(g->ctx[0]));
-	for (i = 1; i <= DRM_NFENCE_MAX_QUEUED; i++)
-		ASSERT_EQ(STATUS_SUCCESS, submit(q, &cs, i));
-
-	memset(&b, 0, sizeof(b));
-	b.queue = q;
-	b.cs = &cs;
-	b.progress = DRM_NFENCE_MAX_QUEUED + 1;
-	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_submit_thread, &b));
+	submit_until_blocked(_metadata, g, &cs, &b, &t);
 	/* Asleep in the ioctl, waiting for room: then the signal. */
 	for (tries = 0; tries < 500; tries++) {
 		tid = __atomic_load_n(&b.tid, __ATOMIC_ACQUIRE);
