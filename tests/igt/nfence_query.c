@@ -1209,6 +1209,14 @@ static void test_every_adapter(void)
 	}
 }
 
+/*
+ * Four children query through the file they inherited, interleaved. Since
+ * 6.8 the DRM core records which process uses a file and, each time that
+ * changes, waits for an RCU grace period inside the ioctl
+ * (drm_file_update_pid()): interleaved callers pay one per call, about
+ * 17 ms under emulation; 50 rounds each still hand the file over
+ * hundreds of times.
+ */
 static void test_forked(void)
 {
 	nfence_watchdog(WATCHDOG_S);
@@ -1217,7 +1225,7 @@ static void test_forked(void)
 		struct drm_nfence_query_adapter a;
 
 		nfence_query_timestamp(fd, &prev);
-		for (int i = 0; i < 500; i++) {
+		for (int i = 0; i < 50; i++) {
 			nfence_query_adapter(fd, &a);
 			igt_assert(!memcmp(&a, &adapter, sizeof(a)));
 			nfence_query_timestamp(fd, &cur);
