@@ -4,8 +4,12 @@
 # Boot a kernel under virtme-ng (TCG: KVM does not work on these machines),
 # load the freshly built nfence.ko and run the suites in it (scripts/vm-run.sh).
 #
-#   scripts/check-vm.sh [--demo] KVER
-#   scripts/check-vm.sh [--demo] debug
+#   scripts/check-vm.sh [--demo|--main] KVER
+#   scripts/check-vm.sh [--demo|--main] debug
+#
+# --main runs everything but the other adapter models' loads (make check
+# runs those once per kernel series, scripts/check.sh); --demo only loads
+# the module and runs the demos.
 #
 # KVER is an installed Debian kernel (/boot/vmlinuz-KVER, nfence.ko from
 # build/kmod-KVER). "debug" is the KASAN + lockdep + kmemleak kernel of
@@ -22,11 +26,13 @@
 set -euo pipefail
 
 mode=full
-if [ "${1:-}" = --demo ]; then
-	mode=demo
+case ${1:-} in
+--demo | --main)
+	mode=${1#--}
 	shift
-fi
-kver=${1:?usage: check-vm.sh [--demo] KVER}
+	;;
+esac
+kver=${1:?usage: check-vm.sh [--demo|--main] KVER}
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
