@@ -6,7 +6,12 @@
 # kmemleak, ...) for the VM suite. The build lives under
 # ~/.cache/nfence/debug-kernel/<source version>-<config hash> and is reused
 # while neither changes. Prints the build directory (the KDIR for nfence.ko
-# and the kernel tree vng boots) on its last line.
+# and the kernel tree vng boots) on its last line. Runs take turns (a lock
+# next to the build), so a second run waits for a build in progress and
+# reuses it.
+#
+#   scripts/debug-kernel.sh --series   prints the source's VERSION.PATCHLEVEL
+#                                      (6.12) and builds nothing
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,11 +20,19 @@ SRC=$(readlink -f "${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}")
 JOBS=${JOBS:-$(nproc)}
 frag=$top/scripts/debug-kernel.config
 
+if [ "${1:-}" = --series ]; then
+	sed -nE 's/^(VERSION|PATCHLEVEL) = ([0-9]+)$/\2/p' "$SRC/Makefile" |
+		paste -sd.
+	exit
+fi
+
 key=$(basename "$SRC")-$(sha1sum <"$frag" | cut -c1-12)
 out=$CACHE/debug-kernel/$key
 
+mkdir -p "$out"
+exec 9>"$out.lock"
+flock 9
 if [ ! -e "$out/.nfence-built" ] || [ ! -e "$out/Module.symvers" ]; then
-	mkdir -p "$out"
 	start=$SECONDS
 	echo "debug-kernel: configuring $out" >&2
 	[ -e "$out/.config" ] ||

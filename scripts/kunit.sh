@@ -9,6 +9,9 @@
 # .kunitconfig, so a warm run only rebuilds what changed.
 #
 # Prints "kunit: N passed, N failed, N skipped" and exits non-zero on failure.
+#   scripts/kunit.sh --build-only   configure and build only (make check
+#                                   builds ahead, in the background)
+# Runs of this script take turns (a lock in the cache): the tree is shared.
 # KUNIT_FILTER selects suites (default "nfence_*": every suite but the
 # benchmarks, which are "nfencebench_*" and run with "make bench-waiters").
 set -euo pipefail
@@ -19,6 +22,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${NFENCE_CACHE:-$HOME/.cache/nfence}
 SRC=${NFENCE_KUNIT_SRC:-$CACHE/linux-source-6.12}
 JOBS=${JOBS:-$(nproc)}
+build_only=
+if [ "${1:-}" = --build-only ]; then
+	build_only=1
+fi
 
 if [ ! -e "$SRC/tools/testing/kunit/kunit.py" ]; then
 	echo "kunit: no kernel source at $SRC (run 'make deps')" >&2
@@ -39,9 +46,11 @@ fi
 tree=$CACHE/kunit/tree2-$(basename "$src")
 build=$CACHE/kunit/build2-$key
 
+mkdir -p "$CACHE/kunit"
+exec 9>"$CACHE/kunit/.lock"
+flock 9
 if [ ! -e "$tree/.nfence-tree" ]; then
 	rm -rf "$tree"
-	mkdir -p "$CACHE/kunit"
 	cp -al "$src" "$tree"
 	# Hook the driver into drivers/gpu/drm as an in-tree driver would be,
 	# through the top-level Kconfig (copied in below as Kconfig.nfence).
@@ -59,6 +68,13 @@ rsync -a --no-times --checksum --copy-links --delete \
 rsync -a --no-times --checksum "$top/include/uapi/drm/nfence_drm.h" \
 	"$tree/include/uapi/drm/nfence_drm.h"
 rsync -a --no-times --checksum "$top/Kconfig" "$tree/Kconfig.nfence"
+
+if [ -n "$build_only" ]; then
+	cd "$tree"
+	exec python3 tools/testing/kunit/kunit.py build \
+		--kunitconfig=drivers/gpu/drm/nfence/tests/.kunitconfig \
+		--build_dir="$build" --jobs="$JOBS" "${extra[@]}"
+fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
