@@ -103,9 +103,9 @@ if [ "${NFENCE_BACKGROUND:-1}" != 0 ]; then
 		chrt --idle -p 0 "$BASHPID" >/dev/null
 		renice -n 19 -p "$BASHPID" >/dev/null
 		start=$SECONDS
-		scripts/debug-kernel.sh >/dev/null &&
+		scripts/debug-kernel.sh >/dev/null 2>"$BUILD/check-debug-kernel.log" &&
 			echo "background: debug kernel ready after $((SECONDS - start)) s"
-		scripts/kunit.sh --build-only >/dev/null &&
+		scripts/kunit.sh --build-only >"$BUILD/check-kunit-build.log" 2>&1 &&
 			echo "background: KUnit kernel ready after $((SECONDS - start)) s"
 		rc=0
 		scripts/lint.sh "${kvers[@]}" >"$bg_lint" 2>&1 || rc=$?
