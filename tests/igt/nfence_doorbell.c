@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -991,6 +992,8 @@ static void test_reconnect_no_backoff(void)
 struct fair {
 	/* the hostile's connects that bound a doorbell */
 	uint64_t binds;
+	/* how long the hostile threads connect */
+	unsigned int seconds;
 	/* hostile threads still connecting */
 	uint32_t running;
 	/* a hostile connect failed (errno), for the hostile's main thread */
@@ -1006,7 +1009,8 @@ struct fair_thread {
 static void *fair_hostile(void *data)
 {
 	struct fair_thread *t = data;
-	uint64_t end = nfence_monotonic_ns() + FAIR_SECONDS * 1000000000ull;
+	uint64_t end = nfence_monotonic_ns() +
+		       t->fair->seconds * 1000000000ull;
 
 	for (unsigned int i = 0; nfence_monotonic_ns() < end; i ^= 1) {
 		struct uq *u = &t->u[i];
@@ -1053,6 +1057,7 @@ static void test_connect_fair(void)
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	igt_assert(fair != MAP_FAILED);
 	fair->running = FAIR_THREADS;
+	fair->seconds = FAIR_SECONDS;
 	igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_cmp_reset_max", "1"),
 		      0);
 
@@ -1149,6 +1154,147 @@ static void test_connect_fair(void)
 		 "connect waited\n", ahead);
 	igt_assert_f(ahead <= FAIR_MAX_AHEAD, "%" PRIu64 " doorbells bound by "
 		     "others while one connect waited\n", ahead);
+}
+
+/*
+ * connect-interrupted: connect-fair's hostile keeps the one doorbell in
+ * its grace for INTR_SECONDS, so that connects wait. In another process,
+ * one thread's connects are interrupted over and over by SIGUSR1, whose
+ * handler has no SA_RESTART, so that an interrupted wait returns -EINTR
+ * rather than restarting; another thread keeps connecting. A connect that
+ * a signal ends leaves the queue of waiting connects, and if it was the
+ * first, the next one goes: if it did not wake the next, that connect and
+ * every later one would wait forever (the children are killed at the
+ * watchdog and the subtest fails).
+ */
+#define INTR_SECONDS	3
+#define INTR_MIN_BINDS	10
+
+struct intr_thread {
+	pthread_t thread;
+	const struct fair *fair;
+	struct uq u;
+	/* one ioctl() call per connect (-EINTR counted), or drmIoctl() */
+	bool once;
+	uint64_t binds, eintr;
+	int error;
+};
+
+static void intr_handler(int sig)
+{
+	(void)sig;
+}
+
+static void *intr_connect(void *data)
+{
+	struct intr_thread *t = data;
+
+	while (__atomic_load_n(&t->fair->running, __ATOMIC_SEQ_CST)) {
+		struct drm_nfence_doorbell_connect c = {
+			.device = t->u.q.device, .handle = t->u.doorbell,
+		};
+		bool bound = *t->u.status == ST_RETRY;
+		int ret;
+
+		ret = t->once ? __nfence_doorbell_connect_once(t->u.q.fd, &c) :
+				__db_connect(t->u.q.fd, &c);
+		if (ret == -EINTR && t->once) {
+			t->eintr++;
+			continue;
+		}
+		if (ret) {
+			t->error = ret;
+			break;
+		}
+		if (bound)
+			t->binds++;
+	}
+	return NULL;
+}
+
+static void test_connect_interrupted(void)
+{
+	struct fair *fair;
+
+	igt_require_f(num_doorbells == 1 && !global_model,
+		      "needs one dedicated physical doorbell\n");
+	nfence_watchdog(INTR_SECONDS + WATCHDOG_S);
+	fair = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(fair != MAP_FAILED);
+	fair->running = FAIR_THREADS;
+	fair->seconds = INTR_SECONDS;
+
+	igt_fork(child, 2) {
+		int f = nfence_open_adapter(0);
+		uint32_t dev = nfence_device_create(f);
+
+		if (child == 0) {
+			struct fair_thread t[FAIR_THREADS];
+
+			for (int i = 0; i < FAIR_THREADS; i++) {
+				t[i].fair = fair;
+				uq_create(&t[i].u[0], f, dev, 0, 0);
+				uq_create(&t[i].u[1], f, dev, 0, 0);
+			}
+			for (int i = 0; i < FAIR_THREADS; i++)
+				igt_assert_eq(pthread_create(&t[i].thread, NULL,
+							     fair_hostile,
+							     &t[i]), 0);
+			for (int i = 0; i < FAIR_THREADS; i++)
+				pthread_join(t[i].thread, NULL);
+			igt_assert_f(!fair->error, "hostile connect: %s\n",
+				     strerror(-fair->error));
+			for (int i = 0; i < FAIR_THREADS; i++) {
+				uq_destroy(&t[i].u[0]);
+				uq_destroy(&t[i].u[1]);
+			}
+		} else {
+			struct sigaction sa = { .sa_handler = intr_handler };
+			struct intr_thread t[2] = {
+				{ .fair = fair, .once = true },
+				{ .fair = fair },
+			};
+			uint64_t signals = 0;
+
+			/* No SA_RESTART: an interrupted wait is -EINTR. */
+			igt_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+			for (int i = 0; i < 2; i++) {
+				uq_create(&t[i].u, f, dev, 0, 0);
+				igt_assert_eq(pthread_create(&t[i].thread, NULL,
+							     intr_connect,
+							     &t[i]), 0);
+			}
+			while (__atomic_load_n(&fair->running,
+					       __ATOMIC_SEQ_CST)) {
+				igt_assert_eq(pthread_kill(t[0].thread,
+							   SIGUSR1), 0);
+				signals++;
+				usleep(100);
+			}
+			for (int i = 0; i < 2; i++)
+				pthread_join(t[i].thread, NULL);
+			igt_info("interrupted thread: %" PRIu64 " signals, %"
+				 PRIu64 " connects ended by one, %" PRIu64
+				 " binds; other thread: %" PRIu64 " binds\n",
+				 signals, t[0].eintr, t[0].binds, t[1].binds);
+			for (int i = 0; i < 2; i++)
+				igt_assert_f(!t[i].error, "thread %d: connect: "
+					     "%s\n", i, strerror(-t[i].error));
+			/* The test tested something. */
+			igt_assert_f(t[0].eintr > 0, "no connect was "
+				     "interrupted while it waited\n");
+			igt_assert_f(t[1].binds >= INTR_MIN_BINDS,
+				     "the other thread bound %" PRIu64
+				     " times\n", t[1].binds);
+			for (int i = 0; i < 2; i++)
+				uq_destroy(&t[i].u);
+		}
+		nfence_device_destroy(f, dev);
+		close(f);
+	}
+	igt_waitchildren_timeout(INTR_SECONDS + 30, "a connect waits forever");
+	munmap(fair, PAGE);
 }
 
 /* Engine power states */
@@ -2508,6 +2654,13 @@ igt_main
 		     "that wait are served in order.");
 	igt_subtest("connect-fair")
 		test_connect_fair();
+
+	igt_describe("With one physical doorbell kept in its grace, connects "
+		     "interrupted by a signal while they wait (-EINTR) leave "
+		     "the queue and let the next connect go: another "
+		     "thread's connects keep binding.");
+	igt_subtest("connect-interrupted")
+		test_connect_interrupted();
 
 	igt_describe("The idle CMP spins on the doorbells only after rings "
 		     "that come back to back: rings 2 ms apart never make it "

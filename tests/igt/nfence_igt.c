@@ -1882,6 +1882,17 @@ int __nfence_doorbell_connect(int fd,
 }
 
 /**
+ * __nfence_doorbell_connect_once: one DRM_IOCTL_NFENCE_DOORBELL_CONNECT
+ * call, not restarted on EINTR (a wait for a doorbell interrupted by a
+ * handler installed without SA_RESTART returns -EINTR), 0 or -errno
+ */
+int __nfence_doorbell_connect_once(int fd,
+				   struct drm_nfence_doorbell_connect *connect)
+{
+	return nfence_ioctl_once(fd, DRM_IOCTL_NFENCE_DOORBELL_CONNECT, connect);
+}
+
+/**
  * __nfence_doorbell_destroy: DRM_IOCTL_NFENCE_DOORBELL_DESTROY, 0 or -errno
  */
 int __nfence_doorbell_destroy(int fd, uint32_t device, uint32_t handle)

@@ -273,6 +273,8 @@ int nfence_recv_fd(int sock);
 int __nfence_doorbell_create(int fd, struct drm_nfence_doorbell_create *create);
 int __nfence_doorbell_connect(int fd,
 			      struct drm_nfence_doorbell_connect *connect);
+int __nfence_doorbell_connect_once(int fd,
+				   struct drm_nfence_doorbell_connect *connect);
 int __nfence_doorbell_destroy(int fd, uint32_t device, uint32_t handle);
 int __nfence_doorbell_notify(int fd, struct drm_nfence_doorbell_notify *notify);
 
