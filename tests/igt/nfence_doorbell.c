@@ -1031,6 +1031,46 @@ static void *fair_hostile(void *data)
 	return NULL;
 }
 
+/* What the hostile and the other process share, for @seconds of connects. */
+static struct fair *fair_map(unsigned int seconds)
+{
+	struct fair *fair = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	igt_assert(fair != MAP_FAILED);
+	fair->running = FAIR_THREADS;
+	fair->seconds = seconds;
+	return fair;
+}
+
+/*
+ * The hostile process: FAIR_THREADS threads, each connecting its own two
+ * queues' doorbells in turn for fair->seconds, never ringing.
+ */
+static void fair_hostile_run(struct fair *fair, int f, uint32_t dev)
+{
+	struct fair_thread t[FAIR_THREADS];
+
+	for (int i = 0; i < FAIR_THREADS; i++) {
+		t[i].fair = fair;
+		uq_create(&t[i].u[0], f, dev, 0, 0);
+		uq_create(&t[i].u[1], f, dev, 0, 0);
+	}
+	for (int i = 0; i < FAIR_THREADS; i++)
+		igt_assert_eq(pthread_create(&t[i].thread, NULL, fair_hostile,
+					     &t[i]), 0);
+	for (int i = 0; i < FAIR_THREADS; i++)
+		pthread_join(t[i].thread, NULL);
+	igt_assert_f(!fair->error, "hostile connect: %s\n",
+		     strerror(-fair->error));
+	igt_info("hostile: %" PRIu64 " doorbells bound in %u s by %d "
+		 "threads\n", fair->binds, fair->seconds, FAIR_THREADS);
+	for (int i = 0; i < FAIR_THREADS; i++) {
+		uq_destroy(&t[i].u[0]);
+		uq_destroy(&t[i].u[1]);
+	}
+}
+
 /*
  * A process that keeps every physical doorbell in its grace: its threads
  * connect their own queues' doorbells in turn as fast as they can, for
@@ -1053,11 +1093,7 @@ static void test_connect_fair(void)
 	igt_require_f(num_doorbells == 1 && !global_model,
 		      "needs one dedicated physical doorbell\n");
 	nfence_watchdog(FAIR_SECONDS + WATCHDOG_S);
-	fair = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	igt_assert(fair != MAP_FAILED);
-	fair->running = FAIR_THREADS;
-	fair->seconds = FAIR_SECONDS;
+	fair = fair_map(FAIR_SECONDS);
 	igt_assert_eq(__nfence_debugfs_write(dbg, "nfence_cmp_reset_max", "1"),
 		      0);
 
@@ -1066,28 +1102,7 @@ static void test_connect_fair(void)
 		uint32_t dev = nfence_device_create(f);
 
 		if (child == 0) {
-			struct fair_thread t[FAIR_THREADS];
-
-			for (int i = 0; i < FAIR_THREADS; i++) {
-				t[i].fair = fair;
-				uq_create(&t[i].u[0], f, dev, 0, 0);
-				uq_create(&t[i].u[1], f, dev, 0, 0);
-			}
-			for (int i = 0; i < FAIR_THREADS; i++)
-				igt_assert_eq(pthread_create(&t[i].thread, NULL,
-							     fair_hostile,
-							     &t[i]), 0);
-			for (int i = 0; i < FAIR_THREADS; i++)
-				pthread_join(t[i].thread, NULL);
-			igt_assert_f(!fair->error, "hostile connect: %s\n",
-				     strerror(-fair->error));
-			igt_info("hostile: %" PRIu64 " doorbells bound in %d "
-				 "s by %d threads\n", fair->binds,
-				 FAIR_SECONDS, FAIR_THREADS);
-			for (int i = 0; i < FAIR_THREADS; i++) {
-				uq_destroy(&t[i].u[0]);
-				uq_destroy(&t[i].u[1]);
-			}
+			fair_hostile_run(fair, f, dev);
 		} else {
 			uint64_t value = 0, done = 0, connects = 0, ahead;
 			uint64_t max_ahead = 0, before, t0, longest = 0;
@@ -1219,36 +1234,14 @@ static void test_connect_interrupted(void)
 	igt_require_f(num_doorbells == 1 && !global_model,
 		      "needs one dedicated physical doorbell\n");
 	nfence_watchdog(INTR_SECONDS + WATCHDOG_S);
-	fair = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	igt_assert(fair != MAP_FAILED);
-	fair->running = FAIR_THREADS;
-	fair->seconds = INTR_SECONDS;
+	fair = fair_map(INTR_SECONDS);
 
 	igt_fork(child, 2) {
 		int f = nfence_open_adapter(0);
 		uint32_t dev = nfence_device_create(f);
 
 		if (child == 0) {
-			struct fair_thread t[FAIR_THREADS];
-
-			for (int i = 0; i < FAIR_THREADS; i++) {
-				t[i].fair = fair;
-				uq_create(&t[i].u[0], f, dev, 0, 0);
-				uq_create(&t[i].u[1], f, dev, 0, 0);
-			}
-			for (int i = 0; i < FAIR_THREADS; i++)
-				igt_assert_eq(pthread_create(&t[i].thread, NULL,
-							     fair_hostile,
-							     &t[i]), 0);
-			for (int i = 0; i < FAIR_THREADS; i++)
-				pthread_join(t[i].thread, NULL);
-			igt_assert_f(!fair->error, "hostile connect: %s\n",
-				     strerror(-fair->error));
-			for (int i = 0; i < FAIR_THREADS; i++) {
-				uq_destroy(&t[i].u[0]);
-				uq_destroy(&t[i].u[1]);
-			}
+			fair_hostile_run(fair, f, dev);
 		} else {
 			struct sigaction sa = { .sa_handler = intr_handler };
 			struct intr_thread t[2] = {
