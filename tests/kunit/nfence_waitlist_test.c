@@ -179,6 +179,37 @@ static void waitlist_flush_releases_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&t->wl), 0);
 }
 
+/*
+ * A waiter added after the flush is released at once and never queued:
+ * the fence can no longer change. The flush holds the list's lock from
+ * closing it to its last release, so an add comes wholly before it (and
+ * the flush releases it) or wholly after (this case).
+ */
+static void waitlist_add_after_flush_released(struct kunit *test)
+{
+	struct wl_test *t = wl_setup(test, 0);
+	struct test_waiter *w = waiters(test, t, 2);
+
+	w[0].w.value = 100;
+	nfence_waitlist_add(&t->wl, &w[0].w);
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_flush(&t->wl), 1);
+	KUNIT_EXPECT_EQ(test, t->done, 1);
+
+	w[1].w.value = 1000;
+	KUNIT_EXPECT_TRUE(test, nfence_waitlist_add(&t->wl, &w[1].w));
+	KUNIT_EXPECT_EQ(test, t->done, 2);
+	KUNIT_EXPECT_TRUE(test, w[1].fired);
+	KUNIT_EXPECT_FALSE(test, w[1].w.queued);
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&t->wl), 0);
+	KUNIT_EXPECT_EQ(test, t->mv, U64_MAX);
+	/* Nothing moves it back: not a signal, not a remove. */
+	WRITE_ONCE(t->cv, 2000);
+	nfence_waitlist_process(&t->wl);
+	nfence_waitlist_remove(&t->wl, &w[1].w);
+	KUNIT_EXPECT_EQ(test, t->mv, U64_MAX);
+	KUNIT_EXPECT_EQ(test, t->done, 2);
+}
+
 /* Random adds, removes and signals against a brute-force model. */
 static void waitlist_matches_model(struct kunit *test)
 {
@@ -305,6 +336,7 @@ static struct kunit_case nfence_waitlist_cases[] = {
 	KUNIT_CASE(waitlist_process_releases_reached),
 	KUNIT_CASE(waitlist_extreme_values),
 	KUNIT_CASE(waitlist_flush_releases_all),
+	KUNIT_CASE(waitlist_add_after_flush_released),
 	KUNIT_CASE(waitlist_matches_model),
 	{}
 };
