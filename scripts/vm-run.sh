@@ -37,6 +37,9 @@ results=/tmp/nfence-results
 # The name of every load made, one per line.
 loads_run=/tmp/nfence-loads
 : >"$loads_run"
+# Each IGT binary's subtest list, listed once for every load (run-igt.sh).
+rm -rf /tmp/nfence-igt-lists
+mkdir -p /tmp/nfence-igt-lists
 load=main
 
 result() { # status name [detail]
@@ -198,6 +201,7 @@ run_igt() {
 	# costs seconds: run-igt.sh runs each binary once with all its
 	# subtests. IGT_MODE=subtest restores full isolation.
 	IGT_VERBOSE=1 IGT_RESULTS=/tmp/nfence-igt-$load \
+		IGT_LIST_CACHE=/tmp/nfence-igt-lists \
 		"$build/run-igt-$kver.sh" -x "/tmp/nfence-allowed-$load" "$@" \
 		"${IGT_DIR:-$build/tests/igt}" | tee "$log"
 	rc=${PIPESTATUS[0]}

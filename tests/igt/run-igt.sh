@@ -37,6 +37,10 @@
 #                      names the subtests that need longer
 #   IGT_BINARY_TIMEOUT seconds for one binary's whole run (default 900)
 #   IGT_RESULTS        directory for the logs (default a temp dir)
+#   IGT_LIST_CACHE     a directory that keeps each binary's subtest list
+#                      for later calls (reused while newer than the
+#                      binary): a VM run's loads start the same binaries,
+#                      and a process start costs seconds under emulation
 #   IGT_VERBOSE=1      print the log of each failed subtest
 #
 # A line a test prints as "igt-report: TEXT" is passed on as TEXT, for what
@@ -259,15 +263,23 @@ for name in "${binaries[@]}"; do
 		[ -n "$wanted" ] || continue
 	fi
 	start=$SECONDS
-	if ! subtests=$("$bin" --list-subtests 2>"$results/$name.list.err"); then
-		error "$name: --list-subtests failed: $(head -c 300 "$results/$name.list.err")"
-		continue
+	cache=${IGT_LIST_CACHE:+$IGT_LIST_CACHE/${bin//\//_}.list}
+	if [ -n "$cache" ] && [ -s "$cache" ] && [ "$cache" -nt "$bin" ]; then
+		mapfile -t subs <"$cache"
+	else
+		if ! subtests=$("$bin" --list-subtests 2>"$results/$name.list.err"); then
+			error "$name: --list-subtests failed: $(head -c 300 "$results/$name.list.err")"
+			continue
+		fi
+		if [ -z "$subtests" ]; then
+			error "$name: lists no subtest"
+			continue
+		fi
+		mapfile -t subs < <(echo "$subtests")
+		if [ -n "$cache" ]; then
+			printf '%s\n' "${subs[@]}" >"$cache"
+		fi
 	fi
-	if [ -z "$subtests" ]; then
-		error "$name: lists no subtest"
-		continue
-	fi
-	mapfile -t subs < <(echo "$subtests")
 	if [ "${#selected[@]}" -gt 0 ]; then
 		want=()
 		for sub in "${subs[@]}"; do
