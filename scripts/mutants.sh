@@ -242,12 +242,13 @@ def loads(top):
     m = re.search(r"<<'LOADS'\n(.*?)^LOADS$", text, re.S | re.M)
     if not m:
         die(path + ': no LOADS table')
-    # main's parameters are vm-run.sh's "num_adapters=$adapters" in its
-    # full mode; stop if that changed.
-    if '[ "$mode" != demo ] && adapters=2' not in text:
-        die(path + ': main no longer loads 2 adapters in its full and main modes: '
+    # main's parameters are vm-run.sh's main_params in its full and main
+    # modes (the one assignment of it that is indented).
+    mp = re.findall(r'^\tmain_params="([^"]*)"$', text, re.M)
+    if len(mp) != 1:
+        die(path + ': no single main_params for the full and main modes: '
             'update loads() in scripts/mutants.sh')
-    out = {'main': 'num_adapters=2'}
+    out = {'main': mp[0]}
     for line in m.group(1).splitlines():
         name, _, params = line.split('|')
         out[name] = params

@@ -295,6 +295,7 @@ if [ "$mode" != demo ]; then
 	check_fails "insmod refuses doorbell_model=3" insmod "$ko" doorbell_model=3
 	check_fails "insmod refuses num_doorbells=0" insmod "$ko" num_doorbells=0
 	check_fails "insmod refuses f1_idle_ms=60001" insmod "$ko" f1_idle_ms=60001
+	check_fails "insmod refuses client_fences=8191" insmod "$ko" client_fences=8191
 	check_fails "insmod refuses more values than adapters" \
 		insmod "$ko" num_adapters=1 native_fences=1,0
 	check_fails "insmod refuses adapter 1's num_engines=9" \
@@ -324,9 +325,17 @@ fi
 # Nothing from boot or from the refused loads counts against the suite.
 [ -w "$kmemleak" ] && echo clear >"$kmemleak"
 
+# The main load: one adapter for the demo; otherwise two, the first
+# limiting the fence handles of a file to the fewest it may
+# (nfence_fence@create-max-fences fills them), the second with no limit
+# but memory, the default (nfence_fence@create-past-fewest-limit).
 adapters=1
-[ "$mode" != demo ] && adapters=2
-if ! insmod_load main "num_adapters=$adapters ${NFENCE_INSMOD_EXTRA:-}"; then
+main_params="num_adapters=1"
+if [ "$mode" != demo ]; then
+	adapters=2
+	main_params="num_adapters=2 client_fences=8192,0"
+fi
+if ! insmod_load main "$main_params ${NFENCE_INSMOD_EXTRA:-}"; then
 	echo "vm: $pass passed, $fail failed, $skip skipped"
 	echo "vm-run: complete"
 	exit 1

@@ -43,15 +43,17 @@
  *     rounds after a warm-up one; the ratio native/syncobj.
  *  4) memory: kernel memory (/proc/meminfo Slab, and MemFree for all of
  *     it, fence pages and page tables included) per native fence with
- *     100,000 of them, per opened instance (100,000 shared fences, each
- *     opened on a file other than its creator's), both in helper
- *     processes (8,192 fence handles per file is the uapi's limit), each
- *     measured against the helpers with their files open and, for the
- *     instances, the shared fences already created; and per drm_syncobj
- *     (100,000 on one file, and a timeline point on each); then how many
- *     fences a process can create on an adapter before the first error,
- *     and which; and the goal: at most 512 bytes of slab per native fence
- *     and per opened instance.
+ *     100,000 of them in one helper process (one file, as a D3D12 process
+ *     holds them; the goal: 100,000 in one process), per opened instance
+ *     (100,000 shared fences, each opened on a file other than its
+ *     creator's, in helper processes of 8,192: their creators hold an NT
+ *     handle each), each measured against the helpers with their files
+ *     open and, for the instances, the shared fences already created; and
+ *     per drm_syncobj (100,000 on one file, and a timeline point on each);
+ *     then the fence limit per file (module parameter client_fences: with
+ *     one, how many fences a process creates on the adapter before the
+ *     first error, and which); and the goal: at most 512 bytes of slab per
+ *     native fence and per opened instance.
  *
  * Every result is printed as it comes and, with -o FILE, appended to FILE
  * as CSV (part,name,param,value,unit) for scripts/nfence-cpu-bench-plot.py
@@ -95,7 +97,7 @@
 #define MAX_ADAPTERS	16
 #define RUNS		3
 #define WAIT_NS		(60ull * 1000000000ull)
-#define FENCES_PER_FILE	8192u	/* DRM_NFENCE_MAX_FENCES_PER_FILE */
+#define SHARED_PER_HELPER 8192u	/* 4): NT handles (fds) a creator holds */
 #define ASYNC_PER_FILE	4096u	/* DRM_NFENCE_MAX_ASYNC_WAITS */
 #define BATCH		8u	/* 2): operations timed together */
 #define FAR		(1ull << 40)	/* 2): values nothing signals */
@@ -734,10 +736,10 @@ static void bench_wake(struct bench *b)
 /* ---- helper processes (parts 2 and 4) -------------------------------- */
 
 /*
- * A file holds DRM_NFENCE_MAX_ASYNC_WAITS pending waits and
- * DRM_NFENCE_MAX_FENCES_PER_FILE fence handles, and libnfence has one file
- * per adapter and process: 100,000 waiters or fences need processes of
- * their own. A helper is a forked process that runs its function's step 0
+ * A file holds DRM_NFENCE_MAX_ASYNC_WAITS pending waits, and libnfence has
+ * one file per adapter and process: 100,000 waiters need processes of
+ * their own; so do 100,000 shared fences, each an NT handle (fd) of its
+ * creator, and their instances on other files. A helper is a forked process that runs its function's step 0
  * at once (in it, it opens the adapter: a file of its own), then step 1,
  * 2, ... on each helper_step(), every step acknowledged, and HELPER_QUIT on
  * helper_stop() before it exits (exiting closes its files, which cancels
@@ -1347,10 +1349,34 @@ static double mem_measure(struct bench *b, const char *what, unsigned int n,
 
 /* Kernel memory a native fence, and an opened instance, should take. */
 #define MEM_GOAL_BYTES	512
+/* Native fences one process should be able to hold on one adapter. */
+#define FENCES_GOAL	100000u
+
+/*
+ * The bench adapter's fence handle limit per file: its value of the module
+ * parameter client_fences (one value per adapter, the last one for the
+ * adapters after it); 0 for no limit but memory, or if it cannot be read.
+ */
+static unsigned long fence_limit(const struct bench *b)
+{
+	FILE *f = fopen("/sys/module/nfence/parameters/client_fences", "r");
+	unsigned long v = 0;
+	unsigned int i;
+	char sep = ',';
+
+	if (!f)
+		return 0;
+	for (i = 0; i <= b->info.AdapterIndex && sep == ','; i++)
+		if (fscanf(f, "%lu%c", &v, &sep) < 1)
+			break;
+	fclose(f);
+	return v;
+}
 
 static void bench_memory(struct bench *b)
 {
-	unsigned int n = b->quick ? 2000 : 100000, i, per_helper;
+	unsigned int n = b->quick ? 2000 : FENCES_GOAL, i, per_helper;
+	unsigned long limit = fence_limit(b);
 	struct file *fs = calloc(2, sizeof(*fs));
 	uint32_t *sync = calloc(n, sizeof(*sync));
 	long long slab0, free0;
@@ -1363,16 +1389,22 @@ static void bench_memory(struct bench *b)
 	if (!fs || !sync)
 		fail(STATUS_NO_MEMORY, "allocate");
 	/* A creator of shared fences holds an NT handle (fd) for each. */
-	per_helper = FENCES_PER_FILE;
+	per_helper = SHARED_PER_HELPER;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < per_helper + 64)
 		per_helper = rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64;
 	printf("\n4) kernel memory (/proc/meminfo: Slab, and MemFree for "
-	       "everything), %u fences per helper process\n", per_helper);
+	       "everything), native fences in one process, %u shared fences "
+	       "per helper process\n", per_helper);
 	printf("%-34s %8s %12s %12s\n", "object", "count", "slab B/obj",
 	       "total B/obj");
 
-	/* Native fences, packed in shared pages, FENCES_PER_FILE a file. */
-	native = mem_measure(b, "native fence", n, FENCES_PER_FILE, false);
+	/*
+	 * Native fences, packed in shared pages, all in one process and file
+	 * as a D3D12 process holds them, unless the adapter limits a file to
+	 * fewer (client_fences).
+	 */
+	native = mem_measure(b, "native fence", n,
+			     limit && limit < n ? limit : n, false);
 	/* Opened instances of as many shared fences, on other files. */
 	instance = mem_measure(b, "opened instance of a shared fence", n,
 			       per_helper, true);
@@ -1391,7 +1423,21 @@ static void bench_memory(struct bench *b)
 	mem_report(b, "drm_syncobj timeline point", n, slab0, free0);
 	close(fd);
 
-	/* The limits: one file, then one process (files until an error). */
+	if (b->quick)
+		summary("fences in one process: %u (quick run: the goal of "
+			"%u is not measured)\n", n, FENCES_GOAL);
+	else
+		summary("fences in one process: %u in one file (goal: %u: "
+			"%s)\n", limit && limit < n ? (unsigned int)limit : n,
+			FENCES_GOAL, !limit || limit >= n ? "met" : "missed");
+	csv(b, "limit", "fences per file", "count", limit, "fences");
+	if (!limit) {
+		summary("fence limit per file: none but memory "
+			"(client_fences=0, charged to the memory cgroup)\n");
+		goto out;
+	}
+
+	/* A limit: one file reaches it, then one process (files). */
 	open_file(b, &fs[0]);
 	for (i = 0; (st = try_create_fence(fs[0].hDevice, false, &h)) ==
 	     STATUS_SUCCESS; i++)
@@ -1400,9 +1446,7 @@ static void bench_memory(struct bench *b)
 	summary("fence limit per file: %u fences, then NTSTATUS 0x%08" PRIX32
 	       "%s\n", i, (uint32_t)st,
 	       st == STATUS_INSUFFICIENT_RESOURCES ?
-	       " (STATUS_INSUFFICIENT_RESOURCES: -ENOSPC, "
-	       "DRM_NFENCE_MAX_FENCES_PER_FILE)" : "");
-	csv(b, "limit", "fences per file", "count", i, "fences");
+	       " (STATUS_INSUFFICIENT_RESOURCES: -ENOSPC, client_fences)" : "");
 
 	/*
 	 * libnfence opens one render node file per adapter and process: a
@@ -1417,9 +1461,9 @@ static void bench_memory(struct bench *b)
 	summary("fence limit per process and adapter: %u fences, then a "
 		"device on a second adapter handle gets NTSTATUS 0x%08" PRIX32
 		" (its file is the same)\n", i, (uint32_t)st);
-	csv(b, "limit", "fences per process", "count", i, "fences");
 	close_file(&fs[1]);
 	close_file(&fs[0]);
+out:
 	summary("memory: native fence %.0f bytes of slab (goal <= %u: %s), "
 		"opened instance %.0f (goal <= %u: %s)\n", native,
 		MEM_GOAL_BYTES, native <= MEM_GOAL_BYTES ? "met" : "missed",
@@ -1547,7 +1591,7 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * A helper of part 4 holds an NT handle (fd) per shared fence it
-	 * creates, up to FENCES_PER_FILE: raise the limit (root may raise the
+	 * creates, up to SHARED_PER_HELPER: raise the limit (root may raise the
 	 * hard one; bench_memory() uses fewer fences per helper otherwise).
 	 */
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {

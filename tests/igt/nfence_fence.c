@@ -727,9 +727,25 @@ static void test_create_no_native_fences(void)
 	nfence_device_destroy(fd, d);
 }
 
+/*
+ * The fence handle limit of adapter 0's files (module parameter
+ * client_fences), if it is one this test can fill.
+ */
+static uint32_t fillable_fence_limit(void)
+{
+	uint64_t max = nfence_param_get_u64_at("client_fences", adapter.index);
+
+	igt_require_f(max && max <= 4 * MAX_FENCES,
+		      "needs adapter %u to limit fence handles per file to at most %u (client_fences is %" PRIu64 ")\n",
+		      adapter.index, 4 * MAX_FENCES, max);
+	igt_assert_lte_u64(MAX_FENCES, max);
+	return max;
+}
+
 static void test_create_max_fences(void)
 {
-	static uint32_t handles[MAX_FENCES];
+	uint32_t max = fillable_fence_limit();
+	uint32_t *handles = calloc(max, sizeof(*handles));
 	int fd2 = nfence_open();
 	uint32_t dev2 = nfence_device_create(fd2);
 	struct drm_nfence_fence_create c = {
@@ -738,13 +754,14 @@ static void test_create_max_fences(void)
 	};
 	int64_t base = live_fences();
 
+	igt_assert(handles);
 	nfence_watchdog(110);
-	for (int i = 0; i < MAX_FENCES; i++) {
+	for (uint32_t i = 0; i < max; i++) {
 		igt_assert_f(__nfence_fence_create(fd2, &c) == 0,
-			     "fence %d of %d failed\n", i, MAX_FENCES);
+			     "fence %u of %u failed\n", i, max);
 		handles[i] = c.handle;
 	}
-	assert_unique_u32(handles, MAX_FENCES);
+	assert_unique_u32(handles, max);
 
 	__expect_create_error(fd2, &c, -ENOSPC);
 	c.flags = SHAREABLE;
@@ -752,9 +769,9 @@ static void test_create_max_fences(void)
 	c.flags = 0;
 
 	/* Freeing one allows exactly one more. */
-	nfence_fence_destroy(fd2, handles[MAX_FENCES / 2]);
-	handles[MAX_FENCES / 2] = nfence_fence_create(fd2, dev2, TYPE_DEFAULT,
-						      0, 0, NULL);
+	nfence_fence_destroy(fd2, handles[max / 2]);
+	handles[max / 2] = nfence_fence_create(fd2, dev2, TYPE_DEFAULT,
+					       0, 0, NULL);
 	__expect_create_error(fd2, &c, -ENOSPC);
 
 	/* Invalid input still wins over a full table. */
@@ -765,7 +782,46 @@ static void test_create_max_fences(void)
 	nfence_fence_destroy(fd, create(0, 0, NULL));
 
 	close(fd2);
+	free(handles);
 	assert_fences(base, 0);
+}
+
+/*
+ * An adapter with no fence handle limit but memory (client_fences=0, the
+ * default): one file holds more fences than the fewest a limit may allow,
+ * and gives them all back when it closes.
+ */
+static void test_create_past_fewest_limit(void)
+{
+	const uint32_t n = MAX_FENCES + MAX_FENCES / 8;
+	uint32_t *handles = calloc(n, sizeof(*handles));
+	int count = nfence_count_adapters(), i, afd = -1, adir;
+	struct drm_nfence_fence_create c = { .type = TYPE_DEFAULT };
+	int64_t base;
+
+	igt_assert(handles);
+	for (i = 0; i < count && afd < 0; i++)
+		if (!nfence_param_get_u64_at("client_fences", i))
+			afd = nfence_open_adapter(i);
+	igt_require_f(afd >= 0,
+		      "needs an adapter with no fence handle limit (client_fences=0)\n");
+	adir = nfence_debugfs_dir(afd);
+	base = nfence_debugfs_count_fences(adir);
+	c.device = nfence_device_create(afd);
+
+	nfence_watchdog(110);
+	for (uint32_t k = 0; k < n; k++) {
+		igt_assert_f(__nfence_fence_create(afd, &c) == 0,
+			     "fence %u of %u failed\n", k, n);
+		handles[k] = c.handle;
+	}
+	assert_unique_u32(handles, n);
+	assert_fences_in(adir, base, n);
+
+	close(afd);
+	assert_fences_in(adir, base, 0);
+	close(adir);
+	free(handles);
 }
 
 static void test_device_destroy_closes_fences(void)
@@ -2802,10 +2858,16 @@ igt_main
 		igt_subtest("create-bad-device")
 			test_create_bad_device();
 
-		igt_describe("8192 fences per file, the next fails with "
+		igt_describe("As many fences per file as the adapter's "
+			     "client_fences allows, the next fails with "
 			     "-ENOSPC, freeing one allows one more.");
 		igt_subtest("create-max-fences")
 			test_create_max_fences();
+
+		igt_describe("Without a fence handle limit, a file holds "
+			     "more fences than the fewest a limit may allow.");
+		igt_subtest("create-past-fewest-limit")
+			test_create_past_fewest_limit();
 
 		igt_describe("Destroying a device closes its fence handles; a "
 			     "shared fd keeps its fence alive.");

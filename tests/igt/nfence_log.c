@@ -1141,8 +1141,10 @@ static void optimized_signal(enum how how)
 
 /*
  * More logged signals than the log holds before the one that needs the
- * interrupt: the interrupt finds the log overrun and scans every fence of
- * the process instead, which still wakes the waiter.
+ * interrupt: the interrupt finds the log overrun and, instead of the
+ * entries, looks at every fence of the adapter that has waiters (counted
+ * as an overrun, not as a scan of the interrupt without a payload), which
+ * still wakes the waiter.
  */
 static void test_optimized_overrun(void)
 {
@@ -2074,8 +2076,8 @@ igt_main
 
 	igt_describe("Optimized interrupt: 100 logged signals overrun the "
 		     "84-entry log before the one that needs the interrupt, "
-		     "which then scans every fence of the process and still "
-		     "wakes the waiter.");
+		     "which then looks at every fence with waiters and "
+		     "still wakes the waiter.");
 	igt_subtest("optimized-overrun")
 		test_optimized_overrun();
 

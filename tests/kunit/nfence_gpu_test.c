@@ -40,6 +40,7 @@ enum config_field {
 	CFG_DOORBELLS,
 	CFG_NO_UMS,
 	CFG_NO_NATIVE,
+	CFG_FENCES,
 };
 
 struct config_case {
@@ -70,6 +71,12 @@ static const struct config_case config_cases[] = {
 	{ "max doorbells", CFG_DOORBELLS, NFENCE_MAX_DOORBELLS, 0 },
 	{ "doorbells unused without ums", CFG_NO_UMS, 0, 0 },
 	{ "optimized fence needs native", CFG_NO_NATIVE, 0, -EINVAL },
+	{ "no fence limit", CFG_FENCES, 0, 0 },
+	{ "fewest fences", CFG_FENCES, DRM_NFENCE_MAX_FENCES_PER_FILE, 0 },
+	{ "too few fences", CFG_FENCES, DRM_NFENCE_MAX_FENCES_PER_FILE - 1,
+	  -EINVAL },
+	{ "one fence", CFG_FENCES, 1, -EINVAL },
+	{ "most fences", CFG_FENCES, U32_MAX, 0 },
 };
 
 static void config_apply(struct nfence_gpu_config *cfg,
@@ -105,6 +112,9 @@ static void config_apply(struct nfence_gpu_config *cfg,
 		break;
 	case CFG_NO_NATIVE:
 		cfg->native_fence = false;
+		break;
+	case CFG_FENCES:
+		cfg->client_fences = c->value;
 		break;
 	}
 }

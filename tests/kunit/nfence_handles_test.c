@@ -140,7 +140,8 @@ static bool hnd_wait_on(struct nfence_fence *fence, struct hnd_waiter *hw,
 	RB_CLEAR_NODE(&hw->w.node);
 	hw->w.value = value;
 	hw->w.done = hnd_waiter_done;
-	return nfence_waitlist_add(&fence->waiters, &hw->w);
+	/* As every CPU waiter is queued: the scans look for its mark. */
+	return nfence_fence_add_waiter(fence, &hw->w);
 }
 
 /* ---- Files, fds and ioctls ---- */
@@ -1999,8 +2000,8 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 
 	/*
 	 * More entries than the log holds since the last read: an overrun.
-	 * The scan finds Y (and the progress fence), whose entries are lost
-	 * or were never written.
+	 * The scan of every fence with waiters finds Y, whose entry was never
+	 * written; the progress fence is looked at as always.
 	 */
 	for (i = 0; i < DRM_NFENCE_LOG_ENTRIES + 1; i++)
 		hnd_gpu_signal_logged(&log, fx, hx, 6 + i);

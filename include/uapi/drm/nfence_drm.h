@@ -657,8 +657,11 @@ struct drm_nfence_fence_mapping {
  * CROSS_ADAPTER without SHARED or with INTRA_GPU, MONITORED with
  * INTRA_GPU), an @engine_affinity
  * other than 0 or %DRM_NFENCE_FENCE_AFFINITY_ALL, or non-zero @pad;
- * -ENOSPC past
- * %DRM_NFENCE_MAX_FENCES_PER_FILE fences on the file. Values placed in
+ * -ENOSPC when the file holds as many local fence handles as its adapter's
+ * module parameter client_fences allows (by default no number but memory
+ * limits them; never fewer than %DRM_NFENCE_MAX_FENCES_PER_FILE), and
+ * -ENOMEM when memory, charged to the caller's memory cgroup, runs out.
+ * Values placed in
  * VRAM count against the file's VRAM quota (module parameter
  * client_vram_mb) until they are freed; a value that finds no room in
  * VRAM or in that quota is placed in system memory instead (an INTRA_GPU
@@ -690,7 +693,11 @@ struct drm_nfence_fence_create {
 	struct drm_nfence_fence_mapping mapping;
 };
 
-/* DRM_NFENCE_MAX_FENCES_PER_FILE: local fence handles one open file may hold */
+/*
+ * DRM_NFENCE_MAX_FENCES_PER_FILE: local fence handles one open file can
+ * always hold. The limit itself is the adapter's module parameter
+ * client_fences: no number by default, and never below this one.
+ */
 #define DRM_NFENCE_MAX_FENCES_PER_FILE	8192
 
 /**

@@ -1688,14 +1688,19 @@ out:
 
 /**
  * nfence_file_fences_init - set up the fence state of a new file
- * @nfile: the file
+ * @nfile: the file, whose adapter is set
+ *
+ * The file may hold as many local fence handles as its adapter's
+ * client_fences parameter says; with no limit there (0), as many as memory,
+ * charged to the memory cgroup, allows.
  */
 void nfence_file_fences_init(struct nfence_file *nfile)
 {
+	u32 max = nfile->adapter->gpu.cfg.client_fences;
 	unsigned int kind;
 
 	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_FENCE),
-			  DRM_NFENCE_MAX_FENCES_PER_FILE);
+			  max ?: U32_MAX);
 	mutex_init(&nfile->pool_lock);
 	xa_init(&nfile->value_maps);
 	for (kind = 0; kind < NFENCE_POOL_KINDS; kind++)

@@ -57,6 +57,10 @@ int nfence_gpu_config_validate(const struct nfence_gpu_config *cfg)
 		return -EINVAL;
 	if (!cfg->sysmem_size || !PAGE_ALIGNED(cfg->sysmem_size))
 		return -EINVAL;
+	/* A file may always hold as many fences as the uapi promises. */
+	if (cfg->client_fences &&
+	    cfg->client_fences < DRM_NFENCE_MAX_FENCES_PER_FILE)
+		return -EINVAL;
 	if (cfg->user_mode_submission) {
 		if (cfg->doorbell_model != DRM_NFENCE_DOORBELL_DEDICATED &&
 		    cfg->doorbell_model != DRM_NFENCE_DOORBELL_GLOBAL)

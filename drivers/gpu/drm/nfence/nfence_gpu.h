@@ -72,7 +72,8 @@ struct nfence_irq_stats {
 	atomic64_t log_entries;
 	/**
 	 * @overruns: signal logs found overrun by those interrupts (entries
-	 * lost): every fence of the queue's process was scanned instead
+	 * lost): every fence of the adapter with waiters was looked at
+	 * instead, as by a scan (not counted in @scans)
 	 */
 	atomic64_t overruns;
 	/**
@@ -147,6 +148,11 @@ struct nfence_gpu_config {
 	u64 client_vram_quota;
 	/** @client_sysmem_quota: aperture bytes one client may hold, 0 for none */
 	u64 client_sysmem_quota;
+	/**
+	 * @client_fences: local fence handles one client may hold, 0 for no
+	 * limit but memory; otherwise at least %DRM_NFENCE_MAX_FENCES_PER_FILE
+	 */
+	u32 client_fences;
 	/** @native_fence: native GPU fences supported */
 	bool native_fence;
 	/** @optimized_default_fence: MonitoredValue of DEFAULT fences in VRAM */

@@ -70,6 +70,11 @@ static unsigned int client_sysmem_mb_count = 1;
 module_param_array(client_sysmem_mb, uint, &client_sysmem_mb_count, 0444);
 MODULE_PARM_DESC(client_sysmem_mb, "Aperture one open file's allocations may hold, in MiB (default 0: no limit; one value per adapter)");
 
+static unsigned int client_fences[NFENCE_MAX_ADAPTERS] = { 0 };
+static unsigned int client_fences_count = 1;
+module_param_array(client_fences, uint, &client_fences_count, 0444);
+MODULE_PARM_DESC(client_fences, "Fence handles one open file may hold (default 0: no limit but memory; otherwise at least 8192; one value per adapter)");
+
 static bool native_fences[NFENCE_MAX_ADAPTERS] = { true };
 static unsigned int native_fences_count = 1;
 module_param_array(native_fences, bool, &native_fences_count, 0444);
@@ -132,6 +137,7 @@ static const struct {
 	NFENCE_PARAM_COUNT(sysmem_mb),
 	NFENCE_PARAM_COUNT(client_vram_mb),
 	NFENCE_PARAM_COUNT(client_sysmem_mb),
+	NFENCE_PARAM_COUNT(client_fences),
 	NFENCE_PARAM_COUNT(native_fences),
 	NFENCE_PARAM_COUNT(optimized_default_fence),
 	NFENCE_PARAM_COUNT(user_mode_submission),
@@ -156,6 +162,7 @@ static void nfence_params_config(u32 i, struct nfence_gpu_config *cfg)
 	cfg->client_vram_quota = (u64)NFENCE_PARAM_AT(client_vram_mb, i) << 20;
 	cfg->client_sysmem_quota =
 		(u64)NFENCE_PARAM_AT(client_sysmem_mb, i) << 20;
+	cfg->client_fences = NFENCE_PARAM_AT(client_fences, i);
 	cfg->native_fence = NFENCE_PARAM_AT(native_fences, i);
 	cfg->optimized_default_fence =
 		cfg->native_fence && NFENCE_PARAM_AT(optimized_default_fence, i);

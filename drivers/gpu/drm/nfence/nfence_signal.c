@@ -7,6 +7,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -362,10 +363,11 @@ static bool nfence_scan_keep(struct xa_state *xas, struct nfence_fence *fence)
 }
 
 /*
- * The interrupt without a payload: wake what the value of any fence
- * satisfies. Only marked fences (%NFENCE_FENCE_WATCHED) are looked at,
- * NFENCE_SCAN_BATCH under one hold of the fence table's lock: each batch
- * is taken with references, then processed with the lock dropped.
+ * The interrupt without a payload, and the optimized one that found a
+ * signal log overrun: wake what the value of any fence satisfies. Only
+ * marked fences (%NFENCE_FENCE_WATCHED) are looked at, NFENCE_SCAN_BATCH
+ * under one hold of the fence table's lock: each batch is taken with
+ * references, then processed with the lock dropped.
  *
  * A waiter whose fence has no mark is never missed. The adder counts the
  * waiter, issues a full barrier, then looks at the mark, and if it is
@@ -388,7 +390,6 @@ static unsigned int nfence_interrupt_scan(struct nfence_adapter *adapter)
 	u32 looked;
 	bool more;
 
-	atomic64_inc(&stats->scans);
 	do {
 		n = 0;
 		looked = 0;
@@ -424,8 +425,10 @@ static unsigned int nfence_interrupt_process(struct nfence_adapter *adapter,
 {
 	unsigned int i, woken = 0;
 
-	if (!fences)
+	if (!fences) {
+		atomic64_inc(&adapter->gpu.irq_stats.scans);
 		return nfence_interrupt_scan(adapter);
+	}
 	for (i = 0; i < count; i++)
 		woken += nfence_fence_process(fences[i]);
 	return woken;
@@ -449,23 +452,6 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 					NFENCE_TRACE_IRQ_SCAN, count, woken);
 	if (!woken)
 		atomic64_inc(&adapter->gpu.irq_stats.spurious);
-}
-
-/* The overrun fallback: every fence @nfile has a handle for. */
-static unsigned int nfence_interrupt_scan_file(struct nfence_file *nfile)
-{
-	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
-	struct nfence_object *obj;
-	unsigned int woken = 0;
-	unsigned long handle;
-
-	nfence_table_lock(table);
-	nfence_table_for_each(table, handle, obj)
-		woken += nfence_fence_process(container_of(obj,
-							   struct nfence_fence_local,
-							   obj)->fence);
-	nfence_table_unlock(table);
-	return woken;
 }
 
 /* Wake what the fence that @handle names in @nfile satisfies, if any. */
@@ -504,8 +490,11 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
  * names a fence (by the handle the UMD gave the command) whose waiters its
  * value may satisfy now; they and the progress fence's are woken. If the
  * log overran since the last read (entries lost, WraparoundCount moved
- * past what was read), every fence of @nfile is scanned instead. An entry
- * naming no fence (its handle since closed) is skipped.
+ * past what was read), the interrupt without a payload's scan is made
+ * instead: every fence of the adapter that has waiters, in batches (the
+ * lost entries may have named any fence of @nfile, and a fence without
+ * waiters has nothing to wake). An entry naming no fence (its handle since
+ * closed) is skipped.
  *
  * Context: &nfence_cmp.lock held (the GPU does not write @log meanwhile).
  * Return: CPU waiters woken.
@@ -535,7 +524,7 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 		}
 		if ((status & DRM_NFENCE_LOG_READ_OVERRUN) && !scanned) {
 			atomic64_inc(&stats->overruns);
-			woken += nfence_interrupt_scan_file(nfile);
+			woken += nfence_interrupt_scan(adapter);
 			scanned = true;
 		}
 		atomic64_add(count, &stats->log_entries);
@@ -736,6 +725,8 @@ void nfence_device_fences_error(struct nfence_device *wdev)
 			nfence_fence_set_always_signaled(fence);
 			nfence_fence_put(fence);
 		}
+		/* A file may hold fences by the hundred thousand. */
+		cond_resched();
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <linux/gfp.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 
 #include "nfence_compat.h"
 #include "nfence_table.h"
@@ -330,8 +331,11 @@ void nfence_registry_close_owned(struct nfence_registry *reg,
 	for (type = 0; type < NFENCE_OBJ_NUM; type++) {
 		index = 0;
 		while ((obj = nfence_table_take_owned(&reg->tables[type],
-						      owner, &index)))
+						      owner, &index))) {
 			obj->ops->close(reg, obj);
+			/* A file may hold fences by the hundred thousand. */
+			cond_resched();
+		}
 	}
 }
 
