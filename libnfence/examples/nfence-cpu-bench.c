@@ -1212,11 +1212,95 @@ static void bench_fanout(struct bench *b)
 /* ---- 4) memory ------------------------------------------------------ */
 
 /* Slab and MemFree from /proc/meminfo, in bytes. */
+/*
+ * /proc/slabinfo (root only): bytes in use per slab cache, so that part 4
+ * can say which caches an object's slab went to. Caches of one size and
+ * flags may be merged under one name (slab_nomerge keeps them apart).
+ */
+#define SLAB_CACHES	1024
+
+struct slab_cache {
+	char name[40];
+	long long bytes;
+};
+
+struct slabs {
+	unsigned int n;
+	struct slab_cache c[SLAB_CACHES];
+};
+
+/* Taken with every meminfo(); the one before is the baseline's. */
+static struct slabs slabs_now, slabs_base;
+
+static void slabs_read(struct slabs *s)
+{
+	FILE *f = fopen("/proc/slabinfo", "re");
+	long long active, size;
+	char line[512];
+
+	s->n = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && s->n < SLAB_CACHES) {
+		struct slab_cache *c = &s->c[s->n];
+
+		if (sscanf(line, "%39s %lld %*d %lld", c->name, &active,
+			   &size) == 3 && line[0] != '#') {
+			c->bytes = active * size;
+			s->n++;
+		}
+	}
+	fclose(f);
+}
+
+static long long slabs_bytes(const struct slabs *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->c[i].name, name))
+			return s->c[i].bytes;
+	return 0;
+}
+
+/* The caches that grew most since the baseline, per object. */
+static void slabs_report(unsigned int n)
+{
+	bool used[SLAB_CACHES] = { false };
+	unsigned int i, k, best;
+	double d, top;
+
+	if (!slabs_now.n || !slabs_base.n)
+		return;
+	printf("  slab caches:");
+	for (k = 0; k < 6; k++) {
+		best = SLAB_CACHES;
+		top = 4;
+		for (i = 0; i < slabs_now.n; i++) {
+			d = (double)(slabs_now.c[i].bytes -
+				     slabs_bytes(&slabs_base,
+						 slabs_now.c[i].name)) / n;
+			if (!used[i] && d >= top) {
+				top = d;
+				best = i;
+			}
+		}
+		if (best == SLAB_CACHES)
+			break;
+		used[best] = true;
+		printf(" %s %.0f", slabs_now.c[best].name, top);
+	}
+	printf(" (bytes per object)\n");
+}
+
 static void meminfo(long long *slab, long long *memfree)
 {
 	char line[128];
 	long long kb;
 	FILE *f = fopen("/proc/meminfo", "re");
+
+	slabs_base = slabs_now;
+	slabs_read(&slabs_now);
 
 	*slab = *memfree = 0;
 	if (!f)
@@ -1257,6 +1341,7 @@ static double mem_report(struct bench *b, const char *what, unsigned int n,
 	ps = (double)(slab - slab0) / n;
 	pt = (double)(free0 - memfree) / n;
 	printf("%-34s %8u %12.0f %12.0f\n", what, n, ps, pt);
+	slabs_report(n);
 	csv(b, "memory", what, "slab", ps, "bytes");
 	csv(b, "memory", what, "total", pt, "bytes");
 	return ps;

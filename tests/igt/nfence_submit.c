@@ -2077,6 +2077,29 @@ static void break_destroyed(struct fault *f)
 	f->reason = DRM_NFENCE_FAULT_PAGE;
 }
 
+/*
+ * The CurrentValue VA of a shared fence that this file opened (its own
+ * page slot of the file's GPU VA space) and closed again, the fence gone
+ * with its creator's file.
+ */
+static void break_destroyed_shared(struct fault *f)
+{
+	struct drm_nfence_fence_mapping m;
+	int fd2 = nfence_open(), nt;
+	uint32_t dev2 = nfence_device_create(fd2), h2, h;
+
+	h2 = nfence_fence_create(fd2, dev2, TYPE_DEFAULT,
+				 NFENCE_FENCE_SHAREABLE, 0, NULL);
+	nt = nfence_fence_share(fd2, h2);
+	h = nfence_fence_open(fd, f->env.dev, nt, 0, &m);
+	put_u64(f, 2, m.current_value_gpu_va);
+	nfence_fence_destroy(fd, h);
+	close(nt);
+	close(fd2);
+	f->fault_va = m.current_value_gpu_va;
+	f->reason = DRM_NFENCE_FAULT_PAGE;
+}
+
 static void break_read_only(struct fault *f)
 {
 	put_u64(f, 2, f->other_m.monitored_value_gpu_va);
@@ -2303,6 +2326,9 @@ igt_main
 		  build_write, break_unmapped },
 		{ "destroyed-alloc", "a WRITE64 to an allocation destroyed "
 		  "after the submission", build_write, break_destroyed },
+		{ "destroyed-shared-value", "a FENCE_SIGNAL to the "
+		  "CurrentValue of a shared fence opened and closed after the "
+		  "submission", build_signal, break_destroyed_shared },
 		{ "read-only", "a WRITE64 to a fence's MonitoredValue "
 		  "(GPU read-only)", build_write, break_read_only },
 		{ "signal-read-only", "a FENCE_SIGNAL whose CurrentValue VA "

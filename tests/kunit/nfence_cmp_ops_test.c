@@ -236,7 +236,7 @@ static u64 ops_map(struct ops_fix *f, struct nfence_vm_mapping *map,
 {
 	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->sp.vm, map, vaddr, size,
 						  flags));
-	return map->node.start;
+	return map->start;
 }
 
 static int ops_init(struct kunit *test)

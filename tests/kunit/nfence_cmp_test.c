@@ -547,7 +547,7 @@ static u64 cmp_map(struct cmp_fix *f, struct nfence_vm_mapping *map,
 {
 	KUNIT_ASSERT_EQ(f->test, 0, nfence_vm_map(&f->sp.vm, map, vaddr, size,
 						  flags));
-	return map->node.start;
+	return map->start;
 }
 
 static int cmp_init(struct kunit *test)
@@ -725,7 +725,7 @@ static void cmp_nop_runs_to_idle(struct kunit *test)
 	struct cmp_fix *f = test->priv;
 	struct nfence_cmp_queue *q = f->q[0];
 	const struct cmp_call *c;
-	unsigned int ran, i;
+	unsigned int ran;
 	u64 start;
 
 	/* As a CPU waiter for progress 2 leaves it: MonitoredValue 1. */
@@ -1527,7 +1527,7 @@ static void cmp_command_straddles_mappings(struct kunit *test)
 	start = nfence_kcs_signal(&f->sp.cs, cmp_data_va(f, 2),
 				  cmp_data_va(f, 3), CMP_VALUE);
 	KUNIT_ASSERT_GT(test, nfence_kcs_cursor(&f->sp.cs),
-			f->sp.cmd_tail_map.node.start);
+			f->sp.cmd_tail_map.start);
 	nfence_kcs_nop(&f->sp.cs);
 	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);

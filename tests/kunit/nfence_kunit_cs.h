@@ -171,7 +171,7 @@ static inline u64 nfence_kspace_map(struct kunit *test,
 {
 	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&sp->vm, map, vaddr, size,
 					       flags));
-	return map->node.start;
+	return map->start;
 }
 
 /*

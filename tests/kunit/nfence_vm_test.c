@@ -23,10 +23,10 @@ static void vm_map_translate_unmap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &a, buf_a, sizeof(buf_a), 0));
 	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &b, buf_b, sizeof(buf_b),
 					       NFENCE_VM_READ_ONLY));
-	va = a.node.start;
+	va = a.start;
 	KUNIT_EXPECT_GE(test, va, NFENCE_VM_START);
 	KUNIT_EXPECT_EQ(test, va % PAGE_SIZE, 0);
-	KUNIT_EXPECT_NE(test, a.node.start, b.node.start);
+	KUNIT_EXPECT_NE(test, a.start, b.start);
 
 	KUNIT_EXPECT_PTR_EQ(test, nfence_vm_translate(&vm, va, 8, true),
 			    (void *)&buf_a[0]);
@@ -37,9 +37,9 @@ static void vm_map_translate_unmap(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nfence_vm_translate(&vm, va + 28, 8, false));
 	/* Read-only mapping: reads translate, writes fault. */
 	KUNIT_EXPECT_PTR_EQ(test,
-			    nfence_vm_translate(&vm, b.node.start, 8, false),
+			    nfence_vm_translate(&vm, b.start, 8, false),
 			    (void *)&buf_b[0]);
-	KUNIT_EXPECT_NULL(test, nfence_vm_translate(&vm, b.node.start, 8, true));
+	KUNIT_EXPECT_NULL(test, nfence_vm_translate(&vm, b.start, 8, true));
 	/* Unmapped addresses, zero length and wrap-around fault. */
 	KUNIT_EXPECT_NULL(test, nfence_vm_translate(&vm, 0, 8, false));
 	KUNIT_EXPECT_NULL(test, nfence_vm_translate(&vm, va, 0, false));
@@ -62,6 +62,9 @@ static void vm_map_rejects_bad_args(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_vm_map(&vm, &m, NULL, 8, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_vm_map(&vm, &m, &x, 0, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_vm_map(&vm, &m, &x, 8, BIT(5)));
+	/* A page slot holds a page at most. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_vm_map(&vm, &m, &x, PAGE_SIZE + 1,
+						     NFENCE_VM_SLOT));
 	KUNIT_EXPECT_EQ(test, -EINVAL, nfence_vm_map(&vm, &m, &x, U64_MAX, 0));
 	KUNIT_EXPECT_NULL(test, m.vm);
 	nfence_vm_fini(&vm);
@@ -102,7 +105,7 @@ static struct vm_pages *vm_pages_setup(struct kunit *test)
 				nfence_vm_map(&p->vm, &p->page[i],
 					      p->mem + i * PAGE_SIZE, PAGE_SIZE,
 					      0));
-		p->va[i] = p->page[i].node.start;
+		p->va[i] = p->page[i].start;
 	}
 	/* The tests below rely on the three pages being adjacent. */
 	KUNIT_ASSERT_EQ(test, p->va[1], p->va[0] + PAGE_SIZE);
@@ -145,26 +148,26 @@ static void vm_find_returns_mapping(struct kunit *test)
 					       NFENCE_VM_READ_ONLY));
 
 	m = NULL;
-	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, a.node.start, 8, true, &m),
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, a.start, 8, true, &m),
 			    (void *)&buf_a[0]);
 	KUNIT_EXPECT_PTR_EQ(test, m, &a);
 	m = NULL;
-	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, a.node.start + 17, 3, false, &m),
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, a.start + 17, 3, false, &m),
 			    (void *)buf_a + 17);
 	KUNIT_EXPECT_PTR_EQ(test, m, &a);
 	/* The whole mapping in one access; @mapp is optional. */
-	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, a.node.start, sizeof(buf_a), true,
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, a.start, sizeof(buf_a), true,
 					  NULL),
 			    (void *)buf_a);
 
 	/* Read-only: reads translate to the mapping, writes fault. */
 	m = NULL;
-	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, ro.node.start + 8, 8, false, &m),
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, ro.start + 8, 8, false, &m),
 			    (void *)&buf_ro[1]);
 	KUNIT_EXPECT_PTR_EQ(test, m, &ro);
-	KUNIT_EXPECT_NULL(test, vm_find(&vm, ro.node.start, 8, true, &m));
-	KUNIT_EXPECT_NULL(test, vm_find(&vm, ro.node.start + 8, 8, true, NULL));
-	KUNIT_EXPECT_NULL(test, vm_find(&vm, ro.node.start, 1, true, NULL));
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, ro.start, 8, true, &m));
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, ro.start + 8, 8, true, NULL));
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, ro.start, 1, true, NULL));
 
 	nfence_vm_unmap(&a);
 	nfence_vm_unmap(&ro);
@@ -175,7 +178,7 @@ static void vm_find_returns_mapping(struct kunit *test)
 static void vm_find_rejects_straddle_overflow_holes(struct kunit *test)
 {
 	struct vm_pages *p = vm_pages_setup(test);
-	u64 small = p->small.node.start;
+	u64 small = p->small.start;
 
 	/* The last bytes of a mapping translate; one more byte does not. */
 	KUNIT_EXPECT_PTR_EQ(test, vm_find(&p->vm, small + 31, 1, false, NULL),
@@ -273,11 +276,11 @@ static void vm_read_across_mappings(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, p->mem, 3 * PAGE_SIZE));
 	/* Exactly a short mapping's memory, but not a byte past it. */
 	p->small_mem[3] = 0x0123456789abcdefull;
-	KUNIT_EXPECT_EQ(test, 0, nfence_vm_read(&p->vm, p->small.node.start,
+	KUNIT_EXPECT_EQ(test, 0, nfence_vm_read(&p->vm, p->small.start,
 						buf, 32));
 	KUNIT_EXPECT_EQ(test, 0, memcmp(buf, p->small_mem, 32));
 	KUNIT_EXPECT_EQ(test, -EFAULT, nfence_vm_read(&p->vm,
-						      p->small.node.start + 24,
+						      p->small.start + 24,
 						      buf, 9));
 	/* Past the end of the last page, and from unmapped space. */
 	KUNIT_EXPECT_EQ(test, -EFAULT, nfence_vm_read(&p->vm,
@@ -305,7 +308,7 @@ static void vm_read_across_mappings(struct kunit *test)
 static void vm_range_mapped(struct kunit *test)
 {
 	struct vm_pages *p = vm_pages_setup(test);
-	u64 small = p->small.node.start;
+	u64 small = p->small.start;
 
 	KUNIT_EXPECT_TRUE(test, nfence_vm_range_mapped(&p->vm, p->va[0],
 						       3 * PAGE_SIZE));
@@ -402,28 +405,28 @@ static void vm_find_fence_at(struct kunit *test)
 	/* What nfence_engine_fence_signal() does, for the value at offset 0. */
 	m = NULL;
 	mutex_lock(&vm.lock);
-	cv = nfence_vm_find_locked(&vm, s->map.node.start, 8, true, &m);
+	cv = nfence_vm_find_locked(&vm, s->map.start, 8, true, &m);
 	KUNIT_EXPECT_PTR_EQ(test, cv, &s->values[0]);
 	KUNIT_EXPECT_PTR_EQ(test, m, &s->map);
 	if (m) {
 		KUNIT_EXPECT_TRUE(test, m->fence_at == vm_fence_at);
 		if (m->fence_at)
 			KUNIT_EXPECT_PTR_EQ(test,
-					    m->fence_at(m, s->map.node.start -
-							m->node.start),
+					    m->fence_at(m, s->map.start -
+							m->start),
 					    s->fence);
 	}
 	/* Another offset of the same mapping: the callback sees it. */
 	m = NULL;
-	cv = nfence_vm_find_locked(&vm, s->map.node.start + 40, 8, true, &m);
+	cv = nfence_vm_find_locked(&vm, s->map.start + 40, 8, true, &m);
 	KUNIT_EXPECT_PTR_EQ(test, cv, &s->values[5]);
 	KUNIT_EXPECT_PTR_EQ(test, m, &s->map);
 	if (m && m->fence_at)
-		KUNIT_EXPECT_NULL(test, m->fence_at(m, s->map.node.start + 40 -
-						      m->node.start));
+		KUNIT_EXPECT_NULL(test, m->fence_at(m, s->map.start + 40 -
+						      m->start));
 	/* Ordinary memory has no fence_at. */
 	m = NULL;
-	KUNIT_EXPECT_PTR_EQ(test, nfence_vm_find_locked(&vm, plain.node.start,
+	KUNIT_EXPECT_PTR_EQ(test, nfence_vm_find_locked(&vm, plain.start,
 							8, true, &m),
 			    (void *)&buf[0]);
 	KUNIT_EXPECT_PTR_EQ(test, m, &plain);
@@ -440,6 +443,91 @@ static void vm_find_fence_at(struct kunit *test)
 	nfence_vm_fini(&vm);
 }
 
+/*
+ * A mapping made with NFENCE_VM_SLOT takes a page slot at the top of the
+ * space, lowest free first; the others a range of the rest, however small.
+ * An access never crosses from the ranges into the slots.
+ */
+static void vm_slots_and_ranges(struct kunit *test)
+{
+	struct nfence_vm_mapping big = {}, small = {}, page = {}, s[3] = {};
+	const size_t big_size = 3 * PAGE_SIZE + 8;
+	struct nfence_vm vm;
+	u64 value = 0;
+	u8 *mem;
+
+	mem = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	nfence_vm_init(&vm);
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &big, mem, big_size, 0));
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &small, &value, 8, 0));
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &page, mem, PAGE_SIZE,
+					       NFENCE_VM_SLOT));
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &s[0], &value, 8,
+					       NFENCE_VM_SLOT));
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &s[1], &value, 8,
+					       NFENCE_VM_SLOT));
+
+	/* A range below the slots, with a node of its own. */
+	KUNIT_EXPECT_NOT_NULL(test, big.node);
+	KUNIT_EXPECT_GE(test, big.start, NFENCE_VM_START);
+	KUNIT_EXPECT_LE(test, big.start + round_up(big_size, PAGE_SIZE),
+			NFENCE_VM_SLOTS_START);
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, big.start + 3 * PAGE_SIZE, 8,
+					  true, NULL),
+			    (void *)mem + 3 * PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, big.start + 3 * PAGE_SIZE + 4, 8,
+					false, NULL));
+	/* Small, but not a slot: a range too, the next one up. */
+	KUNIT_EXPECT_NOT_NULL(test, small.node);
+	KUNIT_EXPECT_EQ(test, small.start, big.start + 4 * PAGE_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, small.start, 8, true, NULL),
+			    (void *)&value);
+
+	/* A page and less: consecutive slots from the first. */
+	KUNIT_EXPECT_NULL(test, page.node);
+	KUNIT_EXPECT_EQ(test, page.start, NFENCE_VM_SLOTS_START);
+	KUNIT_EXPECT_EQ(test, s[0].start, page.start + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, s[1].start, s[0].start + PAGE_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, page.start + PAGE_SIZE - 8, 8,
+					  false, NULL),
+			    (void *)mem + PAGE_SIZE - 8);
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, s[1].start, 8, true, NULL),
+			    (void *)&value);
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, s[1].start + 8, 8, false, NULL));
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, s[1].start + PAGE_SIZE, 8, false,
+					NULL));
+
+	/* Nothing straddles the border between ranges and slots. */
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, NFENCE_VM_SLOTS_START - 4, 8,
+					false, NULL));
+	KUNIT_EXPECT_FALSE(test, nfence_vm_range_mapped(&vm,
+							NFENCE_VM_SLOTS_START - 8,
+							16));
+
+	/* A freed slot is the next one given, and faults meanwhile. */
+	nfence_vm_unmap(&s[0]);
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, page.start + PAGE_SIZE, 8, false,
+					NULL));
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &s[2], &value, 8,
+					       NFENCE_VM_SLOT |
+					       NFENCE_VM_READ_ONLY));
+	KUNIT_EXPECT_EQ(test, s[2].start, page.start + PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, s[2].start, 8, true, NULL));
+	KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, s[2].start, 8, false, NULL),
+			    (void *)&value);
+
+	nfence_vm_unmap(&big);
+	KUNIT_EXPECT_NULL(test, big.node);
+	KUNIT_EXPECT_NULL(test, vm_find(&vm, big.start, 8, false, NULL));
+	nfence_vm_unmap(&small);
+	nfence_vm_unmap(&page);
+	nfence_vm_unmap(&s[1]);
+	nfence_vm_unmap(&s[2]);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&vm.slots));
+	nfence_vm_fini(&vm);
+}
+
 static struct kunit_case nfence_vm_cases[] = {
 	KUNIT_CASE(vm_map_translate_unmap),
 	KUNIT_CASE(vm_map_rejects_bad_args),
@@ -449,6 +537,7 @@ static struct kunit_case nfence_vm_cases[] = {
 	KUNIT_CASE(vm_read_across_mappings),
 	KUNIT_CASE(vm_range_mapped),
 	KUNIT_CASE(vm_find_fence_at),
+	KUNIT_CASE(vm_slots_and_ranges),
 	{}
 };
 

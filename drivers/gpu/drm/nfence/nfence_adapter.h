@@ -7,6 +7,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rhashtable-types.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -159,8 +160,11 @@ struct nfence_file {
 	struct drm_file *drm_file;
 	/** @pool_lock: protects @pools and @value_maps */
 	struct mutex pool_lock;
-	/** @value_maps: storage key -> &struct nfence_value_map */
-	struct xarray value_maps;
+	/**
+	 * @value_maps: storage key -> &struct nfence_value_map (a hash
+	 * table: the keys of a file's shared fences are far apart)
+	 */
+	struct rhashtable value_maps;
 	/**
 	 * @pools: the pages of non-shared fences' values, by
 	 * &enum nfence_pool_kind

@@ -503,7 +503,7 @@ static int nfence_alloc_publish(struct nfence_file *nfile,
 	if (!ret) {
 		/* Visible now: fill in everything before unlocking. */
 		args->handle = handle;
-		args->gpu_va = alloc->map.node.start;
+		args->gpu_va = alloc->map.start;
 		args->placed_segment_id = alloc->segment_id;
 	}
 	nfence_table_unlock(table);

@@ -324,11 +324,11 @@ static int nfence_doorbell_pin(struct nfence_file *nfile,
 			DRM_NFENCE_DOORBELL_GLOBAL)
 		return -EINVAL;
 
-	db->ring.ring_va = ring->map.node.start;
+	db->ring.ring_va = ring->map.start;
 	db->ring.num_entries = min_t(u64, ring->base.size /
 				     sizeof(struct drm_nfence_ring_entry),
 				     U32_MAX);
-	db->ring.control_va = control ? control->map.node.start : 0;
+	db->ring.control_va = control ? control->map.start : 0;
 	db->ring.status = page_address(db->status->page);
 	return 0;
 }

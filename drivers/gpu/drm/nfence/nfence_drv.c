@@ -120,6 +120,7 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct nfence_file *nfile;
+	int ret;
 
 	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL_ACCOUNT);
 	if (!nfile)
@@ -136,7 +137,12 @@ static int nfence_open(struct drm_device *drm, struct drm_file *file)
 	get_task_comm(nfile->comm, current);
 	nfence_registry_init(&nfile->objects, &nfile->sched_lock);
 	nfence_file_devices_init(nfile);
-	nfence_file_fences_init(nfile);
+	ret = nfence_file_fences_init(nfile);
+	if (ret) {
+		nfence_segment_usage_put(nfile->seg_usage);
+		kfree(nfile);
+		return ret;
+	}
 	nfence_file_waits_init(nfile);
 	nfence_file_bindings_init(nfile);
 	nfence_file_allocs_init(nfile);

@@ -124,7 +124,7 @@ static struct nfence_fence *nfence_engine_fence_at(struct nfence_cmp *cmp,
 
 	if (!map->fence_at)
 		return NULL;
-	fence = map->fence_at(map, va - map->node.start);
+	fence = map->fence_at(map, va - map->start);
 	if (!fence)
 		return NULL;
 	cmp->ops->fence_view(fence, view);

@@ -6,6 +6,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -929,13 +930,21 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 
 /*
  * The storage of a fence value, whichever object maps it: the page frame
- * and the value's stride in it (VRAM is vmalloc'ed). Every value sits at a
- * multiple of NFENCE_FENCE_VALUE_STRIDE in its page (pool and shared pages
- * by slot, VRAM by the node's alignment), so the values of one page have
- * consecutive keys and share the xarray's leaf nodes. The instances of a
+ * and the value's stride in it (VRAM is vmalloc'ed; every value sits at a
+ * multiple of NFENCE_FENCE_VALUE_STRIDE in its page). The instances of a
  * cross-adapter fence have page objects of their own over one page, and
- * one key.
+ * one key. A file maps the values of shared fences, each in a page of its
+ * own, so its keys are far apart: &nfence_file.value_maps is a hash table,
+ * in which a value takes a bucket's share of the table, where an xarray
+ * would take a leaf node (584 bytes) per opened fence.
  */
+static const struct rhashtable_params nfence_value_map_params = {
+	.key_len = sizeof(unsigned long),
+	.key_offset = offsetof(struct nfence_value_map, key),
+	.head_offset = offsetof(struct nfence_value_map, hnode),
+	.automatic_shrinking = true,
+};
+
 static unsigned long nfence_slot_key(const struct nfence_fence_slot *slot)
 {
 	unsigned long pfn = slot->page ? page_to_pfn(slot->page->page) :
@@ -981,11 +990,12 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 
 	*out = NULL;
 	if (slot->page && slot->page->map.vm == &nfile->vm) {
-		*va = slot->page->map.node.start + slot->offset;
+		*va = slot->page->map.start + slot->offset;
 		return 0;
 	}
 	mutex_lock(&nfile->pool_lock);
-	vmap = xa_load(&nfile->value_maps, key);
+	vmap = rhashtable_lookup_fast(&nfile->value_maps, &key,
+				      nfence_value_map_params);
 	if (!vmap) {
 		vmap = kmem_cache_zalloc(nfence_value_map_cache, GFP_KERNEL);
 		if (!vmap) {
@@ -999,10 +1009,12 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 			vmap->map.fence_at = nfence_value_map_fence_at;
 		}
 		ret = nfence_vm_map(&nfile->vm, &vmap->map, slot->value,
-				    sizeof(u64), cv ? 0 : NFENCE_VM_READ_ONLY);
+				    sizeof(u64), NFENCE_VM_SLOT |
+				    (cv ? 0 : NFENCE_VM_READ_ONLY));
 		if (!ret) {
-			ret = xa_err(xa_store(&nfile->value_maps, key, vmap,
-					      GFP_KERNEL_ACCOUNT));
+			ret = rhashtable_insert_fast(&nfile->value_maps,
+						     &vmap->hnode,
+						     nfence_value_map_params);
 			if (ret)
 				nfence_vm_unmap(&vmap->map);
 		}
@@ -1013,7 +1025,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 	}
 	list_add_tail(cv ? &local->cv_link : &local->mv_link, &vmap->users);
 	*out = vmap;
-	*va = vmap->map.node.start;
+	*va = vmap->map.start;
 out:
 	mutex_unlock(&nfile->pool_lock);
 	return ret;
@@ -1035,7 +1047,8 @@ static void nfence_value_map_put(struct nfence_file *nfile,
 	mutex_lock(&nfile->pool_lock);
 	list_del(link);
 	if (list_empty(&vmap->users)) {
-		xa_erase(&nfile->value_maps, vmap->key);
+		rhashtable_remove_fast(&nfile->value_maps, &vmap->hnode,
+				       nfence_value_map_params);
 		mutex_unlock(&nfile->pool_lock);
 		nfence_vm_unmap(&vmap->map);
 		kmem_cache_free(nfence_value_map_cache, vmap);
@@ -1097,14 +1110,14 @@ static int nfence_local_map_ro(struct nfence_file *nfile,
 		value = local->fence->cv.value;
 	}
 	ret = nfence_vm_map(&nfile->vm, &vmap->map, value, sizeof(u64),
-			    NFENCE_VM_READ_ONLY);
+			    NFENCE_VM_SLOT | NFENCE_VM_READ_ONLY);
 	if (ret) {
 		nfence_local_unpin(local);
 		kmem_cache_free(nfence_value_map_cache, vmap);
 		return ret;
 	}
 	local->ro_map = vmap;
-	*va = vmap->map.node.start;
+	*va = vmap->map.start;
 	return 0;
 }
 
@@ -1693,19 +1706,26 @@ out:
  * The file may hold as many local fence handles as its adapter's
  * client_fences parameter says; with no limit there (0), as many as memory,
  * charged to the memory cgroup, allows.
+ *
+ * Return: 0 or -ENOMEM.
  */
-void nfence_file_fences_init(struct nfence_file *nfile)
+int nfence_file_fences_init(struct nfence_file *nfile)
 {
 	u32 max = nfile->adapter->gpu.cfg.client_fences;
 	unsigned int kind;
+	int ret;
+
+	ret = rhashtable_init(&nfile->value_maps, &nfence_value_map_params);
+	if (ret)
+		return ret;
 
 	nfence_table_init(nfence_file_table(nfile, NFENCE_OBJ_FENCE),
 			  max ?: U32_MAX);
 	mutex_init(&nfile->pool_lock);
-	xa_init(&nfile->value_maps);
 	for (kind = 0; kind < NFENCE_POOL_KINDS; kind++)
 		INIT_LIST_HEAD(&nfile->pools[kind]);
 	nfence_vm_init(&nfile->vm);
+	return 0;
 }
 
 static void nfence_pool_fini(struct nfence_file *nfile, struct list_head *pool)
@@ -1733,8 +1753,8 @@ void nfence_file_fences_fini(struct nfence_file *nfile)
 	for (kind = 0; kind < NFENCE_POOL_KINDS; kind++)
 		nfence_pool_fini(nfile, &nfile->pools[kind]);
 	/* Every handle is gone, and its value maps with it. */
-	WARN_ON(!xa_empty(&nfile->value_maps));
-	xa_destroy(&nfile->value_maps);
+	WARN_ON(atomic_read(&nfile->value_maps.nelems));
+	rhashtable_destroy(&nfile->value_maps);
 	nfence_vm_fini(&nfile->vm);
 	mutex_destroy(&nfile->pool_lock);
 }

@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -207,6 +208,8 @@ struct nfence_fence {
 struct nfence_value_map {
 	/** @key: the storage (nfence_slot_key()) */
 	unsigned long key;
+	/** @hnode: entry in &nfence_file.value_maps */
+	struct rhash_head hnode;
 	/** @users: the handles using it (their cv_link or mv_link) */
 	struct list_head users;
 	/**
@@ -283,7 +286,7 @@ static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
 
 int nfence_fence_caches_init(void);
 void nfence_fence_caches_fini(void);
-void nfence_file_fences_init(struct nfence_file *nfile);
+int nfence_file_fences_init(struct nfence_file *nfile);
 void nfence_file_fences_fini(struct nfence_file *nfile);
 
 struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,

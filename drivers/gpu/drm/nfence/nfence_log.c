@@ -103,7 +103,7 @@ struct nfence_log_buffer *nfence_log_buffer_alloc(u32 type, u32 num_entries)
  * @buf: the buffer
  * @vm: the queue's address space
  *
- * Its GPU VA is then @buf->map.node.start.
+ * Its GPU VA is then @buf->map.start.
  *
  * Return: 0, or -ENOSPC when the address space is full.
  */
@@ -182,7 +182,7 @@ void nfence_log_unmap(struct nfence_log *log)
  */
 u64 nfence_log_gpu_va(const struct nfence_log *log)
 {
-	return log->buf->map.node.start;
+	return log->buf->map.start;
 }
 
 /*

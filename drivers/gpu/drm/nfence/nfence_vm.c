@@ -6,6 +6,7 @@
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/overflow.h>
 
@@ -22,7 +23,31 @@
  *
  * Ranges are page-granular and never overlap; translation finds the one
  * mapping that contains the whole access.
+ *
+ * Mappings take ranges of the space from a &struct drm_mm, each with a
+ * node of its own (168 bytes), except those made with %NFENCE_VM_SLOT: a
+ * page or less, they take page slots, the top of the space
+ * (%NFENCE_VM_SLOTS_START to %NFENCE_VM_END), one page each, allocated
+ * lowest first and found by index in an xarray, a few bytes a mapping
+ * while they are dense. The values of shared fences that a file maps (8
+ * bytes each, two per opened fence) are mapped so: a process holding a
+ * hundred thousand of them would otherwise pay a drm_mm node per value.
+ * Nothing translates across the border between ranges and slots: an
+ * access lies in one mapping.
  */
+
+/* The number of page slots. */
+#define NFENCE_VM_SLOTS	((NFENCE_VM_END - NFENCE_VM_SLOTS_START) >> PAGE_SHIFT)
+
+/**
+ * struct nfence_vm_node - the range of a mapping larger than a page
+ */
+struct nfence_vm_node {
+	/** @node: the range in &nfence_vm.mm */
+	struct drm_mm_node node;
+	/** @map: its mapping */
+	struct nfence_vm_mapping *map;
+};
 
 /**
  * nfence_vm_init - set up an empty address space
@@ -31,7 +56,9 @@
 void nfence_vm_init(struct nfence_vm *vm)
 {
 	mutex_init(&vm->lock);
-	drm_mm_init(&vm->mm, NFENCE_VM_START, NFENCE_VM_END - NFENCE_VM_START);
+	drm_mm_init(&vm->mm, NFENCE_VM_START,
+		    NFENCE_VM_SLOTS_START - NFENCE_VM_START);
+	xa_init_flags(&vm->slots, XA_FLAGS_ALLOC);
 }
 
 /**
@@ -40,6 +67,8 @@ void nfence_vm_init(struct nfence_vm *vm)
  */
 void nfence_vm_fini(struct nfence_vm *vm)
 {
+	WARN_ON(!xa_empty(&vm->slots));
+	xa_destroy(&vm->slots);
 	drm_mm_takedown(&vm->mm);
 	mutex_destroy(&vm->lock);
 }
@@ -50,32 +79,59 @@ void nfence_vm_fini(struct nfence_vm *vm)
  * @map: zeroed mapping to fill in
  * @vaddr: kernel address of the memory
  * @size: bytes, non-zero
- * @flags: NFENCE_VM_READ_ONLY to forbid GPU writes
+ * @flags: NFENCE_VM_READ_ONLY to forbid GPU writes; NFENCE_VM_SLOT for a
+ *	page slot (@size at most a page)
  *
  * @map->fence_at, if the memory holds fence values, must be set before.
  *
- * Return: 0, -EINVAL on bad arguments, -ENOSPC when the space is full.
+ * Return: 0, -EINVAL on bad arguments, -ENOSPC when the space (or its
+ * page slots) is full, -ENOMEM.
  */
 int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
 		  void *vaddr, u64 size, u32 flags)
 {
+	struct nfence_vm_node *vnode = NULL;
+	u32 slot;
 	int ret;
 
-	if (!vaddr || !size || size > NFENCE_VM_END - NFENCE_VM_START ||
-	    (flags & ~NFENCE_VM_READ_ONLY))
+	if (!vaddr || !size || size > NFENCE_VM_SLOTS_START - NFENCE_VM_START ||
+	    (flags & ~(NFENCE_VM_READ_ONLY | NFENCE_VM_SLOT)) ||
+	    ((flags & NFENCE_VM_SLOT) && size > PAGE_SIZE))
 		return -EINVAL;
+	if (!(flags & NFENCE_VM_SLOT)) {
+		vnode = kzalloc(sizeof(*vnode), GFP_KERNEL_ACCOUNT);
+		if (!vnode)
+			return -ENOMEM;
+		vnode->map = map;
+	}
 
 	/* Complete before the lock goes: translation may find it at once. */
 	map->vaddr = vaddr;
 	map->size = size;
 	map->flags = flags;
+	map->node = vnode;
 	mutex_lock(&vm->lock);
-	ret = drm_mm_insert_node_generic(&vm->mm, &map->node,
-					 round_up(size, PAGE_SIZE), PAGE_SIZE,
-					 0, DRM_MM_INSERT_BEST);
+	if (vnode) {
+		ret = drm_mm_insert_node_generic(&vm->mm, &vnode->node,
+						 round_up(size, PAGE_SIZE),
+						 PAGE_SIZE, 0,
+						 DRM_MM_INSERT_BEST);
+		map->start = vnode->node.start;
+	} else {
+		ret = xa_alloc(&vm->slots, &slot, map,
+			       XA_LIMIT(0, NFENCE_VM_SLOTS - 1),
+			       GFP_KERNEL_ACCOUNT);
+		if (ret == -EBUSY)
+			ret = -ENOSPC;
+		map->start = NFENCE_VM_SLOTS_START + ((u64)slot << PAGE_SHIFT);
+	}
 	if (!ret)
 		map->vm = vm;
 	mutex_unlock(&vm->lock);
+	if (ret) {
+		kfree(vnode);
+		map->node = NULL;
+	}
 	return ret;
 }
 
@@ -90,8 +146,14 @@ void nfence_vm_unmap(struct nfence_vm_mapping *map)
 	if (!vm)
 		return;
 	mutex_lock(&vm->lock);
-	drm_mm_remove_node(&map->node);
+	if (map->node)
+		drm_mm_remove_node(&map->node->node);
+	else
+		xa_erase(&vm->slots,
+			 (map->start - NFENCE_VM_SLOTS_START) >> PAGE_SHIFT);
 	mutex_unlock(&vm->lock);
+	kfree(map->node);
+	map->node = NULL;
 	map->vm = NULL;
 }
 
@@ -134,7 +196,7 @@ void nfence_vm_move(struct nfence_vm_mapping *map, void *vaddr)
 void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 			    struct nfence_vm_mapping **mapp)
 {
-	struct nfence_vm_mapping *map;
+	struct nfence_vm_mapping *map = NULL;
 	struct drm_mm_node *node;
 	u64 end;
 
@@ -145,19 +207,24 @@ void *nfence_vm_find_locked(struct nfence_vm *vm, u64 va, u64 len, bool write,
 	if (va < NFENCE_VM_START || end > NFENCE_VM_END)
 		return NULL;
 
-	drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
-		if (node == &vm->mm.head_node)
-			return NULL;
-		map = container_of(node, struct nfence_vm_mapping, node);
-		if (va < node->start || end > node->start + map->size)
-			return NULL;
-		if (write && (map->flags & NFENCE_VM_READ_ONLY))
-			return NULL;
-		if (mapp)
-			*mapp = map;
-		return map->vaddr + (va - node->start);
+	if (va >= NFENCE_VM_SLOTS_START) {
+		map = xa_load(&vm->slots,
+			      (va - NFENCE_VM_SLOTS_START) >> PAGE_SHIFT);
+	} else {
+		drm_mm_for_each_node_in_range(node, &vm->mm, va, va + 1) {
+			if (node != &vm->mm.head_node)
+				map = container_of(node, struct nfence_vm_node,
+						   node)->map;
+			break;
+		}
 	}
-	return NULL;
+	if (!map || va < map->start || end > map->start + map->size)
+		return NULL;
+	if (write && (map->flags & NFENCE_VM_READ_ONLY))
+		return NULL;
+	if (mapp)
+		*mapp = map;
+	return map->vaddr + (va - map->start);
 }
 
 /**
@@ -182,7 +249,7 @@ int nfence_vm_read_locked(struct nfence_vm *vm, u64 va, void *buf, size_t len)
 
 		if (!src)
 			return -EFAULT;
-		n = min_t(u64, len, map->node.start + map->size - va);
+		n = min_t(u64, len, map->start + map->size - va);
 		memcpy(buf, src, n);
 		buf += n;
 		va += n;
@@ -257,7 +324,7 @@ bool nfence_vm_range_mapped(struct nfence_vm *vm, u64 va, u64 len)
 			ok = false;
 			break;
 		}
-		va = map->node.start + map->size;
+		va = map->start + map->size;
 	}
 	mutex_unlock(&vm->lock);
 	return ok;

@@ -8,11 +8,13 @@
 #include <linux/bits.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_mm.h>
 
 struct nfence_fence;
 struct nfence_vm_mapping;
+struct nfence_vm_node;
 
 /**
  * typedef nfence_vm_fence_at_t - which fence a GPU VA of a mapping holds
@@ -29,30 +31,44 @@ typedef struct nfence_fence *(*nfence_vm_fence_at_t)(struct nfence_vm_mapping *m
 /* The range of GPU virtual addresses handed out: [4 GiB, 1 TiB). */
 #define NFENCE_VM_START		BIT_ULL(32)
 #define NFENCE_VM_END		BIT_ULL(40)
+/*
+ * Its top 64 GiB are page slots: one page of VA per mapping of a page or
+ * less, found by index (DOC: GPU virtual address spaces).
+ */
+#define NFENCE_VM_SLOTS_START	(NFENCE_VM_END - BIT_ULL(36))
 
 /* Mapping flags. */
 #define NFENCE_VM_READ_ONLY	BIT(0)
+/* In a page slot (a page or less), not a range of the address space. */
+#define NFENCE_VM_SLOT		BIT(1)
 
 /**
  * struct nfence_vm - one GPU virtual address space (per open file)
  */
 struct nfence_vm {
-	/** @lock: protects @mm and every mapping's node */
+	/** @lock: protects @mm, @slots and every mapping's place in them */
 	struct mutex lock;
-	/** @mm: allocated ranges; each node is in a &struct nfence_vm_mapping */
+	/**
+	 * @mm: the ranges of mappings made without %NFENCE_VM_SLOT, below
+	 * %NFENCE_VM_SLOTS_START; each node is a &struct nfence_vm_node
+	 */
 	struct drm_mm mm;
+	/** @slots: page slot index -> &struct nfence_vm_mapping (%NFENCE_VM_SLOT) */
+	struct xarray slots;
 };
 
 /**
  * struct nfence_vm_mapping - memory mapped at a range of GPU VAs
  *
  * The simulated GPU reaches memory only through mappings: the range
- * [@node.start, @node.start + @size) translates to [@vaddr, @vaddr + @size).
+ * [@start, @start + @size) translates to [@vaddr, @vaddr + @size).
  * The VA range itself is page-granular.
  */
 struct nfence_vm_mapping {
-	/** @node: the VA range */
-	struct drm_mm_node node;
+	/** @start: its first GPU VA, while mapped */
+	u64 start;
+	/** @node: its range in &nfence_vm.mm; NULL for a page slot */
+	struct nfence_vm_node *node;
 	/** @vm: the address space, NULL when not mapped */
 	struct nfence_vm *vm;
 	/** @vaddr: kernel address of the memory behind the range */
