@@ -21,8 +21,11 @@ struct nf_adapter {
 	int fd;				/* the render node file, owned */
 	struct drm_nfence_query_adapter info; /* as read at open */
 	struct nf_adapter *next;	/* adapter list */
-	/* fence pages mapped from @fd, under the lock of fence_page.c */
-	struct nf_fence_page *fence_pages;
+	/*
+	 * the tsearch() tree of the fence pages mapped from @fd (struct
+	 * nf_fence_page), under the lock of fence_page.c
+	 */
+	void *fence_pages;
 };
 
 /* An adapter handle (NF_HANDLE_ADAPTER). */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <search.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -33,11 +34,20 @@ static void nf_fence_page_init(void)
 		       nf_fence_page_postfork);
 }
 
+/* The order of nf_adapter.fence_pages: by mmap offset. */
+static int nf_fence_page_cmp(const void *a, const void *b)
+{
+	const struct nf_fence_page *pa = a, *pb = b;
+
+	return pa->offset < pb->offset ? -1 : pa->offset > pb->offset;
+}
+
 NTSTATUS nf_fence_page_get(struct nf_adapter *adapter, uint64_t offset,
 			   struct nf_fence_page **out)
 {
-	struct nf_fence_page *page;
+	struct nf_fence_page *page, key = { .offset = offset };
 	NTSTATUS st = STATUS_SUCCESS;
+	void **found;
 	void *addr;
 
 	/* mmap() takes an off_t; the kernel hands out page-aligned offsets. */
@@ -45,10 +55,9 @@ NTSTATUS nf_fence_page_get(struct nf_adapter *adapter, uint64_t offset,
 		return STATUS_INVALID_PARAMETER;
 
 	pthread_mutex_lock(&nf_fence_page_lock);
-	for (page = adapter->fence_pages; page; page = page->next)
-		if (page->offset == offset)
-			break;
-	if (page) {
+	found = tfind(&key, &adapter->fence_pages, nf_fence_page_cmp);
+	if (found) {
+		page = *found;
 		page->refs++;
 		goto out;
 	}
@@ -69,8 +78,12 @@ NTSTATUS nf_fence_page_get(struct nf_adapter *adapter, uint64_t offset,
 	page->offset = offset;
 	page->addr = addr;
 	page->refs = 1;
-	page->next = adapter->fence_pages;
-	adapter->fence_pages = page;
+	if (!tsearch(page, &adapter->fence_pages, nf_fence_page_cmp)) {
+		munmap(addr, NF_FENCE_PAGE_SIZE);
+		free(page);
+		page = NULL;
+		st = STATUS_NO_MEMORY;
+	}
 out:
 	pthread_mutex_unlock(&nf_fence_page_lock);
 	*out = page;
@@ -79,20 +92,12 @@ out:
 
 void nf_fence_page_put(struct nf_adapter *adapter, struct nf_fence_page *page)
 {
-	struct nf_fence_page **link;
 	bool last;
 
 	pthread_mutex_lock(&nf_fence_page_lock);
 	last = --page->refs == 0;
-	if (last) {
-		for (link = &adapter->fence_pages; *link;
-		     link = &(*link)->next) {
-			if (*link == page) {
-				*link = page->next;
-				break;
-			}
-		}
-	}
+	if (last)
+		tdelete(page, &adapter->fence_pages, nf_fence_page_cmp);
 	pthread_mutex_unlock(&nf_fence_page_lock);
 
 	if (last) {

@@ -7,6 +7,9 @@
  * cache of the pages it mapped from its render node file, keyed by mmap
  * offset and reference counted by the fences using them: a page is mapped
  * once, when its first fence appears, and unmapped with its last fence.
+ * The cache is a search tree (tsearch()), so that a process holding a
+ * hundred thousand shared fences, each in a page of its own, does not
+ * walk them all on each create or open.
  */
 #ifndef _NFENCE_FENCE_PAGE_H_
 #define _NFENCE_FENCE_PAGE_H_
@@ -17,7 +20,6 @@
 #define NF_FENCE_PAGE_SIZE	4096u
 
 struct nf_fence_page {
-	struct nf_fence_page *next;	/* nf_adapter.fence_pages */
 	uint64_t offset;		/* mmap offset on the adapter's file */
 	const void *addr;		/* the read-only mapping */
 	unsigned int refs;		/* fences using the page */
