@@ -742,6 +742,18 @@ static uint32_t fillable_fence_limit(void)
 	return max;
 }
 
+/* @n fences as @c describes on @cfd, all created, their handles distinct. */
+static void create_n(int cfd, struct drm_nfence_fence_create *c,
+		     uint32_t *handles, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		igt_assert_f(__nfence_fence_create(cfd, c) == 0,
+			     "fence %u of %u failed\n", i, n);
+		handles[i] = c->handle;
+	}
+	assert_unique_u32(handles, n);
+}
+
 static void test_create_max_fences(void)
 {
 	uint32_t max = fillable_fence_limit();
@@ -756,12 +768,7 @@ static void test_create_max_fences(void)
 
 	igt_assert(handles);
 	nfence_watchdog(110);
-	for (uint32_t i = 0; i < max; i++) {
-		igt_assert_f(__nfence_fence_create(fd2, &c) == 0,
-			     "fence %u of %u failed\n", i, max);
-		handles[i] = c.handle;
-	}
-	assert_unique_u32(handles, max);
+	create_n(fd2, &c, handles, max);
 
 	__expect_create_error(fd2, &c, -ENOSPC);
 	c.flags = SHAREABLE;
@@ -810,12 +817,7 @@ static void test_create_past_fewest_limit(void)
 	c.device = nfence_device_create(afd);
 
 	nfence_watchdog(110);
-	for (uint32_t k = 0; k < n; k++) {
-		igt_assert_f(__nfence_fence_create(afd, &c) == 0,
-			     "fence %u of %u failed\n", k, n);
-		handles[k] = c.handle;
-	}
-	assert_unique_u32(handles, n);
+	create_n(afd, &c, handles, n);
 	assert_fences_in(adir, base, n);
 
 	close(afd);
@@ -1449,6 +1451,83 @@ static void test_open_same_process_same_vas(void)
 	nfence_fence_destroy(fd, hn);
 	close(sfd);
 	nfence_device_destroy(fd, devb);
+}
+
+/*
+ * Thousands of another file's shared fences opened here: each value gets a
+ * GPU VA of its own in this file's space (a page slot), none shared with
+ * another fence's, and signals through them reach the right fences. Half
+ * are closed and opened again: their new VAs collide with no live one.
+ */
+static void test_open_many_shared(void)
+{
+	enum { N = 3000, STEP = 97 };
+	struct drm_nfence_fence_mapping *m = calloc(N, sizeof(*m));
+	uint32_t *h2 = calloc(N, sizeof(*h2)), *h = calloc(N, sizeof(*h));
+	uint64_t *va = calloc(2 * N, sizeof(*va));
+	int fd2 = nfence_open(), sfd, i;
+	uint32_t dev2 = nfence_device_create(fd2);
+	int64_t base = live_fences();
+	struct nfence_queue q;
+	struct nfence_cs cs;
+
+	igt_assert(m && h2 && h && va);
+	nfence_watchdog(110);
+	for (i = 0; i < N; i++) {
+		h2[i] = nfence_fence_create(fd2, dev2, TYPE_DEFAULT, SHAREABLE,
+					    0, NULL);
+		sfd = nfence_fence_share(fd2, h2[i]);
+		h[i] = nfence_fence_open(fd, dev, sfd, 0, &m[i]);
+		close(sfd);
+	}
+	assert_fences(base, N);
+
+	/* Every other one closed and opened again. */
+	for (i = 0; i < N; i += 2)
+		nfence_fence_destroy(fd, h[i]);
+	for (i = 0; i < N; i += 2) {
+		sfd = nfence_fence_share(fd2, h2[i]);
+		h[i] = nfence_fence_open(fd, dev, sfd, 0, &m[i]);
+		close(sfd);
+	}
+	for (i = 0; i < N; i++) {
+		va[2 * i] = m[i].current_value_gpu_va;
+		va[2 * i + 1] = m[i].monitored_value_gpu_va;
+	}
+	assert_unique_u64(va, 2 * N);
+
+	/* A signal through every STEP-th CurrentValue VA, in one stream. */
+	nfence_queue_create(&q, fd, dev, 0, 0);
+	nfence_queue_begin(&q, &cs);
+	for (i = 0; i < N; i += STEP)
+		nfence_cs_signal_fence(&cs, &m[i], i + 1);
+	nfence_queue_submit(&q, &cs);
+	nfence_queue_sync(&q);
+	nfence_queue_destroy(&q);
+	for (i = 0; i < N; i++) {
+		/* The signaled ones reached i + 1 exactly; the others 0. */
+		uint64_t reached = i % STEP ? 0 : i + 1;
+
+		if (reached) {
+			igt_assert_eq(__nfence_fence_wait_one(fd, dev, h[i],
+							      reached, 0), 0);
+			igt_assert_eq(__nfence_fence_wait_one(fd2, dev2, h2[i],
+							      reached, 0), 0);
+		}
+		igt_assert_eq(__nfence_fence_wait_one(fd, dev, h[i],
+						      reached + 1, 0), -ETIME);
+		igt_assert_eq(__nfence_fence_wait_one(fd2, dev2, h2[i],
+						      reached + 1, 0), -ETIME);
+	}
+
+	close(fd2);
+	for (i = 0; i < N; i++)
+		nfence_fence_destroy(fd, h[i]);
+	assert_fences(base, 0);
+	free(va);
+	free(h);
+	free(h2);
+	free(m);
 }
 
 /*
@@ -2978,6 +3057,12 @@ igt_main
 			     "file's address space, usable by its queues.");
 		igt_subtest("open-other-process-same-vas")
 			test_open_other_process_same_vas();
+
+		igt_describe("Thousands of another file's shared fences "
+			     "opened here, half of them again: distinct VAs, "
+			     "and GPU signals through them reach their fences.");
+		igt_subtest("open-many-shared")
+			test_open_many_shared();
 
 		igt_describe("A process's fences are charged to its memory "
 			     "cgroup: 512 shared fences grow it by at least "
