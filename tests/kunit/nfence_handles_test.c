@@ -1953,8 +1953,9 @@ static void hnd_gpu_signal_logged(struct nfence_log *log,
 /*
  * The optimized interrupt's reader (nfence_interrupt_log()): it wakes the
  * waiters of the fences its new entries name, and only those; when the
- * log overran since it last read, it scans every fence of the file
- * instead, which also finds a fence whose signal's entry was lost.
+ * log overran since it last read, it scans every fence with waiters
+ * instead, once per interrupt, which also finds a fence whose signal's
+ * entry was lost.
  */
 static void hnd_interrupt_log_overrun(struct kunit *test)
 {
@@ -1962,10 +1963,11 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	struct nfence_adapter *a = f->adapter[0];
 	struct nfence_irq_stats *st = &a->gpu.irq_stats;
 	struct nfence_fence *fx, *fy, *fp;
-	struct hnd_waiter wx, wy, wp;
+	struct hnd_waiter wx, wy, wp, wy2;
 	struct nfence_file *nfile;
 	struct nfence_log log = {};
 	u64 cursor = 0, overruns, entries;
+	bool scanned = false;
 	unsigned int fa, woken, i;
 	u32 da, hx, hy, hp;
 
@@ -1990,8 +1992,9 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	WRITE_ONCE(*fy->cv.value, 5);
 	hnd_gpu_signal_logged(&log, fx, hx, 5);
 	nfence_cmp_lock(&a->cmp);
-	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp, &scanned);
 	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_FALSE(test, scanned);
 	KUNIT_EXPECT_EQ(test, woken, 1);
 	KUNIT_EXPECT_EQ(test, wx.fired, 1);
 	KUNIT_EXPECT_EQ(test, wy.fired, 0);
@@ -2008,8 +2011,9 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 		hnd_gpu_signal_logged(&log, fx, hx, 6 + i);
 	WRITE_ONCE(*fp->cv.value, 1);
 	nfence_cmp_lock(&a->cmp);
-	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp, &scanned);
 	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_TRUE(test, scanned);
 	KUNIT_EXPECT_EQ(test, woken, 2);
 	KUNIT_EXPECT_EQ(test, wy.fired, 1);
 	KUNIT_EXPECT_EQ(test, wp.fired, 1);
@@ -2017,11 +2021,31 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&st->overruns), overruns + 1);
 
 	/* Nothing new: nothing read, nobody woken. */
+	scanned = false;
 	nfence_cmp_lock(&a->cmp);
-	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp, &scanned);
 	nfence_cmp_unlock(&a->cmp);
 	KUNIT_EXPECT_EQ(test, woken, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&st->overruns), overruns + 1);
+
+	/*
+	 * An overrun found by an interrupt that made the scan already (for
+	 * another queue of its engine): counted, not scanned a second time.
+	 */
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &wy2, 7));
+	WRITE_ONCE(*fy->cv.value, 7);
+	for (i = 0; i < DRM_NFENCE_LOG_ENTRIES + 1; i++)
+		hnd_gpu_signal_logged(&log, fx, hx, 100 + i);
+	scanned = true;
+	nfence_cmp_lock(&a->cmp);
+	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp, &scanned);
+	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_EQ(test, woken, 0);
+	KUNIT_EXPECT_EQ(test, wy2.fired, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&st->overruns), overruns + 2);
+	/* No scan really ran here: a later one finds the waiter. */
+	nfence_interrupt(a, NULL, 0);
+	KUNIT_EXPECT_EQ(test, wy2.fired, 1);
 	nfence_log_fini(&log);
 }
 

@@ -528,6 +528,37 @@ static void vm_slots_and_ranges(struct kunit *test)
 	nfence_vm_fini(&vm);
 }
 
+/* With every page slot taken, a mapping that asks for one gets a range. */
+static void vm_slots_run_out(struct kunit *test)
+{
+	struct nfence_vm_mapping s[3] = {};
+	struct nfence_vm vm;
+	u64 value = 7;
+	unsigned int i;
+
+	nfence_vm_init(&vm);
+	vm.num_slots = 2;
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &s[i], &value, 8,
+						       NFENCE_VM_SLOT));
+	KUNIT_EXPECT_NULL(test, s[0].node);
+	KUNIT_EXPECT_NULL(test, s[1].node);
+	KUNIT_EXPECT_NOT_NULL(test, s[2].node);
+	KUNIT_EXPECT_LT(test, s[2].start, NFENCE_VM_SLOTS_START);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_PTR_EQ(test, vm_find(&vm, s[i].start, 8, false,
+						  NULL), (void *)&value);
+	/* A slot given back is taken again. */
+	nfence_vm_unmap(&s[0]);
+	KUNIT_ASSERT_EQ(test, 0, nfence_vm_map(&vm, &s[0], &value, 8,
+					       NFENCE_VM_SLOT));
+	KUNIT_EXPECT_NULL(test, s[0].node);
+	KUNIT_EXPECT_EQ(test, s[0].start, NFENCE_VM_SLOTS_START);
+	for (i = 0; i < 3; i++)
+		nfence_vm_unmap(&s[i]);
+	nfence_vm_fini(&vm);
+}
+
 static struct kunit_case nfence_vm_cases[] = {
 	KUNIT_CASE(vm_map_translate_unmap),
 	KUNIT_CASE(vm_map_rejects_bad_args),
@@ -538,6 +569,7 @@ static struct kunit_case nfence_vm_cases[] = {
 	KUNIT_CASE(vm_range_mapped),
 	KUNIT_CASE(vm_find_fence_at),
 	KUNIT_CASE(vm_slots_and_ranges),
+	KUNIT_CASE(vm_slots_run_out),
 	{}
 };
 

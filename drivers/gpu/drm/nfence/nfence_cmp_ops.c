@@ -100,14 +100,16 @@ static void nfence_cmp_ops_interrupt_queue(struct nfence_cmp *cmp, u32 engine,
 	u64 start = nfence_interrupt_queue_start(adapter, !hw);
 	unsigned int woken = 0, queues = 0;
 	struct nfence_cmp_queue *each;
+	bool scanned = false;
 
 	if (hw) {
-		woken = nfence_logging_read_signals(adapter, hw);
+		woken = nfence_logging_read_signals(adapter, hw, &scanned);
 		queues = 1;
 	} else {
 		list_for_each_entry(each, &cmp->engines[engine].runlist,
 				    engine_link) {
-			woken += nfence_logging_read_signals(adapter, each);
+			woken += nfence_logging_read_signals(adapter, each,
+							     &scanned);
 			queues++;
 		}
 	}

@@ -79,8 +79,10 @@
  * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
  * 4. &nfence_vm.lock, &nfence_segment.lock
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
- *    (&nfence_file.objects), of &nfence_file.value_maps and of
- *    &nfence_adapter.fences; then
+ *    (&nfence_file.objects), of its page slots (&nfence_vm.slots) and of
+ *    &nfence_adapter.fences, the bucket locks of the file's hash table of
+ *    value maps (&nfence_file.value_maps, taken under its pool_lock);
+ *    then
  *    &nfence_xgroup.lock (a cross-adapter fence's instances) inside them
  * 6. &nfence_waitlist.lock (a fence's waiters); never two at once. Or,
  *    never with one, &nfence_peer_bell.lock (a GPU's peer doorbell: taken

@@ -1015,6 +1015,9 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 			ret = rhashtable_insert_fast(&nfile->value_maps,
 						     &vmap->hnode,
 						     nfence_value_map_params);
+			/* A table it could not grow at once: memory. */
+			if (ret)
+				ret = -ENOMEM;
 			if (ret)
 				nfence_vm_unmap(&vmap->map);
 		}
@@ -1704,8 +1707,10 @@ out:
  * @nfile: the file, whose adapter is set
  *
  * The file may hold as many local fence handles as its adapter's
- * client_fences parameter says; with no limit there (0), as many as memory,
- * charged to the memory cgroup, allows.
+ * client_fences parameter says; with no limit there (0), as many as memory
+ * allows, charged to the memory cgroup (all but the buckets of the
+ * value maps' hash table, which the kernel's rhashtable allocates
+ * unaccounted, a few bytes per opened shared fence's value).
  *
  * Return: 0 or -ENOMEM.
  */

@@ -98,7 +98,8 @@ struct nfence_irq_stats {
 	 */
 	atomic64_t scans;
 	/**
-	 * @max_scan: most fences such a scan looked at under one hold of the
+	 * @max_scan: most fences a scan (of an interrupt without a payload,
+	 * or of an overrun, see @overruns) looked at under one hold of the
 	 * adapter's fence table lock, since the CMP's maxima were last reset
 	 * (nfence_cmp_reset_max())
 	 */

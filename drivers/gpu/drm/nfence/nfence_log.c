@@ -105,7 +105,7 @@ struct nfence_log_buffer *nfence_log_buffer_alloc(u32 type, u32 num_entries)
  *
  * Its GPU VA is then @buf->map.start.
  *
- * Return: 0, or -ENOSPC when the address space is full.
+ * Return: 0, -ENOSPC when the address space is full, or -ENOMEM.
  */
 int nfence_log_buffer_map(struct nfence_log_buffer *buf, struct nfence_vm *vm)
 {
@@ -156,7 +156,7 @@ void nfence_log_fini(struct nfence_log *log)
  * @log: the log
  * @vm: the queue's address space
  *
- * Return: 0, or -ENOSPC when the address space is full.
+ * Return: 0, -ENOSPC when the address space is full, or -ENOMEM.
  */
 int nfence_log_map(struct nfence_log *log, struct nfence_vm *vm)
 {

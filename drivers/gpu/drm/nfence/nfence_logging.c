@@ -58,19 +58,21 @@
  *	optimized interrupt
  * @adapter: the queue's adapter
  * @hw: the queue, which has its logs
+ * @scanned: in/out: as nfence_interrupt_log()'s, for one interrupt
  *
  * Called with &nfence_cmp.lock held.
  *
  * Return: the waiters the logged signals released.
  */
 unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
-					 struct nfence_cmp_queue *hw)
+					 struct nfence_cmp_queue *hw,
+					 bool *scanned)
 {
 	struct nfence_hwqueue *q = to_nfence_hwqueue(hw);
 
 	return nfence_interrupt_log(adapter, q->ctx->device->file,
 				    &hw->logs[NFENCE_LOG_SIGNALS],
-				    &q->irq_cursor, hw->progress);
+				    &q->irq_cursor, hw->progress, scanned);
 }
 
 /**
@@ -94,6 +96,7 @@ static int nfence_logging_recreate_queue(struct nfence_hwqueue *q,
 	struct nfence_adapter *adapter = q->ctx->adapter;
 	struct nfence_log_buffer *bufs[NFENCE_NUM_LOGS] = {};
 	struct nfence_cmp *cmp = &adapter->cmp;
+	bool scanned = false;
 	int ret = 0;
 	u32 kind;
 
@@ -113,7 +116,7 @@ static int nfence_logging_recreate_queue(struct nfence_hwqueue *q,
 	}
 	nfence_cmp_lock(cmp);
 	if (adapter->gpu.cfg.irq_payload == NFENCE_IRQ_QUEUE)
-		nfence_logging_read_signals(adapter, &q->hw);
+		nfence_logging_read_signals(adapter, &q->hw, &scanned);
 	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
 		bufs[kind] = nfence_log_replace(&q->logs[kind], bufs[kind]);
 	nfence_cmp_unlock(cmp);

@@ -12,7 +12,8 @@ struct nfence_adapter;
 struct nfence_cmp_queue;
 
 unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
-					 struct nfence_cmp_queue *hw);
+					 struct nfence_cmp_queue *hw,
+					 bool *scanned);
 int nfence_logging_level_ioctl(struct drm_device *drm, void *data,
 			       struct drm_file *file);
 int nfence_log_read_ioctl(struct drm_device *drm, void *data,

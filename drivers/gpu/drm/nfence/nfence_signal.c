@@ -45,7 +45,7 @@
  * queue that ran the signals: nfence_interrupt_log() then reads that
  * queue's signal log since its last read and wakes what the fences the
  * entries name (and the queue's progress fence) satisfy, or scans every
- * fence of the queue's file when the log overran. An interrupt naming no
+ * fence with waiters when the log overran. An interrupt naming no
  * queue reads the logs of every queue on the engine. Each payload wakes
  * the same waiters; they differ in what the driver reads to find them.
  *
@@ -484,6 +484,8 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
  * @log: the queue's signal log, written by the GPU under &nfence_cmp.lock
  * @cursor: in/out: how far the interrupt path has read @log
  * @progress: the queue's progress fence
+ * @scanned_all: in/out: this interrupt made the scan below already (for
+ *	another queue of an engine-wide interrupt); false to begin with
  *
  * WDDM's UpdateNativeFenceLogs (a barrier, so that every entry the
  * GPU wrote is visible), then the entries logged since *@cursor: each
@@ -493,7 +495,9 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
  * past what was read), the interrupt without a payload's scan is made
  * instead: every fence of the adapter that has waiters, in batches (the
  * lost entries may have named any fence of @nfile, and a fence without
- * waiters has nothing to wake). An entry naming no fence (its handle since
+ * waiters has nothing to wake), once per interrupt: the GPU does not run
+ * while the interrupt holds the CMP lock, so a second scan would find
+ * nothing the first did not. An entry naming no fence (its handle since
  * closed) is skipped.
  *
  * Context: &nfence_cmp.lock held (the GPU does not write @log meanwhile).
@@ -502,7 +506,7 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
 unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 				  struct nfence_file *nfile,
 				  struct nfence_log *log, u64 *cursor,
-				  struct nfence_fence *progress)
+				  struct nfence_fence *progress, bool *scanned_all)
 {
 	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
 	struct drm_nfence_log_entry entries[8];
@@ -524,7 +528,9 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 		}
 		if ((status & DRM_NFENCE_LOG_READ_OVERRUN) && !scanned) {
 			atomic64_inc(&stats->overruns);
-			woken += nfence_interrupt_scan(adapter);
+			if (!*scanned_all)
+				woken += nfence_interrupt_scan(adapter);
+			*scanned_all = true;
 			scanned = true;
 		}
 		atomic64_add(count, &stats->log_entries);

@@ -34,7 +34,7 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 				  struct nfence_file *nfile,
 				  struct nfence_log *log, u64 *cursor,
-				  struct nfence_fence *progress);
+				  struct nfence_fence *progress, bool *scanned_all);
 u64 nfence_interrupt_queue_start(struct nfence_adapter *adapter,
 				 bool engine_wide);
 void nfence_interrupt_queue_done(struct nfence_adapter *adapter,

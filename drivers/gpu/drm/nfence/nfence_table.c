@@ -296,17 +296,32 @@ static bool nfence_object_owned_by(struct nfence_object *obj,
 	return false;
 }
 
-/* Take the next object of @t that @owner owns out of the table. */
+/* Objects of other owners a close walk passes in one hold of the lock. */
+#define NFENCE_TABLE_SKIP_BATCH	64
+
+/*
+ * Take the next object of @t that @owner owns out of the table. The walk
+ * past other owners' objects drops the table's lock every
+ * NFENCE_TABLE_SKIP_BATCH of them (the caller holds the registry's lock).
+ */
 static struct nfence_object *
 nfence_table_take_owned(struct nfence_table *t, struct nfence_object *owner,
 			unsigned long *index)
 {
+	unsigned int skipped = 0;
 	struct nfence_object *obj;
 
 	nfence_table_lock(t);
 	obj = xa_find(&t->xa, index, ULONG_MAX, XA_PRESENT);
-	while (obj && !nfence_object_owned_by(obj, owner))
+	while (obj && !nfence_object_owned_by(obj, owner)) {
+		/* Another owner's by the hundred thousand: not in one hold. */
+		if (!(++skipped % NFENCE_TABLE_SKIP_BATCH)) {
+			nfence_table_unlock(t);
+			cond_resched();
+			nfence_table_lock(t);
+		}
 		obj = xa_find_after(&t->xa, index, ULONG_MAX, XA_PRESENT);
+	}
 	if (obj)
 		nfence_table_erase_locked(t, *index);
 	nfence_table_unlock(t);

@@ -32,15 +32,16 @@
  * while they are dense. The values of shared fences that a file maps (8
  * bytes each, two per opened fence) are mapped so: a process holding a
  * hundred thousand of them would otherwise pay a drm_mm node per value.
- * Nothing translates across the border between ranges and slots: an
- * access lies in one mapping.
+ * When every slot is taken, such a mapping takes a range instead. Nothing
+ * translates across the border between ranges and slots: an access lies
+ * in one mapping.
  */
 
 /* The number of page slots. */
 #define NFENCE_VM_SLOTS	((NFENCE_VM_END - NFENCE_VM_SLOTS_START) >> PAGE_SHIFT)
 
 /**
- * struct nfence_vm_node - the range of a mapping larger than a page
+ * struct nfence_vm_node - the range of a mapping that is not in a page slot
  */
 struct nfence_vm_node {
 	/** @node: the range in &nfence_vm.mm */
@@ -59,6 +60,7 @@ void nfence_vm_init(struct nfence_vm *vm)
 	drm_mm_init(&vm->mm, NFENCE_VM_START,
 		    NFENCE_VM_SLOTS_START - NFENCE_VM_START);
 	xa_init_flags(&vm->slots, XA_FLAGS_ALLOC);
+	vm->num_slots = NFENCE_VM_SLOTS;
 }
 
 /**
@@ -80,7 +82,7 @@ void nfence_vm_fini(struct nfence_vm *vm)
  * @vaddr: kernel address of the memory
  * @size: bytes, non-zero
  * @flags: NFENCE_VM_READ_ONLY to forbid GPU writes; NFENCE_VM_SLOT for a
- *	page slot (@size at most a page)
+ *	page slot (@size at most a page; a range when every slot is taken)
  *
  * @map->fence_at, if the memory holds fence values, must be set before.
  *
@@ -90,48 +92,48 @@ void nfence_vm_fini(struct nfence_vm *vm)
 int nfence_vm_map(struct nfence_vm *vm, struct nfence_vm_mapping *map,
 		  void *vaddr, u64 size, u32 flags)
 {
-	struct nfence_vm_node *vnode = NULL;
+	struct nfence_vm_node *vnode;
+	int ret = -EBUSY;
 	u32 slot;
-	int ret;
 
 	if (!vaddr || !size || size > NFENCE_VM_SLOTS_START - NFENCE_VM_START ||
 	    (flags & ~(NFENCE_VM_READ_ONLY | NFENCE_VM_SLOT)) ||
 	    ((flags & NFENCE_VM_SLOT) && size > PAGE_SIZE))
 		return -EINVAL;
-	if (!(flags & NFENCE_VM_SLOT)) {
-		vnode = kzalloc(sizeof(*vnode), GFP_KERNEL_ACCOUNT);
-		if (!vnode)
-			return -ENOMEM;
-		vnode->map = map;
-	}
 
 	/* Complete before the lock goes: translation may find it at once. */
 	map->vaddr = vaddr;
 	map->size = size;
 	map->flags = flags;
-	map->node = vnode;
+	map->node = NULL;
 	mutex_lock(&vm->lock);
-	if (vnode) {
-		ret = drm_mm_insert_node_generic(&vm->mm, &vnode->node,
-						 round_up(size, PAGE_SIZE),
-						 PAGE_SIZE, 0,
-						 DRM_MM_INSERT_BEST);
-		map->start = vnode->node.start;
-	} else {
+	if (flags & NFENCE_VM_SLOT) {
 		ret = xa_alloc(&vm->slots, &slot, map,
-			       XA_LIMIT(0, NFENCE_VM_SLOTS - 1),
+			       XA_LIMIT(0, vm->num_slots - 1),
 			       GFP_KERNEL_ACCOUNT);
-		if (ret == -EBUSY)
-			ret = -ENOSPC;
-		map->start = NFENCE_VM_SLOTS_START + ((u64)slot << PAGE_SHIFT);
+		if (!ret)
+			map->start = NFENCE_VM_SLOTS_START +
+				     ((u64)slot << PAGE_SHIFT);
+	}
+	/* Not a slot, or none left: a range. */
+	if (ret == -EBUSY) {
+		vnode = kzalloc(sizeof(*vnode), GFP_KERNEL_ACCOUNT);
+		ret = vnode ? drm_mm_insert_node_generic(&vm->mm, &vnode->node,
+							 round_up(size, PAGE_SIZE),
+							 PAGE_SIZE, 0,
+							 DRM_MM_INSERT_BEST) :
+			      -ENOMEM;
+		if (!ret) {
+			vnode->map = map;
+			map->node = vnode;
+			map->start = vnode->node.start;
+		} else {
+			kfree(vnode);
+		}
 	}
 	if (!ret)
 		map->vm = vm;
 	mutex_unlock(&vm->lock);
-	if (ret) {
-		kfree(vnode);
-		map->node = NULL;
-	}
 	return ret;
 }
 

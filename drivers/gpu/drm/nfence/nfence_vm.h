@@ -55,6 +55,11 @@ struct nfence_vm {
 	struct drm_mm mm;
 	/** @slots: page slot index -> &struct nfence_vm_mapping (%NFENCE_VM_SLOT) */
 	struct xarray slots;
+	/**
+	 * @num_slots: page slots it hands out, all those of the space (KUnit
+	 * sets fewer, to run out)
+	 */
+	u32 num_slots;
 };
 
 /**
