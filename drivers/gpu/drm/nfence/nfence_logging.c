@@ -96,7 +96,6 @@ static int nfence_logging_recreate_queue(struct nfence_hwqueue *q,
 	struct nfence_adapter *adapter = q->ctx->adapter;
 	struct nfence_log_buffer *bufs[NFENCE_NUM_LOGS] = {};
 	struct nfence_cmp *cmp = &adapter->cmp;
-	bool scanned = false;
 	int ret = 0;
 	u32 kind;
 
@@ -115,8 +114,11 @@ static int nfence_logging_recreate_queue(struct nfence_hwqueue *q,
 			goto out;
 	}
 	nfence_cmp_lock(cmp);
-	if (adapter->gpu.cfg.irq_payload == NFENCE_IRQ_QUEUE)
+	if (adapter->gpu.cfg.irq_payload == NFENCE_IRQ_QUEUE) {
+		bool scanned = false;
+
 		nfence_logging_read_signals(adapter, &q->hw, &scanned);
+	}
 	for (kind = 0; kind < ARRAY_SIZE(bufs); kind++)
 		bufs[kind] = nfence_log_replace(&q->logs[kind], bufs[kind]);
 	nfence_cmp_unlock(cmp);
