@@ -15,7 +15,8 @@
 #                        driver is loaded: nfence_stress --help)
 #   make check-kunit     KUnit suites with kunit.py (UML, linux-source-6.12)
 #   make check-debug     the VM suites on a KASAN + lockdep + kmemleak 6.12,
-#                        with the allocation-failure and stress loads
+#                        with the allocation-failure and stress loads, and
+#                        the KUnit suites in the same guest
 #   make check-mutants   mutation testing: each fault of tests/mutants.txt
 #                        applied alone to the driver, the 6.12 VM suite run
 #                        on each; ends with "N mutants, K killed (P%)" and
@@ -25,8 +26,9 @@
 #                        MUTANTS_ARGS="--batch" runs each mutant's run:
 #                        tests only, all in one VM
 #   make coverage        line, function and branch coverage of nfence.ko
-#                        (gcov, lcov) over the debug kernel's VM suite, in
-#                        build/coverage; a report, not part of make check
+#                        (gcov, lcov) over the debug kernel's VM suite and
+#                        the KUnit suites, in build/coverage; a report, not
+#                        part of make check
 #   make demo KVER=      boot KVER in a VM, load the driver, run the demos
 #   make lint            checkpatch --strict, sparse and W=1 on both kernels,
 #                        the driver's layering (scripts/arch-numbers.py),
@@ -66,6 +68,8 @@
 #
 # NFENCE_HARNESS_SELFTEST=1 with check-debug or check-kunit builds in a
 # deliberate leak or WARN that the run must catch (and so must fail).
+# NFENCE_KUNIT=y with module builds the KUnit suites into nfence.ko (for a
+# kernel with CONFIG_KUNIT=y, the debug kernel): they run when it loads.
 
 # Default kernel: the running one if its headers are installed, else the
 # newest supported kernel installed (the sandbox's own kernel has none).
@@ -97,13 +101,16 @@ all: module lib igt selftests stress
 module:
 	@test -d "$(KDIR)" || { echo "no kernel build tree at $(KDIR) (make deps, or set KVER/KDIR)"; exit 1; }
 	@mkdir -p $(KMOD_DIR)
-	@rsync -a --checksum --delete --exclude=tests --exclude='*.o' \
+	@rsync -a --copy-links --checksum --delete \
+		$(if $(NFENCE_KUNIT),,--exclude=tests) --exclude='*.o' \
 		--exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod*' \
+		--exclude='*.gcno' --exclude='*.gcda' \
 		--exclude=Module.symvers --exclude=modules.order \
 		$(DRV_SRC)/ $(KMOD_DIR)/
 	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) NFENCE_UAPI=$(CURDIR)/include/uapi \
 		CONFIG_DRM_NFENCE=m W=1 \
 		$(if $(NFENCE_HARNESS_SELFTEST),CONFIG_DRM_NFENCE_HARNESS_SELFTEST=y) \
+		$(if $(NFENCE_KUNIT),CONFIG_DRM_NFENCE_KUNIT_TEST=y) \
 		$(if $(NFENCE_GCOV),NFENCE_GCOV=y) \
 		modules
 	@echo "built $(KMOD_DIR)/nfence.ko"
@@ -167,15 +174,24 @@ debug-kernel:
 	@scripts/debug-kernel.sh >/dev/null
 
 # make coverage: nfence.ko with gcov on the debug kernel through its whole
-# VM suite, an lcov report in build/coverage (scripts/coverage.sh).
+# VM suite, then a second one with the KUnit suites built in, an lcov
+# report of both in build/coverage (scripts/coverage.sh).
 coverage: debug-kernel lib igt selftests stress
 	$(MAKE) module KVER=coverage KDIR=$$(scripts/debug-kernel.sh | tail -n1) \
 		NFENCE_GCOV=y
+	$(MAKE) module KVER=coverage-kunit \
+		KDIR=$$(scripts/debug-kernel.sh | tail -n1) NFENCE_GCOV=y NFENCE_KUNIT=y
 	scripts/coverage.sh
 
+# The VM suite on the debug kernel, then the KUnit suites there too: a
+# second nfence.ko with them built in, loaded last (under KASAN and
+# kmemleak, which UML does not have, besides lockdep).
 check-debug: debug-kernel lib igt selftests stress
 	$(MAKE) module KVER=debug KDIR=$$(scripts/debug-kernel.sh | tail -n1)
-	scripts/check-vm.sh debug
+	$(MAKE) module KVER=debug-kunit NFENCE_KUNIT=y NFENCE_HARNESS_SELFTEST= \
+		KDIR=$$(scripts/debug-kernel.sh | tail -n1)
+	NFENCE_KUNIT_KO=$(BUILD)/kmod-debug-kunit/nfence.ko \
+		scripts/check-vm.sh debug
 
 lint:
 	scripts/lint.sh $(KVERS)

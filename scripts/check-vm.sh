@@ -77,6 +77,12 @@ if [ -n "${NFENCE_GCOV_OUT:-}" ]; then
 	export NFENCE_VM_RWDIR=$NFENCE_GCOV_OUT
 fi
 
+# NFENCE_KUNIT_KO: an nfence.ko built with its KUnit suites (NFENCE_KUNIT=y,
+# for the debug kernel), loaded after the suite to run them.
+if [ -n "${NFENCE_KUNIT_KO:-}" ]; then
+	env="${env}NFENCE_KUNIT_KO=$NFENCE_KUNIT_KO "
+fi
+
 echo "check-vm: booting $kver (TCG), log in $log, console in $console"
 start=$SECONDS
 rc=0
@@ -98,7 +104,7 @@ while read -r line; do
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
 	total_err=$((total_err + e))
-done < <(grep -E '^(igt|kselftest|vm): [0-9]+ passed' "$log" | tr -d '\r')
+done < <(grep -E '^(igt|kselftest|kunit|vm): [0-9]+ passed' "$log" | tr -d '\r')
 
 if ! grep -q '^vm-run: complete' "$log"; then
 	# The tests started and did not finish: a hang, an oops or a panic

@@ -14,8 +14,8 @@
 # suites on every kernel (IGT, kselftest, demo, dmesg check; the other
 # adapter models' loads once per kernel series), the syncobj bridge with
 # a virtio-gpu device (6.12), and on a KASAN + lockdep +
-# kmemleak debug build of 6.12, KUnit, lint (run in the background, see
-# below). Each step ends with a
+# kmemleak debug build of 6.12 (the KUnit suites too, built into a second
+# nfence.ko), KUnit (UML), lint (run in the background, see below). Each step ends with a
 # "name: N passed, N failed, N skipped[, N errors]" line (scripts/lib.sh).
 # A step that exits non-zero without counting anything counts as one
 # error, as does a step that prints no result line at all: an error means

@@ -7,9 +7,15 @@
 Prints the totals of lines, functions and branches of the driver's files,
 the goals (lines >= 90%, every function, every error return of an ioctl
 handler) as met or missed, and what is known of the driver's error
-returns; writes to UNREACHED_OUT every function no test called and every
+returns; writes to UNREACHED_OUT every function no test reached and every
 error return not known to be reached, as paths relative to TOP (the
 repository, whose files the tracefile names).
+
+A function is reached when its own counter (its out-of-line copy) says it
+was called, or when a line of its body was counted: gcc inlines many
+static functions into every caller, whose out-of-line copy, if any, is
+never called, and gcov counts the inlined copies' lines as the function's
+own. The summary says how many were reached that way only.
 
 An error return is a line whose code returns or assigns a negative errno
 constant (-EINVAL, ERR_PTR(-ENOMEM), ret = -EFAULT, ...). At -O2 gcc
@@ -89,6 +95,26 @@ def parse(tracefile):
                 cur.branches.append(count)
                 cur.line_branches.setdefault(int(line), []).append(count)
     return sources
+
+
+def body_end(text, start):
+    """The line of the closing brace of the function defined at @start."""
+    for i in range(start, len(text) + 1):
+        if text[i - 1] == "}":
+            return i
+    return start
+
+
+def func_reached(src, text, name):
+    """Whether @name ran: its own counter (the out-of-line copy), or, for a
+    function gcc inlined into its callers, a counted line of its body
+    (gcov counts an inlined copy's lines as the function's own lines)."""
+    if src.func_hits.get(name, 0):
+        return "called"
+    start = src.funcs[name]
+    if any(src.lines.get(i, 0) for i in range(start, body_end(text, start) + 1)):
+        return "inlined"
+    return None
 
 
 def pct(hit, total):
@@ -260,19 +286,23 @@ def main():
     listed = {v: [] for v in VERDICTS if v != REACHED}
     rules = {}
     dead_funcs = []
+    inlined = 0
     for src in sorted(sources, key=lambda s: s.path):
         rel = os.path.relpath(src.path, top)
+        with open(src.path) as f:
+            text = f.read().split("\n")
         lines[0] += sum(1 for c in src.lines.values() if c)
         lines[1] += len(src.lines)
-        funcs[0] += sum(1 for n in src.funcs if src.func_hits.get(n, 0))
-        funcs[1] += len(src.funcs)
         branches[0] += sum(1 for t in src.branches if t)
         branches[1] += len(src.branches)
         for name, start in sorted(src.funcs.items(), key=lambda i: i[1]):
-            if not src.func_hits.get(name, 0):
+            how = func_reached(src, text, name)
+            funcs[1] += 1
+            if how:
+                funcs[0] += 1
+                inlined += how == "inlined"
+            else:
                 dead_funcs.append(f"{rel}:{start} {name}")
-        with open(src.path) as f:
-            text = f.read().split("\n")
         for line, code in error_returns(src, text):
             rule, verdict = judge(src, text, line)
             func = enclosing(src, line)
@@ -285,10 +315,10 @@ def main():
                                        f"[{rule}]")
 
     line_pct = pct(*lines)
-    print("coverage: lines %.1f%% (%d of %d), functions %.1f%% (%d of %d), "
-          "branches %.1f%% (%d of %d)" %
+    print("coverage: lines %.1f%% (%d of %d), functions %.1f%% (%d of %d, "
+          "%d of them reached inlined only), branches %.1f%% (%d of %d)" %
           (line_pct, lines[0], lines[1], pct(*funcs), funcs[0], funcs[1],
-           pct(*branches), branches[0], branches[1]))
+           inlined, pct(*branches), branches[0], branches[1]))
     print("coverage: goal: lines >= %d%%: %s; functions 100%%: %s; every "
           "error return of an ioctl handler: %s" %
           (GOAL_LINES, "met" if line_pct >= GOAL_LINES else "missed",
@@ -302,7 +332,8 @@ def main():
     print("coverage: error returns judged by: " +
           ", ".join(f"{k} {rules[k]}" for k in sorted(rules)))
     with open(unreached_out, "w") as f:
-        f.write("# Functions no test called (file:line name)\n")
+        f.write("# Functions no test reached, called or inlined "
+                "(file:line name)\n")
         f.writelines(x + "\n" for x in dead_funcs)
         for verdict, title in (
                 (NOT_REACHED, "no test reached (a counter of their own "

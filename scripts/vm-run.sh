@@ -6,7 +6,8 @@
 # LIB is (a copy of) scripts/lib.sh; NFENCE_INSMOD_EXTRA in the environment
 # adds module parameters to the main load (the harness self-test's leak);
 # NFENCE_GCOV_OUT, a directory, receives the module's gcov counters at the
-# end (make coverage).
+# end (make coverage); NFENCE_KUNIT_KO, a second nfence.ko built with the
+# KUnit suites, is loaded last and its suites' results counted.
 #
 # full: refused configurations; the main load (2 adapters): unload refused
 # while a file, a mapping or a fence fd is held, the libnfence demos, every
@@ -263,6 +264,48 @@ run_kselftests() {
 		kp=$((kp + p)) kf=$((kf + f)) ks=$((ks + s)) ke=$((ke + e))
 	done < <(grep -v '^#' "$build/selftests/tests.list")
 	echo "kselftest: $kp passed, $kf failed, $ks skipped, $ke errors"
+}
+
+# run_kunit LOG: the KUnit suites' results, from the KTAP they printed to
+# the kernel log while nfence.ko (built with NFENCE_KUNIT=y) loaded: each
+# case is a result, a skip must be listed in tests/expected-skips.txt (load
+# "kunit", as for scripts/kunit.sh), and every suite of tests/kunit (but
+# the benchmarks and the harness self-test) must have run as many cases as
+# its source lists.
+run_kunit() {
+	local log=$1 kp=0 kf=0 ks=0 st name f suite cases ran
+	while read -r st name; do
+		echo "$load $st kunit:$name" >>"$results"
+		case $st in
+		pass) kp=$((kp + 1)) ;;
+		skip)
+			ks=$((ks + 1))
+			if ! grep -qE "^kunit[[:space:]]+kunit:${name#*.}[[:space:]]" "$expected"; then
+				echo "kunit: unexpected skip of $name (tests/expected-skips.txt does not list it)"
+				kf=$((kf + 1))
+			fi
+			;;
+		*)
+			echo "kunit: $name failed"
+			kf=$((kf + 1))
+			;;
+		esac
+	done < <(awk '
+		/^    # Subtest: / { suite = $3; next }
+		/^    ok [0-9]+ [^ ]+ # SKIP/ { print "skip", suite "." $3; next }
+		/^    ok [0-9]+ [^ ]+$/ { print "pass", suite "." $3; next }
+		/^    not ok [0-9]+ / { print "fail", suite "." $4 }' "$log")
+	for f in "$top"/tests/kunit/*_test.c; do
+		suite=$(sed -nE 's/^\t\.name = "([a-z0-9_]+)",$/\1/p' "$f" | tail -n1)
+		[ "$suite" = nfence_harness ] && continue
+		cases=$(grep -cE '^\s*KUNIT_CASE' "$f")
+		ran=$(grep -cE "^$load [a-z]+ kunit:$suite\." "$results")
+		if [ "$ran" -ne "$cases" ]; then
+			echo "kunit: suite $suite (${f##*/}) ran $ran of its $cases cases"
+			kf=$((kf + 1))
+		fi
+	done
+	echo "kunit: $kp passed, $kf failed, $ks skipped"
 }
 
 # insmod_load NAME PARAMS: load the module for a named load.
@@ -534,6 +577,29 @@ LOADS
 	fi
 fi
 
+# NFENCE_KUNIT_KO, an nfence.ko built with NFENCE_KUNIT=y (make coverage):
+# its KUnit suites run while it loads, under this kernel's checkers (and,
+# built with gcov, counted with the rest). The benchmark suites
+# ("nfencebench_*") stay out, as in scripts/kunit.sh.
+if [ -n "${NFENCE_KUNIT_KO:-}" ]; then
+	vm_time kunit
+	dmesg >>/tmp/nfence-dmesg-kept
+	dmesg -C
+	main_ko=$ko
+	ko=$NFENCE_KUNIT_KO
+	# (printf: a newline would be part of the glob)
+	if ! printf 'nfence_*' >/sys/module/kunit/parameters/filter_glob; then
+		result fail "kunit: set kunit.filter_glob" \
+			"a kernel with CONFIG_KUNIT: the debug kernel"
+	elif insmod_load kunit ""; then
+		dmesg --notime >/tmp/nfence-kunit.log
+		run_kunit /tmp/nfence-kunit.log
+		rmmod_load
+		kmemleak_check "kunit, after unload"
+	fi
+	ko=$main_ko
+fi
+
 if [ "$mode" != demo ]; then
 	# Every expected skip happened where the list says, and the test
 	# passed in the load the list says it runs in: the list cannot rot.
@@ -560,9 +626,10 @@ if [ "$mode" != demo ]; then
 				"tests/expected-skips.txt says it runs there"
 		fi
 	done <"$expected"
-	# Any other skip fails; run-igt.sh already counts unlisted IGT skips.
+	# Any other skip fails; run-igt.sh already counts unlisted IGT skips,
+	# run_kunit unlisted KUnit skips.
 	while read -r l st t; do
-		case $t in igt:*) continue ;; esac
+		case $t in igt:* | kunit:*) continue ;; esac
 		if [ "$st" = skip ] && ! grep -qE "^${l}[[:space:]]+${t}[[:space:]]" "$expected"; then
 			result fail "unexpected skip of $t in load $l" \
 				"tests/expected-skips.txt does not list it"
@@ -577,13 +644,16 @@ fi
 # and they are copied there for lcov.
 if [ -n "${NFENCE_GCOV_OUT:-}" ]; then
 	vm_time gcov
-	gcda=$(find /sys/kernel/debug/gcov -name nfence_drv.gcda 2>/dev/null | head -n1)
+	# One directory per module build (the suite's, the KUnit one's), named
+	# after it: $NFENCE_GCOV_OUT/kmod-coverage/nfence_drv.gcda, ...
 	copied=0
-	if [ -n "$gcda" ]; then
+	while read -r gcda; do
+		dir=$NFENCE_GCOV_OUT/$(basename "${gcda%/*}")
+		mkdir -p "$dir"
 		for f in "${gcda%/*}"/*.gcda; do
-			cat "$f" >"$NFENCE_GCOV_OUT/${f##*/}" && copied=$((copied + 1))
+			cat "$f" >"$dir/${f##*/}" && copied=$((copied + 1))
 		done
-	fi
+	done < <(find /sys/kernel/debug/gcov -name nfence_drv.gcda 2>/dev/null)
 	if [ "$copied" -gt 0 ]; then
 		result pass "gcov: the counters of $copied objects copied to $NFENCE_GCOV_OUT"
 	else

@@ -137,7 +137,8 @@ struct cmp_fence {
  * struct cmp_fix - everything a test runs on
  * @test: the test
  * @gpu: the GPU the CMP schedules
- * @cmp: the CMP, with cmp_rec_ops
+ * @cmp_obj: the CMP's storage
+ * @cmp: the CMP, with cmp_rec_ops (&@cmp_obj)
  * @sp: the address space all queues use and its pages (its @fvals hold
  *	@fence's CurrentValue at [0], MonitoredValue at [1]; its @fence_map's
  *	fence_at finds @fence)
