@@ -63,8 +63,13 @@ fi
 
 # Copy (not link) the driver, its tests and the uapi header in; --checksum
 # keeps the timestamps of unchanged files so the build stays incremental.
-rsync -a --no-times --checksum --copy-links --delete \
-	"$top/drivers/gpu/drm/nfence/" "$tree/drivers/gpu/drm/nfence/"
+# NFENCE_KUNIT_DRV: the driver's sources from there instead (a mutant's
+# copy, scripts/mutants.sh), the tests still from tests/kunit.
+rsync -a --no-times --checksum --delete --exclude=tests \
+	"${NFENCE_KUNIT_DRV:-$top/drivers/gpu/drm/nfence}/" \
+	"$tree/drivers/gpu/drm/nfence/"
+rsync -a --no-times --checksum --delete \
+	"$top/tests/kunit/" "$tree/drivers/gpu/drm/nfence/tests/"
 rsync -a --no-times --checksum "$top/include/uapi/drm/nfence_drm.h" \
 	"$tree/include/uapi/drm/nfence_drm.h"
 rsync -a --no-times --checksum "$top/Kconfig" "$tree/Kconfig.nfence"

@@ -29,9 +29,15 @@
 # .console.log as check-vm.sh always does; the ones there before are put
 # back at the end.
 #
+# A mutant whose run: field is "kunit CASE..." is killed by KUnit cases,
+# which the VM suite does not run: after its 6.12 build, scripts/kunit.sh
+# runs each CASE (UML) on the mutated sources (NFENCE_KUNIT_DRV), in this
+# mode and in --batch, and the first failing case kills it.
+#
 # First the unmutated driver runs through the same steps (the baseline): if
 # it does not pass, nothing can be measured and the script stops (exit 1).
-# --no-baseline skips it.
+# The KUnit cases of the selected "kunit" mutants have a baseline of their
+# own. --no-baseline skips both.
 #
 # --batch runs each mutant through its "run:" field of tests/mutants.txt
 # (its header gives the format: "LOAD ITEM..." or "full") instead of the
@@ -77,8 +83,9 @@
 # older than its source, else of its source (igt_subtest("...") names,
 # igt_subtest_f formats as globs: generated names are checked only that
 # far), none is one the load's expected skips let skip, and each kselftest
-# test is a TEST/TEST_F of its program; one line per defect ("mutant NAME:
-# run: ..."), then "N run: fields (F full), D defects; ...". Exits 1 when
+# test is a TEST/TEST_F of its program, and each KUnit item a suite (and
+# case) of tests/kunit; one line per defect ("mutant NAME: run: ..."),
+# then "N run: fields (F full, K KUnit), D defects; ...". Exits 1 when
 # a mutant does not apply or a run: field has a defect.
 #
 # The kill rate is a measurement, not a verdict: the script exits 0 however
@@ -100,7 +107,7 @@ LIST=${MUTANTS_LIST:-$top/tests/mutants.txt}
 MUTANT_TIMEOUT=${MUTANT_TIMEOUT:-1200}
 BATCH_VM_TIMEOUT=${BATCH_VM_TIMEOUT:-21600}
 # Mutants are built and run plainly, whatever the caller's environment.
-unset NFENCE_HARNESS_SELFTEST NFENCE_KO
+unset NFENCE_HARNESS_SELFTEST NFENCE_KO NFENCE_KUNIT_KO NFENCE_GCOV_OUT
 
 build_only=0 baseline=1 list=0 check_apply=0 batch=0
 names=()
@@ -218,9 +225,19 @@ ITEM_RE = re.compile(
     r'(,[A-Za-z0-9_]+\.[A-Za-z0-9_]+)*)?'
     r'|demo:[a-z0-9-]+)$')
 
+# run: kunit SUITE[.CASE] ...: KUnit cases, under UML (scripts/kunit.sh).
+KUNIT_ITEM_RE = re.compile(r'^nfence_[a-z0-9_]+(\.[a-z0-9_]+)?$')
+
 def run_syntax(run):
     words = run.split()
     if words == ['full']:
+        return None
+    if words[0] == 'kunit':
+        if len(words) == 1:
+            return 'kunit names no suite'
+        for w in words[1:]:
+            if not KUNIT_ITEM_RE.match(w):
+                return 'bad KUnit item ' + repr(w)
         return None
     if not re.match(r'^[a-z0-9]+$', words[0]):
         return 'bad load name ' + repr(words[0])
@@ -339,12 +356,36 @@ def allowed_skips(top, load):
                 out.add(w[1][4:])
     return out
 
+def kunit_suites(top):
+    """{SUITE: [CASE, ...]} of tests/kunit/*_test.c."""
+    out = {}
+    kdir = os.path.join(top, 'tests', 'kunit')
+    for f in sorted(os.listdir(kdir)):
+        if not f.endswith('_test.c'):
+            continue
+        with open(os.path.join(kdir, f), encoding='utf-8') as fh:
+            text = fh.read()
+        names = re.findall(r'^\t\.name = "([a-z0-9_]+)",$', text, re.M)
+        if names:
+            out[names[-1]] = re.findall(
+                r'^\s*KUNIT_CASE(?:_PARAM)?\(([a-z0-9_]+)', text, re.M)
+    return out
+
 def check_run(top, build, m, known_loads, cache):
     """The defects of a mutant's run: field, one string each."""
     bad = []
     if m['run'] == 'full':
         return bad
     load, items = split_run(m['run'])
+    if load == 'kunit':
+        suites = kunit_suites(top)
+        for item in items:
+            suite, _, case = item.partition('.')
+            if suite not in suites:
+                bad.append('no KUnit suite %s in tests/kunit' % suite)
+            elif case and case not in suites[suite]:
+                bad.append('KUnit suite %s has no case %s' % (suite, case))
+        return bad
     if load not in known_loads:
         bad.append('no load %s in scripts/vm-run.sh' % load)
         return bad
@@ -393,7 +434,7 @@ def batch_runs(mutants, names, known):
     "full"), its load checked against @known."""
     for name in names:
         m = find(mutants, name)
-        if m['run'] == 'full':
+        if m['run'] == 'full' or m['run'].startswith('kunit '):
             continue
         load, items = split_run(m['run'])
         if load not in known:
@@ -413,17 +454,18 @@ elif cmd == 'runs':
         print('%s\t%s\t%s' % (name, m['file'], m['run']))
 elif cmd == 'check-runs':
     top, build, names = sys.argv[3], sys.argv[4], sys.argv[5:]
-    known, cache, bad, full = loads(top), {}, 0, 0
+    known, cache, bad, full, kunit = loads(top), {}, 0, 0, 0
     for name in names:
         m = find(mutants, name)
         full += m['run'] == 'full'
+        kunit += m['run'].startswith('kunit ')
         for why in check_run(top, build, m, known, cache):
             print('mutant %s: run: %s' % (name, why))
             bad += 1
     how = sorted({c[0] for c in cache.values() if c})
-    print('%d run: fields (%d full), %d defects; IGT subtests checked '
-          'against %s' % (len(names), full, bad,
-                          ' and '.join(how) or 'nothing'))
+    print('%d run: fields (%d full, %d KUnit), %d defects; IGT subtests '
+          'checked against %s' % (len(names), full, kunit, bad,
+                                  ' and '.join(how) or 'nothing'))
     sys.exit(1 if bad else 0)
 elif cmd == 'plan':
     # plan LIST TOP OUT NAME...: "NAME|KO|LOAD|PARAMS|ITEMS" per mutant,
@@ -761,6 +803,31 @@ run_vm() {
 	echo "$verdict" >"$dir/result"
 }
 
+# run_kunit DIR ITEM...: the KUnit cases ITEM (SUITE or SUITE.CASE) on
+# the driver in $src, with scripts/kunit.sh (UML); sets verdict to "killed
+# by ..." at the first item whose cases fail, "survived", or "error: ..."
+# when an item ran no case at all (no kernel source, a UML build that
+# failed: nothing measured). Each item's output in DIR/kunit-ITEM.log.
+run_kunit() {
+	local dir=$1 item rc why klog
+	shift
+	verdict=survived
+	for item in "$@"; do
+		rc=0
+		klog=$dir/kunit-$item.log
+		NFENCE_KUNIT_DRV=$src KUNIT_FILTER=$item "$top/scripts/kunit.sh" \
+			>"$klog" 2>&1 </dev/null || rc=$?
+		[ "$rc" -eq 0 ] && continue
+		why=$(grep -m1 -oE '\[(FAILED|CRASHED)\] [a-z0-9_]+' "$klog" || true)
+		if [ -z "$why" ] && ! grep -qE 'Testing complete\. Ran [1-9]' "$klog"; then
+			verdict="error: KUnit $item ran no case (kunit.sh exit $rc, $klog)"
+		else
+			verdict="killed by KUnit $item: ${why:-$(grep -m1 '^kunit: ' "$klog" || echo "kunit.sh exit $rc")}"
+		fi
+		return
+	done
+}
+
 killed=0 survivors=() unbuilt=() errors=()
 total=${#names[@]}
 results=$out/results.txt
@@ -795,11 +862,10 @@ if [ "$batch" -eq 1 ]; then
 	declare -A file_of=()
 	while IFS=$'\t' read -r name file run; do
 		file_of[$name]=$file
-		if [ "$run" = full ]; then
-			full_names+=("$name")
-		else
-			batch_names+=("$name")
-		fi
+		case $run in
+		full | kunit\ *) full_names+=("$name") ;;
+		*) batch_names+=("$name") ;;
+		esac
 	done < <(mutants_py runs "$LIST" "${names[@]}")
 
 	# One copy of the driver, built once unmutated; then each mutant
@@ -1021,14 +1087,50 @@ if [ "$batch" -eq 1 ]; then
 		record "$name" "$v" "build ${build_s[$name]}, run ${run_s[$name]:-?} s"
 	done
 	echo "mutants: --batch: ${#built[@]} mutants run in $boot boots, $batch_s s (baseline included)" >&2
-	# "run: full" mutants: the full suite, one VM each.
+	# "run: full" mutants: the full suite, one VM each; "run: kunit"
+	# ones: their KUnit cases.
 	names=("${full_names[@]}")
 	if [ "${#names[@]}" -eq 0 ]; then
 		baseline=0
 	fi
 fi
 
-if [ "$baseline" -eq 1 ]; then
+# What each mutant runs: the VM suite, or ("run: kunit") KUnit cases.
+declare -A run_of=()
+vm_names=0 kunit_items=()
+while IFS=$'\t' read -r name _ run; do
+	run_of[$name]=$run
+	case $run in
+	kunit\ *) read -ra items <<<"${run#kunit }"; kunit_items+=("${items[@]}") ;;
+	*) vm_names=$((vm_names + 1)) ;;
+	esac
+done < <([ "${#names[@]}" -eq 0 ] || mutants_py runs "$LIST" "${names[@]}")
+
+if [ "$baseline" -eq 1 ] && [ "${#kunit_items[@]}" -ne 0 ]; then
+	dir=$out/_baseline-kunit
+	rm -rf "$dir"
+	echo "mutants: KUnit baseline (the unmutated driver): ${kunit_items[*]}" >&2
+	rm -rf "$src"
+	mkdir -p "$src" "$dir"
+	rsync -a --exclude=tests "$drv/" "$src/" || exit 2
+	mapfile -t items < <(printf '%s\n' "${kunit_items[@]}" | sort -u)
+	run_kunit "$dir" "${items[@]}"
+	case $verdict in
+	survived) ;;
+	error:*)
+		echo "mutants: KUnit baseline: $verdict" >&2
+		exit 2
+		;;
+	*)
+		echo "mutants: the unmutated driver fails the KUnit cases" \
+			"(${verdict#killed by }): nothing can be measured" >&2
+		exit 1
+		;;
+	esac
+	echo "mutants: KUnit baseline passes" >&2
+fi
+
+if [ "$baseline" -eq 1 ] && [ "$vm_names" -ne 0 ]; then
 	dir=$out/_baseline
 	rm -rf "$dir"
 	echo "mutants: baseline (the unmutated driver) on $kver" >&2
@@ -1059,10 +1161,16 @@ for name in "${names[@]}"; do
 	echo "mutants: [$i/${#names[@]}] $name" >&2
 	if ! build_driver "$dir" "$name"; then
 		record "$name" "did not build" "$((SECONDS - start)) s"
-	else
-		run_vm "$dir"
-		record "$name" "$verdict" "$((SECONDS - start)) s"
+		continue
 	fi
+	case ${run_of[$name]} in
+	kunit\ *)
+		read -ra items <<<"${run_of[$name]#kunit }"
+		run_kunit "$dir" "${items[@]}"
+		;;
+	*) run_vm "$dir" ;;
+	esac
+	record "$name" "$verdict" "$((SECONDS - start)) s"
 done
 
 n=$((total - ${#errors[@]}))

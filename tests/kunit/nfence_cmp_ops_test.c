@@ -34,6 +34,9 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+#include <kunit/static_stub.h>
+#endif
 #include <kunit/test-bug.h>
 #include <kunit/test.h>
 #include <linux/lockdep.h>
@@ -711,6 +714,59 @@ static void ops_cross_error_race(struct kunit *test)
 	ops_cross_unpair(f, peer);
 }
 
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+/*
+ * In nfence_interrupt_carry(), after its look at AlwaysSignaled and before
+ * its store: the other adapter's device goes into error.
+ */
+static void ops_carry_raced(struct nfence_fence *fence)
+{
+	struct ops_fix *f = kunit_get_current_test()->priv;
+	struct nfence_fence *peer = f->race_peer;
+
+	if (fence != f->fence || !peer)
+		return;
+	f->race_peer = NULL;
+	nfence_fence_set_always_signaled(peer);
+}
+
+/*
+ * The carry's second look: a 32-bit GPU signals a cross-adapter instance
+ * down across 2^32 (the carry stores a value below 0xFFFFFFFF), and the
+ * creator's device on the other adapter goes into error between the
+ * carry's look at AlwaysSignaled and its store. The store lands after the
+ * raise; the look after it puts the value back at 0xFFFFFFFF.
+ */
+static void ops_carry_error_race(struct kunit *test)
+{
+	struct ops_fix *f = test->priv;
+	struct nfence_hwqueue *q = f->q[0];
+	struct nfence_fence *peer;
+	u64 start;
+
+	f->adapter->gpu.cfg.no_64bit_atomics = true;
+	peer = ops_cross_pair(f);
+	/* The race is in the carry, not in the engine's look. */
+	f->cmp->ops = &nfence_driver_cmp_ops;
+	f->sp.fvals[0] = 0x100000005ull;
+	kunit_activate_static_stub(test, nfence_interrupt_carry_checked,
+				   ops_carry_raced);
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_signal(&f->sp.cs, f->sp.fence_va, 0, 0xfffffffeull);
+	ops_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	ops_run_idle(f, q);
+	kunit_deactivate_static_stub(test, nfence_interrupt_carry_checked);
+
+	KUNIT_EXPECT_NULL_MSG(test, f->race_peer, "the error did not run");
+	KUNIT_EXPECT_EQ(test, OPS_IRQ(f, carries), 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->fence->always_signaled));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(peer->always_signaled));
+	/* Not left at the carried 0xfffffffe. */
+	KUNIT_EXPECT_EQ(test, f->sp.fvals[0], NFENCE_ALWAYS_SIGNALED_VALUE);
+	ops_cross_unpair(f, peer);
+}
+#endif /* NFENCE_HAVE_KUNIT_STATIC_STUB */
+
 /*
  * A GPU without 64-bit atomics: FENCE_SIGNAL stores the low half; a value
  * whose high half differs from memory's raises the interrupt, with which
@@ -1037,6 +1093,9 @@ static struct kunit_case nfence_cmp_ops_cases[] = {
 	KUNIT_CASE(ops_fence_wait_always_signaled),
 	KUNIT_CASE_PARAM(ops_cross_error_race, ops_race_gen_params),
 	KUNIT_CASE(ops_32bit_signal_carry),
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+	KUNIT_CASE(ops_carry_error_race),
+#endif
 	KUNIT_CASE(ops_fault_stops_context),
 	KUNIT_CASE(ops_stop_locked),
 	KUNIT_CASE(ops_device_lost),

@@ -99,6 +99,30 @@ struct hnd_race {
 	bool ran;
 };
 
+/* A CPU waiter that counts its releases, as a FENCE_WAIT entry would. */
+struct hnd_waiter {
+	struct nfence_waiter w;
+	unsigned int fired;
+};
+
+/**
+ * struct hnd_demote - what the demotion window test runs in the window
+ * @fence: the fence whose MonitoredValue page moves
+ * @old_mv: its MonitoredValue's storage before the move
+ * @hw: the CPU waiter queued in the window
+ * @ran: the window was reached
+ * @queued: @hw was queued, not released at once
+ * @missed: the signal made in the window did not release @hw
+ */
+struct hnd_demote {
+	struct nfence_fence *fence;
+	u64 *old_mv;
+	struct hnd_waiter hw;
+	bool ran;
+	bool queued;
+	bool missed;
+};
+
 /**
  * struct hnd_fix - what a test runs on
  * @test: the test
@@ -109,6 +133,7 @@ struct hnd_race {
  * @fd: shared fds in the thread's file table; -1 once closed
  * @nfds: entries of @fd used
  * @race: the race test's action (hnd_insert_raced())
+ * @demote: the demotion window test's state (hnd_demote_window())
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -119,12 +144,7 @@ struct hnd_fix {
 	int fd[HND_FDS];
 	unsigned int nfds;
 	struct hnd_race race;
-};
-
-/* A CPU waiter that counts its releases, as a FENCE_WAIT entry would. */
-struct hnd_waiter {
-	struct nfence_waiter w;
-	unsigned int fired;
+	struct hnd_demote demote;
 };
 
 static void hnd_waiter_done(struct nfence_waiter *w)
@@ -1932,6 +1952,83 @@ static void hnd_race_alloc_vs_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
 	KUNIT_EXPECT_EQ(test, nfence_segment_used(sys), 0);
 }
+
+/* A CPU signal's interrupt check that read MonitoredValue before the move. */
+static bool hnd_needs_irq_stale(struct nfence_fence *fence)
+{
+	struct hnd_fix *f = kunit_get_current_test()->priv;
+
+	return READ_ONCE(*fence->cv.value) > READ_ONCE(*f->demote.old_mv);
+}
+
+/*
+ * Between the move of the page and the grace period after it: a CPU waiter
+ * bounds the new MonitoredValue, then a CPU signal whose check read the old
+ * storage (it loaded the pointer before the move) lets it sleep on.
+ */
+static void hnd_demote_window(struct nfence_fence_page *fp)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct hnd_fix *f = test->priv;
+	struct hnd_demote *d = &f->demote;
+
+	if (d->fence->mv.page != fp)
+		return;
+	d->ran = true;
+	KUNIT_EXPECT_PTR_NE(test, d->fence->mv.value, d->old_mv);
+	d->queued = !hnd_wait_on(d->fence, &d->hw, 1);
+	/* A signal to 1 needs the interrupt: 1 is above MonitoredValue 0. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*d->fence->mv.value), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*d->old_mv), U64_MAX);
+	kunit_activate_static_stub(test, nfence_fence_signal_needs_irq,
+				   hnd_needs_irq_stale);
+	nfence_fence_signal(d->fence, 1);
+	kunit_deactivate_static_stub(test, nfence_fence_signal_needs_irq);
+	d->missed = !d->hw.fired;
+}
+
+/*
+ * A CPU signal racing the demotion of its fence's MonitoredValue: its
+ * check read the old storage, a waiter bound the new one in between, and
+ * the signal raised no interrupt. The demotion's look at the waiters
+ * after the grace period releases the waiter (DOC: demoting fence
+ * storage).
+ */
+static void hnd_demote_signal_window(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct hnd_demote *d = &f->demote;
+	struct nfence_fence_page *fp;
+	unsigned int fa;
+	u32 da, h;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
+	d->fence = hnd_fence(f, fa, h);
+	fp = d->fence->mv.page;
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	KUNIT_ASSERT_NOT_NULL(test, fp->vram);
+	d->old_mv = d->fence->mv.value;
+
+	kunit_activate_static_stub(test, nfence_demote_moved,
+				   hnd_demote_window);
+	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0],
+						       hnd_nfile(f, fa)), 1);
+	kunit_deactivate_static_stub(test, nfence_demote_moved);
+
+	KUNIT_ASSERT_TRUE(test, d->ran);
+	KUNIT_EXPECT_NULL(test, fp->vram);
+	KUNIT_EXPECT_TRUE(test, d->queued);
+	/* The window is real: the signal did not release the waiter... */
+	KUNIT_EXPECT_TRUE(test, d->missed);
+	/* ...and the look after the grace period did. */
+	KUNIT_EXPECT_EQ(test, d->hw.fired, 1);
+	KUNIT_EXPECT_FALSE(test, d->hw.w.queued);
+	if (d->hw.w.queued)
+		nfence_waitlist_remove(&d->fence->waiters, &d->hw.w);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
+}
 #endif /* NFENCE_HAVE_KUNIT_STATIC_STUB */
 
 /* The GPU signals @fence to @value and logs it in @log under @handle. */
@@ -2069,6 +2166,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_race_create_vs_error),
 	KUNIT_CASE(hnd_race_create_vs_destroy),
 	KUNIT_CASE(hnd_race_alloc_vs_destroy),
+	KUNIT_CASE(hnd_demote_signal_window),
 #endif
 	KUNIT_CASE(hnd_adapter_unplug),
 	{}

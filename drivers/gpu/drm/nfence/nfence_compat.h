@@ -45,6 +45,18 @@
 #define NFENCE_KUNIT_STUB(fn, args...)	((void)(fn))
 #endif
 
+/*
+ * NFENCE_VISIBLE_IF_KUNIT: a function that is static, but visible to the
+ * KUnit suites (to stub it) in a KUnit build; declared in its header
+ * under IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST). The kernel's own
+ * VISIBLE_IF_KUNIT is newer than 6.1.
+ */
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+#define NFENCE_VISIBLE_IF_KUNIT
+#else
+#define NFENCE_VISIBLE_IF_KUNIT static
+#endif
+
 #include <linux/eventfd.h>
 #include <linux/mm.h>
 

@@ -315,4 +315,8 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+void nfence_demote_moved(struct nfence_fence_page *fp);
+#endif
+
 #endif /* __NFENCE_FENCE_H__ */

@@ -11,6 +11,7 @@
 #include <drm/drm_gem.h>
 
 #include "nfence_adapter.h"
+#include "nfence_compat.h"
 #include "nfence_fence.h"
 #include "nfence_segment.h"
 #include "nfence_vm.h"
@@ -214,6 +215,19 @@ static void nfence_demote_unpick(struct nfence_file *nfile,
 	mutex_unlock(&nfile->pool_lock);
 }
 
+/**
+ * nfence_demote_moved - a page's values moved, its old storage still there
+ * @fp: the page
+ *
+ * Called between the move and the grace period after it, where a CPU
+ * signal that read the old MonitoredValue may still be running. Does
+ * nothing; visible to KUnit, which stubs it to run such a signal there.
+ */
+NFENCE_VISIBLE_IF_KUNIT void nfence_demote_moved(struct nfence_fence_page *fp)
+{
+	NFENCE_KUNIT_STUB(nfence_demote_moved, fp);
+}
+
 /* Move one page of @nfile's; false if it has none left that can move. */
 static bool nfence_demote_one(struct nfence_adapter *adapter,
 			      struct nfence_file *nfile)
@@ -242,6 +256,7 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 		drm_gem_object_put(&fp->base);
 		return true;
 	}
+	nfence_demote_moved(fp);
 	/* No lockless reader is left on the old storage. */
 	synchronize_rcu();
 	nfence_segment_free(node);

@@ -16,6 +16,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_compat.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_log.h"
@@ -166,17 +167,24 @@ struct nfence_fence *nfence_fence_arg_get(struct nfence_file *nfile,
 	return ERR_PTR(ret);
 }
 
-/*
- * The interrupt check of a CPU signal: CurrentValue above MonitoredValue.
+/**
+ * nfence_fence_signal_needs_irq - the interrupt check of a CPU signal
+ * @fence: the fence signaled
+ *
  * MonitoredValue may be moving out of VRAM (DOC: demoting fence storage):
  * read under RCU, so the old storage is not given away before the read,
  * and a read of the old storage that misses a new waiter's bound is
  * caught by the demotion's look at the waiters after the grace period.
+ * Visible to KUnit, which stubs it to read the old storage.
+ *
+ * Return: true if CurrentValue is above MonitoredValue.
  */
-static bool nfence_fence_signal_needs_irq(struct nfence_fence *fence)
+NFENCE_VISIBLE_IF_KUNIT bool
+nfence_fence_signal_needs_irq(struct nfence_fence *fence)
 {
 	bool irq;
 
+	NFENCE_KUNIT_STUB(nfence_fence_signal_needs_irq, fence);
 	rcu_read_lock();
 	irq = READ_ONCE(*fence->cv.value) >
 	      READ_ONCE(*READ_ONCE(fence->mv.value));
@@ -611,6 +619,21 @@ void nfence_interrupt_monitored(struct nfence_fence *fence)
 }
 
 /**
+ * nfence_interrupt_carry_checked - a carry found its fence not AlwaysSignaled
+ * @fence: the fence
+ *
+ * Called between the carry's look at AlwaysSignaled and its store, where
+ * the error of a cross-adapter fence's device on another adapter may land.
+ * Does nothing; visible to KUnit, which stubs it to run such an error
+ * there.
+ */
+NFENCE_VISIBLE_IF_KUNIT void
+nfence_interrupt_carry_checked(struct nfence_fence *fence)
+{
+	NFENCE_KUNIT_STUB(nfence_interrupt_carry_checked, fence);
+}
+
+/**
  * nfence_interrupt_carry - the interrupt of a GPU that could not store a value
  * @adapter: the adapter, whose GPU has no 64-bit atomics
  * @fence: the fence the GPU signaled
@@ -634,6 +657,7 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 	unsigned int woken;
 
 	if (!READ_ONCE(fence->always_signaled)) {
+		nfence_interrupt_carry_checked(fence);
 		WRITE_ONCE(*fence->cv.value, value);
 		atomic64_inc(&stats->carries);
 	}

@@ -46,4 +46,9 @@ void nfence_fence_settle(struct nfence_fence *fence);
 void nfence_irq_stats_print(struct nfence_adapter *adapter,
 			    struct drm_printer *p);
 
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+bool nfence_fence_signal_needs_irq(struct nfence_fence *fence);
+void nfence_interrupt_carry_checked(struct nfence_fence *fence);
+#endif
+
 #endif /* __NFENCE_SIGNAL_H__ */
