@@ -630,6 +630,22 @@ static void undo_queue_sync(void *data)
 	nfence_queue_sync(&((struct obj *)data)->q);
 }
 
+/* LOG_READ of a queue's signal log: the snapshot and the entries' room. */
+static int op_log_read(void *data)
+{
+	struct obj *o = data;
+	struct drm_nfence_log_entry e[4];
+	struct drm_nfence_log_read r = {
+		.device = o->q.device,
+		.hwqueue = o->q.handle,
+		.type = DRM_NFENCE_LOG_TYPE_SIGNALS,
+		.entries_ptr = (uint64_t)(uintptr_t)e,
+		.num_entries = ARRAY_SIZE(e),
+	};
+
+	return __nfence_log_read(o->q.fd, &r);
+}
+
 igt_main
 {
 	struct obj o;
@@ -801,6 +817,18 @@ igt_main
 		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
 		walk_op("submit-wait", op_submit_wait,
 			undo_queue_sync, &o, false);
+		nfence_queue_destroy(&o.q);
+		nfence_fence_destroy(fd, o.extra);
+	}
+
+	igt_describe("LOG_READ of a hardware queue's native fence log "
+		     "(its copies of the log and of the entries asked for).");
+	igt_subtest("log-read") {
+		nfence_queue_create(&o.q, fd, dev, 0, 0);
+		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
+		igt_assert_eq(__nfence_queue_submit_signal(&o.q, o.extra, 1), 0);
+		nfence_queue_sync(&o.q);
+		walk_op("log-read", op_log_read, undo_nothing, &o, false);
 		nfence_queue_destroy(&o.q);
 		nfence_fence_destroy(fd, o.extra);
 	}
