@@ -43,6 +43,7 @@
 #include <drm/nfence_drm.h>
 
 #include "../nfence_alloc.h"
+#include "../nfence_caps.h"
 #include "../nfence_cmp.h"
 #include "../nfence_context.h"
 #include "../nfence_device.h"
@@ -52,6 +53,7 @@
 #include "../nfence_signal.h"
 #include "../nfence_hwqueue.h"
 #include "../nfence_log.h"
+#include "../nfence_logging.h"
 #include "../nfence_segment.h"
 #include "../nfence_vm.h"
 #include "../nfence_wait.h"
@@ -1734,11 +1736,39 @@ static void hnd_cross_instance_first(struct kunit *test)
  * holds the last reference to the device. The unplug lost the fence's
  * device: the fence is AlwaysSignaled.
  */
+/*
+ * An ioctl of @f's file @file that passed drm_ioctl()'s unplug check just
+ * before @a was unplugged: its handler, called directly, must enter the
+ * device itself and fail with -ENODEV.
+ */
+static int hnd_late_ioctl(struct hnd_fix *f, unsigned int file,
+			  struct nfence_adapter *a, drm_ioctl_t *func,
+			  void *args)
+{
+	return func(&a->drm, args, f->file[file]->private_data);
+}
+
 static void hnd_adapter_unplug(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
 	struct nfence_adapter *a = f->adapter[0];
 	struct drm_nfence_fence_create create = {};
+	struct drm_nfence_context_create cc = { .engine = 0 };
+	struct drm_nfence_device_create dc = {};
+	struct drm_nfence_alloc_create ac = {
+		.size = PAGE_SIZE,
+		.segment_id = NFENCE_SEGMENT_ID_SYSTEM,
+	};
+	struct drm_nfence_query qa = {
+		.type = DRM_NFENCE_QUERY_ADAPTER,
+		.size = U32_MAX,
+	};
+	struct drm_nfence_device_control ctl = {
+		.op = DRM_NFENCE_DEVICE_OP_QUERY,
+	};
+	struct drm_nfence_hwqueue_create hc = {};
+	struct drm_nfence_fence_open fo = {};
+	struct drm_nfence_logging_level ll = {};
 	struct nfence_fence *shared, *plain;
 	unsigned int fa, s, drm_refs;
 	u32 da, hs, hp;
@@ -1750,6 +1780,9 @@ static void hnd_adapter_unplug(struct kunit *test)
 	s = hnd_share(f, fa, hs);
 	hp = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
 	plain = hnd_fence(f, fa, hp);
+	cc.device = da;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
+					&cc), 0);
 	drm_refs = kref_read(&a->drm.ref);
 
 	f->adapter[0] = NULL;
@@ -1768,6 +1801,41 @@ static void hnd_adapter_unplug(struct kunit *test)
 			-ENODEV);
 	KUNIT_EXPECT_EQ(test, create.handle, 0);
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, plain));
+	/* So must every other handler, with otherwise valid arguments. */
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_device_create_ioctl,
+					     &dc), -ENODEV);
+	KUNIT_EXPECT_EQ(test, dc.handle, 0);
+	ac.device = da;
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_alloc_create_ioctl,
+					     &ac), -ENODEV);
+	KUNIT_EXPECT_EQ(test, ac.handle, 0);
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_query_ioctl, &qa),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, qa.size, U32_MAX);
+	cc.handle = 0;
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
+					     nfence_context_create_ioctl, &cc),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, cc.handle, 0);
+	ctl.device = da;
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
+					     nfence_device_control_ioctl, &ctl),
+			-ENODEV);
+	hc.device = da;
+	hc.context = cc.handle;
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
+					     nfence_hwqueue_create_ioctl, &hc),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, hc.handle, 0);
+	fo.fd = f->fd[s];
+	fo.device = da;
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_fence_open_ioctl,
+					     &fo), -ENODEV);
+	KUNIT_EXPECT_EQ(test, fo.handle, 0);
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
+					     nfence_logging_level_ioctl, &ll),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
 
 	hnd_close(f, fa);
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, plain));
@@ -2029,6 +2097,81 @@ static void hnd_demote_signal_window(struct kunit *test)
 		nfence_waitlist_remove(&d->fence->waiters, &d->hw.w);
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
 }
+
+/* Whether @fp is on @list (a file's pool). */
+static bool hnd_on_list(struct nfence_fence_page *fp, struct list_head *list)
+{
+	struct nfence_fence_page *each;
+
+	list_for_each_entry(each, list, link)
+		if (each == fp)
+			return true;
+	return false;
+}
+
+/*
+ * Between the pick and the move: the page gets pinned, as a NO_SIGNAL
+ * handle's map of a value in it does when the handle's FENCE_CREATE
+ * published its fence just before the pick.
+ */
+static void hnd_demote_pin(struct nfence_fence_page *fp)
+{
+	struct hnd_fix *f = kunit_get_current_test()->priv;
+
+	if (fp != f->demote.fence->cv.page)
+		return;
+	f->demote.ran = true;
+	spin_lock(&fp->lock);
+	fp->pinned++;
+	spin_unlock(&fp->lock);
+}
+
+/*
+ * A page pinned after it was picked to move out of VRAM stays where it is
+ * and goes back to its VRAM pool (new values go there again); once
+ * unpinned, the next demotion moves it.
+ */
+static void hnd_demote_pinned_after_pick(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct hnd_demote *d = &f->demote;
+	struct nfence_fence_page *fp;
+	struct nfence_file *nfile;
+	unsigned int fa;
+	u32 da, h;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	nfile = hnd_nfile(f, fa);
+	h = hnd_create(f, fa, da, HND_INTRA, 0, 3, NULL);
+	d->fence = hnd_fence(f, fa, h);
+	fp = d->fence->cv.page;
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	KUNIT_ASSERT_NOT_NULL(test, fp->vram);
+	KUNIT_ASSERT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_VRAM_CV]));
+
+	kunit_activate_static_stub(test, nfence_demote_picked, hnd_demote_pin);
+	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0], nfile), 1);
+	kunit_deactivate_static_stub(test, nfence_demote_picked);
+	KUNIT_ASSERT_TRUE(test, d->ran);
+	/* Not moved, and back in its pool. */
+	KUNIT_EXPECT_NOT_NULL(test, fp->vram);
+	KUNIT_EXPECT_FALSE(test, fp->demoted);
+	KUNIT_EXPECT_PTR_EQ(test, d->fence->cv.page, fp);
+	KUNIT_EXPECT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_VRAM_CV]));
+	KUNIT_EXPECT_FALSE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_DEMOTED]));
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(d->fence), 3);
+
+	/* Unpinned: the next demotion moves it, the value with it. */
+	spin_lock(&fp->lock);
+	fp->pinned--;
+	spin_unlock(&fp->lock);
+	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0], nfile), 1);
+	KUNIT_EXPECT_NULL(test, fp->vram);
+	KUNIT_EXPECT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_DEMOTED]));
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(d->fence), 3);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
+}
 #endif /* NFENCE_HAVE_KUNIT_STATIC_STUB */
 
 /* The GPU signals @fence to @value and logs it in @log under @handle. */
@@ -2167,6 +2310,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_race_create_vs_destroy),
 	KUNIT_CASE(hnd_race_alloc_vs_destroy),
 	KUNIT_CASE(hnd_demote_signal_window),
+	KUNIT_CASE(hnd_demote_pinned_after_pick),
 #endif
 	KUNIT_CASE(hnd_adapter_unplug),
 	{}

@@ -152,13 +152,15 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	wdev = nfence_device_lookup(nfile, args->device);
 	if (!wdev)
 		return -ENOENT;
-	if (READ_ONCE(wdev->error)) {
-		nfence_device_put(wdev);
-		return -EIO;
-	}
+	/* Unplugged first: the unplug puts every device in error too. */
 	if (!drm_dev_enter(drm, &idx)) {
 		nfence_device_put(wdev);
 		return -ENODEV;
+	}
+	if (READ_ONCE(wdev->error)) {
+		drm_dev_exit(idx);
+		nfence_device_put(wdev);
+		return -EIO;
 	}
 
 	ctx = nfence_context_new(adapter, wdev, args->engine);

@@ -316,6 +316,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 
 #if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+void nfence_demote_picked(struct nfence_fence_page *fp);
 void nfence_demote_moved(struct nfence_fence_page *fp);
 #endif
 

@@ -216,6 +216,19 @@ static void nfence_demote_unpick(struct nfence_file *nfile,
 }
 
 /**
+ * nfence_demote_picked - a page was picked to move, and is not moved yet
+ * @fp: the page
+ *
+ * Called between the pick and the move, where a NO_SIGNAL handle made
+ * for a fence of the page may pin it (the move then puts it back).
+ * Does nothing; visible to KUnit, which stubs it to pin the page there.
+ */
+NFENCE_VISIBLE_IF_KUNIT void nfence_demote_picked(struct nfence_fence_page *fp)
+{
+	NFENCE_KUNIT_STUB(nfence_demote_picked, fp);
+}
+
+/**
  * nfence_demote_moved - a page's values moved, its old storage still there
  * @fp: the page
  *
@@ -248,6 +261,7 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 		__free_page(page);
 		return false;
 	}
+	nfence_demote_picked(fp);
 	old = fp->page;
 	node = nfence_demote_move(&adapter->cmp, fp, page);
 	if (!node) {
