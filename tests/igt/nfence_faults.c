@@ -36,6 +36,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <xf86drm.h>
 
 #include "igt_nfence_core.h"
 #include "nfence_igt.h"
@@ -337,6 +338,7 @@ struct obj {
 	int efd;
 	struct nfence_queue q;
 	uint64_t value;
+	struct nfence_bo ring, control;
 };
 
 static int op_open(void *data)
@@ -630,6 +632,54 @@ static void undo_queue_sync(void *data)
 	nfence_queue_sync(&((struct obj *)data)->q);
 }
 
+/* DOORBELL_CREATE for a user-mode queue: the doorbell, its pages. */
+static int op_doorbell_create(void *data)
+{
+	struct obj *o = data;
+	struct drm_nfence_doorbell_create c = {
+		.device = dev,
+		.hwqueue = o->q.handle,
+		.ring_alloc = o->ring.handle,
+		.ring_control_alloc = o->control.handle,
+	};
+	int ret = __nfence_doorbell_create(fd, &c);
+
+	o->handle = c.handle;
+	return ret;
+}
+
+static void undo_doorbell(void *data)
+{
+	igt_assert_eq(__nfence_doorbell_destroy(fd, dev,
+						((struct obj *)data)->handle),
+		      0);
+}
+
+/* SYNCOBJ_BIND: a timeline point that appears when the fence reaches it. */
+static int op_syncobj_bind(void *data)
+{
+	struct obj *o = data;
+	struct drm_nfence_syncobj_bind b = {
+		.device = dev,
+		.fence = o->extra,
+		.value = o->value + 1,
+		.syncobj = o->handle,
+		.point = o->value + 1,
+	};
+
+	if (drmIoctl(fd, DRM_IOCTL_NFENCE_SYNCOBJ_BIND, &b))
+		return -errno;
+	return 0;
+}
+
+/* The binding ends when the fence reaches its value. */
+static void undo_syncobj_bind(void *data)
+{
+	struct obj *o = data;
+
+	nfence_fence_signal(fd, dev, o->extra, ++o->value);
+}
+
 /* LOG_READ of a queue's signal log: the snapshot and the entries' room. */
 static int op_log_read(void *data)
 {
@@ -818,6 +868,33 @@ igt_main
 		walk_op("submit-wait", op_submit_wait,
 			undo_queue_sync, &o, false);
 		nfence_queue_destroy(&o.q);
+		nfence_fence_destroy(fd, o.extra);
+	}
+
+	igt_describe("DOORBELL_CREATE for a user-mode queue.");
+	igt_subtest("doorbell-create") {
+		nfence_queue_create(&o.q, fd, dev, 0,
+				    DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION);
+		nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_SYSTEM,
+				 DRM_NFENCE_ALLOC_CPU_VISIBLE, &o.ring);
+		nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_SYSTEM,
+				 DRM_NFENCE_ALLOC_CPU_VISIBLE, &o.control);
+		walk_op("doorbell-create", op_doorbell_create, undo_doorbell,
+			&o, false);
+		nfence_bo_destroy(&o.ring);
+		nfence_bo_destroy(&o.control);
+		nfence_queue_destroy(&o.q);
+	}
+
+	igt_describe("SYNCOBJ_BIND of a native fence to a drm_syncobj "
+		     "timeline point.");
+	igt_subtest("syncobj-bind") {
+		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
+		o.value = 0;
+		igt_assert_eq(drmSyncobjCreate(fd, 0, &o.handle), 0);
+		walk_op("syncobj-bind", op_syncobj_bind, undo_syncobj_bind,
+			&o, false);
+		igt_assert_eq(drmSyncobjDestroy(fd, o.handle), 0);
 		nfence_fence_destroy(fd, o.extra);
 	}
 

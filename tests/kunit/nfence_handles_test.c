@@ -48,6 +48,7 @@
 #include "../nfence_context.h"
 #include "../nfence_device.h"
 #include "../nfence_device_state.h"
+#include "../nfence_doorbell.h"
 #include "../nfence_drv.h"
 #include "../nfence_fence.h"
 #include "../nfence_signal.h"
@@ -81,6 +82,9 @@ static const struct nfence_gpu_config hnd_cfg = {
 	.sysmem_size = SZ_16M,
 	.native_fence = true,
 	.optimized_default_fence = true,
+	.user_mode_submission = true,
+	.doorbell_model = DRM_NFENCE_DOORBELL_DEDICATED,
+	.num_doorbells = 4,
 	.tdr_timeout_ms = 2000,
 };
 
@@ -1767,6 +1771,10 @@ static void hnd_adapter_unplug(struct kunit *test)
 		.op = DRM_NFENCE_DEVICE_OP_QUERY,
 	};
 	struct drm_nfence_hwqueue_create hc = {};
+	struct drm_nfence_hwqueue_create uq = {
+		.flags = DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION,
+	};
+	struct drm_nfence_doorbell_create db = {};
 	struct drm_nfence_fence_open fo = {};
 	struct drm_nfence_logging_level ll = {};
 	struct nfence_fence *shared, *plain;
@@ -1783,6 +1791,10 @@ static void hnd_adapter_unplug(struct kunit *test)
 	cc.device = da;
 	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
 					&cc), 0);
+	uq.device = da;
+	uq.context = cc.handle;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_hwqueue_create_ioctl,
+					&uq), 0);
 	drm_refs = kref_read(&a->drm.ref);
 
 	f->adapter[0] = NULL;
@@ -1835,6 +1847,12 @@ static void hnd_adapter_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
 					     nfence_logging_level_ioctl, &ll),
 			-ENODEV);
+	db.device = da;
+	db.hwqueue = uq.handle;
+	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
+					     nfence_doorbell_create_ioctl, &db),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, db.handle, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
 
 	hnd_close(f, fa);
