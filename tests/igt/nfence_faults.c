@@ -632,6 +632,22 @@ static void undo_queue_sync(void *data)
 	nfence_queue_sync(&((struct obj *)data)->q);
 }
 
+/* QUERY of the adapter: the answer's buffer. */
+static int op_query(void *data)
+{
+	struct drm_nfence_query_adapter answer;
+	struct drm_nfence_query q = {
+		.type = DRM_NFENCE_QUERY_ADAPTER,
+		.size = sizeof(answer),
+		.data = (uint64_t)(uintptr_t)&answer,
+	};
+
+	(void)data;
+	if (drmIoctl(fd, DRM_IOCTL_NFENCE_QUERY, &q))
+		return -errno;
+	return 0;
+}
+
 /* DOORBELL_CREATE for a user-mode queue: the doorbell, its pages. */
 static int op_doorbell_create(void *data)
 {
@@ -870,6 +886,10 @@ igt_main
 		nfence_queue_destroy(&o.q);
 		nfence_fence_destroy(fd, o.extra);
 	}
+
+	igt_describe("QUERY of the adapter's description.");
+	igt_subtest("query")
+		walk_op("query", op_query, undo_nothing, &o, false);
 
 	igt_describe("DOORBELL_CREATE for a user-mode queue.");
 	igt_subtest("doorbell-create") {
