@@ -1777,8 +1777,25 @@ static void hnd_adapter_unplug(struct kunit *test)
 	struct drm_nfence_doorbell_create db = {};
 	struct drm_nfence_fence_open fo = {};
 	struct drm_nfence_logging_level ll = {};
+	struct drm_nfence_context_create cl = { .engine = 0 };
+	const struct {
+		drm_ioctl_t *func;
+		void *args;
+		/* the handle it would return, which must stay 0 */
+		u32 *handle;
+	} late[] = {
+		{ nfence_device_create_ioctl, &dc, &dc.handle },
+		{ nfence_alloc_create_ioctl, &ac, &ac.handle },
+		{ nfence_query_ioctl, &qa, NULL },
+		{ nfence_context_create_ioctl, &cl, &cl.handle },
+		{ nfence_device_control_ioctl, &ctl, NULL },
+		{ nfence_hwqueue_create_ioctl, &hc, &hc.handle },
+		{ nfence_fence_open_ioctl, &fo, &fo.handle },
+		{ nfence_logging_level_ioctl, &ll, NULL },
+		{ nfence_doorbell_create_ioctl, &db, &db.handle },
+	};
 	struct nfence_fence *shared, *plain;
-	unsigned int fa, s, drm_refs;
+	unsigned int fa, s, drm_refs, i;
 	u32 da, hs, hp;
 
 	fa = hnd_open(f, 0);
@@ -1795,6 +1812,16 @@ static void hnd_adapter_unplug(struct kunit *test)
 	uq.context = cc.handle;
 	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_hwqueue_create_ioctl,
 					&uq), 0);
+	/* The late calls' arguments, valid but for the unplug. */
+	ac.device = da;
+	cl.device = da;
+	ctl.device = da;
+	hc.device = da;
+	hc.context = cc.handle;
+	fo.fd = f->fd[s];
+	fo.device = da;
+	db.device = da;
+	db.hwqueue = uq.handle;
 	drm_refs = kref_read(&a->drm.ref);
 
 	f->adapter[0] = NULL;
@@ -1814,45 +1841,15 @@ static void hnd_adapter_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, create.handle, 0);
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, plain));
 	/* So must every other handler, with otherwise valid arguments. */
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_device_create_ioctl,
-					     &dc), -ENODEV);
-	KUNIT_EXPECT_EQ(test, dc.handle, 0);
-	ac.device = da;
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_alloc_create_ioctl,
-					     &ac), -ENODEV);
-	KUNIT_EXPECT_EQ(test, ac.handle, 0);
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_query_ioctl, &qa),
-			-ENODEV);
+	for (i = 0; i < ARRAY_SIZE(late); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, hnd_late_ioctl(f, fa, a, late[i].func,
+							 late[i].args),
+				    -ENODEV, "late ioctl %u", i);
+		if (late[i].handle)
+			KUNIT_EXPECT_EQ_MSG(test, *late[i].handle, 0,
+					    "late ioctl %u", i);
+	}
 	KUNIT_EXPECT_EQ(test, qa.size, U32_MAX);
-	cc.handle = 0;
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
-					     nfence_context_create_ioctl, &cc),
-			-ENODEV);
-	KUNIT_EXPECT_EQ(test, cc.handle, 0);
-	ctl.device = da;
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
-					     nfence_device_control_ioctl, &ctl),
-			-ENODEV);
-	hc.device = da;
-	hc.context = cc.handle;
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
-					     nfence_hwqueue_create_ioctl, &hc),
-			-ENODEV);
-	KUNIT_EXPECT_EQ(test, hc.handle, 0);
-	fo.fd = f->fd[s];
-	fo.device = da;
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a, nfence_fence_open_ioctl,
-					     &fo), -ENODEV);
-	KUNIT_EXPECT_EQ(test, fo.handle, 0);
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
-					     nfence_logging_level_ioctl, &ll),
-			-ENODEV);
-	db.device = da;
-	db.hwqueue = uq.handle;
-	KUNIT_EXPECT_EQ(test, hnd_late_ioctl(f, fa, a,
-					     nfence_doorbell_create_ioctl, &db),
-			-ENODEV);
-	KUNIT_EXPECT_EQ(test, db.handle, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
 
 	hnd_close(f, fa);
@@ -2039,6 +2036,29 @@ static void hnd_race_alloc_vs_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nfence_segment_used(sys), 0);
 }
 
+/*
+ * The demotion tests' start: a new file on adapter 0 and a fence of @type
+ * in it whose CurrentValue (@cv) or MonitoredValue is in a VRAM pool page
+ * (returned); &hnd_demote.fence set, the file and handle in *@file and
+ * *@handle.
+ */
+static struct nfence_fence_page *hnd_vram_fence(struct hnd_fix *f, u32 type,
+						u64 initial, bool cv,
+						unsigned int *file, u32 *handle)
+{
+	struct nfence_fence_page *fp;
+	unsigned int fa = hnd_open(f, 0);
+	u32 da = hnd_device(f, fa);
+
+	*handle = hnd_create(f, fa, da, type, 0, initial, NULL);
+	f->demote.fence = hnd_fence(f, fa, *handle);
+	fp = cv ? f->demote.fence->cv.page : f->demote.fence->mv.page;
+	KUNIT_ASSERT_NOT_NULL(f->test, fp);
+	KUNIT_ASSERT_NOT_NULL(f->test, fp->vram);
+	*file = fa;
+	return fp;
+}
+
 /* A CPU signal's interrupt check that read MonitoredValue before the move. */
 static bool hnd_needs_irq_stale(struct nfence_fence *fence)
 {
@@ -2086,15 +2106,9 @@ static void hnd_demote_signal_window(struct kunit *test)
 	struct hnd_demote *d = &f->demote;
 	struct nfence_fence_page *fp;
 	unsigned int fa;
-	u32 da, h;
+	u32 h;
 
-	fa = hnd_open(f, 0);
-	da = hnd_device(f, fa);
-	h = hnd_create(f, fa, da, HND_DEFAULT, 0, 0, NULL);
-	d->fence = hnd_fence(f, fa, h);
-	fp = d->fence->mv.page;
-	KUNIT_ASSERT_NOT_NULL(test, fp);
-	KUNIT_ASSERT_NOT_NULL(test, fp->vram);
+	fp = hnd_vram_fence(f, HND_DEFAULT, 0, false, &fa, &h);
 	d->old_mv = d->fence->mv.value;
 
 	kunit_activate_static_stub(test, nfence_demote_moved,
@@ -2156,16 +2170,10 @@ static void hnd_demote_pinned_after_pick(struct kunit *test)
 	struct nfence_fence_page *fp;
 	struct nfence_file *nfile;
 	unsigned int fa;
-	u32 da, h;
+	u32 h;
 
-	fa = hnd_open(f, 0);
-	da = hnd_device(f, fa);
+	fp = hnd_vram_fence(f, HND_INTRA, 3, true, &fa, &h);
 	nfile = hnd_nfile(f, fa);
-	h = hnd_create(f, fa, da, HND_INTRA, 0, 3, NULL);
-	d->fence = hnd_fence(f, fa, h);
-	fp = d->fence->cv.page;
-	KUNIT_ASSERT_NOT_NULL(test, fp);
-	KUNIT_ASSERT_NOT_NULL(test, fp->vram);
 	KUNIT_ASSERT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_VRAM_CV]));
 
 	kunit_activate_static_stub(test, nfence_demote_picked, hnd_demote_pin);
