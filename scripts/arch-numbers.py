@@ -30,7 +30,7 @@ import sys
 FLOORS = {
     0: "cs vm segment waitlist table async compat mmap trace peer",
     1: "gpu cmp engine log",
-    2: "adapter device fence fence_demote signal alloc context wait "
+    2: "adapter device window fence fence_demote signal alloc context wait "
        "hwqueue doorbell syncobj device_state logging cmp_ops submit",
     3: "caps pm",
     4: "params drv debugfs harness",

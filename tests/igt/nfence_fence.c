@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2494,36 +2493,6 @@ static void test_mapping_no_mprotect_write(void)
 	}
 }
 
-static sigjmp_buf segv_env;
-static volatile sig_atomic_t segv_signo;
-
-static void segv_handler(int sig)
-{
-	segv_signo = sig;
-	siglongjmp(segv_env, 1);
-}
-
-/* Whether writing @value at @p faults; SIGSEGV or SIGBUS in segv_signo. */
-static bool write_faults(volatile uint64_t *p, uint64_t value)
-{
-	struct sigaction sa = { .sa_handler = segv_handler }, old_segv, old_bus;
-	bool faulted;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &old_segv);
-	sigaction(SIGBUS, &sa, &old_bus);
-	segv_signo = 0;
-	if (sigsetjmp(segv_env, 1) == 0) {
-		*p = value;
-		faulted = false;
-	} else {
-		faulted = true;
-	}
-	sigaction(SIGBUS, &old_bus, NULL);
-	sigaction(SIGSEGV, &old_segv, NULL);
-	return faulted;
-}
-
 static void test_mapping_write_faults(void)
 {
 	nfence_watchdog(WATCHDOG_S);
@@ -2531,10 +2500,13 @@ static void test_mapping_write_faults(void)
 		struct drm_nfence_fence_mapping m;
 		uint32_t h = create(shared ? SHAREABLE : 0, 13, &m);
 		const volatile uint64_t *v = nfence_fence_map(fd, &m);
+		uint64_t bad = 0xbad;
+		int signo;
 
-		igt_assert_f(write_faults((volatile uint64_t *)v, 0xbad),
+		igt_assert_f(nfence_access_faults((volatile uint64_t *)v, true,
+						  &bad, &signo),
 			     "a write through the mapping worked\n");
-		igt_assert_eq(segv_signo, SIGSEGV);
+		igt_assert_eq(signo, SIGSEGV);
 		igt_assert_eq_u64(*v, 13);
 		/* The fence is unharmed. */
 		nfence_fence_signal(fd, dev, h, 14);

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1356,6 +1357,46 @@ void nfence_fence_signal(int fd, uint32_t device, uint32_t handle,
 int64_t nfence_deadline_ms(unsigned int ms)
 {
 	return (int64_t)(nfence_monotonic_ns() + (uint64_t)ms * 1000000ull);
+}
+
+static sigjmp_buf nfence_access_env;
+static volatile sig_atomic_t nfence_access_signo;
+
+static void nfence_access_handler(int sig)
+{
+	nfence_access_signo = sig;
+	siglongjmp(nfence_access_env, 1);
+}
+
+/**
+ * nfence_access_faults: whether reading *@p into *@value (or, with @write,
+ * writing *@value to @p) raises SIGSEGV or SIGBUS, whose number goes to
+ * *@signo (0 if none). The handlers are the caller's again afterwards.
+ */
+bool nfence_access_faults(volatile uint64_t *p, bool write, uint64_t *value,
+			  int *signo)
+{
+	struct sigaction sa = { .sa_handler = nfence_access_handler };
+	struct sigaction old_segv, old_bus;
+	bool faulted;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	nfence_access_signo = 0;
+	if (sigsetjmp(nfence_access_env, 1) == 0) {
+		if (write)
+			*p = *value;
+		else
+			*value = *p;
+		faulted = false;
+	} else {
+		faulted = true;
+	}
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	*signo = nfence_access_signo;
+	return faulted;
 }
 
 /**

@@ -116,6 +116,8 @@ void nfence_fence_signal(int fd, uint32_t device, uint32_t handle,
 int64_t nfence_deadline_ms(unsigned int ms);
 
 /* The CPU mapping of CurrentValue */
+bool nfence_access_faults(volatile uint64_t *p, bool write, uint64_t *value,
+			  int *signo);
 int __nfence_fence_mmap(int fd, uint64_t offset, int prot, void **ptr);
 const volatile uint64_t *
 nfence_fence_map(int fd, const struct drm_nfence_fence_mapping *mapping);

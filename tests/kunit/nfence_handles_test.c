@@ -59,6 +59,7 @@
 #include "../nfence_vm.h"
 #include "../nfence_wait.h"
 #include "../nfence_waitlist.h"
+#include "../nfence_window.h"
 
 #define HND_ADAPTERS	2
 #define HND_FILES	4
@@ -1778,6 +1779,7 @@ static void hnd_adapter_unplug(struct kunit *test)
 	struct drm_nfence_fence_open fo = {};
 	struct drm_nfence_logging_level ll = {};
 	struct drm_nfence_context_create cl = { .engine = 0 };
+	struct drm_nfence_fence_window fw = { .pages = 1 };
 	const struct {
 		drm_ioctl_t *func;
 		void *args;
@@ -1793,6 +1795,7 @@ static void hnd_adapter_unplug(struct kunit *test)
 		{ nfence_fence_open_ioctl, &fo, &fo.handle },
 		{ nfence_logging_level_ioctl, &ll, NULL },
 		{ nfence_doorbell_create_ioctl, &db, &db.handle },
+		{ nfence_window_ioctl, &fw, NULL },
 	};
 	struct nfence_fence *shared, *plain;
 	unsigned int fa, s, drm_refs, i;
@@ -1850,6 +1853,8 @@ static void hnd_adapter_unplug(struct kunit *test)
 					    "late ioctl %u", i);
 	}
 	KUNIT_EXPECT_EQ(test, qa.size, U32_MAX);
+	KUNIT_EXPECT_EQ(test, fw.mmap_offset, 0);
+	KUNIT_EXPECT_NULL(test, hnd_nfile(f, fa)->window);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 1);
 
 	hnd_close(f, fa);
@@ -1863,6 +1868,59 @@ static void hnd_adapter_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), 1);
 
 	hnd_close_fd(f, s);
+}
+
+/*
+ * A CPU window (nfence_window.c) of 2 pages: the first two shared
+ * handles take pages 0 and 1 (mmap offsets the window's), with no mmap
+ * permission of their pages' own; the third finds it full and gets its
+ * page's offset and permission; a non-shared fence keeps its pool page.
+ * A destroyed handle's page is given to the next, and a file closed with
+ * handles in its window lets every page go.
+ */
+static void hnd_window_pages(struct kunit *test)
+{
+	struct drm_nfence_fence_window fw = { .pages = 2 };
+	struct drm_nfence_fence_mapping m[3], mp, again;
+	struct hnd_fix *f = test->priv;
+	struct nfence_fence_local *l;
+	unsigned int fa, i;
+	u32 da, h[3], hp;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_window_ioctl, &fw), 0);
+	KUNIT_EXPECT_NE(test, fw.mmap_offset, 0);
+	KUNIT_EXPECT_EQ(test, hnd_ioctl(f, fa, nfence_window_ioctl, &fw),
+			-EEXIST);
+
+	for (i = 0; i < 3; i++)
+		h[i] = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, i, &m[i]);
+	for (i = 0; i < 2; i++) {
+		l = hnd_local(f, fa, h[i]);
+		KUNIT_EXPECT_TRUE(test, l->in_window);
+		KUNIT_EXPECT_FALSE(test, l->mmap_allowed);
+		KUNIT_EXPECT_EQ(test, l->window_index, i);
+		KUNIT_EXPECT_EQ(test, m[i].cpu_mmap_offset,
+				fw.mmap_offset + i * PAGE_SIZE);
+	}
+	l = hnd_local(f, fa, h[2]);
+	KUNIT_EXPECT_FALSE(test, l->in_window);
+	KUNIT_EXPECT_TRUE(test, l->mmap_allowed);
+	KUNIT_EXPECT_EQ(test, m[2].cpu_mmap_offset,
+			drm_vma_node_offset_addr(&l->fence->cv.page->base.vma_node));
+	hp = hnd_create(f, fa, da, HND_DEFAULT, 0, 9, &mp);
+	l = hnd_local(f, fa, hp);
+	KUNIT_EXPECT_FALSE(test, l->in_window);
+	KUNIT_EXPECT_FALSE(test, l->mmap_allowed);
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, h[0]), 0);
+	h[0] = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 7, &again);
+	KUNIT_EXPECT_EQ(test, again.cpu_mmap_offset, m[0].cpu_mmap_offset);
+	KUNIT_EXPECT_TRUE(test, hnd_local(f, fa, h[0])->in_window);
+
+	/* Closed with two pages given: nothing left behind (kmemleak). */
+	hnd_close(f, fa);
 }
 
 /*
@@ -2339,6 +2397,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_demote_pinned_after_pick),
 #endif
 	KUNIT_CASE(hnd_adapter_unplug),
+	KUNIT_CASE(hnd_window_pages),
 	{}
 };
 

@@ -61,6 +61,7 @@ extern "C" {
 #define DRM_NFENCE_DEVICE_CONTROL	0x1a
 #define DRM_NFENCE_SYNCOBJ_BIND		0x1b
 #define DRM_NFENCE_SYNCOBJ_SIGNAL	0x1c
+#define DRM_NFENCE_FENCE_WINDOW		0x1d
 
 #define DRM_IOCTL_NFENCE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_QUERY, struct drm_nfence_query)
@@ -147,6 +148,9 @@ extern "C" {
 #define DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_NFENCE_SYNCOBJ_SIGNAL, \
 		struct drm_nfence_syncobj_signal)
+#define DRM_IOCTL_NFENCE_FENCE_WINDOW \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NFENCE_FENCE_WINDOW, \
+		 struct drm_nfence_fence_window)
 
 /**
  * enum drm_nfence_query_type - what &struct drm_nfence_query returns
@@ -769,6 +773,48 @@ struct drm_nfence_fence_open {
 	__u32 pad;
 	/** @mapping: out: the values, mapped for this file */
 	struct drm_nfence_fence_mapping mapping;
+};
+
+/* DRM_NFENCE_FENCE_WINDOW_MAX_PAGES: the largest CPU window, 4 GiB */
+#define DRM_NFENCE_FENCE_WINDOW_MAX_PAGES	(1u << 20)
+
+/**
+ * struct drm_nfence_fence_window - give the file one CPU window onto the
+ * CurrentValues of the shared fences it holds
+ *
+ * Without a window, each shared fence's CurrentValue is a page of its own
+ * with an mmap offset of its own, and a process that reads a thousand
+ * shared fences maps a thousand pages, each a VMA. After this call, every
+ * later %DRM_IOCTL_NFENCE_FENCE_CREATE of a shared fence and every
+ * %DRM_IOCTL_NFENCE_FENCE_OPEN on the file returns, in
+ * &drm_nfence_fence_mapping.cpu_mmap_offset, the offset of a page of the
+ * window (@mmap_offset plus a multiple of 4096) while the window has a
+ * free page, and the page's own offset, as before, when it is full. So
+ * one mapping of the window,
+ * mmap(NULL, @pages * 4096, PROT_READ, MAP_SHARED, fd, @mmap_offset),
+ * shows them all: a fence's CurrentValue is at the mapping's address plus
+ * (cpu_mmap_offset - @mmap_offset) plus
+ * &drm_nfence_fence_mapping.cpu_value_offset. A page of the window shows
+ * its fence's CurrentValue page from the call that returned it until that
+ * handle is destroyed (or the file closed); then it shows nothing (a
+ * read faults, SIGBUS) until a later handle is given the page. The
+ * window is mapped read-only (-EPERM for PROT_WRITE, and mprotect()
+ * cannot add it), from its first page, and no larger than @pages. The
+ * pages of non-shared fences (pools of 64 CurrentValues) keep offsets of
+ * their own.
+ *
+ * -EINVAL for non-zero @flags, or @pages 0 or above
+ * %DRM_NFENCE_FENCE_WINDOW_MAX_PAGES; -EEXIST if the file has a window
+ * already (a file has one for its life); -ENOMEM. Nothing is created when
+ * it fails.
+ */
+struct drm_nfence_fence_window {
+	/** @pages: the window's size in pages of 4096 bytes */
+	__u32 pages;
+	/** @flags: must be zero */
+	__u32 flags;
+	/** @mmap_offset: out: mmap offset of the window's first page */
+	__u64 mmap_offset;
 };
 
 /* DRM_NFENCE_MAX_WAIT_FENCES: fences one wait or signal call may name */

@@ -30,6 +30,7 @@
  */
 
 struct drm_file;
+struct nfence_fence_window;
 struct platform_device;
 struct workqueue_struct;
 
@@ -172,6 +173,12 @@ struct nfence_file {
 	struct list_head pools[NFENCE_POOL_KINDS];
 	/** @vm: the file's GPU virtual address space */
 	struct nfence_vm vm;
+	/**
+	 * @window: its CPU window onto shared fences' CurrentValue pages,
+	 * NULL until %DRM_IOCTL_NFENCE_FENCE_WINDOW (nfence_window.c); set
+	 * once
+	 */
+	struct nfence_fence_window *window;
 	/**
 	 * @async_lock: protects @blocked_waits and the entries of @waits,
 	 * @bindings and @dma_signals (DOC: bounded asynchronous lists)

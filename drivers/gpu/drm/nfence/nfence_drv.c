@@ -37,6 +37,7 @@
 #include "nfence_submit.h"
 #include "nfence_syncobj.h"
 #include "nfence_wait.h"
+#include "nfence_window.h"
 
 /**
  * DOC: nfence
@@ -76,7 +77,11 @@
  *    under the mm's mmap lock; the CPU page table locks of zapping a
  *    doorbell's mappings nest inside it, and so does the completion that
  *    lets the next waiting DOORBELL_CONNECT go, a wait queue of level 7)
- * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both)
+ * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both); apart from
+ *    them, &nfence_fence_window.lock (a file's CPU window: taken by its
+ *    page fault, under the mm's mmap lock or the VMA's lock, and by a
+ *    handle's close, which zaps the page after releasing it; the CPU page
+ *    table locks of inserting the page nest inside it)
  * 4. &nfence_vm.lock, &nfence_segment.lock
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
  *    (&nfence_file.objects), of its page slots (&nfence_vm.slots) and of
@@ -224,6 +229,7 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	/* Every object, in the registry's order: doorbells, queues first. */
 	nfence_registry_close_all(&nfile->objects);
 	nfence_file_fences_fini(nfile);
+	nfence_file_window_fini(nfile);
 	nfence_registry_fini(&nfile->objects);
 	/* Allocations still mapped keep theirs charged until they go. */
 	nfence_segment_usage_put(nfile->seg_usage);
@@ -287,6 +293,8 @@ static const struct drm_ioctl_desc nfence_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NFENCE_SYNCOBJ_BIND, nfence_syncobj_bind_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(NFENCE_SYNCOBJ_SIGNAL, nfence_syncobj_signal_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NFENCE_FENCE_WINDOW, nfence_window_ioctl,
 			  DRM_RENDER_ALLOW),
 };
 

@@ -24,6 +24,7 @@
 #include "nfence_fence.h"
 #include "nfence_mmap.h"
 #include "nfence_peer.h"
+#include "nfence_window.h"
 
 /**
  * DOC: native fence objects
@@ -1124,6 +1125,37 @@ static int nfence_local_map_ro(struct nfence_file *nfile,
 	return 0;
 }
 
+/*
+ * Where @local's file maps CurrentValue's page @fp: a pool page of the
+ * file at its own mmap offset; another page (a shared fence's) at a page
+ * of the file's CPU window (DOC: CPU window) when it has one with room,
+ * else at the page's own offset, which the file is then allowed to map.
+ */
+static int nfence_local_allow_mmap(struct nfence_file *nfile,
+				   struct nfence_fence_local *local,
+				   struct nfence_fence_page *fp)
+{
+	u64 *offset = &local->mapping.cpu_mmap_offset;
+	int ret;
+
+	if (fp->map.vm != &nfile->vm) {
+		ret = nfence_window_add(nfile, fp->page, &local->window_index,
+					offset);
+		if (!ret) {
+			local->in_window = true;
+			return 0;
+		}
+		if (ret != -ENOENT && ret != -EBUSY)
+			return ret;
+		ret = drm_vma_node_allow(&fp->base.vma_node, nfile->drm_file);
+		if (ret)
+			return ret;
+		local->mmap_allowed = true;
+	}
+	*offset = drm_vma_node_offset_addr(&fp->base.vma_node);
+	return 0;
+}
+
 static void nfence_local_free(struct nfence_file *nfile,
 			      struct nfence_fence_local *local)
 {
@@ -1136,6 +1168,8 @@ static void nfence_local_free(struct nfence_file *nfile,
 	}
 	nfence_value_map_put(nfile, local->cv_vmap, local, &local->cv_link);
 	nfence_value_map_put(nfile, local->mv_vmap, local, &local->mv_link);
+	if (local->in_window)
+		nfence_window_remove(nfile, local->window_index);
 	if (local->mmap_allowed)
 		drm_vma_node_revoke(&fence->cv.page->base.vma_node,
 				    nfile->drm_file);
@@ -1234,15 +1268,9 @@ static int nfence_local_create(struct nfence_file *nfile,
 
 	/* An INTRA_GPU CurrentValue demoted to a page has no CPU mapping. */
 	if (cv_page && nfence_fence_page_mappable(cv_page)) {
-		if (cv_page->map.vm != &nfile->vm) {
-			ret = drm_vma_node_allow(&cv_page->base.vma_node,
-						 nfile->drm_file);
-			if (ret)
-				goto err;
-			local->mmap_allowed = true;
-		}
-		local->mapping.cpu_mmap_offset =
-			drm_vma_node_offset_addr(&cv_page->base.vma_node);
+		ret = nfence_local_allow_mmap(nfile, local, cv_page);
+		if (ret)
+			goto err;
 		local->mapping.cpu_value_offset = fence->cv.offset;
 	}
 

@@ -255,10 +255,14 @@ struct nfence_fence_local {
 	struct list_head mv_link;
 	/** @mmap_allowed: this file may mmap the fence's own CurrentValue page */
 	bool mmap_allowed;
+	/** @in_window: CurrentValue's page is shown at @window_index */
+	bool in_window;
 	/** @creator: this handle created the fence (its device is the parent) */
 	bool creator;
 	/** @progress: a hardware queue's progress fence, closed with the queue */
 	bool progress;
+	/** @window_index: its page of the file's CPU window, if @in_window */
+	u32 window_index;
 };
 
 /* CurrentValue of an AlwaysSignaled fence, from WDDM. */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright (C) 2026 The nfence authors
+ */
+
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+#include <drm/nfence_drm.h>
+
+#include "nfence_adapter.h"
+#include "nfence_compat.h"
+#include "nfence_mmap.h"
+#include "nfence_window.h"
+
+/**
+ * DOC: CPU window
+ *
+ * A shared fence's CurrentValue is a page of its own, so that the files
+ * that open the fence see no other fence's value; mapped one by one, each
+ * such page costs the process a VMA (about 200 bytes of kernel memory,
+ * more than the handle). %DRM_IOCTL_NFENCE_FENCE_WINDOW gives a file one
+ * GEM object, the window, of up to %DRM_NFENCE_FENCE_WINDOW_MAX_PAGES
+ * pages, which the process maps once; the handles of shared fences the
+ * file creates or opens afterwards each take a page index of it, and their
+ * mmap offset is the window's plus that index. The window's pages are
+ * inserted at fault time from its xarray (index -> the CurrentValue's
+ * page), as normal refcounted pages (VM_MIXEDMAP).
+ *
+ * An index is the handle's from its create or open until it is destroyed:
+ * nfence_window_remove() erases it under &nfence_fence_window.lock, then
+ * zaps that page of every mapping of the window; the fault handler looks
+ * the index up and inserts the page under the same lock. So once the
+ * erase is done no fault can insert the old page, and the zap removes the
+ * ones inserted before: a later handle given the same index never shows
+ * through an old mapping's page table entry (a process that unmapped
+ * nothing and keeps reading a destroyed handle's address gets SIGBUS).
+ * The lock is taken under the mm's mmap lock (or the VMA's lock) by a
+ * fault, and under &nfence_file.sched_lock by the close walks that destroy
+ * handles; the zap is made after it is released.
+ *
+ * The window holds a reference to the DRM device (its mmap offset is in
+ * the device's offset manager) and lives until the file has closed and
+ * the last mapping of it is gone.
+ */
+
+/**
+ * struct nfence_fence_window - a file's CPU window
+ */
+struct nfence_fence_window {
+	/** @base: the GEM object (mmap offset, references) */
+	struct drm_gem_object base;
+	/** @lock: orders a fault's lookup and insert against an erase */
+	struct mutex lock;
+	/** @pages: page index -> the &struct page it shows (allocating) */
+	struct xarray pages;
+	/** @npages: the window's size in pages */
+	u32 npages;
+};
+
+static struct nfence_fence_window *to_window(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct nfence_fence_window, base);
+}
+
+static void nfence_window_free(struct drm_gem_object *obj)
+{
+	struct nfence_fence_window *w = to_window(obj);
+	struct drm_device *drm = obj->dev;
+
+	/* Every handle removed its index before the file let go. */
+	WARN_ON(!xa_empty(&w->pages));
+	xa_destroy(&w->pages);
+	mutex_destroy(&w->lock);
+	drm_gem_object_release(obj);
+	kfree(w);
+	drm_dev_put(drm);
+}
+
+static int nfence_window_mmap(struct drm_gem_object *obj,
+			      struct vm_area_struct *vma)
+{
+	/* CurrentValue is read-only for user space, as in a fence's page. */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	/*
+	 * VM_MIXEDMAP now: vm_insert_page() from a fault sets it only where
+	 * the mmap lock is held, and a fault may hold just the VMA's lock.
+	 */
+	nfence_vm_flags_mod(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP,
+			    VM_MAYWRITE);
+	return 0;
+}
+
+static vm_fault_t nfence_window_fault(struct vm_fault *vmf)
+{
+	struct drm_gem_object *obj = vmf->vma->vm_private_data;
+	struct nfence_fence_window *w = to_window(obj);
+	unsigned long index = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	struct page *page;
+	vm_fault_t ret;
+
+	mutex_lock(&w->lock);
+	page = xa_load(&w->pages, index);
+	ret = page ? nfence_vmf_insert_page(vmf, page) : VM_FAULT_SIGBUS;
+	mutex_unlock(&w->lock);
+	return ret;
+}
+
+static const struct vm_operations_struct nfence_window_vm_ops = {
+	.fault = nfence_window_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs nfence_window_funcs = {
+	.free = nfence_window_free,
+	.mmap = nfence_window_mmap,
+	.vm_ops = &nfence_window_vm_ops,
+};
+
+static struct nfence_fence_window *
+nfence_window_create(struct nfence_file *nfile, u32 npages)
+{
+	struct drm_device *drm = &nfile->adapter->drm;
+	struct nfence_fence_window *w;
+	int ret;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!w)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&w->lock);
+	xa_init_flags(&w->pages, XA_FLAGS_ALLOC | XA_FLAGS_ACCOUNT);
+	w->npages = npages;
+	drm_dev_get(drm);
+	w->base.funcs = &nfence_window_funcs;
+	drm_gem_private_object_init(drm, &w->base, (size_t)npages << PAGE_SHIFT);
+	ret = drm_gem_create_mmap_offset(&w->base);
+	if (!ret)
+		ret = drm_vma_node_allow(&w->base.vma_node, nfile->drm_file);
+	if (ret) {
+		drm_gem_object_put(&w->base);
+		return ERR_PTR(ret);
+	}
+	return w;
+}
+
+/**
+ * nfence_window_ioctl - DRM_IOCTL_NFENCE_FENCE_WINDOW
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_fence_window
+ * @file: the DRM file
+ *
+ * Return: 0; -EINVAL for bad flags or size, -EEXIST if the file has a
+ * window, -ENODEV after an unplug, -ENOMEM.
+ */
+int nfence_window_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct drm_nfence_fence_window *args = data;
+	struct nfence_fence_window *w;
+	int idx, ret = 0;
+
+	if (args->flags || !args->pages ||
+	    args->pages > DRM_NFENCE_FENCE_WINDOW_MAX_PAGES)
+		return -EINVAL;
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	if (READ_ONCE(nfile->window)) {
+		ret = -EEXIST;
+		goto out;
+	}
+
+	w = nfence_window_create(nfile, args->pages);
+	if (IS_ERR(w)) {
+		ret = PTR_ERR(w);
+		goto out;
+	}
+	/* Two racing calls: one window, the other -EEXIST. */
+	if (cmpxchg(&nfile->window, NULL, w)) {
+		drm_vma_node_revoke(&w->base.vma_node, file);
+		drm_gem_object_put(&w->base);
+		ret = -EEXIST;
+		goto out;
+	}
+	args->mmap_offset = drm_vma_node_offset_addr(&w->base.vma_node);
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * nfence_window_add - show @page at a free page of @nfile's window
+ * @nfile: the file
+ * @page: the page, which the caller keeps alive until it removes it
+ * @index: out: its page index, for nfence_window_remove()
+ * @mmap_offset: out: the mmap offset of that page of the window
+ *
+ * Return: 0; -ENOENT when the file has no window, -EBUSY when it is full
+ * (the caller then gives the page's own offset), -ENOMEM.
+ */
+int nfence_window_add(struct nfence_file *nfile, struct page *page,
+		      u32 *index, u64 *mmap_offset)
+{
+	struct nfence_fence_window *w = READ_ONCE(nfile->window);
+	int ret;
+
+	if (!w)
+		return -ENOENT;
+	ret = xa_alloc(&w->pages, index, page, XA_LIMIT(0, w->npages - 1),
+		       GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret;
+	*mmap_offset = drm_vma_node_offset_addr(&w->base.vma_node) +
+		       ((u64)*index << PAGE_SHIFT);
+	return 0;
+}
+
+/**
+ * nfence_window_remove - stop showing a page of @nfile's window
+ * @nfile: the file, whose window gave @index
+ * @index: from nfence_window_add()
+ *
+ * Afterwards no mapping of the window shows the page at @index, and the
+ * index may be given again. Sleeps.
+ */
+void nfence_window_remove(struct nfence_file *nfile, u32 index)
+{
+	struct nfence_fence_window *w = nfile->window;
+	struct drm_device *drm = w->base.dev;
+
+	mutex_lock(&w->lock);
+	xa_erase(&w->pages, index);
+	mutex_unlock(&w->lock);
+	unmap_mapping_range(drm->anon_inode->i_mapping,
+			    drm_vma_node_offset_addr(&w->base.vma_node) +
+			    ((loff_t)index << PAGE_SHIFT), PAGE_SIZE, 1);
+}
+
+/**
+ * nfence_file_window_fini - a closing file lets its window go
+ * @nfile: the file, every handle of which removed its index
+ *
+ * Mappings of the window keep it until they go; they show nothing.
+ */
+void nfence_file_window_fini(struct nfence_file *nfile)
+{
+	struct nfence_fence_window *w = nfile->window;
+
+	if (!w)
+		return;
+	drm_vma_node_revoke(&w->base.vma_node, nfile->drm_file);
+	drm_gem_object_put(&w->base);
+	nfile->window = NULL;
+}
