@@ -103,6 +103,7 @@ void nf_adapter_put(struct nf_adapter *adapter)
 	pthread_mutex_unlock(&nf_adapters_lock);
 
 	if (last) {
+		nf_fence_window_close(&adapter->window);
 		close(adapter->fd);
 		free(adapter);
 	}
@@ -134,6 +135,7 @@ static NTSTATUS nf_adapter_acquire(int fd,
 				   struct nf_adapter **out)
 {
 	struct nf_adapter *a, *fresh;
+	NTSTATUS st = STATUS_SUCCESS;
 
 	fresh = calloc(1, sizeof(*fresh));
 
@@ -145,14 +147,18 @@ static NTSTATUS nf_adapter_acquire(int fd,
 		}
 	}
 	if (!a && fresh) {
-		a = fresh;
-		fresh = NULL;
-		a->refs = 1;
-		a->fd = fd;
-		a->info = *info;
-		a->next = nf_adapters;
-		nf_adapters = a;
-		fd = -1;
+		fresh->refs = 1;
+		fresh->fd = fd;
+		fresh->info = *info;
+		/* Before the file is anyone's: no fence exists on it yet. */
+		st = nf_fence_window_open(fd, &fresh->window);
+		if (NT_SUCCESS(st)) {
+			a = fresh;
+			fresh = NULL;
+			a->next = nf_adapters;
+			nf_adapters = a;
+			fd = -1;
+		}
 	}
 	pthread_mutex_unlock(&nf_adapters_lock);
 
@@ -160,7 +166,9 @@ static NTSTATUS nf_adapter_acquire(int fd,
 	if (fd >= 0)
 		close(fd);
 	*out = a;
-	return a ? STATUS_SUCCESS : STATUS_NO_MEMORY;
+	if (!a && NT_SUCCESS(st))
+		st = STATUS_NO_MEMORY;
+	return st;
 }
 
 static void nf_adapter_handle_release(struct nf_object *obj)

@@ -11,6 +11,7 @@
 #ifndef _NFENCE_ADAPTER_H_
 #define _NFENCE_ADAPTER_H_
 
+#include "fence_window.h"
 #include "handle.h"
 #include "ioctl.h"
 
@@ -26,6 +27,11 @@ struct nf_adapter {
 	 * nf_fence_page), under the lock of fence_page.c
 	 */
 	void *fence_pages;
+	/*
+	 * the CPU window of @fd, mapped for the adapter's life before any
+	 * fence exists on it; no mapping without one
+	 */
+	struct nf_fence_window window;
 };
 
 /* An adapter handle (NF_HANDLE_ADAPTER). */

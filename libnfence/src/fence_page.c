@@ -105,3 +105,4 @@ void nf_fence_page_put(struct nf_adapter *adapter, struct nf_fence_page *page)
 		free(page);
 	}
 }
+

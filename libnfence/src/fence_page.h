@@ -9,7 +9,9 @@
  * once, when its first fence appears, and unmapped with its last fence.
  * The cache is a search tree (tsearch()), so that a process holding a
  * hundred thousand shared fences, each in a page of its own, does not
- * walk them all on each create or open.
+ * walk them all on each create or open. A shared fence's page is not
+ * mapped on its own when the adapter's file has a CPU window
+ * (fence_window.h).
  */
 #ifndef _NFENCE_FENCE_PAGE_H_
 #define _NFENCE_FENCE_PAGE_H_

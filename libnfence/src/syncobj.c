@@ -161,6 +161,7 @@ NTSTATUS nf_syncobj_flags(D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS flags, bool open,
 static NTSTATUS nf_syncobj_map(struct nf_syncobj *so,
 			       const struct drm_nfence_fence_mapping *km)
 {
+	const void *page;
 	NTSTATUS st;
 
 	so->mapping.CurrentValueGpuVa = km->current_value_gpu_va;
@@ -172,12 +173,18 @@ static NTSTATUS nf_syncobj_map(struct nf_syncobj *so,
 	if (km->cpu_value_offset > NF_FENCE_PAGE_SIZE - sizeof(UINT64) ||
 	    km->cpu_value_offset % sizeof(UINT64))
 		return STATUS_UNSUCCESSFUL;
-	st = nf_fence_page_get(so->device->adapter, km->cpu_mmap_offset,
-			       &so->page);
-	if (!NT_SUCCESS(st))
-		return st;
+	/* A shared fence's page in the adapter's window, mapped already. */
+	page = nf_fence_window_addr(&so->device->adapter->window,
+				    km->cpu_mmap_offset);
+	if (!page) {
+		st = nf_fence_page_get(so->device->adapter,
+				       km->cpu_mmap_offset, &so->page);
+		if (!NT_SUCCESS(st))
+			return st;
+		page = so->page->addr;
+	}
 	so->mapping.CurrentValueCpuVa =
-		(VOID *)((const char *)so->page->addr + km->cpu_value_offset);
+		(VOID *)((const char *)page + km->cpu_value_offset);
 	return STATUS_SUCCESS;
 }
 

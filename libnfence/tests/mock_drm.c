@@ -84,6 +84,15 @@
 #define MOCK_HWQUEUE_FLAGS	0x3fu
 #define MOCK_ALWAYS_SIGNALED	0xffffffffull
 
+/*
+ * CPU windows (DRM_IOCTL_NFENCE_FENCE_WINDOW): a file's window has the
+ * fake mmap offset MOCK_WINDOW_OFFSET + fd * 4 GiB. A handle of a shared
+ * fence made while the file has one takes its lowest free page; a mapping
+ * of the window is a reserved range into which each given page's memfd
+ * page is mapped (MAP_FIXED), and a PROT_NONE page when it is given back.
+ */
+#define MOCK_WINDOW_OFFSET	(1ull << 44)
+
 struct mock_node {
 	dev_t dev;
 	ino_t ino;
@@ -122,6 +131,7 @@ struct mock_local {
 	uint32_t flags;			/* NO_SIGNAL, NO_WAIT */
 	struct mock_fence *fence;
 	uint32_t queue;			/* progress fence of this queue, or 0 */
+	int wslot;			/* its page of the file's window, or -1 */
 };
 
 /* Where an allocation's memory came from (usage accounting). */
@@ -199,6 +209,11 @@ struct mock_file {
 	struct mock_alloc allocs[MOCK_MAX_ALLOCS];
 	struct mock_context contexts[MOCK_MAX_CONTEXTS];
 	struct mock_queue queues[MOCK_MAX_QUEUES];
+	uint32_t win_pages;		/* its CPU window, 0 for none */
+	uint64_t win_off;
+	char *win_addr;			/* the process's mapping of it */
+	size_t win_len;
+	bool win_used[MOCK_MAX_LOCAL];	/* given pages: at most a handle each */
 };
 
 /*
@@ -222,6 +237,7 @@ static struct mock_node mock_nodes[MOCK_MAX_NODES];
 static unsigned int mock_nnodes;
 static struct mock_file *mock_files[MOCK_MAX_FDS];
 static int mock_fail_err;
+static bool mock_no_window;
 static struct mock_fence *mock_fences[MOCK_MAX_FENCES];
 static unsigned int mock_nfences;
 static struct mock_page *mock_pages[MOCK_MAX_PAGES];
@@ -267,10 +283,12 @@ static int mock_logging_level(const struct mock_node *node,
 }
 
 static void mock_remove_device_gpu(struct mock_file *f, uint32_t device);
+static void mock_local_remove(struct mock_file *f, struct mock_local *l);
 
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
 
 static void mock_resolve(void)
 {
@@ -282,6 +300,8 @@ static void mock_resolve(void)
 	if (!real_mmap)
 		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
 			dlsym(RTLD_NEXT, "mmap");
+	if (!real_munmap)
+		real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
 }
 
 struct mock_adapter mock_default_adapter(uint32_t index)
@@ -508,6 +528,13 @@ unsigned int mock_ioctl_calls(unsigned int nr)
 	n = nr < 0x20 ? mock_calls[nr] : 0;
 	pthread_mutex_unlock(&mock_lock);
 	return n;
+}
+
+void mock_set_window(bool supported)
+{
+	pthread_mutex_lock(&mock_lock);
+	mock_no_window = !supported;
+	pthread_mutex_unlock(&mock_lock);
 }
 
 void mock_fail_next(int err)
@@ -763,7 +790,7 @@ static int mock_device_destroy(int fd, struct drm_nfence_device_destroy *args)
 	mock_remove_device_gpu(f, args->handle);
 	for (i = 0; i < (int)f->nlocals;) {
 		if (f->locals[i].device == args->handle)
-			f->locals[i] = f->locals[--f->nlocals];
+			mock_local_remove(f, &f->locals[i]);
 		else
 			i++;
 	}
@@ -848,7 +875,59 @@ static struct mock_local *mock_local_new(struct mock_file *f, uint32_t device,
 	l->flags = flags & (DRM_NFENCE_FENCE_NO_SIGNAL | DRM_NFENCE_FENCE_NO_WAIT);
 	l->fence = fence;
 	l->queue = 0;
+	l->wslot = -1;
 	return l;
+}
+
+/* Show @page at page @slot of @f's window mapping, or nothing (NULL). */
+static void mock_window_show(struct mock_file *f, int slot,
+			     const struct mock_page *page)
+{
+	char *at;
+
+	if (!f->win_addr || (size_t)slot * MOCK_PAGE_SIZE >= f->win_len)
+		return;
+	at = f->win_addr + (size_t)slot * MOCK_PAGE_SIZE;
+	if (page)
+		real_mmap(at, MOCK_PAGE_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED,
+			  mock_memfd, (off_t)page->index * MOCK_PAGE_SIZE);
+	else
+		real_mmap(at, MOCK_PAGE_SIZE, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
+/*
+ * A new handle @l of a shared fence on a file with a window takes the
+ * lowest free page of it, whose offset goes to @m; a full window leaves
+ * the page's own offset.
+ */
+static void mock_window_give(struct mock_file *f, struct mock_local *l,
+			     struct drm_nfence_fence_mapping *m)
+{
+	const struct mock_page *page = l->fence->page;
+	unsigned int slot;
+
+	if (!f->win_pages || !page || page->owner_fd >= 0)
+		return;
+	for (slot = 0; slot < f->win_pages && slot < MOCK_MAX_LOCAL; slot++)
+		if (!f->win_used[slot])
+			break;
+	if (slot == f->win_pages || slot == MOCK_MAX_LOCAL)
+		return;
+	f->win_used[slot] = true;
+	l->wslot = (int)slot;
+	m->cpu_mmap_offset = f->win_off + (uint64_t)slot * MOCK_PAGE_SIZE;
+	mock_window_show(f, (int)slot, page);
+}
+
+/* Remove handle @l from @f; its page of the window shows nothing. */
+static void mock_local_remove(struct mock_file *f, struct mock_local *l)
+{
+	if (l->wslot >= 0) {
+		f->win_used[l->wslot] = false;
+		mock_window_show(f, l->wslot, NULL);
+	}
+	*l = f->locals[--f->nlocals];
 }
 
 static void mock_fill_mapping(const struct mock_fence *fence,
@@ -995,6 +1074,7 @@ static int mock_fence_create(int fd, const struct mock_node *node,
 	l = mock_local_new(f, args->device, args->flags, fence);
 	args->handle = l->handle;
 	mock_fill_mapping(fence, &args->mapping);
+	mock_window_give(f, l, &args->mapping);
 	return 0;
 }
 
@@ -1012,7 +1092,27 @@ static int mock_fence_destroy(int fd, struct drm_nfence_fence_destroy *args)
 		return -ENOENT;
 	if (l->queue)
 		return -EBUSY;	/* a progress fence goes with its queue */
-	*l = f->locals[--f->nlocals];
+	mock_local_remove(f, l);
+	return 0;
+}
+
+/* FENCE_WINDOW, as the kernel checks it; refused as unknown when off. */
+static int mock_fence_window(int fd, struct drm_nfence_fence_window *args)
+{
+	struct mock_file *f = mock_file_of(fd);
+
+	if (!f)
+		return -ENOMEM;
+	if (mock_no_window)
+		return -EINVAL;
+	if (args->flags || !args->pages ||
+	    args->pages > DRM_NFENCE_FENCE_WINDOW_MAX_PAGES)
+		return -EINVAL;
+	if (f->win_pages)
+		return -EEXIST;
+	f->win_pages = args->pages;
+	f->win_off = MOCK_WINDOW_OFFSET + ((uint64_t)fd << 32);
+	args->mmap_offset = f->win_off;
 	return 0;
 }
 
@@ -1099,6 +1199,7 @@ static int mock_fence_open(int fd, const struct mock_node *node,
 		return -ENOSPC;
 	args->handle = l->handle;
 	mock_fill_mapping(fence, &args->mapping);
+	mock_window_give(f, l, &args->mapping);
 	return 0;
 }
 
@@ -1568,7 +1669,7 @@ static void mock_alloc_free(struct mock_file *f, unsigned int i)
 	struct mock_alloc *a = &f->allocs[i];
 
 	mock_pool_used[a->node][a->pool] -= a->size;
-	munmap(a->map, a->size);
+	real_munmap(a->map, a->size);
 	real_close(a->memfd);
 	*a = f->allocs[--f->nallocs];
 }
@@ -1690,7 +1791,7 @@ static void mock_queue_free(struct mock_file *f, unsigned int i)
 	struct mock_local *l = mock_find_local(f, q->progress_handle);
 
 	if (l)
-		*l = f->locals[--f->nlocals];
+		mock_local_remove(f, l);
 	mock_queue_drop(q);
 	*q = f->queues[--f->nqueues];
 	/* A legacy wait it had reached no longer holds MonitoredValues. */
@@ -2405,12 +2506,36 @@ static int mock_submit_sync(int fd, struct drm_nfence_submit_sync *args,
  * mmap() of a fake node: the read-only view of one fence page, or an
  * allocation's memory (read/write).
  */
-static void *mock_mmap(int fd, size_t len, int prot, int flags, off_t off)
+static void *mock_mmap(void *addr, int fd, size_t len, int prot, int flags,
+		       off_t off)
 {
 	struct mock_page *page = NULL;
 	struct mock_file *f;
 	unsigned int i;
 
+	if ((uint64_t)off >= MOCK_WINDOW_OFFSET) {
+		f = fd < MOCK_MAX_FDS ? mock_files[fd] : NULL;
+		if (!f || !f->win_pages || (uint64_t)off != f->win_off ||
+		    len > (size_t)f->win_pages * MOCK_PAGE_SIZE) {
+			errno = EINVAL;
+			return MAP_FAILED;
+		}
+		if (prot & PROT_WRITE) {
+			errno = EPERM;
+			return MAP_FAILED;
+		}
+		addr = real_mmap(addr, len, PROT_NONE, MAP_PRIVATE |
+				 MAP_ANONYMOUS | (flags & MAP_FIXED), -1, 0);
+		if (addr == MAP_FAILED)
+			return MAP_FAILED;
+		f->win_addr = addr;
+		f->win_len = len;
+		for (i = 0; i < f->nlocals; i++)
+			if (f->locals[i].wslot >= 0)
+				mock_window_show(f, f->locals[i].wslot,
+						 f->locals[i].fence->page);
+		return addr;
+	}
 	if ((uint64_t)off >= MOCK_ALLOC_OFFSET) {
 		f = fd < MOCK_MAX_FDS ? mock_files[fd] : NULL;
 		for (i = 0; f && i < f->nallocs; i++) {
@@ -2597,6 +2722,8 @@ static int mock_dispatch(int fd, const struct mock_node *node,
 		return mock_fence_wait(fd, arg, w);
 	case DRM_IOCTL_NFENCE_FENCE_SIGNAL:
 		return mock_fence_signal(fd, arg);
+	case DRM_IOCTL_NFENCE_FENCE_WINDOW:
+		return mock_fence_window(fd, arg);
 	case DRM_IOCTL_NFENCE_ALLOC_CREATE:
 		return mock_alloc_create(fd, node, arg);
 	case DRM_IOCTL_NFENCE_ALLOC_DESTROY:
@@ -2674,13 +2801,27 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	if (fd >= 0) {
 		pthread_mutex_lock(&mock_lock);
 		if (mock_node_of(fd)) {
-			ret = mock_mmap(fd, len, prot, flags, off);
+			ret = mock_mmap(addr, fd, len, prot, flags, off);
 			pthread_mutex_unlock(&mock_lock);
 			return ret;
 		}
 		pthread_mutex_unlock(&mock_lock);
 	}
 	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+/* Unmapping a window: its pages are no longer the mock's to map. */
+int munmap(void *addr, size_t len)
+{
+	unsigned int i;
+
+	mock_resolve();
+	pthread_mutex_lock(&mock_lock);
+	for (i = 0; i < MOCK_MAX_FDS; i++)
+		if (mock_files[i] && mock_files[i]->win_addr == addr)
+			mock_files[i]->win_addr = NULL;
+	pthread_mutex_unlock(&mock_lock);
+	return real_munmap(addr, len);
 }
 
 /*

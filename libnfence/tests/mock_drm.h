@@ -87,4 +87,10 @@ unsigned int mock_wait_interrupts(void);
 /* Make the next nfence ioctl on any fake node fail with @err. */
 void mock_fail_next(int err);
 
+/*
+ * Whether FENCE_WINDOW exists (the default), for files opened afterwards;
+ * without it the call fails as on a kernel that does not know it.
+ */
+void mock_set_window(bool supported);
+
 #endif /* _NFENCE_MOCK_DRM_H_ */

@@ -47,7 +47,15 @@
 #include <nfence/d3dkmthk.h>
 #include "drm/nfence_drm.h"
 
+/*
+ * As in nfence_process_test.c: kselftest_harness.h's macros expand into
+ * code with unused parameters, and gcc reports -Wclobbered on the TEST_F()
+ * wrapper's "child" around its setjmp() or not, depending on inlining.
+ */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+#ifndef __clang__
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
 #include "kselftest_harness.h"
 
 #define MS		1000000ull
@@ -2726,6 +2734,93 @@ TEST_F(nf, share_and_open)
 	EXPECT_EQ(12ull, rd(ma.CurrentValueCpuVa));
 	/* hNtHandle is not consumed by opening: the caller closes it. */
 	EXPECT_EQ(0, close(fd));
+}
+
+/* The lines of /proc/self/maps, and the one that holds @addr (or NULL). */
+static int count_maps(const volatile void *addr, unsigned long *lo,
+		      unsigned long *hi)
+{
+	unsigned long a, b;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (addr && sscanf(line, "%lx-%lx", &a, &b) == 2 &&
+		    (unsigned long)(uintptr_t)addr >= a &&
+		    (unsigned long)(uintptr_t)addr < b) {
+			*lo = a;
+			*hi = b;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Shared fences, created or opened, are read through the adapter's CPU
+ * window: one mapping for all of them, so the process's mappings do not
+ * grow with its shared fences (DRM_IOCTL_NFENCE_FENCE_WINDOW). Each handle
+ * has a page of its own; a destroyed handle's page goes to the next one.
+ */
+TEST_F(nf, shared_fences_one_mapping)
+{
+	enum { N = 64 };
+	D3DKMT_HANDLE dev = self->e.dev[0], devb = self->e.devb;
+	D3DKMT_HANDLE f[N], o[N], again;
+	D3DDDI_NATIVEFENCEMAPPING m[N], mo[N], ma;
+	unsigned long lo = 0, hi = 0, lo2 = 0, hi2 = 0;
+	int before, after, i, fd;
+
+	f[0] = fence(_metadata, dev, 100, SO_SHAREABLE, &m[0]);
+	ASSERT_NE(NULL, m[0].CurrentValueCpuVa);
+	before = count_maps(m[0].CurrentValueCpuVa, &lo, &hi);
+	ASSERT_LT(0, before);
+	/* The window: 1 GiB of address space, or what the process had. */
+	EXPECT_LE(64ul * 4096, hi - lo);
+	for (i = 1; i < N; i++)
+		f[i] = fence(_metadata, dev, 100 + i, SO_SHAREABLE, &m[i]);
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(STATUS_SUCCESS, share(f[i], &fd));
+		ASSERT_EQ(STATUS_SUCCESS, open_fence(fd, devb, 0, &o[i],
+						     &mo[i]));
+		close(fd);
+	}
+	after = count_maps(NULL, NULL, NULL);
+	EXPECT_EQ(before, after);
+	for (i = 0; i < N; i++) {
+		uintptr_t a = (uintptr_t)m[i].CurrentValueCpuVa;
+		uintptr_t b = (uintptr_t)mo[i].CurrentValueCpuVa;
+
+		EXPECT_TRUE(a >= lo && a < hi);
+		EXPECT_TRUE(b >= lo && b < hi);
+		/* A page of its own for each handle, one value. */
+		EXPECT_NE(a / 4096, b / 4096);
+		EXPECT_EQ(100ull + i, rd(m[i].CurrentValueCpuVa));
+		EXPECT_EQ(100ull + i, rd(mo[i].CurrentValueCpuVa));
+	}
+	EXPECT_EQ(STATUS_SUCCESS, cpu_signal(devb, o[5], 555));
+	EXPECT_EQ(555ull, rd(m[5].CurrentValueCpuVa));
+
+	/* A page given back goes to the next handle. */
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o[7]));
+	again = fence(_metadata, dev, 77, SO_SHAREABLE, &ma);
+	EXPECT_EQ((uintptr_t)mo[7].CurrentValueCpuVa / 4096,
+		  (uintptr_t)ma.CurrentValueCpuVa / 4096);
+	EXPECT_EQ(77ull, rd(ma.CurrentValueCpuVa));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(again));
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(STATUS_SUCCESS, destroy_sync(f[i]));
+		if (i != 7)
+			EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o[i]));
+	}
+	/* The window stays, one mapping, for the adapter's life. */
+	EXPECT_EQ(before, count_maps(m[0].CurrentValueCpuVa, &lo2, &hi2));
+	EXPECT_EQ(lo, lo2);
+	EXPECT_EQ(hi, hi2);
 }
 
 /* A CrossAdapter fence opened on the second adapter: one CurrentValue. */
