@@ -3,6 +3,8 @@
  * Copyright (C) 2026 The nfence authors
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,6 +384,162 @@ static void test_holds_file(void)
 	close(other);
 }
 
+/*
+ * A destroyed handle's page index given again while mappings still held
+ * its old page: thread A creates a fence that takes the window's only
+ * page, reads it through many mappings (each a page table entry to zap)
+ * and destroys it; thread B creates fences meanwhile until one gets that
+ * page, and reads its value through every mapping. Each read must show
+ * B's fence, never A's.
+ */
+#define RACE_MAPS	1024
+#define RACE_ROUNDS	20
+
+struct race {
+	int fd;
+	uint32_t dev;
+	uint64_t offset;
+	const volatile uint64_t *maps[RACE_MAPS];
+	int phase;		/* 1: A destroys; 2: B is done */
+	int stop;
+	unsigned int stale, rounds, errors;
+};
+
+static void *race_reader(void *arg)
+{
+	struct race *r = arg;
+
+	for (;;) {
+		while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) &&
+		       __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE) != 1)
+			sched_yield();
+		if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+			return NULL;
+		for (;;) {
+			struct drm_nfence_fence_create c = {
+				.device = r->dev,
+				.type = TYPE_DEFAULT,
+				.flags = SHAREABLE,
+				.initial_value = 7,
+			};
+			struct drm_nfence_fence_destroy d = { 0 };
+			bool mine;
+
+			if (drmIoctl(r->fd, DRM_IOCTL_NFENCE_FENCE_CREATE, &c)) {
+				r->errors++;
+				break;
+			}
+			mine = c.mapping.cpu_mmap_offset == r->offset;
+			if (mine) {
+				unsigned int bad = 0;
+
+				for (int i = 0; i < RACE_MAPS; i++)
+					bad += r->maps[i][c.mapping.cpu_value_offset / 8] != 7;
+				r->stale += bad != 0;
+				r->rounds++;
+			}
+			d.handle = c.handle;
+			if (drmIoctl(r->fd, DRM_IOCTL_NFENCE_FENCE_DESTROY, &d))
+				r->errors++;
+			if (mine)
+				break;
+		}
+		__atomic_store_n(&r->phase, 2, __ATOMIC_RELEASE);
+	}
+}
+
+static void test_reuse_race(void)
+{
+	struct race *r = calloc(1, sizeof(*r));
+	pthread_t reader;
+
+	igt_assert(r);
+	nfence_watchdog(600);
+	r->fd = win_open();
+	r->dev = nfence_device_create(r->fd);
+	r->offset = window(r->fd, 1);
+	for (int i = 0; i < RACE_MAPS; i++)
+		r->maps[i] = map_window(r->fd, r->offset, 1);
+	igt_assert_eq(pthread_create(&reader, NULL, race_reader, r), 0);
+	for (unsigned int round = 0; round < RACE_ROUNDS; round++) {
+		struct drm_nfence_fence_mapping m;
+		uint32_t h = nfence_fence_create(r->fd, r->dev, TYPE_DEFAULT,
+						 SHAREABLE, 1000 + round, &m);
+
+		igt_assert_eq_u64(m.cpu_mmap_offset, r->offset);
+		for (int i = 0; i < RACE_MAPS; i++)
+			igt_assert_eq_u64(r->maps[i][m.cpu_value_offset / 8],
+					  1000 + round);
+		__atomic_store_n(&r->phase, 1, __ATOMIC_RELEASE);
+		nfence_fence_destroy(r->fd, h);
+		while (__atomic_load_n(&r->phase, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		__atomic_store_n(&r->phase, 0, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+	igt_assert_eq(pthread_join(reader, NULL), 0);
+	igt_info("%u rounds, %u with another fence's value\n", r->rounds,
+		 r->stale);
+	igt_assert_eq(r->errors, 0);
+	igt_assert_eq(r->rounds, RACE_ROUNDS);
+	igt_assert_f(r->stale == 0, "%u of %u handles given a reused page "
+		     "read another fence's value through an old mapping\n",
+		     r->stale, r->rounds);
+	for (int i = 0; i < RACE_MAPS; i++)
+		munmap((void *)r->maps[i], PAGE);
+	nfence_device_destroy(r->fd, r->dev);
+	close(r->fd);
+	free(r);
+}
+
+/*
+ * The adapter's windows share a budget of mmap offset space: files past
+ * it are refused (-ENOSPC, nothing made) and work without a window; a
+ * window closed gives its share back.
+ */
+#define BUDGET_FILES	320	/* more than the 256 largest windows */
+
+static void test_budget(void)
+{
+	const uint32_t max = DRM_NFENCE_FENCE_WINDOW_MAX_PAGES;
+	struct drm_nfence_fence_mapping m;
+	int fds[BUDGET_FILES], n, ret = 0, victim;
+	const volatile uint64_t *v;
+	uint32_t dev, h;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (n = 0; n < BUDGET_FILES; n++) {
+		fds[n] = win_open();
+		ret = __window(fds[n], max, 0, NULL);
+		if (ret)
+			break;
+	}
+	igt_assert_f(n < BUDGET_FILES, "%d windows of %u pages made\n", n,
+		     max);
+	igt_assert_eq(ret, -ENOSPC);
+	igt_info("%d windows of %u pages before -ENOSPC\n", n, max);
+	igt_assert(n >= 1 && n <= 256);
+	/* The refused file has no window: a second try is refused alike. */
+	igt_assert_eq(__window(fds[n], max, 0, NULL), -ENOSPC);
+
+	/* A file without a window works as before. */
+	victim = fds[n];
+	dev = nfence_device_create(victim);
+	h = nfence_fence_create(victim, dev, TYPE_DEFAULT, SHAREABLE, 3, &m);
+	v = nfence_fence_map(victim, &m);
+	igt_assert_eq_u64(*v, 3);
+	nfence_fence_unmap(v);
+	nfence_fence_destroy(victim, h);
+	nfence_device_destroy(victim, dev);
+
+	/* One window closed: its share goes to the next. */
+	close(fds[0]);
+	fds[0] = win_open();
+	window(fds[0], max);
+	for (int i = 0; i <= n; i++)
+		close(fds[i]);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -431,4 +589,16 @@ igt_main
 		     "and lets it go when unmapped.");
 	igt_subtest("window-holds-file")
 		test_holds_file();
+
+	igt_describe("A page index given again while old mappings held its "
+		     "page: the new handle reads its own value through every "
+		     "mapping, never the destroyed fence's.");
+	igt_subtest("window-reuse-race")
+		test_reuse_race();
+
+	igt_describe("The adapter's windows share a budget: past it a window "
+		     "is refused with ENOSPC and the file works without one; "
+		     "a closed window gives its share back.");
+	igt_subtest("window-budget")
+		test_budget();
 }

@@ -775,8 +775,8 @@ struct drm_nfence_fence_open {
 	struct drm_nfence_fence_mapping mapping;
 };
 
-/* DRM_NFENCE_FENCE_WINDOW_MAX_PAGES: the largest CPU window, 4 GiB */
-#define DRM_NFENCE_FENCE_WINDOW_MAX_PAGES	(1u << 20)
+/* DRM_NFENCE_FENCE_WINDOW_MAX_PAGES: the largest CPU window, 1 GiB */
+#define DRM_NFENCE_FENCE_WINDOW_MAX_PAGES	(1u << 18)
 
 /**
  * struct drm_nfence_fence_window - give the file one CPU window onto the
@@ -803,10 +803,17 @@ struct drm_nfence_fence_open {
  * pages of non-shared fences (pools of 64 CurrentValues) keep offsets of
  * their own.
  *
+ * A window reserves its size in the DRM device's mmap offset space, which
+ * the adapter's files share: the windows of an adapter together may take
+ * a quarter of it (2^26 pages on 64-bit kernels). Windows only save
+ * kernel memory: a file refused one gets the pages' own offsets, and
+ * works the same.
+ *
  * -EINVAL for non-zero @flags, or @pages 0 or above
  * %DRM_NFENCE_FENCE_WINDOW_MAX_PAGES; -EEXIST if the file has a window
- * already (a file has one for its life); -ENOMEM. Nothing is created when
- * it fails.
+ * already (a file has one for its life); -ENOSPC when the adapter's
+ * windows would pass their share of the offset space; -ENODEV after an
+ * unplug; -ENOMEM. Nothing is created when it fails.
  */
 struct drm_nfence_fence_window {
 	/** @pages: the window's size in pages of 4096 bytes */

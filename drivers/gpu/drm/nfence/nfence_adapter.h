@@ -111,6 +111,11 @@ struct nfence_adapter {
 	u32 logging_level;
 	/** @num_devices: live devices on all files of the adapter */
 	atomic_t num_devices;
+	/**
+	 * @window_pages: mmap offset space the CPU windows of the adapter's
+	 * files hold, in pages (nfence_window.c)
+	 */
+	atomic_long_t window_pages;
 	/** @fences: global fences by id; its lock nests outside waitlist locks */
 	struct xarray fences;
 	/**

@@ -79,9 +79,9 @@
  *    lets the next waiting DOORBELL_CONNECT go, a wait queue of level 7)
  * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both); apart from
  *    them, &nfence_fence_window.lock (a file's CPU window: taken by its
- *    page fault, under the mm's mmap lock or the VMA's lock, and by a
- *    handle's close, which zaps the page after releasing it; the CPU page
- *    table locks of inserting the page nest inside it)
+ *    page fault, under the mm's mmap lock, and by a handle's create and
+ *    close; the CPU page table locks of inserting a page, and the i_mmap
+ *    and page table locks of zapping one, nest inside it)
  * 4. &nfence_vm.lock, &nfence_segment.lock
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
  *    (&nfence_file.objects), of its page slots (&nfence_vm.slots) and of

@@ -33,22 +33,36 @@
  * inserted at fault time from its xarray (index -> the CurrentValue's
  * page), as normal refcounted pages (VM_MIXEDMAP).
  *
- * An index is the handle's from its create or open until it is destroyed:
- * nfence_window_remove() erases it under &nfence_fence_window.lock, then
- * zaps that page of every mapping of the window; the fault handler looks
- * the index up and inserts the page under the same lock. So once the
- * erase is done no fault can insert the old page, and the zap removes the
- * ones inserted before: a later handle given the same index never shows
- * through an old mapping's page table entry (a process that unmapped
- * nothing and keeps reading a destroyed handle's address gets SIGBUS).
- * The lock is taken under the mm's mmap lock (or the VMA's lock) by a
- * fault, and under &nfence_file.sched_lock by the close walks that destroy
- * handles; the zap is made after it is released.
+ * An index is the handle's from its create or open until it is destroyed.
+ * Under &nfence_fence_window.lock: nfence_window_add() takes the lowest
+ * free index; the fault handler looks an index up and inserts its page;
+ * nfence_window_remove() erases the index and zaps that page of every
+ * mapping of the window before it lets the lock go. So no fault inserts
+ * an erased page, and an index is given again only once no page table
+ * entry shows its old page: a later handle given it never shows another
+ * fence's value through an old mapping (a process that unmapped nothing
+ * and keeps reading a destroyed handle's address gets SIGBUS). The lock
+ * is taken under the mm's mmap lock by a fault, and under
+ * &nfence_file.sched_lock by the close walks that destroy handles; the
+ * zap's locks (the file mapping's i_mmap lock, the page table locks)
+ * nest inside it.
+ *
+ * A window reserves its size in the DRM device's mmap offset space, which
+ * every GEM object of the device shares, whether or not anything is
+ * mapped: the windows of an adapter together may take a quarter of it
+ * (NFENCE_WINDOW_BUDGET pages, 2^26 on 64-bit kernels, 256 windows of the
+ * largest size), so that no number of open files can leave the fences and
+ * allocations of others without offsets. A window past that is refused
+ * with -ENOSPC; windows only save memory, and a file without one maps
+ * each shared fence's page on its own.
  *
  * The window holds a reference to the DRM device (its mmap offset is in
  * the device's offset manager) and lives until the file has closed and
  * the last mapping of it is gone.
  */
+
+/* NFENCE_WINDOW_BUDGET: the pages of mmap offset space an adapter's windows may take */
+#define NFENCE_WINDOW_BUDGET	(DRM_FILE_PAGE_OFFSET_SIZE / 4)
 
 /**
  * struct nfence_fence_window - a file's CPU window
@@ -74,6 +88,7 @@ static void nfence_window_free(struct drm_gem_object *obj)
 	struct nfence_fence_window *w = to_window(obj);
 	struct drm_device *drm = obj->dev;
 
+	atomic_long_sub(w->npages, &to_nfence_adapter(drm)->window_pages);
 	/* Every handle removed its index before the file let go. */
 	WARN_ON(!xa_empty(&w->pages));
 	xa_destroy(&w->pages);
@@ -90,8 +105,8 @@ static int nfence_window_mmap(struct drm_gem_object *obj,
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	/*
-	 * VM_MIXEDMAP now: vm_insert_page() from a fault sets it only where
-	 * the mmap lock is held, and a fault may hold just the VMA's lock.
+	 * VM_MIXEDMAP now: vm_insert_page() sets it itself only when the
+	 * mmap lock is held for writing, and a fault holds it for reading.
 	 */
 	nfence_vm_flags_mod(vma, VM_MIXEDMAP | VM_DONTEXPAND | VM_DONTDUMP,
 			    VM_MAYWRITE);
@@ -128,13 +143,22 @@ static const struct drm_gem_object_funcs nfence_window_funcs = {
 static struct nfence_fence_window *
 nfence_window_create(struct nfence_file *nfile, u32 npages)
 {
-	struct drm_device *drm = &nfile->adapter->drm;
+	struct nfence_adapter *adapter = nfile->adapter;
+	struct drm_device *drm = &adapter->drm;
 	struct nfence_fence_window *w;
 	int ret;
 
+	/* Given back by nfence_window_free(), or here. */
+	if (atomic_long_add_return(npages, &adapter->window_pages) >
+	    NFENCE_WINDOW_BUDGET) {
+		atomic_long_sub(npages, &adapter->window_pages);
+		return ERR_PTR(-ENOSPC);
+	}
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
-	if (!w)
+	if (!w) {
+		atomic_long_sub(npages, &adapter->window_pages);
 		return ERR_PTR(-ENOMEM);
+	}
 	mutex_init(&w->lock);
 	xa_init_flags(&w->pages, XA_FLAGS_ALLOC | XA_FLAGS_ACCOUNT);
 	w->npages = npages;
@@ -158,7 +182,8 @@ nfence_window_create(struct nfence_file *nfile, u32 npages)
  * @file: the DRM file
  *
  * Return: 0; -EINVAL for bad flags or size, -EEXIST if the file has a
- * window, -ENODEV after an unplug, -ENOMEM.
+ * window, -ENOSPC past the adapter's budget of windows, -ENODEV after an
+ * unplug, -ENOMEM.
  */
 int nfence_window_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file)
@@ -214,8 +239,10 @@ int nfence_window_add(struct nfence_file *nfile, struct page *page,
 
 	if (!w)
 		return -ENOENT;
+	mutex_lock(&w->lock);
 	ret = xa_alloc(&w->pages, index, page, XA_LIMIT(0, w->npages - 1),
 		       GFP_KERNEL_ACCOUNT);
+	mutex_unlock(&w->lock);
 	if (ret)
 		return ret;
 	*mmap_offset = drm_vma_node_offset_addr(&w->base.vma_node) +
@@ -238,10 +265,11 @@ void nfence_window_remove(struct nfence_file *nfile, u32 index)
 
 	mutex_lock(&w->lock);
 	xa_erase(&w->pages, index);
-	mutex_unlock(&w->lock);
+	/* Before the index can be given again (DOC: CPU window). */
 	unmap_mapping_range(drm->anon_inode->i_mapping,
 			    drm_vma_node_offset_addr(&w->base.vma_node) +
 			    ((loff_t)index << PAGE_SHIFT), PAGE_SIZE, 1);
+	mutex_unlock(&w->lock);
 }
 
 /**
