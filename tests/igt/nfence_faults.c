@@ -448,6 +448,25 @@ static void undo_open(void *data)
 	nfence_fence_destroy(o->fd, o->handle);
 }
 
+/* FENCE_WINDOW on a file of its own, which has none yet. */
+static int op_fence_window(void *data)
+{
+	struct drm_nfence_fence_window w = { .pages = 4 };
+	struct obj *o = data;
+
+	return drmIoctl(o->fd, DRM_IOCTL_NFENCE_FENCE_WINDOW, &w) ? -errno : 0;
+}
+
+/* A file has one window for life: the next call gets a new file. */
+static void undo_window(void *data)
+{
+	struct obj *o = data;
+
+	close(o->fd);
+	o->fd = open(node0, O_RDWR | O_CLOEXEC);
+	igt_assert_f(o->fd >= 0, "reopening %s: %s\n", node0, strerror(errno));
+}
+
 static int op_fence_mmap(void *data)
 {
 	struct obj *o = data;
@@ -797,6 +816,34 @@ igt_main
 		walk_op("fence-open-cross-adapter", op_fence_open,
 			undo_open, &o, false);
 		close(o.share_fd);
+		nfence_fence_destroy(fd, h);
+	}
+	igt_describe("FENCE_WINDOW, and FENCE_OPEN into a file with a CPU "
+		     "window (the handle's page of the window).");
+	igt_subtest("fence-window") {
+		o.fd = open(node0, O_RDWR | O_CLOEXEC);
+		igt_assert(o.fd >= 0);
+		walk_op("fence-window", op_fence_window, undo_window, &o,
+			false);
+		close(o.fd);
+	}
+	igt_subtest("fence-open-windowed") {
+		struct drm_nfence_fence_window w = { .pages = 4 };
+		uint32_t h = nfence_fence_create(fd, dev, 0,
+						 NFENCE_FENCE_SHAREABLE, 0,
+						 NULL);
+
+		o.fd = open(node0, O_RDWR | O_CLOEXEC);
+		igt_assert(o.fd >= 0);
+		igt_assert_eq(drmIoctl(o.fd, DRM_IOCTL_NFENCE_FENCE_WINDOW, &w),
+			      0);
+		o.device = nfence_device_create(o.fd);
+		o.share_fd = nfence_fence_share(fd, h);
+		walk_op("fence-open-windowed", op_fence_open, undo_open, &o,
+			false);
+		close(o.share_fd);
+		nfence_device_destroy(o.fd, o.device);
+		close(o.fd);
 		nfence_fence_destroy(fd, h);
 	}
 	igt_subtest("fence-mmap") {

@@ -53,6 +53,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -142,6 +143,7 @@
 #define NFS_CTXS		8
 #define NFS_QUEUES		6
 #define NFS_MAPS		24
+#define NFS_WINDOW_PAGES	16	/* at most, a CPU window's */
 #define NFS_FDS			8
 #define NFS_STALE		16
 #define NFS_ARRAY		128	/* handles/values of one wait or signal */
@@ -198,6 +200,7 @@ enum nfs_io_type {
 	NFS_IO_SUBMIT,
 	NFS_IO_SUBMIT_WAIT,
 	NFS_IO_SUBMIT_SIGNAL,
+	NFS_IO_FENCE_WINDOW,
 	NFS_IO_COUNT
 };
 
@@ -294,6 +297,11 @@ static const struct nfs_io nfs_io[NFS_IO_COUNT] = {
 		"SUBMIT_SIGNAL", DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, true,
 		{ EFAULT, EINVAL, ENOENT, EACCES, EIO, EINTR },
 	},
+	/* -EEXIST: the file has its window already */
+	[NFS_IO_FENCE_WINDOW] = {
+		"FENCE_WINDOW", DRM_IOCTL_NFENCE_FENCE_WINDOW, false,
+		{ EFAULT, EINVAL, EEXIST },
+	},
 };
 
 /* Counters besides the ioctls'. */
@@ -315,6 +323,8 @@ enum nfs_counter {
 	NFS_CNT_REOPEN,		/* a thread's own render node reopened */
 	NFS_CNT_REOPEN_SHARED,	/* a process's shared render node replaced */
 	NFS_CNT_CS_REWRITE,	/* a queued command buffer rewritten */
+	NFS_CNT_WINDOW_READ,	/* pages of a CPU window read */
+	NFS_CNT_WINDOW_BUS,	/* of which showed nothing (SIGBUS) */
 	NFS_CNT_COUNT
 };
 
@@ -533,6 +543,9 @@ struct nfs_file {
 	bool shared;		/* the process's; the others are the thread's */
 	unsigned int gen;	/* shared: wk.shared_gen[] last seen */
 	unsigned int async;	/* own: async waits given to it */
+	/* own: its CPU window (FENCE_WINDOW), no pages without one */
+	uint64_t win_off;
+	uint32_t win_pages;
 };
 
 struct nfs_dev {
@@ -598,6 +611,7 @@ struct nfs_map {
 	size_t value_off;	/* fences: where CurrentValue is */
 	bool fence;
 	bool writable;
+	bool window;		/* a CPU window: its pages come and go */
 };
 
 struct nfs_held_fd {
@@ -1185,6 +1199,7 @@ static void nfs_map_add(struct nfs_thread *th, void *ptr, size_t len,
 	m->value_off = value_off;
 	m->fence = fence;
 	m->writable = writable;
+	m->window = false;
 }
 
 static void nfs_hold_fd(struct nfs_thread *th, int fd, int adapter, bool cross)
@@ -2578,6 +2593,47 @@ static bool nfs_fence_lived(struct nfs_thread *th, const struct nfs_fence *f)
  * fail (a writable mapping, mprotect() to writable) or may (the wrong
  * size, another file's offset).
  */
+/*
+ * CPU windows (DRM_IOCTL_NFENCE_FENCE_WINDOW). A page of a window shows a
+ * shared fence's CurrentValue while the file holds the handle it was
+ * given for, and nothing (SIGBUS) before and after: reads of a window go
+ * through nfs_window_read(), which turns that SIGBUS into a count. A SIGBUS
+ * anywhere else kills the worker, as before.
+ */
+static __thread sigjmp_buf nfs_window_env;
+static __thread volatile sig_atomic_t nfs_window_reading;
+
+static void nfs_window_bus(int sig)
+{
+	if (nfs_window_reading)
+		siglongjmp(nfs_window_env, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void nfs_window_read(const uint8_t *page)
+{
+	nfs_add(NFS_CNT_WINDOW_READ, 1);
+	if (sigsetjmp(nfs_window_env, 1) == 0) {
+		nfs_window_reading = 1;
+		(void)*(const volatile uint64_t *)page;
+	} else {
+		nfs_add(NFS_CNT_WINDOW_BUS, 1);
+	}
+	nfs_window_reading = 0;
+}
+
+/* Whether @f's CurrentValue is a page of its (own) file's window. */
+static bool nfs_in_window(const struct nfs_thread *th,
+			  const struct nfs_fence *f)
+{
+	const struct nfs_file *file = &th->file[f->fx];
+	uint64_t off = f->m.cpu_mmap_offset;
+
+	return file->win_pages && off >= file->win_off &&
+	       off - file->win_off < (uint64_t)file->win_pages * NFS_FENCE_PAGE;
+}
+
 static void nfs_op_map_fence(struct nfs_thread *th)
 {
 	int i, n = 0, pick = -1, fd;
@@ -2588,6 +2644,7 @@ static void nfs_op_map_fence(struct nfs_thread *th)
 
 	for (i = 0; i < th->nfence; i++)
 		if (th->fence[i].m.cpu_mmap_offset &&
+		    !nfs_in_window(th, &th->fence[i]) &&
 		    below(&th->rng, ++n) == 0)
 			pick = i;
 	if (pick < 0) {
@@ -2655,6 +2712,12 @@ static void nfs_op_map_touch(struct nfs_thread *th)
 	for (k = 0; k < n && th->nmap; k++) {
 		const struct nfs_map *m = &th->map[below(&th->rng, th->nmap)];
 		size_t span = m->len < (64u << 10) ? m->len : (64u << 10);
+
+		if (m->window) {
+			nfs_window_read(m->ptr + NFS_FENCE_PAGE *
+					below(&th->rng, m->len / NFS_FENCE_PAGE));
+			continue;
+		}
 		size_t off = m->fence ? m->value_off :
 			     8 * below(&th->rng, span / 8);
 		volatile uint64_t *v = (volatile uint64_t *)(m->ptr + off);
@@ -2823,6 +2886,7 @@ static void nfs_op_reopen(struct nfs_thread *th)
 	nfs_forget(th, fx, 0);
 	f->fd = nfs_open_node(f->adapter);
 	f->async = 0;
+	f->win_pages = 0;
 	nfs_add(NFS_CNT_REOPEN, 1);
 }
 
@@ -2910,6 +2974,56 @@ nfs_child(struct nfs_thread *th, uint64_t seed, pid_t parent)
 	_exit(0);
 }
 
+/*
+ * Give one of this thread's own files its window (a few pages, so that it
+ * fills and its handles also get pages of their own), or try with bad
+ * arguments, or a second time; map it, or a prefix of it, for
+ * nfs_op_map_touch() to read while handles come and go.
+ */
+static void nfs_op_window(struct nfs_thread *th)
+{
+	int fx = 2 * below(&th->rng, cfg.adapters);	/* own: even */
+	struct nfs_file *f = &th->file[fx];
+	struct drm_nfence_fence_window w;
+	unsigned int r = below(&th->rng, 100);
+	bool bad = false;
+	size_t len;
+	void *p;
+
+	if (f->fd < 0)
+		return;
+	memset(&w, 0, sizeof(w));
+	w.pages = 1 + below(&th->rng, NFS_WINDOW_PAGES);
+	if (r < 10) {
+		w.flags = rnd32(&th->rng) | 1;
+		bad = true;
+	} else if (r < 15) {
+		w.pages = chance(&th->rng, 50) ? 0 :
+			  DRM_NFENCE_FENCE_WINDOW_MAX_PAGES + 1 +
+			  below(&th->rng, 1000);
+		bad = true;
+	}
+	if (!nfs_ioctl(th, NFS_IO_FENCE_WINDOW, f->fd, &w)) {
+		if (bad || f->win_pages)
+			nfs_anomaly(th, fx, "a window was made with pages %u, "
+				    "flags %#x, on a file that had %u",
+				    w.pages, w.flags, f->win_pages);
+		f->win_off = w.mmap_offset;
+		f->win_pages = w.pages;
+	}
+	if (!f->win_pages || f->win_off > (uint64_t)INT64_MAX)
+		return;
+	len = (size_t)(1 + below(&th->rng, f->win_pages)) * NFS_FENCE_PAGE;
+	p = nfs_mmap(len, PROT_READ, f->fd, f->win_off);
+	if (!p) {
+		nfs_anomaly(th, fx, "the window of %u pages could not be "
+			    "mapped: %s", f->win_pages, strerror(errno));
+		return;
+	}
+	nfs_map_add(th, p, len, 0, false, false);
+	th->map[th->nmap - 1].window = true;
+}
+
 static void nfs_op_fork(struct nfs_thread *th)
 {
 	uint64_t seed = rnd64(&th->rng), deadline;
@@ -2984,6 +3098,7 @@ static const struct nfs_op nfs_ops[] = {
 	{ nfs_op_eventfd_drain, 40 },
 	{ nfs_op_reopen, 8 },
 	{ nfs_op_reopen_shared, 3 },
+	{ nfs_op_window, 6 },
 	{ nfs_op_fork, 15 },
 };
 
@@ -3028,8 +3143,10 @@ static void *nfs_thread_main(void *arg)
 		nfs_sync_shared(th);
 		/* An own render fd that could not be reopened: try again. */
 		for (fx = 0; fx < th->nfile; fx += 2)
-			if (th->file[fx].fd < 0)
+			if (th->file[fx].fd < 0) {
 				th->file[fx].fd = nfs_open_node(th->file[fx].adapter);
+				th->file[fx].win_pages = 0;
+			}
 		for (i = 0; r >= nfs_ops[i].weight; i++)
 			r -= nfs_ops[i].weight;
 		nfs_ops[i].fn(th);
@@ -3078,6 +3195,8 @@ static void __attribute__((noreturn)) nfs_worker(int slot, int gen)
 	/* No SA_RESTART: the guard timer's signal interrupts the ioctl. */
 	sa.sa_handler = nfs_guard_handler;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = nfs_window_bus;
+	sigaction(SIGBUS, &sa, NULL);
 
 	wk.slot = slot;
 	wk.gen = gen;
@@ -3378,6 +3497,9 @@ static uint64_t nfs_summary(void)
 	       "queued command buffers rewritten: %" PRIu64 "\n",
 	       nfs_get(NFS_CNT_REOPEN), nfs_get(NFS_CNT_REOPEN_SHARED),
 	       nfs_get(NFS_CNT_CS_REWRITE));
+	printf("  CPU window pages read: %" PRIu64 " (%" PRIu64 " showing "
+	       "nothing: SIGBUS)\n", nfs_get(NFS_CNT_WINDOW_READ),
+	       nfs_get(NFS_CNT_WINDOW_BUS));
 	printf("  kills %" PRIu64 ", workers started %" PRIu64 ", workers that "
 	       "died otherwise %" PRIu64 " (and their fork children %" PRIu64
 	       "), stuck %" PRIu64 "\n", sv.kills, sv.spawned, sv.bad_deaths,
