@@ -105,4 +105,3 @@ void nf_fence_page_put(struct nf_adapter *adapter, struct nf_fence_page *page)
 		free(page);
 	}
 }
-

@@ -12,14 +12,20 @@
 #define NF_WINDOW_PAGE		4096u
 
 /*
- * The window libnfence asks for: 1 GiB of address space, a page of it for
- * each of 262,144 shared fence handles at once (beyond that, handles get
- * pages mapped on their own). Only the pages read are ever populated. A
+ * The window libnfence asks for: 64 MiB of address space, a page of it
+ * for each of 16,384 shared fence handles at once (beyond that, handles
+ * get pages mapped on their own). Only the pages read are ever populated,
+ * but the address space is taken, per adapter, by every process that
+ * opens one; and the kernel's budget of windows per adapter (a quarter of
+ * the DRM device's mmap offset space) then serves 4,096 processes. A
  * process whose address space cannot take that much gets the largest
  * power of two down to NF_WINDOW_MIN_PAGES that fits.
  */
-#define NF_WINDOW_PAGES		(1u << 18)
+#define NF_WINDOW_PAGES		(1u << 14)
 #define NF_WINDOW_MIN_PAGES	64u
+
+_Static_assert(NF_WINDOW_PAGES <= DRM_NFENCE_FENCE_WINDOW_MAX_PAGES,
+	       "libnfence's window is larger than the kernel's largest");
 
 NTSTATUS nf_fence_window_open(int fd, struct nf_fence_window *w)
 {
@@ -56,7 +62,14 @@ NTSTATUS nf_fence_window_open(int fd, struct nf_fence_window *w)
 		   (off_t)args.mmap_offset);
 	if (win == MAP_FAILED) {
 		err = errno;
-		munmap(addr, size);
+		/*
+		 * A failed MAP_FIXED may have unmapped the reservation, and
+		 * another thread may have mapped something there since: give
+		 * the range back only if it can be reserved again whole.
+		 */
+		if (mmap(addr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0) == addr)
+			munmap(addr, size);
 		return NFenceStatusFromErrno(err ? err : ENOMEM);
 	}
 	w->addr = win;
@@ -75,7 +88,8 @@ void nf_fence_window_close(struct nf_fence_window *w)
 const void *nf_fence_window_addr(const struct nf_fence_window *w,
 				 uint64_t offset)
 {
-	if (!w->addr || offset < w->offset || offset - w->offset >= w->size)
+	if (!w->addr || offset < w->offset || offset - w->offset >= w->size ||
+	    offset % NF_WINDOW_PAGE)
 		return NULL;
 	return w->addr + (offset - w->offset);
 }

@@ -966,23 +966,47 @@ TEST_F(fence, shared_fences_share_one_window)
 	close((int)(intptr_t)nt);
 }
 
-/*
- * On a kernel without FENCE_WINDOW each shared fence's page is mapped on
- * its own, and unmapped with its last handle.
- */
-TEST_F(fence, shared_fences_without_window)
+/* The process's address space in pages (/proc/self/statm's first field). */
+static unsigned long vm_pages(void)
 {
-	struct mock_adapter a = mock_default_adapter(7);
+	unsigned long size = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &size) != 1)
+			size = 0;
+		fclose(f);
+	}
+	return size;
+}
+
+/*
+ * Open a new adapter (index @index, node @node) with the window on or off,
+ * make two shared fences on it, check their pages, and close everything:
+ * the process's address space is back where it was (the window, or the
+ * pages, unmapped with the adapter).
+ */
+static void open_use_close(struct __test_metadata *_metadata,
+			   const char *dir, const char *node,
+			   unsigned int index, bool window)
+{
+	struct mock_adapter a = mock_default_adapter(index);
 	D3DKMT_OPENADAPTERFROMLUID oa = { 0 };
 	D3DKMT_CLOSEADAPTER ca = { 0 };
 	volatile UINT64 *s, *t;
 	D3DKMT_HANDLE dev, hs, ht;
+	unsigned long before;
 
-	mock_set_window(false);
-	ASSERT_EQ(0, mock_add_node(self->dir, "renderD135", &a));
+	ASSERT_EQ(0, mock_add_node(dir, node, &a));
+	before = vm_pages();
+	ASSERT_NE(0ul, before);
+	mock_set_window(window);
 	oa.AdapterLuid.LowPart = a.luid_low;
 	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&oa));
 	mock_set_window(true);
+	/* With a window, the adapter holds address space from its open. */
+	if (window)
+		EXPECT_LT(before, vm_pages());
 	ASSERT_EQ(STATUS_SUCCESS, create_device(oa.hAdapter, &dev));
 	hs = create_fence(_metadata, dev, 3, 5, &s);
 	ht = create_fence(_metadata, dev, 3, 6, &t);
@@ -990,15 +1014,42 @@ TEST_F(fence, shared_fences_without_window)
 	ASSERT_NE(NULL, t);
 	EXPECT_EQ(5u, *s);
 	EXPECT_EQ(6u, *t);
-	EXPECT_NE(page_of(s), page_of(t));
+	if (window) {
+		EXPECT_EQ(page_of(s) + 4096u, page_of(t));
+	} else {
+		EXPECT_NE(page_of(s), page_of(t));
+	}
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(hs));
-	EXPECT_FALSE(mapped(s));
+	EXPECT_TRUE(shows_nothing(s));
+	/* A page mapped on its own goes with its last handle. */
+	if (!window)
+		EXPECT_FALSE(mapped(s));
 	EXPECT_EQ(6u, *t);
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(ht));
-	EXPECT_FALSE(mapped(t));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_device(dev));
 	ca.hAdapter = oa.hAdapter;
 	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCloseAdapter(&ca));
+	EXPECT_EQ(before, vm_pages());
+}
+
+/*
+ * On a kernel without FENCE_WINDOW each shared fence's page is mapped on
+ * its own, and unmapped with its last handle.
+ */
+TEST_F(fence, shared_fences_without_window)
+{
+	/* The fake driver maps its memory of fence values on first use. */
+	EXPECT_EQ(STATUS_SUCCESS,
+		  destroy_sync(create_fence(_metadata, self->dev, 0, 1, NULL)));
+	open_use_close(_metadata, self->dir, "renderD135", 7, false);
+}
+
+/* The adapter's window goes with the adapter's last handle. */
+TEST_F(fence, adapter_close_gives_back_its_window)
+{
+	EXPECT_EQ(STATUS_SUCCESS,
+		  destroy_sync(create_fence(_metadata, self->dev, 0, 1, NULL)));
+	open_use_close(_metadata, self->dir, "renderD136", 8, true);
 }
 
 TEST_F(fence, destroy_device_closes_its_sync_objects)

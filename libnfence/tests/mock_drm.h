@@ -88,7 +88,7 @@ unsigned int mock_wait_interrupts(void);
 void mock_fail_next(int err);
 
 /*
- * Whether FENCE_WINDOW exists (the default), for files opened afterwards;
+ * Whether FENCE_WINDOW exists (the default), from the next call on;
  * without it the call fails as on a kernel that does not know it.
  */
 void mock_set_window(bool supported);

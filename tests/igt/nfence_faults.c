@@ -338,6 +338,7 @@ struct obj {
 	int efd;
 	struct nfence_queue q;
 	uint64_t value;
+	uint64_t window;	/* a CPU window's offset, opens into it */
 	struct nfence_bo ring, control;
 };
 
@@ -438,6 +439,11 @@ static int op_fence_open(void *data)
 	int ret = __nfence_fence_open(o->fd, &op);
 
 	o->handle = op.handle;
+	/* Into a file with a window: its first page. */
+	if (!ret && o->window && op.mapping.cpu_mmap_offset != o->window) {
+		nfence_fence_destroy(o->fd, op.handle);
+		return -EPROTO;
+	}
 	return ret;
 }
 
@@ -837,10 +843,13 @@ igt_main
 		igt_assert(o.fd >= 0);
 		igt_assert_eq(drmIoctl(o.fd, DRM_IOCTL_NFENCE_FENCE_WINDOW, &w),
 			      0);
+		/* Each open takes page 0, which its undo gives back. */
+		o.window = w.mmap_offset;
 		o.device = nfence_device_create(o.fd);
 		o.share_fd = nfence_fence_share(fd, h);
 		walk_op("fence-open-windowed", op_fence_open, undo_open, &o,
 			false);
+		o.window = 0;
 		close(o.share_fd);
 		nfence_device_destroy(o.fd, o.device);
 		close(o.fd);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
@@ -385,6 +386,102 @@ static void test_holds_file(void)
 }
 
 /*
+ * Handles made before the window keep their pages' own offsets (and
+ * mappings); those made after get pages of the window.
+ */
+static void test_handles_before(void)
+{
+	enum { PAGES = 4 };
+	struct drm_nfence_fence_mapping before, after;
+	const volatile uint64_t *base, *own;
+	int fd = win_open();
+	uint32_t dev = nfence_device_create(fd);
+	uint32_t hb, ha;
+	uint64_t offset;
+
+	nfence_watchdog(WATCHDOG_S);
+	hb = nfence_fence_create(fd, dev, TYPE_DEFAULT, SHAREABLE, 80,
+				 &before);
+	own = nfence_fence_map(fd, &before);
+	offset = window(fd, PAGES);
+	ha = nfence_fence_create(fd, dev, TYPE_DEFAULT, SHAREABLE, 81, &after);
+	igt_assert(outside_window(offset, PAGES, &before));
+	base = map_window(fd, offset, PAGES);
+	igt_assert_eq_u64(*in_window(base, offset, PAGES, &after), 81);
+	nfence_fence_signal(fd, dev, hb, 82);
+	igt_assert_eq_u64(*own, 82);
+	nfence_fence_unmap(own);
+	munmap((void *)base, PAGES * PAGE);
+	nfence_fence_destroy(fd, ha);
+	nfence_fence_destroy(fd, hb);
+	nfence_device_destroy(fd, dev);
+	close(fd);
+}
+
+/*
+ * A mapping split by a partial munmap keeps showing its pages, and a
+ * forked child's copy of the mapping follows the parent's handles: a
+ * page the parent's destroy gave back shows nothing in the child either.
+ */
+static void test_split_and_fork(void)
+{
+	enum { PAGES = 4 };
+	struct drm_nfence_fence_mapping m[PAGES];
+	const volatile uint64_t *base;
+	int fd = win_open(), status = 0, pipefd[2];
+	uint32_t dev = nfence_device_create(fd);
+	uint64_t offset = window(fd, PAGES);
+	uint32_t h[PAGES];
+	pid_t child;
+	char c;
+
+	nfence_watchdog(WATCHDOG_S);
+	for (int i = 0; i < PAGES; i++)
+		h[i] = nfence_fence_create(fd, dev, TYPE_DEFAULT, SHAREABLE,
+					   90 + i, &m[i]);
+	base = map_window(fd, offset, PAGES);
+	/* Page 1 unmapped: pages 0, 2 and 3 in two mappings now. */
+	igt_assert_eq(munmap((void *)((const char *)base + PAGE), PAGE), 0);
+	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[0]), 90);
+	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[2]), 92);
+	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[3]), 93);
+
+	igt_assert_eq(pipe(pipefd), 0);
+	child = fork();
+	igt_assert(child >= 0);
+	if (child == 0) {
+		uint64_t v = 0;
+		int signo = 0;
+		bool faulted;
+
+		/* The child's copy shows what the parent's does... */
+		if (*in_window(base, offset, PAGES, &m[2]) != 92)
+			_exit(1);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(2);
+		/* ...and, once the parent destroyed it, nothing. */
+		faulted = nfence_access_faults((volatile uint64_t *)
+					       in_window(base, offset, PAGES,
+							 &m[2]),
+					       false, &v, &signo);
+		_exit(faulted && signo == SIGBUS ? 0 : 3);
+	}
+	nfence_fence_destroy(fd, h[2]);
+	igt_assert_eq(write(pipefd[1], "x", 1), 1);
+	igt_assert_eq(waitpid(child, &status, 0), child);
+	igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		     "child: status %#x\n", status);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[3]), 93);
+
+	munmap((void *)base, PAGE);
+	munmap((void *)((const char *)base + 2 * PAGE), 2 * PAGE);
+	nfence_device_destroy(fd, dev);
+	close(fd);
+}
+
+/*
  * A destroyed handle's page index given again while mappings still held
  * its old page: thread A creates a fence that takes the window's only
  * page, reads it through many mappings (each a page table entry to zap)
@@ -589,6 +686,16 @@ igt_main
 		     "and lets it go when unmapped.");
 	igt_subtest("window-holds-file")
 		test_holds_file();
+
+	igt_describe("Handles made before the window keep their pages' own "
+		     "offsets; later ones get pages of it.");
+	igt_subtest("window-handles-before")
+		test_handles_before();
+
+	igt_describe("A mapping split by munmap keeps its pages; a forked "
+		     "child's copy follows the parent's handles.");
+	igt_subtest("window-split-and-fork")
+		test_split_and_fork();
 
 	igt_describe("A page index given again while old mappings held its "
 		     "page: the new handle reads its own value through every "

@@ -297,10 +297,10 @@ static const struct nfs_io nfs_io[NFS_IO_COUNT] = {
 		"SUBMIT_SIGNAL", DRM_IOCTL_NFENCE_SUBMIT_SIGNAL, true,
 		{ EFAULT, EINVAL, ENOENT, EACCES, EIO, EINTR },
 	},
-	/* -EEXIST: the file has its window already */
+	/* -EEXIST: the file has its window; -ENOSPC: the adapter's budget */
 	[NFS_IO_FENCE_WINDOW] = {
 		"FENCE_WINDOW", DRM_IOCTL_NFENCE_FENCE_WINDOW, false,
-		{ EFAULT, EINVAL, EEXIST },
+		{ EFAULT, EINVAL, EEXIST, ENOSPC },
 	},
 };
 

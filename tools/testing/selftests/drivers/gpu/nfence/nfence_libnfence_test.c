@@ -2779,7 +2779,7 @@ TEST_F(nf, shared_fences_one_mapping)
 	ASSERT_NE(NULL, m[0].CurrentValueCpuVa);
 	before = count_maps(m[0].CurrentValueCpuVa, &lo, &hi);
 	ASSERT_LT(0, before);
-	/* The window: 1 GiB of address space, or what the process had. */
+	/* The window: 64 MiB of address space, or what the process had. */
 	EXPECT_LE(64ul * 4096, hi - lo);
 	for (i = 1; i < N; i++)
 		f[i] = fence(_metadata, dev, 100 + i, SO_SHAREABLE, &m[i]);
