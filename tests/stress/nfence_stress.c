@@ -612,6 +612,8 @@ struct nfs_map {
 	bool fence;
 	bool writable;
 	bool window;		/* a CPU window: its pages come and go */
+	int fx;			/* window: its file, and its offset there */
+	uint64_t win_off;
 };
 
 struct nfs_held_fd {
@@ -2611,16 +2613,21 @@ static void nfs_window_bus(int sig)
 	raise(sig);
 }
 
-static void nfs_window_read(const uint8_t *page)
+/* Read the value at @p of a window; false if it showed nothing. */
+static bool nfs_window_read(const uint8_t *p)
 {
+	bool shown = true;
+
 	nfs_add(NFS_CNT_WINDOW_READ, 1);
 	if (sigsetjmp(nfs_window_env, 1) == 0) {
 		nfs_window_reading = 1;
-		(void)*(const volatile uint64_t *)page;
+		(void)*(const volatile uint64_t *)p;
 	} else {
 		nfs_add(NFS_CNT_WINDOW_BUS, 1);
+		shown = false;
 	}
 	nfs_window_reading = 0;
+	return shown;
 }
 
 /* Whether @f's CurrentValue is a page of its (own) file's window. */
@@ -2702,6 +2709,40 @@ static void nfs_op_map_fence(struct nfs_thread *th)
 }
 
 /*
+ * Read a page of window mapping @m: mostly the CurrentValue of one of
+ * this thread's fences that has a page of it, which must show while the
+ * handle lives (a SIGBUS for a handle that still exists afterwards, so
+ * existed all along, is an anomaly); else any page, which may show
+ * nothing.
+ */
+static void nfs_window_touch(struct nfs_thread *th, const struct nfs_map *m)
+{
+	const struct nfs_file *file = &th->file[m->fx];
+	const struct nfs_fence *f = NULL;
+	uint64_t at;
+	int i, n = 0;
+
+	for (i = 0; file->win_off == m->win_off && i < th->nfence; i++) {
+		const struct nfs_fence *c = &th->fence[i];
+
+		if (c->fx == m->fx && nfs_in_window(th, c) &&
+		    c->m.cpu_mmap_offset - m->win_off < m->len &&
+		    c->m.cpu_value_offset < NFS_FENCE_PAGE &&
+		    below(&th->rng, ++n) == 0)
+			f = c;
+	}
+	if (!f || chance(&th->rng, 20)) {
+		nfs_window_read(m->ptr + NFS_FENCE_PAGE *
+				below(&th->rng, m->len / NFS_FENCE_PAGE));
+		return;
+	}
+	at = f->m.cpu_mmap_offset - m->win_off + (f->m.cpu_value_offset & ~7u);
+	if (!nfs_window_read(m->ptr + at) && nfs_fence_lived(th, f))
+		nfs_anomaly(th, f->fx, "fence %u: its page of the CPU window "
+			    "showed nothing while its handle lived", f->handle);
+}
+
+/*
  * Read (and, for allocations, write) through some mappings, which must
  * stay valid whatever became of their object or file.
  */
@@ -2714,8 +2755,7 @@ static void nfs_op_map_touch(struct nfs_thread *th)
 		size_t span = m->len < (64u << 10) ? m->len : (64u << 10);
 
 		if (m->window) {
-			nfs_window_read(m->ptr + NFS_FENCE_PAGE *
-					below(&th->rng, m->len / NFS_FENCE_PAGE));
+			nfs_window_touch(th, m);
 			continue;
 		}
 		size_t off = m->fence ? m->value_off :
@@ -3022,6 +3062,8 @@ static void nfs_op_window(struct nfs_thread *th)
 	}
 	nfs_map_add(th, p, len, 0, false, false);
 	th->map[th->nmap - 1].window = true;
+	th->map[th->nmap - 1].fx = fx;
+	th->map[th->nmap - 1].win_off = f->win_off;
 }
 
 static void nfs_op_fork(struct nfs_thread *th)

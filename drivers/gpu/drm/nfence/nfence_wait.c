@@ -64,6 +64,8 @@ struct nfence_wait {
 	struct eventfd_ctx *eventfd;
 	/* on &nfence_file.waits' ready list once completed (asynchronous) */
 	struct llist_node ready;
+	/* the entry whose waiter completed it, written before it completes */
+	u32 first;
 	u32 count;
 	struct nfence_wait_entry entries[] __counted_by(count);
 };
@@ -151,8 +153,11 @@ static void nfence_wait_entry_done(struct nfence_waiter *waiter)
 		return;
 	}
 	atomic64_inc(&wait->file->adapter->gpu.irq_stats.woken);
-	if (atomic_dec_and_test(&wait->remaining))
+	if (atomic_dec_and_test(&wait->remaining)) {
+		WRITE_ONCE(wait->first, e - wait->entries);
+		/* Its atomic_cmpxchg() orders the write before the result. */
 		nfence_wait_complete(wait, 0);
+	}
 }
 
 /* Dequeue every waiter still queued; safe to call more than once. */
@@ -191,7 +196,13 @@ static void nfence_wait_work(struct work_struct *work)
 	}
 }
 
-/* Index of the first fence that reached its value, or count if none. */
+/*
+ * Index of the first fence that reached its value, for a satisfied wait.
+ * None may have it any more: a GPU can write a lower value to a
+ * CurrentValue (a WRITE64) after the signal that satisfied the wait. The
+ * answer is then the entry whose waiter completed the wait (0 when it was
+ * satisfied before any waiter was queued), never the count.
+ */
 static u32 nfence_wait_first_reached(struct nfence_wait *wait)
 {
 	u32 i;
@@ -200,9 +211,11 @@ static u32 nfence_wait_first_reached(struct nfence_wait *wait)
 		struct nfence_wait_entry *e = &wait->entries[i];
 
 		if (nfence_fence_reached(e->fence, e->waiter.value))
-			break;
+			return i;
 	}
-	return i;
+	/* Seen completed: pairs with the completion's atomic_cmpxchg(). */
+	smp_rmb();
+	return READ_ONCE(wait->first);
 }
 
 static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
