@@ -428,7 +428,7 @@ static void test_split_and_fork(void)
 	enum { PAGES = 4 };
 	struct drm_nfence_fence_mapping m[PAGES];
 	const volatile uint64_t *base;
-	int fd = win_open(), status = 0, pipefd[2];
+	int fd = win_open(), status = 0, go[2], ready[2];
 	uint32_t dev = nfence_device_create(fd);
 	uint64_t offset = window(fd, PAGES);
 	uint32_t h[PAGES];
@@ -446,7 +446,8 @@ static void test_split_and_fork(void)
 	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[2]), 92);
 	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[3]), 93);
 
-	igt_assert_eq(pipe(pipefd), 0);
+	igt_assert_eq(pipe(go), 0);
+	igt_assert_eq(pipe(ready), 0);
 	child = fork();
 	igt_assert(child >= 0);
 	if (child == 0) {
@@ -457,7 +458,7 @@ static void test_split_and_fork(void)
 		/* The child's copy shows what the parent's does... */
 		if (*in_window(base, offset, PAGES, &m[2]) != 92)
 			_exit(1);
-		if (read(pipefd[0], &c, 1) != 1)
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(2);
 		/* ...and, once the parent destroyed it, nothing. */
 		faulted = nfence_access_faults((volatile uint64_t *)
@@ -466,13 +467,17 @@ static void test_split_and_fork(void)
 					       false, &v, &signo);
 		_exit(faulted && signo == SIGBUS ? 0 : 3);
 	}
+	/* Not before the child read the page while it showed the fence. */
+	igt_assert_eq(read(ready[0], &c, 1), 1);
 	nfence_fence_destroy(fd, h[2]);
-	igt_assert_eq(write(pipefd[1], "x", 1), 1);
+	igt_assert_eq(write(go[1], "x", 1), 1);
 	igt_assert_eq(waitpid(child, &status, 0), child);
 	igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		     "child: status %#x\n", status);
-	close(pipefd[0]);
-	close(pipefd[1]);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
 	igt_assert_eq_u64(*in_window(base, offset, PAGES, &m[3]), 93);
 
 	munmap((void *)base, PAGE);
