@@ -127,6 +127,20 @@ static void test_bad_pages(void)
 	close(fd);
 }
 
+/* The ioctl's argument itself unreadable: EFAULT, and no window made. */
+static void test_bad_arg_pointer(void)
+{
+	static const unsigned long requests[] = {
+		DRM_IOCTL_NFENCE_FENCE_WINDOW,
+	};
+	int fd = win_open();
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
+	window(fd, 4);
+	close(fd);
+}
+
 static void test_twice(void)
 {
 	struct drm_nfence_fence_mapping m;
@@ -562,7 +576,7 @@ static void test_reuse_race(void)
 	r->offset = window(r->fd, 1);
 	for (int i = 0; i < RACE_MAPS; i++)
 		r->maps[i] = map_window(r->fd, r->offset, 1);
-	igt_assert_eq(pthread_create(&reader, NULL, race_reader, r), 0);
+	igt_assert_eq(nfence_thread_create(&reader, race_reader, r), 0);
 	for (unsigned int round = 0; round < RACE_ROUNDS; round++) {
 		struct drm_nfence_fence_mapping m;
 		uint32_t h = nfence_fence_create(r->fd, r->dev, TYPE_DEFAULT,
@@ -660,6 +674,11 @@ igt_main
 		     "with EINVAL, and make none; the largest is made.");
 	igt_subtest("window-bad-pages")
 		test_bad_pages();
+
+	igt_describe("An unreadable argument is refused with EFAULT, and "
+		     "makes no window.");
+	igt_subtest("window-bad-arg-pointer")
+		test_bad_arg_pointer();
 
 	igt_describe("A second window on the file is refused with EEXIST; "
 		     "the first stays.");
