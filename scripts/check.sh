@@ -66,7 +66,7 @@ step() { # name command...
 		# the end of the output.
 		while IFS= read -r line; do
 			failures+=("$name: $line")
-		done < <(grep -E '^(vm-check: )?fail: |^not ok |: FAIL|^check-vm: FAIL' "$log" |
+		done < <(grep -E '^([A-Za-z0-9_.+-]+: )?(fail: |not ok )|: FAIL|^check-vm: FAIL' "$log" |
 			tr -d '\r' | head -n 20)
 	fi
 	summary+=("$(printf '%-28s %4d passed %4d failed %4d skipped %2d errors %5ds %s' \
