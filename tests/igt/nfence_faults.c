@@ -244,6 +244,16 @@ static void fault_site(char *site, size_t size)
 }
 
 /*
+ * How many allocation sites an operation's path reaches under nfence's own
+ * frames. Most must reach at least one, or the injection is not working;
+ * an mmap and its page fault may reach none (the core allocates before
+ * calling nfence); and the paths nfence keeps free of allocations (a CPU
+ * wait for one fence, a CPU signal of a few: DOC: CPU waits) must reach
+ * none, so that one that starts allocating is seen.
+ */
+enum sites { SITES_SOME, SITES_MAYBE, SITES_NONE };
+
+/*
  * One operation under test: @run does it and returns 0 or -errno,
  * @undo undoes a success. Both get @data.
  */
@@ -252,13 +262,7 @@ struct op {
 	int (*run)(void *data);
 	void (*undo)(void *data);
 	void *data;
-	/*
-	 * Paths that allocate nothing under nfence's own frames (an mmap and
-	 * its page fault: the core allocates before calling nfence) say so;
-	 * every other path must reach at least one site, or the injection
-	 * is not working.
-	 */
-	bool may_have_no_site;
+	enum sites sites;
 };
 
 static void walk(const struct op *op)
@@ -306,26 +310,35 @@ static void walk(const struct op *op)
 	printf("igt-report: fault-sites: %s: %d allocation sites, %u failed "
 	       "cleanly with -ENOMEM, %u absorbed\n", op->name, nth - 1,
 	       injected, absorbed);
-	if (!op->may_have_no_site)
+	if (op->sites == SITES_SOME)
 		igt_assert_f(nth > 1, "%s reached no allocation site: is fault "
 			     "injection on?\n", op->name);
+	if (op->sites == SITES_NONE)
+		igt_assert_f(nth == 1, "%s reached %d allocation sites, where "
+			     "it should allocate nothing\n", op->name, nth - 1);
 }
 
 static void walk_op(const char *name, int (*run)(void *data),
-		    void (*undo)(void *data), void *data, bool may_have_no_site)
+		    void (*undo)(void *data), void *data, enum sites sites)
 {
 	const struct op op = {
 		.name = name,
 		.run = run,
 		.undo = undo,
 		.data = data,
-		.may_have_no_site = may_have_no_site,
+		.sites = sites,
 	};
 
 	walk(&op);
 }
 
 /* The operations */
+
+/*
+ * Fences a wait or signal of many names: more than FENCE_SIGNAL takes
+ * without allocating (8).
+ */
+#define MANY_FENCES	9
 
 struct obj {
 	int fd;
@@ -339,6 +352,7 @@ struct obj {
 	struct nfence_queue q;
 	uint64_t value;
 	uint64_t window;	/* a CPU window's offset, opens into it */
+	uint32_t fences[MANY_FENCES];	/* for the waits and signals of many */
 	struct nfence_bo ring, control;
 };
 
@@ -515,12 +529,31 @@ static void undo_wait_async(void *data)
 	nfence_fence_signal(fd, dev, o->extra, o->value);
 }
 
-static int op_wait_timeout(void *data)
+static int op_wait_timeout_one(void *data)
 {
 	struct obj *o = data;
-	int ret = __nfence_fence_wait_one(fd, dev, o->extra, 1 << 20,
+	int ret = __nfence_fence_wait_one(fd, dev, o->fences[0], 1 << 20,
 					  nfence_deadline_ms(1));
 
+	return ret == -ETIME ? 0 : ret;
+}
+
+static int op_wait_timeout_many(void *data)
+{
+	struct obj *o = data;
+	uint64_t values[MANY_FENCES];
+	struct drm_nfence_fence_wait w = {
+		.device = dev,
+		.count = MANY_FENCES,
+		.handles = (uintptr_t)o->fences,
+		.values = (uintptr_t)values,
+		.timeout_ns = nfence_deadline_ms(1),
+	};
+	int i, ret;
+
+	for (i = 0; i < MANY_FENCES; i++)
+		values[i] = 1 << 20;
+	ret = __nfence_fence_wait(fd, &w);
 	return ret == -ETIME ? 0 : ret;
 }
 
@@ -529,11 +562,46 @@ static void undo_nothing(void *data)
 	(void)data;
 }
 
-static int op_signal(void *data)
+static int op_signal_one(void *data)
 {
 	struct obj *o = data;
 
-	return __nfence_fence_signal_one(fd, dev, o->extra, ++o->value);
+	return __nfence_fence_signal_one(fd, dev, o->fences[0], ++o->value);
+}
+
+static int op_signal_many(void *data)
+{
+	struct obj *o = data;
+	uint64_t values[MANY_FENCES];
+	struct drm_nfence_fence_signal sig = {
+		.device = dev,
+		.count = MANY_FENCES,
+		.handles = (uintptr_t)o->fences,
+		.values = (uintptr_t)values,
+	};
+	int i;
+
+	o->value++;
+	for (i = 0; i < MANY_FENCES; i++)
+		values[i] = o->value;
+	return __nfence_fence_signal(fd, &sig);
+}
+
+static void fences_create(struct obj *o)
+{
+	int i;
+
+	for (i = 0; i < MANY_FENCES; i++)
+		o->fences[i] = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
+	o->value = 0;
+}
+
+static void fences_destroy(struct obj *o)
+{
+	int i;
+
+	for (i = 0; i < MANY_FENCES; i++)
+		nfence_fence_destroy(fd, o->fences[i]);
 }
 
 static int alloc_create(struct obj *o, uint32_t segment, uint32_t flags)
@@ -766,27 +834,27 @@ igt_main
 	igt_describe("open() of a render node: the DRM file and nfence's "
 		     "per-file state.");
 	igt_subtest("open")
-		walk_op("open", op_open, undo_close, &o, false);
+		walk_op("open", op_open, undo_close, &o, SITES_SOME);
 
 	igt_describe("DEVICE_CREATE.");
 	igt_subtest("device-create")
 		walk_op("device-create", op_device_create,
-			undo_device, &o, false);
+			undo_device, &o, SITES_SOME);
 
 	igt_describe("FENCE_CREATE of each kind: DEFAULT, INTRA_GPU, shared, "
 		     "cross-adapter.");
 	igt_subtest("fence-create-default")
 		walk_op("fence-create-default", op_fence_default,
-			undo_fence, &o, false);
+			undo_fence, &o, SITES_SOME);
 	igt_subtest("fence-create-intra-gpu")
 		walk_op("fence-create-intra-gpu",
-			op_fence_intra_gpu, undo_fence, &o, false);
+			op_fence_intra_gpu, undo_fence, &o, SITES_SOME);
 	igt_subtest("fence-create-shared")
 		walk_op("fence-create-shared", op_fence_shared,
-			undo_fence, &o, false);
+			undo_fence, &o, SITES_SOME);
 	igt_subtest("fence-create-cross-adapter")
 		walk_op("fence-create-cross-adapter",
-			op_fence_cross_adapter, undo_fence, &o, false);
+			op_fence_cross_adapter, undo_fence, &o, SITES_SOME);
 
 	igt_describe("FENCE_SHARE, FENCE_OPEN on the same adapter and on the "
 		     "other one, and the CPU mapping of CurrentValue.");
@@ -794,7 +862,7 @@ igt_main
 		o.extra = nfence_fence_create(fd, dev, 0,
 					      NFENCE_FENCE_SHAREABLE, 0, NULL);
 		walk_op("fence-share", op_fence_share, undo_share,
-			&o, false);
+			&o, SITES_SOME);
 		nfence_fence_destroy(fd, o.extra);
 	}
 	igt_subtest("fence-open") {
@@ -806,7 +874,7 @@ igt_main
 		o.fd = fd;
 		o.device = dev;
 		walk_op("fence-open", op_fence_open, undo_open,
-			&o, false);
+			&o, SITES_SOME);
 		close(o.share_fd);
 		nfence_fence_destroy(fd, h);
 	}
@@ -820,7 +888,7 @@ igt_main
 		o.fd = fd1;
 		o.device = dev1;
 		walk_op("fence-open-cross-adapter", op_fence_open,
-			undo_open, &o, false);
+			undo_open, &o, SITES_SOME);
 		close(o.share_fd);
 		nfence_fence_destroy(fd, h);
 	}
@@ -830,7 +898,7 @@ igt_main
 		o.fd = open(node0, O_RDWR | O_CLOEXEC);
 		igt_assert(o.fd >= 0);
 		walk_op("fence-window", op_fence_window, undo_window, &o,
-			false);
+			SITES_SOME);
 		close(o.fd);
 	}
 	igt_subtest("fence-open-windowed") {
@@ -848,7 +916,7 @@ igt_main
 		o.device = nfence_device_create(o.fd);
 		o.share_fd = nfence_fence_share(fd, h);
 		walk_op("fence-open-windowed", op_fence_open, undo_open, &o,
-			false);
+			SITES_SOME);
 		o.window = 0;
 		close(o.share_fd);
 		nfence_device_destroy(o.fd, o.device);
@@ -859,49 +927,63 @@ igt_main
 		uint32_t h = nfence_fence_create(fd, dev, 0, 0, 0, &o.m);
 
 		walk_op("fence-mmap", op_fence_mmap, undo_mmap,
-			&o, true);
+			&o, SITES_MAYBE);
 		nfence_fence_destroy(fd, h);
 	}
 
-	igt_describe("FENCE_WAIT (an async wait with an eventfd, a wait that "
-		     "times out) and FENCE_SIGNAL.");
+	igt_describe("FENCE_WAIT (an async wait with an eventfd, a wait for "
+		     "9 fences that times out) and FENCE_SIGNAL of 9 fences.");
 	igt_subtest("fence-wait-async") {
 		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
 		o.efd = eventfd(0, EFD_CLOEXEC);
 		igt_assert(o.efd >= 0);
 		o.value = 0;
 		walk_op("fence-wait-async", op_wait_async,
-			undo_wait_async, &o, false);
+			undo_wait_async, &o, SITES_SOME);
 		close(o.efd);
 		nfence_fence_destroy(fd, o.extra);
 	}
 	igt_subtest("fence-wait-timeout") {
-		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
-		walk_op("fence-wait-timeout", op_wait_timeout,
-			undo_nothing, &o, false);
-		nfence_fence_destroy(fd, o.extra);
+		fences_create(&o);
+		walk_op("fence-wait-timeout", op_wait_timeout_many,
+			undo_nothing, &o, SITES_SOME);
+		fences_destroy(&o);
 	}
 	igt_subtest("fence-signal") {
-		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
-		o.value = 0;
-		walk_op("fence-signal", op_signal, undo_nothing,
-			&o, false);
-		nfence_fence_destroy(fd, o.extra);
+		fences_create(&o);
+		walk_op("fence-signal", op_signal_many, undo_nothing,
+			&o, SITES_SOME);
+		fences_destroy(&o);
+	}
+
+	igt_describe("A blocking wait for one fence and a signal of one "
+		     "allocate nothing (DOC: CPU waits).");
+	igt_subtest("fence-wait-timeout-one") {
+		fences_create(&o);
+		walk_op("fence-wait-timeout-one", op_wait_timeout_one,
+			undo_nothing, &o, SITES_NONE);
+		fences_destroy(&o);
+	}
+	igt_subtest("fence-signal-one") {
+		fences_create(&o);
+		walk_op("fence-signal-one", op_signal_one, undo_nothing,
+			&o, SITES_NONE);
+		fences_destroy(&o);
 	}
 
 	igt_describe("ALLOC_CREATE in system memory and VRAM, ALLOC_LOCK and "
 		     "the CPU mapping.");
 	igt_subtest("alloc-create-system")
 		walk_op("alloc-create-system", op_alloc_system,
-			undo_alloc, &o, false);
+			undo_alloc, &o, SITES_SOME);
 	igt_subtest("alloc-create-vram")
 		walk_op("alloc-create-vram", op_alloc_vram,
-			undo_alloc, &o, false);
+			undo_alloc, &o, SITES_SOME);
 	igt_subtest("alloc-lock-map") {
 		o.extra = nfence_alloc_create(fd, dev, 64 << 10,
 					      NFENCE_SEGMENT_SYSTEM, 0, NULL);
 		walk_op("alloc-lock-map", op_alloc_lock_map,
-			undo_alloc_map, &o, true);
+			undo_alloc_map, &o, SITES_MAYBE);
 		nfence_alloc_destroy(fd, dev, o.extra);
 	}
 
@@ -909,11 +991,11 @@ igt_main
 		     "fence).");
 	igt_subtest("context-create")
 		walk_op("context-create", op_context_create,
-			undo_context, &o, false);
+			undo_context, &o, SITES_SOME);
 	igt_subtest("hwqueue-create") {
 		o.extra = nfence_context_create(fd, dev, 0);
 		walk_op("hwqueue-create", op_hwqueue_create,
-			undo_hwqueue, &o, false);
+			undo_hwqueue, &o, SITES_SOME);
 		nfence_context_destroy(fd, dev, o.extra);
 	}
 
@@ -922,7 +1004,7 @@ igt_main
 	igt_subtest("submit") {
 		nfence_queue_create(&o.q, fd, dev, 0, 0);
 		walk_op("submit", op_submit, undo_queue_sync,
-			&o, false);
+			&o, SITES_SOME);
 		nfence_queue_destroy(&o.q);
 	}
 	igt_subtest("submit-signal") {
@@ -930,7 +1012,7 @@ igt_main
 		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
 		o.value = 0;
 		walk_op("submit-signal", op_submit_signal,
-			undo_queue_sync, &o, false);
+			undo_queue_sync, &o, SITES_SOME);
 		nfence_queue_destroy(&o.q);
 		nfence_fence_destroy(fd, o.extra);
 	}
@@ -938,14 +1020,14 @@ igt_main
 		nfence_queue_create(&o.q, fd, dev, 0, 0);
 		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
 		walk_op("submit-wait", op_submit_wait,
-			undo_queue_sync, &o, false);
+			undo_queue_sync, &o, SITES_SOME);
 		nfence_queue_destroy(&o.q);
 		nfence_fence_destroy(fd, o.extra);
 	}
 
 	igt_describe("QUERY of the adapter's description.");
 	igt_subtest("query")
-		walk_op("query", op_query, undo_nothing, &o, false);
+		walk_op("query", op_query, undo_nothing, &o, SITES_SOME);
 
 	igt_describe("DOORBELL_CREATE for a user-mode queue.");
 	igt_subtest("doorbell-create") {
@@ -956,7 +1038,7 @@ igt_main
 		nfence_bo_create(fd, dev, 4096, NFENCE_SEGMENT_SYSTEM,
 				 DRM_NFENCE_ALLOC_CPU_VISIBLE, &o.control);
 		walk_op("doorbell-create", op_doorbell_create, undo_doorbell,
-			&o, false);
+			&o, SITES_SOME);
 		nfence_bo_destroy(&o.ring);
 		nfence_bo_destroy(&o.control);
 		nfence_queue_destroy(&o.q);
@@ -969,7 +1051,7 @@ igt_main
 		o.value = 0;
 		igt_assert_eq(drmSyncobjCreate(fd, 0, &o.handle), 0);
 		walk_op("syncobj-bind", op_syncobj_bind, undo_syncobj_bind,
-			&o, false);
+			&o, SITES_SOME);
 		igt_assert_eq(drmSyncobjDestroy(fd, o.handle), 0);
 		nfence_fence_destroy(fd, o.extra);
 	}
@@ -981,7 +1063,7 @@ igt_main
 		o.extra = nfence_fence_create(fd, dev, 0, 0, 0, NULL);
 		igt_assert_eq(__nfence_queue_submit_signal(&o.q, o.extra, 1), 0);
 		nfence_queue_sync(&o.q);
-		walk_op("log-read", op_log_read, undo_nothing, &o, false);
+		walk_op("log-read", op_log_read, undo_nothing, &o, SITES_SOME);
 		nfence_queue_destroy(&o.q);
 		nfence_fence_destroy(fd, o.extra);
 	}

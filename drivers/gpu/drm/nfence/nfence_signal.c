@@ -237,6 +237,9 @@ struct nfence_signal_arg {
 	u64 value;
 };
 
+/* FENCE_SIGNAL of up to this many fences allocates nothing (128 bytes). */
+#define NFENCE_SIGNAL_ONSTACK	8
+
 /*
  * Copy in the @args->count handles and values of FENCE_SIGNAL into @out and
  * take their fences, each checked by nfence_fence_arg_get(); on an error
@@ -286,7 +289,8 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct drm_nfence_fence_signal *args = data;
 	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_signal_arg *fences;
+	struct nfence_signal_arg onstack[NFENCE_SIGNAL_ONSTACK];
+	struct nfence_signal_arg *fences = onstack;
 	struct nfence_device *wdev;
 	int ret;
 	u32 i;
@@ -299,9 +303,12 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 		return -ENOENT;
 	nfence_device_put(wdev);
 
-	fences = kcalloc(args->count, sizeof(*fences), GFP_KERNEL_ACCOUNT);
-	if (!fences)
-		return -ENOMEM;
+	if (args->count > ARRAY_SIZE(onstack)) {
+		fences = kcalloc(args->count, sizeof(*fences),
+				 GFP_KERNEL_ACCOUNT);
+		if (!fences)
+			return -ENOMEM;
+	}
 	ret = nfence_signal_args_get(nfile, args, fences);
 	if (!ret) {
 		for (i = 0; i < args->count; i++)
@@ -311,7 +318,8 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 		for (i = 0; i < args->count; i++)
 			nfence_fence_put(fences[i].fence);
 	}
-	kfree(fences);
+	if (fences != onstack)
+		kfree(fences);
 	return ret;
 }
 

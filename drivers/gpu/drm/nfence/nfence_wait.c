@@ -38,6 +38,20 @@
  * signals its eventfd when it completes; the list's work then dequeues and
  * frees it. Closing the file cancels the asynchronous waits it still has.
  *
+ * A blocking wait lives on its ioctl's stack (its entries too when it
+ * waits for one fence, the common case, which then allocates nothing):
+ * everything that can reach it lets go of it before the ioctl returns. The
+ * file's list of blocked waits does under &nfence_file.async_lock. A
+ * waitlist reaches an entry until the entry's done callback returns, which
+ * runs under the waitlist's lock and whose last act is to mark the entry
+ * finished (release); a woken waiter that sees its entry finished
+ * (acquire) has nothing to dequeue, and does not take the waitlist's lock,
+ * which its waker may still hold while it wakes the others (a fan-out)
+ * and looks at the waiters left. An entry not finished is dequeued under
+ * the lock, which waits for a done callback in progress. An asynchronous
+ * wait is allocated and counted by a kref: its file's list and its
+ * completion work outlive the ioctl.
+ *
  * A fence whose last local handle and last fd are gone can never be
  * signaled again: its waiters are released and their waits fail with
  * -ENOENT. Signals from the CPU (%DRM_IOCTL_NFENCE_FENCE_SIGNAL) are
@@ -50,9 +64,16 @@ struct nfence_wait_entry {
 	struct nfence_waiter waiter;
 	struct nfence_fence *fence;
 	struct nfence_wait *wait;
+	/* set last by the done callback: its waitlist lets go of the entry */
+	bool finished;
 };
 
 struct nfence_wait {
+	/*
+	 * Asynchronous waits only (nfence_wait_put()): the ioctl's, the file
+	 * list's and the work's references. A blocking wait, on its ioctl's
+	 * stack, is never put.
+	 */
 	struct kref ref;
 	struct nfence_file *file;
 	struct list_head link;
@@ -67,18 +88,29 @@ struct nfence_wait {
 	/* the entry whose waiter completed it, written before it completes */
 	u32 first;
 	u32 count;
-	struct nfence_wait_entry entries[] __counted_by(count);
+	/* @one, or an array of @count of its own */
+	struct nfence_wait_entry *entries;
+	struct nfence_wait_entry one;
 };
 
-static void nfence_wait_release(struct kref *ref)
+/* Let go of what @wait holds: its fences, its eventfd, its entries. */
+static void nfence_wait_fini(struct nfence_wait *wait)
 {
-	struct nfence_wait *wait = container_of(ref, struct nfence_wait, ref);
 	u32 i;
 
 	for (i = 0; i < wait->count; i++)
 		nfence_fence_put(wait->entries[i].fence);
 	if (wait->eventfd)
 		eventfd_ctx_put(wait->eventfd);
+	if (wait->entries != &wait->one)
+		kfree(wait->entries);
+}
+
+static void nfence_wait_release(struct kref *ref)
+{
+	struct nfence_wait *wait = container_of(ref, struct nfence_wait, ref);
+
+	nfence_wait_fini(wait);
 	kfree(wait);
 }
 
@@ -150,17 +182,22 @@ static void nfence_wait_entry_done(struct nfence_waiter *waiter)
 	if (!nfence_fence_reached(e->fence, waiter->value)) {
 		/* Released without reaching the value: orphaned fence. */
 		nfence_wait_complete(wait, -ENOENT);
-		return;
+	} else {
+		atomic64_inc(&wait->file->adapter->gpu.irq_stats.woken);
+		if (atomic_dec_and_test(&wait->remaining)) {
+			WRITE_ONCE(wait->first, e - wait->entries);
+			/* Its atomic_cmpxchg() orders the write first. */
+			nfence_wait_complete(wait, 0);
+		}
 	}
-	atomic64_inc(&wait->file->adapter->gpu.irq_stats.woken);
-	if (atomic_dec_and_test(&wait->remaining)) {
-		WRITE_ONCE(wait->first, e - wait->entries);
-		/* Its atomic_cmpxchg() orders the write before the result. */
-		nfence_wait_complete(wait, 0);
-	}
+	/* The last touch of @wait: its owner may free it once it sees this. */
+	smp_store_release(&e->finished, true);
 }
 
-/* Dequeue every waiter still queued; safe to call more than once. */
+/*
+ * Dequeue every waiter still queued; safe to call more than once. An entry
+ * its done callback has finished with is out of its waitlist already.
+ */
 static void nfence_wait_dequeue(struct nfence_wait *wait)
 {
 	u32 i;
@@ -168,7 +205,9 @@ static void nfence_wait_dequeue(struct nfence_wait *wait)
 	for (i = 0; i < wait->count; i++) {
 		struct nfence_wait_entry *e = &wait->entries[i];
 
-		nfence_waitlist_remove(&e->fence->waiters, &e->waiter);
+		/* Pairs with the done callback's release: see DOC. */
+		if (!smp_load_acquire(&e->finished))
+			nfence_waitlist_remove(&e->fence->waiters, &e->waiter);
 	}
 }
 
@@ -231,26 +270,37 @@ static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
 	return any ? reached > 0 : reached == wait->count;
 }
 
-/* Copy in handles and values, take the fences; all checked before use. */
-static struct nfence_wait *
-nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
-		    u64 handles_ptr, u64 values_ptr, u32 forbidden, bool any)
+/*
+ * Set up @wait, zeroed by the caller, for the FENCE_WAIT @args: copy in
+ * handles and values and take the fences, all checked before use. On an
+ * error the caller still calls nfence_wait_fini() (or puts the wait).
+ */
+static int nfence_wait_prepare(struct nfence_wait *wait,
+			       struct nfence_file *nfile,
+			       const struct drm_nfence_fence_wait *args)
 {
-	u32 __user *handles = u64_to_user_ptr(handles_ptr);
-	u64 __user *values = u64_to_user_ptr(values_ptr);
-	struct nfence_wait *wait;
+	u32 __user *handles = u64_to_user_ptr(args->handles);
+	u64 __user *values = u64_to_user_ptr(args->values);
+	bool any = args->flags & DRM_NFENCE_WAIT_ANY;
+	u32 count = args->count;
 	int ret = 0;
 	u32 i;
 
-	wait = kzalloc(struct_size(wait, entries, count), GFP_KERNEL_ACCOUNT);
-	if (!wait)
-		return ERR_PTR(-ENOMEM);
 	kref_init(&wait->ref);
-	wait->count = count;
 	wait->file = nfile;
 	INIT_LIST_HEAD(&wait->link);
 	init_waitqueue_head(&wait->wq);
 	atomic_set(&wait->remaining, any ? 1 : count);
+	if (count == 1) {
+		wait->entries = &wait->one;
+	} else {
+		wait->entries = kcalloc(count, sizeof(*wait->entries),
+					GFP_KERNEL_ACCOUNT);
+		if (!wait->entries)
+			return -ENOMEM;
+	}
+	/* Only now: nfence_wait_fini() puts what the entries hold. */
+	wait->count = count;
 
 	for (i = 0; i < count; i++) {
 		struct nfence_wait_entry *e = &wait->entries[i];
@@ -265,19 +315,15 @@ nfence_wait_prepare(struct nfence_file *nfile, u32 device, u32 count,
 		e->waiter.value = value;
 		e->waiter.done = nfence_wait_entry_done;
 		RB_CLEAR_NODE(&e->waiter.node);
-		e->fence = nfence_fence_arg_get(nfile, device, handle,
-						forbidden, value);
+		e->fence = nfence_fence_arg_get(nfile, args->device, handle,
+						DRM_NFENCE_FENCE_NO_WAIT, value);
 		if (IS_ERR(e->fence)) {
 			ret = PTR_ERR(e->fence);
 			e->fence = NULL;
 			break;
 		}
 	}
-	if (ret) {
-		nfence_wait_put(wait);
-		return ERR_PTR(ret);
-	}
-	return wait;
+	return ret;
 }
 
 static int nfence_check_device(struct nfence_file *nfile, u32 handle)
@@ -430,7 +476,7 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	bool async = args->flags & DRM_NFENCE_WAIT_ASYNC;
 	bool any = args->flags & DRM_NFENCE_WAIT_ANY;
-	struct nfence_wait *wait;
+	struct nfence_wait onstack, *wait = &onstack;
 	int ret;
 
 	if (args->pad || (args->flags & ~NFENCE_WAIT_FLAGS) || !args->count ||
@@ -442,11 +488,17 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 	if (ret)
 		return ret;
 
-	wait = nfence_wait_prepare(nfile, args->device, args->count,
-				   args->handles, args->values,
-				   DRM_NFENCE_FENCE_NO_WAIT, any);
-	if (IS_ERR(wait))
-		return PTR_ERR(wait);
+	/* A blocking wait lives on the stack (DOC: CPU waits). */
+	if (async) {
+		wait = kzalloc(sizeof(*wait), GFP_KERNEL_ACCOUNT);
+		if (!wait)
+			return -ENOMEM;
+	} else {
+		memset(wait, 0, sizeof(*wait));
+	}
+	ret = nfence_wait_prepare(wait, nfile, args);
+	if (ret)
+		goto out;
 	trace_nfence_wait_begin(nfile->adapter->gpu.index,
 				wait->entries[0].fence->id,
 				wait->entries[0].waiter.value, wait->count, async);
@@ -465,7 +517,11 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 		args->first_signaled = any ? nfence_wait_first_reached(wait) : 0;
 	if (!async)
 		nfence_wait_trace_end(wait, ret);
-	nfence_wait_put(wait);
+out:
+	if (wait == &onstack)
+		nfence_wait_fini(wait);
+	else
+		nfence_wait_put(wait);
 	return ret;
 }
 

@@ -46,7 +46,11 @@ struct nfence_waiter {
 	u64 value;
 	/** @queued: in a waitlist's tree */
 	bool queued;
-	/** @done: called under the waitlist lock when the value is reached */
+	/**
+	 * @done: called under the waitlist lock when the value is reached,
+	 * or when the waitlist is flushed, once the waiter is out of the
+	 * tree; the waitlist does not touch the waiter after it returns
+	 */
 	void (*done)(struct nfence_waiter *waiter);
 };
 
