@@ -411,7 +411,7 @@ check_timed "libnfence doorbell demo (nfence-doorbell-demo)" 120 \
 	"$build/libnfence/nfence-doorbell-demo"
 # The WSL-style C++ program (issue 18): its report is checked line by line.
 check_timed "nfence-wsl-compat, its report checked (run-wsl-compat.sh)" 120 \
-	sh "$top/libnfence/tests/run-wsl-compat.sh" \
+	env ADAPTERS="$adapters" sh "$top/libnfence/tests/run-wsl-compat.sh" \
 	"$build/libnfence/nfence-wsl-compat"
 # nfence-trace (Documentation/tracing.rst): the pipeline demo with logged
 # fence commands recorded, then the demo's own --trace; each JSON checked
