@@ -449,6 +449,20 @@ if [ -e "$uprobes" ]; then
 	# Both recorders removed the uprobes they put on libnfence's probes.
 	check "nfence-trace: no nfence_umd uprobe left in $uprobes" \
 		sh -c '[ -r "$1" ] && ! grep -q nfence_umd "$1"' sh "$uprobes"
+	# A definition left by a recorder that died (here on another file)
+	# is replaced: the queued commands are recorded, and nothing stays.
+	check "nfence-trace: a leftover nfence_umd uprobe defined" \
+		sh -c 'echo "p:nfence_umd/nfence_fence_wait_queued /bin/true:0x0" >>"$1"' \
+		sh "$uprobes"
+	check_timed "nfence-trace record over a leftover uprobe" 120 \
+		"$build/libnfence/nfence-trace" record -o "$trace_dir/stale.txt" \
+		--json "$trace_dir/stale.json" -- \
+		"$build/libnfence/nfence-pipeline-demo" --logged
+	check "nfence-trace: the leftover replaced, the queued commands recorded" \
+		python3 "$top/scripts/nfence-trace-check.py" \
+		--cat-flows nfence.queued=3 "$trace_dir/stale.json"
+	check "nfence-trace: no nfence_umd uprobe left after it" \
+		sh -c '! grep -q nfence_umd "$1"' sh "$uprobes"
 else
 	check "nfence-trace: without uprobe events, both recorders say no queued events are recorded" \
 		sh -c 'grep -q "no \"queued\" events will be recorded" "$1" &&

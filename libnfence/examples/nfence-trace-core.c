@@ -6,11 +6,12 @@
  * (--trace). Documentation/tracing.rst describes the capture, the JSON
  * and the choices made here.
  *
- * Recording: a tracefs instance of our own (instances/nfence-trace) with
- * trace_clock "mono" (CLOCK_MONOTONIC, the clock the simulated GPU's
- * timestamps count from a per-adapter base), the TGID column and every
- * nfence event; its "trace" text is the capture, after header comment
- * lines naming each adapter's timestamp frequency.
+ * Recording, through libtracefs: a tracefs instance of our own
+ * (instances/nfence-trace) with trace_clock "mono" (CLOCK_MONOTONIC, the
+ * clock the simulated GPU's timestamps count from a per-adapter base),
+ * the TGID column, every nfence event and libnfence's probes as uprobes;
+ * its "trace" text is the capture, after header comment lines naming each
+ * adapter's timestamp frequency.
  *
  * Converting: the events are parsed into an array (anything that is not a
  * well-formed nfence event line is skipped; an nfence event line with a
@@ -28,9 +29,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <tracefs.h>
 
 #include <nfence/d3dkmthk.h>
 
@@ -48,79 +49,27 @@
 #define TID_QUEUE_BASE		100	/* then one track per queue */
 #define MAX_LINE		65536
 #define BUFFER_KB		"4096"	/* per CPU, for the instance */
+#define NTRACE_INSTANCE		"nfence-trace"
 
 /* ------------------------------------------------------------------ */
 /* Recording                                                           */
 /* ------------------------------------------------------------------ */
 
-static int write_file(const char *dir, const char *file, const char *text)
+/*
+ * Set an instance file (trace_clock, buffer_size_kb): -1 (with errno) if it
+ * could not be written whole.
+ */
+static int inst_write(struct ntrace_rec *r, const char *file,
+		      const char *text)
 {
-	char path[PATH_MAX + 64];
-	ssize_t n;
-	int fd;
+	int n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	if (close(fd) < 0 || n != (ssize_t)strlen(text))
-		return -1;
-	return 0;
-}
-
-/* Append @text to a tracefs file that holds definitions (uprobe_events). */
-static int append_file(const char *dir, const char *file, const char *text)
-{
-	char path[PATH_MAX + 64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	if (close(fd) < 0 || n != (ssize_t)strlen(text))
-		return -1;
-	return 0;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Find (or mount) tracefs: /sys/kernel/tracing, else debugfs' tracing. */
-static int find_tracefs(struct ntrace_rec *r, const char *prog)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		char inst[PATH_MAX];
-
-		snprintf(inst, sizeof(inst), "%s/instances", paths[i]);
-		if (is_dir(inst)) {
-			snprintf(r->tracefs, sizeof(r->tracefs), "%s",
-				 paths[i]);
-			return 0;
-		}
-	}
-	if (is_dir(paths[0]) &&
-	    mount("tracefs", paths[0], "tracefs", 0, NULL) == 0) {
-		snprintf(r->tracefs, sizeof(r->tracefs), "%s", paths[0]);
-		r->mounted = 1;
+	errno = 0;
+	n = tracefs_instance_file_write(r->inst, file, text);
+	if (n == (int)strlen(text))
 		return 0;
-	}
-	fprintf(stderr, "%s: no tracefs (neither /sys/kernel/tracing nor "
-		"/sys/kernel/debug/tracing has instances/, and mounting "
-		"tracefs failed: %s); recording needs root\n", prog,
-		strerror(errno));
+	if (!errno)
+		errno = EIO;
 	return -1;
 }
 
@@ -233,13 +182,27 @@ static int set_log_level_all(struct ntrace_rec *r, bool all)
 /* Remove the uprobes of the library's probes, once disabled. */
 static void remove_probes(struct ntrace_rec *r)
 {
-	char def[128];
-
 	while (r->num_probes) {
-		r->num_probes--;
-		snprintf(def, sizeof(def), "-:%s/%s\n", NTRACE_USDT_GROUP,
-			 r->probe_events[r->num_probes]);
-		append_file(r->tracefs, "uprobe_events", def);
+		struct tracefs_dynevent *p = r->probes[--r->num_probes];
+
+		tracefs_dynevent_destroy(p, false);
+		tracefs_dynevent_free(p);
+	}
+}
+
+/*
+ * A definition of @event left by a recorder that died: no other one runs
+ * (the instance is ours), so it is stale.
+ */
+static void remove_stale_probe(const char *event)
+{
+	struct tracefs_dynevent *old;
+
+	old = tracefs_dynevent_get(TRACEFS_DYNEVENT_UPROBE, NTRACE_USDT_GROUP,
+				   event);
+	if (old) {
+		tracefs_dynevent_destroy(old, false);
+		tracefs_dynevent_free(old);
 	}
 }
 
@@ -251,15 +214,13 @@ static void remove_probes(struct ntrace_rec *r)
 static void add_probes(struct ntrace_rec *r, const char *prog)
 {
 	struct ntrace_usdt probes[NTRACE_USDT_MAX];
-	char def[2 * PATH_MAX], why[256];
+	char why[256];
 	int i, n;
 
 	n = ntrace_usdt_read(r->umd_lib, probes, NTRACE_USDT_MAX, why,
 			     sizeof(why));
-	_Static_assert(sizeof(r->probe_events) / sizeof(r->probe_events[0]) ==
-		       NTRACE_USDT_MAX, "a name per probe");
-	_Static_assert(sizeof(r->probe_events[0]) == sizeof(probes[0].event),
-		       "names of one size");
+	_Static_assert(sizeof(r->probes) / sizeof(r->probes[0]) ==
+		       NTRACE_USDT_MAX, "a uprobe per probe");
 	if (n <= 0) {
 		fprintf(stderr, "%s: warning: %s: %s: no \"queued\" events "
 			"will be recorded\n", prog, r->umd_lib,
@@ -268,52 +229,50 @@ static void add_probes(struct ntrace_rec *r, const char *prog)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		/*
-		 * A definition left by a recorder that died: no other one
-		 * runs (the instance is ours), so it is stale.
-		 */
-		snprintf(def, sizeof(def), "-:%s/%s\n", NTRACE_USDT_GROUP,
-			 probes[i].event);
-		append_file(r->tracefs, "uprobe_events", def);
-		snprintf(def, sizeof(def), "p:%s/%s %s:0x%" PRIx64 "%s\n",
-			 NTRACE_USDT_GROUP, probes[i].event, r->umd_lib,
-			 probes[i].offset, probes[i].fetch);
-		if (append_file(r->tracefs, "uprobe_events", def) < 0) {
-			fprintf(stderr, "%s: warning: %s/uprobe_events: %s "
-				"(a kernel without CONFIG_UPROBE_EVENTS, or "
-				"the probes of another recorder): no "
-				"\"queued\" events will be recorded\n", prog,
-				r->tracefs, strerror(errno));
+		const char *fetch = probes[i].fetch;
+		struct tracefs_dynevent *p;
+
+		while (*fetch == ' ')
+			fetch++;
+		remove_stale_probe(probes[i].event);
+		errno = 0;
+		p = tracefs_uprobe_alloc(NTRACE_USDT_GROUP, probes[i].event,
+					 r->umd_lib, probes[i].offset,
+					 *fetch ? fetch : NULL);
+		if (!p || tracefs_dynevent_create(p) < 0) {
+			fprintf(stderr, "%s: warning: cannot define the uprobe "
+				"%s/%s: %s (a kernel without "
+				"CONFIG_UPROBE_EVENTS, or the probes of another "
+				"recorder): no \"queued\" events will be "
+				"recorded\n", prog, NTRACE_USDT_GROUP,
+				probes[i].event,
+				errno ? strerror(errno) : "no memory");
+			tracefs_dynevent_free(p);
 			remove_probes(r);
 			return;
 		}
-		/* Both are 64 bytes, the event name NUL-terminated. */
-		memcpy(r->probe_events[r->num_probes++], probes[i].event,
-		       sizeof(r->probe_events[0]));
+		r->probes[r->num_probes++] = p;
 	}
-	if (write_file(r->dir, "events/" NTRACE_USDT_GROUP "/enable", "1") < 0) {
+	if (tracefs_event_enable(r->inst, NTRACE_USDT_GROUP, NULL) < 0) {
 		fprintf(stderr, "%s: warning: cannot enable the %s events: "
 			"%s\n", prog, NTRACE_USDT_GROUP, strerror(errno));
 		remove_probes(r);
 	}
 }
 
+/* Stop the events, remove the instance and the uprobes. */
 static void remove_instance(struct ntrace_rec *r)
 {
-	if (r->dir[0]) {
-		write_file(r->dir, "events/nfence/enable", "0");
+	if (r->inst) {
+		tracefs_event_disable(r->inst, "nfence", NULL);
 		if (r->num_probes)
-			write_file(r->dir, "events/" NTRACE_USDT_GROUP
-				   "/enable", "0");
-		write_file(r->dir, "tracing_on", "0");
-		rmdir(r->dir);
-		r->dir[0] = '\0';
+			tracefs_event_disable(r->inst, NTRACE_USDT_GROUP, NULL);
+		tracefs_trace_off(r->inst);
+		tracefs_instance_destroy(r->inst);
+		tracefs_instance_free(r->inst);
+		r->inst = NULL;
 	}
 	remove_probes(r);
-	if (r->mounted) {
-		umount(r->tracefs);
-		r->mounted = 0;
-	}
 }
 
 void ntrace_record_cancel(struct ntrace_rec *r)
@@ -322,54 +281,70 @@ void ntrace_record_cancel(struct ntrace_rec *r)
 	remove_instance(r);
 }
 
+/* The instance of our own, empty and new: -1 after printing why not. */
+static int create_instance(struct ntrace_rec *r, const char *prog)
+{
+	errno = 0;
+	if (!tracefs_tracing_dir()) {
+		fprintf(stderr, "%s: no tracefs (none mounted, and mounting it "
+			"on /sys/kernel/tracing failed: %s); recording needs "
+			"root\n", prog, errno ? strerror(errno) : "not found");
+		return -1;
+	}
+	errno = 0;
+	r->inst = tracefs_instance_create(NTRACE_INSTANCE);
+	if (r->inst && !tracefs_instance_is_new(r->inst)) {
+		/* Not ours to remove. */
+		tracefs_instance_free(r->inst);
+		r->inst = NULL;
+		errno = EEXIST;
+	}
+	if (!r->inst) {
+		fprintf(stderr, "%s: cannot create the tracefs instance %s: "
+			"%s%s\n", prog, NTRACE_INSTANCE,
+			errno ? strerror(errno) : "no memory",
+			errno == EEXIST ? " (another nfence-trace is "
+			"recording, or remove the leftover with rmdir)" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
 			const char *prog)
 {
-	char events[PATH_MAX + 32];
+	char lib[PATH_MAX];
 
 	memset(r, 0, sizeof(*r));
 	if (umd_lib) {
-		if (!realpath(umd_lib, events) ||
-		    strlen(events) >= sizeof(r->umd_lib)) {
+		if (!realpath(umd_lib, lib) || strlen(lib) >= sizeof(r->umd_lib)) {
 			fprintf(stderr, "%s: %s: %s\n", prog, umd_lib,
 				strerror(errno ? errno : ENAMETOOLONG));
 			return -1;
 		}
-		snprintf(r->umd_lib, sizeof(r->umd_lib), "%s", events);
+		snprintf(r->umd_lib, sizeof(r->umd_lib), "%s", lib);
 	} else if (ntrace_usdt_library(r->umd_lib, sizeof(r->umd_lib)) < 0) {
 		fprintf(stderr, "%s: cannot tell which file libnfence is\n",
 			prog);
 		return -1;
 	}
-	if (find_tracefs(r, prog) < 0)
+	if (create_instance(r, prog) < 0)
 		return -1;
-	snprintf(r->dir, sizeof(r->dir), "%s/instances/nfence-trace",
-		 r->tracefs);
-	if (mkdir(r->dir, 0755) < 0) {
-		fprintf(stderr, "%s: cannot create the tracefs instance %s: "
-			"%s%s\n", prog, r->dir, strerror(errno),
-			errno == EEXIST ? " (another nfence-trace is "
-			"recording, or remove the leftover with rmdir)" : "");
-		r->dir[0] = '\0';
+	if (!tracefs_dir_exists(r->inst, "events/nfence")) {
+		fprintf(stderr, "%s: no nfence events in the tracefs instance "
+			"(is nfence.ko loaded?)\n", prog);
 		remove_instance(r);
 		return -1;
 	}
-	snprintf(events, sizeof(events), "%s/events/nfence", r->dir);
-	if (!is_dir(events)) {
-		fprintf(stderr, "%s: %s: no nfence events (is nfence.ko "
-			"loaded?)\n", prog, events);
-		remove_instance(r);
-		return -1;
-	}
-	if (write_file(r->dir, "trace_clock", "mono") < 0) {
-		fprintf(stderr, "%s: %s/trace_clock: cannot set mono: %s\n",
-			prog, r->dir, strerror(errno));
+	if (inst_write(r, "trace_clock", "mono") < 0) {
+		fprintf(stderr, "%s: trace_clock: cannot set mono: %s\n",
+			prog, strerror(errno));
 		remove_instance(r);
 		return -1;
 	}
 	/* Nice to have: more room, and the process of each thread. */
-	write_file(r->dir, "buffer_size_kb", BUFFER_KB);
-	write_file(r->dir, "options/record-tgid", "1");
+	inst_write(r, "buffer_size_kb", BUFFER_KB);
+	tracefs_option_enable(r->inst, TRACEFS_OPTION_RECORD_TGID);
 	query_adapters(r);
 	if (set_log_level_all(r, true) < 0) {
 		fprintf(stderr, "%s: cannot set the logging level to ALL: %s\n",
@@ -378,10 +353,10 @@ int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
 		return -1;
 	}
 	add_probes(r, prog);
-	if (write_file(r->dir, "events/nfence/enable", "1") < 0 ||
-	    write_file(r->dir, "tracing_on", "1") < 0) {
-		fprintf(stderr, "%s: %s: cannot enable the nfence events: "
-			"%s\n", prog, r->dir, strerror(errno));
+	if (tracefs_event_enable(r->inst, "nfence", NULL) < 0 ||
+	    tracefs_trace_on(r->inst) < 0) {
+		fprintf(stderr, "%s: cannot enable the nfence events: %s\n",
+			prog, strerror(errno));
 		set_log_level_all(r, false);
 		remove_instance(r);
 		return -1;
@@ -391,37 +366,37 @@ int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
 
 int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
 {
-	char path[PATH_MAX + 16], buf[65536];
+	char buf[65536];
 	unsigned int i;
 	int ret = 0;
-	size_t n;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
-	write_file(r->dir, "events/nfence/enable", "0");
+	tracefs_event_disable(r->inst, "nfence", NULL);
 	if (r->num_probes)
-		write_file(r->dir, "events/" NTRACE_USDT_GROUP "/enable", "0");
+		tracefs_event_disable(r->inst, NTRACE_USDT_GROUP, NULL);
 	set_log_level_all(r, false);
 	fprintf(capture, "# nfence-trace capture: trace_clock=mono\n");
 	for (i = 0; i < r->num_adapters; i++)
 		fprintf(capture, "# nfence-trace: adapter=%u "
 			"timestamp_frequency=%" PRIu64 "\n",
 			r->adapters[i].index, r->adapters[i].frequency);
-	snprintf(path, sizeof(path), "%s/trace", r->dir);
-	f = fopen(path, "re");
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+	fd = tracefs_instance_file_open(r->inst, "trace", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: the instance's trace: %s\n", prog,
+			strerror(errno));
 		remove_instance(r);
 		return -1;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (fwrite(buf, 1, n, capture) != n)
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, n, capture) != (size_t)n)
 			break;
-	if (ferror(f) || ferror(capture) || fflush(capture) == EOF) {
-		fprintf(stderr, "%s: saving %s failed: %s\n", prog, path,
-			strerror(errno));
+	if (n < 0 || ferror(capture) || fflush(capture) == EOF) {
+		fprintf(stderr, "%s: saving the instance's trace failed: %s\n",
+			prog, strerror(errno));
 		ret = -1;
 	}
-	fclose(f);
+	close(fd);
 	remove_instance(r);
 	return ret;
 }

@@ -3,7 +3,8 @@
  * Copyright (C) 2026 The nfence authors
  *
  * The part of nfence-trace that nfence-pipeline-demo --trace shares:
- * recording nfence's trace events in a tracefs instance of its own, and
+ * recording nfence's trace events in a tracefs instance of its own
+ * (through libtracefs), and
  * converting a capture (the instance's "trace" text) into Chrome/Perfetto
  * trace-event JSON. See Documentation/tracing.rst.
  */
@@ -24,14 +25,15 @@ struct ntrace_adapter {
 	unsigned int previous;		/* ... and was this before */
 };
 
+struct tracefs_instance;
+struct tracefs_dynevent;
+
 /* A recording: the tracefs instance and what it learned of the adapters. */
 struct ntrace_rec {
-	char tracefs[64];		/* the tracefs mount used */
-	char dir[PATH_MAX];		/* the instance's directory */
-	int mounted;			/* we mounted tracefs: unmount after */
+	struct tracefs_instance *inst;	/* ours (libtracefs), or NULL */
 	char umd_lib[PATH_MAX];		/* libnfence file whose probes we trace */
 	unsigned int num_probes;	/* its uprobes we defined */
-	char probe_events[8][64];	/* ... by event name */
+	struct tracefs_dynevent *probes[8];
 	unsigned int num_adapters;
 	struct ntrace_adapter adapters[NTRACE_MAX_ADAPTERS];
 };
@@ -66,7 +68,7 @@ struct ntrace_opts {
  *	runs
  * @prog: name for messages
  *
- * Needs root. The probes are recorded through uprobes (uprobe_events,
+ * Needs root. The probes are recorded through uprobes (dynamic events,
  * group nfence_umd) removed at the end; a library without probes or a
  * kernel without uprobe events only costs those events (a warning).
  * Return: 0, or -1 after printing why (nothing left behind).
