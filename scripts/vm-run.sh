@@ -445,6 +445,17 @@ check "nfence-trace: both are valid trace-event JSON" \
 	python3 "$top/scripts/nfence-trace-check.py" $trace_want \
 	--cat-flows nfence.flow=1 \
 	--min-tracks 4 "$trace_dir/record.json" "$trace_dir/demo.json"
+# record converts the recording's binary events (libtraceevent); the
+# capture it saved converts through the text parser: both must give the
+# same trace.
+check "nfence-trace: the saved capture converts to the trace the recording gave" \
+	sh -c '"$1" convert "$2" -o "$3" &&
+	       a=$(python3 "$4" "$5" | sed "s/.*json: //") &&
+	       b=$(python3 "$4" "$3" | sed "s/.*json: //") &&
+	       echo "recorded: $a; converted: $b" && [ -n "$a" ] && [ "$a" = "$b" ]' \
+	sh "$build/libnfence/nfence-trace" "$trace_dir/pipeline.txt" \
+	"$trace_dir/converted.json" "$top/scripts/nfence-trace-check.py" \
+	"$trace_dir/record.json"
 if [ -e "$uprobes" ]; then
 	# Both recorders removed the uprobes they put on libnfence's probes.
 	check "nfence-trace: no nfence_umd uprobe left in $uprobes" \

@@ -364,7 +364,17 @@ int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
 	return 0;
 }
 
-int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
+/* Stop the events, and put the adapters' logging levels back. */
+static void record_finish(struct ntrace_rec *r)
+{
+	tracefs_event_disable(r->inst, "nfence", NULL);
+	if (r->num_probes)
+		tracefs_event_disable(r->inst, NTRACE_USDT_GROUP, NULL);
+	set_log_level_all(r, false);
+}
+
+/* The capture: the header lines, then the instance's "trace" text. */
+static int save_capture(struct ntrace_rec *r, FILE *capture, const char *prog)
 {
 	char buf[65536];
 	unsigned int i;
@@ -372,10 +382,6 @@ int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
 	ssize_t n;
 	int fd;
 
-	tracefs_event_disable(r->inst, "nfence", NULL);
-	if (r->num_probes)
-		tracefs_event_disable(r->inst, NTRACE_USDT_GROUP, NULL);
-	set_log_level_all(r, false);
 	fprintf(capture, "# nfence-trace capture: trace_clock=mono\n");
 	for (i = 0; i < r->num_adapters; i++)
 		fprintf(capture, "# nfence-trace: adapter=%u "
@@ -385,7 +391,6 @@ int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
 	if (fd < 0) {
 		fprintf(stderr, "%s: the instance's trace: %s\n", prog,
 			strerror(errno));
-		remove_instance(r);
 		return -1;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
@@ -397,6 +402,15 @@ int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
 		ret = -1;
 	}
 	close(fd);
+	return ret;
+}
+
+int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
+{
+	int ret;
+
+	record_finish(r);
+	ret = save_capture(r, capture, prog);
 	remove_instance(r);
 	return ret;
 }
@@ -475,6 +489,7 @@ struct conv {
 	size_t nqueues, queuecap;
 	uint64_t last_ts;
 	unsigned long lost;
+	bool raw;		/* read from a recording's binary events */
 	struct ntrace_stats st;
 };
 
@@ -847,17 +862,23 @@ static bool event_is(const struct tline *t, const char *name)
 	       !strncmp(t->event, name, t->event_len);
 }
 
+static int ev_finish(struct conv *c, struct ev *e);
+
+static void ev_init(struct ev *e, uint64_t ts)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	e->match = e->next_flow = e->first_flow = e->pair = e->queued = -1;
+}
+
 /* Parse one nfence event's fields into @e. 1: used, 0: not ours, -1. */
 static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 {
 	const char *a = t->args;
-	struct adapter *ad;
 	uint64_t async;
 	int r;
 
-	memset(e, 0, sizeof(*e));
-	e->ts = t->ts;
-	e->match = e->next_flow = e->first_flow = e->pair = e->queued = -1;
+	ev_init(e, t->ts);
 	if (event_is(t, "nfence_fence_wait_queued") ||
 	    event_is(t, "nfence_fence_signal_queued")) {
 		/* libnfence's probes, through uprobes: no adapter. */
@@ -868,7 +889,6 @@ static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 		    arg_u64(c, a, "value", &e->value) < 0 ||
 		    arg_u64(c, a, "va", &e->va) < 0)
 			return -1;
-		return 1;
 	} else if (event_is(t, "nfence_fence_signal")) {
 		e->type = EV_SIGNAL;
 		if (arg_u32(c, a, "adapter", &e->adapter) < 0 ||
@@ -933,14 +953,6 @@ static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 		if (r < 0 || (!r && arg_is(a, "log", "waits") != 1))
 			return err(c, "log= is neither signals nor waits");
 		e->signal_log = r;
-		/*
-		 * Timestamps never go backwards, but either may be 0: an
-		 * entry whose write was skipped (WDDM, 15.5).
-		 */
-		if (!e->signal_log && e->gpu_ts && e->observed > e->gpu_ts)
-			return err(c, "a wait observed (%" PRIu64 ") after "
-				   "its release (%" PRIu64 ")", e->observed,
-				   e->gpu_ts);
 	} else if (event_is(t, "nfence_work")) {
 		e->type = EV_WORK;
 		if (arg_u32(c, a, "adapter", &e->adapter) < 0 ||
@@ -952,6 +964,27 @@ static int parse_event(struct conv *c, const struct tline *t, struct ev *e)
 	} else {
 		return 0;	/* another nfence event: a newer driver's */
 	}
+	return ev_finish(c, e);
+}
+
+/*
+ * What every reader of events checks once an event's fields are in @e, and
+ * the adapter and queue it names. 1, or -1 after saying why.
+ */
+static int ev_finish(struct conv *c, struct ev *e)
+{
+	struct adapter *ad;
+
+	if (e->type == EV_QUEUED)
+		return 1;	/* libnfence's probes: no adapter */
+	/*
+	 * Timestamps never go backwards, but either may be 0: an entry whose
+	 * write was skipped (WDDM, 15.5).
+	 */
+	if (e->type == EV_LOG && !e->signal_log && e->gpu_ts &&
+	    e->observed > e->gpu_ts)
+		return err(c, "a wait observed (%" PRIu64 ") after its release "
+			   "(%" PRIu64 ")", e->observed, e->gpu_ts);
 	if (adapter_use(c, e->adapter, &ad) < 0)
 		return -1;
 	if (e->type == EV_LOG || e->type == EV_WORK) {
@@ -1012,6 +1045,269 @@ static int parse_line(struct conv *c, const char *line)
 		c->last_ts = e->ts;
 	c->nevs++;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading a recording's events (libtraceevent)                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A recording is converted from its instance's binary events, read with
+ * libtracefs and decoded with libtraceevent from the formats the kernel
+ * gives for them (events/nfence/<event>/format, and the uprobes'): the
+ * fields by name, the timestamps in nanoseconds. The text capture is
+ * saved first (reading the raw buffers consumes them); a saved capture is
+ * converted by the parser above.
+ */
+struct raw {
+	struct conv *c;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	int *tgids;		/* saved_tgids: pid -> tgid, pairs */
+	size_t ntgids;
+	int ret;
+};
+
+static int raw_u64(struct raw *rw, struct tep_event *ev,
+		   struct tep_record *rec, const char *name, uint64_t *v)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+	unsigned long long x;
+
+	if (!f || tep_read_number_field(f, rec->data, &x) < 0)
+		return err(rw->c, "%s/%s has no field %s", ev->system,
+			   ev->name, name);
+	*v = x;
+	return 0;
+}
+
+static int raw_u32(struct raw *rw, struct tep_event *ev,
+		   struct tep_record *rec, const char *name, uint32_t *v)
+{
+	uint64_t x;
+
+	if (raw_u64(rw, ev, rec, name, &x) < 0)
+		return -1;
+	if (x > UINT32_MAX)
+		return err(rw->c, "%s=%" PRIu64 " is out of range", name, x);
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/*
+ * The interrupt's payload as the kernel's print format names it (its
+ * __print_symbolic table): the word after "payload=" in the event's text.
+ */
+static int raw_payload(struct raw *rw, struct tep_event *ev,
+		       struct tep_record *rec, struct ev *e)
+{
+	const char *p;
+	size_t len;
+
+	trace_seq_reset(&rw->seq);
+	tep_print_event(rw->tep, &rw->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&rw->seq);
+	p = arg(rw->seq.buffer, "payload");
+	len = p ? strcspn(p, " ") : 0;
+	if (!len || len >= sizeof(e->payload))
+		return err(rw->c, "%s: no payload= in \"%s\"", ev->name,
+			   rw->seq.buffer);
+	memcpy(e->payload, p, len);
+	return 0;
+}
+
+/* One record's fields into @e. 1: used, 0: not ours, -1. */
+static int raw_event(struct raw *rw, struct tep_event *ev,
+		     struct tep_record *rec, struct ev *e)
+{
+	const char *n = ev->name;
+	uint64_t b = 0;
+	int r = 0;
+
+	ev_init(e, rec->ts);
+	if (!strcmp(ev->system, NTRACE_USDT_GROUP)) {
+		if (strcmp(n, "nfence_fence_wait_queued") &&
+		    strcmp(n, "nfence_fence_signal_queued"))
+			return 0;
+		e->type = EV_QUEUED;
+		e->signal_log = !strcmp(n, "nfence_fence_signal_queued");
+		if (raw_u32(rw, ev, rec, "handle", &e->user_handle) < 0 ||
+		    raw_u32(rw, ev, rec, "kernel_handle", &e->handle) < 0 ||
+		    raw_u64(rw, ev, rec, "value", &e->value) < 0 ||
+		    raw_u64(rw, ev, rec, "va", &e->va) < 0)
+			return -1;
+		return ev_finish(rw->c, e);
+	}
+	if (strcmp(ev->system, "nfence"))
+		return 0;
+	if (!strcmp(n, "nfence_fence_signal")) {
+		e->type = EV_SIGNAL;
+		r = raw_u64(rw, ev, rec, "gpu", &b);
+		e->gpu = b != 0;
+	} else if (!strcmp(n, "nfence_wait_begin")) {
+		e->type = EV_WAIT_BEGIN;
+		r = raw_u32(rw, ev, rec, "count", &e->count);
+		if (!r)
+			r = raw_u64(rw, ev, rec, "async", &b);
+		e->async = b != 0;
+	} else if (!strcmp(n, "nfence_wait_end")) {
+		e->type = EV_WAIT_END;
+		r = raw_u64(rw, ev, rec, "result", &b);
+		e->result = (int32_t)(uint32_t)b;
+	} else if (!strcmp(n, "nfence_interrupt")) {
+		e->type = EV_INTERRUPT;
+		if (raw_u32(rw, ev, rec, "fences", &e->fences) < 0 ||
+		    raw_u32(rw, ev, rec, "woken", &e->woken) < 0 ||
+		    raw_payload(rw, ev, rec, e) < 0)
+			return -1;
+	} else if (!strcmp(n, "nfence_doorbell_ring")) {
+		e->type = EV_DOORBELL;
+		if (raw_u32(rw, ev, rec, "queue", &e->queue) < 0 ||
+		    raw_u64(rw, ev, rec, "write_index", &e->write_index) < 0)
+			return -1;
+	} else if (!strcmp(n, "nfence_log_entry")) {
+		uint32_t type = 0;
+
+		e->type = EV_LOG;
+		if (raw_u32(rw, ev, rec, "engine", &e->engine) < 0 ||
+		    raw_u32(rw, ev, rec, "queue", &e->queue) < 0 ||
+		    raw_u32(rw, ev, rec, "type", &type) < 0 ||
+		    raw_u32(rw, ev, rec, "handle", &e->handle) < 0 ||
+		    raw_u64(rw, ev, rec, "observed_ts", &e->observed) < 0 ||
+		    raw_u64(rw, ev, rec, "end_ts", &e->gpu_ts) < 0)
+			return -1;
+		if (type != DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS &&
+		    type != DXGK_NATIVE_FENCE_LOG_TYPE_WAITS)
+			return err(rw->c, "nfence_log_entry: type %" PRIu32
+				   " is neither signals nor waits", type);
+		e->signal_log = type == DXGK_NATIVE_FENCE_LOG_TYPE_SIGNALS;
+	} else if (!strcmp(n, "nfence_work")) {
+		e->type = EV_WORK;
+		if (raw_u32(rw, ev, rec, "engine", &e->engine) < 0 ||
+		    raw_u32(rw, ev, rec, "queue", &e->queue) < 0 ||
+		    raw_u64(rw, ev, rec, "gpu_ts", &e->gpu_ts) < 0 ||
+		    raw_u64(rw, ev, rec, "ns", &e->ns) < 0)
+			return -1;
+	} else {
+		return 0;	/* another nfence event: a newer driver's */
+	}
+	if (r < 0 || raw_u32(rw, ev, rec, "adapter", &e->adapter) < 0)
+		return -1;
+	/* The fence and its value, for the events that name them. */
+	if (e->type == EV_SIGNAL || e->type == EV_WAIT_BEGIN ||
+	    e->type == EV_WAIT_END || e->type == EV_LOG) {
+		if (raw_u32(rw, ev, rec, "fence", &e->fence) < 0 ||
+		    raw_u64(rw, ev, rec, "value", &e->value) < 0)
+			return -1;
+	}
+	return ev_finish(rw->c, e);
+}
+
+/* The process of thread @pid, from saved_tgids; -1 if unknown. */
+static int raw_tgid(const struct raw *rw, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < rw->ntgids; i++)
+		if (rw->tgids[2 * i] == pid)
+			return rw->tgids[2 * i + 1];
+	return -1;
+}
+
+/* saved_tgids ("PID TGID" lines, record-tgid's table); none is no error. */
+static void raw_load_tgids(struct raw *rw)
+{
+	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	size_t cap = 0;
+	char *line, *save = NULL;
+	int pid, tgid;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int *t;
+
+		if (sscanf(line, "%d %d", &pid, &tgid) != 2)
+			continue;
+		t = grow(rw->tgids, &cap, rw->ntgids, 2 * sizeof(*t));
+		if (!t)
+			break;	/* the processes are a nicety */
+		rw->tgids = t;
+		rw->tgids[2 * rw->ntgids] = pid;
+		rw->tgids[2 * rw->ntgids + 1] = tgid;
+		rw->ntgids++;
+	}
+	free(text);
+}
+
+static int raw_record(struct tep_event *ev, struct tep_record *rec,
+		      int cpu, void *data)
+{
+	struct raw *rw = data;
+	struct conv *c = rw->c;
+	const char *comm;
+	struct ev *e;
+	long task;
+	int pid, r;
+
+	(void)cpu;
+	c->st.lines++;
+	if (rec->missed_events)
+		c->lost++;
+	e = grow(c->evs, &c->evcap, c->nevs, sizeof(*e));
+	if (!e) {
+		rw->ret = err(c, "out of memory");
+		return 1;
+	}
+	c->evs = e;
+	e = &c->evs[c->nevs];
+	r = raw_event(rw, ev, rec, e);
+	if (r <= 0) {
+		c->st.ignored += !r;
+		rw->ret = r;
+		return r < 0;
+	}
+	pid = tep_data_pid(rw->tep, rec);
+	comm = tep_data_comm_from_pid(rw->tep, pid);
+	task = task_get(c, comm, strlen(comm), pid, raw_tgid(rw, pid));
+	if (task < 0) {
+		rw->ret = -1;
+		return 1;
+	}
+	e->task = (unsigned int)task;
+	if (e->ts > c->last_ts)
+		c->last_ts = e->ts;
+	c->nevs++;
+	return 0;
+}
+
+/* The recording's events into @c, and its adapters' frequencies. */
+static int raw_read(struct ntrace_rec *r, struct conv *c)
+{
+	const char *systems[] = { "nfence", NTRACE_USDT_GROUP, NULL };
+	struct raw rw = { .c = c };
+	unsigned int i;
+
+	for (i = 0; i < r->num_adapters; i++) {
+		struct adapter *a = adapter_get(c, r->adapters[i].index);
+
+		if (a)
+			a->frequency = r->adapters[i].frequency;
+	}
+	/* After the recording: saved_cmdlines has its threads' names. */
+	rw.tep = tracefs_local_events_system(NULL, systems);
+	if (!rw.tep)
+		return err(c, "cannot read the nfence event formats: %s",
+			   strerror(errno));
+	trace_seq_init(&rw.seq);
+	raw_load_tgids(&rw);
+	if (tracefs_iterate_raw_events(rw.tep, r->inst, NULL, 0, raw_record,
+				       &rw) < 0 && !rw.ret)
+		rw.ret = err(c, "cannot read the instance's events: %s",
+			     strerror(errno));
+	trace_seq_destroy(&rw.seq);
+	free(rw.tgids);
+	tep_free(rw.tep);
+	return rw.ret < 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1758,6 +2054,52 @@ static int write_json(struct conv *c, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
+static void conv_free(struct conv *c)
+{
+	free(c->evs);
+	free(c->tasks);
+	free(c->queues);
+}
+
+/*
+ * The events read into @c, converted into @json: free @c's arrays whatever
+ * happens. 0, or -1 after saying why.
+ */
+static int convert_events(struct conv *c, FILE *json,
+			  const struct ntrace_opts *opts,
+			  struct ntrace_stats *stats)
+{
+	int ret = -1;
+
+	c->line = 0;
+	if (!c->nevs) {
+		err(c, "no nfence event in %lu %s", c->st.lines,
+		    c->raw ? "events" : "lines");
+		goto out;
+	}
+	if (c->lost)
+		fprintf(stderr, "nfence-trace: %s: warning: the trace lost "
+			"events %lu times (a bigger buffer_size_kb helps)\n",
+			c->name, c->lost);
+	if (infer_bases(c, opts) < 0)
+		goto out;
+	place_events(c);
+	if (match_flows(c) < 0 || match_queued(c) < 0)
+		goto out;
+	pair_waits(c);
+	c->st.events = c->nevs;
+	if (write_json(c, json) < 0) {
+		err(c, "writing the JSON failed: %s", strerror(errno));
+		goto out;
+	}
+	if (stats)
+		*stats = c->st;
+	ret = 0;
+out:
+	conv_free(c);
+	return ret;
+}
+
 int ntrace_convert(FILE *capture, const char *name, FILE *json,
 		   const struct ntrace_opts *opts, struct ntrace_stats *stats)
 {
@@ -1765,98 +2107,84 @@ int ntrace_convert(FILE *capture, const char *name, FILE *json,
 	size_t cap = 0;
 	char *line = NULL;
 	ssize_t len;
-	int ret = -1;
 
 	while ((len = getline(&line, &cap, capture)) >= 0) {
 		c.line++;
 		c.st.lines++;
 		if ((size_t)len != strlen(line)) {
 			err(&c, "a NUL byte: not a text capture");
-			goto out;
+			goto fail;
 		}
 		if (len > MAX_LINE) {
 			err(&c, "a line of %zd bytes: not a trace capture",
 			    len);
-			goto out;
+			goto fail;
 		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (parse_line(&c, line) < 0)
-			goto out;
+			goto fail;
 	}
 	if (ferror(capture)) {
+		c.line = 0;
 		err(&c, "read error: %s", strerror(errno));
-		goto out;
+		goto fail;
 	}
-	c.line = 0;
-	if (!c.nevs) {
-		err(&c, "no nfence event in %lu lines", c.st.lines);
-		goto out;
-	}
-	if (c.lost)
-		fprintf(stderr, "nfence-trace: %s: warning: the trace lost "
-			"events %lu times (a bigger buffer_size_kb helps)\n",
-			name, c.lost);
-	if (infer_bases(&c, opts) < 0)
-		goto out;
-	place_events(&c);
-	if (match_flows(&c) < 0 || match_queued(&c) < 0)
-		goto out;
-	pair_waits(&c);
-	c.st.events = c.nevs;
-	if (write_json(&c, json) < 0) {
-		err(&c, "writing the JSON failed: %s", strerror(errno));
-		goto out;
-	}
-	if (stats)
-		*stats = c.st;
-	ret = 0;
-out:
 	free(line);
-	free(c.evs);
-	free(c.tasks);
-	free(c.queues);
-	return ret;
+	return convert_events(&c, json, opts, stats);
+fail:
+	free(line);
+	conv_free(&c);
+	return -1;
 }
 
 int ntrace_record_convert(struct ntrace_rec *r, const char *capture_path,
 			  const char *json_path, const char *prog,
 			  struct ntrace_stats *stats)
 {
-	FILE *cap, *json;
-	int ret;
+	struct conv c = { .name = "(recorded)", .raw = true };
+	FILE *f;
+	int ret = 0;
 
-	cap = capture_path ? fopen(capture_path, "w+e") : tmpfile();
-	if (!cap) {
-		fprintf(stderr, "%s: %s: %s\n", prog,
-			capture_path ? capture_path : "a temporary file",
-			strerror(errno));
-		remove_instance(r);
-		return -1;
+	record_finish(r);
+	if (capture_path) {
+		f = fopen(capture_path, "we");
+		if (!f) {
+			fprintf(stderr, "%s: %s: %s\n", prog, capture_path,
+				strerror(errno));
+			ret = -1;
+			goto out;
+		}
+		ret = save_capture(r, f, prog);
+		if (fclose(f) != 0 && !ret) {
+			fprintf(stderr, "%s: %s: %s\n", prog, capture_path,
+				strerror(errno));
+			ret = -1;
+		}
 	}
-	if (ntrace_record_stop(r, cap, prog) < 0) {
-		fclose(cap);
-		return -1;
+	if (ret < 0 || !json_path)
+		goto out;
+	ret = -1;
+	if (raw_read(r, &c) < 0) {
+		conv_free(&c);
+		goto out;
 	}
-	if (!json_path)
-		return fclose(cap) == 0 ? 0 : -1;
-	rewind(cap);
-	json = fopen(json_path, "we");
-	if (!json) {
+	f = fopen(json_path, "we");
+	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", prog, json_path,
 			strerror(errno));
-		fclose(cap);
-		return -1;
+		conv_free(&c);
+		goto out;
 	}
-	ret = ntrace_convert(cap, capture_path ? capture_path : "(recorded)",
-			     json, NULL, stats);
-	if (fclose(json) != 0 && !ret) {
+	ret = convert_events(&c, f, NULL, stats);
+	if (fclose(f) != 0 && !ret) {
 		fprintf(stderr, "%s: %s: %s\n", prog, json_path,
 			strerror(errno));
 		ret = -1;
 	}
 	if (ret < 0)
 		unlink(json_path);	/* no half-written JSON */
-	fclose(cap);
+out:
+	remove_instance(r);
 	return ret;
 }

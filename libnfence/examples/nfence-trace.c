@@ -12,7 +12,8 @@
  *	fence_signal_queued probes (uprobes on LIB, by default the libnfence
  *	nfence-trace runs) while CMD runs, then save the capture (the
  *	instance's trace text, after a header naming each adapter's
- *	timestamp frequency) and/or convert it. Without -o and --json the
+ *	timestamp frequency) and/or convert the recording (its binary
+ *	events, decoded by libtraceevent). Without -o and --json the
  *	capture goes to nfence-trace.txt. Exit status: CMD's, or 1 if
  *	recording or converting failed.
  *
@@ -148,7 +149,7 @@ static int record(int argc, char **argv)
 	if (capture)
 		fprintf(stderr, "nfence-trace: capture saved in %s\n", capture);
 	if (json)
-		summary(capture ? capture : "(recorded)", &st, json);
+		summary("(recorded)", &st, json);
 	return rc;
 }
 
