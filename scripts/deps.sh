@@ -59,7 +59,7 @@ BOOKWORM_PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 qemu-utils busybox-static
 	libdrm-dev libdrm2 pkg-config intel-gpu-tools systemtap-sdt-dev
-	libtracefs-dev libtraceevent-dev
+	libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd
 	sparse shellcheck udev iproute2
 	dkms man-db
 	debhelper dh-dkms lintian

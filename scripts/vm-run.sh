@@ -456,6 +456,19 @@ check "nfence-trace: the saved capture converts to the trace the recording gave"
 	sh "$build/libnfence/nfence-trace" "$trace_dir/pipeline.txt" \
 	"$trace_dir/converted.json" "$top/scripts/nfence-trace-check.py" \
 	"$trace_dir/record.json"
+# trace-cmd's own recording converts too (its trace.dat, read through
+# libtracecmd): the kernel's events only (trace-cmd defines no uprobes), so
+# the fallback's 1 flow and 6 slices, and the timestamp frequency given
+# (100 MHz, architecture.rst).
+check_timed "trace-cmd record of the pipeline demo" 120 \
+	trace-cmd record -q -C mono -e nfence -o "$trace_dir/trace.dat" \
+	"$build/libnfence/nfence-pipeline-demo" --logged
+check "nfence-trace convert of trace-cmd's trace.dat" \
+	sh -c '"$1" convert "$2" --frequency 100000000 -o "$3" &&
+	       python3 "$4" --flows 1 --slices 6 --cat-flows nfence.queued=0 \
+		--cat-flows nfence.flow=1 --min-tracks 4 "$3"' \
+	sh "$build/libnfence/nfence-trace" "$trace_dir/trace.dat" \
+	"$trace_dir/dat.json" "$top/scripts/nfence-trace-check.py"
 if [ -e "$uprobes" ]; then
 	# Both recorders removed the uprobes they put on libnfence's probes.
 	check "nfence-trace: no nfence_umd uprobe left in $uprobes" \

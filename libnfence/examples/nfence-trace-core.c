@@ -29,8 +29,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <trace-cmd.h>
 #include <tracefs.h>
 
 #include <nfence/d3dkmthk.h>
@@ -256,6 +258,8 @@ static void add_probes(struct ntrace_rec *r, const char *prog)
 	if (tracefs_event_enable(r->inst, NTRACE_USDT_GROUP, NULL) < 0) {
 		fprintf(stderr, "%s: warning: cannot enable the %s events: "
 			"%s\n", prog, NTRACE_USDT_GROUP, strerror(errno));
+		/* Some may be enabled: a probe in use cannot be removed. */
+		tracefs_event_disable(r->inst, NTRACE_USDT_GROUP, NULL);
 		remove_probes(r);
 	}
 }
@@ -1203,15 +1207,20 @@ static int raw_event(struct raw *rw, struct tep_event *ev,
 	return ev_finish(rw->c, e);
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The process of thread @pid, from saved_tgids; -1 if unknown. */
 static int raw_tgid(const struct raw *rw, int pid)
 {
-	size_t i;
+	const int *p = bsearch(&pid, rw->tgids, rw->ntgids, 2 * sizeof(int),
+			       cmp_pid);
 
-	for (i = 0; i < rw->ntgids; i++)
-		if (rw->tgids[2 * i] == pid)
-			return rw->tgids[2 * i + 1];
-	return -1;
+	return p ? p[1] : -1;
 }
 
 /* saved_tgids ("PID TGID" lines, record-tgid's table); none is no error. */
@@ -1237,6 +1246,9 @@ static void raw_load_tgids(struct raw *rw)
 		rw->ntgids++;
 	}
 	free(text);
+	/* The table is the kernel's (all threads since boot): by pid. */
+	if (rw->tgids)
+		qsort(rw->tgids, rw->ntgids, 2 * sizeof(int), cmp_pid);
 }
 
 static int raw_record(struct tep_event *ev, struct tep_record *rec,
@@ -1250,6 +1262,8 @@ static int raw_record(struct tep_event *ev, struct tep_record *rec,
 	int pid, r;
 
 	(void)cpu;
+	if (rw->ret < 0)
+		return 1;	/* an error stops the reading */
 	c->st.lines++;
 	if (rec->missed_events)
 		c->lost++;
@@ -1261,10 +1275,13 @@ static int raw_record(struct tep_event *ev, struct tep_record *rec,
 	c->evs = e;
 	e = &c->evs[c->nevs];
 	r = raw_event(rw, ev, rec, e);
-	if (r <= 0) {
-		c->st.ignored += !r;
-		rw->ret = r;
-		return r < 0;
+	if (r < 0) {
+		rw->ret = -1;
+		return 1;
+	}
+	if (!r) {
+		c->st.ignored++;
+		return 0;
 	}
 	pid = tep_data_pid(rw->tep, rec);
 	comm = tep_data_comm_from_pid(rw->tep, pid);
@@ -1307,6 +1324,71 @@ static int raw_read(struct ntrace_rec *r, struct conv *c)
 	trace_seq_destroy(&rw.seq);
 	free(rw.tgids);
 	tep_free(rw.tep);
+	return rw.ret < 0 ? -1 : 0;
+}
+
+/*
+ * A trace-cmd data file's record: its event, then as a recording's.
+ * libtracecmd stops at a negative return (not at a positive one).
+ */
+static int dat_record(struct tracecmd_input *h, struct tep_record *rec,
+		      int cpu, void *data)
+{
+	struct raw *rw = data;
+	struct tep_event *ev = tep_find_event_by_record(rw->tep, rec);
+
+	(void)h;
+	if (!ev) {
+		rw->c->st.lines++;
+		rw->c->st.ignored++;
+		return 0;
+	}
+	return raw_record(ev, rec, cpu, data) ? -1 : 0;
+}
+
+/*
+ * The events of the trace-cmd data file @path into @c: its main buffer and
+ * every instance's, in time order, decoded with the formats the file keeps
+ * from the kernel that recorded it.
+ */
+static int dat_read(const char *path, struct conv *c)
+{
+	struct tracecmd_input *h, **handles;
+	struct raw rw = { .c = c };
+	int i, n;
+
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+			  TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!h)
+		return err(c, "not a trace-cmd data file libtracecmd can "
+			   "read");
+	n = tracecmd_buffer_instances(h);
+	handles = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*handles));
+	if (!handles) {
+		tracecmd_close(h);
+		return err(c, "out of memory");
+	}
+	handles[0] = h;
+	for (i = 0; i < n; i++) {
+		handles[i + 1] = tracecmd_buffer_instance_handle(h, i);
+		if (!handles[i + 1]) {
+			rw.ret = err(c, "cannot read its buffer %s",
+				     tracecmd_buffer_instance_name(h, i));
+			n = i;
+			goto out;
+		}
+	}
+	rw.tep = tracecmd_get_tep(h);
+	trace_seq_init(&rw.seq);
+	if (tracecmd_iterate_events_multi(handles, n + 1, dat_record,
+					  &rw) < 0 && !rw.ret)
+		rw.ret = err(c, "cannot read its events");
+	trace_seq_destroy(&rw.seq);
+out:
+	for (i = n; i > 0; i--)
+		tracecmd_close(handles[i]);
+	tracecmd_close(h);
+	free(handles);
 	return rw.ret < 0 ? -1 : 0;
 }
 
@@ -2136,6 +2218,35 @@ fail:
 	free(line);
 	conv_free(&c);
 	return -1;
+}
+
+int ntrace_convert_dat(const char *path, FILE *json,
+		       const struct ntrace_opts *opts,
+		       struct ntrace_stats *stats)
+{
+	struct conv c = { .name = path, .raw = true };
+
+	if (dat_read(path, &c) < 0) {
+		conv_free(&c);
+		return -1;
+	}
+	return convert_events(&c, json, opts, stats);
+}
+
+bool ntrace_is_dat(FILE *f)
+{
+	static const char magic[] = "\027\010\104tracing";
+	char head[sizeof(magic) - 1];
+	struct stat st;
+	size_t n;
+
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	n = fread(head, 1, sizeof(head), f);
+	if (fseek(f, 0, SEEK_SET) < 0)
+		return false;	/* a regular file seeks */
+	clearerr(f);
+	return n == sizeof(head) && !memcmp(head, magic, sizeof(head));
 }
 
 int ntrace_record_convert(struct ntrace_rec *r, const char *capture_path,

@@ -12,6 +12,7 @@
 #define NFENCE_TRACE_CORE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -103,13 +104,36 @@ int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog);
 int ntrace_convert(FILE *capture, const char *name, FILE *json,
 		   const struct ntrace_opts *opts, struct ntrace_stats *stats);
 
+/*
+ * ntrace_is_dat() - whether @f is a regular file that starts as trace-cmd's
+ * data files (trace.dat) do; @f is back at its start. Anything else (a
+ * pipe included) is read as a text capture, and is not touched.
+ */
+bool ntrace_is_dat(FILE *f);
+
+/*
+ * ntrace_convert_dat() - ntrace_convert() of a trace-cmd data file
+ * @path: the file (trace-cmd record's trace.dat)
+ * @json: where the JSON goes
+ * @opts: options, or NULL: --frequency gives every adapter's, since such a
+ *	file names none
+ * @stats: filled in on success, may be NULL
+ *
+ * The events are read with libtracecmd and decoded with libtraceevent from
+ * the formats the file keeps. Return: 0, or -1 after printing why.
+ */
+int ntrace_convert_dat(const char *path, FILE *json,
+		       const struct ntrace_opts *opts,
+		       struct ntrace_stats *stats);
+
 /* ntrace_record_cancel() - stop recording, drop it, remove the instance */
 void ntrace_record_cancel(struct ntrace_rec *r);
 
 /*
- * ntrace_record_convert() - ntrace_record_stop() into a temporary capture,
- * then ntrace_convert() of it into the file @json_path (and the capture
- * into @capture_path too, if not NULL). Return: 0 or -1.
+ * ntrace_record_convert() - stop recording: save the capture into the file
+ * @capture_path (if not NULL), convert the recording's binary events
+ * (decoded by libtraceevent) into the file @json_path (if not NULL),
+ * remove the instance. Return: 0 or -1 after printing why.
  */
 int ntrace_record_convert(struct ntrace_rec *r, const char *capture_path,
 			  const char *json_path, const char *prog,

@@ -18,11 +18,13 @@
  *	recording or converting failed.
  *
  *   nfence-trace convert CAPTURE [-o OUT.json] [--frequency HZ]
- *	Convert a saved capture ("-": standard input) into Chrome/Perfetto
- *	trace-event JSON (standard output without -o). --frequency gives
- *	the GPU timestamp frequency of adapters the capture's header does
- *	not name (a capture of tracefs made by hand). Exit status: 0, 1 for
- *	input that is not a capture of nfence events, 2 for bad usage.
+ *	Convert a saved capture ("-": standard input) or a trace-cmd data
+ *	file (trace-cmd record's trace.dat, decoded by libtracecmd and
+ *	libtraceevent) into Chrome/Perfetto trace-event JSON (standard
+ *	output without -o). --frequency gives the GPU timestamp frequency of
+ *	adapters the capture's header does not name (a capture of tracefs
+ *	made by hand, or any trace.dat). Exit status: 0, 1 for input that is
+ *	not a capture of nfence events, 2 for bad usage.
  *
  * The JSON, the tracks and the choices behind them are in
  * Documentation/tracing.rst.
@@ -213,8 +215,14 @@ static int convert(int argc, char **argv)
 			fclose(in);
 		return 1;
 	}
-	ret = ntrace_convert(in, in_name, out, &opts, &st);
-	if (in != stdin)
+	if (in != stdin && ntrace_is_dat(in)) {
+		fclose(in);
+		in = NULL;
+		ret = ntrace_convert_dat(in_name, out, &opts, &st);
+	} else {
+		ret = ntrace_convert(in, in_name, out, &opts, &st);
+	}
+	if (in && in != stdin)
 		fclose(in);
 	if ((out_name ? fclose(out) : fflush(out)) != 0 && !ret) {
 		fprintf(stderr, "nfence-trace: %s: %s\n",

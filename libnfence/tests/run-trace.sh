@@ -11,7 +11,8 @@
 # repeated log entry timestamps (tests/data/nfence-trace-zero-ts.txt, the
 # WDDM, 15.5), checked slice by slice and flow by flow; then malformed
 # captures, each of which must fail with exit status 1, a "file:line:"
-# message and no JSON left; then JSON the checker must refuse. Prints
+# message and no JSON left (trace-cmd data files with a broken header
+# too); then JSON the checker must refuse. Prints
 # "ok ..." lines, or "not ok" and exits 1.
 set -u
 
@@ -244,6 +245,34 @@ cmp -s "$zero" "$dir/backwards.txt" && notok "the zero capture changed"
 malformed "a wait observed after its release" "$dir/backwards.txt"
 sed -e '0,/ kernel_handle=3 /s// kernel_hand=3 /' "$queued" >"$dir/noarg.txt"
 malformed "a queued event without its kernel_handle" "$dir/noarg.txt"
+# A file that starts as trace-cmd's data files do goes to libtracecmd,
+# which must refuse the rest (here: a text capture behind the magic).
+printf '\027\010\104tracing6\000' >"$dir/bad.dat"
+cat "$data" >>"$dir/bad.dat"
+malformed "a trace-cmd data file with a broken header" "$dir/bad.dat"
+printf '\027\010\104tracing' >"$dir/magic.dat"
+malformed "a trace-cmd data file cut after its magic" "$dir/magic.dat"
+
+# A capture read from a FIFO (not a regular file: never taken for a
+# trace-cmd data file, nothing of it consumed by that look) converts as the
+# file does: the same JSON and the same summary.
+mkfifo "$dir/fifo"
+cat "$data" >"$dir/fifo" &
+"$trace" convert "$dir/fifo" -o "$dir/fifo.json" 2>"$dir/fifo.err"
+rc=$?
+wait
+"$trace" convert "$data" -o "$dir/file.json" 2>"$dir/file.err"
+# (The JSON names its capture: that name aside.)
+if [ "$rc" -eq 0 ] &&
+   [ "$(sed -e 's/"capture":"[^"]*"//' "$dir/fifo.json")" = \
+     "$(sed -e 's/"capture":"[^"]*"//' "$dir/file.json")" ] &&
+   [ "$(sed -e 's/^[^:]*: [^:]*: //' -e 's/ -> .*//' "$dir/fifo.err")" = \
+     "$(sed -e 's/^[^:]*: [^:]*: //' -e 's/ -> .*//' "$dir/file.err")" ]; then
+	ok "a capture through a FIFO converts as the file does"
+else
+	cat "$dir/fifo.err" "$dir/file.err" | sed -e 's/^/# /'
+	notok "a capture through a FIFO converts as the file does (exit $rc)"
+fi
 
 # Unknown events and lines are skipped, not refused.
 {
