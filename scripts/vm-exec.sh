@@ -149,14 +149,22 @@ cp "$top/scripts/lib.sh" "$BUILD/vm-exec-lib-$kver.sh"
 # One command line for the guest, every word quoted.
 cmd=$(printf '%q ' "$runner" --guest "$BUILD/vm-exec-lib-$kver.sh" "$ko" \
 	"$params" "$loader" "$prog" "$@")
-echo "vm-exec: booting $kver (TCG) for $(basename "$prog"), log in $log"
-rc=0
-nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" "$cmd" || rc=$?
-if ! grep -q '^vm-exec: guest started' "$log"; then
+# A guest that never started (nothing of nfence loaded yet) is booted once
+# more, as check-vm.sh does (Documentation/testing.rst).
+for attempt in 1 2; do
+	echo "vm-exec: booting $kver (TCG) for $(basename "$prog"), log in $log"
+	rc=0
+	nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" "$cmd" || rc=$?
+	grep -q '^vm-exec: guest started' "$log" && break
 	why=$(nfence_vm_start_failure "$console" "$rc")
-	echo "vm-exec: infrastructure error: the guest never ran the program: $why" >&2
+	if [ "$attempt" = 1 ]; then
+		echo "vm-exec: the guest never started ($why); booting it once more" >&2
+		mv "$console" "$console.1"
+		continue
+	fi
+	echo "vm-exec: infrastructure error: the guest never ran the program, twice: $why" >&2
 	exit 2
-fi
+done
 status=$(sed -nE 's/^vm-exec: status ([0-9]+)\r?$/\1/p' "$log" | tail -n1)
 if [ -z "$status" ]; then
 	echo "vm-exec: the guest did not finish (status $rc); last lines of the console:" >&2
