@@ -26,6 +26,12 @@
 #include "nfence_peer.h"
 #include "nfence_window.h"
 
+/*
+ * A fence value is one 64-bit load or store (DOC: native fences): a 32-bit
+ * kernel would tear them.
+ */
+static_assert(IS_ENABLED(CONFIG_64BIT));
+
 /**
  * DOC: native fence objects
  *

@@ -19,6 +19,12 @@
 #include "nfence_mmap.h"
 #include "nfence_window.h"
 
+/*
+ * The uapi counts a window's pages and offsets, and a fence page's
+ * mapping, in pages of 4096 bytes: the kernel's pages must be those.
+ */
+static_assert(PAGE_SIZE == 4096);
+
 /**
  * DOC: CPU window
  *
