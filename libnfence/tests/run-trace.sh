@@ -252,6 +252,16 @@ cat "$data" >>"$dir/bad.dat"
 malformed "a trace-cmd data file with a broken header" "$dir/bad.dat"
 printf '\027\010\104tracing' >"$dir/magic.dat"
 malformed "a trace-cmd data file cut after its magic" "$dir/magic.dat"
+# ... and it was libtracecmd that refused them, not the text parser.
+for f in bad magic; do
+	"$trace" convert "$dir/$f.dat" -o "$dir/bad.json" 2>"$dir/err"
+	if grep -q "not a trace-cmd data file" "$dir/err"; then
+		ok "$f.dat read as a trace-cmd data file"
+	else
+		sed -e 's/^/# /' "$dir/err"
+		notok "$f.dat read as a trace-cmd data file"
+	fi
+done
 
 # A capture read from a FIFO (not a regular file: never taken for a
 # trace-cmd data file, nothing of it consumed by that look) converts as the
