@@ -409,16 +409,6 @@ static int save_capture(struct ntrace_rec *r, FILE *capture, const char *prog)
 	return ret;
 }
 
-int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog)
-{
-	int ret;
-
-	record_finish(r);
-	ret = save_capture(r, capture, prog);
-	remove_instance(r);
-	return ret;
-}
-
 /* ------------------------------------------------------------------ */
 /* Parsing a capture                                                   */
 /* ------------------------------------------------------------------ */

@@ -78,18 +78,6 @@ int ntrace_record_start(struct ntrace_rec *r, const char *umd_lib,
 			const char *prog);
 
 /*
- * ntrace_record_stop() - stop recording, save the capture, remove the
- * instance
- * @r: a started recording
- * @capture: where the capture goes (header lines, then the trace text)
- * @prog: name for messages
- *
- * The instance is removed whatever happens. Return: 0, or -1 after
- * printing why.
- */
-int ntrace_record_stop(struct ntrace_rec *r, FILE *capture, const char *prog);
-
-/*
  * ntrace_convert() - convert a capture into trace-event JSON
  * @capture: the capture, read from its current position to the end
  * @name: its name, for messages
