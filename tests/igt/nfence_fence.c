@@ -2138,14 +2138,16 @@ static bool count_cv_in_vram(const struct nfence_debugfs_fence *f, void *data)
 
 /*
  * A NO_SIGNAL handle maps its INTRA_GPU fence's CurrentValue read-only at
- * a GPU VA of its own, outside the VRAM pool page's mapping: that page
- * stays in VRAM when VRAM is filled (its MonitoredValue moves), and a GPU
- * wait through that VA for the fence's value (7) passes.
+ * a GPU VA of its own, outside the VRAM pool page's mapping: that mapping
+ * moves with the page when VRAM is filled. Afterwards no CurrentValue is
+ * in VRAM, a GPU wait through that VA for the fence's value (7) passes,
+ * and a GPU signal through it still faults the context at that VA.
  */
-static void test_vram_demote_pinned(void)
+static void test_vram_demote_no_signal(void)
 {
+	struct drm_nfence_context_control ctl;
 	struct drm_nfence_fence_mapping mj;
-	struct nfence_queue q;
+	struct nfence_queue q, qs;
 	struct nfence_bo flag;
 	struct nfence_cs cs;
 	uint64_t last_va;
@@ -2154,6 +2156,7 @@ static void test_vram_demote_pinned(void)
 
 	vfd = vram_client(&vdev);
 	nfence_queue_create(&q, vfd, vdev, 0, 0);
+	nfence_queue_create(&qs, vfd, vdev, 0, 0);
 	nfence_bo_create(vfd, vdev, FENCE_PAGE, NFENCE_SEGMENT_SYSTEM,
 			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &flag);
 	nfence_fence_create(vfd, vdev, TYPE_INTRA_GPU,
@@ -2166,7 +2169,7 @@ static void test_vram_demote_pinned(void)
 	fill_vram(vfd, vdev, FENCE_PAGE, &last_va);
 	n = 0;
 	igt_assert_lte(0, __nfence_debugfs_fences(dbg, count_cv_in_vram, &n));
-	igt_assert_lt(0, n);
+	igt_assert_eq(n, 0);
 
 	nfence_queue_begin(&q, &cs);
 	nfence_cs_wait_fence(&cs, &mj, 7);
@@ -2176,9 +2179,145 @@ static void test_vram_demote_pinned(void)
 	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 1);
 	igt_assert_eq(nfence_queue_state(&q, NULL), 0);
 
+	/* Still read-only for the GPU where it now is. */
+	nfence_queue_begin(&qs, &cs);
+	nfence_cs_signal_fence(&cs, &mj, 9);
+	nfence_queue_submit(&qs, &cs);
+	igt_assert_eq(nfence_queue_wait(&qs, UINT64_MAX, 10000), 0);
+	nfence_queue_state(&qs, &ctl);
+	igt_assert(ctl.state & DRM_NFENCE_CONTEXT_STATE_FAULTED);
+	igt_assert_eq_u32(ctl.fault_reason, DRM_NFENCE_FAULT_PAGE);
+	igt_assert_eq_u64(ctl.fault_va, mj.current_value_gpu_va);
+
 	nfence_bo_destroy(&flag);
+	nfence_queue_destroy(&qs);
 	nfence_queue_destroy(&q);
 	close(vfd);
+}
+
+/*
+ * Shared fences' values in VRAM, ranges of their own mapped by every file
+ * that opened the fence, leave VRAM too when an allocation needs the
+ * room. Client A creates a shared INTRA_GPU fence at 2 and a shared
+ * DEFAULT fence (MonitoredValue in VRAM); client B opens both, and the
+ * INTRA_GPU one once more as a NO_SIGNAL handle; a CPU in B waits on the
+ * DEFAULT fence for 5 (MonitoredValue 4), and a queue of B is parked on
+ * the INTRA_GPU fence for 3. A third client then fills VRAM. Afterwards
+ * no value of the adapter is in VRAM and every VA works on the values
+ * where they are now: B's NO_SIGNAL VA reads 2, A's GPU signal to 3
+ * releases B's queue, a signal to 3 of the DEFAULT fence raises no
+ * interrupt and one to 5 does and wakes B's waiter.
+ */
+static void test_vram_demote_shared(void)
+{
+	static const uint64_t chunks[] = { 4 << 20, 256 << 10, FENCE_PAGE };
+	struct drm_nfence_fence_mapping ai, ad, bi, bd, br;
+	struct nfence_interrupts before, after;
+	struct nfence_debugfs_fence line;
+	struct nfence_debugfs_queue qline;
+	struct nfence_cpu_waiter w;
+	struct nfence_queue qa, qb, qr;
+	uint32_t adev, bdev, cdev, hi, hd, hbd;
+	uint64_t used, last_va, quota = 0;
+	int afd, bfd, cfd, sfd;
+	struct nfence_bo flag;
+	struct nfence_cs cs;
+
+	/* A quota would stop the third client before VRAM is full. */
+	igt_require_f(!nfence_param_u64("client_vram_mb", &quota) || !quota,
+		      "needs VRAM without a per-client quota\n");
+	afd = vram_client(&adev);
+	bfd = nfence_open();
+	nfence_device_create(bfd);
+	bdev = nfence_device_create(bfd);
+	cfd = nfence_open();
+	cdev = nfence_device_create(cfd);
+	nfence_queue_create(&qa, afd, adev, 0, 0);
+	nfence_queue_create(&qb, bfd, bdev, 0, 0);
+	nfence_bo_create(bfd, bdev, FENCE_PAGE, NFENCE_SEGMENT_SYSTEM,
+			 DRM_NFENCE_ALLOC_CPU_VISIBLE, &flag);
+
+	hi = nfence_fence_create(afd, adev, TYPE_INTRA_GPU, SHAREABLE, 2, &ai);
+	hd = nfence_fence_create(afd, adev, TYPE_DEFAULT, SHAREABLE, 1, &ad);
+	nfence_debugfs_fence(dbg, &ad, &line);
+	igt_assert(line.mv_vram);
+	sfd = nfence_fence_share(afd, hi);
+	nfence_fence_open(bfd, bdev, sfd, 0, &bi);
+	nfence_fence_open(bfd, bdev, sfd, NO_SIGNAL, &br);
+	close(sfd);
+	sfd = nfence_fence_share(afd, hd);
+	hbd = nfence_fence_open(bfd, bdev, sfd, 0, &bd);
+	close(sfd);
+
+	nfence_cpu_waiter_start(&w, bfd, bdev, hbd, 5,
+				nfence_deadline_ms(60000));
+	igt_assert_eq(nfence_debugfs_fence_wait(dbg, &ad, 1, 5000, &line), 0);
+	igt_assert_eq_u64(line.monitored, 4);
+	nfence_queue_begin(&qb, &cs);
+	nfence_cs_wait_fence(&cs, &bi, 3);
+	nfence_cs_write64(&cs, flag.gpu_va, 1);
+	nfence_queue_submit(&qb, &cs);
+	igt_assert_eq(nfence_debugfs_queue_wait_state(dbg, getpid(), bdev,
+						      qb.context, "wait-fence",
+						      10000, &qline), 0);
+
+	/* A third client takes every page of VRAM. */
+	used = vram_used();
+	for (unsigned int i = 0; i < ARRAY_SIZE(chunks); i++)
+		fill_vram(cfd, cdev, chunks[i], &last_va);
+	igt_assert_lt_u64(used, vram_used());
+	igt_assert_eq(fences_in_vram(), 0);
+	nfence_debugfs_fence(dbg, &ad, &line);
+	igt_assert_eq_u64(line.monitored, 4);
+	igt_assert_eq_u64(line.waiters, 1);
+
+	/* MonitoredValue kept: a signal to 3 raises no interrupt. */
+	nfence_debugfs_interrupts(dbg, &before);
+	nfence_queue_begin(&qa, &cs);
+	nfence_cs_signal_fence(&cs, &ad, 3);
+	nfence_queue_submit(&qa, &cs);
+	nfence_queue_sync(&qa);
+	nfence_debugfs_interrupts(dbg, &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_eq_u64(read_value(bfd, &bd), 3);
+
+	/* B's NO_SIGNAL VA reads the value where it is now. */
+	nfence_queue_create(&qr, bfd, bdev, 0, 0);
+	nfence_queue_begin(&qr, &cs);
+	nfence_cs_wait_fence(&cs, &br, 2);
+	nfence_cs_write64(&cs, flag.gpu_va + 16, 2);
+	nfence_queue_submit(&qr, &cs);
+	nfence_queue_sync(&qr);
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 16), 2);
+	igt_assert_eq(nfence_queue_state(&qr, NULL), 0);
+
+	/* A's signal through its VA releases B's queue. */
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 0);
+	nfence_queue_begin(&qa, &cs);
+	nfence_cs_signal_fence(&cs, &ai, 3);
+	nfence_queue_submit(&qa, &cs);
+	nfence_queue_sync(&qa);
+	nfence_queue_sync(&qb);
+	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 1);
+
+	/* A signal to 5 interrupts and wakes B's waiter. */
+	nfence_queue_begin(&qa, &cs);
+	nfence_cs_signal_fence(&cs, &ad, 5);
+	nfence_queue_submit(&qa, &cs);
+	nfence_queue_sync(&qa);
+	igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
+	nfence_debugfs_interrupts(dbg, &after);
+	igt_assert_lt_u64(before.interrupts, after.interrupts);
+	igt_assert_eq(nfence_queue_state(&qa, NULL), 0);
+	igt_assert_eq(nfence_queue_state(&qb, NULL), 0);
+
+	nfence_bo_destroy(&flag);
+	nfence_queue_destroy(&qr);
+	nfence_queue_destroy(&qb);
+	nfence_queue_destroy(&qa);
+	close(cfd);
+	close(bfd);
+	close(afd);
 }
 
 /*
@@ -3098,11 +3237,19 @@ igt_main
 			test_vram_demote_live();
 
 		igt_describe("A NO_SIGNAL handle's read-only mapping of an "
-			     "INTRA_GPU CurrentValue pins its VRAM pool page: "
-			     "the page stays when VRAM is filled, and a GPU "
-			     "wait through that mapping sees the value.");
-		igt_subtest("vram-demote-pinned")
-			test_vram_demote_pinned();
+			     "INTRA_GPU CurrentValue moves with its VRAM pool "
+			     "page: a GPU wait through it sees the value, a "
+			     "signal through it still faults.");
+		igt_subtest("vram-demote-no-signal")
+			test_vram_demote_no_signal();
+
+		igt_describe("Shared fences' values leave VRAM when an "
+			     "allocation of another client needs the room: "
+			     "every file's mappings follow them, a CPU "
+			     "waiter's MonitoredValue and a parked queue "
+			     "survive the move.");
+		igt_subtest("vram-demote-shared")
+			test_vram_demote_shared();
 
 		igt_describe("The CPU mapping reads initial_value, up to "
 			     "UINT64_MAX.");

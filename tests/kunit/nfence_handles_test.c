@@ -26,10 +26,12 @@
 #include <kunit/static_stub.h>
 #endif
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
@@ -311,6 +313,24 @@ static u32 hnd_open_fd(struct hnd_fix *f, unsigned int file, u32 wdev,
 					      &handle, mapping), 0);
 	KUNIT_ASSERT_NE(f->test, handle, 0);
 	return handle;
+}
+
+/* FENCE_OPEN of the fd in fixture slot @slot, as a NO_SIGNAL handle. */
+static u32 hnd_open_no_signal(struct hnd_fix *f, unsigned int file, u32 wdev,
+			      unsigned int slot,
+			      struct drm_nfence_fence_mapping *mapping)
+{
+	struct drm_nfence_fence_open args = {
+		.fd = f->fd[slot],
+		.device = wdev,
+		.flags = DRM_NFENCE_FENCE_NO_SIGNAL,
+	};
+
+	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file, nfence_fence_open_ioctl,
+					   &args), 0);
+	KUNIT_ASSERT_NE(f->test, args.handle, 0);
+	*mapping = args.mapping;
+	return args.handle;
 }
 
 /* ---- What the driver holds ---- */
@@ -656,22 +676,22 @@ static bool hnd_page_mappable(struct nfence_fence_page *fp)
 /*
  * What a fence and a handle carry for each value: a segment node only for
  * a shared fence's value in VRAM, a value map only for a value outside the
- * file's pool pages (system memory or VRAM), and a read-only map of its
- * own only for a NO_SIGNAL handle, through which the GPU reads
- * CurrentValue and cannot write it. A MonitoredValue page, pool or shared,
+ * file's pool pages (system memory or VRAM), and a read-only map only for
+ * NO_SIGNAL handles (one per file and value, which they share), through
+ * which the GPU reads CurrentValue and cannot write it. A MonitoredValue page, pool or shared,
  * and a VRAM page never get a CPU mmap offset.
  */
 static void hnd_slot_placement(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
-	struct drm_nfence_fence_mapping ms, mn;
+	struct drm_nfence_fence_mapping ms, mn, mr;
 	struct drm_nfence_fence_open open = {
 		.flags = DRM_NFENCE_FENCE_NO_SIGNAL,
 	};
 	struct nfence_fence_local *local, *ln;
 	struct nfence_fence *fence;
 	unsigned int fa, fb, s;
-	u32 da, db, h, hi, hp, hs;
+	u32 da, db, h, hi, hp, hs, hr;
 
 	/*
 	 * Adapter 0 has the optimized DEFAULT fence: MonitoredValue in a
@@ -694,7 +714,6 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(fence->mv.page));
 	KUNIT_EXPECT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NULL(test, local->mv_vmap);
-	KUNIT_EXPECT_NULL(test, local->ro_map);
 
 	/*
 	 * INTRA_GPU: both values in VRAM pool pages, CurrentValue's writable
@@ -746,7 +765,8 @@ static void hnd_slot_placement(struct kunit *test)
 	/*
 	 * A shared fence there has pages of its own (value maps); a
 	 * NO_SIGNAL handle on it, in the same file, maps CurrentValue
-	 * read-only on its own and shares the MonitoredValue map.
+	 * through a read-only map of its own and shares the MonitoredValue
+	 * map.
 	 */
 	hs = hnd_create(f, fb, db, HND_DEFAULT, HND_NT, 4, &ms);
 	local = hnd_local(f, fb, hs);
@@ -756,7 +776,6 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, hnd_page_mappable(local->fence->cv.page));
 	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(local->fence->mv.page));
 	KUNIT_EXPECT_NOT_NULL(test, local->cv_vmap);
-	KUNIT_EXPECT_NULL(test, local->ro_map);
 	s = hnd_share(f, fb, hs);
 	open.fd = f->fd[s];
 	open.device = db;
@@ -765,8 +784,8 @@ static void hnd_slot_placement(struct kunit *test)
 	mn = open.mapping;
 	ln = hnd_local(f, fb, open.handle);
 	KUNIT_ASSERT_NOT_NULL(test, ln);
-	KUNIT_EXPECT_NOT_NULL(test, ln->ro_map);
-	KUNIT_EXPECT_NULL(test, ln->cv_vmap);
+	KUNIT_ASSERT_NOT_NULL(test, ln->cv_vmap);
+	KUNIT_EXPECT_PTR_NE(test, ln->cv_vmap, local->cv_vmap);
 	KUNIT_EXPECT_PTR_EQ(test, ln->mv_vmap, local->mv_vmap);
 	KUNIT_EXPECT_NE(test, mn.current_value_gpu_va, ms.current_value_gpu_va);
 	KUNIT_EXPECT_EQ(test, mn.monitored_value_gpu_va,
@@ -778,8 +797,16 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, ms.current_value_gpu_va,
 						true), local->fence->cv.value);
 
-	/* Its read-only range goes with it; the creator's stays. */
+	/* A second NO_SIGNAL handle shares the file's read-only map. */
+	hr = hnd_open_no_signal(f, fb, db, s, &mr);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_local(f, fb, hr)->cv_vmap, ln->cv_vmap);
+	KUNIT_EXPECT_EQ(test, mr.current_value_gpu_va, mn.current_value_gpu_va);
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, open.handle), 0);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mn.current_value_gpu_va,
+						false), local->fence->cv.value);
+
+	/* The read-only map goes with the last of them; the creator's stays. */
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hr), 0);
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mn.current_value_gpu_va,
 					      false));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, ms.current_value_gpu_va,
@@ -1968,6 +1995,228 @@ static void hnd_cross_value_map(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ha), 0);
 }
 
+/* Whether @fp is on @list (a file's pool). */
+static bool hnd_on_list(struct nfence_fence_page *fp, struct list_head *list)
+{
+	struct nfence_fence_page *each;
+
+	list_for_each_entry(each, list, link)
+		if (each == fp)
+			return true;
+	return false;
+}
+
+/*
+ * A NO_SIGNAL handle's read-only map of its INTRA_GPU fence's CurrentValue,
+ * a value of a VRAM pool page, moves with the page: the same GPU VA then
+ * reads the value from its new storage and still cannot write it.
+ */
+static void hnd_demote_no_signal(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct drm_nfence_fence_mapping m;
+	struct nfence_fence_page *fp;
+	struct nfence_fence *fence;
+	struct nfence_file *nfile;
+	unsigned int fa = hnd_open(f, 0);
+	u64 *old;
+	u32 h;
+
+	h = hnd_create(f, fa, hnd_device(f, fa), HND_INTRA,
+		       DRM_NFENCE_FENCE_NO_SIGNAL, 3, &m);
+	fence = hnd_fence(f, fa, h);
+	fp = fence->cv.page;
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	KUNIT_ASSERT_NOT_NULL(test, fp->vram);
+	nfile = hnd_nfile(f, fa);
+	old = fence->cv.value;
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
+						false), old);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.current_value_gpu_va,
+					      true));
+
+	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0], nfile), 1);
+	KUNIT_EXPECT_NULL(test, fp->vram);
+	KUNIT_EXPECT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_DEMOTED]));
+	KUNIT_EXPECT_PTR_NE(test, fence->cv.value, old);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
+						false), fence->cv.value);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.current_value_gpu_va,
+					      true));
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(fence), 3);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
+}
+
+/* Every GPU VA of @m in @file reaches @fence's values, as each should. */
+static void hnd_expect_maps(struct kunit *test, unsigned int file,
+			    const struct drm_nfence_fence_mapping *m,
+			    struct nfence_fence *fence, bool no_signal)
+{
+	struct hnd_fix *f = test->priv;
+
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, file, m->current_value_gpu_va,
+						false), fence->cv.value);
+	if (no_signal)
+		KUNIT_EXPECT_NULL(test, hnd_translate(f, file,
+						      m->current_value_gpu_va,
+						      true));
+	else
+		KUNIT_EXPECT_PTR_EQ(test,
+				    hnd_translate(f, file,
+						  m->current_value_gpu_va, true),
+				    fence->cv.value);
+	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, file,
+						m->monitored_value_gpu_va,
+						false), fence->mv.value);
+	KUNIT_EXPECT_NULL(test, hnd_translate(f, file,
+					      m->monitored_value_gpu_va, true));
+}
+
+/*
+ * A shared INTRA_GPU fence's values, VRAM ranges of their own, leave VRAM
+ * with their maps in every file: the creator's, another file's and that
+ * file's NO_SIGNAL handle's keep their GPU VAs and reach the new storage,
+ * pages of their own that the CPU cannot map. A demotion for a file moves
+ * only the values charged to it (the creator's); with no file, every
+ * one. The values (MonitoredValue kept for a CPU waiter) and the VRAM
+ * they gave back follow.
+ */
+static void hnd_demote_shared(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_fence_mapping ma, mb, mr;
+	unsigned int fa = hnd_open(f, 0), fb = hnd_open(f, 0), s;
+	u32 db = hnd_device(f, fb), ha, hb, hr;
+	struct nfence_fence *fence;
+	struct hnd_waiter hw;
+	u64 *cv, *mv, vram;
+	int i;
+
+	ha = hnd_create(f, fa, hnd_device(f, fa), HND_INTRA, HND_NT, 5, &ma);
+	fence = hnd_fence(f, fa, ha);
+	KUNIT_ASSERT_NOT_NULL(test, fence->cv.vram);
+	KUNIT_ASSERT_NOT_NULL(test, fence->mv.vram);
+	/* A CPU waiter for 7: MonitoredValue 6. */
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fence, &hw, 7));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->mv.value), 6);
+	s = hnd_share(f, fa, ha);
+	hb = hnd_open_fd(f, fb, db, s, &mb);
+	hr = hnd_open_no_signal(f, fb, db, s, &mr);
+	KUNIT_EXPECT_NE(test, mr.current_value_gpu_va, mb.current_value_gpu_va);
+	hnd_expect_maps(test, fa, &ma, fence, false);
+	hnd_expect_maps(test, fb, &mb, fence, false);
+	hnd_expect_maps(test, fb, &mr, fence, true);
+	cv = fence->cv.value;
+	mv = fence->mv.value;
+	vram = hnd_vram(a);
+
+	/* Not charged to the second file: nothing of it moves for that one. */
+	nfence_fence_vram_demote(a, hnd_nfile(f, fb));
+	KUNIT_EXPECT_PTR_EQ(test, fence->cv.value, cv);
+	KUNIT_EXPECT_NOT_NULL(test, fence->cv.vram);
+	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(a, i ?
+						NULL : hnd_nfile(f, fa)),
+				i ? 0 : 1);
+		KUNIT_EXPECT_NULL(test, fence->cv.vram);
+		KUNIT_EXPECT_NULL(test, fence->mv.vram);
+		KUNIT_ASSERT_NOT_NULL(test, fence->cv.page);
+		KUNIT_ASSERT_NOT_NULL(test, fence->mv.page);
+		KUNIT_EXPECT_FALSE(test, hnd_page_mappable(fence->cv.page));
+		KUNIT_EXPECT_PTR_NE(test, fence->cv.value, cv);
+		KUNIT_EXPECT_PTR_NE(test, fence->mv.value, mv);
+		KUNIT_EXPECT_EQ(test, nfence_fence_read(fence), 5);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->mv.value), 6);
+		KUNIT_EXPECT_TRUE(test, hw.w.queued);
+		KUNIT_EXPECT_EQ(test, hw.fired, 0);
+		KUNIT_EXPECT_EQ(test, hnd_vram(a),
+				vram - 2 * NFENCE_FENCE_VALUE_STRIDE);
+		KUNIT_EXPECT_EQ(test, hnd_charged(hnd_nfile(f, fa)->seg_usage),
+				0);
+		hnd_expect_maps(test, fa, &ma, fence, false);
+		hnd_expect_maps(test, fb, &mb, fence, false);
+		hnd_expect_maps(test, fb, &mr, fence, true);
+	}
+
+	nfence_waitlist_remove(&fence->waiters, &hw.w);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hr), 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hnd_nfile(f, fb)->value_maps.nelems),
+			0);
+}
+
+/**
+ * struct hnd_mapper - a FENCE_CREATE made by a thread of its own
+ * @f: the fixture
+ * @file: the file
+ * @wdev: the device
+ * @ret: the ioctl's result
+ * @handle: the new handle
+ * @done: the ioctl returned
+ */
+struct hnd_mapper {
+	struct hnd_fix *f;
+	unsigned int file;
+	u32 wdev;
+	int ret;
+	u32 handle;
+	struct completion done;
+};
+
+/* A NO_SIGNAL INTRA_GPU fence: its handle maps CurrentValue read-only. */
+static int hnd_mapper_fn(void *data)
+{
+	struct hnd_mapper *m = data;
+	struct drm_nfence_fence_create args = {
+		.device = m->wdev,
+		.type = HND_INTRA,
+		.flags = DRM_NFENCE_FENCE_NO_SIGNAL,
+		.initial_value = 1,
+	};
+
+	m->ret = hnd_ioctl(m->f, m->file, nfence_fence_create_ioctl, &args);
+	m->handle = args.handle;
+	complete(&m->done);
+	return 0;
+}
+
+/*
+ * A handle that maps a value waits while a demotion holds the adapter's
+ * maps lock (DOC: demoting fence storage): with the lock held for writing,
+ * a FENCE_CREATE of a NO_SIGNAL handle does not return; it does once the
+ * lock goes.
+ */
+static void hnd_demote_maps_wait(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct hnd_mapper m = { .f = f };
+	struct task_struct *task;
+	unsigned long left;
+
+	m.file = hnd_open(f, 0);
+	m.wdev = hnd_device(f, m.file);
+	init_completion(&m.done);
+	down_write(&a->maps_lock);
+	task = kthread_run(hnd_mapper_fn, &m, "hnd-mapper");
+	if (IS_ERR(task)) {
+		up_write(&a->maps_lock);
+		KUNIT_FAIL(test, "no thread: %ld", PTR_ERR(task));
+		return;
+	}
+	left = wait_for_completion_timeout(&m.done, HZ / 5);
+	KUNIT_EXPECT_EQ(test, left, 0);
+	up_write(&a->maps_lock);
+	if (!left)
+		wait_for_completion(&m.done);
+	KUNIT_ASSERT_EQ(test, m.ret, 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, m.file, m.handle), 0);
+}
+
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 /* ---- Races forced inside the handle insert ---- */
 
@@ -2188,74 +2437,6 @@ static void hnd_demote_signal_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
 }
 
-/* Whether @fp is on @list (a file's pool). */
-static bool hnd_on_list(struct nfence_fence_page *fp, struct list_head *list)
-{
-	struct nfence_fence_page *each;
-
-	list_for_each_entry(each, list, link)
-		if (each == fp)
-			return true;
-	return false;
-}
-
-/*
- * Between the pick and the move: the page gets pinned, as a NO_SIGNAL
- * handle's map of a value in it does when the handle's FENCE_CREATE
- * published its fence just before the pick.
- */
-static void hnd_demote_pin(struct nfence_fence_page *fp)
-{
-	struct hnd_fix *f = kunit_get_current_test()->priv;
-
-	if (fp != f->demote.fence->cv.page)
-		return;
-	f->demote.ran = true;
-	spin_lock(&fp->lock);
-	fp->pinned++;
-	spin_unlock(&fp->lock);
-}
-
-/*
- * A page pinned after it was picked to move out of VRAM stays where it is
- * and goes back to its VRAM pool (new values go there again); once
- * unpinned, the next demotion moves it.
- */
-static void hnd_demote_pinned_after_pick(struct kunit *test)
-{
-	struct hnd_fix *f = test->priv;
-	struct hnd_demote *d = &f->demote;
-	struct nfence_fence_page *fp;
-	struct nfence_file *nfile;
-	unsigned int fa;
-	u32 h;
-
-	fp = hnd_vram_fence(f, HND_INTRA, 3, true, &fa, &h);
-	nfile = hnd_nfile(f, fa);
-	KUNIT_ASSERT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_VRAM_CV]));
-
-	kunit_activate_static_stub(test, nfence_demote_picked, hnd_demote_pin);
-	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0], nfile), 1);
-	kunit_deactivate_static_stub(test, nfence_demote_picked);
-	KUNIT_ASSERT_TRUE(test, d->ran);
-	/* Not moved, and back in its pool. */
-	KUNIT_EXPECT_NOT_NULL(test, fp->vram);
-	KUNIT_EXPECT_FALSE(test, fp->demoted);
-	KUNIT_EXPECT_PTR_EQ(test, d->fence->cv.page, fp);
-	KUNIT_EXPECT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_VRAM_CV]));
-	KUNIT_EXPECT_FALSE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_DEMOTED]));
-	KUNIT_EXPECT_EQ(test, nfence_fence_read(d->fence), 3);
-
-	/* Unpinned: the next demotion moves it, the value with it. */
-	spin_lock(&fp->lock);
-	fp->pinned--;
-	spin_unlock(&fp->lock);
-	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0], nfile), 1);
-	KUNIT_EXPECT_NULL(test, fp->vram);
-	KUNIT_EXPECT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_DEMOTED]));
-	KUNIT_EXPECT_EQ(test, nfence_fence_read(d->fence), 3);
-	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
-}
 #endif /* NFENCE_HAVE_KUNIT_STATIC_STUB */
 
 /* The GPU signals @fence to @value and logs it in @log under @handle. */
@@ -2389,12 +2570,14 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_cross_creator_first),
 	KUNIT_CASE(hnd_cross_instance_first),
 	KUNIT_CASE(hnd_cross_value_map),
+	KUNIT_CASE(hnd_demote_no_signal),
+	KUNIT_CASE(hnd_demote_shared),
+	KUNIT_CASE(hnd_demote_maps_wait),
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 	KUNIT_CASE(hnd_race_create_vs_error),
 	KUNIT_CASE(hnd_race_create_vs_destroy),
 	KUNIT_CASE(hnd_race_alloc_vs_destroy),
 	KUNIT_CASE(hnd_demote_signal_window),
-	KUNIT_CASE(hnd_demote_pinned_after_pick),
 #endif
 	KUNIT_CASE(hnd_adapter_unplug),
 	KUNIT_CASE(hnd_window_pages),

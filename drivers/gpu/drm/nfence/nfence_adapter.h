@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable-types.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -105,6 +106,19 @@ struct nfence_adapter {
 	/** @clients: open files, &struct nfence_file.link */
 	struct list_head clients;
 	/**
+	 * @closing: files being closed, from the postclose that takes them
+	 * off @clients until every handle of theirs is closed (their value
+	 * maps gone); under @clients_lock
+	 */
+	struct list_head closing;
+	/**
+	 * @maps_lock: readers make and drop the value maps of every file
+	 * of the adapter (&nfence_file.value_maps); a demotion of fence
+	 * storage holds it for writing while it finds and moves them (DOC:
+	 * demoting fence storage); see the lock order in nfence_drv.c
+	 */
+	struct rw_semaphore maps_lock;
+	/**
 	 * @logging_level: DRM_NFENCE_LOGGING_LEVEL_*; written under
 	 * @clients_lock (nfence_logging.c), read anywhere
 	 */
@@ -168,7 +182,9 @@ struct nfence_file {
 	struct mutex pool_lock;
 	/**
 	 * @value_maps: storage key -> &struct nfence_value_map (a hash
-	 * table: the keys of a file's shared fences are far apart)
+	 * table: the keys of a file's shared fences are far apart); changed
+	 * under @pool_lock with &nfence_adapter.maps_lock held for reading,
+	 * so a holder of maps_lock for writing may look up without @pool_lock
 	 */
 	struct rhashtable value_maps;
 	/**

@@ -65,10 +65,11 @@
  * from here):
  *
  * 1. &nfence_adapter.clients_lock (held by a demotion of fence storage,
- *    nfence_fence_vram_demote(), while it moves every file's VRAM pool
- *    pages: each file's &nfence_file.pool_lock to take a page off its
- *    pool, released before &nfence_cmp.lock, under which it takes levels
- *    4 to 6), then &nfence_file.async_lock (an
+ *    nfence_fence_vram_demote(), while it moves fence values out of VRAM:
+ *    each file's &nfence_file.pool_lock to take a page off its pool,
+ *    released before &nfence_adapter.maps_lock, which it holds for
+ *    writing with &nfence_cmp.lock inside, under which it takes levels 4
+ *    to 6; postclose takes it alone), then &nfence_file.async_lock (an
  *    unplug ends every file's waits and syncobj bindings) or
  *    &nfence_file.sched_lock (also the registry's lock: the close walks of
  *    DOC: object registry hold it while they close every kind of object,
@@ -76,7 +77,10 @@
  * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
  *    under the mm's mmap lock; the CPU page table locks of zapping a
  *    doorbell's mappings nest inside it, and so does the completion that
- *    lets the next waiting DOORBELL_CONNECT go, a wait queue of level 7)
+ *    lets the next waiting DOORBELL_CONNECT go, a wait queue of level 7);
+ *    apart from it, &nfence_adapter.maps_lock (never both: read by the
+ *    handle creates and closes that make or drop value maps, which take
+ *    &nfence_file.pool_lock inside it; written by a demotion, above)
  * 3. &nfence_file.pool_lock, &nfence_cmp.lock (never both); apart from
  *    them, &nfence_fence_window.lock (a file's CPU window: taken by its
  *    page fault, under the mm's mmap lock, and by a handle's create and
@@ -214,8 +218,13 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	struct nfence_adapter *adapter = to_nfence_adapter(drm);
 	struct nfence_file *nfile = to_nfence_file(file);
 
+	/*
+	 * Off the list of open files; a demotion of fence storage still
+	 * moves its maps of shared fences' values until its handles are
+	 * closed (DOC: demoting fence storage).
+	 */
 	mutex_lock(&adapter->clients_lock);
-	list_del(&nfile->link);
+	list_move_tail(&nfile->link, &adapter->closing);
 	mutex_unlock(&adapter->clients_lock);
 
 	if (nfence_closed_by_killed_opener(nfile))
@@ -228,6 +237,9 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	nfence_file_drain(nfile);
 	/* Every object, in the registry's order: doorbells, queues first. */
 	nfence_registry_close_all(&nfile->objects);
+	mutex_lock(&adapter->clients_lock);
+	list_del(&nfile->link);
+	mutex_unlock(&adapter->clients_lock);
 	nfence_file_fences_fini(nfile);
 	nfence_file_window_fini(nfile);
 	nfence_registry_fini(&nfile->objects);
@@ -353,6 +365,8 @@ nfence_adapter_init(struct platform_device *pdev,
 		return adapter;
 	adapter->pdev = pdev;
 	INIT_LIST_HEAD(&adapter->clients);
+	INIT_LIST_HEAD(&adapter->closing);
+	init_rwsem(&adapter->maps_lock);
 	nfence_doorbell_adapter_init(adapter);
 	atomic_set(&adapter->num_devices, 0);
 	ret = drmm_mutex_init(&adapter->drm, &adapter->doorbell_lock);

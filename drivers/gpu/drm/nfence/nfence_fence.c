@@ -72,8 +72,9 @@ static_assert(IS_ENABLED(CONFIG_64BIT));
  * from slab caches of their own (nfence_fence_caches_init()), sized to the
  * structure rather than to the next kmalloc size. Only a shared fence's
  * value placed in VRAM gets a segment node (a drm_mm node) of its own, and
- * only a NO_SIGNAL handle gets a GPU VA range of its own (its read-only map
- * of CurrentValue), so that the common cases carry neither: a non-shared
+ * only NO_SIGNAL handles need a GPU VA of their own for a pool page's value
+ * (their file's read-only map of CurrentValue), so that the common cases
+ * carry neither: a non-shared
  * native fence is one &struct nfence_fence and a share of pool pages, in
  * VRAM or not; a handle one &struct nfence_fence_local.
  * Documentation/cpu-bench.rst has the sizes.
@@ -376,16 +377,42 @@ out:
 	return ret;
 }
 
-/* A page of its own, for a shared fence. */
-static int nfence_page_take(struct nfence_adapter *adapter,
-			    struct nfence_fence_slot *slot, bool mappable)
+/* A page of its own, for a shared fence, with its first slot taken. */
+static struct nfence_fence_page *
+nfence_page_alone(struct nfence_adapter *adapter, bool mappable)
 {
 	struct nfence_fence_page *fp;
 
 	fp = nfence_fence_page_create(adapter, mappable, NULL);
+	if (!IS_ERR(fp))
+		WARN_ON(nfence_fence_page_take(fp));
+	return fp;
+}
+
+/**
+ * nfence_fence_page_alone - a page for one value that only the GPU maps
+ * @adapter: the adapter
+ *
+ * Where a shared fence's value goes when it leaves VRAM (DOC: demoting
+ * fence storage), as one that found no room there at creation does: a
+ * zeroed page of system memory with no CPU mmap offset, charged to the
+ * memory cgroup of the caller, whose first slot (offset 0) is taken.
+ *
+ * Return: the page, with the reference its slot keeps, or an ERR_PTR.
+ */
+struct nfence_fence_page *nfence_fence_page_alone(struct nfence_adapter *adapter)
+{
+	return nfence_page_alone(adapter, false);
+}
+
+static int nfence_page_take(struct nfence_adapter *adapter,
+			    struct nfence_fence_slot *slot, bool mappable)
+{
+	struct nfence_fence_page *fp = nfence_page_alone(adapter, mappable);
+
 	if (IS_ERR(fp))
 		return PTR_ERR(fp);
-	nfence_slot_set(slot, fp, nfence_fence_page_take(fp));
+	nfence_slot_set(slot, fp, 0);
 	return 0;
 }
 
@@ -446,7 +473,9 @@ static int nfence_vram_value_take(struct nfence_file *nfile,
 /* Whether @slot holds its value in VRAM. */
 static bool nfence_slot_in_vram(const struct nfence_fence_slot *slot)
 {
-	return slot->vram || (slot->page && READ_ONCE(slot->page->vram));
+	struct nfence_fence_page *fp = READ_ONCE(slot->page);
+
+	return READ_ONCE(slot->vram) || (fp && READ_ONCE(fp->vram));
 }
 
 /*
@@ -460,7 +489,7 @@ static struct nfence_fence_page *
 nfence_vram_pool_page_get(struct nfence_file *nfile,
 			  const struct nfence_fence_slot *slot)
 {
-	struct nfence_fence_page *fp = slot->page;
+	struct nfence_fence_page *fp = READ_ONCE(slot->page);
 
 	if (!fp || READ_ONCE(fp->map.vm) != &nfile->vm)
 		return NULL;
@@ -936,14 +965,19 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 }
 
 /*
- * The storage of a fence value, whichever object maps it: the page frame
- * and the value's stride in it (VRAM is vmalloc'ed; every value sits at a
- * multiple of NFENCE_FENCE_VALUE_STRIDE in its page). The instances of a
- * cross-adapter fence have page objects of their own over one page, and
- * one key. A file maps the values of shared fences, each in a page of its
- * own, so its keys are far apart: &nfence_file.value_maps is a hash table,
- * in which a value takes a bucket's share of the table, where an xarray
- * would take a leaf node (584 bytes) per opened fence.
+ * The key of a file's value map: the storage of a fence value, and whether
+ * the map is a NO_SIGNAL one (read-only). A value one fence owns (every
+ * value but a cross-adapter fence's CurrentValue) is known by the address
+ * of its &struct nfence_fence_slot, which stays when a demotion moves the
+ * value (DOC: demoting fence storage). The instances of a cross-adapter
+ * fence have page objects of their own over one CurrentValue page, which
+ * never moves: it is known by its page frame and place in the page, so
+ * that every instance a file opens shares one map. Slot addresses are
+ * aligned to 8 and page frame keys have bit 0 set, so the two never meet;
+ * bit 1 is the read-only one. A file maps the values of shared fences,
+ * each stored apart, so its keys are far apart: &nfence_file.value_maps
+ * is a hash table, in which a value takes a bucket's share of the table,
+ * where an xarray would take a leaf node (584 bytes) per opened fence.
  */
 static const struct rhashtable_params nfence_value_map_params = {
 	.key_len = sizeof(unsigned long),
@@ -952,20 +986,29 @@ static const struct rhashtable_params nfence_value_map_params = {
 	.automatic_shrinking = true,
 };
 
-static unsigned long nfence_slot_key(const struct nfence_fence_slot *slot)
-{
-	unsigned long pfn = slot->page ? page_to_pfn(slot->page->page) :
-					 vmalloc_to_pfn(slot->value);
+#define NFENCE_VMAP_KEY_PFN	BIT(0)
+#define NFENCE_VMAP_KEY_RO	BIT(1)
 
-	return pfn * NFENCE_FENCE_SLOTS +
-	       offset_in_page(slot->value) / NFENCE_FENCE_VALUE_STRIDE;
+static_assert(__alignof__(struct nfence_fence_slot) >= 4);
+
+static unsigned long nfence_vmap_key(const struct nfence_fence *fence,
+				     const struct nfence_fence_slot *slot,
+				     bool ro)
+{
+	unsigned long key = ro ? NFENCE_VMAP_KEY_RO : 0;
+
+	if ((fence->flags & DRM_NFENCE_FENCE_CROSS_ADAPTER) &&
+	    slot == &fence->cv)
+		return key | NFENCE_VMAP_KEY_PFN |
+		       (page_to_pfn(slot->page->page) * NFENCE_FENCE_SLOTS +
+			slot->offset / NFENCE_FENCE_VALUE_STRIDE) << 2;
+	return key | (unsigned long)slot;
 }
 
 /*
  * &nfence_vm_mapping.fence_at of a CurrentValue value map: the fence of
  * one of its users. Called under the address space's lock, which
- * nfence_value_map_put() takes to change it, so that user holds it. (A
- * NO_SIGNAL handle's own map keeps its handle's fence until it goes.)
+ * nfence_value_map_put() takes to change it, so that user holds it.
  */
 static struct nfence_fence *nfence_value_map_fence_at(struct nfence_vm_mapping *map,
 						      u64 offset)
@@ -981,25 +1024,32 @@ static struct nfence_fence *nfence_value_map_fence_at(struct nfence_vm_mapping *
 
 /*
  * @local's mapping of @slot (its fence's CurrentValue if @cv, else its
- * MonitoredValue) in the file's GPU VA space, at *@va: the file's pool
- * page when the value is in one, else the file's value map of that
- * storage, made on first use and shared by every handle that needs it
- * (*@out, NULL for a pool page).
+ * MonitoredValue; @ro for a NO_SIGNAL handle's read-only CurrentValue) in
+ * the file's GPU VA space, at *@va: the file's pool page when the value is
+ * in one and the map is not @ro, else the file's value map of that storage,
+ * made on first use and shared by every handle that needs it (*@out, NULL
+ * for a pool page).
  */
 static int nfence_local_map_value(struct nfence_file *nfile,
 				  struct nfence_fence_local *local,
 				  struct nfence_fence_slot *slot, bool cv,
-				  struct nfence_value_map **out, u64 *va)
+				  bool ro, struct nfence_value_map **out,
+				  u64 *va)
 {
-	unsigned long key = nfence_slot_key(slot);
+	struct nfence_fence_page *fp = READ_ONCE(slot->page);
 	struct nfence_value_map *vmap;
+	unsigned long key;
 	int ret = 0;
 
 	*out = NULL;
-	if (slot->page && slot->page->map.vm == &nfile->vm) {
-		*va = slot->page->map.start + slot->offset;
+	/* A pool page's slot stays in its page, wherever the page goes. */
+	if (!ro && fp && fp->map.vm == &nfile->vm) {
+		*va = fp->map.start + slot->offset;
 		return 0;
 	}
+	/* Neither the value nor the file's maps of it move meanwhile. */
+	down_read(&nfile->adapter->maps_lock);
+	key = nfence_vmap_key(local->fence, slot, ro);
 	mutex_lock(&nfile->pool_lock);
 	vmap = rhashtable_lookup_fast(&nfile->value_maps, &key,
 				      nfence_value_map_params);
@@ -1017,7 +1067,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 		}
 		ret = nfence_vm_map(&nfile->vm, &vmap->map, slot->value,
 				    sizeof(u64), NFENCE_VM_SLOT |
-				    (cv ? 0 : NFENCE_VM_READ_ONLY));
+				    (cv && !ro ? 0 : NFENCE_VM_READ_ONLY));
 		if (!ret) {
 			ret = rhashtable_insert_fast(&nfile->value_maps,
 						     &vmap->hnode,
@@ -1038,6 +1088,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 	*va = vmap->map.start;
 out:
 	mutex_unlock(&nfile->pool_lock);
+	up_read(&nfile->adapter->maps_lock);
 	return ret;
 }
 
@@ -1050,16 +1101,19 @@ static void nfence_value_map_put(struct nfence_file *nfile,
 				 struct nfence_fence_local *local,
 				 struct list_head *link)
 {
+	struct rw_semaphore *maps_lock = &nfile->adapter->maps_lock;
 	struct nfence_fence_local *next;
 
 	if (!vmap)
 		return;
+	down_read(maps_lock);
 	mutex_lock(&nfile->pool_lock);
 	list_del(link);
 	if (list_empty(&vmap->users)) {
 		rhashtable_remove_fast(&nfile->value_maps, &vmap->hnode,
 				       nfence_value_map_params);
 		mutex_unlock(&nfile->pool_lock);
+		up_read(maps_lock);
 		nfence_vm_unmap(&vmap->map);
 		kmem_cache_free(nfence_value_map_cache, vmap);
 		return;
@@ -1073,62 +1127,76 @@ static void nfence_value_map_put(struct nfence_file *nfile,
 		mutex_unlock(&nfile->vm.lock);
 	}
 	mutex_unlock(&nfile->pool_lock);
+	up_read(maps_lock);
 }
 
-/*
- * A NO_SIGNAL handle's own read-only mapping of CurrentValue, at *@va: a
- * value map of @local alone, whose fence is @local's for its whole life.
- */
-/* Undo nfence_local_map_ro()'s pin of the fence's CurrentValue page. */
-static void nfence_local_unpin(struct nfence_fence_local *local)
-{
-	struct nfence_fence_page *fp = local->fence->cv.page;
-
-	if (!fp)
-		return;
-	spin_lock(&fp->lock);
-	fp->pinned--;
-	spin_unlock(&fp->lock);
-}
-
-static int nfence_local_map_ro(struct nfence_file *nfile,
-			       struct nfence_fence_local *local, u64 *va)
+/* Point @nfile's map of @key, if it has one, at @to. */
+static void nfence_value_map_move(struct nfence_file *nfile,
+				  unsigned long key, u64 *to)
 {
 	struct nfence_value_map *vmap;
-	int ret;
 
-	struct nfence_fence_page *fp = local->fence->cv.page;
-	u64 *value;
+	vmap = rhashtable_lookup_fast(&nfile->value_maps, &key,
+				      nfence_value_map_params);
+	if (vmap)
+		nfence_vm_move(&vmap->map, to);
+}
 
-	vmap = kmem_cache_zalloc(nfence_value_map_cache, GFP_KERNEL);
-	if (!vmap)
-		return -ENOMEM;
-	INIT_LIST_HEAD(&vmap->users);
-	vmap->fence = local->fence;
-	vmap->map.fence_at = nfence_value_map_fence_at;
-	/*
-	 * A mapping outside the page's own: the page is pinned in VRAM
-	 * (DOC: demoting fence storage), and the address is read under the
-	 * lock a move holds, so it is the one that stays.
-	 */
-	if (fp) {
-		spin_lock(&fp->lock);
-		fp->pinned++;
-		value = local->fence->cv.value;
-		spin_unlock(&fp->lock);
-	} else {
-		value = local->fence->cv.value;
+/**
+ * nfence_value_map_key - the key of the value maps of a fence value
+ * @fence: the fence
+ * @slot: the value's slot (&nfence_fence.cv or .mv)
+ *
+ * Context: the caller keeps @fence alive.
+ *
+ * Return: the key nfence_value_maps_move() takes, which stays the same
+ * when the value moves.
+ */
+unsigned long nfence_value_map_key(const struct nfence_fence *fence,
+				   const struct nfence_fence_slot *slot)
+{
+	return nfence_vmap_key(fence, slot, false);
+}
+
+/**
+ * nfence_value_maps_move - point the value maps of a value at new storage
+ * @adapter: the fence's adapter
+ * @nfile: the one file that can map the value (a non-shared fence's
+ *	creator), or NULL for every file of @adapter, closing ones included
+ * @key: the value's nfence_value_map_key()
+ * @to: the value's new storage
+ *
+ * For a demotion of fence storage (DOC: demoting fence storage): every
+ * value map of the value (a shared fence's, in each file that opened it,
+ * and the NO_SIGNAL handles' read-only ones) translates GPU accesses to
+ * @to from now on, at the same GPU VAs.
+ *
+ * Context: &nfence_adapter.clients_lock held, &nfence_adapter.maps_lock
+ * held for writing (no map of the adapter is made or dropped meanwhile),
+ * and &nfence_cmp.lock (no engine translates meanwhile).
+ */
+void nfence_value_maps_move(struct nfence_adapter *adapter,
+			    struct nfence_file *nfile, unsigned long key,
+			    u64 *to)
+{
+	unsigned long ro = key | NFENCE_VMAP_KEY_RO;
+	struct nfence_file *each;
+
+	lockdep_assert_held(&adapter->clients_lock);
+	lockdep_assert_held_write(&adapter->maps_lock);
+	if (nfile) {
+		nfence_value_map_move(nfile, key, to);
+		nfence_value_map_move(nfile, ro, to);
+		return;
 	}
-	ret = nfence_vm_map(&nfile->vm, &vmap->map, value, sizeof(u64),
-			    NFENCE_VM_SLOT | NFENCE_VM_READ_ONLY);
-	if (ret) {
-		nfence_local_unpin(local);
-		kmem_cache_free(nfence_value_map_cache, vmap);
-		return ret;
+	list_for_each_entry(each, &adapter->clients, link) {
+		nfence_value_map_move(each, key, to);
+		nfence_value_map_move(each, ro, to);
 	}
-	local->ro_map = vmap;
-	*va = vmap->map.start;
-	return 0;
+	list_for_each_entry(each, &adapter->closing, link) {
+		nfence_value_map_move(each, key, to);
+		nfence_value_map_move(each, ro, to);
+	}
 }
 
 /*
@@ -1167,11 +1235,6 @@ static void nfence_local_free(struct nfence_file *nfile,
 {
 	struct nfence_fence *fence = local->fence;
 
-	if (local->ro_map) {
-		nfence_vm_unmap(&local->ro_map->map);
-		nfence_local_unpin(local);
-		kmem_cache_free(nfence_value_map_cache, local->ro_map);
-	}
 	nfence_value_map_put(nfile, local->cv_vmap, local, &local->cv_link);
 	nfence_value_map_put(nfile, local->mv_vmap, local, &local->mv_link);
 	if (local->in_window)
@@ -1231,7 +1294,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 {
 	bool no_signal = flags & DRM_NFENCE_FENCE_NO_SIGNAL;
 	struct nfence_fence_local *local;
-	struct nfence_fence_page *cv_page = fence->cv.page;
+	struct nfence_fence_page *cv_page = READ_ONCE(fence->cv.page);
 	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	u32 handle;
 	int ret;
@@ -1252,22 +1315,17 @@ static int nfence_local_create(struct nfence_file *nfile,
 
 	/*
 	 * A NO_SIGNAL handle cannot signal from the GPU either: its
-	 * CurrentValue gets a read-only mapping of its own, never the
-	 * file's writable one (so its GPU VA differs from the other
-	 * handles').
+	 * CurrentValue gets the file's read-only map of it, which the
+	 * file's NO_SIGNAL handles of the fence share, never the writable
+	 * one (so its GPU VA differs from the other handles').
 	 */
-	if (no_signal) {
-		ret = nfence_local_map_ro(nfile, local,
-					  &local->mapping.current_value_gpu_va);
-	} else {
-		ret = nfence_local_map_value(nfile, local, &fence->cv, true,
-					     &local->cv_vmap,
-					     &local->mapping.current_value_gpu_va);
-	}
+	ret = nfence_local_map_value(nfile, local, &fence->cv, true, no_signal,
+				     &local->cv_vmap,
+				     &local->mapping.current_value_gpu_va);
 	/* A monitored fence has no MonitoredValue to show: VA 0. */
 	if (!ret && !fence->monitored)
 		ret = nfence_local_map_value(nfile, local, &fence->mv, false,
-					     &local->mv_vmap,
+					     false, &local->mv_vmap,
 					     &local->mapping.monitored_value_gpu_va);
 	if (ret)
 		goto err;

@@ -56,14 +56,8 @@ struct nfence_fence_page {
 	 * memory (&nfence_file.pools %NFENCE_POOL_DEMOTED)
 	 */
 	bool demoted;
-	/** @lock: protects @used, @fences and @pinned */
+	/** @lock: protects @used and @fences */
 	spinlock_t lock;
-	/**
-	 * @pinned: GPU mappings of a value of its own that a NO_SIGNAL
-	 * handle made (read-only, outside @map): a page with one does not
-	 * move out of VRAM (DOC: demoting fence storage)
-	 */
-	u32 pinned;
 	/** @used: allocated slots */
 	DECLARE_BITMAP(used, NFENCE_FENCE_SLOTS);
 	/**
@@ -201,12 +195,13 @@ struct nfence_fence {
  * is not in one of the file's pool pages), shared by every handle of the
  * file that maps it: a fence opened on another device of the same process
  * gets the same GPU VAs, as WDDM says (libnfence opens each adapter
- * once per process). Under &nfence_file.pool_lock. A NO_SIGNAL handle's
- * read-only map of CurrentValue is one too, of that handle alone and in no
- * file's value_maps (&nfence_fence_local.ro_map).
+ * once per process). The NO_SIGNAL handles of a file map CurrentValue
+ * read-only through one more, of that storage and that file. In
+ * &nfence_file.value_maps; a demotion of the storage points it at the
+ * new place (DOC: demoting fence storage).
  */
 struct nfence_value_map {
-	/** @key: the storage (nfence_slot_key()) */
+	/** @key: the storage, and read-only or not (nfence_value_map_key()) */
 	unsigned long key;
 	/** @hnode: entry in &nfence_file.value_maps */
 	struct rhash_head hnode;
@@ -240,12 +235,9 @@ struct nfence_fence_local {
 	/** @mapping: what the ioctl returned */
 	struct drm_nfence_fence_mapping mapping;
 	/**
-	 * @ro_map: NO_SIGNAL handles: CurrentValue mapped read-only, a value
-	 * map of this handle alone (in no file's value_maps); NULL for the
-	 * others
+	 * @cv_vmap: the file's map of CurrentValue (its read-only one for a
+	 * NO_SIGNAL handle), NULL for a pool page's writable one
 	 */
-	struct nfence_value_map *ro_map;
-	/** @cv_vmap: the file's map of CurrentValue, NULL for a pool page's */
 	struct nfence_value_map *cv_vmap;
 	/** @cv_link: entry in @cv_vmap's users */
 	struct list_head cv_link;
@@ -307,6 +299,12 @@ void nfence_fence_close_progress(struct nfence_file *nfile, u32 handle);
 void nfence_fence_pools_trim(struct nfence_file *nfile);
 unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter,
 				      struct nfence_file *nfile);
+unsigned long nfence_value_map_key(const struct nfence_fence *fence,
+				   const struct nfence_fence_slot *slot);
+void nfence_value_maps_move(struct nfence_adapter *adapter,
+			    struct nfence_file *nfile, unsigned long key,
+			    u64 *to);
+struct nfence_fence_page *nfence_fence_page_alone(struct nfence_adapter *adapter);
 void nfence_fences_print(struct nfence_adapter *adapter,
 			 struct drm_printer *p);
 
@@ -320,7 +318,6 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 
 #if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
-void nfence_demote_picked(struct nfence_fence_page *fp);
 void nfence_demote_moved(struct nfence_fence_page *fp);
 #endif
 

@@ -24,20 +24,28 @@
  * INTRA_GPU fence's values, an optimized DEFAULT fence's MonitoredValue) be
  * demoted to system memory under local memory pressure. When an
  * allocation finds no room in VRAM (or in its file's VRAM quota),
- * nfence_fence_vram_demote() moves the VRAM pool pages of the allocating
- * file (DOC: native fences, the pools) to system memory and the
- * allocation tries again; if VRAM itself, not the file's quota, is still
- * short, the pages of every other file of the adapter follow, and it
- * tries once more. A page moves whole, with the fences in it alive:
- * waited on by CPUs, parked on by queues, signaled by engines. One call
- * moves at most the pages each file had when the call reached it, so a
- * client that keeps making pages cannot keep it going.
+ * nfence_fence_vram_demote() moves fence storage out of VRAM and the
+ * allocation tries again: first the allocating file's own (its VRAM pool
+ * pages, DOC: native fences, and the VRAM ranges of the shared fences
+ * whose values are charged to it), then, if VRAM itself, not the file's
+ * quota, is still short, every file's and every shared fence's, and it
+ * tries once more. Values move with the fences alive: waited on by CPUs,
+ * parked on by queues, signaled by engines. A pool page moves whole, to a
+ * page of system memory; a shared fence's value, a VRAM range of its own,
+ * moves to a page of its own that only the GPU maps (as a shared fence's
+ * value that found no room in VRAM at creation has). One call moves at
+ * most the pages each file had when the call reached it, and the shared
+ * values of the fences that existed when it began, so a client that keeps
+ * making fences cannot keep it going.
  *
- * What stays the same: every GPU VA (the page's mapping in its file's
- * address space is pointed at the new memory, nfence_vm_move()), the
- * values, MonitoredValue included, and the absence of a CPU mapping (VRAM
- * pool pages never have one). What changes: the kernel address of each
- * value (&nfence_fence_slot.value, and the waitlist's pointers).
+ * What stays the same: every GPU VA (the pool page's mapping in its
+ * file's address space, and every value map of a moved value: a shared
+ * fence's in each file that opened it, closing files included, and the
+ * NO_SIGNAL handles' read-only ones, nfence_value_maps_move(), are
+ * pointed at the new memory), the values, MonitoredValue included, and
+ * the absence of a CPU mapping (values in VRAM never have one). What
+ * changes: the kernel address of each value (&nfence_fence_slot.value, and
+ * the waitlist's pointers).
  *
  * Who can touch a value while it moves, and why none of it is lost:
  *
@@ -50,23 +58,24 @@
  * - the CPU signal's interrupt check reads MonitoredValue without a lock,
  *   under RCU: the old VRAM is given back only after a grace period, and
  *   a check that read the old storage after a new waiter bound the new
- *   one is made up for by a look at every waiter of the page's fences
+ *   one is made up for by a look at every waiter of the moved fences
  *   after that grace period;
+ * - a handle being made or closed maps or unmaps a value holding
+ *   &nfence_adapter.maps_lock for reading, which the move holds for
+ *   writing from before it looks for the value's maps until they point at
+ *   the new storage: a map is made either before (and moved) or after
+ *   (of the new storage);
  * - a fence still being created has a slot but no entry in the page's
  *   &nfence_fence_page.fences yet (its values are written before it is
- *   published there): a page with such a slot is left where it is;
- * - a NO_SIGNAL handle of an INTRA_GPU fence maps the CurrentValue alone,
- *   read-only, outside the page's mapping: such a mapping pins the page
- *   (&nfence_fence_page.pinned, taken under the page's lock, which the
- *   move holds while it checks it and moves), and a pinned page stays.
+ *   published there): a page with such a slot is left where it is, and so
+ *   is a shared fence not yet in &nfence_adapter.fences.
  *
- * The page then sits in its file's %NFENCE_POOL_DEMOTED list: no new value
- * is placed in it (new fences find VRAM again when there is room), and it
- * is freed when its last value goes (the trims of DOC: native fences) or
- * the file closes. A shared fence's value in VRAM, a range of its own
- * mapped into every file that opened the fence, is not moved. The system
- * memory a moved page takes is charged to the memory cgroup of the
- * process whose allocation needed the room.
+ * A moved pool page then sits in its file's %NFENCE_POOL_DEMOTED list: no
+ * new value is placed in it (new fences find VRAM again when there is
+ * room), and it is freed when its last value goes (the trims of DOC: native
+ * fences) or the file closes. A moved shared value stays in its page for
+ * the fence's life. The system memory a move takes is charged to the
+ * memory cgroup of the process whose allocation needed the room.
  *
  * The locks it takes, and in what order, are those of DOC: lock order.
  */
@@ -105,8 +114,7 @@ static struct nfence_fence_page *nfence_demote_pick(struct nfence_file *nfile)
 
 		list_for_each_entry(fp, pool, link) {
 			spin_lock(&fp->lock);
-			complete = !fp->pinned &&
-				   nfence_demote_page_complete(fp);
+			complete = nfence_demote_page_complete(fp);
 			spin_unlock(&fp->lock);
 			if (!complete)
 				continue;
@@ -132,29 +140,57 @@ static struct nfence_fence_slot *nfence_demote_slot(struct nfence_fence *fence,
 }
 
 /*
- * Move @fp's values to @page, with every engine of @cmp stopped: the
- * page's GPU mapping first, then each fence's values under its waitlist
- * lock. Returns the VRAM range to give back after a grace period, or NULL
- * if the page was pinned since it was picked (nothing moved).
+ * The NO_SIGNAL maps of @fp's values (only @nfile has handles on a fence
+ * of its pool) point at their new place, @fp's memory now. Each key is
+ * taken under the page's lock, which keeps the slot's fence; the map it
+ * names cannot go, nor another come, while the maps lock is held (a key
+ * whose fence went meanwhile names no map).
+ */
+static void nfence_demote_move_maps(struct nfence_adapter *adapter,
+				    struct nfence_file *nfile,
+				    struct nfence_fence_page *fp)
+{
+	struct nfence_fence_slot *slot;
+	struct nfence_fence *fence;
+	unsigned long key = 0;
+	unsigned int i;
+	u64 *value;
+
+	for (i = 0; i < NFENCE_FENCE_SLOTS; i++) {
+		spin_lock(&fp->lock);
+		fence = fp->fences[i];
+		slot = fence ? nfence_demote_slot(fence, fp) : NULL;
+		value = slot ? slot->value : NULL;
+		if (value)
+			key = nfence_value_map_key(fence, slot);
+		spin_unlock(&fp->lock);
+		if (value)
+			nfence_value_maps_move(adapter, nfile, key, value);
+	}
+}
+
+/*
+ * Move @fp, a VRAM pool page of @nfile, to @page, with every engine of
+ * @adapter stopped and no value map made or dropped: the page's GPU
+ * mapping, the NO_SIGNAL maps of its values, then each fence's values
+ * under its waitlist lock. Returns the VRAM range to give back after a
+ * grace period.
  */
 static struct nfence_segment_node *
-nfence_demote_move(struct nfence_cmp *cmp, struct nfence_fence_page *fp,
-		   struct page *page)
+nfence_demote_move(struct nfence_adapter *adapter, struct nfence_file *nfile,
+		   struct nfence_fence_page *fp, struct page *page)
 {
 	struct nfence_segment_node *node = fp->vram;
 	void *from = fp->vaddr, *to = page_address(page);
+	struct nfence_cmp *cmp = &adapter->cmp;
 	struct nfence_fence_slot *slot;
 	struct nfence_fence *fence;
 	unsigned int i;
 
+	down_write(&adapter->maps_lock);
 	nfence_cmp_lock(cmp);
 	/* The GPU sees the new page only once the values are in it. */
 	spin_lock(&fp->lock);
-	if (fp->pinned) {
-		spin_unlock(&fp->lock);
-		nfence_cmp_unlock(cmp);
-		return NULL;
-	}
 	for_each_set_bit(i, fp->used, NFENCE_FENCE_SLOTS) {
 		/*
 		 * Every used slot has its fence (the pick checked, and no
@@ -177,16 +213,24 @@ nfence_demote_move(struct nfence_cmp *cmp, struct nfence_fence_page *fp,
 	WRITE_ONCE(fp->vram, NULL);
 	spin_unlock(&fp->lock);
 	nfence_vm_move(&fp->map, to);
+	nfence_demote_move_maps(adapter, nfile, fp);
 	nfence_cmp_unlock(cmp);
+	up_write(&adapter->maps_lock);
 	return node;
 }
 
 /*
- * After the grace period: the waiters of @fp's fences, whose MonitoredValue
- * a CPU signal may have read from the old storage, get a look at
+ * After the grace period: the waiters of @fence, whose MonitoredValue a
+ * CPU signal may have read from the old storage, get a look at
  * CurrentValue.
  */
-static void nfence_demote_recheck(struct nfence_fence_page *fp)
+static void nfence_demote_recheck(struct nfence_fence *fence)
+{
+	nfence_waitlist_process(&fence->waiters);
+}
+
+/* nfence_demote_recheck() for every fence of @fp. */
+static void nfence_demote_recheck_page(struct nfence_fence_page *fp)
 {
 	struct nfence_fence *fence;
 	unsigned int i;
@@ -199,33 +243,9 @@ static void nfence_demote_recheck(struct nfence_fence_page *fp)
 		spin_unlock(&fp->lock);
 		if (!fence)
 			continue;
-		nfence_waitlist_process(&fence->waiters);
+		nfence_demote_recheck(fence);
 		nfence_fence_put(fence);
 	}
-}
-
-/* Put @fp, picked but pinned since, back in the VRAM pool it came from. */
-static void nfence_demote_unpick(struct nfence_file *nfile,
-				 struct nfence_fence_page *fp)
-{
-	/* Only a CurrentValue page can be pinned (a NO_SIGNAL mapping). */
-	mutex_lock(&nfile->pool_lock);
-	if (!list_empty(&fp->link))
-		list_move(&fp->link, &nfile->pools[NFENCE_POOL_VRAM_CV]);
-	mutex_unlock(&nfile->pool_lock);
-}
-
-/**
- * nfence_demote_picked - a page was picked to move, and is not moved yet
- * @fp: the page
- *
- * Called between the pick and the move, where a NO_SIGNAL handle made
- * for a fence of the page may pin it (the move then puts it back).
- * Does nothing; visible to KUnit, which stubs it to pin the page there.
- */
-NFENCE_VISIBLE_IF_KUNIT void nfence_demote_picked(struct nfence_fence_page *fp)
-{
-	NFENCE_KUNIT_STUB(nfence_demote_picked, fp);
 }
 
 /**
@@ -261,22 +281,15 @@ static bool nfence_demote_one(struct nfence_adapter *adapter,
 		__free_page(page);
 		return false;
 	}
-	nfence_demote_picked(fp);
 	old = fp->page;
-	node = nfence_demote_move(&adapter->cmp, fp, page);
-	if (!node) {
-		nfence_demote_unpick(nfile, fp);
-		__free_page(page);
-		drm_gem_object_put(&fp->base);
-		return true;
-	}
+	node = nfence_demote_move(adapter, nfile, fp, page);
 	nfence_demote_moved(fp);
 	/* No lockless reader is left on the old storage. */
 	synchronize_rcu();
 	nfence_segment_free(node);
 	kfree(node);
 	put_page(old);
-	nfence_demote_recheck(fp);
+	nfence_demote_recheck_page(fp);
 	drm_gem_object_put(&fp->base);
 	return true;
 }
@@ -304,19 +317,208 @@ static unsigned int nfence_demote_file(struct nfence_adapter *adapter,
 	return moved;
 }
 
+/* Shared values moved between two grace periods. */
+#define NFENCE_DEMOTE_BATCH	16
+
+/*
+ * The shared values a batch moved: their fences (a reference each), and
+ * the VRAM ranges to give back after the grace period.
+ */
+struct nfence_demote_batch {
+	unsigned int count;
+	struct nfence_fence *fences[NFENCE_DEMOTE_BATCH];
+	struct nfence_segment_node *vram[2 * NFENCE_DEMOTE_BATCH];
+	unsigned int num_vram;
+};
+
+/*
+ * Whether @slot is a shared fence's VRAM range that the demotion moves:
+ * any, or with @usage only one charged to that client. The demotion is the
+ * only writer of a published fence's slots (under the adapter's
+ * clients_lock), and the caller's reference keeps them.
+ */
+static bool nfence_demote_shared_slot(const struct nfence_fence_slot *slot,
+				      struct nfence_segment_usage *usage)
+{
+	return slot->vram && (!usage || slot->vram->usage == usage);
+}
+
+/*
+ * Move @slot, one of @fence's values in a VRAM range of its own, to @fp,
+ * a page of its own: the value under the fence's waitlist lock, then every
+ * value map of it. Under the CMP's lock and the maps lock. Returns the
+ * VRAM range.
+ */
+static struct nfence_segment_node *
+nfence_demote_shared_move(struct nfence_adapter *adapter,
+			  struct nfence_fence *fence,
+			  struct nfence_fence_slot *slot,
+			  struct nfence_fence_page *fp)
+{
+	struct nfence_segment_node *node = slot->vram;
+	u64 *to = fp->vaddr;
+
+	nfence_waitlist_move_value(&fence->waiters, slot->value, to,
+				   &slot->value);
+	nfence_value_maps_move(adapter, NULL,
+			       nfence_value_map_key(fence, slot), to);
+	WRITE_ONCE(slot->page, fp);
+	slot->offset = 0;
+	WRITE_ONCE(slot->vram, NULL);
+	return node;
+}
+
+/*
+ * Move @fence's values that are VRAM ranges of their own (charged to
+ * @usage, if set) to pages of their own, recording what to give back in
+ * @batch; false if memory for the pages is short.
+ */
+static bool nfence_demote_shared_fence(struct nfence_adapter *adapter,
+				       struct nfence_fence *fence,
+				       struct nfence_segment_usage *usage,
+				       struct nfence_demote_batch *batch)
+{
+	struct nfence_fence_slot *slots[] = { &fence->cv, &fence->mv };
+	struct nfence_fence_page *pages[ARRAY_SIZE(slots)] = { };
+	unsigned int i;
+	bool moved = false;
+
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		if (!nfence_demote_shared_slot(slots[i], usage))
+			continue;
+		pages[i] = nfence_fence_page_alone(adapter);
+		if (IS_ERR(pages[i])) {
+			pages[i] = NULL;
+			break;
+		}
+	}
+	if (i < ARRAY_SIZE(slots)) {
+		for (i = 0; i < ARRAY_SIZE(slots); i++)
+			if (pages[i])
+				drm_gem_object_put(&pages[i]->base);
+		return false;
+	}
+
+	down_write(&adapter->maps_lock);
+	nfence_cmp_lock(&adapter->cmp);
+	for (i = 0; i < ARRAY_SIZE(slots); i++) {
+		if (!pages[i])
+			continue;
+		batch->vram[batch->num_vram++] =
+			nfence_demote_shared_move(adapter, fence, slots[i],
+						  pages[i]);
+		moved = true;
+	}
+	nfence_cmp_unlock(&adapter->cmp);
+	up_write(&adapter->maps_lock);
+	if (moved)
+		batch->fences[batch->count++] = fence;
+	else
+		nfence_fence_put(fence);
+	return true;
+}
+
+/*
+ * After a grace period, give back @batch's VRAM ranges and look at its
+ * fences' waiters. Returns the number of fences it moved.
+ */
+static unsigned int nfence_demote_batch_end(struct nfence_demote_batch *batch)
+{
+	unsigned int i, n = batch->count;
+
+	if (!n)
+		return 0;
+	/* No lockless reader is left on the old storage. */
+	synchronize_rcu();
+	for (i = 0; i < batch->num_vram; i++) {
+		nfence_segment_free(batch->vram[i]);
+		kfree(batch->vram[i]);
+	}
+	for (i = 0; i < n; i++) {
+		nfence_demote_recheck(batch->fences[i]);
+		nfence_fence_put(batch->fences[i]);
+	}
+	batch->count = 0;
+	batch->num_vram = 0;
+	return n;
+}
+
+/*
+ * The next fence of @adapter from *@index up to @last with a value to move
+ * (charged to @usage, if set), with a reference; NULL when there is none.
+ */
+static struct nfence_fence *nfence_demote_next(struct nfence_adapter *adapter,
+					       unsigned long *index,
+					       unsigned long last,
+					       struct nfence_segment_usage *usage)
+{
+	struct nfence_fence *fence;
+
+	xa_lock(&adapter->fences);
+	xa_for_each_range(&adapter->fences, *index, fence, *index, last) {
+		if (!nfence_demote_shared_slot(&fence->cv, usage) &&
+		    !nfence_demote_shared_slot(&fence->mv, usage))
+			continue;
+		/* A fence being released is still in the table: skip it. */
+		if (kref_get_unless_zero(&fence->ref))
+			break;
+	}
+	xa_unlock(&adapter->fences);
+	return fence;
+}
+
+/*
+ * Move the shared fences' values in VRAM ranges of their own (those
+ * charged to @usage, if set) to pages of their own; at most those of the
+ * fences there are when it starts. Returns the number of fences moved.
+ */
+static unsigned int nfence_demote_shared(struct nfence_adapter *adapter,
+					 struct nfence_segment_usage *usage)
+{
+	struct nfence_demote_batch *batch;
+	struct nfence_fence *fence;
+	unsigned long index = 0, last = 0;
+	unsigned int moved = 0;
+
+	/* The ids only: no entry is looked at. */
+	xa_for_each(&adapter->fences, index, fence)
+		last = index;
+	if (!last)
+		return 0;
+
+	batch = kzalloc(sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return 0;
+	for (index = 0;
+	     (fence = nfence_demote_next(adapter, &index, last, usage));
+	     index++) {
+		if (!nfence_demote_shared_fence(adapter, fence, usage, batch)) {
+			nfence_fence_put(fence);
+			break;
+		}
+		if (batch->count == NFENCE_DEMOTE_BATCH)
+			moved += nfence_demote_batch_end(batch);
+	}
+	moved += nfence_demote_batch_end(batch);
+	kfree(batch);
+	return moved;
+}
+
 /**
  * nfence_fence_vram_demote - move fence storage out of VRAM
  * @adapter: the adapter whose VRAM (or a file's VRAM quota) is short
- * @nfile: the file whose pages to move, or NULL for every file's
+ * @nfile: the file whose storage to move, or NULL for every file's
  *
- * Moves the VRAM pool pages of @nfile (or of every file of @adapter) that
- * can move to system memory (DOC: demoting fence storage), giving their
- * VRAM back; at most the pages each file has when this reaches it.
+ * Moves to system memory (DOC: demoting fence storage) the VRAM pool pages
+ * of @nfile and the shared fences' values in VRAM charged to it, or, with
+ * no @nfile, the VRAM pool pages of every file of @adapter and every
+ * shared fence's value in its VRAM, giving their VRAM back; at most the
+ * pages each file has when this reaches it, and the values of the fences
+ * there are when it starts.
  *
  * Context: process context, holding none of the driver's locks.
  *
- * Return: the number of pages looked at to move (a page pinned meanwhile
- * counts, without moving).
+ * Return: the number of pool pages and shared fences moved.
  */
 unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter,
 				      struct nfence_file *nfile)
@@ -325,11 +527,14 @@ unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter,
 	unsigned int moved = 0;
 
 	mutex_lock(&adapter->clients_lock);
-	if (nfile)
+	if (nfile) {
 		moved = nfence_demote_file(adapter, nfile);
-	else
+		moved += nfence_demote_shared(adapter, nfile->seg_usage);
+	} else {
 		list_for_each_entry(each, &adapter->clients, link)
 			moved += nfence_demote_file(adapter, each);
+		moved += nfence_demote_shared(adapter, NULL);
+	}
 	mutex_unlock(&adapter->clients_lock);
 	return moved;
 }
