@@ -287,10 +287,16 @@ static unsigned int hnd_share(struct hnd_fix *f, unsigned int file,
 	return hnd_track_fd(f, args.fd);
 }
 
-static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 wdev, int fd,
-			u32 *handle, struct drm_nfence_fence_mapping *mapping)
+/* FENCE_OPEN of @fd with the handle flags @flags. */
+static int hnd_try_open_flags(struct hnd_fix *f, unsigned int file, u32 wdev,
+			      int fd, u32 flags, u32 *handle,
+			      struct drm_nfence_fence_mapping *mapping)
 {
-	struct drm_nfence_fence_open args = { .fd = fd, .device = wdev };
+	struct drm_nfence_fence_open args = {
+		.fd = fd,
+		.device = wdev,
+		.flags = flags,
+	};
 	int ret;
 
 	ret = hnd_ioctl(f, file, nfence_fence_open_ioctl, &args);
@@ -302,35 +308,32 @@ static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 wdev, int fd,
 	return ret;
 }
 
+static int hnd_try_open(struct hnd_fix *f, unsigned int file, u32 wdev, int fd,
+			u32 *handle, struct drm_nfence_fence_mapping *mapping)
+{
+	return hnd_try_open_flags(f, file, wdev, fd, 0, handle, mapping);
+}
+
+/* FENCE_OPEN of the fd in fixture slot @slot, with the handle flags @flags. */
+static u32 hnd_open_fd_flags(struct hnd_fix *f, unsigned int file, u32 wdev,
+			     unsigned int slot, u32 flags,
+			     struct drm_nfence_fence_mapping *mapping)
+{
+	u32 handle = 0;
+
+	KUNIT_ASSERT_EQ(f->test, hnd_try_open_flags(f, file, wdev, f->fd[slot],
+						    flags, &handle, mapping),
+			0);
+	KUNIT_ASSERT_NE(f->test, handle, 0);
+	return handle;
+}
+
 /* FENCE_OPEN of the fd in fixture slot @slot. */
 static u32 hnd_open_fd(struct hnd_fix *f, unsigned int file, u32 wdev,
 		       unsigned int slot,
 		       struct drm_nfence_fence_mapping *mapping)
 {
-	u32 handle = 0;
-
-	KUNIT_ASSERT_EQ(f->test, hnd_try_open(f, file, wdev, f->fd[slot],
-					      &handle, mapping), 0);
-	KUNIT_ASSERT_NE(f->test, handle, 0);
-	return handle;
-}
-
-/* FENCE_OPEN of the fd in fixture slot @slot, as a NO_SIGNAL handle. */
-static u32 hnd_open_no_signal(struct hnd_fix *f, unsigned int file, u32 wdev,
-			      unsigned int slot,
-			      struct drm_nfence_fence_mapping *mapping)
-{
-	struct drm_nfence_fence_open args = {
-		.fd = f->fd[slot],
-		.device = wdev,
-		.flags = DRM_NFENCE_FENCE_NO_SIGNAL,
-	};
-
-	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file, nfence_fence_open_ioctl,
-					   &args), 0);
-	KUNIT_ASSERT_NE(f->test, args.handle, 0);
-	*mapping = args.mapping;
-	return args.handle;
+	return hnd_open_fd_flags(f, file, wdev, slot, 0, mapping);
 }
 
 /* ---- What the driver holds ---- */
@@ -798,7 +801,7 @@ static void hnd_slot_placement(struct kunit *test)
 						true), local->fence->cv.value);
 
 	/* A second NO_SIGNAL handle shares the file's read-only map. */
-	hr = hnd_open_no_signal(f, fb, db, s, &mr);
+	hr = hnd_open_fd_flags(f, fb, db, s, DRM_NFENCE_FENCE_NO_SIGNAL, &mr);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_local(f, fb, hr)->cv_vmap, ln->cv_vmap);
 	KUNIT_EXPECT_EQ(test, mr.current_value_gpu_va, mn.current_value_gpu_va);
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, open.handle), 0);
@@ -2102,7 +2105,7 @@ static void hnd_demote_shared(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->mv.value), 6);
 	s = hnd_share(f, fa, ha);
 	hb = hnd_open_fd(f, fb, db, s, &mb);
-	hr = hnd_open_no_signal(f, fb, db, s, &mr);
+	hr = hnd_open_fd_flags(f, fb, db, s, DRM_NFENCE_FENCE_NO_SIGNAL, &mr);
 	KUNIT_EXPECT_NE(test, mr.current_value_gpu_va, mb.current_value_gpu_va);
 	hnd_expect_maps(test, fa, &ma, fence, false);
 	hnd_expect_maps(test, fb, &mb, fence, false);
