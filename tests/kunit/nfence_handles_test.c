@@ -2152,6 +2152,43 @@ static void hnd_demote_shared(struct kunit *test)
 			0);
 }
 
+/*
+ * A file being closed is off the adapter's list of open files, and still
+ * has its handles (and their maps) until its registry closes them: a
+ * demotion meanwhile moves its maps as well. The second file is put on
+ * the closing list as its postclose puts it, across the demotion.
+ */
+static void hnd_demote_closing_file(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_fence_mapping ma, mb;
+	unsigned int fa = hnd_open(f, 0), fb = hnd_open(f, 0), s;
+	struct nfence_file *closing = hnd_nfile(f, fb);
+	struct nfence_fence *fence;
+	u32 ha, hb;
+
+	ha = hnd_create(f, fa, hnd_device(f, fa), HND_INTRA, HND_NT, 5, &ma);
+	fence = hnd_fence(f, fa, ha);
+	KUNIT_ASSERT_NOT_NULL(test, fence->cv.vram);
+	s = hnd_share(f, fa, ha);
+	hb = hnd_open_fd(f, fb, hnd_device(f, fb), s, &mb);
+
+	mutex_lock(&a->clients_lock);
+	list_move_tail(&closing->link, &a->closing);
+	mutex_unlock(&a->clients_lock);
+	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(a, NULL), 1);
+	mutex_lock(&a->clients_lock);
+	list_move_tail(&closing->link, &a->clients);
+	mutex_unlock(&a->clients_lock);
+
+	KUNIT_EXPECT_NULL(test, fence->cv.vram);
+	hnd_expect_maps(test, fa, &ma, fence, false);
+	hnd_expect_maps(test, fb, &mb, fence, false);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, ha), 0);
+}
+
 /**
  * struct hnd_mapper - a FENCE_CREATE made by a thread of its own
  * @f: the fixture
@@ -2575,6 +2612,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_cross_value_map),
 	KUNIT_CASE(hnd_demote_no_signal),
 	KUNIT_CASE(hnd_demote_shared),
+	KUNIT_CASE(hnd_demote_closing_file),
 	KUNIT_CASE(hnd_demote_maps_wait),
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 	KUNIT_CASE(hnd_race_create_vs_error),
