@@ -1113,8 +1113,13 @@ static void nfence_value_map_put(struct nfence_file *nfile,
 		rhashtable_remove_fast(&nfile->value_maps, &vmap->hnode,
 				       nfence_value_map_params);
 		mutex_unlock(&nfile->pool_lock);
-		up_read(maps_lock);
+		/*
+		 * Unmapped before the maps lock goes: a demotion no longer
+		 * finds the map, and must not leave it mapped on the old
+		 * storage it gives back.
+		 */
 		nfence_vm_unmap(&vmap->map);
+		up_read(maps_lock);
 		kmem_cache_free(nfence_value_map_cache, vmap);
 		return;
 	}

@@ -6,7 +6,9 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_gem.h>
 
@@ -443,27 +445,44 @@ static unsigned int nfence_demote_batch_end(struct nfence_demote_batch *batch)
 	return n;
 }
 
+/* Fences looked at per hold of the fence table's lock. */
+#define NFENCE_DEMOTE_LOOK	64
+
 /*
  * The next fence of @adapter from *@index up to @last with a value to move
- * (charged to @usage, if set), with a reference; NULL when there is none.
+ * (charged to @usage, if set), with a reference, and its id in *@index;
+ * NULL when there is none. The table's lock, which the CMP and every
+ * fence create and release take, is let go every NFENCE_DEMOTE_LOOK
+ * fences: most fences have nothing to move.
  */
 static struct nfence_fence *nfence_demote_next(struct nfence_adapter *adapter,
 					       unsigned long *index,
 					       unsigned long last,
 					       struct nfence_segment_usage *usage)
 {
+	XA_STATE(xas, &adapter->fences, *index);
 	struct nfence_fence *fence;
+	unsigned int looked = 0;
 
-	xa_lock(&adapter->fences);
-	xa_for_each_range(&adapter->fences, *index, fence, *index, last) {
-		if (!nfence_demote_shared_slot(&fence->cv, usage) &&
-		    !nfence_demote_shared_slot(&fence->mv, usage))
+	xas_lock(&xas);
+	xas_for_each(&xas, fence, last) {
+		/* An id taken for a fence not in the table yet. */
+		if (xa_is_zero(fence))
 			continue;
 		/* A fence being released is still in the table: skip it. */
-		if (kref_get_unless_zero(&fence->ref))
+		if ((nfence_demote_shared_slot(&fence->cv, usage) ||
+		     nfence_demote_shared_slot(&fence->mv, usage)) &&
+		    kref_get_unless_zero(&fence->ref))
 			break;
+		if (++looked % NFENCE_DEMOTE_LOOK == 0) {
+			xas_pause(&xas);
+			xas_unlock(&xas);
+			cond_resched();
+			xas_lock(&xas);
+		}
 	}
-	xa_unlock(&adapter->fences);
+	*index = xas.xa_index;
+	xas_unlock(&xas);
 	return fence;
 }
 
