@@ -466,7 +466,7 @@ static struct nfence_fence *nfence_demote_next(struct nfence_adapter *adapter,
 
 	xas_lock(&xas);
 	xas_for_each(&xas, fence, last) {
-		/* An id taken for a fence not in the table yet. */
+		/* Index 0, which an XA_FLAGS_ALLOC1 table keeps busy. */
 		if (xa_is_zero(fence))
 			continue;
 		/* A fence being released is still in the table: skip it. */
