@@ -1396,18 +1396,27 @@ static void assert_same_vas(const struct drm_nfence_fence_mapping *a,
 	igt_assert_eq_u64(a->monitored_value_gpu_va, b->monitored_value_gpu_va);
 }
 
+/* A GPU FENCE_SIGNAL of @m to @value on @q, waited for. */
+static void queue_signal(struct nfence_queue *q,
+			 const struct drm_nfence_fence_mapping *m,
+			 uint64_t value)
+{
+	struct nfence_cs cs;
+
+	nfence_queue_begin(q, &cs);
+	nfence_cs_signal_fence(&cs, m, value);
+	nfence_queue_submit(q, &cs);
+	nfence_queue_sync(q);
+}
+
 /* A queue of @device signals @value through @m's CurrentValue VA. */
 static void gpu_signal(uint32_t device, const struct drm_nfence_fence_mapping *m,
 		       uint64_t value)
 {
 	struct nfence_queue q;
-	struct nfence_cs cs;
 
 	nfence_queue_create(&q, fd, device, 0, 0);
-	nfence_queue_begin(&q, &cs);
-	nfence_cs_signal_fence(&cs, m, value);
-	nfence_queue_submit(&q, &cs);
-	nfence_queue_sync(&q);
+	queue_signal(&q, m, value);
 	nfence_queue_destroy(&q);
 }
 
@@ -1997,6 +2006,28 @@ static void test_vram_full(void)
 }
 
 /*
+ * A moved MonitoredValue kept its CPU waiter's bound (4, for @w waiting
+ * for 5 through @rfd): a GPU signal of @m to 3 raises no interrupt, one
+ * to 5 does and releases @w.
+ */
+static void assert_monitored_kept(struct nfence_queue *q,
+				  const struct drm_nfence_fence_mapping *m,
+				  int rfd, struct nfence_cpu_waiter *w)
+{
+	struct nfence_interrupts before, after;
+
+	nfence_debugfs_interrupts(dbg, &before);
+	queue_signal(q, m, 3);
+	nfence_debugfs_interrupts(dbg, &after);
+	igt_assert_eq_u64(after.interrupts, before.interrupts);
+	igt_assert_eq_u64(read_value(rfd, m), 3);
+	queue_signal(q, m, 5);
+	igt_assert_eq(nfence_cpu_waiter_join(w, 5000), 0);
+	nfence_debugfs_interrupts(dbg, &after);
+	igt_assert_lt_u64(before.interrupts, after.interrupts);
+}
+
+/*
  * Live fence storage leaves VRAM when an allocation needs the room
  * (Documentation/fences.rst, "Demoting fence storage"): a DEFAULT fence
  * with a CPU waiter for 5 (MonitoredValue 4 in VRAM) and an INTRA_GPU
@@ -2012,7 +2043,6 @@ static void test_vram_demote_live(void)
 {
 	static const uint64_t chunks[] = { 4 << 20, 256 << 10, FENCE_PAGE };
 	struct drm_nfence_fence_mapping md, mi;
-	struct nfence_interrupts before, after;
 	struct nfence_debugfs_fence line;
 	struct nfence_debugfs_queue qline;
 	struct nfence_cpu_waiter w;
@@ -2093,21 +2123,7 @@ static void test_vram_demote_live(void)
 	igt_assert_eq_u64(line.waiters, 1);
 
 	/* MonitoredValue kept: no interrupt below it, one at it. */
-	nfence_debugfs_interrupts(dbg, &before);
-	nfence_queue_begin(&q, &cs);
-	nfence_cs_signal_fence(&cs, &md, 3);
-	nfence_queue_submit(&q, &cs);
-	nfence_queue_sync(&q);
-	nfence_debugfs_interrupts(dbg, &after);
-	igt_assert_eq_u64(after.interrupts, before.interrupts);
-	igt_assert_eq_u64(read_value(vfd, &md), 3);
-	nfence_queue_begin(&q, &cs);
-	nfence_cs_signal_fence(&cs, &md, 5);
-	nfence_queue_submit(&q, &cs);
-	nfence_queue_sync(&q);
-	igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
-	nfence_debugfs_interrupts(dbg, &after);
-	igt_assert_lt_u64(before.interrupts, after.interrupts);
+	assert_monitored_kept(&q, &md, vfd, &w);
 
 	/* The INTRA_GPU value kept, its GPU VA valid: q2 is released. */
 	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 0);
@@ -2212,7 +2228,6 @@ static void test_vram_demote_shared(void)
 {
 	static const uint64_t chunks[] = { 4 << 20, 256 << 10, FENCE_PAGE };
 	struct drm_nfence_fence_mapping ai, ad, bi, bd, br;
-	struct nfence_interrupts before, after;
 	struct nfence_debugfs_fence line;
 	struct nfence_debugfs_queue qline;
 	struct nfence_cpu_waiter w;
@@ -2271,15 +2286,11 @@ static void test_vram_demote_shared(void)
 	igt_assert_eq_u64(line.monitored, 4);
 	igt_assert_eq_u64(line.waiters, 1);
 
-	/* MonitoredValue kept: a signal to 3 raises no interrupt. */
-	nfence_debugfs_interrupts(dbg, &before);
-	nfence_queue_begin(&qa, &cs);
-	nfence_cs_signal_fence(&cs, &ad, 3);
-	nfence_queue_submit(&qa, &cs);
-	nfence_queue_sync(&qa);
-	nfence_debugfs_interrupts(dbg, &after);
-	igt_assert_eq_u64(after.interrupts, before.interrupts);
-	igt_assert_eq_u64(read_value(bfd, &bd), 3);
+	/*
+	 * MonitoredValue kept: a signal to 3 raises no interrupt, one to 5
+	 * does and wakes B's waiter.
+	 */
+	assert_monitored_kept(&qa, &ad, bfd, &w);
 
 	/* B's NO_SIGNAL VA reads the value where it is now. */
 	nfence_queue_create(&qr, bfd, bdev, 0, 0);
@@ -2293,21 +2304,9 @@ static void test_vram_demote_shared(void)
 
 	/* A's signal through its VA releases B's queue. */
 	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 0);
-	nfence_queue_begin(&qa, &cs);
-	nfence_cs_signal_fence(&cs, &ai, 3);
-	nfence_queue_submit(&qa, &cs);
-	nfence_queue_sync(&qa);
+	queue_signal(&qa, &ai, 3);
 	nfence_queue_sync(&qb);
 	igt_assert_eq_u64(*nfence_bo_u64(&flag, 0), 1);
-
-	/* A signal to 5 interrupts and wakes B's waiter. */
-	nfence_queue_begin(&qa, &cs);
-	nfence_cs_signal_fence(&cs, &ad, 5);
-	nfence_queue_submit(&qa, &cs);
-	nfence_queue_sync(&qa);
-	igt_assert_eq(nfence_cpu_waiter_join(&w, 5000), 0);
-	nfence_debugfs_interrupts(dbg, &after);
-	igt_assert_lt_u64(before.interrupts, after.interrupts);
 	igt_assert_eq(nfence_queue_state(&qa, NULL), 0);
 	igt_assert_eq(nfence_queue_state(&qb, NULL), 0);
 
