@@ -291,18 +291,12 @@ int nfence_fence_signal_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_signal_arg onstack[NFENCE_SIGNAL_ONSTACK];
 	struct nfence_signal_arg *fences = onstack;
-	struct nfence_device *wdev;
 	int ret;
 	u32 i;
 
 	if (args->pad || args->flags || !args->count ||
 	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
 		return -EINVAL;
-	wdev = nfence_device_lookup(nfile, args->device);
-	if (!wdev)
-		return -ENOENT;
-	nfence_device_put(wdev);
-
 	if (args->count > ARRAY_SIZE(onstack)) {
 		fences = kcalloc(args->count, sizeof(*fences),
 				 GFP_KERNEL_ACCOUNT);

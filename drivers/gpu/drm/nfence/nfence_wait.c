@@ -4,7 +4,9 @@
  */
 
 #include <linux/eventfd.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -19,7 +21,6 @@
 #include "nfence_adapter.h"
 #include "nfence_async.h"
 #include "nfence_compat.h"
-#include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
 #include "nfence_trace.h"
@@ -41,7 +42,13 @@
  * A blocking wait lives on its ioctl's stack (its entries too when it
  * waits for one fence, the common case, which then allocates nothing):
  * everything that can reach it lets go of it before the ioctl returns. The
- * file's list of blocked waits does under &nfence_file.async_lock. A
+ * file's list of blocked waits does under &nfence_file.async_lock. Its
+ * completion wakes the sleeping task itself (wake_up_process()): a wait
+ * has one sleeper and needs no wait queue. The task is still in the ioctl
+ * then: a done callback wakes it before it marks its entry finished, an
+ * unplug under &nfence_file.async_lock, and before it returns the task
+ * takes that lock and, for each entry, sees it finished or takes its
+ * waitlist's lock (below). A
  * waitlist reaches an entry until the entry's done callback returns, which
  * runs under the waitlist's lock and whose last act is to mark the entry
  * finished (release); a woken waiter that sees its entry finished
@@ -77,7 +84,8 @@ struct nfence_wait {
 	struct kref ref;
 	struct nfence_file *file;
 	struct list_head link;
-	wait_queue_head_t wq;
+	/* blocking waits: the task asleep in the ioctl, woken at completion */
+	struct task_struct *task;
 	atomic_t remaining;
 	atomic_t completed;
 	/* 1 while it counts in &nfence_file.waits (asynchronous waits) */
@@ -168,7 +176,7 @@ static void nfence_wait_complete(struct nfence_wait *wait, int error)
 		kref_get(&wait->ref);
 		nfence_async_list_ready(&wait->file->waits, &wait->ready);
 	} else {
-		wake_up(&wait->wq);
+		wake_up_process(wait->task);
 	}
 }
 
@@ -289,7 +297,6 @@ static int nfence_wait_prepare(struct nfence_wait *wait,
 	kref_init(&wait->ref);
 	wait->file = nfile;
 	INIT_LIST_HEAD(&wait->link);
-	init_waitqueue_head(&wait->wq);
 	atomic_set(&wait->remaining, any ? 1 : count);
 	if (count == 1) {
 		wait->entries = &wait->one;
@@ -324,16 +331,6 @@ static int nfence_wait_prepare(struct nfence_wait *wait,
 		}
 	}
 	return ret;
-}
-
-static int nfence_check_device(struct nfence_file *nfile, u32 handle)
-{
-	struct nfence_device *wdev = nfence_device_lookup(nfile, handle);
-
-	if (!wdev)
-		return -ENOENT;
-	nfence_device_put(wdev);
-	return 0;
 }
 
 static int nfence_wait_async(struct nfence_file *nfile,
@@ -410,31 +407,38 @@ static void nfence_wait_block_end(struct nfence_wait *wait)
 
 static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 {
-	long ret;
+	ktime_t deadline = ns_to_ktime(timeout_ns);
+	int ret;
 
 	/* A deadline already past polls: the caller found it unsatisfied. */
 	if (timeout_ns != DRM_NFENCE_TIMEOUT_INFINITE &&
 	    timeout_ns <= (s64)ktime_get_ns())
 		return -ETIME;
 
+	wait->task = current;
 	ret = nfence_wait_block_start(wait);
 	if (ret)
 		return ret;
 
-	if (timeout_ns == DRM_NFENCE_TIMEOUT_INFINITE) {
-		ret = wait_event_interruptible(wait->wq,
-					       nfence_wait_completed(wait));
-	} else {
-		s64 now = ktime_get_ns();
-
-		/* Compare before subtracting: any s64 deadline is valid. */
-		if (timeout_ns <= now)
-			ret = nfence_wait_completed(wait) ? 0 : -ETIME;
-		else
-			ret = wait_event_interruptible_hrtimeout(wait->wq,
-								 nfence_wait_completed(wait),
-								 ns_to_ktime(timeout_ns - now));
+	for (;;) {
+		/* Pairs with the completion's atomic_cmpxchg(): see DOC. */
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (nfence_wait_completed(wait))
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (timeout_ns == DRM_NFENCE_TIMEOUT_INFINITE) {
+			schedule();
+		} else if (!schedule_hrtimeout_range(&deadline,
+						     current->timer_slack_ns,
+						     HRTIMER_MODE_ABS)) {
+			ret = -ETIME;
+			break;
+		}
 	}
+	__set_current_state(TASK_RUNNING);
 
 	nfence_wait_block_end(wait);
 	if (nfence_wait_completed(wait))
@@ -484,9 +488,6 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	if (async ? args->timeout_ns != 0 : args->eventfd != 0)
 		return -EINVAL;
-	ret = nfence_check_device(nfile, args->device);
-	if (ret)
-		return ret;
 
 	/* A blocking wait lives on the stack (DOC: CPU waits). */
 	if (async) {
