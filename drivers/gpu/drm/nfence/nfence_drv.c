@@ -97,10 +97,12 @@
  *    never with one, &nfence_peer_bell.lock (a GPU's peer doorbell: taken
  *    by another adapter's engine under that adapter's &nfence_cmp.lock,
  *    and by its own CMP to empty it; DOC: peer signals)
- * 7. the wait queue and eventfd locks taken when a wait completes, the
- *    workqueue locks of queueing a completion's work item (a syncobj
- *    binding's too: its callback takes no other lock), and the CMP's wait
- *    queue (nfence_cmp_kick()); apart from these levels, a foreign
+ * 7. the scheduler's locks of waking a blocking wait's task
+ *    (wake_up_process(), when the wait completes), the eventfd locks of
+ *    completing an asynchronous one, the workqueue locks of queueing a
+ *    completion's work item (a syncobj binding's too: its callback takes
+ *    no other lock), and wait queue locks (the CMP's, nfence_cmp_kick();
+ *    a struct completion's); apart from these levels, a foreign
  *    dma_fence's lock nests inside &nfence_file.async_lock (below)
  *
  * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
