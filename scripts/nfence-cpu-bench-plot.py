@@ -37,7 +37,8 @@ def main():
 
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.5))
     ax = axes[0]
-    mechs = ["native", "native+poll", "futex", "syncobj", "eventfd"]
+    mechs = ["native", "native+poll", "futex", "futex+ioctl", "syncobj",
+             "eventfd"]
     bars = [(run, mode) for run in runs for mode in ("threads", "processes")]
     width = 0.8 / max(len(bars), 1)
     for i, (run, mode) in enumerate(bars):

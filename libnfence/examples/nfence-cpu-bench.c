@@ -17,13 +17,19 @@
  *                eventfd (hAsyncEvent), then poll() and read() it
  *       futex    a 32-bit word each (the floor): store, FUTEX_WAKE;
  *                FUTEX_WAIT while below the value
+ *       futex+ioctl  the futex ping-pong with a DRM ioctl's floor (see
+ *                below) before each futex call: two ioctls a hop, as a
+ *                signal ioctl and a wait ioctl make, so the floor of any
+ *                wait whose signal and wait are DRM ioctls
  *       syncobj  two drm_syncobj timelines on the same nfence render node:
  *                DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL and _WAIT (WAIT_FOR_SUBMIT)
  *       eventfd  an eventfd each: write(1), read()
  *     Round trips per second, the best of three calibrated runs after a
  *     warm-up, and the ratios native/futex and native/syncobj (the goal: a
  *     round trip at most 1.2x the futex's, so a rate ratio >= 0.83x, and
- *     no slower than the syncobj, >= 1x). Then what each call costs where
+ *     no slower than the syncobj, >= 1x), futex+ioctl/futex (how far the
+ *     DRM ioctl path alone is from the futex) and native/futex+ioctl (what
+ *     nfence adds to that path). Then what each call costs where
  *     nothing sleeps (a signal nobody waits for, a wait already reached,
  *     and a DRM ioctl that its first check refuses), in ns, best of three.
  *  2) waiter scaling on the driver: with 10, 1,000 and 100,000
@@ -384,6 +390,18 @@ static long futex(uint32_t *word, int op, uint32_t val)
 	return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
 }
 
+/*
+ * The floor of a DRM ioctl on the render node @drm: a SYNCOBJ_CREATE that
+ * its first check refuses (unknown flags).
+ */
+static void ioctl_floor(int drm)
+{
+	struct drm_syncobj_create bad = { .flags = ~0u };
+
+	if (ioctl(drm, DRM_IOCTL_SYNCOBJ_CREATE, &bad) == 0 || errno != EINVAL)
+		sys(-1, "SYNCOBJ_CREATE with unknown flags");
+}
+
 /* Open the render node @fd is, anew: another file, as another process. */
 static int reopen_node(int fd)
 {
@@ -453,13 +471,15 @@ static double best_of_runs(struct bench *b,
 
 /* ---- 1) wake latency ------------------------------------------------ */
 
-enum mech { NATIVE, NATIVE_POLL, FUTEX, SYNCOBJ, EVENTFD, NUM_MECHS };
+enum mech {
+	NATIVE, NATIVE_POLL, FUTEX, FUTEX_IOCTL, SYNCOBJ, EVENTFD, NUM_MECHS
+};
 
 /* The goal: a native round trip at most this many times the futex's. */
 #define WAKE_GOAL	1.2
 
 static const char *const mech_names[NUM_MECHS] = {
-	"native", "native+poll", "futex", "syncobj", "eventfd",
+	"native", "native+poll", "futex", "futex+ioctl", "syncobj", "eventfd",
 };
 
 /*
@@ -477,7 +497,7 @@ struct pp {
 	int efd[2];			/* native+poll: one per side; eventfd */
 	uint32_t *word;			/* futex: two words, shared memory */
 	int futex_op;
-	int drm;			/* syncobj: the render node file */
+	int drm;			/* syncobj, futex+ioctl: render node file */
 	uint32_t syncobj[2];
 	int sfd[2];			/* syncobj fds, for the child */
 	unsigned long n;
@@ -490,6 +510,9 @@ static void pp_signal(struct pp *p, int ch, UINT64 v)
 	case NATIVE_POLL:
 		signal_fence(p->hDevice, p->fence[ch], v);
 		break;
+	case FUTEX_IOCTL:
+		ioctl_floor(p->drm);
+		/* fall through */
 	case FUTEX:
 		__atomic_store_n(&p->word[ch], (uint32_t)v, __ATOMIC_RELEASE);
 		futex(&p->word[ch], FUTEX_WAKE | p->futex_op, 1);
@@ -524,6 +547,9 @@ static void pp_wait(struct pp *p, int side, int ch, UINT64 v)
 				sys(-1, "poll eventfd");
 		read_eventfd(p->efd[side]);
 		break;
+	case FUTEX_IOCTL:
+		ioctl_floor(p->drm);
+		/* fall through */
 	case FUTEX:
 		while ((cur = __atomic_load_n(&p->word[ch], __ATOMIC_ACQUIRE)) <
 		       (uint32_t)v)
@@ -569,6 +595,9 @@ static void pp_child_open(struct bench *b, struct pp *p)
 		p->hDevice = f.hDevice;
 		p->fence[0] = open_fence(f.hDevice, p->nt[0]);
 		p->fence[1] = open_fence(f.hDevice, p->nt[1]);
+		break;
+	case FUTEX_IOCTL:
+		p->drm = reopen_node(b->drm);
 		break;
 	case SYNCOBJ:
 		p->drm = reopen_node(b->drm);
@@ -646,6 +675,7 @@ static void pp_setup(struct bench *b, struct pp *p, enum mech m, bool process)
 		}
 		break;
 	case FUTEX:
+	case FUTEX_IOCTL:
 		p->word = mmap(NULL, 2 * sizeof(uint32_t),
 			       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			       -1, 0);
@@ -694,9 +724,8 @@ static void pp_teardown(struct pp *p)
 
 /*
  * What one call costs where nothing sleeps: the parts of a round trip that
- * are not the sleep and the wake-up. The floor of a DRM ioctl on the
- * render node is a SYNCOBJ_CREATE that its first check refuses (unknown
- * flags).
+ * are not the sleep and the wake-up, and the floor of a DRM ioctl on the
+ * render node (ioctl_floor()).
  */
 enum call {
 	CALL_IOCTL_FLOOR, CALL_NATIVE_SIGNAL, CALL_NATIVE_WAIT,
@@ -722,16 +751,13 @@ struct calls {
 static double calls_run(struct bench *b, void *arg, unsigned long n)
 {
 	struct calls *c = arg;
-	struct drm_syncobj_create bad = { .flags = ~0u };
 	double t0 = now();
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
 		switch (c->call) {
 		case CALL_IOCTL_FLOOR:
-			if (ioctl(b->drm, DRM_IOCTL_SYNCOBJ_CREATE, &bad) == 0 ||
-			    errno != EINVAL)
-				sys(-1, "SYNCOBJ_CREATE with unknown flags");
+			ioctl_floor(b->drm);
 			break;
 		case CALL_NATIVE_SIGNAL:
 			signal_fence(b->hDevice, c->fence, ++c->value);
@@ -832,6 +858,16 @@ static void bench_wake(struct bench *b)
 		summary("wake %s: native/syncobj %.2fx of the rate (goal >= 1x: "
 		       "%s)\n", modes[mode], r, r >= 1 ? "met" : "missed");
 		csv(b, "ratio", "native/syncobj", modes[mode], r, "x");
+		r = ratio(best[mode][FUTEX_IOCTL], best[mode][FUTEX]);
+		summary("wake %s: futex+ioctl/futex %.2fx of the rate (two DRM "
+		       "ioctls a hop alone make a round trip %.2fx the "
+		       "futex's)\n", modes[mode], r, r > 0 ? 1 / r : 0);
+		csv(b, "ratio", "futex+ioctl/futex", modes[mode], r, "x");
+		r = ratio(best[mode][NATIVE], best[mode][FUTEX_IOCTL]);
+		summary("wake %s: native/futex+ioctl %.2fx of the rate (a round "
+		       "trip %.2fx that floor's)\n", modes[mode], r,
+		       r > 0 ? 1 / r : 0);
+		csv(b, "ratio", "native/futex+ioctl", modes[mode], r, "x");
 		r = ratio(best[mode][NATIVE_POLL], best[mode][EVENTFD]);
 		summary("wake %s: native+poll/eventfd %.2fx of the rate\n",
 		       modes[mode], r);
