@@ -421,7 +421,12 @@ static int nfence_wait_block(struct nfence_wait *wait, s64 timeout_ns)
 		return ret;
 
 	for (;;) {
-		/* Pairs with the completion's atomic_cmpxchg(): see DOC. */
+		/*
+		 * A full barrier before the look at the result; the
+		 * completion's atomic_cmpxchg() is one before its wake-up:
+		 * either this sees the wait completed or the wake-up sees
+		 * the task asleep.
+		 */
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (nfence_wait_completed(wait))
 			break;
