@@ -68,9 +68,10 @@
  * as CSV (part,name,param,value,unit) for scripts/nfence-cpu-bench-plot.py
  * (-o - prints them on stdout, each line prefixed "csv: ", which is how
  * "make bench-cpu" gets them out of the VM); the ratios come last, again.
- * -m NAME runs only that mechanism in 1). -t SECONDS is the time per measurement (default
- * 1), -q uses tiny sizes (a smoke test), -p LIST runs only the parts
- * listed (e.g. -p 1,3).
+ * -m NAME runs only that mechanism in 1), which then prints no ratio that
+ * needs another. -t SECONDS is the time per measurement (default 1), -q
+ * uses tiny sizes (a smoke test), -p LIST runs only the parts listed
+ * (e.g. -p 1,3).
  *
  * Exit status: 0 if every call succeeded (whatever the numbers: a goal not
  * met is reported, not a failure), 1 otherwise.
@@ -164,6 +165,15 @@ static double now(void)
 static double ratio(double a, double base)
 {
 	return base > 0 ? a / base : 0;
+}
+
+/*
+ * Both mechanisms of a part 1 ratio were measured: -m leaves the others
+ * out, and a ratio with one of them would read 0.00x, "missed".
+ */
+static bool measured(const double *best, int a, int base)
+{
+	return best[a] > 0 && best[base] > 0;
 }
 
 /* The ratios, printed as they come and again, together, last. */
@@ -848,30 +858,42 @@ static void bench_wake(struct bench *b)
 		}
 	}
 	for (mode = 0; mode < 2; mode++) {
-		r = ratio(best[mode][NATIVE], best[mode][FUTEX]);
-		summary("wake %s: native/futex %.2fx of the rate (a round trip "
-		       "%.2fx the futex's; goal <= %.1fx: %s)\n", modes[mode], r,
-		       r > 0 ? 1 / r : 0, WAKE_GOAL,
-		       r >= 1 / WAKE_GOAL ? "met" : "missed");
-		csv(b, "ratio", "native/futex", modes[mode], r, "x");
-		r = ratio(best[mode][NATIVE], best[mode][SYNCOBJ]);
-		summary("wake %s: native/syncobj %.2fx of the rate (goal >= 1x: "
-		       "%s)\n", modes[mode], r, r >= 1 ? "met" : "missed");
-		csv(b, "ratio", "native/syncobj", modes[mode], r, "x");
-		r = ratio(best[mode][FUTEX_IOCTL], best[mode][FUTEX]);
-		summary("wake %s: futex+ioctl/futex %.2fx of the rate (two DRM "
-		       "ioctls a hop alone make a round trip %.2fx the "
-		       "futex's)\n", modes[mode], r, r > 0 ? 1 / r : 0);
-		csv(b, "ratio", "futex+ioctl/futex", modes[mode], r, "x");
-		r = ratio(best[mode][NATIVE], best[mode][FUTEX_IOCTL]);
-		summary("wake %s: native/futex+ioctl %.2fx of the rate (a round "
-		       "trip %.2fx that floor's)\n", modes[mode], r,
-		       r > 0 ? 1 / r : 0);
-		csv(b, "ratio", "native/futex+ioctl", modes[mode], r, "x");
-		r = ratio(best[mode][NATIVE_POLL], best[mode][EVENTFD]);
-		summary("wake %s: native+poll/eventfd %.2fx of the rate\n",
-		       modes[mode], r);
-		csv(b, "ratio", "native+poll/eventfd", modes[mode], r, "x");
+		const double *bm = best[mode];
+		const char *mn = modes[mode];
+
+		if (measured(bm, NATIVE, FUTEX)) {
+			r = ratio(bm[NATIVE], bm[FUTEX]);
+			summary("wake %s: native/futex %.2fx of the rate (a "
+				"round trip %.2fx the futex's; goal <= %.1fx: "
+				"%s)\n", mn, r, 1 / r, WAKE_GOAL,
+				r >= 1 / WAKE_GOAL ? "met" : "missed");
+			csv(b, "ratio", "native/futex", mn, r, "x");
+		}
+		if (measured(bm, NATIVE, SYNCOBJ)) {
+			r = ratio(bm[NATIVE], bm[SYNCOBJ]);
+			summary("wake %s: native/syncobj %.2fx of the rate (goal "
+				">= 1x: %s)\n", mn, r, r >= 1 ? "met" : "missed");
+			csv(b, "ratio", "native/syncobj", mn, r, "x");
+		}
+		if (measured(bm, FUTEX_IOCTL, FUTEX)) {
+			r = ratio(bm[FUTEX_IOCTL], bm[FUTEX]);
+			summary("wake %s: futex+ioctl/futex %.2fx of the rate "
+				"(two DRM ioctls a hop alone make a round trip "
+				"%.2fx the futex's)\n", mn, r, 1 / r);
+			csv(b, "ratio", "futex+ioctl/futex", mn, r, "x");
+		}
+		if (measured(bm, NATIVE, FUTEX_IOCTL)) {
+			r = ratio(bm[NATIVE], bm[FUTEX_IOCTL]);
+			summary("wake %s: native/futex+ioctl %.2fx of the rate (a "
+				"round trip %.2fx that floor's)\n", mn, r, 1 / r);
+			csv(b, "ratio", "native/futex+ioctl", mn, r, "x");
+		}
+		if (measured(bm, NATIVE_POLL, EVENTFD)) {
+			r = ratio(bm[NATIVE_POLL], bm[EVENTFD]);
+			summary("wake %s: native+poll/eventfd %.2fx of the rate\n",
+				mn, r);
+			csv(b, "ratio", "native+poll/eventfd", mn, r, "x");
+		}
 	}
 }
 
