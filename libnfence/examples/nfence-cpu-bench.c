@@ -25,9 +25,11 @@
  *                DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL and _WAIT (WAIT_FOR_SUBMIT)
  *       eventfd  an eventfd each: write(1), read()
  *     Round trips per second, the best of three calibrated runs after a
- *     warm-up, and the ratios native/futex and native/syncobj (the goal: a
- *     round trip at most 1.2x the futex's, so a rate ratio >= 0.83x, and
- *     no slower than the syncobj, >= 1x), futex+ioctl/futex (how far the
+ *     warm-up (run k of every mechanism before run k + 1 of any, so that a
+ *     slow spell of the host weighs on all alike), and the ratios
+ *     native/futex and native/syncobj (the goal: a round trip at most 1.2x
+ *     the futex's, so a rate ratio >= 0.83x, and no slower than the
+ *     syncobj, >= 1x), futex+ioctl/futex (how far the
  *     DRM ioctl path alone is from the futex) and native/futex+ioctl (what
  *     nfence adds to that path). Then what each call costs where
  *     nothing sleeps (a signal nobody waits for, a wait already reached,
@@ -827,32 +829,55 @@ static void bench_calls(struct bench *b)
 	destroy_fence(c.fence);
 }
 
+/* Whether part 1 runs mechanism @m: all of them, or the one -m names. */
+static bool wake_runs(const struct bench *b, int m)
+{
+	return !b->only || !strcmp(b->only, mech_names[m]);
+}
+
 static void bench_wake(struct bench *b)
 {
 	static const char *const modes[2] = { "threads", "processes" };
-	double best[2][NUM_MECHS], rate[RUNS], r;
-	unsigned long n;
-	struct pp p;
-	int mode, m;
+	double best[2][NUM_MECHS], rate[NUM_MECHS][RUNS], t, r;
+	unsigned long n[NUM_MECHS];
+	struct pp p[NUM_MECHS];
+	int mode, m, k;
 
 	printf("\n1) wake latency: ping-pong, each side signals from the CPU "
 	       "and the other waits\n");
 	printf("%-10s %-12s %10s %10s %10s %12s %10s\n", "mode", "mechanism",
 	       "run 1", "run 2", "run 3", "best rt/s", "us/rt");
 	for (mode = 0; mode < 2; mode++) {
+		/*
+		 * Run k of every mechanism before run k + 1 of any, so that
+		 * a slow spell of the host weighs on all of them alike.
+		 */
 		for (m = 0; m < NUM_MECHS; m++) {
 			best[mode][m] = 0;
-			if (b->only && strcmp(b->only, mech_names[m]))
+			if (!wake_runs(b, m))
 				continue;
-			pp_setup(b, &p, m, mode);
-			best[mode][m] = best_of_runs(b, pingpong, &p,
-						     b->quick ? 20 : 200, &n,
-						     rate);
-			pp_teardown(&p);
+			pp_setup(b, &p[m], m, mode);
+			n[m] = calibrated(b, pingpong, &p[m],
+					  b->quick ? 20 : 200,
+					  b->budget / RUNS);
+		}
+		for (k = 0; k < RUNS; k++)
+			for (m = 0; m < NUM_MECHS; m++) {
+				if (!wake_runs(b, m))
+					continue;
+				t = pingpong(b, &p[m], n[m]);
+				rate[m][k] = t > 0 ? n[m] / t : 0;
+				if (rate[m][k] > best[mode][m])
+					best[mode][m] = rate[m][k];
+			}
+		for (m = 0; m < NUM_MECHS; m++) {
+			if (!wake_runs(b, m))
+				continue;
+			pp_teardown(&p[m]);
 			printf("%-10s %-12s %10.0f %10.0f %10.0f %12.0f "
-			       "%10.1f\n", modes[mode], mech_names[m], rate[0],
-			       rate[1], rate[2], best[mode][m],
-			       1e6 / best[mode][m]);
+			       "%10.1f\n", modes[mode], mech_names[m],
+			       rate[m][0], rate[m][1], rate[m][2],
+			       best[mode][m], 1e6 / best[mode][m]);
 			csv(b, "wake", mech_names[m], modes[mode],
 			    best[mode][m], "round trips/s");
 		}
