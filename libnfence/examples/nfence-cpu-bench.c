@@ -462,19 +462,28 @@ static unsigned long calibrated(struct bench *b,
 	return n;
 }
 
+/* One run of @n iterations: iterations per second. */
+static double one_run(struct bench *b,
+		      double (*fn)(struct bench *, void *, unsigned long),
+		      void *arg, unsigned long n)
+{
+	double t = fn(b, arg, n);
+
+	return t > 0 ? n / t : 0;
+}
+
 /* calibrated(), then RUNS runs: every rate in @rate; returns the best. */
 static double best_of_runs(struct bench *b,
 			   double (*fn)(struct bench *, void *, unsigned long),
 			   void *arg, unsigned long first, unsigned long *n,
 			   double rate[RUNS])
 {
-	double t, best = 0;
+	double best = 0;
 	int k;
 
 	*n = calibrated(b, fn, arg, first, b->budget / RUNS);
 	for (k = 0; k < RUNS; k++) {
-		t = fn(b, arg, *n);
-		rate[k] = t > 0 ? *n / t : 0;
+		rate[k] = one_run(b, fn, arg, *n);
 		if (rate[k] > best)
 			best = rate[k];
 	}
@@ -838,7 +847,7 @@ static bool wake_runs(const struct bench *b, int m)
 static void bench_wake(struct bench *b)
 {
 	static const char *const modes[2] = { "threads", "processes" };
-	double best[2][NUM_MECHS], rate[NUM_MECHS][RUNS], t, r;
+	double best[2][NUM_MECHS], rate[NUM_MECHS][RUNS], r;
 	unsigned long n[NUM_MECHS];
 	struct pp p[NUM_MECHS];
 	int mode, m, k;
@@ -865,8 +874,7 @@ static void bench_wake(struct bench *b)
 			for (m = 0; m < NUM_MECHS; m++) {
 				if (!wake_runs(b, m))
 					continue;
-				t = pingpong(b, &p[m], n[m]);
-				rate[m][k] = t > 0 ? n[m] / t : 0;
+				rate[m][k] = one_run(b, pingpong, &p[m], n[m]);
 				if (rate[m][k] > best[mode][m])
 					best[mode][m] = rate[m][k];
 			}
