@@ -64,6 +64,7 @@
 #include "../nfence_waitlist.h"
 
 #include "nfence_kunit_cs.h"
+#include "nfence_kunit_fence.h"
 
 /* Pages of command buffer; one more page is mapped right after them. */
 #define OPS_CMD_PAGES		4
@@ -144,7 +145,7 @@ static void ops_wait_on(struct kunit *test, struct nfence_fence *fence,
 	sw->w.value = value;
 	sw->w.done = ops_waiter_done;
 	KUNIT_ASSERT_FALSE(test, nfence_fence_add_waiter(fence, &sw->w));
-	KUNIT_ASSERT_EQ(test, *fence->mv.value, value - 1);
+	KUNIT_ASSERT_EQ(test, *nfence_kunit_value(&fence->mv), value - 1);
 }
 
 /* The hardware's view of its fence table: offset 0 of @fence_map. */
@@ -173,8 +174,8 @@ static struct nfence_fence *ops_fence(struct ops_fix *f, u64 *cv, u64 *mv)
 	fence->adapter = f->adapter;
 	fence->type = DRM_NFENCE_FENCE_TYPE_DEFAULT;
 	*cv = 0;
-	fence->cv.value = cv;
-	fence->mv.value = mv;
+	RCU_INIT_POINTER(fence->cv.value, cv);
+	RCU_INIT_POINTER(fence->mv.value, mv);
 	nfence_waitlist_init(&fence->waiters, cv, mv);
 	return fence;
 }

@@ -63,6 +63,8 @@
 #include "../nfence_waitlist.h"
 #include "../nfence_window.h"
 
+#include "nfence_kunit_fence.h"
+
 #define HND_ADAPTERS	2
 #define HND_FILES	4
 #define HND_FDS		8
@@ -125,6 +127,7 @@ struct hnd_waiter {
  */
 struct hnd_demote {
 	struct nfence_fence *fence;
+	u64 *old_cv;
 	u64 *old_mv;
 	struct hnd_waiter hw;
 	bool ran;
@@ -559,14 +562,14 @@ static void hnd_create_destroy(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, fp->fences[slot], fence);
 	KUNIT_EXPECT_EQ(test, kref_read(&fp->base.refcount), 2);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
-						true), fence->cv.value);
+						true), nfence_kunit_value(&fence->cv));
 	/* MonitoredValue: a VRAM pool page, read-only for the GPU. */
 	KUNIT_ASSERT_NOT_NULL(test, fence->mv.page);
 	KUNIT_EXPECT_NOT_NULL(test, fence->mv.page->vram);
 	KUNIT_EXPECT_NULL(test, fence->mv.vram);
 	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram + PAGE_SIZE);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
-						false), fence->mv.value);
+						false), nfence_kunit_value(&fence->mv));
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.monitored_value_gpu_va,
 					      true));
 
@@ -711,7 +714,7 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fence->mv.page);
 	KUNIT_ASSERT_NOT_NULL(test, fence->mv.page->vram);
 	KUNIT_EXPECT_NULL(test, fence->mv.vram);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)fence->mv.value,
+	KUNIT_EXPECT_PTR_EQ(test, (void *)nfence_kunit_value(&fence->mv),
 			    nfence_segment_node_vaddr(fence->mv.page->vram) +
 			    fence->mv.offset);
 	KUNIT_EXPECT_FALSE(test, hnd_page_mappable(fence->mv.page));
@@ -734,7 +737,7 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, local->cv_vmap);
 	KUNIT_EXPECT_NULL(test, local->mv_vmap);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, ms.current_value_gpu_va,
-						true), local->fence->cv.value);
+						true), nfence_kunit_value(&local->fence->cv));
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, ms.monitored_value_gpu_va,
 					      true));
 
@@ -794,11 +797,11 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mn.monitored_value_gpu_va,
 			ms.monitored_value_gpu_va);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mn.current_value_gpu_va,
-						false), local->fence->cv.value);
+						false), nfence_kunit_value(&local->fence->cv));
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mn.current_value_gpu_va,
 					      true));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, ms.current_value_gpu_va,
-						true), local->fence->cv.value);
+						true), nfence_kunit_value(&local->fence->cv));
 
 	/* A second NO_SIGNAL handle shares the file's read-only map. */
 	hr = hnd_open_fd_flags(f, fb, db, s, DRM_NFENCE_FENCE_NO_SIGNAL, &mr);
@@ -806,14 +809,14 @@ static void hnd_slot_placement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr.current_value_gpu_va, mn.current_value_gpu_va);
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, open.handle), 0);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mn.current_value_gpu_va,
-						false), local->fence->cv.value);
+						false), nfence_kunit_value(&local->fence->cv));
 
 	/* The read-only map goes with the last of them; the creator's stays. */
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hr), 0);
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mn.current_value_gpu_va,
 					      false));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, ms.current_value_gpu_va,
-						false), local->fence->cv.value);
+						false), nfence_kunit_value(&local->fence->cv));
 	hnd_close_fd(f, s);
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hs), 0);
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hp), 0);
@@ -898,7 +901,7 @@ static void hnd_vram_values_charged(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test,
 			    hnd_translate(f, fa,
 					  args.mapping.current_value_gpu_va,
-					  true), demoted->cv.value);
+					  true), nfence_kunit_value(&demoted->cv));
 	KUNIT_EXPECT_EQ(test, hnd_charged(ua), 2 * value + PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, args.handle), 0);
 
@@ -918,7 +921,7 @@ static void hnd_vram_values_charged(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test,
 			    hnd_translate(f, fa, hnd_local(f, fa, hmore[i - 1])->
 					  mapping.monitored_value_gpu_va, false),
-			    demoted->mv.value);
+			    nfence_kunit_value(&demoted->mv));
 	KUNIT_EXPECT_NULL(test,
 			  hnd_translate(f, fa, hnd_local(f, fa, hmore[i - 1])->
 					mapping.monitored_value_gpu_va, true));
@@ -1078,11 +1081,11 @@ static void hnd_share_open(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mb.cpu_mmap_offset, ma.cpu_mmap_offset);
 	KUNIT_EXPECT_TRUE(test, hnd_mmap_allowed(f, fb, fence));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
-						true), fence->cv.value);
+						true), nfence_kunit_value(&fence->cv));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, ma.current_value_gpu_va,
-						true), fence->cv.value);
+						true), nfence_kunit_value(&fence->cv));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.monitored_value_gpu_va,
-						false), fence->mv.value);
+						false), nfence_kunit_value(&fence->mv));
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, mb.monitored_value_gpu_va,
 					      true));
 
@@ -1100,7 +1103,7 @@ static void hnd_share_open(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb2), 0);
 	/* hb's mapping and mmap permission stay. */
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
-						false), fence->cv.value);
+						false), nfence_kunit_value(&fence->cv));
 	KUNIT_EXPECT_TRUE(test, hnd_mmap_allowed(f, fb, fence));
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 3);
@@ -1329,13 +1332,13 @@ static void hnd_orphan_releases_waiters(struct kunit *test)
 	held = nfence_fence_get(hnd_nfile(f, fa), ha, da, &flags);
 	KUNIT_ASSERT_PTR_EQ(test, held, fence);
 	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fence, &w, 10));
-	KUNIT_EXPECT_EQ(test, *fence->mv.value, 9);
+	KUNIT_EXPECT_EQ(test, *nfence_kunit_value(&fence->mv), 9);
 	KUNIT_EXPECT_EQ(test, kref_read(&fence->ref), 3);
 
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
 	KUNIT_EXPECT_EQ(test, w.fired, 0);
 	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&fence->waiters), 1);
-	KUNIT_EXPECT_EQ(test, *fence->mv.value, 9);
+	KUNIT_EXPECT_EQ(test, *nfence_kunit_value(&fence->mv), 9);
 
 	hnd_close_fd(f, s);
 	KUNIT_EXPECT_EQ(test, w.fired, 1);
@@ -1343,7 +1346,7 @@ static void hnd_orphan_releases_waiters(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(fence->orphaned));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fence->handles), 0);
 	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&fence->waiters), 0);
-	KUNIT_EXPECT_EQ(test, *fence->mv.value, U64_MAX);
+	KUNIT_EXPECT_EQ(test, *nfence_kunit_value(&fence->mv), U64_MAX);
 	/* Released, not reached. */
 	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(fence, 10));
 	/* The wait's reference keeps the object. */
@@ -1522,7 +1525,7 @@ static void hnd_file_close(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(shared->orphaned));
 	KUNIT_EXPECT_TRUE(test, hnd_offset_live(a, ms.cpu_mmap_offset));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, mb.current_value_gpu_va,
-						true), shared->cv.value);
+						true), nfence_kunit_value(&shared->cv));
 	nfence_fence_signal(shared, 4);
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(shared), 4);
 
@@ -1657,8 +1660,8 @@ static void hnd_cross_setup(struct hnd_fix *f, unsigned int *fa,
 	KUNIT_EXPECT_EQ(test, page_count((*fx)->cv.page->page), pages + 1);
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(*fy), 4);
 	/* MonitoredValue 0 for good: every signal interrupts. */
-	KUNIT_EXPECT_EQ(test, *(*fx)->mv.value, 0);
-	KUNIT_EXPECT_EQ(test, *(*fy)->mv.value, 0);
+	KUNIT_EXPECT_EQ(test, *nfence_kunit_value(&(*fx)->mv), 0);
+	KUNIT_EXPECT_EQ(test, *nfence_kunit_value(&(*fy)->mv), 0);
 	KUNIT_EXPECT_EQ(test, kref_read(&(*fx)->ref), 2);
 	KUNIT_EXPECT_EQ(test, kref_read(&(*fy)->ref), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&(*fy)->handles), 1);
@@ -1989,7 +1992,7 @@ static void hnd_cross_value_map(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
 	KUNIT_EXPECT_PTR_EQ(test, vmap->fence, fz);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fb, m2.current_value_gpu_va,
-						true), fz->cv.value);
+						true), nfence_kunit_value(&fz->cv));
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb2), 0);
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fb, m2.current_value_gpu_va,
 					      false));
@@ -2032,7 +2035,7 @@ static void hnd_demote_no_signal(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fp);
 	KUNIT_ASSERT_NOT_NULL(test, fp->vram);
 	nfile = hnd_nfile(f, fa);
-	old = fence->cv.value;
+	old = nfence_kunit_value(&fence->cv);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
 						false), old);
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.current_value_gpu_va,
@@ -2041,9 +2044,9 @@ static void hnd_demote_no_signal(struct kunit *test)
 	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0], nfile), 1);
 	KUNIT_EXPECT_NULL(test, fp->vram);
 	KUNIT_EXPECT_TRUE(test, hnd_on_list(fp, &nfile->pools[NFENCE_POOL_DEMOTED]));
-	KUNIT_EXPECT_PTR_NE(test, fence->cv.value, old);
+	KUNIT_EXPECT_PTR_NE(test, nfence_kunit_value(&fence->cv), old);
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, fa, m.current_value_gpu_va,
-						false), fence->cv.value);
+						false), nfence_kunit_value(&fence->cv));
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, fa, m.current_value_gpu_va,
 					      true));
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(fence), 3);
@@ -2058,7 +2061,7 @@ static void hnd_expect_maps(struct kunit *test, unsigned int file,
 	struct hnd_fix *f = test->priv;
 
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, file, m->current_value_gpu_va,
-						false), fence->cv.value);
+						false), nfence_kunit_value(&fence->cv));
 	if (no_signal)
 		KUNIT_EXPECT_NULL(test, hnd_translate(f, file,
 						      m->current_value_gpu_va,
@@ -2067,10 +2070,10 @@ static void hnd_expect_maps(struct kunit *test, unsigned int file,
 		KUNIT_EXPECT_PTR_EQ(test,
 				    hnd_translate(f, file,
 						  m->current_value_gpu_va, true),
-				    fence->cv.value);
+				    nfence_kunit_value(&fence->cv));
 	KUNIT_EXPECT_PTR_EQ(test, hnd_translate(f, file,
 						m->monitored_value_gpu_va,
-						false), fence->mv.value);
+						false), nfence_kunit_value(&fence->mv));
 	KUNIT_EXPECT_NULL(test, hnd_translate(f, file,
 					      m->monitored_value_gpu_va, true));
 }
@@ -2102,7 +2105,7 @@ static void hnd_demote_shared(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fence->mv.vram);
 	/* A CPU waiter for 7: MonitoredValue 6. */
 	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fence, &hw, 7));
-	KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->mv.value), 6);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*nfence_kunit_value(&fence->mv)), 6);
 	s = hnd_share(f, fa, ha);
 	hb = hnd_open_fd(f, fb, db, s, &mb);
 	hr = hnd_open_fd_flags(f, fb, db, s, DRM_NFENCE_FENCE_NO_SIGNAL, &mr);
@@ -2110,13 +2113,13 @@ static void hnd_demote_shared(struct kunit *test)
 	hnd_expect_maps(test, fa, &ma, fence, false);
 	hnd_expect_maps(test, fb, &mb, fence, false);
 	hnd_expect_maps(test, fb, &mr, fence, true);
-	cv = fence->cv.value;
-	mv = fence->mv.value;
+	cv = nfence_kunit_value(&fence->cv);
+	mv = nfence_kunit_value(&fence->mv);
 	vram = hnd_vram(a);
 
 	/* Not charged to the second file: nothing of it moves for that one. */
 	nfence_fence_vram_demote(a, hnd_nfile(f, fb));
-	KUNIT_EXPECT_PTR_EQ(test, fence->cv.value, cv);
+	KUNIT_EXPECT_PTR_EQ(test, nfence_kunit_value(&fence->cv), cv);
 	KUNIT_EXPECT_NOT_NULL(test, fence->cv.vram);
 	KUNIT_EXPECT_EQ(test, hnd_vram(a), vram);
 
@@ -2129,10 +2132,10 @@ static void hnd_demote_shared(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, fence->cv.page);
 		KUNIT_ASSERT_NOT_NULL(test, fence->mv.page);
 		KUNIT_EXPECT_FALSE(test, hnd_page_mappable(fence->cv.page));
-		KUNIT_EXPECT_PTR_NE(test, fence->cv.value, cv);
-		KUNIT_EXPECT_PTR_NE(test, fence->mv.value, mv);
+		KUNIT_EXPECT_PTR_NE(test, nfence_kunit_value(&fence->cv), cv);
+		KUNIT_EXPECT_PTR_NE(test, nfence_kunit_value(&fence->mv), mv);
 		KUNIT_EXPECT_EQ(test, nfence_fence_read(fence), 5);
-		KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->mv.value), 6);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*nfence_kunit_value(&fence->mv)), 6);
 		KUNIT_EXPECT_TRUE(test, hw.w.queued);
 		KUNIT_EXPECT_EQ(test, hw.fired, 0);
 		KUNIT_EXPECT_EQ(test, hnd_vram(a),
@@ -2325,7 +2328,7 @@ static void hnd_race_create_vs_error(struct kunit *test)
 	fence = hnd_fence(f, fa, h);
 	KUNIT_ASSERT_NOT_NULL(test, fence);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(fence->always_signaled));
-	KUNIT_EXPECT_EQ(test, READ_ONCE(*fence->cv.value),
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*nfence_kunit_value(&fence->cv)),
 			NFENCE_ALWAYS_SIGNALED_VALUE);
 	/* Any value is reached: a waiter is released at once. */
 	KUNIT_EXPECT_TRUE(test, hnd_wait_on(fence, &hw, U64_MAX));
@@ -2411,7 +2414,7 @@ static bool hnd_needs_irq_stale(struct nfence_fence *fence)
 {
 	struct hnd_fix *f = kunit_get_current_test()->priv;
 
-	return READ_ONCE(*fence->cv.value) > READ_ONCE(*f->demote.old_mv);
+	return READ_ONCE(*nfence_kunit_value(&fence->cv)) > READ_ONCE(*f->demote.old_mv);
 }
 
 /*
@@ -2428,10 +2431,10 @@ static void hnd_demote_window(struct nfence_fence_page *fp)
 	if (d->fence->mv.page != fp)
 		return;
 	d->ran = true;
-	KUNIT_EXPECT_PTR_NE(test, d->fence->mv.value, d->old_mv);
+	KUNIT_EXPECT_PTR_NE(test, nfence_kunit_value(&d->fence->mv), d->old_mv);
 	d->queued = !hnd_wait_on(d->fence, &d->hw, 1);
 	/* A signal to 1 needs the interrupt: 1 is above MonitoredValue 0. */
-	KUNIT_EXPECT_EQ(test, READ_ONCE(*d->fence->mv.value), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*nfence_kunit_value(&d->fence->mv)), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(*d->old_mv), U64_MAX);
 	kunit_activate_static_stub(test, nfence_fence_signal_needs_irq,
 				   hnd_needs_irq_stale);
@@ -2456,7 +2459,7 @@ static void hnd_demote_signal_window(struct kunit *test)
 	u32 h;
 
 	fp = hnd_vram_fence(f, HND_DEFAULT, 0, false, &fa, &h);
-	d->old_mv = d->fence->mv.value;
+	d->old_mv = nfence_kunit_value(&d->fence->mv);
 
 	kunit_activate_static_stub(test, nfence_demote_moved,
 				   hnd_demote_window);
@@ -2491,7 +2494,7 @@ static void hnd_gpu_signal_logged(struct nfence_log *log,
 		.end_gpu_timestamp = value,
 	};
 
-	WRITE_ONCE(*fence->cv.value, value);
+	WRITE_ONCE(*nfence_kunit_value(&fence->cv), value);
 	nfence_log_append(log, &e);
 }
 
@@ -2534,7 +2537,7 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	entries = atomic64_read(&st->log_entries);
 
 	/* Y reached 5 without an entry: the log names X only. */
-	WRITE_ONCE(*fy->cv.value, 5);
+	WRITE_ONCE(*nfence_kunit_value(&fy->cv), 5);
 	hnd_gpu_signal_logged(&log, fx, hx, 5);
 	nfence_cmp_lock(&a->cmp);
 	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp, &scanned);
@@ -2554,7 +2557,7 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	 */
 	for (i = 0; i < DRM_NFENCE_LOG_ENTRIES + 1; i++)
 		hnd_gpu_signal_logged(&log, fx, hx, 6 + i);
-	WRITE_ONCE(*fp->cv.value, 1);
+	WRITE_ONCE(*nfence_kunit_value(&fp->cv), 1);
 	nfence_cmp_lock(&a->cmp);
 	woken = nfence_interrupt_log(a, nfile, &log, &cursor, fp, &scanned);
 	nfence_cmp_unlock(&a->cmp);
@@ -2578,7 +2581,7 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	 * another queue of its engine): counted, not scanned a second time.
 	 */
 	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &wy2, 7));
-	WRITE_ONCE(*fy->cv.value, 7);
+	WRITE_ONCE(*nfence_kunit_value(&fy->cv), 7);
 	for (i = 0; i < DRM_NFENCE_LOG_ENTRIES + 1; i++)
 		hnd_gpu_signal_logged(&log, fx, hx, 100 + i);
 	scanned = true;
@@ -2593,6 +2596,55 @@ static void hnd_interrupt_log_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wy2.fired, 1);
 	nfence_log_fini(&log);
 }
+
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+/*
+ * Between the move of an INTRA_GPU fence's CurrentValue and the grace
+ * period after it: the CPU's reads (nfence_fence_read(), and
+ * nfence_fence_reached() of the waits and the argument checks) find the
+ * value in its new storage, and the old storage, not given back yet,
+ * still holds it for a reader that loaded its address before the move.
+ */
+static void hnd_demote_read_check(struct nfence_fence_page *fp)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct hnd_fix *f = test->priv;
+	struct hnd_demote *d = &f->demote;
+
+	if (d->fence->cv.page != fp)
+		return;
+	d->ran = true;
+	KUNIT_EXPECT_PTR_NE(test, nfence_kunit_value(&d->fence->cv), d->old_cv);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*d->old_cv), 3);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(d->fence), 3);
+	KUNIT_EXPECT_TRUE(test, nfence_fence_reached(d->fence, 3));
+	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(d->fence, 4));
+}
+
+/* The CPU's reads of a CurrentValue that leaves VRAM, inside the window. */
+static void hnd_demote_read_window(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct hnd_demote *d = &f->demote;
+	struct nfence_fence_page *fp;
+	unsigned int fa;
+	u32 h;
+
+	fp = hnd_vram_fence(f, HND_INTRA, 3, true, &fa, &h);
+	d->old_cv = nfence_kunit_value(&d->fence->cv);
+
+	kunit_activate_static_stub(test, nfence_demote_moved,
+				   hnd_demote_read_check);
+	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0],
+						       hnd_nfile(f, fa)), 1);
+	kunit_deactivate_static_stub(test, nfence_demote_moved);
+
+	KUNIT_ASSERT_TRUE(test, d->ran);
+	KUNIT_EXPECT_NULL(test, fp->vram);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(d->fence), 3);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h), 0);
+}
+#endif
 
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
@@ -2619,6 +2671,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_race_create_vs_destroy),
 	KUNIT_CASE(hnd_race_alloc_vs_destroy),
 	KUNIT_CASE(hnd_demote_signal_window),
+	KUNIT_CASE(hnd_demote_read_window),
 #endif
 	KUNIT_CASE(hnd_adapter_unplug),
 	KUNIT_CASE(hnd_window_pages),

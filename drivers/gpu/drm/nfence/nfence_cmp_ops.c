@@ -136,12 +136,21 @@ static bool nfence_cmp_ops_log_names(struct nfence_cmp_queue *hw, u32 handle,
 	return names;
 }
 
+/* The address of @slot's value, which the CMP's lock keeps from moving. */
+static u64 *nfence_cmp_ops_value(struct nfence_cmp *cmp,
+				 struct nfence_fence_slot *slot)
+{
+	return nfence_slot_value(slot, lockdep_is_held(&cmp->lock));
+}
+
 /* &nfence_cmp_ops.fence_view: what the GPU sees of a fence. */
 static void nfence_cmp_ops_fence_view(struct nfence_fence *fence,
 				      struct nfence_cmp_fence *view)
 {
-	view->cv = fence->cv.value;
-	view->mv = fence->mv.value;
+	struct nfence_cmp *cmp = &fence->adapter->cmp;
+
+	view->cv = nfence_cmp_ops_value(cmp, &fence->cv);
+	view->mv = nfence_cmp_ops_value(cmp, &fence->mv);
 	view->always_signaled = READ_ONCE(fence->always_signaled);
 	view->cross_adapter = !!fence->xgroup;
 	view->monitored = fence->monitored;
@@ -171,8 +180,8 @@ static bool nfence_cmp_ops_fence_id_exceeds(struct nfence_cmp *cmp, u32 id)
 	xa_lock(&adapter->fences);
 	fence = xa_load(&adapter->fences, id);
 	if (fence && !READ_ONCE(fence->always_signaled))
-		exceeds = READ_ONCE(*fence->cv.value) >
-			  READ_ONCE(*fence->mv.value);
+		exceeds = READ_ONCE(*nfence_cmp_ops_value(cmp, &fence->cv)) >
+			  READ_ONCE(*nfence_cmp_ops_value(cmp, &fence->mv));
 	xa_unlock(&adapter->fences);
 	return exceeds;
 }

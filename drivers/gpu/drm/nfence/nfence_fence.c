@@ -261,7 +261,7 @@ static void nfence_slot_set(struct nfence_fence_slot *slot,
 {
 	slot->page = fp;
 	slot->offset = index * NFENCE_FENCE_VALUE_STRIDE;
-	slot->value = fp->vaddr + slot->offset;
+	RCU_INIT_POINTER(slot->value, fp->vaddr + slot->offset);
 }
 
 /* &nfence_vm_mapping.fence_at of a CurrentValue pool page. */
@@ -451,7 +451,7 @@ static int nfence_vram_take(struct nfence_file *nfile,
 	}
 	slot->page = NULL;
 	slot->vram = node;
-	slot->value = nfence_segment_node_vaddr(node);
+	RCU_INIT_POINTER(slot->value, nfence_segment_node_vaddr(node));
 	return 0;
 }
 
@@ -470,8 +470,16 @@ static int nfence_vram_value_take(struct nfence_file *nfile,
 	return nfence_pool_take(nfile, slot, kind);
 }
 
-/* Whether @slot holds its value in VRAM. */
-static bool nfence_slot_in_vram(const struct nfence_fence_slot *slot)
+/**
+ * nfence_slot_in_vram - whether a value is in VRAM
+ * @slot: the value's slot
+ *
+ * Only a value in VRAM moves (DOC: demoting fence storage); one out of it
+ * stays where it is for the fence's life.
+ *
+ * Return: true if @slot holds its value in VRAM.
+ */
+bool nfence_slot_in_vram(const struct nfence_fence_slot *slot)
 {
 	struct nfence_fence_page *fp = READ_ONCE(slot->page);
 
@@ -547,7 +555,7 @@ static void nfence_slot_release(struct nfence_fence_slot *slot)
 		kfree(slot->vram);
 		slot->vram = NULL;
 	}
-	slot->value = NULL;
+	RCU_INIT_POINTER(slot->value, NULL);
 }
 
 static void nfence_xgroup_release(struct kref *ref)
@@ -637,9 +645,9 @@ static void nfence_fence_release(struct kref *ref)
 		xa_erase(&adapter->fences, fence->id);
 	if (fence->xgroup)
 		kref_put(&fence->xgroup->ref, nfence_xgroup_release);
-	if (fence->cv.value)
+	if (rcu_access_pointer(fence->cv.value))
 		nfence_slot_release(&fence->cv);
-	if (fence->mv.value)
+	if (rcu_access_pointer(fence->mv.value))
 		nfence_slot_release(&fence->mv);
 	kmem_cache_free(nfence_fence_cache, fence);
 	drm_dev_put(&adapter->drm);
@@ -720,11 +728,20 @@ static void nfence_fence_drop_handle(struct nfence_fence *fence)
  * nfence_fence_read - read CurrentValue
  * @fence: the fence
  *
+ * Under RCU: a demotion may be moving the value (DOC: demoting fence
+ * storage), and the storage read stays until a grace period after it.
+ *
+ * Context: any.
  * Return: the value, read with one 64-bit load.
  */
 u64 nfence_fence_read(struct nfence_fence *fence)
 {
-	return READ_ONCE(*fence->cv.value);
+	u64 value;
+
+	rcu_read_lock();
+	value = READ_ONCE(*rcu_dereference(fence->cv.value));
+	rcu_read_unlock();
+	return value;
 }
 
 /* Take @fence's CurrentValue: its own storage, or @peer's page (cross-adapter). */
@@ -742,7 +759,7 @@ static int nfence_fence_take_cv(struct nfence_file *nfile,
 			return PTR_ERR(fp);
 		fence->cv.page = fp;
 		fence->cv.offset = peer->cv.offset;
-		fence->cv.value = fp->vaddr + fence->cv.offset;
+		RCU_INIT_POINTER(fence->cv.value, fp->vaddr + fence->cv.offset);
 		return 0;
 	}
 	if (fence->type == DRM_NFENCE_FENCE_TYPE_INTRA_GPU) {
@@ -856,7 +873,7 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	struct nfence_adapter *adapter = nfile->adapter;
 	bool cross = flags & DRM_NFENCE_FENCE_CROSS_ADAPTER;
 	struct nfence_fence *fence;
-	u64 *mv;
+	u64 *cv, *mv;
 	u32 id;
 	int ret;
 
@@ -876,8 +893,13 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	if (!ret)
 		ret = nfence_fence_take_mv(nfile, fence);
 	if (!ret) {
+		/*
+		 * Not in a page's fences nor in the adapter's table yet: no
+		 * demotion moves its values (DOC: demoting fence storage).
+		 */
+		cv = rcu_dereference_protected(fence->cv.value, true);
 		if (!peer)
-			WRITE_ONCE(*fence->cv.value, initial);
+			WRITE_ONCE(*cv, initial);
 		/*
 		 * A cross-adapter fence's MonitoredValue is 0 for good, so
 		 * that every signal interrupts, unless its GPU tells the other
@@ -886,12 +908,12 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		 * show: its word stays 0 and unmapped, and the waiters use
 		 * @cpu_mv.
 		 */
-		mv = fence->mv.value;
+		mv = rcu_dereference_protected(fence->mv.value, true);
 		if (monitored || (cross && !nfence_fence_takes_peers(fence))) {
 			WRITE_ONCE(*mv, 0);
 			mv = &fence->cpu_mv;
 		}
-		nfence_waitlist_init(&fence->waiters, fence->cv.value, mv);
+		nfence_waitlist_init(&fence->waiters, cv, mv);
 		/* Other adapters' signals reach it once it is complete. */
 		if (cross)
 			ret = nfence_xgroup_join(fence, peer);
@@ -1036,6 +1058,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 				  bool ro, struct nfence_value_map **out,
 				  u64 *va)
 {
+	struct rw_semaphore *maps_lock = &nfile->adapter->maps_lock;
 	struct nfence_fence_page *fp = READ_ONCE(slot->page);
 	struct nfence_value_map *vmap;
 	unsigned long key;
@@ -1048,7 +1071,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 		return 0;
 	}
 	/* Neither the value nor the file's maps of it move meanwhile. */
-	down_read(&nfile->adapter->maps_lock);
+	down_read(maps_lock);
 	key = nfence_vmap_key(local->fence, slot, ro);
 	mutex_lock(&nfile->pool_lock);
 	vmap = rhashtable_lookup_fast(&nfile->value_maps, &key,
@@ -1065,7 +1088,8 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 			vmap->fence = local->fence;
 			vmap->map.fence_at = nfence_value_map_fence_at;
 		}
-		ret = nfence_vm_map(&nfile->vm, &vmap->map, slot->value,
+		ret = nfence_vm_map(&nfile->vm, &vmap->map,
+				    nfence_slot_value(slot, lockdep_is_held(maps_lock)),
 				    sizeof(u64), NFENCE_VM_SLOT |
 				    (cv && !ro ? 0 : NFENCE_VM_READ_ONLY));
 		if (!ret) {
@@ -1088,7 +1112,7 @@ static int nfence_local_map_value(struct nfence_file *nfile,
 	*va = vmap->map.start;
 out:
 	mutex_unlock(&nfile->pool_lock);
-	up_read(&nfile->adapter->maps_lock);
+	up_read(maps_lock);
 	return ret;
 }
 
@@ -1873,17 +1897,20 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 
 	xa_lock(&adapter->fences);
 	xa_for_each(&adapter->fences, id, fence) {
-		u64 offset = 0, monitored;
+		u64 offset = 0, monitored, current_value;
 		u32 waiters;
 
 		/*
 		 * A value may be moving out of VRAM (DOC: demoting fence
-		 * storage): the table's spinlock is an RCU read-side section,
-		 * so either storage stays valid for these reads.
+		 * storage): under RCU, either storage stays valid for these
+		 * reads.
 		 */
+		rcu_read_lock();
 		waiters = nfence_waitlist_snapshot(&fence->waiters,
-						   READ_ONCE(fence->mv.value),
+						   rcu_dereference(fence->mv.value),
 						   &monitored);
+		current_value = READ_ONCE(*rcu_dereference(fence->cv.value));
+		rcu_read_unlock();
 		if (fence->cv.page &&
 		    nfence_fence_page_mappable(fence->cv.page))
 			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);
@@ -1891,7 +1918,7 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 			   fence->type, offset,
 			   fence->cv.page ? fence->cv.offset : 0);
 		drm_printf(p, "current %llu monitored %llu waiters %u%s%s%s\n",
-			   READ_ONCE(*READ_ONCE(fence->cv.value)), monitored,
+			   current_value, monitored,
 			   waiters,
 			   READ_ONCE(fence->always_signaled) ?
 			   " always_signaled" : "",

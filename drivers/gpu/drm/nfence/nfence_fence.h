@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -90,8 +91,15 @@ struct nfence_fence_slot {
 	 * only for a shared fence's value placed in VRAM (NULL with @page)
 	 */
 	struct nfence_segment_node *vram;
-	/** @value: kernel address of the value */
-	u64 *value;
+	/**
+	 * @value: kernel address of the value. It changes only when a
+	 * demotion moves the value out of VRAM (DOC: demoting fence storage),
+	 * under &nfence_cmp.lock, &nfence_adapter.maps_lock and the fence's
+	 * waitlist lock, and the old storage stays for an RCU grace period
+	 * after. Read it with nfence_slot_value(), or nfence_fence_read()
+	 * for CurrentValue.
+	 */
+	u64 __rcu *value;
 };
 
 /**
@@ -267,17 +275,46 @@ struct nfence_fence_local {
  */
 #define NFENCE_FENCE_WATCHED	XA_MARK_1
 
+bool nfence_slot_in_vram(const struct nfence_fence_slot *slot);
+
+/**
+ * nfence_slot_value - the kernel address of a value that cannot move
+ * @slot: the value's slot
+ * @held: true when the caller holds a lock that the move of the value
+ *	holds throughout: lockdep_is_held() of &nfence_cmp.lock,
+ *	&nfence_adapter.maps_lock or the fence's waitlist lock (a macro, so
+ *	that it is evaluated only where PROVE_RCU checks it)
+ *
+ * For a caller that uses the address past a read (stores to it, hands it
+ * to the engines or to a GPU mapping): it must hold one of those locks, or
+ * know the value is out of VRAM, where nothing moves it again. A caller
+ * that only reads the value reads it under rcu_read_lock() instead, as
+ * nfence_fence_read() does: the old storage outlives the move by a grace
+ * period. PROVE_RCU checks that one of these holds.
+ *
+ * Return: @slot's current &nfence_fence_slot.value.
+ */
+#define nfence_slot_value(slot, held) ({				\
+	struct nfence_fence_slot *__slot = (slot);			\
+									\
+	rcu_dereference_check(__slot->value,				\
+			      (held) || !nfence_slot_in_vram(__slot));	\
+})
+
+u64 nfence_fence_read(struct nfence_fence *fence);
+
 /**
  * nfence_fence_reached - whether a fence has reached a value
  * @fence: the fence
  * @value: the value
  *
+ * Context: any; CurrentValue is read under RCU (nfence_fence_read()).
  * Return: true if CurrentValue >= @value or the fence is AlwaysSignaled.
  */
 static inline bool nfence_fence_reached(struct nfence_fence *fence, u64 value)
 {
 	return READ_ONCE(fence->always_signaled) ||
-	       READ_ONCE(*fence->cv.value) >= value;
+	       nfence_fence_read(fence) >= value;
 }
 
 int nfence_fence_caches_init(void);
@@ -290,7 +327,6 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 void nfence_fence_put(struct nfence_fence *fence);
 unsigned int nfence_fence_propagate(struct nfence_fence *fence);
 void nfence_instance_set_always_signaled(struct nfence_fence *fence);
-u64 nfence_fence_read(struct nfence_fence *fence);
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct nfence_device *wdev,
 						  bool native, u32 *handle,

@@ -62,6 +62,13 @@
  *   a check that read the old storage after a new waiter bound the new
  *   one is made up for by a look at every waiter of the moved fences
  *   after that grace period;
+ * - every other CPU read of CurrentValue (the waits' and the argument
+ *   checks', nfence_fence_read()) is under RCU too, and finds the value
+ *   in either storage; any other use of a value's address holds one of
+ *   the locks above, or is of a value out of VRAM, which never moves
+ *   again. &nfence_fence_slot.value is an RCU pointer: sparse refuses a
+ *   plain use of it, and nfence_slot_value() has PROVE_RCU check the
+ *   reason its caller gives;
  * - a handle being made or closed maps or unmaps a value holding
  *   &nfence_adapter.maps_lock for reading, which the move holds for
  *   writing from before it looks for the value's maps until they point at
@@ -152,6 +159,7 @@ static void nfence_demote_move_maps(struct nfence_adapter *adapter,
 				    struct nfence_file *nfile,
 				    struct nfence_fence_page *fp)
 {
+	struct rw_semaphore *maps_lock = &adapter->maps_lock;
 	struct nfence_fence_slot *slot;
 	struct nfence_fence *fence;
 	unsigned long key = 0;
@@ -162,9 +170,11 @@ static void nfence_demote_move_maps(struct nfence_adapter *adapter,
 		spin_lock(&fp->lock);
 		fence = fp->fences[i];
 		slot = fence ? nfence_demote_slot(fence, fp) : NULL;
-		value = slot ? slot->value : NULL;
-		if (value)
+		value = NULL;
+		if (slot) {
+			value = nfence_slot_value(slot, lockdep_is_held(maps_lock));
 			key = nfence_value_map_key(fence, slot);
+		}
 		spin_unlock(&fp->lock);
 		if (value)
 			nfence_value_maps_move(adapter, nfile, key, value);
@@ -358,10 +368,10 @@ nfence_demote_shared_move(struct nfence_adapter *adapter,
 			  struct nfence_fence_page *fp)
 {
 	struct nfence_segment_node *node = slot->vram;
-	u64 *to = fp->vaddr;
+	u64 *from, *to = fp->vaddr;
 
-	nfence_waitlist_move_value(&fence->waiters, slot->value, to,
-				   &slot->value);
+	from = nfence_slot_value(slot, lockdep_is_held(&adapter->cmp.lock));
+	nfence_waitlist_move_value(&fence->waiters, from, to, &slot->value);
 	nfence_value_maps_move(adapter, NULL,
 			       nfence_value_map_key(fence, slot), to);
 	WRITE_ONCE(slot->page, fp);

@@ -103,6 +103,18 @@ static void nfence_value_raise(u64 *p, u64 value)
 	}
 }
 
+/*
+ * The address of @fence's CurrentValue, for a store: the GPU's and the
+ * driver's stores hold &nfence_cmp.lock, which keeps a demotion from moving
+ * the value; the CPU's are to a fence the CPU may signal, whose
+ * CurrentValue is never in VRAM.
+ */
+static u64 *nfence_signal_cv(struct nfence_fence *fence)
+{
+	return nfence_slot_value(&fence->cv,
+				 lockdep_is_held(&fence->adapter->cmp.lock));
+}
+
 /**
  * nfence_fence_value_allowed - whether a value may be waited for or signaled
  * @fence: the fence
@@ -186,8 +198,8 @@ nfence_fence_signal_needs_irq(struct nfence_fence *fence)
 
 	NFENCE_KUNIT_STUB(nfence_fence_signal_needs_irq, fence);
 	rcu_read_lock();
-	irq = READ_ONCE(*fence->cv.value) >
-	      READ_ONCE(*READ_ONCE(fence->mv.value));
+	irq = READ_ONCE(*rcu_dereference(fence->cv.value)) >
+	      READ_ONCE(*rcu_dereference(fence->mv.value));
 	rcu_read_unlock();
 	return irq;
 }
@@ -212,7 +224,7 @@ void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 				  false);
 	/* Whatever was written before the signal is visible before it. */
 	smp_mb();
-	nfence_value_raise(fence->cv.value, value);
+	nfence_value_raise(nfence_signal_cv(fence), value);
 	/* Order the CurrentValue store before the MonitoredValue load. */
 	smp_mb();
 	if (fence->monitored) {
@@ -660,7 +672,7 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 
 	if (!READ_ONCE(fence->always_signaled)) {
 		nfence_interrupt_carry_checked(fence);
-		WRITE_ONCE(*fence->cv.value, value);
+		WRITE_ONCE(*nfence_signal_cv(fence), value);
 		atomic64_inc(&stats->carries);
 	}
 	/*
@@ -689,7 +701,7 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
 void nfence_fence_settle(struct nfence_fence *fence)
 {
 	if (READ_ONCE(fence->always_signaled))
-		nfence_value_raise(fence->cv.value,
+		nfence_value_raise(nfence_signal_cv(fence),
 				   NFENCE_ALWAYS_SIGNALED_VALUE);
 }
 
@@ -712,7 +724,7 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 	struct nfence_fence *f;
 
 	if (!xg) {
-		nfence_value_raise(fence->cv.value,
+		nfence_value_raise(nfence_signal_cv(fence),
 				   NFENCE_ALWAYS_SIGNALED_VALUE);
 		nfence_instance_set_always_signaled(fence);
 		return;
@@ -722,7 +734,8 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 		WRITE_ONCE(f->always_signaled, true);
 	/* The flags before the raise: pairs with nfence_fence_settle()'s. */
 	smp_mb();
-	nfence_value_raise(fence->cv.value, NFENCE_ALWAYS_SIGNALED_VALUE);
+	nfence_value_raise(nfence_signal_cv(fence),
+			   NFENCE_ALWAYS_SIGNALED_VALUE);
 	list_for_each_entry(f, &xg->instances, xlink)
 		nfence_instance_set_always_signaled(f);
 	spin_unlock(&xg->lock);

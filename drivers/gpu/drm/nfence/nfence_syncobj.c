@@ -189,7 +189,7 @@ static int nfence_binding_outcome(struct nfence_fence *fence, u64 value)
 {
 	if (READ_ONCE(fence->always_signaled))
 		return -EIO;
-	if (READ_ONCE(*fence->cv.value) >= value)
+	if (nfence_fence_read(fence) >= value)
 		return 0;
 	return -ENOENT;
 }

@@ -5,6 +5,7 @@
 
 #include <linux/compiler.h>
 #include <linux/limits.h>
+#include <linux/rcupdate.h>
 
 #include "nfence_waitlist.h"
 
@@ -100,7 +101,7 @@ void nfence_waitlist_init(struct nfence_waitlist *wl, u64 *cv, u64 *mv)
  * storage).
  */
 void nfence_waitlist_move_value(struct nfence_waitlist *wl, const u64 *from,
-				u64 *to, u64 **value)
+				u64 *to, u64 __rcu **value)
 {
 	spin_lock(&wl->lock);
 	WRITE_ONCE(*to, READ_ONCE(*from));
@@ -108,7 +109,8 @@ void nfence_waitlist_move_value(struct nfence_waitlist *wl, const u64 *from,
 		wl->cv = to;
 	if (wl->mv == from)
 		wl->mv = to;
-	WRITE_ONCE(*value, to);
+	/* The copy before the address: an RCU reader of @to finds the value. */
+	rcu_assign_pointer(*value, to);
 	spin_unlock(&wl->lock);
 }
 

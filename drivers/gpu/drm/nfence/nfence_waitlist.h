@@ -5,6 +5,7 @@
 #ifndef __NFENCE_WAITLIST_H__
 #define __NFENCE_WAITLIST_H__
 
+#include <linux/compiler_types.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -56,7 +57,7 @@ struct nfence_waiter {
 
 void nfence_waitlist_init(struct nfence_waitlist *wl, u64 *cv, u64 *mv);
 void nfence_waitlist_move_value(struct nfence_waitlist *wl, const u64 *from,
-				u64 *to, u64 **value);
+				u64 *to, u64 __rcu **value);
 void nfence_waitlist_raise_cv(struct nfence_waitlist *wl, u64 value);
 bool nfence_waitlist_add(struct nfence_waitlist *wl,
 			 struct nfence_waiter *waiter);
