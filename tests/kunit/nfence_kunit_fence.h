@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Fence storage for the KUnit suites that look at a fence's values
- * directly (nfence_handles_test.c, nfence_cmp_ops_test.c,
- * nfence_syncobj_test.c).
+ * directly (nfence_handles_test.c, nfence_cmp_ops_test.c).
  *
  * Copyright (C) 2026 The nfence authors
  */

@@ -38,8 +38,6 @@
 #include "../nfence_syncobj.h"
 #include "../nfence_waitlist.h"
 
-#include "nfence_kunit_fence.h"
-
 static const struct nfence_gpu_config sob_cfg = {
 	.num_engines = 2,
 	.vram_size = SZ_4M,
@@ -186,7 +184,7 @@ static void sob_expect_pending(struct kunit *test, struct sob_fix *f,
 	u64 mv;
 
 	KUNIT_EXPECT_EQ(test, nfence_waitlist_snapshot(&f->fence->waiters,
-						       nfence_kunit_value(&f->fence->mv), &mv),
+						       &f->fence->mv.value, &mv),
 			1);
 	KUNIT_EXPECT_EQ(test, mv, value - 1);
 	KUNIT_EXPECT_NULL(test, drm_syncobj_fence_get(f->syncobj));
@@ -198,7 +196,7 @@ static void sob_expect_dequeued(struct kunit *test, struct sob_fix *f)
 	u64 mv;
 
 	KUNIT_EXPECT_EQ(test, nfence_waitlist_snapshot(&f->fence->waiters,
-						       nfence_kunit_value(&f->fence->mv), &mv),
+						       &f->fence->mv.value, &mv),
 			0);
 	KUNIT_EXPECT_EQ(test, mv, U64_MAX);
 }

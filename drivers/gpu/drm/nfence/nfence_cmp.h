@@ -312,7 +312,11 @@ struct nfence_cmp_ops {
 	 */
 	bool (*log_names)(struct nfence_cmp_queue *q, u32 handle,
 			  struct nfence_fence *fence);
-	/** @fence_view: what the GPU sees of @fence, read now */
+	/**
+	 * @fence_view: what the GPU sees of @fence, read now. Called with
+	 * &nfence_cmp.lock held, which keeps the value addresses it gives
+	 * valid (no demotion moves a value meanwhile).
+	 */
 	void (*fence_view)(struct nfence_fence *fence,
 			   struct nfence_cmp_fence *view);
 	/**

@@ -1294,9 +1294,10 @@ static const struct nfence_object_ops nfence_local_obj_ops = {
 };
 
 /*
- * A device in error creates fences that are AlwaysSignaled from birth. The
- * fence is not published yet, so no waiter or queue can be looking at it:
- * CurrentValue is raised with a plain store. Called
+ * A device in error creates fences that are AlwaysSignaled from birth. No
+ * waiter or queue can be looking at the fence yet (its handle is not
+ * published), but a demotion may find it in its storage page already:
+ * CurrentValue is raised under the fence's waitlist lock. Called
  * under the fence table's lock, which nfence_device_lost_locked() takes to
  * set &nfence_device.error: either the device's fence scan finds the new
  * handle, or the handle is published seeing the error.
@@ -1900,17 +1901,10 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 		u64 offset = 0, monitored, current_value;
 		u32 waiters;
 
-		/*
-		 * A value may be moving out of VRAM (DOC: demoting fence
-		 * storage): under RCU, either storage stays valid for these
-		 * reads.
-		 */
-		rcu_read_lock();
 		waiters = nfence_waitlist_snapshot(&fence->waiters,
-						   rcu_dereference(fence->mv.value),
+						   &fence->mv.value,
 						   &monitored);
-		current_value = READ_ONCE(*rcu_dereference(fence->cv.value));
-		rcu_read_unlock();
+		current_value = nfence_fence_read(fence);
 		if (fence->cv.page &&
 		    nfence_fence_page_mappable(fence->cv.page))
 			offset = drm_vma_node_offset_addr(&fence->cv.page->base.vma_node);

@@ -96,8 +96,8 @@ struct nfence_fence_slot {
 	 * demotion moves the value out of VRAM (DOC: demoting fence storage),
 	 * under &nfence_cmp.lock, &nfence_adapter.maps_lock and the fence's
 	 * waitlist lock, and the old storage stays for an RCU grace period
-	 * after. Read it with nfence_slot_value(), or nfence_fence_read()
-	 * for CurrentValue.
+	 * after. Read it with nfence_slot_value(), with rcu_dereference()
+	 * under rcu_read_lock(), or nfence_fence_read() for CurrentValue.
 	 */
 	u64 __rcu *value;
 };

@@ -205,12 +205,15 @@ nfence_fence_signal_needs_irq(struct nfence_fence *fence)
 }
 
 /**
- * nfence_fence_signal - signal a fence: the CPU path and the GPU's
- * @fence: the fence
+ * nfence_fence_signal - signal a fence from the CPU
+ * @fence: the fence, one the CPU may signal (nfence_fence_arg_get()): its
+ *	CurrentValue is never in VRAM, so no demotion moves it
  * @value: the new CurrentValue; ignored unless above the current one
  *
  * Barrier, 64-bit store, barrier, then the conditional interrupt check
- * against MonitoredValue.
+ * against MonitoredValue. The signal ioctl, a submission's signal and the
+ * syncobj bridge's signal come here; the engines store through their own
+ * path (nfence_engine.c).
  */
 void nfence_fence_signal(struct nfence_fence *fence, u64 value)
 {
@@ -661,7 +664,8 @@ nfence_interrupt_carry_checked(struct nfence_fence *fence)
  * plain store, like every GPU signal), then wakes the waiters it satisfies
  * as nfence_interrupt() does. Not spurious even if it wakes nobody.
  *
- * Context: the CMP thread, where nfence_interrupt() is called from.
+ * Context: the CMP thread, where nfence_interrupt() is called from, with
+ * &nfence_cmp.lock held (no demotion moves CurrentValue meanwhile).
  */
 void nfence_interrupt_carry(struct nfence_adapter *adapter,
 			    struct nfence_fence *fence, u64 value)
@@ -697,6 +701,8 @@ void nfence_interrupt_carry(struct nfence_adapter *adapter,
  * If the fence became AlwaysSignaled, the store may have landed after the
  * raise and lowered the value: raise it again (see DOC: fence signals, the
  * interrupt path and AlwaysSignaled). &nfence_cmp_ops.fence_settle.
+ *
+ * Context: &nfence_cmp.lock held.
  */
 void nfence_fence_settle(struct nfence_fence *fence)
 {

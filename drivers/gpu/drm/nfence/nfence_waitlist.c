@@ -251,24 +251,27 @@ u32 nfence_waitlist_count(struct nfence_waitlist *wl)
 /**
  * nfence_waitlist_snapshot - the waiter count and a MonitoredValue, together
  * @wl: the waitlist
- * @mv: the MonitoredValue to read: the fence's own, which is the waitlist's
- *      bound except on a cross-adapter instance without peer signals
- *      (where it stays 0)
- * @monitored: out: *@mv
+ * @mv: where the MonitoredValue to read is (&nfence_fence_slot.value of the
+ *      fence's own, which is the waitlist's bound except on a
+ *      cross-adapter instance without peer signals, where it stays 0)
+ * @monitored: out: the MonitoredValue
  *
  * Read under the lock that orders MonitoredValue updates with the waiter
  * set, so the two agree: a reader never sees a new waiter counted before
- * MonitoredValue has moved for it.
+ * MonitoredValue has moved for it. A demotion moves the value under the
+ * same lock (nfence_waitlist_move_value()), so the address is looked at
+ * there too.
  *
  * Return: the number of queued waiters.
  */
-u32 nfence_waitlist_snapshot(struct nfence_waitlist *wl, const u64 *mv,
-			     u64 *monitored)
+u32 nfence_waitlist_snapshot(struct nfence_waitlist *wl,
+			     u64 __rcu *const *mv, u64 *monitored)
 {
 	u32 count;
 
 	spin_lock(&wl->lock);
-	*monitored = READ_ONCE(*mv);
+	*monitored = READ_ONCE(*rcu_dereference_check(*mv,
+						      lockdep_is_held(&wl->lock)));
 	count = wl->count;
 	spin_unlock(&wl->lock);
 	return count;

@@ -66,7 +66,7 @@ void nfence_waitlist_remove(struct nfence_waitlist *wl,
 unsigned int nfence_waitlist_process(struct nfence_waitlist *wl);
 unsigned int nfence_waitlist_flush(struct nfence_waitlist *wl);
 u32 nfence_waitlist_count(struct nfence_waitlist *wl);
-u32 nfence_waitlist_snapshot(struct nfence_waitlist *wl, const u64 *mv,
-			     u64 *monitored);
+u32 nfence_waitlist_snapshot(struct nfence_waitlist *wl,
+			     u64 __rcu *const *mv, u64 *monitored);
 
 #endif /* __NFENCE_WAITLIST_H__ */
