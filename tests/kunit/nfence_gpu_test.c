@@ -170,6 +170,7 @@ static struct nfence_cmp *cmp_up(struct kunit *test, struct nfence_gpu *gpu)
 
 	bare_cmp_ops = nfence_driver_cmp_ops;
 	bare_cmp_ops.adapter_idle = NULL;
+	bare_cmp_ops.stopped = NULL;
 	cmp = kunit_kzalloc(test, sizeof(*cmp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cmp);
 	KUNIT_ASSERT_EQ(test, 0, nfence_cmp_start(cmp, gpu, &bare_cmp_ops,
@@ -284,6 +285,45 @@ static void cmp_stop_is_idempotent(struct kunit *test)
 	nfence_gpu_fini(gpu);
 }
 
+/* What cmp_stop_cleans_up_after_thread's &nfence_cmp_ops.stopped saw. */
+static struct {
+	unsigned int calls;
+	bool thread_gone;
+	bool lock_usable;
+} cmp_stopped_seen;
+
+static void cmp_record_stopped(struct nfence_cmp *cmp)
+{
+	cmp_stopped_seen.calls++;
+	cmp_stopped_seen.thread_gone = !cmp->thread;
+	/* The F1 work it cancels takes the lock: not destroyed yet. */
+	cmp_stopped_seen.lock_usable = mutex_trylock(&cmp->lock);
+	if (cmp_stopped_seen.lock_usable)
+		mutex_unlock(&cmp->lock);
+}
+
+/*
+ * The stop's cleanup runs once, after the thread (which queues the work it
+ * cancels) has ended and before the CMP's lock goes.
+ */
+static void cmp_stop_cleans_up_after_thread(struct kunit *test)
+{
+	struct nfence_gpu *gpu = gpu_up(test, 0);
+	struct nfence_cmp *cmp = cmp_up(test, gpu);
+
+	memset(&cmp_stopped_seen, 0, sizeof(cmp_stopped_seen));
+	bare_cmp_ops.stopped = cmp_record_stopped;
+	nfence_cmp_kick(cmp);
+	KUNIT_EXPECT_TRUE(test, cmp_wait_wakeups(cmp, 1));
+	KUNIT_EXPECT_EQ(test, cmp_stopped_seen.calls, 0);
+	nfence_cmp_stop(cmp);
+	nfence_cmp_stop(cmp);
+	KUNIT_EXPECT_EQ(test, cmp_stopped_seen.calls, 1);
+	KUNIT_EXPECT_TRUE(test, cmp_stopped_seen.thread_gone);
+	KUNIT_EXPECT_TRUE(test, cmp_stopped_seen.lock_usable);
+	nfence_gpu_fini(gpu);
+}
+
 static struct kunit_case nfence_gpu_cases[] = {
 	KUNIT_CASE_PARAM(gpu_config_validate, config_gen_params),
 	KUNIT_CASE(gpu_ns_to_ticks),
@@ -293,6 +333,7 @@ static struct kunit_case nfence_gpu_cases[] = {
 	KUNIT_CASE(gpu_timestamp_advances),
 	KUNIT_CASE(cmp_sleeps_until_kicked),
 	KUNIT_CASE(cmp_stop_is_idempotent),
+	KUNIT_CASE(cmp_stop_cleans_up_after_thread),
 	{}
 };
 

@@ -1034,6 +1034,9 @@ int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 /**
  * nfence_cmp_stop - stop the CMP thread
  * @cmp: a started CMP; every queue is gone
+ *
+ * Once the thread has ended, &nfence_cmp_ops.stopped cleans up after its
+ * callbacks; then the CMP's lock goes. A second call does nothing.
  */
 void nfence_cmp_stop(struct nfence_cmp *cmp)
 {
@@ -1041,6 +1044,12 @@ void nfence_cmp_stop(struct nfence_cmp *cmp)
 		return;
 	kthread_stop(cmp->thread);
 	cmp->thread = NULL;
+	/*
+	 * A callback made just before the stop may have queued work after
+	 * its owner last cancelled it: cancelled now, once nothing queues it.
+	 */
+	if (cmp->ops->stopped)
+		cmp->ops->stopped(cmp);
 	mutex_destroy(&cmp->lock);
 }
 

@@ -376,6 +376,13 @@ struct nfence_cmp_ops {
 	 * CMP lock, each time the thread goes to sleep that way
 	 */
 	void (*adapter_idle)(struct nfence_cmp *cmp);
+	/**
+	 * @stopped: the thread has ended (nfence_cmp_stop()), so no callback
+	 * above is called again; what they left queued elsewhere (the F1
+	 * work of @engine_idle) is cancelled or waited for here, while the
+	 * CMP lock still exists. Optional.
+	 */
+	void (*stopped)(struct nfence_cmp *cmp);
 };
 
 /**

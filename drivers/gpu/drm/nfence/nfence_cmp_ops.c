@@ -210,6 +210,13 @@ static void nfence_cmp_ops_queue_hang(struct nfence_cmp *cmp,
 				  DRM_NFENCE_DEVICE_ERROR_HANG, dropped);
 }
 
+/* &nfence_cmp_ops.stopped: the F1 work the thread's last ask queued. */
+static void nfence_cmp_ops_stopped(struct nfence_cmp *cmp)
+{
+	nfence_doorbell_adapter_fini(container_of(cmp, struct nfence_adapter,
+						  cmp));
+}
+
 /*
  * &nfence_cmp_ops.adapter_idle: nothing runs, nothing is watched. Ask
  * runtime PM for a suspend once the autosuspend delay has passed since
@@ -248,4 +255,5 @@ const struct nfence_cmp_ops nfence_driver_cmp_ops = {
 	.queue_print = nfence_cmp_ops_queue_print,
 	.engine_idle = nfence_doorbell_engine_idle,
 	.adapter_idle = nfence_cmp_ops_adapter_idle,
+	.stopped = nfence_cmp_ops_stopped,
 };

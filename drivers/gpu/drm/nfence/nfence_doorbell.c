@@ -1013,8 +1013,12 @@ void nfence_doorbell_adapter_init(struct nfence_adapter *adapter)
 
 /**
  * nfence_doorbell_adapter_fini - wait for a queued F1 transition
- * @adapter: the adapter, whose files are all closed (so no doorbell is
- *	connected and the CMP asks for no more F1)
+ * @adapter: the adapter, whose CMP thread has ended (so nothing queues the
+ *	F1 work again: the thread's last ask may have queued it after every
+ *	file closed)
+ *
+ * &nfence_cmp_ops.stopped, before the CMP's lock, which the work takes,
+ * is destroyed.
  */
 void nfence_doorbell_adapter_fini(struct nfence_adapter *adapter)
 {

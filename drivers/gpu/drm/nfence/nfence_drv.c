@@ -334,10 +334,10 @@ static void nfence_gpu_release(struct drm_device *drm, void *data)
 {
 	struct nfence_adapter *adapter = data;
 
-	nfence_doorbell_adapter_fini(adapter);
 	/* Other GPUs no longer wake the CMP (DOC: peer signals). */
 	if (adapter->gpu.bell)
 		nfence_peer_bell_attach(adapter->gpu.bell, NULL, NULL);
+	/* And then the F1 work (nfence_doorbell_adapter_fini()). */
 	nfence_cmp_stop(&adapter->cmp);
 	nfence_gpu_fini(&adapter->gpu);
 	/* Every fence held a reference on the device: none is left. */
