@@ -2409,6 +2409,21 @@ static struct nfence_fence_page *hnd_vram_fence(struct hnd_fix *f, u32 type,
 	return fp;
 }
 
+/*
+ * Demote the VRAM storage of @file, on adapter 0, with @moved run in the
+ * window after each page's move (nfence_demote_moved()).
+ */
+static void hnd_demote_in_window(struct hnd_fix *f, unsigned int file,
+				 void (*moved)(struct nfence_fence_page *fp))
+{
+	/* The macro type-checks &its argument: a function, not a pointer. */
+	kunit_activate_static_stub(f->test, nfence_demote_moved, *moved);
+	KUNIT_EXPECT_GE(f->test, nfence_fence_vram_demote(f->adapter[0],
+							  hnd_nfile(f, file)),
+			1);
+	kunit_deactivate_static_stub(f->test, nfence_demote_moved);
+}
+
 /* A CPU signal's interrupt check that read MonitoredValue before the move. */
 static bool hnd_needs_irq_stale(struct nfence_fence *fence)
 {
@@ -2461,11 +2476,7 @@ static void hnd_demote_signal_window(struct kunit *test)
 	fp = hnd_vram_fence(f, HND_DEFAULT, 0, false, &fa, &h);
 	d->old_mv = nfence_kunit_value(&d->fence->mv);
 
-	kunit_activate_static_stub(test, nfence_demote_moved,
-				   hnd_demote_window);
-	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0],
-						       hnd_nfile(f, fa)), 1);
-	kunit_deactivate_static_stub(test, nfence_demote_moved);
+	hnd_demote_in_window(f, fa, hnd_demote_window);
 
 	KUNIT_ASSERT_TRUE(test, d->ran);
 	KUNIT_EXPECT_NULL(test, fp->vram);
@@ -2633,11 +2644,7 @@ static void hnd_demote_read_window(struct kunit *test)
 	fp = hnd_vram_fence(f, HND_INTRA, 3, true, &fa, &h);
 	d->old_cv = nfence_kunit_value(&d->fence->cv);
 
-	kunit_activate_static_stub(test, nfence_demote_moved,
-				   hnd_demote_read_check);
-	KUNIT_EXPECT_GE(test, nfence_fence_vram_demote(f->adapter[0],
-						       hnd_nfile(f, fa)), 1);
-	kunit_deactivate_static_stub(test, nfence_demote_moved);
+	hnd_demote_in_window(f, fa, hnd_demote_read_check);
 
 	KUNIT_ASSERT_TRUE(test, d->ran);
 	KUNIT_EXPECT_NULL(test, fp->vram);
