@@ -117,8 +117,9 @@ struct hnd_waiter {
 };
 
 /**
- * struct hnd_demote - what the demotion window test runs in the window
- * @fence: the fence whose MonitoredValue page moves
+ * struct hnd_demote - what the demotion window tests run in the window
+ * @fence: the fence whose MonitoredValue (or CurrentValue) page moves
+ * @old_cv: its CurrentValue's storage before the move
  * @old_mv: its MonitoredValue's storage before the move
  * @hw: the CPU waiter queued in the window
  * @ran: the window was reached
