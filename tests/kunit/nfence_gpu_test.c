@@ -324,6 +324,39 @@ static void cmp_stop_cleans_up_after_thread(struct kunit *test)
 	nfence_gpu_fini(gpu);
 }
 
+/* What cmp_knows_its_thread's &nfence_cmp_ops.adapter_idle saw. */
+static struct {
+	unsigned int calls;
+	bool on_thread;
+} cmp_thread_seen;
+
+static void cmp_record_thread(struct nfence_cmp *cmp)
+{
+	cmp_thread_seen.calls++;
+	cmp_thread_seen.on_thread = nfence_cmp_current(cmp);
+}
+
+/*
+ * nfence_cmp_current() is true on the CMP thread (in a callback it
+ * makes), false on any other and once the thread is stopped.
+ */
+static void cmp_knows_its_thread(struct kunit *test)
+{
+	struct nfence_gpu *gpu = gpu_up(test, 0);
+	struct nfence_cmp *cmp = cmp_up(test, gpu);
+
+	memset(&cmp_thread_seen, 0, sizeof(cmp_thread_seen));
+	bare_cmp_ops.adapter_idle = cmp_record_thread;
+	KUNIT_EXPECT_FALSE(test, nfence_cmp_current(cmp));
+	nfence_cmp_kick(cmp);
+	KUNIT_EXPECT_TRUE(test, cmp_wait_wakeups(cmp, 1));
+	nfence_cmp_stop(cmp);
+	KUNIT_ASSERT_GE(test, cmp_thread_seen.calls, 1);
+	KUNIT_EXPECT_TRUE(test, cmp_thread_seen.on_thread);
+	KUNIT_EXPECT_FALSE(test, nfence_cmp_current(cmp));
+	nfence_gpu_fini(gpu);
+}
+
 static struct kunit_case nfence_gpu_cases[] = {
 	KUNIT_CASE_PARAM(gpu_config_validate, config_gen_params),
 	KUNIT_CASE(gpu_ns_to_ticks),
@@ -334,6 +367,7 @@ static struct kunit_case nfence_gpu_cases[] = {
 	KUNIT_CASE(cmp_sleeps_until_kicked),
 	KUNIT_CASE(cmp_stop_is_idempotent),
 	KUNIT_CASE(cmp_stop_cleans_up_after_thread),
+	KUNIT_CASE(cmp_knows_its_thread),
 	{}
 };
 

@@ -30,6 +30,7 @@
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
@@ -41,6 +42,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_vma_manager.h>
 #include <drm/nfence_drm.h>
 
@@ -1775,6 +1777,54 @@ static void hnd_cross_instance_first(struct kunit *test)
  * holds the last reference to the device. The unplug lost the fence's
  * device: the fence is AlwaysSignaled.
  */
+/**
+ * struct hnd_release - where the release of an adapter's DRM device ran
+ * @done: completed by the release
+ * @task: the task it ran on
+ */
+struct hnd_release {
+	struct completion done;
+	struct task_struct *task;
+};
+
+/* A managed action of the DRM device: it runs as the device is released. */
+static void hnd_release_seen(struct drm_device *drm, void *data)
+{
+	struct hnd_release *r = data;
+
+	r->task = current;
+	complete(&r->done);
+}
+
+/*
+ * Watch @a's release. Not test-managed: a release that never comes must
+ * not write to freed memory later, so the caller frees it once done.
+ */
+static struct hnd_release *hnd_watch_release(struct kunit *test,
+					     struct nfence_adapter *a)
+{
+	struct hnd_release *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	init_completion(&r->done);
+	ret = drmm_add_action(&a->drm, hnd_release_seen, r);
+	if (ret)
+		kfree(r);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return r;
+}
+
+/* Wait for the release @r watches; false (@r left allocated) if none came. */
+static bool hnd_released(struct hnd_release *r, struct task_struct **task)
+{
+	if (!wait_for_completion_timeout(&r->done, 10 * HZ))
+		return false;
+	*task = r->task;
+	kfree(r);
+	return true;
+}
+
 /*
  * An ioctl of @f's file @file that passed drm_ioctl()'s unplug check just
  * before @a was unplugged: its handler, called directly, must enter the
@@ -1833,6 +1883,8 @@ static void hnd_adapter_unplug(struct kunit *test)
 	};
 	struct nfence_fence *shared, *plain;
 	unsigned int fa, s, drm_refs, i;
+	struct hnd_release *release;
+	struct task_struct *task;
 	u32 da, hs, hp;
 
 	fa = hnd_open(f, 0);
@@ -1901,8 +1953,56 @@ static void hnd_adapter_unplug(struct kunit *test)
 	/* The fence's reference is the last. */
 	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), 1);
 
+	/* Dropped off the CMP thread: the release runs in the close. */
+	release = hnd_watch_release(test, a);
 	hnd_close_fd(f, s);
+	KUNIT_EXPECT_TRUE(test, completion_done(&release->done));
+	KUNIT_ASSERT_TRUE(test, hnd_released(release, &task));
+	KUNIT_EXPECT_PTR_EQ(test, task, current);
 }
+
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+/* nfence_cmp_current(), stubbed: the test thread plays a CMP thread. */
+static bool hnd_on_cmp_thread(struct nfence_cmp *cmp)
+{
+	return true;
+}
+
+/*
+ * The CMP thread never releases its own adapter: the release stops that
+ * thread (DOC: the device's last reference). After an unplug and the
+ * close of every file, a shared fence's fd holds the device's last
+ * reference, and the CMP may hold the fence meanwhile (a scan of every
+ * watched fence); here the test thread, playing the CMP, drops the fence
+ * last. The release runs once, on another thread, and in time.
+ */
+static void hnd_cmp_last_reference(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct hnd_release *release;
+	struct task_struct *task;
+	unsigned int fa, s;
+	u32 da, h;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	h = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 2, NULL);
+	s = hnd_share(f, fa, h);
+	release = hnd_watch_release(test, a);
+	f->adapter[0] = NULL;
+	nfence_adapter_destroy(a);
+	hnd_close(f, fa);
+	KUNIT_ASSERT_EQ(test, kref_read(&a->drm.ref), 1);
+
+	kunit_activate_static_stub(test, nfence_cmp_current,
+				   hnd_on_cmp_thread);
+	hnd_close_fd(f, s);
+	kunit_deactivate_static_stub(test, nfence_cmp_current);
+	KUNIT_ASSERT_TRUE(test, hnd_released(release, &task));
+	KUNIT_EXPECT_PTR_NE(test, task, current);
+}
+#endif
 
 /*
  * A CPU window (nfence_window.c) of 2 pages: the first two shared
@@ -2682,6 +2782,9 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_demote_read_window),
 #endif
 	KUNIT_CASE(hnd_adapter_unplug),
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+	KUNIT_CASE(hnd_cmp_last_reference),
+#endif
 	KUNIT_CASE(hnd_window_pages),
 	{}
 };

@@ -10,6 +10,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/spinlock_types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -136,6 +137,18 @@ struct nfence_adapter {
 	 * @wait_wq: completes asynchronous waits, attaches syncobj points
 	 */
 	struct workqueue_struct *wait_wq;
+	/**
+	 * @put_lock: makes counting @deferred_puts and queueing @put_work
+	 * one step (nfence_adapter_put())
+	 */
+	spinlock_t put_lock;
+	/**
+	 * @deferred_puts: references on @drm the CMP thread handed to
+	 * @put_work (DOC: the device's last reference)
+	 */
+	unsigned int deferred_puts;
+	/** @put_work: drops @deferred_puts, on the module's workqueue */
+	struct work_struct put_work;
 };
 
 /**
@@ -263,5 +276,11 @@ nfence_file_table(struct nfence_file *nfile, enum nfence_object_type type)
 {
 	return nfence_registry_table(&nfile->objects, type);
 }
+
+/* nfence_adapter.c */
+int nfence_adapters_init(void);
+void nfence_adapters_fini(void);
+int nfence_adapter_live(struct nfence_adapter *adapter);
+void nfence_adapter_put(struct nfence_adapter *adapter);
 
 #endif /* __NFENCE_ADAPTER_H__ */

@@ -16,6 +16,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_cmp.h"
+#include "nfence_compat.h"
 #include "nfence_engine.h"
 #include "nfence_gpu.h"
 #include "nfence_trace.h"
@@ -77,7 +78,8 @@
  *
  * The thread is started once the GPU is up and stopped before it goes down
  * (by the driver, when it creates the adapter and at the DRM device's
- * release); kthread_stop() waits for the current pass to finish.
+ * release, which never runs on the thread itself: DOC: the device's last
+ * reference); kthread_stop() waits for the current pass to finish.
  *
  * The CMP is the simulated hardware: it knows queues, entries and
  * contexts only as their &struct nfence_cmp_queue, &struct
@@ -1022,12 +1024,14 @@ int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	struct task_struct *thread;
 
 	nfence_cmp_init(cmp, gpu, ops);
-	thread = kthread_run(nfence_cmp_thread, cmp, "nfence-cmp/%s", name);
+	thread = kthread_create(nfence_cmp_thread, cmp, "nfence-cmp/%s", name);
 	if (IS_ERR(thread)) {
 		mutex_destroy(&cmp->lock);
 		return PTR_ERR(thread);
 	}
-	cmp->thread = thread;
+	/* Known before its first pass (nfence_cmp_current()). */
+	WRITE_ONCE(cmp->thread, thread);
+	wake_up_process(thread);
 	return 0;
 }
 
@@ -1043,7 +1047,7 @@ void nfence_cmp_stop(struct nfence_cmp *cmp)
 	if (!cmp->thread)
 		return;
 	kthread_stop(cmp->thread);
-	cmp->thread = NULL;
+	WRITE_ONCE(cmp->thread, NULL);
 	/*
 	 * A callback made just before the stop may have queued work after
 	 * its owner last cancelled it: cancelled now, once nothing queues it.
@@ -1051,6 +1055,21 @@ void nfence_cmp_stop(struct nfence_cmp *cmp)
 	if (cmp->ops->stopped)
 		cmp->ops->stopped(cmp);
 	mutex_destroy(&cmp->lock);
+}
+
+/**
+ * nfence_cmp_current - whether the caller is the CMP thread
+ * @cmp: the CMP
+ *
+ * Asked by code that must not, on the CMP thread, do what waits for that
+ * thread to end (nfence_adapter_put()). KUnit stubs it.
+ *
+ * Return: true on @cmp's thread, false elsewhere and once it is stopped.
+ */
+bool nfence_cmp_current(struct nfence_cmp *cmp)
+{
+	NFENCE_KUNIT_STUB(nfence_cmp_current, cmp);
+	return READ_ONCE(cmp->thread) == current;
 }
 
 /**

@@ -569,6 +569,7 @@ void nfence_cmp_reset_max(struct nfence_cmp *cmp);
 int nfence_cmp_start(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		     const struct nfence_cmp_ops *ops, const char *name);
 void nfence_cmp_stop(struct nfence_cmp *cmp);
+bool nfence_cmp_current(struct nfence_cmp *cmp);
 void nfence_cmp_kick(struct nfence_cmp *cmp);
 void nfence_cmp_kick_waiters(struct nfence_cmp *cmp);
 void nfence_cmp_queue_init(struct nfence_cmp_queue *q);

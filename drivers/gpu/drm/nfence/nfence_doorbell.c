@@ -111,7 +111,7 @@ static void nfence_doorbell_page_free(struct drm_gem_object *obj)
 	drm_gem_object_release(obj);
 	__free_page(dp->page);
 	kfree(dp);
-	drm_dev_put(drm);
+	nfence_adapter_put(to_nfence_adapter(drm));
 }
 
 static int nfence_doorbell_page_mmap(struct drm_gem_object *obj,
@@ -207,7 +207,7 @@ static void nfence_doorbell_free(struct drm_gem_object *obj)
 	if (db->dummy)
 		__free_page(db->dummy);
 	kfree(db);
-	drm_dev_put(&adapter->drm);
+	nfence_adapter_put(adapter);
 }
 
 /* The page the doorbell's mappings show now. */

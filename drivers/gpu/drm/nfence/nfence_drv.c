@@ -101,9 +101,12 @@
  *    (wake_up_process(), when the wait completes), the eventfd locks of
  *    completing an asynchronous one, the workqueue locks of queueing a
  *    completion's work item (a syncobj binding's too: its callback takes
- *    no other lock), and wait queue locks (the CMP's, nfence_cmp_kick();
- *    a struct completion's); apart from these levels, a foreign
- *    dma_fence's lock nests inside &nfence_file.async_lock (below)
+ *    no other lock), wait queue locks (the CMP's, nfence_cmp_kick();
+ *    a struct completion's) and &nfence_adapter.put_lock (taken on
+ *    the CMP thread by the release of an object that held the device,
+ *    under any of the locks above; only the workqueue's locks of queueing
+ *    nest inside it); apart from these levels, a foreign dma_fence's
+ *    lock nests inside &nfence_file.async_lock (below)
  *
  * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
  * holding none of these locks: drm_syncobj_add_point() takes the syncobj's
@@ -365,6 +368,9 @@ nfence_adapter_init(struct platform_device *pdev,
 				     struct nfence_adapter, drm);
 	if (IS_ERR(adapter))
 		return adapter;
+	ret = nfence_adapter_live(adapter);
+	if (ret)
+		return ERR_PTR(ret);
 	adapter->pdev = pdev;
 	INIT_LIST_HEAD(&adapter->clients);
 	INIT_LIST_HEAD(&adapter->closing);
@@ -465,8 +471,9 @@ static void nfence_adapter_unplug(struct nfence_adapter *adapter)
 	drm_dev_unplug(&adapter->drm);
 	/*
 	 * Other GPUs no longer ring it (DOC: peer signals): an unplugged
-	 * adapter has no waiter left to tell, and its CMP thread must not be
-	 * kept at work (a scan there may drop a fence's last reference).
+	 * adapter has no waiter left to tell, and its CMP thread need not be
+	 * kept at work (a scan there that drops the device's last reference
+	 * hands it on: DOC: the device's last reference).
 	 */
 	if (adapter->gpu.bell)
 		nfence_peer_bell_attach(adapter->gpu.bell, NULL, NULL);
@@ -592,8 +599,14 @@ static int __init nfence_init(void)
 	ret = nfence_fence_caches_init();
 	if (ret)
 		return ret;
+	ret = nfence_adapters_init();
+	if (ret) {
+		nfence_fence_caches_fini();
+		return ret;
+	}
 	ret = platform_driver_register(&nfence_platform_driver);
 	if (ret) {
+		nfence_adapters_fini();
 		nfence_fence_caches_fini();
 		return ret;
 	}
@@ -610,6 +623,7 @@ static int __init nfence_init(void)
 		if (IS_ERR(pdev)) {
 			nfence_unregister_adapters();
 			platform_driver_unregister(&nfence_platform_driver);
+			nfence_adapters_fini();
 			nfence_fence_caches_fini();
 			return PTR_ERR(pdev);
 		}
@@ -622,6 +636,8 @@ static void __exit nfence_exit(void)
 {
 	nfence_unregister_adapters();
 	platform_driver_unregister(&nfence_platform_driver);
+	/* A CMP thread may hold an unplugged adapter's last fence. */
+	nfence_adapters_fini();
 	/* Peer tables are freed after a grace period (DOC: peer signals). */
 	rcu_barrier();
 	nfence_fence_caches_fini();

@@ -650,7 +650,7 @@ static void nfence_fence_release(struct kref *ref)
 	if (rcu_access_pointer(fence->mv.value))
 		nfence_slot_release(&fence->mv);
 	kmem_cache_free(nfence_fence_cache, fence);
-	drm_dev_put(&adapter->drm);
+	nfence_adapter_put(adapter);
 }
 
 /**

@@ -101,7 +101,7 @@ static void nfence_window_free(struct drm_gem_object *obj)
 	mutex_destroy(&w->lock);
 	drm_gem_object_release(obj);
 	kfree(w);
-	drm_dev_put(drm);
+	nfence_adapter_put(to_nfence_adapter(drm));
 }
 
 static int nfence_window_mmap(struct drm_gem_object *obj,
