@@ -1771,12 +1771,6 @@ static void hnd_cross_instance_first(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[0], fx));
 }
 
-/*
- * A fence holds its adapter's DRM device: after the adapter is unplugged
- * and its files are closed, a shared fd keeps the fence, and the fence
- * holds the last reference to the device. The unplug lost the fence's
- * device: the fence is AlwaysSignaled.
- */
 /**
  * struct hnd_release - where the release of an adapter's DRM device ran
  * @done: completed by the release
@@ -1837,6 +1831,13 @@ static int hnd_late_ioctl(struct hnd_fix *f, unsigned int file,
 	return func(&a->drm, args, f->file[file]->private_data);
 }
 
+/*
+ * A fence holds its adapter's DRM device: after the adapter is unplugged
+ * and its files are closed, a shared fd keeps the fence, and the fence
+ * holds the last reference to the device. The unplug lost the fence's
+ * device: the fence is AlwaysSignaled. The last close, off the CMP
+ * thread, releases the device itself.
+ */
 static void hnd_adapter_unplug(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
@@ -1973,8 +1974,9 @@ static bool hnd_on_cmp_thread(struct nfence_cmp *cmp)
  * thread (DOC: the device's last reference). After an unplug and the
  * close of every file, a shared fence's fd holds the device's last
  * reference, and the CMP may hold the fence meanwhile (a scan of every
- * watched fence); here the test thread, playing the CMP, drops the fence
- * last. The release runs once, on another thread, and in time.
+ * watched fence); here the test thread, playing the CMP, drops two
+ * fences, each holding a reference. The first put is an ordinary one; the
+ * last is handed on, and the release runs on another thread, in time.
  */
 static void hnd_cmp_last_reference(struct kunit *test)
 {
@@ -1982,22 +1984,30 @@ static void hnd_cmp_last_reference(struct kunit *test)
 	struct nfence_adapter *a = f->adapter[0];
 	struct hnd_release *release;
 	struct task_struct *task;
-	unsigned int fa, s;
+	unsigned int fa, s[2], i;
 	u32 da, h;
 
 	fa = hnd_open(f, 0);
 	da = hnd_device(f, fa);
-	h = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 2, NULL);
-	s = hnd_share(f, fa, h);
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		h = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 2, NULL);
+		s[i] = hnd_share(f, fa, h);
+	}
 	release = hnd_watch_release(test, a);
 	f->adapter[0] = NULL;
 	nfence_adapter_destroy(a);
 	hnd_close(f, fa);
-	KUNIT_ASSERT_EQ(test, kref_read(&a->drm.ref), 1);
+	/* One reference for each fence. */
+	KUNIT_ASSERT_EQ(test, kref_read(&a->drm.ref), 2);
 
 	kunit_activate_static_stub(test, nfence_cmp_current,
 				   hnd_on_cmp_thread);
-	hnd_close_fd(f, s);
+	/* Not the last: dropped in place, nothing released. */
+	hnd_close_fd(f, s[0]);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), 1);
+	KUNIT_EXPECT_FALSE(test, completion_done(&release->done));
+	/* The last: handed on. */
+	hnd_close_fd(f, s[1]);
 	kunit_deactivate_static_stub(test, nfence_cmp_current);
 	KUNIT_ASSERT_TRUE(test, hnd_released(release, &task));
 	KUNIT_EXPECT_PTR_NE(test, task, current);

@@ -4,7 +4,9 @@
  */
 
 #include <linux/atomic.h>
-#include <linux/spinlock.h>
+#include <linux/jiffies.h>
+#include <linux/printk.h>
+#include <linux/refcount.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
@@ -31,9 +33,9 @@
  * every file, the last other holder of such a fence (a shared fence's fd)
  * may let go meanwhile, and the CMP's put is then the device's last. So an
  * object drops its reference with nfence_adapter_put(), which on the CMP
- * thread hands the reference to a work item of the module's own workqueue
- * instead: the release runs there. Module exit waits until every adapter
- * it made has been released, then for that workqueue
+ * thread hands the last reference to a work item of the module's own
+ * workqueue instead: the release runs there. Module exit waits until every
+ * adapter it made has been released, then for that workqueue
  * (nfence_adapters_fini()).
  *
  * A work item of the adapter's wait_wq (an asynchronous wait, a syncobj
@@ -42,49 +44,45 @@
  * device: such a work item never holds the last reference.
  */
 
-/* Where the references nfence_adapter_put() takes off the CMP thread go. */
+/* How long module exit waits for the last adapter before saying so. */
+#define NFENCE_EXIT_WAIT	(10 * HZ)
+
+/* Where the last references nfence_adapter_put() hands on are dropped. */
 static struct workqueue_struct *nfence_put_wq;
 
 /* Adapters made and not yet released; module exit waits for 0. */
 static atomic_t nfence_live_adapters = ATOMIC_INIT(0);
 
-/* Drop the references the CMP thread handed over, the last one included. */
+/* Drop the last reference the CMP thread handed on: release the device. */
 static void nfence_adapter_put_work(struct work_struct *work)
 {
 	struct nfence_adapter *adapter = container_of(work,
 						      struct nfence_adapter,
 						      put_work);
-	unsigned int n;
 
-	spin_lock(&adapter->put_lock);
-	n = adapter->deferred_puts;
-	adapter->deferred_puts = 0;
-	spin_unlock(&adapter->put_lock);
-	/* The last one frees @adapter, @work with it: nothing after it. */
-	while (n--)
-		drm_dev_put(&adapter->drm);
+	/* Frees @adapter, @work with it: queued once, never again. */
+	drm_dev_put(&adapter->drm);
 }
 
 /**
  * nfence_adapter_put - drop an object's reference on its adapter's device
  * @adapter: the adapter
  *
- * drm_dev_put(), except on the adapter's CMP thread, where the reference
- * is handed to a work item that drops it (DOC: the device's last
- * reference). The count and the queueing are one step under
- * &nfence_adapter.put_lock, so the work cannot drop a reference handed
- * over before the queue_work() that asks for it is done.
+ * drm_dev_put(), except for the last reference on the adapter's CMP
+ * thread, which is handed to a work item that drops it (DOC: the device's
+ * last reference). Only the last one is handed on, found with
+ * refcount_dec_not_one() on &drm_device.ref (DRM core has no put that
+ * refuses to be the last): the caller held the only reference, so nothing
+ * else can queue the work, which then runs once. A work item that took
+ * every reference handed on would not do: one queued again while it runs
+ * would run after it freed the adapter.
  */
 void nfence_adapter_put(struct nfence_adapter *adapter)
 {
-	if (!nfence_cmp_current(&adapter->cmp)) {
+	if (!nfence_cmp_current(&adapter->cmp))
 		drm_dev_put(&adapter->drm);
-		return;
-	}
-	spin_lock(&adapter->put_lock);
-	adapter->deferred_puts++;
-	queue_work(nfence_put_wq, &adapter->put_work);
-	spin_unlock(&adapter->put_lock);
+	else if (!refcount_dec_not_one(&adapter->drm.ref.refcount))
+		queue_work(nfence_put_wq, &adapter->put_work);
 }
 
 /* The last step of an adapter's release: nothing of it runs after this. */
@@ -95,20 +93,21 @@ static void nfence_adapter_gone(struct drm_device *drm, void *data)
 }
 
 /**
- * nfence_adapter_live - count an adapter being made
- * @adapter: the adapter, just allocated, no managed action added yet
+ * nfence_adapter_track - count an adapter being made
+ * @adapter: the adapter, just allocated, before any managed action of the
+ *	driver's
  *
  * Sets up what nfence_adapter_put() uses, and counts the adapter until
  * the release of its DRM device ends: the managed action added here is
- * the first, and so the last to run. What follows it is the freeing of
- * the adapter's memory by DRM core, which module exit need not wait for.
+ * the driver's first, and so its last to run. What follows it is DRM
+ * core's part of the release (its own actions, then the freeing of the
+ * adapter's memory), which module exit need not wait for.
  *
  * Return: 0, or -errno if the action could not be added (the adapter is
  * then not counted).
  */
-int nfence_adapter_live(struct nfence_adapter *adapter)
+int nfence_adapter_track(struct nfence_adapter *adapter)
 {
-	spin_lock_init(&adapter->put_lock);
 	INIT_WORK(&adapter->put_work, nfence_adapter_put_work);
 	atomic_inc(&nfence_live_adapters);
 	return drmm_add_action_or_reset(&adapter->drm, nfence_adapter_gone,
@@ -136,7 +135,15 @@ int nfence_adapters_init(void)
  */
 void nfence_adapters_fini(void)
 {
-	wait_var_event(&nfence_live_adapters,
-		       !atomic_read(&nfence_live_adapters));
+	int live;
+
+	/* Unloading with one alive would free its code: say why, and wait. */
+	while (!wait_var_event_timeout(&nfence_live_adapters,
+				       !atomic_read(&nfence_live_adapters),
+				       NFENCE_EXIT_WAIT)) {
+		live = atomic_read(&nfence_live_adapters);
+		pr_warn("nfence: %d adapter(s) still referenced, waiting\n",
+			live);
+	}
 	destroy_workqueue(nfence_put_wq);
 }

@@ -10,7 +10,6 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
-#include <linux/spinlock_types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -138,16 +137,9 @@ struct nfence_adapter {
 	 */
 	struct workqueue_struct *wait_wq;
 	/**
-	 * @put_lock: makes counting @deferred_puts and queueing @put_work
-	 * one step (nfence_adapter_put())
+	 * @put_work: drops the last reference on @drm when the CMP thread
+	 * let go of it (DOC: the device's last reference)
 	 */
-	spinlock_t put_lock;
-	/**
-	 * @deferred_puts: references on @drm the CMP thread handed to
-	 * @put_work (DOC: the device's last reference)
-	 */
-	unsigned int deferred_puts;
-	/** @put_work: drops @deferred_puts, on the module's workqueue */
 	struct work_struct put_work;
 };
 
@@ -280,7 +272,7 @@ nfence_file_table(struct nfence_file *nfile, enum nfence_object_type type)
 /* nfence_adapter.c */
 int nfence_adapters_init(void);
 void nfence_adapters_fini(void);
-int nfence_adapter_live(struct nfence_adapter *adapter);
+int nfence_adapter_track(struct nfence_adapter *adapter);
 void nfence_adapter_put(struct nfence_adapter *adapter);
 
 #endif /* __NFENCE_ADAPTER_H__ */

@@ -101,12 +101,9 @@
  *    (wake_up_process(), when the wait completes), the eventfd locks of
  *    completing an asynchronous one, the workqueue locks of queueing a
  *    completion's work item (a syncobj binding's too: its callback takes
- *    no other lock), wait queue locks (the CMP's, nfence_cmp_kick();
- *    a struct completion's) and &nfence_adapter.put_lock (taken on
- *    the CMP thread by the release of an object that held the device,
- *    under any of the locks above; only the workqueue's locks of queueing
- *    nest inside it); apart from these levels, a foreign dma_fence's
- *    lock nests inside &nfence_file.async_lock (below)
+ *    no other lock), and wait queue locks (the CMP's, nfence_cmp_kick();
+ *    a struct completion's); apart from these levels, a foreign
+ *    dma_fence's lock nests inside &nfence_file.async_lock (below)
  *
  * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
  * holding none of these locks: drm_syncobj_add_point() takes the syncobj's
@@ -368,7 +365,7 @@ nfence_adapter_init(struct platform_device *pdev,
 				     struct nfence_adapter, drm);
 	if (IS_ERR(adapter))
 		return adapter;
-	ret = nfence_adapter_live(adapter);
+	ret = nfence_adapter_track(adapter);
 	if (ret)
 		return ERR_PTR(ret);
 	adapter->pdev = pdev;
