@@ -142,8 +142,9 @@ void nfence_adapters_fini(void)
 				       !atomic_read(&nfence_live_adapters),
 				       NFENCE_EXIT_WAIT)) {
 		live = atomic_read(&nfence_live_adapters);
-		pr_warn("nfence: %d adapter(s) still referenced, waiting\n",
-			live);
+		if (live)
+			pr_warn("nfence: %d adapter(s) still referenced, waiting\n",
+				live);
 	}
 	destroy_workqueue(nfence_put_wq);
 }

@@ -101,9 +101,11 @@
  *    (wake_up_process(), when the wait completes), the eventfd locks of
  *    completing an asynchronous one, the workqueue locks of queueing a
  *    completion's work item (a syncobj binding's too: its callback takes
- *    no other lock), and wait queue locks (the CMP's, nfence_cmp_kick();
- *    a struct completion's); apart from these levels, a foreign
- *    dma_fence's lock nests inside &nfence_file.async_lock (below)
+ *    no other lock) or of the device's last reference, handed on by the
+ *    CMP thread (nfence_adapter_put()), and wait queue locks (the CMP's,
+ *    nfence_cmp_kick(); a struct completion's); apart from these levels,
+ *    a foreign dma_fence's lock nests inside &nfence_file.async_lock
+ *    (below)
  *
  * A syncobj binding's point is attached by a work item (nfence_syncobj.c)
  * holding none of these locks: drm_syncobj_add_point() takes the syncobj's
