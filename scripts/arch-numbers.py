@@ -11,14 +11,13 @@
 # An arrow runs from unit A to unit B where A's .c or .h includes B's
 # header, or A's object calls (or reads) a symbol B's object defines, as
 # nm lists them; a call through a pointer (struct nfence_cmp_ops) is no
-# arrow. ALLOWED lists the arrows the page names as exceptions; any other
-# circle, or any other arrow running up, fails the check.
+# arrow. A circle, or an arrow running up, fails the check.
 #
 #   arch-numbers.py SRCDIR OBJDIR            print the table (reST)
 #   arch-numbers.py SRCDIR OBJDIR --check DOC
 #                      fail unless DOC holds that table between its
 #                      ".. arch-numbers" markers, and on a circle or an
-#                      arrow running up that ALLOWED does not name
+#                      arrow running up
 #   arch-numbers.py SRCDIR OBJDIR --update DOC
 #                      rewrite the table in DOC
 import os
@@ -29,17 +28,13 @@ import sys
 # The floors of Documentation/architecture.rst, "Layers".
 FLOORS = {
     0: "cs vm segment waitlist table async compat mmap trace peer",
-    1: "gpu cmp engine log",
+    1: "gpu cmp_types cmp engine log",
     2: "adapter device window fence fence_demote signal alloc context wait "
        "hwqueue doorbell syncobj device_state logging cmp_ops submit",
     3: "caps pm",
     4: "params drv debugfs harness",
 }
 FLOOR = {u: n for n, units in FLOORS.items() for u in units.split()}
-
-# Arrows the page names: the engine includes the CMP's queue and entry
-# structs, while the CMP calls the engine.
-ALLOWED = {("engine", "cmp")}
 
 BEGIN = ".. arch-numbers-begin"
 END = ".. arch-numbers-end"
@@ -116,16 +111,14 @@ def measure(src, obj):
     up = sorted((a, b) for a in units for b in arrows[a]
                 if FLOOR.get(b, 0) > FLOOR.get(a, 0))
     problems += [f"arrow running up: nfence_{a} -> nfence_{b}"
-                 for a, b in up if (a, b) not in ALLOWED]
-    # Circles, with the allowed arrows left out.
+                 for a, b in up]
+    # Circles.
     state, stack = {}, []
 
     def visit(u):
         state[u] = 1
         stack.append(u)
         for t in sorted(arrows[u]):
-            if (u, t) in ALLOWED:
-                continue
             if state.get(t) == 1:
                 circle = stack[stack.index(t):] + [t]
                 problems.append("circle: " + " -> ".join(

@@ -18,7 +18,7 @@
 #include <drm/drm_file.h>
 
 #include "nfence_async.h"
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 #include "nfence_gpu.h"
 #include "nfence_table.h"
 #include "nfence_vm.h"

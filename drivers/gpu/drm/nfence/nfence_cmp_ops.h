@@ -5,7 +5,7 @@
 #ifndef __NFENCE_CMP_OPS_H__
 #define __NFENCE_CMP_OPS_H__
 
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 
 extern const struct nfence_cmp_ops nfence_driver_cmp_ops;
 

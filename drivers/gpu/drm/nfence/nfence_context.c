@@ -10,6 +10,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_cmp.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
 

@@ -9,7 +9,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 #include "nfence_table.h"
 
 struct drm_device;

@@ -13,6 +13,7 @@
 #include <drm/drm_print.h>
 
 #include "nfence_adapter.h"
+#include "nfence_cmp.h"
 #include "nfence_debugfs.h"
 #include "nfence_device.h"
 #include "nfence_device_state.h"

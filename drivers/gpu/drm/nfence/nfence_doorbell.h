@@ -9,7 +9,7 @@
 
 #include <drm/drm_gem.h>
 
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 #include "nfence_table.h"
 
 struct drm_device;

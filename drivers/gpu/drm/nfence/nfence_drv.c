@@ -17,6 +17,7 @@
 #include <drm/drm_managed.h>
 #include <drm/nfence_drm.h>
 
+#include "nfence_cmp.h"
 #include "nfence_compat.h"
 #include "nfence_alloc.h"
 #include "nfence_caps.h"

@@ -14,7 +14,7 @@
 
 #include <drm/nfence_drm.h>
 
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 #include "nfence_cs.h"
 #include "nfence_engine.h"
 #include "nfence_log.h"

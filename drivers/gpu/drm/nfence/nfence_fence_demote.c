@@ -13,6 +13,7 @@
 #include <drm/drm_gem.h>
 
 #include "nfence_adapter.h"
+#include "nfence_cmp.h"
 #include "nfence_compat.h"
 #include "nfence_fence.h"
 #include "nfence_segment.h"

@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 #include "nfence_log.h"
 #include "nfence_table.h"
 

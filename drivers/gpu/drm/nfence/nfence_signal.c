@@ -16,6 +16,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_adapter.h"
+#include "nfence_cmp.h"
 #include "nfence_compat.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"

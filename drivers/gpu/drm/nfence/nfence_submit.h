@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include "nfence_cmp.h"
+#include "nfence_cmp_types.h"
 #include "nfence_waitlist.h"
 
 struct drm_device;
