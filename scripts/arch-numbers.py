@@ -11,13 +11,14 @@
 # An arrow runs from unit A to unit B where A's .c or .h includes B's
 # header, or A's object calls (or reads) a symbol B's object defines, as
 # nm lists them; a call through a pointer (struct nfence_cmp_ops) is no
-# arrow. A circle, or an arrow running up, fails the check.
+# arrow. A circle, an arrow running up, or an ioctl handler longer than
+# the page allows fails the check.
 #
 #   arch-numbers.py SRCDIR OBJDIR            print the table (reST)
 #   arch-numbers.py SRCDIR OBJDIR --check DOC
 #                      fail unless DOC holds that table between its
-#                      ".. arch-numbers" markers, and on a circle or an
-#                      arrow running up
+#                      ".. arch-numbers" markers, and on a circle, an
+#                      arrow running up or a handler too long
 #   arch-numbers.py SRCDIR OBJDIR --update DOC
 #                      rewrite the table in DOC
 import os
@@ -35,6 +36,9 @@ FLOORS = {
     4: "params drv debugfs harness",
 }
 FLOOR = {u: n for n, units in FLOORS.items() for u in units.split()}
+
+# The page's limit on an ioctl handler, its first line to its closing brace.
+HANDLER_LINES = 50
 
 BEGIN = ".. arch-numbers-begin"
 END = ".. arch-numbers-end"
@@ -136,6 +140,8 @@ def measure(src, obj):
                        for n, f in functions(os.path.join(src,
                                                           f"nfence_{u}.c"))
                        if f.endswith("_ioctl")), reverse=True)
+    problems += [f"ioctl handler {f}(): {n} lines, more than "
+                 f"{HANDLER_LINES}" for n, f in handlers if n > HANDLER_LINES]
     sizes = sorted(((len(read(os.path.join(src, f"nfence_{u}.c"))
                          .splitlines()), u) for u in cfiles), reverse=True)
     nfile = struct_fields(os.path.join(src, "nfence_adapter.h"),

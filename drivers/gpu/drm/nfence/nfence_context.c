@@ -187,36 +187,15 @@ int nfence_context_create_ioctl(struct drm_device *drm, void *data,
 	return ret;
 }
 
-/**
- * nfence_context_control_ioctl - DRM_IOCTL_NFENCE_CONTEXT_CONTROL
- * @drm: the DRM device
- * @data: &struct drm_nfence_context_control
- * @file: the caller's file
- *
- * Return: 0, or -errno as the uapi documents.
+/*
+ * Carry out CONTEXT_CONTROL's checked @args->op on @ctx, its CMP's lock
+ * held, and fill in the state it reports after it.
  */
-int nfence_context_control_ioctl(struct drm_device *drm, void *data,
-				 struct drm_file *file)
+static void nfence_context_control_locked(struct nfence_context *ctx,
+					  struct drm_nfence_context_control *args)
 {
-	struct nfence_adapter *adapter = to_nfence_adapter(drm);
-	struct drm_nfence_context_control *args = data;
-	struct nfence_file *nfile = to_nfence_file(file);
-	struct nfence_cmp *cmp = &adapter->cmp;
-	struct nfence_context *ctx;
 	u32 state = 0;
 
-	if (args->op > DRM_NFENCE_CONTEXT_OP_GET_PRIORITY)
-		return -EINVAL;
-	if (args->op == DRM_NFENCE_CONTEXT_OP_SET_PRIORITY ?
-	    args->priority < DRM_NFENCE_CONTEXT_PRIORITY_MIN ||
-	    args->priority > DRM_NFENCE_CONTEXT_PRIORITY_MAX :
-	    args->priority)
-		return -EINVAL;
-	ctx = nfence_context_lookup(nfile, args->device, args->context);
-	if (!ctx)
-		return -ENOENT;
-
-	nfence_cmp_lock(cmp);
 	switch (args->op) {
 	case DRM_NFENCE_CONTEXT_OP_SUSPEND:
 		ctx->hw.suspended = true;
@@ -241,6 +220,38 @@ int nfence_context_control_ioctl(struct drm_device *drm, void *data,
 	args->state = state;
 	args->fault_va = ctx->fault_va;
 	args->fault_reason = ctx->fault_reason;
+}
+
+/**
+ * nfence_context_control_ioctl - DRM_IOCTL_NFENCE_CONTEXT_CONTROL
+ * @drm: the DRM device
+ * @data: &struct drm_nfence_context_control
+ * @file: the caller's file
+ *
+ * Return: 0, or -errno as the uapi documents.
+ */
+int nfence_context_control_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct nfence_adapter *adapter = to_nfence_adapter(drm);
+	struct drm_nfence_context_control *args = data;
+	struct nfence_file *nfile = to_nfence_file(file);
+	struct nfence_cmp *cmp = &adapter->cmp;
+	struct nfence_context *ctx;
+
+	if (args->op > DRM_NFENCE_CONTEXT_OP_GET_PRIORITY)
+		return -EINVAL;
+	if (args->op == DRM_NFENCE_CONTEXT_OP_SET_PRIORITY ?
+	    args->priority < DRM_NFENCE_CONTEXT_PRIORITY_MIN ||
+	    args->priority > DRM_NFENCE_CONTEXT_PRIORITY_MAX :
+	    args->priority)
+		return -EINVAL;
+	ctx = nfence_context_lookup(nfile, args->device, args->context);
+	if (!ctx)
+		return -ENOENT;
+
+	nfence_cmp_lock(cmp);
+	nfence_context_control_locked(ctx, args);
 	nfence_cmp_unlock(cmp);
 
 	if (args->op == DRM_NFENCE_CONTEXT_OP_RESUME)

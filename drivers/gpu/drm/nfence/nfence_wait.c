@@ -485,13 +485,12 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	bool async = args->flags & DRM_NFENCE_WAIT_ASYNC;
 	bool any = args->flags & DRM_NFENCE_WAIT_ANY;
-	struct nfence_wait onstack, *wait = &onstack;
+	struct nfence_wait onstack = {}, *wait = &onstack;
 	int ret;
 
 	if (args->pad || (args->flags & ~NFENCE_WAIT_FLAGS) || !args->count ||
-	    args->count > DRM_NFENCE_MAX_WAIT_FENCES)
-		return -EINVAL;
-	if (async ? args->timeout_ns != 0 : args->eventfd != 0)
+	    args->count > DRM_NFENCE_MAX_WAIT_FENCES ||
+	    (async ? args->timeout_ns != 0 : args->eventfd != 0))
 		return -EINVAL;
 
 	/* A blocking wait lives on the stack (DOC: CPU waits). */
@@ -499,8 +498,6 @@ int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
 		wait = kzalloc(sizeof(*wait), GFP_KERNEL_ACCOUNT);
 		if (!wait)
 			return -ENOMEM;
-	} else {
-		memset(wait, 0, sizeof(*wait));
 	}
 	ret = nfence_wait_prepare(wait, nfile, args);
 	if (ret)
