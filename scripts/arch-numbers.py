@@ -29,7 +29,7 @@ import sys
 # The floors of Documentation/architecture.rst, "Layers".
 FLOORS = {
     0: "cs vm segment waitlist table async compat mmap trace peer",
-    1: "gpu cmp_types cmp engine log",
+    1: "gpu cmp_types cmp cmp_doorbell engine log",
     2: "adapter device window fence fence_demote signal alloc context wait "
        "hwqueue doorbell syncobj device_state logging cmp_ops submit",
     3: "caps pm",

@@ -44,6 +44,7 @@
 #include <drm/nfence_drm.h>
 
 #include "../nfence_cmp.h"
+#include "../nfence_cmp_doorbell.h"
 #include "../nfence_engine.h"
 #include "../nfence_fence.h"
 #include "../nfence_gpu.h"

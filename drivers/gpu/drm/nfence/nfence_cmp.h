@@ -12,29 +12,6 @@
 #include "nfence_cmp_types.h"
 
 /**
- * nfence_cmp_queue_stopped - whether a queue stopped for good
- * @q: the queue, its CMP's lock held
- *
- * Return: true once its context faulted or its device is lost.
- */
-static inline bool nfence_cmp_queue_stopped(const struct nfence_cmp_queue *q)
-{
-	return q->state == NFENCE_QUEUE_FAULTED || q->state == NFENCE_QUEUE_LOST;
-}
-
-/**
- * nfence_cmp_queue_held - whether a queue runs nothing until told to
- * @q: the queue, its CMP's lock held
- *
- * Return: true once it stopped for good, and while its context is
- * suspended (only its process resumes it).
- */
-static inline bool nfence_cmp_queue_held(const struct nfence_cmp_queue *q)
-{
-	return nfence_cmp_queue_stopped(q) || q->ctx->suspended;
-}
-
-/**
  * nfence_cmp_lock - take &nfence_cmp.lock
  * @cmp: the CMP
  *
@@ -83,29 +60,6 @@ void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 				  struct list_head *dropped);
 void nfence_cmp_walk_queues_locked(struct nfence_cmp *cmp,
 				   nfence_cmp_queue_fn_t fn, void *data);
-void nfence_cmp_ring_attach_locked(struct nfence_cmp *cmp,
-				   struct nfence_cmp_queue *q,
-				   struct nfence_cmp_ring *ring);
-void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
-				   struct nfence_cmp_queue *q);
-int nfence_cmp_doorbell_free_slot_locked(struct nfence_cmp *cmp);
-/*
- * NFENCE_DOORBELL_GRACE_NS: how long a ring just connected keeps its
- * physical doorbell from other connects if it does not ring
- */
-#define NFENCE_DOORBELL_GRACE_NS	(1 * NSEC_PER_MSEC)
-
-struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cmp,
-							   u64 now,
-							   u64 *wait_ns);
-void nfence_cmp_doorbell_unbind_locked(struct nfence_cmp *cmp,
-				       struct nfence_cmp_queue *q, u32 status);
-void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
-				     struct nfence_cmp_queue *q, u32 slot);
-void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
-				     struct nfence_cmp_queue *q, u32 slot,
-				     struct list_head *dropped);
-void nfence_cmp_watch_locked(struct nfence_cmp *cmp);
 bool nfence_cmp_engine_f1_due_locked(struct nfence_cmp *cmp, u32 engine);
 void nfence_cmp_engine_f1_locked(struct nfence_cmp *cmp, u32 engine);
 void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine);

@@ -227,6 +227,29 @@ struct nfence_cmp_queue {
 };
 
 /**
+ * nfence_cmp_queue_stopped - whether a queue stopped for good
+ * @q: the queue, its CMP's lock held
+ *
+ * Return: true once its context faulted or its device is lost.
+ */
+static inline bool nfence_cmp_queue_stopped(const struct nfence_cmp_queue *q)
+{
+	return q->state == NFENCE_QUEUE_FAULTED || q->state == NFENCE_QUEUE_LOST;
+}
+
+/**
+ * nfence_cmp_queue_held - whether a queue runs nothing until told to
+ * @q: the queue, its CMP's lock held
+ *
+ * Return: true once it stopped for good, and while its context is
+ * suspended (only its process resumes it).
+ */
+static inline bool nfence_cmp_queue_held(const struct nfence_cmp_queue *q)
+{
+	return nfence_cmp_queue_stopped(q) || q->ctx->suspended;
+}
+
+/**
  * typedef nfence_cmp_queue_fn_t - what nfence_cmp_walk_queues_locked() calls
  * @q: the queue
  * @data: the caller's data

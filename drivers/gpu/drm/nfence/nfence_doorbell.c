@@ -23,6 +23,7 @@
 #include "nfence_adapter.h"
 #include "nfence_alloc.h"
 #include "nfence_cmp.h"
+#include "nfence_cmp_doorbell.h"
 #include "nfence_compat.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
