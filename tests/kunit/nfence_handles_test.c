@@ -103,12 +103,14 @@ static u32 hnd_next_index = 8;
  * @file: the file whose device it hits
  * @wdev: the device handle
  * @destroy: destroy the device; else put it in error
+ * @ctx: if not 0, fault this context of the device instead
  * @ran: it ran
  */
 struct hnd_race {
 	unsigned int file;
 	u32 wdev;
 	bool destroy;
+	u32 ctx;
 	bool ran;
 };
 
@@ -2374,11 +2376,31 @@ static void hnd_demote_maps_wait(struct kunit *test)
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 /* ---- Races forced inside the handle insert ---- */
 
+/* Fault the context @handle of @wdev on @file, as a GPU fault would. */
+static void hnd_context_fault(struct hnd_fix *f, unsigned int file, u32 wdev,
+			      u32 handle)
+{
+	struct nfence_file *nfile = hnd_nfile(f, file);
+	struct nfence_cmp *cmp = &nfile->adapter->cmp;
+	struct nfence_context *ctx;
+	LIST_HEAD(dropped);
+
+	ctx = nfence_context_lookup(nfile, wdev, handle);
+	KUNIT_ASSERT_NOT_NULL(f->test, ctx);
+	nfence_cmp_lock(cmp);
+	nfence_hwqueue_context_fault_locked(ctx, SZ_4K, DRM_NFENCE_FAULT_PAGE,
+					    &dropped);
+	nfence_cmp_unlock(cmp);
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
+	nfence_context_put(ctx);
+}
+
 /*
  * nfence_table_insert_locked(), with the test's race run in the window
  * where the real one may drop the table's lock to allocate: the device is
- * destroyed or put in error after the ioctl looked it up and before the new
- * handle is published.
+ * destroyed or put in error, or a context of it faults, after the ioctl
+ * looked it up and before the new handle is published.
  */
 static int hnd_insert_raced(struct nfence_table *t, struct nfence_object *obj,
 			    u32 *handle)
@@ -2390,7 +2412,9 @@ static int hnd_insert_raced(struct nfence_table *t, struct nfence_object *obj,
 
 	kunit_deactivate_static_stub(test, nfence_table_insert_locked);
 	xa_unlock(&t->xa);
-	if (r->destroy) {
+	if (r->ctx) {
+		hnd_context_fault(f, r->file, r->wdev, r->ctx);
+	} else if (r->destroy) {
 		KUNIT_EXPECT_EQ(test, hnd_device_destroy(f, r->file, r->wdev),
 				0);
 	} else {
@@ -2471,6 +2495,49 @@ static void hnd_race_create_vs_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_FENCE)->count, 0);
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->num_devices), 0);
+}
+
+/*
+ * A queue created while its context faults (@fault) or its device is lost,
+ * after HWQUEUE_CREATE checked both and before the queue is on its
+ * context's list, which the stop walks: the queue must come out stopped
+ * (FAULTED, or LOST), its progress fence AlwaysSignaled, as if it had been
+ * there for the stop, not a live queue of a dead context.
+ */
+static void hnd_race_queue_vs_stop(struct kunit *test, bool fault)
+{
+	struct drm_nfence_context_create cc = {};
+	struct hnd_fix *f = test->priv;
+	struct nfence_hwqueue *q;
+	unsigned int fa;
+	bool always;
+	u32 qh, ph;
+
+	fa = hnd_open(f, 0);
+	cc.device = hnd_device(f, fa);
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
+					&cc), 0);
+	hnd_race_arm(f, fa, cc.device, false);
+	if (fault)
+		f->race.ctx = cc.handle;
+	qh = hnd_queue(f, fa, cc.device, cc.handle, &ph);
+	KUNIT_ASSERT_TRUE(test, f->race.ran);
+	q = hnd_hwqueue(f, fa, qh);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	always = READ_ONCE(q->hw.progress->always_signaled);
+	KUNIT_EXPECT_EQ(test, q->hw.state,
+			fault ? NFENCE_QUEUE_FAULTED : NFENCE_QUEUE_LOST);
+	KUNIT_EXPECT_TRUE(test, always);
+}
+
+static void hnd_race_queue_vs_fault(struct kunit *test)
+{
+	hnd_race_queue_vs_stop(test, true);
+}
+
+static void hnd_race_queue_vs_lost(struct kunit *test)
+{
+	hnd_race_queue_vs_stop(test, false);
 }
 
 /* The same for an allocation (nfence_alloc.c). */
@@ -2788,6 +2855,8 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_race_create_vs_error),
 	KUNIT_CASE(hnd_race_create_vs_destroy),
 	KUNIT_CASE(hnd_race_alloc_vs_destroy),
+	KUNIT_CASE(hnd_race_queue_vs_fault),
+	KUNIT_CASE(hnd_race_queue_vs_lost),
 	KUNIT_CASE(hnd_demote_signal_window),
 	KUNIT_CASE(hnd_demote_read_window),
 #endif

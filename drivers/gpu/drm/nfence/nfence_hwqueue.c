@@ -305,6 +305,27 @@ static int nfence_hwqueue_create_allowed(struct nfence_adapter *adapter,
 }
 
 /*
+ * The new queue @q, just put on its context's list: if its context faulted
+ * or its device was lost since nfence_hwqueue_create_allowed() looked,
+ * that stop walked the lists without it, so it stops here as it would
+ * have there. The CMP lock, held, orders this look after such a stop or
+ * the stop after @q is on the lists.
+ */
+static void nfence_hwqueue_stop_born_locked(struct nfence_hwqueue *q,
+					    struct list_head *dropped)
+{
+	struct nfence_context *ctx = q->ctx;
+
+	if (READ_ONCE(ctx->device->error)) {
+		/* Its progress fence is the device's: AlwaysSignaled. */
+		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, dropped);
+	} else if (ctx->faulted) {
+		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
+		nfence_fence_set_always_signaled(q->hw.progress);
+	}
+}
+
+/*
  * Give the new queue @q a handle and put it on the CMP and its context;
  * if the file has its limit of queues, free @q (and what it holds).
  */
@@ -313,6 +334,7 @@ static int nfence_hwqueue_publish_locked(struct nfence_file *nfile,
 {
 	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_HWQUEUE);
 	struct nfence_cmp *cmp = nfence_hwqueue_cmp(q);
+	LIST_HEAD(dropped);
 	u32 handle;
 	int ret;
 
@@ -333,7 +355,11 @@ static int nfence_hwqueue_publish_locked(struct nfence_file *nfile,
 	nfence_cmp_lock(cmp);
 	nfence_cmp_queue_add_locked(cmp, &q->hw);
 	list_add_tail(&q->ctx_link, &q->ctx->queues);
+	nfence_hwqueue_stop_born_locked(q, &dropped);
 	nfence_cmp_unlock(cmp);
+	/* What a SUBMIT through the new handle pushed meanwhile. */
+	if (!list_empty(&dropped))
+		cmp->ops->entries_drop(&dropped);
 	return 0;
 }
 
