@@ -885,6 +885,45 @@ static void test_victim_last_ring(void)
 }
 
 /*
+ * A physical doorbell taken from one ring for another carries nothing the
+ * first process stored past its write index: the page is the next
+ * process's as a doorbell register would be, not a channel between them.
+ * The page is taken from u[0] by the last connect, as in "victim".
+ */
+static void test_victim_page_cleared(void)
+{
+	const unsigned int words = PAGE / sizeof(uint64_t);
+	uint32_t dev = nfence_device_create(fd);
+	unsigned int i, dirty = 0;
+	struct uq *u;
+	uint32_t n;
+
+	u = victim_queues(dev, &n);
+	for (i = 0; i + 1 < n; i++) {
+		igt_assert_eq(uq_connect(&u[i]), ST_CONNECTED);
+		if (i == 0)
+			for (unsigned int w = 1; w < words; w++)
+				u[0].bell[w] = 0x5a5a5a5a00000000ull | w;
+		igt_assert(nfence_queue_poll(&u[i].q, uq_submit(&u[i]),
+					     RUN_MS));
+	}
+	igt_assert_eq(uq_connect(&u[n - 1]), ST_CONNECTED);
+	igt_assert_eq_u64(*u[0].status, ST_RETRY);
+	/* Word 0 is the ring's own write index; the rest reads 0. */
+	for (unsigned int w = 1; w < words; w++)
+		dirty += u[n - 1].bell[w] != 0;
+	igt_assert_f(!dirty, "%u of %u words of the page kept the last "
+		     "ring's stores\n", dirty, words - 1);
+	/* And the new owner's ring runs. */
+	igt_assert(nfence_queue_poll(&u[n - 1].q, uq_submit(&u[n - 1]),
+				     RUN_MS));
+	for (i = 0; i < n; i++)
+		uq_destroy(&u[i]);
+	free(u);
+	nfence_device_destroy(fd, dev);
+}
+
+/*
  * Two processes, each with its own file, queue and doorbell, submit
  * through their doorbells as fast as they can, the seed's loop each time,
  * for 60 s where there is one physical doorbell (every connect takes it
@@ -2627,6 +2666,12 @@ igt_main
 	igt_describe("A ring stored before the doorbell is taken still runs.");
 	igt_subtest("victim-last-ring")
 		test_victim_last_ring();
+
+	igt_describe("A doorbell taken for another ring reads 0 past its "
+		     "write index: nothing the last process stored there "
+		     "reaches the next.");
+	igt_subtest("victim-page-cleared")
+		test_victim_page_cleared();
 
 	igt_describe("Two processes submit through their doorbells for 60 s "
 		     "(one physical doorbell: each connect takes it from the "

@@ -7,7 +7,9 @@
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 
 #include <drm/nfence_drm.h>
 
@@ -73,6 +75,10 @@
  * of its previous ring points at it: the driver unbinds the ring, moves
  * its mappings to a dummy page, takes a last look at the doorbell for it
  * (nfence_cmp_doorbell_take_locked()), and only then binds the new ring.
+ * A dedicated doorbell's page is ordinary memory that the CMP reads only
+ * the first word of; a bind zeroes the rest, so that nothing one process
+ * stored there reaches the next process the doorbell goes to. The global
+ * doorbell's page is every connected process's at once, by design.
  * A ring whose queue stopped (fault, device lost) stays bound, its status
  * DISCONNECTED_ABORT, until its doorbell goes or is taken, so the stopped
  * process never stores to a doorbell that another queue owns.
@@ -523,8 +529,9 @@ void nfence_cmp_doorbell_take_locked(struct nfence_cmp *cmp,
  * @q: the queue, whose ring is not bound
  * @slot: a physical doorbell from nfence_cmp_doorbell_free_slot_locked()
  *
- * The dedicated doorbell starts at the ring's last write index; the status
- * becomes CONNECTED (the caller makes the CMP watch).
+ * The dedicated doorbell starts at the ring's last write index, the rest
+ * of its page zeroed; the status becomes CONNECTED (the caller makes the
+ * CMP watch).
  */
 void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
 				     struct nfence_cmp_queue *q, u32 slot)
@@ -533,8 +540,12 @@ void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
 
 	lockdep_assert_held(&cmp->lock);
 	if (!nfence_cmp_global(cmp)) {
+		u64 *doorbell = nfence_gpu_doorbell(cmp->gpu, slot);
+
 		cmp->doorbells[slot] = q;
-		WRITE_ONCE(*nfence_gpu_doorbell(cmp->gpu, slot), ring->seen);
+		/* Nothing the last ring stored reaches this one's process. */
+		memset(doorbell + 1, 0, PAGE_SIZE - sizeof(*doorbell));
+		WRITE_ONCE(*doorbell, ring->seen);
 	}
 	ring->slot = slot;
 	ring->rung_ns = ktime_get_ns();
