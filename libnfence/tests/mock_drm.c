@@ -27,7 +27,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,9 +238,6 @@ static unsigned int mock_nnodes;
 static struct mock_file *mock_files[MOCK_MAX_FDS];
 static int mock_fail_err;
 static bool mock_no_window;
-static enum mock_map_fail mock_window_fail;
-static int mock_window_fail_err;
-static void *mock_taken;
 static struct mock_fence *mock_fences[MOCK_MAX_FENCES];
 static unsigned int mock_nfences;
 static struct mock_page *mock_pages[MOCK_MAX_PAGES];
@@ -293,7 +289,6 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
-static ssize_t (*real_readlink)(const char *, char *, size_t);
 
 static void mock_resolve(void)
 {
@@ -307,9 +302,6 @@ static void mock_resolve(void)
 			dlsym(RTLD_NEXT, "mmap");
 	if (!real_munmap)
 		real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
-	if (!real_readlink)
-		real_readlink = (ssize_t (*)(const char *, char *, size_t))
-			dlsym(RTLD_NEXT, "readlink");
 }
 
 struct mock_adapter mock_default_adapter(uint32_t index)
@@ -543,54 +535,6 @@ void mock_set_window(bool supported)
 	pthread_mutex_lock(&mock_lock);
 	mock_no_window = !supported;
 	pthread_mutex_unlock(&mock_lock);
-}
-
-void mock_fail_window_map(enum mock_map_fail how, int err)
-{
-	pthread_mutex_lock(&mock_lock);
-	mock_window_fail = how;
-	mock_window_fail_err = err;
-	pthread_mutex_unlock(&mock_lock);
-}
-
-void *mock_window_taken(void)
-{
-	void *p;
-
-	pthread_mutex_lock(&mock_lock);
-	p = mock_taken;
-	pthread_mutex_unlock(&mock_lock);
-	return p;
-}
-
-/*
- * A window mmap() failing as mock_fail_window_map() asked: the range of a
- * MAP_FIXED one unmapped first unless KEEP, and a page mapped at @addr
- * for TAKEN, as another thread would map it in the range left free.
- */
-static void *mock_window_map_fail(void *addr, size_t len, int flags)
-{
-	enum mock_map_fail how = mock_window_fail;
-	int err = mock_window_fail_err;
-	void *p;
-
-	mock_window_fail = MOCK_MAP_OK;
-	mock_taken = NULL;
-	if (how != MOCK_MAP_FAIL_KEEP && (flags & MAP_FIXED))
-		real_munmap(addr, len);
-	if (how == MOCK_MAP_FAIL_TAKEN && addr) {
-		p = real_mmap(addr, MOCK_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS |
-			      MAP_FIXED_NOREPLACE, -1, 0);
-		if (p == addr) {
-			*(uint64_t *)p = MOCK_TAKEN_MARK;
-			mock_taken = p;
-		} else if (p != MAP_FAILED) {
-			real_munmap(p, MOCK_PAGE_SIZE);
-		}
-	}
-	errno = err;
-	return MAP_FAILED;
 }
 
 void mock_fail_next(int err)
@@ -1425,8 +1369,7 @@ static bool mock_is_eventfd(int fd)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	mock_resolve();
-	n = real_readlink(path, target, sizeof(target) - 1);
+	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return false;
 	target[n] = 0;
@@ -2581,8 +2524,6 @@ static void *mock_mmap(void *addr, int fd, size_t len, int prot, int flags,
 			errno = EPERM;
 			return MAP_FAILED;
 		}
-		if (mock_window_fail != MOCK_MAP_OK)
-			return mock_window_map_fail(addr, len, flags);
 		addr = real_mmap(addr, len, PROT_NONE, MAP_PRIVATE |
 				 MAP_ANONYMOUS | (flags & MAP_FIXED), -1, 0);
 		if (addr == MAP_FAILED)
@@ -2867,42 +2808,6 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		pthread_mutex_unlock(&mock_lock);
 	}
 	return real_mmap(addr, len, prot, flags, fd, off);
-}
-
-/*
- * Takes precedence over libc's readlink(): /proc/self/fd/N of a shared
- * fence's NT handle (a memfd here) reads as the kernel's fence file does,
- * "anon_inode:nfence-fence", so that the library can tell it from other
- * files as it does with the kernel's.
- */
-ssize_t readlink(const char *path, char *buf, size_t size)
-{
-	static const char fence[] = "anon_inode:nfence-fence";
-	const char *prefix = "/proc/self/fd/";
-	bool token = false;
-	struct stat st;
-	unsigned int i;
-	char *end;
-	long fd;
-
-	mock_resolve();
-	if (strncmp(path, prefix, strlen(prefix)))
-		return real_readlink(path, buf, size);
-	fd = strtol(path + strlen(prefix), &end, 10);
-	if (*end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st))
-		return real_readlink(path, buf, size);
-	pthread_mutex_lock(&mock_lock);
-	for (i = 0; i < mock_nfences && !token; i++)
-		token = mock_fences[i]->token >= 0 &&
-			mock_fences[i]->token_dev == st.st_dev &&
-			mock_fences[i]->token_ino == st.st_ino;
-	pthread_mutex_unlock(&mock_lock);
-	if (!token)
-		return real_readlink(path, buf, size);
-	if (size > sizeof(fence) - 1)
-		size = sizeof(fence) - 1;
-	memcpy(buf, fence, size);
-	return (ssize_t)size;
 }
 
 /* Unmapping a window: its pages are no longer the mock's to map. */

@@ -177,20 +177,10 @@ typedef struct _D3DKMT_ENUMADAPTERS2 {
  * @pAdapters and sets @NumAdapters; every returned hAdapter is open and
  * must be closed with D3DKMTCloseAdapter().
  *
- * The scan skips a node that is not nfence's, that cannot be opened (it
- * is gone, has no driver, may not be opened by this process, another
- * driver refuses it) or whose adapter cannot be queried (it is lost),
- * unless the reason is the process's: out of file descriptors (EMFILE,
- * ENFILE) or memory, the call fails, with nothing opened, rather than
- * leave an adapter out.
- *
  * Return: STATUS_SUCCESS (also with no adapter at all);
  * STATUS_BUFFER_TOO_SMALL if @NumAdapters is smaller than the number of
  * adapters, @NumAdapters then set to that number and nothing opened;
- * STATUS_INVALID_PARAMETER if @pEnumAdapters is NULL; STATUS_NO_MEMORY;
- * STATUS_INSUFFICIENT_RESOURCES if the process or the system has no file
- * descriptor left; otherwise see NFenceStatusFromErrno() (the DRI
- * directory cannot be read).
+ * STATUS_INVALID_PARAMETER if @pEnumAdapters is NULL; STATUS_NO_MEMORY.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters);
 
@@ -240,14 +230,10 @@ typedef struct _D3DKMT_OPENADAPTERFROMLUID {
  * @pAdapter: in: AdapterLuid; out: hAdapter
  *
  * Each successful call returns a new handle, to be closed with
- * D3DKMTCloseAdapter(). An adapter not yet open in the process is looked
- * for with the scan of D3DKMTEnumAdapters2(), which fails this call as it
- * fails that one.
+ * D3DKMTCloseAdapter().
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pAdapter is NULL or
- * no nfence adapter has that LUID; STATUS_NO_MEMORY;
- * STATUS_INSUFFICIENT_RESOURCES if the process or the system has no file
- * descriptor left; otherwise as D3DKMTEnumAdapters2()'s scan.
+ * no nfence adapter has that LUID; STATUS_NO_MEMORY.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *pAdapter);
 
@@ -1393,12 +1379,11 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL,
  * PrivateDriverData is not all zero, Flags is invalid (see
  * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity is not 0 or 1, or
- * hNtHandle is a fence of another adapter that is not a CrossAdapter
- * fence; STATUS_NOT_SUPPORTED for unsupported Flags bits;
- * STATUS_INVALID_HANDLE if hNtHandle is NULL, not an open file
- * descriptor, or an open file that is not a fence (a pipe, a render node,
- * an eventfd), even with a bad EngineAffinity too (what the file is, is
- * checked only on an adapter with native fences);
+ * hNtHandle is an open file that is not a fence of this adapter (nor a
+ * CrossAdapter fence); STATUS_NOT_SUPPORTED for unsupported Flags bits;
+ * STATUS_INVALID_HANDLE if hNtHandle is NULL or not an open file
+ * descriptor (whether it is open is the kernel's check, made only on an
+ * adapter with native fences);
  * STATUS_INVALID_PARAMETER if hDevice is not a device handle;
  * STATUS_NOT_SUPPORTED if its adapter has no native fences;
  * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
@@ -1552,11 +1537,11 @@ typedef struct _D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 {
  * (CrossAdapter is STATUS_NOT_SUPPORTED here).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL, for
- * bad flags or EngineAffinity, or if the NT handle is a fence of another
- * adapter that is not a CrossAdapter fence, or if hDevice is not a device
- * handle; STATUS_INVALID_HANDLE if hNtHandle is NULL, not open, or an
- * open file that is not a fence (even with a bad EngineAffinity too);
- * otherwise see NFenceStatusFromErrno(). Nothing is written on failure.
+ * bad flags or EngineAffinity, or if the NT handle is not an nfence fence
+ * or belongs to another adapter without being a CrossAdapter fence, or if
+ * hDevice is not a device handle;
+ * STATUS_INVALID_HANDLE if hNtHandle is NULL or not open; otherwise see
+ * NFenceStatusFromErrno(). Nothing is written on failure.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *pOpen);
 
@@ -1603,12 +1588,11 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU {
  * the wait is satisfied, immediately if it already is.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array is
- * NULL, ObjectCount is 0 or above 64, Flags.Reserved is not 0, or an
- * object is an INTRA_GPU fence; STATUS_INVALID_PARAMETER also if hDevice
- * is not a device handle or an object is not a sync object of the
- * device's adapter; STATUS_INVALID_HANDLE if hAsyncEvent is not an open
- * file descriptor, or an open file that is not an eventfd (then also with
- * an INTRA_GPU fence);
+ * NULL, ObjectCount is 0 or above 64, Flags.Reserved is not 0, an object
+ * is an INTRA_GPU fence, or hAsyncEvent is not an eventfd;
+ * STATUS_INVALID_PARAMETER also if hDevice is not a device handle or an
+ * object is not a sync object of the device's adapter;
+ * STATUS_INVALID_HANDLE if hAsyncEvent is not an open file descriptor;
  * STATUS_ACCESS_DENIED for an object opened with NoWait;
  * otherwise see NFenceStatusFromErrno().
  */
@@ -2453,10 +2437,7 @@ typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
  * or an object is not a sync object of the queue's device;
  * STATUS_ACCESS_DENIED for an object opened with NoSignal;
  * STATUS_DEVICE_REMOVED if a context faulted or a device is lost;
- * STATUS_NO_MEMORY, also, with nothing queued, for a BroadcastHwQueueCount
- * too large for the BroadcastHwQueueCount * ObjectCount kernel handles the
- * call keeps (beyond memory, or beyond size_t in a 32-bit process);
- * otherwise see NFenceStatusFromErrno().
+ * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE *pSignal);
 
