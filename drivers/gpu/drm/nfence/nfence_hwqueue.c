@@ -214,6 +214,14 @@ static const struct nfence_object_ops nfence_hwqueue_obj_ops = {
 	.close = nfence_hwqueue_obj_close,
 };
 
+/* Stop @q of a faulted context; nobody may wait for work that never runs. */
+static void nfence_hwqueue_fault_locked(struct nfence_hwqueue *q,
+					struct list_head *dropped)
+{
+	nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
+	nfence_fence_set_always_signaled(q->hw.progress);
+}
+
 /**
  * nfence_hwqueue_context_fault_locked - a GPU fault stops a context
  * @ctx: the context
@@ -232,11 +240,8 @@ void nfence_hwqueue_context_fault_locked(struct nfence_context *ctx, u64 va,
 
 	lockdep_assert_held(&ctx->adapter->cmp.lock);
 	nfence_context_fault_locked(ctx, va, reason);
-	list_for_each_entry(q, &ctx->queues, ctx_link) {
-		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
-		/* Nobody may wait for work that will never run. */
-		nfence_fence_set_always_signaled(q->hw.progress);
-	}
+	list_for_each_entry(q, &ctx->queues, ctx_link)
+		nfence_hwqueue_fault_locked(q, dropped);
 }
 
 /*
@@ -320,8 +325,7 @@ static void nfence_hwqueue_stop_born_locked(struct nfence_hwqueue *q,
 		/* Its progress fence is the device's: AlwaysSignaled. */
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, dropped);
 	} else if (ctx->faulted) {
-		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_FAULTED, dropped);
-		nfence_fence_set_always_signaled(q->hw.progress);
+		nfence_hwqueue_fault_locked(q, dropped);
 	}
 }
 
