@@ -63,7 +63,7 @@ BOOKWORM_PKGS=(
 	sparse shellcheck udev iproute2
 	dkms man-db
 	debhelper dh-dkms lintian
-	lcov
+	lcov valgrind
 )
 # Python and the Python modules the scripts and virtme-ng use, from the
 # suite the installed python3 comes from (below).

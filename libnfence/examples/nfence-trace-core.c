@@ -193,19 +193,18 @@ static void remove_probes(struct ntrace_rec *r)
 }
 
 /*
- * A definition of @event left by a recorder that died: no other one runs
- * (the instance is ours), so it is stale.
+ * Remove a definition of @p's event left by a recorder that died: no other
+ * one runs (the instance is ours), so it is stale. By name, as the kernel
+ * deletes a probe ("-:GROUP/EVENT"): none there is no error. The list that
+ * tracefs_dynevent_get() parses is not used, as libtracefs 1.6.4
+ * (bookworm's) reads past the end of it when no entry matches.
  */
-static void remove_stale_probe(const char *event)
+static void remove_stale_probe(struct tracefs_dynevent *p)
 {
-	struct tracefs_dynevent *old;
+	int err = errno;
 
-	old = tracefs_dynevent_get(TRACEFS_DYNEVENT_UPROBE, NTRACE_USDT_GROUP,
-				   event);
-	if (old) {
-		tracefs_dynevent_destroy(old, false);
-		tracefs_dynevent_free(old);
-	}
+	tracefs_dynevent_destroy(p, false);
+	errno = err;
 }
 
 /*
@@ -236,11 +235,12 @@ static void add_probes(struct ntrace_rec *r, const char *prog)
 
 		while (*fetch == ' ')
 			fetch++;
-		remove_stale_probe(probes[i].event);
 		errno = 0;
 		p = tracefs_uprobe_alloc(NTRACE_USDT_GROUP, probes[i].event,
 					 r->umd_lib, probes[i].offset,
 					 *fetch ? fetch : NULL);
+		if (p)
+			remove_stale_probe(p);
 		if (!p || tracefs_dynevent_create(p) < 0) {
 			fprintf(stderr, "%s: warning: cannot define the uprobe "
 				"%s/%s: %s (a kernel without "
