@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xf86drm.h>
 
 #include "adapter.h"
 
@@ -247,21 +246,47 @@ static int nf_probe_cmp(const void *a, const void *b)
 	       (pa->info.index < pb->info.index);
 }
 
+/*
+ * Whether an error opening a render node is the process's, not the
+ * node's: out of file descriptors or memory. The scan cannot tell an
+ * nfence node from another driver's before it opens it, so whatever else
+ * an open says (the node went away, has no driver, may not be opened,
+ * another driver refused it) only makes the node one this process cannot
+ * use.
+ */
+static bool nf_scan_fatal(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+/*
+ * Whether the node open at @fd is driven by nfence: DRM's VERSION ioctl
+ * into a buffer of our own (nothing allocated). A node that refuses the
+ * ioctl is no DRM device, or a lost one: not ours either way.
+ */
 static bool nf_is_nfence(int fd)
 {
-	drmVersionPtr v = drmGetVersion(fd);
-	bool ok = v && v->name && !strcmp(v->name, NF_DRIVER_NAME);
+	char name[sizeof(NF_DRIVER_NAME) + 1];
+	struct drm_version v;
 
-	if (v)
-		drmFreeVersion(v);
-	return ok;
+	memset(&v, 0, sizeof(v));
+	v.name = name;
+	v.name_len = sizeof(name);
+	if (nf_ioctl(fd, DRM_IOCTL_VERSION, &v))
+		return false;
+	return v.name_len == strlen(NF_DRIVER_NAME) &&
+	       !memcmp(name, NF_DRIVER_NAME, strlen(NF_DRIVER_NAME));
 }
 
 /*
  * nf_scan() - open every nfence render node of the DRI directory (or of
  * $NFENCE_DRI_DIR) and read its adapter info; sorted by adapter index, one
- * entry per LUID. Nodes that cannot be opened or are not nfence are skipped;
- * a missing directory means no adapter.
+ * entry per LUID. A missing directory means no adapter. A node is skipped
+ * if it cannot be opened, is not nfence's or its adapter query fails, but
+ * not for want of file descriptors or memory (nf_scan_fatal(),
+ * STATUS_NO_MEMORY and STATUS_INSUFFICIENT_RESOURCES from the query): that
+ * fails the scan with its status, so that a process at its limits is not
+ * told that there are fewer adapters.
  */
 static NTSTATUS nf_scan(struct nf_probe **out, unsigned int *count)
 {
@@ -290,12 +315,24 @@ static NTSTATUS nf_scan(struct nf_probe **out, unsigned int *count)
 			    strlen(NF_RENDER_PREFIX)))
 			continue;
 		fd = openat(dirfd(dir), de->d_name, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!nf_is_nfence(fd) ||
-		    !NT_SUCCESS(nf_query_fixed(fd, DRM_NFENCE_QUERY_ADAPTER,
-					       &info, sizeof(info)))) {
+		if (fd < 0) {
+			if (!nf_scan_fatal(errno))
+				continue;
+			st = NFenceStatusFromErrno(errno);
+			break;
+		}
+		if (!nf_is_nfence(fd)) {
 			close(fd);
+			continue;
+		}
+		st = nf_query_fixed(fd, DRM_NFENCE_QUERY_ADAPTER, &info,
+				    sizeof(info));
+		if (!NT_SUCCESS(st)) {
+			close(fd);
+			if (st == STATUS_NO_MEMORY ||
+			    st == STATUS_INSUFFICIENT_RESOURCES)
+				break;
+			st = STATUS_SUCCESS;
 			continue;
 		}
 		/* The same adapter twice (a link): keep the first. */

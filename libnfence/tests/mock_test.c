@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <nfence/d3dkmthk.h>
@@ -578,12 +582,156 @@ TEST_F(mock, enum_skips_failing_node)
 	D3DKMT_ADAPTERINFO infos[4];
 	char path[128];
 
-	/* A node whose adapter query fails is skipped, not fatal. */
+	/* A node whose adapter is lost (EIO) is skipped, not fatal. */
 	snprintf(path, sizeof(path), "%s/renderD131", self->dir);
 	ASSERT_EQ(0, unlink(path));
 	mock_fail_next(EIO);
 	ASSERT_EQ(1u, enum_all(_metadata, infos));
 	EXPECT_EQ(STATUS_SUCCESS, close_adapter(infos[0].hAdapter));
+	EXPECT_EQ(0u, mock_open_files());
+}
+
+/* A file descriptor limit, under which fds_fill() takes all but a few. */
+#define NFILL		64
+
+struct fd_fill {
+	struct rlimit old;
+	int fds[NFILL];
+	int n;
+};
+
+static void fds_restore(struct fd_fill *f)
+{
+	while (f->n > 0)
+		close(f->fds[--f->n]);
+	setrlimit(RLIMIT_NOFILE, &f->old);
+}
+
+/*
+ * Lower RLIMIT_NOFILE to NFILL and open /dev/null until no descriptor is
+ * left, then close @spare of them. Returns 0, or -1 with nothing changed.
+ * fds_restore() gives everything back.
+ */
+static int fds_fill(struct fd_fill *f, int spare)
+{
+	struct rlimit r;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &f->old))
+		return -1;
+	r.rlim_cur = NFILL;
+	r.rlim_max = f->old.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &r))
+		return -1;
+	f->n = 0;
+	while (f->n < NFILL &&
+	       (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		f->fds[f->n++] = fd;
+	if (f->n < spare) {
+		fds_restore(f);
+		return -1;
+	}
+	while (spare-- > 0)
+		close(f->fds[--f->n]);
+	return 0;
+}
+
+/*
+ * Scan with call @call: 0 enumerates into room for 4, 1 only counts, 2
+ * opens LUID 1. Closes whatever it opened; returns its status.
+ */
+static NTSTATUS scan_call(int call)
+{
+	D3DKMT_ADAPTERINFO infos[4];
+	D3DKMT_ENUMADAPTERS2 e = { .NumAdapters = 4, .pAdapters = infos };
+	D3DKMT_HANDLE h;
+	NTSTATUS st;
+	ULONG i;
+
+	if (call == 2) {
+		st = open_luid(LUID1_LOW, LUID1_HIGH, &h);
+		if (NT_SUCCESS(st))
+			close_adapter(h);
+		return st;
+	}
+	if (call == 1)
+		e.pAdapters = NULL;
+	st = D3DKMTEnumAdapters2(&e);
+	if (NT_SUCCESS(st) && e.pAdapters)
+		for (i = 0; i < e.NumAdapters; i++)
+			close_adapter(infos[i].hAdapter);
+	return st;
+}
+
+/*
+ * A scan that runs out of file descriptors or memory fails with that
+ * status: it does not report fewer adapters, or no adapter with a LUID
+ * that is there, and leaves nothing open. A node that cannot be opened
+ * for any other reason is skipped.
+ */
+TEST_F(mock, scan_fails_out_of_resources)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	D3DKMT_ADAPTERINFO infos[4];
+	int spare, call, sock;
+	struct fd_fill fill;
+	char path[128];
+	NTSTATUS st;
+
+	/*
+	 * Two descriptors: the directory and the first nfence node, then
+	 * EMFILE for the next render node, whatever readdir()'s order. One:
+	 * the directory alone, then EMFILE for every node.
+	 */
+	for (spare = 2; spare >= 1; spare--) {
+		for (call = 0; call < 3; call++) {
+			ASSERT_EQ(0, fds_fill(&fill, spare));
+			st = scan_call(call);
+			fds_restore(&fill);
+			EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES, st) {
+				TH_LOG("%d descriptors free, call %d", spare,
+				       call);
+			}
+			EXPECT_EQ(0u, mock_open_files());
+		}
+	}
+
+	/* The first nfence node's adapter query out of memory. */
+	for (call = 0; call < 3; call++) {
+		mock_fail_next(ENOMEM);
+		st = scan_call(call);
+		mock_fail_next(0);
+		EXPECT_EQ(STATUS_NO_MEMORY, st) {
+			TH_LOG("call %d", call);
+		}
+		EXPECT_EQ(0u, mock_open_files());
+	}
+
+	/* With descriptors and memory again, both adapters are there. */
+	ASSERT_EQ(2u, enum_all(_metadata, infos));
+	EXPECT_EQ(STATUS_SUCCESS, close_adapter(infos[0].hAdapter));
+	EXPECT_EQ(STATUS_SUCCESS, close_adapter(infos[1].hAdapter));
+	EXPECT_EQ(0u, mock_open_files());
+
+	/*
+	 * Nodes whose open fails for their own sake are skipped: a dangling
+	 * link (ENOENT), a socket (ENXIO), a directory (EISDIR).
+	 */
+	snprintf(path, sizeof(path), "%s/renderD140", self->dir);
+	ASSERT_EQ(0, symlink("gone", path));
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/renderD141",
+		 self->dir);
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, sock);
+	ASSERT_EQ(0, bind(sock, (struct sockaddr *)&addr, sizeof(addr)));
+	close(sock);
+	snprintf(path, sizeof(path), "%s/renderD142", self->dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	for (call = 0; call < 3; call++)
+		EXPECT_EQ(STATUS_SUCCESS, scan_call(call));
+	ASSERT_EQ(2u, enum_all(_metadata, infos));
+	EXPECT_EQ(STATUS_SUCCESS, close_adapter(infos[0].hAdapter));
+	EXPECT_EQ(STATUS_SUCCESS, close_adapter(infos[1].hAdapter));
 	EXPECT_EQ(0u, mock_open_files());
 }
 

@@ -177,10 +177,20 @@ typedef struct _D3DKMT_ENUMADAPTERS2 {
  * @pAdapters and sets @NumAdapters; every returned hAdapter is open and
  * must be closed with D3DKMTCloseAdapter().
  *
+ * The scan skips a node that is not nfence's, that cannot be opened (it
+ * is gone, has no driver, may not be opened by this process, another
+ * driver refuses it) or whose adapter cannot be queried (it is lost),
+ * unless the reason is the process's: out of file descriptors (EMFILE,
+ * ENFILE) or memory, the call fails, with nothing opened, rather than
+ * leave an adapter out.
+ *
  * Return: STATUS_SUCCESS (also with no adapter at all);
  * STATUS_BUFFER_TOO_SMALL if @NumAdapters is smaller than the number of
  * adapters, @NumAdapters then set to that number and nothing opened;
- * STATUS_INVALID_PARAMETER if @pEnumAdapters is NULL; STATUS_NO_MEMORY.
+ * STATUS_INVALID_PARAMETER if @pEnumAdapters is NULL; STATUS_NO_MEMORY;
+ * STATUS_INSUFFICIENT_RESOURCES if the process or the system has no file
+ * descriptor left; otherwise see NFenceStatusFromErrno() (the DRI
+ * directory cannot be read).
  */
 NFENCE_EXPORT NTSTATUS D3DKMTEnumAdapters2(D3DKMT_ENUMADAPTERS2 *pEnumAdapters);
 
@@ -230,10 +240,14 @@ typedef struct _D3DKMT_OPENADAPTERFROMLUID {
  * @pAdapter: in: AdapterLuid; out: hAdapter
  *
  * Each successful call returns a new handle, to be closed with
- * D3DKMTCloseAdapter().
+ * D3DKMTCloseAdapter(). An adapter not yet open in the process is looked
+ * for with the scan of D3DKMTEnumAdapters2(), which fails this call as it
+ * fails that one.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pAdapter is NULL or
- * no nfence adapter has that LUID; STATUS_NO_MEMORY.
+ * no nfence adapter has that LUID; STATUS_NO_MEMORY;
+ * STATUS_INSUFFICIENT_RESOURCES if the process or the system has no file
+ * descriptor left; otherwise as D3DKMTEnumAdapters2()'s scan.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenAdapterFromLuid(D3DKMT_OPENADAPTERFROMLUID *pAdapter);
 
