@@ -33,7 +33,6 @@ NTSTATUS nf_fence_window_open(int fd, struct nf_fence_window *w)
 	uint32_t pages = NF_WINDOW_PAGES;
 	void *addr = MAP_FAILED, *win;
 	size_t size = 0;
-	int err;
 
 	w->addr = NULL;
 	/* Reserve the address range first: the window then fits in it. */
@@ -48,8 +47,7 @@ NTSTATUS nf_fence_window_open(int fd, struct nf_fence_window *w)
 		return STATUS_SUCCESS;
 
 	args.pages = pages;
-	err = nf_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_WINDOW, &args);
-	if (err) {
+	if (nf_ioctl(fd, DRM_IOCTL_NFENCE_FENCE_WINDOW, &args)) {
 		/* None made (an older kernel, memory): a mapping per page. */
 		munmap(addr, size);
 		return STATUS_SUCCESS;
@@ -58,20 +56,21 @@ NTSTATUS nf_fence_window_open(int fd, struct nf_fence_window *w)
 		munmap(addr, size);
 		return STATUS_UNSUCCESSFUL;
 	}
-	win = mmap(addr, size, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+	/*
+	 * The window goes where the reservation was, given back first. Not
+	 * with MAP_FIXED over it: a MAP_FIXED mmap() that fails leaves the
+	 * reservation in place or the range unmapped, depending on where it
+	 * failed, and in the second case another thread may have mapped
+	 * something there since, which nothing tells apart from the
+	 * reservation. An mmap() without MAP_FIXED leaves nothing when it
+	 * fails. The address is a hint: if another thread takes part of
+	 * the range first, the window goes wherever it fits.
+	 */
+	munmap(addr, size);
+	win = mmap(addr, size, PROT_READ, MAP_SHARED, fd,
 		   (off_t)args.mmap_offset);
-	if (win == MAP_FAILED) {
-		err = errno;
-		/*
-		 * A failed MAP_FIXED may have unmapped the reservation, and
-		 * another thread may have mapped something there since: give
-		 * the range back only if it can be reserved again whole.
-		 */
-		if (mmap(addr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
-			 MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0) == addr)
-			munmap(addr, size);
-		return NFenceStatusFromErrno(err ? err : ENOMEM);
-	}
+	if (win == MAP_FAILED)
+		return NFenceStatusFromErrno(errno ? errno : ENOMEM);
 	w->addr = win;
 	w->offset = args.mmap_offset;
 	w->size = size;

@@ -27,7 +27,8 @@ struct nf_fence_window {
  * or a process whose address space has no room, gets no window
  * (@w->addr NULL), and every page is then mapped on its own. Returns
  * STATUS_SUCCESS, or the status of a window the kernel made but mmap()
- * refused (the file is then of no use for shared fences).
+ * refused (the file is then of no use for shared fences); on failure the
+ * address space reserved for the window is given back.
  */
 NTSTATUS nf_fence_window_open(int fd, struct nf_fence_window *w);
 

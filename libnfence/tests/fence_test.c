@@ -1052,6 +1052,58 @@ TEST_F(fence, adapter_close_gives_back_its_window)
 	open_use_close(_metadata, self->dir, "renderD136", 8, true);
 }
 
+/*
+ * A window the kernel made but mmap() refused (an unplug in between): the
+ * adapter does not open, with the mmap's status, and the address space
+ * reserved for the window is given back, whether the failed mmap() left
+ * the range as it was or unmapped it; a page another thread mapped in
+ * the range meanwhile is not the library's, and stays. Then the adapter
+ * opens with its window.
+ */
+TEST_F(fence, failed_window_map_gives_back_its_reservation)
+{
+	static const enum mock_map_fail how[] = {
+		MOCK_MAP_FAIL_KEEP, MOCK_MAP_FAIL_UNMAP, MOCK_MAP_FAIL_TAKEN,
+	};
+	struct mock_adapter a = mock_default_adapter(9);
+	D3DKMT_OPENADAPTERFROMLUID oa = { 0 };
+	D3DKMT_CLOSEADAPTER ca = { 0 };
+	volatile UINT64 *taken;
+	unsigned long before;
+	unsigned int i;
+
+	ASSERT_EQ(0, mock_add_node(self->dir, "renderD137", &a));
+	oa.AdapterLuid.LowPart = a.luid_low;
+	for (i = 0; i < ARRAY_SIZE(how); i++) {
+		before = vm_pages();
+		ASSERT_NE(0ul, before);
+		mock_fail_window_map(how[i], ENODEV);
+		EXPECT_EQ(STATUS_DEVICE_REMOVED,
+			  D3DKMTOpenAdapterFromLuid(&oa));
+		mock_fail_window_map(MOCK_MAP_OK, 0);
+		taken = mock_window_taken();
+		if (how[i] != MOCK_MAP_FAIL_TAKEN) {
+			EXPECT_EQ(before, vm_pages()) {
+				TH_LOG("failure %u: %ld pages left mapped", i,
+				       (long)(vm_pages() - before));
+			}
+			continue;
+		}
+		ASSERT_NE(NULL, taken);
+		ASSERT_TRUE(mapped(taken));
+		EXPECT_EQ(MOCK_TAKEN_MARK, *taken);
+		EXPECT_EQ(before + 1, vm_pages());
+		EXPECT_EQ(0, munmap((void *)taken, 4096));
+	}
+	EXPECT_EQ(3u, mock_open_files());
+
+	before = vm_pages();
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTOpenAdapterFromLuid(&oa));
+	EXPECT_LT(before, vm_pages());
+	ca.hAdapter = oa.hAdapter;
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTCloseAdapter(&ca));
+}
+
 TEST_F(fence, destroy_device_closes_its_sync_objects)
 {
 	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;

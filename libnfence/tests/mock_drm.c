@@ -238,6 +238,9 @@ static unsigned int mock_nnodes;
 static struct mock_file *mock_files[MOCK_MAX_FDS];
 static int mock_fail_err;
 static bool mock_no_window;
+static enum mock_map_fail mock_window_fail;
+static int mock_window_fail_err;
+static void *mock_taken;
 static struct mock_fence *mock_fences[MOCK_MAX_FENCES];
 static unsigned int mock_nfences;
 static struct mock_page *mock_pages[MOCK_MAX_PAGES];
@@ -535,6 +538,54 @@ void mock_set_window(bool supported)
 	pthread_mutex_lock(&mock_lock);
 	mock_no_window = !supported;
 	pthread_mutex_unlock(&mock_lock);
+}
+
+void mock_fail_window_map(enum mock_map_fail how, int err)
+{
+	pthread_mutex_lock(&mock_lock);
+	mock_window_fail = how;
+	mock_window_fail_err = err;
+	pthread_mutex_unlock(&mock_lock);
+}
+
+void *mock_window_taken(void)
+{
+	void *p;
+
+	pthread_mutex_lock(&mock_lock);
+	p = mock_taken;
+	pthread_mutex_unlock(&mock_lock);
+	return p;
+}
+
+/*
+ * A window mmap() failing as mock_fail_window_map() asked: the range of a
+ * MAP_FIXED one unmapped first unless KEEP, and a page mapped at @addr
+ * for TAKEN, as another thread would map it in the range left free.
+ */
+static void *mock_window_map_fail(void *addr, size_t len, int flags)
+{
+	enum mock_map_fail how = mock_window_fail;
+	int err = mock_window_fail_err;
+	void *p;
+
+	mock_window_fail = MOCK_MAP_OK;
+	mock_taken = NULL;
+	if (how != MOCK_MAP_FAIL_KEEP && (flags & MAP_FIXED))
+		real_munmap(addr, len);
+	if (how == MOCK_MAP_FAIL_TAKEN && addr) {
+		p = real_mmap(addr, MOCK_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS |
+			      MAP_FIXED_NOREPLACE, -1, 0);
+		if (p == addr) {
+			*(uint64_t *)p = MOCK_TAKEN_MARK;
+			mock_taken = p;
+		} else if (p != MAP_FAILED) {
+			real_munmap(p, MOCK_PAGE_SIZE);
+		}
+	}
+	errno = err;
+	return MAP_FAILED;
 }
 
 void mock_fail_next(int err)
@@ -2524,6 +2575,8 @@ static void *mock_mmap(void *addr, int fd, size_t len, int prot, int flags,
 			errno = EPERM;
 			return MAP_FAILED;
 		}
+		if (mock_window_fail != MOCK_MAP_OK)
+			return mock_window_map_fail(addr, len, flags);
 		addr = real_mmap(addr, len, PROT_NONE, MAP_PRIVATE |
 				 MAP_ANONYMOUS | (flags & MAP_FIXED), -1, 0);
 		if (addr == MAP_FAILED)

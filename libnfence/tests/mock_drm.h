@@ -93,4 +93,30 @@ void mock_fail_next(int err);
  */
 void mock_set_window(bool supported);
 
+/*
+ * How the next mmap() of a CPU window fails (mock_fail_window_map()), as
+ * the kernel fails a mapping: MOCK_MAP_FAIL_KEEP for an error found before
+ * anything changes (a MAP_FIXED range keeps what it held);
+ * MOCK_MAP_FAIL_UNMAP for one of the driver's mmap, after a MAP_FIXED
+ * range was unmapped; MOCK_MAP_FAIL_TAKEN as UNMAP, and then another
+ * thread maps a page of its own at the address asked for.
+ */
+enum mock_map_fail {
+	MOCK_MAP_OK,
+	MOCK_MAP_FAIL_KEEP,
+	MOCK_MAP_FAIL_UNMAP,
+	MOCK_MAP_FAIL_TAKEN,
+};
+
+/* Make the next mmap() of a CPU window fail with @err, as @how says. */
+void mock_fail_window_map(enum mock_map_fail how, int err);
+
+/*
+ * The page "another thread" mapped at the last MOCK_MAP_FAIL_TAKEN
+ * (read-write, its first 8 bytes MOCK_TAKEN_MARK), NULL if none was
+ * asked for or the address was not free. The caller unmaps it.
+ */
+#define MOCK_TAKEN_MARK		0x6f746865722d6d6dull
+void *mock_window_taken(void);
+
 #endif /* _NFENCE_MOCK_DRM_H_ */
