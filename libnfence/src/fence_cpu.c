@@ -94,7 +94,15 @@ NTSTATUS NFenceWaitForSynchronizationObjectFromCpuTimeout(const D3DKMT_WAITFORSY
 		err = nf_ioctl_once(dev->adapter->fd,
 				    DRM_IOCTL_NFENCE_FENCE_WAIT, &kargs);
 	} while (err == EINTR);
-	st = NFenceStatusFromErrno(err);
+	/*
+	 * The kernel says EINVAL for an event that is no eventfd as for an
+	 * INTRA_GPU fence; a foreign file is a bad event handle.
+	 */
+	if (err == EINVAL && eventfd &&
+	    nf_fd_is_other((int)eventfd, NF_FD_KIND_EVENTFD))
+		st = STATUS_INVALID_HANDLE;
+	else
+		st = NFenceStatusFromErrno(err);
 
 	if (st == STATUS_SUCCESS && !eventfd && pFirstSignaled)
 		*pFirstSignaled = kargs.first_signaled;

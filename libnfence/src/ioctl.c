@@ -5,9 +5,11 @@
  * Helpers around the nfence ioctls.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 #include <xf86drm.h>
 
 #include "ioctl.h"
@@ -80,4 +82,18 @@ NTSTATUS nf_query_fixed(int fd, uint32_t type, void *data, size_t size)
 		memcpy(data, buf, got < size ? got : size);
 	free(buf);
 	return STATUS_SUCCESS;
+}
+
+bool nf_fd_is_other(int fd, const char *kind)
+{
+	char path[32], name[64];
+	size_t len = strlen(kind);
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, name, sizeof(name));
+	if (n < 0)
+		return false;
+	/* A name that fills the buffer is longer than any kind. */
+	return (size_t)n != len || memcmp(name, kind, len);
 }

@@ -7,6 +7,7 @@
 #ifndef _NFENCE_IOCTL_H_
 #define _NFENCE_IOCTL_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,22 @@ NTSTATUS nf_query(int fd, uint32_t type, void **data, uint32_t *size);
  * (a newer kernel) are dropped.
  */
 NTSTATUS nf_query_fixed(int fd, uint32_t type, void *data, size_t size);
+
+/*
+ * What readlink() of /proc/self/fd/N says of the files an ioctl takes as
+ * NT handles or events: a fence's fd (FENCE_SHARE's, an anonymous inode
+ * the kernel names "nfence-fence"), and an eventfd.
+ */
+#define NF_FD_KIND_FENCE	"anon_inode:nfence-fence"
+#define NF_FD_KIND_EVENTFD	"anon_inode:[eventfd]"
+
+/*
+ * nf_fd_is_other() - whether @fd is an open file of another kind than
+ * @kind (one of NF_FD_KIND_*). False when /proc/self/fd cannot tell (the
+ * fd is not open, /proc is not mounted): the kernel's answer stands.
+ * Used where the kernel answers EINVAL both for a file of the wrong kind
+ * and for other arguments, to tell which the NT handle is.
+ */
+bool nf_fd_is_other(int fd, const char *kind);
 
 #endif /* _NFENCE_IOCTL_H_ */

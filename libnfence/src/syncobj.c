@@ -259,6 +259,7 @@ NTSTATUS nf_syncobj_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 	uint32_t kflags;
 	intptr_t fd;
 	NTSTATUS st;
+	int err;
 
 	st = nf_syncobj_flags(flags, true, &kflags);
 	if (!NT_SUCCESS(st))
@@ -283,8 +284,15 @@ NTSTATUS nf_syncobj_open(HANDLE hNtHandle, D3DKMT_HANDLE hDevice,
 	args.device = dev->kernel_handle;
 	args.flags = kflags;
 	args.engine_affinity = affinity;
-	st = nf_ioctl_status(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_OPEN,
-			     &args);
+	err = nf_ioctl(dev->adapter->fd, DRM_IOCTL_NFENCE_FENCE_OPEN, &args);
+	/*
+	 * The kernel says EINVAL for a file that is no fence as for bad
+	 * flags or affinity; a foreign file is a bad NT handle.
+	 */
+	if (err == EINVAL && nf_fd_is_other((int)fd, NF_FD_KIND_FENCE))
+		st = STATUS_INVALID_HANDLE;
+	else
+		st = NFenceStatusFromErrno(err);
 	if (NT_SUCCESS(st))
 		st = nf_syncobj_new(&dev->base, dev, args.handle, &args.mapping,
 				    false, handle, mapping);

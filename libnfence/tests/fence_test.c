@@ -631,9 +631,12 @@ TEST_F(fence, async_wait_signals_eventfd)
 		.ObjectCount = 1,
 		.ObjectHandleArray = &h,
 	};
+	D3DKMT_CREATENATIVEFENCE cf;
 	UINT64 v = 5, count = 0;
+	D3DKMT_HANDLE shared;
 	UINT first = 77;
 	int efd, pfd[2];
+	HANDLE nt;
 
 	w.FenceValueArray = &v;
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -659,10 +662,19 @@ TEST_F(fence, async_wait_signals_eventfd)
 	EXPECT_TRUE(readable(efd, 1000));
 	EXPECT_EQ(8, read(efd, &count, sizeof(count)));
 
-	/* Not an eventfd; not a file descriptor. */
+	/*
+	 * A file that is not an eventfd (a pipe, a fence's NT handle) or no
+	 * open file: a bad event handle.
+	 */
 	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
 	w.hAsyncEvent = (HANDLE)(intptr_t)pfd[0];
-	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	shared = create_fence(_metadata, self->dev, 3, 0, NULL);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  D3DKMTShareObjects(1, &shared, NULL, 0, &nt));
+	w.hAsyncEvent = nt;
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
 	close(pfd[0]);
 	close(pfd[1]);
@@ -670,7 +682,20 @@ TEST_F(fence, async_wait_signals_eventfd)
 	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
 
+	/* The kernel's other EINVAL (an INTRA_GPU fence) stays a bad argument. */
+	ASSERT_EQ(STATUS_SUCCESS,
+		  create_fence_ex(self->dev, D3DDDI_NATIVEFENCE_TYPE_INTRA_GPU,
+				  0, 0, &cf));
+	w.ObjectHandleArray = &cf.hSyncObject;
+	w.hAsyncEvent = (HANDLE)(intptr_t)efd;
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  D3DKMTWaitForSynchronizationObjectFromCpu(&w));
+	EXPECT_FALSE(readable(efd, 20));
+
 	close(efd);
+	close((int)(intptr_t)nt);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(cf.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(shared));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(h));
 }
 
@@ -740,7 +765,7 @@ TEST_F(fence, share_and_open)
 	D3DKMT_HANDLE h, hplain, hshared_only, dev2;
 	volatile UINT64 *cpu, *ocpu;
 	HANDLE nt = NULL, nt2 = NULL;
-	int fd, pfd[2];
+	int fd, node, efd, pfd[2];
 
 	h = create_fence(_metadata, self->dev, 3, 11, &cpu);
 	hplain = create_fence(_metadata, self->dev, 0, 0, NULL);
@@ -806,9 +831,19 @@ TEST_F(fence, share_and_open)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  open_fence(self->adapters[0].hAdapter, nt, 0, &o));
 	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(self->dev, NULL, 0, &o));
+	/* An open file that is no fence (a pipe, a render node, an eventfd). */
 	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  open_fence(self->dev, (HANDLE)(intptr_t)pfd[0], 0, &o));
+	node = NFenceGetAdapterFd(self->adapters[0].hAdapter);
+	ASSERT_LE(0, node);
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  open_fence(self->dev, (HANDLE)(intptr_t)node, 0, &o));
+	efd = eventfd(0, EFD_CLOEXEC);
+	ASSERT_LE(0, efd);
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
+		  open_fence(self->dev, (HANDLE)(intptr_t)efd, 0, &o));
+	close(efd);
 	close(pfd[0]);
 	close(pfd[1]);
 	EXPECT_EQ(STATUS_INVALID_HANDLE,
@@ -1512,6 +1547,9 @@ TEST_F(fence, monitored_share_and_open)
 	o.hDevice = dev0b;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  D3DKMTOpenSyncObjectFromNtHandle2(NULL));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTOpenSyncObjectFromNtHandle2(&o));
+	/* The adapter's render node is no fence. */
+	o.hNtHandle = (HANDLE)(intptr_t)NFenceGetAdapterFd(self->adapters[0].hAdapter);
 	EXPECT_EQ(STATUS_INVALID_HANDLE, D3DKMTOpenSyncObjectFromNtHandle2(&o));
 	o.hNtHandle = nt;
 	o.Flags.CrossAdapter = 1;

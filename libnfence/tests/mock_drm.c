@@ -27,6 +27,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -292,6 +293,7 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
+static ssize_t (*real_readlink)(const char *, char *, size_t);
 
 static void mock_resolve(void)
 {
@@ -305,6 +307,9 @@ static void mock_resolve(void)
 			dlsym(RTLD_NEXT, "mmap");
 	if (!real_munmap)
 		real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+	if (!real_readlink)
+		real_readlink = (ssize_t (*)(const char *, char *, size_t))
+			dlsym(RTLD_NEXT, "readlink");
 }
 
 struct mock_adapter mock_default_adapter(uint32_t index)
@@ -1420,7 +1425,8 @@ static bool mock_is_eventfd(int fd)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
+	mock_resolve();
+	n = real_readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return false;
 	target[n] = 0;
@@ -2861,6 +2867,42 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		pthread_mutex_unlock(&mock_lock);
 	}
 	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+/*
+ * Takes precedence over libc's readlink(): /proc/self/fd/N of a shared
+ * fence's NT handle (a memfd here) reads as the kernel's fence file does,
+ * "anon_inode:nfence-fence", so that the library can tell it from other
+ * files as it does with the kernel's.
+ */
+ssize_t readlink(const char *path, char *buf, size_t size)
+{
+	static const char fence[] = "anon_inode:nfence-fence";
+	const char *prefix = "/proc/self/fd/";
+	bool token = false;
+	struct stat st;
+	unsigned int i;
+	char *end;
+	long fd;
+
+	mock_resolve();
+	if (strncmp(path, prefix, strlen(prefix)))
+		return real_readlink(path, buf, size);
+	fd = strtol(path + strlen(prefix), &end, 10);
+	if (*end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st))
+		return real_readlink(path, buf, size);
+	pthread_mutex_lock(&mock_lock);
+	for (i = 0; i < mock_nfences && !token; i++)
+		token = mock_fences[i]->token >= 0 &&
+			mock_fences[i]->token_dev == st.st_dev &&
+			mock_fences[i]->token_ino == st.st_ino;
+	pthread_mutex_unlock(&mock_lock);
+	if (!token)
+		return real_readlink(path, buf, size);
+	if (size > sizeof(fence) - 1)
+		size = sizeof(fence) - 1;
+	memcpy(buf, fence, size);
+	return (ssize_t)size;
 }
 
 /* Unmapping a window: its pages are no longer the mock's to map. */

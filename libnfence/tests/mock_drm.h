@@ -9,7 +9,8 @@
  * and mmap() of them maps fence pages; every other file descriptor goes to
  * libc. Fence values live in a memfd shared with forked children, so a
  * child's signal reaches its parent's wait; a shared fence's NT handle is
- * a duplicate of a memfd standing for the fence.
+ * a duplicate of a memfd standing for the fence, which readlink() of
+ * /proc/self/fd (defined here too) names as the kernel's fence file.
  */
 #ifndef _NFENCE_MOCK_DRM_H_
 #define _NFENCE_MOCK_DRM_H_

@@ -1393,11 +1393,12 @@ typedef struct _D3DKMT_OPENNATIVEFENCEFROMNTHANDLE {
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL,
  * PrivateDriverData is not all zero, Flags is invalid (see
  * D3DDDI_SYNCHRONIZATIONOBJECT_FLAGS), EngineAffinity is not 0 or 1, or
- * hNtHandle is an open file that is not a fence of this adapter (nor a
- * CrossAdapter fence); STATUS_NOT_SUPPORTED for unsupported Flags bits;
- * STATUS_INVALID_HANDLE if hNtHandle is NULL or not an open file
- * descriptor (whether it is open is the kernel's check, made only on an
- * adapter with native fences);
+ * hNtHandle is a fence of another adapter that is not a CrossAdapter
+ * fence; STATUS_NOT_SUPPORTED for unsupported Flags bits;
+ * STATUS_INVALID_HANDLE if hNtHandle is NULL, not an open file
+ * descriptor, or an open file that is not a fence (a pipe, a render node,
+ * an eventfd), even with a bad EngineAffinity too (what the file is, is
+ * checked only on an adapter with native fences);
  * STATUS_INVALID_PARAMETER if hDevice is not a device handle;
  * STATUS_NOT_SUPPORTED if its adapter has no native fences;
  * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
@@ -1551,11 +1552,11 @@ typedef struct _D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 {
  * (CrossAdapter is STATUS_NOT_SUPPORTED here).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pOpen is NULL, for
- * bad flags or EngineAffinity, or if the NT handle is not an nfence fence
- * or belongs to another adapter without being a CrossAdapter fence, or if
- * hDevice is not a device handle;
- * STATUS_INVALID_HANDLE if hNtHandle is NULL or not open; otherwise see
- * NFenceStatusFromErrno(). Nothing is written on failure.
+ * bad flags or EngineAffinity, or if the NT handle is a fence of another
+ * adapter that is not a CrossAdapter fence, or if hDevice is not a device
+ * handle; STATUS_INVALID_HANDLE if hNtHandle is NULL, not open, or an
+ * open file that is not a fence (even with a bad EngineAffinity too);
+ * otherwise see NFenceStatusFromErrno(). Nothing is written on failure.
  */
 NFENCE_EXPORT NTSTATUS D3DKMTOpenSyncObjectFromNtHandle2(D3DKMT_OPENSYNCOBJECTFROMNTHANDLE2 *pOpen);
 
@@ -1602,11 +1603,12 @@ typedef struct _D3DKMT_WAITFORSYNCHRONIZATIONOBJECTFROMCPU {
  * the wait is satisfied, immediately if it already is.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER if @pWait or an array is
- * NULL, ObjectCount is 0 or above 64, Flags.Reserved is not 0, an object
- * is an INTRA_GPU fence, or hAsyncEvent is not an eventfd;
- * STATUS_INVALID_PARAMETER also if hDevice is not a device handle or an
- * object is not a sync object of the device's adapter;
- * STATUS_INVALID_HANDLE if hAsyncEvent is not an open file descriptor;
+ * NULL, ObjectCount is 0 or above 64, Flags.Reserved is not 0, or an
+ * object is an INTRA_GPU fence; STATUS_INVALID_PARAMETER also if hDevice
+ * is not a device handle or an object is not a sync object of the
+ * device's adapter; STATUS_INVALID_HANDLE if hAsyncEvent is not an open
+ * file descriptor, or an open file that is not an eventfd (then also with
+ * an INTRA_GPU fence);
  * STATUS_ACCESS_DENIED for an object opened with NoWait;
  * otherwise see NFenceStatusFromErrno().
  */

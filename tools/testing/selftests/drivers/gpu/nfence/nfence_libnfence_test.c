@@ -2585,9 +2585,9 @@ TEST_F(nf, async_wait_signals_eventfd)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceWaitForSynchronizationObjectFromCpuTimeout(&w, WAIT_NS,
 								   NULL));
-	/* Not an eventfd; not an open file. */
+	/* Not an eventfd; not an open file: both bad event handles. */
 	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER, async_wait(dev, f, 100, pfd[0]));
+	EXPECT_EQ(STATUS_INVALID_HANDLE, async_wait(dev, f, 100, pfd[0]));
 	closed = dup(pfd[0]);
 	ASSERT_LE(0, closed);
 	close(closed);
@@ -2692,10 +2692,11 @@ TEST_F(nf, share_and_open)
 	EXPECT_EQ(STATUS_INVALID_HANDLE, open_fence(0, dev, 0, NULL, NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(fd, 0, 0, NULL, NULL));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, open_fence(fd, f, 0, NULL, NULL));
+	/* An open file that is no fence is a bad NT handle. */
 	ASSERT_EQ(0, pipe2(pfd, O_CLOEXEC));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  open_fence(pfd[0], dev, 0, NULL, NULL));
-	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+	EXPECT_EQ(STATUS_INVALID_HANDLE,
 		  open_fence(NFenceGetAdapterFd(self->e.adapters[0].hAdapter),
 			     dev, 0, NULL, NULL));
 	closed = pfd[0];
