@@ -60,6 +60,21 @@ NTSTATUS D3DKMTSubmitCommandToHwQueue(const D3DKMT_SUBMITCOMMANDTOHWQUEUE *pSubm
 	return st;
 }
 
+/*
+ * nf_calloc_rows() - calloc() of @rows rows of @cols elements of @size
+ * bytes, NULL (as calloc() for a product it cannot allocate) if @rows *
+ * @cols overflows size_t, which the callers' 32-bit counts can with a
+ * 32-bit size_t.
+ */
+static void *nf_calloc_rows(size_t rows, size_t cols, size_t size)
+{
+	size_t n;
+
+	if (__builtin_mul_overflow(rows, cols, &n))
+		return NULL;
+	return calloc(n, size);
+}
+
 /* Checks shared by queued waits and signals. */
 static bool nf_sync_args_ok(UINT count, const D3DKMT_HANDLE *handles,
 			    const UINT64 *values)
@@ -138,8 +153,8 @@ NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJ
 		return STATUS_NOT_SUPPORTED;
 
 	queues = calloc(p->BroadcastHwQueueCount, sizeof(*queues));
-	handles = calloc((size_t)p->BroadcastHwQueueCount * p->ObjectCount,
-			 sizeof(*handles));
+	handles = nf_calloc_rows(p->BroadcastHwQueueCount, p->ObjectCount,
+				 sizeof(*handles));
 	if (!queues || !handles) {
 		st = STATUS_NO_MEMORY;
 		goto out;
@@ -242,8 +257,8 @@ NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZ
 
 	ctxs = calloc(p->BroadcastContextCount, sizeof(*ctxs));
 	queues = calloc(p->BroadcastContextCount, sizeof(*queues));
-	handles = calloc((size_t)p->BroadcastContextCount * p->ObjectCount,
-			 sizeof(*handles));
+	handles = nf_calloc_rows(p->BroadcastContextCount, p->ObjectCount,
+				 sizeof(*handles));
 	if (!ctxs || !queues || !handles) {
 		st = STATUS_NO_MEMORY;
 		goto out;

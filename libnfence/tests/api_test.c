@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -382,6 +384,77 @@ TEST(invalid_handles)
 	}
 	close(pfd[0]);
 	close(pfd[1]);
+}
+
+/* The process's address space in bytes (/proc/self/statm). */
+static unsigned long long vm_bytes(void)
+{
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Broadcast counts whose arrays the process cannot allocate:
+ * STATUS_NO_MEMORY, before any queue or context handle is looked at (the
+ * handles given are 0, which would be STATUS_INVALID_PARAMETER). 2^22
+ * queues or contexts of 64 objects need 1 GiB of kernel handles but only
+ * 32 MiB for the rest, under an address space limit 256 MiB above the
+ * process's size; UINT_MAX of them, not even the rest.
+ */
+TEST(broadcast_counts_beyond_memory)
+{
+	static const UINT counts[] = { 1u << 22, 0xffffffffu };
+	D3DKMT_HANDLE objects[64] = { 0 };
+	UINT64 values[64] = { 0 };
+	D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE q = {
+		.ObjectCount = 64,
+		.ObjectHandleArray = objects,
+		.FenceValueArray = values,
+	};
+	D3DKMT_SIGNALSYNCHRONIZATIONOBJECTFROMGPU2 c = {
+		.ObjectCount = 64,
+		.ObjectHandleArray = objects,
+		.MonitoredFenceValueArray = values,
+	};
+	NTSTATUS st[2][2];
+	struct rlimit old, r;
+	size_t len = (size_t)(1u << 22) * sizeof(D3DKMT_HANDLE);
+	D3DKMT_HANDLE *zeros;
+	unsigned int i;
+
+	/* Readable zeros (no handle) for the first count's arrays. */
+	zeros = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, zeros);
+	q.BroadcastHwQueueArray = zeros;
+	c.BroadcastContextArray = zeros;
+
+	ASSERT_EQ(0, getrlimit(RLIMIT_AS, &old));
+	r = old;
+	r.rlim_cur = vm_bytes() + (256ull << 20);
+	ASSERT_LT(256ull << 20, r.rlim_cur);
+	ASSERT_EQ(0, setrlimit(RLIMIT_AS, &r));
+	for (i = 0; i < 2; i++) {
+		q.BroadcastHwQueueCount = counts[i];
+		c.BroadcastContextCount = counts[i];
+		st[i][0] = D3DKMTSubmitSignalSyncObjectsToHwQueue(&q);
+		st[i][1] = D3DKMTSignalSynchronizationObjectFromGpu2(&c);
+	}
+	setrlimit(RLIMIT_AS, &old);
+	munmap(zeros, len);
+
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(STATUS_NO_MEMORY, st[i][0])
+			TH_LOG("%u queues", counts[i]);
+		EXPECT_EQ(STATUS_NO_MEMORY, st[i][1])
+			TH_LOG("%u contexts", counts[i]);
+	}
 }
 
 TEST(gpu_null_arguments)

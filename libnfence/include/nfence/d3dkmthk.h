@@ -2453,7 +2453,10 @@ typedef struct _D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE {
  * or an object is not a sync object of the queue's device;
  * STATUS_ACCESS_DENIED for an object opened with NoSignal;
  * STATUS_DEVICE_REMOVED if a context faulted or a device is lost;
- * STATUS_NO_MEMORY; otherwise see NFenceStatusFromErrno().
+ * STATUS_NO_MEMORY, also, with nothing queued, for a BroadcastHwQueueCount
+ * too large for the BroadcastHwQueueCount * ObjectCount kernel handles the
+ * call keeps (beyond memory, or beyond size_t in a 32-bit process);
+ * otherwise see NFenceStatusFromErrno().
  */
 NFENCE_EXPORT NTSTATUS D3DKMTSubmitSignalSyncObjectsToHwQueue(const D3DKMT_SUBMITSIGNALSYNCOBJECTSTOHWQUEUE *pSignal);
 
