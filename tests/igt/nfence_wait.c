@@ -689,7 +689,8 @@ static void test_wait_async_bad_fd(void)
 {
 	struct drm_nfence_fence_mapping m;
 	uint32_t h = create(0, 0, &m);
-	uint64_t v = 1;
+	/* Not reached yet, then reached: the wait queued or signalled now. */
+	const uint64_t values[] = { 1, 0 };
 	int p[2], nfd, closed[2];
 
 	nfence_watchdog(WATCHDOG_S);
@@ -700,9 +701,10 @@ static void test_wait_async_bad_fd(void)
 	close(closed[0]);
 	close(closed[1]);
 
-	{
+	for (unsigned int k = 0; k < ARRAY_SIZE(values); k++) {
 		const int not_eventfd[] = { p[0], p[1], nfd, fd };
 		const int not_open[] = { closed[0], -1, INT_MAX, INT_MIN };
+		uint64_t v = values[k];
 
 		for (unsigned int i = 0; i < ARRAY_SIZE(not_eventfd); i++) {
 			struct drm_nfence_fence_wait w = wait_args(&h, &v);
@@ -2880,7 +2882,8 @@ igt_main
 		test_wait_eventfd_without_async();
 
 	igt_describe("ASYNC with a fd that is not an eventfd fails with "
-		     "-EINVAL, with a closed fd with -EBADF.");
+		     "-EINVAL, with a closed fd with -EBADF, whether the "
+		     "fence has reached the value already or not.");
 	igt_subtest("wait-async-bad-fd")
 		test_wait_async_bad_fd();
 
