@@ -2385,6 +2385,45 @@ static void test_create_device_error(void)
 	nfence_device_destroy(fd, dev);
 }
 
+/*
+ * A queue whose context faulted (through a sibling queue's ring) on a
+ * device that is not in error: DOORBELL_CREATE refuses to attach a ring
+ * to the stopped queue (its own check, not the device's).
+ */
+static void test_create_context_faulted(void)
+{
+	uint32_t dev = nfence_device_create(fd);
+	struct drm_nfence_device_control dc;
+	struct drm_nfence_doorbell_create c;
+	struct uq bad, u;
+
+	nfence_watchdog(WATCHDOG_S);
+	uq_create(&bad, fd, dev, 0, 0);
+	memset(&u, 0, sizeof(u));
+	nfence_queue_create_on(&u.q, fd, dev, bad.q.context, Q_UMS);
+	nfence_bo_create(fd, dev, RING_BYTES, SYSTEM, VISIBLE, &u.ring);
+	nfence_bo_create(fd, dev, PAGE, SYSTEM, VISIBLE, &u.control);
+	bad.faults = true;
+	uq_queue(&bad, emit_bad_command);
+	uq_ring(&bad);
+	expect_abort(&bad, DRM_NFENCE_FAULT_BAD_COMMAND);
+	/* The sibling is stopped with its context; the device is not. */
+	igt_assert(nfence_queue_poll(&u.q, NFENCE_ALWAYS_SIGNALED, RUN_MS));
+	nfence_device_control(fd, dev, DRM_NFENCE_DEVICE_OP_QUERY, &dc);
+	igt_assert_eq_u32(dc.error, DRM_NFENCE_DEVICE_ERROR_NONE);
+	igt_assert_eq_u32(dc.fault_reason, DRM_NFENCE_FAULT_BAD_COMMAND);
+	igt_assert_eq_u32(dc.fault_context, bad.q.context);
+	c = (struct drm_nfence_doorbell_create) {
+		.device = dev, .hwqueue = u.q.handle,
+		.ring_alloc = u.ring.handle,
+		.ring_control_alloc = u.control.handle,
+	};
+	igt_assert_eq(__db_create(fd, &c), -EIO);
+	uq_destroy(&u);
+	uq_destroy(&bad);
+	nfence_device_destroy(fd, dev);
+}
+
 /* A doorbell handle that is invalid in one way, for @dev of @u. */
 static uint32_t db_bad_handle(struct uq *u, uint32_t dev2, enum db_bad bad)
 {
@@ -2854,6 +2893,11 @@ igt_main
 	igt_describe("DOORBELL_CREATE on a device in error fails with -EIO.");
 	igt_subtest("create-device-error")
 		test_create_device_error();
+
+	igt_describe("DOORBELL_CREATE on a queue whose context faulted, on a "
+		     "device not in error, fails with -EIO.");
+	igt_subtest("create-context-faulted")
+		test_create_context_faulted();
 
 	for (volatile unsigned int i = 0; i < DB_BAD_COUNT; i++) {
 		igt_describe("DOORBELL_CONNECT with a bad handle: -ENOENT; "
