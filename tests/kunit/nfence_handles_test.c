@@ -1618,6 +1618,72 @@ static void hnd_progress_fence(struct kunit *test)
 }
 
 /*
+ * The optimized interrupt reads a queue's signal log, whose entry names a
+ * fence handle that was closed after the GPU logged the signal, while the
+ * fence lives on through another handle with a waiter the signal
+ * satisfies: the interrupt scans (as for an overrun) and wakes it, instead
+ * of skipping the entry.
+ */
+static void hnd_irq_log_closed_handle(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct drm_nfence_context_create cc = {};
+	struct drm_nfence_log_entry e = {
+		.fence_value = 1,
+		.operation = DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED,
+	};
+	struct nfence_fence *fence;
+	struct nfence_hwqueue *q;
+	struct hnd_waiter w;
+	unsigned int fa, s;
+	bool scanned = false;
+	u32 da, qh, ph, h2;
+	u64 woken;
+
+	fa = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	cc.device = da;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
+					&cc), 0);
+	qh = hnd_queue(f, fa, da, cc.handle, &ph);
+	q = hnd_hwqueue(f, fa, qh);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NOT_NULL(test, q->hw.logs);
+
+	e.fence_handle = hnd_create(f, fa, da, HND_DEFAULT, HND_NT, 0, NULL);
+	fence = hnd_fence(f, fa, e.fence_handle);
+	s = hnd_share(f, fa, e.fence_handle);
+	h2 = hnd_open_fd(f, fa, da, s, NULL);
+	hnd_close_fd(f, s);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fence, &w, 1));
+
+	/* The GPU signals 1 and logs it under the first handle... */
+	nfence_cmp_lock(&a->cmp);
+	*nfence_kunit_value(&fence->cv) = 1;
+	nfence_log_append(&q->hw.logs[NFENCE_LOG_SIGNALS], &e);
+	nfence_cmp_unlock(&a->cmp);
+	/* ...which is closed before the interrupt reads the log. */
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, e.fence_handle), 0);
+	KUNIT_EXPECT_EQ(test, w.fired, 0);
+
+	nfence_cmp_lock(&a->cmp);
+	woken = nfence_logging_read_signals(a, &q->hw, &scanned);
+	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_FALSE(test, w.w.queued);
+	KUNIT_EXPECT_EQ(test, woken, 1);
+	KUNIT_EXPECT_TRUE(test, scanned);
+
+	/* Released either way before the waiter goes out of scope. */
+	nfence_cmp_lock(&a->cmp);
+	nfence_interrupt(a, &fence, 1);
+	nfence_cmp_unlock(&a->cmp);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fa, h2), 0);
+}
+
+/*
  * A cross-adapter fence opened on the other adapter: an instance there, a
  * global object of that adapter over the same CurrentValue page, in one
  * group with the original. A signal of one releases the waiters of the
@@ -2857,6 +2923,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_race_alloc_vs_destroy),
 	KUNIT_CASE(hnd_race_queue_vs_fault),
 	KUNIT_CASE(hnd_race_queue_vs_lost),
+	KUNIT_CASE(hnd_irq_log_closed_handle),
 	KUNIT_CASE(hnd_demote_signal_window),
 	KUNIT_CASE(hnd_demote_read_window),
 #endif

@@ -480,9 +480,11 @@ void nfence_interrupt(struct nfence_adapter *adapter,
 		atomic64_inc(&adapter->gpu.irq_stats.spurious);
 }
 
-/* Wake what the fence that @handle names in @nfile satisfies, if any. */
-static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
-					    u32 handle)
+/*
+ * Wake what the fence that @handle names in @nfile satisfies: the waiters
+ * woken, or -ENOENT if @handle names no fence (any more).
+ */
+static int nfence_interrupt_handle(struct nfence_file *nfile, u32 handle)
 {
 	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	struct nfence_fence *fence = NULL;
@@ -497,10 +499,20 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
 	}
 	nfence_table_unlock(table);
 	if (!fence)
-		return 0;
+		return -ENOENT;
 	woken = nfence_fence_process(fence);
 	nfence_fence_put(fence);
 	return woken;
+}
+
+/* The scan of nfence_interrupt_log(), made once per interrupt. */
+static unsigned int nfence_interrupt_scan_once(struct nfence_adapter *adapter,
+					       bool *scanned_all)
+{
+	if (*scanned_all)
+		return 0;
+	*scanned_all = true;
+	return nfence_interrupt_scan(adapter);
 }
 
 /**
@@ -523,8 +535,10 @@ static unsigned int nfence_interrupt_handle(struct nfence_file *nfile,
  * lost entries may have named any fence of @nfile, and a fence without
  * waiters has nothing to wake), once per interrupt: the GPU does not run
  * while the interrupt holds the CMP lock, so a second scan would find
- * nothing the first did not. An entry naming no fence (its handle since
- * closed) is skipped.
+ * nothing the first did not. So is an entry whose handle names no fence
+ * any more: the handle was closed after the GPU logged the signal, but the
+ * fence may live on through another handle, whose waiters the signal may
+ * satisfy.
  *
  * Context: &nfence_cmp.lock held (the GPU does not write @log meanwhile).
  * Return: CPU waiters woken.
@@ -537,9 +551,10 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
 	struct drm_nfence_log_entry entries[8];
 	unsigned int woken = nfence_fence_process(progress);
-	bool scanned = false;
+	bool scanned = false, overran = false;
 	u32 count, status, i;
 	u64 prev = U64_MAX;
+	int ret;
 
 	/* UpdateNativeFenceLogs: the GPU's log writes before our reads. */
 	smp_mb();
@@ -552,11 +567,11 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 			status = DRM_NFENCE_LOG_READ_OVERRUN;
 			count = 0;
 		}
-		if ((status & DRM_NFENCE_LOG_READ_OVERRUN) && !scanned) {
+		if ((status & DRM_NFENCE_LOG_READ_OVERRUN) && !overran) {
+			overran = true;
 			atomic64_inc(&stats->overruns);
-			if (!*scanned_all)
-				woken += nfence_interrupt_scan(adapter);
-			*scanned_all = true;
+			woken += nfence_interrupt_scan_once(adapter,
+							    scanned_all);
 			scanned = true;
 		}
 		atomic64_add(count, &stats->log_entries);
@@ -565,7 +580,14 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 			if (entries[i].fence_handle == prev)
 				continue;
 			prev = entries[i].fence_handle;
-			woken += nfence_interrupt_handle(nfile, prev);
+			ret = nfence_interrupt_handle(nfile, prev);
+			if (ret >= 0) {
+				woken += ret;
+				continue;
+			}
+			woken += nfence_interrupt_scan_once(adapter,
+							    scanned_all);
+			scanned = true;
 		}
 	} while (count == ARRAY_SIZE(entries));
 	return woken;
