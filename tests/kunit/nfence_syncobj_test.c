@@ -37,6 +37,7 @@
 #include "../nfence_signal.h"
 #include "../nfence_syncobj.h"
 #include "../nfence_waitlist.h"
+#include "nfence_kunit_fence.h"
 
 static const struct nfence_gpu_config sob_cfg = {
 	.num_engines = 2,
@@ -213,6 +214,45 @@ static void sob_reached(struct kunit *test)
 	flush_workqueue(f->adapter->wait_wq);
 	KUNIT_EXPECT_NULL(test, drm_syncobj_fence_get(f->syncobj));
 	nfence_fence_signal(f->fence, 5);
+	flush_workqueue(f->adapter->wait_wq);
+	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 3, &error));
+	KUNIT_EXPECT_EQ(test, error, 0);
+	sob_expect_dequeued(test, f);
+}
+
+/* A waiter whose release comes with the GPU writing a lower value. */
+struct sob_lowering {
+	struct nfence_waiter w;
+	struct nfence_fence *fence;
+};
+
+static void sob_lowering_done(struct nfence_waiter *w)
+{
+	struct sob_lowering *l = container_of(w, struct sob_lowering, w);
+
+	WRITE_ONCE(*nfence_kunit_value(&l->fence->cv), 1);
+}
+
+/*
+ * The value reached, then a lower one written (a WRITE64) before the
+ * binding's waiter, released by the same signal, decides: the point still
+ * appears without error, not as an orphaned fence's (-ENOENT).
+ */
+static void sob_reached_then_lowered(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct sob_lowering l = { .fence = f->fence };
+	int error = 1;
+
+	l.w.value = 5;
+	l.w.done = sob_lowering_done;
+	RB_CLEAR_NODE(&l.w.node);
+	/* First in the list: released before the binding's waiter. */
+	KUNIT_ASSERT_FALSE(test, nfence_fence_add_waiter(f->fence, &l.w));
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 3), 0);
+	nfence_fence_signal(f->fence, 5);
+	KUNIT_EXPECT_FALSE(test, l.w.queued);
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(f->fence), 1);
 	flush_workqueue(f->adapter->wait_wq);
 	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 3, &error));
 	KUNIT_EXPECT_EQ(test, error, 0);
@@ -428,6 +468,7 @@ static void sob_signal_then_close(struct kunit *test)
 
 static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_reached),
+	KUNIT_CASE(sob_reached_then_lowered),
 	KUNIT_CASE(sob_abort_first),
 	KUNIT_CASE(sob_reached_then_abort),
 	KUNIT_CASE(sob_close_cancels),

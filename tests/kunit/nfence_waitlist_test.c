@@ -179,6 +179,55 @@ static void waitlist_flush_releases_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nfence_waitlist_count(&t->wl), 0);
 }
 
+/* A done callback during which the GPU writes a lower CurrentValue. */
+static void test_done_lowers(struct nfence_waiter *w)
+{
+	struct test_waiter *tw = container_of(w, struct test_waiter, w);
+
+	test_done(w);
+	WRITE_ONCE(tw->t->cv, 1);
+}
+
+/*
+ * A released waiter is told why: reached (by the value CurrentValue had
+ * when it was released, even if a lower one was written since, as by a
+ * WRITE64 while the first waiter's callback runs) or flushed, also when
+ * added after the flush. The callbacks go by this, never by a second read.
+ */
+static void waitlist_reached_says_why(struct kunit *test)
+{
+	struct wl_test *t = wl_setup(test, 0);
+	struct test_waiter *w = waiters(test, t, 4);
+	int i;
+
+	w[0].w.done = test_done_lowers;
+	w[0].w.value = 5;
+	w[1].w.value = 5;
+	w[2].w.value = 100;
+	w[3].w.value = 100;
+	for (i = 0; i < 3; i++) {
+		w[i].w.reached = false;
+		KUNIT_ASSERT_FALSE(test, nfence_waitlist_add(&t->wl, &w[i].w));
+	}
+	WRITE_ONCE(t->cv, 5);
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_process(&t->wl), 2);
+	KUNIT_EXPECT_TRUE(test, w[0].fired && w[1].fired);
+	KUNIT_EXPECT_TRUE(test, w[0].w.reached);
+	KUNIT_EXPECT_TRUE(test, w[1].w.reached);
+	KUNIT_EXPECT_EQ(test, t->cv, 1);
+	KUNIT_EXPECT_FALSE(test, w[2].fired);
+
+	w[2].w.reached = true;
+	KUNIT_EXPECT_EQ(test, nfence_waitlist_flush(&t->wl), 1);
+	KUNIT_EXPECT_TRUE(test, w[2].fired);
+	KUNIT_EXPECT_FALSE(test, w[2].w.reached);
+
+	w[3].w.reached = true;
+	KUNIT_EXPECT_TRUE(test, nfence_waitlist_add(&t->wl, &w[3].w));
+	KUNIT_EXPECT_TRUE(test, w[3].fired);
+	KUNIT_EXPECT_FALSE(test, w[3].w.reached);
+}
+
 /*
  * A waiter added after the flush is released at once and never queued:
  * the fence can no longer change. The flush holds the list's lock from
@@ -337,6 +386,7 @@ static struct kunit_case nfence_waitlist_cases[] = {
 	KUNIT_CASE(waitlist_extreme_values),
 	KUNIT_CASE(waitlist_flush_releases_all),
 	KUNIT_CASE(waitlist_add_after_flush_released),
+	KUNIT_CASE(waitlist_reached_says_why),
 	KUNIT_CASE(waitlist_matches_model),
 	{}
 };

@@ -159,7 +159,7 @@ static void nfence_sub_wait_done(struct nfence_waiter *waiter)
 	struct nfence_cmp *cmp = sub->cmp;
 
 	/* Released without reaching the value (orphaned): let it go too. */
-	if (nfence_fence_reached(f->fence, waiter->value))
+	if (waiter->reached || nfence_fence_reached(f->fence, waiter->value))
 		atomic64_inc(&cmp->gpu->irq_stats.woken);
 	/* The CMP may free @sub once the count is zero: kick via @cmp. */
 	if (atomic_dec_and_test(&sub->remaining))

@@ -178,6 +178,8 @@ static void nfence_binding_free(struct nfence_binding *b)
  * nfence_binding_outcome - what a released binding's point carries
  * @fence: the native fence
  * @value: the value bound
+ * @reached: its waiter was released because CurrentValue reached @value
+ *	(&nfence_waiter.reached), whatever CurrentValue says now
  *
  * AlwaysSignaled comes first: it raises CurrentValue, which then says
  * nothing about the value having been signaled.
@@ -185,11 +187,12 @@ static void nfence_binding_free(struct nfence_binding *b)
  * Return: 0 if @fence reached @value, -EIO if its device is in error,
  * -ENOENT if it was released unreached (the fence lost its last handle).
  */
-static int nfence_binding_outcome(struct nfence_fence *fence, u64 value)
+static int nfence_binding_outcome(struct nfence_fence *fence, u64 value,
+				  bool reached)
 {
 	if (READ_ONCE(fence->always_signaled))
 		return -EIO;
-	if (nfence_fence_read(fence) >= value)
+	if (reached || nfence_fence_read(fence) >= value)
 		return 0;
 	return -ENOENT;
 }
@@ -213,7 +216,8 @@ static void nfence_binding_done(struct nfence_waiter *waiter)
 						waiter);
 
 	nfence_binding_decide(b, nfence_binding_outcome(b->fence,
-							waiter->value));
+							waiter->value,
+							waiter->reached));
 }
 
 /* Attach the points of the decided bindings, in the order decided. */
@@ -341,7 +345,8 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 	if (nfence_fence_reached(b->fence, args->value)) {
 		/* Already there: no waiter, no MonitoredValue change. */
 		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
-								args->value));
+								args->value,
+								true));
 		nfence_binding_free(b);
 		return 0;
 	}

@@ -187,7 +187,8 @@ static void nfence_wait_entry_done(struct nfence_waiter *waiter)
 						   waiter);
 	struct nfence_wait *wait = e->wait;
 
-	if (!nfence_fence_reached(e->fence, waiter->value)) {
+	if (!waiter->reached &&
+	    !nfence_fence_reached(e->fence, waiter->value)) {
 		/* Released without reaching the value: orphaned fence. */
 		nfence_wait_complete(wait, -ENOENT);
 	} else {

@@ -54,6 +54,7 @@ static unsigned int nfence_waitlist_settle(struct nfence_waitlist *wl)
 			rb_erase_cached(first, &wl->tree);
 			RB_CLEAR_NODE(first);
 			least->queued = false;
+			least->reached = true;
 			wl->count--;
 			least->done(least);
 			woken++;
@@ -150,6 +151,7 @@ bool nfence_waitlist_add(struct nfence_waitlist *wl,
 	if (wl->closed) {
 		/* The fence can never change again: release at once. */
 		waiter->queued = false;
+		waiter->reached = false;
 		waiter->done(waiter);
 		spin_unlock(&wl->lock);
 		return true;
@@ -228,6 +230,7 @@ unsigned int nfence_waitlist_flush(struct nfence_waitlist *wl)
 		rb_erase_cached(first, &wl->tree);
 		RB_CLEAR_NODE(first);
 		w->queued = false;
+		w->reached = false;
 		wl->count--;
 		w->done(w);
 		woken++;

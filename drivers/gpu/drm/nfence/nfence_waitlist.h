@@ -48,6 +48,13 @@ struct nfence_waiter {
 	/** @queued: in a waitlist's tree */
 	bool queued;
 	/**
+	 * @reached: set before @done is called: true if CurrentValue had
+	 * reached @value when the waiter was released, false if the
+	 * waitlist was flushed. @done must go by this, not read
+	 * CurrentValue again: a GPU may have written a lower value since.
+	 */
+	bool reached;
+	/**
 	 * @done: called under the waitlist lock when the value is reached,
 	 * or when the waitlist is flushed, once the waiter is out of the
 	 * tree; the waitlist does not touch the waiter after it returns
