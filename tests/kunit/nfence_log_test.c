@@ -141,6 +141,37 @@ static void log_wraparound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cursor, N + 3);
 }
 
+/*
+ * WraparoundCount is 32 bits: past 2^32 wraps it is 0 again, but the log's
+ * position goes on, so that a cursor from before reads what follows it
+ * (not "ahead of the log" for good).
+ */
+static void log_wraparound_count_overflows(struct kunit *test)
+{
+	struct nfence_log *log = test->priv;
+	struct drm_nfence_log_entry *out = entries(test);
+	struct drm_nfence_log_header *h = log->buf->vaddr;
+	u64 cursor, before;
+	u32 status, n;
+
+	/* As after 2^32 - 1 wraps, with the buffer's last slot next. */
+	h->wraparound_count = U32_MAX;
+	h->first_free_entry_index = N - 1;
+	before = nfence_log_position(log);
+	KUNIT_EXPECT_EQ(test, before, (u64)U32_MAX * N + N - 1);
+	cursor = before;
+	append(log, 1, 3);
+	KUNIT_EXPECT_EQ(test, hdr(log)->wraparound_count, 0);
+	KUNIT_EXPECT_EQ(test, hdr(log)->first_free_entry_index, 2);
+	KUNIT_EXPECT_EQ(test, nfence_log_position(log), before + 3);
+	n = read(test, log, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, 1);
+	KUNIT_EXPECT_EQ(test, out[2].fence_value, 3);
+	KUNIT_EXPECT_EQ(test, cursor, before + 3);
+}
+
 static void log_overrun(struct kunit *test)
 {
 	struct nfence_log *log = test->priv;
@@ -361,6 +392,7 @@ static struct kunit_case nfence_log_cases[] = {
 	KUNIT_CASE(log_header_fresh),
 	KUNIT_CASE(log_append_read),
 	KUNIT_CASE(log_wraparound),
+	KUNIT_CASE(log_wraparound_count_overflows),
 	KUNIT_CASE(log_overrun),
 	KUNIT_CASE(log_cursor_ahead),
 	KUNIT_CASE(log_bad_index),

@@ -187,14 +187,14 @@ u64 nfence_log_gpu_va(const struct nfence_log *log)
 
 /*
  * The entries written to @buf since it was made: its WraparoundCount
- * whole buffers and FirstFreeEntryIndex.
+ * whole buffers (with the wraps past 32 bits) and FirstFreeEntryIndex.
  */
 static u64 nfence_log_buffer_position(const struct nfence_log_buffer *buf)
 {
 	const struct drm_nfence_log_header *h = nfence_log_header(buf->vaddr);
+	u64 wraps = (u64)buf->wraps_high << 32 | h->wraparound_count;
 
-	return (u64)h->wraparound_count * buf->num_entries +
-	       h->first_free_entry_index;
+	return wraps * buf->num_entries + h->first_free_entry_index;
 }
 
 /**
@@ -243,7 +243,10 @@ struct nfence_log_buffer *nfence_log_replace(struct nfence_log *log,
  *
  * Writes the entry at FirstFreeEntryIndex, then, after a barrier, advances
  * the index (to 0 past the last entry, counting WraparoundCount) in one
- * 64-bit store, so that whoever sees the new index sees the entry.
+ * 64-bit store, so that whoever sees the new index sees the entry. The
+ * 32-bit WraparoundCount goes back to 0 after 2^32 wraps; the log's
+ * position goes on (&nfence_log_buffer.wraps_high), so that cursors stay
+ * valid.
  *
  * Context: the writer's lock held (&nfence_cmp.lock for the engines).
  */
@@ -258,7 +261,8 @@ void nfence_log_append(struct nfence_log *log,
 	nfence_log_entries(buf->vaddr)[index] = *entry;
 	if (++index == buf->num_entries) {
 		index = 0;
-		wraps++;
+		if (++wraps == 0)
+			buf->wraps_high++;
 	}
 	word = (u64)wraps << 32 | index;
 	/* The entry before the index that publishes it. */
@@ -279,6 +283,7 @@ void nfence_log_copy(struct nfence_log *copy, const struct nfence_log *log)
 	memcpy(copy->buf->vaddr, log->buf->vaddr, log->buf->size);
 	copy->buf->size = log->buf->size;
 	copy->buf->num_entries = log->buf->num_entries;
+	copy->buf->wraps_high = log->buf->wraps_high;
 	copy->base = log->base;
 }
 

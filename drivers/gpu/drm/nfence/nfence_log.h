@@ -52,6 +52,11 @@ struct nfence_log_buffer {
 	size_t size;
 	/** @num_entries: entries after the header */
 	u32 num_entries;
+	/**
+	 * @wraps_high: times the header's 32-bit WraparoundCount went back
+	 * to 0: the high half of the wraps the buffer has counted
+	 */
+	u32 wraps_high;
 	/** @map: its read-only mapping in the queue's GPU address space */
 	struct nfence_vm_mapping map;
 };
