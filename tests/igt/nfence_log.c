@@ -838,6 +838,19 @@ static void test_bad_log_op(void)
 						      DRM_NFENCE_CS_NOP_WORDS),
 		      0, NULL, 0);
 	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
+	nfence_queue_begin(&q, &cs);
+	{
+		/* A payload's words: a length the flag would make right. */
+		const uint64_t payload[] = { 0 };
+
+		nfence_cs_raw(&cs,
+			      DRM_NFENCE_CS_HEADER_FLAGS(DRM_NFENCE_CS_NOP,
+							 DRM_NFENCE_CS_FLAG_LOG,
+							 DRM_NFENCE_CS_NOP_WORDS +
+							 DRM_NFENCE_CS_LOG_WORDS),
+			      0, payload, 1);
+	}
+	igt_assert_eq(__nfence_queue_submit(&q, &cs), -EINVAL);
 	/* The flag without the payload's length. */
 	nfence_queue_begin(&q, &cs);
 	{
