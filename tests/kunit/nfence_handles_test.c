@@ -1540,6 +1540,17 @@ static void hnd_file_close(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&a->drm.ref), f->drm_refs[1]);
 }
 
+/* CONTEXT_CREATE on engine 0 of @wdev; returns the context's handle. */
+static u32 hnd_context(struct hnd_fix *f, unsigned int file, u32 wdev)
+{
+	struct drm_nfence_context_create cc = { .device = wdev };
+
+	KUNIT_ASSERT_EQ(f->test, hnd_ioctl(f, file,
+					   nfence_context_create_ioctl, &cc),
+			0);
+	return cc.handle;
+}
+
 static u32 hnd_queue(struct hnd_fix *f, unsigned int file, u32 wdev, u32 ctx,
 		     u32 *progress)
 {
@@ -1565,21 +1576,18 @@ static void hnd_progress_fence(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
 	struct nfence_adapter *a = f->adapter[0];
-	struct drm_nfence_context_create cc = {};
 	struct drm_nfence_hwqueue_destroy qd = {};
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence;
 	struct nfence_hwqueue *q;
 	unsigned int fa;
-	u32 da, qh, ph;
+	u32 da, ctx, qh, ph;
 
 	fa = hnd_open(f, 0);
 	da = hnd_device(f, fa);
-	cc.device = da;
-	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
-					&cc), 0);
+	ctx = hnd_context(f, fa, da);
 
-	qh = hnd_queue(f, fa, da, cc.handle, &ph);
+	qh = hnd_queue(f, fa, da, ctx, &ph);
 	local = hnd_local(f, fa, ph);
 	KUNIT_ASSERT_NOT_NULL(test, local);
 	KUNIT_EXPECT_TRUE(test, local->progress);
@@ -1607,7 +1615,7 @@ static void hnd_progress_fence(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, hnd_live(a, fence));
 
 	/* With the device: queue, then progress fence handle, then fence. */
-	qh = hnd_queue(f, fa, da, cc.handle, &ph);
+	qh = hnd_queue(f, fa, da, ctx, &ph);
 	fence = hnd_fence(f, fa, ph);
 	KUNIT_EXPECT_TRUE(test, hnd_live(a, fence));
 	KUNIT_ASSERT_EQ(test, hnd_device_destroy(f, fa, da), 0);
@@ -1628,7 +1636,6 @@ static void hnd_irq_log_closed_handle(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
 	struct nfence_adapter *a = f->adapter[0];
-	struct drm_nfence_context_create cc = {};
 	struct drm_nfence_log_entry e = {
 		.fence_value = 1,
 		.operation = DRM_NFENCE_LOG_OP_SIGNAL_EXECUTED,
@@ -1643,10 +1650,7 @@ static void hnd_irq_log_closed_handle(struct kunit *test)
 
 	fa = hnd_open(f, 0);
 	da = hnd_device(f, fa);
-	cc.device = da;
-	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_context_create_ioctl,
-					&cc), 0);
-	qh = hnd_queue(f, fa, da, cc.handle, &ph);
+	qh = hnd_queue(f, fa, da, hnd_context(f, fa, da), &ph);
 	q = hnd_hwqueue(f, fa, qh);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_ASSERT_NOT_NULL(test, q->hw.logs);
