@@ -144,15 +144,22 @@ static void log_wraparound(struct kunit *test)
 /*
  * WraparoundCount is 32 bits: past 2^32 wraps it is 0 again, but the log's
  * position goes on, so that a cursor from before reads what follows it
- * (not "ahead of the log" for good).
+ * (not "ahead of the log" for good), in the log and in a copy of it (what
+ * LOG_READ reads).
  */
 static void log_wraparound_count_overflows(struct kunit *test)
 {
 	struct nfence_log *log = test->priv;
 	struct drm_nfence_log_entry *out = entries(test);
 	struct drm_nfence_log_header *h = log->buf->vaddr;
+	struct nfence_log_buffer buf = {};
+	struct nfence_log copy = { .buf = &buf };
 	u64 cursor, before;
 	u32 status, n;
+
+	buf.vaddr = kunit_kzalloc(test, nfence_log_size(NFENCE_LOG_ENTRIES_ALL),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf.vaddr);
 
 	/* As after 2^32 - 1 wraps, with the buffer's last slot next. */
 	h->wraparound_count = U32_MAX;
@@ -169,6 +176,15 @@ static void log_wraparound_count_overflows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 3);
 	KUNIT_EXPECT_EQ(test, out[0].fence_value, 1);
 	KUNIT_EXPECT_EQ(test, out[2].fence_value, 3);
+	KUNIT_EXPECT_EQ(test, cursor, before + 3);
+
+	nfence_log_copy(&copy, log);
+	KUNIT_EXPECT_EQ(test, nfence_log_position(&copy), before + 3);
+	cursor = before + 1;
+	n = read(test, &copy, &cursor, out, N, &status);
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, out[0].fence_value, 2);
 	KUNIT_EXPECT_EQ(test, cursor, before + 3);
 }
 

@@ -241,17 +241,20 @@ static void sob_lowering_done(struct nfence_waiter *w)
 static void sob_reached_then_lowered(struct kunit *test)
 {
 	struct sob_fix *f = test->priv;
-	struct sob_lowering l = { .fence = f->fence };
+	/* Not on the stack: a failed assert leaves it for the exit's flush. */
+	struct sob_lowering *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	int error = 1;
 
-	l.w.value = 5;
-	l.w.done = sob_lowering_done;
-	RB_CLEAR_NODE(&l.w.node);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->fence = f->fence;
+	l->w.value = 5;
+	l->w.done = sob_lowering_done;
+	RB_CLEAR_NODE(&l->w.node);
 	/* First in the list: released before the binding's waiter. */
-	KUNIT_ASSERT_FALSE(test, nfence_fence_add_waiter(f->fence, &l.w));
+	KUNIT_ASSERT_FALSE(test, nfence_fence_add_waiter(f->fence, &l->w));
 	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 3), 0);
 	nfence_fence_signal(f->fence, 5);
-	KUNIT_EXPECT_FALSE(test, l.w.queued);
+	KUNIT_EXPECT_FALSE(test, l->w.queued);
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(f->fence), 1);
 	flush_workqueue(f->adapter->wait_wq);
 	KUNIT_ASSERT_TRUE(test, sob_point(test, f, 3, &error));

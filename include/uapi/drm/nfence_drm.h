@@ -1646,8 +1646,12 @@ struct drm_nfence_log_entry {
  * struct drm_nfence_log_read - read a queue's log from a cursor
  *
  * A cursor counts the entries the GPU has written to the log since the
- * queue was made: (@header.wraparound_count * @header.num_entries +
- * @header.first_free_entry_index). Start with 0. The call copies the
+ * queue was made, across the buffers it had (a logging level change or
+ * %DRM_NFENCE_LOGGING_RECREATE gives it new ones) and past 2^32 wraps:
+ * (@header.wraparound_count * @header.num_entries +
+ * @header.first_free_entry_index) only while the queue has had one
+ * buffer and fewer wraps; keep the @cursor a call returns. Start with 0.
+ * The call copies the
  * entries from @cursor on, oldest first, at most @num_entries of them,
  * and advances @cursor past them. When the GPU has written more than
  * @header.num_entries entries since @cursor, the oldest are gone:

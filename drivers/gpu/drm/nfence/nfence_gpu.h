@@ -77,6 +77,13 @@ struct nfence_irq_stats {
 	 */
 	atomic64_t overruns;
 	/**
+	 * @unnamed: signal log entries those interrupts read whose handle
+	 * named no fence any more (closed since the GPU logged the signal):
+	 * every fence of the adapter with waiters was looked at instead, as
+	 * for an overrun (not counted in @scans)
+	 */
+	atomic64_t unnamed;
+	/**
 	 * @peer_rings: fence ids this GPU wrote to other GPUs' peer
 	 * doorbells (DOC: peer signals)
 	 */

@@ -54,7 +54,8 @@ struct nfence_log_buffer {
 	u32 num_entries;
 	/**
 	 * @wraps_high: times the header's 32-bit WraparoundCount went back
-	 * to 0: the high half of the wraps the buffer has counted
+	 * to 0: the high half of the wraps the buffer has counted. Written
+	 * by nfence_log_append() under the writer's lock.
 	 */
 	u32 wraps_high;
 	/** @map: its read-only mapping in the queue's GPU address space */

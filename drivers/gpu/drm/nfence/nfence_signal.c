@@ -585,6 +585,7 @@ unsigned int nfence_interrupt_log(struct nfence_adapter *adapter,
 				woken += ret;
 				continue;
 			}
+			atomic64_inc(&stats->unnamed);
 			woken += nfence_interrupt_scan_once(adapter,
 							    scanned_all);
 			scanned = true;
@@ -836,6 +837,8 @@ void nfence_irq_stats_print(struct nfence_adapter *adapter,
 		   (long long)atomic64_read(&s->log_entries));
 	drm_printf(p, "overruns: %lld\n",
 		   (long long)atomic64_read(&s->overruns));
+	drm_printf(p, "unnamed: %lld\n",
+		   (long long)atomic64_read(&s->unnamed));
 	drm_printf(p, "peer_rings: %lld\n",
 		   (long long)atomic64_read(&s->peer_rings));
 	drm_printf(p, "peer_taken: %lld\n", (long long)atomic64_read(&s->peer_taken));

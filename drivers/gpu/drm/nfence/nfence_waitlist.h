@@ -50,14 +50,17 @@ struct nfence_waiter {
 	/**
 	 * @reached: set before @done is called: true if CurrentValue had
 	 * reached @value when the waiter was released, false if the
-	 * waitlist was flushed. @done must go by this, not read
-	 * CurrentValue again: a GPU may have written a lower value since.
+	 * waitlist was flushed or closed when it was added. When true,
+	 * @done must not check CurrentValue again: a GPU may have written a
+	 * lower value since. When false, @done tells AlwaysSignaled from an
+	 * orphaned fence.
 	 */
 	bool reached;
 	/**
 	 * @done: called under the waitlist lock when the value is reached,
-	 * or when the waitlist is flushed, once the waiter is out of the
-	 * tree; the waitlist does not touch the waiter after it returns
+	 * when the waitlist is flushed, or at once when it is added to a
+	 * flushed (closed) waitlist, once the waiter is out of the tree; the
+	 * waitlist does not touch the waiter after it returns
 	 */
 	void (*done)(struct nfence_waiter *waiter);
 };
