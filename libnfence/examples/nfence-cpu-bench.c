@@ -33,7 +33,8 @@
  *     DRM ioctl path alone is from the futex) and native/futex+ioctl (what
  *     nfence adds to that path). Then what each call costs where
  *     nothing sleeps (a signal nobody waits for, a wait already reached,
- *     and a DRM ioctl that its first check refuses), in ns, best of three.
+ *     a DRM ioctl that its first check refuses, and an ioctl on a file
+ *     that has none), in ns, best of three.
  *  2) waiter scaling on the driver: with 10, 1,000 and 100,000
  *     asynchronous waiters outstanding (values nothing reaches; 4,096
  *     pending per file is the uapi's limit and libnfence has one file per
@@ -745,17 +746,21 @@ static void pp_teardown(struct pp *p)
 
 /*
  * What one call costs where nothing sleeps: the parts of a round trip that
- * are not the sleep and the wake-up, and the floor of a DRM ioctl on the
- * render node (ioctl_floor()).
+ * are not the sleep and the wake-up, the floor of a DRM ioctl on the
+ * render node (ioctl_floor()), and the floor of an ioctl on any file (one
+ * that an eventfd, which has no ioctls, refuses): what of the DRM floor is
+ * the system call, the file look-up and the security hook, and what is
+ * drm_ioctl().
  */
 enum call {
-	CALL_IOCTL_FLOOR, CALL_NATIVE_SIGNAL, CALL_NATIVE_WAIT,
+	CALL_FILE_IOCTL, CALL_IOCTL_FLOOR, CALL_NATIVE_SIGNAL, CALL_NATIVE_WAIT,
 	CALL_FUTEX_WAKE, CALL_FUTEX_WAIT, CALL_SYNCOBJ_SIGNAL,
 	CALL_SYNCOBJ_WAIT, NUM_CALLS
 };
 
 static const char *const call_names[NUM_CALLS] = {
-	"drm ioctl floor", "native signal", "native wait reached",
+	"file ioctl floor", "drm ioctl floor", "native signal",
+	"native wait reached",
 	"futex wake", "futex wait EAGAIN", "syncobj signal",
 	"syncobj wait reached",
 };
@@ -767,6 +772,7 @@ struct calls {
 	uint32_t word;
 	uint32_t syncobj;
 	uint64_t point;
+	int efd;		/* CALL_FILE_IOCTL's file */
 };
 
 static double calls_run(struct bench *b, void *arg, unsigned long n)
@@ -777,6 +783,11 @@ static double calls_run(struct bench *b, void *arg, unsigned long n)
 
 	for (i = 0; i < n; i++) {
 		switch (c->call) {
+		case CALL_FILE_IOCTL:
+			if (ioctl(c->efd, DRM_IOCTL_SYNCOBJ_CREATE, NULL) == 0 ||
+			    errno != ENOTTY)
+				sys(-1, "an ioctl on an eventfd");
+			break;
 		case CALL_IOCTL_FLOOR:
 			ioctl_floor(b->drm);
 			break;
@@ -818,6 +829,8 @@ static void bench_calls(struct bench *b)
 	memset(&c, 0, sizeof(c));
 	c.fence = create_fence(b->hDevice, false);
 	c.syncobj = syncobj_create(b->drm);
+	c.efd = eventfd(0, EFD_CLOEXEC);
+	sys(c.efd, "eventfd");
 	printf("\n%-22s %10s\n", "call (nothing sleeps)", "ns");
 	for (k = 0; k < NUM_CALLS; k++) {
 		c.call = k;
@@ -828,12 +841,14 @@ static void bench_calls(struct bench *b)
 	}
 	summary("calls: native signal + reached wait %.2fx futex wake + EAGAIN "
 		"wait, %.2fx the syncobj's; a DRM ioctl's floor %.2fx a futex "
-		"wake\n",
+		"wake, %.2fx any file's ioctl's floor\n",
 		(ns[CALL_NATIVE_SIGNAL] + ns[CALL_NATIVE_WAIT]) /
 		(ns[CALL_FUTEX_WAKE] + ns[CALL_FUTEX_WAIT]),
 		(ns[CALL_NATIVE_SIGNAL] + ns[CALL_NATIVE_WAIT]) /
 		(ns[CALL_SYNCOBJ_SIGNAL] + ns[CALL_SYNCOBJ_WAIT]),
-		ns[CALL_IOCTL_FLOOR] / ns[CALL_FUTEX_WAKE]);
+		ns[CALL_IOCTL_FLOOR] / ns[CALL_FUTEX_WAKE],
+		ns[CALL_IOCTL_FLOOR] / ns[CALL_FILE_IOCTL]);
+	close(c.efd);
 	syncobj_destroy(b->drm, c.syncobj);
 	destroy_fence(c.fence);
 }
