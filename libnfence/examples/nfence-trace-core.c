@@ -1287,10 +1287,66 @@ static int raw_record(struct tep_event *ev, struct tep_record *rec,
 	return 0;
 }
 
+/*
+ * The formats of the events of @system into @tep. 0, or -1 if the system
+ * has no events (not there).
+ */
+static int raw_load_system(struct tep_handle *tep, const char *system)
+{
+	char **events = tracefs_system_events(NULL, system);
+	char *format;
+	int i, size;
+
+	if (!events)
+		return -1;
+	for (i = 0; events[i]; i++) {
+		format = tracefs_event_file_read(NULL, system, events[i],
+						 "format", &size);
+		/* One that fails to parse is missed when its records come. */
+		if (format && size > 0)
+			tep_parse_event(tep, format, size, system);
+		free(format);
+	}
+	tracefs_list_free(events);
+	return 0;
+}
+
+/*
+ * A tep handle for the recording's events: the ring buffer's page header,
+ * the formats of the nfence events and of the probes' group (if it is
+ * there), and the saved command lines (threads' names, best effort).
+ * This is what tracefs_local_events_system() makes, less /proc/kallsyms:
+ * no nfence event prints a kernel symbol, and libtracefs 1.6.4 reads that
+ * file with a copy per chunk, most of the time of a short recording in a
+ * TCG guest.
+ */
+static struct tep_handle *raw_local_events(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *header;
+	int size;
+
+	if (!tep)
+		return NULL;
+	header = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!header || size <= 0 ||
+	    tep_parse_header_page(tep, header, size, sizeof(long)) < 0 ||
+	    raw_load_system(tep, "nfence") < 0) {
+		free(header);
+		tep_free(tep);
+		errno = ENOENT;
+		return NULL;
+	}
+	free(header);
+	raw_load_system(tep, NTRACE_USDT_GROUP);
+	tracefs_load_cmdlines(NULL, tep);
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	return tep;
+}
+
 /* The recording's events into @c, and its adapters' frequencies. */
 static int raw_read(struct ntrace_rec *r, struct conv *c)
 {
-	const char *systems[] = { "nfence", NTRACE_USDT_GROUP, NULL };
 	struct raw rw = { .c = c };
 	unsigned int i;
 
@@ -1301,7 +1357,7 @@ static int raw_read(struct ntrace_rec *r, struct conv *c)
 			a->frequency = r->adapters[i].frequency;
 	}
 	/* After the recording: saved_cmdlines has its threads' names. */
-	rw.tep = tracefs_local_events_system(NULL, systems);
+	rw.tep = raw_local_events();
 	if (!rw.tep)
 		return err(c, "cannot read the nfence event formats: %s",
 			   strerror(errno));
