@@ -141,6 +141,18 @@ struct hnd_demote {
 };
 
 /**
+ * struct hnd_db_peek - a new doorbell as nfence_doorbell_pin() finds it
+ * @ran: the stub ran
+ * @mappable: its file may map it already
+ * @slot: the physical doorbell its mappings would show (-1: none)
+ */
+struct hnd_db_peek {
+	bool ran;
+	bool mappable;
+	int slot;
+};
+
+/**
  * struct hnd_fix - what a test runs on
  * @test: the test
  * @adapter: the adapters; NULL once the test destroyed one
@@ -151,6 +163,7 @@ struct hnd_demote {
  * @nfds: entries of @fd used
  * @race: the race test's action (hnd_insert_raced())
  * @demote: the demotion window test's state (hnd_demote_window())
+ * @db_peek: what hnd_doorbell_pin_peek() saw
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -162,6 +175,7 @@ struct hnd_fix {
 	unsigned int nfds;
 	struct hnd_race race;
 	struct hnd_demote demote;
+	struct hnd_db_peek db_peek;
 };
 
 static void hnd_waiter_done(struct nfence_waiter *w)
@@ -2910,6 +2924,91 @@ static void hnd_demote_read_window(struct kunit *test)
 }
 #endif
 
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+/*
+ * nfence_doorbell_pin(), after a look at the new doorbell, which its file
+ * may map from then on.
+ */
+static int hnd_doorbell_pin_peek(struct nfence_file *nfile,
+				 struct nfence_doorbell *db,
+				 const struct drm_nfence_doorbell_create *args)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct hnd_db_peek *peek = &((struct hnd_fix *)test->priv)->db_peek;
+
+	kunit_deactivate_static_stub(test, nfence_doorbell_pin);
+	mutex_lock(&db->adapter->doorbell_lock);
+	peek->ran = true;
+	peek->mappable = db->mmap_allowed;
+	peek->slot = db->ring.slot;
+	mutex_unlock(&db->adapter->doorbell_lock);
+	return nfence_doorbell_pin(nfile, db, args);
+}
+
+/* DOORBELL_CREATE of @args, looked at by hnd_doorbell_pin_peek(). */
+static int hnd_doorbell_create_peek(struct hnd_fix *f, unsigned int file,
+				    struct drm_nfence_doorbell_create *args)
+{
+	struct hnd_db_peek *peek = &f->db_peek;
+	int ret;
+
+	*peek = (struct hnd_db_peek){ .slot = INT_MAX };
+	kunit_activate_static_stub(f->test, nfence_doorbell_pin,
+				   hnd_doorbell_pin_peek);
+	ret = hnd_ioctl(f, file, nfence_doorbell_create_ioctl, args);
+	KUNIT_EXPECT_TRUE(f->test, peek->ran);
+	KUNIT_EXPECT_TRUE(f->test, peek->mappable);
+	KUNIT_EXPECT_EQ(f->test, peek->slot, -1);
+	return ret;
+}
+
+/*
+ * A new doorbell is mappable by its file before its ring is attached to
+ * its queue, and a mapping made then stays if the create fails: a fault in
+ * that window must map the doorbell's dummy page, never a physical
+ * doorbell. Slot 0, which a zeroed doorbell would name, is one that
+ * another queue may own: its write index would be readable and writable
+ * by another process.
+ */
+static void hnd_doorbell_new_maps_dummy(struct kunit *test)
+{
+	struct drm_nfence_alloc_create ac = {
+		.size = PAGE_SIZE,
+		.segment_id = NFENCE_SEGMENT_ID_SYSTEM,
+	};
+	struct drm_nfence_hwqueue_create uq = {
+		.flags = DRM_NFENCE_HWQUEUE_USER_MODE_SUBMISSION,
+	};
+	struct drm_nfence_doorbell_create db = {};
+	struct hnd_fix *f = test->priv;
+	unsigned int fa;
+	u32 d;
+
+	fa = hnd_open(f, 0);
+	d = hnd_device(f, fa);
+	ac.device = d;
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_alloc_create_ioctl, &ac),
+			0);
+	uq.device = d;
+	uq.context = hnd_context(f, fa, d);
+	KUNIT_ASSERT_EQ(test, hnd_ioctl(f, fa, nfence_hwqueue_create_ioctl,
+					&uq), 0);
+	db.device = d;
+	db.hwqueue = uq.handle;
+	db.ring_alloc = ac.handle;
+
+	/* A create that fails once the doorbell is mappable: no control. */
+	db.ring_control_alloc = U32_MAX;
+	KUNIT_EXPECT_EQ(test, hnd_doorbell_create_peek(f, fa, &db), -ENOENT);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_DOORBELL)->count, 0);
+
+	/* One that succeeds: its ring starts disconnected all the same. */
+	db.ring_control_alloc = 0;
+	KUNIT_EXPECT_EQ(test, hnd_doorbell_create_peek(f, fa, &db), 0);
+	KUNIT_EXPECT_EQ(test, hnd_table(f, fa, NFENCE_OBJ_DOORBELL)->count, 1);
+}
+#endif
+
 static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_create_destroy),
 	KUNIT_CASE(hnd_vram_values_packed),
@@ -2943,6 +3042,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_adapter_unplug),
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 	KUNIT_CASE(hnd_cmp_last_reference),
+	KUNIT_CASE(hnd_doorbell_new_maps_dummy),
 #endif
 	KUNIT_CASE(hnd_window_pages),
 	{}

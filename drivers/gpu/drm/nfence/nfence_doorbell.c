@@ -278,6 +278,12 @@ static int nfence_doorbell_init(struct nfence_file *nfile,
 	int ret;
 
 	db->adapter = adapter;
+	/*
+	 * No physical doorbell (slot 0 is one) from the moment the file may
+	 * map the doorbell, before the ring is attached or if it never is:
+	 * a fault until then maps the dummy page.
+	 */
+	db->ring.slot = -1;
 	drm_dev_get(&adapter->drm);
 	db->base.funcs = &nfence_doorbell_funcs;
 	drm_gem_private_object_init(&adapter->drm, &db->base, PAGE_SIZE);
@@ -299,12 +305,18 @@ static int nfence_doorbell_init(struct nfence_file *nfile,
 	return ret;
 }
 
-/* The ring buffer and control of a new doorbell, pinned and checked. */
-static int nfence_doorbell_pin(struct nfence_file *nfile,
-			       struct nfence_doorbell *db,
-			       const struct drm_nfence_doorbell_create *args)
+/*
+ * The ring buffer and control of a new doorbell, pinned and checked. The
+ * doorbell is mappable by then: visible to KUnit, which stubs it to look
+ * at the doorbell in that state.
+ */
+NFENCE_VISIBLE_IF_KUNIT int
+nfence_doorbell_pin(struct nfence_file *nfile, struct nfence_doorbell *db,
+		    const struct drm_nfence_doorbell_create *args)
 {
 	struct nfence_alloc *ring, *control = NULL;
+
+	NFENCE_KUNIT_STUB(nfence_doorbell_pin, nfile, db, args);
 
 	ring = nfence_alloc_pin(nfile, args->device, args->ring_alloc);
 	if (!ring)

@@ -104,4 +104,10 @@ int nfence_doorbell_destroy_ioctl(struct drm_device *drm, void *data,
 int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
 				 struct drm_file *file);
 
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+struct drm_nfence_doorbell_create;
+int nfence_doorbell_pin(struct nfence_file *nfile, struct nfence_doorbell *db,
+			const struct drm_nfence_doorbell_create *args);
+#endif
+
 #endif /* __NFENCE_DOORBELL_H__ */
