@@ -1319,8 +1319,8 @@ struct drm_nfence_submit {
  * against.
  *
  * -ENOENT for an unknown @device, @hwqueue or fence handle; -EINVAL for
- * @count of 0 or above %DRM_NFENCE_MAX_WAIT_FENCES, non-zero @flags or
- * @pad, an INTRA_GPU fence, or a value outside the 32-bit window (see
+ * @count of 0 or above %DRM_NFENCE_MAX_WAIT_FENCES, non-zero @flags, an
+ * INTRA_GPU fence, or a value outside the 32-bit window (see
  * &struct drm_nfence_fence_wait) or a queue created with
  * USER_MODE_SUBMISSION; -EACCES for a fence handle opened with NO_WAIT
  * (wait) or NO_SIGNAL (signal); -EIO when the context or device is in
@@ -1352,13 +1352,18 @@ struct drm_nfence_submit_sync {
  * - The ring buffer is an allocation of the queue's device whose size
  *   divided by 16 gives the number of entries (at least 1). Entry i of the
  *   ring holds the i-th command buffer modulo that number.
- * - The ring buffer control, optional, is an allocation holding &struct
- *   drm_nfence_ring_control at offset 0: @write_index is the process's,
+ * - The ring buffer control, optional on an adapter of the dedicated
+ *   doorbell model and required on one of the global model, is an
+ *   allocation holding &struct drm_nfence_ring_control at offset 0:
+ *   @write_index is the process's,
  *   @read_index the engine's (the entries it has finished). The engine
  *   stores the read index after an entry's last command has run, so a
  *   progress value that entry signals can be seen a moment before it.
  * - Ringing is a 64-bit store of the write index (the count of entries
- *   written since the doorbell was created) to the doorbell page. The CMP
+ *   written since the doorbell was created) to the doorbell page; in the
+ *   global model (%DRM_NFENCE_DOORBELL_GLOBAL), where every queue shares
+ *   one doorbell, any non-zero store rings and the CMP reads each
+ *   connected ring's write index from its control. The CMP
  *   runs entries from its read index up to the last write index it took
  *   from the doorbell, as command buffers of the engine's ISA; the process
  *   signals the queue's progress fence from its command buffers.
@@ -1459,8 +1464,9 @@ enum drm_nfence_doorbell_status {
  *
  * -ENOENT for an unknown @device, @hwqueue, @ring_alloc or
  * @ring_control_alloc; -EINVAL for unknown @flags, a queue created without
- * USER_MODE_SUBMISSION, a ring buffer smaller than one entry or a control
- * allocation smaller than &struct drm_nfence_ring_control; -EOPNOTSUPP for
+ * USER_MODE_SUBMISSION, a ring buffer smaller than one entry, a control
+ * allocation smaller than &struct drm_nfence_ring_control, or no control
+ * on an adapter of the global doorbell model; -EOPNOTSUPP for
  * %DRM_NFENCE_DOORBELL_RESIZE_RING; -EBUSY if the queue has a doorbell;
  * -EIO when the queue's context or device is in error.
  */
@@ -1471,7 +1477,10 @@ struct drm_nfence_doorbell_create {
 	__u32 hwqueue;
 	/** @ring_alloc: allocation handle of the ring buffer */
 	__u32 ring_alloc;
-	/** @ring_control_alloc: allocation handle of the control, or 0 */
+	/**
+	 * @ring_control_alloc: allocation handle of the control, or 0 (not
+	 * on an adapter of the global doorbell model)
+	 */
 	__u32 ring_control_alloc;
 	/** @flags: DRM_NFENCE_DOORBELL_* */
 	__u32 flags;
