@@ -825,6 +825,47 @@ static void cmp_fence_wait_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->num_pending, 0);
 }
 
+/*
+ * The CPU may write over a command buffer between two passes: a FENCE_WAIT
+ * the queue parked on, overwritten with NOPs, is no wait any more. Once the
+ * NOPs run, the queue is neither counted as parked (every CPU signal would
+ * kick the CMP for it) nor remembers when the engine first found that wait
+ * unresolved (a later logged wait would report it as its own).
+ */
+static void cmp_fence_wait_overwritten(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q = f->q[0];
+	u64 start, wait_cmd, end, nops;
+	unsigned int ran;
+
+	f->sp.data[0] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	wait_cmd = nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 1);
+	end = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_write64(&f->sp.cs, cmp_data_va(f, 1), CMP_VALUE);
+	cmp_submit(f, q, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	/* As many NOPs as the FENCE_WAIT's bytes, past what was submitted. */
+	nops = nfence_kcs_cursor(&f->sp.cs);
+	while (nfence_kcs_cursor(&f->sp.cs) - nops < end - wait_cmd)
+		nfence_kcs_nop(&f->sp.cs);
+	KUNIT_ASSERT_EQ(test, nfence_kcs_cursor(&f->sp.cs) - nops,
+			end - wait_cmd);
+
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_TRUE(test, q->parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	KUNIT_EXPECT_NE(test, q->wait_seen_ts, 0);
+
+	memcpy(nfence_kcs_ptr(&f->sp.cs, wait_cmd),
+	       nfence_kcs_ptr(&f->sp.cs, nops), end - wait_cmd);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_IDLE);
+	KUNIT_EXPECT_EQ(test, f->sp.data[1], CMP_VALUE);
+	KUNIT_EXPECT_FALSE(test, q->parked);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 0);
+	KUNIT_EXPECT_EQ(test, q->wait_seen_ts, 0);
+}
+
 /* Whether a kick is pending, cleared as the CMP thread clears it. */
 static bool cmp_kicked(struct cmp_fix *f)
 {
@@ -2420,6 +2461,7 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_nop_runs_to_idle),
 	KUNIT_CASE(cmp_fence_wait_blocks),
 	KUNIT_CASE(cmp_fence_wait_parked_kicks),
+	KUNIT_CASE(cmp_fence_wait_overwritten),
 	KUNIT_CASE(cmp_fence_signal_memory),
 	KUNIT_CASE(cmp_fence_signal_memory_coalesced),
 	KUNIT_CASE(cmp_fence_signal_fence_at),

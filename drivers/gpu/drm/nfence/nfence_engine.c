@@ -504,14 +504,17 @@ static bool nfence_engine_wait_done(struct nfence_cmp *cmp, struct nfence_vm *vm
 /**
  * nfence_engine_queue_unpark_locked - a queue no longer waits on a FENCE_WAIT
  * @cmp: the CMP, whose lock is held
- * @q: the queue: its FENCE_WAIT was resolved, or it will never run it
+ * @q: the queue: its FENCE_WAIT was resolved, or it will never run it (it
+ *	stopped, its ring went, or the command at its head is another now)
  *
- * Takes @q out of &nfence_cmp.num_parked if it was counted there.
+ * Takes @q out of &nfence_cmp.num_parked if it was counted there, and
+ * forgets when its engine first found the wait unresolved.
  */
 void nfence_engine_queue_unpark_locked(struct nfence_cmp *cmp,
 				       struct nfence_cmp_queue *q)
 {
 	lockdep_assert_held(&cmp->lock);
+	q->wait_seen_ts = 0;
 	if (!q->parked)
 		return;
 	q->parked = false;
@@ -597,11 +600,10 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			*result = NFENCE_RUN_BLOCKED;
 			return 0;
 		}
-		nfence_engine_queue_unpark_locked(cmp, q);
+		/* The caller unparks the queue after it. */
 		if (cmd->log)
 			nfence_engine_log(cmp, q, NFENCE_LOG_WAITS, cmd,
 					  q->wait_seen_ts);
-		q->wait_seen_ts = 0;
 		return 0;
 	case DRM_NFENCE_CS_FENCE_SIGNAL:
 		return nfence_engine_fence_signal(cmp, q, cmd, fault_va);
@@ -779,6 +781,12 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 			goto fault;
 		if (result == NFENCE_RUN_BLOCKED)
 			return result;
+		/*
+		 * The head ran: the queue waits on nothing, whether it was
+		 * its FENCE_WAIT, resolved, or a command the CPU wrote over
+		 * the FENCE_WAIT it had parked on.
+		 */
+		nfence_engine_queue_unpark_locked(cmp, q);
 		sub->offset += cmd.bytes;
 		atomic64_inc(&cmp->commands);
 		(*ran)++;
