@@ -1489,15 +1489,21 @@ static void test_no_logs(void)
 		l.flags = 2;
 		igt_assert_eq(__nfence_logging_level(nfd, &l), -EINVAL);
 	}
-	/* A command with a log payload faults the context there. */
+	/*
+	 * A command with a log payload faults the context there: an invalid
+	 * command, reported at its own address, not its operand's.
+	 */
 	{
 		struct drm_nfence_context_control ctl;
 		struct nfence_bo bo;
 		struct nfence_cs cs;
+		uint64_t cmd_va;
 
 		nfence_bo_create(nfd, ndev, PAGE, NFENCE_SEGMENT_SYSTEM,
 				 DRM_NFENCE_ALLOC_CPU_VISIBLE, &bo);
 		nfence_queue_begin(&q, &cs);
+		nfence_cs_nop(&cs);
+		cmd_va = cs.gpu_va + cs.len;
 		nfence_cs_fence_signal_log(&cs, bo.gpu_va, 0, 1, 1, OP_SIGNAL);
 		nfence_queue_submit(&q, &cs);
 		igt_assert_eq(nfence_queue_wait(&q, q.submitted, WAIT_MS), 0);
@@ -1505,6 +1511,7 @@ static void test_no_logs(void)
 		igt_assert(ctl.state & ST_FAULTED);
 		igt_assert_eq_u32(ctl.fault_reason,
 				  DRM_NFENCE_FAULT_BAD_COMMAND);
+		igt_assert_eq_u64(ctl.fault_va, cmd_va);
 		igt_assert_eq_u64(*nfence_bo_u64(&bo, 0), 0);
 		nfence_bo_destroy(&bo);
 	}

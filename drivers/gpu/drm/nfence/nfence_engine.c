@@ -570,7 +570,11 @@ static int nfence_engine_fetch(struct nfence_vm *vm, u64 va, const u8 *base,
 	return 0;
 }
 
-/* Run one command, address space locked; 0, or a fault reason. */
+/*
+ * Run one command, address space locked; 0, or a fault reason. *@fault_va
+ * comes in as the command's address, which an invalid command keeps; a
+ * page fault sets it to the operand.
+ */
 static int nfence_engine_exec(struct nfence_cmp *cmp,
 			      struct nfence_cmp_engine *e,
 			      struct nfence_cmp_queue *q,
@@ -579,10 +583,10 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 {
 	bool fault;
 
-	*fault_va = cmd->va;
-	/* A log payload needs log buffers. */
+	/* A log payload needs log buffers: an invalid command. */
 	if (cmd->log && !q->logs)
 		return DRM_NFENCE_FAULT_BAD_COMMAND;
+	*fault_va = cmd->va;
 	switch (cmd->opcode) {
 	case DRM_NFENCE_CS_FENCE_WAIT:
 		if (!nfence_engine_wait_done(cmp, q->vm, cmd->va, cmd->value,
