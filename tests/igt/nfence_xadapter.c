@@ -2120,6 +2120,39 @@ static void test_other_process(void)
 	assert_gone(0, &m);
 }
 
+/*
+ * An instance loses its last handle while a thread waits on it (the wait
+ * holds the fence): the fence can still be signaled through the other
+ * adapter, so the wait stays blocked and returns 0 when it is, not
+ * -ENOENT at the destroy.
+ */
+static void test_instance_handle_gone(void)
+{
+	nfence_watchdog(WATCHDOG_S);
+	require_two();
+	for (int c = 0; c < 2; c++) {
+		int o = !c;
+		struct waiter w;
+		struct xf x;
+
+		xf_create(&x, c, 0);
+		waiter_start(&w, o, x.h[o], 5);
+		waiter_sleeping(&w);
+
+		nfence_fence_unmap(x.v[o]);
+		x.v[o] = NULL;
+		nfence_fence_destroy(fds[o], x.h[o]);
+		x.h[o] = 0;
+		/* Given time to go wrong: still asleep in its wait. */
+		usleep(100 * 1000);
+		waiter_sleeping(&w);
+
+		nfence_fence_signal(fds[c], devs[c], x.h[c], 5);
+		igt_assert_eq(waiter_join(&w), 0);
+		xf_destroy(&x);
+	}
+}
+
 static void test_close_with_waiters(void)
 {
 	const uint64_t values[3] = { 5, 10, 1000 };
@@ -3101,6 +3134,12 @@ igt_main
 		     "signals on and the fence still works.");
 	igt_subtest("close-with-waiters")
 		test_close_with_waiters();
+
+	igt_describe("An instance's last handle destroyed while a thread "
+		     "waits on it: the wait stays, and ends reached when the "
+		     "other adapter signals.");
+	igt_subtest("instance-handle-gone")
+		test_instance_handle_gone();
 
 	igt_describe("The creating device in error: CurrentValue 0xFFFFFFFF "
 		     "on both adapters, and the other adapter's blocking, "

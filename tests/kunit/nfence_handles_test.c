@@ -1762,7 +1762,8 @@ static void hnd_cross_setup(struct hnd_fix *f, unsigned int *fa,
 	KUNIT_EXPECT_EQ(test, *nfence_kunit_value(&(*fy)->mv), 0);
 	KUNIT_EXPECT_EQ(test, kref_read(&(*fx)->ref), 2);
 	KUNIT_EXPECT_EQ(test, kref_read(&(*fy)->ref), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&(*fy)->handles), 1);
+	/* The creator's handle, the fd and the instance's handle. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&xg->handles), 3);
 
 	/* On the fence's own adapter the fd opens the fence itself. */
 	hc = hnd_open_fd(f, fc, dc, *s, NULL);
@@ -1829,6 +1830,42 @@ static void hnd_cross_creator_first(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
 	KUNIT_EXPECT_FALSE(test, hnd_live(f->adapter[1], fy));
 	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[1]), 0);
+}
+
+/*
+ * The instance loses its last handle while a wait on it (which holds a
+ * reference) is queued: the fence can still be signaled through adapter
+ * 0's handle and fd, so the wait stays until it is, and ends reached.
+ * Only the group's last handle or fd orphans the instances.
+ */
+static void hnd_cross_instance_handle_gone(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct hnd_waiter w, late;
+	struct nfence_fence *fx, *fy;
+	unsigned int fa, fb, s;
+	u32 ha, hb;
+
+	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
+	kref_get(&fy->ref);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &w, 10));
+
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_EQ(test, w.fired, 0);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(fy->orphaned));
+	nfence_fence_signal(fx, 10);
+	KUNIT_EXPECT_EQ(test, w.fired, 1);
+	KUNIT_EXPECT_TRUE(test, w.w.reached);
+
+	/* The creator's handle, then the fd: nobody can signal it now. */
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &late, 20));
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fa, ha), 0);
+	KUNIT_EXPECT_EQ(test, late.fired, 0);
+	hnd_close_fd(f, s);
+	KUNIT_EXPECT_EQ(test, late.fired, 1);
+	KUNIT_EXPECT_FALSE(test, late.w.reached);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(fy->orphaned));
+	nfence_fence_put(fy);
 }
 
 /* The instance goes first; the original is alone in its group again. */
@@ -3024,6 +3061,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_progress_fence),
 	KUNIT_CASE(hnd_cross_creator_first),
 	KUNIT_CASE(hnd_cross_instance_first),
+	KUNIT_CASE(hnd_cross_instance_handle_gone),
 	KUNIT_CASE(hnd_cross_value_map),
 	KUNIT_CASE(hnd_demote_no_signal),
 	KUNIT_CASE(hnd_demote_shared),

@@ -853,8 +853,9 @@ struct drm_nfence_fence_window {
  * INTRA_GPU fence or, on an adapter with
  * %DRM_NFENCE_ADAPTER_NO_64BIT_ATOMICS, a value more than UINT_MAX/2 above
  * the fence's CurrentValue; -ENOENT for an unknown device or fence handle,
- * and for a wait released because its fence lost its last handle (nobody
- * can signal it any more). With %DRM_NFENCE_WAIT_ASYNC: -EBADF if @eventfd
+ * and for a wait released because its fence lost its last handle and fd
+ * (nobody can signal it any more; those of a cross-adapter fence on every
+ * adapter). With %DRM_NFENCE_WAIT_ASYNC: -EBADF if @eventfd
  * is not an open file descriptor, -EINVAL if it is not an eventfd, -ENOSPC
  * if the file already has %DRM_NFENCE_MAX_ASYNC_WAITS asynchronous waits
  * pending (a wait stops being pending when it completes, before its
@@ -1762,8 +1763,8 @@ struct drm_nfence_logging_level {
  * - the fence's device goes into error (the fence is AlwaysSignaled; a
  *   killed process's devices do) before it reached @value: a fence
  *   signaled with error -EIO;
- * - the fence loses its last handle and fd (nobody can signal it): error
- *   -ENOENT;
+ * - the fence loses its last handle and fd (nobody can signal it; a
+ *   cross-adapter fence's, on every adapter): error -ENOENT;
  * - the file is closed: error -ECANCELED;
  * - the adapter is unplugged: error -ENODEV.
  *

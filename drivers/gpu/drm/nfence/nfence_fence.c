@@ -714,14 +714,50 @@ static void nfence_fence_put_in_file(struct nfence_file *nfile,
 	nfence_vram_pool_trim(nfile, mv);
 }
 
-/* A local handle or an fd is gone; the last one orphans the fence. */
+/*
+ * The count of @fence's holders that can still signal it: its own, or its
+ * cross-adapter group's, whose instances are one fence.
+ */
+static atomic_t *nfence_fence_handles(struct nfence_fence *fence)
+{
+	return fence->xgroup ? &fence->xgroup->handles : &fence->handles;
+}
+
+/* A new local handle or fd of @fence. */
+static void nfence_fence_take_handle(struct nfence_fence *fence)
+{
+	atomic_inc(nfence_fence_handles(fence));
+}
+
+/* Nobody can signal @fence any more: its waiters are released. */
+static void nfence_fence_orphan(struct nfence_fence *fence)
+{
+	WRITE_ONCE(fence->orphaned, true);
+	/* Its waiters see they were not reached and fail with -ENOENT. */
+	nfence_waitlist_flush(&fence->waiters);
+}
+
+/*
+ * A local handle or an fd is gone; the last one orphans the fence. An
+ * instance of a cross-adapter fence with no handle left on its adapter
+ * can still be signaled through another adapter's: the last handle or fd
+ * of the group orphans every instance.
+ */
 static void nfence_fence_drop_handle(struct nfence_fence *fence)
 {
-	if (atomic_dec_and_test(&fence->handles)) {
-		WRITE_ONCE(fence->orphaned, true);
-		/* Its waiters see @orphaned and fail with -ENOENT. */
-		nfence_waitlist_flush(&fence->waiters);
+	struct nfence_xgroup *xg = fence->xgroup;
+	struct nfence_fence *instance;
+
+	if (!atomic_dec_and_test(nfence_fence_handles(fence)))
+		return;
+	if (!xg) {
+		nfence_fence_orphan(fence);
+		return;
 	}
+	spin_lock(&xg->lock);
+	list_for_each_entry(instance, &xg->instances, xlink)
+		nfence_fence_orphan(instance);
+	spin_unlock(&xg->lock);
 }
 
 /**
@@ -1341,7 +1377,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	local->obj.owner = &wdev->obj;
 	local->flags = flags;
 	local->engine_affinity = engine_affinity;
-	atomic_inc(&fence->handles);
+	nfence_fence_take_handle(fence);
 
 	/*
 	 * A NO_SIGNAL handle cannot signal from the GPU either: its
@@ -1701,7 +1737,7 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 	if (obj) {
 		fence = nfence_local_of(obj)->fence;
 		kref_get(&fence->ref);
-		atomic_inc(&fence->handles);
+		nfence_fence_take_handle(fence);
 	}
 	nfence_table_unlock(table);
 	if (!fence)
@@ -1743,7 +1779,7 @@ static struct nfence_fence *nfence_fence_from_fd(struct nfence_adapter *adapter,
 		return ERR_PTR(-EINVAL);
 	}
 	kref_get(&fence->ref);
-	atomic_inc(&fence->handles);
+	nfence_fence_take_handle(fence);
 	fput(filp);
 	return fence;
 }

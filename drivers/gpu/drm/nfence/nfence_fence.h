@@ -136,6 +136,12 @@ struct nfence_xgroup {
 	u32 num_peers;
 	/** @cpu_instances: instances on adapters without peer signals */
 	u32 cpu_instances;
+	/**
+	 * @handles: local handles and shared fds of every instance, the
+	 * holders that can still signal the fence: when it drops to zero
+	 * every instance is orphaned
+	 */
+	atomic_t handles;
 };
 
 /**
@@ -144,7 +150,9 @@ struct nfence_xgroup {
  * Lifetime: kref-counted; references are held by local handles, shared fds
  * and in-flight waits. @handles counts only local handles and fds, the
  * holders that can still signal it: when it drops to zero the fence can
- * never change again and its waiters are released with -ENOENT.
+ * never change again and its waiters are released with -ENOENT. Those of
+ * an instance of a cross-adapter fence count in its group's instead
+ * (&nfence_xgroup.handles), which holds them for every instance.
  */
 struct nfence_fence {
 	/** @ref: reference count */
@@ -157,9 +165,12 @@ struct nfence_fence {
 	u32 type;
 	/** @flags: DRM_NFENCE_FENCE_* creation flags */
 	u32 flags;
-	/** @handles: local handles and shared fds */
+	/**
+	 * @handles: local handles and shared fds (unused by an instance of a
+	 * cross-adapter fence, which counts them in its group)
+	 */
 	atomic_t handles;
-	/** @orphaned: set once @handles reached zero */
+	/** @orphaned: set once nobody can signal it (@handles reached zero) */
 	bool orphaned;
 	/** @always_signaled: the creating device is in error (AlwaysSignaled) */
 	bool always_signaled;

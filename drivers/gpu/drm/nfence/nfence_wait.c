@@ -59,10 +59,10 @@
  * wait is allocated and counted by a kref: its file's list and its
  * completion work outlive the ioctl.
  *
- * A fence whose last local handle and last fd are gone can never be
- * signaled again: its waiters are released and their waits fail with
- * -ENOENT. Signals from the CPU (%DRM_IOCTL_NFENCE_FENCE_SIGNAL) are
- * nfence_signal.c's.
+ * A fence whose last local handle and last fd are gone (a cross-adapter
+ * fence's, on every adapter) can never be signaled again: its waiters are
+ * released and their waits fail with -ENOENT. Signals from the CPU
+ * (%DRM_IOCTL_NFENCE_FENCE_SIGNAL) are nfence_signal.c's.
  */
 
 struct nfence_wait;
