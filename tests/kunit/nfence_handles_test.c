@@ -164,6 +164,7 @@ struct hnd_db_peek {
  * @race: the race test's action (hnd_insert_raced())
  * @demote: the demotion window test's state (hnd_demote_window())
  * @db_peek: what hnd_doorbell_pin_peek() saw
+ * @lookups: handle look-ups counted by hnd_find_counted()
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -176,6 +177,7 @@ struct hnd_fix {
 	struct hnd_race race;
 	struct hnd_demote demote;
 	struct hnd_db_peek db_peek;
+	unsigned int lookups;
 };
 
 static void hnd_waiter_done(struct nfence_waiter *w)
@@ -2999,6 +3001,62 @@ static int hnd_doorbell_create_peek(struct hnd_fix *f, unsigned int file,
 	return ret;
 }
 
+/* nfence_table_find_locked(), counted. */
+static struct nfence_object *hnd_find_counted(struct nfence_table *t,
+					      u32 handle)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	((struct hnd_fix *)test->priv)->lookups++;
+	lockdep_assert_held(&t->xa.xa_lock);
+	return xa_load(&t->xa, handle);
+}
+
+/*
+ * A device that goes into error finds the fences it created on a list of
+ * its own, not in its file's handle table, which it would walk holding the
+ * CMP lock that every client's work waits for: a device with one fence,
+ * in a file with many, looks up no handle. Its fence becomes
+ * AlwaysSignaled; the other device's do not.
+ */
+static void hnd_device_error_own_fences(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_device *wdev;
+	struct nfence_fence *mine;
+	u32 d1, d2, h[32], h2;
+	unsigned int fa, i;
+
+	fa = hnd_open(f, 0);
+	d1 = hnd_device(f, fa);
+	for (i = 0; i < ARRAY_SIZE(h); i++)
+		h[i] = hnd_create(f, fa, d1, HND_DEFAULT, 0, 0, NULL);
+	d2 = hnd_device(f, fa);
+	h2 = hnd_create(f, fa, d2, HND_DEFAULT, 0, 0, NULL);
+	mine = hnd_fence(f, fa, h2);
+	wdev = nfence_device_lookup(hnd_nfile(f, fa), d2);
+	KUNIT_ASSERT_NOT_NULL(test, wdev);
+
+	f->lookups = 0;
+	kunit_activate_static_stub(test, nfence_table_find_locked,
+				   hnd_find_counted);
+	nfence_device_lost(&f->adapter[0]->cmp, wdev,
+			   DRM_NFENCE_DEVICE_ERROR_LOST);
+	kunit_deactivate_static_stub(test, nfence_table_find_locked);
+	nfence_device_put(wdev);
+
+	KUNIT_EXPECT_EQ(test, f->lookups, 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(mine->always_signaled));
+	KUNIT_EXPECT_EQ(test, nfence_fence_read(mine),
+			NFENCE_ALWAYS_SIGNALED_VALUE);
+	for (i = 0; i < ARRAY_SIZE(h); i++)
+		KUNIT_EXPECT_FALSE(test,
+				   READ_ONCE(hnd_fence(f, fa, h[i])->always_signaled));
+	/* A fence it creates from now on is born so. */
+	h2 = hnd_create(f, fa, d2, HND_DEFAULT, 0, 0, NULL);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(hnd_fence(f, fa, h2)->always_signaled));
+}
+
 /*
  * A new doorbell is mappable by its file before its ring is attached to
  * its queue, and a mapping made then stays if the create fails: a fault in
@@ -3081,6 +3139,7 @@ static struct kunit_case nfence_handles_cases[] = {
 #ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
 	KUNIT_CASE(hnd_cmp_last_reference),
 	KUNIT_CASE(hnd_doorbell_new_maps_dummy),
+	KUNIT_CASE(hnd_device_error_own_fences),
 #endif
 	KUNIT_CASE(hnd_window_pages),
 	{}

@@ -161,6 +161,7 @@ int nfence_device_create_ioctl(struct drm_device *drm, void *data,
 	kref_init(&wdev->ref);
 	wdev->file = nfile;
 	wdev->obj.ops = &nfence_device_obj_ops;
+	INIT_LIST_HEAD(&wdev->fences);
 
 	table = nfence_file_table(nfile, NFENCE_OBJ_DEVICE);
 	nfence_table_lock(table);

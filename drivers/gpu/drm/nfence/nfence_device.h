@@ -49,6 +49,13 @@ struct nfence_device {
 	u32 fault_context;
 	/** @dead: destroyed; no new object may join it (see nfence_device_mark_dead()) */
 	bool dead;
+	/**
+	 * @fences: the local handles that created fences of it
+	 * (&nfence_fence_local.dev_link), until it goes into error, which
+	 * makes those fences AlwaysSignaled by this list alone; under the
+	 * lock of its file's fence handle table
+	 */
+	struct list_head fences;
 };
 
 struct nfence_device *nfence_device_lookup(struct nfence_file *nfile,

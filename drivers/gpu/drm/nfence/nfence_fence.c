@@ -1298,8 +1298,14 @@ static int nfence_local_allow_mmap(struct nfence_file *nfile,
 static void nfence_local_free(struct nfence_file *nfile,
 			      struct nfence_fence_local *local)
 {
+	struct nfence_table *table = nfence_file_table(nfile, NFENCE_OBJ_FENCE);
 	struct nfence_fence *fence = local->fence;
 
+	if (local->creator) {
+		nfence_table_lock(table);
+		list_del_init(&local->dev_link);
+		nfence_table_unlock(table);
+	}
 	nfence_value_map_put(nfile, local->cv_vmap, local, &local->cv_link);
 	nfence_value_map_put(nfile, local->mv_vmap, local, &local->mv_link);
 	if (local->in_window)
@@ -1335,8 +1341,9 @@ static const struct nfence_object_ops nfence_local_obj_ops = {
  * published), but a demotion may find it in its storage page already:
  * CurrentValue is raised under the fence's waitlist lock. Called
  * under the fence table's lock, which nfence_device_lost_locked() takes to
- * set &nfence_device.error: either the device's fence scan finds the new
- * handle, or the handle is published seeing the error.
+ * set &nfence_device.error: either the new handle joins the device's
+ * &nfence_device.fences, which its error then walks, or it is published
+ * seeing the error.
  */
 static void nfence_fence_born_signaled(struct nfence_fence *fence)
 {
@@ -1377,6 +1384,7 @@ static int nfence_local_create(struct nfence_file *nfile,
 	local->obj.owner = &wdev->obj;
 	local->flags = flags;
 	local->engine_affinity = engine_affinity;
+	INIT_LIST_HEAD(&local->dev_link);
 	nfence_fence_take_handle(fence);
 
 	/*
@@ -1419,8 +1427,13 @@ static int nfence_local_create(struct nfence_file *nfile,
 		nfence_table_erase_locked(table, handle);
 		ret = -ENOENT;
 	}
-	if (!ret && creator && READ_ONCE(wdev->error))
-		nfence_fence_born_signaled(fence);
+	if (!ret && creator) {
+		/* Where the device's error finds its fences (below). */
+		if (READ_ONCE(wdev->error))
+			nfence_fence_born_signaled(fence);
+		else
+			list_add_tail(&local->dev_link, &wdev->fences);
+	}
 	if (!ret) {
 		/*
 		 * Visible now: another thread may destroy it as soon as the

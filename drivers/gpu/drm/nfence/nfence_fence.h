@@ -270,6 +270,11 @@ struct nfence_fence_local {
 	bool in_window;
 	/** @creator: this handle created the fence (its device is the parent) */
 	bool creator;
+	/**
+	 * @dev_link: entry in &nfence_device.fences while it is the creator's
+	 * handle and the device is not in error (empty otherwise)
+	 */
+	struct list_head dev_link;
 	/** @progress: a hardware queue's progress fence, closed with the queue */
 	bool progress;
 	/** @window_index: its page of the file's CPU window, if @in_window */

@@ -773,7 +773,14 @@ void nfence_fence_set_always_signaled(struct nfence_fence *fence)
 
 /**
  * nfence_device_fences_error - make the fences a device created AlwaysSignaled
- * @wdev: the device, just put in error
+ * @wdev: the device, just put in error (&nfence_device.error set under its
+ *	file's fence table lock: no handle joins &nfence_device.fences after)
+ *
+ * Walks the device's own list of the handles that created its fences, each
+ * taken off it, never the file's other handles: the CMP lock, which its
+ * caller holds, is held for as many steps as the device created fences,
+ * however many the file has (a device that goes into error with none, as
+ * %DRM_NFENCE_DEVICE_OP_MARK_ERROR of a new device does, costs nothing).
  */
 void nfence_device_fences_error(struct nfence_device *wdev)
 {
@@ -781,26 +788,23 @@ void nfence_device_fences_error(struct nfence_device *wdev)
 						       NFENCE_OBJ_FENCE);
 	struct nfence_fence_local *local;
 	struct nfence_fence *fence;
-	struct nfence_object *obj;
-	unsigned long handle;
 
-	nfence_table_for_each(table, handle, obj) {
-		fence = NULL;
-		/* Again under the lock: the handle may be gone already. */
+	for (;;) {
 		nfence_table_lock(table);
-		obj = nfence_table_find_locked(table, handle);
-		local = obj ? container_of(obj, struct nfence_fence_local,
-					   obj) : NULL;
-		if (local && local->device == wdev && local->creator) {
+		local = list_first_entry_or_null(&wdev->fences,
+						 struct nfence_fence_local,
+						 dev_link);
+		if (local) {
+			list_del_init(&local->dev_link);
 			fence = local->fence;
 			kref_get(&fence->ref);
 		}
 		nfence_table_unlock(table);
-		if (fence) {
-			nfence_fence_set_always_signaled(fence);
-			nfence_fence_put(fence);
-		}
-		/* A file may hold fences by the hundred thousand. */
+		if (!local)
+			break;
+		nfence_fence_set_always_signaled(fence);
+		nfence_fence_put(fence);
+		/* A device may create fences by the hundred thousand. */
 		cond_resched();
 	}
 }

@@ -158,6 +158,7 @@ struct nfence_object *nfence_table_erase_locked(struct nfence_table *t,
 struct nfence_object *nfence_table_find_locked(struct nfence_table *t,
 					       u32 handle)
 {
+	NFENCE_KUNIT_STUB(nfence_table_find_locked, t, handle);
 	lockdep_assert_held(&t->xa.xa_lock);
 	return xa_load(&t->xa, handle);
 }
