@@ -165,6 +165,7 @@ struct hnd_db_peek {
  * @demote: the demotion window test's state (hnd_demote_window())
  * @db_peek: what hnd_doorbell_pin_peek() saw
  * @lookups: handle look-ups counted by hnd_find_counted()
+ * @graces: grace periods counted by hnd_grace_counted()
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -178,6 +179,7 @@ struct hnd_fix {
 	struct hnd_demote demote;
 	struct hnd_db_peek db_peek;
 	unsigned int lookups;
+	unsigned int graces;
 };
 
 static void hnd_waiter_done(struct nfence_waiter *w)
@@ -3001,6 +3003,40 @@ static int hnd_doorbell_create_peek(struct hnd_fix *f, unsigned int file,
 	return ret;
 }
 
+/* nfence_demote_grace(), counted. */
+static void hnd_grace_counted(void)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	((struct hnd_fix *)test->priv)->graces++;
+	synchronize_rcu();
+}
+
+/*
+ * A demotion waits for a grace period per batch of 16 pool pages, not per
+ * page: it holds the adapter's clients_lock all along, which every open
+ * and close of a file of the adapter waits for.
+ */
+static void hnd_demote_batched(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	unsigned int fa = hnd_open(f, 0), i, moved;
+	u32 d = hnd_device(f, fa);
+
+	/* 17 pages' worth of VRAM slots, each value of its own. */
+	for (i = 0; i < 17 * 64; i++)
+		hnd_create(f, fa, d, HND_INTRA, 0, i, NULL);
+	f->graces = 0;
+	kunit_activate_static_stub(test, nfence_demote_grace,
+				   hnd_grace_counted);
+	moved = nfence_fence_vram_demote(f->adapter[0], hnd_nfile(f, fa));
+	kunit_deactivate_static_stub(test, nfence_demote_grace);
+	KUNIT_EXPECT_GT(test, moved, 16);
+	KUNIT_EXPECT_EQ(test, f->graces, DIV_ROUND_UP(moved, 16));
+	hnd_close(f, fa);
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[0]), 0);
+}
+
 /* nfence_table_find_locked(), counted. */
 static struct nfence_object *hnd_find_counted(struct nfence_table *t,
 					      u32 handle)
@@ -3140,6 +3176,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_cmp_last_reference),
 	KUNIT_CASE(hnd_doorbell_new_maps_dummy),
 	KUNIT_CASE(hnd_device_error_own_fences),
+	KUNIT_CASE(hnd_demote_batched),
 #endif
 	KUNIT_CASE(hnd_window_pages),
 	{}

@@ -371,6 +371,7 @@ int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 
 #if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
 void nfence_demote_moved(struct nfence_fence_page *fp);
+void nfence_demote_grace(void);
 #endif
 
 #endif /* __NFENCE_FENCE_H__ */

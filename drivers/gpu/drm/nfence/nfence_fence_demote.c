@@ -39,7 +39,10 @@
  * value that found no room in VRAM at creation has). One call moves at
  * most the pages each file had when the call reached it, and the shared
  * values of the fences that existed when it began, so a client that keeps
- * making fences cannot keep it going.
+ * making fences cannot keep it going. It holds &nfence_adapter.clients_lock
+ * throughout, which every open and close of a file of the adapter takes,
+ * and waits for a grace period per batch of NFENCE_DEMOTE_BATCH (16) pool
+ * pages or shared values moved, never per page.
  *
  * What stays the same: every GPU VA (the pool page's mapping in its
  * file's address space, and every value map of a moved value: a shared
@@ -274,37 +277,77 @@ NFENCE_VISIBLE_IF_KUNIT void nfence_demote_moved(struct nfence_fence_page *fp)
 	NFENCE_KUNIT_STUB(nfence_demote_moved, fp);
 }
 
-/* Move one page of @nfile's; false if it has none left that can move. */
-static bool nfence_demote_one(struct nfence_adapter *adapter,
-			      struct nfence_file *nfile)
-{
-	struct nfence_segment_node *node;
-	struct nfence_fence_page *fp;
-	struct page *page, *old;
+/*
+ * Pool pages, or shared values, moved between two grace periods: each
+ * grace period is waited for with the adapter's clients_lock held, which
+ * opening and closing a file of the adapter take.
+ */
+#define NFENCE_DEMOTE_BATCH	16
 
-	/*
-	 * Before the pick: a picked page must move. Charged to the caller,
-	 * whose allocation needs the room.
-	 */
-	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!page)
-		return false;
-	fp = nfence_demote_pick(nfile);
-	if (!fp) {
-		__free_page(page);
-		return false;
-	}
-	old = fp->page;
-	node = nfence_demote_move(adapter, nfile, fp, page);
-	nfence_demote_moved(fp);
-	/* No lockless reader is left on the old storage. */
+/**
+ * nfence_demote_grace - wait until no lockless reader is on old storage
+ *
+ * One RCU grace period, after a batch of moves. Visible to KUnit, which
+ * stubs it to count them.
+ */
+NFENCE_VISIBLE_IF_KUNIT void nfence_demote_grace(void)
+{
+	NFENCE_KUNIT_STUB(nfence_demote_grace);
 	synchronize_rcu();
-	nfence_segment_free(node);
-	kfree(node);
-	put_page(old);
-	nfence_demote_recheck_page(fp);
-	drm_gem_object_put(&fp->base);
-	return true;
+}
+
+/* A batch of pool pages moved: each page, its old VRAM and old page. */
+struct nfence_demote_pages {
+	unsigned int count;
+	struct nfence_fence_page *fp[NFENCE_DEMOTE_BATCH];
+	struct nfence_segment_node *node[NFENCE_DEMOTE_BATCH];
+	struct page *old[NFENCE_DEMOTE_BATCH];
+};
+
+/*
+ * Move up to @max (at most NFENCE_DEMOTE_BATCH) pages of @nfile's, then
+ * give their VRAM back after one grace period. Returns the number moved,
+ * 0 if it has none left that can move.
+ */
+static unsigned int nfence_demote_pages(struct nfence_adapter *adapter,
+					struct nfence_file *nfile,
+					unsigned int max)
+{
+	struct nfence_demote_pages b = { .count = 0 };
+	struct nfence_fence_page *fp;
+	struct page *page;
+	unsigned int i;
+
+	max = min_t(unsigned int, max, NFENCE_DEMOTE_BATCH);
+	while (b.count < max) {
+		/*
+		 * Before the pick: a picked page must move. Charged to the
+		 * caller, whose allocation needs the room.
+		 */
+		page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!page)
+			break;
+		fp = nfence_demote_pick(nfile);
+		if (!fp) {
+			__free_page(page);
+			break;
+		}
+		b.old[b.count] = fp->page;
+		b.node[b.count] = nfence_demote_move(adapter, nfile, fp, page);
+		nfence_demote_moved(fp);
+		b.fp[b.count++] = fp;
+	}
+	if (!b.count)
+		return 0;
+	nfence_demote_grace();
+	for (i = 0; i < b.count; i++) {
+		nfence_segment_free(b.node[i]);
+		kfree(b.node[i]);
+		put_page(b.old[i]);
+		nfence_demote_recheck_page(b.fp[i]);
+		drm_gem_object_put(&b.fp[i]->base);
+	}
+	return b.count;
 }
 
 /* The VRAM pool pages @nfile has now. */
@@ -323,15 +366,16 @@ static unsigned int nfence_demote_count(struct nfence_file *nfile)
 static unsigned int nfence_demote_file(struct nfence_adapter *adapter,
 				       struct nfence_file *nfile)
 {
-	unsigned int n = nfence_demote_count(nfile), moved = 0;
+	unsigned int n = nfence_demote_count(nfile), moved = 0, batch;
 
-	while (moved < n && nfence_demote_one(adapter, nfile))
-		moved++;
+	while (moved < n) {
+		batch = nfence_demote_pages(adapter, nfile, n - moved);
+		if (!batch)
+			break;
+		moved += batch;
+	}
 	return moved;
 }
-
-/* Shared values moved between two grace periods. */
-#define NFENCE_DEMOTE_BATCH	16
 
 /*
  * The shared values a batch moved: their fences (a reference each), and
@@ -441,8 +485,7 @@ static unsigned int nfence_demote_batch_end(struct nfence_demote_batch *batch)
 
 	if (!n)
 		return 0;
-	/* No lockless reader is left on the old storage. */
-	synchronize_rcu();
+	nfence_demote_grace();
 	for (i = 0; i < batch->num_vram; i++) {
 		nfence_segment_free(batch->vram[i]);
 		kfree(batch->vram[i]);
