@@ -1935,20 +1935,35 @@ void nfence_file_fences_fini(struct nfence_file *nfile)
 	mutex_destroy(&nfile->pool_lock);
 }
 
+/* Fences debugfs prints per hold of the fence table's lock. */
+#define NFENCE_PRINT_BATCH	64
+
 /**
  * nfence_fences_print - list an adapter's fences for debugfs
  * @adapter: the adapter
  * @p: where to print
+ *
+ * Each fence is printed under the fence table's lock, which keeps it, and
+ * the lock, which the CMP and every fence create and release take, is let
+ * go every NFENCE_PRINT_BATCH fences: a fence created or released
+ * meanwhile may be listed or not.
+ *
+ * Context: process context.
  */
 void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 {
+	XA_STATE(xas, &adapter->fences, 0);
 	struct nfence_fence *fence;
-	unsigned long id;
+	unsigned int printed = 0;
 
-	xa_lock(&adapter->fences);
-	xa_for_each(&adapter->fences, id, fence) {
+	xas_lock(&xas);
+	xas_for_each(&xas, fence, ULONG_MAX) {
 		u64 offset = 0, monitored, current_value;
 		u32 waiters;
+
+		/* Index 0, which an XA_FLAGS_ALLOC1 table keeps busy. */
+		if (xa_is_zero(fence))
+			continue;
 
 		waiters = nfence_waitlist_snapshot(&fence->waiters,
 						   &fence->mv.value,
@@ -1967,6 +1982,12 @@ void nfence_fences_print(struct nfence_adapter *adapter, struct drm_printer *p)
 			   " always_signaled" : "",
 			   nfence_slot_in_vram(&fence->cv) ? " cv_vram" : "",
 			   nfence_slot_in_vram(&fence->mv) ? " mv_vram" : "");
+		if (++printed % NFENCE_PRINT_BATCH == 0) {
+			xas_pause(&xas);
+			xas_unlock(&xas);
+			cond_resched();
+			xas_lock(&xas);
+		}
 	}
-	xa_unlock(&adapter->fences);
+	xas_unlock(&xas);
 }
