@@ -94,7 +94,7 @@ for attempt in 1 2; do
 	nfence_vng "$kver" "$VM_TIMEOUT" "$log" "$console" \
 		"$env$runner $mode $kver $ko $BUILD $top $BUILD/vm-lib-$kver.sh" || rc=$?
 	echo "check-vm: guest exited with status $rc after $((SECONDS - start)) s"
-	grep -q '^vm-run: kernel' "$log" && break
+	grep -aq '^vm-run: kernel' "$log" && break
 	why=$(nfence_vm_start_failure "$console" "$rc")
 	if [ "$attempt" = 1 ]; then
 		echo "check-vm: the guest never started the tests ($why); booting it once more" >&2
@@ -113,9 +113,23 @@ while read -r line; do
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
 	total_err=$((total_err + e))
-done < <(grep -E '^(igt|kselftest|kunit|vm): [0-9]+ passed' "$log" | tr -d '\r')
+done < <(grep -aE '^(igt|kselftest|kunit|vm): [0-9]+ passed' "$log" | tr -d '\r')
 
-if ! grep -q '^vm-run: complete' "$log"; then
+# The guest's totals of the suite lines it printed: the console may have
+# lost some of them (vm-run.sh), and the guest's own count is the result.
+guest=$(grep -aE '^vm-run: totals [0-9]+ passed' "$log" | tail -n1 | tr -d '\r')
+if [ -n "$guest" ]; then
+	read -r gp gf gs ge < <(nfence_counts "$guest")
+	if [ "$gp $gf $gs $ge" != "$total_pass $total_fail $total_skip $total_err" ]; then
+		echo "check-vm: the console lost part of the guest's output ($(tr -cd '\000' <"$log" | wc -c) NUL bytes in $log): read $total_pass passed, $total_fail failed, $total_skip skipped, $total_err errors; the guest counted $gp, $gf, $gs, $ge, which count" >&2
+		total_pass=$gp total_fail=$gf total_skip=$gs total_err=$ge
+	fi
+elif grep -aq '^vm-run: complete' "$log"; then
+	echo "check-vm: FAIL: the guest's totals line did not come through" >&2
+	total_err=$((total_err + 1))
+fi
+
+if ! grep -aq '^vm-run: complete' "$log"; then
 	# The tests started and did not finish: a hang, an oops or a panic
 	# in the middle of them is a test failure, not an infrastructure one.
 	echo "check-vm: FAIL: the guest stopped during the tests (status $rc); last lines of the console:" >&2

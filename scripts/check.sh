@@ -50,7 +50,8 @@ step() { # name command...
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	line=$(grep -E "$re" "$log" | tail -n1 | tr -d '\r')
+	# -a: a guest's console can bring NUL bytes (check-vm.sh).
+	line=$(grep -aE "$re" "$log" | tail -n1 | tr -d '\r')
 	if [ -n "$line" ]; then
 		read -r p f s e < <(nfence_counts "$line")
 	elif ! read -r p f s e < <(nfence_ktap_totals "$log"); then
@@ -66,7 +67,7 @@ step() { # name command...
 		# the end of the output.
 		while IFS= read -r line; do
 			failures+=("$name: $line")
-		done < <(grep -E '^([A-Za-z0-9_.+-]+: )?(fail: |not ok )|: FAIL|^check-vm: FAIL' "$log" |
+		done < <(grep -aE '^([A-Za-z0-9_.+-]+: )?(fail: |not ok )|: FAIL|^check-vm: FAIL' "$log" |
 			tr -d '\r' | head -n 20)
 	fi
 	summary+=("$(printf '%-28s %4d passed %4d failed %4d skipped %2d errors %5ds %s' \

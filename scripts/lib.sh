@@ -69,7 +69,7 @@ nfence_counts() {
 # counts fail and xpass and E counts error; nothing if there is none.
 nfence_ktap_totals() {
 	local line
-	line=$(grep -E '^# Totals: ' "$1" | tail -n1)
+	line=$(grep -aE '^# Totals: ' "$1" | tail -n1)
 	[ -n "$line" ] || return 1
 	echo "$line" | sed -nE \
 		's/.*pass:([0-9]+) fail:([0-9]+) xfail:[0-9]+ xpass:([0-9]+) skip:([0-9]+) error:([0-9]+).*/\1 \2 \3 \4 \5/p' |

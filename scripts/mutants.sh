@@ -742,7 +742,7 @@ trap 'exit 130' INT TERM
 first_failure() {
 	local line
 	if [ -e "$log" ]; then
-		line=$(grep -m1 -E '^(fail: |vm-check: fail|not ok )' "$log" |
+		line=$(grep -a -m1 -E '^(fail: |vm-check: fail|not ok )' "$log" |
 			tr -d '\r') || true
 		if [ -n "$line" ]; then
 			echo "$line"
@@ -785,7 +785,7 @@ run_vm() {
 	vm_pid=
 	cp "$log" "$dir/vm.log" 2>/dev/null || true
 	cp "$console" "$dir/vm.console.log" 2>/dev/null || true
-	if ! grep -q '^vm-run: kernel' "$dir/vm.log" 2>/dev/null; then
+	if ! grep -aq '^vm-run: kernel' "$dir/vm.log" 2>/dev/null; then
 		verdict="error: the guest never started the tests${why:+ ($why)}"
 	elif [ -n "$why" ]; then
 		verdict="killed by $why"
@@ -794,9 +794,9 @@ run_vm() {
 	else
 		# Failed without a failing line: a guest that died, a kselftest
 		# plan mismatch, ... check-vm.sh says which.
-		why=$(grep -h -m1 -E '^check-vm: FAIL|^kselftest: .*(planned|no failure|no totals)' \
+		why=$(grep -a -h -m1 -E '^check-vm: FAIL|^kselftest: .*(planned|no failure|no totals)' \
 			"$dir/check-vm.out" "$dir/vm.log" 2>/dev/null | head -n1 || true)
-		[ -n "$why" ] || why=$(grep -E "^vm-$kver: " "$dir/check-vm.out" | tail -n1 || true)
+		[ -n "$why" ] || why=$(grep -aE "^vm-$kver: " "$dir/check-vm.out" | tail -n1 || true)
 		verdict="killed by ${why:-check-vm.sh exit $rc}"
 	fi
 	verdict=$(echo "$verdict" | tr -d '\r' | cut -c1-300)

@@ -21,7 +21,12 @@
 #
 # Every result is a "vm-check:", "pass:/skip:/fail:" or KTAP line; each
 # suite closes with "NAME: N passed, N failed, N skipped[, N errors]" and
-# the run with "vm-run: complete".
+# the run with "vm-run: totals N passed, N failed, N skipped, N errors" (the
+# sum of those suite lines, as the guest printed them) and "vm-run:
+# complete". The host reads all of it from the guest's console, which has
+# been seen to lose a few KiB under TCG (NUL bytes where a suite's end and
+# the next one's start were): check-vm.sh holds its own sums against the
+# totals.
 set -u
 
 mode=$1 kver=$2 ko=$3 build=$4 top=$5
@@ -38,10 +43,30 @@ results=/tmp/nfence-results
 # The name of every load made, one per line.
 loads_run=/tmp/nfence-loads
 : >"$loads_run"
+# Every suite line printed, for the totals at the end.
+summaries=/tmp/nfence-summaries
+: >"$summaries"
 # Each IGT binary's subtest list, listed once for every load (run-igt.sh).
 rm -rf /tmp/nfence-igt-lists
 mkdir -p /tmp/nfence-igt-lists
 load=main
+
+suite() { # "NAME: N passed, ..." line
+	echo "$1"
+	echo "$1" >>"$summaries"
+}
+# The end of the run: the vm suite's line, the totals of every suite line
+# printed, and the end mark.
+finish() {
+	local line p=0 f=0 s=0 e=0 lp lf ls le
+	suite "vm: $pass passed, $fail failed, $skip skipped"
+	while read -r line; do
+		read -r lp lf ls le < <(nfence_counts "$line")
+		p=$((p + lp)) f=$((f + lf)) s=$((s + ls)) e=$((e + le))
+	done <"$summaries"
+	echo "vm-run: totals $p passed, $f failed, $s skipped, $e errors"
+	echo "vm-run: complete"
+}
 
 result() { # status name [detail]
 	echo "vm-check: $1: $2${3:+ ($3)}"
@@ -206,6 +231,7 @@ run_igt() {
 		"$build/run-igt-$kver.sh" -x "/tmp/nfence-allowed-$load" "$@" \
 		"${IGT_DIR:-$build/tests/igt}" | tee "$log"
 	rc=${PIPESTATUS[0]}
+	grep -aE '^igt: [0-9]+ passed' "$log" | tail -n1 >>"$summaries"
 	sed -nE "s/^(pass|skip|fail): ([^ ]+).*/$load \\1 igt:\\2/p" "$log" >>"$results"
 	if [ "$rc" -ne 0 ] && ! grep -qE '^igt: .* ([1-9][0-9]*) (failed|errors)' "$log"; then
 		result fail "run-igt.sh in load $load" "exit $rc with no failure counted"
@@ -217,7 +243,7 @@ run_igt() {
 run_kselftests() {
 	local kp=0 kf=0 ks=0 ke=0 name t log rc plan n st
 	if [ ! -r "$build/selftests/tests.list" ]; then
-		echo "kselftest: 0 passed, 0 failed, 0 skipped, 1 errors (no $build/selftests/tests.list)"
+		suite "kselftest: 0 passed, 0 failed, 0 skipped, 1 errors (no $build/selftests/tests.list)"
 		return
 	fi
 	for t in "$build"/selftests/*; do
@@ -263,7 +289,7 @@ run_kselftests() {
 		fi
 		kp=$((kp + p)) kf=$((kf + f)) ks=$((ks + s)) ke=$((ke + e))
 	done < <(grep -v '^#' "$build/selftests/tests.list")
-	echo "kselftest: $kp passed, $kf failed, $ks skipped, $ke errors"
+	suite "kselftest: $kp passed, $kf failed, $ks skipped, $ke errors"
 }
 
 # run_kunit LOG: the KUnit suites' results, from the KTAP they printed to
@@ -305,7 +331,7 @@ run_kunit() {
 			kf=$((kf + 1))
 		fi
 	done
-	echo "kunit: $kp passed, $kf failed, $ks skipped"
+	suite "kunit: $kp passed, $kf failed, $ks skipped"
 }
 
 # insmod_load NAME PARAMS: load the module for a named load.
@@ -379,8 +405,7 @@ if [ "$mode" != demo ]; then
 	main_params="num_adapters=2 client_fences=8192,0"
 fi
 if ! insmod_load main "$main_params ${NFENCE_INSMOD_EXTRA:-}"; then
-	echo "vm: $pass passed, $fail failed, $skip skipped"
-	echo "vm-run: complete"
+	finish
 	exit 1
 fi
 mapfile -t nodes < <(render_nodes)
@@ -721,5 +746,4 @@ else
 	result pass "kernel log free of WARN/BUG/Oops/lockdep/KASAN/refcount/leak"
 fi
 
-echo "vm: $pass passed, $fail failed, $skip skipped"
-echo "vm-run: complete"
+finish
