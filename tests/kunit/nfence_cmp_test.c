@@ -35,6 +35,7 @@
 
 #include <kunit/test-bug.h>
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -830,13 +831,14 @@ static void cmp_fence_wait_blocks(struct kunit *test)
  * the queue parked on, overwritten with NOPs, is no wait any more. Once the
  * NOPs run, the queue is neither counted as parked (every CPU signal would
  * kick the CMP for it) nor remembers when the engine first found that wait
- * unresolved (a later logged wait would report it as its own).
+ * unresolved (a later logged wait would report it as its own). Another
+ * FENCE_WAIT written over it is found unresolved anew, at its own time.
  */
 static void cmp_fence_wait_overwritten(struct kunit *test)
 {
 	struct cmp_fix *f = test->priv;
 	struct nfence_cmp_queue *q = f->q[0];
-	u64 start, wait_cmd, end, nops;
+	u64 start, wait_cmd, end, nops, other, seen;
 	unsigned int ran;
 
 	f->sp.data[0] = 0;
@@ -855,7 +857,20 @@ static void cmp_fence_wait_overwritten(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
 	KUNIT_EXPECT_TRUE(test, q->parked);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
-	KUNIT_EXPECT_NE(test, q->wait_seen_ts, 0);
+	seen = q->wait_seen_ts;
+	KUNIT_EXPECT_NE(test, seen, 0);
+
+	/* Another FENCE_WAIT written over it: seen unresolved anew. */
+	other = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 2), 1);
+	memcpy(nfence_kcs_ptr(&f->sp.cs, wait_cmd),
+	       nfence_kcs_ptr(&f->sp.cs, other), end - wait_cmd);
+	f->sp.data[2] = 0;
+	/* Ticks of 10 ns apart, whatever the clock's resolution. */
+	usleep_range(100, 200);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->cmp->num_parked), 1);
+	KUNIT_EXPECT_GT(test, q->wait_seen_ts, seen);
 
 	memcpy(nfence_kcs_ptr(&f->sp.cs, wait_cmd),
 	       nfence_kcs_ptr(&f->sp.cs, nops), end - wait_cmd);

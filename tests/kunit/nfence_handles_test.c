@@ -3058,7 +3058,8 @@ static struct nfence_object *hnd_find_counted(struct nfence_table *t,
 static void hnd_device_error_own_fences(struct kunit *test)
 {
 	struct hnd_fix *f = test->priv;
-	struct nfence_device *wdev;
+	struct nfence_device *wdev, *other;
+	struct nfence_table *table;
 	struct nfence_fence *mine;
 	u32 d1, d2, h[32], h2;
 	unsigned int fa, i;
@@ -3072,6 +3073,13 @@ static void hnd_device_error_own_fences(struct kunit *test)
 	mine = hnd_fence(f, fa, h2);
 	wdev = nfence_device_lookup(hnd_nfile(f, fa), d2);
 	KUNIT_ASSERT_NOT_NULL(test, wdev);
+	other = nfence_device_lookup(hnd_nfile(f, fa), d1);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	table = hnd_table(f, fa, NFENCE_OBJ_FENCE);
+	nfence_table_lock(table);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&wdev->fences), 1);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&other->fences), ARRAY_SIZE(h));
+	nfence_table_unlock(table);
 
 	f->lookups = 0;
 	kunit_activate_static_stub(test, nfence_table_find_locked,
@@ -3079,18 +3087,28 @@ static void hnd_device_error_own_fences(struct kunit *test)
 	nfence_device_lost(&f->adapter[0]->cmp, wdev,
 			   DRM_NFENCE_DEVICE_ERROR_LOST);
 	kunit_deactivate_static_stub(test, nfence_table_find_locked);
-	nfence_device_put(wdev);
 
+	/* Its own list emptied, the other device's untouched. */
 	KUNIT_EXPECT_EQ(test, f->lookups, 0);
+	nfence_table_lock(table);
+	KUNIT_EXPECT_TRUE(test, list_empty(&wdev->fences));
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&other->fences), ARRAY_SIZE(h));
+	nfence_table_unlock(table);
+	nfence_device_put(other);
+	nfence_device_put(wdev);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(mine->always_signaled));
 	KUNIT_EXPECT_EQ(test, nfence_fence_read(mine),
 			NFENCE_ALWAYS_SIGNALED_VALUE);
 	for (i = 0; i < ARRAY_SIZE(h); i++)
 		KUNIT_EXPECT_FALSE(test,
 				   READ_ONCE(hnd_fence(f, fa, h[i])->always_signaled));
-	/* A fence it creates from now on is born so. */
+	/* A fence it creates from now on is born so, on no list. */
 	h2 = hnd_create(f, fa, d2, HND_DEFAULT, 0, 0, NULL);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(hnd_fence(f, fa, h2)->always_signaled));
+	wdev = nfence_device_lookup(hnd_nfile(f, fa), d2);
+	KUNIT_ASSERT_NOT_NULL(test, wdev);
+	KUNIT_EXPECT_TRUE(test, list_empty(&wdev->fences));
+	nfence_device_put(wdev);
 }
 
 /*

@@ -594,8 +594,12 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 		    !nfence_engine_park(cmp, q, cmd, &fault)) {
 			if (fault)
 				return DRM_NFENCE_FAULT_PAGE;
-			/* When the engine first found it unresolved. */
-			if (!q->wait_seen_ts)
+			/*
+			 * When the engine first found it unresolved: this
+			 * wait, not another the CPU wrote over at its place.
+			 */
+			if (!q->wait_seen_ts || q->wait_va != cmd->va ||
+			    q->wait_value != cmd->value)
 				q->wait_seen_ts =
 					nfence_gpu_timestamp(cmp->gpu, NULL);
 			q->state = NFENCE_QUEUE_WAIT_FENCE;

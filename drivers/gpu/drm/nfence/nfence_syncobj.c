@@ -58,9 +58,10 @@
  * work cannot fail.
  *
  * Lifetimes: a pending binding holds a reference on the native fence (not a
- * handle: destroying the last handle orphans the fence and ends the binding
- * with -ENOENT) and one on the syncobj (drm_syncobj_find()), both dropped
- * by the work after the point is attached. The attached fence belongs to
+ * handle: destroying the last handle and fd, a cross-adapter fence's on
+ * every adapter, orphans the fence and ends the binding with -ENOENT) and
+ * one on the syncobj (drm_syncobj_find()), both dropped by the work after
+ * the point is attached. The attached fence belongs to
  * the syncobj's timeline, which may outlive the file and be exported to
  * other processes and drivers; its &dma_fence_ops live in this module, so
  * each such fence holds a reference on the module until it is released.
