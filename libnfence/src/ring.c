@@ -46,17 +46,15 @@ static UINT64 nf_ring_ring(NFENCE_RING *r)
 	return __atomic_load_n(r->pStatus, __ATOMIC_RELAXED);
 }
 
-NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing,
-			  D3DGPU_VIRTUAL_ADDRESS CommandBuffer,
-			  UINT CommandLength, UINT64 ProgressFenceValue)
+/* Append the entry and ring until the status says it was taken. */
+static NTSTATUS nf_ring_submit(NFENCE_RING *pRing,
+			       D3DGPU_VIRTUAL_ADDRESS CommandBuffer,
+			       UINT CommandLength, UINT64 ProgressFenceValue)
 {
 	volatile NFENCE_RING_ENTRY *e;
 	NTSTATUS st;
 	UINT64 status;
 
-	if (!pRing || !CommandLength || CommandLength % 8 || CommandBuffer % 8 ||
-	    CommandLength > DRM_NFENCE_MAX_SUBMIT_SIZE)
-		return STATUS_INVALID_PARAMETER;
 	if (pRing->WriteIndex - pRing->pControl->ReadIndex >=
 	    pRing->NumEntries)
 		return STATUS_DEVICE_BUSY;
@@ -101,6 +99,30 @@ NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing,
 	}
 }
 
+NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing,
+			  D3DGPU_VIRTUAL_ADDRESS CommandBuffer,
+			  UINT CommandLength, UINT64 ProgressFenceValue)
+{
+	struct nf_object *db;
+	NTSTATUS st;
+
+	if (!pRing || !CommandLength || CommandLength % 8 || CommandBuffer % 8 ||
+	    CommandLength > DRM_NFENCE_MAX_SUBMIT_SIZE)
+		return STATUS_INVALID_PARAMETER;
+	/*
+	 * The doorbell's pages (and the pinned ring's) are this process's
+	 * only while its handle is open here: a destroyed doorbell's are
+	 * unmapped, and a fork()ed child's are the parent's.
+	 */
+	db = nf_handle_lookup(pRing->hDoorbell, NF_HANDLE_DOORBELL);
+	if (!db)
+		return NF_STATUS_BAD_HANDLE;
+	st = nf_ring_submit(pRing, CommandBuffer, CommandLength,
+			    ProgressFenceValue);
+	nf_object_put(db);
+	return st;
+}
+
 NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue,
 				       UINT64 Value)
 {
@@ -110,8 +132,12 @@ NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue,
 	if (!pCs)
 		return STATUS_INVALID_PARAMETER;
 	queue = nf_hwqueue_lookup(hHwQueue);
-	if (!queue)
-		return NF_STATUS_BAD_HANDLE;
+	if (!queue) {
+		/* Sticky, as every error of the encoder. */
+		if (NT_SUCCESS(pCs->Status))
+			pCs->Status = NF_STATUS_BAD_HANDLE;
+		return pCs->Status;
+	}
 	st = NFenceCsSignalNativeFenceUnlogged(pCs, &queue->progress, Value);
 	nf_object_put(&queue->base);
 	return st;

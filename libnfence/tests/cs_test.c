@@ -7,11 +7,14 @@
  * with its macros), sticky errors, overflow and reuse; that the fence
  * commands are logged by default, unlogged under the NFenceCs*Unlogged
  * names and under the LIBNFENCE_0.2 versions of the default names (what
- * programs built before 0.10 call). No driver needed.
+ * programs built before 0.10 call); the ring writer's refusal of a
+ * doorbell handle that names nothing. No driver needed.
  */
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <nfence/d3dkmthk.h>
 
@@ -331,6 +334,54 @@ TEST(init_checks)
 	EXPECT_EQ(0u, NFenceCsSize(NULL));
 	EXPECT_EQ(0u, NFenceCsGpuVa(NULL));
 	NFenceCsReset(NULL);
+}
+
+/* A queue handle that names nothing: refused, and sticky. */
+TEST(hw_queue_progress_bad_handle_is_sticky)
+{
+	uint64_t buf[8];
+	NFENCE_CS cs;
+
+	ASSERT_EQ(STATUS_SUCCESS, NFenceCsInit(&cs, buf, sizeof(buf), VA));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceCsSignalHwQueueProgress(&cs, 0xc0000040, 1));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsStatus(&cs));
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceCsNop(&cs));
+	EXPECT_EQ(0u, NFenceCsSize(&cs));
+}
+
+/*
+ * A ring whose doorbell handle names nothing in this process (destroyed,
+ * or the parent's in a fork()ed child, whose pages are shared with the
+ * parent's) writes nothing: not the last queued value, the entry, the
+ * write index nor the doorbell.
+ */
+TEST(ring_without_open_doorbell_writes_nothing)
+{
+	const size_t size = 5 * 4096;
+	D3DKMT_CREATE_DOORBELL db = { 0 };
+	NFENCE_RING r;
+	BYTE *mem, *copy;
+
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	copy = malloc(size);
+	ASSERT_NE(NULL, copy);
+	memset(mem, 0x5a, size);
+	memcpy(copy, mem, size);
+	db.hDoorbell = 0xc0000040;
+	db.DoorbellCPUVirtualAddress = mem;
+	db.DoorbellStatusCPUVirtualAddress = mem + 4096;
+	db.HwQueueProgressFenceLastQueuedValueCPUVirtualAddress =
+		(UINT64 *)(mem + 8192);
+	ASSERT_EQ(STATUS_SUCCESS,
+		  NFenceRingInit(&r, &db, mem + 12288, 4096, mem + 16384));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingSubmit(&r, VA, 8, 1));
+	EXPECT_EQ(0, memcmp(mem, copy, size));
+	free(copy);
+	munmap(mem, size);
 }
 
 TEST_HARNESS_MAIN

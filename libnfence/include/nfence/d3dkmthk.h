@@ -3261,10 +3261,15 @@ NFENCE_EXPORT NTSTATUS NFenceRingInit(NFENCE_RING *pRing, const D3DKMT_CREATE_DO
  *
  * WDDM's sequence: the last queued value, the entry, the write index,
  * the ring, then the status: CONNECTED_NOTIFY_KMD notifies,
- * DISCONNECTED_RETRY connects and rings again.
+ * DISCONNECTED_RETRY connects and rings again. Nothing is written unless
+ * the ring's doorbell handle is open in this process: not once the
+ * doorbell (or its queue, context or device) is destroyed, whose pages
+ * are unmapped then, nor in a fork()ed child, whose writes would go to
+ * the parent's doorbell and ring.
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a NULL @pRing, a
- * zero, unaligned or too long command buffer; STATUS_DEVICE_BUSY if the
+ * doorbell handle that names no open doorbell, a zero, unaligned or too
+ * long command buffer; STATUS_DEVICE_BUSY if the
  * ring is full (ReadIndex is NumEntries behind: wait for the progress
  * fence and try again); STATUS_DEVICE_REMOVED if the status is
  * DISCONNECTED_ABORT; an error of D3DKMTConnectDoorbell() or
@@ -3285,7 +3290,8 @@ NFENCE_EXPORT NTSTATUS NFenceRingSubmit(NFENCE_RING *pRing, D3DGPU_VIRTUAL_ADDRE
  * progress is its ring's ReadIndex.
  *
  * Return: as NFenceCsFenceSignal(); STATUS_INVALID_PARAMETER if @hHwQueue is
- * not a queue handle (nothing is written).
+ * not a queue handle (nothing is written, and the encoder records it in
+ * Status, as it does every error).
  */
 NFENCE_EXPORT NTSTATUS NFenceCsSignalHwQueueProgress(NFENCE_CS *pCs, D3DKMT_HANDLE hHwQueue, UINT64 Value);
 
