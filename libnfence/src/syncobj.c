@@ -9,10 +9,12 @@
  * D3DKMT sync object handles to the kernel's and back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "syncobj.h"
 
@@ -325,6 +327,18 @@ NTSTATUS D3DKMTShareObjects(UINT cObjects, const D3DKMT_HANDLE *hObjects,
 	nf_syncobj_put(so);
 	if (!NT_SUCCESS(st))
 		return st;
+	/*
+	 * fd 0 (stdin closed) would be the NULL handle, "none": the caller
+	 * could neither open nor close it. Another number, close-on-exec.
+	 */
+	if (args.fd == 0) {
+		int fd = fcntl(0, F_DUPFD_CLOEXEC, 1);
+
+		close(0);
+		if (fd < 0)
+			return NFenceStatusFromErrno(errno);
+		args.fd = fd;
+	}
 	*phSharedNtHandle = (HANDLE)(intptr_t)args.fd;
 	return STATUS_SUCCESS;
 }

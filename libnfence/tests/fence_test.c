@@ -710,6 +710,40 @@ static NTSTATUS open_fence(D3DKMT_HANDLE dev, HANDLE nt, UINT flags,
 }
 
 /*
+ * With stdin closed, the kernel's fd for a new NT handle would be 0: the
+ * NULL handle, "none". The handle is another, close-on-exec descriptor,
+ * which opens the fence, and descriptor 0 stays free.
+ */
+TEST_F(fence, nt_handle_is_never_null)
+{
+	D3DKMT_OPENNATIVEFENCEFROMNTHANDLE o;
+	D3DKMT_HANDLE shared;
+	int saved, fd;
+	HANDLE nt;
+
+	shared = create_fence(_metadata, self->dev, 3, 0, NULL);
+	/* A first share makes whatever the fake driver keeps open. */
+	ASSERT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &shared, NULL, 0, &nt));
+	close((int)(intptr_t)nt);
+	saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	ASSERT_LE(0, saved);
+	close(0);
+
+	EXPECT_EQ(STATUS_SUCCESS, D3DKMTShareObjects(1, &shared, NULL, 0, &nt));
+	fd = (int)(intptr_t)nt;
+	EXPECT_LT(0, fd);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD));
+	EXPECT_EQ(-1, fcntl(0, F_GETFD));
+	ASSERT_EQ(0, dup2(saved, 0));
+	close(saved);
+	ASSERT_EQ(STATUS_SUCCESS, open_fence(self->dev, nt, 0, &o));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(o.hSyncObject));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_sync(shared));
+	if (fd > 0)
+		close(fd);
+}
+
+/*
  * An NT handle's fd value passed as a sync object destroys nothing: no fd
  * value is a D3DKMT handle. Were handles small integers (they were 1, 2,
  * 3, ...), the fd value is made that of a live fence, by dup2() to a free
