@@ -104,11 +104,23 @@ static const struct nf_object_ops nf_doorbell_ops = {
 	.teardown = nf_doorbell_teardown,
 };
 
-static void *nf_doorbell_mmap(int fd, uint64_t offset, int prot)
+/*
+ * mmap() one page of the kernel doorbell. On failure, the first failure's
+ * errno goes to *@err, so that the caller's status is that of the first
+ * page refused (ENODEV after an unplug: STATUS_DEVICE_REMOVED).
+ */
+static void *nf_doorbell_mmap(int fd, uint64_t offset, int prot, int *err)
 {
+	void *addr = MAP_FAILED;
+
 	if (offset > (uint64_t)INT64_MAX)
-		return MAP_FAILED;
-	return mmap(NULL, NF_PAGE_SIZE, prot, MAP_SHARED, fd, (off_t)offset);
+		errno = EINVAL;
+	else
+		addr = mmap(NULL, NF_PAGE_SIZE, prot, MAP_SHARED, fd,
+			    (off_t)offset);
+	if (addr == MAP_FAILED && !*err)
+		*err = errno ? errno : ENOMEM;
+	return addr;
 }
 
 /* mmap() the pages of the kernel doorbell that @db uses. */
@@ -117,25 +129,23 @@ static NTSTATUS nf_doorbell_map(struct nf_doorbell *db, int fd,
 				bool secondary)
 {
 	const int rw = PROT_READ | PROT_WRITE;
+	int err = 0;
 
 	db->pages[NF_DB_DOORBELL] = nf_doorbell_mmap(fd, args->doorbell_offset,
-						     rw);
+						     rw, &err);
 	if (secondary)
 		db->pages[NF_DB_SECONDARY] =
-			nf_doorbell_mmap(fd, args->doorbell_offset, rw);
+			nf_doorbell_mmap(fd, args->doorbell_offset, rw, &err);
 	db->pages[NF_DB_STATUS] = nf_doorbell_mmap(fd, args->status_offset,
-						   PROT_READ);
+						   PROT_READ, &err);
 	db->pages[NF_DB_LAST_QUEUED] =
-		nf_doorbell_mmap(fd, args->last_queued_offset, rw);
-	NTSTATUS st = STATUS_SUCCESS;
+		nf_doorbell_mmap(fd, args->last_queued_offset, rw, &err);
 
 	for (unsigned int i = 0; i < NF_DB_PAGES; i++) {
-		if (db->pages[i] == MAP_FAILED) {
+		if (db->pages[i] == MAP_FAILED)
 			db->pages[i] = NULL;
-			st = STATUS_NO_MEMORY;
-		}
 	}
-	return st;
+	return err ? NFenceStatusFromErrno(err) : STATUS_SUCCESS;
 }
 
 /* Pin the ring allocations and create the kernel doorbell of @db. */

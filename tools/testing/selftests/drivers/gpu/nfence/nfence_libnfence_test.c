@@ -38,10 +38,14 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <xf86drm.h>
 
 #include <nfence/d3dkmthk.h>
@@ -4403,6 +4407,87 @@ TEST_F(gpu, doorbell)
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_doorbell(db.hDoorbell));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &ring.h, 1));
 	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &control.h, 1));
+}
+
+/*
+ * A doorbell whose pages cannot be mapped: the thread that creates it
+ * runs under a seccomp filter that refuses every shared mmap() with
+ * ENODEV (what a mapping of an unplugged device gets), so the kernel's
+ * doorbell is made and its mapping fails. The status is the errno's
+ * (STATUS_DEVICE_REMOVED), nothing is written back, and the kernel's
+ * doorbell is gone: the queue takes another one and the ring is free.
+ * Private mappings (malloc's) are left alone.
+ */
+struct refused_doorbell {
+	D3DKMT_HANDLE queue, ring;
+	D3DKMT_CREATE_DOORBELL db;
+	NTSTATUS st;
+	int filter_err;
+};
+
+static void *create_doorbell_mmap_refused(void *arg)
+{
+	struct refused_doorbell *r = arg;
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[3])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_SHARED, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENODEV),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(insns) / sizeof(insns[0]),
+		.filter = insns,
+	};
+
+	/* Only this thread: no SECCOMP_FILTER_FLAG_TSYNC. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		r->filter_err = errno;
+		return NULL;
+	}
+	r->st = create_doorbell(r->queue, r->ring, 0, 0, &r->db);
+	return NULL;
+}
+
+TEST_F(gpu, doorbell_map_refused)
+{
+	D3DKMT_HANDLE dev = self->e.dev[0], ctx;
+	struct refused_doorbell r = { 0 };
+	D3DKMT_CREATE_DOORBELL db;
+	D3DKMT_CREATEHWQUEUE q;
+	struct buf ring;
+	pthread_t t;
+
+	if (!self->e.cfg.user_mode_submission)
+		SKIP(return, "no user-mode submission");
+	if (on_fake_driver())
+		SKIP(return, "the fake driver has no doorbells");
+	ASSERT_EQ(STATUS_SUCCESS, create_context(dev, 0, 0, &ctx));
+	ASSERT_EQ(STATUS_SUCCESS, create_queue(ctx, 1u << 4, &q));
+	make_buf(_metadata, dev, PAGE, &ring);
+	r.queue = q.hHwQueue;
+	r.ring = ring.h;
+	ASSERT_EQ(0, pthread_create(&t, NULL, create_doorbell_mmap_refused,
+				    &r));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, r.filter_err);
+	EXPECT_EQ(STATUS_DEVICE_REMOVED, r.st);
+	EXPECT_EQ(0u, r.db.hDoorbell);
+	EXPECT_EQ(NULL, r.db.DoorbellCPUVirtualAddress);
+	EXPECT_EQ(NULL, r.db.DoorbellStatusCPUVirtualAddress);
+
+	/* The kernel's doorbell went with the failure. */
+	ASSERT_EQ(STATUS_SUCCESS, create_doorbell(q.hHwQueue, ring.h, 0, 0,
+						  &db));
+	ASSERT_NE(NULL, db.DoorbellCPUVirtualAddress);
+	EXPECT_EQ(STATUS_SUCCESS, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_allocs(dev, &ring.h, 1));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_queue(q.hHwQueue));
+	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
 TEST_F(gpu, suspend_and_resume)
