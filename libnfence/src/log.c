@@ -16,6 +16,14 @@ _Static_assert(sizeof(DXGK_NATIVE_FENCE_LOG_HEADER) ==
 	       sizeof(struct drm_nfence_log_header), "log header size");
 _Static_assert(sizeof(DXGK_NATIVE_FENCE_LOG_ENTRY) ==
 	       sizeof(struct drm_nfence_log_entry), "log entry size");
+_Static_assert(sizeof(ULARGE_INTEGER) == 8 &&
+	       offsetof(DXGK_NATIVE_FENCE_LOG_HEADER,
+			AtomicWraparoundAndEntryIndex.LowPart) ==
+	       offsetof(struct drm_nfence_log_header, first_free_entry_index) &&
+	       offsetof(DXGK_NATIVE_FENCE_LOG_HEADER,
+			AtomicWraparoundAndEntryIndex.HighPart) ==
+	       offsetof(struct drm_nfence_log_header, wraparound_count),
+	       "AtomicWraparoundAndEntryIndex: the index is the low half");
 _Static_assert(offsetof(DXGK_NATIVE_FENCE_LOG_HEADER, NumberOfEntries) ==
 	       offsetof(struct drm_nfence_log_header, num_entries),
 	       "NumberOfEntries");

@@ -841,6 +841,36 @@ TEST_F(gpu, read_native_fence_log)
 	EXPECT_EQ(STATUS_SUCCESS, destroy_context(ctx));
 }
 
+/*
+ * The log header's index and wraparound count are the two halves of one
+ * ULARGE_INTEGER, as in d3dukmdt.h: the index is the low half, read as
+ * LowPart, u.LowPart or the low 32 bits of QuadPart.
+ */
+TEST(log_header_index_is_low_half)
+{
+	DXGK_NATIVE_FENCE_LOG_HEADER h;
+
+	EXPECT_EQ(8u, sizeof(ULARGE_INTEGER));
+	EXPECT_EQ(8u, _Alignof(ULARGE_INTEGER));
+	EXPECT_EQ(0u, offsetof(ULARGE_INTEGER, LowPart));
+	EXPECT_EQ(4u, offsetof(ULARGE_INTEGER, HighPart));
+	EXPECT_EQ(0u, offsetof(ULARGE_INTEGER, u.LowPart));
+	EXPECT_EQ(4u, offsetof(ULARGE_INTEGER, u.HighPart));
+	EXPECT_EQ(0u, offsetof(DXGK_NATIVE_FENCE_LOG_HEADER,
+			       AtomicWraparoundAndEntryIndex));
+
+	memset(&h, 0, sizeof(h));
+	h.AtomicWraparoundAndEntryIndex.QuadPart = (3ull << 32) | 5;
+	EXPECT_EQ(5u, h.FirstFreeEntryIndex);
+	EXPECT_EQ(3u, h.WraparoundCount);
+	EXPECT_EQ(5u, h.AtomicWraparoundAndEntryIndex.LowPart);
+	EXPECT_EQ(3u, h.AtomicWraparoundAndEntryIndex.HighPart);
+	EXPECT_EQ(5u, h.AtomicWraparoundAndEntryIndex.u.LowPart);
+	EXPECT_EQ(3u, h.AtomicWraparoundAndEntryIndex.u.HighPart);
+	h.WraparoundCount = 7;
+	EXPECT_EQ((7ull << 32) | 5, h.AtomicWraparoundAndEntryIndex.QuadPart);
+}
+
 /* NFenceSetLoggingLevel(): the values, the previous level, the checks. */
 TEST_F(gpu, set_logging_level)
 {

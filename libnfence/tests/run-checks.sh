@@ -8,6 +8,7 @@
 # Documentation/libnfence.rst's "Sources" table names every source file,
 # the check that its "Entry points of WSL's D3DKMT" table names exactly
 # libdxg's entry points (tests/libdxg-entry-points.txt), all exported,
+# the check that the public header refuses 32-bit and big-endian targets,
 # and nfence-info, nfence-fence-demo, nfence-pipeline-demo and a quick
 # nfence-gpu-bench against the fake driver, and nfence-trace's converter
 # on a capture recorded in a VM (run-trace.sh), the fork and close paths
@@ -71,6 +72,33 @@ fi
 echo "== entry points (Documentation/libnfence.rst names libdxg's, all exported)"
 if python3 tests/check-entry-points.py tests/libdxg-entry-points.txt \
 	../Documentation/libnfence.rst "$SHLIB"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+# header_refuses DESCRIPTION CC-FLAGS...: the header included alone with
+# CC-FLAGS must stop at its #error (a layout it cannot give).
+header_refuses() {
+	what=$1
+	shift
+	if printf '#include <nfence/d3dkmthk.h>\n' |
+		${CC:-cc} -fsyntax-only -Iinclude "$@" -x c - 2>"$log"; then
+		echo "not ok: the header compiles for $what"
+		return 1
+	fi
+	if ! grep -q 'error: #error.*64-bit little-endian' "$log"; then
+		cat "$log"
+		echo "not ok: the header fails for $what, but not at its #error"
+		return 1
+	fi
+	echo "ok: the header refuses $what"
+}
+
+echo "== the header refuses 32-bit and big-endian targets"
+if header_refuses "a target without __LP64__" -U__LP64__ &&
+	header_refuses "a big-endian target" -U__BYTE_ORDER__ \
+		-D__BYTE_ORDER__=__ORDER_BIG_ENDIAN__; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))

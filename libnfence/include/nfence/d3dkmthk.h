@@ -43,6 +43,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The layouts below are those WSL's D3DKMT headers give on 64-bit
+ * little-endian Linux (LP64: pointers and 64-bit fields 8 bytes, the low
+ * half of a 64-bit word first). A 32-bit build would align UINT64 fields
+ * to 4 bytes and a big-endian one swap the halves of
+ * AtomicWraparoundAndEntryIndex: neither matches Windows or the kernel.
+ */
+#if !defined(__LP64__) || !defined(__BYTE_ORDER__) || \
+	__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "<nfence/d3dkmthk.h> is for 64-bit little-endian (LP64) machines only"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -81,6 +93,23 @@ typedef struct _LUID {
 	DWORD LowPart;
 	LONG HighPart;
 } LUID;
+
+/*
+ * ULARGE_INTEGER: an unsigned 64-bit value that also names its halves, as
+ * Windows' winnt.h declares it (LowPart is the low half: offset 0 on the
+ * little-endian machines nfence runs on).
+ */
+typedef union _ULARGE_INTEGER {
+	struct {
+		DWORD LowPart;
+		DWORD HighPart;
+	};
+	struct {
+		DWORD LowPart;
+		DWORD HighPart;
+	} u;
+	ULONGLONG QuadPart;
+} ULARGE_INTEGER;
 
 /*
  * GUID: 16 bytes, Data1 to Data4 in this order. GUID_DEFINED, as in
@@ -3389,7 +3418,7 @@ typedef struct _DXGK_NATIVE_FENCE_LOG_HEADER {
 			UINT FirstFreeEntryIndex;	/* the next entry written */
 			UINT WraparoundCount;	/* times the index went to 0 */
 		};
-		UINT64 AtomicWraparoundAndEntryIndex;	/* both, one word */
+		ULARGE_INTEGER AtomicWraparoundAndEntryIndex;	/* both */
 	};
 	DXGK_NATIVE_FENCE_LOG_TYPE Type;	/* DXGK_NATIVE_FENCE_LOG_TYPE_* */
 	UINT64 NumberOfEntries;		/* entries after the header */
