@@ -1561,9 +1561,12 @@ struct drm_nfence_doorbell_notify {
  *
  * On an adapter with native fences, every hardware queue has two native
  * fence log buffers (WDDM 3.2), one for waits and one for signals, made
- * with the queue and freed with it. Each is one 4 KiB page: a
+ * with the queue and freed with it, or earlier when
+ * %DRM_IOCTL_NFENCE_LOGGING_LEVEL gives the queue new ones. Each is a
  * &struct drm_nfence_log_header, then &drm_nfence_log_header.num_entries
- * &struct drm_nfence_log_entry (84), the layouts of the Windows
+ * &struct drm_nfence_log_entry: one 4 KiB page of 84 entries at the
+ * default logging level, 16 KiB of 340 at %DRM_NFENCE_LOGGING_LEVEL_ALL.
+ * These are the layouts of the Windows
  * DXGK_NATIVE_FENCE_LOG_HEADER and DXGK_NATIVE_FENCE_LOG_ENTRY. The GPU
  * (the engine running the queue) writes an entry at
  * &drm_nfence_log_header.first_free_entry_index and advances it, wrapping

@@ -83,7 +83,9 @@ unsigned int nfence_logging_read_signals(struct nfence_adapter *adapter,
  * WDDM's "Dxgkrnl may destroy and recreate the log buffers"
  * (SetNativeFenceLogBuffer): the GPU logs into new buffers, at new GPU VAs
  * (&struct drm_nfence_log_read returns them), and the old ones are
- * unmapped and freed; a command still naming an old VA faults. Under the
+ * unmapped and freed. A command still naming an old VA faults, unless a
+ * later mapping of the same file (an allocation) took that range: GPU
+ * VAs are reused as after ALLOC_DESTROY. Under the
  * optimized interrupt the driver first reads what the signal log holds
  * that it has not read, so no waiter a logged signal satisfied is missed.
  * A queue without logs has nothing to do.
