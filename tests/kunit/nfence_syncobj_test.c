@@ -18,11 +18,16 @@
  * Copyright (C) 2026 The nfence authors
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/sizes.h>
 #include <linux/workqueue.h>
 
@@ -320,6 +325,101 @@ static void sob_close_cancels(struct kunit *test)
 	sob_expect_dequeued(test, f);
 }
 
+/**
+ * struct sob_race - a signal's decision stalled while the file aborts
+ * @test: the test, for the stub in the signalling thread
+ * @f: the fixture
+ * @decided: completed by the stall, the binding decided
+ * @signaled: completed when the signal returned
+ * @aborted: set once the abort returned, ending the stall
+ */
+struct sob_race {
+	struct kunit *test;
+	struct sob_fix *f;
+	struct completion decided;
+	struct completion signaled;
+	bool aborted;
+};
+
+static struct sob_race *sob_race_now;
+
+/*
+ * nfence_binding_decided()'s stub: under the fence's waitlist lock, with
+ * the binding decided and not yet handed to the bind work. Stalls until
+ * the abort returned without waiting for it, or for a second (an abort
+ * that waits: a guest's spinlocks do not show that they are contended).
+ */
+static void sob_race_stall(struct nfence_binding *b)
+{
+	struct sob_race *r = sob_race_now;
+	int i;
+
+	complete(&r->decided);
+	for (i = 0; i < 1000 && !READ_ONCE(r->aborted); i++)
+		mdelay(1);
+}
+
+static int sob_race_signal(void *data)
+{
+	struct sob_race *r = data;
+
+	/* Static stubs redirect only in the test's own task otherwise. */
+	current->kunit_test = r->test;
+	nfence_fence_signal(r->f->fence, 5);
+	current->kunit_test = NULL;
+	complete(&r->signaled);
+	return 0;
+}
+
+/*
+ * A signal decides a binding while its file ends its bindings (a close, or
+ * an unplug): the abort returns only once that decision has reached the
+ * bind work, so the close's drain that follows finds every binding handed
+ * on, and no bind work of the freed file runs after it. The signal runs
+ * on another CPU and stalls right after deciding, while this task aborts;
+ * the point then carries the signal's success.
+ */
+static void sob_release_races_abort(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct task_struct *t;
+	struct sob_race *r;
+	bool attached;
+	int error = 1;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU to abort on");
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->test = test;
+	r->f = f;
+	init_completion(&r->decided);
+	init_completion(&r->signaled);
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 1), 0);
+
+	t = kthread_create(sob_race_signal, r, "nfence-sob-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpumask_any_but(cpu_online_mask, raw_smp_processor_id()));
+	sob_race_now = r;
+	kunit_activate_static_stub(test, nfence_binding_decided,
+				   sob_race_stall);
+	wake_up_process(t);
+	wait_for_completion(&r->decided);
+	nfence_file_bindings_abort(to_nfence_file(sob_drm_file(f)), -ENODEV);
+	/* What the close's drain does next: the bind work, if handed any. */
+	flush_workqueue(f->adapter->wait_wq);
+	attached = sob_point(test, f, 1, &error);
+	WRITE_ONCE(r->aborted, true);
+	wait_for_completion(&r->signaled);
+	kunit_deactivate_static_stub(test, nfence_binding_decided);
+	flush_workqueue(f->adapter->wait_wq);
+
+	KUNIT_EXPECT_TRUE_MSG(test, attached,
+			      "the abort returned before the decision reached the bind work");
+	KUNIT_EXPECT_EQ(test, error, 0);
+	sob_expect_dequeued(test, f);
+}
+
 /* A value already reached attaches before the ioctl returns; no waiter. */
 static void sob_already_reached(struct kunit *test)
 {
@@ -475,6 +575,7 @@ static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_abort_first),
 	KUNIT_CASE(sob_reached_then_abort),
 	KUNIT_CASE(sob_close_cancels),
+	KUNIT_CASE(sob_release_races_abort),
 	KUNIT_CASE(sob_already_reached),
 	KUNIT_CASE(sob_signal_pending),
 	KUNIT_CASE(sob_signal_error),

@@ -21,6 +21,7 @@
 #include "nfence_adapter.h"
 #include "nfence_async.h"
 #include "nfence_cmp.h"
+#include "nfence_compat.h"
 #include "nfence_device.h"
 #include "nfence_fence.h"
 #include "nfence_signal.h"
@@ -199,8 +200,20 @@ static int nfence_binding_outcome(struct nfence_fence *fence, u64 value,
 }
 
 /*
+ * Between deciding a binding and handing it to the bind work: nothing,
+ * but visible to KUnit, which stalls a signal's decision here (under the
+ * fence's waitlist lock) to race the file's close against it.
+ */
+NFENCE_VISIBLE_IF_KUNIT void nfence_binding_decided(struct nfence_binding *b)
+{
+	NFENCE_KUNIT_STUB(nfence_binding_decided, b);
+}
+
+/*
  * Decide @b's end, once: the first caller wins. May run under the fence's
- * waitlist lock: only atomics, an llist and queue_work().
+ * waitlist lock: only atomics, an llist and queue_work(). A release
+ * decides under that lock, so taking it (nfence_waitlist_remove()) waits
+ * until a decision in progress has reached the bind work.
  */
 static void nfence_binding_decide(struct nfence_binding *b, int error)
 {
@@ -208,6 +221,7 @@ static void nfence_binding_decide(struct nfence_binding *b, int error)
 
 	if (atomic_cmpxchg(&b->result, 0, error ?: 1))
 		return;
+	nfence_binding_decided(b);
 	nfence_async_list_ready(&nfile->bindings, &b->ready);
 }
 
@@ -623,8 +637,15 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
 	struct nfence_binding *b;
 
 	mutex_lock(&nfile->async_lock);
-	list_for_each_entry(b, &nfile->bindings.entries, link)
+	list_for_each_entry(b, &nfile->bindings.entries, link) {
 		nfence_binding_decide(b, error);
+		/*
+		 * If a release decided first, it may not have handed the
+		 * binding on yet: its waitlist lock waits for that, so that
+		 * a drain after this finds every binding on the ready list.
+		 */
+		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
+	}
 	mutex_unlock(&nfile->async_lock);
 	nfence_file_dma_signals_drop(nfile);
 }

@@ -17,4 +17,9 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 int nfence_syncobj_signal_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+struct nfence_binding;
+void nfence_binding_decided(struct nfence_binding *b);
+#endif
+
 #endif /* __NFENCE_SYNCOBJ_H__ */
