@@ -410,6 +410,31 @@ static void test_debugfs_devices(int fd)
 	close(dir);
 }
 
+/*
+ * The ioctl argument itself unreadable, for the ioctls whose own binaries
+ * have no bad-arg-pointer subtest (the allocation, context, queue,
+ * submission, doorbell, log read, syncobj and window ones do).
+ */
+static void test_bad_arg_pointer(int fd)
+{
+	static const unsigned long requests[] = {
+		DRM_IOCTL_NFENCE_QUERY,
+		DRM_IOCTL_NFENCE_DEVICE_CREATE,
+		DRM_IOCTL_NFENCE_DEVICE_DESTROY,
+		DRM_IOCTL_NFENCE_DEVICE_CONTROL,
+		DRM_IOCTL_NFENCE_FENCE_CREATE,
+		DRM_IOCTL_NFENCE_FENCE_DESTROY,
+		DRM_IOCTL_NFENCE_FENCE_SHARE,
+		DRM_IOCTL_NFENCE_FENCE_OPEN,
+		DRM_IOCTL_NFENCE_FENCE_WAIT,
+		DRM_IOCTL_NFENCE_FENCE_SIGNAL,
+		DRM_IOCTL_NFENCE_LOGGING_LEVEL,
+	};
+
+	nfence_watchdog(WATCHDOG_S);
+	nfence_assert_args_efault(fd, requests, ARRAY_SIZE(requests));
+}
+
 static int fd = -1;
 
 igt_main
@@ -479,6 +504,12 @@ igt_main
 	igt_describe("debugfs \"devices\" follows device create and destroy.");
 	igt_subtest("debugfs-devices")
 		test_debugfs_devices(fd);
+
+	igt_describe("An unreadable ioctl argument fails with -EFAULT: the "
+		     "query, device, fence, wait, signal and logging level "
+		     "ioctls.");
+	igt_subtest("bad-arg-pointer")
+		test_bad_arg_pointer(fd);
 
 	igt_fixture {
 		nfence_watchdog(0);

@@ -196,11 +196,15 @@ static void test_not_sync_file(void)
 static void test_bad_device(void)
 {
 	uint32_t f = fence_create(fd, dev, 0), s = syncobj_signaled(fd, 1);
-	uint32_t gone = nfence_device_create(fd);
+	uint32_t gone = nfence_device_create(fd), live;
 
 	nfence_device_destroy(fd, gone);
 	igt_assert_eq(__signal_point(fd, 0, f, 1, s, 1), -ENOENT);
 	igt_assert_eq(__signal_point(fd, gone, f, 1, s, 1), -ENOENT);
+	/* A live device of this file that does not own the fence. */
+	live = nfence_device_create(fd);
+	igt_assert_eq(__signal_point(fd, live, f, 1, s, 1), -ENOENT);
+	nfence_device_destroy(fd, live);
 	igt_assert(!reached(fd, dev, f, 1));
 	nfence_fence_destroy(fd, f);
 	drmSyncobjDestroy(fd, s);
@@ -600,7 +604,8 @@ igt_main
 	igt_subtest("not-sync-file")
 		test_not_sync_file();
 
-	igt_describe("Device 0 or a destroyed device fails with -ENOENT.");
+	igt_describe("Device 0, a destroyed device or a device that does not "
+		     "own the fence fails with -ENOENT.");
 	igt_subtest("bad-device")
 		test_bad_device();
 

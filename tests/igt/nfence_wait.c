@@ -548,7 +548,7 @@ static void test_wait_bad_device(void)
 	uint32_t gone = nfence_device_create(fd);
 	uint64_t v = 1;
 	struct drm_nfence_fence_wait w = wait_args(&h, &v);
-	uint32_t other;
+	uint32_t other, live;
 	int fd2 = nfence_open();
 
 	nfence_watchdog(WATCHDOG_S);
@@ -565,11 +565,18 @@ static void test_wait_bad_device(void)
 		w.device = other;
 		expect_wait_error(fd, &w, -ENOENT);
 	}
+	/* A live device of this file that does not own the fence. */
+	live = nfence_device_create(fd);
+	w.device = live;
+	expect_wait_error(fd, &w, -ENOENT);
 	/* Also when the fence is already signaled. */
 	v = 0;
 	w.device = 0;
 	expect_wait_error(fd, &w, -ENOENT);
+	w.device = live;
+	expect_wait_error(fd, &w, -ENOENT);
 	assert_idle(&m);
+	nfence_device_destroy(fd, live);
 	close(fd2);
 	nfence_fence_destroy(fd, h);
 }
@@ -943,7 +950,7 @@ static void test_signal_bad_device(void)
 	uint64_t v = 9;
 	struct drm_nfence_fence_signal s = signal_args(&h, &v, 1);
 	int fd2 = nfence_open();
-	uint32_t other;
+	uint32_t other, live;
 
 	nfence_watchdog(WATCHDOG_S);
 	nfence_device_destroy(fd, gone);
@@ -959,6 +966,11 @@ static void test_signal_bad_device(void)
 		s.device = other;
 		expect_signal_error(fd, &s, -ENOENT);
 	}
+	/* A live device of this file that does not own the fence. */
+	live = nfence_device_create(fd);
+	s.device = live;
+	expect_signal_error(fd, &s, -ENOENT);
+	nfence_device_destroy(fd, live);
 	assert_value(&m, 0);
 	close(fd2);
 	nfence_fence_destroy(fd, h);
@@ -2863,7 +2875,8 @@ igt_main
 	igt_subtest("wait-bad-pointers")
 		test_wait_bad_pointers();
 
-	igt_describe("A wait on device 0, destroyed or another file's device "
+	igt_describe("A wait on device 0, destroyed, another file's device or "
+		     "a device of this file that does not own the fence "
 		     "fails with -ENOENT.");
 	igt_subtest("wait-bad-device")
 		test_wait_bad_device();
@@ -2916,8 +2929,9 @@ igt_main
 	igt_subtest("signal-bad-pointers")
 		test_signal_bad_pointers();
 
-	igt_describe("A signal on device 0, destroyed or another file's "
-		     "device fails with -ENOENT.");
+	igt_describe("A signal on device 0, destroyed, another file's "
+		     "device or a device of this file that does not own the "
+		     "fence fails with -ENOENT.");
 	igt_subtest("signal-bad-device")
 		test_signal_bad_device();
 
