@@ -502,8 +502,10 @@ enum drm_nfence_device_error {
  * %DRM_NFENCE_DEVICE_OP_MARK_ERROR puts the device in error through the
  * same path as a hang (see DOC: contexts and hardware queues): the fences
  * it created become AlwaysSignaled for every holder, its queues stop and
- * drop their work, its doorbells are disconnected for good, and later
- * calls that create or submit on it fail with -EIO. Marking a device in
+ * drop their work, its doorbells are disconnected for good, later context,
+ * queue and doorbell creations and submissions on it fail with -EIO, and a
+ * fence it creates afterwards is born AlwaysSignaled (fence opens and
+ * allocations still succeed). Marking a device in
  * error again succeeds and changes nothing: @error keeps the first cause.
  *
  * Both operations report the device's state: why it is in error, and the
@@ -740,7 +742,9 @@ struct drm_nfence_fence_share {
  * D3DKMTOpenNativeFenceFromNtHandle and D3DKMTOpenSyncObjectFromNtHandle2.
  * -EBADF if @fd is not open, -EINVAL if it is not an nfence fence fd or
  * belongs to another adapter and was not created with
- * %DRM_NFENCE_FENCE_CROSS_ADAPTER. Nothing is created when it fails.
+ * %DRM_NFENCE_FENCE_CROSS_ADAPTER, -ENOSPC at the file's limit of local
+ * fence handles (as for %DRM_IOCTL_NFENCE_FENCE_CREATE), -ENOMEM. Nothing
+ * is created when it fails.
  *
  * A cross-adapter fence opened on another adapter gets an instance there
  * that shares the CurrentValue page. On an adapter with native fences the
@@ -969,7 +973,8 @@ struct drm_nfence_fence_signal {
  * -ENOENT for an unknown @device; -EINVAL for a @size of 0 or above
  * %DRM_NFENCE_MAX_ALLOC_SIZE, a @segment_id that is not 1 (system) or 2
  * (local), unknown @flags, ALLOW_DEMOTE on a system request, CPU_VISIBLE on
- * an adapter without CPU-visible VRAM, or non-zero @pad; -ENOSPC when the
+ * a local request of an adapter without CPU-visible VRAM (system memory is
+ * always CPU-visible), or non-zero @pad; -ENOSPC when the
  * segment (and, with ALLOW_DEMOTE, system memory) is full or the file's
  * quota of it used up, or past %DRM_NFENCE_MAX_ALLOCS_PER_FILE allocations.
  */
@@ -1063,7 +1068,8 @@ struct drm_nfence_alloc_lock {
  * struct drm_nfence_context_create - create a context on an engine
  *
  * -ENOENT for an unknown @device, -EINVAL for an @engine the adapter does
- * not have or non-zero @flags, -ENOSPC past %DRM_NFENCE_MAX_CONTEXTS_PER_FILE.
+ * not have or non-zero @flags, -ENOSPC past %DRM_NFENCE_MAX_CONTEXTS_PER_FILE,
+ * -EIO when the device is in error.
  */
 struct drm_nfence_context_create {
 	/** @device: device handle */
@@ -1215,8 +1221,9 @@ enum drm_nfence_fault_reason {
  * DISABLE_GPU_TIMEOUT without CAP_SYS_NICE (a queue the hang detection
  * never stops can keep its engine from every other client, so it is
  * privileged, as high-priority contexts are in other DRM drivers),
- * -ENOSPC past %DRM_NFENCE_MAX_HWQUEUES_PER_FILE, -EIO when the context
- * or device is in error.
+ * -ENOSPC past %DRM_NFENCE_MAX_HWQUEUES_PER_FILE or when the file is at
+ * its limit of local fence handles (the queue's progress fence is one),
+ * -EIO when the context or device is in error.
  */
 struct drm_nfence_hwqueue_create {
 	/** @device: device handle */
@@ -1465,9 +1472,9 @@ enum drm_nfence_doorbell_status {
  *
  * -ENOENT for an unknown @device, @hwqueue, @ring_alloc or
  * @ring_control_alloc; -EINVAL for unknown @flags, a queue created without
- * USER_MODE_SUBMISSION, a ring buffer smaller than one entry, a control
- * allocation smaller than &struct drm_nfence_ring_control, or no control
- * on an adapter of the global doorbell model; -EOPNOTSUPP for
+ * USER_MODE_SUBMISSION, or no control on an adapter of the global
+ * doorbell model (allocations are whole pages, so any ring holds an entry
+ * and any control its struct); -EOPNOTSUPP for
  * %DRM_NFENCE_DOORBELL_RESIZE_RING; -EBUSY if the queue has a doorbell;
  * -EIO when the queue's context or device is in error.
  */

@@ -329,10 +329,9 @@ nfence_doorbell_pin(struct nfence_file *nfile, struct nfence_doorbell *db,
 			return -ENOENT;
 		db->control_alloc = control;
 	}
-	if (ring->base.size < sizeof(struct drm_nfence_ring_entry) ||
-	    (control && control->base.size <
-			sizeof(struct drm_nfence_ring_control)))
-		return -EINVAL;
+	/* Allocations are whole pages: any ring and control are large enough. */
+	BUILD_BUG_ON(sizeof(struct drm_nfence_ring_entry) > PAGE_SIZE ||
+		     sizeof(struct drm_nfence_ring_control) > PAGE_SIZE);
 	/* The global model finds write indexes in the ring controls. */
 	if (!control && db->adapter->gpu.cfg.doorbell_model ==
 			DRM_NFENCE_DOORBELL_GLOBAL)
