@@ -764,6 +764,10 @@ static void test_create_max_fences(void)
 		.type = TYPE_DEFAULT,
 	};
 	int64_t base = live_fences();
+	struct drm_nfence_fence_open o = {};
+	struct drm_nfence_hwqueue_create q = {};
+	uint32_t shared, ctx;
+	int sfd;
 
 	igt_assert(handles);
 	nfence_watchdog(110);
@@ -783,6 +787,26 @@ static void test_create_max_fences(void)
 	/* Invalid input still wins over a full table. */
 	c.pad = 1;
 	__expect_create_error(fd2, &c, -EINVAL);
+	c.pad = 0;
+
+	/* An open takes a local handle too, as does a queue's progress fence. */
+	shared = create_shared(0, NULL, &sfd);
+	o.fd = sfd;
+	o.device = dev2;
+	expect_open_error(fd2, &o, -ENOSPC);
+	ctx = nfence_context_create(fd2, dev2, 0);
+	q.device = dev2;
+	q.context = ctx;
+	igt_assert_eq(__nfence_hwqueue_create(fd2, &q), -ENOSPC);
+	/* Each succeeds once a handle is free. */
+	nfence_fence_destroy(fd2, handles[0]);
+	handles[0] = nfence_fence_open(fd2, dev2, sfd, 0, NULL);
+	nfence_fence_destroy(fd2, handles[1]);
+	nfence_hwqueue_destroy(fd2, dev2,
+			       nfence_hwqueue_create(fd2, dev2, ctx, 0, NULL,
+						     NULL));
+	close(sfd);
+	nfence_fence_destroy(fd, shared);
 
 	/* The limit is per file: fd still has room. */
 	nfence_fence_destroy(fd, create(0, 0, NULL));
@@ -3049,7 +3073,8 @@ igt_main
 
 		igt_describe("As many fences per file as the adapter's "
 			     "client_fences allows, the next fails with "
-			     "-ENOSPC, freeing one allows one more.");
+			     "-ENOSPC, as do an open and a queue's progress "
+			     "fence; freeing one allows one more.");
 		igt_subtest("create-max-fences")
 			test_create_max_fences();
 
