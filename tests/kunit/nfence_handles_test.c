@@ -166,6 +166,7 @@ struct hnd_db_peek {
  * @db_peek: what hnd_doorbell_pin_peek() saw
  * @lookups: handle look-ups counted by hnd_find_counted()
  * @graces: grace periods counted by hnd_grace_counted()
+ * @walks: runlist walks counted by hnd_walk_counted()
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -180,6 +181,7 @@ struct hnd_fix {
 	struct hnd_db_peek db_peek;
 	unsigned int lookups;
 	unsigned int graces;
+	unsigned int walks;
 };
 
 static void hnd_waiter_done(struct nfence_waiter *w)
@@ -3111,6 +3113,52 @@ static void hnd_device_error_own_fences(struct kunit *test)
 	nfence_device_put(wdev);
 }
 
+/* nfence_cmp_walk_queues_locked(), counted (there are no queues). */
+static void hnd_walk_counted(struct nfence_cmp *cmp, nfence_cmp_queue_fn_t fn,
+			     void *data)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	((struct hnd_fix *)test->priv)->walks++;
+	lockdep_assert_held(&cmp->lock);
+}
+
+/*
+ * A device already in error has no queue left to stop: putting it in
+ * error again (DEVICE_CONTROL's MARK_ERROR, which any client may repeat)
+ * walks none of the adapter's runlists under the CMP lock, which every
+ * client's work waits for. The first cause stays.
+ */
+static void hnd_device_error_again_walks_nothing(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_device *wdev;
+	unsigned int fa;
+	u32 d;
+
+	fa = hnd_open(f, 0);
+	d = hnd_device(f, fa);
+	wdev = nfence_device_lookup(hnd_nfile(f, fa), d);
+	KUNIT_ASSERT_NOT_NULL(test, wdev);
+
+	f->walks = 0;
+	kunit_activate_static_stub(test, nfence_cmp_walk_queues_locked,
+				   hnd_walk_counted);
+	nfence_device_lost(&f->adapter[0]->cmp, wdev,
+			   DRM_NFENCE_DEVICE_ERROR_LOST);
+	KUNIT_EXPECT_EQ(test, f->walks, 1);
+	nfence_device_lost(&f->adapter[0]->cmp, wdev,
+			   DRM_NFENCE_DEVICE_ERROR_MARKED);
+	nfence_device_lost(&f->adapter[0]->cmp, wdev,
+			   DRM_NFENCE_DEVICE_ERROR_HANG);
+	kunit_deactivate_static_stub(test, nfence_cmp_walk_queues_locked);
+
+	KUNIT_EXPECT_EQ(test, f->walks, 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(wdev->error));
+	KUNIT_EXPECT_EQ(test, wdev->error_cause, DRM_NFENCE_DEVICE_ERROR_LOST);
+	nfence_device_put(wdev);
+}
+
 /*
  * A new doorbell is mappable by its file before its ring is attached to
  * its queue, and a mapping made then stays if the create fails: a fault in
@@ -3194,6 +3242,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_cmp_last_reference),
 	KUNIT_CASE(hnd_doorbell_new_maps_dummy),
 	KUNIT_CASE(hnd_device_error_own_fences),
+	KUNIT_CASE(hnd_device_error_again_walks_nothing),
 	KUNIT_CASE(hnd_demote_batched),
 #endif
 	KUNIT_CASE(hnd_window_pages),

@@ -458,7 +458,7 @@ struct drm_nfence_device_create {
  * struct drm_nfence_device_destroy - destroy a device (D3DKMTDestroyDevice)
  *
  * Destroys everything the device owns. -ENOENT if @handle names no device
- * of this file.
+ * of this file, -EINVAL for a non-zero @pad.
  */
 struct drm_nfence_device_destroy {
 	/** @handle: the device handle */

@@ -939,6 +939,7 @@ void nfence_cmp_walk_queues_locked(struct nfence_cmp *cmp,
 	struct nfence_cmp_queue *q;
 	u32 i;
 
+	NFENCE_KUNIT_STUB(nfence_cmp_walk_queues_locked, cmp, fn, data);
 	lockdep_assert_held(&cmp->lock);
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
 		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)

@@ -67,8 +67,15 @@ static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
  * the fences it created become AlwaysSignaled, and new fences it creates
  * are born so; its queues stop and refuse new work. The device's queues
  * are on the runlists, and they leave them only under the lock held here.
+ *
+ * A device already in error has nothing left to do: the hold that put it
+ * in error stopped every queue it had, and a queue it creates since stops
+ * as it is put on the runlists (nfence_hwqueue_stop_born_locked()), so
+ * that a repeated DEVICE_CONTROL(MARK_ERROR) walks no runlist.
+ *
+ * Return: true if this call put the device in error.
  */
-void nfence_device_lost_locked(struct nfence_cmp *cmp,
+bool nfence_device_lost_locked(struct nfence_cmp *cmp,
 			       struct nfence_device *wdev, u32 cause,
 			       struct list_head *dropped)
 {
@@ -77,15 +84,16 @@ void nfence_device_lost_locked(struct nfence_cmp *cmp,
 							NFENCE_OBJ_FENCE);
 
 	lockdep_assert_held(&cmp->lock);
-	if (!READ_ONCE(wdev->error)) {
-		wdev->error_cause = cause;
-		/* Under the lock that publishes its new fences: see fence.c. */
-		nfence_table_lock(fences);
-		WRITE_ONCE(wdev->error, true);
-		nfence_table_unlock(fences);
-		nfence_device_fences_error(wdev);
-	}
+	if (READ_ONCE(wdev->error))
+		return false;
+	wdev->error_cause = cause;
+	/* Under the lock that publishes its new fences: see fence.c. */
+	nfence_table_lock(fences);
+	WRITE_ONCE(wdev->error, true);
+	nfence_table_unlock(fences);
+	nfence_device_fences_error(wdev);
 	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
+	return true;
 }
 
 /**
@@ -98,10 +106,13 @@ void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
 			u32 cause)
 {
 	LIST_HEAD(dropped);
+	bool lost;
 
 	nfence_cmp_lock(cmp);
-	nfence_device_lost_locked(cmp, wdev, cause, &dropped);
+	lost = nfence_device_lost_locked(cmp, wdev, cause, &dropped);
 	nfence_cmp_unlock(cmp);
+	if (!lost)
+		return;
 	nfence_submissions_drop(&dropped);
 	nfence_cmp_kick(cmp);
 }

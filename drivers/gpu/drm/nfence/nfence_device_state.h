@@ -14,7 +14,7 @@ struct list_head;
 struct nfence_cmp;
 struct nfence_device;
 
-void nfence_device_lost_locked(struct nfence_cmp *cmp,
+bool nfence_device_lost_locked(struct nfence_cmp *cmp,
 			       struct nfence_device *wdev, u32 cause,
 			       struct list_head *dropped);
 void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
