@@ -2153,6 +2153,49 @@ static void test_instance_handle_gone(void)
 	}
 }
 
+/*
+ * A cross-adapter fence has at most DRM_NFENCE_MAX_FENCE_INSTANCES
+ * instances: the opens on the other adapter past that fail with -ENOSPC
+ * and write nothing back, an open on its own adapter makes none and still
+ * succeeds, and a closed instance makes room for one.
+ */
+static void test_open_instance_limit(void)
+{
+	const unsigned int max = DRM_NFENCE_MAX_FENCE_INSTANCES;
+	struct drm_nfence_fence_open o = {};
+	uint32_t *h = calloc(max, sizeof(*h));
+	int64_t base1;
+	struct xf x;
+
+	nfence_watchdog(WATCHDOG_S);
+	require_two();
+	igt_assert(h);
+	base1 = live_fences(1);
+	xf_create(&x, 0, 0);
+	/* The creator's and x.h[1] are two. */
+	for (unsigned int i = 2; i < max; i++)
+		h[i] = nfence_fence_open(fds[1], devs[1], x.sfd, 0, NULL);
+	igt_assert_eq(live_fences(1), base1 + max - 1);
+
+	o.fd = x.sfd;
+	o.device = devs[1];
+	o.handle = 0xdeadbeef;
+	igt_assert_eq(__nfence_fence_open(fds[1], &o), -ENOSPC);
+	igt_assert_eq_u32(o.handle, 0xdeadbeef);
+	igt_assert_eq(live_fences(1), base1 + max - 1);
+	o.device = devs[0];
+	igt_assert_eq(__nfence_fence_open(fds[0], &o), 0);
+	nfence_fence_destroy(fds[0], o.handle);
+
+	nfence_fence_destroy(fds[1], h[max - 1]);
+	h[max - 1] = nfence_fence_open(fds[1], devs[1], x.sfd, 0, NULL);
+	for (unsigned int i = 2; i < max; i++)
+		nfence_fence_destroy(fds[1], h[i]);
+	xf_destroy(&x);
+	igt_assert_eq(live_fences(1), base1);
+	free(h);
+}
+
 static void test_close_with_waiters(void)
 {
 	const uint64_t values[3] = { 5, 10, 1000 };
@@ -2434,10 +2477,15 @@ static int open_wait_close_rounds(const struct xf *x, bool async_too,
 		}
 		target = *x->v[0] + 2;
 		if (!err && async_too && i % 3 == 0) {
-			/* An async wait left pending when the handle goes. */
+			/*
+			 * An async wait left pending when the handle goes.
+			 * The signaler reaches its value soon after: the
+			 * instance it holds goes then (a fence has at most
+			 * DRM_NFENCE_MAX_FENCE_INSTANCES at once).
+			 */
 			efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 			err = efd < 0 ? -errno :
-				async_wait(1, oh[0], target + 1000000, efd);
+				async_wait(1, oh[0], target + 64, efd);
 		}
 		if (!err)
 			err = __nfence_fence_wait_one(fds[1], devs[1],
@@ -3140,6 +3188,12 @@ igt_main
 		     "other adapter signals.");
 	igt_subtest("instance-handle-gone")
 		test_instance_handle_gone();
+
+	igt_describe("A cross-adapter fence has at most 256 instances: "
+		     "further opens on another adapter fail with -ENOSPC and "
+		     "make nothing; a closed one makes room for one.");
+	igt_subtest("open-instance-limit")
+		test_open_instance_limit();
 
 	igt_describe("The creating device in error: CurrentValue 0xFFFFFFFF "
 		     "on both adapters, and the other adapter's blocking, "

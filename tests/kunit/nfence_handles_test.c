@@ -167,6 +167,7 @@ struct hnd_db_peek {
  * @lookups: handle look-ups counted by hnd_find_counted()
  * @graces: grace periods counted by hnd_grace_counted()
  * @walks: runlist walks counted by hnd_walk_counted()
+ * @kicks: CMP kicks counted by hnd_kick_counted()
  */
 struct hnd_fix {
 	struct kunit *test;
@@ -182,6 +183,7 @@ struct hnd_fix {
 	unsigned int lookups;
 	unsigned int graces;
 	unsigned int walks;
+	unsigned int kicks;
 };
 
 static void hnd_waiter_done(struct nfence_waiter *w)
@@ -1874,6 +1876,87 @@ static void hnd_cross_instance_handle_gone(struct kunit *test)
 	nfence_fence_put(fy);
 }
 
+#ifdef NFENCE_HAVE_KUNIT_STATIC_STUB
+/* nfence_cmp_kick(), counted; the CMPs of these adapters need none. */
+static void hnd_kick_counted(struct nfence_cmp *cmp)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	((struct hnd_fix *)test->priv)->kicks++;
+}
+
+/*
+ * A scan (an interrupt without a payload) takes every instance on its
+ * adapter, since they keep their mark. It passes a group's signal on once:
+ * 32 instances of one fence on adapter 1 cost it 32 looks and one pass to
+ * adapter 0's instance, not a pass from each instance to every other (32
+ * times 32, which a client opening the fd thousands of times made a
+ * minutes-long hold of the CMP). Every waiter is still released.
+ */
+static void hnd_cross_scan_once_per_group(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct hnd_waiter wx, wy, wz;
+	struct nfence_fence *fx, *fy;
+	unsigned int fa, fb, s, i;
+	u32 ha, hb, d, h = 0;
+
+	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
+	d = hnd_device(f, fb);
+	for (i = 0; i < 31; i++)
+		h = hnd_open_fd(f, fb, d, s, NULL);
+	KUNIT_EXPECT_EQ(test, fx->xgroup->num_instances, 33);
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fx, &wx, 10));
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(fy, &wy, 10));
+	KUNIT_ASSERT_FALSE(test, hnd_wait_on(hnd_fence(f, fb, h), &wz, 10));
+
+	/* A GPU store that named no fence: adapter 1 scans. */
+	WRITE_ONCE(*nfence_kunit_value(&fy->cv), 10);
+	f->kicks = 0;
+	kunit_activate_static_stub(test, nfence_cmp_kick, hnd_kick_counted);
+	nfence_interrupt(f->adapter[1], NULL, 0);
+	kunit_deactivate_static_stub(test, nfence_cmp_kick);
+
+	KUNIT_EXPECT_EQ(test, f->kicks, 2);
+	KUNIT_EXPECT_EQ(test, wx.fired, 1);
+	KUNIT_EXPECT_EQ(test, wy.fired, 1);
+	KUNIT_EXPECT_EQ(test, wz.fired, 1);
+}
+#endif
+
+/*
+ * A cross-adapter fence has at most DRM_NFENCE_MAX_FENCE_INSTANCES
+ * instances at once (each signal is passed on to every one): an open on
+ * another adapter past that fails with -ENOSPC and makes nothing, and one
+ * closed makes room for one.
+ */
+static void hnd_cross_instance_limit(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_fence *fx, *fy;
+	unsigned int fa, fb, s, i;
+	u32 ha, hb, d, h = 0;
+	int fences;
+
+	hnd_cross_setup(f, &fa, &fb, &ha, &hb, &s, &fx, &fy);
+	d = hnd_device(f, fb);
+	for (i = 2; i < DRM_NFENCE_MAX_FENCE_INSTANCES; i++)
+		h = hnd_open_fd(f, fb, d, s, NULL);
+	KUNIT_EXPECT_EQ(test, fx->xgroup->num_instances,
+			DRM_NFENCE_MAX_FENCE_INSTANCES);
+	fences = hnd_num_fences(f->adapter[1]);
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fb, d, f->fd[s], &h, NULL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, hnd_num_fences(f->adapter[1]), fences);
+	/* Its own adapter makes no instance: still opens. */
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fa, hnd_device(f, fa), f->fd[s],
+					   &h, NULL), 0);
+	KUNIT_ASSERT_EQ(test, hnd_destroy(f, fb, hb), 0);
+	KUNIT_EXPECT_EQ(test, hnd_try_open(f, fb, d, f->fd[s], &h, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fx->xgroup->num_instances,
+			DRM_NFENCE_MAX_FENCE_INSTANCES);
+}
+
 /* The instance goes first; the original is alone in its group again. */
 static void hnd_cross_instance_first(struct kunit *test)
 {
@@ -3222,6 +3305,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_cross_creator_first),
 	KUNIT_CASE(hnd_cross_instance_first),
 	KUNIT_CASE(hnd_cross_instance_handle_gone),
+	KUNIT_CASE(hnd_cross_instance_limit),
 	KUNIT_CASE(hnd_cross_value_map),
 	KUNIT_CASE(hnd_demote_no_signal),
 	KUNIT_CASE(hnd_demote_shared),
@@ -3243,6 +3327,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_doorbell_new_maps_dummy),
 	KUNIT_CASE(hnd_device_error_own_fences),
 	KUNIT_CASE(hnd_device_error_again_walks_nothing),
+	KUNIT_CASE(hnd_cross_scan_once_per_group),
 	KUNIT_CASE(hnd_demote_batched),
 #endif
 	KUNIT_CASE(hnd_window_pages),

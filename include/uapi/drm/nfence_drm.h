@@ -706,6 +706,13 @@ struct drm_nfence_fence_create {
  */
 #define DRM_NFENCE_MAX_FENCES_PER_FILE	8192
 
+/*
+ * DRM_NFENCE_MAX_FENCE_INSTANCES: instances a cross-adapter fence may have
+ * at once, its creator's included: each %DRM_IOCTL_NFENCE_FENCE_OPEN of it
+ * on another adapter makes one, and each signal is passed on to every one.
+ */
+#define DRM_NFENCE_MAX_FENCE_INSTANCES	256
+
 /**
  * struct drm_nfence_fence_destroy - close a local fence handle
  *
@@ -743,8 +750,9 @@ struct drm_nfence_fence_share {
  * -EBADF if @fd is not open, -EINVAL if it is not an nfence fence fd or
  * belongs to another adapter and was not created with
  * %DRM_NFENCE_FENCE_CROSS_ADAPTER, -ENOSPC at the file's limit of local
- * fence handles (as for %DRM_IOCTL_NFENCE_FENCE_CREATE), -ENOMEM. Nothing
- * is created when it fails.
+ * fence handles (as for %DRM_IOCTL_NFENCE_FENCE_CREATE) or, opening on
+ * another adapter, when the fence has %DRM_NFENCE_MAX_FENCE_INSTANCES
+ * instances, -ENOMEM. Nothing is created when it fails.
  *
  * A cross-adapter fence opened on another adapter gets an instance there
  * that shares the CurrentValue page. On an adapter with native fences the

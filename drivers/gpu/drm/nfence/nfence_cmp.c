@@ -800,6 +800,7 @@ bool nfence_cmp_current(struct nfence_cmp *cmp)
  */
 void nfence_cmp_kick(struct nfence_cmp *cmp)
 {
+	NFENCE_KUNIT_STUB(nfence_cmp_kick, cmp);
 	if (!test_and_set_bit(NFENCE_CMP_KICK, &cmp->pending))
 		wake_up(&cmp->wq);
 }

@@ -585,6 +585,7 @@ static void nfence_xgroup_leave(struct nfence_fence *fence)
 
 	spin_lock(&xg->lock);
 	list_del(&fence->xlink);
+	xg->num_instances--;
 	table = rcu_dereference_protected(xg->peers,
 					  lockdep_is_held(&xg->lock));
 	if (fence->xpeer) {
@@ -856,7 +857,12 @@ void nfence_instance_set_always_signaled(struct nfence_fence *fence)
 	nfence_cmp_kick(&fence->adapter->cmp);
 }
 
-/* Join @fence to @peer's cross-adapter group, or start one. */
+/*
+ * Join @fence to @peer's cross-adapter group, or start one. -ENOSPC if the
+ * group has %DRM_NFENCE_MAX_FENCE_INSTANCES instances: every signal of one
+ * is passed on to each of the others, under the group's lock and, for a
+ * GPU signal, the CMP's.
+ */
 static int nfence_xgroup_join(struct nfence_fence *fence,
 			      struct nfence_fence *peer)
 {
@@ -874,6 +880,12 @@ static int nfence_xgroup_join(struct nfence_fence *fence,
 		INIT_LIST_HEAD(&xg->instances);
 	}
 	spin_lock(&xg->lock);
+	if (xg->num_instances >= DRM_NFENCE_MAX_FENCE_INSTANCES) {
+		spin_unlock(&xg->lock);
+		kref_put(&xg->ref, nfence_xgroup_release);
+		return -ENOSPC;
+	}
+	xg->num_instances++;
 	list_add_tail(&fence->xlink, &xg->instances);
 	/*
 	 * Counted before it can have a waiter: the other GPUs' signals
@@ -1017,6 +1029,44 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 			continue;
 		woken += nfence_waitlist_process(&other->waiters);
 		nfence_cmp_kick(&other->adapter->cmp);
+	}
+	spin_unlock(&xg->lock);
+	return woken;
+}
+
+/**
+ * nfence_fence_propagate_scan - nfence_fence_propagate() for a scan
+ * @fence: an instance the scan of its adapter took
+ * @pass: the scan's number (&struct nfence_irq_stats.scan_passes)
+ *
+ * A scan takes every instance on its adapter (they keep their mark), so it
+ * passes a group's signal on once, at the first instance of the group it
+ * takes, and only to the other adapters' instances: a group with many
+ * instances on the scanned adapter costs the scan one look at each, not
+ * one at each pair.
+ *
+ * Return: the number of CPU waiters released.
+ */
+unsigned int nfence_fence_propagate_scan(struct nfence_fence *fence, u64 pass)
+{
+	struct nfence_adapter *adapter = fence->adapter;
+	struct nfence_xgroup *xg = fence->xgroup;
+	struct nfence_fence *other;
+	unsigned int woken = 0;
+
+	if (!xg)
+		return 0;
+	spin_lock(&xg->lock);
+	if (xg->scanned[adapter->gpu.index] != pass) {
+		xg->scanned[adapter->gpu.index] = pass;
+		list_for_each_entry(other, &xg->instances, xlink) {
+			if (other->adapter == adapter)
+				continue;
+			woken += nfence_waitlist_process(&other->waiters);
+			nfence_cmp_kick(&other->adapter->cmp);
+		}
+		/* As a pass to its instances here would have. */
+		nfence_cmp_kick(&adapter->cmp);
 	}
 	spin_unlock(&xg->lock);
 	return woken;

@@ -19,6 +19,7 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_gpu.h"
+#include "nfence_params.h"
 #include "nfence_table.h"
 #include "nfence_vm.h"
 #include "nfence_waitlist.h"
@@ -136,6 +137,17 @@ struct nfence_xgroup {
 	u32 num_peers;
 	/** @cpu_instances: instances on adapters without peer signals */
 	u32 cpu_instances;
+	/**
+	 * @num_instances: entries of @instances, at most
+	 * %DRM_NFENCE_MAX_FENCE_INSTANCES
+	 */
+	u32 num_instances;
+	/**
+	 * @scanned: per adapter index, the number of the scan of that
+	 * adapter that last passed the group's signal on (&struct
+	 * nfence_irq_stats.scan_passes), under @lock
+	 */
+	u64 scanned[NFENCE_MAX_ADAPTERS];
 	/**
 	 * @handles: local handles and shared fds of every instance, the
 	 * holders that can still signal the fence: when it drops to zero
@@ -342,6 +354,7 @@ struct nfence_fence *nfence_fence_get(struct nfence_file *nfile, u32 handle,
 				      u32 device, u32 *local_flags);
 void nfence_fence_put(struct nfence_fence *fence);
 unsigned int nfence_fence_propagate(struct nfence_fence *fence);
+unsigned int nfence_fence_propagate_scan(struct nfence_fence *fence, u64 pass);
 void nfence_instance_set_always_signaled(struct nfence_fence *fence);
 struct nfence_fence *nfence_fence_create_progress(struct nfence_file *nfile,
 						  struct nfence_device *wdev,

@@ -409,6 +409,7 @@ static bool nfence_scan_keep(struct xa_state *xas, struct nfence_fence *fence)
 static unsigned int nfence_interrupt_scan(struct nfence_adapter *adapter)
 {
 	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
+	u64 pass = atomic64_inc_return(&stats->scan_passes);
 	struct nfence_fence *batch[NFENCE_SCAN_BATCH];
 	XA_STATE(xas, &adapter->fences, 0);
 	unsigned int i, n, woken = 0;
@@ -436,8 +437,10 @@ static unsigned int nfence_interrupt_scan(struct nfence_adapter *adapter)
 		xas_unlock(&xas);
 		if (looked > READ_ONCE(stats->max_scan))
 			WRITE_ONCE(stats->max_scan, looked);
+		/* A group's signal is passed on once per scan. */
 		for (i = 0; i < n; i++) {
-			woken += nfence_fence_process(batch[i]);
+			woken += nfence_waitlist_process(&batch[i]->waiters) +
+				 nfence_fence_propagate_scan(batch[i], pass);
 			nfence_fence_put(batch[i]);
 		}
 	} while (more);
