@@ -587,6 +587,22 @@ static void nfence_unregister_adapters(void)
 	}
 }
 
+/*
+ * Undo nfence_init() once the platform driver is registered: at module
+ * exit, and when registering an adapter fails (adapters registered before
+ * it were open to clients, who may have made peer tables meanwhile).
+ */
+static void nfence_unload(void)
+{
+	nfence_unregister_adapters();
+	platform_driver_unregister(&nfence_platform_driver);
+	/* A CMP thread may hold an unplugged adapter's last fence. */
+	nfence_adapters_fini();
+	/* Peer tables are freed after a grace period (DOC: peer signals). */
+	rcu_barrier();
+	nfence_fence_caches_fini();
+}
+
 static int __init nfence_init(void)
 {
 	static struct nfence_gpu_config cfgs[NFENCE_MAX_ADAPTERS] __initdata;
@@ -621,10 +637,7 @@ static int __init nfence_init(void)
 		pdev = platform_device_register_data(NULL, DRIVER_NAME, i,
 						     &cfgs[i], sizeof(cfgs[i]));
 		if (IS_ERR(pdev)) {
-			nfence_unregister_adapters();
-			platform_driver_unregister(&nfence_platform_driver);
-			nfence_adapters_fini();
-			nfence_fence_caches_fini();
+			nfence_unload();
 			return PTR_ERR(pdev);
 		}
 		nfence_pdevs[i] = pdev;
@@ -634,13 +647,7 @@ static int __init nfence_init(void)
 
 static void __exit nfence_exit(void)
 {
-	nfence_unregister_adapters();
-	platform_driver_unregister(&nfence_platform_driver);
-	/* A CMP thread may hold an unplugged adapter's last fence. */
-	nfence_adapters_fini();
-	/* Peer tables are freed after a grace period (DOC: peer signals). */
-	rcu_barrier();
-	nfence_fence_caches_fini();
+	nfence_unload();
 }
 
 module_init(nfence_init);
