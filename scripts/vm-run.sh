@@ -295,7 +295,8 @@ run_kselftests() {
 # run_kunit LOG: the KUnit suites' results, from the KTAP they printed to
 # the kernel log while nfence.ko (built with NFENCE_KUNIT=y) loaded: each
 # case is a result, a skip must be listed in tests/expected-skips.txt (load
-# "kunit", as for scripts/kunit.sh), and every suite of tests/kunit (but
+# "kunit"; none is: those of load "kunit-uml", scripts/kunit.sh's, need
+# the second CPU this guest has), and every suite of tests/kunit (but
 # the benchmarks and the harness self-test) must have run as many cases as
 # its source lists.
 run_kunit() {

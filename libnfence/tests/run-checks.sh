@@ -87,7 +87,8 @@ header_refuses() {
 		echo "not ok: the header compiles for $what"
 		return 1
 	fi
-	if ! grep -q 'error: #error.*64-bit little-endian' "$log"; then
+	# gcc says "error: #error ...", clang "error: ..."; both quote it.
+	if ! grep -q 'error: .*is for 64-bit little-endian (LP64) machines only' "$log"; then
 		cat "$log"
 		echo "not ok: the header fails for $what, but not at its #error"
 		return 1

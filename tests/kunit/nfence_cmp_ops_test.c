@@ -1020,9 +1020,10 @@ static void ops_stop_locked(struct kunit *test)
 }
 
 /*
- * nfence_device_lost_locked() stops every queue of the device, on
+ * A device lost (nfence_device_lost_locked(), through
+ * nfence_device_stop_queues_locked()) stops every queue of the device, on
  * every engine, as LOST, a FAULTED one included; other devices run on.
- * The device is put in error beforehand: making its fences AlwaysSignaled
+ * The walk is called alone: making the device's fences AlwaysSignaled
  * goes through its file, which this setup does not have.
  */
 static void ops_device_lost(struct kunit *test)
@@ -1037,11 +1038,9 @@ static void ops_device_lost(struct kunit *test)
 	ops_submit(f, f->q[1], start, nfence_kcs_cursor(&f->sp.cs), 1);
 	ops_submit(f, f->q[2], start, nfence_kcs_cursor(&f->sp.cs), 1);
 
-	WRITE_ONCE(f->wdev->error, true);
 	mutex_lock(&f->cmp->lock);
 	nfence_hwqueue_stop_locked(f->q[1], NFENCE_QUEUE_FAULTED, &f->dropped);
-	nfence_device_lost_locked(f->cmp, f->wdev,
-				  DRM_NFENCE_DEVICE_ERROR_HANG, &f->dropped);
+	nfence_device_stop_queues_locked(f->cmp, f->wdev, &f->dropped);
 	mutex_unlock(&f->cmp->lock);
 
 	KUNIT_EXPECT_EQ(test, f->q[0]->hw.state, NFENCE_QUEUE_LOST);

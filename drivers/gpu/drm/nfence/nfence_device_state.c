@@ -9,6 +9,7 @@
 
 #include "nfence_adapter.h"
 #include "nfence_cmp.h"
+#include "nfence_compat.h"
 #include "nfence_context.h"
 #include "nfence_device.h"
 #include "nfence_device_state.h"
@@ -55,6 +56,22 @@ static void nfence_device_lost_queue(struct nfence_cmp_queue *hw, void *data)
 		nfence_hwqueue_stop_locked(q, NFENCE_QUEUE_LOST, lost->dropped);
 }
 
+/*
+ * Stop every queue of @wdev on the runlists as LOST, a FAULTED one
+ * included, their pending submissions to @dropped. Visible to KUnit,
+ * whose fixture of queues has no file to put the device's fences in error
+ * through.
+ */
+NFENCE_VISIBLE_IF_KUNIT void
+nfence_device_stop_queues_locked(struct nfence_cmp *cmp,
+				 struct nfence_device *wdev,
+				 struct list_head *dropped)
+{
+	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
+
+	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
+}
+
 /**
  * nfence_device_lost_locked - put a device in error and stop its queues
  * @cmp: the CMP of the device's adapter, whose lock is held
@@ -79,7 +96,6 @@ bool nfence_device_lost_locked(struct nfence_cmp *cmp,
 			       struct nfence_device *wdev, u32 cause,
 			       struct list_head *dropped)
 {
-	struct nfence_device_lost lost = { .wdev = wdev, .dropped = dropped };
 	struct nfence_table *fences = nfence_file_table(wdev->file,
 							NFENCE_OBJ_FENCE);
 
@@ -92,7 +108,7 @@ bool nfence_device_lost_locked(struct nfence_cmp *cmp,
 	WRITE_ONCE(wdev->error, true);
 	nfence_table_unlock(fences);
 	nfence_device_fences_error(wdev);
-	nfence_cmp_walk_queues_locked(cmp, nfence_device_lost_queue, &lost);
+	nfence_device_stop_queues_locked(cmp, wdev, dropped);
 	return true;
 }
 

@@ -22,4 +22,10 @@ void nfence_device_lost(struct nfence_cmp *cmp, struct nfence_device *wdev,
 int nfence_device_control_ioctl(struct drm_device *drm, void *data,
 				struct drm_file *file);
 
+#if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
+void nfence_device_stop_queues_locked(struct nfence_cmp *cmp,
+				      struct nfence_device *wdev,
+				      struct list_head *dropped);
+#endif
+
 #endif /* NFENCE_DEVICE_STATE_H */

@@ -1037,13 +1037,15 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 /**
  * nfence_fence_propagate_scan - nfence_fence_propagate() for a scan
  * @fence: an instance the scan of its adapter took
- * @pass: the scan's number (&struct nfence_irq_stats.scan_passes)
+ * @pass: the scan's number, unique among every adapter's scans
  *
  * A scan takes every instance on its adapter (they keep their mark), so it
  * passes a group's signal on once, at the first instance of the group it
  * takes, and only to the other adapters' instances: a group with many
  * instances on the scanned adapter costs the scan one look at each, not
- * one at each pair.
+ * one at each pair. Scans of two adapters that meet a group at once may
+ * each find the other's number there and pass it on again: a pass too
+ * many, never one too few.
  *
  * Return: the number of CPU waiters released.
  */
@@ -1053,20 +1055,24 @@ unsigned int nfence_fence_propagate_scan(struct nfence_fence *fence, u64 pass)
 	struct nfence_xgroup *xg = fence->xgroup;
 	struct nfence_fence *other;
 	unsigned int woken = 0;
+	bool here = false;
 
 	if (!xg)
 		return 0;
 	spin_lock(&xg->lock);
-	if (xg->scanned[adapter->gpu.index] != pass) {
-		xg->scanned[adapter->gpu.index] = pass;
+	if (xg->scanned != pass) {
+		xg->scanned = pass;
 		list_for_each_entry(other, &xg->instances, xlink) {
-			if (other->adapter == adapter)
+			if (other->adapter == adapter) {
+				here |= other != fence;
 				continue;
+			}
 			woken += nfence_waitlist_process(&other->waiters);
 			nfence_cmp_kick(&other->adapter->cmp);
 		}
-		/* As a pass to its instances here would have. */
-		nfence_cmp_kick(&adapter->cmp);
+		/* As passing it to the other instances here would have. */
+		if (here)
+			nfence_cmp_kick(&adapter->cmp);
 	}
 	spin_unlock(&xg->lock);
 	return woken;

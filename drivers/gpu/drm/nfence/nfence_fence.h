@@ -19,7 +19,6 @@
 #include <drm/nfence_drm.h>
 
 #include "nfence_gpu.h"
-#include "nfence_params.h"
 #include "nfence_table.h"
 #include "nfence_vm.h"
 #include "nfence_waitlist.h"
@@ -121,8 +120,9 @@ struct nfence_xgroup {
 	/** @ref: one reference per instance */
 	struct kref ref;
 	/**
-	 * @lock: protects @instances, @num_peers, @cpu_instances and the
-	 * writes of @peers; nests inside xarray locks
+	 * @lock: protects @instances, @num_instances, @num_peers,
+	 * @cpu_instances, @scanned and the writes of @peers; nests inside
+	 * xarray locks
 	 */
 	spinlock_t lock;
 	/** @instances: &struct nfence_fence.xlink of every instance */
@@ -143,11 +143,10 @@ struct nfence_xgroup {
 	 */
 	u32 num_instances;
 	/**
-	 * @scanned: per adapter index, the number of the scan of that
-	 * adapter that last passed the group's signal on (&struct
-	 * nfence_irq_stats.scan_passes), under @lock
+	 * @scanned: the number of the scan (of any adapter) that last passed
+	 * the group's signal on (nfence_fence_propagate_scan())
 	 */
-	u64 scanned[NFENCE_MAX_ADAPTERS];
+	u64 scanned;
 	/**
 	 * @handles: local handles and shared fds of every instance, the
 	 * holders that can still signal the fence: when it drops to zero

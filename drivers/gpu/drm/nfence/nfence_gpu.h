@@ -112,12 +112,6 @@ struct nfence_irq_stats {
 	 */
 	u32 max_scan;
 	/**
-	 * @scan_passes: scans made, overruns' included: the number of the
-	 * latest, by which a cross-adapter group knows it was passed on in it
-	 * (nfence_fence_propagate_scan())
-	 */
-	atomic64_t scan_passes;
-	/**
 	 * @handler_ns: time the driver spent handling native fence signaled
 	 * interrupts (all payloads, carries and monitored fences included)
 	 */

@@ -388,6 +388,9 @@ static bool nfence_scan_keep(struct xa_state *xas, struct nfence_fence *fence)
 	return true;
 }
 
+/* Scans of every adapter, counted: a scan's number is unique. */
+static atomic64_t nfence_scan_passes = ATOMIC64_INIT(0);
+
 /*
  * The interrupt without a payload, and the optimized one that found a
  * signal log overrun: wake what the value of any fence satisfies. Only
@@ -409,7 +412,7 @@ static bool nfence_scan_keep(struct xa_state *xas, struct nfence_fence *fence)
 static unsigned int nfence_interrupt_scan(struct nfence_adapter *adapter)
 {
 	struct nfence_irq_stats *stats = &adapter->gpu.irq_stats;
-	u64 pass = atomic64_inc_return(&stats->scan_passes);
+	u64 pass = atomic64_inc_return(&nfence_scan_passes);
 	struct nfence_fence *batch[NFENCE_SCAN_BATCH];
 	XA_STATE(xas, &adapter->fences, 0);
 	unsigned int i, n, woken = 0;
