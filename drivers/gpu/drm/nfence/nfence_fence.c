@@ -449,6 +449,12 @@ static int nfence_vram_take(struct nfence_file *nfile,
 		kfree(node);
 		return ret;
 	}
+	/*
+	 * The value uses 8 bytes of the stride and only they are mapped:
+	 * clear the rest too, so that no earlier allocation's VRAM stays in
+	 * it.
+	 */
+	memset(nfence_segment_node_vaddr(node), 0, NFENCE_FENCE_VALUE_STRIDE);
 	slot->page = NULL;
 	slot->vram = node;
 	RCU_INIT_POINTER(slot->value, nfence_segment_node_vaddr(node));

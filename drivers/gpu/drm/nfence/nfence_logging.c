@@ -284,11 +284,15 @@ int nfence_log_read_ioctl(struct drm_device *drm, void *data,
 		goto out;
 	}
 	count = min_t(u32, args->num_entries, NFENCE_LOG_ENTRIES_ALL);
-	buf.vaddr = kmalloc(nfence_log_size(NFENCE_LOG_ENTRIES_ALL),
+	/*
+	 * Zeroed, though only what the snapshot copied is read and only the
+	 * entries read are copied out: no byte of an earlier allocation can
+	 * reach user space if that ever changes.
+	 */
+	buf.vaddr = kzalloc(nfence_log_size(NFENCE_LOG_ENTRIES_ALL),
 			    GFP_KERNEL_ACCOUNT);
 	if (count)
-		entries = kmalloc_array(count, sizeof(*entries),
-					GFP_KERNEL_ACCOUNT);
+		entries = kcalloc(count, sizeof(*entries), GFP_KERNEL_ACCOUNT);
 	if (!buf.vaddr || (count && !entries)) {
 		ret = -ENOMEM;
 		goto out_free;
