@@ -1011,6 +1011,36 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 	return fence;
 }
 
+/*
+ * Pass @fence's signal on to the other instances of its group @xg, whose
+ * lock is held: each releases the CPU waiters it satisfies, and its
+ * adapter's CMP is kicked. With @scan, the instances on @fence's adapter
+ * are left to the scan, which takes them itself; their CMP is kicked once.
+ */
+static unsigned int nfence_xgroup_pass_locked(struct nfence_xgroup *xg,
+					      struct nfence_fence *fence,
+					      bool scan)
+{
+	struct nfence_fence *other;
+	unsigned int woken = 0;
+	bool here = false;
+
+	lockdep_assert_held(&xg->lock);
+	list_for_each_entry(other, &xg->instances, xlink) {
+		if (other == fence)
+			continue;
+		if (scan && other->adapter == fence->adapter) {
+			here = true;
+			continue;
+		}
+		woken += nfence_waitlist_process(&other->waiters);
+		nfence_cmp_kick(&other->adapter->cmp);
+	}
+	if (here)
+		nfence_cmp_kick(&fence->adapter->cmp);
+	return woken;
+}
+
 /**
  * nfence_fence_propagate - pass a cross-adapter fence's signal on
  * @fence: the instance that was signaled (by its GPU or the CPU)
@@ -1024,18 +1054,12 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 unsigned int nfence_fence_propagate(struct nfence_fence *fence)
 {
 	struct nfence_xgroup *xg = fence->xgroup;
-	struct nfence_fence *other;
-	unsigned int woken = 0;
+	unsigned int woken;
 
 	if (!xg)
 		return 0;
 	spin_lock(&xg->lock);
-	list_for_each_entry(other, &xg->instances, xlink) {
-		if (other == fence)
-			continue;
-		woken += nfence_waitlist_process(&other->waiters);
-		nfence_cmp_kick(&other->adapter->cmp);
-	}
+	woken = nfence_xgroup_pass_locked(xg, fence, false);
 	spin_unlock(&xg->lock);
 	return woken;
 }
@@ -1057,28 +1081,15 @@ unsigned int nfence_fence_propagate(struct nfence_fence *fence)
  */
 unsigned int nfence_fence_propagate_scan(struct nfence_fence *fence, u64 pass)
 {
-	struct nfence_adapter *adapter = fence->adapter;
 	struct nfence_xgroup *xg = fence->xgroup;
-	struct nfence_fence *other;
 	unsigned int woken = 0;
-	bool here = false;
 
 	if (!xg)
 		return 0;
 	spin_lock(&xg->lock);
 	if (xg->scanned != pass) {
 		xg->scanned = pass;
-		list_for_each_entry(other, &xg->instances, xlink) {
-			if (other->adapter == adapter) {
-				here |= other != fence;
-				continue;
-			}
-			woken += nfence_waitlist_process(&other->waiters);
-			nfence_cmp_kick(&other->adapter->cmp);
-		}
-		/* As passing it to the other instances here would have. */
-		if (here)
-			nfence_cmp_kick(&adapter->cmp);
+		woken = nfence_xgroup_pass_locked(xg, fence, true);
 	}
 	spin_unlock(&xg->lock);
 	return woken;
