@@ -1265,7 +1265,7 @@ static void cmp_work_busy(struct kunit *test)
 	 */
 	mutex_lock(&f->cmp->lock);
 	e0->busy = NULL;
-	q->state = NFENCE_QUEUE_READY;
+	nfence_cmp_queue_set_state_locked(f->cmp, q, NFENCE_QUEUE_READY);
 	mutex_unlock(&f->cmp->lock);
 	KUNIT_EXPECT_EQ(test, cmp_run_at(f, q, CMP_NOW + 1500000, &ran),
 			NFENCE_RUN_IDLE);
@@ -1835,7 +1835,8 @@ static void cmp_ring_seen(struct cmp_fix *f, struct nfence_cmp_queue *q,
 	mutex_lock(&f->cmp->lock);
 	q->ring->seen = v;
 	if (q->state == NFENCE_QUEUE_IDLE)
-		q->state = NFENCE_QUEUE_READY;
+		nfence_cmp_queue_set_state_locked(f->cmp, q,
+						  NFENCE_QUEUE_READY);
 	mutex_unlock(&f->cmp->lock);
 }
 
@@ -2116,11 +2117,12 @@ static void cmp_doorbell_victim(struct kunit *test)
 			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
 			    f->q[1]);
 	/* A stopped queue's doorbell goes first, whenever it was rung. */
-	f->q[2]->state = NFENCE_QUEUE_FAULTED;
+	nfence_cmp_queue_set_state_locked(f->cmp, f->q[2],
+					  NFENCE_QUEUE_FAULTED);
 	KUNIT_EXPECT_PTR_EQ(test,
 			    nfence_cmp_doorbell_victim_locked(f->cmp, now, &wait),
 			    f->q[2]);
-	f->q[2]->state = NFENCE_QUEUE_IDLE;
+	nfence_cmp_queue_set_state_locked(f->cmp, f->q[2], NFENCE_QUEUE_IDLE);
 
 	/* Connected just now and not rung since: kept through its grace. */
 	ring[1].bound_ns = now;
@@ -2190,6 +2192,168 @@ static void cmp_doorbell_global(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		cmp_ring_detach(f, f->q[i]);
 	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
+}
+
+/*
+ * What an engine's counts stand for, found the long way: the listed
+ * queues that can still run and are not idle, and those of them whose
+ * ring is bound to a physical doorbell.
+ */
+static void cmp_walk_counts(struct cmp_fix *f, u32 engine, u32 *active,
+			    u32 *bound)
+{
+	struct nfence_cmp_queue *q;
+
+	*active = 0;
+	*bound = 0;
+	list_for_each_entry(q, &f->cmp->engines[engine].runlist, engine_link) {
+		if (nfence_cmp_queue_stopped(q))
+			continue;
+		*active += q->state != NFENCE_QUEUE_IDLE;
+		*bound += q->ring && q->ring->slot >= 0;
+	}
+}
+
+/*
+ * The counts match the walk on both engines, and the adapter and each
+ * engine are idle (for D3, for F1) as @idle, @f1_0 and @f1_1 say.
+ */
+static void cmp_expect_idle(struct cmp_fix *f, bool idle, bool f1_0,
+			    bool f1_1)
+{
+	struct kunit *test = f->test;
+	u32 i, active, bound;
+
+	mutex_lock(&f->cmp->lock);
+	for (i = 0; i < 2; i++) {
+		cmp_walk_counts(f, i, &active, &bound);
+		KUNIT_EXPECT_EQ(test, f->cmp->engines[i].num_not_idle, active);
+		KUNIT_EXPECT_EQ(test, f->cmp->engines[i].num_bound, bound);
+	}
+	KUNIT_EXPECT_EQ(test, nfence_cmp_idle_locked(f->cmp), idle);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_engine_idle(&f->cmp->engines[0]),
+			f1_0);
+	KUNIT_EXPECT_EQ(test, nfence_cmp_engine_idle(&f->cmp->engines[1]),
+			f1_1);
+	mutex_unlock(&f->cmp->lock);
+}
+
+/*
+ * The end of every CMP cycle asks whether the adapter is idle and which
+ * engines may go to F1, from counts kept as queues change state, join or
+ * leave a runlist and connect their rings: no runlist is walked under the
+ * lock, however many idle queues the clients keep. Each step of a queue's
+ * life leaves the counts where a walk finds them.
+ */
+static void cmp_idle_from_counts(struct kunit *test)
+{
+	struct cmp_fix *f = test->priv;
+	struct nfence_cmp_queue *q0 = f->q[0], *q1 = f->q[1], *q2 = f->q[2];
+	struct nfence_cmp_ring ring;
+	u64 start, status, deadline;
+	unsigned int ran, i;
+
+	cmp_expect_idle(f, true, false, false);
+
+	/* Work queued, parked on a FENCE_WAIT, then done. */
+	f->sp.data[0] = 0;
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_wait(&f->sp.cs, cmp_data_va(f, 0), 1);
+	cmp_submit(f, q0, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	cmp_expect_idle(f, false, false, false);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q0, &ran), NFENCE_RUN_BLOCKED);
+	KUNIT_EXPECT_EQ(test, q0->state, NFENCE_QUEUE_WAIT_FENCE);
+	cmp_expect_idle(f, false, false, false);
+	f->sp.data[0] = 1;
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q0, &ran), NFENCE_RUN_IDLE);
+	cmp_expect_idle(f, true, false, false);
+
+	/* A queue stopped with work queued counts no more. */
+	start = cmp_nops(f, 1);
+	cmp_submit(f, q1, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	cmp_expect_idle(f, false, false, false);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_stop_locked(f->cmp, q1, NFENCE_QUEUE_FAULTED,
+				     &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+	cmp_drop(f);
+	cmp_expect_idle(f, true, false, false);
+
+	/*
+	 * A destroyed queue stops in the state it had (ready here) and leaves
+	 * its runlist, the last of engine 1's; put back, it counts again.
+	 */
+	start = cmp_nops(f, 1);
+	cmp_submit(f, q2, start, nfence_kcs_cursor(&f->sp.cs), 1);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_stop_locked(f->cmp, q2, q2->state, &f->dropped);
+	nfence_cmp_queue_remove_locked(f->cmp, q2);
+	mutex_unlock(&f->cmp->lock);
+	cmp_drop(f);
+	KUNIT_EXPECT_EQ(test, q2->state, NFENCE_QUEUE_READY);
+	KUNIT_EXPECT_EQ(test, f->cmp->engines[1].num_queues, 0);
+	cmp_expect_idle(f, true, false, false);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_add_locked(f->cmp, q2);
+	mutex_unlock(&f->cmp->lock);
+	cmp_expect_idle(f, false, false, false);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q2, &ran), NFENCE_RUN_IDLE);
+	cmp_expect_idle(f, true, false, false);
+
+	/*
+	 * A WORK command occupies engine 1 for 1 us; once that is over, a CMP
+	 * pass frees the engine and runs the queue to idle.
+	 */
+	start = nfence_kcs_cursor(&f->sp.cs);
+	nfence_kcs_work(&f->sp.cs, 1000);
+	cmp_submit(f, q2, start, nfence_kcs_cursor(&f->sp.cs), 2);
+	KUNIT_EXPECT_EQ(test, cmp_run(f, q2, &ran), NFENCE_RUN_BUSY);
+	KUNIT_EXPECT_EQ(test, q2->state, NFENCE_QUEUE_RUNNING);
+	cmp_expect_idle(f, false, false, false);
+	for (i = 0; ktime_get_ns() < f->cmp->engines[1].busy_until_ns; i++) {
+		KUNIT_ASSERT_LT(test, i, 1000);
+		usleep_range(100, 200);
+	}
+	nfence_cmp_run_pass(f->cmp, &deadline);
+	KUNIT_EXPECT_EQ(test, q2->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_NULL(test, f->cmp->engines[1].busy);
+	cmp_expect_idle(f, true, false, false);
+
+	/*
+	 * A connected doorbell: the adapter watches it, so it is not idle,
+	 * and engine 0 may go to F1 while its queue has nothing to run, and
+	 * not once the doorbell is gone.
+	 */
+	cmp_doorbells(f, DRM_NFENCE_DOORBELL_DEDICATED);
+	cmp_ring_attach(f, q0, &ring, &status);
+	cmp_expect_idle(f, true, false, false);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, q0, 0);
+	mutex_unlock(&f->cmp->lock);
+	cmp_expect_idle(f, false, true, false);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_unbind_locked(f->cmp, q0, 0);
+	mutex_unlock(&f->cmp->lock);
+	cmp_expect_idle(f, true, false, false);
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_doorbell_bind_locked(f->cmp, q0, 0);
+	mutex_unlock(&f->cmp->lock);
+	cmp_expect_idle(f, false, true, false);
+
+	/* Rung: the queue has work (its ring's entry is not looked at). */
+	cmp_ring(f, 0, 1);
+	KUNIT_EXPECT_EQ(test, q0->state, NFENCE_QUEUE_READY);
+	cmp_expect_idle(f, false, false, false);
+
+	/* Stopped, its bound ring no longer counts; unbound, nothing does. */
+	mutex_lock(&f->cmp->lock);
+	nfence_cmp_queue_stop_locked(f->cmp, q0, NFENCE_QUEUE_LOST,
+				     &f->dropped);
+	mutex_unlock(&f->cmp->lock);
+	cmp_drop(f);
+	cmp_expect_idle(f, false, false, false);
+	cmp_ring_detach(f, q0);
+	cmp_expect_idle(f, true, false, false);
 }
 
 /* F1 and back, each counted once; a connect or a push asks for F0. */
@@ -2501,6 +2665,7 @@ static struct kunit_case nfence_cmp_cases[] = {
 	KUNIT_CASE(cmp_doorbell_behind),
 	KUNIT_CASE(cmp_doorbell_victim),
 	KUNIT_CASE(cmp_doorbell_global),
+	KUNIT_CASE(cmp_idle_from_counts),
 	KUNIT_CASE(cmp_engine_f1),
 	KUNIT_CASE(cmp_engine_f1_due),
 	{}

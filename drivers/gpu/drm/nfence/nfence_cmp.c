@@ -158,7 +158,7 @@ static bool nfence_cmp_engine_busy(struct nfence_cmp *cmp,
 		return true;
 	}
 	e->busy = NULL;
-	q->state = NFENCE_QUEUE_READY;
+	nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_READY);
 	return false;
 }
 
@@ -196,30 +196,27 @@ void nfence_cmp_engine_f0_locked(struct nfence_cmp *cmp, u32 engine)
 	atomic64_inc(&cmp->f0s);
 }
 
-/*
- * Whether the whole adapter is idle: no doorbell watched, no WORK running,
- * and every queue that can still run has nothing queued (a queue of a
- * suspended context with work queued counts as busy: resuming it must
- * not need a wake-up).
+/**
+ * nfence_cmp_idle_locked - whether the whole adapter is idle
+ * @cmp: the CMP, whose lock is held
+ *
+ * Asked at the end of every CMP cycle, so it walks no runlist: the
+ * engines' &nfence_cmp_engine.num_not_idle counts the busy queues.
+ *
+ * Return: true if no doorbell is watched, no WORK runs, and every queue
+ * that can still run has nothing queued (a queue of a suspended context
+ * with work queued counts as busy: resuming it must not need a wake-up).
  */
-static bool nfence_cmp_idle_locked(struct nfence_cmp *cmp)
+NFENCE_VISIBLE_IF_KUNIT bool nfence_cmp_idle_locked(struct nfence_cmp *cmp)
 {
-	struct nfence_cmp_queue *q;
 	u32 i;
 
 	lockdep_assert_held(&cmp->lock);
 	if (cmp->num_connected && !cmp->quiet)
 		return false;
-	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
-		struct nfence_cmp_engine *e = &cmp->engines[i];
-
-		if (e->busy)
+	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
+		if (cmp->engines[i].busy || cmp->engines[i].num_not_idle)
 			return false;
-		list_for_each_entry(q, &e->runlist, engine_link)
-			if (!nfence_cmp_queue_stopped(q) &&
-			    q->state != NFENCE_QUEUE_IDLE)
-				return false;
-	}
 	return true;
 }
 
@@ -291,23 +288,19 @@ void nfence_cmp_d3_exit(struct nfence_cmp *cmp)
 	nfence_cmp_kick(cmp);
 }
 
-/* Whether @e has a connected doorbell, and nothing to run. */
-static bool nfence_cmp_engine_idle(struct nfence_cmp_engine *e)
+/**
+ * nfence_cmp_engine_idle - whether an engine may go to F1
+ * @e: the engine, its CMP's lock held
+ *
+ * Asked every CMP cycle, so from the engine's counts, not its runlist.
+ *
+ * Return: true if @e runs nothing, has nothing to run, and has a connected
+ * doorbell of a queue that can still run.
+ */
+NFENCE_VISIBLE_IF_KUNIT bool
+nfence_cmp_engine_idle(struct nfence_cmp_engine *e)
 {
-	struct nfence_cmp_queue *q;
-	bool doorbells = false;
-
-	if (e->busy)
-		return false;
-	list_for_each_entry(q, &e->runlist, engine_link) {
-		if (nfence_cmp_queue_stopped(q))
-			continue;
-		if (q->state != NFENCE_QUEUE_IDLE)
-			return false;
-		if (q->ring && q->ring->slot >= 0)
-			doorbells = true;
-	}
-	return doorbells;
+	return !e->busy && !e->num_not_idle && e->num_bound;
 }
 
 /**
@@ -698,6 +691,8 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 		INIT_LIST_HEAD(&cmp->engines[i].runlist);
 		cmp->engines[i].busy = NULL;
 		cmp->engines[i].num_queues = 0;
+		cmp->engines[i].num_not_idle = 0;
+		cmp->engines[i].num_bound = 0;
 		cmp->engines[i].f1 = false;
 		cmp->engines[i].f1_asked_ns = 0;
 		cmp->engines[i].active_ns = 0;
@@ -860,6 +855,7 @@ void nfence_cmp_queue_add_locked(struct nfence_cmp *cmp,
 	q->last_turn = e->turns - (u32)(1 - DRM_NFENCE_CONTEXT_PRIORITY_MIN);
 	list_add_tail(&q->engine_link, &e->runlist);
 	e->num_queues++;
+	nfence_cmp_queue_count_locked(cmp, q);
 }
 
 /**
@@ -876,8 +872,11 @@ void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
 	/* An optimized interrupt naming it (or its engine) goes first. */
 	if (e->irq_queue)
 		nfence_engine_raise_queue_irq(cmp, e);
+	nfence_cmp_queue_uncount_locked(cmp, q);
 	list_del_init(&q->engine_link);
-	cmp->engines[q->engine].num_queues--;
+	e->num_queues--;
+	/* Its engine's last queue gone: a count left over is a change missed. */
+	WARN_ON_ONCE(!e->num_queues && (e->num_not_idle || e->num_bound));
 }
 
 /**
@@ -896,7 +895,7 @@ void nfence_cmp_queue_push_locked(struct nfence_cmp *cmp,
 	list_add_tail(&entry->link, &q->pending);
 	q->num_pending++;
 	if (q->state == NFENCE_QUEUE_IDLE)
-		q->state = NFENCE_QUEUE_READY;
+		nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_READY);
 }
 
 /**
@@ -923,7 +922,7 @@ void nfence_cmp_queue_stop_locked(struct nfence_cmp *cmp,
 	q->num_pending = 0;
 	nfence_engine_queue_unpark_locked(cmp, q);
 	if (q->state != NFENCE_QUEUE_LOST)
-		q->state = state;
+		nfence_cmp_queue_set_state_locked(cmp, q, state);
 	if (e->busy == q)
 		e->busy = NULL;
 }

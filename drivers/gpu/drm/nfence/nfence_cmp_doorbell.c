@@ -155,7 +155,7 @@ static bool nfence_cmp_ring_take(struct nfence_cmp *cmp,
 	cmp->engines[q->engine].active_ns = now;
 	atomic64_inc(&cmp->rings);
 	if (q->state == NFENCE_QUEUE_IDLE)
-		q->state = NFENCE_QUEUE_READY;
+		nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_READY);
 	return true;
 }
 
@@ -401,7 +401,10 @@ void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
 	if (list_empty(&q->pending))
 		nfence_engine_queue_unpark_locked(cmp, q);
 	nfence_ring_set_status(q->ring, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
+	/* Still bound if the warning above fired: the counts must follow. */
+	nfence_cmp_queue_uncount_locked(cmp, q);
 	q->ring = NULL;
+	nfence_cmp_queue_count_locked(cmp, q);
 }
 
 /**
@@ -472,6 +475,16 @@ struct nfence_cmp_queue *nfence_cmp_doorbell_victim_locked(struct nfence_cmp *cm
 	return victim;
 }
 
+/* Bind @q's ring to physical doorbell @slot, or unbind it (-1). */
+static void nfence_cmp_ring_set_slot_locked(struct nfence_cmp *cmp,
+					    struct nfence_cmp_queue *q,
+					    int slot)
+{
+	nfence_cmp_queue_uncount_locked(cmp, q);
+	q->ring->slot = slot;
+	nfence_cmp_queue_count_locked(cmp, q);
+}
+
 /**
  * nfence_cmp_doorbell_unbind_locked - disconnect a ring from its doorbell
  * @cmp: the CMP, whose lock is held
@@ -491,7 +504,7 @@ void nfence_cmp_doorbell_unbind_locked(struct nfence_cmp *cmp,
 		return;
 	if (!nfence_cmp_global(cmp))
 		cmp->doorbells[ring->slot] = NULL;
-	ring->slot = -1;
+	nfence_cmp_ring_set_slot_locked(cmp, q, -1);
 	cmp->num_connected--;
 	if (READ_ONCE(*ring->status) != DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT)
 		nfence_ring_set_status(ring, status);
@@ -547,7 +560,7 @@ void nfence_cmp_doorbell_bind_locked(struct nfence_cmp *cmp,
 		memset(doorbell + 1, 0, PAGE_SIZE - sizeof(*doorbell));
 		WRITE_ONCE(*doorbell, ring->seen);
 	}
-	ring->slot = slot;
+	nfence_cmp_ring_set_slot_locked(cmp, q, slot);
 	ring->rung_ns = ktime_get_ns();
 	ring->bound_ns = ring->rung_ns;
 	cmp->engines[q->engine].active_ns = ring->rung_ns;

@@ -13,6 +13,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
@@ -403,6 +404,16 @@ struct nfence_cmp_engine {
 	u64 busy_until_ns;
 	/** @num_queues: entries in @runlist */
 	u32 num_queues;
+	/**
+	 * @num_not_idle: queues in @runlist neither idle nor stopped for good
+	 * (nfence_queue_state_active())
+	 */
+	u32 num_not_idle;
+	/**
+	 * @num_bound: queues in @runlist, not stopped for good, whose ring is
+	 * bound to a physical doorbell
+	 */
+	u32 num_bound;
 	/** @f1: in the F1 power state: its doorbells are disconnected */
 	bool f1;
 	/**
@@ -541,5 +552,84 @@ struct nfence_cmp {
 	/** @d0s: adapter transitions back to D0 */
 	atomic64_t d0s;
 };
+
+/**
+ * nfence_queue_state_active - whether a queue's state keeps its engine busy
+ * @state: the queue's &enum nfence_queue_state
+ *
+ * Return: true unless the queue is idle or stopped for good. A queue of a
+ * suspended context with work queued counts: resuming it must not need a
+ * wake-up.
+ */
+static inline bool nfence_queue_state_active(u32 state)
+{
+	return state != NFENCE_QUEUE_IDLE && state != NFENCE_QUEUE_FAULTED &&
+	       state != NFENCE_QUEUE_LOST;
+}
+
+/* Whether @q counts in its engine's &nfence_cmp_engine.num_bound. */
+static inline bool nfence_cmp_queue_bound(const struct nfence_cmp_queue *q)
+{
+	return !nfence_cmp_queue_stopped(q) && q->ring && q->ring->slot >= 0;
+}
+
+/**
+ * nfence_cmp_queue_count_locked - count a queue in its engine's totals
+ * @cmp: the queue's CMP, whose lock is held
+ * @q: the queue
+ *
+ * &nfence_cmp_engine.num_not_idle and &nfence_cmp_engine.num_bound let the
+ * CMP tell an idle engine or adapter without walking a runlist. Whatever
+ * changes what a listed queue counts for (its state, its ring's doorbell,
+ * its ring) uncounts it before the change (nfence_cmp_queue_uncount_locked())
+ * and counts it after; a queue on no runlist counts for nothing.
+ */
+static inline void nfence_cmp_queue_count_locked(struct nfence_cmp *cmp,
+						 struct nfence_cmp_queue *q)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
+
+	lockdep_assert_held(&cmp->lock);
+	if (list_empty(&q->engine_link))
+		return;
+	e->num_not_idle += nfence_queue_state_active(q->state);
+	e->num_bound += nfence_cmp_queue_bound(q);
+}
+
+/**
+ * nfence_cmp_queue_uncount_locked - take a queue out of its engine's totals
+ * @cmp: the queue's CMP, whose lock is held
+ * @q: the queue, counted with nfence_cmp_queue_count_locked()
+ */
+static inline void nfence_cmp_queue_uncount_locked(struct nfence_cmp *cmp,
+						   struct nfence_cmp_queue *q)
+{
+	struct nfence_cmp_engine *e = &cmp->engines[q->engine];
+
+	lockdep_assert_held(&cmp->lock);
+	if (list_empty(&q->engine_link))
+		return;
+	if (nfence_queue_state_active(q->state) && !WARN_ON_ONCE(!e->num_not_idle))
+		e->num_not_idle--;
+	if (nfence_cmp_queue_bound(q) && !WARN_ON_ONCE(!e->num_bound))
+		e->num_bound--;
+}
+
+/**
+ * nfence_cmp_queue_set_state_locked - change a queue's state
+ * @cmp: the queue's CMP, whose lock is held
+ * @q: the queue
+ * @state: its new &enum nfence_queue_state
+ *
+ * After nfence_cmp_queue_init(), a queue's state changes only here.
+ */
+static inline void nfence_cmp_queue_set_state_locked(struct nfence_cmp *cmp,
+						     struct nfence_cmp_queue *q,
+						     u32 state)
+{
+	nfence_cmp_queue_uncount_locked(cmp, q);
+	q->state = state;
+	nfence_cmp_queue_count_locked(cmp, q);
+}
 
 #endif /* __NFENCE_CMP_TYPES_H__ */

@@ -602,7 +602,7 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 			    q->wait_value != cmd->value)
 				q->wait_seen_ts =
 					nfence_gpu_timestamp(cmp->gpu, NULL);
-			q->state = NFENCE_QUEUE_WAIT_FENCE;
+			nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_WAIT_FENCE);
 			q->wait_va = cmd->va;
 			q->wait_value = cmd->value;
 			*result = NFENCE_RUN_BLOCKED;
@@ -637,7 +637,7 @@ static int nfence_engine_exec(struct nfence_cmp *cmp,
 					  cmd->value);
 			e->busy = q;
 			e->busy_until_ns = now + cmd->value;
-			q->state = NFENCE_QUEUE_RUNNING;
+			nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_RUNNING);
 			q->work_start_ns = now;
 			*result = NFENCE_RUN_BUSY;
 		}
@@ -731,7 +731,7 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 	u64 fault_va = 0;
 	int reason;
 
-	q->state = NFENCE_QUEUE_READY;
+	nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_READY);
 	while (*ran < max) {
 		if (list_empty(&q->pending)) {
 			reason = nfence_engine_ring_next(q, &fault_va);
@@ -741,13 +741,13 @@ static int nfence_engine_turn(struct nfence_cmp *cmp,
 		sub = list_first_entry_or_null(&q->pending,
 					       struct nfence_cmp_entry, link);
 		if (!sub) {
-			q->state = NFENCE_QUEUE_IDLE;
+			nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_IDLE);
 			return NFENCE_RUN_IDLE;
 		}
 		if (sub->kind == NFENCE_SUB_WAIT ||
 		    sub->kind == NFENCE_SUB_SIGNAL) {
 			if (!cmp->ops->entry_step(cmp, sub)) {
-				q->state = NFENCE_QUEUE_WAIT_CPU;
+				nfence_cmp_queue_set_state_locked(cmp, q, NFENCE_QUEUE_WAIT_CPU);
 				return NFENCE_RUN_BLOCKED;
 			}
 			nfence_engine_complete(cmp, q, sub);
