@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <xf86drm.h>
+
 #include "igt_nfence_core.h"
 #include "nfence_igt.h"
 
@@ -696,6 +698,9 @@ static void test_logged_work_then_end(enum ending how)
  */
 enum release {
 	RELEASE_PARENT,	/* the parent, once the child's close is waiting */
+	RELEASE_BOUND,	/* the parent, and DONE is bound to a syncobj point */
+	RELEASE_SYNCOBJ, /* a pending SYNCOBJ_SIGNAL of the child's, once the
+			  * parent signals its dma_fence (vgem's) */
 	RELEASE_QUEUE,	/* another queue of the child, after a WORK */
 	RELEASE_NONE,	/* nobody: the close gives up at its bound */
 };
@@ -715,17 +720,26 @@ static void blocker(int sock)
 	struct drm_nfence_hwqueue_create hc2 = { 0 };
 	struct drm_nfence_context_create cc2 = { 0 };
 	struct drm_nfence_submit sub = { 0 };
+	struct drm_nfence_syncobj_signal sig = { 0 };
+	struct drm_nfence_syncobj_bind bind = { 0 };
 	struct blocker_info info;
 	struct child_queue c;
 	struct nfence_cs cs;
 	uint64_t cmd_va;
 	uint32_t cmd_h;
+	int xfd = -1;
 	char rel;
 	void *cmds;
 
 	child_queue(sock, 0, &c);
 	if (read(sock, &rel, 1) != 1)
 		_exit(15);
+	/* A syncobj to bind to, or a sync_file to signal from. */
+	if (rel == RELEASE_BOUND || rel == RELEASE_SYNCOBJ) {
+		xfd = nfence_recv_fd(sock);
+		if (xfd < 0)
+			_exit(19);
+	}
 	cmds = child_alloc(c.cfd, c.dc.handle, &cmd_va, &cmd_h);
 	nfence_cs_init(&cs, cmds, cmd_va, HALF);
 	nfence_cs_wait_fence(&cs, &c.fo.mapping, WANTED);
@@ -737,6 +751,24 @@ static void blocker(int sock)
 	sub.progress_fence_value = 1;
 	if (__nfence_submit(c.cfd, &sub))
 		_exit(16);
+	if (rel == RELEASE_BOUND) {
+		bind.device = c.dc.handle;
+		bind.fence = c.fo.handle;
+		bind.value = DONE;
+		bind.point = 1;
+		if (drmSyncobjFDToHandle(c.cfd, xfd, &bind.syncobj) ||
+		    drmIoctl(c.cfd, DRM_IOCTL_NFENCE_SYNCOBJ_BIND, &bind))
+			_exit(20);
+	}
+	if (rel == RELEASE_SYNCOBJ) {
+		sig.device = c.dc.handle;
+		sig.fence = c.fo.handle;
+		sig.value = WANTED;
+		sig.fd = xfd;
+		sig.flags = DRM_NFENCE_SYNCOBJ_SIGNAL_SYNC_FILE;
+		if (drmIoctl(c.cfd, DRM_IOCTL_NFENCE_SYNCOBJ_SIGNAL, &sig))
+			_exit(20);
+	}
 	if (rel == RELEASE_QUEUE) {
 		/* A second queue, made later: the exit wait meets it last. */
 		cc2.device = c.dc.handle;
@@ -806,7 +838,12 @@ static void wait_close_begun(int dir, pid_t pid, unsigned int timeout_ms)
  * file's close waits for the work (the process is not reaped until it
  * ends), with its queues still listed: released by the parent after the
  * child exited, or by another queue of the child, the work runs (the
- * fence reaches DONE by the time the child is reaped). Released by nobody,
+ * fence reaches DONE by the time the child is reaped). So does the
+ * release by a SYNCOBJ_SIGNAL the child left pending, whose dma_fence the
+ * parent signals during the close: a pending signal acts until the exit
+ * wait is over. A binding of DONE to a syncobj point that the child left
+ * pending publishes the point signaled, without error, once the work
+ * reaches DONE during the close. Released by nobody,
  * the close gives up at the exit wait's bound (its TDR timeout, at most
  * 2 s), neither sooner nor much later, and drops the work: a late signal
  * of the fence no longer reaches DONE. The child's queues and device go
@@ -817,16 +854,27 @@ static void test_blocked_work_at_exit(enum release rel)
 	unsigned int bound = exit_wait_ms();
 	struct drm_nfence_fence_mapping m;
 	const volatile uint64_t *value;
+	struct nfence_vgem_fence vf;
 	struct blocker_info info;
 	uint64_t start, took_ms;
 	int64_t devices;
 	char byte = rel;
-	int sock, sfd, dir;
-	uint32_t dev, h;
+	int sock, sfd, dir, vgem = -1, xfd = -1;
+	uint32_t dev, h, syncobj = 0;
 	pid_t pid;
 
 	nfence_watchdog(WATCHDOG_S);
 	igt_require(nfence_has_native_fences(fd));
+	if (rel == RELEASE_SYNCOBJ) {
+		vgem = nfence_vgem_open();
+		igt_require_f(vgem >= 0, "no vgem to make a dma_fence with\n");
+		nfence_vgem_fence_create(vgem, &vf);
+		xfd = nfence_vgem_fence_sync_file(&vf);
+	}
+	if (rel == RELEASE_BOUND) {
+		igt_assert_eq(drmSyncobjCreate(fd, 0, &syncobj), 0);
+		igt_assert_eq(drmSyncobjHandleToFD(fd, syncobj, &xfd), 0);
+	}
 	dir = nfence_debugfs_dir(fd);
 	dev = nfence_device_create(fd);
 	h = nfence_fence_create(fd, dev, DRM_NFENCE_FENCE_TYPE_DEFAULT,
@@ -839,6 +887,10 @@ static void test_blocked_work_at_exit(enum release rel)
 	igt_assert_eq(nfence_send_fd(sock, sfd), 0);
 	close(sfd);
 	igt_assert_eq(write(sock, &byte, 1), 1);
+	if (xfd >= 0) {
+		igt_assert_eq(nfence_send_fd(sock, xfd), 0);
+		close(xfd);
+	}
 	igt_assert_f(read(sock, &info, sizeof(info)) == sizeof(info),
 		     "the blocker queued no work\n");
 	igt_assert_eq(nfence_debugfs_queue_wait_state(dir, pid, info.device,
@@ -858,10 +910,15 @@ static void test_blocked_work_at_exit(enum release rel)
 		/* The other queue's WORK still runs: released in the close. */
 		igt_assert_f(*value < WANTED, "released before the close\n");
 	}
-	if (rel == RELEASE_PARENT) {
+	if (rel == RELEASE_PARENT || rel == RELEASE_BOUND ||
+	    rel == RELEASE_SYNCOBJ) {
 		usleep(bound / 4 * 1000);
 		igt_assert_lte(1, nfence_debugfs_count_queues(dir, pid));
-		nfence_fence_signal(fd, dev, h, WANTED);
+		igt_assert_eq_u64(*value, 0);
+		if (rel == RELEASE_SYNCOBJ)
+			nfence_vgem_fence_signal(vgem, &vf);
+		else
+			nfence_fence_signal(fd, dev, h, WANTED);
 	}
 	assert_child_ended(pid, END_EXIT);
 	took_ms = (nfence_monotonic_ns() - start) / 1000000;
@@ -888,6 +945,22 @@ static void test_blocked_work_at_exit(enum release rel)
 		igt_assert_f(took_ms < bound,
 			     "the exit took %" PRIu64 " ms, the bound is %u "
 			     "ms\n", took_ms, bound);
+	}
+	if (rel == RELEASE_BOUND) {
+		uint64_t point = 1;
+		int sf;
+
+		/* Attached before the close ended. */
+		igt_assert_eq(drmSyncobjTimelineWait(fd, &syncobj, &point, 1,
+						     0, 0, NULL), 0);
+		sf = nfence_syncobj_point_sync_file(fd, syncobj, 1);
+		igt_assert_eq(nfence_sync_file_bridge_status(sf), 1);
+		close(sf);
+		drmSyncobjDestroy(fd, syncobj);
+	}
+	if (vgem >= 0) {
+		nfence_vgem_fence_destroy(vgem, &vf);
+		close(vgem);
 	}
 	/* The child's device went with its file. */
 	for (int i = 0; nfence_live_devices(fd) != devices && i < 1000; i++)
@@ -967,6 +1040,21 @@ igt_main
 		     "run during the close, the work runs.");
 	igt_subtest("blocked-work-released-by-own-queue")
 		test_blocked_work_at_exit(RELEASE_QUEUE);
+
+	igt_describe("A process exits with work blocked on a fence that a "
+		     "SYNCOBJ_SIGNAL it left pending signals once another "
+		     "driver's dma_fence does, which the parent signals "
+		     "within the exit wait: the pending signal acts during "
+		     "the close, the work runs.");
+	igt_subtest("blocked-work-released-by-syncobj")
+		test_blocked_work_at_exit(RELEASE_SYNCOBJ);
+
+	igt_describe("A process exits with a syncobj binding pending on a "
+		     "value its blocked work reaches once the parent "
+		     "releases it within the exit wait: the point is "
+		     "published signaled, without -ECANCELED.");
+	igt_subtest("bound-point-published-at-exit")
+		test_blocked_work_at_exit(RELEASE_BOUND);
 
 	igt_describe("A process exits with work blocked on a fence nobody "
 		     "signals: the close gives up at the exit wait's bound "

@@ -30,6 +30,7 @@
 
 #include <drm/vgem_drm.h>
 #include <linux/dma-buf.h>
+#include <linux/sync_file.h>
 #include <xf86drm.h>
 
 #include "igt_nfence_core.h"
@@ -3294,6 +3295,54 @@ uint32_t nfence_syncobj_import(int from, uint32_t handle, int to)
 	igt_assert_eq(drmSyncobjFDToHandle(to, sfd, &h), 0);
 	close(sfd);
 	return h;
+}
+
+/**
+ * nfence_syncobj_point_sync_file: a sync_file of the fence at @point of
+ * @dfd's @syncobj, which must exist (moved through a binary syncobj)
+ */
+int nfence_syncobj_point_sync_file(int dfd, uint32_t syncobj, uint64_t point)
+{
+	uint32_t bin = 0;
+	int sf = -1;
+
+	igt_assert_eq(drmSyncobjCreate(dfd, 0, &bin), 0);
+	igt_assert_eq(drmSyncobjTransfer(dfd, bin, 0, syncobj, point, 0), 0);
+	igt_assert_eq(drmSyncobjExportSyncFile(dfd, bin, &sf), 0);
+	igt_assert_fd(sf);
+	igt_assert_eq(drmSyncobjDestroy(dfd, bin), 0);
+	return sf;
+}
+
+/**
+ * nfence_sync_file_bridge_status: the status of nfence's syncobj-bridge
+ * fence inside the signaled sync_file @sf (the sync_file's own status is
+ * its dma_fence_chain's, which carries no error): 1 or the -errno it was
+ * signaled with; 0 if @sf has none (drm_syncobj replaced a signaled point
+ * below the timeline's last by a stub)
+ */
+int nfence_sync_file_bridge_status(int sf)
+{
+	struct sync_file_info info = {};
+	struct sync_fence_info *fences;
+	int status = 0;
+
+	igt_assert_eq(ioctl(sf, SYNC_IOC_FILE_INFO, &info), 0);
+	igt_assert_eq(info.status, 1);
+	igt_assert_lt(0, (int)info.num_fences);
+	fences = calloc(info.num_fences, sizeof(*fences));
+	igt_assert(fences);
+	info.sync_fence_info = (uintptr_t)fences;
+	igt_assert_eq(ioctl(sf, SYNC_IOC_FILE_INFO, &info), 0);
+	/* The point's own fence comes first. */
+	for (uint32_t i = 0; i < info.num_fences && !status; i++)
+		if (!strcmp(fences[i].driver_name, "nfence")) {
+			igt_assert_eq(strcmp(fences[i].obj_name,
+					     "syncobj-bridge"), 0);
+			status = fences[i].status;
+		}
+	free(fences);
+	return status;
 }
 
 /**

@@ -557,6 +557,8 @@ void nfence_assert_charged(int64_t grown, uint64_t count, uint64_t each,
 int nfence_drm_open_driver(const char *prefix, int first, const char *driver,
 			   bool (*accept)(int fd));
 uint32_t nfence_syncobj_import(int from, uint32_t handle, int to);
+int nfence_syncobj_point_sync_file(int dfd, uint32_t syncobj, uint64_t point);
+int nfence_sync_file_bridge_status(int sf);
 
 /* vgem: another driver's dma_fences, signaled when a test says */
 struct nfence_vgem_fence {

@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/sync_file.h>
 #include <xf86drm.h>
 
 #include "igt_nfence_core.h"
@@ -110,49 +109,6 @@ static void assert_no_point(int dfd, uint32_t syncobj, uint64_t point)
 		      -ETIME);
 }
 
-/* A sync_file of the fence at an existing point (through a binary syncobj). */
-static int point_sync_file(int dfd, uint32_t syncobj, uint64_t point)
-{
-	uint32_t bin = syncobj_create(dfd);
-	int sf = -1;
-
-	igt_assert_eq(drmSyncobjTransfer(dfd, bin, 0, syncobj, point, 0), 0);
-	igt_assert_eq(drmSyncobjExportSyncFile(dfd, bin, &sf), 0);
-	igt_assert_fd(sf);
-	igt_assert_eq(drmSyncobjDestroy(dfd, bin), 0);
-	return sf;
-}
-
-/*
- * The status of the driver's fence inside a sync_file (the sync_file's
- * own status is its dma_fence_chain's, which carries no error): 1 or the
- * -errno it was signaled with; 0 if the sync_file has none (drm_syncobj
- * replaced a signaled point below the timeline's last by a stub).
- */
-static int sync_file_bridge_status(int sf)
-{
-	struct sync_file_info info = {};
-	struct sync_fence_info *fences;
-	int status = 0;
-
-	igt_assert_eq(ioctl(sf, SYNC_IOC_FILE_INFO, &info), 0);
-	igt_assert_eq(info.status, 1);
-	igt_assert_lt(0, (int)info.num_fences);
-	fences = calloc(info.num_fences, sizeof(*fences));
-	igt_assert(fences);
-	info.sync_fence_info = (uintptr_t)fences;
-	igt_assert_eq(ioctl(sf, SYNC_IOC_FILE_INFO, &info), 0);
-	/* The point's own fence comes first. */
-	for (uint32_t i = 0; i < info.num_fences && !status; i++)
-		if (!strcmp(fences[i].driver_name, "nfence")) {
-			igt_assert_eq(strcmp(fences[i].obj_name,
-					     "syncobj-bridge"), 0);
-			status = fences[i].status;
-		}
-	free(fences);
-	return status;
-}
-
 /*
  * Wait for the point, then check what its fence carries. The timeline's
  * last point keeps the driver's fence; a signaled point below it may have
@@ -167,8 +123,8 @@ static void assert_point(int dfd, uint32_t syncobj, uint64_t point,
 	point_wait(dfd, syncobj, point);
 	last = syncobj_query(dfd, syncobj);
 	igt_assert_lte_u64(point, last);
-	sf = point_sync_file(dfd, syncobj, point);
-	got = sync_file_bridge_status(sf);
+	sf = nfence_syncobj_point_sync_file(dfd, syncobj, point);
+	got = nfence_sync_file_bridge_status(sf);
 	close(sf);
 	if (point == last)
 		igt_assert_eq(got, status);
@@ -518,10 +474,10 @@ static void test_sync_file(void)
 	bind(fd, dev, f, 1, s, 9);
 	nfence_fence_signal(fd, dev, f, 1);
 	point_wait(fd, s, 9);
-	p.fd = point_sync_file(fd, s, 9);
+	p.fd = nfence_syncobj_point_sync_file(fd, s, 9);
 	igt_assert_eq(poll(&p, 1, 0), 1);
 	igt_assert(p.revents & POLLIN);
-	igt_assert_eq(sync_file_bridge_status(p.fd), 1);
+	igt_assert_eq(nfence_sync_file_bridge_status(p.fd), 1);
 	close(p.fd);
 	nfence_fence_destroy(fd, f);
 	drmSyncobjDestroy(fd, s);
@@ -671,10 +627,10 @@ static void test_virtio_gpu(void)
 	nfence_queue_submit(&q, &cs);
 	igt_assert_eq(nfence_thread_join(t, TIMEOUT_MS), 0);
 	igt_assert_eq(w.ret, 0);
-	p.fd = point_sync_file(vfd, w.syncobj, 4);
+	p.fd = nfence_syncobj_point_sync_file(vfd, w.syncobj, 4);
 	igt_assert_eq(poll(&p, 1, 0), 1);
 	igt_assert(p.revents & POLLIN);
-	igt_assert_eq(sync_file_bridge_status(p.fd), 1);
+	igt_assert_eq(nfence_sync_file_bridge_status(p.fd), 1);
 	close(p.fd);
 	nfence_queue_sync(&q);
 	nfence_queue_destroy(&q);

@@ -1783,7 +1783,8 @@ struct drm_nfence_logging_level {
  *   signaled with error -EIO;
  * - the fence loses its last handle and fd (nobody can signal it; a
  *   cross-adapter fence's, on every adapter): error -ENOENT;
- * - the file is closed: error -ECANCELED;
+ * - the file is closed, and its exit wait (the GPU work it had queued,
+ *   which runs first) did not reach @value: error -ECANCELED;
  * - the adapter is unplugged: error -ENODEV.
  *
  * Points are added in the order the bindings complete; drm_syncobj's rules
@@ -1839,9 +1840,11 @@ struct drm_nfence_syncobj_bind {
  * error: a native fence has no error of its own (its device's error makes
  * it AlwaysSignaled instead). A pending signal holds the native fence, not
  * a handle: destroying the handle does not cancel it. It is dropped
- * without signaling when the file is closed, at a process's normal exit
- * too (a fence shared with other processes then keeps its value for them),
- * or the adapter is unplugged.
+ * without signaling when the adapter is unplugged, or when the file is
+ * closed: at a process's normal exit too, but only after the exit wait has
+ * run the GPU work the file had queued, during which it still signals (so
+ * work that waits for it runs); a fence shared with other processes then
+ * keeps its value for them.
  *
  * -EINVAL for unknown @flags, non-zero @pad, a used @fd without the flag
  * (it must be 0) or a non-zero @syncobj or @point with it, an fd that is

@@ -235,11 +235,17 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	if (nfence_closed_by_killed_opener(nfile))
 		nfence_file_killed(nfile);
 
-	/* A killed opener's bindings were ended by its devices' error. */
+	/* Its asynchronous waits: the process waits for nothing now. */
+	nfence_file_waits_cancel(nfile);
+	/*
+	 * The exit wait: what the queues hold runs first, while the file's
+	 * syncobj bindings and pending signals still act on what it does;
+	 * those still pending end after it (a killed opener's bindings were
+	 * ended by its devices' error).
+	 */
+	nfence_file_drain(nfile);
 	nfence_file_bindings_fini(nfile);
 	nfence_file_waits_fini(nfile);
-	/* The exit wait: what the queues hold runs first. */
-	nfence_file_drain(nfile);
 	/* Every object, in the registry's order: doorbells, queues first. */
 	nfence_registry_close_all(&nfile->objects);
 	mutex_lock(&adapter->clients_lock);

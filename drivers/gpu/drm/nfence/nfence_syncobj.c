@@ -45,15 +45,15 @@
  * A binding's end is decided once, by the first of: the waiter's release
  * (under the waitlist lock: the value was reached, or the fence went
  * AlwaysSignaled, or lost its last handle), an unplug
- * (nfence_file_bindings_abort()) or the file's close
- * (nfence_file_bindings_fini()). Whoever decides pushes the binding on its
- * file's &nfence_file.bindings ready list (DOC: bounded asynchronous lists:
- * no lock inside the waitlist lock), whose work runs on the adapter's
- * wait_wq. The work takes bindings in
- * the order they were decided, dequeues the waiter if it still is queued,
- * and attaches the point: the fence is signaled, with an error
- * (dma_fence_set_error() before dma_fence_signal()) unless the value was
- * reached. Every binding therefore ends with its point attached exactly
+ * (nfence_file_bindings_abort()) or the file's close, after its exit wait
+ * ran the file's queued work (nfence_file_bindings_fini()). Whoever
+ * decides pushes the binding on its file's &nfence_file.bindings ready
+ * list (DOC: bounded asynchronous lists: no lock inside the waitlist
+ * lock), whose work runs on the adapter's wait_wq. The work takes
+ * bindings in the order they were decided, dequeues the waiter if it
+ * still is queued, and attaches the point: the fence is signaled, with an
+ * error (dma_fence_set_error() before dma_fence_signal()) unless the value
+ * was reached. Every binding therefore ends with its point attached exactly
  * once; &struct drm_nfence_syncobj_bind lists the errors. The attached
  * fence and its dma_fence_chain node are allocated at bind time, so the
  * work cannot fail.
@@ -74,11 +74,12 @@
  * lock), only pushes the signal on its file's &nfence_file.dma_signals
  * ready list, whose work then signals the native fence through the CPU
  * signal path, nfence_fence_signal(), and kicks the CMP. A pending signal
- * holds the dma_fence and the native fence. It is dropped without
- * signaling by the file's close or an unplug, which remove the callback;
- * if dma_fence_remove_callback() finds it gone, the callback has run (it
- * runs under the fence's lock, as the removal does) and the work owns the
- * signal: a flush waits for it.
+ * holds the dma_fence and the native fence. An unplug drops it without
+ * signaling, and so does the file's close once its exit wait has run the
+ * file's queued work (a signal that work waits for still releases it):
+ * both remove the callback; if dma_fence_remove_callback() finds it gone,
+ * the callback has run (it runs under the fence's lock, as the removal
+ * does) and the work owns the signal: a flush waits for it.
  */
 
 /**
@@ -654,11 +655,12 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
  * nfence_file_bindings_fini - end the bindings and signals of a closing file
  * @nfile: the file
  *
- * Every binding still pending gets its point with -ECANCELED, every
- * signal whose dma_fence has not signaled is dropped; returns once every
- * point of the file is attached and every binding and signal freed.
- * Called before nfence_file_waits_fini(), which destroys
- * &nfence_file.async_lock.
+ * Called after the file's exit wait (nfence_file_drain()), during which
+ * its bindings and signals still act: every binding still pending gets
+ * its point with -ECANCELED, every signal whose dma_fence has not signaled
+ * is dropped; returns once every point of the file is attached and every
+ * binding and signal freed. Called before nfence_file_waits_fini(), which
+ * destroys &nfence_file.async_lock.
  */
 void nfence_file_bindings_fini(struct nfence_file *nfile)
 {

@@ -564,10 +564,14 @@ void nfence_file_waits_abort(struct nfence_file *nfile, int error)
 }
 
 /**
- * nfence_file_waits_fini - cancel the asynchronous waits of a closing file
+ * nfence_file_waits_cancel - cancel the asynchronous waits of a closing file
  * @nfile: the file
+ *
+ * Each pending wait goes without signaling its event. &nfence_file.async_lock
+ * stays for the file's syncobj bindings and signals, which its exit wait
+ * may still decide, until nfence_file_waits_fini().
  */
-void nfence_file_waits_fini(struct nfence_file *nfile)
+void nfence_file_waits_cancel(struct nfence_file *nfile)
 {
 	struct nfence_wait *wait;
 
@@ -589,5 +593,14 @@ void nfence_file_waits_fini(struct nfence_file *nfile)
 	mutex_unlock(&nfile->async_lock);
 	/* The completion work may still look at this file's list. */
 	nfence_async_list_drain(&nfile->waits);
+}
+
+/**
+ * nfence_file_waits_fini - the end of a closing file's asynchronous state
+ * @nfile: the file, after nfence_file_waits_cancel() and
+ *	nfence_file_bindings_fini()
+ */
+void nfence_file_waits_fini(struct nfence_file *nfile)
+{
 	mutex_destroy(&nfile->async_lock);
 }

@@ -12,6 +12,7 @@ struct drm_file;
 struct nfence_file;
 
 void nfence_file_waits_init(struct nfence_file *nfile);
+void nfence_file_waits_cancel(struct nfence_file *nfile);
 void nfence_file_waits_fini(struct nfence_file *nfile);
 void nfence_file_waits_abort(struct nfence_file *nfile, int error);
 int nfence_fence_wait_ioctl(struct drm_device *drm, void *data,
