@@ -153,9 +153,13 @@ static const struct drm_gem_object_funcs nfence_doorbell_page_funcs = {
 	.vm_ops = &nfence_doorbell_page_vm_ops,
 };
 
-/* A zeroed page @nfile may mmap; its kernel address at *@vaddr. */
+/*
+ * A page @nfile may mmap, its first word @first and the rest zero, set
+ * before the file may map it.
+ */
 static struct nfence_doorbell_page *
-nfence_doorbell_page_create(struct nfence_file *nfile, bool read_only)
+nfence_doorbell_page_create(struct nfence_file *nfile, bool read_only,
+			    u64 first)
 {
 	struct drm_device *drm = &nfile->adapter->drm;
 	struct nfence_doorbell_page *dp;
@@ -169,6 +173,7 @@ nfence_doorbell_page_create(struct nfence_file *nfile, bool read_only)
 		kfree(dp);
 		return ERR_PTR(-ENOMEM);
 	}
+	*(u64 *)page_address(dp->page) = first;
 	dp->read_only = read_only;
 	drm_dev_get(drm);
 	dp->base.funcs = &nfence_doorbell_page_funcs;
@@ -275,6 +280,7 @@ static int nfence_doorbell_init(struct nfence_file *nfile,
 				struct nfence_doorbell *db)
 {
 	struct nfence_adapter *adapter = nfile->adapter;
+	u64 status;
 	int ret;
 
 	db->adapter = adapter;
@@ -290,10 +296,12 @@ static int nfence_doorbell_init(struct nfence_file *nfile,
 	db->dummy = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!db->dummy)
 		return -ENOMEM;
-	db->status = nfence_doorbell_page_create(nfile, true);
+	/* Disconnected until attached, for a mapping made meanwhile too. */
+	status = DRM_NFENCE_DOORBELL_DISCONNECTED_RETRY;
+	db->status = nfence_doorbell_page_create(nfile, true, status);
 	if (IS_ERR(db->status))
 		return PTR_ERR(db->status);
-	db->last_queued = nfence_doorbell_page_create(nfile, false);
+	db->last_queued = nfence_doorbell_page_create(nfile, false, 0);
 	if (IS_ERR(db->last_queued))
 		return PTR_ERR(db->last_queued);
 	ret = drm_gem_create_mmap_offset(&db->base);
@@ -750,7 +758,8 @@ again:
 
 	if (!list_empty(&dropped))
 		cmp->ops->entries_drop(&dropped);
-	if (!ret)
+	/* A victim's last look may have found a ring to run, -EIO or not. */
+	if (!ret || victim)
 		nfence_cmp_kick(cmp);
 	return ret;
 }
