@@ -2189,6 +2189,27 @@ static void cmp_doorbell_global(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 2);
 	KUNIT_EXPECT_NULL(test, f->cmp->doorbells[0]);
+
+	/*
+	 * The doorbell says "look": every bound ring's control is read (both
+	 * rings' write index is 1), and the queues have work; the queue
+	 * without a ring is not looked at.
+	 */
+	*(__le64 *)f->control = cpu_to_le64(1);
+	WRITE_ONCE(*nfence_gpu_doorbell(&f->gpu, 0), 1);
+	mutex_lock(&f->cmp->lock);
+	KUNIT_EXPECT_TRUE(test, nfence_cmp_doorbell_look_locked(f->cmp,
+								ktime_get_ns(),
+								&f->dropped));
+	mutex_unlock(&f->cmp->lock);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*nfence_gpu_doorbell(&f->gpu, 0)), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, f->q[i]->state, NFENCE_QUEUE_READY);
+		KUNIT_EXPECT_EQ(test, ring[i].seen, 1);
+	}
+	KUNIT_EXPECT_EQ(test, f->q[2]->state, NFENCE_QUEUE_IDLE);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f->dropped));
+
 	for (i = 0; i < 2; i++)
 		cmp_ring_detach(f, f->q[i]);
 	KUNIT_EXPECT_EQ(test, f->cmp->num_connected, 0);
@@ -2230,6 +2251,11 @@ static void cmp_expect_idle(struct cmp_fix *f, bool idle, bool f1_0,
 		KUNIT_EXPECT_EQ(test, f->cmp->engines[i].num_not_idle, active);
 		KUNIT_EXPECT_EQ(test, f->cmp->engines[i].num_bound, bound);
 	}
+	/* The list of bound rings has every bound one, stopped or not. */
+	bound = 0;
+	for (i = 0; i < CMP_QUEUES; i++)
+		bound += f->q[i]->ring && f->q[i]->ring->slot >= 0;
+	KUNIT_EXPECT_EQ(test, (u32)list_count_nodes(&f->cmp->bound), bound);
 	KUNIT_EXPECT_EQ(test, nfence_cmp_idle_locked(f->cmp), idle);
 	KUNIT_EXPECT_EQ(test, nfence_cmp_engine_idle(&f->cmp->engines[0]),
 			f1_0);

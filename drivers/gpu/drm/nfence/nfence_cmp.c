@@ -713,6 +713,7 @@ void nfence_cmp_init(struct nfence_cmp *cmp, struct nfence_gpu *gpu,
 	cmp->d3 = false;
 	memset(cmp->doorbells, 0, sizeof(cmp->doorbells));
 	cmp->num_connected = 0;
+	INIT_LIST_HEAD(&cmp->bound);
 	cmp->watch_until_ns = 0;
 	cmp->rung_ns = 0;
 	cmp->peer_until_ns = 0;
@@ -831,6 +832,7 @@ void nfence_cmp_kick_waiters(struct nfence_cmp *cmp)
 void nfence_cmp_queue_init(struct nfence_cmp_queue *q)
 {
 	INIT_LIST_HEAD(&q->engine_link);
+	INIT_LIST_HEAD(&q->bound_link);
 	INIT_LIST_HEAD(&q->pending);
 	q->num_pending = 0;
 	q->state = NFENCE_QUEUE_IDLE;

@@ -185,7 +185,8 @@ static bool nfence_cmp_ring_take_control(struct nfence_cmp *cmp,
  * Look at every bound doorbell; true if a ring was taken. In the global
  * model the doorbell only says "look": @all reads every bound ring's
  * control even when it says nothing, as the last look before going quiet
- * does (another process may have stored 0 over a ring).
+ * does (another process may have stored 0 over a ring). The bound rings
+ * are a list of their own: no other queue is looked at.
  */
 static bool nfence_cmp_watch_doorbells(struct nfence_cmp *cmp, u64 now,
 				       bool all, struct list_head *dropped)
@@ -199,15 +200,9 @@ static bool nfence_cmp_watch_doorbells(struct nfence_cmp *cmp, u64 now,
 	if (nfence_cmp_global(cmp)) {
 		if (!xchg(nfence_gpu_doorbell(cmp->gpu, 0), 0) && !all)
 			return false;
-		for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
-			list_for_each_entry(q, &cmp->engines[i].runlist,
-					    engine_link) {
-				if (!q->ring || q->ring->slot < 0)
-					continue;
-				rung |= nfence_cmp_ring_take_control(cmp, q, now,
-								     dropped);
-			}
-		}
+		list_for_each_entry(q, &cmp->bound, bound_link)
+			rung |= nfence_cmp_ring_take_control(cmp, q, now,
+							     dropped);
 		return rung;
 	}
 	for (i = 0; i < cmp->gpu->cfg.num_doorbells; i++) {
@@ -246,13 +241,10 @@ bool nfence_cmp_doorbell_look_locked(struct nfence_cmp *cmp, u64 now,
 static void nfence_cmp_set_statuses(struct nfence_cmp *cmp, u32 status)
 {
 	struct nfence_cmp_queue *q;
-	u32 i;
 
-	for (i = 0; i < cmp->gpu->cfg.num_engines; i++)
-		list_for_each_entry(q, &cmp->engines[i].runlist, engine_link)
-			if (q->ring && q->ring->slot >= 0 &&
-			    !nfence_cmp_queue_stopped(q))
-				nfence_ring_set_status(q->ring, status);
+	list_for_each_entry(q, &cmp->bound, bound_link)
+		if (!nfence_cmp_queue_stopped(q))
+			nfence_ring_set_status(q->ring, status);
 }
 
 /**
@@ -403,6 +395,7 @@ void nfence_cmp_ring_detach_locked(struct nfence_cmp *cmp,
 	nfence_ring_set_status(q->ring, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
 	/* Still bound if the warning above fired: the counts must follow. */
 	nfence_cmp_queue_uncount_locked(cmp, q);
+	list_del_init(&q->bound_link);
 	q->ring = NULL;
 	nfence_cmp_queue_count_locked(cmp, q);
 }
@@ -481,6 +474,10 @@ static void nfence_cmp_ring_set_slot_locked(struct nfence_cmp *cmp,
 					    int slot)
 {
 	nfence_cmp_queue_uncount_locked(cmp, q);
+	if (slot < 0)
+		list_del_init(&q->bound_link);
+	else if (q->ring->slot < 0)
+		list_add_tail(&q->bound_link, &cmp->bound);
 	q->ring->slot = slot;
 	nfence_cmp_queue_count_locked(cmp, q);
 }

@@ -188,6 +188,11 @@ struct nfence_cmp_queue {
 	struct nfence_fence *progress;
 	/** @engine_link: entry in the engine's runlist */
 	struct list_head engine_link;
+	/**
+	 * @bound_link: entry in &nfence_cmp.bound while its ring is bound to
+	 * a physical doorbell
+	 */
+	struct list_head bound_link;
 	/** @pending: queued &struct nfence_cmp_entry, oldest first */
 	struct list_head pending;
 	/** @num_pending: entries in @pending */
@@ -481,6 +486,12 @@ struct nfence_cmp {
 	struct nfence_cmp_queue *doorbells[NFENCE_MAX_DOORBELLS];
 	/** @num_connected: bound physical doorbells */
 	u32 num_connected;
+	/**
+	 * @bound: the queues whose ring is bound to a physical doorbell
+	 * (&nfence_cmp_queue.bound_link), which the global doorbell model
+	 * looks at
+	 */
+	struct list_head bound;
 	/** @watch_until_ns: the CMP watches the doorbells until then */
 	u64 watch_until_ns;
 	/** @rung_ns: when the CMP last took a ring, of any doorbell */
