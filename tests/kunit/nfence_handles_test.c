@@ -3196,6 +3196,85 @@ static void hnd_device_error_own_fences(struct kunit *test)
 	nfence_device_put(wdev);
 }
 
+/* nfence_demote_shared(), counted; it moves nothing. */
+static unsigned int hnd_demote_counted(struct nfence_adapter *adapter,
+				       struct nfence_segment_usage *usage)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	((struct hnd_fix *)test->priv)->walks++;
+	return 0;
+}
+
+/*
+ * A VRAM allocation that finds no room demotes fence storage first
+ * (nfence_fence_vram_demote()): the file's own, then every file's. Its
+ * walk of the adapter's fences for shared values in VRAM happens only
+ * while there are such values, charged to the file it demotes for or to
+ * any: a client at its quota allocating in a loop costs nobody a walk of
+ * every fence under clients_lock. The counts follow a shared value into
+ * VRAM and out of it, freed or moved by a demotion.
+ */
+static void hnd_demote_walks_only_for_shared_vram(struct kunit *test)
+{
+	struct hnd_fix *f = test->priv;
+	struct nfence_adapter *a = f->adapter[0];
+	struct nfence_segment_usage *ub;
+	unsigned int fa, fb;
+	int base;
+	u32 da, db, hs;
+
+	fa = hnd_open(f, 0);
+	fb = hnd_open(f, 0);
+	da = hnd_device(f, fa);
+	db = hnd_device(f, fb);
+	ub = hnd_nfile(f, fb)->seg_usage;
+	base = atomic_read(&a->vram_shared_values);
+
+	/* A non-shared fence's values are in A's VRAM pool: no walk. */
+	hnd_create(f, fa, da, HND_INTRA, 0, 1, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->vram_shared_values), base);
+	kunit_activate_static_stub(test, nfence_demote_shared,
+				   hnd_demote_counted);
+	f->walks = 0;
+	nfence_fence_vram_demote(a, hnd_nfile(f, fa));
+	KUNIT_EXPECT_EQ(test, f->walks, 0);
+	if (!base) {
+		nfence_fence_vram_demote(a, NULL);
+		KUNIT_EXPECT_EQ(test, f->walks, 0);
+	}
+
+	/* B's shared fence: both values in VRAM ranges of their own. */
+	hs = hnd_create(f, fb, db, HND_INTRA, HND_NT, 1, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->vram_shared_values), base + 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ub->fence_values), 2);
+	f->walks = 0;
+	nfence_fence_vram_demote(a, hnd_nfile(f, fa));
+	KUNIT_EXPECT_EQ(test, f->walks, 0);
+	nfence_fence_vram_demote(a, hnd_nfile(f, fb));
+	KUNIT_EXPECT_EQ(test, f->walks, 1);
+	nfence_fence_vram_demote(a, NULL);
+	KUNIT_EXPECT_EQ(test, f->walks, 2);
+
+	/* Freed with its last handle: no walk for B any more. */
+	KUNIT_EXPECT_EQ(test, hnd_destroy(f, fb, hs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->vram_shared_values), base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ub->fence_values), 0);
+	nfence_fence_vram_demote(a, hnd_nfile(f, fb));
+	KUNIT_EXPECT_EQ(test, f->walks, 2);
+	kunit_deactivate_static_stub(test, nfence_demote_shared);
+
+	/* Moved by a demotion: out of VRAM, out of the counts. */
+	hs = hnd_create(f, fb, db, HND_INTRA, HND_NT, 1, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ub->fence_values), 2);
+	KUNIT_EXPECT_EQ(test, nfence_fence_vram_demote(a, hnd_nfile(f, fb)),
+			1);
+	KUNIT_EXPECT_NULL(test, hnd_fence(f, fb, hs)->cv.vram);
+	KUNIT_EXPECT_NULL(test, hnd_fence(f, fb, hs)->mv.vram);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ub->fence_values), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->vram_shared_values), base);
+}
+
 /* nfence_cmp_walk_queues_locked(), counted (there are no queues). */
 static void hnd_walk_counted(struct nfence_cmp *cmp, nfence_cmp_queue_fn_t fn,
 			     void *data)
@@ -3294,6 +3373,7 @@ static struct kunit_case nfence_handles_cases[] = {
 	KUNIT_CASE(hnd_vram_values_packed),
 	KUNIT_CASE(hnd_slot_placement),
 	KUNIT_CASE(hnd_vram_values_charged),
+	KUNIT_CASE(hnd_demote_walks_only_for_shared_vram),
 	KUNIT_CASE(hnd_per_file_cyclic),
 	KUNIT_CASE(hnd_share_open),
 	KUNIT_CASE_PARAM(hnd_last_reference, hnd_order_gen),

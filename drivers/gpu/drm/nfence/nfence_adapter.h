@@ -126,6 +126,12 @@ struct nfence_adapter {
 	/** @num_devices: live devices on all files of the adapter */
 	atomic_t num_devices;
 	/**
+	 * @vram_shared_values: shared fence values in VRAM ranges of their
+	 * own (nfence_vram_shared_count()): a demotion of fence storage
+	 * looks for them only while there are some
+	 */
+	atomic_t vram_shared_values;
+	/**
 	 * @window_pages: mmap offset space the CPU windows of the adapter's
 	 * files hold, in pages (nfence_window.c)
 	 */

@@ -383,6 +383,7 @@ nfence_adapter_init(struct platform_device *pdev,
 	init_rwsem(&adapter->maps_lock);
 	nfence_doorbell_adapter_init(adapter);
 	atomic_set(&adapter->num_devices, 0);
+	atomic_set(&adapter->vram_shared_values, 0);
 	ret = drmm_mutex_init(&adapter->drm, &adapter->doorbell_lock);
 	if (!ret)
 		ret = drmm_mutex_init(&adapter->drm, &adapter->clients_lock);

@@ -428,6 +428,24 @@ static int nfence_page_take(struct nfence_adapter *adapter,
  * after @nfile is closed if the fence outlives it. -ENOSPC when VRAM or
  * the quota is short.
  */
+/**
+ * nfence_vram_shared_count - count a shared value's VRAM range in or out
+ * @adapter: the adapter whose VRAM it is
+ * @node: the range, charged to its file's usage
+ * @n: 1 when the value takes it, -1 when the value leaves it (freed or
+ *	moved by a demotion)
+ *
+ * The counts let a demotion skip its walk of the adapter's fences when
+ * no shared value (of the file it demotes for) is in VRAM.
+ */
+void nfence_vram_shared_count(struct nfence_adapter *adapter,
+			      struct nfence_segment_node *node, int n)
+{
+	atomic_add(n, &adapter->vram_shared_values);
+	if (node->usage)
+		atomic_add(n, &node->usage->fence_values);
+}
+
 static int nfence_vram_take(struct nfence_file *nfile,
 			    struct nfence_fence_slot *slot)
 {
@@ -458,6 +476,7 @@ static int nfence_vram_take(struct nfence_file *nfile,
 	slot->page = NULL;
 	slot->vram = node;
 	RCU_INIT_POINTER(slot->value, nfence_segment_node_vaddr(node));
+	nfence_vram_shared_count(nfile->adapter, node, 1);
 	return 0;
 }
 
@@ -549,7 +568,8 @@ static void nfence_vram_pool_trim(struct nfence_file *nfile,
 	drm_gem_object_put(&fp->base);
 }
 
-static void nfence_slot_release(struct nfence_fence_slot *slot)
+static void nfence_slot_release(struct nfence_adapter *adapter,
+				struct nfence_fence_slot *slot)
 {
 	if (slot->page) {
 		nfence_fence_page_give(slot->page,
@@ -557,6 +577,7 @@ static void nfence_slot_release(struct nfence_fence_slot *slot)
 		drm_gem_object_put(&slot->page->base);
 		slot->page = NULL;
 	} else {
+		nfence_vram_shared_count(adapter, slot->vram, -1);
 		nfence_segment_free(slot->vram);
 		kfree(slot->vram);
 		slot->vram = NULL;
@@ -653,9 +674,9 @@ static void nfence_fence_release(struct kref *ref)
 	if (fence->xgroup)
 		kref_put(&fence->xgroup->ref, nfence_xgroup_release);
 	if (rcu_access_pointer(fence->cv.value))
-		nfence_slot_release(&fence->cv);
+		nfence_slot_release(adapter, &fence->cv);
 	if (rcu_access_pointer(fence->mv.value))
-		nfence_slot_release(&fence->mv);
+		nfence_slot_release(adapter, &fence->mv);
 	kmem_cache_free(nfence_fence_cache, fence);
 	nfence_adapter_put(adapter);
 }

@@ -381,9 +381,14 @@ int nfence_fence_share_ioctl(struct drm_device *drm, void *data,
 int nfence_fence_open_ioctl(struct drm_device *drm, void *data,
 			    struct drm_file *file);
 
+void nfence_vram_shared_count(struct nfence_adapter *adapter,
+			      struct nfence_segment_node *node, int n);
+
 #if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
 void nfence_demote_moved(struct nfence_fence_page *fp);
 void nfence_demote_grace(void);
+unsigned int nfence_demote_shared(struct nfence_adapter *adapter,
+				  struct nfence_segment_usage *usage);
 #endif
 
 #endif /* __NFENCE_FENCE_H__ */

@@ -42,7 +42,11 @@
  * making fences cannot keep it going. It holds &nfence_adapter.clients_lock
  * throughout, which every open and close of a file of the adapter takes,
  * and waits for a grace period per batch of NFENCE_DEMOTE_BATCH (16) pool
- * pages or shared values moved, never per page.
+ * pages or shared values moved, never per page. Finding the shared values
+ * walks the adapter's fences, so it is done only while some are in VRAM:
+ * the adapter and each file's usage count them (nfence_vram_shared_count()),
+ * and an allocation that fails over and over at its quota, with no shared
+ * value of its file in VRAM, costs no walk.
  *
  * What stays the same: every GPU VA (the pool page's mapping in its
  * file's address space, and every value map of a moved value: a shared
@@ -422,6 +426,7 @@ nfence_demote_shared_move(struct nfence_adapter *adapter,
 	WRITE_ONCE(slot->page, fp);
 	slot->offset = 0;
 	WRITE_ONCE(slot->vram, NULL);
+	nfence_vram_shared_count(adapter, node, -1);
 	return node;
 }
 
@@ -540,18 +545,28 @@ static struct nfence_fence *nfence_demote_next(struct nfence_adapter *adapter,
 	return fence;
 }
 
-/*
- * Move the shared fences' values in VRAM ranges of their own (those
+/**
+ * nfence_demote_shared - move shared fence values out of VRAM
+ * @adapter: the adapter
+ * @usage: the usage the values are charged to, or NULL for every one
+ *
+ * Moves the shared fences' values in VRAM ranges of their own (those
  * charged to @usage, if set) to pages of their own; at most those of the
- * fences there are when it starts. Returns the number of fences moved.
+ * fences there are when it starts. It walks the adapter's fences: the
+ * caller calls it only while such values exist (nfence_vram_shared_count()).
+ *
+ * Return: the number of fences moved.
  */
-static unsigned int nfence_demote_shared(struct nfence_adapter *adapter,
-					 struct nfence_segment_usage *usage)
+NFENCE_VISIBLE_IF_KUNIT unsigned int
+nfence_demote_shared(struct nfence_adapter *adapter,
+		     struct nfence_segment_usage *usage)
 {
 	struct nfence_demote_batch *batch;
 	struct nfence_fence *fence;
 	unsigned long index = 0, last = 0;
 	unsigned int moved = 0;
+
+	NFENCE_KUNIT_STUB(nfence_demote_shared, adapter, usage);
 
 	/* The ids only: no entry is looked at. */
 	xa_for_each(&adapter->fences, index, fence)
@@ -600,13 +615,17 @@ unsigned int nfence_fence_vram_demote(struct nfence_adapter *adapter,
 	unsigned int moved = 0;
 
 	mutex_lock(&adapter->clients_lock);
+	/* The walk of every fence for shared values, only if there are some. */
 	if (nfile) {
 		moved = nfence_demote_file(adapter, nfile);
-		moved += nfence_demote_shared(adapter, nfile->seg_usage);
+		if (atomic_read(&nfile->seg_usage->fence_values))
+			moved += nfence_demote_shared(adapter,
+						      nfile->seg_usage);
 	} else {
 		list_for_each_entry(each, &adapter->clients, link)
 			moved += nfence_demote_file(adapter, each);
-		moved += nfence_demote_shared(adapter, NULL);
+		if (atomic_read(&adapter->vram_shared_values))
+			moved += nfence_demote_shared(adapter, NULL);
 	}
 	mutex_unlock(&adapter->clients_lock);
 	return moved;

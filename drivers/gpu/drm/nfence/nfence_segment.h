@@ -68,6 +68,11 @@ struct nfence_segment_usage {
 	struct kref ref;
 	/** @used: bytes held, by segment id - 1 */
 	atomic64_t used[NFENCE_SEGMENT_USAGE_SLOTS];
+	/**
+	 * @fence_values: shared fence values in VRAM ranges of their own
+	 * charged to it (nfence_vram_shared_count())
+	 */
+	atomic_t fence_values;
 };
 
 /**
