@@ -264,7 +264,10 @@ NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZ
 		goto out;
 	}
 
-	/* Every context and object first: a bad one queues nothing. */
+	/*
+	 * Every context and object first: a bad one queues nothing, and
+	 * makes no context's own queue.
+	 */
 	for (n = 0; n < p->BroadcastContextCount; n++) {
 		ctxs[n] = nf_context_lookup(p->BroadcastContextArray[n]);
 		if (!ctxs[n]) {
@@ -274,13 +277,13 @@ NTSTATUS D3DKMTSignalSynchronizationObjectFromGpu2(const D3DKMT_SIGNALSYNCHRONIZ
 		st = nf_sync_handles(ctxs[n]->device, p->ObjectCount,
 				     p->ObjectHandleArray,
 				     &handles[(size_t)n * p->ObjectCount]);
-		if (NT_SUCCESS(st))
-			st = nf_hwqueue_of_context(ctxs[n], &queues[n]);
 		if (!NT_SUCCESS(st)) {
 			n++;
 			goto out;
 		}
 	}
+	for (i = 0; i < n && NT_SUCCESS(st); i++)
+		st = nf_hwqueue_of_context(ctxs[i], &queues[i]);
 
 	/* One signal per context, in order; stop at the first refusal. */
 	for (i = 0; i < n && NT_SUCCESS(st); i++)

@@ -1524,7 +1524,7 @@ static NTSTATUS context_signal(D3DKMT_HANDLE ctx, D3DKMT_HANDLE fence,
  */
 TEST_F(gpu, context_level_wait_and_signal)
 {
-	D3DKMT_HANDLE c0, c1, cb, f, g, gb, ctxs[3];
+	D3DKMT_HANDLE c0, c1, c2, cb, f, g, gb, ctxs[3];
 	D3DDDI_NATIVEFENCEMAPPING mf, mg;
 	UINT64 v = 3;
 	unsigned int calls, queues;
@@ -1584,6 +1584,14 @@ TEST_F(gpu, context_level_wait_and_signal)
 			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
 		EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
 		EXPECT_EQ(3u, rd(mg.CurrentValueCpuVa));
+		/* ... nor makes the first context's own queue. */
+		ASSERT_EQ(STATUS_SUCCESS, create_context(self->dev, 0, &c2));
+		ctxs[0] = c2;
+		ctxs[1] = f;
+		EXPECT_EQ(STATUS_INVALID_PARAMETER,
+			  D3DKMTSignalSynchronizationObjectFromGpu2(&s));
+		EXPECT_EQ(queues + 2, mock_live_queues());
+		EXPECT_EQ(calls, mock_ioctl_calls(DRM_NFENCE_SUBMIT_SIGNAL));
 		/*
 		 * The kernel refuses on the second context (g is no fence of
 		 * dev_b, whose context cb is): the first signal stays queued

@@ -3294,7 +3294,10 @@ NFENCE_EXPORT NTSTATUS NFenceRingInit(NFENCE_RING *pRing, const D3DKMT_CREATE_DO
  * the ring's doorbell handle is open in this process: not once the
  * doorbell (or its queue, context or device) is destroyed, whose pages
  * are unmapped then, nor in a fork()ed child, whose writes would go to
- * the parent's doorbell and ring.
+ * the parent's doorbell and ring. The handle is looked at when the call
+ * starts: destroying the doorbell on another thread while the call runs
+ * is the caller's error, as writing to a Windows doorbell's mappings
+ * while destroying it is (the pages may go from under the writes).
  *
  * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a NULL @pRing, a
  * doorbell handle that names no open doorbell, a zero, unaligned or too
