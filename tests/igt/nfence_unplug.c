@@ -558,12 +558,14 @@ static void test_unbind_queued_work(void)
 
 /*
  * A connected doorbell reads DISCONNECTED_ABORT after the unbind; its
- * mappings stay, stores to the doorbell go nowhere.
+ * mappings stay, stores to the doorbell go nowhere; CONNECT and NOTIFY
+ * fail with -ENODEV.
  */
 static void test_unbind_doorbell(void)
 {
 	struct drm_nfence_doorbell_create db = { 0 };
 	struct drm_nfence_doorbell_connect conn = { 0 };
+	struct drm_nfence_doorbell_notify notify = { 0 };
 	const volatile uint64_t *status;
 	volatile uint64_t *bell, *last;
 	struct nfence_bo ring, control;
@@ -607,6 +609,9 @@ static void test_unbind_doorbell(void)
 	((volatile uint32_t *)ring.cpu)[3] = 0xdb;
 	igt_assert_eq_u32(((volatile uint32_t *)ring.cpu)[3], 0xdb);
 	igt_assert_eq(__nfence_doorbell_connect(f, &conn), -ENODEV);
+	notify.device = conn.device;
+	notify.handle = conn.handle;
+	igt_assert_eq(__nfence_doorbell_notify(f, &notify), -ENODEV);
 	close(f);
 	igt_assert_eq_u64(*status, DRM_NFENCE_DOORBELL_DISCONNECTED_ABORT);
 	igt_assert_eq_u64(*last, 7);
@@ -947,7 +952,8 @@ igt_main
 		test_unbind_queued_work();
 
 	igt_describe("A connected doorbell goes DISCONNECTED_ABORT; its "
-		     "mappings stay valid until unmapped.");
+		     "mappings stay valid until unmapped; CONNECT and NOTIFY "
+		     "fail with -ENODEV.");
 	igt_subtest("unbind-doorbell")
 		test_unbind_doorbell();
 

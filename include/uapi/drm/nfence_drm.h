@@ -630,7 +630,11 @@ enum drm_nfence_fence_type {
  *
  * NativeFenceMapping. The CPU view of CurrentValue is
  * mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, @cpu_mmap_offset) +
- * @cpu_value_offset; the mapping cannot be made writable.
+ * @cpu_value_offset; the mapping cannot be made writable. In a file with
+ * a CPU window (&struct drm_nfence_fence_window), @cpu_mmap_offset may be
+ * the offset of a page of the window instead: read it through the
+ * window's own mapping, as &struct drm_nfence_fence_window says, not
+ * through a mmap() of that one page.
  */
 struct drm_nfence_fence_mapping {
 	/** @cpu_mmap_offset: mmap offset of the page holding CurrentValue, 0 if none */
@@ -1514,12 +1518,15 @@ struct drm_nfence_doorbell_create {
  * struct drm_nfence_doorbell_connect - connect a doorbell (D3DKMTConnectDoorbell)
  *
  * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags
- * or @pad, -EIO when the doorbell's status is DISCONNECTED_ABORT. Connecting a
- * connected doorbell only returns its status. When every physical doorbell
- * is connected to a ring that was connected less than 1 ms ago and has not
- * rung since, the call waits (interruptibly: -EINTR, or a restart) until
- * one of them has had its 1 ms, so that a process that connected gets to
- * ring before its doorbell is taken again.
+ * or @pad, -EIO when the doorbell's status is DISCONNECTED_ABORT, -ENODEV
+ * after unplug. Connecting a connected doorbell only returns its status.
+ * When every physical doorbell is connected to a ring that was connected
+ * less than 1 ms ago and has not rung since, the call waits (interruptibly:
+ * -EINTR, or a restart) until one of them has had its 1 ms, so that a
+ * process that connected gets to ring before its doorbell is taken again;
+ * connects that arrive while others are waiting queue behind them, in order.
+ * Connecting wakes the adapter from D3 (runtime PM): an error of that
+ * wake-up is returned as it is.
  */
 struct drm_nfence_doorbell_connect {
 	/** @device: device handle */
@@ -1557,8 +1564,9 @@ struct drm_nfence_doorbell_destroy {
  * struct drm_nfence_doorbell_notify - D3DKMTNotifyWorkSubmission
  *
  * Tells the CMP to look at the doorbell, and to watch connected doorbells
- * again. -ENOENT for an unknown @device or @handle, -EINVAL for non-zero
- * @flags or @pad.
+ * again, waking the adapter from D3 (runtime PM: an error of that wake-up
+ * is returned as it is). -ENOENT for an unknown @device or @handle,
+ * -EINVAL for non-zero @flags or @pad, -ENODEV after unplug.
  */
 struct drm_nfence_doorbell_notify {
 	/** @device: device handle */

@@ -1127,13 +1127,17 @@ int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
 	struct nfence_file *nfile = to_nfence_file(file);
 	struct nfence_cmp *cmp = &adapter->cmp;
 	struct nfence_doorbell *db;
-	int ret;
+	int ret, idx;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 	db = nfence_doorbell_lookup(nfile, args->device, args->handle);
 	if (!db)
 		return -ENOENT;
+	if (!drm_dev_enter(drm, &idx)) {
+		ret = -ENODEV;
+		goto out;
+	}
 	/* Work was rung: the adapter is (or goes back) in D0 to take it. */
 	ret = pm_runtime_resume_and_get(drm->dev);
 	if (!ret) {
@@ -1144,6 +1148,8 @@ int nfence_doorbell_notify_ioctl(struct drm_device *drm, void *data,
 		pm_runtime_mark_last_busy(drm->dev);
 		pm_runtime_put_autosuspend(drm->dev);
 	}
+	drm_dev_exit(idx);
+out:
 	drm_gem_object_put(&db->base);
 	return ret;
 }
