@@ -612,7 +612,7 @@ globaldb|nfence_doorbell|doorbell_model=2
 f1idle|nfence_doorbell@f1-idle nfence_doorbell@f1-window-*|f1_idle_ms=100
 quota|nfence_alloc@client-quota nfence_alloc@client-quota-fences nfence_query@segment-usage*|client_vram_mb=8 client_sysmem_mb=16
 mixed|nfence_query|num_adapters=2 native_fences=1,0 user_mode_submission=1,0 num_engines=3,8 vram_visible_mb=16,0 no_64bit_atomics=0,1
-irqpayload|nfence_log nfence_wait nfence_xadapter nfence_sched@stress-*|num_adapters=3 interrupt_payload=2,1,0
+irqpayload|nfence_log nfence_wait nfence_xadapter nfence_sched@stress-* nfence_exit@bound-point-published-at-exit nfence_exit@blocked-work-released-by-syncobj|num_adapters=3 interrupt_payload=2,1,0
 peer|nfence_query@native-fence-caps nfence_xadapter@peer-* nfence_unplug@unbind-peer-signals|num_adapters=3 peer_signals=1,1,0
 LOADS
 

@@ -1792,7 +1792,8 @@ struct drm_nfence_logging_level {
  * - the fence loses its last handle and fd (nobody can signal it; a
  *   cross-adapter fence's, on every adapter): error -ENOENT;
  * - the file is closed, and its exit wait (the GPU work it had queued,
- *   which runs first) did not reach @value: error -ECANCELED;
+ *   which runs first) did not reach @value: error -ECANCELED (-ENODEV if
+ *   the adapter was unplugged meanwhile);
  * - the adapter is unplugged: error -ENODEV.
  *
  * Points are added in the order the bindings complete; drm_syncobj's rules

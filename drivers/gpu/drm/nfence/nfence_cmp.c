@@ -875,6 +875,9 @@ void nfence_cmp_queue_remove_locked(struct nfence_cmp *cmp,
 	if (e->irq_queue)
 		nfence_engine_raise_queue_irq(cmp, e);
 	nfence_cmp_queue_uncount_locked(cmp, q);
+	/* Its ring is detached first: a queue still bound would be freed there. */
+	if (WARN_ON_ONCE(!list_empty(&q->bound_link)))
+		list_del_init(&q->bound_link);
 	list_del_init(&q->engine_link);
 	e->num_queues--;
 	/* Its engine's last queue gone: a count left over is a change missed. */

@@ -12,6 +12,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>

@@ -232,16 +232,18 @@ static void nfence_postclose(struct drm_device *drm, struct drm_file *file)
 	list_move_tail(&nfile->link, &adapter->closing);
 	mutex_unlock(&adapter->clients_lock);
 
-	if (nfence_closed_by_killed_opener(nfile))
+	if (nfence_closed_by_killed_opener(nfile)) {
 		nfence_file_killed(nfile);
+		/* A killed process's bindings and signals act no more. */
+		nfence_file_bindings_fini(nfile);
+	}
 
 	/* Its asynchronous waits: the process waits for nothing now. */
 	nfence_file_waits_cancel(nfile);
 	/*
 	 * The exit wait: what the queues hold runs first, while the file's
 	 * syncobj bindings and pending signals still act on what it does;
-	 * those still pending end after it (a killed opener's bindings were
-	 * ended by its devices' error).
+	 * those still pending end after it.
 	 */
 	nfence_file_drain(nfile);
 	nfence_file_bindings_fini(nfile);

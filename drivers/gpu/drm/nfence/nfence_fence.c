@@ -416,18 +416,6 @@ static int nfence_page_take(struct nfence_adapter *adapter,
 	return 0;
 }
 
-/*
- * A shared fence's value in VRAM: a range of its own, since other files
- * map it and must not see the values beside it. It takes a whole
- * NFENCE_FENCE_VALUE_STRIDE: an 8-byte node
- * at that alignment would leave a 56-byte hole next to it that no later
- * value fits (its alignment), and drm_mm would walk every such hole on
- * each allocation, O(n) per fence (minutes at 100,000 fences under TCG).
- * The stride is charged to @nfile's VRAM quota, as its allocations are;
- * the charge goes with the node, whoever frees it (nfence_segment_free()),
- * after @nfile is closed if the fence outlives it. -ENOSPC when VRAM or
- * the quota is short.
- */
 /**
  * nfence_vram_shared_count - count a shared value's VRAM range in or out
  * @adapter: the adapter whose VRAM it is
@@ -446,6 +434,18 @@ void nfence_vram_shared_count(struct nfence_adapter *adapter,
 		atomic_add(n, &node->usage->fence_values);
 }
 
+/*
+ * A shared fence's value in VRAM: a range of its own, since other files
+ * map it and must not see the values beside it. It takes a whole
+ * NFENCE_FENCE_VALUE_STRIDE: an 8-byte node
+ * at that alignment would leave a 56-byte hole next to it that no later
+ * value fits (its alignment), and drm_mm would walk every such hole on
+ * each allocation, O(n) per fence (minutes at 100,000 fences under TCG).
+ * The stride is charged to @nfile's VRAM quota, as its allocations are;
+ * the charge goes with the node, whoever frees it (nfence_segment_free()),
+ * after @nfile is closed if the fence outlives it. -ENOSPC when VRAM or
+ * the quota is short.
+ */
 static int nfence_vram_take(struct nfence_file *nfile,
 			    struct nfence_fence_slot *slot)
 {

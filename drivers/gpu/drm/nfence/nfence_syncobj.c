@@ -621,6 +621,38 @@ void nfence_file_bindings_init(struct nfence_file *nfile)
 			       nfence_dma_signal_work);
 }
 
+/*
+ * End @nfile's pending bindings with @error, or, with @settle, with what
+ * the fence says already where it has one: a value reached (whose
+ * interrupt has not released the waiter yet) or a device error.
+ */
+static void nfence_file_bindings_end(struct nfence_file *nfile, int error,
+				     bool settle)
+{
+	struct nfence_binding *b;
+	int end;
+
+	mutex_lock(&nfile->async_lock);
+	list_for_each_entry(b, &nfile->bindings.entries, link) {
+		end = error;
+		if (settle) {
+			end = nfence_binding_outcome(b->fence, b->waiter.value,
+						     false);
+			if (end == -ENOENT)
+				end = error;
+		}
+		nfence_binding_decide(b, end);
+		/*
+		 * If a release decided first, it may not have handed the
+		 * binding on yet: its waitlist lock waits for that, so that
+		 * a drain after this finds every binding on the ready list.
+		 */
+		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
+	}
+	mutex_unlock(&nfile->async_lock);
+	nfence_file_dma_signals_drop(nfile);
+}
+
 /**
  * nfence_file_bindings_abort - end every pending binding and signal of a file
  * @nfile: the file
@@ -635,20 +667,7 @@ void nfence_file_bindings_init(struct nfence_file *nfile)
  */
 void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
 {
-	struct nfence_binding *b;
-
-	mutex_lock(&nfile->async_lock);
-	list_for_each_entry(b, &nfile->bindings.entries, link) {
-		nfence_binding_decide(b, error);
-		/*
-		 * If a release decided first, it may not have handed the
-		 * binding on yet: its waitlist lock waits for that, so that
-		 * a drain after this finds every binding on the ready list.
-		 */
-		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
-	}
-	mutex_unlock(&nfile->async_lock);
-	nfence_file_dma_signals_drop(nfile);
+	nfence_file_bindings_end(nfile, error, false);
 }
 
 /**
@@ -656,15 +675,21 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
  * @nfile: the file
  *
  * Called after the file's exit wait (nfence_file_drain()), during which
- * its bindings and signals still act: every binding still pending gets
- * its point with -ECANCELED, every signal whose dma_fence has not signaled
- * is dropped; returns once every point of the file is attached and every
- * binding and signal freed. Called before nfence_file_waits_fini(), which
- * destroys &nfence_file.async_lock.
+ * its bindings and signals still act (a killed opener's: before it too).
+ * Every binding still pending gets its point: signaled if its fence has
+ * reached the value (the exit wait can end before the interrupt that
+ * releases the waiter), -EIO if the fence's device is in error, else
+ * -ECANCELED (-ENODEV once the adapter is unplugged: an unplug does not
+ * reach a closing file). Every signal whose dma_fence has not signaled is
+ * dropped. Returns once every point of the file is attached and every
+ * binding and signal freed; may be called again. Called before
+ * nfence_file_waits_fini(), which destroys &nfence_file.async_lock.
  */
 void nfence_file_bindings_fini(struct nfence_file *nfile)
 {
-	nfence_file_bindings_abort(nfile, -ECANCELED);
+	nfence_file_bindings_end(nfile,
+				 drm_dev_is_unplugged(&nfile->adapter->drm) ?
+				 -ENODEV : -ECANCELED, true);
 	/* Every binding is decided, so on the ready list: one pass does. */
 	nfence_async_list_drain(&nfile->bindings);
 	/* Every signal left has run its callback, so is on the ready list. */
