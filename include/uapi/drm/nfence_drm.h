@@ -1488,7 +1488,8 @@ enum drm_nfence_doorbell_status {
  * doorbell model (allocations are whole pages, so any ring holds an entry
  * and any control its struct); -EOPNOTSUPP for
  * %DRM_NFENCE_DOORBELL_RESIZE_RING; -EBUSY if the queue has a doorbell;
- * -EIO when the queue's context or device is in error.
+ * -EIO when the queue's context or device is in error; -ENODEV after
+ * unplug.
  */
 struct drm_nfence_doorbell_create {
 	/** @device: device handle */
