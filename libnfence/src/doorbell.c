@@ -246,6 +246,18 @@ static struct nf_doorbell *nf_doorbell_lookup(D3DKMT_HANDLE handle)
 						      NF_HANDLE_DOORBELL);
 }
 
+uint64_t nf_doorbell_ring_size(D3DKMT_HANDLE handle)
+{
+	struct nf_doorbell *db = nf_doorbell_lookup(handle);
+	uint64_t size;
+
+	if (!db)
+		return 0;
+	size = db->ring ? db->ring->size : 0;
+	nf_object_put(&db->base);
+	return size;
+}
+
 /*
  * DOORBELL_CONNECT or DOORBELL_NOTIFY (both take the device and doorbell
  * handles, then zeros; NOTIFY's argument is CONNECT's first 16 bytes) on

@@ -40,4 +40,11 @@ struct nf_hwqueue *nf_hwqueue_lookup(D3DKMT_HANDLE handle);
  */
 NTSTATUS nf_hwqueue_of_context(struct nf_context *ctx, uint32_t *kernel_handle);
 
+/*
+ * nf_doorbell_ring_size() - the size in bytes (whole pages) of the ring
+ * buffer allocation of the doorbell @handle names; 0 if @handle names no
+ * doorbell open in this process.
+ */
+uint64_t nf_doorbell_ring_size(D3DKMT_HANDLE handle);
+
 #endif /* _NFENCE_HWQUEUE_H_ */

@@ -11,21 +11,40 @@
 
 #include "hwqueue.h"
 
+/* The allocations' page size: their sizes are whole pages of it. */
+#define NF_RING_PAGE	4096u
+
 NTSTATUS NFenceRingInit(NFENCE_RING *pRing,
 			const D3DKMT_CREATE_DOORBELL *pDoorbell,
 			VOID *pRingBuffer, UINT RingBufferSize,
 			VOID *pRingControl)
 {
+	uint64_t size, entries;
+
 	if (!pRing || !pDoorbell || !pRingBuffer || !pRingControl ||
 	    !pDoorbell->DoorbellCPUVirtualAddress ||
 	    !pDoorbell->DoorbellStatusCPUVirtualAddress ||
 	    !pDoorbell->HwQueueProgressFenceLastQueuedValueCPUVirtualAddress ||
 	    RingBufferSize < sizeof(NFENCE_RING_ENTRY))
 		return STATUS_INVALID_PARAMETER;
+	/*
+	 * The engine reads as many entries as the allocation's whole pages
+	 * hold; a writer that counted fewer would put them at other slots.
+	 * So RingBufferSize is the allocation's size, as created or rounded
+	 * up to whole pages, and the writer counts the engine's entries.
+	 */
+	size = nf_doorbell_ring_size(pDoorbell->hDoorbell);
+	if (!size)
+		return NF_STATUS_BAD_HANDLE;
+	if (RingBufferSize > size ||
+	    ((uint64_t)RingBufferSize + NF_RING_PAGE - 1) / NF_RING_PAGE !=
+	    size / NF_RING_PAGE)
+		return STATUS_INVALID_PARAMETER;
+	entries = size / sizeof(NFENCE_RING_ENTRY);
 	memset(pRing, 0, sizeof(*pRing));
 	pRing->hDoorbell = pDoorbell->hDoorbell;
 	pRing->pEntries = pRingBuffer;
-	pRing->NumEntries = RingBufferSize / sizeof(NFENCE_RING_ENTRY);
+	pRing->NumEntries = entries > UINT32_MAX ? UINT32_MAX : (UINT)entries;
 	pRing->pControl = pRingControl;
 	pRing->pDoorbell = pDoorbell->DoorbellCPUVirtualAddress;
 	pRing->pStatus = pDoorbell->DoorbellStatusCPUVirtualAddress;

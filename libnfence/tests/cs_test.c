@@ -354,8 +354,9 @@ TEST(hw_queue_progress_bad_handle_is_sticky)
 /*
  * A ring whose doorbell handle names nothing in this process (destroyed,
  * or the parent's in a fork()ed child, whose pages are shared with the
- * parent's) writes nothing: not the last queued value, the entry, the
- * write index nor the doorbell.
+ * parent's) is not set up, and one set up before its doorbell went
+ * writes nothing: not the last queued value, the entry, the write index
+ * nor the doorbell.
  */
 TEST(ring_without_open_doorbell_writes_nothing)
 {
@@ -376,8 +377,19 @@ TEST(ring_without_open_doorbell_writes_nothing)
 	db.DoorbellStatusCPUVirtualAddress = mem + 4096;
 	db.HwQueueProgressFenceLastQueuedValueCPUVirtualAddress =
 		(UINT64 *)(mem + 8192);
-	ASSERT_EQ(STATUS_SUCCESS,
+	memset(&r, 0x77, sizeof(r));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
 		  NFenceRingInit(&r, &db, mem + 12288, 4096, mem + 16384));
+	EXPECT_EQ(0x77, ((BYTE *)&r)[0]);
+	/* What NFenceRingInit() made while the doorbell was open. */
+	memset(&r, 0, sizeof(r));
+	r.hDoorbell = db.hDoorbell;
+	r.pEntries = (NFENCE_RING_ENTRY *)(mem + 12288);
+	r.NumEntries = 4096 / sizeof(NFENCE_RING_ENTRY);
+	r.pControl = (NFENCE_RING_CONTROL *)(mem + 16384);
+	r.pDoorbell = db.DoorbellCPUVirtualAddress;
+	r.pStatus = db.DoorbellStatusCPUVirtualAddress;
+	r.pLastQueued = db.HwQueueProgressFenceLastQueuedValueCPUVirtualAddress;
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingSubmit(&r, VA, 8, 1));
 	EXPECT_EQ(0, memcmp(mem, copy, size));
 	free(copy);

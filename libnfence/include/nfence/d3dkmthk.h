@@ -3272,11 +3272,16 @@ typedef struct _NFENCE_RING {
  * @pRing: out: the writer
  * @pDoorbell: a doorbell D3DKMTCreateDoorbell() created (its outputs)
  * @pRingBuffer: the CPU mapping of its ring buffer (D3DKMTLock2())
- * @RingBufferSize: the ring buffer's size in bytes
+ * @RingBufferSize: the ring buffer allocation's size in bytes, as created
+ *	or rounded up to whole pages
  * @pRingControl: the CPU mapping of its ring buffer control
  *
- * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a NULL pointer or a
- * ring smaller than one entry.
+ * The writer counts the entries the engine reads: as many as the ring
+ * buffer allocation's whole pages hold (NumEntries).
+ *
+ * Return: STATUS_SUCCESS; STATUS_INVALID_PARAMETER for a NULL pointer, a
+ * doorbell handle not open in the calling process, or a RingBufferSize
+ * smaller than one entry or not the ring buffer allocation's size.
  */
 NFENCE_EXPORT NTSTATUS NFenceRingInit(NFENCE_RING *pRing, const D3DKMT_CREATE_DOORBELL *pDoorbell, VOID *pRingBuffer, UINT RingBufferSize, VOID *pRingControl);
 

@@ -4277,7 +4277,7 @@ TEST_F(gpu, doorbell)
 	D3DKMT_NOTIFY_WORK_SUBMISSION n = { 0 };
 	struct gpu *g = &self->g;
 	struct buf ring, control;
-	NFENCE_RING r;
+	NFENCE_RING r, r2;
 	NFENCE_CS cs;
 	UINT64 i;
 
@@ -4376,6 +4376,18 @@ TEST_F(gpu, doorbell)
 		  NFenceCsSignalHwQueueProgress(&cs, ctx, 1));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, NFenceRingInit(&r, &db, ring.cpu,
 							   8, control.cpu));
+	/*
+	 * The writer counts the entries the engine reads, as many as the
+	 * allocation's whole pages hold, whatever size within them it is
+	 * given; a size beyond them is refused.
+	 */
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceRingInit(&r2, &db, ring.cpu, PAGE + 1, control.cpu));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceRingInit(&r2, &db, ring.cpu, 2 * PAGE, control.cpu));
+	ASSERT_EQ(STATUS_SUCCESS,
+		  NFenceRingInit(&r2, &db, ring.cpu, PAGE - 100, control.cpu));
+	EXPECT_EQ(PAGE / sizeof(NFENCE_RING_ENTRY), r2.NumEntries);
 
 	/* A full ring: suspended, the entries cannot run. */
 	ASSERT_EQ(STATUS_SUCCESS, NFenceSuspendContext(ctx));
@@ -4398,6 +4410,8 @@ TEST_F(gpu, doorbell)
 	/* Destroy: the handle goes, the ring can be destroyed. */
 	EXPECT_EQ(STATUS_SUCCESS, destroy_doorbell(db.hDoorbell));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, destroy_doorbell(db.hDoorbell));
+	EXPECT_EQ(STATUS_INVALID_PARAMETER,
+		  NFenceRingInit(&r2, &db, ring.cpu, PAGE, control.cpu));
 	EXPECT_EQ(STATUS_INVALID_PARAMETER, D3DKMTDestroyDoorbell(NULL));
 	/* A queue's destruction destroys its doorbell. */
 	ASSERT_EQ(STATUS_SUCCESS, create_doorbell(q.hHwQueue, ring.h, 0, 0,
