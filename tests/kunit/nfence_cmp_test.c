@@ -2257,9 +2257,13 @@ static void cmp_expect_idle(struct cmp_fix *f, bool idle, bool f1_0,
 		bound += f->q[i]->ring && f->q[i]->ring->slot >= 0;
 	KUNIT_EXPECT_EQ(test, (u32)list_count_nodes(&f->cmp->bound), bound);
 	KUNIT_EXPECT_EQ(test, nfence_cmp_idle_locked(f->cmp), idle);
-	KUNIT_EXPECT_EQ(test, nfence_cmp_engine_idle(&f->cmp->engines[0]),
+	KUNIT_EXPECT_EQ(test,
+			nfence_cmp_engine_idle_locked(f->cmp,
+						      &f->cmp->engines[0]),
 			f1_0);
-	KUNIT_EXPECT_EQ(test, nfence_cmp_engine_idle(&f->cmp->engines[1]),
+	KUNIT_EXPECT_EQ(test,
+			nfence_cmp_engine_idle_locked(f->cmp,
+						      &f->cmp->engines[1]),
 			f1_1);
 	mutex_unlock(&f->cmp->lock);
 }

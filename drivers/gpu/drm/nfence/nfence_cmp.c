@@ -289,8 +289,9 @@ void nfence_cmp_d3_exit(struct nfence_cmp *cmp)
 }
 
 /**
- * nfence_cmp_engine_idle - whether an engine may go to F1
- * @e: the engine, its CMP's lock held
+ * nfence_cmp_engine_idle_locked - whether an engine may go to F1
+ * @cmp: the CMP, whose lock is held
+ * @e: one of @cmp's engines
  *
  * Asked every CMP cycle, so from the engine's counts, not its runlist.
  *
@@ -298,8 +299,10 @@ void nfence_cmp_d3_exit(struct nfence_cmp *cmp)
  * doorbell of a queue that can still run.
  */
 NFENCE_VISIBLE_IF_KUNIT bool
-nfence_cmp_engine_idle(struct nfence_cmp_engine *e)
+nfence_cmp_engine_idle_locked(struct nfence_cmp *cmp,
+			      struct nfence_cmp_engine *e)
 {
+	lockdep_assert_held(&cmp->lock);
 	return !e->busy && !e->num_not_idle && e->num_bound;
 }
 
@@ -324,7 +327,8 @@ bool nfence_cmp_engine_f1_due_locked(struct nfence_cmp *cmp, u32 engine)
 
 	lockdep_assert_held(&cmp->lock);
 	/* Not asked (0), or answered already: nothing is before 0. */
-	if (e->active_ns < e->f1_asked_ns && nfence_cmp_engine_idle(e))
+	if (e->active_ns < e->f1_asked_ns &&
+	    nfence_cmp_engine_idle_locked(cmp, e))
 		return true;
 	e->f1_asked_ns = 0;
 	return false;
@@ -349,7 +353,8 @@ static void nfence_cmp_f1_check(struct nfence_cmp *cmp, u64 *deadline)
 	for (i = 0; i < cmp->gpu->cfg.num_engines; i++) {
 		struct nfence_cmp_engine *e = &cmp->engines[i];
 
-		if (e->f1 || e->f1_asked_ns || !nfence_cmp_engine_idle(e))
+		if (e->f1 || e->f1_asked_ns ||
+		    !nfence_cmp_engine_idle_locked(cmp, e))
 			continue;
 		due = e->active_ns + idle_ns;
 		if (now >= due) {

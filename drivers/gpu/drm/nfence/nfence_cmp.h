@@ -73,7 +73,8 @@ void nfence_cmp_print_queues(struct nfence_cmp *cmp, struct drm_printer *p);
 #if IS_ENABLED(CONFIG_DRM_NFENCE_KUNIT_TEST)
 bool nfence_cmp_run_pass(struct nfence_cmp *cmp, u64 *deadline);
 bool nfence_cmp_idle_locked(struct nfence_cmp *cmp);
-bool nfence_cmp_engine_idle(struct nfence_cmp_engine *e);
+bool nfence_cmp_engine_idle_locked(struct nfence_cmp *cmp,
+				   struct nfence_cmp_engine *e);
 #endif
 
 #endif /* __NFENCE_CMP_H__ */

@@ -76,9 +76,10 @@
  *    DOC: object registry hold it while they close every kind of object,
  *    allocations and local fence handles included)
  * 2. &nfence_adapter.doorbell_lock (also taken by a doorbell page fault,
- *    under the mm's mmap lock; the CPU page table locks of zapping a
- *    doorbell's mappings nest inside it, and so does the completion that
- *    lets the next waiting DOORBELL_CONNECT go, a wait queue of level 7);
+ *    under the mm's mmap lock; the i_mmap lock and the CPU page table
+ *    locks of zapping a doorbell's mappings nest inside it, and so does
+ *    the completion that lets the next waiting DOORBELL_CONNECT go, a
+ *    wait queue of level 7);
  *    apart from it, &nfence_adapter.maps_lock (never both: read by the
  *    handle creates and closes that make or drop value maps, which take
  *    &nfence_file.pool_lock inside it; written by a demotion, above)
@@ -87,7 +88,8 @@
  *    page fault, under the mm's mmap lock, and by a handle's create and
  *    close; the CPU page table locks of inserting a page, and the i_mmap
  *    and page table locks of zapping one, nest inside it)
- * 4. &nfence_vm.lock, &nfence_segment.lock
+ * 4. &nfence_vm.lock, &nfence_segment.lock (never both: an allocation's
+ *    free unmaps it from its address space, then gives its range back)
  * 5. &nfence_fence_page.lock, the xarray locks of the file's handle tables
  *    (&nfence_file.objects), of its page slots (&nfence_vm.slots) and of
  *    &nfence_adapter.fences, the bucket locks of the file's hash table of

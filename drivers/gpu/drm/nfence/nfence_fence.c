@@ -1012,6 +1012,9 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		xa_lock(&adapter->fences);
 		ret = __xa_alloc(&adapter->fences, &id, fence, xa_limit_32b,
 				 GFP_KERNEL_ACCOUNT);
+		/* Before the lock is dropped: a walk of the table reads it. */
+		if (!ret)
+			fence->id = id;
 		if (!ret && cross)
 			__xa_set_mark(&adapter->fences, id,
 				      NFENCE_FENCE_WATCHED);
@@ -1021,7 +1024,6 @@ nfence_fence_alloc(struct nfence_file *nfile, u32 type, u32 flags, u64 initial,
 		nfence_fence_put_in_file(nfile, fence);
 		return ERR_PTR(ret);
 	}
-	fence->id = id;
 	if (cross && nfence_fence_takes_peers(fence)) {
 		ret = nfence_xgroup_add_peer(fence);
 		if (ret) {
