@@ -202,6 +202,10 @@ static void log_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, N);
 	/* Then N + 5 more: the first 5 of them were overwritten. */
 	append(log, N + 1, N + 5);
+	/* A read of nothing says so, and leaves the cursor. */
+	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, 0, &status), 0);
+	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
+	KUNIT_EXPECT_EQ(test, cursor, N);
 	n = read(test, log, &cursor, out, N, &status);
 	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
 	KUNIT_EXPECT_EQ(test, n, N);

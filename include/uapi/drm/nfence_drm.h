@@ -1693,7 +1693,8 @@ struct drm_nfence_log_entry {
  * and advances @cursor past them. When the GPU has written more than
  * @header.num_entries entries since @cursor, the oldest are gone:
  * %DRM_NFENCE_LOG_READ_OVERRUN is set and the copy starts at the oldest
- * entry still in the log. @num_entries 0 only reads the header.
+ * entry still in the log. @num_entries 0 only reads the header and
+ * @status, and returns @cursor as it was.
  *
  * -EINVAL for an unknown @type or non-zero @flags, -ENOENT for an unknown
  * @device or @hwqueue, -EOPNOTSUPP when the queue has no log buffers (an

@@ -177,7 +177,9 @@ void nfence_log_unmap(struct nfence_log *log)
  * nfence_log_gpu_va - where the GPU finds a log
  * @log: the log, mapped
  *
- * Context: &nfence_cmp.lock held, or the log not yet visible to anyone.
+ * Context: &nfence_cmp.lock held, or the queue's file's
+ * &nfence_file.sched_lock (a logging level change replaces the buffers
+ * holding both), or the log not yet visible to anyone.
  * Return: the GPU VA of its buffer.
  */
 u64 nfence_log_gpu_va(const struct nfence_log *log)
@@ -256,18 +258,33 @@ void nfence_log_append(struct nfence_log *log,
 	struct nfence_log_buffer *buf = log->buf;
 	struct drm_nfence_log_header *h = nfence_log_header(buf->vaddr);
 	u32 index = h->first_free_entry_index, wraps = h->wraparound_count;
-	u64 word;
+	/* The header's first two fields, in their memory order. */
+	union {
+		struct {
+			u32 index;
+			u32 wraps;
+		} f;
+		u64 word;
+	} next;
 
+	BUILD_BUG_ON(offsetof(struct drm_nfence_log_header,
+			      first_free_entry_index) != 0 ||
+		     offsetof(struct drm_nfence_log_header,
+			      wraparound_count) != sizeof(u32));
+	/* Only the engines write the header, and only in range. */
+	if (WARN_ON_ONCE(index >= buf->num_entries))
+		return;
 	nfence_log_entries(buf->vaddr)[index] = *entry;
 	if (++index == buf->num_entries) {
 		index = 0;
 		if (++wraps == 0)
 			buf->wraps_high++;
 	}
-	word = (u64)wraps << 32 | index;
+	next.f.index = index;
+	next.f.wraps = wraps;
 	/* The entry before the index that publishes it. */
 	smp_wmb();
-	WRITE_ONCE(*(u64 *)h, word);
+	WRITE_ONCE(*(u64 *)h, next.word);
 }
 
 /**
@@ -294,7 +311,8 @@ void nfence_log_copy(struct nfence_log *copy, const struct nfence_log *log)
  * @cursor: in: entries the reader has seen (see &struct
  *	drm_nfence_log_read); out: past the last entry copied
  * @out: room for *@count entries
- * @count: in: entries @out holds (0 reads nothing); out: entries copied
+ * @count: in: entries @out holds (0 reads nothing and leaves @cursor as
+ *	it is); out: entries copied
  * @status: out: %DRM_NFENCE_LOG_READ_OVERRUN if entries past the cursor
  *	were overwritten, or were in a buffer the log has replaced since
  *	(the copy then starts at the oldest one left)
@@ -326,6 +344,9 @@ int nfence_log_read(const struct nfence_log *log, u64 *cursor,
 	oldest = end - min_t(u64, end - log->base, buf->num_entries);
 	if (from < oldest) {
 		*status = DRM_NFENCE_LOG_READ_OVERRUN;
+		/* Only a look: the next read still finds the overrun. */
+		if (!*count)
+			return 0;
 		from = oldest;
 	}
 	n = min_t(u64, end - from, *count);
