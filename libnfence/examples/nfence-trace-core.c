@@ -159,12 +159,16 @@ static int set_log_level_all(struct ntrace_rec *r, bool all)
 		if (a && all) {
 			l.LoggingLevel = D3DDDI_LOGGING_LEVEL_ALL;
 			st = NFenceSetLoggingLevel(&l);
-			if (st == STATUS_SUCCESS) {
+			/* Set even when a queue's buffers were not made. */
+			if (st == STATUS_SUCCESS || st == STATUS_NO_MEMORY ||
+			    st == STATUS_INSUFFICIENT_RESOURCES) {
 				a->leveled = 1;
 				a->previous = l.PreviousLevel;
-			} else if (st != STATUS_NOT_SUPPORTED && !ret) {
+			}
+			if (st != STATUS_SUCCESS && st != STATUS_NOT_SUPPORTED &&
+			    !ret) {
 				errno = st == STATUS_ACCESS_DENIED ? EACCES :
-								     EIO;
+					a->leveled ? ENOMEM : EIO;
 				ret = -1;
 			}
 		} else if (a && a->leveled) {

@@ -5,6 +5,7 @@
  * Reading a hardware queue's native fence log buffers (WDDM 3.2) through
  * the kernel (DRM_IOCTL_NFENCE_LOG_READ): what a tool uses, with no GPU VA.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -108,7 +109,7 @@ NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel)
 {
 	struct drm_nfence_logging_level args;
 	struct nf_adapter *adapter;
-	NTSTATUS st;
+	int err;
 
 	if (!pLevel || (pLevel->LoggingLevel != D3DDDI_LOGGING_LEVEL_DEFAULT &&
 			pLevel->LoggingLevel != D3DDDI_LOGGING_LEVEL_ALL) ||
@@ -120,9 +121,14 @@ NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel)
 	memset(&args, 0, sizeof(args));
 	args.level = pLevel->LoggingLevel;
 	args.flags = pLevel->Flags;
-	st = nf_ioctl_status(adapter->fd, DRM_IOCTL_NFENCE_LOGGING_LEVEL, &args);
+	err = nf_ioctl(adapter->fd, DRM_IOCTL_NFENCE_LOGGING_LEVEL, &args);
 	nf_adapter_put(adapter);
-	if (NT_SUCCESS(st))
+	/*
+	 * The kernel sets the level before it makes the queues' buffers:
+	 * when one cannot be made, the level is set all the same, and the
+	 * caller needs the previous one to put it back.
+	 */
+	if (!err || err == ENOMEM || err == ENOSPC)
 		pLevel->PreviousLevel = (D3DDDI_LOGGING_LEVEL)args.previous;
-	return st;
+	return NFenceStatusFromErrno(err);
 }

@@ -904,6 +904,26 @@ TEST_F(gpu, set_logging_level)
 	l.hAdapter = self->adapters[1].hAdapter;
 	EXPECT_EQ(STATUS_NOT_SUPPORTED, NFenceSetLoggingLevel(&l));
 	EXPECT_EQ(7, (int)l.PreviousLevel);
+
+	/*
+	 * A queue's new buffers not made: the level is set all the same,
+	 * and the previous one is there to put it back.
+	 */
+	l.hAdapter = self->adapters[0].hAdapter;
+	l.LoggingLevel = D3DDDI_LOGGING_LEVEL_ALL;
+	mock_fail_logging_buffers(ENOMEM);
+	EXPECT_EQ(STATUS_NO_MEMORY, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(D3DDDI_LOGGING_LEVEL_DEFAULT, l.PreviousLevel);
+	l.LoggingLevel = D3DDDI_LOGGING_LEVEL_DEFAULT;
+	l.PreviousLevel = (D3DDDI_LOGGING_LEVEL)7;
+	mock_fail_logging_buffers(ENOSPC);
+	EXPECT_EQ(STATUS_INSUFFICIENT_RESOURCES, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(D3DDDI_LOGGING_LEVEL_ALL, l.PreviousLevel);
+	/* Any other failure writes nothing. */
+	l.PreviousLevel = (D3DDDI_LOGGING_LEVEL)7;
+	mock_fail_next(EIO);
+	EXPECT_NE(STATUS_SUCCESS, NFenceSetLoggingLevel(&l));
+	EXPECT_EQ(7, (int)l.PreviousLevel);
 }
 
 TEST_F(gpu, queue_arguments)

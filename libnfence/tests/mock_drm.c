@@ -265,16 +265,21 @@ static struct mock_bridge_call mock_bridge_last;
 static void mock_cmp_run(void);
 static void mock_settle(void);
 static void mock_file_free_gpu(struct mock_file *f);
+/* The error of the next LOGGING_LEVEL once it has set the level, or 0. */
+static int mock_level_err;
+
 /*
  * DRM_IOCTL_NFENCE_LOGGING_LEVEL: the kernel's checks, in its order; the
  * level is kept per adapter index (the fake adapters have no queue logs
- * to recreate).
+ * to recreate). As the kernel, it writes @previous back with the error
+ * of a queue's buffers (mock_fail_logging_buffers()).
  */
 static int mock_logging_level(const struct mock_node *node,
 			      struct drm_nfence_logging_level *args)
 {
 	static uint32_t levels[MOCK_MAX_NODES];
 	uint32_t *level = &levels[node->adapter.index % MOCK_MAX_NODES];
+	int err = mock_level_err;
 
 	if (args->level > DRM_NFENCE_LOGGING_LEVEL_ALL ||
 	    (args->flags & ~DRM_NFENCE_LOGGING_RECREATE) || args->pad)
@@ -283,7 +288,15 @@ static int mock_logging_level(const struct mock_node *node,
 		return -EOPNOTSUPP;
 	args->previous = *level;
 	*level = args->level;
-	return 0;
+	mock_level_err = 0;
+	return -err;
+}
+
+void mock_fail_logging_buffers(int err)
+{
+	pthread_mutex_lock(&mock_lock);
+	mock_level_err = err;
+	pthread_mutex_unlock(&mock_lock);
 }
 
 static void mock_remove_device_gpu(struct mock_file *f, uint32_t device);

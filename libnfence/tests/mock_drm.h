@@ -89,6 +89,13 @@ unsigned int mock_wait_interrupts(void);
 void mock_fail_next(int err);
 
 /*
+ * Make the next LOGGING_LEVEL that sets a level fail with @err after
+ * setting it, as the kernel does when a queue's new log buffers cannot be
+ * made (ENOMEM, ENOSPC).
+ */
+void mock_fail_logging_buffers(int err);
+
+/*
  * Whether FENCE_WINDOW exists (the default), from the next call on;
  * without it the call fails as on a kernel that does not know it.
  */

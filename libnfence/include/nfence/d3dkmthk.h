@@ -3541,9 +3541,11 @@ typedef struct _NFENCE_SETLOGGINGLEVEL {
  * level is unknown or Flags has an unknown bit; STATUS_INVALID_PARAMETER if
  * hAdapter is not an adapter handle; STATUS_ACCESS_DENIED without
  * CAP_SYS_ADMIN; STATUS_NOT_SUPPORTED on an adapter without
- * SupportLogBuffers; STATUS_NO_MEMORY if a queue's new buffers could not
- * be made (the level is set; that queue keeps its buffers); otherwise see
- * NFenceStatusFromErrno(). PreviousLevel is written on success.
+ * SupportLogBuffers; STATUS_NO_MEMORY or STATUS_INSUFFICIENT_RESOURCES
+ * if a queue's new buffers could not be made (the level is set, that
+ * queue keeps its buffers, and PreviousLevel is written: a tool puts the
+ * level back with it); otherwise see NFenceStatusFromErrno().
+ * PreviousLevel is written on success too, and on no other failure.
  */
 NFENCE_EXPORT NTSTATUS NFenceSetLoggingLevel(NFENCE_SETLOGGINGLEVEL *pLevel);
 
