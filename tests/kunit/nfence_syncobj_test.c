@@ -576,6 +576,62 @@ static void sob_signal_then_close(struct kunit *test)
 	dma_fence_put(dma);
 }
 
+/* A work item that holds an ordered queue until @go completes. */
+struct sob_blocker {
+	struct work_struct work;
+	struct delayed_work release;
+	struct completion go;
+};
+
+static void sob_blocker_work(struct work_struct *work)
+{
+	wait_for_completion(&container_of(work, struct sob_blocker,
+					  work)->go);
+}
+
+static void sob_blocker_release(struct work_struct *work)
+{
+	complete(&container_of(to_delayed_work(work), struct sob_blocker,
+			       release)->go);
+}
+
+/*
+ * A signal whose dma_fence signaled before the close, its work not run
+ * yet, reaches the value of a pending binding: the close applies the
+ * signal before it decides the bindings, so the point is signaled, not
+ * cancelled. The signal's work waits on a queue of the test's behind a
+ * blocker released 500 ms later, well into the close.
+ */
+static void sob_signal_reaches_binding_at_close(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct workqueue_struct *wq;
+	struct sob_blocker b;
+	struct dma_fence *dma;
+	int error = 1;
+
+	wq = alloc_ordered_workqueue("nfence-kunit-held", 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	dma = sob_dma_fence(test, f);
+	KUNIT_ASSERT_EQ(test, sob_signal(f, 8), 0);
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 8, 2), 0);
+	to_nfence_file(sob_drm_file(f))->dma_signals.wq = wq;
+	init_completion(&b.go);
+	INIT_WORK(&b.work, sob_blocker_work);
+	INIT_DELAYED_WORK(&b.release, sob_blocker_release);
+	queue_work(wq, &b.work);
+	schedule_delayed_work(&b.release, msecs_to_jiffies(500));
+	dma_fence_signal(dma);
+	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(f->fence, 8));
+	sob_close(f);
+	KUNIT_EXPECT_TRUE(test, nfence_fence_reached(f->fence, 8));
+	KUNIT_EXPECT_TRUE(test, sob_point(test, f, 2, &error));
+	KUNIT_EXPECT_EQ(test, error, 0);
+	flush_delayed_work(&b.release);
+	destroy_workqueue(wq);
+	dma_fence_put(dma);
+}
+
 static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_reached),
 	KUNIT_CASE(sob_reached_then_lowered),
@@ -591,6 +647,7 @@ static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_signal_close_drops),
 	KUNIT_CASE(sob_signal_abort_drops),
 	KUNIT_CASE(sob_signal_then_close),
+	KUNIT_CASE(sob_signal_reaches_binding_at_close),
 	{}
 };
 

@@ -681,17 +681,23 @@ void nfence_file_bindings_abort(struct nfence_file *nfile, int error)
  * releases the waiter), -EIO if the fence's device is in error, else
  * -ECANCELED (-ENODEV once the adapter is unplugged: an unplug does not
  * reach a closing file). Every signal whose dma_fence has not signaled is
- * dropped. Returns once every point of the file is attached and every
+ * dropped; those whose dma_fence has are applied before the bindings are
+ * decided. Returns once every point of the file is attached and every
  * binding and signal freed; may be called again. Called before
  * nfence_file_waits_fini(), which destroys &nfence_file.async_lock.
  */
 void nfence_file_bindings_fini(struct nfence_file *nfile)
 {
+	/*
+	 * Signals first: one whose callback ran may reach the value of a
+	 * binding, which is then signaled rather than cancelled. Every
+	 * signal left has run its callback, so is on the ready list.
+	 */
+	nfence_file_dma_signals_drop(nfile);
+	nfence_async_list_drain(&nfile->dma_signals);
 	nfence_file_bindings_end(nfile,
 				 drm_dev_is_unplugged(&nfile->adapter->drm) ?
 				 -ENODEV : -ECANCELED, true);
 	/* Every binding is decided, so on the ready list: one pass does. */
 	nfence_async_list_drain(&nfile->bindings);
-	/* Every signal left has run its callback, so is on the ready list. */
-	nfence_async_list_drain(&nfile->dma_signals);
 }
