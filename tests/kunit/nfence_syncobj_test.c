@@ -632,6 +632,64 @@ static void sob_signal_reaches_binding_at_close(struct kunit *test)
 	dma_fence_put(dma);
 }
 
+/* The last point is @point, and the point before it @prev. */
+static void sob_expect_last_two(struct kunit *test, struct sob_fix *f,
+				u64 point, u64 prev)
+{
+	struct dma_fence *head = drm_syncobj_fence_get(f->syncobj);
+	struct dma_fence_chain *chain = to_dma_fence_chain(head);
+
+	KUNIT_ASSERT_NOT_NULL(test, chain);
+	KUNIT_EXPECT_EQ(test, head->seqno, point);
+	/* Set only when the point was added after a lower one. */
+	KUNIT_EXPECT_EQ(test, chain->prev_seqno, prev);
+	dma_fence_put(head);
+}
+
+/*
+ * Two bindings pending when the file closes, bound in the other order
+ * than their values: they are decided in value order, so the points of
+ * the fence's values are added in order (5, then 6).
+ */
+static void sob_close_attaches_in_value_order(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 6, 6), 0);
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 5), 0);
+	sob_close(f);
+	sob_expect_last_two(test, f, 6, 5);
+}
+
+/*
+ * A binding whose value is reached at the call while an earlier one,
+ * decided already, waits for the bind work (held here behind a blocker
+ * released 500 ms later): the new point is attached after the earlier
+ * one, and before the call returns.
+ */
+static void sob_reached_waits_for_decided(struct kunit *test)
+{
+	struct sob_fix *f = test->priv;
+	struct workqueue_struct *wq;
+	struct sob_blocker b;
+
+	wq = alloc_ordered_workqueue("nfence-kunit-held", 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 5), 0);
+	to_nfence_file(sob_drm_file(f))->bindings.wq = wq;
+	init_completion(&b.go);
+	INIT_WORK(&b.work, sob_blocker_work);
+	INIT_DELAYED_WORK(&b.release, sob_blocker_release);
+	queue_work(wq, &b.work);
+	schedule_delayed_work(&b.release, msecs_to_jiffies(500));
+	nfence_fence_signal(f->fence, 10);
+	KUNIT_EXPECT_EQ(test, sob_bind(f, 6, 6), 0);
+	sob_expect_last_two(test, f, 6, 5);
+	flush_delayed_work(&b.release);
+	flush_workqueue(wq);
+	destroy_workqueue(wq);
+}
+
 static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_reached),
 	KUNIT_CASE(sob_reached_then_lowered),
@@ -648,6 +706,8 @@ static struct kunit_case nfence_syncobj_cases[] = {
 	KUNIT_CASE(sob_signal_abort_drops),
 	KUNIT_CASE(sob_signal_then_close),
 	KUNIT_CASE(sob_signal_reaches_binding_at_close),
+	KUNIT_CASE(sob_close_attaches_in_value_order),
+	KUNIT_CASE(sob_reached_waits_for_decided),
 	{}
 };
 

@@ -5,6 +5,7 @@
 
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
+#include <linux/list_sort.h>
 #include <linux/llist.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -306,10 +307,16 @@ err:
 /*
  * Make @b pending: on its file's list, its waiter queued. -ENODEV after an
  * unplug, -ENOSPC if the file has its limit of bindings; @b is the
- * caller's then.
+ * caller's then. With @reached (its value reached at the ioctl's look) and
+ * no other binding pending, its point is attached now instead. Otherwise
+ * a value reached is the waiter's at once, and the point is attached by
+ * the bind work, after those of the bindings decided before it.
+ *
+ * Return: 0 (pending), 1 (attached and freed), 2 (decided: the bind work
+ * attaches it and frees it; flush it), or -errno.
  */
 static int nfence_binding_start(struct drm_device *drm,
-				struct nfence_binding *b)
+				struct nfence_binding *b, bool reached)
 {
 	struct nfence_file *nfile = b->file;
 	int ret, idx;
@@ -318,13 +325,23 @@ static int nfence_binding_start(struct drm_device *drm,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 	mutex_lock(&nfile->async_lock);
+	if (reached && list_empty(&nfile->bindings.entries)) {
+		mutex_unlock(&nfile->async_lock);
+		drm_dev_exit(idx);
+		/* Already there: no waiter, no MonitoredValue change. */
+		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
+								b->waiter.value,
+								true));
+		nfence_binding_free(b);
+		return 1;
+	}
 	ret = nfence_async_list_add_locked(&nfile->bindings, &b->link);
 	/*
 	 * Queued with the lock held, as an asynchronous wait: the bind work
 	 * takes it off the list under the lock, so not before this is done.
 	 */
-	if (!ret)
-		nfence_fence_add_waiter(b->fence, &b->waiter);
+	if (!ret && nfence_fence_add_waiter(b->fence, &b->waiter))
+		ret = 2;
 	mutex_unlock(&nfile->async_lock);
 	drm_dev_exit(idx);
 	return ret;
@@ -358,18 +375,16 @@ int nfence_syncobj_bind_ioctl(struct drm_device *drm, void *data,
 	b = nfence_binding_create(file, args);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
-	if (nfence_fence_reached(b->fence, args->value)) {
-		/* Already there: no waiter, no MonitoredValue change. */
-		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
-								args->value,
-								true));
+	ret = nfence_binding_start(drm, b,
+				   nfence_fence_reached(b->fence, args->value));
+	if (ret < 0) {
 		nfence_binding_free(b);
-		return 0;
+		return ret;
 	}
-	ret = nfence_binding_start(drm, b);
-	if (ret)
-		nfence_binding_free(b);
-	return ret;
+	/* A value reached: the point is there before the call returns. */
+	if (ret == 2)
+		flush_work(&nfile->bindings.work);
+	return 0;
 }
 
 /**
@@ -621,10 +636,22 @@ void nfence_file_bindings_init(struct nfence_file *nfile)
 			       nfence_dma_signal_work);
 }
 
+/* For list_sort(): pending bindings by value bound, lowest first. */
+static int nfence_binding_cmp(void *priv, const struct list_head *a,
+			      const struct list_head *b)
+{
+	u64 va = list_entry(a, struct nfence_binding, link)->waiter.value;
+	u64 vb = list_entry(b, struct nfence_binding, link)->waiter.value;
+
+	return va > vb ? 1 : va < vb ? -1 : 0;
+}
+
 /*
  * End @nfile's pending bindings with @error, or, with @settle, with what
  * the fence says already where it has one: a value reached (whose
- * interrupt has not released the waiter yet) or a device error.
+ * interrupt has not released the waiter yet) or a device error. They are
+ * decided in value order, as the fence would have released them, so that
+ * the points of one fence's bindings are attached in that order.
  */
 static void nfence_file_bindings_end(struct nfence_file *nfile, int error,
 				     bool settle)
@@ -633,6 +660,7 @@ static void nfence_file_bindings_end(struct nfence_file *nfile, int error,
 	int end;
 
 	mutex_lock(&nfile->async_lock);
+	list_sort(NULL, &nfile->bindings.entries, nfence_binding_cmp);
 	list_for_each_entry(b, &nfile->bindings.entries, link) {
 		end = error;
 		if (settle) {
