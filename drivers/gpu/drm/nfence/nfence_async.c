@@ -134,14 +134,16 @@ void nfence_async_list_uncount(struct nfence_async_list *al)
  * @al: the list
  * @link: the entry's link, on @al
  *
- * Takes @al's lock: takes the entry off and uncounts it.
+ * Takes @al's lock: takes the entry off and uncounts it. An entry already
+ * off the list was uncounted by whoever took it off: a WARN, and the count
+ * is left alone.
  */
 void nfence_async_list_remove(struct nfence_async_list *al,
 			      struct list_head *link)
 {
 	mutex_lock(al->lock);
-	nfence_async_list_unlink_locked(al, link);
-	nfence_async_list_uncount(al);
+	if (!WARN_ON_ONCE(!nfence_async_list_unlink_locked(al, link)))
+		nfence_async_list_uncount(al);
 	mutex_unlock(al->lock);
 }
 

@@ -145,8 +145,9 @@ static bool nfence_peer_holds(const struct nfence_peer_bell *bell, u32 id)
  * this by a full barrier, and the doorbell's lock orders this before the
  * CMP's look.
  *
- * Context: process or softirq context, not hard interrupt (the doorbell's
- * lock is a plain spinlock); wakes the CMP's thread.
+ * Context: process context (the doorbell's lock is a plain spinlock, which
+ * the CMP's thread takes too, so not from an interrupt of any kind); wakes
+ * the CMP's thread.
  * Return: true if a CMP watches the doorbell.
  */
 bool nfence_peer_ring(struct nfence_peer_bell *bell, u32 id)
