@@ -192,7 +192,7 @@ static void log_overrun(struct kunit *test)
 {
 	struct nfence_log *log = test->priv;
 	struct drm_nfence_log_entry *out = entries(test);
-	u64 cursor = 0;
+	u64 cursor = 0, before;
 	u32 status, n;
 
 	/* Exactly a buffer's worth behind: nothing lost yet. */
@@ -202,10 +202,11 @@ static void log_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, N);
 	/* Then N + 5 more: the first 5 of them were overwritten. */
 	append(log, N + 1, N + 5);
-	/* A read of nothing says so, and leaves the cursor. */
-	KUNIT_EXPECT_EQ(test, read(test, log, &cursor, out, 0, &status), 0);
+	/* A read of nothing says so, and where a read would start. */
+	before = cursor;
+	KUNIT_EXPECT_EQ(test, read(test, log, &before, out, 0, &status), 0);
 	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
-	KUNIT_EXPECT_EQ(test, cursor, N);
+	KUNIT_EXPECT_EQ(test, before, N + 5);
 	n = read(test, log, &cursor, out, N, &status);
 	KUNIT_EXPECT_EQ(test, status, DRM_NFENCE_LOG_READ_OVERRUN);
 	KUNIT_EXPECT_EQ(test, n, N);

@@ -1693,8 +1693,10 @@ struct drm_nfence_log_entry {
  * and advances @cursor past them. When the GPU has written more than
  * @header.num_entries entries since @cursor, the oldest are gone:
  * %DRM_NFENCE_LOG_READ_OVERRUN is set and the copy starts at the oldest
- * entry still in the log. @num_entries 0 only reads the header and
- * @status, and returns @cursor as it was.
+ * entry still in the log. @num_entries 0 copies no entry: it reads the
+ * header and @status, and returns in @cursor where a read would start
+ * (after an overrun, the oldest entry left, with
+ * %DRM_NFENCE_LOG_READ_OVERRUN set in this call's @status).
  *
  * -EINVAL for an unknown @type or non-zero @flags, -ENOENT for an unknown
  * @device or @hwqueue, -EOPNOTSUPP when the queue has no log buffers (an

@@ -3477,9 +3477,10 @@ typedef struct _NFENCE_READNATIVEFENCELOG {
  * oldest first, at most NumEntries of them, and advances Cursor past them.
  * When more than a log's worth was written since Cursor, the oldest are
  * gone: Flags says NFENCE_NATIVE_FENCE_LOG_OVERRUN and the copy starts at
- * the oldest entry left. NumEntries 0 reads the header and Flags only,
- * and leaves Cursor as it was. A tool needs no GPU VA: this is the
- * kernel's DRM_IOCTL_NFENCE_LOG_READ. GpuVa is the
+ * the oldest entry left. NumEntries 0 copies no entry: Cursor comes back
+ * where a read would start (after an overrun, at the oldest entry left,
+ * with the overrun in this call's Flags). A tool needs no GPU VA: this is
+ * the kernel's DRM_IOCTL_NFENCE_LOG_READ. GpuVa is the
  * log's GPU VA now: NativeFence*LogBufferGpuVa of D3DKMTCreateHwQueue
  * until a new logging level gives the queue new buffers (see
  * NFenceSetLoggingLevel()); entries of the old buffer not read by then

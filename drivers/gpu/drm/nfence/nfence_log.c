@@ -311,8 +311,9 @@ void nfence_log_copy(struct nfence_log *copy, const struct nfence_log *log)
  * @cursor: in: entries the reader has seen (see &struct
  *	drm_nfence_log_read); out: past the last entry copied
  * @out: room for *@count entries
- * @count: in: entries @out holds (0 reads nothing and leaves @cursor as
- *	it is); out: entries copied
+ * @count: in: entries @out holds (0 copies nothing, and @cursor comes back
+ *	where a read would start: past an overrun, at the oldest entry left);
+ *	out: entries copied
  * @status: out: %DRM_NFENCE_LOG_READ_OVERRUN if entries past the cursor
  *	were overwritten, or were in a buffer the log has replaced since
  *	(the copy then starts at the oldest one left)
@@ -344,9 +345,6 @@ int nfence_log_read(const struct nfence_log *log, u64 *cursor,
 	oldest = end - min_t(u64, end - log->base, buf->num_entries);
 	if (from < oldest) {
 		*status = DRM_NFENCE_LOG_READ_OVERRUN;
-		/* Only a look: the next read still finds the overrun. */
-		if (!*count)
-			return 0;
 		from = oldest;
 	}
 	n = min_t(u64, end - from, *count);
