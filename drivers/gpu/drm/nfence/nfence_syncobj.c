@@ -116,6 +116,11 @@ struct nfence_binding {
 	struct nfence_file *file;
 	/** @link: entry in &nfence_file.bindings, under &nfence_file.async_lock */
 	struct list_head link;
+	/**
+	 * @listed: on &nfence_file.bindings (and counted there); false for a
+	 * binding reached at the call, handed to the bind work at once
+	 */
+	bool listed;
 	/** @ready: entry in &nfence_file.bindings' ready list once decided */
 	struct llist_node ready;
 	/** @result: 0 while pending, then 1 (reached) or the -errno */
@@ -252,7 +257,8 @@ static void nfence_bind_work(struct work_struct *work)
 		/* An abort decided it: the waiter may still be queued. */
 		nfence_waitlist_remove(&b->fence->waiters, &b->waiter);
 		nfence_binding_attach(b, result > 0 ? 0 : result);
-		nfence_async_list_remove(&nfile->bindings, &b->link);
+		if (b->listed)
+			nfence_async_list_remove(&nfile->bindings, &b->link);
 		nfence_binding_free(b);
 	}
 }
@@ -307,10 +313,11 @@ err:
 /*
  * Make @b pending: on its file's list, its waiter queued. -ENODEV after an
  * unplug, -ENOSPC if the file has its limit of bindings; @b is the
- * caller's then. With @reached (its value reached at the ioctl's look) and
- * no other binding pending, its point is attached now instead. Otherwise
- * a value reached is the waiter's at once, and the point is attached by
- * the bind work, after those of the bindings decided before it.
+ * caller's then. With @reached (its value reached at the ioctl's look), it
+ * takes no room: its point is attached now if no other binding is
+ * pending, else by the bind work, after those of the bindings decided
+ * before it. A value reached after the look is the waiter's at once, and
+ * goes to the bind work too.
  *
  * Return: 0 (pending), 1 (attached and freed), 2 (decided: the bind work
  * attaches it and frees it; flush it), or -errno.
@@ -325,17 +332,26 @@ static int nfence_binding_start(struct drm_device *drm,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 	mutex_lock(&nfile->async_lock);
+	/* Already there: no waiter, no MonitoredValue change. */
 	if (reached && list_empty(&nfile->bindings.entries)) {
 		mutex_unlock(&nfile->async_lock);
 		drm_dev_exit(idx);
-		/* Already there: no waiter, no MonitoredValue change. */
 		nfence_binding_attach(b, nfence_binding_outcome(b->fence,
 								b->waiter.value,
 								true));
 		nfence_binding_free(b);
 		return 1;
 	}
+	if (reached) {
+		nfence_binding_decide(b, nfence_binding_outcome(b->fence,
+								b->waiter.value,
+								true));
+		mutex_unlock(&nfile->async_lock);
+		drm_dev_exit(idx);
+		return 2;
+	}
 	ret = nfence_async_list_add_locked(&nfile->bindings, &b->link);
+	b->listed = !ret;
 	/*
 	 * Queued with the lock held, as an asynchronous wait: the bind work
 	 * takes it off the list under the lock, so not before this is done.
