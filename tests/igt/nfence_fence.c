@@ -2236,6 +2236,65 @@ static void test_vram_demote_no_signal(void)
 }
 
 /*
+ * A VRAM request that could not fit even in an empty segment (larger than
+ * VRAM; with CPU_VISIBLE, larger than its visible part) moves no fence
+ * storage (Documentation/fences.rst, "Demoting fence storage"): it fails
+ * with -ENOSPC and another client's fence values stay in VRAM.
+ */
+static void test_vram_demote_impossible(void)
+{
+	struct drm_nfence_query_segments *s;
+	struct drm_nfence_fence_mapping md;
+	struct nfence_debugfs_fence line;
+	uint64_t size = 0, visible = 0;
+	uint32_t vdev, cdev, hd;
+	struct nfence_queue q;
+	int vfd, cfd, n;
+
+	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
+	for (uint32_t i = 0; i < s->num_segments; i++) {
+		if (s->segments[i].id != NFENCE_SEGMENT_VRAM)
+			continue;
+		size = s->segments[i].size;
+		visible = s->segments[i].cpu_visible_size;
+	}
+	free(s);
+	igt_require_f(size && size + FENCE_PAGE <= DRM_NFENCE_MAX_ALLOC_SIZE,
+		      "needs VRAM smaller than the largest allocation\n");
+	vfd = vram_client(&vdev);
+	nfence_queue_create(&q, vfd, vdev, 0, 0);
+	hd = nfence_fence_create(vfd, vdev, TYPE_DEFAULT, 0, 1, &md);
+	nfence_debugfs_fence(dbg, &md, &line);
+	igt_assert(line.mv_vram);
+	n = fences_in_vram();
+	cfd = nfence_open();
+	cdev = nfence_device_create(cfd);
+
+	{
+		struct drm_nfence_alloc_create a = {
+			.device = cdev,
+			.size = size + FENCE_PAGE,
+			.segment_id = NFENCE_SEGMENT_VRAM,
+		};
+
+		igt_assert_eq(__nfence_alloc_create(cfd, &a), -ENOSPC);
+		igt_assert_eq(fences_in_vram(), n);
+		if (visible && visible < size) {
+			a.size = visible + FENCE_PAGE;
+			a.flags = DRM_NFENCE_ALLOC_CPU_VISIBLE;
+			igt_assert_eq(__nfence_alloc_create(cfd, &a), -ENOSPC);
+			igt_assert_eq(fences_in_vram(), n);
+		}
+	}
+	nfence_debugfs_fence(dbg, &md, &line);
+	igt_assert(line.mv_vram);
+	close(cfd);
+	nfence_fence_destroy(vfd, hd);
+	nfence_queue_destroy(&q);
+	close(vfd);
+}
+
+/*
  * Shared fences' values in VRAM, ranges of their own mapped by every file
  * that opened the fence, leave VRAM too when an allocation needs the
  * room. Client A creates a shared INTRA_GPU fence at 2 and a shared
@@ -3274,6 +3333,12 @@ igt_main
 			     "survive the move.");
 		igt_subtest("vram-demote-shared")
 			test_vram_demote_shared();
+
+		igt_describe("A VRAM request larger than VRAM (or, CPU-visible, "
+			     "than its visible part) fails without moving "
+			     "another client's fence values out of VRAM.");
+		igt_subtest("vram-demote-impossible")
+			test_vram_demote_impossible();
 
 		igt_describe("The CPU mapping reads initial_value, up to "
 			     "UINT64_MAX.");

@@ -235,6 +235,19 @@ static bool nfence_alloc_quota_fits(struct nfence_file *nfile,
 	       quota;
 }
 
+/*
+ * Whether @size could fit in @seg for @alloc at all: in its CPU-visible
+ * part if @alloc needs one. A request larger than that makes no demotion
+ * of fence storage worth its cost.
+ */
+static bool nfence_alloc_vram_could_fit(const struct nfence_alloc *alloc,
+					const struct nfence_segment *seg,
+					u64 size)
+{
+	return size <= (alloc->cpu_visible ? seg->cpu_visible_size :
+			seg->size);
+}
+
 /* A range of VRAM for @alloc, charged to @nfile: -ENOSPC if none fits. */
 static int nfence_alloc_vram(struct nfence_file *nfile,
 			     struct nfence_alloc *alloc,
@@ -245,6 +258,32 @@ static int nfence_alloc_vram(struct nfence_file *nfile,
 					    NFENCE_SEGMENT_ALLOC_CPU_VISIBLE :
 					    NFENCE_SEGMENT_ALLOC_INVISIBLE,
 					    nfile->seg_usage);
+}
+
+/*
+ * A range of VRAM for @alloc, once fence storage has made room if need be
+ * (DOC: demoting fence storage): the file's own, then, if VRAM rather than
+ * the file's quota is short, every file's. None moves for a request that
+ * could not fit even in an empty segment.
+ */
+static int nfence_alloc_vram_room(struct nfence_file *nfile,
+				  struct nfence_alloc *alloc,
+				  struct nfence_segment *seg, u64 size)
+{
+	struct nfence_adapter *adapter = nfile->adapter;
+	int ret = nfence_alloc_vram(nfile, alloc, seg, size);
+
+	if (ret != -ENOSPC || !nfence_alloc_vram_could_fit(alloc, seg, size))
+		return ret;
+	if (nfence_fence_vram_demote(adapter, nfile)) {
+		ret = nfence_alloc_vram(nfile, alloc, seg, size);
+		if (ret != -ENOSPC)
+			return ret;
+	}
+	if (nfence_alloc_quota_fits(nfile, seg, size) &&
+	    nfence_fence_vram_demote(adapter, NULL))
+		ret = nfence_alloc_vram(nfile, alloc, seg, size);
+	return ret;
 }
 
 /*
@@ -262,17 +301,7 @@ static int nfence_alloc_place(struct nfence_file *nfile,
 
 	if (segment_id == NFENCE_SEGMENT_ID_LOCAL) {
 		seg = nfence_gpu_segment(gpu, NFENCE_SEGMENT_ID_LOCAL);
-		ret = nfence_alloc_vram(nfile, alloc, seg, size);
-		/*
-		 * Fence storage makes room first (DOC: demoting fence
-		 * storage): the file's own, then, if VRAM rather than the
-		 * file's quota is short, every file's.
-		 */
-		if (ret == -ENOSPC && nfence_fence_vram_demote(adapter, nfile))
-			ret = nfence_alloc_vram(nfile, alloc, seg, size);
-		if (ret == -ENOSPC && nfence_alloc_quota_fits(nfile, seg, size) &&
-		    nfence_fence_vram_demote(adapter, NULL))
-			ret = nfence_alloc_vram(nfile, alloc, seg, size);
+		ret = nfence_alloc_vram_room(nfile, alloc, seg, size);
 		if (!ret) {
 			alloc->segment_id = NFENCE_SEGMENT_ID_LOCAL;
 			alloc->vaddr = nfence_segment_node_vaddr(&alloc->node);
