@@ -2153,6 +2153,55 @@ static void test_monitored_any(void)
 	nfence_fence_destroy(fd, h[1]);
 }
 
+/*
+ * A fence named several times in one wait gets one waiter (DOC: CPU
+ * waits): an ALL wait for 7, 3 and 12 of one fence and 4 of another waits
+ * for 12 (MonitoredValue 11) and 4, and completes only at 12; an ANY wait
+ * for 7, 3 and 12 waits for 3 (MonitoredValue 2) and names the entry of 3
+ * as the first signaled. The waits the fences see are one per wait.
+ */
+static void test_same_fence_merged(void)
+{
+	struct drm_nfence_fence_mapping m, m2;
+	uint32_t h[4];
+	uint64_t v[4] = { 7, 3, 12, 4 };
+	struct waiter w;
+	int efd;
+
+	nfence_watchdog(WATCHDOG_S);
+	h[0] = create(0, 0, &m);
+	h[1] = h[0];
+	h[2] = h[0];
+	h[3] = create(0, 0, &m2);
+
+	efd = new_eventfd();
+	igt_assert_eq(wait_many(4, h, v, FLAG_ASYNC, 0, efd, NULL), 0);
+	assert_monitored(&m, 1, 11);
+	assert_monitored(&m2, 1, 3);
+	nfence_fence_signal(fd, dev, h[3], 4);
+	nfence_fence_signal(fd, dev, h[0], 7);
+	igt_assert(!eventfd_fired(efd, 50, NULL));
+	assert_monitored(&m, 1, 11);
+	nfence_fence_signal(fd, dev, h[0], 12);
+	igt_assert(eventfd_fired(efd, JOIN_MS, NULL));
+	assert_idle(&m);
+	assert_idle(&m2);
+	close(efd);
+
+	v[0] = 17;
+	v[1] = 13;
+	v[2] = 22;
+	waiter_start_many(&w, 3, h, v, FLAG_ANY,
+			  nfence_deadline_ms(WAITER_MS));
+	assert_monitored(&m, 1, 12);
+	nfence_fence_signal(fd, dev, h[0], 13);
+	igt_assert_eq(waiter_join(&w, JOIN_MS), 0);
+	igt_assert_eq_u32(w.first_signaled, 1);
+	assert_idle(&m);
+	nfence_fence_destroy(fd, h[0]);
+	nfence_fence_destroy(fd, h[3]);
+}
+
 static uint64_t interrupts_get(const char *key)
 {
 	return nfence_debugfs_get_u64(dbg, "nfence_interrupts", key);
@@ -3114,6 +3163,12 @@ igt_main
 		     "keep monitoring the fences not reached.");
 	igt_subtest("monitored-any")
 		test_monitored_any();
+
+	igt_describe("A fence named several times in one wait gets one "
+		     "waiter: the highest value for ALL, the lowest for ANY "
+		     "(reported as the first signaled).");
+	igt_subtest("same-fence-merged")
+		test_same_fence_merged();
 
 	igt_describe("CPU signals without a waiter wake nobody: woken and "
 		     "interrupts do not move.");

@@ -878,7 +878,11 @@ struct drm_nfence_fence_window {
  * eventfd is signaled: whoever the eventfd wakes may wait again at once).
  * -ENODEV once the adapter is unplugged: a blocked wait returns
  * it when the unplug happens, and an asynchronous wait then adds 1 to its
- * @eventfd, so the eventfd says the wait ended, not that it was satisfied.
+ * @eventfd, so the eventfd says the wait ended, not that it was satisfied
+ * (the same for an asynchronous wait whose fence loses its last handle
+ * and fd, even during the call). A fence named more than once is waited
+ * for once: up to its highest value, or, with %DRM_NFENCE_WAIT_ANY, its
+ * lowest.
  */
 struct drm_nfence_fence_wait {
 	/** @device: device handle */

@@ -59,6 +59,13 @@
  * wait is allocated and counted by a kref: its file's list and its
  * completion work outlive the ioctl.
  *
+ * One fence named more than once in a wait gets one waiter: the entry with
+ * the highest value for WAIT_ALL (reaching it reaches the others), the
+ * lowest for WAIT_ANY (the first of them reached), the earliest of equal
+ * ones (nfence_wait_merge()). So a waitlist holds at most one waiter per
+ * wait, and what one signal releases under its lock is bounded by the
+ * waits, not by the handles repeated in them.
+ *
  * A fence whose last local handle and last fd are gone (a cross-adapter
  * fence's, on every adapter) can never be signaled again: its waiters are
  * released and their waits fail with -ENOENT. Signals from the CPU
@@ -73,6 +80,8 @@ struct nfence_wait_entry {
 	struct nfence_wait *wait;
 	/* set last by the done callback: its waitlist lets go of the entry */
 	bool finished;
+	/* another entry of the same fence is queued for it: never queued */
+	bool merged;
 };
 
 struct nfence_wait {
@@ -280,6 +289,38 @@ static bool nfence_wait_satisfied(struct nfence_wait *wait, bool any)
 }
 
 /*
+ * Give each fence of @wait one waiter (DOC: CPU waits): mark the other
+ * entries of a fence merged, and finished, so that nothing queues or
+ * dequeues them. Returns the entries left to queue.
+ */
+static u32 nfence_wait_merge(struct nfence_wait *wait, bool any)
+{
+	u32 i, j, queued = 0;
+
+	for (i = 0; i < wait->count; i++) {
+		struct nfence_wait_entry *e = &wait->entries[i], *loser = e;
+
+		for (j = 0; j < i; j++) {
+			struct nfence_wait_entry *p = &wait->entries[j];
+
+			if (p->merged || p->fence != e->fence)
+				continue;
+			if (any ? e->waiter.value < p->waiter.value :
+				  e->waiter.value > p->waiter.value)
+				loser = p;
+			break;
+		}
+		if (j == i) {
+			queued++;
+			continue;
+		}
+		loser->merged = true;
+		loser->finished = true;
+	}
+	return queued;
+}
+
+/*
  * Set up @wait, zeroed by the caller, for the FENCE_WAIT @args: copy in
  * handles and values and take the fences, all checked before use. On an
  * error the caller still calls nfence_wait_fini() (or puts the wait).
@@ -298,7 +339,6 @@ static int nfence_wait_prepare(struct nfence_wait *wait,
 	kref_init(&wait->ref);
 	wait->file = nfile;
 	INIT_LIST_HEAD(&wait->link);
-	atomic_set(&wait->remaining, any ? 1 : count);
 	if (count == 1) {
 		wait->entries = &wait->one;
 	} else {
@@ -330,6 +370,11 @@ static int nfence_wait_prepare(struct nfence_wait *wait,
 			e->fence = NULL;
 			break;
 		}
+	}
+	if (!ret) {
+		u32 queued = nfence_wait_merge(wait, any);
+
+		atomic_set(&wait->remaining, any ? 1 : queued);
 	}
 	return ret;
 }
@@ -365,8 +410,9 @@ static int nfence_wait_async(struct nfence_file *nfile,
 	 * it before every waiter that will be queued is.
 	 */
 	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
-		nfence_fence_add_waiter(wait->entries[i].fence,
-					&wait->entries[i].waiter);
+		if (!wait->entries[i].merged)
+			nfence_fence_add_waiter(wait->entries[i].fence,
+						&wait->entries[i].waiter);
 	mutex_unlock(&nfile->async_lock);
 	drm_dev_exit(idx);
 	return 0;
@@ -391,8 +437,9 @@ static int nfence_wait_block_start(struct nfence_wait *wait)
 	drm_dev_exit(idx);
 
 	for (i = 0; i < wait->count && !nfence_wait_completed(wait); i++)
-		nfence_fence_add_waiter(wait->entries[i].fence,
-					&wait->entries[i].waiter);
+		if (!wait->entries[i].merged)
+			nfence_fence_add_waiter(wait->entries[i].fence,
+						&wait->entries[i].waiter);
 	return 0;
 }
 
