@@ -595,6 +595,16 @@ static void sob_blocker_release(struct work_struct *work)
 			       release)->go);
 }
 
+/* Hold @wq, an ordered queue, behind @b for 500 ms from now. */
+static void sob_hold_queue(struct workqueue_struct *wq, struct sob_blocker *b)
+{
+	init_completion(&b->go);
+	INIT_WORK(&b->work, sob_blocker_work);
+	INIT_DELAYED_WORK(&b->release, sob_blocker_release);
+	queue_work(wq, &b->work);
+	schedule_delayed_work(&b->release, msecs_to_jiffies(500));
+}
+
 /*
  * A signal whose dma_fence signaled before the close, its work not run
  * yet, reaches the value of a pending binding: the close applies the
@@ -616,11 +626,7 @@ static void sob_signal_reaches_binding_at_close(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sob_signal(f, 8), 0);
 	KUNIT_ASSERT_EQ(test, sob_bind(f, 8, 2), 0);
 	to_nfence_file(sob_drm_file(f))->dma_signals.wq = wq;
-	init_completion(&b.go);
-	INIT_WORK(&b.work, sob_blocker_work);
-	INIT_DELAYED_WORK(&b.release, sob_blocker_release);
-	queue_work(wq, &b.work);
-	schedule_delayed_work(&b.release, msecs_to_jiffies(500));
+	sob_hold_queue(wq, &b);
 	dma_fence_signal(dma);
 	KUNIT_EXPECT_FALSE(test, nfence_fence_reached(f->fence, 8));
 	sob_close(f);
@@ -677,11 +683,7 @@ static void sob_reached_waits_for_decided(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, wq);
 	KUNIT_ASSERT_EQ(test, sob_bind(f, 5, 5), 0);
 	to_nfence_file(sob_drm_file(f))->bindings.wq = wq;
-	init_completion(&b.go);
-	INIT_WORK(&b.work, sob_blocker_work);
-	INIT_DELAYED_WORK(&b.release, sob_blocker_release);
-	queue_work(wq, &b.work);
-	schedule_delayed_work(&b.release, msecs_to_jiffies(500));
+	sob_hold_queue(wq, &b);
 	nfence_fence_signal(f->fence, 10);
 	KUNIT_EXPECT_EQ(test, sob_bind(f, 6, 6), 0);
 	sob_expect_last_two(test, f, 6, 5);
