@@ -1031,8 +1031,9 @@ struct drm_nfence_alloc_destroy {
  *
  * -ENOENT for an unknown @device or @handle, -EINVAL for non-zero @flags or
  * @pad or an allocation made without %DRM_NFENCE_ALLOC_CPU_VISIBLE. The
- * mapping is MAP_SHARED: mmap() with MAP_PRIVATE and PROT_WRITE (or
- * without PROT_WRITE on a writable fd) fails with EINVAL.
+ * mapping is MAP_SHARED: mmap() with MAP_PRIVATE fails with EINVAL,
+ * whatever the protection and the file's mode; on a file opened
+ * read-only the shared mapping is read-only.
  */
 struct drm_nfence_alloc_lock {
 	/** @device: device handle */
