@@ -1990,9 +1990,11 @@ static void test_vram_mapping_access(void)
 	uint32_t dev = nfence_device_create(fd);
 	const uint64_t size = 40 * PAGE;	/* more than one prefault */
 	int mem = open("/proc/self/mem", O_RDWR);
+	static char page[PAGE];
 	uint64_t v, off;
 	struct nfence_bo bo;
 	char buf[64];
+	void *view;
 
 	igt_require_f(vram_visible, "no CPU-visible VRAM\n");
 	igt_assert_lte(0, mem);
@@ -2017,6 +2019,27 @@ static void test_vram_mapping_access(void)
 		      (ssize_t)sizeof(buf));
 	igt_assert_eq(memcmp(buf, (char *)bo.cpu + 2 * PAGE - 32,
 			     sizeof(buf)), 0);
+
+	/*
+	 * Through a read-only view of the first page, with nothing mapped
+	 * after it: reads, but no write, and a read from its middle stops
+	 * at its end rather than going on into the allocation's next page.
+	 */
+	view = mmap(NULL, 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	igt_assert(view != MAP_FAILED);
+	igt_assert(mmap(view, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+			nfence_alloc_lock(fd, dev, bo.handle, NULL)) == view);
+	igt_assert_eq(pread(mem, &v, 8, (uintptr_t)view + 8), 8);
+	igt_assert_eq_u64(v, POISON64 ^ 8);
+	v = POISON;
+	igt_assert_eq(pwrite(mem, &v, 8, (uintptr_t)view + 8), -1);
+	igt_assert_eq(errno, EIO);
+	igt_assert_eq_u64(*nfence_bo_u64(&bo, 8), POISON64 ^ 8);
+	igt_assert_eq(pread(mem, page, PAGE, (uintptr_t)view + PAGE / 2),
+		      (ssize_t)(PAGE / 2));
+	munmap(view, 2 * PAGE);
+
 	close(mem);
 	nfence_bo_destroy(&bo);
 	nfence_device_destroy(fd, dev);
@@ -2212,7 +2235,9 @@ igt_main
 
 	igt_describe("A VRAM mapping is read and written by the CPU (faults in "
 		     "any order, across the prefault window) and through "
-		     "/proc/self/mem (the mapping's access callback).");
+		     "/proc/self/mem (the mapping's access callback), which "
+		     "writes no read-only view and reads no further than a "
+		     "view's end.");
 	igt_subtest("vram-mapping-access")
 		test_vram_mapping_access();
 

@@ -192,7 +192,10 @@ static vm_fault_t nfence_alloc_fault(struct vm_fault *vmf)
 
 /*
  * ptrace() and /proc/PID/mem on a mapping get_user_pages() refuses (VRAM):
- * copy to or from the memory directly, as TTM's access callback does.
+ * copy to or from the memory directly, as TTM's access callback does, but
+ * only what the mapping shows (up to its end) and as it shows it (no
+ * write through a read-only mapping: get_user_pages() cannot force one on
+ * a shared mapping either).
  */
 static int nfence_alloc_access(struct vm_area_struct *vma, unsigned long addr,
 			       void *buf, int len, int write)
@@ -201,9 +204,11 @@ static int nfence_alloc_access(struct vm_area_struct *vma, unsigned long addr,
 	u64 offset = ((u64)nfence_alloc_pgoff(vma, addr) << PAGE_SHIFT) +
 		     offset_in_page(addr);
 
-	if (len < 1 || offset >= alloc->base.size)
+	if (len < 1 || offset >= alloc->base.size ||
+	    (write && !(vma->vm_flags & VM_WRITE)))
 		return -EIO;
-	len = min_t(u64, len, alloc->base.size - offset);
+	len = min3((u64)len, alloc->base.size - offset,
+		   (u64)(vma->vm_end - addr));
 	if (write)
 		memcpy(alloc->vaddr + offset, buf, len);
 	else
