@@ -46,16 +46,7 @@ static uint64_t vram_size, vram_visible;
 
 static void query_segments(void)
 {
-	struct drm_nfence_query_segments *s;
-
-	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
-	for (uint32_t i = 0; i < s->num_segments; i++) {
-		if (s->segments[i].id != VRAM)
-			continue;
-		vram_size = s->segments[i].size;
-		vram_visible = s->segments[i].cpu_visible_size;
-	}
-	free(s);
+	nfence_query_segment_sizes(fd, VRAM, &vram_size, &vram_visible);
 }
 
 /* Bytes used in segment @id according to debugfs nfence_segments. */

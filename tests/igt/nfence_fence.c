@@ -2243,22 +2243,14 @@ static void test_vram_demote_no_signal(void)
  */
 static void test_vram_demote_impossible(void)
 {
-	struct drm_nfence_query_segments *s;
 	struct drm_nfence_fence_mapping md;
 	struct nfence_debugfs_fence line;
-	uint64_t size = 0, visible = 0;
+	uint64_t size, visible;
 	uint32_t vdev, cdev, hd;
 	struct nfence_queue q;
 	int vfd, cfd, n;
 
-	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
-	for (uint32_t i = 0; i < s->num_segments; i++) {
-		if (s->segments[i].id != NFENCE_SEGMENT_VRAM)
-			continue;
-		size = s->segments[i].size;
-		visible = s->segments[i].cpu_visible_size;
-	}
-	free(s);
+	nfence_query_segment_sizes(fd, NFENCE_SEGMENT_VRAM, &size, &visible);
 	igt_require_f(size && size + FENCE_PAGE <= DRM_NFENCE_MAX_ALLOC_SIZE,
 		      "needs VRAM smaller than the largest allocation\n");
 	vfd = vram_client(&vdev);

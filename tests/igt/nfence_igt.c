@@ -397,6 +397,27 @@ void *nfence_query_alloc(int fd, uint32_t type, uint32_t *size)
 	return data;
 }
 
+/**
+ * nfence_query_segment_sizes: the size of segment @id and its CPU-visible
+ * part (both 0 if the adapter has no such segment)
+ */
+void nfence_query_segment_sizes(int fd, uint32_t id, uint64_t *size,
+				uint64_t *cpu_visible_size)
+{
+	struct drm_nfence_query_segments *s;
+
+	*size = 0;
+	*cpu_visible_size = 0;
+	s = nfence_query_alloc(fd, DRM_NFENCE_QUERY_SEGMENTS, NULL);
+	for (uint32_t i = 0; i < s->num_segments; i++) {
+		if (s->segments[i].id != id)
+			continue;
+		*size = s->segments[i].size;
+		*cpu_visible_size = s->segments[i].cpu_visible_size;
+	}
+	free(s);
+}
+
 void nfence_query_adapter(int fd, struct drm_nfence_query_adapter *adapter)
 {
 	memset(adapter, 0, sizeof(*adapter));

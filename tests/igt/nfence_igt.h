@@ -63,6 +63,8 @@ int __nfence_query(int fd, struct drm_nfence_query *q);
 uint32_t nfence_query_size(int fd, uint32_t type);
 uint32_t nfence_query(int fd, uint32_t type, void *data, uint32_t size);
 void *nfence_query_alloc(int fd, uint32_t type, uint32_t *size);
+void nfence_query_segment_sizes(int fd, uint32_t id, uint64_t *size,
+				uint64_t *cpu_visible_size);
 void nfence_query_adapter(int fd, struct drm_nfence_query_adapter *adapter);
 void nfence_query_timestamp(int fd, struct drm_nfence_query_timestamp *ts);
 const char *nfence_query_name(uint32_t type);
